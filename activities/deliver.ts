@@ -1,0 +1,100 @@
+/** One HTTP delivery attempt to an agent instance. Never throws for what the agent answers: it classifies it. */
+import { randomBytes } from 'node:crypto';
+import type { DeliveryTarget } from '../domain/agent-store';
+import type { MessageInput } from '../domain/message';
+import { classifyResponse, type DeliveryVerdict } from './classify-response';
+
+export interface DeliverRequest {
+  message: MessageInput;
+  target: DeliveryTarget;
+  attempt: number;
+}
+
+export interface DeliverResult {
+  verdict: DeliveryVerdict;
+  http_status?: number;
+  started_at: string;
+  latency_ms: number;
+}
+
+export interface DeliverDeps {
+  fetch: typeof fetch;
+  now: () => number;
+}
+
+/** The JSON body every agent receives (ARCHITECTURE.md, "Agent protocol"). */
+export function deliveryEnvelope(message: MessageInput, target: DeliveryTarget, attempt: number) {
+  return {
+    message_id: message.message_id,
+    trace_id: message.trace_id,
+    tenant: message.tenant,
+    agent_id: target.agent_id,
+    capability: target.capability,
+    intent: message.intent ?? null,
+    params: {},
+    payload: message.payload ?? null,
+    attempt,
+    deadline: null,
+    callback_url: message.callback_url,
+  };
+}
+
+export function deliveryHeaders(message: MessageInput): Record<string, string> {
+  const spanId = randomBytes(8).toString('hex');
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'agent-reach',
+    'idempotency-key': message.message_id,
+    traceparent: `00-${message.trace_id}-${spanId}-01`,
+    'x-trace-id': message.trace_id,
+  };
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeNetworkError(error: unknown, timeoutMs: number): string {
+  const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (err.name === 'TimeoutError' || err.name === 'AbortError') return `timeout after ${timeoutMs} ms`;
+  return err.cause?.code ?? err.cause?.message ?? err.message ?? 'network error';
+}
+
+export function createDeliver(deps: DeliverDeps) {
+  return async function deliver(request: DeliverRequest): Promise<DeliverResult> {
+    const { message, target, attempt } = request;
+    const started = deps.now();
+    const timeoutMs = message.policy.attemptTimeoutMs;
+    const finish = (verdict: DeliveryVerdict, httpStatus?: number): DeliverResult => ({
+      verdict,
+      ...(httpStatus === undefined ? {} : { http_status: httpStatus }),
+      started_at: new Date(started).toISOString(),
+      latency_ms: deps.now() - started,
+    });
+    let response: Response;
+    try {
+      response = await deps.fetch(target.endpoint, {
+        method: 'POST',
+        headers: deliveryHeaders(message),
+        body: JSON.stringify(deliveryEnvelope(message, target, attempt)),
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: 'manual',
+      });
+    } catch (error) {
+      return finish({ kind: 'transient', error: describeNetworkError(error, timeoutMs) });
+    }
+    let body: unknown;
+    try {
+      body = await readJson(response);
+    } catch (error) {
+      return finish({ kind: 'transient', error: `reading the answer: ${describeNetworkError(error, timeoutMs)}` }, response.status);
+    }
+    return finish(classifyResponse(response.status, body, response.headers.get('retry-after'), deps.now()), response.status);
+  };
+}

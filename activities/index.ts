@@ -1,0 +1,21 @@
+/**
+ * All activities, built from their dependencies. The worker passes the real ones; tests may pass others.
+ */
+import type { AgentStore } from '../domain/agent-store';
+import { createDeliver } from './deliver';
+import { createResolveTarget } from './resolve-target';
+
+export interface ActivityDeps {
+  agents: AgentStore;
+  fetch: typeof fetch;
+  now: () => number;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    resolveTarget: createResolveTarget(deps),
+    deliver: createDeliver(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

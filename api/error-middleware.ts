@@ -1,0 +1,46 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { ApiError, errorBody } from './errors';
+
+/** Errors raised by express.json() carry a `type`; each maps to a client error. */
+const BODY_PARSER_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  'entity.parse.failed': { status: 400, code: 'invalid_json', message: 'The request body is not valid JSON' },
+  'entity.too.large': { status: 413, code: 'payload_too_large', message: 'The request body is too large' },
+  'encoding.unsupported': { status: 415, code: 'unsupported_encoding', message: 'Unsupported content encoding' },
+  'charset.unsupported': { status: 415, code: 'unsupported_charset', message: 'Unsupported charset' },
+  'request.aborted': { status: 400, code: 'request_aborted', message: 'The request was aborted' },
+};
+
+/** Failures of a dependency we reach over the network: the caller may retry. */
+function isUnavailable(error: unknown): string | undefined {
+  const name = (error as { name?: string })?.name ?? '';
+  if (/^Mongo(Server|Network)|^MongooseServerSelection/.test(name)) return 'database';
+  if (name === 'ServiceError' || name === 'TransportError' || name === 'ConnectionError') return 'Temporal';
+  return undefined;
+}
+
+export const notFoundHandler: RequestHandler = (req, res) => {
+  res.status(404).json(errorBody('not_found', `No route ${req.method} ${req.path}`));
+};
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    if (error instanceof ApiError) {
+      res.status(error.status).json(errorBody(error.code, error.message, error.details));
+      return;
+    }
+    const bodyError = BODY_PARSER_ERRORS[(error as { type?: string })?.type ?? ''];
+    if (bodyError) {
+      res.status(bodyError.status).json(errorBody(bodyError.code, bodyError.message));
+      return;
+    }
+    const dependency = isUnavailable(error);
+    if (dependency) {
+      logger.warn({ err: error, path: req.path }, `${dependency} unavailable`);
+      res.status(503).set('retry-after', '5').json(errorBody('unavailable', `The ${dependency} is unavailable; retry shortly`));
+      return;
+    }
+    logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error');
+    res.status(500).json(errorBody('internal', 'An unexpected error occurred; it has been logged'));
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * The api's one error type and one error body: `{"error": {"code", "message", "details"}}`.
+ * Routes and services throw {@link ApiError}; the error middleware turns it, and anything else, into a response.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
+  return { error: { code, message, ...(details === undefined ? {} : { details }) } };
+}

@@ -1,0 +1,218 @@
+/**
+ * Message intake, status and receipts on top of Temporal. Returns tagged results; routes map them to HTTP.
+ */
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowExecutionDescription,
+} from '@temporalio/client';
+import type { AgentDoc } from '../domain/agent-model';
+import type { AgentStore } from '../domain/agent-store';
+import type { Config } from '../domain/config';
+import { canonicalJson, newMessageId, sha256Hex } from '../domain/ids';
+import type { DeliveryPolicy, MessageInput, MessageStatus, MessageTarget, ReceiptOutcome } from '../domain/message';
+import { BODY_HASH_MEMO, MESSAGE_WORKFLOW, messageWorkflowId, receiptUpdate, statusQuery } from '../domain/temporal';
+import type { CallbackBody, SendMessageBody } from './schemas';
+
+export type SendResult =
+  | { kind: 'accepted'; status: MessageStatus }
+  | { kind: 'duplicate'; status: MessageStatus }
+  | { kind: 'conflict'; message_id: string }
+  | { kind: 'unknown_agent' }
+  | { kind: 'unknown_capability' }
+  | { kind: 'no_endpoint' };
+
+export type ReceiptResult =
+  | { kind: 'recorded'; outcome: ReceiptOutcome }
+  | { kind: 'unknown_message' }
+  | { kind: 'not_your_message' };
+
+/** Thrown when a running message's status cannot be read because no worker answers the query. */
+export class StatusUnavailableError extends Error {
+  constructor(readonly messageId: string, options?: ErrorOptions) {
+    super(`status of ${messageId} is unavailable: no worker answered`, options);
+    this.name = 'StatusUnavailableError';
+  }
+}
+
+interface MessageMemo {
+  body_hash: string;
+  trace_id: string;
+  target: MessageTarget;
+  accepted_at: string;
+}
+
+export interface MessageServiceDeps {
+  client: Client;
+  agents: AgentStore;
+  config: Config;
+  now?: () => Date;
+}
+
+export class MessageService {
+  constructor(private readonly deps: MessageServiceDeps) {}
+
+  private get taskQueue() {
+    return this.deps.config.TEMPORAL_TASK_QUEUE;
+  }
+
+  policy(): DeliveryPolicy {
+    const c = this.deps.config;
+    return {
+      maxAttempts: c.DELIVERY_MAX_ATTEMPTS,
+      initialBackoffMs: c.DELIVERY_INITIAL_BACKOFF_MS,
+      maxBackoffMs: c.DELIVERY_MAX_BACKOFF_MS,
+      attemptTimeoutMs: c.DELIVERY_TIMEOUT_MS,
+      defaultAckTimeoutMs: c.DEFAULT_ACK_TIMEOUT_MS,
+    };
+  }
+
+  async send(tenant: string, body: SendMessageBody, traceId: string): Promise<SendResult> {
+    const messageId = body.message_id ?? newMessageId();
+    const bodyHash = sha256Hex(canonicalJson({ target: body.target, intent: body.intent, payload: body.payload }));
+    if (body.message_id) {
+      const existing = await this.existing(tenant, messageId, bodyHash);
+      if (existing) return existing;
+    }
+    const lookup = await this.deps.agents.findTarget(tenant, body.target.agent_id, body.target.capability);
+    if (lookup.kind !== 'found') return { kind: lookup.kind };
+
+    const acceptedAt = (this.deps.now?.() ?? new Date()).toISOString();
+    const input: MessageInput = {
+      tenant,
+      message_id: messageId,
+      trace_id: traceId,
+      target: body.target,
+      ...(body.intent === undefined ? {} : { intent: body.intent }),
+      ...(body.payload === undefined ? {} : { payload: body.payload }),
+      callback_url: `${this.deps.config.PUBLIC_URL}/v1/callback`,
+      accepted_at: acceptedAt,
+      policy: this.policy(),
+    };
+    const memo: MessageMemo = { body_hash: bodyHash, trace_id: traceId, target: body.target, accepted_at: acceptedAt };
+    try {
+      await this.deps.client.workflow.start(MESSAGE_WORKFLOW, {
+        workflowId: messageWorkflowId(tenant, messageId),
+        taskQueue: this.taskQueue,
+        args: [input],
+        memo: { ...memo },
+        // The message id is the idempotency key for ever: never a second run under the same id.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      // Lost a race with an identical (or conflicting) request: answer as for any repeat.
+      const existing = await this.existing(tenant, messageId, bodyHash);
+      if (existing) return existing;
+      throw error;
+    }
+    return {
+      kind: 'accepted',
+      status: {
+        message_id: messageId,
+        trace_id: traceId,
+        tenant,
+        state: 'accepted',
+        target: body.target,
+        attempts: [],
+        accepted_at: acceptedAt,
+        updated_at: acceptedAt,
+      },
+    };
+  }
+
+  /** The answer to a repeated message_id: the existing message, or a conflict when the body differs. */
+  private async existing(tenant: string, messageId: string, bodyHash: string): Promise<SendResult | undefined> {
+    const description = await this.describe(tenant, messageId);
+    if (!description) return undefined;
+    const memo = description.memo as Partial<MessageMemo> | undefined;
+    if (memo?.body_hash !== bodyHash) return { kind: 'conflict', message_id: messageId };
+    return { kind: 'duplicate', status: await this.statusOf(tenant, messageId, description) };
+  }
+
+  private async describe(tenant: string, messageId: string): Promise<WorkflowExecutionDescription | undefined> {
+    try {
+      return await this.deps.client.workflow.getHandle(messageWorkflowId(tenant, messageId)).describe();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  async get(tenant: string, messageId: string): Promise<MessageStatus | undefined> {
+    const description = await this.describe(tenant, messageId);
+    return description && this.statusOf(tenant, messageId, description);
+  }
+
+  private async statusOf(
+    tenant: string,
+    messageId: string,
+    description: WorkflowExecutionDescription,
+  ): Promise<MessageStatus> {
+    const handle = this.deps.client.workflow.getHandle(messageWorkflowId(tenant, messageId), description.runId);
+    switch (description.status.name) {
+      case 'RUNNING':
+        try {
+          return await handle.query(statusQuery);
+        } catch (error) {
+          throw new StatusUnavailableError(messageId, { cause: error });
+        }
+      case 'COMPLETED':
+        return (await handle.result()) as MessageStatus;
+      default:
+        return this.abnormalEnd(tenant, messageId, description);
+    }
+  }
+
+  /** A run that ended without returning a status: terminated, cancelled or timed out by an operator or Temporal. */
+  private abnormalEnd(tenant: string, messageId: string, description: WorkflowExecutionDescription): MessageStatus {
+    const memo = description.memo as Partial<MessageMemo> | undefined;
+    const closed = (description.closeTime ?? new Date()).toISOString();
+    const state = description.status.name === 'CANCELLED' ? 'cancelled' : description.status.name === 'TIMED_OUT' ? 'expired' : 'failed';
+    return {
+      message_id: messageId,
+      trace_id: memo?.trace_id ?? '',
+      tenant,
+      state,
+      reason: { code: 'terminated', message: `the workflow run ended as ${description.status.name}` },
+      target: memo?.target ?? { agent_id: '', capability: '' },
+      attempts: [],
+      accepted_at: memo?.accepted_at ?? description.startTime.toISOString(),
+      updated_at: closed,
+      completed_at: closed,
+    };
+  }
+
+  async receipt(agent: AgentDoc, body: CallbackBody): Promise<ReceiptResult> {
+    const handle = this.deps.client.workflow.getHandle(messageWorkflowId(agent.tenant, body.message_id));
+    try {
+      const outcome = await handle.executeUpdate(receiptUpdate, {
+        args: [
+          {
+            agent_id: agent._id,
+            status: body.status,
+            ...(body.result === undefined ? {} : { result: body.result }),
+            ...(body.error ? { error: body.error } : {}),
+          },
+        ],
+      });
+      return { kind: 'recorded', outcome };
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) return { kind: 'not_your_message' };
+      return this.receiptForClosed(agent, body.message_id, error);
+    }
+  }
+
+  /** The update could not reach a running workflow: the message is unknown, or over and the receipt changes nothing. */
+  private async receiptForClosed(agent: AgentDoc, messageId: string, cause: unknown): Promise<ReceiptResult> {
+    const description = await this.describe(agent.tenant, messageId);
+    if (!description) return { kind: 'unknown_message' };
+    if (description.status.name === 'RUNNING') throw cause;
+    const status = await this.statusOf(agent.tenant, messageId, description);
+    if (status.agent?.agent_id !== agent._id) return { kind: 'not_your_message' };
+    return { kind: 'recorded', outcome: { applied: false, state: status.state } };
+  }
+}

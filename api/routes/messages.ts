@@ -1,0 +1,73 @@
+import { Router } from 'express';
+import type { Config } from '../../domain/config';
+import type { MessageStatus } from '../../domain/message';
+import { messageWorkflowId } from '../../domain/temporal';
+import { ApiError } from '../errors';
+import { MessageService, StatusUnavailableError, type SendResult } from '../message-service';
+import { messageIdParams, sendMessageBody } from '../schemas';
+import { traceIdOf } from '../trace';
+import { parseInput } from '../validate';
+
+export function messageLinks(config: Config, tenant: string, messageId: string) {
+  const workflowId = encodeURIComponent(messageWorkflowId(tenant, messageId));
+  return {
+    self: `${config.PUBLIC_URL}/v1/messages/${encodeURIComponent(messageId)}`,
+    ...(config.TEMPORAL_UI_URL
+      ? { temporal_ui: `${config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows/${workflowId}` }
+      : {}),
+  };
+}
+
+/** Maps each send outcome to its HTTP answer, in one place. */
+function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object): { status: number; body: object } {
+  switch (result.kind) {
+    case 'accepted':
+      return { status: 202, body: withLinks(result.status) };
+    case 'duplicate':
+      return { status: 200, body: withLinks(result.status) };
+    case 'conflict':
+      throw new ApiError(
+        409,
+        'idempotency_conflict',
+        `Message ${result.message_id} was already sent with a different body`,
+        { message_id: result.message_id },
+      );
+    case 'unknown_agent':
+      throw new ApiError(404, 'agent_not_found', 'The target agent is not registered in this tenant');
+    case 'unknown_capability':
+      throw new ApiError(422, 'unknown_capability', 'The target agent has no such capability');
+    case 'no_endpoint':
+      throw new ApiError(422, 'no_endpoint', 'The target agent has no instance able to take deliveries');
+  }
+}
+
+export function messageRoutes(deps: { messages: MessageService; config: Config; tenant: string }): Router {
+  const router = Router();
+  const withLinks = (status: MessageStatus) => ({ ...status, links: messageLinks(deps.config, status.tenant, status.message_id) });
+
+  router.post('/v1/messages', async (req, res) => {
+    const body = parseInput(sendMessageBody, req.body, 'body');
+    const result = await deps.messages.send(deps.tenant, body, traceIdOf(req));
+    const answer = sendAnswer(result, withLinks);
+    if (result.kind === 'accepted') res.location(`/v1/messages/${encodeURIComponent(result.status.message_id)}`);
+    res.status(answer.status).json(answer.body);
+  });
+
+  router.get('/v1/messages/:message_id', async (req, res) => {
+    const { message_id } = parseInput(messageIdParams, req.params, 'params');
+    let status: MessageStatus | undefined;
+    try {
+      status = await deps.messages.get(deps.tenant, message_id);
+    } catch (error) {
+      if (error instanceof StatusUnavailableError) {
+        res.set('retry-after', '5');
+        throw new ApiError(503, 'status_unavailable', 'The message is in flight but no worker answers; retry shortly');
+      }
+      throw error;
+    }
+    if (!status) throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
+    res.json(withLinks(status));
+  });
+
+  return router;
+}

@@ -1,0 +1,71 @@
+/** Request bodies and parameters of the public API, as zod schemas (the single source of their shape). */
+import { z } from 'zod';
+import { MESSAGE_ID_PATTERN } from '../domain/ids';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const tag = z.string().min(1).max(64);
+const jsonSchemaObject = z.record(z.string(), z.unknown());
+
+export const capabilityName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits and _.- (at most 64), starting with a letter or digit');
+
+export const capabilityInput = z.strictObject({
+  name: capabilityName,
+  description: z.string().max(4000).optional(),
+  tags: z.array(tag).max(50).optional(),
+  parameters: jsonSchemaObject.optional(),
+  returns: jsonSchemaObject.optional(),
+  examples: z.array(z.string().min(1).max(1000)).max(50).optional(),
+  /** How long to wait for the processed receipt after delivery, in ms. */
+  ack_timeout_ms: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
+});
+
+export const registerAgentBody = z
+  .strictObject({
+    name: z.string().min(1).max(128),
+    version: z.string().min(1).max(64).optional(),
+    description: z.string().max(4000).optional(),
+    tags: z.array(tag).max(50).optional(),
+    endpoint: httpUrl.optional(),
+    instances: z
+      .array(z.strictObject({ instance_id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).optional(), endpoint: httpUrl }))
+      .min(1)
+      .max(50)
+      .optional(),
+    capabilities: z.array(capabilityInput).min(1).max(100),
+  })
+  .refine((body) => !(body.endpoint && body.instances), {
+    message: 'give either endpoint or instances, not both',
+    path: ['instances'],
+  })
+  .refine((body) => body.endpoint || body.instances, {
+    message: 'an endpoint (or instances) is required',
+    path: ['endpoint'],
+  });
+export type RegisterAgentBody = z.output<typeof registerAgentBody>;
+
+export const agentIdParams = z.strictObject({ agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/, 'not an agent id') });
+
+const messageId = z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)');
+
+export const sendMessageBody = z.strictObject({
+  /** Idempotency key chosen by the caller; generated when absent. */
+  message_id: messageId.optional(),
+  target: z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName }),
+  intent: z.string().max(10_000).optional(),
+  payload: z.unknown().optional(),
+});
+export type SendMessageBody = z.output<typeof sendMessageBody>;
+
+export const messageIdParams = z.strictObject({ message_id: messageId });
+
+export const callbackBody = z.strictObject({
+  message_id: messageId,
+  status: z.enum(['processed', 'failed']),
+  result: z.unknown().optional(),
+  error: z
+    .strictObject({ code: z.string().max(128).optional(), message: z.string().max(4000), retryable: z.boolean().optional() })
+    .optional(),
+});
+export type CallbackBody = z.output<typeof callbackBody>;

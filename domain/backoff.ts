@@ -1,0 +1,21 @@
+import type { DeliveryPolicy } from './message';
+
+/**
+ * Delay before retry number `retry` (1 = first retry): exponential from the policy's initial delay, capped,
+ * with "equal jitter" (half fixed, half random) so that many messages failing together do not retry in lockstep.
+ * An agent's Retry-After is honoured as a floor, still bounded by the cap.
+ *
+ * @param random a number in [0, 1); workflows pass Temporal's deterministic Math.random.
+ */
+export function retryDelayMs(
+  retry: number,
+  policy: Pick<DeliveryPolicy, 'initialBackoffMs' | 'maxBackoffMs'>,
+  random: number,
+  retryAfterMs?: number,
+): number {
+  const exponential = policy.initialBackoffMs * 2 ** Math.max(0, retry - 1);
+  const capped = Math.min(policy.maxBackoffMs, exponential);
+  const jittered = capped / 2 + (capped / 2) * random;
+  const floor = retryAfterMs === undefined ? 0 : Math.min(policy.maxBackoffMs, retryAfterMs);
+  return Math.round(Math.max(jittered, floor));
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/**
+ * Every knob of Agent-Reach, read from the environment by one zod schema at boot.
+ * A bad value stops start-up with a message that names the variable (see {@link loadConfig}).
+ */
+
+const port = z.coerce.number().int().min(1).max(65535);
+const positiveMs = z.coerce.number().int().positive();
+
+const envSchema = z.object({
+  /** Port the api listens on. @default 3000 */
+  API_PORT: port.default(3000),
+  /** Interface the api binds to. @default 127.0.0.1 (use 0.0.0.0 in containers) */
+  API_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Base URL under which agents reach the api (callback URL in deliveries, links in responses).
+   * @default http://{API_HOST or 127.0.0.1}:{API_PORT}
+   */
+  PUBLIC_URL: z.url().optional(),
+  /** Temporal frontend, host:port. @default localhost:7233 */
+  TEMPORAL_ADDRESS: z.string().min(1).default('localhost:7233'),
+  /** Temporal namespace. @default default */
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** Task queue served by the worker. @default agent-reach */
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('agent-reach'),
+  /** Temporal UI base URL, used only to build links for operators. Optional. */
+  TEMPORAL_UI_URL: z.url().optional(),
+  /** MongoDB (or FerretDB) connection string, database included. @default mongodb://127.0.0.1:27017/agent-reach */
+  MONGODB_URI: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://')
+    .default('mongodb://127.0.0.1:27017/agent-reach'),
+  /** Tenant of every request until API keys carry one. @default default */
+  DEFAULT_TENANT: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/).default('default'),
+  /** Time allowed for one HTTP delivery attempt, in ms. @default 10000 */
+  DELIVERY_TIMEOUT_MS: positiveMs.default(10_000),
+  /** Attempts per delivery before the message fails (the seeds' policy: at most 5). @default 5 */
+  DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** Delay before the first retry of a transient failure, doubled each time, in ms (seeds: 5 s). @default 5000 */
+  DELIVERY_INITIAL_BACKOFF_MS: positiveMs.default(5_000),
+  /** Upper bound of one backoff delay, in ms. @default 60000 */
+  DELIVERY_MAX_BACKOFF_MS: positiveMs.default(60_000),
+  /** How long to wait for an agent's processed receipt when its capability sets no ack timeout, in ms. @default 30000 */
+  DEFAULT_ACK_TIMEOUT_MS: positiveMs.default(30_000),
+  /** Largest accepted request body, in bytes. @default 1048576 (1 MiB) */
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Folder of embedded mode's local servers (Temporal's SQLite file, FerretDB's data, logs). @default ./.agent-reach-data */
+  DATA_DIR: z.string().min(1).default('.agent-reach-data'),
+  /** Embedded Temporal dev server gRPC port. @default 7233 */
+  EMBEDDED_TEMPORAL_PORT: port.default(7233),
+  /** Embedded Temporal UI port. @default 8233 */
+  EMBEDDED_TEMPORAL_UI_PORT: port.default(8233),
+  /** Embedded FerretDB port. @default 27027 */
+  EMBEDDED_MONGODB_PORT: port.default(27027),
+  /** Log verbosity of our processes. @default info */
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type Config = z.infer<typeof envSchema> & { PUBLIC_URL: string };
+
+/** Thrown by {@link loadConfig} when a variable is invalid; the message names every bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(
+      'Invalid configuration:\n' + problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment (empty strings count as unset). Throws {@link ConfigError}. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? '(environment)'),
+        message: issue.message,
+      })),
+    );
+  }
+  const config = parsed.data;
+  const host = config.API_HOST === '0.0.0.0' ? '127.0.0.1' : config.API_HOST;
+  return {
+    ...config,
+    PUBLIC_URL: (config.PUBLIC_URL ?? `http://${host}:${config.API_PORT}`).replace(/\/$/, ''),
+  };
+}
+
+/** Loads the config for an entry point, printing the problems and exiting with code 2 when it is invalid. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The message: its states, the record of each delivery attempt, and the status callers read.
+ * Pure types and functions, safe to import from workflows.
+ */
+
+export const MESSAGE_STATES = [
+  'accepted',
+  'routing',
+  'delivering',
+  'delivered',
+  'processed',
+  'failed',
+  'rejected',
+  'cancelled',
+  'expired',
+] as const;
+export type MessageState = (typeof MESSAGE_STATES)[number];
+
+export const TERMINAL_STATES: ReadonlySet<MessageState> = new Set([
+  'processed',
+  'failed',
+  'rejected',
+  'cancelled',
+  'expired',
+]);
+
+/** Which state may follow which. `delivering` may be re-entered from `delivered` on redelivery. */
+const NEXT_STATES: Record<MessageState, readonly MessageState[]> = {
+  accepted: ['routing', 'cancelled', 'expired'],
+  routing: ['delivering', 'rejected', 'failed', 'cancelled', 'expired'],
+  delivering: ['delivering', 'delivered', 'processed', 'failed', 'cancelled', 'expired'],
+  delivered: ['delivering', 'processed', 'failed', 'cancelled', 'expired'],
+  processed: [],
+  failed: [],
+  rejected: [],
+  cancelled: [],
+  expired: [],
+};
+
+export function isTerminal(state: MessageState): boolean {
+  return TERMINAL_STATES.has(state);
+}
+
+export function canTransition(from: MessageState, to: MessageState): boolean {
+  return NEXT_STATES[from].includes(to);
+}
+
+/** Reason codes of terminal states other than `processed`. */
+export type ReasonCode =
+  | 'unknown_agent'
+  | 'unknown_capability'
+  | 'no_endpoint'
+  | 'agent_refused'
+  | 'delivery_exhausted'
+  | 'ack_timeout'
+  | 'agent_failed'
+  | 'terminated';
+
+export interface Reason {
+  code: ReasonCode;
+  message: string;
+}
+
+export interface MessageTarget {
+  agent_id: string;
+  capability: string;
+}
+
+/** How one message is delivered; computed from config when the message is accepted, so it is part of history. */
+export interface DeliveryPolicy {
+  /** Delivery attempts before giving up. */
+  maxAttempts: number;
+  /** First retry delay in ms, doubled per attempt. */
+  initialBackoffMs: number;
+  /** Upper bound of one retry delay in ms. */
+  maxBackoffMs: number;
+  /** Time allowed for one HTTP attempt in ms. */
+  attemptTimeoutMs: number;
+  /** Receipt wait when the capability sets none, in ms. */
+  defaultAckTimeoutMs: number;
+}
+
+export interface MessageInput {
+  tenant: string;
+  message_id: string;
+  trace_id: string;
+  target: MessageTarget;
+  intent?: string;
+  payload?: unknown;
+  /** Where the agent posts its receipt. */
+  callback_url: string;
+  /** ISO time the api accepted the message. */
+  accepted_at: string;
+  policy: DeliveryPolicy;
+}
+
+/** What a delivery attempt came to, from the gateway's side. */
+export type AttemptOutcome = 'processed' | 'agent_failed' | 'accepted' | 'duplicate' | 'refused' | 'transient_error';
+
+export interface AttemptRecord {
+  attempt: number;
+  agent_id: string;
+  instance_id: string;
+  endpoint: string;
+  started_at: string;
+  latency_ms: number;
+  outcome: AttemptOutcome;
+  http_status?: number;
+  error?: string;
+}
+
+export interface AgentError {
+  code?: string;
+  message: string;
+  retryable?: boolean;
+}
+
+export interface MessageStatus {
+  message_id: string;
+  trace_id: string;
+  tenant: string;
+  state: MessageState;
+  reason?: Reason;
+  target: MessageTarget;
+  agent?: { agent_id: string; capability: string; instance_id: string };
+  attempts: AttemptRecord[];
+  result?: unknown;
+  error?: AgentError;
+  accepted_at: string;
+  updated_at: string;
+  delivered_at?: string;
+  completed_at?: string;
+}
+
+/** The agent's processed receipt, as the api hands it to the workflow. */
+export interface ReceiptInput {
+  /** The authenticated agent that sent the receipt. */
+  agent_id: string;
+  status: 'processed' | 'failed';
+  result?: unknown;
+  error?: AgentError;
+}
+
+export interface ReceiptOutcome {
+  /** false when a receipt was already recorded: a repeated receipt changes nothing. */
+  applied: boolean;
+  state: MessageState;
+}

@@ -1,0 +1,148 @@
+/**
+ * `npm start`: embedded mode, one supervised command. Starts the Temporal dev server and FerretDB (unless
+ * TEMPORAL_ADDRESS / MONGODB_URI point elsewhere), then the api and the worker; prints the URLs; Ctrl-C stops
+ * everything; a child that dies is reported and takes the others down with a non-zero exit.
+ */
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { loadConfigOrExit, type Config } from '../domain/config';
+import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
+import { portAcceptsConnections, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from './lib/dev-servers';
+import { startTemporalBySdkDownload } from './lib/sdk-temporal';
+
+const ROOT = resolve(__dirname, '..');
+const say = (line: string) => console.log(`[agent-reach] ${line}`);
+
+async function ensurePortFree(port: number, variable: string): Promise<void> {
+  if (await portAcceptsConnections(port)) {
+    throw new Error(`port ${port} is already in use; stop what holds it or set ${variable}`);
+  }
+}
+
+/** Runs one of our own processes with its output prefixed by its name. */
+function spawnOwn(name: string, entry: string, env: NodeJS.ProcessEnv): LocalServer {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry)], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => console.log(`[${name}] ${line}`));
+  }
+  const exited = new Promise<number | string>((done) => child.once('exit', (code, signal) => done(code ?? signal ?? 'unknown')));
+  return {
+    name,
+    child,
+    exited,
+    async stop(graceMs = 15_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+interface Started {
+  servers: LocalServer[];
+  env: NodeJS.ProcessEnv;
+  lines: string[];
+}
+
+async function startServers(config: Config, dataDir: string): Promise<Started> {
+  const started: Started = { servers: [], env: { ...process.env }, lines: [] };
+  const logs = join(dataDir, 'logs');
+  if (!process.env.TEMPORAL_ADDRESS) {
+    await ensurePortFree(config.EMBEDDED_TEMPORAL_PORT, 'EMBEDDED_TEMPORAL_PORT');
+    await ensurePortFree(config.EMBEDDED_TEMPORAL_UI_PORT, 'EMBEDDED_TEMPORAL_UI_PORT');
+    const cli = await resolveTemporalCli(say);
+    const options = {
+      port: config.EMBEDDED_TEMPORAL_PORT,
+      uiPort: config.EMBEDDED_TEMPORAL_UI_PORT,
+      dbFile: join(dataDir, 'temporal.db'),
+      namespace: config.TEMPORAL_NAMESPACE,
+      logFile: join(logs, 'temporal.log'),
+    };
+    say('starting Temporal dev server…');
+    const temporal =
+      'sdkDownload' in cli
+        ? (say(`no Temporal CLI (${cli.reason}); trying the SDK's download`), await startTemporalBySdkDownload(options))
+        : await startTemporalDevServer({ ...options, binary: cli.path });
+    started.servers.push(temporal);
+    started.env.TEMPORAL_ADDRESS = temporal.address;
+    started.env.TEMPORAL_UI_URL ??= `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
+    started.lines.push(`Temporal     ${temporal.address} (history in ${options.dbFile})`);
+  }
+  if (!process.env.MONGODB_URI) {
+    await ensurePortFree(config.EMBEDDED_MONGODB_PORT, 'EMBEDDED_MONGODB_PORT');
+    const binary = await resolveFerretDb(say);
+    say('starting FerretDB…');
+    const ferret = await startFerretDb({
+      binary: binary.path,
+      port: config.EMBEDDED_MONGODB_PORT,
+      dataDir: join(dataDir, 'ferretdb'),
+      logFile: join(logs, 'ferretdb.log'),
+    });
+    started.servers.push(ferret);
+    started.env.MONGODB_URI = `${ferret.uri}/agent-reach`;
+    started.lines.push(`MongoDB      ${started.env.MONGODB_URI} (FerretDB on SQLite in ${join(dataDir, 'ferretdb')})`);
+  }
+  return started;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const dataDir = resolve(config.DATA_DIR);
+  const children: LocalServer[] = [];
+  let stopping = false;
+
+  const stopAll = async (exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping…');
+    const ours = children.filter((c) => c.name === 'api' || c.name === 'worker');
+    await Promise.allSettled(ours.map((c) => c.stop()));
+    await Promise.allSettled(children.filter((c) => !ours.includes(c)).map((c) => c.stop()));
+    say('stopped');
+    process.exit(exitCode);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  const watch = (child: LocalServer) => {
+    children.push(child);
+    void child.exited.then((code) => {
+      if (stopping) return;
+      say(`${child.name} exited unexpectedly (${code}); stopping everything`);
+      void stopAll(1);
+    });
+  };
+
+  try {
+    const started = await startServers(config, dataDir);
+    started.servers.forEach(watch);
+    watch(spawnOwn('worker', 'worker/main.ts', started.env));
+    watch(spawnOwn('api', 'api/main.ts', started.env));
+    const api = `http://127.0.0.1:${config.API_PORT}`;
+    await waitUntil('api', async () => (await fetch(`${api}/readyz`)).ok, 120_000);
+    console.log(
+      [
+        '',
+        'Agent-Reach is running (embedded mode)',
+        `  API          ${config.PUBLIC_URL}`,
+        ...(started.env.TEMPORAL_UI_URL ? [`  Temporal UI  ${started.env.TEMPORAL_UI_URL}`] : []),
+        ...started.lines.map((line) => `  ${line}`),
+        `  Server logs  ${join(dataDir, 'logs')}`,
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
+  } catch (error) {
+    say(`start-up failed: ${(error as Error).message}`);
+    await stopAll(1);
+  }
+}
+
+void main();

@@ -1,0 +1,161 @@
+/**
+ * Starts and stops the local servers of embedded mode and of the tests: the Temporal dev server and FerretDB.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { dirname } from 'node:path';
+import { Connection } from '@temporalio/client';
+
+export interface LocalServer {
+  name: string;
+  /** The OS process, when we spawned it ourselves. */
+  child?: ChildProcess;
+  /** Resolves with the exit code (or signal name) when the process ends, for whatever reason. */
+  exited: Promise<number | string>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** A TCP port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export function portAcceptsConnections(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Polls `check` every 100 ms until it returns true; throws after `timeoutMs` or as soon as `server` exits. */
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  server?: LocalServer,
+): Promise<void> {
+  let exitedWith: number | string | undefined;
+  void server?.exited.then((code) => (exitedWith = code));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exitedWith !== undefined) throw new Error(`${what}: ${server?.name} exited (${exitedWith}) before it was ready`);
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what}: not ready after ${timeoutMs} ms`);
+}
+
+/** Spawns a server whose output goes to `logFile`. */
+export function spawnServer(name: string, command: string, args: string[], logFile: string): LocalServer {
+  mkdirSync(dirname(logFile), { recursive: true });
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+    child.once('error', (error) => resolve(`spawn error: ${error.message}`));
+  });
+  return {
+    name,
+    child,
+    exited,
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface TemporalDevServerOptions {
+  binary: string;
+  port: number;
+  /** Port of Temporal UI, or undefined to run headless. */
+  uiPort?: number;
+  /** SQLite file that keeps history across restarts; in memory when undefined. */
+  dbFile?: string;
+  namespace: string;
+  logFile: string;
+  /** Search attributes to register at start, name → type (e.g. Keyword). */
+  searchAttributes?: Record<string, string>;
+}
+
+export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<LocalServer & { address: string }> {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace];
+  args.push(...(options.uiPort === undefined ? ['--headless'] : ['--ui-port', String(options.uiPort)]));
+  if (options.dbFile) {
+    mkdirSync(dirname(options.dbFile), { recursive: true });
+    args.push('--db-filename', options.dbFile);
+  }
+  for (const [name, type] of Object.entries(options.searchAttributes ?? {})) args.push('--search-attribute', `${name}=${type}`);
+  args.push('--log-level', 'warn');
+  const server = spawnServer('temporal', options.binary, args, options.logFile);
+  const address = `127.0.0.1:${options.port}`;
+  try {
+    await waitUntil('Temporal dev server', () => namespaceReady(address, options.namespace), 60_000, server);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { ...server, address };
+}
+
+async function namespaceReady(address: string, namespace: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+    return true;
+  } finally {
+    await connection.close();
+  }
+}
+
+export interface FerretDbOptions {
+  binary: string;
+  port: number;
+  /** Folder of the SQLite databases. */
+  dataDir: string;
+  logFile: string;
+}
+
+export async function startFerretDb(options: FerretDbOptions): Promise<LocalServer & { uri: string }> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const server = spawnServer(
+    'ferretdb',
+    options.binary,
+    [
+      '--handler=sqlite',
+      `--sqlite-url=file:${options.dataDir.replace(/\/?$/, '/')}`,
+      `--listen-addr=127.0.0.1:${options.port}`,
+      `--state-dir=${options.dataDir}`,
+      '--debug-addr=-',
+      '--telemetry=disable',
+      '--log-level=WARN',
+    ],
+    options.logFile,
+  );
+  try {
+    await waitUntil('FerretDB', () => portAcceptsConnections(options.port), 30_000, server);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { ...server, uri: `mongodb://127.0.0.1:${options.port}` };
+}

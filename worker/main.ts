@@ -1,0 +1,30 @@
+/** `npm run worker`: the Temporal worker (workflows + activities), as production runs it (any number of replicas). */
+import { agentModel } from '../domain/agent-model';
+import { AgentStore } from '../domain/agent-store';
+import { loadConfigOrExit } from '../domain/config';
+import { connectMongo, connectTemporalWorker } from '../domain/connections';
+import { createLogger } from '../domain/logger';
+import { createMessageWorker } from './create-worker';
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger('worker', config);
+  const mongo = await connectMongo(config.MONGODB_URI, logger);
+  const connection = await connectTemporalWorker(config.TEMPORAL_ADDRESS, logger);
+  const worker = await createMessageWorker({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    activityDeps: { agents: new AgentStore(agentModel(mongo)), fetch: globalThis.fetch, now: Date.now },
+  });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
+  // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.
+  await worker.run();
+  await Promise.allSettled([connection.close(), mongo.close()]);
+  logger.info('worker stopped');
+}
+
+main().catch((error: unknown) => {
+  console.error('worker failed:', error);
+  process.exit(1);
+});

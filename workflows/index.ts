@@ -1,0 +1,2 @@
+/** Every workflow the worker serves; `workflowsPath` points here. */
+export { messageWorkflow } from './message';

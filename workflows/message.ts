@@ -1,0 +1,156 @@
+/**
+ * One durable workflow per message: resolve the target, deliver with retries, await the processed receipt.
+ * Deterministic: no I/O here; time and randomness come from Temporal's workflow sandbox.
+ */
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { DeliverResult } from '../activities/deliver';
+import type { DeliveryTarget } from '../domain/agent-store';
+import { retryDelayMs } from '../domain/backoff';
+import {
+  canTransition,
+  isTerminal,
+  type MessageInput,
+  type MessageState,
+  type MessageStatus,
+  type Reason,
+  type ReceiptInput,
+} from '../domain/message';
+import { receiptUpdate, statusQuery } from '../domain/temporal';
+
+/** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */
+const ACTIVITY_MARGIN_MS = 5_000;
+
+export async function messageWorkflow(input: MessageInput): Promise<MessageStatus> {
+  const now = () => new Date().toISOString();
+  const status: MessageStatus = {
+    message_id: input.message_id,
+    trace_id: input.trace_id,
+    tenant: input.tenant,
+    state: 'accepted',
+    target: input.target,
+    attempts: [],
+    accepted_at: input.accepted_at,
+    updated_at: now(),
+  };
+  let receipt: ReceiptInput | undefined;
+
+  const moveTo = (state: MessageState) => {
+    if (status.state === state) return;
+    if (!canTransition(status.state, state)) throw new Error(`illegal transition ${status.state} → ${state}`);
+    status.state = state;
+    status.updated_at = now();
+  };
+  const finish = (state: MessageState, reason?: Reason): MessageStatus => {
+    moveTo(state);
+    if (reason) status.reason = reason;
+    status.completed_at = status.updated_at;
+    return status;
+  };
+  const finishWithReceipt = (r: ReceiptInput): MessageStatus => {
+    if (r.result !== undefined) status.result = r.result;
+    if (r.error) status.error = r.error;
+    return r.status === 'processed'
+      ? finish('processed')
+      : finish('failed', { code: 'agent_failed', message: r.error?.message ?? 'the agent reported a failure' });
+  };
+
+  setHandler(statusQuery, () => status);
+  setHandler(
+    receiptUpdate,
+    (r) => {
+      if (receipt || isTerminal(status.state)) return { applied: false, state: status.state };
+      receipt = r;
+      return { applied: true, state: r.status === 'processed' ? 'processed' : 'failed' };
+    },
+    {
+      validator: (r) => {
+        if (!status.agent || r.agent_id !== status.agent.agent_id) {
+          throw new Error('not_your_message: this message was not delivered to the agent sending the receipt');
+        }
+      },
+    },
+  );
+
+  const { resolveTarget } = proxyActivities<Activities>({
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: '5m',
+    retry: { maximumInterval: '10s' },
+  });
+  const { deliver } = proxyActivities<Activities>({
+    startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
+    retry: { maximumAttempts: 3 },
+  });
+
+  moveTo('routing');
+  const lookup = await resolveTarget({ tenant: input.tenant, target: input.target });
+  if (lookup.kind !== 'found') return finish('rejected', rejection(lookup.kind, input));
+  const target: DeliveryTarget = lookup.target;
+  status.agent = { agent_id: target.agent_id, capability: target.capability, instance_id: target.instance_id };
+
+  for (let attempt = 1; ; attempt++) {
+    moveTo('delivering');
+    const result = await deliver({ message: input, target, attempt });
+    recordAttempt(status, target, attempt, result);
+    const verdict = result.verdict;
+    if (verdict.kind === 'processed') {
+      status.result = verdict.result;
+      return finish('processed');
+    }
+    if (verdict.kind === 'agent_failed') {
+      status.error = verdict.error;
+      return finish('failed', { code: 'agent_failed', message: verdict.error.message });
+    }
+    if (verdict.kind === 'duplicate' && verdict.processed) {
+      status.result = verdict.result;
+      return finish('processed');
+    }
+    if (verdict.kind === 'accepted' || verdict.kind === 'duplicate') break;
+    if (verdict.kind === 'refused') {
+      return finish('failed', { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` });
+    }
+    if (attempt >= input.policy.maxAttempts) {
+      return finish('failed', {
+        code: 'delivery_exhausted',
+        message: `no delivery succeeded in ${attempt} attempts; last error: ${verdict.error}`,
+      });
+    }
+    // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
+    const delay = retryDelayMs(attempt, input.policy, Math.random(), verdict.retryAfterMs);
+    if (await condition(() => receipt !== undefined, delay)) break;
+  }
+
+  if (receipt) return finishWithReceipt(receipt);
+  moveTo('delivered');
+  status.delivered_at = status.updated_at;
+  const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
+  if (await condition(() => receipt !== undefined, ackTimeoutMs)) return finishWithReceipt(receipt!);
+  return finish('failed', { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` });
+}
+
+function rejection(kind: 'unknown_agent' | 'unknown_capability' | 'no_endpoint', input: MessageInput): Reason {
+  const { agent_id, capability } = input.target;
+  switch (kind) {
+    case 'unknown_agent':
+      return { code: 'unknown_agent', message: `no agent ${agent_id} in this tenant` };
+    case 'unknown_capability':
+      return { code: 'unknown_capability', message: `agent ${agent_id} has no capability ${capability}` };
+    case 'no_endpoint':
+      return { code: 'no_endpoint', message: `agent ${agent_id} has no instance that can take deliveries` };
+  }
+}
+
+function recordAttempt(status: MessageStatus, target: DeliveryTarget, attempt: number, result: DeliverResult): void {
+  const verdict = result.verdict;
+  status.attempts.push({
+    attempt,
+    agent_id: target.agent_id,
+    instance_id: target.instance_id,
+    endpoint: target.endpoint,
+    started_at: result.started_at,
+    latency_ms: result.latency_ms,
+    outcome: verdict.kind === 'transient' ? 'transient_error' : verdict.kind,
+    ...(result.http_status === undefined ? {} : { http_status: result.http_status }),
+    ...('error' in verdict && typeof verdict.error === 'string' ? { error: verdict.error } : {}),
+  });
+}
