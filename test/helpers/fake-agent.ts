@@ -1,0 +1,85 @@
+/**
+ * A scriptable HTTP agent for tests: it records every delivery and answers as the test says — accept and send
+ * the receipt, answer inline, fail with a status, or stay silent.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+export interface Delivery {
+  headers: IncomingHttpHeaders;
+  body: {
+    message_id: string;
+    trace_id: string;
+    attempt: number;
+    callback_url: string;
+    capability: string;
+    payload: unknown;
+    intent: string | null;
+    [key: string]: unknown;
+  };
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Receipt posted to the callback URL after answering; none when absent. */
+  receipt?: { status: 'processed' | 'failed'; result?: unknown; error?: { message: string; code?: string } };
+}
+
+export type Behaviour = (delivery: Delivery, index: number) => Reply;
+
+export const acceptAndConfirm: Behaviour = (d) => ({
+  status: 202,
+  receipt: { status: 'processed', result: { handled: d.body.message_id } },
+});
+
+export interface FakeAgent {
+  url: string;
+  deliveries: Delivery[];
+  receiptAnswers: { status: number; body: unknown }[];
+  secret: string;
+  behave(behaviour: Behaviour): void;
+  stop(): Promise<void>;
+}
+
+export async function startFakeAgent(initial: Behaviour = acceptAndConfirm): Promise<FakeAgent> {
+  let behaviour = initial;
+  const agent: FakeAgent = {
+    url: '',
+    deliveries: [],
+    receiptAnswers: [],
+    secret: '',
+    behave(next) {
+      behaviour = next;
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+  const sendReceipt = async (delivery: Delivery, receipt: NonNullable<Reply['receipt']>) => {
+    const response = await fetch(delivery.body.callback_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.secret}` },
+      body: JSON.stringify({ message_id: delivery.body.message_id, ...receipt }),
+    });
+    agent.receiptAnswers.push({ status: response.status, body: await response.json() });
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const delivery: Delivery = { headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+      const index = agent.deliveries.push(delivery) - 1;
+      const reply = behaviour(delivery, index);
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+      res.end(reply.body === undefined ? '' : JSON.stringify(reply.body), () => {
+        if (reply.receipt) void sendReceipt(delivery, reply.receipt);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  agent.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/deliveries`;
+  return agent;
+}

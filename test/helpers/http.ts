@@ -1,0 +1,37 @@
+/** Small HTTP client for tests: JSON in, status and JSON out. */
+export interface JsonResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export async function request<T = any>(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonResponse<T>> {
+  const response = await fetch(url, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+/** Registers an agent with one capability at `endpoint`; returns its id and secret. */
+export async function registerAgent(
+  baseUrl: string,
+  endpoint: string,
+  overrides: Record<string, unknown> = {},
+): Promise<{ agent_id: string; secret: string }> {
+  const response = await request('POST', `${baseUrl}/v1/agents`, {
+    name: `agent-${Math.random().toString(36).slice(2, 10)}`,
+    endpoint,
+    capabilities: [{ name: 'echo', description: 'Echoes the payload back' }],
+    ...overrides,
+  });
+  if (response.status !== 201) throw new Error(`registration failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}

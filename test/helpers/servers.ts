@@ -1,0 +1,44 @@
+/**
+ * Real Temporal dev server and FerretDB for integration tests: free ports, temporary data folders, torn down after.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveFerretDb, resolveTemporalCli } from '../../scripts/lib/binaries';
+import { freePort, startFerretDb, startTemporalDevServer } from '../../scripts/lib/dev-servers';
+
+export interface TestServers {
+  temporalAddress: string;
+  mongoUri: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+export async function startTestServers(): Promise<TestServers> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-reach-test-'));
+  const temporalCli = await resolveTemporalCli();
+  if ('sdkDownload' in temporalCli) throw new Error(`no Temporal CLI for the tests: ${temporalCli.reason}`);
+  const ferretBinary = await resolveFerretDb();
+  const [temporal, ferret] = await Promise.all([
+    freePort().then((port) =>
+      startTemporalDevServer({
+        binary: temporalCli.path,
+        port,
+        namespace: 'default',
+        logFile: join(dataDir, 'temporal.log'),
+      }),
+    ),
+    freePort().then((port) =>
+      startFerretDb({ binary: ferretBinary.path, port, dataDir: join(dataDir, 'ferretdb'), logFile: join(dataDir, 'ferretdb.log') }),
+    ),
+  ]);
+  return {
+    temporalAddress: temporal.address,
+    mongoUri: `${ferret.uri}/agent-reach-test`,
+    dataDir,
+    async stop() {
+      await Promise.allSettled([temporal.stop(), ferret.stop()]);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The whole system in the test process: real Temporal dev server, real FerretDB, the real worker (real activities)
+ * and the real api app on a free port. Each system gets its own task queue and database.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Server } from 'node:http';
+import type mongoose from 'mongoose';
+import pino from 'pino';
+import { createApp } from '../../api/app';
+import { MessageService } from '../../api/message-service';
+import { agentModel, type AgentModel } from '../../domain/agent-model';
+import { AgentStore } from '../../domain/agent-store';
+import { loadConfig, type Config } from '../../domain/config';
+import { connectMongo } from '../../domain/connections';
+import { freePort } from '../../scripts/lib/dev-servers';
+import { createMessageWorker, workflowsPath } from '../../worker/create-worker';
+import type { TestServers } from './servers';
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let runtimeQuiet = false;
+
+/** One webpack bundle of `workflows/` per test process. */
+function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: { log() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {} } });
+  return bundle;
+}
+
+export interface TestSystem {
+  baseUrl: string;
+  config: Config;
+  client: Client;
+  agents: AgentStore;
+  agentModel: AgentModel;
+  mongo: mongoose.Connection;
+  stop(): Promise<void>;
+}
+
+let systems = 0;
+
+export async function startSystem(servers: TestServers, env: Record<string, string> = {}): Promise<TestSystem> {
+  if (!runtimeQuiet) {
+    Runtime.install({ logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } as never });
+    runtimeQuiet = true;
+  }
+  systems += 1;
+  const port = await freePort();
+  const config = loadConfig({
+    API_PORT: String(port),
+    TEMPORAL_ADDRESS: servers.temporalAddress,
+    TEMPORAL_TASK_QUEUE: `test-${process.pid}-${systems}`,
+    MONGODB_URI: servers.mongoUri.replace(/\/[^/]*$/, `/test-${process.pid}-${systems}`),
+    DELIVERY_INITIAL_BACKOFF_MS: '50',
+    DELIVERY_MAX_BACKOFF_MS: '200',
+    DELIVERY_TIMEOUT_MS: '2000',
+    DEFAULT_ACK_TIMEOUT_MS: '10000',
+    ...env,
+  });
+  const logger = pino({ level: 'silent' });
+  const mongo = await connectMongo(config.MONGODB_URI, logger);
+  const model = agentModel(mongo);
+  await model.init();
+  const agents = new AgentStore(model);
+
+  const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const worker = await createMessageWorker({
+    connection: workerConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    activityDeps: { agents, fetch: globalThis.fetch, now: Date.now },
+    workflowBundle: await workflowBundle(),
+  });
+  const workerRun = worker.run();
+
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const app = createApp({
+    config,
+    agents,
+    messages: new MessageService({ client, agents, config }),
+    logger,
+    health: {
+      database: async () => Boolean(await mongo.db?.admin().ping()),
+      temporal: async () => Boolean(await connection.workflowService.getSystemInfo({})),
+    },
+  });
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(port, '127.0.0.1', () => resolve(listening));
+  });
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    config,
+    client,
+    agents,
+    agentModel: model,
+    mongo,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      worker.shutdown();
+      await workerRun;
+      await Promise.allSettled([connection.close(), workerConnection.close()]);
+      await mongo.dropDatabase().catch(() => undefined);
+      await mongo.close();
+    },
+  };
+}

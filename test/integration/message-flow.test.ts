@@ -1,0 +1,279 @@
+/**
+ * The message slice against a real Temporal dev server and FerretDB, with the real worker and api in process
+ * and a scriptable HTTP agent.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { messageWorkflowId } from '../../domain/temporal';
+import { eventually } from '../helpers/eventually';
+import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
+import { registerAgent, request } from '../helpers/http';
+import { startTestServers, type TestServers } from '../helpers/servers';
+import { startSystem, type TestSystem } from '../helpers/system';
+
+let servers: TestServers;
+let system: TestSystem;
+let agent: FakeAgent;
+let agentId: string;
+let sequence = 0;
+
+function newMessageId(): string {
+  sequence += 1;
+  return `flow-${Date.now()}-${sequence}`;
+}
+
+async function send(body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return request('POST', `${system.baseUrl}/v1/messages`, {
+    target: { agent_id: agentId, capability: 'echo' },
+    ...body,
+  }, headers);
+}
+
+async function terminalStatus(messageId: string) {
+  return eventually(`message ${messageId} to end`, async () => {
+    const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+    return ['processed', 'failed', 'rejected'].includes(response.body?.state) ? response.body : undefined;
+  });
+}
+
+before(async () => {
+  servers = await startTestServers();
+  system = await startSystem(servers);
+  agent = await startFakeAgent();
+  const registered = await registerAgent(system.baseUrl, agent.url);
+  agentId = registered.agent_id;
+  agent.secret = registered.secret;
+});
+
+after(async () => {
+  await agent?.stop();
+  await system?.stop();
+  await servers?.stop();
+});
+
+describe('message flow - delivery and receipt', () => {
+  it('message flow - accepted, delivered over HTTP, processed on the callback', async () => {
+    agent.behave(acceptAndConfirm);
+    const messageId = newMessageId();
+    const sent = await send({ message_id: messageId, intent: 'echo this', payload: { n: 1 } });
+    assert.equal(sent.status, 202);
+    assert.equal(sent.body.message_id, messageId);
+    assert.equal(sent.body.state, 'accepted');
+    assert.equal(sent.body.links.self, `${system.config.PUBLIC_URL}/v1/messages/${messageId}`);
+
+    const status = await terminalStatus(messageId);
+    assert.equal(status.state, 'processed');
+    assert.deepEqual(status.result, { handled: messageId });
+    assert.equal(status.agent.agent_id, agentId);
+    assert.equal(status.attempts.length, 1);
+    assert.equal(status.attempts[0].outcome, 'accepted');
+    assert.equal(status.attempts[0].http_status, 202);
+    assert.ok(status.delivered_at && status.completed_at);
+
+    const delivery = agent.deliveries.find((d) => d.body.message_id === messageId);
+    assert.ok(delivery, 'the agent received the message');
+    assert.equal(delivery.headers['idempotency-key'], messageId);
+    assert.equal(delivery.body.intent, 'echo this');
+    assert.deepEqual(delivery.body.payload, { n: 1 });
+    assert.equal(delivery.body.attempt, 1);
+    assert.equal(delivery.body.callback_url, `${system.config.PUBLIC_URL}/v1/callback`);
+  });
+
+  it('message flow - a synchronous agent answers processed inline', async () => {
+    agent.behave(() => ({ status: 200, body: { status: 'processed', result: { inline: true } } }));
+    const messageId = newMessageId();
+    assert.equal((await send({ message_id: messageId })).status, 202);
+    const status = await terminalStatus(messageId);
+    assert.equal(status.state, 'processed');
+    assert.deepEqual(status.result, { inline: true });
+    assert.equal(status.attempts[0].outcome, 'processed');
+  });
+
+  it('message flow - transient failures are retried with the same message id until accepted', async () => {
+    const deliveriesOf = (id: string) => agent.deliveries.filter((d) => d.body.message_id === id);
+    agent.behave((delivery, index) =>
+      deliveriesOf(delivery.body.message_id).length <= 2 ? { status: 503 } : acceptAndConfirm(delivery, index),
+    );
+    const messageId = newMessageId();
+    await send({ message_id: messageId });
+    const status = await terminalStatus(messageId);
+    assert.equal(status.state, 'processed');
+    assert.deepEqual(
+      status.attempts.map((a: { outcome: string; http_status: number }) => [a.outcome, a.http_status]),
+      [['transient_error', 503], ['transient_error', 503], ['accepted', 202]],
+    );
+    const deliveries = deliveriesOf(messageId);
+    assert.deepEqual(deliveries.map((d) => d.body.attempt), [1, 2, 3]);
+    assert.ok(deliveries.every((d) => d.headers['idempotency-key'] === messageId));
+  });
+
+  it('message flow - a business refusal (4xx) fails the message without a retry', async () => {
+    agent.behave(() => ({ status: 400, body: { error: { message: 'ticket id missing' } } }));
+    const messageId = newMessageId();
+    await send({ message_id: messageId });
+    const status = await terminalStatus(messageId);
+    assert.equal(status.state, 'failed');
+    assert.equal(status.reason.code, 'agent_refused');
+    assert.match(status.reason.message, /ticket id missing/);
+    assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, 1);
+  });
+
+  it('message flow - attempts stop at the configured cap', async () => {
+    agent.behave(() => ({ status: 502 }));
+    const messageId = newMessageId();
+    await send({ message_id: messageId });
+    const status = await terminalStatus(messageId);
+    assert.equal(status.state, 'failed');
+    assert.equal(status.reason.code, 'delivery_exhausted');
+    assert.equal(status.attempts.length, system.config.DELIVERY_MAX_ATTEMPTS);
+    assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, system.config.DELIVERY_MAX_ATTEMPTS);
+  });
+
+  it('message flow - the agent reports failure in its receipt', async () => {
+    agent.behave(() => ({ status: 202, receipt: { status: 'failed', error: { message: 'refund limit reached', code: 'limit' } } }));
+    const messageId = newMessageId();
+    await send({ message_id: messageId });
+    const status = await terminalStatus(messageId);
+    assert.equal(status.state, 'failed');
+    assert.equal(status.reason.code, 'agent_failed');
+    assert.deepEqual(status.error, { message: 'refund limit reached', code: 'limit' });
+  });
+
+  it('message flow - no receipt within the ack timeout fails the message', async () => {
+    const silent = await startFakeAgent(() => ({ status: 202 }));
+    try {
+      const registered = await registerAgent(system.baseUrl, silent.url, {
+        capabilities: [{ name: 'echo', ack_timeout_ms: 300 }],
+      });
+      const messageId = newMessageId();
+      const sent = await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        target: { agent_id: registered.agent_id, capability: 'echo' },
+      });
+      assert.equal(sent.status, 202);
+      const status = await terminalStatus(messageId);
+      assert.equal(status.state, 'failed');
+      assert.equal(status.reason.code, 'ack_timeout');
+      assert.equal(status.attempts[0].outcome, 'accepted');
+    } finally {
+      await silent.stop();
+    }
+  });
+
+  it('message flow - the caller trace id reaches the agent', async () => {
+    agent.behave(acceptAndConfirm);
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const messageId = newMessageId();
+    const sent = await send({ message_id: messageId }, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    assert.equal(sent.body.trace_id, traceId);
+    await terminalStatus(messageId);
+    const delivery = agent.deliveries.find((d) => d.body.message_id === messageId);
+    assert.equal(delivery?.body.trace_id, traceId);
+    assert.match(String(delivery?.headers.traceparent), new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+  });
+});
+
+describe('message flow - idempotency', () => {
+  it('message flow - the same message id again returns the same run and delivers once', async () => {
+    agent.behave(acceptAndConfirm);
+    const messageId = newMessageId();
+    const first = await send({ message_id: messageId, payload: { amount: 10 } });
+    assert.equal(first.status, 202);
+    await terminalStatus(messageId);
+    const again = await send({ message_id: messageId, payload: { amount: 10 } });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.state, 'processed');
+    assert.equal(again.body.trace_id, first.body.trace_id);
+    assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, 1);
+  });
+
+  it('message flow - the same message id with another body is a conflict', async () => {
+    agent.behave(acceptAndConfirm);
+    const messageId = newMessageId();
+    await send({ message_id: messageId, payload: { amount: 10 } });
+    const conflict = await send({ message_id: messageId, payload: { amount: 99 } });
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.body.error.code, 'idempotency_conflict');
+  });
+
+  it('message flow - concurrent sends of one message id start one run', async () => {
+    agent.behave(acceptAndConfirm);
+    const messageId = newMessageId();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => send({ message_id: messageId, payload: { x: 1 } })));
+    const statuses = answers.map((a) => a.status).sort();
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 202]);
+    await terminalStatus(messageId);
+    assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, 1);
+    const runs = [];
+    for await (const run of system.client.workflow.list({ query: `WorkflowId = '${messageWorkflowId('default', messageId)}'` })) {
+      runs.push(run);
+    }
+    assert.equal(runs.length, 1);
+  });
+
+  it('message flow - a message id is generated when the caller gives none', async () => {
+    agent.behave(acceptAndConfirm);
+    const sent = await send({});
+    assert.equal(sent.status, 202);
+    assert.match(sent.body.message_id, /^msg_[0-9a-f]{32}$/);
+    assert.equal((await terminalStatus(sent.body.message_id)).state, 'processed');
+  });
+});
+
+describe('message flow - receipts', () => {
+  it('message flow - a repeated receipt changes nothing and says so', async () => {
+    agent.behave(acceptAndConfirm);
+    const messageId = newMessageId();
+    await send({ message_id: messageId });
+    await terminalStatus(messageId);
+    const repeat = await request(
+      'POST',
+      `${system.baseUrl}/v1/callback`,
+      { message_id: messageId, status: 'failed', error: { message: 'late' } },
+      { authorization: `Bearer ${agent.secret}` },
+    );
+    assert.equal(repeat.status, 200);
+    assert.deepEqual(repeat.body, { message_id: messageId, applied: false, duplicate: true, state: 'processed' });
+    const status = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+    assert.equal(status.body.state, 'processed');
+  });
+
+  it('message flow - receipts with a wrong secret, for an unknown message, or from another agent are refused', async () => {
+    const silent = await startFakeAgent(() => ({ status: 202 }));
+    try {
+      const target = await registerAgent(system.baseUrl, silent.url);
+      const other = await registerAgent(system.baseUrl, silent.url);
+      const messageId = newMessageId();
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        target: { agent_id: target.agent_id, capability: 'echo' },
+      });
+      await eventually('delivery', async () => (silent.deliveries.length > 0 ? true : undefined));
+      const receipt = { message_id: messageId, status: 'processed' };
+      const callback = (secret: string, body: unknown = receipt) =>
+        request('POST', `${system.baseUrl}/v1/callback`, body, { authorization: `Bearer ${secret}` });
+
+      const wrong = await callback('ars_not-a-real-secret');
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.body.error.code, 'invalid_secret');
+      const missing = await request('POST', `${system.baseUrl}/v1/callback`, receipt);
+      assert.equal(missing.status, 401);
+      assert.equal(missing.body.error.code, 'unauthenticated');
+      const unknown = await callback(target.secret, { message_id: 'no-such-message', status: 'processed' });
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.body.error.code, 'message_not_found');
+      const foreign = await callback(other.secret);
+      assert.equal(foreign.status, 403);
+      assert.equal(foreign.body.error.code, 'not_your_message');
+
+      const still = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+      assert.equal(still.body.state, 'delivered', 'none of the refused receipts changed the message');
+      const accepted = await callback(target.secret);
+      assert.equal(accepted.status, 200);
+      assert.equal(accepted.body.applied, true);
+      assert.equal((await terminalStatus(messageId)).state, 'processed');
+    } finally {
+      await silent.stop();
+    }
+  });
+});

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { canTransition, isTerminal, MESSAGE_STATES } from '../../domain/message';
+
+describe('message state', () => {
+  it('message state - the happy path is allowed', () => {
+    const path = ['accepted', 'routing', 'delivering', 'delivered', 'processed'] as const;
+    for (let i = 1; i < path.length; i++) assert.ok(canTransition(path[i - 1]!, path[i]!), `${path[i - 1]} → ${path[i]}`);
+  });
+
+  it('message state - terminal states lead nowhere', () => {
+    for (const from of MESSAGE_STATES.filter(isTerminal)) {
+      for (const to of MESSAGE_STATES) assert.equal(canTransition(from, to), false, `${from} → ${to}`);
+    }
+  });
+
+  it('message state - no skipping routing, no going back to accepted', () => {
+    assert.equal(canTransition('accepted', 'delivering'), false);
+    assert.equal(canTransition('delivered', 'accepted'), false);
+    assert.equal(canTransition('routing', 'processed'), false);
+  });
+
+  it('message state - redelivery re-enters delivering', () => {
+    assert.ok(canTransition('delivered', 'delivering'));
+  });
+});
