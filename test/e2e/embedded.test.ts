@@ -1,0 +1,178 @@
+/**
+ * End to end, like a user: start embedded mode (`scripts/embedded.ts`, what `npm start` runs) as a real process,
+ * run a tiny HTTP agent, and drive the slice over HTTP. Then Ctrl-C, restart on the same data folder (history and
+ * catalogue survive), and kill the worker to see the supervisor report it.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freePort, portAcceptsConnections } from '../../scripts/lib/dev-servers';
+import { eventually } from '../helpers/eventually';
+import { startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
+import { registerAgent, request } from '../helpers/http';
+
+const ROOT = resolve(__dirname, '../..');
+
+interface Embedded {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let apiUrl: string;
+let uiPort: number;
+let temporalPort: number;
+let mongoPort: number;
+let agent: FakeAgent;
+let running: Embedded | undefined;
+
+function startEmbedded(): Embedded {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/embedded.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return { child, output: () => output, exit };
+}
+
+async function waitRunning(embedded: Embedded): Promise<void> {
+  await eventually('embedded mode to print its URLs', async () => {
+    if (embedded.child.exitCode !== null) throw new Error(`embedded mode exited:\n${embedded.output()}`);
+    return embedded.output().includes('Agent-Reach is running') ? true : undefined;
+  }, { timeoutMs: 150_000, intervalMs: 200 });
+}
+
+/** Pids of the direct children of `pid` (Linux /proc). */
+function childPids(pid: number): { pid: number; cmdline: string }[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid !== pid) return [];
+        return [{ pid: Number(name), cmdline: readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ') }];
+      } catch {
+        return [];
+      }
+    });
+}
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'agent-reach-e2e-'));
+  const apiPort = await freePort();
+  [uiPort, temporalPort, mongoPort] = [await freePort(), await freePort(), await freePort()];
+  apiUrl = `http://127.0.0.1:${apiPort}`;
+  env = { ...process.env };
+  delete env.TEMPORAL_ADDRESS;
+  delete env.MONGODB_URI;
+  Object.assign(env, {
+    API_PORT: String(apiPort),
+    EMBEDDED_TEMPORAL_PORT: String(temporalPort),
+    EMBEDDED_TEMPORAL_UI_PORT: String(uiPort),
+    EMBEDDED_MONGODB_PORT: String(mongoPort),
+    DATA_DIR: dataDir,
+    DELIVERY_INITIAL_BACKOFF_MS: '100',
+  });
+  agent = await startFakeAgent();
+});
+
+after(async () => {
+  if (running && running.child.exitCode === null) {
+    running.child.kill('SIGINT');
+    await running.exit;
+  }
+  await agent?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('embedded mode', () => {
+  let agentId: string;
+  const messageId = `e2e-${Date.now()}`;
+
+  it('embedded mode - starts everything and prints the URLs', async () => {
+    running = startEmbedded();
+    await waitRunning(running);
+    const banner = running.output();
+    assert.match(banner, new RegExp(`API {10}http://127\\.0\\.0\\.1:${new URL(apiUrl).port}`));
+    assert.match(banner, new RegExp(`Temporal UI {2}http://127\\.0\\.0\\.1:${uiPort}`));
+    assert.ok((await fetch(`http://127.0.0.1:${uiPort}/`)).ok, 'Temporal UI answers');
+  });
+
+  it('embedded mode - a message goes caller → workflow → agent → callback → processed', async () => {
+    const registered = await registerAgent(apiUrl, agent.url);
+    agentId = registered.agent_id;
+    agent.secret = registered.secret;
+    const sent = await request('POST', `${apiUrl}/v1/messages`, {
+      message_id: messageId,
+      target: { agent_id: agentId, capability: 'echo' },
+      intent: 'say hello',
+      payload: { hello: 'world' },
+    });
+    assert.equal(sent.status, 202);
+    assert.match(sent.body.links.temporal_ui, new RegExp(`^http://127\\.0\\.0\\.1:${uiPort}/namespaces/default/workflows/`));
+    const done = await eventually('processed', async () => {
+      const status = await request('GET', `${apiUrl}/v1/messages/${messageId}`);
+      return status.body.state === 'processed' ? status.body : undefined;
+    });
+    assert.deepEqual(done.result, { handled: messageId });
+    assert.equal(agent.receiptAnswers[0]?.status, 200);
+    const again = await request('POST', `${apiUrl}/v1/messages`, {
+      message_id: messageId,
+      target: { agent_id: agentId, capability: 'echo' },
+      intent: 'say hello',
+      payload: { hello: 'world' },
+    });
+    assert.equal(again.status, 200);
+    assert.equal(agent.deliveries.length, 1, 'the repeat was not delivered again');
+  });
+
+  it('embedded mode - Ctrl-C stops every child cleanly', async () => {
+    const supervisor = running!;
+    const children = childPids(supervisor.child.pid!);
+    assert.ok(children.length >= 4, `expected temporal, ferretdb, api and worker; saw ${children.map((c) => c.cmdline).join(' | ')}`);
+    supervisor.child.kill('SIGINT');
+    assert.equal(await supervisor.exit, 0, supervisor.output());
+    for (const child of children) assert.ok(!existsProcess(child.pid), `child still alive: ${child.cmdline}`);
+    assert.equal(await portAcceptsConnections(temporalPort), false);
+    assert.equal(await portAcceptsConnections(mongoPort), false);
+  });
+
+  it('embedded mode - a restart on the same folder keeps history and catalogue', async () => {
+    running = startEmbedded();
+    await waitRunning(running);
+    const status = await request('GET', `${apiUrl}/v1/messages/${messageId}`);
+    assert.equal(status.status, 200);
+    assert.equal(status.body.state, 'processed');
+    const registered = await request('GET', `${apiUrl}/v1/agents/${agentId}`);
+    assert.equal(registered.status, 200);
+  });
+
+  it('embedded mode - a child that dies is reported and stops the rest', async () => {
+    const supervisor = running!;
+    const worker = childPids(supervisor.child.pid!).find((c) => c.cmdline.includes('worker/main.ts'));
+    assert.ok(worker, 'the worker runs as a child');
+    process.kill(worker.pid, 'SIGKILL');
+    assert.equal(await supervisor.exit, 1);
+    assert.match(supervisor.output(), /worker exited unexpectedly \(SIGKILL\); stopping everything/);
+    assert.equal(await portAcceptsConnections(temporalPort), false);
+  });
+});
+
+function existsProcess(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
