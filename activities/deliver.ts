@@ -1,6 +1,6 @@
 /** One HTTP delivery attempt to an agent instance. Never throws for what the agent answers: it classifies it. */
 import { randomBytes } from 'node:crypto';
-import type { DeliveryTarget } from '../domain/agent-store';
+import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
 import type { MessageInput } from '../domain/message';
 import { classifyResponse, type DeliveryVerdict } from './classify-response';
 

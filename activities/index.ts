@@ -1,12 +1,12 @@
 /**
  * All activities, built from their dependencies. The worker passes the real ones; tests may pass others.
  */
-import type { AgentStore } from '../domain/agent-store';
+import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import { createDeliver } from './deliver';
 import { createResolveTarget } from './resolve-target';
 
 export interface ActivityDeps {
-  agents: AgentStore;
+  queries: Pick<AgentQueries, 'findTarget'>;
   fetch: typeof fetch;
   now: () => number;
 }

@@ -1,4 +1,4 @@
-import type { AgentStore, TargetLookup } from '../domain/agent-store';
+import type { AgentQueries, TargetLookup } from '../domain/catalogue/agent-queries';
 import type { MessageTarget } from '../domain/message';
 
 export interface ResolveTargetRequest {
@@ -6,9 +6,9 @@ export interface ResolveTargetRequest {
   target: MessageTarget;
 }
 
-/** Reads the catalogue for where an explicitly targeted message goes now (the agent may have moved). */
-export function createResolveTarget(deps: { agents: AgentStore }) {
+/** Reads the catalogue, before every attempt, for where the message goes now (the agent may have moved). */
+export function createResolveTarget(deps: { queries: Pick<AgentQueries, 'findTarget'> }) {
   return async function resolveTarget(request: ResolveTargetRequest): Promise<TargetLookup> {
-    return deps.agents.findTarget(request.tenant, request.target.agent_id, request.target.capability);
+    return deps.queries.findTarget(request.tenant, request.target.agent_id, request.target.capability);
   };
 }

@@ -1,33 +1,40 @@
 /** The api as an Express app built from its dependencies; `api/main.ts` wires the real ones. */
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import type { AgentStore } from '../domain/agent-store';
+import type { Catalogue } from '../domain/catalogue/catalogue';
 import type { Config } from '../domain/config';
 import { errorHandler, notFoundHandler } from './error-middleware';
 import type { MessageService } from './message-service';
+import { agentCardRoutes } from './routes/agent-cards';
 import { agentRoutes } from './routes/agents';
 import { callbackRoutes } from './routes/callback';
 import { healthRoutes, type HealthChecks } from './routes/health';
+import { heartbeatRoutes } from './routes/heartbeat';
 import { messageRoutes } from './routes/messages';
 
 export interface AppDeps {
   config: Config;
-  agents: AgentStore;
+  catalogue: Catalogue;
   messages: MessageService;
   health: HealthChecks;
   logger: Logger;
+  /** Used to fetch remote A2A agent cards. */
+  fetch?: typeof fetch;
 }
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  app.set('query parser', 'simple'); // no nested objects from query strings
   app.use(express.json({ limit: deps.config.MAX_BODY_BYTES }));
   const tenant = deps.config.DEFAULT_TENANT;
   app.use(healthRoutes(deps.health));
-  app.use(agentRoutes({ agents: deps.agents, tenant }));
+  app.use(agentCardRoutes({ catalogue: deps.catalogue, config: deps.config, tenant, ...(deps.fetch ? { fetch: deps.fetch } : {}) }));
+  app.use(agentRoutes({ catalogue: deps.catalogue, tenant }));
+  app.use(heartbeatRoutes({ catalogue: deps.catalogue }));
   app.use(messageRoutes({ messages: deps.messages, config: deps.config, tenant }));
-  app.use(callbackRoutes({ agents: deps.agents, messages: deps.messages }));
+  app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages }));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

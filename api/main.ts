@@ -1,8 +1,9 @@
 /** `npm run api`: the stateless HTTP api, as production runs it (any number of replicas). */
 import { Client } from '@temporalio/client';
 import type { Server } from 'node:http';
-import { agentModel } from '../domain/agent-model';
-import { AgentStore } from '../domain/agent-store';
+import { createCatalogue } from '../domain/catalogue/catalogue';
+import { catalogueModels, initCatalogueModels } from '../domain/catalogue/models';
+import { startSweeper } from '../domain/catalogue/sweeper';
 import { loadConfigOrExit } from '../domain/config';
 import { connectMongo, connectTemporalClient } from '../domain/connections';
 import { createLogger } from '../domain/logger';
@@ -13,14 +14,15 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('api', config);
   const mongo = await connectMongo(config.MONGODB_URI, logger);
-  const agents = new AgentStore(agentModel(mongo));
-  await agentModel(mongo).init(); // indexes exist before the first registration
+  const models = catalogueModels(mongo);
+  await initCatalogueModels(models); // indexes exist before the first registration
+  const catalogue = createCatalogue(models, config);
   const connection = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const app = createApp({
     config,
-    agents,
-    messages: new MessageService({ client, agents, config }),
+    catalogue,
+    messages: new MessageService({ client, queries: catalogue.queries, config }),
     logger,
     health: {
       database: async () => Boolean(await mongo.db?.admin().ping()),
@@ -32,6 +34,8 @@ async function main(): Promise<void> {
     listening.once('error', reject);
   });
   logger.info({ url: config.PUBLIC_URL }, 'api listening');
+  // Every replica sweeps; the conditional updates make each offline transition happen (and be recorded) once.
+  const stopSweeper = startSweeper(catalogue.heartbeats, config.SWEEP_INTERVAL_MS, logger);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -40,6 +44,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'api stopping');
     server.close();
     server.closeIdleConnections();
+    await stopSweeper();
     await Promise.allSettled([connection.close(), mongo.close()]);
     process.exit(0);
   };

@@ -8,8 +8,8 @@ import {
   type Client,
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
-import type { AgentDoc } from '../domain/agent-model';
-import type { AgentStore } from '../domain/agent-store';
+import type { AgentQueries } from '../domain/catalogue/agent-queries';
+import type { AgentDoc } from '../domain/catalogue/models';
 import type { Config } from '../domain/config';
 import { canonicalJson, newMessageId, sha256Hex } from '../domain/ids';
 import type { DeliveryPolicy, MessageInput, MessageStatus, MessageTarget, ReceiptOutcome } from '../domain/message';
@@ -21,8 +21,7 @@ export type SendResult =
   | { kind: 'duplicate'; status: MessageStatus }
   | { kind: 'conflict'; message_id: string }
   | { kind: 'unknown_agent' }
-  | { kind: 'unknown_capability' }
-  | { kind: 'no_endpoint' };
+  | { kind: 'unknown_capability' };
 
 export type ReceiptResult =
   | { kind: 'recorded'; outcome: ReceiptOutcome }
@@ -46,7 +45,7 @@ interface MessageMemo {
 
 export interface MessageServiceDeps {
   client: Client;
-  agents: AgentStore;
+  queries: Pick<AgentQueries, 'findTarget'>;
   config: Config;
   now?: () => Date;
 }
@@ -76,8 +75,9 @@ export class MessageService {
       const existing = await this.existing(tenant, messageId, bodyHash);
       if (existing) return existing;
     }
-    const lookup = await this.deps.agents.findTarget(tenant, body.target.agent_id, body.target.capability);
-    if (lookup.kind !== 'found') return { kind: lookup.kind };
+    // An agent with no instance available right now is fine: the workflow retries until one comes back.
+    const lookup = await this.deps.queries.findTarget(tenant, body.target.agent_id, body.target.capability);
+    if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') return { kind: lookup.kind };
 
     const acceptedAt = (this.deps.now?.() ?? new Date()).toISOString();
     const input: MessageInput = {

@@ -19,7 +19,21 @@ export const capabilityInput = z.strictObject({
   examples: z.array(z.string().min(1).max(1000)).max(50).optional(),
   /** How long to wait for the processed receipt after delivery, in ms. */
   ack_timeout_ms: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
+  /** Deliveries of this capability one instance takes at once. */
+  max_concurrency: z.number().int().min(1).max(100_000).optional(),
 });
+
+const instanceId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1–64 letters, digits and ._-');
+const instanceState = z.enum(['healthy', 'busy', 'draining']);
+
+export const instanceInput = z
+  .strictObject({
+    instance_id: instanceId.optional(),
+    transport: z.enum(['http', 'websocket']).optional(),
+    endpoint: httpUrl.optional(),
+    state: instanceState.optional(),
+  })
+  .refine((i) => i.transport === 'websocket' || i.endpoint, { message: 'an http instance needs an endpoint', path: ['endpoint'] });
 
 export const registerAgentBody = z
   .strictObject({
@@ -28,11 +42,7 @@ export const registerAgentBody = z
     description: z.string().max(4000).optional(),
     tags: z.array(tag).max(50).optional(),
     endpoint: httpUrl.optional(),
-    instances: z
-      .array(z.strictObject({ instance_id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).optional(), endpoint: httpUrl }))
-      .min(1)
-      .max(50)
-      .optional(),
+    instances: z.array(instanceInput).min(1).max(50).optional(),
     capabilities: z.array(capabilityInput).min(1).max(100),
   })
   .refine((body) => !(body.endpoint && body.instances), {
@@ -45,7 +55,36 @@ export const registerAgentBody = z
   });
 export type RegisterAgentBody = z.output<typeof registerAgentBody>;
 
-export const agentIdParams = z.strictObject({ agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/, 'not an agent id') });
+const agentId = z.string().regex(/^agt_[0-9a-f]{24}$/, 'not an agent id');
+export const agentIdParams = z.strictObject({ agent_id: agentId });
+
+export const heartbeatBody = z.strictObject({
+  instance_id: instanceId,
+  state: instanceState.optional(),
+  load: z
+    .strictObject({ in_flight: z.number().int().min(0).max(1_000_000).optional(), qps: z.number().min(0).max(1_000_000).optional() })
+    .optional(),
+  /** A new address for this instance (it moved), or the address of a new instance joining. */
+  endpoint: httpUrl.optional(),
+  transport: z.enum(['http', 'websocket']).optional(),
+});
+
+export const searchAgentsQuery = z.strictObject({
+  tag: z.string().min(1).max(64).optional(),
+  capability: z.string().min(1).max(64).optional(),
+  state: z.enum(['online', 'offline', 'healthy', 'busy', 'draining']).optional(),
+  q: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: agentId.optional(),
+});
+
+export const eventsQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).default(100) });
+
+export const importAgentBody = z
+  .strictObject({ card: z.record(z.string(), z.unknown()).optional(), url: httpUrl.optional() })
+  .refine((b) => Boolean(b.card) !== Boolean(b.url), { message: 'give either card or url', path: ['card'] });
+
+export const agentCardQuery = z.strictObject({ a2a_version: z.enum(['1.0', '0.3']).default('1.0') });
 
 const messageId = z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)');
 

@@ -43,6 +43,21 @@ const envSchema = z.object({
   DELIVERY_MAX_BACKOFF_MS: positiveMs.default(60_000),
   /** How long to wait for an agent's processed receipt when its capability sets no ack timeout, in ms. @default 30000 */
   DEFAULT_ACK_TIMEOUT_MS: positiveMs.default(30_000),
+  /** Heartbeat period asked of agents, in ms (returned at registration and on each heartbeat). @default 10000 */
+  HEARTBEAT_INTERVAL_MS: positiveMs.default(10_000),
+  /** Age of the last heartbeat after which one window counts as missed, in ms. @default 60000 */
+  HEARTBEAT_TTL_MS: positiveMs.default(60_000),
+  /**
+   * TTL windows without any heartbeat before an instance is offline: 1 → offline after 60 s;
+   * the seeds' tolerance ("any beat within the last 3 windows") is 3. @default 1
+   */
+  HEARTBEAT_GRACE_WINDOWS: z.coerce.number().int().min(1).max(10).default(1),
+  /** How often each api replica looks for silent instances to mark offline, in ms. @default 5000 */
+  SWEEP_INTERVAL_MS: positiveMs.default(5_000),
+  /** How long the previous agent secret keeps working after a rotation, in ms. @default 3600000 (1 h) */
+  SECRET_ROTATION_OVERLAP_MS: z.coerce.number().int().min(0).default(3_600_000),
+  /** Time allowed to fetch a remote A2A agent card, in ms. @default 5000 */
+  A2A_FETCH_TIMEOUT_MS: positiveMs.default(5_000),
   /** Largest accepted request body, in bytes. @default 1048576 (1 MiB) */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** Folder of embedded mode's local servers (Temporal's SQLite file, FerretDB's data, logs). @default ./.agent-reach-data */
@@ -58,6 +73,15 @@ const envSchema = z.object({
 });
 
 export type Config = z.infer<typeof envSchema> & { PUBLIC_URL: string };
+
+/** The heartbeat knobs as the catalogue uses them. */
+export function heartbeatPolicy(config: Config) {
+  return {
+    intervalMs: config.HEARTBEAT_INTERVAL_MS,
+    ttlMs: config.HEARTBEAT_TTL_MS,
+    graceWindows: config.HEARTBEAT_GRACE_WINDOWS,
+  };
+}
 
 /** Thrown by {@link loadConfig} when a variable is invalid; the message names every bad variable. */
 export class ConfigError extends Error {

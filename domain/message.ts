@@ -49,7 +49,7 @@ export function canTransition(from: MessageState, to: MessageState): boolean {
 export type ReasonCode =
   | 'unknown_agent'
   | 'unknown_capability'
-  | 'no_endpoint'
+  | 'no_available_instance'
   | 'agent_refused'
   | 'delivery_exhausted'
   | 'ack_timeout'
@@ -95,13 +95,22 @@ export interface MessageInput {
 }
 
 /** What a delivery attempt came to, from the gateway's side. */
-export type AttemptOutcome = 'processed' | 'agent_failed' | 'accepted' | 'duplicate' | 'refused' | 'transient_error';
+export type AttemptOutcome =
+  | 'processed'
+  | 'agent_failed'
+  | 'accepted'
+  | 'duplicate'
+  | 'refused'
+  | 'transient_error'
+  /** No instance of the agent could take it (all offline or draining): retried like a transient error. */
+  | 'unavailable';
 
 export interface AttemptRecord {
   attempt: number;
   agent_id: string;
-  instance_id: string;
-  endpoint: string;
+  /** Absent when no instance was available. */
+  instance_id?: string;
+  endpoint?: string;
   started_at: string;
   latency_ms: number;
   outcome: AttemptOutcome;

@@ -3,6 +3,7 @@
  * TEMPORAL_ADDRESS / MONGODB_URI point elsewhere), then the api and the worker; prints the URLs; Ctrl-C stops
  * everything; a child that dies is reported and takes the others down with a non-zero exit.
  */
+import { Connection } from '@temporalio/client';
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -92,6 +93,20 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
   return started;
 }
 
+/** True once a worker polls the task queue, so "running" means messages are being processed. */
+async function workerPolling(address: string, config: Config): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+  try {
+    const { pollers } = await connection.workflowService.describeTaskQueue({
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: { name: config.TEMPORAL_TASK_QUEUE },
+    });
+    return pollers.length > 0;
+  } finally {
+    await connection.close();
+  }
+}
+
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const dataDir = resolve(config.DATA_DIR);
@@ -127,6 +142,7 @@ async function main(): Promise<void> {
     watch(spawnOwn('api', 'api/main.ts', started.env));
     const api = `http://127.0.0.1:${config.API_PORT}`;
     await waitUntil('api', async () => (await fetch(`${api}/readyz`)).ok, 120_000);
+    await waitUntil('worker', () => workerPolling(started.env.TEMPORAL_ADDRESS ?? config.TEMPORAL_ADDRESS, config), 120_000);
     console.log(
       [
         '',

@@ -1,6 +1,6 @@
 /** `npm run worker`: the Temporal worker (workflows + activities), as production runs it (any number of replicas). */
-import { agentModel } from '../domain/agent-model';
-import { AgentStore } from '../domain/agent-store';
+import { createCatalogue } from '../domain/catalogue/catalogue';
+import { catalogueModels } from '../domain/catalogue/models';
 import { loadConfigOrExit } from '../domain/config';
 import { connectMongo, connectTemporalWorker } from '../domain/connections';
 import { createLogger } from '../domain/logger';
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { agents: new AgentStore(agentModel(mongo)), fetch: globalThis.fetch, now: Date.now },
+    activityDeps: { queries: createCatalogue(catalogueModels(mongo), config).queries, fetch: globalThis.fetch, now: Date.now },
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.

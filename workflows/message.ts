@@ -5,7 +5,7 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliverResult } from '../activities/deliver';
-import type { DeliveryTarget } from '../domain/agent-store';
+import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
 import { retryDelayMs } from '../domain/backoff';
 import {
   canTransition,
@@ -83,60 +83,69 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
   });
 
   moveTo('routing');
-  const lookup = await resolveTarget({ tenant: input.tenant, target: input.target });
-  if (lookup.kind !== 'found') return finish('rejected', rejection(lookup.kind, input));
-  const target: DeliveryTarget = lookup.target;
-  status.agent = { agent_id: target.agent_id, capability: target.capability, instance_id: target.instance_id };
-
+  let target: DeliveryTarget | undefined;
   for (let attempt = 1; ; attempt++) {
-    moveTo('delivering');
-    const result = await deliver({ message: input, target, attempt });
-    recordAttempt(status, target, attempt, result);
-    const verdict = result.verdict;
-    if (verdict.kind === 'processed') {
-      status.result = verdict.result;
-      return finish('processed');
+    // Resolved before every attempt: a moved or restarted agent is found at its new address.
+    const lookup = await resolveTarget({ tenant: input.tenant, target: input.target });
+    if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') {
+      const reason = rejection(lookup.kind, input);
+      return status.state === 'routing' ? finish('rejected', reason) : finish('failed', reason);
     }
-    if (verdict.kind === 'agent_failed') {
-      status.error = verdict.error;
-      return finish('failed', { code: 'agent_failed', message: verdict.error.message });
-    }
-    if (verdict.kind === 'duplicate' && verdict.processed) {
-      status.result = verdict.result;
-      return finish('processed');
-    }
-    if (verdict.kind === 'accepted' || verdict.kind === 'duplicate') break;
-    if (verdict.kind === 'refused') {
-      return finish('failed', { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` });
+    let lastError: string;
+    let retryAfterMs: number | undefined;
+    if (lookup.kind === 'no_available_instance') {
+      lastError = `no available instance (${lookup.instances.map((i) => `${i.instance_id}: ${i.reason}`).join(', ') || 'none registered'})`;
+      status.attempts.push({ attempt, agent_id: input.target.agent_id, started_at: now(), latency_ms: 0, outcome: 'unavailable', error: lastError });
+    } else {
+      target = lookup.target;
+      status.agent = { agent_id: target.agent_id, capability: target.capability, instance_id: target.instance_id };
+      moveTo('delivering');
+      const result = await deliver({ message: input, target, attempt });
+      recordAttempt(status, target, attempt, result);
+      const verdict = result.verdict;
+      if (verdict.kind === 'processed') {
+        status.result = verdict.result;
+        return finish('processed');
+      }
+      if (verdict.kind === 'agent_failed') {
+        status.error = verdict.error;
+        return finish('failed', { code: 'agent_failed', message: verdict.error.message });
+      }
+      if (verdict.kind === 'duplicate' && verdict.processed) {
+        status.result = verdict.result;
+        return finish('processed');
+      }
+      if (verdict.kind === 'accepted' || verdict.kind === 'duplicate') break;
+      if (verdict.kind === 'refused') {
+        return finish('failed', { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` });
+      }
+      lastError = verdict.error;
+      retryAfterMs = verdict.retryAfterMs;
     }
     if (attempt >= input.policy.maxAttempts) {
-      return finish('failed', {
-        code: 'delivery_exhausted',
-        message: `no delivery succeeded in ${attempt} attempts; last error: ${verdict.error}`,
-      });
+      const code = lookup.kind === 'no_available_instance' ? 'no_available_instance' : 'delivery_exhausted';
+      return finish('failed', { code, message: `no delivery succeeded in ${attempt} attempts; last error: ${lastError}` });
     }
     // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
-    const delay = retryDelayMs(attempt, input.policy, Math.random(), verdict.retryAfterMs);
+    const delay = retryDelayMs(attempt, input.policy, Math.random(), retryAfterMs);
     if (await condition(() => receipt !== undefined, delay)) break;
   }
 
   if (receipt) return finishWithReceipt(receipt);
   moveTo('delivered');
   status.delivered_at = status.updated_at;
-  const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
+  const ackTimeoutMs = target?.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
   if (await condition(() => receipt !== undefined, ackTimeoutMs)) return finishWithReceipt(receipt!);
   return finish('failed', { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` });
 }
 
-function rejection(kind: 'unknown_agent' | 'unknown_capability' | 'no_endpoint', input: MessageInput): Reason {
+function rejection(kind: 'unknown_agent' | 'unknown_capability', input: MessageInput): Reason {
   const { agent_id, capability } = input.target;
   switch (kind) {
     case 'unknown_agent':
       return { code: 'unknown_agent', message: `no agent ${agent_id} in this tenant` };
     case 'unknown_capability':
       return { code: 'unknown_capability', message: `agent ${agent_id} has no capability ${capability}` };
-    case 'no_endpoint':
-      return { code: 'no_endpoint', message: `agent ${agent_id} has no instance that can take deliveries` };
   }
 }
 

@@ -1,39 +1,104 @@
-import { Router } from 'express';
-import { agentView, type AgentStore } from '../../domain/agent-store';
+/** The catalogue API: register, search, read, update, deregister, rotate the secret, read events. */
+import { Router, type Response } from 'express';
+import type { AgentCardInput } from '../../domain/catalogue/card';
+import type { Catalogue } from '../../domain/catalogue/catalogue';
+import { checkJsonSchema } from '../../domain/catalogue/json-schema';
+import type { AgentDoc } from '../../domain/catalogue/models';
+import { agentView, eventView } from '../../domain/catalogue/views';
+import { bearerSecret, requireAgent } from '../agent-auth';
 import { ApiError } from '../errors';
-import { agentIdParams, registerAgentBody } from '../schemas';
+import { agentIdParams, eventsQuery, registerAgentBody, searchAgentsQuery } from '../schemas';
 import { parseInput } from '../validate';
 
-function duplicateNames(names: string[]): string[] {
-  return [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+/** Semantic checks zod cannot make: unique capability names, and parameters/returns that are real JSON Schemas. */
+export function checkCard(card: AgentCardInput, where = 'body'): void {
+  const names = card.capabilities.map((c) => c.name);
+  const duplicates = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+  if (duplicates.length > 0) {
+    throw new ApiError(422, 'duplicate_capability', 'Capability names must be unique within an agent', { names: duplicates });
+  }
+  const problems = card.capabilities.flatMap((capability, index) =>
+    (['parameters', 'returns'] as const).flatMap((field) => {
+      const schema = capability[field];
+      if (schema === undefined) return [];
+      return checkJsonSchema(schema).map((p) => ({
+        location: `${where}.capabilities.${index}.${field}${p.pointer ? `#${p.pointer}` : ''}`,
+        message: p.message,
+      }));
+    }),
+  );
+  if (problems.length > 0) throw new ApiError(422, 'invalid_schema', 'A capability schema is not a valid JSON Schema (draft 2020-12)', problems);
 }
 
-export function agentRoutes(deps: { agents: AgentStore; tenant: string }): Router {
+export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Router {
   const router = Router();
+  const { store, queries, policy, now } = deps.catalogue;
+  const heartbeatAdvice = { interval_ms: policy.intervalMs, offline_after_ms: policy.ttlMs * policy.graceWindows };
+
+  const sendAgent = async (res: Response, status: number, agent: AgentDoc, extra: object = {}) => {
+    const found = await queries.get(agent.tenant, agent._id);
+    if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent._id}`);
+    res.status(status).json({ ...extra, agent: agentView(found, now(), policy), heartbeat: heartbeatAdvice });
+  };
 
   router.post('/v1/agents', async (req, res) => {
     const body = parseInput(registerAgentBody, req.body, 'body');
-    const duplicates = duplicateNames(body.capabilities.map((c) => c.name));
-    if (duplicates.length > 0) {
-      throw new ApiError(422, 'duplicate_capability', 'Capability names must be unique within an agent', {
-        names: duplicates,
-      });
+    checkCard(body);
+    const result = await store.register(deps.tenant, body, bearerSecret(req));
+    switch (result.kind) {
+      case 'name_taken':
+        throw new ApiError(409, 'agent_name_taken', `An agent named "${body.name}" is already registered in this tenant`, {
+          hint: 'to re-register it, send its secret as "Authorization: Bearer <secret>"',
+        });
+      case 'reregistered':
+        return sendAgent(res, 200, result.agent, { agent_id: result.agent._id, reregistered: true });
+      case 'registered':
+        res.location(`/v1/agents/${result.agent._id}`);
+        return sendAgent(res, 201, result.agent, { agent_id: result.agent._id, secret: result.secret });
     }
-    const result = await deps.agents.register(deps.tenant, body);
-    if (result.kind === 'name_taken') {
-      throw new ApiError(409, 'agent_name_taken', `An agent named "${body.name}" is already registered in this tenant`);
-    }
-    res
-      .status(201)
-      .location(`/v1/agents/${result.agent._id}`)
-      .json({ agent_id: result.agent._id, secret: result.secret, agent: agentView(result.agent) });
+  });
+
+  router.get('/v1/agents', async (req, res) => {
+    const query = parseInput(searchAgentsQuery, req.query, 'query');
+    const page = await queries.search(deps.tenant, query);
+    const at = now();
+    res.json({ items: page.items.map((item) => agentView(item, at, policy)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) });
   });
 
   router.get('/v1/agents/:agent_id', async (req, res) => {
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
-    const agent = await deps.agents.get(deps.tenant, agent_id);
-    if (!agent) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
-    res.json(agentView(agent));
+    const found = await queries.get(deps.tenant, agent_id);
+    if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
+    res.json(agentView(found, now(), policy));
+  });
+
+  router.put('/v1/agents/:agent_id', async (req, res) => {
+    const { agent_id } = parseInput(agentIdParams, req.params, 'params');
+    const agent = await requireAgent(req, store, agent_id);
+    const body = parseInput(registerAgentBody, req.body, 'body');
+    checkCard(body);
+    const updated = await store.update(agent, body);
+    if (updated === 'name_taken') throw new ApiError(409, 'agent_name_taken', `An agent named "${body.name}" already exists in this tenant`);
+    return sendAgent(res, 200, updated);
+  });
+
+  router.delete('/v1/agents/:agent_id', async (req, res) => {
+    const { agent_id } = parseInput(agentIdParams, req.params, 'params');
+    await store.deregister(await requireAgent(req, store, agent_id));
+    res.status(204).end();
+  });
+
+  router.post('/v1/agents/:agent_id/secret', async (req, res) => {
+    const { agent_id } = parseInput(agentIdParams, req.params, 'params');
+    const rotated = await store.rotateSecret(await requireAgent(req, store, agent_id));
+    res.json({ agent_id, secret: rotated.secret, previous_secret_valid_until: rotated.previousValidUntil });
+  });
+
+  router.get('/v1/agents/:agent_id/events', async (req, res) => {
+    const { agent_id } = parseInput(agentIdParams, req.params, 'params');
+    const { limit } = parseInput(eventsQuery, req.query, 'query');
+    if (!(await queries.get(deps.tenant, agent_id))) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
+    res.json({ items: (await queries.events(deps.tenant, agent_id, limit)).map(eventView) });
   });
 
   return router;

@@ -1,28 +1,16 @@
-import { Router, type Request } from 'express';
-import type { AgentDoc } from '../../domain/agent-model';
-import type { AgentStore } from '../../domain/agent-store';
+import { Router } from 'express';
+import type { AgentStore } from '../../domain/catalogue/agent-store';
+import { agentBySecret } from '../agent-auth';
 import { ApiError } from '../errors';
 import type { MessageService } from '../message-service';
 import { callbackBody } from '../schemas';
 import { parseInput } from '../validate';
 
-/** The agent sending the request, from `Authorization: Bearer <agent secret>`. */
-export async function authenticateAgent(req: Request, agents: AgentStore): Promise<AgentDoc> {
-  const header = req.get('authorization') ?? '';
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!match?.[1]) {
-    throw new ApiError(401, 'unauthenticated', 'Send the agent secret as "Authorization: Bearer <secret>"');
-  }
-  const agent = await agents.findBySecret(match[1]);
-  if (!agent) throw new ApiError(401, 'invalid_secret', 'The agent secret is not valid');
-  return agent;
-}
-
 /** `POST /v1/callback`: the agent's processed (or failed) receipt. Repeats change nothing and say so. */
 export function callbackRoutes(deps: { agents: AgentStore; messages: MessageService }): Router {
   const router = Router();
   router.post('/v1/callback', async (req, res) => {
-    const agent = await authenticateAgent(req, deps.agents);
+    const agent = await agentBySecret(req, deps.agents);
     const body = parseInput(callbackBody, req.body, 'body');
     const result = await deps.messages.receipt(agent, body);
     switch (result.kind) {

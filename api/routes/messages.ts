@@ -36,8 +36,6 @@ function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object)
       throw new ApiError(404, 'agent_not_found', 'The target agent is not registered in this tenant');
     case 'unknown_capability':
       throw new ApiError(422, 'unknown_capability', 'The target agent has no such capability');
-    case 'no_endpoint':
-      throw new ApiError(422, 'no_endpoint', 'The target agent has no instance able to take deliveries');
   }
 }
 

@@ -64,7 +64,7 @@ async function runWithProgress(
   const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(out);
   child.stderr.pipe(out);
-  const timer = setInterval(() => log(`  still ${what.toLowerCase()}… ${Math.round((Date.now() - started) / 1000)} s`), 15_000);
+  const timer = setInterval(() => log(`  … ${Math.round((Date.now() - started) / 1000)} s`), 15_000);
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
       child.on('error', reject);

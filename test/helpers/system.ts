@@ -9,8 +9,8 @@ import type mongoose from 'mongoose';
 import pino from 'pino';
 import { createApp } from '../../api/app';
 import { MessageService } from '../../api/message-service';
-import { agentModel, type AgentModel } from '../../domain/agent-model';
-import { AgentStore } from '../../domain/agent-store';
+import { createCatalogue, type Catalogue } from '../../domain/catalogue/catalogue';
+import { catalogueModels, initCatalogueModels } from '../../domain/catalogue/models';
 import { loadConfig, type Config } from '../../domain/config';
 import { connectMongo } from '../../domain/connections';
 import { freePort } from '../../scripts/lib/dev-servers';
@@ -30,15 +30,21 @@ export interface TestSystem {
   baseUrl: string;
   config: Config;
   client: Client;
-  agents: AgentStore;
-  agentModel: AgentModel;
+  catalogue: Catalogue;
   mongo: mongoose.Connection;
   stop(): Promise<void>;
 }
 
 let systems = 0;
 
-export async function startSystem(servers: TestServers, env: Record<string, string> = {}): Promise<TestSystem> {
+export interface SystemOptions {
+  /** The catalogue's clock (heartbeat ages, offline sweeps). */
+  now?: () => Date;
+  /** What the api uses to fetch remote A2A cards. */
+  fetch?: typeof fetch;
+}
+
+export async function startSystem(servers: TestServers, env: Record<string, string> = {}, options: SystemOptions = {}): Promise<TestSystem> {
   if (!runtimeQuiet) {
     Runtime.install({ logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } as never });
     runtimeQuiet = true;
@@ -58,16 +64,16 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   });
   const logger = pino({ level: 'silent' });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
-  const model = agentModel(mongo);
-  await model.init();
-  const agents = new AgentStore(model);
+  const models = catalogueModels(mongo);
+  await initCatalogueModels(models);
+  const catalogue = createCatalogue(models, config, options.now);
 
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createMessageWorker({
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { agents, fetch: globalThis.fetch, now: Date.now },
+    activityDeps: { queries: catalogue.queries, fetch: globalThis.fetch, now: Date.now },
     workflowBundle: await workflowBundle(),
   });
   const workerRun = worker.run();
@@ -76,8 +82,9 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const app = createApp({
     config,
-    agents,
-    messages: new MessageService({ client, agents, config }),
+    catalogue,
+    messages: new MessageService({ client, queries: catalogue.queries, config }),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
     logger,
     health: {
       database: async () => Boolean(await mongo.db?.admin().ping()),
@@ -92,8 +99,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     baseUrl: `http://127.0.0.1:${port}`,
     config,
     client,
-    agents,
-    agentModel: model,
+    catalogue,
     mongo,
     async stop() {
       server.closeAllConnections();

@@ -29,7 +29,7 @@ after(async () => {
 async function storedCounts() {
   let workflows = 0;
   for await (const _ of system.client.workflow.list({ query: `TaskQueue = '${system.config.TEMPORAL_TASK_QUEUE}'` })) workflows += 1;
-  return { agents: await system.agentModel.countDocuments(), workflows };
+  return { agents: await system.catalogue.models.agents.countDocuments(), workflows };
 }
 
 interface Case {

@@ -1,0 +1,37 @@
+/** How agents prove who they are: `Authorization: Bearer <agent secret>`. */
+import type { Request } from 'express';
+import type { AgentStore } from '../domain/catalogue/agent-store';
+import type { AgentDoc } from '../domain/catalogue/models';
+import { ApiError } from './errors';
+
+export function bearerSecret(req: Request): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '');
+  return match?.[1];
+}
+
+function requireBearer(req: Request): string {
+  const secret = bearerSecret(req);
+  if (!secret) throw new ApiError(401, 'unauthenticated', 'Send the agent secret as "Authorization: Bearer <secret>"');
+  return secret;
+}
+
+/** The agent owning the presented secret (receipts: the message says which agent it expects). */
+export async function agentBySecret(req: Request, store: AgentStore): Promise<AgentDoc> {
+  const agent = await store.findBySecret(requireBearer(req));
+  if (!agent) throw new ApiError(401, 'invalid_secret', 'The agent secret is not valid');
+  return agent;
+}
+
+/** Agent `agentId`, when the presented secret is its own. Unknown → 404 with a hint to register. */
+export async function requireAgent(req: Request, store: AgentStore, agentId: string): Promise<AgentDoc> {
+  const secret = requireBearer(req);
+  const result = await store.authenticate(agentId, secret);
+  switch (result.kind) {
+    case 'ok':
+      return result.agent;
+    case 'unknown_agent':
+      throw new ApiError(404, 'agent_not_found', `No agent ${agentId}`, { hint: 'register first with POST /v1/agents' });
+    case 'invalid_secret':
+      throw new ApiError(401, 'invalid_secret', 'The agent secret is not valid for this agent');
+  }
+}

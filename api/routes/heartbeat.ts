@@ -1,0 +1,33 @@
+import { Router } from 'express';
+import type { Catalogue } from '../../domain/catalogue/catalogue';
+import { offlineAfterMs } from '../../domain/catalogue/liveness';
+import { instanceView } from '../../domain/catalogue/views';
+import { requireAgent } from '../agent-auth';
+import { ApiError } from '../errors';
+import { agentIdParams, heartbeatBody } from '../schemas';
+import { parseInput } from '../validate';
+
+/** `POST /v1/agents/:agent_id/heartbeat`: keeps an instance alive, reports its state and load, or announces a move. */
+export function heartbeatRoutes(deps: { catalogue: Catalogue }): Router {
+  const router = Router();
+  const { store, heartbeats, policy, now } = deps.catalogue;
+  router.post('/v1/agents/:agent_id/heartbeat', async (req, res) => {
+    const { agent_id } = parseInput(agentIdParams, req.params, 'params');
+    const agent = await requireAgent(req, store, agent_id);
+    const body = parseInput(heartbeatBody, req.body, 'body');
+    const result = await heartbeats.beat(agent, body);
+    if (result.kind === 'unknown_instance') {
+      throw new ApiError(404, 'instance_not_found', `Agent ${agent_id} has no instance ${body.instance_id}`, {
+        hint: 'send "endpoint" with the heartbeat to add this instance, or register it with PUT /v1/agents/:agent_id',
+      });
+    }
+    res.json({
+      status: 'ok',
+      instance: instanceView(result.instance, now(), policy),
+      transitions: result.transitions,
+      next_heartbeat_in_ms: policy.intervalMs,
+      offline_after_ms: offlineAfterMs(policy),
+    });
+  });
+  return router;
+}

@@ -1,0 +1,28 @@
+/** The catalogue's parts, built together from the models and config. */
+import { heartbeatPolicy, type Config } from '../config';
+import { AgentQueries } from './agent-queries';
+import { AgentStore } from './agent-store';
+import { Heartbeats } from './heartbeats';
+import type { HeartbeatPolicy } from './liveness';
+import type { CatalogueModels } from './models';
+
+export interface Catalogue {
+  models: CatalogueModels;
+  store: AgentStore;
+  queries: AgentQueries;
+  heartbeats: Heartbeats;
+  policy: HeartbeatPolicy;
+  now: () => Date;
+}
+
+export function createCatalogue(models: CatalogueModels, config: Config, now: () => Date = () => new Date()): Catalogue {
+  const policy = heartbeatPolicy(config);
+  return {
+    models,
+    store: new AgentStore(models, { secretOverlapMs: config.SECRET_ROTATION_OVERLAP_MS, now }),
+    queries: new AgentQueries(models, policy, now),
+    heartbeats: new Heartbeats(models, policy, now),
+    policy,
+    now,
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * Heartbeats keep instances alive; the sweeper marks the silent ones offline. Both only use atomic single-document
+ * updates with conditions, so any number of api replicas may run them at once: each transition is recorded once.
+ */
+import { instanceKey, newInstanceDoc } from './agent-store';
+import { recordChange } from './changes';
+import { offlineAfterMs, type HeartbeatPolicy } from './liveness';
+import type { AgentDoc, CatalogueModels, InstanceDoc, InstanceState, Transport } from './models';
+
+export interface HeartbeatInput {
+  instance_id: string;
+  state?: InstanceState;
+  load?: { in_flight?: number; qps?: number };
+  /** An instance may announce a new address (it moved) or join with one (scale-out). */
+  endpoint?: string;
+  transport?: Transport;
+}
+
+export type HeartbeatResult =
+  | { kind: 'ok'; instance: InstanceDoc; transitions: string[] }
+  | { kind: 'unknown_instance' };
+
+export class Heartbeats {
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly models: CatalogueModels,
+    private readonly policy: HeartbeatPolicy,
+    now?: () => Date,
+  ) {
+    this.now = now ?? (() => new Date());
+  }
+
+  async beat(agent: AgentDoc, input: HeartbeatInput): Promise<HeartbeatResult> {
+    const now = this.now();
+    const key = instanceKey(agent._id, input.instance_id);
+    const set: Record<string, unknown> = { last_heartbeat_at: now, liveness: 'online' };
+    if (input.state) set.state = input.state;
+    if (input.load?.in_flight !== undefined) set['load.in_flight'] = input.load.in_flight;
+    if (input.load?.qps !== undefined) set['load.qps'] = input.load.qps;
+    if (input.endpoint) set.endpoint = input.endpoint;
+    const previous = await this.models.instances.findOneAndUpdate({ _id: key }, { $set: set }, { new: false }).lean<InstanceDoc>();
+    if (!previous) return this.join(agent, input, now);
+
+    const transitions: string[] = [];
+    const change = (type: 'online' | 'state_changed' | 'instance_moved', details?: Record<string, unknown>) => {
+      transitions.push(type);
+      return recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, instance_id: input.instance_id, type, at: now, ...(details ? { details } : {}) });
+    };
+    if (previous.liveness === 'offline') {
+      await this.models.instances.updateOne({ _id: key }, { $set: { liveness_changed_at: now } });
+      await change('online', { offline_since: previous.liveness_changed_at.toISOString() });
+    }
+    if (input.state && input.state !== previous.state) await change('state_changed', { from: previous.state, to: input.state });
+    if (input.endpoint && input.endpoint !== previous.endpoint) await change('instance_moved', { from: previous.endpoint, to: input.endpoint });
+    const instance = await this.models.instances.findById(key).lean<InstanceDoc>();
+    return { kind: 'ok', instance: instance ?? previous, transitions };
+  }
+
+  /** A heartbeat from an instance we do not know: it joins if it says how to reach it. */
+  private async join(agent: AgentDoc, input: HeartbeatInput, now: Date): Promise<HeartbeatResult> {
+    const transport = input.transport ?? 'http';
+    if (transport === 'http' && !input.endpoint) return { kind: 'unknown_instance' };
+    const instance = newInstanceDoc(agent, { ...input, transport }, now);
+    if (input.load) instance.load = { in_flight: input.load.in_flight ?? 0, qps: input.load.qps ?? 0 };
+    try {
+      await this.models.instances.create(instance);
+    } catch (error) {
+      // Two first heartbeats raced; the other one created it.
+      if ((error as { code?: number }).code === 11000) return this.beat(agent, input);
+      throw error;
+    }
+    await recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, instance_id: input.instance_id, type: 'instance_added', at: now, details: { endpoint: input.endpoint } });
+    return { kind: 'ok', instance, transitions: ['instance_added'] };
+  }
+
+  /** Marks offline every instance silent for longer than the policy allows; returns how many this call marked. */
+  async sweep(): Promise<number> {
+    const now = this.now();
+    const cutoff = new Date(now.getTime() - offlineAfterMs(this.policy));
+    const stale = await this.models.instances
+      .find({ liveness: 'online', last_heartbeat_at: { $lt: cutoff } }, { agent_id: 1, tenant: 1, instance_id: 1, last_heartbeat_at: 1 })
+      .lean<Pick<InstanceDoc, '_id' | 'agent_id' | 'tenant' | 'instance_id' | 'last_heartbeat_at'>[]>();
+    let marked = 0;
+    for (const instance of stale) {
+      // The condition makes the mark atomic: a heartbeat in between, or another replica's sweep, wins.
+      const result = await this.models.instances.updateOne(
+        { _id: instance._id, liveness: 'online', last_heartbeat_at: { $lt: cutoff } },
+        { $set: { liveness: 'offline', liveness_changed_at: now } },
+      );
+      if (result.modifiedCount !== 1) continue;
+      marked += 1;
+      await recordChange(this.models, {
+        tenant: instance.tenant,
+        agent_id: instance.agent_id,
+        instance_id: instance.instance_id,
+        type: 'offline',
+        at: now,
+        details: { last_heartbeat_at: instance.last_heartbeat_at.toISOString() },
+      });
+    }
+    return marked;
+  }
+}

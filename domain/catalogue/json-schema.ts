@@ -1,0 +1,51 @@
+/**
+ * Checks that a capability's `parameters` / `returns` are valid JSON Schemas (draft 2020-12) with ajv:
+ * valid against the meta-schema, and compilable (every `$ref` resolves). Bounded first, so a hostile schema
+ * cannot exhaust the stack or memory.
+ */
+import Ajv2020 from 'ajv/dist/2020';
+
+export const MAX_SCHEMA_DEPTH = 32;
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+
+export interface SchemaProblem {
+  /** JSON Pointer inside the schema, e.g. `/properties/amount/type`. */
+  pointer: string;
+  message: string;
+}
+
+function depth(value: unknown, limit: number, level = 0): number {
+  if (level > limit || value === null || typeof value !== 'object') return level;
+  let deepest = level;
+  for (const child of Object.values(value as Record<string, unknown>)) {
+    deepest = Math.max(deepest, depth(child, limit, level + 1));
+    if (deepest > limit) break;
+  }
+  return deepest;
+}
+
+export function checkJsonSchema(schema: unknown): SchemaProblem[] {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+    return [{ pointer: '', message: 'a JSON Schema must be an object' }];
+  }
+  if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) {
+    return [{ pointer: '', message: `the schema is larger than ${MAX_SCHEMA_BYTES} bytes` }];
+  }
+  if (depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) {
+    return [{ pointer: '', message: `the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels` }];
+  }
+  try {
+    if (!ajv.validateSchema(schema)) {
+      return (ajv.errors ?? []).map((e) => ({ pointer: e.instancePath, message: e.message ?? 'invalid' }));
+    }
+    ajv.compile(schema);
+  } catch (error) {
+    return [{ pointer: '', message: (error as Error).message }];
+  } finally {
+    // Forget the schema, so the cache does not grow and another agent may reuse the same `$id`.
+    ajv.removeSchema(schema as object);
+  }
+  return [];
+}
