@@ -1,6 +1,6 @@
 /**
- * Heartbeats keep instances alive; the sweeper marks the silent ones offline. Both only use atomic single-document
- * updates with conditions, so any number of api replicas may run them at once: each transition is recorded once.
+ * Heartbeats keep instances alive; the sweeper marks the silent ones offline. Any number of api replicas may run
+ * them at once: each liveness transition is recorded once, keyed by the period it ends (see changes.ts).
  */
 import { instanceKey, newInstanceDoc } from './agent-store';
 import { recordChange } from './changes';
@@ -43,13 +43,14 @@ export class Heartbeats {
     if (!previous) return this.join(agent, input, now);
 
     const transitions: string[] = [];
-    const change = (type: 'online' | 'state_changed' | 'instance_moved', details?: Record<string, unknown>) => {
-      transitions.push(type);
-      return recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, instance_id: input.instance_id, type, at: now, ...(details ? { details } : {}) });
+    const change = async (type: 'online' | 'state_changed' | 'instance_moved', details?: Record<string, unknown>, transitionId?: string) => {
+      const event = { tenant: agent.tenant, agent_id: agent._id, instance_id: input.instance_id, type, at: now, ...(details ? { details } : {}) };
+      if (await recordChange(this.models, event, transitionId)) transitions.push(type);
     };
     if (previous.liveness === 'offline') {
       await this.models.instances.updateOne({ _id: key }, { $set: { liveness_changed_at: now } });
-      await change('online', { offline_since: previous.liveness_changed_at.toISOString() });
+      const offlineSince = previous.liveness_changed_at;
+      await change('online', { offline_since: offlineSince.toISOString() }, `online:${key}:${offlineSince.getTime()}`);
     }
     if (input.state && input.state !== previous.state) await change('state_changed', { from: previous.state, to: input.state });
     if (input.endpoint && input.endpoint !== previous.endpoint) await change('instance_moved', { from: previous.endpoint, to: input.endpoint });
@@ -83,21 +84,25 @@ export class Heartbeats {
       .lean<Pick<InstanceDoc, '_id' | 'agent_id' | 'tenant' | 'instance_id' | 'last_heartbeat_at'>[]>();
     let marked = 0;
     for (const instance of stale) {
-      // The condition makes the mark atomic: a heartbeat in between, or another replica's sweep, wins.
+      // The condition keeps a heartbeat that came in meanwhile from being overwritten.
       const result = await this.models.instances.updateOne(
         { _id: instance._id, liveness: 'online', last_heartbeat_at: { $lt: cutoff } },
         { $set: { liveness: 'offline', liveness_changed_at: now } },
       );
       if (result.modifiedCount !== 1) continue;
-      marked += 1;
-      await recordChange(this.models, {
-        tenant: instance.tenant,
-        agent_id: instance.agent_id,
-        instance_id: instance.instance_id,
-        type: 'offline',
-        at: now,
-        details: { last_heartbeat_at: instance.last_heartbeat_at.toISOString() },
-      });
+      const recorded = await recordChange(
+        this.models,
+        {
+          tenant: instance.tenant,
+          agent_id: instance.agent_id,
+          instance_id: instance.instance_id,
+          type: 'offline',
+          at: now,
+          details: { last_heartbeat_at: instance.last_heartbeat_at.toISOString() },
+        },
+        `offline:${instance._id}:${instance.last_heartbeat_at.getTime()}`,
+      );
+      if (recorded) marked += 1;
     }
     return marked;
   }

@@ -4,7 +4,7 @@
  * JSON Schemas are stored as JSON text because MongoDB-wire servers restrict field names starting with `$`
  * (`$schema`, `$ref`, `$defs` are common in schemas).
  */
-import { Schema, Types, type Connection, type Model } from 'mongoose';
+import { Schema, type Connection, type Model } from 'mongoose';
 
 export const INSTANCE_STATES = ['healthy', 'busy', 'draining'] as const;
 export type InstanceState = (typeof INSTANCE_STATES)[number];
@@ -86,7 +86,8 @@ export const AGENT_EVENT_TYPES = [
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 
 export interface AgentEventDoc {
-  _id: Types.ObjectId;
+  /** Deterministic for liveness transitions (see changes.ts), random otherwise. */
+  _id: string;
   tenant: string;
   agent_id: string;
   instance_id?: string;
@@ -165,6 +166,7 @@ instanceSchema.index({ liveness: 1, last_heartbeat_at: 1 });
 
 const eventSchema = new Schema<AgentEventDoc>(
   {
+    _id: { type: String, required: true },
     tenant: { type: String, required: true },
     agent_id: { type: String, required: true },
     instance_id: String,
