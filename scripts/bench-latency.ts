@@ -6,61 +6,21 @@
  * - processed: POST sent → GET /v1/messages/:id first shows `processed` (polled every 5 ms).
  * Writes bench/results/latency-<timestamp>.json.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, waitUntil } from './lib/dev-servers';
+import { freePort } from './lib/dev-servers';
+import { startEmbeddedProcess } from './lib/embedded-process';
+import { summary } from './lib/stats';
 
 const ROOT = resolve(__dirname, '..');
-
-function percentile(sorted: number[], p: number): number {
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
-}
-
-function summary(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const round = (n: number) => Math.round(n * 10) / 10;
-  return { n: sorted.length, median_ms: round(percentile(sorted, 50)), p95_ms: round(percentile(sorted, 95)), min_ms: round(sorted[0]!), max_ms: round(sorted.at(-1)!) };
-}
-
-async function startEmbedded(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agent-reach-bench-'));
-  const apiPort = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    API_PORT: String(apiPort),
-    EMBEDDED_TEMPORAL_PORT: String(await freePort()),
-    EMBEDDED_TEMPORAL_UI_PORT: String(await freePort()),
-    EMBEDDED_MONGODB_PORT: String(await freePort()),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-  };
-  delete env.TEMPORAL_ADDRESS;
-  delete env.MONGODB_URI;
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/embedded.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise((done) => child.once('exit', done));
-  await waitUntil('embedded mode', async () => output.includes('Agent-Reach is running'), 180_000);
-  return {
-    url: `http://127.0.0.1:${apiPort}`,
-    async stop() {
-      child.kill('SIGINT');
-      await exited;
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { url: { type: 'string' }, count: { type: 'string', default: '20' }, warmup: { type: 'string', default: '3' } } });
   const count = Number(values.count);
   const warmup = Number(values.warmup);
-  const embedded = values.url ? undefined : await startEmbedded();
+  const embedded = values.url ? undefined : await startEmbeddedProcess();
   const url = values.url ?? embedded!.url;
 
   let secret = '';

@@ -133,6 +133,12 @@ export interface FerretDbOptions {
   /** Folder of the SQLite databases. */
   dataDir: string;
   logFile: string;
+  /** Extra SQLite pragmas, e.g. `synchronous(normal)`. */
+  pragmas?: string[];
+}
+
+function sqliteQuery(pragmas: string[]): string {
+  return pragmas.length === 0 ? '' : `?${pragmas.map((p) => `_pragma=${encodeURIComponent(p)}`).join('&')}`;
 }
 
 export async function startFerretDb(options: FerretDbOptions): Promise<LocalServer & { uri: string }> {
@@ -142,7 +148,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<LocalServ
     options.binary,
     [
       '--handler=sqlite',
-      `--sqlite-url=file:${options.dataDir.replace(/\/?$/, '/')}`,
+      `--sqlite-url=file:${options.dataDir.replace(/\/?$/, '/')}${sqliteQuery(options.pragmas ?? [])}`,
       `--listen-addr=127.0.0.1:${options.port}`,
       `--state-dir=${options.dataDir}`,
       '--debug-addr=-',

@@ -1,0 +1,190 @@
+/**
+ * `npm run bench:catalogue [-- --agents 10000 --seconds 10 --concurrency 32]`
+ *
+ * Starts embedded mode (one api process, FerretDB on SQLite) and measures, over HTTP like agents and operators:
+ * 1. registration throughput while filling the catalogue with N agents (3 capabilities each);
+ * 2. heartbeat intake: `--concurrency` keep-alive clients beating for `--seconds`, rate and latency;
+ * 3. the same heartbeats as direct calls on the catalogue (no HTTP), to show where the time goes;
+ * 4. list/search latency with N agents: first page, tag, capability, free text, state, full pagination.
+ * The load generator runs on the same 2-core machine as the api, FerretDB and Temporal: figures are conservative.
+ * Writes bench/results/catalogue-<timestamp>.json.
+ */
+import mongoose from 'mongoose';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createCatalogue } from '../domain/catalogue/catalogue';
+import { catalogueModels } from '../domain/catalogue/models';
+import { loadConfig } from '../domain/config';
+import { startEmbeddedProcess } from './lib/embedded-process';
+import { summary } from './lib/stats';
+
+const ROOT = resolve(__dirname, '..');
+const WORDS = ['refund', 'invoice', 'ticket', 'weather', 'translate', 'summarise', 'schedule', 'search', 'quality', 'shipping'];
+const ZH = ['退款', '发票', '工单', '天气', '翻译', '摘要', '日程', '搜索', '质检', '物流'];
+
+interface Registered {
+  agent_id: string;
+  secret: string;
+}
+
+async function post(url: string, body: unknown, secret?: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Runs `task(i)` for i in [0, count) with at most `concurrency` in flight. */
+async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+function card(i: number) {
+  const w = WORDS[i % WORDS.length]!;
+  const z = ZH[i % ZH.length]!;
+  return {
+    name: `bench-agent-${i}`,
+    description: `Agent ${i} handles ${w} requests (${z})`,
+    tags: [`team-${i % 50}`, w],
+    endpoint: `http://127.0.0.1:9/agents/${i}`,
+    capabilities: [0, 1, 2].map((k) => ({
+      name: `${WORDS[(i + k) % WORDS.length]}-${k}`,
+      description: `${WORDS[(i + k) % WORDS.length]} capability ${k} of agent ${i}`,
+      tags: [ZH[(i + k) % ZH.length]!],
+      examples: [`please ${WORDS[(i + k) % WORDS.length]} item ${i}`],
+    })),
+  };
+}
+
+async function timeQuery(url: string, repeats: number): Promise<ReturnType<typeof summary> & { items: number }> {
+  const times: number[] = [];
+  let items = 0;
+  for (let r = 0; r < repeats; r++) {
+    const started = performance.now();
+    const response = await fetch(url);
+    const body = (await response.json()) as { items: unknown[] };
+    times.push(performance.now() - started);
+    items = body.items.length;
+  }
+  return { ...summary(times), items };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      agents: { type: 'string', default: '10000' },
+      seconds: { type: 'string', default: '10' },
+      concurrency: { type: 'string', default: '32' },
+      repeats: { type: 'string', default: '20' },
+    },
+  });
+  const agentCount = Number(values.agents);
+  const seconds = Number(values.seconds);
+  const concurrency = Number(values.concurrency);
+  const repeats = Number(values.repeats);
+  const system = await startEmbeddedProcess({ SWEEP_INTERVAL_MS: '5000' });
+  const results: Record<string, unknown> = {
+    benchmark: 'catalogue: registration, heartbeat intake, list/search',
+    when: new Date().toISOString(),
+    machine: { cpus: cpus().length, node: process.version },
+    parameters: { agents: agentCount, seconds, concurrency, repeats },
+  };
+  try {
+    // 1. Fill the catalogue.
+    const registered: Registered[] = [];
+    let started = performance.now();
+    await pool(agentCount, 16, async (i) => {
+      const response = await post(`${system.url}/v1/agents`, card(i));
+      if (response.status !== 201) throw new Error(`register ${i}: ${response.status} ${await response.text()}`);
+      registered[i] = (await response.json()) as Registered;
+      if (i % 500 === 0) process.stdout.write(`\r  registered ${i}/${agentCount}`);
+    });
+    const registerSeconds = (performance.now() - started) / 1000;
+    results.registration = { agents: agentCount, seconds: Math.round(registerSeconds * 10) / 10, per_second: Math.round(agentCount / registerSeconds) };
+    console.log(`\n  registration: ${agentCount} agents in ${registerSeconds.toFixed(1)} s`);
+
+    // 2. Heartbeats over HTTP.
+    const beaters = registered.slice(0, Math.min(registered.length, 1000));
+    const latencies: number[] = [];
+    let errors = 0;
+    const deadline = performance.now() + seconds * 1000;
+    started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, worker) => {
+        for (let k = worker; performance.now() < deadline; k += concurrency) {
+          const agent = beaters[k % beaters.length]!;
+          const t = performance.now();
+          const response = await post(`${system.url}/v1/agents/${agent.agent_id}/heartbeat`, { instance_id: 'i1', load: { in_flight: k % 7 } }, agent.secret);
+          await response.arrayBuffer();
+          if (response.status !== 200) errors += 1;
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    const httpSeconds = (performance.now() - started) / 1000;
+    results.heartbeats_http = { count: latencies.length, errors, per_second: Math.round(latencies.length / httpSeconds), latency: summary(latencies) };
+    console.log(`  heartbeats over HTTP: ${Math.round(latencies.length / httpSeconds)}/s, p95 ${summary(latencies).p95_ms} ms, ${errors} errors`);
+
+    // 3. The same work without HTTP: authenticate + beat, straight on FerretDB.
+    const connection = await mongoose.createConnection(system.mongoUri).asPromise();
+    const catalogue = createCatalogue(catalogueModels(connection), loadConfig({}));
+    const direct: number[] = [];
+    const directDeadline = performance.now() + seconds * 1000;
+    started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, worker) => {
+        for (let k = worker; performance.now() < directDeadline; k += concurrency) {
+          const agent = beaters[k % beaters.length]!;
+          const t = performance.now();
+          const auth = await catalogue.store.authenticate(agent.agent_id, agent.secret);
+          if (auth.kind === 'ok') await catalogue.heartbeats.beat(auth.agent, { instance_id: 'i1', load: { in_flight: k % 7 } });
+          direct.push(performance.now() - t);
+        }
+      }),
+    );
+    const directSeconds = (performance.now() - started) / 1000;
+    results.heartbeats_direct_db = { count: direct.length, per_second: Math.round(direct.length / directSeconds), latency: summary(direct) };
+    console.log(`  heartbeats without HTTP (catalogue calls on FerretDB): ${Math.round(direct.length / directSeconds)}/s`);
+    await connection.close();
+
+    // 4. List and search.
+    const q = (query: string) => `${system.url}/v1/agents?${query}`;
+    const searches = {
+      first_page_50: await timeQuery(q('limit=50'), repeats),
+      by_tag: await timeQuery(q('tag=team-7&limit=500'), repeats),
+      by_capability: await timeQuery(q('capability=refund-0&limit=500'), repeats),
+      free_text_en: await timeQuery(q('q=agent%20123&limit=50'), repeats),
+      free_text_zh: await timeQuery(q(`q=${encodeURIComponent('退款')}&limit=50`), repeats),
+      state_online: await timeQuery(q('state=online&limit=50'), repeats),
+    };
+    let pages = 0;
+    started = performance.now();
+    for (let cursor: string | undefined; ; pages++) {
+      const body = (await (await fetch(q(`limit=500${cursor ? `&cursor=${cursor}` : ''}`))).json()) as { next_cursor?: string };
+      if (!body.next_cursor) break;
+      cursor = body.next_cursor;
+    }
+    results.search = { ...searches, full_scan_500_per_page: { pages: pages + 1, seconds: Math.round((performance.now() - started) / 100) / 10 } };
+    console.table(Object.fromEntries(Object.entries(searches).map(([k, v]) => [k, { median_ms: v.median_ms, p95_ms: v.p95_ms, items: v.items }])));
+  } finally {
+    await system.stop();
+  }
+  const dir = join(ROOT, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `catalogue-${String(results.when).replaceAll(':', '-').slice(0, 19)}.json`);
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`written ${file}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
