@@ -22,10 +22,13 @@ export async function agentBySecret(req: Request, store: AgentStore): Promise<Ag
   return agent;
 }
 
-/** Agent `agentId`, when the presented secret is its own. Unknown → 404 with a hint to register. */
-export async function requireAgent(req: Request, store: AgentStore, agentId: string): Promise<AgentDoc> {
+/**
+ * Agent `agentId`, when the presented secret is its own. Unknown → 404 with a hint to register.
+ * `cached` reuses a recent record (heartbeats only; see AgentStore.authenticate).
+ */
+export async function requireAgent(req: Request, store: AgentStore, agentId: string, options: { cached?: boolean } = {}): Promise<AgentDoc> {
   const secret = requireBearer(req);
-  const result = await store.authenticate(agentId, secret);
+  const result = await store.authenticate(agentId, secret, options);
   switch (result.kind) {
     case 'ok':
       return result.agent;

@@ -52,6 +52,13 @@ const envSchema = z.object({
    * the seeds' tolerance ("any beat within the last 3 windows") is 3. @default 1
    */
   HEARTBEAT_GRACE_WINDOWS: z.coerce.number().int().min(1).max(10).default(1),
+  /**
+   * Longest time an api replica goes without writing an instance's heartbeat to the database, in ms; beats in
+   * between are answered from memory unless state or endpoint change. At most half the TTL. @default 15000
+   */
+  HEARTBEAT_WRITE_EVERY_MS: positiveMs.default(15_000),
+  /** How long an api replica trusts a cached agent record when authenticating heartbeats, in ms. @default 5000 */
+  AGENT_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   /** How often each api replica looks for silent instances to mark offline, in ms. @default 5000 */
   SWEEP_INTERVAL_MS: positiveMs.default(5_000),
   /** How long the previous agent secret keeps working after a rotation, in ms. @default 3600000 (1 h) */
@@ -70,6 +77,10 @@ const envSchema = z.object({
   EMBEDDED_MONGODB_PORT: port.default(27027),
   /** Log verbosity of our processes. @default info */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+}).superRefine((env, ctx) => {
+  if (env.HEARTBEAT_WRITE_EVERY_MS > env.HEARTBEAT_TTL_MS / 2) {
+    ctx.addIssue({ code: 'custom', path: ['HEARTBEAT_WRITE_EVERY_MS'], message: 'must be at most half of HEARTBEAT_TTL_MS' });
+  }
 });
 
 export type Config = z.infer<typeof envSchema> & { PUBLIC_URL: string };

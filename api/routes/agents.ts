@@ -32,7 +32,7 @@ export function checkCard(card: AgentCardInput, where = 'body'): void {
 
 export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Router {
   const router = Router();
-  const { store, queries, policy, now } = deps.catalogue;
+  const { store, queries, heartbeats, policy, now } = deps.catalogue;
   const heartbeatAdvice = { interval_ms: policy.intervalMs, offline_after_ms: policy.ttlMs * policy.graceWindows };
 
   const sendAgent = async (res: Response, status: number, agent: AgentDoc, extra: object = {}) => {
@@ -51,6 +51,7 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
           hint: 'to re-register it, send its secret as "Authorization: Bearer <secret>"',
         });
       case 'reregistered':
+        heartbeats.forget(result.agent._id);
         return sendAgent(res, 200, result.agent, { agent_id: result.agent._id, reregistered: true });
       case 'registered':
         res.location(`/v1/agents/${result.agent._id}`);
@@ -78,6 +79,7 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
     const body = parseInput(registerAgentBody, req.body, 'body');
     checkCard(body);
     const updated = await store.update(agent, body);
+    heartbeats.forget(agent._id);
     if (updated === 'name_taken') throw new ApiError(409, 'agent_name_taken', `An agent named "${body.name}" already exists in this tenant`);
     return sendAgent(res, 200, updated);
   });
@@ -85,6 +87,7 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
   router.delete('/v1/agents/:agent_id', async (req, res) => {
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     await store.deregister(await requireAgent(req, store, agent_id));
+    heartbeats.forget(agent_id);
     res.status(204).end();
   });
 

@@ -13,7 +13,7 @@ export function heartbeatRoutes(deps: { catalogue: Catalogue }): Router {
   const { store, heartbeats, policy, now } = deps.catalogue;
   router.post('/v1/agents/:agent_id/heartbeat', async (req, res) => {
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
-    const agent = await requireAgent(req, store, agent_id);
+    const agent = await requireAgent(req, store, agent_id, { cached: true });
     const body = parseInput(heartbeatBody, req.body, 'body');
     const result = await heartbeats.beat(agent, body);
     if (result.kind === 'unknown_instance') {

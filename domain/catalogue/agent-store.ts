@@ -17,6 +17,8 @@ export type AuthResult = { kind: 'ok'; agent: AgentDoc } | { kind: 'unknown_agen
 export interface AgentStoreOptions {
   /** How long the previous secret keeps working after a rotation, in ms. */
   secretOverlapMs: number;
+  /** How long `authenticate(…, { cached: true })` may reuse an agent record read earlier, in ms. */
+  authCacheMs?: number;
   now?: () => Date;
 }
 
@@ -59,6 +61,8 @@ export function secretIsValid(agent: AgentDoc, secret: string, now: Date): boole
 
 export class AgentStore {
   private readonly now: () => Date;
+  /** Agent records read for authentication, per agent id; this replica drops an entry when it changes the agent. */
+  private readonly authCache = new Map<string, { agent: AgentDoc; until: number }>();
 
   constructor(
     private readonly models: CatalogueModels,
@@ -119,6 +123,7 @@ export class AgentStore {
   }
 
   private async replaceCard(agent: AgentDoc, input: AgentCardInput, event: AgentEventType): Promise<AgentDoc> {
+    this.forget(agent._id);
     const now = this.now();
     const fields = cardFields(input);
     const updated = await this.models.agents
@@ -156,6 +161,7 @@ export class AgentStore {
   }
 
   async deregister(agent: AgentDoc): Promise<void> {
+    this.forget(agent._id);
     await this.models.instances.deleteMany({ agent_id: agent._id });
     await this.models.agents.deleteOne({ _id: agent._id });
     await recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, type: 'deregistered', at: this.now() });
@@ -163,6 +169,7 @@ export class AgentStore {
 
   /** A new secret; the old one keeps working for the overlap window, so running instances can switch over. */
   async rotateSecret(agent: AgentDoc): Promise<{ secret: string; previousValidUntil: Date }> {
+    this.forget(agent._id);
     const now = this.now();
     const secret = newAgentSecret();
     const previousValidUntil = new Date(now.getTime() + this.options.secretOverlapMs);
@@ -187,11 +194,24 @@ export class AgentStore {
     return { secret, previousValidUntil };
   }
 
-  /** The agent `agentId`, if `secret` is its secret. */
-  async authenticate(agentId: string, secret: string): Promise<AuthResult> {
-    const agent = await this.models.agents.findById(agentId).lean<AgentDoc>();
-    if (!agent) return { kind: 'unknown_agent' };
-    return secretIsValid(agent, secret, this.now()) ? { kind: 'ok', agent } : { kind: 'invalid_secret' };
+  /**
+   * The agent `agentId`, if `secret` is its secret. With `cached`, a record read within `authCacheMs` is reused
+   * (heartbeats): another replica's rotation or deregistration is then seen up to that much later.
+   */
+  async authenticate(agentId: string, secret: string, { cached = false } = {}): Promise<AuthResult> {
+    const now = this.now();
+    const hit = cached ? this.authCache.get(agentId) : undefined;
+    let agent = hit && hit.until > now.getTime() ? hit.agent : undefined;
+    if (!agent) {
+      agent = (await this.models.agents.findById(agentId).lean<AgentDoc>()) ?? undefined;
+      if (!agent) return { kind: 'unknown_agent' };
+      if (this.options.authCacheMs) this.authCache.set(agentId, { agent, until: now.getTime() + this.options.authCacheMs });
+    }
+    return secretIsValid(agent, secret, now) ? { kind: 'ok', agent } : { kind: 'invalid_secret' };
+  }
+
+  private forget(agentId: string): void {
+    this.authCache.delete(agentId);
   }
 
   /** The agent owning this secret (current, or previous within its overlap), in any tenant. */

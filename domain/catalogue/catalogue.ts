@@ -19,9 +19,9 @@ export function createCatalogue(models: CatalogueModels, config: Config, now: ()
   const policy = heartbeatPolicy(config);
   return {
     models,
-    store: new AgentStore(models, { secretOverlapMs: config.SECRET_ROTATION_OVERLAP_MS, now }),
+    store: new AgentStore(models, { secretOverlapMs: config.SECRET_ROTATION_OVERLAP_MS, authCacheMs: config.AGENT_AUTH_CACHE_MS, now }),
     queries: new AgentQueries(models, policy, now),
-    heartbeats: new Heartbeats(models, policy, now),
+    heartbeats: new Heartbeats(models, policy, { writeEveryMs: config.HEARTBEAT_WRITE_EVERY_MS, now }),
     policy,
     now,
   };

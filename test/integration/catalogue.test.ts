@@ -211,8 +211,8 @@ describe('catalogue - heartbeats', () => {
   it('catalogue - two replicas sweeping at once record each offline transition once', async () => {
     const registered = await register();
     advance(120_000);
-    const replicaA = new Heartbeats(system.catalogue.models, system.catalogue.policy, () => clock);
-    const replicaB = new Heartbeats(system.catalogue.models, system.catalogue.policy, () => clock);
+    const replicaA = new Heartbeats(system.catalogue.models, system.catalogue.policy, { writeEveryMs: 15_000, now: () => clock });
+    const replicaB = new Heartbeats(system.catalogue.models, system.catalogue.policy, { writeEveryMs: 15_000, now: () => clock });
     await Promise.all([replicaA.sweep(), replicaB.sweep(), replicaA.sweep()]);
     const offline = (await events(registered.agent_id)).filter((e) => e.type === 'offline');
     assert.equal(offline.length, 1);
@@ -221,6 +221,28 @@ describe('catalogue - heartbeats', () => {
     assert.ok(answers.every((a) => a.status === 200));
     assert.deepEqual(answers.flatMap((a) => a.body.transitions), ['online'], 'one heartbeat reports the comeback');
     assert.equal((await events(registered.agent_id)).filter((e) => e.type === 'online').length, 1);
+  });
+
+  it('catalogue - a replica writes a heartbeat at most every HEARTBEAT_WRITE_EVERY_MS unless something changes', async () => {
+    const registered = await register();
+    const id = registered.agent_id;
+    const stored = async () => (await system.catalogue.models.instances.findById(`${id}/i1`).lean())!;
+    const beat = (body: Record<string, unknown> = {}) => api('POST', `/v1/agents/${id}/heartbeat`, { instance_id: 'i1', ...body }, registered.secret);
+    await beat();
+    const first = (await stored()).last_heartbeat_at.getTime();
+    assert.equal(first, clock.getTime(), 'the first beat is written');
+    advance(5_000);
+    const quiet = await beat({ load: { in_flight: 2 } });
+    assert.equal(new Date(quiet.body.instance.last_heartbeat_at).getTime(), clock.getTime(), 'answered with the beat time');
+    assert.equal(quiet.body.instance.load.in_flight, 2);
+    assert.equal((await stored()).last_heartbeat_at.getTime(), first, 'not written');
+    advance(1_000);
+    await beat({ state: 'busy' });
+    assert.equal((await stored()).state, 'busy', 'a state change is written at once');
+    assert.equal((await stored()).last_heartbeat_at.getTime(), clock.getTime());
+    advance(15_000);
+    await beat();
+    assert.equal((await stored()).last_heartbeat_at.getTime(), clock.getTime(), 'written again after 15 s');
   });
 
   it('catalogue - an instance joins or moves by heartbeat with an endpoint', async () => {
