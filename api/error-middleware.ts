@@ -11,10 +11,18 @@ const BODY_PARSER_ERRORS: Record<string, { status: number; code: string; message
   'request.aborted': { status: 400, code: 'request_aborted', message: 'The request was aborted' },
 };
 
-/** Failures of a dependency we reach over the network: the caller may retry. */
+/** Failures to reach a dependency over the network (not errors the dependency answered): the caller may retry. */
+const DATABASE_UNREACHABLE = new Set([
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNotConnectedError',
+]);
+
 function isUnavailable(error: unknown): string | undefined {
   const name = (error as { name?: string })?.name ?? '';
-  if (/^Mongo(Server|Network)|^MongooseServerSelection/.test(name)) return 'database';
+  if (DATABASE_UNREACHABLE.has(name)) return 'database';
   if (name === 'ServiceError' || name === 'TransportError' || name === 'ConnectionError') return 'Temporal';
   return undefined;
 }

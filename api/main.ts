@@ -36,6 +36,7 @@ async function main(): Promise<void> {
   logger.info({ url: config.PUBLIC_URL }, 'api listening');
   // Every replica sweeps; the conditional updates make each offline transition happen (and be recorded) once.
   const stopSweeper = startSweeper(catalogue.heartbeats, config.SWEEP_INTERVAL_MS, logger);
+  const stopIndex = catalogue.index.start(logger);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'api stopping');
     server.close();
     server.closeIdleConnections();
+    stopIndex();
     await stopSweeper();
     await Promise.allSettled([connection.close(), mongo.close()]);
     process.exit(0);

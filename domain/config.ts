@@ -59,6 +59,10 @@ const envSchema = z.object({
   HEARTBEAT_WRITE_EVERY_MS: positiveMs.default(15_000),
   /** How long an api replica trusts a cached agent record when authenticating heartbeats, in ms. @default 5000 */
   AGENT_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** How often each process checks the catalogue's change counter to refresh its in-memory copy, in ms. @default 1000 */
+  CATALOGUE_REFRESH_MS: positiveMs.default(1_000),
+  /** Oldest the in-memory catalogue may get (load and heartbeat figures change without a counter bump), in ms. @default 10000 */
+  CATALOGUE_MAX_STALENESS_MS: positiveMs.default(10_000),
   /** How often each api replica looks for silent instances to mark offline, in ms. @default 5000 */
   SWEEP_INTERVAL_MS: positiveMs.default(5_000),
   /** How long the previous agent secret keeps working after a rotation, in ms. @default 3600000 (1 h) */

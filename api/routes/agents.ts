@@ -32,7 +32,7 @@ export function checkCard(card: AgentCardInput, where = 'body'): void {
 
 export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Router {
   const router = Router();
-  const { store, queries, heartbeats, policy, now } = deps.catalogue;
+  const { store, queries, heartbeats, index, policy, now } = deps.catalogue;
   const heartbeatAdvice = { interval_ms: policy.intervalMs, offline_after_ms: policy.ttlMs * policy.graceWindows };
 
   const sendAgent = async (res: Response, status: number, agent: AgentDoc, extra: object = {}) => {
@@ -61,8 +61,11 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
 
   router.get('/v1/agents', async (req, res) => {
     const query = parseInput(searchAgentsQuery, req.query, 'query');
-    const page = await queries.search(deps.tenant, query);
+    // Served from this replica's in-memory copy, after checking the change counter: a change made through any
+    // replica is visible to the next search.
+    await index.refresh();
     const at = now();
+    const page = index.search(deps.tenant, query, at, policy);
     res.json({ items: page.items.map((item) => agentView(item, at, policy)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) });
   });
 

@@ -5,8 +5,9 @@
  */
 import type { Logger } from 'pino';
 import { groupBy } from '../group-by';
-import type { AgentWithInstances } from './agent-queries';
+import type { AgentSearch, AgentWithInstances } from './agent-queries';
 import { catalogueVersion } from './changes';
+import { isOnline, type HeartbeatPolicy } from './liveness';
 import type { AgentDoc, CatalogueModels, InstanceDoc } from './models';
 
 export interface CatalogueIndexOptions {
@@ -24,6 +25,7 @@ interface Snapshot {
 export class CatalogueIndex {
   private snapshot: Snapshot = { version: -1, loadedAt: 0, byTenant: new Map() };
   private readonly now: () => number;
+  private inflight: Promise<boolean> | undefined;
 
   constructor(
     private readonly models: CatalogueModels,
@@ -41,20 +43,56 @@ export class CatalogueIndex {
     return this.snapshot.byTenant.get(tenant) ?? [];
   }
 
-  /** Reloads when the catalogue changed or the copy is too old; returns whether it reloaded. */
-  async refresh(): Promise<boolean> {
+  /** Reloads when the catalogue changed or the copy is too old; returns whether it reloaded. Concurrent calls share one. */
+  refresh(): Promise<boolean> {
+    this.inflight ??= this.reloadIfNeeded().finally(() => (this.inflight = undefined));
+    return this.inflight;
+  }
+
+  private async reloadIfNeeded(): Promise<boolean> {
     const version = await catalogueVersion(this.models);
     const stale = this.now() - this.snapshot.loadedAt > this.options.maxStalenessMs;
     if (version === this.snapshot.version && !stale) return false;
     const [agents, instances] = await Promise.all([
-      this.models.agents.find({}, { secret_hash: 0, previous_secret_hash: 0, search_text: 0 }).lean<AgentDoc[]>(),
+      this.models.agents.find({}, { secret_hash: 0, previous_secret_hash: 0 }).lean<AgentDoc[]>(),
       this.models.instances.find({}).lean<InstanceDoc[]>(),
     ]);
     const instancesByAgent = groupBy(instances, (i) => i.agent_id);
+    agents.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
     const entries = agents.map((agent) => ({ agent, instances: instancesByAgent.get(agent._id) ?? [] }));
     const byTenant = groupBy(entries, (e) => e.agent.tenant);
     this.snapshot = { version, loadedAt: this.now(), byTenant };
     return true;
+  }
+
+  /** Search in memory, agents in id order; `online` is derived from the heartbeat ages in this copy. */
+  search(tenant: string, search: AgentSearch, now: Date, policy: HeartbeatPolicy): { items: AgentWithInstances[]; next_cursor?: string } {
+    const needle = search.q?.toLowerCase();
+    const matches = (entry: AgentWithInstances): boolean => {
+      const { agent, instances } = entry;
+      if (search.cursor && agent._id <= search.cursor) return false;
+      if (search.tag && !agent.all_tags.includes(search.tag)) return false;
+      if (search.capability && !agent.capability_names.includes(search.capability)) return false;
+      if (needle && !agent.search_text.includes(needle)) return false;
+      if (search.state) {
+        const online = instances.filter((i) => isOnline(i.last_heartbeat_at, now, policy));
+        if (search.state === 'online' && online.length === 0) return false;
+        if (search.state === 'offline' && online.length > 0) return false;
+        if (!['online', 'offline'].includes(search.state) && !online.some((i) => i.state === search.state)) return false;
+      }
+      return true;
+    };
+    const items: AgentWithInstances[] = [];
+    let more = false;
+    for (const entry of this.agents(tenant)) {
+      if (!matches(entry)) continue;
+      if (items.length === search.limit) {
+        more = true;
+        break;
+      }
+      items.push(entry);
+    }
+    return { items, ...(more ? { next_cursor: items.at(-1)!.agent._id } : {}) };
   }
 
   /** Refreshes every `refreshMs` until the returned function is called. */

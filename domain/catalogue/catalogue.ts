@@ -2,6 +2,7 @@
 import { heartbeatPolicy, type Config } from '../config';
 import { AgentQueries } from './agent-queries';
 import { AgentStore } from './agent-store';
+import { CatalogueIndex } from './catalogue-index';
 import { Heartbeats } from './heartbeats';
 import type { HeartbeatPolicy } from './liveness';
 import type { CatalogueModels } from './models';
@@ -11,6 +12,8 @@ export interface Catalogue {
   store: AgentStore;
   queries: AgentQueries;
   heartbeats: Heartbeats;
+  /** This process's in-memory copy, for search and routing. */
+  index: CatalogueIndex;
   policy: HeartbeatPolicy;
   now: () => Date;
 }
@@ -22,6 +25,7 @@ export function createCatalogue(models: CatalogueModels, config: Config, now: ()
     store: new AgentStore(models, { secretOverlapMs: config.SECRET_ROTATION_OVERLAP_MS, authCacheMs: config.AGENT_AUTH_CACHE_MS, now }),
     queries: new AgentQueries(models, policy, now),
     heartbeats: new Heartbeats(models, policy, { writeEveryMs: config.HEARTBEAT_WRITE_EVERY_MS, now }),
+    index: new CatalogueIndex(models, { refreshMs: config.CATALOGUE_REFRESH_MS, maxStalenessMs: config.CATALOGUE_MAX_STALENESS_MS }),
     policy,
     now,
   };

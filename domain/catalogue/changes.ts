@@ -34,8 +34,26 @@ export async function recordChange(models: CatalogueModels, event: ChangeEvent, 
   return true;
 }
 
+/**
+ * Increments the change counter. Concurrent first upserts can collide on the `_id` (E11000), so the counter is
+ * created once at start-up ({@link ensureCounter}) and a collision here is retried as a plain update.
+ */
 export async function bumpVersion(models: CatalogueModels): Promise<void> {
-  await models.meta.updateOne({ _id: CATALOGUE_META_ID }, { $inc: { version: 1 } }, { upsert: true });
+  try {
+    await models.meta.updateOne({ _id: CATALOGUE_META_ID }, { $inc: { version: 1 } }, { upsert: true });
+  } catch (error) {
+    if ((error as { code?: number }).code !== 11000) throw error;
+    await models.meta.updateOne({ _id: CATALOGUE_META_ID }, { $inc: { version: 1 } });
+  }
+}
+
+/** Creates the change counter if it does not exist yet. */
+export async function ensureCounter(models: CatalogueModels): Promise<void> {
+  try {
+    await models.meta.create({ _id: CATALOGUE_META_ID, version: 0 });
+  } catch (error) {
+    if ((error as { code?: number }).code !== 11000) throw error;
+  }
 }
 
 export async function catalogueVersion(models: CatalogueModels): Promise<number> {

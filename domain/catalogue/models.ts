@@ -5,6 +5,7 @@
  * (`$schema`, `$ref`, `$defs` are common in schemas).
  */
 import { Schema, type Connection, type Model } from 'mongoose';
+import { ensureCounter } from './changes';
 
 export const INSTANCE_STATES = ['healthy', 'busy', 'draining'] as const;
 export type InstanceState = (typeof INSTANCE_STATES)[number];
@@ -203,7 +204,8 @@ export function catalogueModels(connection: Connection): CatalogueModels {
   };
 }
 
-/** Creates the indexes (idempotent); call once at process start. */
+/** Creates the indexes and the change counter (idempotent); call once at process start. */
 export async function initCatalogueModels(models: CatalogueModels): Promise<void> {
   await Promise.all(Object.values(models).map((m: Model<unknown>) => m.init()));
+  await ensureCounter(models);
 }

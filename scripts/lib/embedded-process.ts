@@ -36,7 +36,10 @@ export async function startEmbeddedProcess(extraEnv: Record<string, string> = {}
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    if (process.env.BENCH_ECHO) process.stderr.write(chunk);
+  });
   const exited = new Promise((done) => child.once('exit', done));
   await waitUntil('embedded mode', async () => output.includes('Agent-Reach is running'), 180_000);
   return {

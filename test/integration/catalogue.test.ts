@@ -120,6 +120,15 @@ describe('catalogue - registration', () => {
     assert.equal(stranger.body.error.code, 'agent_name_taken');
   });
 
+  it('catalogue - concurrent registrations all succeed, even before the change counter exists', async () => {
+    await system.catalogue.models.meta.deleteMany({});
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => api('POST', '/v1/agents', { name: uniqueName('burst'), endpoint: agent.url, capabilities: [{ name: 'echo' }] })),
+    );
+    assert.deepEqual(answers.map((a) => a.status), Array(8).fill(201));
+    assert.ok((await system.catalogue.models.meta.findById('catalogue').lean())!.version >= 1);
+  });
+
   it('catalogue - several instances, each with its transport and state', async () => {
     const registered = await register({
       endpoint: undefined,
