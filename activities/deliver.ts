@@ -1,6 +1,7 @@
 /** One HTTP delivery attempt to an agent instance. Never throws for what the agent answers: it classifies it. */
 import { randomBytes } from 'node:crypto';
-import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
+import type { AgentQueries, DeliveryTarget } from '../domain/catalogue/agent-queries';
+import { signatureHeaders } from '../domain/signing';
 import type { MessageInput } from '../domain/message';
 import { classifyResponse, type DeliveryVerdict } from './classify-response';
 
@@ -20,6 +21,8 @@ export interface DeliverResult {
 export interface DeliverDeps {
   fetch: typeof fetch;
   now: () => number;
+  /** Read here rather than passed in, so no secret is written to workflow history. */
+  queries: Pick<AgentQueries, 'signingSecrets'>;
 }
 
 /** The JSON body every agent receives (ARCHITECTURE.md, "Agent protocol"). */
@@ -77,24 +80,26 @@ export function createDeliver(deps: DeliverDeps) {
       started_at: new Date(started).toISOString(),
       latency_ms: deps.now() - started,
     });
+    const body = JSON.stringify(deliveryEnvelope(message, target, attempt));
+    const signed = signatureHeaders(await deps.queries.signingSecrets(target.agent_id), message.message_id, new Date(started), body);
     let response: Response;
     try {
       response = await deps.fetch(target.endpoint, {
         method: 'POST',
-        headers: deliveryHeaders(message),
-        body: JSON.stringify(deliveryEnvelope(message, target, attempt)),
+        headers: { ...deliveryHeaders(message), ...signed },
+        body,
         signal: AbortSignal.timeout(timeoutMs),
         redirect: 'manual',
       });
     } catch (error) {
       return finish({ kind: 'transient', error: describeNetworkError(error, timeoutMs) });
     }
-    let body: unknown;
+    let answer: unknown;
     try {
-      body = await readJson(response);
+      answer = await readJson(response);
     } catch (error) {
       return finish({ kind: 'transient', error: `reading the answer: ${describeNetworkError(error, timeoutMs)}` }, response.status);
     }
-    return finish(classifyResponse(response.status, body, response.headers.get('retry-after'), deps.now()), response.status);
+    return finish(classifyResponse(response.status, answer, response.headers.get('retry-after'), deps.now()), response.status);
   };
 }

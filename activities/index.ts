@@ -6,7 +6,7 @@ import { createDeliver } from './deliver';
 import { createResolveTarget } from './resolve-target';
 
 export interface ActivityDeps {
-  queries: Pick<AgentQueries, 'findTarget'>;
+  queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets'>;
   fetch: typeof fetch;
   now: () => number;
 }

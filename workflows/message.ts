@@ -8,6 +8,7 @@ import type { DeliverResult } from '../activities/deliver';
 import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
 import { retryDelayMs } from '../domain/backoff';
 import {
+  type AttemptRecord,
   canTransition,
   isTerminal,
   type MessageInput,
@@ -83,25 +84,27 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
   });
 
   moveTo('routing');
-  let target: DeliveryTarget | undefined;
+  // Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can.
+  const failed = new InstanceFailures(INSTANCE_FAILURES_BEFORE_FAILOVER);
   for (let attempt = 1; ; attempt++) {
     // Resolved before every attempt: a moved or restarted agent is found at its new address.
-    const lookup = await resolveTarget({ tenant: input.tenant, target: input.target });
+    const lookup = await resolveTarget({ tenant: input.tenant, target: input.target, avoid: failed.excluded() });
     if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') {
       const reason = rejection(lookup.kind, input);
       return status.state === 'routing' ? finish('rejected', reason) : finish('failed', reason);
     }
-    let lastError: string;
+    let lastFailure: Reason;
     let retryAfterMs: number | undefined;
     if (lookup.kind === 'no_available_instance') {
-      lastError = `no available instance (${lookup.instances.map((i) => `${i.instance_id}: ${i.reason}`).join(', ') || 'none registered'})`;
-      status.attempts.push({ attempt, agent_id: input.target.agent_id, started_at: now(), latency_ms: 0, outcome: 'unavailable', error: lastError });
+      const error = `no available instance (${lookup.instances.map((i) => `${i.instance_id}: ${i.reason}`).join(', ') || 'none registered'})`;
+      status.attempts.push({ attempt, agent_id: input.target.agent_id, started_at: now(), latency_ms: 0, outcome: 'unavailable', error });
+      lastFailure = { code: 'no_available_instance', message: error };
     } else {
-      target = lookup.target;
+      const target = lookup.target;
       status.agent = { agent_id: target.agent_id, capability: target.capability, instance_id: target.instance_id };
       moveTo('delivering');
       const result = await deliver({ message: input, target, attempt });
-      recordAttempt(status, target, attempt, result);
+      const record = recordAttempt(status, target, attempt, result);
       const verdict = result.verdict;
       if (verdict.kind === 'processed') {
         status.result = verdict.result;
@@ -115,28 +118,55 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
         status.result = verdict.result;
         return finish('processed');
       }
-      if (verdict.kind === 'accepted' || verdict.kind === 'duplicate') break;
       if (verdict.kind === 'refused') {
+        // A business refusal: the agent's other instances would refuse too.
         return finish('failed', { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` });
       }
-      lastError = verdict.error;
+      if (verdict.kind === 'accepted' || verdict.kind === 'duplicate') {
+        if (!receipt) {
+          moveTo('delivered');
+          status.delivered_at = status.updated_at;
+        }
+        const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
+        if (await condition(() => receipt !== undefined, ackTimeoutMs)) return finishWithReceipt(receipt!);
+        // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
+        record.error = `no receipt within ${ackTimeoutMs} ms`;
+        failed.add(target.instance_id);
+        lastFailure = { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` };
+        if (attempt >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, attempt));
+        continue;
+      }
+      failed.add(target.instance_id);
+      lastFailure = { code: 'delivery_exhausted', message: verdict.error };
       retryAfterMs = verdict.retryAfterMs;
     }
-    if (attempt >= input.policy.maxAttempts) {
-      const code = lookup.kind === 'no_available_instance' ? 'no_available_instance' : 'delivery_exhausted';
-      return finish('failed', { code, message: `no delivery succeeded in ${attempt} attempts; last error: ${lastError}` });
-    }
+    if (attempt >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, attempt));
     // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
     const delay = retryDelayMs(attempt, input.policy, Math.random(), retryAfterMs);
-    if (await condition(() => receipt !== undefined, delay)) break;
+    if (await condition(() => receipt !== undefined, delay)) return finishWithReceipt(receipt!);
+  }
+}
+
+/** How many failures of one instance (transient errors or missing receipts) before the message moves elsewhere. */
+const INSTANCE_FAILURES_BEFORE_FAILOVER = 2;
+
+/** Counts failures per instance; an instance that reached the limit is excluded from this message. */
+class InstanceFailures {
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly limit: number) {}
+
+  add(instanceId: string): void {
+    this.counts.set(instanceId, (this.counts.get(instanceId) ?? 0) + 1);
   }
 
-  if (receipt) return finishWithReceipt(receipt);
-  moveTo('delivered');
-  status.delivered_at = status.updated_at;
-  const ackTimeoutMs = target?.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
-  if (await condition(() => receipt !== undefined, ackTimeoutMs)) return finishWithReceipt(receipt!);
-  return finish('failed', { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` });
+  excluded(): string[] {
+    return [...this.counts].filter(([, n]) => n >= this.limit).map(([id]) => id);
+  }
+}
+
+function withAttempts(reason: Reason, attempts: number): Reason {
+  return { code: reason.code, message: `no delivery succeeded in ${attempts} attempts; last error: ${reason.message}` };
 }
 
 function rejection(kind: 'unknown_agent' | 'unknown_capability', input: MessageInput): Reason {
@@ -149,9 +179,9 @@ function rejection(kind: 'unknown_agent' | 'unknown_capability', input: MessageI
   }
 }
 
-function recordAttempt(status: MessageStatus, target: DeliveryTarget, attempt: number, result: DeliverResult): void {
+function recordAttempt(status: MessageStatus, target: DeliveryTarget, attempt: number, result: DeliverResult): AttemptRecord {
   const verdict = result.verdict;
-  status.attempts.push({
+  const record: AttemptRecord = {
     attempt,
     agent_id: target.agent_id,
     instance_id: target.instance_id,
@@ -161,5 +191,7 @@ function recordAttempt(status: MessageStatus, target: DeliveryTarget, attempt: n
     outcome: verdict.kind === 'transient' ? 'transient_error' : verdict.kind,
     ...(result.http_status === undefined ? {} : { http_status: result.http_status }),
     ...('error' in verdict && typeof verdict.error === 'string' ? { error: verdict.error } : {}),
-  });
+  };
+  status.attempts.push(record);
+  return record;
 }

@@ -49,7 +49,7 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; te
     const found = await queries.get(deps.tenant, result.agent._id);
     res.status(result.kind === 'registered' ? 201 : 200).json({
       agent_id: result.agent._id,
-      ...(result.kind === 'registered' ? { secret: result.secret } : { reregistered: true }),
+      ...(result.kind === 'registered' ? { secret: result.secret, signing_secret: result.signingSecret } : { reregistered: true }),
       a2a_version: imported.specVersion,
       agent: found && agentView(found, now(), policy),
     });

@@ -55,7 +55,7 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
         return sendAgent(res, 200, result.agent, { agent_id: result.agent._id, reregistered: true });
       case 'registered':
         res.location(`/v1/agents/${result.agent._id}`);
-        return sendAgent(res, 201, result.agent, { agent_id: result.agent._id, secret: result.secret });
+        return sendAgent(res, 201, result.agent, { agent_id: result.agent._id, secret: result.secret, signing_secret: result.signingSecret });
     }
   });
 
@@ -63,7 +63,7 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
     const query = parseInput(searchAgentsQuery, req.query, 'query');
     // Served from this replica's in-memory copy, after checking the change counter: a change made through any
     // replica is visible to the next search.
-    await index.refresh();
+    await index.ensureCurrent();
     const at = now();
     const page = index.search(deps.tenant, query, at, policy);
     res.json({ items: page.items.map((item) => agentView(item, at, policy)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) });
@@ -97,7 +97,7 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
   router.post('/v1/agents/:agent_id/secret', async (req, res) => {
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const rotated = await store.rotateSecret(await requireAgent(req, store, agent_id));
-    res.json({ agent_id, secret: rotated.secret, previous_secret_valid_until: rotated.previousValidUntil });
+    res.json({ agent_id, secret: rotated.secret, signing_secret: rotated.signingSecret, previous_secret_valid_until: rotated.previousValidUntil });
   });
 
   router.get('/v1/agents/:agent_id/events', async (req, res) => {

@@ -58,14 +58,29 @@ export class AgentQueries {
     return this.models.events.find({ tenant, agent_id: agentId }).sort({ at: -1, _id: -1 }).limit(limit).lean<AgentEventDoc[]>();
   }
 
-  /** The instance that takes a delivery of `capability` now: online (by heartbeat age), not draining, least loaded. */
-  async findTarget(tenant: string, agentId: string, capability: string): Promise<TargetLookup> {
+  /** The secrets to sign deliveries to `agentId` with: the current one, and the previous one during its overlap. */
+  async signingSecrets(agentId: string): Promise<string[]> {
+    const agent = await this.models.agents
+      .findById(agentId, { signing_secret: 1, previous_signing_secret: 1, previous_secret_expires_at: 1 })
+      .lean<Pick<AgentDoc, 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'>>();
+    if (!agent?.signing_secret) return [];
+    const previousValid = agent.previous_signing_secret && agent.previous_secret_expires_at && agent.previous_secret_expires_at > this.now();
+    return previousValid ? [agent.signing_secret, agent.previous_signing_secret!] : [agent.signing_secret];
+  }
+
+  /**
+   * The instance that takes a delivery of `capability` now: online (by heartbeat age), not draining, least loaded.
+   * Instances in `avoid` (they already failed this message) are taken only when no other instance is eligible:
+   * failing over needs somewhere else to go, and a lone instance is retried rather than abandoned.
+   */
+  async findTarget(tenant: string, agentId: string, capability: string, avoid: readonly string[] = []): Promise<TargetLookup> {
     const found = await this.get(tenant, agentId);
     if (!found) return { kind: 'unknown_agent' };
     const cap = found.agent.capabilities.find((c) => c.name === capability);
     if (!cap) return { kind: 'unknown_capability' };
     const now = this.now();
-    const instance = pickInstance(found.instances, now, this.heartbeat);
+    const others = found.instances.filter((i) => !avoid.includes(i.instance_id));
+    const instance = pickInstance(others, now, this.heartbeat) ?? pickInstance(found.instances, now, this.heartbeat);
     if (!instance?.endpoint) {
       return {
         kind: 'no_available_instance',

@@ -3,12 +3,13 @@
  * Returns tagged results, never HTTP concepts. Nothing half-written: a failed step undoes the earlier ones.
  */
 import { hashSecret, newAgentId, newAgentSecret, secretMatches } from '../ids';
+import { newSigningSecret } from '../signing';
 import { cardFields, instanceInputs, type AgentCardInput, type ResolvedInstanceInput } from './card';
 import { recordChange } from './changes';
 import type { AgentDoc, AgentEventType, CatalogueModels, InstanceDoc } from './models';
 
 export type RegisterResult =
-  | { kind: 'registered'; agent: AgentDoc; secret: string }
+  | { kind: 'registered'; agent: AgentDoc; secret: string; signingSecret: string }
   | { kind: 'reregistered'; agent: AgentDoc }
   | { kind: 'name_taken' };
 
@@ -80,12 +81,14 @@ export class AgentStore {
     }
     const now = this.now();
     const secret = newAgentSecret();
+    const signingSecret = newSigningSecret();
     const agent: AgentDoc = {
       _id: newAgentId(),
       tenant,
       ...cardFields(input),
       revision: 1,
       secret_hash: hashSecret(secret),
+      signing_secret: signingSecret,
       ...(source ? { source } : {}),
       created_at: now,
       updated_at: now,
@@ -105,7 +108,7 @@ export class AgentStore {
       await this.models.agents.deleteOne({ _id: agent._id });
       throw error;
     }
-    return { kind: 'registered', agent, secret };
+    return { kind: 'registered', agent, secret, signingSecret };
   }
 
   /** Replaces the card (a new revision). Instances are replaced only when the input names some. */
@@ -167,11 +170,15 @@ export class AgentStore {
     await recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, type: 'deregistered', at: this.now() });
   }
 
-  /** A new secret; the old one keeps working for the overlap window, so running instances can switch over. */
-  async rotateSecret(agent: AgentDoc): Promise<{ secret: string; previousValidUntil: Date }> {
+  /**
+   * A new secret and signing secret; the old ones keep working (deliveries carry both signatures) for the overlap
+   * window, so running instances can switch over.
+   */
+  async rotateSecret(agent: AgentDoc): Promise<{ secret: string; signingSecret: string; previousValidUntil: Date }> {
     this.forget(agent._id);
     const now = this.now();
     const secret = newAgentSecret();
+    const signingSecret = newSigningSecret();
     const previousValidUntil = new Date(now.getTime() + this.options.secretOverlapMs);
     await this.models.agents.updateOne(
       { _id: agent._id },
@@ -180,6 +187,8 @@ export class AgentStore {
           secret_hash: hashSecret(secret),
           previous_secret_hash: agent.secret_hash,
           previous_secret_expires_at: previousValidUntil,
+          signing_secret: signingSecret,
+          ...(agent.signing_secret ? { previous_signing_secret: agent.signing_secret } : {}),
           updated_at: now,
         },
       },
@@ -191,7 +200,7 @@ export class AgentStore {
       at: now,
       details: { previous_valid_until: previousValidUntil.toISOString() },
     });
-    return { secret, previousValidUntil };
+    return { secret, signingSecret, previousValidUntil };
   }
 
   /**

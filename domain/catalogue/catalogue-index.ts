@@ -49,6 +49,19 @@ export class CatalogueIndex {
     return this.inflight;
   }
 
+  /**
+   * For requests: waits for a reload only when the catalogue changed (so a change made through any replica is seen);
+   * a copy that is merely old is reloaded in the background.
+   */
+  async ensureCurrent(logger?: { warn: (o: object, m: string) => void }): Promise<void> {
+    const version = await catalogueVersion(this.models);
+    if (version !== this.snapshot.version) {
+      await this.refresh();
+    } else if (this.now() - this.snapshot.loadedAt > this.options.maxStalenessMs) {
+      this.refresh().catch((error: unknown) => logger?.warn({ err: error }, 'catalogue index refresh failed'));
+    }
+  }
+
   private async reloadIfNeeded(): Promise<boolean> {
     const version = await catalogueVersion(this.models);
     const stale = this.now() - this.snapshot.loadedAt > this.options.maxStalenessMs;

@@ -44,6 +44,10 @@ export interface AgentDoc {
   /** After a rotation the previous secret keeps working until `previous_secret_expires_at`. */
   previous_secret_hash?: string;
   previous_secret_expires_at?: Date;
+  /** Signs deliveries (Standard Webhooks); kept in clear because the gateway must sign with it. */
+  signing_secret?: string;
+  /** The signing secret before the last rotation, also used until `previous_secret_expires_at`. */
+  previous_signing_secret?: string;
   /** Where the card came from when imported (A2A). */
   source?: { kind: 'a2a'; version: string; url?: string };
   created_at: Date;
@@ -132,6 +136,8 @@ const agentSchema = new Schema<AgentDoc>(
     secret_hash: { type: String, required: true },
     previous_secret_hash: String,
     previous_secret_expires_at: Date,
+    signing_secret: String,
+    previous_signing_secret: String,
     source: { type: Schema.Types.Mixed },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },

@@ -6,6 +6,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
 export interface Delivery {
   headers: IncomingHttpHeaders;
+  /** The body exactly as received (signatures cover these bytes). */
+  raw: string;
   body: {
     message_id: string;
     trace_id: string;
@@ -69,7 +71,8 @@ export async function startFakeAgent(initial: Behaviour = acceptAndConfirm): Pro
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const delivery: Delivery = { headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const delivery: Delivery = { headers: req.headers, raw, body: JSON.parse(raw) };
       const index = agent.deliveries.push(delivery) - 1;
       const reply = behaviour(delivery, index);
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });

@@ -25,7 +25,7 @@ export async function registerAgent(
   baseUrl: string,
   endpoint: string,
   overrides: Record<string, unknown> = {},
-): Promise<{ agent_id: string; secret: string }> {
+): Promise<{ agent_id: string; secret: string; signing_secret: string }> {
   const response = await request('POST', `${baseUrl}/v1/agents`, {
     name: `agent-${Math.random().toString(36).slice(2, 10)}`,
     endpoint,

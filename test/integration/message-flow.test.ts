@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
 import { messageWorkflowId } from '../../domain/temporal';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
@@ -15,6 +16,7 @@ let servers: TestServers;
 let system: TestSystem;
 let agent: FakeAgent;
 let agentId: string;
+let signingSecret: string;
 let sequence = 0;
 
 function newMessageId(): string {
@@ -43,6 +45,7 @@ before(async () => {
   const registered = await registerAgent(system.baseUrl, agent.url);
   agentId = registered.agent_id;
   agent.secret = registered.secret;
+  signingSecret = registered.signing_secret;
 });
 
 after(async () => {
@@ -139,24 +142,129 @@ describe('message flow - delivery and receipt', () => {
     assert.deepEqual(status.error, { message: 'refund limit reached', code: 'limit' });
   });
 
-  it('message flow - no receipt within the ack timeout fails the message', async () => {
+  it('message flow - a lost receipt is redelivered under the same message id, to the same instance first', async () => {
+    const forgetful = await startFakeAgent((d) => {
+      const seen = forgetful.deliveries.filter((x) => x.body.message_id === d.body.message_id).length;
+      return seen === 1 ? { status: 202 } : acceptAndConfirm(d, 0);
+    });
+    try {
+      const registered = await registerAgent(system.baseUrl, forgetful.url, { capabilities: [{ name: 'echo', ack_timeout_ms: 300 }] });
+      forgetful.secret = registered.secret;
+      const messageId = newMessageId();
+      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      const status = await terminalStatus(messageId);
+      assert.equal(status.state, 'processed');
+      assert.deepEqual(
+        status.attempts.map((a: { outcome: string; instance_id: string; error?: string }) => [a.outcome, a.instance_id, a.error]),
+        [['accepted', 'i1', 'no receipt within 300 ms'], ['accepted', 'i1', undefined]],
+      );
+      assert.deepEqual(forgetful.deliveries.map((d) => [d.headers['idempotency-key'], d.body.attempt]), [[messageId, 1], [messageId, 2]]);
+    } finally {
+      await forgetful.stop();
+    }
+  });
+
+  it('message flow - an instance that twice keeps no receipt is left for another instance', async () => {
     const silent = await startFakeAgent(() => ({ status: 202 }));
+    const working = await startFakeAgent();
     try {
       const registered = await registerAgent(system.baseUrl, silent.url, {
+        endpoint: undefined,
+        instances: [{ instance_id: 'a', endpoint: silent.url }, { instance_id: 'b', endpoint: working.url }],
         capabilities: [{ name: 'echo', ack_timeout_ms: 300 }],
       });
-      const messageId = newMessageId();
-      const sent = await request('POST', `${system.baseUrl}/v1/messages`, {
-        message_id: messageId,
-        target: { agent_id: registered.agent_id, capability: 'echo' },
+      working.secret = registered.secret;
+      // Make "a" the first choice: "b" reports more work in flight.
+      await request('POST', `${system.baseUrl}/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'b', load: { in_flight: 5 }, state: 'healthy' }, {
+        authorization: `Bearer ${registered.secret}`,
       });
-      assert.equal(sent.status, 202);
+      const messageId = newMessageId();
+      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      const status = await terminalStatus(messageId);
+      assert.equal(status.state, 'processed');
+      assert.deepEqual(status.attempts.map((a: { instance_id: string }) => a.instance_id), ['a', 'a', 'b']);
+      assert.equal(status.agent.instance_id, 'b');
+      assert.equal(silent.deliveries.length, 2);
+      assert.equal(working.deliveries.length, 1);
+    } finally {
+      await Promise.all([silent.stop(), working.stop()]);
+    }
+  });
+
+  it('message flow - transient failures at one instance fail over to another; never back to the failed one', async () => {
+    const broken = await startFakeAgent(() => ({ status: 503 }));
+    const working = await startFakeAgent();
+    try {
+      const registered = await registerAgent(system.baseUrl, broken.url, {
+        endpoint: undefined,
+        instances: [{ instance_id: 'a', endpoint: broken.url }, { instance_id: 'b', endpoint: working.url }],
+      });
+      working.secret = registered.secret;
+      await request('POST', `${system.baseUrl}/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'b', load: { in_flight: 5 } }, {
+        authorization: `Bearer ${registered.secret}`,
+      });
+      const messageId = newMessageId();
+      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      const status = await terminalStatus(messageId);
+      assert.equal(status.state, 'processed');
+      assert.deepEqual(
+        status.attempts.map((a: { instance_id: string; outcome: string }) => [a.instance_id, a.outcome]),
+        [['a', 'transient_error'], ['a', 'transient_error'], ['b', 'accepted']],
+      );
+    } finally {
+      await Promise.all([broken.stop(), working.stop()]);
+    }
+  });
+
+  it('message flow - with no receipt after every attempt the message fails as ack_timeout', async () => {
+    const silent = await startFakeAgent(() => ({ status: 202 }));
+    try {
+      const registered = await registerAgent(system.baseUrl, silent.url, { capabilities: [{ name: 'echo', ack_timeout_ms: 200 }] });
+      const messageId = newMessageId();
+      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
       const status = await terminalStatus(messageId);
       assert.equal(status.state, 'failed');
       assert.equal(status.reason.code, 'ack_timeout');
-      assert.equal(status.attempts[0].outcome, 'accepted');
+      assert.equal(status.attempts.length, system.config.DELIVERY_MAX_ATTEMPTS);
+      assert.equal(silent.deliveries.length, system.config.DELIVERY_MAX_ATTEMPTS, 'the lone instance is retried, not abandoned');
     } finally {
       await silent.stop();
+    }
+  });
+
+  it('message flow - deliveries carry a Standard Webhooks signature the agent can verify', async () => {
+    agent.behave(acceptAndConfirm);
+    const messageId = newMessageId();
+    await send({ message_id: messageId, payload: { amount: 12.5 } });
+    await terminalStatus(messageId);
+    const delivery = agent.deliveries.find((d) => d.body.message_id === messageId)!;
+    assert.equal(delivery.headers['webhook-id'], messageId);
+    assert.match(signingSecret, /^whsec_/);
+    const verified = new Webhook(signingSecret).verify(delivery.raw, delivery.headers as Record<string, string>);
+    assert.deepEqual((verified as { payload: unknown }).payload, { amount: 12.5 });
+    assert.throws(() => new Webhook(signingSecret).verify(delivery.raw.replace('12.5', '99'), delivery.headers as Record<string, string>));
+    const stranger = (await registerAgent(system.baseUrl, agent.url)).signing_secret;
+    assert.throws(() => new Webhook(stranger).verify(delivery.raw, delivery.headers as Record<string, string>));
+  });
+
+  it('message flow - after a secret rotation deliveries carry both signatures during the overlap', async () => {
+    const rotating = await startFakeAgent(() => ({ status: 200, body: { status: 'processed', result: null } }));
+    try {
+      const registered = await registerAgent(system.baseUrl, rotating.url);
+      const rotated = await request('POST', `${system.baseUrl}/v1/agents/${registered.agent_id}/secret`, undefined, {
+        authorization: `Bearer ${registered.secret}`,
+      });
+      assert.equal(rotated.status, 200);
+      const messageId = newMessageId();
+      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      await terminalStatus(messageId);
+      const delivery = rotating.deliveries[0]!;
+      assert.equal(String(delivery.headers['webhook-signature']).split(' ').length, 2);
+      for (const secret of [registered.signing_secret, rotated.body.signing_secret]) {
+        assert.ok(new Webhook(secret).verify(delivery.raw, delivery.headers as Record<string, string>));
+      }
+    } finally {
+      await rotating.stop();
     }
   });
 
