@@ -37,7 +37,7 @@ export function deliveryEnvelope(message: MessageInput, target: DeliveryTarget, 
     params: {},
     payload: message.payload ?? null,
     attempt,
-    deadline: null,
+    deadline: message.deadline ?? null,
     callback_url: message.callback_url,
   };
 }

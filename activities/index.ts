@@ -3,6 +3,7 @@
  */
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import { createDeliver } from './deliver';
+import { createNotifyCancel } from './notify-cancel';
 import { createResolveTarget } from './resolve-target';
 
 export interface ActivityDeps {
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     resolveTarget: createResolveTarget(deps),
     deliver: createDeliver(deps),
+    notifyCancel: createNotifyCancel(deps),
   };
 }
 

@@ -12,8 +12,8 @@ import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import type { AgentDoc } from '../domain/catalogue/models';
 import type { Config } from '../domain/config';
 import { canonicalJson, newMessageId, sha256Hex } from '../domain/ids';
-import type { DeliveryPolicy, MessageInput, MessageStatus, MessageTarget, ReceiptOutcome } from '../domain/message';
-import { BODY_HASH_MEMO, MESSAGE_WORKFLOW, messageWorkflowId, receiptUpdate, statusQuery } from '../domain/temporal';
+import type { DeliveryPolicy, MessageInput, MessageState, MessageStatus, MessageTarget, ReceiptOutcome } from '../domain/message';
+import { cancelUpdate, MESSAGE_WORKFLOW, messageWorkflowId, receiptUpdate, statusQuery } from '../domain/temporal';
 import type { CallbackBody, SendMessageBody } from './schemas';
 
 export type SendResult =
@@ -21,7 +21,17 @@ export type SendResult =
   | { kind: 'duplicate'; status: MessageStatus }
   | { kind: 'conflict'; message_id: string }
   | { kind: 'unknown_agent' }
-  | { kind: 'unknown_capability' };
+  | { kind: 'unknown_capability' }
+  | { kind: 'deadline_passed' }
+  | { kind: 'deadline_too_far' };
+
+/** Furthest a deadline may be set ahead. */
+const MAX_DEADLINE_MS = 30 * 24 * 3600 * 1000;
+
+export type CancelResult =
+  | { kind: 'cancelled' }
+  | { kind: 'already_ended'; state: MessageState }
+  | { kind: 'unknown_message' };
 
 export type ReceiptResult =
   | { kind: 'recorded'; outcome: ReceiptOutcome }
@@ -70,10 +80,15 @@ export class MessageService {
 
   async send(tenant: string, body: SendMessageBody, traceId: string): Promise<SendResult> {
     const messageId = body.message_id ?? newMessageId();
-    const bodyHash = sha256Hex(canonicalJson({ target: body.target, intent: body.intent, payload: body.payload }));
+    const bodyHash = sha256Hex(canonicalJson({ target: body.target, intent: body.intent, payload: body.payload, deadline: body.deadline }));
     if (body.message_id) {
       const existing = await this.existing(tenant, messageId, bodyHash);
       if (existing) return existing;
+    }
+    if (body.deadline) {
+      const remaining = Date.parse(body.deadline) - (this.deps.now?.() ?? new Date()).getTime();
+      if (remaining <= 0) return { kind: 'deadline_passed' };
+      if (remaining > MAX_DEADLINE_MS) return { kind: 'deadline_too_far' };
     }
     // An agent with no instance available right now is fine: the workflow retries until one comes back.
     const lookup = await this.deps.queries.findTarget(tenant, body.target.agent_id, body.target.capability);
@@ -87,6 +102,7 @@ export class MessageService {
       target: body.target,
       ...(body.intent === undefined ? {} : { intent: body.intent }),
       ...(body.payload === undefined ? {} : { payload: body.payload }),
+      ...(body.deadline ? { deadline: new Date(body.deadline).toISOString() } : {}),
       callback_url: `${this.deps.config.PUBLIC_URL}/v1/callback`,
       accepted_at: acceptedAt,
       policy: this.policy(),
@@ -119,9 +135,23 @@ export class MessageService {
         target: body.target,
         attempts: [],
         accepted_at: acceptedAt,
+        ...(input.deadline ? { deadline: input.deadline } : {}),
         updated_at: acceptedAt,
       },
     };
+  }
+
+  async cancel(tenant: string, messageId: string, reason?: string): Promise<CancelResult> {
+    const handle = this.deps.client.workflow.getHandle(messageWorkflowId(tenant, messageId));
+    try {
+      const outcome = await handle.executeUpdate(cancelUpdate, { args: [reason ? { reason } : {}] });
+      return outcome.cancelled ? { kind: 'cancelled' } : { kind: 'already_ended', state: outcome.state };
+    } catch (error) {
+      const description = await this.describe(tenant, messageId);
+      if (!description) return { kind: 'unknown_message' };
+      if (description.status.name === 'RUNNING') throw error;
+      return { kind: 'already_ended', state: (await this.statusOf(tenant, messageId, description)).state };
+    }
   }
 
   /** The answer to a repeated message_id: the existing message, or a conflict when the body differs. */

@@ -94,6 +94,8 @@ export const sendMessageBody = z.strictObject({
   target: z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName }),
   intent: z.string().max(10_000).optional(),
   payload: z.unknown().optional(),
+  /** ISO date-time after which the message is no longer delivered (state `expired`); at most 30 days ahead. */
+  deadline: z.iso.datetime({ offset: true }).optional(),
 });
 export type SendMessageBody = z.output<typeof sendMessageBody>;
 
@@ -108,3 +110,5 @@ export const callbackBody = z.strictObject({
     .optional(),
 });
 export type CallbackBody = z.output<typeof callbackBody>;
+
+export const cancelBody = z.strictObject({ reason: z.string().max(1000).optional() }).optional();

@@ -54,6 +54,8 @@ export type ReasonCode =
   | 'delivery_exhausted'
   | 'ack_timeout'
   | 'agent_failed'
+  | 'deadline_exceeded'
+  | 'cancelled_by_caller'
   | 'terminated';
 
 export interface Reason {
@@ -91,7 +93,14 @@ export interface MessageInput {
   callback_url: string;
   /** ISO time the api accepted the message. */
   accepted_at: string;
+  /** ISO time after which no delivery is attempted and the message expires. */
+  deadline?: string;
   policy: DeliveryPolicy;
+}
+
+/** Asks the workflow to stop; answered with the state it ends in. */
+export interface CancelInput {
+  reason?: string;
 }
 
 /** What a delivery attempt came to, from the gateway's side. */
@@ -136,6 +145,7 @@ export interface MessageStatus {
   result?: unknown;
   error?: AgentError;
   accepted_at: string;
+  deadline?: string;
   updated_at: string;
   delivered_at?: string;
   completed_at?: string;

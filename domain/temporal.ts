@@ -3,7 +3,7 @@
  * Safe to import from workflows (no I/O).
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { MessageStatus, ReceiptInput, ReceiptOutcome } from './message';
+import type { CancelInput, MessageState, MessageStatus, ReceiptInput, ReceiptOutcome } from './message';
 
 export const MESSAGE_WORKFLOW = 'messageWorkflow';
 
@@ -19,3 +19,6 @@ export const statusQuery = defineQuery<MessageStatus>('status');
 
 /** The agent's receipt; rejected (validator) when sent by an agent the message was not delivered to. */
 export const receiptUpdate = defineUpdate<ReceiptOutcome, [ReceiptInput]>('receipt');
+
+/** Cancels the message unless it already ended; returns the state it is in afterwards. */
+export const cancelUpdate = defineUpdate<{ cancelled: boolean; state: MessageState }, [CancelInput]>('cancel');

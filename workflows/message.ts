@@ -9,6 +9,7 @@ import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
 import { retryDelayMs } from '../domain/backoff';
 import {
   type AttemptRecord,
+  type CancelInput,
   canTransition,
   isTerminal,
   type MessageInput,
@@ -17,7 +18,7 @@ import {
   type Reason,
   type ReceiptInput,
 } from '../domain/message';
-import { receiptUpdate, statusQuery } from '../domain/temporal';
+import { cancelUpdate, receiptUpdate, statusQuery } from '../domain/temporal';
 
 /** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */
 const ACTIVITY_MARGIN_MS = 5_000;
@@ -32,9 +33,12 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
     target: input.target,
     attempts: [],
     accepted_at: input.accepted_at,
+    ...(input.deadline ? { deadline: input.deadline } : {}),
     updated_at: now(),
   };
   let receipt: ReceiptInput | undefined;
+  let cancelRequest: CancelInput | undefined;
+  const deadlineMs = input.deadline ? Date.parse(input.deadline) : Number.POSITIVE_INFINITY;
 
   const moveTo = (state: MessageState) => {
     if (status.state === state) return;
@@ -57,6 +61,32 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
   };
 
   setHandler(statusQuery, () => status);
+  setHandler(cancelUpdate, (request) => {
+    if (isTerminal(status.state)) return { cancelled: false, state: status.state };
+    cancelRequest ??= request;
+    return { cancelled: true, state: 'cancelled' };
+  });
+
+  /** Waits until `done()` or `ms` pass, but never past the deadline or a cancel request; returns `done()`. */
+  const waitFor = async (done: () => boolean, ms: number): Promise<boolean> => {
+    const bounded = Math.max(0, Math.min(ms, deadlineMs - Date.now()));
+    await condition(() => done() || cancelRequest !== undefined, bounded);
+    return done();
+  };
+  /** The end state when the caller cancelled or the deadline passed, else undefined. */
+  const interruption = async (): Promise<MessageStatus | undefined> => {
+    if (cancelRequest) {
+      const delivered = status.attempts.filter((a) => (a.outcome === 'accepted' || a.outcome === 'duplicate') && a.endpoint).at(-1);
+      if (delivered?.endpoint) {
+        await notifyCancel({ message: input, agent_id: delivered.agent_id, endpoint: delivered.endpoint }).catch(() => undefined);
+      }
+      return finish('cancelled', { code: 'cancelled_by_caller', message: cancelRequest.reason ?? 'cancelled by the caller' });
+    }
+    if (Date.now() >= deadlineMs) {
+      return finish('expired', { code: 'deadline_exceeded', message: `the deadline ${input.deadline} passed before the message was processed` });
+    }
+    return undefined;
+  };
   setHandler(
     receiptUpdate,
     (r) => {
@@ -82,11 +112,17 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
     startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
     retry: { maximumAttempts: 3 },
   });
+  const { notifyCancel } = proxyActivities<Activities>({
+    startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
+    retry: { maximumAttempts: 1 }, // best effort
+  });
 
   moveTo('routing');
   // Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can.
   const failed = new InstanceFailures(INSTANCE_FAILURES_BEFORE_FAILOVER);
   for (let attempt = 1; ; attempt++) {
+    const interrupted = await interruption();
+    if (interrupted) return interrupted;
     // Resolved before every attempt: a moved or restarted agent is found at its new address.
     const lookup = await resolveTarget({ tenant: input.tenant, target: input.target, avoid: failed.excluded() });
     if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') {
@@ -128,7 +164,9 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
           status.delivered_at = status.updated_at;
         }
         const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
-        if (await condition(() => receipt !== undefined, ackTimeoutMs)) return finishWithReceipt(receipt!);
+        if (await waitFor(() => receipt !== undefined, ackTimeoutMs)) return finishWithReceipt(receipt!);
+        const stopped = await interruption();
+        if (stopped) return stopped;
         // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
         record.error = `no receipt within ${ackTimeoutMs} ms`;
         failed.add(target.instance_id);
@@ -143,7 +181,7 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
     if (attempt >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, attempt));
     // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
     const delay = retryDelayMs(attempt, input.policy, Math.random(), retryAfterMs);
-    if (await condition(() => receipt !== undefined, delay)) return finishWithReceipt(receipt!);
+    if (await waitFor(() => receipt !== undefined, delay)) return finishWithReceipt(receipt!);
   }
 }
 

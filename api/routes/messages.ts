@@ -4,7 +4,7 @@ import type { MessageStatus } from '../../domain/message';
 import { messageWorkflowId } from '../../domain/temporal';
 import { ApiError } from '../errors';
 import { MessageService, StatusUnavailableError, type SendResult } from '../message-service';
-import { messageIdParams, sendMessageBody } from '../schemas';
+import { cancelBody, messageIdParams, sendMessageBody } from '../schemas';
 import { traceIdOf } from '../trace';
 import { parseInput } from '../validate';
 
@@ -36,6 +36,10 @@ function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object)
       throw new ApiError(404, 'agent_not_found', 'The target agent is not registered in this tenant');
     case 'unknown_capability':
       throw new ApiError(422, 'unknown_capability', 'The target agent has no such capability');
+    case 'deadline_passed':
+      throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
+    case 'deadline_too_far':
+      throw new ApiError(422, 'deadline_too_far', 'The deadline is more than 30 days ahead');
   }
 }
 
@@ -49,6 +53,20 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
     const answer = sendAnswer(result, withLinks);
     if (result.kind === 'accepted') res.location(`/v1/messages/${encodeURIComponent(result.status.message_id)}`);
     res.status(answer.status).json(answer.body);
+  });
+
+  router.post('/v1/messages/:message_id/cancel', async (req, res) => {
+    const { message_id } = parseInput(messageIdParams, req.params, 'params');
+    const body = parseInput(cancelBody, req.body, 'body');
+    const result = await deps.messages.cancel(deps.tenant, message_id, body?.reason);
+    switch (result.kind) {
+      case 'unknown_message':
+        throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
+      case 'already_ended':
+        throw new ApiError(409, 'already_ended', `Message ${message_id} already ended as ${result.state}`, { state: result.state });
+      case 'cancelled':
+        res.json({ message_id, cancelled: true, state: 'cancelled' });
+    }
   });
 
   router.get('/v1/messages/:message_id', async (req, res) => {

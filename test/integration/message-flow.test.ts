@@ -281,6 +281,69 @@ describe('message flow - delivery and receipt', () => {
   });
 });
 
+describe('message flow - deadlines and cancellation', () => {
+  it('message flow - delivery stops at the deadline and the message expires', async () => {
+    agent.behave(() => ({ status: 503 }));
+    const messageId = newMessageId();
+    const deadline = new Date(Date.now() + 1_500).toISOString();
+    const sent = await send({ message_id: messageId, deadline });
+    assert.equal(sent.status, 202);
+    assert.equal(sent.body.deadline, deadline);
+    const status = await eventually('expired', async () => {
+      const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+      return response.body.state === 'expired' ? response.body : undefined;
+    });
+    assert.equal(status.reason.code, 'deadline_exceeded');
+    const deliveries = agent.deliveries.filter((d) => d.body.message_id === messageId);
+    assert.ok(deliveries.length >= 1);
+    assert.equal(deliveries[0]!.body.deadline, deadline);
+    const lastAttempt = Date.parse(deliveries.at(-1)!.headers.date ?? status.attempts.at(-1).started_at);
+    assert.ok(lastAttempt <= Date.parse(deadline), 'no attempt after the deadline');
+  });
+
+  it('message flow - a past or too distant deadline is refused', async () => {
+    const past = await send({ deadline: new Date(Date.now() - 1000).toISOString() });
+    assert.equal(past.status, 422);
+    assert.equal(past.body.error.code, 'deadline_passed');
+    const far = await send({ deadline: new Date(Date.now() + 40 * 24 * 3600 * 1000).toISOString() });
+    assert.equal(far.body.error.code, 'deadline_too_far');
+    const malformed = await send({ deadline: 'tomorrow' });
+    assert.equal(malformed.status, 400);
+  });
+
+  it('message flow - a caller cancels a delivered message; the agent is told; a second cancel is a conflict', async () => {
+    const holder = await startFakeAgent(() => ({ status: 202 }));
+    try {
+      const registered = await registerAgent(system.baseUrl, holder.url);
+      const messageId = newMessageId();
+      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      await eventually('delivered', async () => {
+        const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+        return response.body.state === 'delivered' ? true : undefined;
+      });
+      const cancelled = await request('POST', `${system.baseUrl}/v1/messages/${messageId}/cancel`, { reason: 'customer withdrew' });
+      assert.equal(cancelled.status, 200);
+      assert.deepEqual(cancelled.body, { message_id: messageId, cancelled: true, state: 'cancelled' });
+      const status = await eventually('cancelled', async () => {
+        const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+        return response.body.state === 'cancelled' ? response.body : undefined;
+      });
+      assert.deepEqual(status.reason, { code: 'cancelled_by_caller', message: 'customer withdrew' });
+      const notice = await eventually('the cancel notice', async () => holder.deliveries.find((d) => d.headers['x-reach-event'] === 'cancelled'));
+      assert.equal(notice.body.message_id, messageId);
+      assert.ok(new Webhook(registered.signing_secret).verify(notice.raw, notice.headers as Record<string, string>));
+      const again = await request('POST', `${system.baseUrl}/v1/messages/${messageId}/cancel`);
+      assert.equal(again.status, 409);
+      assert.equal(again.body.error.code, 'already_ended');
+      assert.equal(again.body.error.details.state, 'cancelled');
+      const unknown = await request('POST', `${system.baseUrl}/v1/messages/never-sent/cancel`);
+      assert.equal(unknown.status, 404);
+    } finally {
+      await holder.stop();
+    }
+  });
+});
+
 describe('message flow - idempotency', () => {
   it('message flow - the same message id again returns the same run and delivers once', async () => {
     agent.behave(acceptAndConfirm);

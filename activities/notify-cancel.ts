@@ -1,0 +1,32 @@
+/** Tells an agent, best effort, that a message it holds was cancelled by the caller. */
+import type { AgentQueries } from '../domain/catalogue/agent-queries';
+import type { MessageInput } from '../domain/message';
+import { signatureHeaders } from '../domain/signing';
+import { deliveryHeaders } from './deliver';
+
+export interface NotifyCancelRequest {
+  message: MessageInput;
+  agent_id: string;
+  endpoint: string;
+}
+
+export function createNotifyCancel(deps: { fetch: typeof fetch; now: () => number; queries: Pick<AgentQueries, 'signingSecrets'> }) {
+  return async function notifyCancel(request: NotifyCancelRequest): Promise<{ http_status?: number; error?: string }> {
+    const { message } = request;
+    const body = JSON.stringify({ event: 'cancelled', message_id: message.message_id, trace_id: message.trace_id, tenant: message.tenant });
+    const secrets = await deps.queries.signingSecrets(request.agent_id);
+    try {
+      const response = await deps.fetch(request.endpoint, {
+        method: 'POST',
+        headers: { ...deliveryHeaders(message), 'x-reach-event': 'cancelled', ...signatureHeaders(secrets, message.message_id, new Date(deps.now()), body) },
+        body,
+        signal: AbortSignal.timeout(message.policy.attemptTimeoutMs),
+        redirect: 'manual',
+      });
+      await response.arrayBuffer();
+      return { http_status: response.status };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  };
+}
