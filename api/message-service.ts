@@ -141,6 +141,20 @@ export class MessageService {
     };
   }
 
+  /**
+   * Waits up to `ms` for the message to end; returns its final status, or undefined if it is still in flight.
+   * Polls the run's description (no worker needed), backing off from 25 ms to 250 ms.
+   */
+  async waitForEnd(tenant: string, messageId: string, ms: number): Promise<MessageStatus | undefined> {
+    const deadline = Date.now() + ms;
+    for (let pause = 25; ; pause = Math.min(250, pause * 2)) {
+      const description = await this.describe(tenant, messageId);
+      if (description && description.status.name !== 'RUNNING') return this.statusOf(tenant, messageId, description);
+      if (Date.now() + pause > deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+
   async cancel(tenant: string, messageId: string, reason?: string): Promise<CancelResult> {
     const handle = this.deps.client.workflow.getHandle(messageWorkflowId(tenant, messageId));
     try {

@@ -112,3 +112,13 @@ export const callbackBody = z.strictObject({
 export type CallbackBody = z.output<typeof callbackBody>;
 
 export const cancelBody = z.strictObject({ reason: z.string().max(1000).optional() }).optional();
+
+/** `?wait=30s` (or `1500ms`): how long POST /v1/messages may hold the request for the outcome; at most 120 s. */
+export const sendMessageQuery = z.strictObject({
+  wait: z
+    .string()
+    .regex(/^\d{1,6}(ms|s)$/, 'a duration such as 30s or 1500ms')
+    .transform((w) => (w.endsWith('ms') ? Number(w.slice(0, -2)) : Number(w.slice(0, -1)) * 1000))
+    .refine((ms) => ms <= 120_000, 'at most 120s')
+    .optional(),
+});

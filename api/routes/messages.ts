@@ -4,7 +4,7 @@ import type { MessageStatus } from '../../domain/message';
 import { messageWorkflowId } from '../../domain/temporal';
 import { ApiError } from '../errors';
 import { MessageService, StatusUnavailableError, type SendResult } from '../message-service';
-import { cancelBody, messageIdParams, sendMessageBody } from '../schemas';
+import { cancelBody, messageIdParams, sendMessageBody, sendMessageQuery } from '../schemas';
 import { traceIdOf } from '../trace';
 import { parseInput } from '../validate';
 
@@ -48,10 +48,23 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
   const withLinks = (status: MessageStatus) => ({ ...status, links: messageLinks(deps.config, status.tenant, status.message_id) });
 
   router.post('/v1/messages', async (req, res) => {
+    const { wait } = parseInput(sendMessageQuery, req.query, 'query');
     const body = parseInput(sendMessageBody, req.body, 'body');
     const result = await deps.messages.send(deps.tenant, body, traceIdOf(req));
     const answer = sendAnswer(result, withLinks);
     if (result.kind === 'accepted') res.location(`/v1/messages/${encodeURIComponent(result.status.message_id)}`);
+    // Sync mode: hold the request until the message ends (200 with its final status) or the wait runs out (202).
+    if (wait && (result.kind === 'accepted' || result.kind === 'duplicate')) {
+      const ended = await deps.messages.waitForEnd(deps.tenant, result.status.message_id, wait);
+      if (ended) {
+        res.status(200).json(withLinks(ended));
+        return;
+      }
+      if (result.kind === 'duplicate') {
+        res.status(202).json(withLinks((await deps.messages.get(deps.tenant, result.status.message_id)) ?? result.status));
+        return;
+      }
+    }
     res.status(answer.status).json(answer.body);
   });
 

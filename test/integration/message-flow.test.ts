@@ -281,6 +281,39 @@ describe('message flow - delivery and receipt', () => {
   });
 });
 
+describe('message flow - sync mode', () => {
+  it('message flow - ?wait= returns the result when the message is processed in time', async () => {
+    agent.behave(acceptAndConfirm);
+    const messageId = newMessageId();
+    const response = await request('POST', `${system.baseUrl}/v1/messages?wait=20s`, {
+      message_id: messageId,
+      target: { agent_id: agentId, capability: 'echo' },
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.body.state, 'processed');
+    assert.deepEqual(response.body.result, { handled: messageId });
+  });
+
+  it('message flow - ?wait= answers 202 when the wait runs out first', async () => {
+    agent.behave(() => ({ status: 202 }));
+    const messageId = newMessageId();
+    const response = await request('POST', `${system.baseUrl}/v1/messages?wait=300ms`, {
+      message_id: messageId,
+      target: { agent_id: agentId, capability: 'echo' },
+    });
+    assert.equal(response.status, 202);
+    assert.ok(['accepted', 'routing', 'delivering', 'delivered'].includes(response.body.state));
+    await request('POST', `${system.baseUrl}/v1/messages/${messageId}/cancel`);
+  });
+
+  it('message flow - a malformed wait is a 400', async () => {
+    for (const wait of ['soon', '10m', '200s']) {
+      const response = await request('POST', `${system.baseUrl}/v1/messages?wait=${wait}`, { target: { agent_id: agentId, capability: 'echo' } });
+      assert.equal(response.status, 400, wait);
+    }
+  });
+});
+
 describe('message flow - deadlines and cancellation', () => {
   it('message flow - delivery stops at the deadline and the message expires', async () => {
     agent.behave(() => ({ status: 503 }));
