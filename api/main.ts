@@ -7,6 +7,7 @@ import { startSweeper } from '../domain/catalogue/sweeper';
 import { loadConfigOrExit } from '../domain/config';
 import { connectMongo, connectTemporalClient } from '../domain/connections';
 import { createLogger } from '../domain/logger';
+import { ensureSearchAttributes } from '../domain/search-attributes';
 import { createApp } from './app';
 import { MessageService } from './message-service';
 
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   const catalogue = createCatalogue(models, config);
   const connection = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   const app = createApp({
     config,
     catalogue,

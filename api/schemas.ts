@@ -1,6 +1,7 @@
 /** Request bodies and parameters of the public API, as zod schemas (the single source of their shape). */
 import { z } from 'zod';
 import { MESSAGE_ID_PATTERN } from '../domain/ids';
+import { MESSAGE_STATES } from '../domain/message';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const tag = z.string().min(1).max(64);
@@ -101,6 +102,13 @@ export type SendMessageBody = z.output<typeof sendMessageBody>;
 
 export const messageIdParams = z.strictObject({ message_id: messageId });
 
+export const listMessagesQuery = z.strictObject({
+  state: z.enum(MESSAGE_STATES).optional(),
+  agent_id: agentId.optional(),
+  trace_id: z.string().regex(/^[0-9a-f]{32}$/, '32 lowercase hex digits').optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+
 export const callbackBody = z.strictObject({
   message_id: messageId,
   status: z.enum(['processed', 'failed']),
@@ -122,3 +130,5 @@ export const sendMessageQuery = z.strictObject({
     .refine((ms) => ms <= 120_000, 'at most 120s')
     .optional(),
 });
+
+export const redriveBody = z.strictObject({ deadline: z.iso.datetime({ offset: true }).optional() }).optional();

@@ -96,6 +96,20 @@ export interface MessageInput {
   /** ISO time after which no delivery is attempted and the message expires. */
   deadline?: string;
   policy: DeliveryPolicy;
+  /** Present on a redriven run: what came before under the same message id. */
+  redrive?: RedriveInput;
+}
+
+export interface RedriveRecord {
+  at: string;
+  previous_state: MessageState;
+  previous_reason?: Reason;
+}
+
+export interface RedriveInput {
+  /** Attempts of the earlier runs, kept so the status shows the whole story. */
+  previous_attempts: AttemptRecord[];
+  history: RedriveRecord[];
 }
 
 /** Asks the workflow to stop; answered with the state it ends in. */
@@ -146,6 +160,8 @@ export interface MessageStatus {
   error?: AgentError;
   accepted_at: string;
   deadline?: string;
+  /** Each redrive of this message, oldest first. */
+  redrives?: RedriveRecord[];
   updated_at: string;
   delivered_at?: string;
   completed_at?: string;

@@ -2,6 +2,7 @@
  * What the api, the worker and the workflow share about Temporal: names, ids, queries and updates.
  * Safe to import from workflows (no I/O).
  */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { CancelInput, MessageState, MessageStatus, ReceiptInput, ReceiptOutcome } from './message';
 
@@ -14,6 +15,16 @@ export const BODY_HASH_MEMO = 'body_hash';
 export function messageWorkflowId(tenant: string, messageId: string): string {
   return `msg:${tenant}:${messageId}`;
 }
+
+/**
+ * Custom search attributes of message runs, so operators (and `GET /v1/messages?state=…`) find runs by tenant,
+ * state, agent or trace in Temporal's visibility store and UI. Registered at start-up (see ensureSearchAttributes).
+ */
+export const SA_TENANT = defineSearchAttributeKey('ReachTenant', SearchAttributeType.KEYWORD);
+export const SA_STATE = defineSearchAttributeKey('ReachState', SearchAttributeType.KEYWORD);
+export const SA_AGENT = defineSearchAttributeKey('ReachAgent', SearchAttributeType.KEYWORD);
+export const SA_TRACE = defineSearchAttributeKey('ReachTraceId', SearchAttributeType.KEYWORD);
+export const SEARCH_ATTRIBUTES = [SA_TENANT, SA_STATE, SA_AGENT, SA_TRACE];
 
 export const statusQuery = defineQuery<MessageStatus>('status');
 

@@ -11,6 +11,7 @@ import { loadConfigOrExit, type Config } from '../domain/config';
 import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
 import { portAcceptsConnections, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from './lib/dev-servers';
 import { startTemporalBySdkDownload } from './lib/sdk-temporal';
+import { devServerSearchAttributes } from '../domain/search-attributes';
 
 const ROOT = resolve(__dirname, '..');
 const say = (line: string) => console.log(`[agent-reach] ${line}`);
@@ -65,6 +66,7 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
       dbFile: join(dataDir, 'temporal.db'),
       namespace: config.TEMPORAL_NAMESPACE,
       logFile: join(logs, 'temporal.log'),
+      searchAttributes: devServerSearchAttributes(),
     };
     say('starting Temporal dev server…');
     const temporal =

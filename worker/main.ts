@@ -2,7 +2,8 @@
 import { createCatalogue } from '../domain/catalogue/catalogue';
 import { catalogueModels } from '../domain/catalogue/models';
 import { loadConfigOrExit } from '../domain/config';
-import { connectMongo, connectTemporalWorker } from '../domain/connections';
+import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../domain/connections';
+import { ensureSearchAttributes } from '../domain/search-attributes';
 import { createLogger } from '../domain/logger';
 import { createMessageWorker } from './create-worker';
 
@@ -11,6 +12,9 @@ async function main(): Promise<void> {
   const logger = createLogger('worker', config);
   const mongo = await connectMongo(config.MONGODB_URI, logger);
   const connection = await connectTemporalWorker(config.TEMPORAL_ADDRESS, logger);
+  const admin = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
+  await ensureSearchAttributes(admin, config.TEMPORAL_NAMESPACE);
+  await admin.close();
   const worker = await createMessageWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,

@@ -2,7 +2,7 @@
  * One durable workflow per message: resolve the target, deliver with retries, await the processed receipt.
  * Deterministic: no I/O here; time and randomness come from Temporal's workflow sandbox.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliverResult } from '../activities/deliver';
 import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
@@ -18,7 +18,7 @@ import {
   type Reason,
   type ReceiptInput,
 } from '../domain/message';
-import { cancelUpdate, receiptUpdate, statusQuery } from '../domain/temporal';
+import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../domain/temporal';
 
 /** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */
 const ACTIVITY_MARGIN_MS = 5_000;
@@ -31,9 +31,10 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
     tenant: input.tenant,
     state: 'accepted',
     target: input.target,
-    attempts: [],
+    attempts: [...(input.redrive?.previous_attempts ?? [])],
     accepted_at: input.accepted_at,
     ...(input.deadline ? { deadline: input.deadline } : {}),
+    ...(input.redrive ? { redrives: input.redrive.history } : {}),
     updated_at: now(),
   };
   let receipt: ReceiptInput | undefined;
@@ -45,6 +46,7 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
     if (!canTransition(status.state, state)) throw new Error(`illegal transition ${status.state} → ${state}`);
     status.state = state;
     status.updated_at = now();
+    upsertSearchAttributes([{ key: SA_STATE, value: state }]);
   };
   const finish = (state: MessageState, reason?: Reason): MessageStatus => {
     moveTo(state);
@@ -120,7 +122,10 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
   moveTo('routing');
   // Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can.
   const failed = new InstanceFailures(INSTANCE_FAILURES_BEFORE_FAILOVER);
-  for (let attempt = 1; ; attempt++) {
+  // A redriven run numbers its attempts after the earlier runs' ones, with a fresh budget of maxAttempts.
+  const earlierAttempts = status.attempts.length;
+  for (let tries = 1; ; tries++) {
+    const attempt = earlierAttempts + tries;
     const interrupted = await interruption();
     if (interrupted) return interrupted;
     // Resolved before every attempt: a moved or restarted agent is found at its new address.
@@ -171,16 +176,16 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
         record.error = `no receipt within ${ackTimeoutMs} ms`;
         failed.add(target.instance_id);
         lastFailure = { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` };
-        if (attempt >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, attempt));
+        if (tries >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
         continue;
       }
       failed.add(target.instance_id);
       lastFailure = { code: 'delivery_exhausted', message: verdict.error };
       retryAfterMs = verdict.retryAfterMs;
     }
-    if (attempt >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, attempt));
+    if (tries >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
     // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
-    const delay = retryDelayMs(attempt, input.policy, Math.random(), retryAfterMs);
+    const delay = retryDelayMs(tries, input.policy, Math.random(), retryAfterMs);
     if (await waitFor(() => receipt !== undefined, delay)) return finishWithReceipt(receipt!);
   }
 }

@@ -4,7 +4,7 @@ import type { MessageStatus } from '../../domain/message';
 import { messageWorkflowId } from '../../domain/temporal';
 import { ApiError } from '../errors';
 import { MessageService, StatusUnavailableError, type SendResult } from '../message-service';
-import { cancelBody, messageIdParams, sendMessageBody, sendMessageQuery } from '../schemas';
+import { cancelBody, listMessagesQuery, messageIdParams, redriveBody, sendMessageBody, sendMessageQuery } from '../schemas';
 import { traceIdOf } from '../trace';
 import { parseInput } from '../validate';
 
@@ -80,6 +80,28 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
       case 'cancelled':
         res.json({ message_id, cancelled: true, state: 'cancelled' });
     }
+  });
+
+  router.post('/v1/messages/:message_id/redrive', async (req, res) => {
+    const { message_id } = parseInput(messageIdParams, req.params, 'params');
+    const body = parseInput(redriveBody, req.body, 'body');
+    if (body?.deadline && Date.parse(body.deadline) <= Date.now()) throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
+    const result = await deps.messages.redrive(deps.tenant, message_id, body?.deadline);
+    switch (result.kind) {
+      case 'unknown_message':
+        throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
+      case 'not_redrivable':
+        throw new ApiError(409, 'not_redrivable', `Only failed or expired messages can be redriven; ${message_id} is ${result.state}`, {
+          state: result.state,
+        });
+      case 'redriven':
+        res.status(202).json(withLinks(result.status));
+    }
+  });
+
+  router.get('/v1/messages', async (req, res) => {
+    const filter = parseInput(listMessagesQuery, req.query, 'query');
+    res.json({ items: await deps.messages.list(deps.tenant, filter) });
   });
 
   router.get('/v1/messages/:message_id', async (req, res) => {

@@ -10,6 +10,7 @@ export async function startTemporalBySdkDownload(options: {
   uiPort: number;
   dbFile: string;
   namespace: string;
+  searchAttributes?: Record<string, string>;
 }): Promise<LocalServer & { address: string }> {
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
@@ -19,6 +20,7 @@ export async function startTemporalBySdkDownload(options: {
       uiPort: options.uiPort,
       dbFilename: options.dbFile,
       namespace: options.namespace,
+      extraArgs: Object.entries(options.searchAttributes ?? {}).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
     },
   });
   return {

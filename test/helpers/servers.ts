@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveFerretDb, resolveTemporalCli } from '../../scripts/lib/binaries';
+import { devServerSearchAttributes } from '../../domain/search-attributes';
 import { freePort, startFerretDb, startTemporalDevServer } from '../../scripts/lib/dev-servers';
 
 export interface TestServers {
@@ -26,6 +27,7 @@ export async function startTestServers(): Promise<TestServers> {
         port,
         namespace: 'default',
         logFile: join(dataDir, 'temporal.log'),
+        searchAttributes: devServerSearchAttributes(),
       }),
     ),
     freePort().then((port) =>

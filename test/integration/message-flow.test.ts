@@ -377,6 +377,47 @@ describe('message flow - deadlines and cancellation', () => {
   });
 });
 
+describe('message flow - dead letters', () => {
+  it('message flow - failed messages are listed by state, agent and trace, and a redrive delivers them again', async () => {
+    agent.behave(() => ({ status: 400, body: { error: { message: 'not today' } } }));
+    const messageId = newMessageId();
+    const sent = await send({ message_id: messageId, payload: { n: 7 } });
+    assert.equal((await terminalStatus(messageId)).state, 'failed');
+
+    const listed = await eventually('the dead letter in the list', async () => {
+      const response = await request('GET', `${system.baseUrl}/v1/messages?state=failed&agent_id=${agentId}`);
+      return response.body.items.find((i: { message_id: string }) => i.message_id === messageId);
+    });
+    assert.equal(listed.state, 'failed');
+    assert.equal(listed.trace_id, sent.body.trace_id);
+    const byTrace = await request('GET', `${system.baseUrl}/v1/messages?trace_id=${sent.body.trace_id}`);
+    assert.deepEqual(byTrace.body.items.map((i: { message_id: string }) => i.message_id), [messageId]);
+    assert.equal((await request('GET', `${system.baseUrl}/v1/messages?state=nonsense`)).status, 400);
+
+    agent.behave(acceptAndConfirm);
+    const redriven = await request('POST', `${system.baseUrl}/v1/messages/${messageId}/redrive`);
+    assert.equal(redriven.status, 202);
+    const status = await eventually('processed after the redrive', async () => {
+      const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+      return response.body.state === 'processed' ? response.body : undefined;
+    });
+    assert.deepEqual(status.attempts.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome]), [[1, 'refused'], [2, 'accepted']]);
+    assert.equal(status.redrives.length, 1);
+    assert.equal(status.redrives[0].previous_state, 'failed');
+    assert.equal(status.redrives[0].previous_reason.code, 'agent_refused');
+    const deliveries = agent.deliveries.filter((d) => d.body.message_id === messageId);
+    assert.deepEqual(deliveries.map((d) => [d.headers['idempotency-key'], d.body.attempt]), [[messageId, 1], [messageId, 2]]);
+
+    const again = await send({ message_id: messageId, payload: { n: 7 } });
+    assert.equal(again.status, 200, 'the same message id is still the same message');
+    assert.equal(again.body.state, 'processed');
+    const notDead = await request('POST', `${system.baseUrl}/v1/messages/${messageId}/redrive`);
+    assert.equal(notDead.status, 409);
+    assert.equal(notDead.body.error.code, 'not_redrivable');
+    assert.equal((await request('POST', `${system.baseUrl}/v1/messages/never-sent/redrive`)).status, 404);
+  });
+});
+
 describe('message flow - idempotency', () => {
   it('message flow - the same message id again returns the same run and delivers once', async () => {
     agent.behave(acceptAndConfirm);
