@@ -1,6 +1,7 @@
 /** One HTTP delivery attempt to an agent instance. Never throws for what the agent answers: it classifies it. */
 import { randomBytes } from 'node:crypto';
 import type { AgentQueries, DeliveryTarget } from '../domain/catalogue/agent-queries';
+import type { CircuitStore } from '../domain/circuit-store';
 import { signatureHeaders } from '../domain/signing';
 import type { MessageInput } from '../domain/message';
 import { classifyResponse, type DeliveryVerdict } from './classify-response';
@@ -23,6 +24,13 @@ export interface DeliverDeps {
   now: () => number;
   /** Read here rather than passed in, so no secret is written to workflow history. */
   queries: Pick<AgentQueries, 'signingSecrets'>;
+  /** Each attempt's outcome feeds the instance's circuit breaker. */
+  circuits: Pick<CircuitStore, 'record'>;
+}
+
+/** Whether an answer counts against the instance's health: only what is not the message's fault. */
+function linkFailed(verdict: DeliveryVerdict): boolean {
+  return verdict.kind === 'transient';
 }
 
 /** The JSON body every agent receives (ARCHITECTURE.md, "Agent protocol"). */
@@ -74,12 +82,17 @@ export function createDeliver(deps: DeliverDeps) {
     const { message, target, attempt } = request;
     const started = deps.now();
     const timeoutMs = message.policy.attemptTimeoutMs;
-    const finish = (verdict: DeliveryVerdict, httpStatus?: number): DeliverResult => ({
-      verdict,
-      ...(httpStatus === undefined ? {} : { http_status: httpStatus }),
-      started_at: new Date(started).toISOString(),
-      latency_ms: deps.now() - started,
-    });
+    const finish = async (verdict: DeliveryVerdict, httpStatus?: number): Promise<DeliverResult> => {
+      const latency = deps.now() - started;
+      // The circuit is advisory: failing to record an outcome must not fail the delivery.
+      await deps.circuits.record(target.agent_id, target.instance_id, !linkFailed(verdict)).catch(() => undefined);
+      return {
+        verdict,
+        ...(httpStatus === undefined ? {} : { http_status: httpStatus }),
+        started_at: new Date(started).toISOString(),
+        latency_ms: latency,
+      };
+    };
     const body = JSON.stringify(deliveryEnvelope(message, target, attempt));
     const signed = signatureHeaders(await deps.queries.signingSecrets(target.agent_id), message.message_id, new Date(started), body);
     let response: Response;

@@ -2,12 +2,14 @@
  * All activities, built from their dependencies. The worker passes the real ones; tests may pass others.
  */
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
+import type { CircuitStore } from '../domain/circuit-store';
 import { createDeliver } from './deliver';
 import { createNotifyCancel } from './notify-cancel';
 import { createResolveTarget } from './resolve-target';
 
 export interface ActivityDeps {
   queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets'>;
+  circuits: Pick<CircuitStore, 'record'>;
   fetch: typeof fetch;
   now: () => number;
 }
@@ -17,6 +19,10 @@ export function createActivities(deps: ActivityDeps) {
     resolveTarget: createResolveTarget(deps),
     deliver: createDeliver(deps),
     notifyCancel: createNotifyCancel(deps),
+    /** A delivered message got no receipt in time: counts against the instance's circuit. */
+    async recordMissingReceipt(request: { agent_id: string; instance_id: string }): Promise<void> {
+      await deps.circuits.record(request.agent_id, request.instance_id, false);
+    },
   };
 }
 

@@ -69,6 +69,18 @@ const envSchema = z.object({
   SECRET_ROTATION_OVERLAP_MS: z.coerce.number().int().min(0).default(3_600_000),
   /** Time allowed to fetch a remote A2A agent card, in ms. @default 5000 */
   A2A_FETCH_TIMEOUT_MS: positiveMs.default(5_000),
+  /** Circuit breaker per agent instance: failures in a row that open it. @default 5 */
+  CIRCUIT_CONSECUTIVE_FAILURES: z.coerce.number().int().min(1).default(5),
+  /** Failure rate (0–1) over the window that opens it, once the window holds CIRCUIT_MIN_REQUESTS outcomes. @default 0.5 */
+  CIRCUIT_FAILURE_RATE: z.coerce.number().gt(0).max(1).default(0.5),
+  /** Outcomes needed in the window before the failure rate counts. @default 20 */
+  CIRCUIT_MIN_REQUESTS: z.coerce.number().int().min(1).default(20),
+  /** Length of the failure-rate window, in ms. @default 60000 */
+  CIRCUIT_WINDOW_MS: positiveMs.default(60_000),
+  /** How long a circuit stays open the first time, in ms; each reopening lasts that much longer. @default 30000 */
+  CIRCUIT_OPEN_MS: positiveMs.default(30_000),
+  /** Longest a circuit stays open, in ms. @default 300000 */
+  CIRCUIT_MAX_OPEN_MS: positiveMs.default(300_000),
   /** Largest accepted request body, in bytes. @default 1048576 (1 MiB) */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** Folder of embedded mode's local servers (Temporal's SQLite file, FerretDB's data, logs). @default ./.agent-reach-data */
@@ -88,6 +100,18 @@ const envSchema = z.object({
 });
 
 export type Config = z.infer<typeof envSchema> & { PUBLIC_URL: string };
+
+/** The circuit breaker knobs. */
+export function circuitPolicy(config: Config) {
+  return {
+    consecutiveFailures: config.CIRCUIT_CONSECUTIVE_FAILURES,
+    failureRate: config.CIRCUIT_FAILURE_RATE,
+    minRequests: config.CIRCUIT_MIN_REQUESTS,
+    windowMs: config.CIRCUIT_WINDOW_MS,
+    openMs: config.CIRCUIT_OPEN_MS,
+    maxOpenMs: config.CIRCUIT_MAX_OPEN_MS,
+  };
+}
 
 /** The heartbeat knobs as the catalogue uses them. */
 export function heartbeatPolicy(config: Config) {

@@ -15,11 +15,12 @@ async function main(): Promise<void> {
   const admin = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
   await ensureSearchAttributes(admin, config.TEMPORAL_NAMESPACE);
   await admin.close();
+  const catalogue = createCatalogue(catalogueModels(mongo), config);
   const worker = await createMessageWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { queries: createCatalogue(catalogueModels(mongo), config).queries, fetch: globalThis.fetch, now: Date.now },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, fetch: globalThis.fetch, now: Date.now },
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.

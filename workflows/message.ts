@@ -114,6 +114,7 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
     startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
     retry: { maximumAttempts: 3 },
   });
+  const { recordMissingReceipt } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
   const { notifyCancel } = proxyActivities<Activities>({
     startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
     retry: { maximumAttempts: 1 }, // best effort
@@ -164,10 +165,8 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
         return finish('failed', { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` });
       }
       if (verdict.kind === 'accepted' || verdict.kind === 'duplicate') {
-        if (!receipt) {
-          moveTo('delivered');
-          status.delivered_at = status.updated_at;
-        }
+        status.delivered_at = now();
+        if (!receipt) moveTo('delivered');
         const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
         if (await waitFor(() => receipt !== undefined, ackTimeoutMs)) return finishWithReceipt(receipt!);
         const stopped = await interruption();
@@ -175,6 +174,7 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
         // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
         record.error = `no receipt within ${ackTimeoutMs} ms`;
         failed.add(target.instance_id);
+        await recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(() => undefined);
         lastFailure = { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` };
         if (tries >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
         continue;

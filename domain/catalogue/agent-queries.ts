@@ -1,4 +1,5 @@
 /** Reads of the catalogue: one agent, search, events, and where a delivery goes now. */
+import type { CircuitStore } from '../circuit-store';
 import { ineligibility, pickInstance, type HeartbeatPolicy } from './liveness';
 import type { AgentDoc, AgentEventDoc, CatalogueModels, InstanceDoc } from './models';
 
@@ -43,6 +44,8 @@ export class AgentQueries {
     private readonly models: CatalogueModels,
     private readonly heartbeat: HeartbeatPolicy,
     now?: () => Date,
+    /** Instances with an open circuit are not chosen. */
+    private readonly circuits?: Pick<CircuitStore, 'openInstances'>,
   ) {
     this.now = now ?? (() => new Date());
   }
@@ -79,14 +82,16 @@ export class AgentQueries {
     const cap = found.agent.capabilities.find((c) => c.name === capability);
     if (!cap) return { kind: 'unknown_capability' };
     const now = this.now();
-    const others = found.instances.filter((i) => !avoid.includes(i.instance_id));
-    const instance = pickInstance(others, now, this.heartbeat) ?? pickInstance(found.instances, now, this.heartbeat);
+    const open = (await this.circuits?.openInstances(agentId)) ?? new Set<string>();
+    const closed = found.instances.filter((i) => !open.has(i.instance_id));
+    const others = closed.filter((i) => !avoid.includes(i.instance_id));
+    const instance = pickInstance(others, now, this.heartbeat) ?? pickInstance(closed, now, this.heartbeat);
     if (!instance?.endpoint) {
       return {
         kind: 'no_available_instance',
         instances: found.instances.map((i) => ({
           instance_id: i.instance_id,
-          reason: ineligibility(i, now, this.heartbeat) ?? 'unavailable',
+          reason: open.has(i.instance_id) ? 'circuit_open' : (ineligibility(i, now, this.heartbeat) ?? 'unavailable'),
         })),
       };
     }

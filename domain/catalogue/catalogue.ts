@@ -1,5 +1,6 @@
 /** The catalogue's parts, built together from the models and config. */
-import { heartbeatPolicy, type Config } from '../config';
+import { CircuitStore } from '../circuit-store';
+import { circuitPolicy, heartbeatPolicy, type Config } from '../config';
 import { AgentQueries } from './agent-queries';
 import { AgentStore } from './agent-store';
 import { CatalogueIndex } from './catalogue-index';
@@ -14,16 +15,19 @@ export interface Catalogue {
   heartbeats: Heartbeats;
   /** This process's in-memory copy, for search and routing. */
   index: CatalogueIndex;
+  circuits: CircuitStore;
   policy: HeartbeatPolicy;
   now: () => Date;
 }
 
 export function createCatalogue(models: CatalogueModels, config: Config, now: () => Date = () => new Date()): Catalogue {
   const policy = heartbeatPolicy(config);
+  const circuits = new CircuitStore(models.circuits, circuitPolicy(config), now);
   return {
     models,
+    circuits,
     store: new AgentStore(models, { secretOverlapMs: config.SECRET_ROTATION_OVERLAP_MS, authCacheMs: config.AGENT_AUTH_CACHE_MS, now }),
-    queries: new AgentQueries(models, policy, now),
+    queries: new AgentQueries(models, policy, now, circuits),
     heartbeats: new Heartbeats(models, policy, { writeEveryMs: config.HEARTBEAT_WRITE_EVERY_MS, now }),
     index: new CatalogueIndex(models, { refreshMs: config.CATALOGUE_REFRESH_MS, maxStalenessMs: config.CATALOGUE_MAX_STALENESS_MS }),
     policy,

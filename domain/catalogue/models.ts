@@ -5,6 +5,7 @@
  * (`$schema`, `$ref`, `$defs` are common in schemas).
  */
 import { Schema, type Connection, type Model } from 'mongoose';
+import { circuitModel, type CircuitModel } from '../circuit-store';
 import { ensureCounter } from './changes';
 
 export const INSTANCE_STATES = ['healthy', 'busy', 'draining'] as const;
@@ -195,6 +196,8 @@ export interface CatalogueModels {
   instances: Model<InstanceDoc>;
   events: Model<AgentEventDoc>;
   meta: Model<CatalogueMetaDoc>;
+  /** Circuit breaker state per instance (domain/circuit-store.ts). */
+  circuits: CircuitModel;
 }
 
 function model<T>(connection: Connection, name: string, schema: Schema<T>): Model<T> {
@@ -207,11 +210,12 @@ export function catalogueModels(connection: Connection): CatalogueModels {
     instances: model(connection, 'AgentInstance', instanceSchema),
     events: model(connection, 'AgentEvent', eventSchema),
     meta: model(connection, 'CatalogueMeta', metaSchema),
+    circuits: circuitModel(connection),
   };
 }
 
 /** Creates the indexes and the change counter (idempotent); call once at process start. */
 export async function initCatalogueModels(models: CatalogueModels): Promise<void> {
-  await Promise.all(Object.values(models).map((m: Model<unknown>) => m.init()));
+  await Promise.all(Object.values(models).map((m: Model<any>) => m.init()));
   await ensureCounter(models);
 }

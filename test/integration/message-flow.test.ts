@@ -3,7 +3,7 @@
  * and a scriptable HTTP agent.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { messageWorkflowId } from '../../domain/temporal';
 import { eventually } from '../helpers/eventually';
@@ -46,6 +46,11 @@ before(async () => {
   agentId = registered.agent_id;
   agent.secret = registered.secret;
   signingSecret = registered.signing_secret;
+});
+
+// Tests share agents on purpose; a circuit opened by one test's failures must not leak into the next.
+beforeEach(async () => {
+  await system.catalogue.models.circuits.deleteMany({});
 });
 
 after(async () => {
@@ -211,6 +216,34 @@ describe('message flow - delivery and receipt', () => {
         status.attempts.map((a: { instance_id: string; outcome: string }) => [a.instance_id, a.outcome]),
         [['a', 'transient_error'], ['a', 'transient_error'], ['b', 'accepted']],
       );
+    } finally {
+      await Promise.all([broken.stop(), working.stop()]);
+    }
+  });
+
+  it('message flow - a failing instance opens its circuit; later messages skip it', async () => {
+    const broken = await startFakeAgent(() => ({ status: 502 }));
+    const working = await startFakeAgent();
+    try {
+      const registered = await registerAgent(system.baseUrl, broken.url, {
+        endpoint: undefined,
+        instances: [{ instance_id: 'a', endpoint: broken.url }, { instance_id: 'b', endpoint: working.url }],
+      });
+      working.secret = registered.secret;
+      await request('POST', `${system.baseUrl}/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'b', load: { in_flight: 5 } }, {
+        authorization: `Bearer ${registered.secret}`,
+      });
+      const paths: string[][] = [];
+      for (let i = 0; i < 4; i++) {
+        const messageId = newMessageId();
+        await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+        const status = await terminalStatus(messageId);
+        assert.equal(status.state, 'processed');
+        paths.push(status.attempts.map((a: { instance_id: string }) => a.instance_id));
+      }
+      assert.deepEqual(paths, [['a', 'a', 'b'], ['a', 'a', 'b'], ['a', 'b'], ['b']], 'five failures in a row opened the circuit of "a"');
+      assert.deepEqual([...(await system.catalogue.circuits.openInstances(registered.agent_id))], ['a']);
+      assert.equal(broken.deliveries.length, 5);
     } finally {
       await Promise.all([broken.stop(), working.stop()]);
     }
