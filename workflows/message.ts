@@ -62,6 +62,17 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
       : finish('failed', { code: 'agent_failed', message: r.error?.message ?? 'the agent reported a failure' });
   };
 
+  /**
+   * If the receipt reports a failure the agent marks retryable, consumes it (so the redelivery's receipt can come)
+   * and returns the failure; otherwise undefined.
+   */
+  const takeRetryableFailure = (): Reason | undefined => {
+    if (!receipt || receipt.status !== 'failed' || !receipt.error?.retryable) return undefined;
+    status.error = receipt.error;
+    receipt = undefined;
+    return { code: 'agent_failed', message: status.error.message };
+  };
+
   setHandler(statusQuery, () => status);
   setHandler(cancelUpdate, (request) => {
     if (isTerminal(status.state)) return { cancelled: false, state: status.state };
@@ -135,7 +146,7 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
       const reason = rejection(lookup.kind, input);
       return status.state === 'routing' ? finish('rejected', reason) : finish('failed', reason);
     }
-    let lastFailure: Reason;
+    let lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
     let retryAfterMs: number | undefined;
     if (lookup.kind === 'no_available_instance') {
       const error = `no available instance (${lookup.instances.map((i) => `${i.instance_id}: ${i.reason}`).join(', ') || 'none registered'})`;
@@ -154,7 +165,9 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
       }
       if (verdict.kind === 'agent_failed') {
         status.error = verdict.error;
-        return finish('failed', { code: 'agent_failed', message: verdict.error.message });
+        const failure: Reason = { code: 'agent_failed', message: verdict.error.message };
+        if (!verdict.error.retryable) return finish('failed', failure);
+        lastFailure = failure; // the agent asks to be tried again later: same message id, after a backoff
       }
       if (verdict.kind === 'duplicate' && verdict.processed) {
         status.result = verdict.result;
@@ -164,29 +177,37 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
         // A business refusal: the agent's other instances would refuse too.
         return finish('failed', { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` });
       }
-      if (verdict.kind === 'accepted' || verdict.kind === 'duplicate') {
+      else if (verdict.kind === 'accepted' || verdict.kind === 'duplicate') {
         status.delivered_at = now();
         if (!receipt) moveTo('delivered');
         const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
-        if (await waitFor(() => receipt !== undefined, ackTimeoutMs)) return finishWithReceipt(receipt!);
-        const stopped = await interruption();
-        if (stopped) return stopped;
-        // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
-        record.error = `no receipt within ${ackTimeoutMs} ms`;
+        if (await waitFor(() => receipt !== undefined, ackTimeoutMs)) {
+          const retry = takeRetryableFailure();
+          if (!retry) return finishWithReceipt(receipt!);
+          lastFailure = retry;
+        } else {
+          const stopped = await interruption();
+          if (stopped) return stopped;
+          // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
+          record.error = `no receipt within ${ackTimeoutMs} ms`;
+          failed.add(target.instance_id);
+          await recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(() => undefined);
+          lastFailure = { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` };
+          if (tries >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
+          continue;
+        }
+      } else if (verdict.kind === 'transient') {
         failed.add(target.instance_id);
-        await recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(() => undefined);
-        lastFailure = { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` };
-        if (tries >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
-        continue;
+        lastFailure = { code: 'delivery_exhausted', message: verdict.error };
+        retryAfterMs = verdict.retryAfterMs;
       }
-      failed.add(target.instance_id);
-      lastFailure = { code: 'delivery_exhausted', message: verdict.error };
-      retryAfterMs = verdict.retryAfterMs;
     }
     if (tries >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
     // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
     const delay = retryDelayMs(tries, input.policy, Math.random(), retryAfterMs);
-    if (await waitFor(() => receipt !== undefined, delay)) return finishWithReceipt(receipt!);
+    if (await waitFor(() => receipt !== undefined, delay)) {
+      if (!takeRetryableFailure()) return finishWithReceipt(receipt!);
+    }
   }
 }
 

@@ -147,6 +147,23 @@ describe('message flow - delivery and receipt', () => {
     assert.deepEqual(status.error, { message: 'refund limit reached', code: 'limit' });
   });
 
+  it('message flow - a failure the agent marks retryable is delivered again; a plain failure is not', async () => {
+    agent.behave((d) => {
+      const seen = agent.deliveries.filter((x) => x.body.message_id === d.body.message_id).length;
+      return seen === 1
+        ? { status: 202, receipt: { status: 'failed', error: { message: 'inventory locked', retryable: true } } }
+        : seen === 2
+          ? { status: 200, body: { status: 'failed', error: { message: 'still locked', retryable: true } } }
+          : acceptAndConfirm(d, 0);
+    });
+    const messageId = newMessageId();
+    await send({ message_id: messageId });
+    const status = await terminalStatus(messageId);
+    assert.equal(status.state, 'processed');
+    assert.deepEqual(status.attempts.map((a: { outcome: string }) => a.outcome), ['accepted', 'agent_failed', 'accepted']);
+    assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, 3);
+  });
+
   it('message flow - a lost receipt is redelivered under the same message id, to the same instance first', async () => {
     const forgetful = await startFakeAgent((d) => {
       const seen = forgetful.deliveries.filter((x) => x.body.message_id === d.body.message_id).length;
