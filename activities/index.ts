@@ -4,12 +4,15 @@
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import type { CircuitStore } from '../domain/circuit-store';
 import { createDeliver } from './deliver';
+import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel } from './notify-cancel';
 import { createResolveTarget } from './resolve-target';
 
 export interface ActivityDeps {
   queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets'>;
   circuits: Pick<CircuitStore, 'record'>;
+  /** Signs `reply_to` notifications; absent → they fail (the api refuses `reply_to` then). */
+  callerWebhookSecret?: string;
   fetch: typeof fetch;
   now: () => number;
 }
@@ -19,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     resolveTarget: createResolveTarget(deps),
     deliver: createDeliver(deps),
     notifyCancel: createNotifyCancel(deps),
+    notifyCaller: createNotifyCaller(deps),
     /** A delivered message got no receipt in time: counts against the instance's circuit. */
     async recordMissingReceipt(request: { agent_id: string; instance_id: string }): Promise<void> {
       await deps.circuits.record(request.agent_id, request.instance_id, false);

@@ -34,7 +34,8 @@ export type SendResult =
   | { kind: 'unknown_agent' }
   | { kind: 'unknown_capability' }
   | { kind: 'deadline_passed' }
-  | { kind: 'deadline_too_far' };
+  | { kind: 'deadline_too_far' }
+  | { kind: 'reply_to_unavailable' };
 
 /** Furthest a deadline may be set ahead. */
 const MAX_DEADLINE_MS = 30 * 24 * 3600 * 1000;
@@ -115,11 +116,14 @@ export class MessageService {
 
   async send(tenant: string, body: SendMessageBody, traceId: string): Promise<SendResult> {
     const messageId = body.message_id ?? newMessageId();
-    const bodyHash = sha256Hex(canonicalJson({ target: body.target, intent: body.intent, payload: body.payload, deadline: body.deadline }));
+    const bodyHash = sha256Hex(
+      canonicalJson({ target: body.target, intent: body.intent, payload: body.payload, deadline: body.deadline, reply_to: body.reply_to }),
+    );
     if (body.message_id) {
       const existing = await this.existing(tenant, messageId, bodyHash);
       if (existing) return existing;
     }
+    if (body.reply_to && !this.deps.config.CALLER_WEBHOOK_SECRET) return { kind: 'reply_to_unavailable' };
     if (body.deadline) {
       const remaining = Date.parse(body.deadline) - (this.deps.now?.() ?? new Date()).getTime();
       if (remaining <= 0) return { kind: 'deadline_passed' };
@@ -138,6 +142,7 @@ export class MessageService {
       ...(body.intent === undefined ? {} : { intent: body.intent }),
       ...(body.payload === undefined ? {} : { payload: body.payload }),
       ...(body.deadline ? { deadline: new Date(body.deadline).toISOString() } : {}),
+      ...(body.reply_to ? { reply_to: { url: body.reply_to.url, retry_initial_ms: this.deps.config.CALLER_WEBHOOK_RETRY_INITIAL_MS } } : {}),
       callback_url: `${this.deps.config.PUBLIC_URL}/v1/callback`,
       accepted_at: acceptedAt,
       policy: this.policy(),

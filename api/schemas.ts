@@ -97,6 +97,8 @@ export const sendMessageBody = z.strictObject({
   payload: z.unknown().optional(),
   /** ISO date-time after which the message is no longer delivered (state `expired`); at most 30 days ahead. */
   deadline: z.iso.datetime({ offset: true }).optional(),
+  /** Where to post the final status (signed with CALLER_WEBHOOK_SECRET), retried for about a day. */
+  reply_to: z.strictObject({ url: httpUrl }).optional(),
 });
 export type SendMessageBody = z.output<typeof sendMessageBody>;
 

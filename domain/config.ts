@@ -81,6 +81,13 @@ const envSchema = z.object({
   CIRCUIT_OPEN_MS: positiveMs.default(30_000),
   /** Longest a circuit stays open, in ms. @default 300000 */
   CIRCUIT_MAX_OPEN_MS: positiveMs.default(300_000),
+  /**
+   * Standard Webhooks secret (`whsec_…`) signing the notifications sent to callers' `reply_to` URLs. Messages with
+   * `reply_to` are refused while it is unset; embedded mode generates one in DATA_DIR. Optional.
+   */
+  CALLER_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]{24,}$/, 'must look like whsec_<base64>').optional(),
+  /** First retry delay of a failed `reply_to` notification, in ms; then ×6 each time (Svix-like), 8 attempts. @default 5000 */
+  CALLER_WEBHOOK_RETRY_INITIAL_MS: positiveMs.default(5_000),
   /** Largest accepted request body, in bytes. @default 1048576 (1 MiB) */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** Folder of embedded mode's local servers (Temporal's SQLite file, FerretDB's data, logs). @default ./.agent-reach-data */

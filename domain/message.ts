@@ -98,6 +98,8 @@ export interface MessageInput {
   policy: DeliveryPolicy;
   /** Present on a redriven run: what came before under the same message id. */
   redrive?: RedriveInput;
+  /** Where the caller wants the final status posted (signed), and how fast to retry that. */
+  reply_to?: { url: string; retry_initial_ms: number };
 }
 
 export interface RedriveRecord {

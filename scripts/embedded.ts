@@ -5,6 +5,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadConfigOrExit, type Config } from '../domain/config';
@@ -12,6 +13,7 @@ import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
 import { portAcceptsConnections, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from './lib/dev-servers';
 import { startTemporalBySdkDownload } from './lib/sdk-temporal';
 import { devServerSearchAttributes } from '../domain/search-attributes';
+import { newSigningSecret } from '../domain/signing';
 
 const ROOT = resolve(__dirname, '..');
 const say = (line: string) => console.log(`[agent-reach] ${line}`);
@@ -78,6 +80,10 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
     started.env.TEMPORAL_UI_URL ??= `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
     started.lines.push(`Temporal     ${temporal.address} (history in ${options.dbFile})`);
   }
+  if (!process.env.CALLER_WEBHOOK_SECRET) {
+    started.env.CALLER_WEBHOOK_SECRET = callerWebhookSecret(dataDir);
+    started.lines.push(`Caller webhook secret  ${started.env.CALLER_WEBHOOK_SECRET} (verifies reply_to notifications)`);
+  }
   if (!process.env.MONGODB_URI) {
     await ensurePortFree(config.EMBEDDED_MONGODB_PORT, 'EMBEDDED_MONGODB_PORT');
     const binary = await resolveFerretDb(say);
@@ -107,6 +113,16 @@ async function workerPolling(address: string, config: Config): Promise<boolean> 
   } finally {
     await connection.close();
   }
+}
+
+/** Embedded mode's secret for signing `reply_to` notifications: made once, kept in the data folder. */
+function callerWebhookSecret(dataDir: string): string {
+  const file = join(dataDir, 'caller-webhook-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = newSigningSecret();
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
 }
 
 async function main(): Promise<void> {

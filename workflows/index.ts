@@ -1,2 +1,3 @@
 /** Every workflow the worker serves; `workflowsPath` points here. */
 export { messageWorkflow } from './message';
+export { notifyCallerWorkflow } from './notify-caller';

@@ -2,7 +2,7 @@
  * One durable workflow per message: resolve the target, deliver with retries, await the processed receipt.
  * Deterministic: no I/O here; time and randomness come from Temporal's workflow sandbox.
  */
-import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliverResult } from '../activities/deliver';
 import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
@@ -19,11 +19,26 @@ import {
   type ReceiptInput,
 } from '../domain/message';
 import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../domain/temporal';
+import { notifyCallerWorkflow } from './notify-caller';
 
 /** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */
 const ACTIVITY_MARGIN_MS = 5_000;
 
 export async function messageWorkflow(input: MessageInput): Promise<MessageStatus> {
+  const status = await deliverMessage(input);
+  if (input.reply_to) {
+    // A child that outlives this run (ABANDON), so the message ends now while the notification retries for hours.
+    const info = workflowInfo();
+    await startChild(notifyCallerWorkflow, {
+      workflowId: `${info.workflowId}:reply:${info.runId}`,
+      args: [{ url: input.reply_to.url, retry_initial_ms: input.reply_to.retry_initial_ms, status }],
+      parentClosePolicy: 'ABANDON',
+    });
+  }
+  return status;
+}
+
+async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
   const now = () => new Date().toISOString();
   const status: MessageStatus = {
     message_id: input.message_id,

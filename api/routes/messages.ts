@@ -40,6 +40,8 @@ function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object)
       throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
     case 'deadline_too_far':
       throw new ApiError(422, 'deadline_too_far', 'The deadline is more than 30 days ahead');
+    case 'reply_to_unavailable':
+      throw new ApiError(422, 'reply_to_unavailable', 'reply_to needs CALLER_WEBHOOK_SECRET to be configured on the gateway');
   }
 }
 

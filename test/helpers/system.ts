@@ -73,7 +73,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, fetch: globalThis.fetch, now: Date.now },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
     workflowBundle: await workflowBundle(),
   });
   const workerRun = worker.run();

@@ -52,6 +52,8 @@ const cases: Case[] = [
   { name: 'message_id with a slash', method: 'POST', path: '/v1/messages', body: () => ({ message_id: 'a/b', target: { agent_id: agentId, capability: 'echo' } }), status: 400, code: 'invalid_request' },
   { name: 'message_id too long', method: 'POST', path: '/v1/messages', body: () => ({ message_id: 'x'.repeat(129), target: { agent_id: agentId, capability: 'echo' } }), status: 400, code: 'invalid_request' },
   { name: 'unknown agent', method: 'POST', path: '/v1/messages', body: { target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } }, status: 404, code: 'agent_not_found' },
+  { name: 'reply_to without a caller webhook secret', method: 'POST', path: '/v1/messages', body: () => ({ target: { agent_id: agentId, capability: 'echo' }, reply_to: { url: 'http://127.0.0.1:9/' } }), status: 422, code: 'reply_to_unavailable' },
+  { name: 'reply_to that is not http', method: 'POST', path: '/v1/messages', body: () => ({ target: { agent_id: agentId, capability: 'echo' }, reply_to: { url: 'ftp://x/' } }), status: 400, code: 'invalid_request' },
   { name: 'unknown capability', method: 'POST', path: '/v1/messages', body: () => ({ target: { agent_id: agentId, capability: 'refund' } }), status: 422, code: 'unknown_capability' },
   { name: 'agent without name', method: 'POST', path: '/v1/agents', body: { endpoint: 'http://127.0.0.1:9/', capabilities: validCapability }, status: 400, code: 'invalid_request' },
   { name: 'agent without capabilities', method: 'POST', path: '/v1/agents', body: { name: 'a', endpoint: 'http://127.0.0.1:9/', capabilities: [] }, status: 400, code: 'invalid_request' },

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { newSigningSecret } from '../../domain/signing';
 import { messageWorkflowId } from '../../domain/temporal';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
@@ -17,6 +18,7 @@ let system: TestSystem;
 let agent: FakeAgent;
 let agentId: string;
 let signingSecret: string;
+const callerSecret = newSigningSecret();
 let sequence = 0;
 
 function newMessageId(): string {
@@ -40,7 +42,7 @@ async function terminalStatus(messageId: string) {
 
 before(async () => {
   servers = await startTestServers();
-  system = await startSystem(servers);
+  system = await startSystem(servers, { CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100' });
   agent = await startFakeAgent();
   const registered = await registerAgent(system.baseUrl, agent.url);
   agentId = registered.agent_id;
@@ -328,6 +330,32 @@ describe('message flow - delivery and receipt', () => {
     const delivery = agent.deliveries.find((d) => d.body.message_id === messageId);
     assert.equal(delivery?.body.trace_id, traceId);
     assert.match(String(delivery?.headers.traceparent), new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+  });
+});
+
+describe('message flow - reply_to', () => {
+  it('message flow - the final status is posted to reply_to, signed, and retried until accepted', async () => {
+    agent.behave(acceptAndConfirm);
+    const caller = await startFakeAgent((_d, index) => (index === 0 ? { status: 500 } : { status: 204 }));
+    try {
+      const messageId = newMessageId();
+      const sent = await send({ message_id: messageId, reply_to: { url: caller.url } });
+      assert.equal(sent.status, 202);
+      await terminalStatus(messageId);
+      await eventually('two notification attempts', async () => (caller.deliveries.length >= 2 ? true : undefined));
+      const [failed, accepted] = caller.deliveries;
+      assert.equal(failed!.raw, accepted!.raw, 'the retry carries the same notification');
+      const verified = new Webhook(callerSecret).verify(accepted!.raw, accepted!.headers as Record<string, string>) as {
+        type: string;
+        data: { message_id: string; state: string; result: unknown };
+      };
+      assert.equal(verified.type, 'message.ended');
+      assert.equal(verified.data.message_id, messageId);
+      assert.equal(verified.data.state, 'processed');
+      assert.deepEqual(verified.data.result, { handled: messageId });
+    } finally {
+      await caller.stop();
+    }
   });
 });
 

@@ -1,0 +1,41 @@
+/** Posts a message's final status to the caller's `reply_to` URL, signed with the gateway's caller secret. */
+import { ApplicationFailure } from '@temporalio/common';
+import type { MessageStatus } from '../domain/message';
+import { signatureHeaders } from '../domain/signing';
+
+export interface NotifyCallerRequest {
+  url: string;
+  status: MessageStatus;
+}
+
+export function createNotifyCaller(deps: { fetch: typeof fetch; now: () => number; callerWebhookSecret?: string }) {
+  return async function notifyCaller(request: NotifyCallerRequest): Promise<{ http_status: number }> {
+    if (!deps.callerWebhookSecret) throw ApplicationFailure.nonRetryable('CALLER_WEBHOOK_SECRET is not set', 'NoCallerSecret');
+    const { status } = request;
+    const body = JSON.stringify({ type: 'message.ended', data: status });
+    const webhookId = `${status.message_id}:${status.completed_at ?? status.updated_at}`;
+    let response: Response;
+    try {
+      response = await deps.fetch(request.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'agent-reach',
+          traceparent: `00-${status.trace_id}-${'0'.repeat(15)}1-01`,
+          ...signatureHeaders([deps.callerWebhookSecret], webhookId, new Date(deps.now()), body),
+        },
+        body,
+        signal: AbortSignal.timeout(10_000),
+        redirect: 'manual',
+      });
+      await response.arrayBuffer();
+    } catch (error) {
+      // Every failure is retried on the workflow's schedule, as webhook services do.
+      throw ApplicationFailure.retryable(`reply_to unreachable: ${(error as Error).message}`, 'ReplyToUnreachable');
+    }
+    if (response.status < 200 || response.status > 299) {
+      throw ApplicationFailure.retryable(`reply_to answered HTTP ${response.status}`, 'ReplyToRefused');
+    }
+    return { http_status: response.status };
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * Posts a message's final status to the caller's `reply_to` URL until it answers 2xx, on a widening schedule like
+ * Svix's: about 5 s, 30 s, 3 min, 18 min, 2 h, then every 10 h, 8 attempts in all (with the default first delay).
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { MessageStatus } from '../domain/message';
+
+export interface NotifyCallerInput {
+  url: string;
+  retry_initial_ms: number;
+  status: MessageStatus;
+}
+
+export async function notifyCallerWorkflow(input: NotifyCallerInput): Promise<{ delivered: boolean }> {
+  const { notifyCaller } = proxyActivities<Activities>({
+    startToCloseTimeout: '30s',
+    retry: {
+      initialInterval: input.retry_initial_ms,
+      backoffCoefficient: 6,
+      maximumInterval: '10h',
+      maximumAttempts: 8,
+      nonRetryableErrorTypes: ['NoCallerSecret'],
+    },
+  });
+  try {
+    await notifyCaller({ url: input.url, status: input.status });
+    return { delivered: true };
+  } catch {
+    return { delivered: false };
+  }
+}
