@@ -21,6 +21,8 @@ export interface Delivery {
 }
 
 export interface Reply {
+  /** Drop the connection without answering, as an agent that crashes mid-request. */
+  crash?: boolean;
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
@@ -75,6 +77,10 @@ export async function startFakeAgent(initial: Behaviour = acceptAndConfirm): Pro
       const delivery: Delivery = { headers: req.headers, raw, body: JSON.parse(raw) };
       const index = agent.deliveries.push(delivery) - 1;
       const reply = behaviour(delivery, index);
+      if (reply.crash) {
+        req.socket.destroy();
+        return;
+      }
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       res.end(reply.body === undefined ? '' : JSON.stringify(reply.body), () => {
         if (reply.receipt) void sendReceipt(delivery, reply.receipt);

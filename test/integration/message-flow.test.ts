@@ -166,6 +166,43 @@ describe('message flow - delivery and receipt', () => {
     assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, 3);
   });
 
+  it('message flow - an agent that crashes after the work but before answering does the work once', async () => {
+    const effects = new Map<string, number>();
+    agent.behave((d) => {
+      const key = String(d.headers['idempotency-key']);
+      const done = effects.has(key);
+      if (!done) {
+        effects.set(key, 1); // the side effect (say, a refund) happens…
+        return { status: 0, crash: true }; // …and the process dies before it can answer
+      }
+      return { status: 409, body: { status: 'duplicate', result: { refund: 'r-1' } } }; // restarted: it remembers the key
+    });
+    const messageId = newMessageId();
+    await send({ message_id: messageId });
+    const status = await terminalStatus(messageId);
+    assert.equal(status.state, 'processed');
+    assert.deepEqual(status.result, { refund: 'r-1' });
+    assert.deepEqual(status.attempts.map((a: { outcome: string }) => a.outcome), ['transient_error', 'duplicate']);
+    assert.equal(effects.get(messageId), 1, 'one refund');
+  });
+
+  it('message flow - 429 with Retry-After waits at least that long before the next attempt', async () => {
+    agent.behave((d) => {
+      const seen = agent.deliveries.filter((x) => x.body.message_id === d.body.message_id).length;
+      return seen === 1 ? { status: 429, headers: { 'retry-after': '1' } } : acceptAndConfirm(d, 0);
+    });
+    const messageId = newMessageId();
+    await send({ message_id: messageId });
+    assert.equal((await terminalStatus(messageId)).state, 'processed');
+    // The workflow history shows the backoff timer: Retry-After (1 s) overrides the configured 50–200 ms.
+    const history = await system.client.workflow.getHandle(messageWorkflowId('default', messageId)).fetchHistory();
+    const timers = (history.events ?? [])
+      .map((e) => e.timerStartedEventAttributes?.startToFireTimeout)
+      .filter((t): t is NonNullable<typeof t> => Boolean(t))
+      .map((t) => Number(t.seconds ?? 0) * 1000 + Math.round((t.nanos ?? 0) / 1e6));
+    assert.ok(timers.includes(1000), `a 1000 ms backoff timer was scheduled (timers: ${timers.join(', ')})`);
+  });
+
   it('message flow - a lost receipt is redelivered under the same message id, to the same instance first', async () => {
     const forgetful = await startFakeAgent((d) => {
       const seen = forgetful.deliveries.filter((x) => x.body.message_id === d.body.message_id).length;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { retryDelayMs } from '../../domain/backoff';
+import { MAX_RETRY_AFTER_MS, retryDelayMs } from '../../domain/backoff';
 
 const seeds = { initialBackoffMs: 5_000, maxBackoffMs: 60_000 };
 
@@ -17,9 +17,10 @@ describe('backoff', () => {
     assert.equal(retryDelayMs(10, seeds, 0.999999), 60_000);
   });
 
-  it('backoff - Retry-After is a floor, bounded by the cap', () => {
+  it('backoff - Retry-After is a floor, beyond the backoff cap but at most 10 minutes', () => {
     assert.equal(retryDelayMs(1, seeds, 0, 30_000), 30_000);
-    assert.equal(retryDelayMs(1, seeds, 0, 3_600_000), 60_000);
+    assert.equal(retryDelayMs(1, seeds, 0, 120_000), 120_000);
+    assert.equal(retryDelayMs(1, seeds, 0, 3_600_000), MAX_RETRY_AFTER_MS);
     assert.equal(retryDelayMs(1, seeds, 0, 1_000), 2_500);
   });
 });
