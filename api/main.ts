@@ -1,5 +1,6 @@
 /** `npm run api`: the stateless HTTP api, as production runs it (any number of replicas). */
 import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import type { Server } from 'node:http';
 import { createCatalogue } from '../domain/catalogue/catalogue';
 import { catalogueModels, initCatalogueModels } from '../domain/catalogue/models';
@@ -10,6 +11,8 @@ import { createLogger } from '../domain/logger';
 import { ensureSearchAttributes } from '../domain/search-attributes';
 import { createApp } from './app';
 import { MessageService } from './message-service';
+import { SocketHub } from './ws/socket-hub';
+import { replicaTaskQueue, startSocketWorker } from './ws/socket-worker';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -21,10 +24,11 @@ async function main(): Promise<void> {
   const connection = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+  const messages = new MessageService({ client, queries: catalogue.queries, config });
   const app = createApp({
     config,
     catalogue,
-    messages: new MessageService({ client, queries: catalogue.queries, config }),
+    messages,
     logger,
     health: {
       database: async () => Boolean(await mongo.db?.admin().ping()),
@@ -35,6 +39,12 @@ async function main(): Promise<void> {
     const listening = app.listen(config.API_PORT, config.API_HOST, () => resolve(listening));
     listening.once('error', reject);
   });
+  // WebSocket agents: this replica holds their sockets and serves their deliveries on a task queue of its own.
+  const wsTaskQueue = replicaTaskQueue(config.TEMPORAL_TASK_QUEUE);
+  const hub = new SocketHub({ catalogue, messages, taskQueue: wsTaskQueue, logger });
+  hub.attach(server);
+  const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const socketWorker = await startSocketWorker({ connection: workerConnection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: wsTaskQueue, hub, circuits: catalogue.circuits });
   logger.info({ url: config.PUBLIC_URL }, 'api listening');
   // Every replica sweeps; the conditional updates make each offline transition happen (and be recorded) once.
   const stopSweeper = startSweeper(catalogue.heartbeats, config.SWEEP_INTERVAL_MS, logger);
@@ -48,8 +58,10 @@ async function main(): Promise<void> {
     server.close();
     server.closeIdleConnections();
     stopIndex();
+    hub.close();
+    await socketWorker.stop();
     await stopSweeper();
-    await Promise.allSettled([connection.close(), mongo.close()]);
+    await Promise.allSettled([connection.close(), workerConnection.close(), mongo.close()]);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -4,7 +4,8 @@
  */
 import { condition, proxyActivities, setHandler, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { DeliverResult } from '../activities/deliver';
+import type { DeliverRequest, DeliverResult } from '../activities/deliver';
+import type { SocketActivities } from '../activities/deliver-socket';
 import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
 import { retryDelayMs } from '../domain/backoff';
 import {
@@ -140,6 +141,21 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
     startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
     retry: { maximumAttempts: 3 },
   });
+  /** HTTP from any worker, or WebSocket from the api replica holding the socket; a lost activity is transient. */
+  const deliverTo = async (target: DeliveryTarget, request: DeliverRequest): Promise<DeliverResult> => {
+    try {
+      if (target.transport !== 'websocket' || !target.ws_task_queue) return await deliver(request);
+      const { deliverOverSocket } = proxyActivities<SocketActivities>({
+        taskQueue: target.ws_task_queue,
+        startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
+        scheduleToStartTimeout: '5s', // the replica holding the socket is gone: move on
+        retry: { maximumAttempts: 1 },
+      });
+      return await deliverOverSocket(request);
+    } catch (error) {
+      return { verdict: { kind: 'transient', error: `delivery activity failed: ${(error as Error).message}` }, started_at: now(), latency_ms: 0 };
+    }
+  };
   const { recordMissingReceipt } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
   const { notifyCancel } = proxyActivities<Activities>({
     startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
@@ -171,7 +187,7 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
       const target = lookup.target;
       status.agent = { agent_id: target.agent_id, capability: target.capability, instance_id: target.instance_id };
       moveTo('delivering');
-      const result = await deliver({ message: input, target, attempt });
+      const result = await deliverTo(target, { message: input, target, attempt });
       const record = recordAttempt(status, target, attempt, result);
       const verdict = result.verdict;
       if (verdict.kind === 'processed') {

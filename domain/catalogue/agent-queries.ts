@@ -22,12 +22,14 @@ export interface AgentSearch {
   cursor?: string;
 }
 
-/** Where one delivery goes. */
+/** Where one delivery goes: an HTTP endpoint, or the api replica holding the instance's WebSocket. */
 export interface DeliveryTarget {
   agent_id: string;
   capability: string;
   instance_id: string;
+  transport: 'http' | 'websocket';
   endpoint: string;
+  ws_task_queue?: string;
   ack_timeout_ms?: number;
 }
 
@@ -86,7 +88,7 @@ export class AgentQueries {
     const closed = found.instances.filter((i) => !open.has(i.instance_id));
     const others = closed.filter((i) => !avoid.includes(i.instance_id));
     const instance = pickInstance(others, now, this.heartbeat) ?? pickInstance(closed, now, this.heartbeat);
-    if (!instance?.endpoint) {
+    if (!instance) {
       return {
         kind: 'no_available_instance',
         instances: found.instances.map((i) => ({
@@ -101,7 +103,9 @@ export class AgentQueries {
         agent_id: agentId,
         capability: cap.name,
         instance_id: instance.instance_id,
-        endpoint: instance.endpoint,
+        transport: instance.transport,
+        endpoint: instance.endpoint ?? `websocket:${instance.instance_id}`,
+        ...(instance.ws_task_queue ? { ws_task_queue: instance.ws_task_queue } : {}),
         ...(cap.ack_timeout_ms ? { ack_timeout_ms: cap.ack_timeout_ms } : {}),
       },
     };

@@ -39,6 +39,7 @@ export function newInstanceDoc(agent: Pick<AgentDoc, '_id' | 'tenant'>, input: R
     instance_id: input.instance_id,
     transport: input.transport,
     ...(input.endpoint ? { endpoint: input.endpoint } : {}),
+    ...(input.ws_task_queue ? { ws_task_queue: input.ws_task_queue } : {}),
     state: input.state ?? 'healthy',
     load: { in_flight: 0, qps: 0 },
     // Registering counts as the first heartbeat.

@@ -17,6 +17,7 @@ export interface InstanceInput {
   transport?: Transport;
   endpoint?: string;
   state?: InstanceState;
+  ws_task_queue?: string;
 }
 
 export interface AgentCardInput {

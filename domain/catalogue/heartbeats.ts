@@ -19,6 +19,8 @@ export interface HeartbeatInput {
   /** An instance may announce a new address (it moved) or join with one (scale-out). */
   endpoint?: string;
   transport?: Transport;
+  /** Set by the api replica that holds the instance's WebSocket. */
+  ws_task_queue?: string;
 }
 
 export type HeartbeatResult =
@@ -62,7 +64,8 @@ export class Heartbeats {
       now.getTime() - last.last_heartbeat_at.getTime() < this.options.writeEveryMs &&
       (!input.state || input.state === last.state) &&
       (!input.endpoint || input.endpoint === last.endpoint) &&
-      (!input.transport || input.transport === last.transport)
+      (!input.transport || input.transport === last.transport) &&
+      (!input.ws_task_queue || input.ws_task_queue === last.ws_task_queue)
     );
   }
 
@@ -77,6 +80,8 @@ export class Heartbeats {
     if (input.load?.in_flight !== undefined) set['load.in_flight'] = input.load.in_flight;
     if (input.load?.qps !== undefined) set['load.qps'] = input.load.qps;
     if (input.endpoint) set.endpoint = input.endpoint;
+    if (input.transport) set.transport = input.transport;
+    if (input.ws_task_queue) set.ws_task_queue = input.ws_task_queue;
     const previous = await this.models.instances.findOneAndUpdate({ _id: key }, { $set: set }, { new: false }).lean<InstanceDoc>();
     if (!previous) return this.join(agent, input, now);
 

@@ -21,13 +21,14 @@ export function isOnline(lastHeartbeatAt: Date, now: Date, policy: HeartbeatPoli
   return now.getTime() - lastHeartbeatAt.getTime() <= offlineAfterMs(policy);
 }
 
-type Candidate = Pick<InstanceDoc, 'instance_id' | 'transport' | 'endpoint' | 'state' | 'load' | 'last_heartbeat_at'>;
+type Candidate = Pick<InstanceDoc, 'instance_id' | 'transport' | 'endpoint' | 'ws_task_queue' | 'state' | 'load' | 'last_heartbeat_at'>;
 
 /** Why an instance cannot take a delivery now, or undefined when it can. */
 export function ineligibility(instance: Candidate, now: Date, policy: HeartbeatPolicy): string | undefined {
   if (!isOnline(instance.last_heartbeat_at, now, policy)) return 'offline';
   if (instance.state === 'draining') return 'draining';
-  if (instance.transport !== 'http' || !instance.endpoint) return 'no_http_endpoint';
+  if (instance.transport === 'http' && !instance.endpoint) return 'no_http_endpoint';
+  if (instance.transport === 'websocket' && !instance.ws_task_queue) return 'no_socket';
   return undefined;
 }
 

@@ -68,6 +68,8 @@ export interface InstanceDoc {
   instance_id: string;
   transport: Transport;
   endpoint?: string;
+  /** WebSocket instances: the task queue of the api replica holding the socket. */
+  ws_task_queue?: string;
   state: InstanceState;
   load: InstanceLoad;
   last_heartbeat_at: Date;
@@ -157,6 +159,7 @@ const instanceSchema = new Schema<InstanceDoc>(
     instance_id: { type: String, required: true },
     transport: { type: String, enum: TRANSPORTS, required: true },
     endpoint: String,
+    ws_task_queue: String,
     state: { type: String, enum: INSTANCE_STATES, required: true },
     load: {
       in_flight: { type: Number, default: 0 },

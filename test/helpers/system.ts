@@ -9,6 +9,8 @@ import type mongoose from 'mongoose';
 import pino from 'pino';
 import { createApp } from '../../api/app';
 import { MessageService } from '../../api/message-service';
+import { SocketHub } from '../../api/ws/socket-hub';
+import { replicaTaskQueue, startSocketWorker } from '../../api/ws/socket-worker';
 import { createCatalogue, type Catalogue } from '../../domain/catalogue/catalogue';
 import { catalogueModels, initCatalogueModels } from '../../domain/catalogue/models';
 import { loadConfig, type Config } from '../../domain/config';
@@ -32,6 +34,13 @@ export interface TestSystem {
   client: Client;
   catalogue: Catalogue;
   mongo: mongoose.Connection;
+  /** Another api replica on the same database and Temporal (WebSocket tests). */
+  startReplica(): Promise<ApiReplica>;
+  stop(): Promise<void>;
+}
+
+export interface ApiReplica {
+  baseUrl: string;
   stop(): Promise<void>;
 }
 
@@ -80,20 +89,40 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
 
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const app = createApp({
-    config,
-    catalogue,
-    messages: new MessageService({ client, queries: catalogue.queries, config }),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    logger,
-    health: {
-      database: async () => Boolean(await mongo.db?.admin().ping()),
-      temporal: async () => Boolean(await connection.workflowService.getSystemInfo({})),
-    },
-  });
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(port, '127.0.0.1', () => resolve(listening));
-  });
+  const messages = new MessageService({ client, queries: catalogue.queries, config });
+
+  /** One api replica: the app on its own port, with its socket hub and socket-delivery worker. */
+  const startReplica = async (replicaPort: number): Promise<ApiReplica> => {
+    const app = createApp({
+      config,
+      catalogue,
+      messages,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      logger,
+      health: {
+        database: async () => Boolean(await mongo.db?.admin().ping()),
+        temporal: async () => Boolean(await connection.workflowService.getSystemInfo({})),
+      },
+    });
+    const server: Server = await new Promise((resolve) => {
+      const listening = app.listen(replicaPort, '127.0.0.1', () => resolve(listening));
+    });
+    const taskQueue = replicaTaskQueue(config.TEMPORAL_TASK_QUEUE);
+    const hub = new SocketHub({ catalogue, messages, taskQueue, logger });
+    hub.attach(server);
+    const socketWorker = await startSocketWorker({ connection: workerConnection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, hub, circuits: catalogue.circuits });
+    return {
+      baseUrl: `http://127.0.0.1:${replicaPort}`,
+      async stop() {
+        hub.close();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        await socketWorker.stop();
+      },
+    };
+  };
+  const main = await startReplica(port);
+  const replicas: ApiReplica[] = [main];
 
   return {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -101,9 +130,13 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     client,
     catalogue,
     mongo,
+    async startReplica() {
+      const replica = await startReplica(await freePort());
+      replicas.push(replica);
+      return replica;
+    },
     async stop() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await Promise.allSettled(replicas.map((r) => r.stop()));
       worker.shutdown();
       await workerRun;
       await Promise.allSettled([connection.close(), workerConnection.close()]);

@@ -38,10 +38,12 @@ describe('liveness', () => {
     assert.ok(!isOnline(ago(180_001), now, seeds));
   });
 
-  it('liveness - draining, offline and endpoint-less instances are not eligible, each with its reason', () => {
+  it('liveness - draining, offline, endpoint-less and unconnected websocket instances are not eligible, each with its reason', () => {
     assert.equal(ineligibility(instance('a', { state: 'draining' }), now, policy), 'draining');
     assert.equal(ineligibility(instance('a', { last_heartbeat_at: ago(70_000) }), now, policy), 'offline');
-    assert.equal(ineligibility(instance('a', { transport: 'websocket', endpoint: undefined }), now, policy), 'no_http_endpoint');
+    assert.equal(ineligibility(instance('a', { endpoint: undefined }), now, policy), 'no_http_endpoint');
+    assert.equal(ineligibility(instance('a', { transport: 'websocket', endpoint: undefined }), now, policy), 'no_socket');
+    assert.equal(ineligibility(instance('a', { transport: 'websocket', endpoint: undefined, ws_task_queue: 'q' }), now, policy), undefined);
     assert.equal(ineligibility(instance('a'), now, policy), undefined);
   });
 

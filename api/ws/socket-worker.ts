@@ -1,0 +1,34 @@
+/** The Temporal worker inside each api replica that performs deliveries over the sockets this replica holds. */
+import { Worker, type NativeConnection } from '@temporalio/worker';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createSocketActivities } from '../../activities/deliver-socket';
+import type { CircuitStore } from '../../domain/circuit-store';
+import type { SocketHub } from './socket-hub';
+
+/** A task queue name unique to this replica's process. */
+export function replicaTaskQueue(base: string): string {
+  return `${base}-ws-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+export async function startSocketWorker(options: {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  hub: SocketHub;
+  circuits: Pick<CircuitStore, 'record'>;
+}): Promise<{ stop: () => Promise<void> }> {
+  const worker = await Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    activities: createSocketActivities({ sockets: options.hub, circuits: options.circuits, now: Date.now }),
+  });
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.shutdown();
+      await running;
+    },
+  };
+}
