@@ -1,0 +1,214 @@
+/**
+ * The Agent-Reach agent SDK: register (or reuse an identity), heartbeat with jitter, receive deliveries over HTTP
+ * (plain Node or Express) or WebSocket, verify the gateway's signature, de-duplicate by message id with a
+ * persistent store, answer inline or send the receipt with retries, and drain on SIGTERM.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { dirname } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import WebSocket from 'ws';
+import { FileStore, MemoryStore, type HandledMessage, type IdempotencyStore } from './idempotency-store';
+
+export interface Delivery {
+  message_id: string;
+  trace_id: string;
+  tenant: string;
+  agent_id: string;
+  capability: string;
+  intent: string | null;
+  params: Record<string, unknown>;
+  payload: unknown;
+  attempt: number;
+  deadline: string | null;
+  callback_url: string;
+}
+
+/** Does the work; its return value is the result. Throw to report a failure (`retryable: true` on the error asks for a redelivery). */
+export type Handler = (delivery: Delivery) => unknown;
+
+export interface AgentCard {
+  name: string;
+  version?: string;
+  description?: string;
+  tags?: string[];
+  capabilities: { name: string; description?: string; tags?: string[]; parameters?: object; examples?: string[]; ack_timeout_ms?: number }[];
+}
+
+export interface ReachAgentOptions {
+  /** Base URL of the Agent-Reach api. */
+  gateway: string;
+  card: AgentCard;
+  /** This instance's HTTP endpoint; omit for WebSocket mode. */
+  endpoint?: string;
+  /** @default "i1" */
+  instanceId?: string;
+  /** Where the identity (agent_id, secret, signing secret) is kept, so a restart reuses it. */
+  identityFile?: string;
+  /** @default a FileStore beside the identity file, else in memory */
+  store?: IdempotencyStore;
+  /** Answer with the result inline when the handler finishes within this time, in ms. @default 2000 */
+  inlineMs?: number;
+  /** Called after a message is handled and remembered, before its receipt is sent. */
+  onHandled?: (messageId: string, outcome: HandledMessage) => void;
+}
+
+interface Identity {
+  agent_id: string;
+  secret: string;
+  signing_secret: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class ReachAgent {
+  identity?: Identity;
+  private readonly store: IdempotencyStore;
+  private readonly inFlight = new Set<string>();
+  private state: 'healthy' | 'draining' = 'healthy';
+  private heartbeatTimer?: NodeJS.Timeout;
+
+  constructor(private readonly options: ReachAgentOptions) {
+    const file = options.identityFile;
+    this.store = options.store ?? (file ? new FileStore(`${file}.handled.jsonl`) : new MemoryStore());
+    if (file && existsSync(file)) this.identity = JSON.parse(readFileSync(file, 'utf8')) as Identity;
+  }
+
+  private get instanceId(): string {
+    return this.options.instanceId ?? 'i1';
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<Response> {
+    return fetch(`${this.options.gateway}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(this.identity ? { authorization: `Bearer ${this.identity.secret}` } : {}) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  }
+
+  /** Registers the card, or re-registers under the saved identity (same agent id, new card). */
+  async register(): Promise<Identity> {
+    const instances = this.options.endpoint
+      ? [{ instance_id: this.instanceId, endpoint: this.options.endpoint }]
+      : [{ instance_id: this.instanceId, transport: 'websocket' }];
+    const response = await this.call('POST', '/v1/agents', { ...this.options.card, instances });
+    const body = (await response.json()) as { agent_id?: string; secret?: string; signing_secret?: string; error?: { message: string } };
+    if (!response.ok) throw new Error(`registration failed: ${response.status} ${body.error?.message ?? ''}`);
+    if (body.secret && body.signing_secret) this.identity = { agent_id: body.agent_id!, secret: body.secret, signing_secret: body.signing_secret };
+    if (this.options.identityFile && this.identity) {
+      mkdirSync(dirname(this.options.identityFile), { recursive: true });
+      writeFileSync(this.options.identityFile, JSON.stringify(this.identity), { mode: 0o600 });
+    }
+    return this.identity!;
+  }
+
+  /** Beats every interval the gateway asks for, ±10 % jitter so a fleet does not beat in step. */
+  startHeartbeats(intervalMs = 10_000): void {
+    const beat = async () => {
+      await this.call('POST', `/v1/agents/${this.identity!.agent_id}/heartbeat`, {
+        instance_id: this.instanceId,
+        state: this.state,
+        load: { in_flight: this.inFlight.size },
+      }).catch(() => undefined);
+      this.heartbeatTimer = setTimeout(() => void beat(), intervalMs * (0.9 + Math.random() * 0.2));
+      this.heartbeatTimer.unref();
+    };
+    void beat();
+  }
+
+  /** Runs the handler once per message id; a repeat gets the remembered outcome. */
+  private async handle(delivery: Delivery, handler: Handler): Promise<{ inline?: HandledMessage; duplicate?: HandledMessage | 'in_progress' }> {
+    const known = this.store.get(delivery.message_id);
+    if (known) return { duplicate: known };
+    if (this.inFlight.has(delivery.message_id)) return { duplicate: 'in_progress' };
+    this.inFlight.add(delivery.message_id);
+    const work = (async (): Promise<HandledMessage> => {
+      try {
+        return { status: 'processed', result: (await handler(delivery)) ?? null };
+      } catch (error) {
+        const e = error as Error & { code?: string; retryable?: boolean };
+        return { status: 'failed', error: { message: e.message, ...(e.code ? { code: e.code } : {}), ...(e.retryable ? { retryable: true } : {}) } };
+      }
+    })().then((outcome) => {
+      this.inFlight.delete(delivery.message_id);
+      if (!outcome.error?.retryable) this.store.set(delivery.message_id, outcome);
+      this.options.onHandled?.(delivery.message_id, outcome);
+      return outcome;
+    });
+    const inline = await Promise.race([work, sleep(this.options.inlineMs ?? 2_000).then(() => undefined)]);
+    if (inline) return { inline };
+    void work.then((outcome) => this.sendReceipt(delivery.message_id, outcome));
+    return {};
+  }
+
+  /** Posts the receipt, retrying network errors and 5xx up to 6 times (1 s, 2 s, 4 s…). */
+  async sendReceipt(messageId: string, outcome: HandledMessage): Promise<void> {
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const response = await this.call('POST', '/v1/callback', { message_id: messageId, ...outcome }).catch(() => undefined);
+      if (response && response.status < 500) return;
+      await sleep(1000 * 2 ** attempt);
+    }
+  }
+
+  /** A plain Node request handler for deliveries (also usable as an Express route; mount it before any body parser). */
+  httpHandler(handler: Handler) {
+    return (req: IncomingMessage, res: ServerResponse): void => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const reply = (status: number, body?: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? '' : JSON.stringify(body));
+        const raw = Buffer.concat(chunks).toString('utf8');
+        try {
+          new Webhook(this.identity!.signing_secret).verify(raw, req.headers as Record<string, string>);
+        } catch {
+          return reply(401, { error: { message: 'invalid signature' } });
+        }
+        if (req.headers['x-reach-event'] === 'cancelled') return reply(200, { status: 'ok' });
+        if (this.state === 'draining') return reply(503, { error: { message: 'draining' } });
+        this.handle(JSON.parse(raw) as Delivery, handler).then(({ inline, duplicate }) => {
+          if (duplicate === 'in_progress') return reply(409, { status: 'duplicate' });
+          if (duplicate) return duplicate.status === 'failed' ? reply(200, duplicate) : reply(409, { status: 'duplicate', result: duplicate.result });
+          if (inline) return reply(200, inline);
+          reply(202);
+        }, () => reply(500));
+      });
+    };
+  }
+
+  /** WebSocket mode: connects out to the gateway and handles deliveries there; reconnects when dropped. */
+  connectWebSocket(handler: Handler): WebSocket {
+    const url = `${this.options.gateway.replace(/^http/, 'ws')}/v1/agents/${this.identity!.agent_id}/ws?instance_id=${this.instanceId}`;
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.identity!.secret}` } });
+    socket.on('message', (data) => {
+      const frame = JSON.parse(data.toString()) as Delivery & { type: string };
+      if (frame.type !== 'delivery') return;
+      void this.handle(frame, handler).then(({ inline, duplicate }) => {
+        const ack =
+          duplicate === 'in_progress'
+            ? { status: 'duplicate' }
+            : duplicate
+              ? duplicate.status === 'failed' ? duplicate : { status: 'duplicate', result: duplicate.result }
+              : inline ?? { status: 'accepted' };
+        socket.send(JSON.stringify({ type: 'ack', message_id: frame.message_id, attempt: frame.attempt, ...ack }));
+      });
+    });
+    socket.on('close', () => {
+      if (this.state !== 'draining') setTimeout(() => this.connectWebSocket(handler), 1_000).unref();
+    });
+    return socket;
+  }
+
+  /** Graceful stop: report draining, finish in-flight work, then stop heartbeating (the gateway marks it offline). */
+  async drain(timeoutMs = 30_000): Promise<void> {
+    this.state = 'draining';
+    await this.call('POST', `/v1/agents/${this.identity!.agent_id}/heartbeat`, { instance_id: this.instanceId, state: 'draining' }).catch(() => undefined);
+    const deadline = Date.now() + timeoutMs;
+    while (this.inFlight.size > 0 && Date.now() < deadline) await sleep(50);
+    clearTimeout(this.heartbeatTimer);
+  }
+
+  /** Drains on SIGTERM, then exits. */
+  drainOnSigterm(): void {
+    process.once('SIGTERM', () => void this.drain().then(() => process.exit(0)));
+  }
+}

@@ -1,0 +1,2 @@
+export { ReachAgent, type AgentCard, type Delivery, type Handler, type ReachAgentOptions } from './agent';
+export { FileStore, MemoryStore, type HandledMessage, type IdempotencyStore } from './idempotency-store';
