@@ -6,18 +6,11 @@
  * deterministic id, and the unique `_id` index lets exactly one replica record it.
  */
 import { randomUUID } from 'node:crypto';
-import type { AgentEventType, CatalogueModels } from './models';
+import type { AgentEventDoc, CatalogueModels } from './models';
 
 export const CATALOGUE_META_ID = 'catalogue';
 
-export interface ChangeEvent {
-  tenant: string;
-  agent_id: string;
-  instance_id?: string;
-  type: AgentEventType;
-  at: Date;
-  details?: Record<string, unknown>;
-}
+export type ChangeEvent = Omit<AgentEventDoc, '_id'>;
 
 /**
  * Records the event and increments the change counter that per-process indexes poll (no change streams needed).

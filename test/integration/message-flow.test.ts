@@ -40,6 +40,20 @@ async function terminalStatus(messageId: string) {
   });
 }
 
+/** An agent with two instances, "a" (preferred: lighter load) and "b", at the given fake agents. */
+async function twoInstanceAgent(a: FakeAgent, b: FakeAgent, capability: Record<string, unknown> = { name: 'echo' }) {
+  const registered = await registerAgent(system.baseUrl, a.url, {
+    endpoint: undefined,
+    instances: [{ instance_id: 'a', endpoint: a.url }, { instance_id: 'b', endpoint: b.url }],
+    capabilities: [capability],
+  });
+  a.secret = b.secret = registered.secret;
+  await request('POST', `${system.baseUrl}/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'b', load: { in_flight: 5 } }, {
+    authorization: `Bearer ${registered.secret}`,
+  });
+  return registered;
+}
+
 before(async () => {
   servers = await startTestServers();
   system = await startSystem(servers, { CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100' });
@@ -229,16 +243,7 @@ describe('message flow - delivery and receipt', () => {
     const silent = await startFakeAgent(() => ({ status: 202 }));
     const working = await startFakeAgent();
     try {
-      const registered = await registerAgent(system.baseUrl, silent.url, {
-        endpoint: undefined,
-        instances: [{ instance_id: 'a', endpoint: silent.url }, { instance_id: 'b', endpoint: working.url }],
-        capabilities: [{ name: 'echo', ack_timeout_ms: 300 }],
-      });
-      working.secret = registered.secret;
-      // Make "a" the first choice: "b" reports more work in flight.
-      await request('POST', `${system.baseUrl}/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'b', load: { in_flight: 5 }, state: 'healthy' }, {
-        authorization: `Bearer ${registered.secret}`,
-      });
+      const registered = await twoInstanceAgent(silent, working, { name: 'echo', ack_timeout_ms: 300 });
       const messageId = newMessageId();
       await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
       const status = await terminalStatus(messageId);
@@ -256,14 +261,7 @@ describe('message flow - delivery and receipt', () => {
     const broken = await startFakeAgent(() => ({ status: 503 }));
     const working = await startFakeAgent();
     try {
-      const registered = await registerAgent(system.baseUrl, broken.url, {
-        endpoint: undefined,
-        instances: [{ instance_id: 'a', endpoint: broken.url }, { instance_id: 'b', endpoint: working.url }],
-      });
-      working.secret = registered.secret;
-      await request('POST', `${system.baseUrl}/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'b', load: { in_flight: 5 } }, {
-        authorization: `Bearer ${registered.secret}`,
-      });
+      const registered = await twoInstanceAgent(broken, working);
       const messageId = newMessageId();
       await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
       const status = await terminalStatus(messageId);
@@ -281,14 +279,7 @@ describe('message flow - delivery and receipt', () => {
     const broken = await startFakeAgent(() => ({ status: 502 }));
     const working = await startFakeAgent();
     try {
-      const registered = await registerAgent(system.baseUrl, broken.url, {
-        endpoint: undefined,
-        instances: [{ instance_id: 'a', endpoint: broken.url }, { instance_id: 'b', endpoint: working.url }],
-      });
-      working.secret = registered.secret;
-      await request('POST', `${system.baseUrl}/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'b', load: { in_flight: 5 } }, {
-        authorization: `Bearer ${registered.secret}`,
-      });
+      const registered = await twoInstanceAgent(broken, working);
       const paths: string[][] = [];
       for (let i = 0; i < 4; i++) {
         const messageId = newMessageId();
