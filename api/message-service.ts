@@ -1,7 +1,6 @@
 /**
  * Message intake, status and receipts on top of Temporal. Returns tagged results; routes map them to HTTP.
  */
-import { arrayFromPayloads } from '@temporalio/common';
 import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
@@ -14,17 +13,7 @@ import type { AgentDoc } from '../domain/catalogue/models';
 import type { Config } from '../domain/config';
 import { canonicalJson, newMessageId, sha256Hex } from '../domain/ids';
 import type { DeliveryPolicy, MessageInput, MessageState, MessageStatus, MessageTarget, ReceiptOutcome } from '../domain/message';
-import {
-  cancelUpdate,
-  MESSAGE_WORKFLOW,
-  messageWorkflowId,
-  receiptUpdate,
-  SA_AGENT,
-  SA_STATE,
-  SA_TENANT,
-  SA_TRACE,
-  statusQuery,
-} from '../domain/temporal';
+import { cancelUpdate, MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, receiptUpdate, statusQuery } from '../domain/temporal';
 import type { CallbackBody, SendMessageBody } from './schemas';
 
 export type SendResult =
@@ -45,14 +34,6 @@ export type CancelResult =
   | { kind: 'already_ended'; state: MessageState }
   | { kind: 'unknown_message' };
 
-export type RedriveResult =
-  | { kind: 'redriven'; status: MessageStatus }
-  | { kind: 'not_redrivable'; state: MessageState }
-  | { kind: 'unknown_message' };
-
-/** Dead letters: the states a message can be redriven from. */
-export const REDRIVABLE_STATES: ReadonlySet<MessageState> = new Set(['failed', 'expired']);
-
 export type ReceiptResult =
   | { kind: 'recorded'; outcome: ReceiptOutcome }
   | { kind: 'unknown_message' }
@@ -66,23 +47,7 @@ export class StatusUnavailableError extends Error {
   }
 }
 
-export interface MessageFilter {
-  state?: MessageState;
-  agent_id?: string;
-  trace_id?: string;
-  limit: number;
-}
-
-export interface MessageSummary {
-  message_id: string;
-  state: string;
-  agent_id: string;
-  trace_id: string;
-  started_at: string;
-  closed_at?: string;
-}
-
-interface MessageMemo {
+export interface MessageMemo {
   body_hash: string;
   trace_id: string;
   target: MessageTarget;
@@ -97,9 +62,13 @@ export interface MessageServiceDeps {
 }
 
 export class MessageService {
-  constructor(private readonly deps: MessageServiceDeps) {}
+  constructor(readonly deps: MessageServiceDeps) {}
 
-  private get taskQueue() {
+  get client() {
+    return this.deps.client;
+  }
+
+  get taskQueue() {
     return this.deps.config.TEMPORAL_TASK_QUEUE;
   }
 
@@ -154,12 +123,7 @@ export class MessageService {
         taskQueue: this.taskQueue,
         args: [input],
         memo: { ...memo },
-        typedSearchAttributes: [
-          { key: SA_TENANT, value: tenant },
-          { key: SA_STATE, value: 'accepted' },
-          { key: SA_AGENT, value: body.target.agent_id },
-          { key: SA_TRACE, value: traceId },
-        ],
+        typedSearchAttributes: messageSearchAttributes(tenant, body.target.agent_id, traceId),
         // The message id is the idempotency key for ever: never a second run under the same id.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
@@ -187,29 +151,6 @@ export class MessageService {
     };
   }
 
-  /** Messages of the tenant by state, agent or trace, newest first, from Temporal's visibility store. */
-  async list(tenant: string, filter: MessageFilter): Promise<MessageSummary[]> {
-    // Values are validated by the route (enum, id and hex patterns), so quoting them is safe.
-    const clauses = [`ReachTenant = '${tenant}'`];
-    if (filter.state) clauses.push(`ReachState = '${filter.state}'`);
-    if (filter.agent_id) clauses.push(`ReachAgent = '${filter.agent_id}'`);
-    if (filter.trace_id) clauses.push(`ReachTraceId = '${filter.trace_id}'`);
-    const items: MessageSummary[] = [];
-    for await (const run of this.deps.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(filter.limit, 1000) })) {
-      const prefix = messageWorkflowId(tenant, '');
-      items.push({
-        message_id: run.workflowId.slice(prefix.length),
-        state: run.typedSearchAttributes.get(SA_STATE) ?? 'accepted',
-        agent_id: run.typedSearchAttributes.get(SA_AGENT) ?? '',
-        trace_id: run.typedSearchAttributes.get(SA_TRACE) ?? '',
-        started_at: run.startTime.toISOString(),
-        ...(run.closeTime ? { closed_at: run.closeTime.toISOString() } : {}),
-      });
-      if (items.length >= filter.limit) break;
-    }
-    return items;
-  }
-
   /**
    * Waits up to `ms` for the message to end; returns its final status, or undefined if it is still in flight.
    * Polls the run's description (no worker needed), backing off from 25 ms to 250 ms.
@@ -222,57 +163,6 @@ export class MessageService {
       if (Date.now() + pause > deadline) return undefined;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
-  }
-
-  /**
-   * Starts a new attempt chain under the same message id for a failed or expired message. The new run carries the
-   * earlier attempts and a record of the redrive; the deadline is `deadline`, else the original one if still ahead.
-   */
-  async redrive(tenant: string, messageId: string, deadline?: string): Promise<RedriveResult> {
-    const workflowId = messageWorkflowId(tenant, messageId);
-    const description = await this.describe(tenant, messageId);
-    if (!description) return { kind: 'unknown_message' };
-    const previous = await this.statusOf(tenant, messageId, description);
-    if (description.status.name === 'RUNNING' || !REDRIVABLE_STATES.has(previous.state)) return { kind: 'not_redrivable', state: previous.state };
-    const handle = this.deps.client.workflow.getHandle(workflowId, description.runId);
-    const started = (await handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
-    const [original] = arrayFromPayloads(this.deps.client.options.loadedDataConverter.payloadConverter, started?.input?.payloads) as [MessageInput];
-    const now = this.deps.now?.() ?? new Date();
-    const keptDeadline = original.deadline && Date.parse(original.deadline) > now.getTime() ? original.deadline : undefined;
-    const { deadline: _dropped, ...rest } = original;
-    const input: MessageInput = {
-      ...rest,
-      ...((deadline ?? keptDeadline) ? { deadline: new Date((deadline ?? keptDeadline)!).toISOString() } : {}),
-      policy: this.policy(),
-      redrive: {
-        previous_attempts: previous.attempts,
-        history: [
-          ...(original.redrive?.history ?? []),
-          { at: now.toISOString(), previous_state: previous.state, ...(previous.reason ? { previous_reason: previous.reason } : {}) },
-        ],
-      },
-    };
-    try {
-      await this.deps.client.workflow.start(MESSAGE_WORKFLOW, {
-        workflowId,
-        taskQueue: this.taskQueue,
-        args: [input],
-        memo: description.memo ?? {},
-        typedSearchAttributes: [
-          { key: SA_TENANT, value: tenant },
-          { key: SA_STATE, value: 'accepted' },
-          { key: SA_AGENT, value: input.target.agent_id },
-          { key: SA_TRACE, value: input.trace_id },
-        ],
-        // The one place a message id gets a second run: an explicit redrive of a dead letter.
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        workflowIdConflictPolicy: 'FAIL',
-      });
-    } catch (error) {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) return { kind: 'not_redrivable', state: 'accepted' };
-      throw error;
-    }
-    return { kind: 'redriven', status: { ...previous, state: 'accepted', redrives: input.redrive!.history } };
   }
 
   async cancel(tenant: string, messageId: string, reason?: string): Promise<CancelResult> {
@@ -297,7 +187,8 @@ export class MessageService {
     return { kind: 'duplicate', status: await this.statusOf(tenant, messageId, description) };
   }
 
-  private async describe(tenant: string, messageId: string): Promise<WorkflowExecutionDescription | undefined> {
+  /** The latest run of the message, or undefined when there is none. */
+  async describe(tenant: string, messageId: string): Promise<WorkflowExecutionDescription | undefined> {
     try {
       return await this.deps.client.workflow.getHandle(messageWorkflowId(tenant, messageId)).describe();
     } catch (error) {
@@ -311,7 +202,8 @@ export class MessageService {
     return description && this.statusOf(tenant, messageId, description);
   }
 
-  private async statusOf(
+  /** The status of a run: queried while it runs, its result once completed. */
+  async statusOf(
     tenant: string,
     messageId: string,
     description: WorkflowExecutionDescription,

@@ -29,6 +29,16 @@ export const SA_AGENT = defineSearchAttributeKey('ReachAgent', SearchAttributeTy
 export const SA_TRACE = defineSearchAttributeKey('ReachTraceId', SearchAttributeType.KEYWORD);
 export const SEARCH_ATTRIBUTES = [SA_TENANT, SA_STATE, SA_AGENT, SA_TRACE];
 
+/** The search attributes a message run starts with. */
+export function messageSearchAttributes(tenant: string, agentId: string, traceId: string) {
+  return [
+    { key: SA_TENANT, value: tenant },
+    { key: SA_STATE, value: 'accepted' },
+    { key: SA_AGENT, value: agentId },
+    { key: SA_TRACE, value: traceId },
+  ];
+}
+
 export const statusQuery = defineQuery<MessageStatus>('status');
 
 /** The agent's receipt; rejected (validator) when sent by an agent the message was not delivered to. */

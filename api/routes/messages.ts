@@ -3,6 +3,8 @@ import type { Config } from '../../domain/config';
 import type { MessageStatus } from '../../domain/message';
 import { messageWorkflowId } from '../../domain/temporal';
 import { ApiError } from '../errors';
+import { listMessages } from '../message-list';
+import { redriveMessage } from '../message-redrive';
 import { MessageService, StatusUnavailableError, type SendResult } from '../message-service';
 import { cancelBody, listMessagesQuery, messageIdParams, redriveBody, sendMessageBody, sendMessageQuery } from '../schemas';
 import { traceIdOf } from '../trace';
@@ -88,7 +90,7 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
     const body = parseInput(redriveBody, req.body, 'body');
     if (body?.deadline && Date.parse(body.deadline) <= Date.now()) throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
-    const result = await deps.messages.redrive(deps.tenant, message_id, body?.deadline);
+    const result = await redriveMessage(deps.messages, deps.tenant, message_id, body?.deadline);
     switch (result.kind) {
       case 'unknown_message':
         throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
@@ -103,7 +105,7 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
 
   router.get('/v1/messages', async (req, res) => {
     const filter = parseInput(listMessagesQuery, req.query, 'query');
-    res.json({ items: await deps.messages.list(deps.tenant, filter) });
+    res.json({ items: await listMessages(deps.messages.client, deps.tenant, filter) });
   });
 
   router.get('/v1/messages/:message_id', async (req, res) => {
