@@ -20,6 +20,10 @@ export const capabilityInput = z.strictObject({
   examples: z.array(z.string().min(1).max(1000)).max(50).optional(),
   /** How long to wait for the processed receipt after delivery, in ms. */
   ack_timeout_ms: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
+  /** Delivery attempts for this capability before the message fails (default DELIVERY_MAX_ATTEMPTS). */
+  max_attempts: z.number().int().min(1).max(100).optional(),
+  /** Longest time to keep trying to deliver, from acceptance, in ms; then the message fails. */
+  max_delivery_ms: z.number().int().min(1000).max(30 * 24 * 3600 * 1000).optional(),
   /** Deliveries of this capability one instance takes at once. */
   max_concurrency: z.number().int().min(1).max(100_000).optional(),
 });

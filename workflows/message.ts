@@ -165,19 +165,25 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
   moveTo('routing');
   // Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can.
   const failed = new InstanceFailures(INSTANCE_FAILURES_BEFORE_FAILOVER);
-  // A redriven run numbers its attempts after the earlier runs' ones, with a fresh budget of maxAttempts.
+  // A redriven run numbers its attempts after the earlier runs' ones, with a fresh budget of attempts.
   const earlierAttempts = status.attempts.length;
+  // The capability may set its own caps on attempts and on total delivery time.
+  let maxAttempts = input.policy.maxAttempts;
+  let giveUpAt = Number.POSITIVE_INFINITY;
+  let lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
   for (let tries = 1; ; tries++) {
     const attempt = earlierAttempts + tries;
     const interrupted = await interruption();
     if (interrupted) return interrupted;
+    if (Date.now() >= giveUpAt) {
+      return finish('failed', { code: lastFailure.code, message: `no delivery succeeded within the capability's time limit; last error: ${lastFailure.message}` });
+    }
     // Resolved before every attempt: a moved or restarted agent is found at its new address.
     const lookup = await resolveTarget({ tenant: input.tenant, target: input.target, avoid: failed.excluded() });
     if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') {
       const reason = rejection(lookup.kind, input);
       return status.state === 'routing' ? finish('rejected', reason) : finish('failed', reason);
     }
-    let lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
     let retryAfterMs: number | undefined;
     if (lookup.kind === 'no_available_instance') {
       const error = `no available instance (${lookup.instances.map((i) => `${i.instance_id}: ${i.reason}`).join(', ') || 'none registered'})`;
@@ -185,6 +191,8 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
       lastFailure = { code: 'no_available_instance', message: error };
     } else {
       const target = lookup.target;
+      maxAttempts = target.max_attempts ?? input.policy.maxAttempts;
+      if (target.max_delivery_ms) giveUpAt = Date.parse(input.accepted_at) + target.max_delivery_ms;
       status.agent = { agent_id: target.agent_id, capability: target.capability, instance_id: target.instance_id };
       moveTo('delivering');
       const result = await deliverTo(target, { message: input, target, attempt });
@@ -224,7 +232,7 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
           failed.add(target.instance_id);
           await recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(() => undefined);
           lastFailure = { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` };
-          if (tries >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
+          if (tries >= maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
           continue;
         }
       } else if (verdict.kind === 'transient') {
@@ -233,9 +241,9 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
         retryAfterMs = verdict.retryAfterMs;
       }
     }
-    if (tries >= input.policy.maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
+    if (tries >= maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
     // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
-    const delay = retryDelayMs(tries, input.policy, Math.random(), retryAfterMs);
+    const delay = Math.min(retryDelayMs(tries, input.policy, Math.random(), retryAfterMs), Math.max(0, giveUpAt - Date.now()));
     if (await waitFor(() => receipt !== undefined, delay)) {
       if (!takeRetryableFailure()) return finishWithReceipt(receipt!);
     }

@@ -31,6 +31,8 @@ export interface DeliveryTarget {
   endpoint: string;
   ws_task_queue?: string;
   ack_timeout_ms?: number;
+  max_attempts?: number;
+  max_delivery_ms?: number;
 }
 
 export type TargetLookup =
@@ -107,6 +109,8 @@ export class AgentQueries {
         endpoint: instance.endpoint ?? `websocket:${instance.instance_id}`,
         ...(instance.ws_task_queue ? { ws_task_queue: instance.ws_task_queue } : {}),
         ...(cap.ack_timeout_ms ? { ack_timeout_ms: cap.ack_timeout_ms } : {}),
+        ...(cap.max_attempts ? { max_attempts: cap.max_attempts } : {}),
+        ...(cap.max_delivery_ms ? { max_delivery_ms: cap.max_delivery_ms } : {}),
       },
     };
   }

@@ -9,6 +9,8 @@ export interface CapabilityInput {
   returns?: Record<string, unknown>;
   examples?: string[];
   ack_timeout_ms?: number;
+  max_attempts?: number;
+  max_delivery_ms?: number;
   max_concurrency?: number;
 }
 
@@ -45,6 +47,8 @@ function toCapabilityDoc(input: CapabilityInput): CapabilityDoc {
     ...(input.parameters ? { parameters_json: JSON.stringify(input.parameters) } : {}),
     ...(input.returns ? { returns_json: JSON.stringify(input.returns) } : {}),
     ...(input.ack_timeout_ms ? { ack_timeout_ms: input.ack_timeout_ms } : {}),
+    ...(input.max_attempts ? { max_attempts: input.max_attempts } : {}),
+    ...(input.max_delivery_ms ? { max_delivery_ms: input.max_delivery_ms } : {}),
     ...(input.max_concurrency ? { max_concurrency: input.max_concurrency } : {}),
   };
 }

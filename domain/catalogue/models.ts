@@ -22,6 +22,9 @@ export interface CapabilityDoc {
   returns_json?: string;
   examples: string[];
   ack_timeout_ms?: number;
+  /** Retry policy of this capability, overriding the gateway's defaults. */
+  max_attempts?: number;
+  max_delivery_ms?: number;
   max_concurrency?: number;
 }
 
@@ -118,6 +121,8 @@ const capabilitySchema = new Schema<CapabilityDoc>(
     returns_json: String,
     examples: { type: [String], default: [] },
     ack_timeout_ms: Number,
+    max_attempts: Number,
+    max_delivery_ms: Number,
     max_concurrency: Number,
   },
   { _id: false },

@@ -153,6 +153,28 @@ describe('message flow - delivery and receipt', () => {
     assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, system.config.DELIVERY_MAX_ATTEMPTS);
   });
 
+  it('message flow - a capability sets its own caps on attempts and on total delivery time', async () => {
+    const broken = await startFakeAgent(() => ({ status: 503 }));
+    try {
+      const fewAttempts = await registerAgent(system.baseUrl, broken.url, { capabilities: [{ name: 'echo', max_attempts: 2 }] });
+      const first = newMessageId();
+      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: first, target: { agent_id: fewAttempts.agent_id, capability: 'echo' } });
+      const capped = await terminalStatus(first);
+      assert.equal(capped.reason.code, 'delivery_exhausted');
+      assert.equal(capped.attempts.length, 2);
+
+      const shortTime = await registerAgent(system.baseUrl, broken.url, { capabilities: [{ name: 'echo', max_attempts: 100, max_delivery_ms: 1500 }] });
+      const second = newMessageId();
+      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: second, target: { agent_id: shortTime.agent_id, capability: 'echo' } });
+      const timed = await terminalStatus(second);
+      assert.equal(timed.state, 'failed');
+      assert.match(timed.reason.message, /within the capability's time limit/);
+      assert.ok(timed.attempts.length < 100);
+    } finally {
+      await broken.stop();
+    }
+  });
+
   it('message flow - the agent reports failure in its receipt', async () => {
     agent.behave(() => ({ status: 202, receipt: { status: 'failed', error: { message: 'refund limit reached', code: 'limit' } } }));
     const messageId = newMessageId();

@@ -1,5 +1,6 @@
 /** The agent SDK against the real gateway: HTTP and WebSocket modes, signatures, de-duplication, drain. */
 import assert from 'node:assert/strict';
+import express from 'express';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { ReachAgent, type Handler } from '../../sdk';
@@ -102,6 +103,23 @@ describe('sdk', () => {
     await agent.drain(1_000);
     const read = await request('GET', `${system.baseUrl}/v1/agents/${agent.identity!.agent_id}`);
     assert.equal(read.body.instances[0].state, 'draining');
+  });
+
+  it('sdk - the handler works as an Express route (mounted before any body parser)', async () => {
+    const port = await freePort();
+    const agent = new ReachAgent({
+      gateway: system.baseUrl,
+      endpoint: `http://127.0.0.1:${port}/deliveries`,
+      card: { name: `sdk-express-${Date.now()}`, capabilities: [{ name: 'work' }] },
+    });
+    await agent.register();
+    const app = express();
+    app.post('/deliveries', agent.httpHandler((d) => ({ express: d.payload })));
+    app.use(express.json());
+    const server = app.listen(port, '127.0.0.1');
+    stops.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const status = await sendAndWait(agent.identity!.agent_id, { ok: 1 });
+    assert.deepEqual(status.result, { express: { ok: 1 } });
   });
 
   it('sdk - WebSocket mode delivers without any endpoint', async () => {
