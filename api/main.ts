@@ -1,6 +1,6 @@
 /** `npm run api`: the stateless HTTP api, as production runs it (any number of replicas). */
 import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Server } from 'node:http';
 import { createCatalogue } from '../domain/catalogue/catalogue';
 import { catalogueModels, initCatalogueModels } from '../domain/catalogue/models';
@@ -17,6 +17,8 @@ import { replicaTaskQueue, startSocketWorker } from './ws/socket-worker';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('api', config);
+  // The api's small socket-delivery worker: only its warnings belong in the api's log.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
   const models = catalogueModels(mongo);
   await initCatalogueModels(models); // indexes exist before the first registration
