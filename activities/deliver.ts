@@ -38,6 +38,7 @@ export function deliveryEnvelope(message: MessageInput, target: DeliveryTarget, 
   return {
     message_id: message.message_id,
     trace_id: message.trace_id,
+    parent_message_id: message.parent_message_id ?? null,
     tenant: message.tenant,
     agent_id: target.agent_id,
     capability: target.capability,

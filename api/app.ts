@@ -11,6 +11,7 @@ import { callbackRoutes } from './routes/callback';
 import { healthRoutes, type HealthChecks } from './routes/health';
 import { heartbeatRoutes } from './routes/heartbeat';
 import { messageRoutes } from './routes/messages';
+import { traceRoutes } from './routes/traces';
 
 export interface AppDeps {
   config: Config;
@@ -34,6 +35,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(agentRoutes({ catalogue: deps.catalogue, tenant }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue }));
   app.use(messageRoutes({ messages: deps.messages, config: deps.config, tenant }));
+  app.use(traceRoutes({ messages: deps.messages, config: deps.config, tenant }));
   app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages }));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

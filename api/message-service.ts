@@ -86,7 +86,14 @@ export class MessageService {
   async send(tenant: string, body: SendMessageBody, traceId: string): Promise<SendResult> {
     const messageId = body.message_id ?? newMessageId();
     const bodyHash = sha256Hex(
-      canonicalJson({ target: body.target, intent: body.intent, payload: body.payload, deadline: body.deadline, reply_to: body.reply_to }),
+      canonicalJson({
+        target: body.target,
+        intent: body.intent,
+        payload: body.payload,
+        deadline: body.deadline,
+        reply_to: body.reply_to,
+        parent_message_id: body.parent_message_id,
+      }),
     );
     if (body.message_id) {
       const existing = await this.existing(tenant, messageId, bodyHash);
@@ -107,6 +114,7 @@ export class MessageService {
       tenant,
       message_id: messageId,
       trace_id: traceId,
+      ...(body.parent_message_id ? { parent_message_id: body.parent_message_id } : {}),
       target: body.target,
       ...(body.intent === undefined ? {} : { intent: body.intent }),
       ...(body.payload === undefined ? {} : { payload: body.payload }),
@@ -140,6 +148,7 @@ export class MessageService {
       status: {
         message_id: messageId,
         trace_id: traceId,
+        ...(input.parent_message_id ? { parent_message_id: input.parent_message_id } : {}),
         tenant,
         state: 'accepted',
         target: body.target,

@@ -101,12 +101,16 @@ export const sendMessageBody = z.strictObject({
   payload: z.unknown().optional(),
   /** ISO date-time after which the message is no longer delivered (state `expired`); at most 30 days ahead. */
   deadline: z.iso.datetime({ offset: true }).optional(),
+  /** The message this one was sent on behalf of (an agent passing work on): links the hops of a trace. */
+  parent_message_id: messageId.optional(),
   /** Where to post the final status (signed with CALLER_WEBHOOK_SECRET), retried for about a day. */
   reply_to: z.strictObject({ url: httpUrl }).optional(),
 });
 export type SendMessageBody = z.output<typeof sendMessageBody>;
 
 export const messageIdParams = z.strictObject({ message_id: messageId });
+
+export const traceParams = z.strictObject({ trace_id: z.string().regex(/^[0-9a-f]{32}$/, '32 lowercase hex digits') });
 
 export const listMessagesQuery = z.strictObject({
   state: z.enum(MESSAGE_STATES).optional(),

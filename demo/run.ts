@@ -21,11 +21,11 @@ const TICKETS = [
 
 type Ticket = (typeof TICKETS)[number];
 
-async function send(gateway: string, messageId: string, agentId: string, capability: string, payload: unknown, traceId: string) {
+async function send(gateway: string, messageId: string, agentId: string, capability: string, payload: unknown, traceId: string, parent?: string) {
   const response = await fetch(`${gateway}/v1/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
-    body: JSON.stringify({ message_id: messageId, target: { agent_id: agentId, capability }, payload }),
+    body: JSON.stringify({ message_id: messageId, target: { agent_id: agentId, capability }, payload, ...(parent ? { parent_message_id: parent } : {}) }),
   });
   if (response.status >= 400) throw new Error(`send ${messageId}: ${response.status} ${await response.text()}`);
 }
@@ -55,14 +55,14 @@ async function main(): Promise<void> {
   const quality = await startAgent(gateway, 'quality-check', 'review', async (d: Delivery) => {
     const ticket = d.payload as Ticket;
     const approved = ticket.amount <= 500;
-    if (approved) await send(gateway, `${ticket.ticket_id}-refund`, ids.refund!, 'refund', ticket, d.trace_id);
+    if (approved) await send(gateway, `${ticket.ticket_id}-refund`, ids.refund!, 'refund', ticket, d.trace_id, d.message_id);
     return { approved, rule: 'refunds up to 500 are approved automatically' };
   });
   ids.quality = quality.identity!.agent_id;
   const service = await startAgent(gateway, 'customer-service', 'classify', async (d: Delivery) => {
     const ticket = d.payload as Ticket;
     const category = /refund|退款|broken|坏/i.test(ticket.text) ? 'refund' : 'question';
-    if (category === 'refund') await send(gateway, `${ticket.ticket_id}-review`, ids.quality!, 'review', ticket, d.trace_id);
+    if (category === 'refund') await send(gateway, `${ticket.ticket_id}-review`, ids.quality!, 'review', ticket, d.trace_id, d.message_id);
     return { category };
   });
   ids.service = service.identity!.agent_id;
@@ -95,7 +95,8 @@ async function main(): Promise<void> {
       console.log(`  trace ${s.trace_id.slice(0, 12)}…  ${id.padEnd(16)} ${s.state.padEnd(9)} ${String(latency).padStart(5)} ms  ${JSON.stringify(s.result)}`);
     }
   }
-  console.log(`\nrefunds performed: ${refunds.length} (${refunds.map((r) => `${r.order_id} ${r.amount}`).join(', ')})`);
+  console.log(`\nthe chain of one ticket: ${gateway}/v1/traces/${traces[TICKETS[0]!.ticket_id]}`);
+  console.log(`refunds performed: ${refunds.length} (${refunds.map((r) => `${r.order_id} ${r.amount}`).join(', ')})`);
 
   // The seed's failure: the same ticket sent again (a caller retry). The message id makes it the same message.
   await send(gateway, TICKETS[0]!.ticket_id, ids.service!, 'classify', TICKETS[0], traces[TICKETS[0]!.ticket_id]!);

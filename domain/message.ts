@@ -86,6 +86,7 @@ export interface MessageInput {
   tenant: string;
   message_id: string;
   trace_id: string;
+  parent_message_id?: string;
   target: MessageTarget;
   intent?: string;
   payload?: unknown;
@@ -152,6 +153,7 @@ export interface AgentError {
 export interface MessageStatus {
   message_id: string;
   trace_id: string;
+  parent_message_id?: string;
   tenant: string;
   state: MessageState;
   reason?: Reason;

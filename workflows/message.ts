@@ -44,6 +44,7 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
   const status: MessageStatus = {
     message_id: input.message_id,
     trace_id: input.trace_id,
+    ...(input.parent_message_id ? { parent_message_id: input.parent_message_id } : {}),
     tenant: input.tenant,
     state: 'accepted',
     target: input.target,

@@ -505,6 +505,46 @@ describe('message flow - deadlines and cancellation', () => {
   });
 });
 
+describe('message flow - traces', () => {
+  it('message flow - a two-hop chain shares one trace, linked by parent_message_id', async () => {
+    const second = await startFakeAgent();
+    try {
+      const secondAgent = await registerAgent(system.baseUrl, second.url);
+      second.secret = secondAgent.secret;
+      // The first agent passes the work on to the second, as agents in a pipeline do.
+      agent.behave((d) => {
+        void request(
+          'POST',
+          `${system.baseUrl}/v1/messages`,
+          { message_id: `${d.body.message_id}-next`, parent_message_id: d.body.message_id, target: { agent_id: secondAgent.agent_id, capability: 'echo' } },
+          { traceparent: `00-${d.body.trace_id}-00f067aa0ba902b7-01` },
+        );
+        return acceptAndConfirm(d, 0);
+      });
+      const messageId = newMessageId();
+      const sent = await send({ message_id: messageId });
+      const traceId = sent.body.trace_id as string;
+      await terminalStatus(messageId);
+      await terminalStatus(`${messageId}-next`);
+      const forwarded = second.deliveries.find((d) => d.body.message_id === `${messageId}-next`)!;
+      assert.equal(forwarded.body.trace_id, traceId);
+      assert.equal(forwarded.body.parent_message_id, messageId);
+      const trace = await eventually('both hops in the trace', async () => {
+        const response = await request('GET', `${system.baseUrl}/v1/traces/${traceId}`);
+        return response.status === 200 && response.body.messages.length === 2 ? response.body : undefined;
+      });
+      assert.deepEqual(
+        trace.messages.map((m: { message_id: string; parent_message_id?: string; state: string }) => [m.message_id, m.parent_message_id, m.state]),
+        [[messageId, undefined, 'processed'], [`${messageId}-next`, messageId, 'processed']],
+      );
+      assert.equal((await request('GET', `${system.baseUrl}/v1/traces/${'f'.repeat(32)}`)).status, 404);
+      assert.equal((await request('GET', `${system.baseUrl}/v1/traces/nope`)).status, 400);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
 describe('message flow - dead letters', () => {
   it('message flow - failed messages are listed by state, agent and trace, and a redrive delivers them again', async () => {
     agent.behave(() => ({ status: 400, body: { error: { message: 'not today' } } }));
