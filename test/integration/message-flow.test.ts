@@ -245,7 +245,7 @@ describe('message flow - delivery and receipt', () => {
       return seen === 1 ? { status: 202 } : acceptAndConfirm(d, 0);
     });
     try {
-      const registered = await registerAgent(system.baseUrl, forgetful.url, { capabilities: [{ name: 'echo', ack_timeout_ms: 300 }] });
+      const registered = await registerAgent(system.baseUrl, forgetful.url, { capabilities: [{ name: 'echo', ack_timeout_ms: 1000 }] });
       forgetful.secret = registered.secret;
       const messageId = newMessageId();
       await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
@@ -253,7 +253,7 @@ describe('message flow - delivery and receipt', () => {
       assert.equal(status.state, 'processed');
       assert.deepEqual(
         status.attempts.map((a: { outcome: string; instance_id: string; error?: string }) => [a.outcome, a.instance_id, a.error]),
-        [['accepted', 'i1', 'no receipt within 300 ms'], ['accepted', 'i1', undefined]],
+        [['accepted', 'i1', 'no receipt within 1000 ms'], ['accepted', 'i1', undefined]],
       );
       assert.deepEqual(forgetful.deliveries.map((d) => [d.headers['idempotency-key'], d.body.attempt]), [[messageId, 1], [messageId, 2]]);
     } finally {
@@ -265,7 +265,7 @@ describe('message flow - delivery and receipt', () => {
     const silent = await startFakeAgent(() => ({ status: 202 }));
     const working = await startFakeAgent();
     try {
-      const registered = await twoInstanceAgent(silent, working, { name: 'echo', ack_timeout_ms: 300 });
+      const registered = await twoInstanceAgent(silent, working, { name: 'echo', ack_timeout_ms: 1000 });
       const messageId = newMessageId();
       await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
       const status = await terminalStatus(messageId);
