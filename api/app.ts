@@ -5,6 +5,7 @@ import type { Catalogue } from '../domain/catalogue/catalogue';
 import type { Config } from '../domain/config';
 import { errorHandler, notFoundHandler } from './error-middleware';
 import type { MessageService } from './message-service';
+import { docsPage, openApiDocument } from './openapi';
 import { agentCardRoutes } from './routes/agent-cards';
 import { agentRoutes } from './routes/agents';
 import { callbackRoutes } from './routes/callback';
@@ -31,6 +32,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(express.json({ limit: deps.config.MAX_BODY_BYTES }));
   const tenant = deps.config.DEFAULT_TENANT;
   app.use(healthRoutes(deps.health));
+  const document = openApiDocument(deps.config.PUBLIC_URL);
+  app.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  app.get('/docs', (_req, res) => {
+    res.type('html').send(docsPage());
+  });
   app.use(agentCardRoutes({ catalogue: deps.catalogue, config: deps.config, tenant, ...(deps.fetch ? { fetch: deps.fetch } : {}) }));
   app.use(agentRoutes({ catalogue: deps.catalogue, tenant }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue }));
