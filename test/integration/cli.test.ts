@@ -1,0 +1,79 @@
+/** The `reach` CLI as a real process against a running system. */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
+import { registerAgent } from '../helpers/http';
+import { startTestServers, type TestServers } from '../helpers/servers';
+import { startSystem, type TestSystem } from '../helpers/system';
+
+const ROOT = resolve(__dirname, '../..');
+let servers: TestServers;
+let system: TestSystem;
+let agent: FakeAgent;
+let agentId: string;
+
+async function reach(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/reach.ts'), '--api', system.baseUrl, ...args], { cwd: ROOT });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+before(async () => {
+  servers = await startTestServers();
+  system = await startSystem(servers);
+  agent = await startFakeAgent(acceptAndConfirm);
+  const registered = await registerAgent(system.baseUrl, agent.url, { name: 'cli-echo' });
+  agentId = registered.agent_id;
+  agent.secret = registered.secret;
+});
+
+after(async () => {
+  await agent?.stop();
+  await system?.stop();
+  await servers?.stop();
+});
+
+describe('cli', () => {
+  it('cli - agents ls and show, human and --json', async () => {
+    const ls = await reach('agents', 'ls');
+    assert.equal(ls.code, 0);
+    assert.match(ls.stdout, new RegExp(`${agentId}\\s+online\\s+cli-echo\\s+\\[echo\\]`));
+    const json = JSON.parse((await reach('--json', 'agents', 'ls', '--capability', 'echo')).stdout) as { agent_id: string }[];
+    assert.deepEqual(json.map((a) => a.agent_id), [agentId]);
+    const show = await reach('agents', 'show', agentId);
+    assert.match(show.stdout, /capability echo/);
+    assert.match(show.stdout, /instance i1 http .* healthy online/);
+  });
+
+  it('cli - send waits until processed and prints the result; status, trace and redrive', async () => {
+    const sent = await reach('send', agentId, 'echo', '--payload', '{"n":1}', '--id', 'cli-1');
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.match(sent.stderr, /cli-1: accepted/);
+    assert.match(sent.stdout, /^cli-1 {2}processed/);
+    assert.match(sent.stdout, /result \{"handled":"cli-1"\}/);
+    const status = JSON.parse((await reach('--json', 'status', 'cli-1')).stdout) as { state: string; trace_id: string };
+    assert.equal(status.state, 'processed');
+    const trace = await reach('trace', status.trace_id);
+    assert.match(trace.stdout, /cli-1 {2}processed/);
+    const redrive = await reach('redrive', 'cli-1');
+    assert.equal(redrive.code, 2);
+    assert.match(redrive.stderr, /reach: 409 not_redrivable/);
+  });
+
+  it('cli - bad input and an unreachable api are reported, not thrown', async () => {
+    const bad = await reach('send', agentId, 'echo', '--payload', '{oops');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--payload is not valid JSON/);
+    const unknown = await reach('status', 'never-sent');
+    assert.match(unknown.stderr, /404 message_not_found/);
+    const { stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/reach.ts'), '--api', 'http://127.0.0.1:9', 'status', 'x'], { cwd: ROOT }).catch((e) => e as { stderr: string });
+    assert.match(stderr, /cannot reach the api/);
+  });
+});
