@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentQueries, DeliveryTarget } from '../domain/catalogue/agent-queries';
 import type { CircuitStore } from '../domain/circuit-store';
+import type { WorkerMetrics } from '../domain/metrics';
 import { signatureHeaders } from '../domain/signing';
 import type { MessageInput } from '../domain/message';
 import { classifyResponse, type DeliveryVerdict } from './classify-response';
@@ -26,6 +27,7 @@ export interface DeliverDeps {
   queries: Pick<AgentQueries, 'signingSecrets'>;
   /** Each attempt's outcome feeds the instance's circuit breaker. */
   circuits: Pick<CircuitStore, 'record'>;
+  metrics?: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliveryLatency' | 'retries'>;
 }
 
 /** Whether an answer counts against the instance's health: only what is not the message's fault. */
@@ -87,6 +89,9 @@ export function createDeliver(deps: DeliverDeps) {
       const latency = deps.now() - started;
       // The circuit is advisory: failing to record an outcome must not fail the delivery.
       await deps.circuits.record(target.agent_id, target.instance_id, !linkFailed(verdict)).catch(() => undefined);
+      deps.metrics?.deliveryAttempts.inc({ outcome: verdict.kind, transport: 'http' });
+      deps.metrics?.deliveryLatency.observe({ transport: 'http' }, latency / 1000);
+      if (attempt > 1) deps.metrics?.retries.inc();
       return {
         verdict,
         ...(httpStatus === undefined ? {} : { http_status: httpStatus }),

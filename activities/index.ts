@@ -3,6 +3,7 @@
  */
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import type { CircuitStore } from '../domain/circuit-store';
+import type { WorkerMetrics } from '../domain/metrics';
 import { createDeliver } from './deliver';
 import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel } from './notify-cancel';
@@ -11,6 +12,7 @@ import { createResolveTarget } from './resolve-target';
 export interface ActivityDeps {
   queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets'>;
   circuits: Pick<CircuitStore, 'record'>;
+  metrics?: WorkerMetrics;
   /** Signs `reply_to` notifications; absent → they fail (the api refuses `reply_to` then). */
   callerWebhookSecret?: string;
   fetch: typeof fetch;

@@ -1,8 +1,9 @@
 /** The api as an Express app built from its dependencies; `api/main.ts` wires the real ones. */
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Catalogue } from '../domain/catalogue/catalogue';
 import type { Config } from '../domain/config';
+import type { ApiMetrics } from '../domain/metrics';
 import { errorHandler, notFoundHandler } from './error-middleware';
 import type { MessageService } from './message-service';
 import { docsPage, openApiDocument } from './openapi';
@@ -12,6 +13,7 @@ import { callbackRoutes } from './routes/callback';
 import { healthRoutes, type HealthChecks } from './routes/health';
 import { heartbeatRoutes } from './routes/heartbeat';
 import { messageRoutes } from './routes/messages';
+import { metricsRoutes } from './routes/metrics';
 import { traceRoutes } from './routes/traces';
 
 export interface AppDeps {
@@ -22,6 +24,20 @@ export interface AppDeps {
   logger: Logger;
   /** Used to fetch remote A2A agent cards. */
   fetch?: typeof fetch;
+  metrics: ApiMetrics;
+}
+
+/** Counts every request by route template (not raw path, to keep label values few) and status. */
+function countRequests(metrics: ApiMetrics): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+      metrics.httpDuration.observe({ method: req.method, route }, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  };
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -29,9 +45,11 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('query parser', 'simple'); // no nested objects from query strings
+  app.use(countRequests(deps.metrics));
   app.use(express.json({ limit: deps.config.MAX_BODY_BYTES }));
   const tenant = deps.config.DEFAULT_TENANT;
   app.use(healthRoutes(deps.health));
+  app.use(metricsRoutes({ metrics: deps.metrics, catalogue: deps.catalogue, messages: deps.messages, tenant }));
   const document = openApiDocument(deps.config.PUBLIC_URL);
   app.get('/openapi.json', (_req, res) => {
     res.json(document);
@@ -41,10 +59,10 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(agentCardRoutes({ catalogue: deps.catalogue, config: deps.config, tenant, ...(deps.fetch ? { fetch: deps.fetch } : {}) }));
   app.use(agentRoutes({ catalogue: deps.catalogue, tenant }));
-  app.use(heartbeatRoutes({ catalogue: deps.catalogue }));
-  app.use(messageRoutes({ messages: deps.messages, config: deps.config, tenant }));
+  app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics }));
+  app.use(messageRoutes({ messages: deps.messages, config: deps.config, tenant, metrics: deps.metrics }));
   app.use(traceRoutes({ messages: deps.messages, config: deps.config, tenant }));
-  app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages }));
+  app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages, metrics: deps.metrics }));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

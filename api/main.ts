@@ -8,6 +8,7 @@ import { startSweeper } from '../domain/catalogue/sweeper';
 import { loadConfigOrExit } from '../domain/config';
 import { connectMongo, connectTemporalClient } from '../domain/connections';
 import { createLogger } from '../domain/logger';
+import { createApiMetrics } from '../domain/metrics';
 import { ensureSearchAttributes } from '../domain/search-attributes';
 import { createApp } from './app';
 import { MessageService } from './message-service';
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   const messages = new MessageService({ client, queries: catalogue.queries, config });
   const app = createApp({
+    metrics: createApiMetrics(),
     config,
     catalogue,
     messages,

@@ -42,6 +42,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/healthz', summary: 'Liveness', responses: { 200: 'The process answers' } },
   { method: 'get', path: '/readyz', summary: 'Readiness: database and Temporal reachable', responses: { 200: 'Ready', 503: 'Not ready' } },
   { method: 'get', path: '/openapi.json', summary: 'This document', responses: { 200: 'OpenAPI 3.1' } },
+  { method: 'get', path: '/metrics', summary: "This replica's Prometheus metrics", responses: { 200: 'Prometheus text format' } },
   { method: 'get', path: '/docs', summary: 'A page listing the operations', responses: { 200: 'HTML' } },
   { method: 'post', path: '/v1/agents', summary: 'Register an agent (re-register with its secret)', body: registerAgentBody, responses: { 201: 'Registered: agent_id, secret and signing_secret (shown once)', 200: 'Re-registered', 409: 'Name taken', 422: 'Duplicate capability or invalid JSON Schema' } },
   { method: 'get', path: '/v1/agents', summary: 'List and search agents', query: searchAgentsQuery, responses: { 200: '{items, next_cursor?}' } },

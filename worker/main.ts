@@ -4,7 +4,9 @@ import { catalogueModels } from '../domain/catalogue/models';
 import { loadConfigOrExit } from '../domain/config';
 import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../domain/connections';
 import { ensureSearchAttributes } from '../domain/search-attributes';
+import { createServer } from 'node:http';
 import { createLogger } from '../domain/logger';
+import { createWorkerMetrics } from '../domain/metrics';
 import { createMessageWorker } from './create-worker';
 
 async function main(): Promise<void> {
@@ -16,11 +18,19 @@ async function main(): Promise<void> {
   await ensureSearchAttributes(admin, config.TEMPORAL_NAMESPACE);
   await admin.close();
   const catalogue = createCatalogue(catalogueModels(mongo), config);
+  const metrics = createWorkerMetrics();
+  if (config.WORKER_METRICS_PORT) {
+    createServer((req, res) => {
+      if (req.url !== '/metrics') return void res.writeHead(404).end();
+      void metrics.registry.metrics().then((text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text));
+    }).listen(config.WORKER_METRICS_PORT);
+    logger.info({ port: config.WORKER_METRICS_PORT }, 'worker metrics on /metrics');
+  }
   const worker = await createMessageWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AgentStore } from '../../domain/catalogue/agent-store';
+import type { ApiMetrics } from '../../domain/metrics';
 import { agentBySecret } from '../agent-auth';
 import { ApiError } from '../errors';
 import type { MessageService } from '../message-service';
@@ -7,12 +8,13 @@ import { callbackBody } from '../schemas';
 import { parseInput } from '../validate';
 
 /** `POST /v1/callback`: the agent's processed (or failed) receipt. Repeats change nothing and say so. */
-export function callbackRoutes(deps: { agents: AgentStore; messages: MessageService }): Router {
+export function callbackRoutes(deps: { agents: AgentStore; messages: MessageService; metrics: ApiMetrics }): Router {
   const router = Router();
   router.post('/v1/callback', async (req, res) => {
     const agent = await agentBySecret(req, deps.agents);
     const body = parseInput(callbackBody, req.body, 'body');
     const result = await deps.messages.receipt(agent, body);
+    deps.metrics.receipts.inc({ result: result.kind === 'recorded' ? (result.outcome.applied ? 'applied' : 'duplicate') : 'refused' });
     switch (result.kind) {
       case 'unknown_message':
         throw new ApiError(404, 'message_not_found', `No message ${body.message_id}`);

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Catalogue } from '../../domain/catalogue/catalogue';
 import { offlineAfterMs } from '../../domain/catalogue/liveness';
+import type { ApiMetrics } from '../../domain/metrics';
 import { instanceView } from '../../domain/catalogue/views';
 import { requireAgent } from '../agent-auth';
 import { ApiError } from '../errors';
@@ -8,7 +9,7 @@ import { agentIdParams, heartbeatBody } from '../schemas';
 import { parseInput } from '../validate';
 
 /** `POST /v1/agents/:agent_id/heartbeat`: keeps an instance alive, reports its state and load, or announces a move. */
-export function heartbeatRoutes(deps: { catalogue: Catalogue }): Router {
+export function heartbeatRoutes(deps: { catalogue: Catalogue; metrics: ApiMetrics }): Router {
   const router = Router();
   const { store, heartbeats, policy, now } = deps.catalogue;
   router.post('/v1/agents/:agent_id/heartbeat', async (req, res) => {
@@ -16,6 +17,7 @@ export function heartbeatRoutes(deps: { catalogue: Catalogue }): Router {
     const agent = await requireAgent(req, store, agent_id, { cached: true });
     const body = parseInput(heartbeatBody, req.body, 'body');
     const result = await heartbeats.beat(agent, body);
+    deps.metrics.heartbeats.inc();
     if (result.kind === 'unknown_instance') {
       throw new ApiError(404, 'instance_not_found', `Agent ${agent_id} has no instance ${body.instance_id}`, {
         hint: 'send "endpoint" with the heartbeat to add this instance, or register it with PUT /v1/agents/:agent_id',

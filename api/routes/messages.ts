@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Config } from '../../domain/config';
+import type { ApiMetrics } from '../../domain/metrics';
 import type { MessageStatus } from '../../domain/message';
 import { messageWorkflowId } from '../../domain/temporal';
 import { ApiError } from '../errors';
@@ -47,7 +48,7 @@ function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object)
   }
 }
 
-export function messageRoutes(deps: { messages: MessageService; config: Config; tenant: string }): Router {
+export function messageRoutes(deps: { messages: MessageService; config: Config; tenant: string; metrics: ApiMetrics }): Router {
   const router = Router();
   const withLinks = (status: MessageStatus) => ({ ...status, links: messageLinks(deps.config, status.tenant, status.message_id) });
 
@@ -55,6 +56,7 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
     const { wait } = parseInput(sendMessageQuery, req.query, 'query');
     const body = parseInput(sendMessageBody, req.body, 'body');
     const result = await deps.messages.send(deps.tenant, body, traceIdOf(req));
+    deps.metrics.messagesSent.inc({ result: ['accepted', 'duplicate', 'conflict'].includes(result.kind) ? result.kind : 'refused' });
     const answer = sendAnswer(result, withLinks);
     if (result.kind === 'accepted') res.location(`/v1/messages/${encodeURIComponent(result.status.message_id)}`);
     // Sync mode: hold the request until the message ends (200 with its final status) or the wait runs out (202).

@@ -14,6 +14,7 @@ import { replicaTaskQueue, startSocketWorker } from '../../api/ws/socket-worker'
 import { createCatalogue, type Catalogue } from '../../domain/catalogue/catalogue';
 import { catalogueModels, initCatalogueModels } from '../../domain/catalogue/models';
 import { loadConfig, type Config } from '../../domain/config';
+import { createApiMetrics, createWorkerMetrics, type WorkerMetrics } from '../../domain/metrics';
 import { connectMongo } from '../../domain/connections';
 import { freePort } from '../../scripts/lib/dev-servers';
 import { createMessageWorker, workflowsPath } from '../../worker/create-worker';
@@ -34,6 +35,7 @@ export interface TestSystem {
   client: Client;
   catalogue: Catalogue;
   mongo: mongoose.Connection;
+  workerMetrics: WorkerMetrics;
   /** Another api replica on the same database and Temporal (WebSocket tests). */
   startReplica(): Promise<ApiReplica>;
   stop(): Promise<void>;
@@ -77,12 +79,13 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   await initCatalogueModels(models);
   const catalogue = createCatalogue(models, config, options.now);
 
+  const workerMetrics = createWorkerMetrics();
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createMessageWorker({
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics: workerMetrics, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
     workflowBundle: await workflowBundle(),
   });
   const workerRun = worker.run();
@@ -94,6 +97,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   /** One api replica: the app on its own port, with its socket hub and socket-delivery worker. */
   const startReplica = async (replicaPort: number): Promise<ApiReplica> => {
     const app = createApp({
+      metrics: createApiMetrics(),
       config,
       catalogue,
       messages,
@@ -130,6 +134,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     client,
     catalogue,
     mongo,
+    workerMetrics,
     async startReplica() {
       const replica = await startReplica(await freePort());
       replicas.push(replica);

@@ -3,6 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../helpers/eventually';
 import { startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
@@ -110,6 +111,27 @@ describe('api errors - bad input', () => {
     assert.equal(again.status, 409);
     assert.equal(again.body.error.code, 'agent_name_taken');
     assert.deepEqual(await storedCounts(), before);
+  });
+
+  it('api errors - metrics count requests, sends and agents, and the worker counts deliveries', async () => {
+    const metric = (text: string, line: string) => {
+      const found = text.split('\n').find((l) => l.startsWith(`${line} `));
+      return found ? Number(found.slice(line.length + 1)) : 0;
+    };
+    const before = await (await fetch(`${system.baseUrl}/metrics`)).text();
+    const sent = await request('POST', `${system.baseUrl}/v1/messages`, { target: { agent_id: agentId, capability: 'echo' } });
+    assert.equal(sent.status, 202);
+    await request('POST', `${system.baseUrl}/v1/messages`, { target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } });
+    const after = await (await fetch(`${system.baseUrl}/metrics`)).text();
+    assert.equal(metric(after, 'reach_messages_sent_total{result="accepted"}'), metric(before, 'reach_messages_sent_total{result="accepted"}') + 1);
+    assert.equal(metric(after, 'reach_messages_sent_total{result="refused"}'), metric(before, 'reach_messages_sent_total{result="refused"}') + 1);
+    assert.ok(metric(after, 'reach_http_requests_total{method="POST",route="/v1/messages",status="202"}') >= 1);
+    assert.ok(metric(after, 'reach_agents_online') >= 1);
+    assert.match(after, /^reach_messages\{state="processed"\} \d+$/m);
+    await eventually('the worker to count the delivery', async () => {
+      const worker = await system.workerMetrics.registry.metrics();
+      return /^reach_delivery_attempts_total\{outcome="accepted",transport="http"\} [1-9]/m.test(worker) ? true : undefined;
+    });
   });
 
   it('api errors - readiness reports both dependencies', async () => {

@@ -9,6 +9,7 @@ import type { MessageService } from '../../api/message-service';
 import { openApiDocument } from '../../api/openapi';
 import type { Catalogue } from '../../domain/catalogue/catalogue';
 import { loadConfig } from '../../domain/config';
+import { createApiMetrics } from '../../domain/metrics';
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -18,6 +19,7 @@ interface Layer {
 /** Every `METHOD path` the Express app routes (routes are only collected, never called). */
 function appRoutes(): string[] {
   const app = createApp({
+    metrics: createApiMetrics(),
     config: loadConfig({}),
     catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
     messages: {} as MessageService,

@@ -1,0 +1,45 @@
+/** `GET /metrics`: this api replica's Prometheus metrics, with catalogue and message gauges refreshed at scrape. */
+import { Router } from 'express';
+import type { Catalogue } from '../../domain/catalogue/catalogue';
+import { isOnline } from '../../domain/catalogue/liveness';
+import type { ApiMetrics } from '../../domain/metrics';
+import { MESSAGE_STATES } from '../../domain/message';
+import type { MessageService } from '../message-service';
+
+/** Counting messages by state costs one visibility query per state: done at most every 10 s. */
+const MESSAGE_COUNT_EVERY_MS = 10_000;
+
+export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue; messages: MessageService; tenant: string }): Router {
+  const router = Router();
+  let countedAt = 0;
+
+  const refreshCatalogue = async () => {
+    const { index, policy, now, models } = deps.catalogue;
+    await index.ensureCurrent();
+    const at = now();
+    const agents = index.agents(deps.tenant);
+    deps.metrics.agentsOnline.set(agents.filter((a) => a.instances.some((i) => isOnline(i.last_heartbeat_at, at, policy))).length);
+    deps.metrics.instances.reset();
+    for (const { instances } of agents) {
+      for (const i of instances) deps.metrics.instances.inc({ state: i.state, online: String(isOnline(i.last_heartbeat_at, at, policy)) });
+    }
+    deps.metrics.circuitsOpen.set(await models.circuits.countDocuments({ state: 'open' }));
+  };
+
+  const refreshMessages = async () => {
+    if (Date.now() - countedAt < MESSAGE_COUNT_EVERY_MS) return;
+    countedAt = Date.now();
+    await Promise.all(
+      MESSAGE_STATES.map(async (state) => {
+        const { count } = await deps.messages.client.workflow.count(`ReachTenant = '${deps.tenant}' AND ReachState = '${state}'`);
+        deps.metrics.messagesByState.set({ state }, count);
+      }),
+    );
+  };
+
+  router.get('/metrics', async (_req, res) => {
+    await Promise.all([refreshCatalogue(), refreshMessages()]);
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+  return router;
+}
