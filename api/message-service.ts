@@ -132,6 +132,9 @@ export class MessageService {
         args: [input],
         memo: { ...memo },
         typedSearchAttributes: messageSearchAttributes(tenant, body.target.agent_id, traceId),
+        // What Temporal UI shows for the run, without decoding payloads.
+        staticSummary: `${body.target.capability} → ${body.target.agent_id}`,
+        staticDetails: `message ${messageId} · trace ${traceId}${body.parent_message_id ? ` · after ${body.parent_message_id}` : ''}${body.intent ? ` · “${body.intent.slice(0, 200)}”` : ''}`,
         // The message id is the idempotency key for ever: never a second run under the same id.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',

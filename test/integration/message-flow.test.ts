@@ -94,6 +94,10 @@ describe('message flow - delivery and receipt', () => {
     assert.equal(status.attempts[0].http_status, 202);
     assert.ok(status.delivered_at && status.completed_at);
 
+    const description = await system.client.workflow.getHandle(messageWorkflowId('default', messageId)).describe();
+    assert.equal(await description.staticSummary(), `echo → ${agentId}`, 'Temporal UI shows what the run is');
+    assert.match(String(await description.staticDetails()), new RegExp(`message ${messageId} · trace [0-9a-f]{32} · “echo this”`));
+
     const delivery = agent.deliveries.find((d) => d.body.message_id === messageId);
     assert.ok(delivery, 'the agent received the message');
     assert.equal(delivery.headers['idempotency-key'], messageId);
