@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { AgentQueries, DeliveryTarget } from '../domain/catalogue/agent-queries';
 import type { CircuitStore } from '../domain/circuit-store';
 import type { WorkerMetrics } from '../domain/metrics';
+import type { Logger } from 'pino';
 import { signatureHeaders } from '../domain/signing';
 import type { MessageInput } from '../domain/message';
 import { classifyResponse, type DeliveryVerdict } from './classify-response';
@@ -28,6 +29,7 @@ export interface DeliverDeps {
   /** Each attempt's outcome feeds the instance's circuit breaker. */
   circuits: Pick<CircuitStore, 'record'>;
   metrics?: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliveryLatency' | 'retries'>;
+  logger?: Pick<Logger, 'info'>;
 }
 
 /** Whether an answer counts against the instance's health: only what is not the message's fault. */
@@ -92,6 +94,10 @@ export function createDeliver(deps: DeliverDeps) {
       deps.metrics?.deliveryAttempts.inc({ outcome: verdict.kind, transport: 'http' });
       deps.metrics?.deliveryLatency.observe({ transport: 'http' }, latency / 1000);
       if (attempt > 1) deps.metrics?.retries.inc();
+      deps.logger?.info(
+        { message_id: message.message_id, trace_id: message.trace_id, agent_id: target.agent_id, instance_id: target.instance_id, attempt, outcome: verdict.kind, http_status: httpStatus, latency_ms: latency },
+        'delivery attempt',
+      );
       return {
         verdict,
         ...(httpStatus === undefined ? {} : { http_status: httpStatus }),

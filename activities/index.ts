@@ -4,6 +4,7 @@
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import type { CircuitStore } from '../domain/circuit-store';
 import type { WorkerMetrics } from '../domain/metrics';
+import type { Logger } from 'pino';
 import { createDeliver } from './deliver';
 import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel } from './notify-cancel';
@@ -13,6 +14,8 @@ export interface ActivityDeps {
   queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets'>;
   circuits: Pick<CircuitStore, 'record'>;
   metrics?: WorkerMetrics;
+  /** Structured logs of delivery attempts, with message and trace ids. */
+  logger?: Logger;
   /** Signs `reply_to` notifications; absent → they fail (the api refuses `reply_to` then). */
   callerWebhookSecret?: string;
   fetch: typeof fetch;

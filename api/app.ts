@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(agentCardRoutes({ catalogue: deps.catalogue, config: deps.config, tenant, ...(deps.fetch ? { fetch: deps.fetch } : {}) }));
   app.use(agentRoutes({ catalogue: deps.catalogue, tenant }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics }));
-  app.use(messageRoutes({ messages: deps.messages, config: deps.config, tenant, metrics: deps.metrics }));
+  app.use(messageRoutes({ messages: deps.messages, config: deps.config, tenant, metrics: deps.metrics, logger: deps.logger }));
   app.use(traceRoutes({ messages: deps.messages, config: deps.config, tenant }));
   app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages, metrics: deps.metrics }));
   app.use(notFoundHandler);

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Config } from '../../domain/config';
 import type { ApiMetrics } from '../../domain/metrics';
+import type { Logger } from 'pino';
 import type { MessageStatus } from '../../domain/message';
 import { messageWorkflowId } from '../../domain/temporal';
 import { ApiError } from '../errors';
@@ -48,7 +49,7 @@ function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object)
   }
 }
 
-export function messageRoutes(deps: { messages: MessageService; config: Config; tenant: string; metrics: ApiMetrics }): Router {
+export function messageRoutes(deps: { messages: MessageService; config: Config; tenant: string; metrics: ApiMetrics; logger: Logger }): Router {
   const router = Router();
   const withLinks = (status: MessageStatus) => ({ ...status, links: messageLinks(deps.config, status.tenant, status.message_id) });
 
@@ -57,6 +58,10 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
     const body = parseInput(sendMessageBody, req.body, 'body');
     const result = await deps.messages.send(deps.tenant, body, traceIdOf(req));
     deps.metrics.messagesSent.inc({ result: ['accepted', 'duplicate', 'conflict'].includes(result.kind) ? result.kind : 'refused' });
+    if (result.kind === 'accepted' || result.kind === 'duplicate') {
+      const { message_id, trace_id } = result.status;
+      deps.logger.info({ message_id, trace_id, agent_id: body.target.agent_id, capability: body.target.capability, result: result.kind }, 'message sent');
+    }
     const answer = sendAnswer(result, withLinks);
     if (result.kind === 'accepted') res.location(`/v1/messages/${encodeURIComponent(result.status.message_id)}`);
     // Sync mode: hold the request until the message ends (200 with its final status) or the wait runs out (202).

@@ -1,0 +1,76 @@
+/** The HTTP delivery activity with fake collaborators: envelope, headers, classification, circuit, metrics, logs. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { createDeliver } from '../../activities/deliver';
+import type { MessageInput } from '../../domain/message';
+import { newSigningSecret } from '../../domain/signing';
+
+const message: MessageInput = {
+  tenant: 'default',
+  message_id: 'm-1',
+  trace_id: 'a'.repeat(32),
+  target: { agent_id: 'agt_1', capability: 'refund' },
+  intent: 'refund order 7',
+  payload: { order: 7 },
+  callback_url: 'http://gw/v1/callback',
+  accepted_at: '2026-11-30T10:00:00.000Z',
+  policy: { maxAttempts: 5, initialBackoffMs: 10, maxBackoffMs: 20, attemptTimeoutMs: 1000, defaultAckTimeoutMs: 1000 },
+};
+const target = { agent_id: 'agt_1', capability: 'refund', instance_id: 'i1', transport: 'http' as const, endpoint: 'http://agent/deliveries' };
+
+function harness(answer: () => Promise<Response>) {
+  const secret = newSigningSecret();
+  const requests: { url: string; init: RequestInit }[] = [];
+  const circuit: boolean[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const deliver = createDeliver({
+    fetch: (async (url: string, init: RequestInit) => {
+      requests.push({ url, init });
+      return answer();
+    }) as typeof fetch,
+    now: Date.now, // signatures carry this time, and verifying checks it against the real clock
+    queries: { signingSecrets: async () => [secret] },
+    circuits: { record: async (_a, _i, ok) => void circuit.push(ok) as never },
+    logger: { info: ((fields: Record<string, unknown>) => void logs.push(fields)) as never },
+  });
+  return { deliver, secret, requests, circuit, logs };
+}
+
+describe('deliver activity', () => {
+  it('deliver activity - posts the signed envelope and classifies a 202 as accepted', async () => {
+    const h = harness(async () => new Response(null, { status: 202 }));
+    const result = await h.deliver({ message, target, attempt: 2 });
+    assert.deepEqual(result.verdict, { kind: 'accepted' });
+    assert.equal(result.http_status, 202);
+    const [{ url, init }] = h.requests as [{ url: string; init: RequestInit }];
+    assert.equal(url, 'http://agent/deliveries');
+    const headers = init.headers as Record<string, string>;
+    assert.equal(headers['idempotency-key'], 'm-1');
+    assert.match(headers.traceparent!, new RegExp(`^00-${'a'.repeat(32)}-[0-9a-f]{16}-01$`));
+    const body = JSON.parse(String(init.body));
+    assert.equal(body.attempt, 2);
+    assert.deepEqual(body.payload, { order: 7 });
+    assert.ok(new Webhook(h.secret).verify(String(init.body), headers));
+    assert.deepEqual(h.circuit, [true]);
+    assert.equal(h.logs[0]!.message_id, 'm-1');
+    assert.equal(h.logs[0]!.trace_id, 'a'.repeat(32));
+    assert.equal(h.logs[0]!.outcome, 'accepted');
+  });
+
+  it('deliver activity - a network error is transient and counts against the circuit', async () => {
+    const h = harness(async () => {
+      throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+    });
+    const result = await h.deliver({ message, target, attempt: 1 });
+    assert.deepEqual(result.verdict, { kind: 'transient', error: 'ECONNREFUSED' });
+    assert.deepEqual(h.circuit, [false]);
+  });
+
+  it('deliver activity - a refusal is not a circuit failure', async () => {
+    const h = harness(async () => new Response(JSON.stringify({ error: { message: 'bad order' } }), { status: 422 }));
+    const result = await h.deliver({ message, target, attempt: 1 });
+    assert.deepEqual(result.verdict, { kind: 'refused', error: 'HTTP 422: bad order' });
+    assert.deepEqual(h.circuit, [true]);
+  });
+});
