@@ -5,7 +5,7 @@
  * one request, which the thresholds absorb.
  */
 import { Schema, type Connection, type Model } from 'mongoose';
-import { closedCircuit, effectiveState, recordOutcome, type Circuit, type CircuitPolicy } from './circuit';
+import { closedCircuit, effectiveState, recordOutcome, type Circuit, type CircuitPolicy, type CircuitState } from './circuit';
 
 export interface CircuitDoc extends Circuit {
   _id: string;
@@ -57,6 +57,13 @@ export class CircuitStore {
     const next = recordOutcome(current ?? closedCircuit(now.getTime()), ok, now.getTime(), this.policy);
     await this.model.replaceOne({ _id }, { _id, agent_id: agentId, instance_id: instanceId, ...next, updated_at: now }, { upsert: true });
     return next;
+  }
+
+  /** The effective circuit state of each of the agent's instances that has one (others are closed). */
+  async states(agentId: string): Promise<Map<string, CircuitState>> {
+    const now = this.now().getTime();
+    const circuits = await this.model.find({ agent_id: agentId }).lean<CircuitDoc[]>();
+    return new Map(circuits.map((c) => [c.instance_id, effectiveState(c, now, this.policy)]));
   }
 
   /** Instances of the agent whose circuit is open now (half-open ones let probes through). */

@@ -73,7 +73,9 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const found = await queries.get(deps.tenant, agent_id);
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
-    res.json(agentView(found, now(), policy));
+    const view = agentView(found, now(), policy);
+    const circuits = await deps.catalogue.circuits.states(agent_id);
+    res.json({ ...view, instances: view.instances.map((i) => ({ ...i, circuit: circuits.get(i.instance_id) ?? 'closed' })) });
   });
 
   router.put('/v1/agents/:agent_id', async (req, res) => {

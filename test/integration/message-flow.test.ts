@@ -316,6 +316,8 @@ describe('message flow - delivery and receipt', () => {
       }
       assert.deepEqual(paths, [['a', 'a', 'b'], ['a', 'a', 'b'], ['a', 'b'], ['b']], 'five failures in a row opened the circuit of "a"');
       assert.deepEqual([...(await system.catalogue.circuits.openInstances(registered.agent_id))], ['a']);
+      const read = await request('GET', `${system.baseUrl}/v1/agents/${registered.agent_id}`);
+      assert.deepEqual(read.body.instances.map((i: { instance_id: string; circuit: string }) => [i.instance_id, i.circuit]), [['a', 'open'], ['b', 'closed']]);
       assert.equal(broken.deliveries.length, 5);
     } finally {
       await Promise.all([broken.stop(), working.stop()]);
