@@ -6,6 +6,7 @@ import type { Config } from '../domain/config';
 import type { ApiMetrics } from '../domain/metrics';
 import { errorHandler, notFoundHandler } from './error-middleware';
 import type { MessageService } from './message-service';
+import { dashboardPage } from './dashboard';
 import { docsPage, openApiDocument } from './openapi';
 import { agentCardRoutes } from './routes/agent-cards';
 import { agentRoutes } from './routes/agents';
@@ -56,6 +57,9 @@ export function createApp(deps: AppDeps): Express {
   });
   app.get('/docs', (_req, res) => {
     res.type('html').send(docsPage());
+  });
+  app.get('/dashboard', (_req, res) => {
+    res.type('html').send(dashboardPage());
   });
   app.use(agentCardRoutes({ catalogue: deps.catalogue, config: deps.config, tenant, ...(deps.fetch ? { fetch: deps.fetch } : {}) }));
   app.use(agentRoutes({ catalogue: deps.catalogue, tenant }));

@@ -44,6 +44,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/openapi.json', summary: 'This document', responses: { 200: 'OpenAPI 3.1' } },
   { method: 'get', path: '/metrics', summary: "This replica's Prometheus metrics", responses: { 200: 'Prometheus text format' } },
   { method: 'get', path: '/docs', summary: 'A page listing the operations', responses: { 200: 'HTML' } },
+  { method: 'get', path: '/dashboard', summary: 'The operator dashboard', responses: { 200: 'HTML' } },
   { method: 'post', path: '/v1/agents', summary: 'Register an agent (re-register with its secret)', body: registerAgentBody, responses: { 201: 'Registered: agent_id, secret and signing_secret (shown once)', 200: 'Re-registered', 409: 'Name taken', 422: 'Duplicate capability or invalid JSON Schema' } },
   { method: 'get', path: '/v1/agents', summary: 'List and search agents', query: searchAgentsQuery, responses: { 200: '{items, next_cursor?}' } },
   { method: 'post', path: '/v1/agents/import', summary: 'Import an A2A Agent Card (inline or from a URL)', body: importAgentBody, responses: { 201: 'Registered', 422: 'Invalid or unreachable card' } },

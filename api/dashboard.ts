@@ -1,0 +1,71 @@
+/**
+ * The operator dashboard served by the api at `/dashboard`: agents with state and circuit, recent messages, one
+ * message's attempts, one trace's chain. One self-contained page (no external assets: the api may run offline)
+ * that reads the public API; every value is inserted as text, never as HTML.
+ */
+export function dashboardPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Agent-Reach</title>
+<style>
+  body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1b1f24; }
+  h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; }
+  table { border-collapse: collapse; min-width: 60%; } td, th { padding: .25rem .7rem; border-bottom: 1px solid #ddd; text-align: left; font-size: .9rem; }
+  .processed, .online, .closed { color: #1a7f37; } .failed, .rejected, .expired, .offline, .open { color: #cf222e; }
+  .delivering, .delivered, .routing, .accepted, .busy, .half_open, .draining { color: #9a6700; }
+  a { cursor: pointer; color: #0969da; } code { font-size: .85rem; } #detail { margin-top: 1rem; } #attempts { margin-top: .6rem; }
+</style></head>
+<body>
+<h1>Agent-Reach</h1>
+<h2>Agents</h2><table id="agents"><thead><tr><th>name</th><th>agent id</th><th>state</th><th>instances</th><th>capabilities</th></tr></thead><tbody></tbody></table>
+<h2>Recent messages</h2><table id="messages"><thead><tr><th>message id</th><th>state</th><th>agent</th><th>started</th></tr></thead><tbody></tbody></table>
+<div id="detail"></div>
+<script>
+const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); if (cls) e.className = cls; return e; };
+const row = (cells) => { const tr = el('tr'); for (const c of cells) { const td = el('td'); td.append(c instanceof Node ? c : el('span', c)); tr.append(td); } return tr; };
+const get = async (path) => (await fetch(path)).json();
+
+async function showAgents() {
+  const { items } = await get('/v1/agents?limit=100');
+  const body = document.querySelector('#agents tbody'); body.replaceChildren();
+  for (const a of items) {
+    const instances = a.instances.map((i) => i.instance_id + ' ' + i.state + (i.online ? '' : ' (offline)')).join(', ');
+    body.append(row([a.name, el('code', a.agent_id), el('span', a.online ? 'online' : 'offline', a.online ? 'online' : 'offline'), instances, a.capabilities.map((c) => c.name).join(', ')]));
+  }
+}
+
+async function showMessages() {
+  const { items } = await get('/v1/messages?limit=20');
+  const body = document.querySelector('#messages tbody'); body.replaceChildren();
+  for (const m of items) {
+    const link = el('a', m.message_id); link.dataset.message = m.message_id; link.onclick = () => showMessage(m.message_id);
+    body.append(row([link, el('span', m.state, m.state), el('code', m.agent_id), new Date(m.started_at).toLocaleTimeString()]));
+  }
+}
+
+async function showMessage(id) {
+  const s = await get('/v1/messages/' + encodeURIComponent(id));
+  const detail = document.querySelector('#detail'); detail.replaceChildren();
+  detail.append(el('h2', 'Message ' + s.message_id));
+  detail.append(el('p', 'state: ' + s.state + (s.reason ? ' — ' + s.reason.code + ': ' + s.reason.message : ''), s.state));
+  const trace = el('a', 'trace ' + s.trace_id); trace.onclick = () => showTrace(s.trace_id); detail.append(trace);
+  const attempts = el('table'); attempts.id = 'attempts';
+  attempts.append(row(['attempt', 'outcome', 'instance', 'HTTP', 'latency ms', 'error']));
+  for (const a of s.attempts) attempts.append(row([a.attempt, el('span', a.outcome, a.outcome), a.instance_id ?? '', a.http_status ?? '', a.latency_ms, a.error ?? '']));
+  detail.append(attempts);
+  if (s.result !== undefined) detail.append(el('pre', JSON.stringify(s.result, null, 2)));
+}
+
+async function showTrace(traceId) {
+  const t = await get('/v1/traces/' + traceId);
+  const detail = document.querySelector('#detail');
+  const chain = el('table'); chain.id = 'trace';
+  chain.append(row(['message', 'after', 'state', 'agent', 'capability', 'ms']));
+  for (const m of t.messages ?? []) chain.append(row([m.message_id, m.parent_message_id ?? '', el('span', m.state, m.state), el('code', m.agent_id), m.capability, m.duration_ms ?? '']));
+  detail.append(el('h2', 'Trace ' + traceId), chain);
+}
+
+const refresh = () => Promise.all([showAgents(), showMessages()]).catch((e) => console.error(e));
+refresh(); setInterval(refresh, 5000);
+</script>
+</body></html>`;
+}

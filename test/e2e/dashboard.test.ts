@@ -1,0 +1,65 @@
+/**
+ * The dashboard in a real browser (Debian's Chromium, driven by playwright-core): agents, recent messages, one
+ * message's attempts and its trace. Saves a screenshot to test/output/dashboard.png.
+ * `.ci/run` installs Chromium; without /usr/bin/chromium this test is skipped, and says so.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { eventually } from '../helpers/eventually';
+import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
+import { registerAgent, request } from '../helpers/http';
+import { startTestServers, type TestServers } from '../helpers/servers';
+import { startSystem, type TestSystem } from '../helpers/system';
+
+const CHROMIUM = '/usr/bin/chromium';
+const OUTPUT = resolve(__dirname, '../output');
+let servers: TestServers;
+let system: TestSystem;
+let agent: FakeAgent;
+let browser: Browser;
+
+describe('dashboard', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
+  before(async () => {
+    servers = await startTestServers();
+    system = await startSystem(servers);
+    agent = await startFakeAgent(acceptAndConfirm);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await agent?.stop();
+    await system?.stop();
+    await servers?.stop();
+  });
+
+  it('dashboard - shows agents and messages; a click shows the attempts and the trace', async () => {
+    const registered = await registerAgent(system.baseUrl, agent.url, { name: 'dashboard-echo' });
+    agent.secret = registered.secret;
+    const messageId = `dash-${Date.now()}`;
+    await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+    await eventually('processed and listed', async () => {
+      const list = await request('GET', `${system.baseUrl}/v1/messages?state=processed`);
+      return list.body.items.some((m: { message_id: string }) => m.message_id === messageId) ? true : undefined;
+    });
+
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(`${system.baseUrl}/dashboard`);
+    await page.locator('#agents', { hasText: 'dashboard-echo' }).waitFor();
+    assert.match(await page.locator('#agents').innerText(), new RegExp(`dashboard-echo\\s+${registered.agent_id}\\s+online`));
+    await page.locator(`a[data-message="${messageId}"]`).click();
+    await page.locator('#attempts', { hasText: 'accepted' }).waitFor();
+    assert.match(await page.locator('#detail').innerText(), /state: processed/);
+    await page.locator('#detail a', { hasText: 'trace' }).click();
+    await page.locator('#trace', { hasText: messageId }).waitFor();
+    mkdirSync(OUTPUT, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT, 'dashboard.png'), fullPage: true });
+    assert.ok(existsSync(join(OUTPUT, 'dashboard.png')));
+  });
+});
