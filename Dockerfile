@@ -10,6 +10,9 @@ COPY activities activities
 COPY api api
 COPY worker worker
 COPY scripts scripts
+COPY sdk sdk
+COPY demo demo
+COPY cli cli
 COPY test test
 RUN npm run build
 
