@@ -1,5 +1,6 @@
 /** `npm run api`: the stateless HTTP api, as production runs it (any number of replicas). */
 import { Client } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Server } from 'node:http';
 import { createCatalogue } from '../domain/catalogue/catalogue';
@@ -10,6 +11,7 @@ import { connectMongo, connectTemporalClient } from '../domain/connections';
 import { createLogger } from '../domain/logger';
 import { createApiMetrics } from '../domain/metrics';
 import { ensureSearchAttributes } from '../domain/search-attributes';
+import { startTelemetry } from '../domain/telemetry';
 import { createApp } from './app';
 import { MessageService } from './message-service';
 import { SocketHub } from './ws/socket-hub';
@@ -25,7 +27,12 @@ async function main(): Promise<void> {
   await initCatalogueModels(models); // indexes exist before the first registration
   const catalogue = createCatalogue(models, config);
   const connection = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const telemetry = startTelemetry('api', config.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    ...(telemetry ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+  });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   const messages = new MessageService({ client, queries: catalogue.queries, config });
   const app = createApp({
@@ -65,7 +72,7 @@ async function main(): Promise<void> {
     hub.close();
     await socketWorker.stop();
     await stopSweeper();
-    await Promise.allSettled([connection.close(), workerConnection.close(), mongo.close()]);
+    await Promise.allSettled([connection.close(), workerConnection.close(), mongo.close(), telemetry?.shutdown()]);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -9,6 +9,7 @@ import {
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
+import { context, contextForTrace } from '../domain/telemetry';
 import type { AgentDoc } from '../domain/catalogue/models';
 import type { Config } from '../domain/config';
 import { canonicalJson, newMessageId, sha256Hex } from '../domain/ids';
@@ -126,7 +127,8 @@ export class MessageService {
     };
     const memo: MessageMemo = { body_hash: bodyHash, trace_id: traceId, target: body.target, accepted_at: acceptedAt };
     try {
-      await this.deps.client.workflow.start(MESSAGE_WORKFLOW, {
+      // Inside the message's trace, so OpenTelemetry spans (when configured) carry its trace id.
+      await context.with(contextForTrace(traceId), () => this.deps.client.workflow.start(MESSAGE_WORKFLOW, {
         workflowId: messageWorkflowId(tenant, messageId),
         taskQueue: this.taskQueue,
         args: [input],
@@ -138,7 +140,7 @@ export class MessageService {
         // The message id is the idempotency key for ever: never a second run under the same id.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
-      });
+      }));
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       // Lost a race with an identical (or conflicting) request: answer as for any repeat.

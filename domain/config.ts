@@ -98,6 +98,8 @@ const envSchema = z.object({
   EMBEDDED_TEMPORAL_UI_PORT: port.default(8233),
   /** Embedded FerretDB port. @default 27027 */
   EMBEDDED_MONGODB_PORT: port.default(27027),
+  /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); traces are exported only when set. Optional. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   /** Port of the worker's Prometheus endpoint (`/metrics`); 0 turns it off. @default 0 */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   /** Log verbosity of our processes. @default info */

@@ -7,6 +7,7 @@ import { ensureSearchAttributes } from '../domain/search-attributes';
 import { createServer } from 'node:http';
 import { createLogger } from '../domain/logger';
 import { createWorkerMetrics } from '../domain/metrics';
+import { startTelemetry } from '../domain/telemetry';
 import { createMessageWorker } from './create-worker';
 
 async function main(): Promise<void> {
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   await ensureSearchAttributes(admin, config.TEMPORAL_NAMESPACE);
   await admin.close();
   const catalogue = createCatalogue(catalogueModels(mongo), config);
+  const telemetry = startTelemetry('worker', config.OTEL_EXPORTER_OTLP_ENDPOINT);
   const metrics = createWorkerMetrics();
   if (config.WORKER_METRICS_PORT) {
     createServer((req, res) => {
@@ -30,12 +32,13 @@ async function main(): Promise<void> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
+    ...(telemetry ? { telemetry } : {}),
     activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics, logger, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.
   await worker.run();
-  await Promise.allSettled([connection.close(), mongo.close()]);
+  await Promise.allSettled([connection.close(), mongo.close(), telemetry?.shutdown()]);
   logger.info('worker stopped');
 }
 

@@ -17,15 +17,25 @@ import { loadConfig, type Config } from '../../domain/config';
 import { createApiMetrics, createWorkerMetrics, type WorkerMetrics } from '../../domain/metrics';
 import { connectMongo } from '../../domain/connections';
 import { freePort } from '../../scripts/lib/dev-servers';
-import { createMessageWorker, workflowsPath } from '../../worker/create-worker';
+import { createMessageWorker, otelWorkflowModule, workflowsPath } from '../../worker/create-worker';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import type { Telemetry } from '../../domain/telemetry';
 import type { TestServers } from './servers';
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
 let runtimeQuiet = false;
 
-/** One webpack bundle of `workflows/` per test process. */
-function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: { log() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {} } });
+/** One webpack bundle of `workflows/` per test process (and one with the tracing interceptors, when asked). */
+function workflowBundle(withTelemetry: boolean): Promise<WorkflowBundleWithSourceMap> {
+  let bundle = bundles.get(withTelemetry);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({
+      workflowsPath: workflowsPath(),
+      ...(withTelemetry ? { workflowInterceptorModules: [otelWorkflowModule()] } : {}),
+      logger: { log() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {} },
+    });
+    bundles.set(withTelemetry, bundle);
+  }
   return bundle;
 }
 
@@ -53,6 +63,8 @@ export interface SystemOptions {
   now?: () => Date;
   /** What the api uses to fetch remote A2A cards. */
   fetch?: typeof fetch;
+  /** Trace workflow starts, runs and activities. */
+  telemetry?: Telemetry;
 }
 
 export async function startSystem(servers: TestServers, env: Record<string, string> = {}, options: SystemOptions = {}): Promise<TestSystem> {
@@ -86,12 +98,17 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics: workerMetrics, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await workflowBundle(Boolean(options.telemetry)),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
   const workerRun = worker.run();
 
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    ...(options.telemetry ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+  });
   const messages = new MessageService({ client, queries: catalogue.queries, config });
 
   /** One api replica: the app on its own port, with its socket hub and socket-delivery worker. */

@@ -9,7 +9,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 
 const ROOT = resolve(__dirname, '../..');
-const ALLOWED_PACKAGES = new Set(['@temporalio/workflow', '@temporalio/common']);
+const ALLOWED_PACKAGES = new Set([
+  '@temporalio/workflow',
+  '@temporalio/common',
+  // Temporal's workflow-side tracing interceptors, written for the workflow sandbox (workflows/otel-interceptors.ts).
+  '@temporalio/interceptors-opentelemetry/lib/workflow',
+]);
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 /** Value imports (not `import type`) and re-exports of one file. */
