@@ -106,7 +106,8 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
   /** The end state when the caller cancelled or the deadline passed, else undefined. */
   const interruption = async (): Promise<MessageStatus | undefined> => {
     if (cancelRequest) {
-      const delivered = status.attempts.filter((a) => (a.outcome === 'accepted' || a.outcome === 'duplicate') && a.endpoint).at(-1);
+      // Best effort, and over HTTP only: a WebSocket agent learns of it when its receipt is answered "not applied".
+      const delivered = status.attempts.filter((a) => (a.outcome === 'accepted' || a.outcome === 'duplicate') && a.endpoint?.startsWith('http')).at(-1);
       if (delivered?.endpoint) {
         await notifyCancel({ message: input, agent_id: delivered.agent_id, endpoint: delivered.endpoint }).catch(() => undefined);
       }
