@@ -4,9 +4,13 @@ import type { AgentStore } from '../domain/catalogue/agent-store';
 import type { AgentDoc } from '../domain/catalogue/models';
 import { ApiError } from './errors';
 
+/** The token of an `Authorization: Bearer <token>` header value. */
+export function parseBearer(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1];
+}
+
 export function bearerSecret(req: Request): string | undefined {
-  const match = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '');
-  return match?.[1];
+  return parseBearer(req.get('authorization'));
 }
 
 function requireBearer(req: Request): string {

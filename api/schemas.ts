@@ -1,6 +1,7 @@
 /** Request bodies and parameters of the public API, as zod schemas (the single source of their shape). */
 import { z } from 'zod';
-import { MESSAGE_ID_PATTERN } from '../domain/ids';
+import { SEARCH_STATES } from '../domain/catalogue/agent-queries';
+import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../domain/ids';
 import { MESSAGE_STATES } from '../domain/message';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -60,7 +61,7 @@ export const registerAgentBody = z
   });
 export type RegisterAgentBody = z.output<typeof registerAgentBody>;
 
-const agentId = z.string().regex(/^agt_[0-9a-f]{24}$/, 'not an agent id');
+const agentId = z.string().regex(AGENT_ID_PATTERN, 'not an agent id');
 export const agentIdParams = z.strictObject({ agent_id: agentId });
 
 export const heartbeatBody = z.strictObject({
@@ -77,7 +78,7 @@ export const heartbeatBody = z.strictObject({
 export const searchAgentsQuery = z.strictObject({
   tag: z.string().min(1).max(64).optional(),
   capability: z.string().min(1).max(64).optional(),
-  state: z.enum(['online', 'offline', 'healthy', 'busy', 'draining']).optional(),
+  state: z.enum(SEARCH_STATES).optional(),
   q: z.string().min(1).max(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: agentId.optional(),

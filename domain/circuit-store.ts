@@ -5,6 +5,7 @@
  * one request, which the thresholds absorb.
  */
 import { Schema, type Connection, type Model } from 'mongoose';
+import { instanceKey } from './ids';
 import { closedCircuit, effectiveState, recordOutcome, type Circuit, type CircuitPolicy, type CircuitState } from './circuit';
 
 export interface CircuitDoc extends Circuit {
@@ -52,7 +53,7 @@ export class CircuitStore {
   /** Records one outcome of a delivery to this instance; returns the circuit afterwards. */
   async record(agentId: string, instanceId: string, ok: boolean): Promise<Circuit> {
     const now = this.now();
-    const _id = `${agentId}/${instanceId}`;
+    const _id = instanceKey(agentId, instanceId);
     const current = await this.model.findById(_id).lean<CircuitDoc>();
     const next = recordOutcome(current ?? closedCircuit(now.getTime()), ok, now.getTime(), this.policy);
     await this.model.replaceOne({ _id }, { _id, agent_id: agentId, instance_id: instanceId, ...next, updated_at: now }, { upsert: true });

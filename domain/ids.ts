@@ -14,6 +14,11 @@ export function newAgentId(): string {
   return `agt_${randomBytes(12).toString('hex')}`;
 }
 
+/** Id of an agent instance's documents (instances, circuits, sockets): `<agent_id>/<instance_id>`. */
+export function instanceKey(agentId: string, instanceId: string): string {
+  return `${agentId}/${instanceId}`;
+}
+
 /** W3C trace id: 32 lowercase hex digits, not all zero. */
 export function newTraceId(): string {
   return randomBytes(16).toString('hex');

@@ -11,9 +11,6 @@ export const MESSAGE_WORKFLOW = 'messageWorkflow';
 /** Child workflow that posts a message's final status to the caller's `reply_to` URL, with retries. */
 export const NOTIFY_CALLER_WORKFLOW = 'notifyCallerWorkflow';
 
-/** Memo key holding the hash of the accepted request body, compared when the same message_id comes again. */
-export const BODY_HASH_MEMO = 'body_hash';
-
 /** Workflow id of a message: unique per (tenant, message_id); tenants cannot contain ':'. */
 export function messageWorkflowId(tenant: string, messageId: string): string {
   return `msg:${tenant}:${messageId}`;

@@ -16,10 +16,12 @@ import { z } from 'zod';
 import type { AckFrame, SocketSender } from '../../activities/deliver-socket';
 import type { Catalogue } from '../../domain/catalogue/catalogue';
 import type { AgentDoc } from '../../domain/catalogue/models';
+import { AGENT_ID_PATTERN, instanceKey } from '../../domain/ids';
+import { parseBearer } from '../agent-auth';
 import type { MessageService } from '../message-service';
 import { callbackBody } from '../schemas';
 
-const PATH = /^\/v1\/agents\/(agt_[0-9a-f]{24})\/ws$/;
+const PATH = /^\/v1\/agents\/([^/]+)\/ws$/;
 const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 const ackFrame = z.looseObject({
@@ -65,8 +67,8 @@ export class SocketHub implements SocketSender {
     const url = new URL(req.url ?? '/', 'http://gateway');
     const agentId = PATH.exec(url.pathname)?.[1];
     const instanceId = url.searchParams.get('instance_id') ?? '';
-    if (!agentId || !INSTANCE_ID.test(instanceId)) return refuse(socket, 400, 'Bad Request');
-    const secret = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!agentId || !AGENT_ID_PATTERN.test(agentId) || !INSTANCE_ID.test(instanceId)) return refuse(socket, 400, 'Bad Request');
+    const secret = parseBearer(req.headers.authorization);
     if (!secret) return refuse(socket, 401, 'Unauthorized');
     const auth = await this.deps.catalogue.store.authenticate(agentId, secret);
     if (auth.kind === 'unknown_agent') return refuse(socket, 404, 'Not Found');
@@ -75,7 +77,7 @@ export class SocketHub implements SocketSender {
   }
 
   private async connect(socket: WebSocket, agent: AgentDoc, instanceId: string): Promise<void> {
-    const key = `${agent._id}/${instanceId}`;
+    const key = instanceKey(agent._id, instanceId);
     this.connected.get(key)?.socket.close(4000, 'replaced by a newer connection');
     this.connected.set(key, { socket, agent, instanceId });
     const beat = () =>
@@ -124,7 +126,7 @@ export class SocketHub implements SocketSender {
   }
 
   async send(agentId: string, instanceId: string, envelope: object, timeoutMs: number): Promise<{ ack: AckFrame } | { failure: string }> {
-    const entry = this.connected.get(`${agentId}/${instanceId}`);
+    const entry = this.connected.get(instanceKey(agentId, instanceId));
     if (!entry) return { failure: 'the instance has no open socket on this replica' };
     const { message_id, attempt } = envelope as { message_id: string; attempt: number };
     const key = `${agentId}:${message_id}#${attempt}`;

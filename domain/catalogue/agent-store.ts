@@ -2,7 +2,7 @@
  * Writes to the catalogue: register (or re-register), update, deregister, rotate the secret, authenticate.
  * Returns tagged results, never HTTP concepts. Nothing half-written: a failed step undoes the earlier ones.
  */
-import { hashSecret, newAgentId, newAgentSecret, secretMatches } from '../ids';
+import { hashSecret, instanceKey, newAgentId, newAgentSecret, secretMatches } from '../ids';
 import { newSigningSecret } from '../signing';
 import { cardFields, instanceInputs, type AgentCardInput, type ResolvedInstanceInput } from './card';
 import { recordChange } from './changes';
@@ -25,10 +25,6 @@ export interface AgentStoreOptions {
 
 function isDuplicateKey(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
-}
-
-export function instanceKey(agentId: string, instanceId: string): string {
-  return `${agentId}/${instanceId}`;
 }
 
 export function newInstanceDoc(agent: Pick<AgentDoc, '_id' | 'tenant'>, input: ResolvedInstanceInput, now: Date): InstanceDoc {

@@ -44,8 +44,8 @@ export class CatalogueIndex {
   }
 
   /** Reloads when the catalogue changed or the copy is too old; returns whether it reloaded. Concurrent calls share one. */
-  refresh(): Promise<boolean> {
-    this.inflight ??= this.reloadIfNeeded().finally(() => (this.inflight = undefined));
+  refresh(knownVersion?: number): Promise<boolean> {
+    this.inflight ??= this.reloadIfNeeded(knownVersion).finally(() => (this.inflight = undefined));
     return this.inflight;
   }
 
@@ -56,14 +56,14 @@ export class CatalogueIndex {
   async ensureCurrent(logger?: { warn: (o: object, m: string) => void }): Promise<void> {
     const version = await catalogueVersion(this.models);
     if (version !== this.snapshot.version) {
-      await this.refresh();
+      await this.refresh(version);
     } else if (this.now() - this.snapshot.loadedAt > this.options.maxStalenessMs) {
-      this.refresh().catch((error: unknown) => logger?.warn({ err: error }, 'catalogue index refresh failed'));
+      this.refresh(version).catch((error: unknown) => logger?.warn({ err: error }, 'catalogue index refresh failed'));
     }
   }
 
-  private async reloadIfNeeded(): Promise<boolean> {
-    const version = await catalogueVersion(this.models);
+  private async reloadIfNeeded(knownVersion?: number): Promise<boolean> {
+    const version = knownVersion ?? (await catalogueVersion(this.models));
     const stale = this.now() - this.snapshot.loadedAt > this.options.maxStalenessMs;
     if (version === this.snapshot.version && !stale) return false;
     const [agents, instances] = await Promise.all([

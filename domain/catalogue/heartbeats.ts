@@ -7,7 +7,8 @@
  * The stored heartbeat age can thus lag by up to `writeEveryMs`, which config keeps below half the TTL.
  * Why: one heartbeat write costs ~15 ms on FerretDB/SQLite, which would cap intake at a few dozen per second.
  */
-import { instanceKey, newInstanceDoc } from './agent-store';
+import { instanceKey } from '../ids';
+import { newInstanceDoc } from './agent-store';
 import { recordChange } from './changes';
 import { offlineAfterMs, type HeartbeatPolicy } from './liveness';
 import type { AgentDoc, CatalogueModels, InstanceDoc, InstanceState, Transport } from './models';
@@ -85,7 +86,6 @@ export class Heartbeats {
     const previous = await this.models.instances.findOneAndUpdate({ _id: key }, { $set: set }, { new: false }).lean<InstanceDoc>();
     if (!previous) return this.join(agent, input, now);
 
-
     const transitions: string[] = [];
     const change = async (type: 'online' | 'state_changed' | 'instance_moved', details?: Record<string, unknown>, transitionId?: string) => {
       const event = { tenant: agent.tenant, agent_id: agent._id, instance_id: input.instance_id, type, at: now, ...(details ? { details } : {}) };
@@ -98,8 +98,19 @@ export class Heartbeats {
     }
     if (input.state && input.state !== previous.state) await change('state_changed', { from: previous.state, to: input.state });
     if (input.endpoint && input.endpoint !== previous.endpoint) await change('instance_moved', { from: previous.endpoint, to: input.endpoint });
-    const instance = await this.models.instances.findById(key).lean<InstanceDoc>();
-    return { kind: 'ok', instance: instance ?? previous, transitions, written: true };
+    // The document as now stored, derived rather than read back.
+    const instance: InstanceDoc = {
+      ...previous,
+      ...(input.state ? { state: input.state } : {}),
+      ...(input.endpoint ? { endpoint: input.endpoint } : {}),
+      ...(input.transport ? { transport: input.transport } : {}),
+      ...(input.ws_task_queue ? { ws_task_queue: input.ws_task_queue } : {}),
+      load: { in_flight: input.load?.in_flight ?? previous.load.in_flight, qps: input.load?.qps ?? previous.load.qps },
+      last_heartbeat_at: now,
+      liveness: 'online',
+      liveness_changed_at: previous.liveness === 'offline' ? now : previous.liveness_changed_at,
+    };
+    return { kind: 'ok', instance, transitions, written: true };
   }
 
   /** A heartbeat from an instance we do not know: it joins if it says how to reach it. */
