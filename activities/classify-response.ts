@@ -7,7 +7,9 @@ export type DeliveryVerdict =
   | { kind: 'accepted' }
   | { kind: 'duplicate'; processed: boolean; result?: unknown }
   | { kind: 'refused'; error: string }
-  | { kind: 'transient'; error: string; retryAfterMs?: number };
+  | { kind: 'transient'; error: string; retryAfterMs?: number }
+  /** Not sent: the message's deadline passed between the workflow's check and the activity's start. */
+  | { kind: 'too_late' };
 
 /**
  * Statuses worth retrying at the same agent. Everything else in 4xx is a business refusal.

@@ -5,7 +5,7 @@
 import type { CircuitStore } from '../domain/circuit-store';
 import type { AgentError } from '../domain/message';
 import type { DeliveryVerdict } from './classify-response';
-import { deliveryEnvelope, type DeliverRequest, type DeliverResult } from './deliver';
+import { deliveryEnvelope, pastDeadline, type DeliverRequest, type DeliverResult } from './deliver';
 
 /** What an agent answers to a delivery frame. */
 export interface AckFrame {
@@ -40,6 +40,7 @@ export function createSocketActivities(deps: { sockets: SocketSender; circuits: 
     async deliverOverSocket(request: DeliverRequest): Promise<DeliverResult> {
       const { message, target, attempt } = request;
       const started = deps.now();
+      if (pastDeadline(message, started)) return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
       const sent = await deps.sockets.send(target.agent_id, target.instance_id, deliveryEnvelope(message, target, attempt), message.policy.attemptTimeoutMs);
       const verdict: DeliveryVerdict = 'ack' in sent ? verdictOfAck(sent.ack) : { kind: 'transient', error: sent.failure };
       await deps.circuits.record(target.agent_id, target.instance_id, verdict.kind !== 'transient').catch(() => undefined);

@@ -82,10 +82,16 @@ function describeNetworkError(error: unknown, timeoutMs: number): string {
   return err.cause?.code ?? err.cause?.message ?? err.message ?? 'network error';
 }
 
+/** Whether the message's deadline has passed at `nowMs`: then nothing may be sent any more. */
+export function pastDeadline(message: MessageInput, nowMs: number): boolean {
+  return message.deadline !== undefined && nowMs >= Date.parse(message.deadline);
+}
+
 export function createDeliver(deps: DeliverDeps) {
   return async function deliver(request: DeliverRequest): Promise<DeliverResult> {
     const { message, target, attempt } = request;
     const started = deps.now();
+    if (pastDeadline(message, started)) return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
     const timeoutMs = message.policy.attemptTimeoutMs;
     const finish = async (verdict: DeliveryVerdict, httpStatus?: number): Promise<DeliverResult> => {
       const latency = deps.now() - started;

@@ -6,6 +6,7 @@ import { condition, proxyActivities, setHandler, startChild, upsertSearchAttribu
 import type { Activities } from '../activities';
 import type { DeliverRequest, DeliverResult } from '../activities/deliver';
 import type { SocketActivities } from '../activities/deliver-socket';
+import type { DeliveryVerdict } from '../activities/classify-response';
 import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
 import { retryDelayMs } from '../domain/backoff';
 import {
@@ -198,8 +199,9 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
       status.agent = { agent_id: target.agent_id, capability: target.capability, instance_id: target.instance_id };
       moveTo('delivering');
       const result = await deliverTo(target, { message: input, target, attempt });
-      const record = recordAttempt(status, target, attempt, result);
       const verdict = result.verdict;
+      if (verdict.kind === 'too_late') continue; // nothing was sent; the next turn expires the message
+      const record = recordAttempt(status, target, attempt, result, verdict);
       if (verdict.kind === 'processed') {
         status.result = verdict.result;
         return finish('processed');
@@ -284,8 +286,13 @@ function rejection(kind: 'unknown_agent' | 'unknown_capability', input: MessageI
   }
 }
 
-function recordAttempt(status: MessageStatus, target: DeliveryTarget, attempt: number, result: DeliverResult): AttemptRecord {
-  const verdict = result.verdict;
+function recordAttempt(
+  status: MessageStatus,
+  target: DeliveryTarget,
+  attempt: number,
+  result: DeliverResult,
+  verdict: Exclude<DeliveryVerdict, { kind: 'too_late' }>,
+): AttemptRecord {
   const record: AttemptRecord = {
     attempt,
     agent_id: target.agent_id,

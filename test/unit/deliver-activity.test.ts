@@ -73,4 +73,15 @@ describe('deliver activity', () => {
     assert.deepEqual(result.verdict, { kind: 'refused', error: 'HTTP 422: bad order' });
     assert.deepEqual(h.circuit, [true]);
   });
+
+  it('deliver activity - sends nothing once the deadline has passed', async () => {
+    const h = harness(async () => new Response(null, { status: 202 }));
+    const late = { ...message, deadline: new Date(Date.now() - 1).toISOString() };
+    const result = await h.deliver({ message: late, target, attempt: 1 });
+    assert.deepEqual(result.verdict, { kind: 'too_late' });
+    assert.equal(h.requests.length, 0);
+    assert.deepEqual(h.circuit, []);
+    const inTime = await h.deliver({ message: { ...message, deadline: new Date(Date.now() + 60_000).toISOString() }, target, attempt: 1 });
+    assert.deepEqual(inTime.verdict, { kind: 'accepted' });
+  });
 });
