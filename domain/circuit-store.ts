@@ -73,4 +73,11 @@ export class CircuitStore {
     const circuits = await this.model.find({ agent_id: agentId, state: 'open' }).lean<CircuitDoc[]>();
     return new Set(circuits.filter((c) => effectiveState(c, now, this.policy) === 'open').map((c) => c.instance_id));
   }
+
+  /** `agent_id/instance_id` of every instance whose circuit is open now, across agents: one read for the router. */
+  async openInstanceKeys(): Promise<Set<string>> {
+    const now = this.now().getTime();
+    const circuits = await this.model.find({ state: 'open' }).lean<CircuitDoc[]>();
+    return new Set(circuits.filter((c) => effectiveState(c, now, this.policy) === 'open').map((c) => c._id));
+  }
 }

@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
-import { homedir } from 'node:os';
+import { cacheDir } from '../../domain/cache-dir';
 import { delimiter, join } from 'node:path';
 
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
@@ -28,11 +28,6 @@ export interface SdkDownload {
 
 type Log = (line: string) => void;
 
-/** `AGENT_REACH_CACHE_DIR`, else `$XDG_CACHE_HOME/agent-reach`, else `~/.cache/agent-reach`. */
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.AGENT_REACH_CACHE_DIR) return env.AGENT_REACH_CACHE_DIR;
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agent-reach');
-}
 
 export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   for (const dir of (env.PATH ?? '').split(delimiter)) {

@@ -1,0 +1,42 @@
+/** The unit the router chooses among: one capability of one agent, with what is known of its instances. */
+import type { AgentWithInstances } from '../catalogue/agent-queries';
+import type { CapabilityDoc } from '../catalogue/models';
+
+export interface CapabilityCandidate {
+  /** `agent_id/capability` */
+  key: string;
+  agent_id: string;
+  agent_name: string;
+  agent_description: string;
+  agent_tags: string[];
+  capability: CapabilityDoc;
+  instances: AgentWithInstances['instances'];
+}
+
+export function candidateKey(agentId: string, capability: string): string {
+  return `${agentId}/${capability}`;
+}
+
+export function candidatesOf(agents: readonly AgentWithInstances[]): CapabilityCandidate[] {
+  return agents.flatMap(({ agent, instances }) =>
+    agent.capabilities.map((capability) => ({
+      key: candidateKey(agent._id, capability.name),
+      agent_id: agent._id,
+      agent_name: agent.name,
+      agent_description: agent.description,
+      agent_tags: agent.tags,
+      capability,
+      instances,
+    })),
+  );
+}
+
+/** "query_order_status" → "query order status": names carry meaning for the matchers too. */
+export function humanName(name: string): string {
+  return name.replace(/[_\-.]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+/** The capability's own description, as the matchers read it. */
+export function describe(candidate: CapabilityCandidate): string {
+  return `${humanName(candidate.capability.name)}: ${candidate.capability.description}`;
+}

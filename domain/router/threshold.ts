@@ -1,0 +1,49 @@
+/**
+ * Fitting the refusal threshold on labelled data. Each sample is the router's best match for one request and
+ * whether that match was right; requests no capability should take are labelled `expected: null`. The threshold
+ * maximises in-scope accuracy (right and accepted) plus refusal rate on the rest, each as a share of its group,
+ * over the midpoints between observed scores; ties go to the lower threshold. Same data → same threshold.
+ */
+
+export interface ScoredSample {
+  /** The best match score the router gave. */
+  score: number;
+  /** Whether some capability should take the request. */
+  inScope: boolean;
+  /** For in-scope requests: whether the best match was a right one. */
+  correct: boolean;
+}
+
+export interface ThresholdFit {
+  threshold: number;
+  in_scope_accuracy: number;
+  refusal_rate: number;
+}
+
+export function evaluate(samples: readonly ScoredSample[], threshold: number): ThresholdFit {
+  const inScope = samples.filter((s) => s.inScope);
+  const outOfScope = samples.filter((s) => !s.inScope);
+  const accepted = inScope.filter((s) => s.correct && s.score >= threshold).length;
+  const refused = outOfScope.filter((s) => s.score < threshold).length;
+  return {
+    threshold,
+    in_scope_accuracy: inScope.length ? accepted / inScope.length : 0,
+    refusal_rate: outOfScope.length ? refused / outOfScope.length : 0,
+  };
+}
+
+export function fitThreshold(samples: readonly ScoredSample[], weightRefusals = 1): ThresholdFit {
+  const scores = [...new Set(samples.map((s) => s.score))].sort((a, b) => a - b);
+  const candidates = [scores[0]! - 1e-6, ...scores.slice(1).map((s, i) => (s + scores[i]!) / 2), scores.at(-1)! + 1e-6];
+  let best: ThresholdFit | undefined;
+  let bestValue = -Infinity;
+  for (const threshold of candidates) {
+    const fit = evaluate(samples, threshold);
+    const value = fit.in_scope_accuracy + weightRefusals * fit.refusal_rate;
+    if (value > bestValue + 1e-12) {
+      best = fit;
+      bestValue = value;
+    }
+  }
+  return evaluate(samples, Math.round(best!.threshold * 10_000) / 10_000);
+}

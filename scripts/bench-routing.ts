@@ -1,0 +1,149 @@
+/**
+ * `npm run bench:routing [-- --provider local,lexical] [--sets clinc150,zh-routing,scale] [--limit N]`
+ * Routing quality and decision time, per data set and similarity provider:
+ * - CLINC150: 10 agents (domains), 150 capabilities (intents, ≤ 10 train examples each). Threshold fitted on
+ *   val + oos_val only; reported on test + oos_test.
+ * - zh-routing: our catalogue and dev.jsonl (fitting split only: the threshold is fitted and reported on it, so
+ *   its figures are optimistic by construction, as the data's README says).
+ * - scale: 1,000 agents × 5 capabilities, decision time only.
+ * Writes bench/results/routing-<set>.json and prints a table.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { candidatesOf } from '../domain/router/candidates';
+import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../domain/router/create-matcher';
+import { fitThreshold } from '../domain/router/threshold';
+import type { MatcherFactory } from '../domain/router/matcher';
+import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from './lib/routing-data';
+import { parameterReport, report, routeAll, scoringRouter, toScored } from './lib/routing-eval';
+import { percentile } from './lib/stats';
+
+const RESULTS = resolve(__dirname, '..', 'bench', 'results');
+
+async function matcherFor(provider: string): Promise<{ factory: MatcherFactory; name: string }> {
+  const chosen = await chooseMatcher({ provider: provider as 'local' | 'lexical', localModels: process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS, onnxThreads: 1, lexicalWeight: Number(process.env.ROUTER_LEXICAL_WEIGHT ?? DEFAULT_LEXICAL_WEIGHT) });
+  return { factory: chosen.factory, name: chosen.provider };
+}
+
+function progress(label: string) {
+  return (done: number) => process.stdout.write(`\r  ${label}: ${done} routed`);
+}
+
+async function qualitySet(set: RoutingDataset, provider: string, limit?: number) {
+  const { factory, name } = await matcherFor(provider);
+  const router = scoringRouter(set.agents, factory);
+  const buildStarted = performance.now();
+  await router.prepare('bench');
+  const buildMs = performance.now() - buildStarted;
+  const sample = <T>(rows: T[]) => (limit ? rows.filter((_, i) => i % Math.ceil(rows.length / limit) === 0) : rows);
+  const fitRows = await routeAll(router, sample(set.fit), progress(`${set.name}/${provider} fit`));
+  const fit = fitThreshold(toScored(fitRows));
+  const testRows = set.test ? await routeAll(router, sample(set.test), progress(`${set.name}/${provider} test`)) : undefined;
+  process.stdout.write('\n');
+  return {
+    provider: name,
+    capabilities: candidatesOf(set.agents).length,
+    index_build_ms: Math.round(buildMs),
+    fitted_on: set.test ? 'val + oos_val' : 'dev (no held-out split)',
+    fit: report(fitRows, fit.threshold),
+    ...(testRows ? { test: report(testRows, fit.threshold) } : {}),
+  };
+}
+
+/** 1,000 agents × 5 capabilities made from the zh and CLINC150 catalogues (texts repeat; each capability is scored). */
+function scaleCatalogue(agentsCount: number) {
+  const sources = [...loadZhRouting().agents, ...loadClinc150(3).agents].flatMap(({ agent }) => agent.capabilities);
+  return Array.from({ length: agentsCount }, (_, a) =>
+    agentFromCard(
+      {
+        agent_id: `agent-${a}`,
+        name: `agent ${a}`,
+        description: `synthetic agent ${a}`,
+        tags: [],
+        capabilities: Array.from({ length: 5 }, (_, c) => {
+          const source = sources[(a * 5 + c) % sources.length]!;
+          return { name: `${source.name}_${c}`, description: source.description, tags: source.tags, examples: source.examples.slice(0, 3) };
+        }),
+      },
+      'bench',
+    ),
+  );
+}
+
+async function scaleSet(provider: string, agentsCount: number, queries: number) {
+  const { factory, name } = await matcherFor(provider);
+  const agents = scaleCatalogue(agentsCount);
+  const router = scoringRouter(agents, factory);
+  const buildStarted = performance.now();
+  await router.prepare('bench');
+  const buildMs = performance.now() - buildStarted;
+  const texts = loadZhRouting().fit.map((r) => r.text);
+  const total: number[] = [];
+  const match: number[] = [];
+  for (let i = 0; i < queries; i++) {
+    const decision = await router.route({ tenant: 'bench', caller: { tenant: 'bench' }, intent: texts[i % texts.length]! });
+    total.push(decision.explanation.timings_ms.total);
+    match.push(decision.explanation.timings_ms.match);
+  }
+  // The query's own embedding, timed alone, to separate model time from the router's own work.
+  const embedOnly: number[] = [];
+  const { factory: single } = await matcherFor(provider);
+  const tiny = await single(candidatesOf(agents.slice(0, 1)));
+  for (let i = 0; i < Math.min(queries, 100); i++) {
+    const started = performance.now();
+    await tiny.score(texts[i % texts.length]!);
+    embedOnly.push(performance.now() - started);
+  }
+  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  const r = (n: number) => Math.round(n * 100) / 100;
+  const p50Embed = percentile(sorted(embedOnly), 50);
+  return {
+    provider: name,
+    agents: agentsCount,
+    capabilities: agentsCount * 5,
+    index_build_ms: Math.round(buildMs),
+    queries,
+    p50_decision_ms: r(percentile(sorted(total), 50)),
+    p95_decision_ms: r(percentile(sorted(total), 95)),
+    p95_match_stage_ms: r(percentile(sorted(match), 95)),
+    p50_query_embedding_ms: r(p50Embed),
+    p95_decision_ms_without_query_embedding: r(percentile(sorted(total.map((t) => Math.max(0, t - p50Embed))), 95)),
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      provider: { type: 'string', default: 'local,lexical' },
+      sets: { type: 'string', default: 'clinc150,zh-routing,scale' },
+      limit: { type: 'string' },
+      agents: { type: 'string', default: '1000' },
+      queries: { type: 'string', default: '300' },
+    },
+  });
+  const providers = values.provider!.split(',');
+  const sets = values.sets!.split(',');
+  const limit = values.limit ? Number(values.limit) : undefined;
+  mkdirSync(RESULTS, { recursive: true });
+  const meta = { at: new Date().toISOString(), machine: 'shared 2-core box; figures are noisy', node: process.version };
+  for (const setName of sets) {
+    const results: Record<string, unknown> = {};
+    for (const provider of providers) {
+      console.log(`${setName} · ${provider}`);
+      if (setName === 'scale') results[provider] = await scaleSet(provider, Number(values.agents), Number(values.queries));
+      else {
+        const set = setName === 'clinc150' ? loadClinc150() : loadZhRouting();
+        const quality = await qualitySet(set, provider, limit);
+        results[provider] = setName === 'zh-routing' ? { ...quality, parameters: parameterReport(set.fit, set.agents) } : quality;
+      }
+      console.log(JSON.stringify(results[provider], null, 2));
+    }
+    if (!limit) writeFileSync(join(RESULTS, `routing-${setName}.json`), `${JSON.stringify({ ...meta, set: setName, results }, null, 2)}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

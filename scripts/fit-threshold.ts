@@ -1,0 +1,40 @@
+/**
+ * `npm run fit-threshold -- FILE [--catalog CATALOG.json] [--provider local|lexical]`
+ * Fits the router's refusal threshold on labelled requests (JSON lines: {"text", "expected": "agent/capability"
+ * or null, "acceptable"?: [...]}) against a catalogue ({"agents": [cards as registered]}; default: the zh-routing
+ * catalogue). Deterministic: the same data and provider give the same threshold. Prints ROUTER_THRESHOLD=….
+ * Fit on training or validation data only, never on what you report as a test.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../domain/router/create-matcher';
+import { fitThreshold } from '../domain/router/threshold';
+import { agentFromCard, DATA_DIR, type LabelledRequest } from './lib/routing-data';
+import { report, routeAll, scoringRouter, toScored } from './lib/routing-eval';
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { catalog: { type: 'string' }, provider: { type: 'string', default: 'auto' } },
+  });
+  const file = positionals[0];
+  if (!file) throw new Error('usage: npm run fit-threshold -- FILE.jsonl [--catalog CATALOG.json] [--provider auto|local|lexical]');
+  const catalogFile = values.catalog ?? `${DATA_DIR}/zh-routing/catalog.json`;
+  const catalog = JSON.parse(readFileSync(catalogFile, 'utf8')) as { agents: Parameters<typeof agentFromCard>[0][] };
+  const requests = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as LabelledRequest);
+  const matcher = await chooseMatcher({ provider: values.provider as 'auto', localModels: DEFAULT_LOCAL_MODELS, lexicalWeight: DEFAULT_LEXICAL_WEIGHT });
+  console.error(`provider: ${matcher.note}; ${requests.length} requests; catalogue ${catalogFile}`);
+  const routed = await routeAll(scoringRouter(catalog.agents.map((a) => agentFromCard(a, 'bench')), matcher.factory), requests);
+  const fit = fitThreshold(toScored(routed));
+  const { p50_decision_ms, p95_decision_ms, ...quality } = report(routed, fit.threshold);
+  console.error(JSON.stringify({ provider: matcher.provider, ...quality }, null, 2));
+  console.log(`ROUTER_THRESHOLD=${fit.threshold}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,115 @@
+/** Runs a labelled data set through the router and scores it. Shared by bench:routing and fit-threshold. */
+import type { AgentWithInstances } from '../../domain/catalogue/agent-queries';
+import { extractParameters } from '../../domain/router/extraction';
+import type { MatcherFactory } from '../../domain/router/matcher';
+import { Router } from '../../domain/router/router';
+import { evaluate, type ScoredSample } from '../../domain/router/threshold';
+import type { LabelledRequest } from './routing-data';
+import { percentile } from './stats';
+
+export interface RoutedSample {
+  request: LabelledRequest;
+  /** The router's first choice before any threshold, and its match score. */
+  top: string | null;
+  score: number;
+  decision_ms: number;
+}
+
+/** A router that never refuses, so each request's best match and score can be read. */
+export function scoringRouter(agents: AgentWithInstances[], matcherFactory: MatcherFactory): Router {
+  return new Router({
+    agents: async () => agents,
+    catalogueVersion: () => 1,
+    matcherFactory,
+    heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
+    openCircuits: async () => new Set(),
+    stats: async () => new Map(),
+    threshold: Number.NEGATIVE_INFINITY,
+  });
+}
+
+export async function routeAll(router: Router, requests: LabelledRequest[], onProgress?: (done: number) => void): Promise<RoutedSample[]> {
+  const out: RoutedSample[] = [];
+  for (const request of requests) {
+    const decision = await router.route({ tenant: 'bench', caller: { tenant: 'bench' }, intent: request.text });
+    const first = decision.explanation.candidates[0];
+    const top = decision.kind === 'refused' ? (first?.key ?? null) : `${decision.target.agent_id}/${decision.target.capability}`;
+    out.push({ request, top, score: first?.match ?? 0, decision_ms: decision.explanation.timings_ms.total });
+    if (onProgress && out.length % 200 === 0) onProgress(out.length);
+  }
+  return out;
+}
+
+export function isRight(sample: RoutedSample): boolean {
+  const { expected, acceptable } = sample.request;
+  return expected !== null && (sample.top === expected || (acceptable ?? []).includes(sample.top ?? ''));
+}
+
+export function toScored(samples: RoutedSample[]): ScoredSample[] {
+  return samples.map((s) => ({ score: s.score, inScope: s.request.expected !== null, correct: isRight(s) }));
+}
+
+const round = (n: number) => Math.round(n * 10_000) / 10_000;
+
+export function report(samples: RoutedSample[], threshold: number) {
+  const fit = evaluate(toScored(samples), threshold);
+  const inScope = samples.filter((s) => s.request.expected !== null);
+  const agentOf = (key: string | null) => key?.split('/')[0];
+  const agentRight = inScope.filter((s) => s.score >= threshold && agentOf(s.top) === agentOf(s.request.expected)).length;
+  const times = samples.map((s) => s.decision_ms).sort((a, b) => a - b);
+  const kinds = [...new Set(samples.map((s) => s.request.kind))];
+  const perKind = Object.fromEntries(
+    kinds.map((kind) => {
+      const rows = samples.filter((s) => s.request.kind === kind);
+      const positive = rows.filter((s) => s.request.expected !== null);
+      const value = positive.length
+        ? positive.filter((s) => isRight(s) && s.score >= threshold).length / positive.length
+        : rows.filter((s) => s.score < threshold).length / rows.length;
+      return [kind, { n: rows.length, [positive.length ? 'accuracy' : 'refused']: round(value) }];
+    }),
+  );
+  return {
+    threshold,
+    n: samples.length,
+    in_scope_accuracy: round(fit.in_scope_accuracy),
+    in_scope_accuracy_without_threshold: round(inScope.filter(isRight).length / Math.max(1, inScope.length)),
+    oos_recall: round(fit.refusal_rate),
+    agent_accuracy: round(agentRight / Math.max(1, inScope.length)),
+    per_kind: perKind,
+    p50_decision_ms: round(percentile(times, 50)),
+    p95_decision_ms: round(percentile(times, 95)),
+  };
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Heuristic extraction on the expected capability, against the labelled parameters. */
+export function parameterReport(requests: LabelledRequest[], agents: AgentWithInstances[]) {
+  const schemas = new Map<string, unknown>();
+  for (const { agent } of agents) {
+    for (const c of agent.capabilities) if (c.parameters_json) schemas.set(`${agent._id}/${c.name}`, JSON.parse(c.parameters_json));
+  }
+  const labelled = requests.filter((r) => r.expected && r.params && Object.keys(r.params).length > 0);
+  let exact = 0;
+  let fields = 0;
+  let fieldsRight = 0;
+  let extraWrong = 0;
+  for (const r of labelled) {
+    const got = extractParameters(r.text, schemas.get(r.expected!));
+    const want = r.params!;
+    for (const [k, v] of Object.entries(want)) {
+      fields++;
+      if (sameValue(got[k], v)) fieldsRight++;
+    }
+    for (const [k, v] of Object.entries(got)) if (!(k in want) || !sameValue(want[k], v)) extraWrong++;
+    if (Object.keys(want).length === Object.keys(got).length && Object.entries(want).every(([k, v]) => sameValue(got[k], v))) exact++;
+  }
+  return {
+    requests_with_params: labelled.length,
+    exact_match: round(exact / Math.max(1, labelled.length)),
+    field_recall: round(fieldsRight / Math.max(1, fields)),
+    wrong_or_extra_fields: extraWrong,
+  };
+}
