@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentQueries, DeliveryTarget } from '../domain/catalogue/agent-queries';
 import type { CircuitStore } from '../domain/circuit-store';
+import type { RoutingStats } from '../domain/router/routing-stats';
 import type { WorkerMetrics } from '../domain/metrics';
 import type { Logger } from 'pino';
 import { signatureHeaders } from '../domain/signing';
@@ -28,6 +29,8 @@ export interface DeliverDeps {
   queries: Pick<AgentQueries, 'signingSecrets'>;
   /** Each attempt's outcome feeds the instance's circuit breaker. */
   circuits: Pick<CircuitStore, 'record'>;
+  /** Each attempt's outcome and latency feed the router's ranking (optional: advisory like the circuit). */
+  stats?: Pick<RoutingStats, 'record'>;
   metrics?: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliveryLatency' | 'retries'>;
   logger?: Pick<Logger, 'info'>;
 }
@@ -35,6 +38,11 @@ export interface DeliverDeps {
 /** Whether an answer counts against the instance's health: only what is not the message's fault. */
 function linkFailed(verdict: DeliveryVerdict): boolean {
   return verdict.kind === 'transient';
+}
+
+/** Whether the attempt counts as a success for ranking: the agent took the message (or had already done it). */
+function deliveryWorked(verdict: DeliveryVerdict): boolean {
+  return verdict.kind === 'accepted' || verdict.kind === 'processed' || verdict.kind === 'duplicate';
 }
 
 /** The JSON body every agent receives (ARCHITECTURE.md, "Agent protocol"). */
@@ -47,7 +55,7 @@ export function deliveryEnvelope(message: MessageInput, target: DeliveryTarget, 
     agent_id: target.agent_id,
     capability: target.capability,
     intent: message.intent ?? null,
-    params: {},
+    params: message.params ?? {},
     payload: message.payload ?? null,
     attempt,
     deadline: message.deadline ?? null,
@@ -95,8 +103,11 @@ export function createDeliver(deps: DeliverDeps) {
     const timeoutMs = message.policy.attemptTimeoutMs;
     const finish = async (verdict: DeliveryVerdict, httpStatus?: number): Promise<DeliverResult> => {
       const latency = deps.now() - started;
-      // The circuit is advisory: failing to record an outcome must not fail the delivery.
-      await deps.circuits.record(target.agent_id, target.instance_id, !linkFailed(verdict)).catch(() => undefined);
+      // Both are advisory: failing to record an outcome must not fail the delivery.
+      await Promise.all([
+        deps.circuits.record(target.agent_id, target.instance_id, !linkFailed(verdict)).catch(() => undefined),
+        deps.stats?.record(target.agent_id, target.capability, deliveryWorked(verdict), latency).catch(() => undefined),
+      ]);
       deps.metrics?.deliveryAttempts.inc({ outcome: verdict.kind, transport: 'http' });
       deps.metrics?.deliveryLatency.observe({ transport: 'http' }, latency / 1000);
       if (attempt > 1) deps.metrics?.retries.inc();

@@ -3,6 +3,7 @@
  */
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import type { CircuitStore } from '../domain/circuit-store';
+import type { RoutingStats } from '../domain/router/routing-stats';
 import type { WorkerMetrics } from '../domain/metrics';
 import type { Logger } from 'pino';
 import { createDeliver } from './deliver';
@@ -13,6 +14,8 @@ import { createResolveTarget } from './resolve-target';
 export interface ActivityDeps {
   queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets'>;
   circuits: Pick<CircuitStore, 'record'>;
+  /** Each attempt's outcome and latency feed the router's ranking. */
+  stats?: Pick<RoutingStats, 'record'>;
   metrics?: WorkerMetrics;
   /** Structured logs of delivery attempts, with message and trace ids. */
   logger?: Logger;

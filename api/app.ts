@@ -15,7 +15,9 @@ import { healthRoutes, type HealthChecks } from './routes/health';
 import { heartbeatRoutes } from './routes/heartbeat';
 import { messageRoutes } from './routes/messages';
 import { metricsRoutes } from './routes/metrics';
+import { routeRoutes } from './routes/route';
 import { traceRoutes } from './routes/traces';
+import type { Router as RouterType } from '../domain/router/router';
 
 export interface AppDeps {
   config: Config;
@@ -26,6 +28,8 @@ export interface AppDeps {
   /** Used to fetch remote A2A agent cards. */
   fetch?: typeof fetch;
   metrics: ApiMetrics;
+  /** The intent router (also used by `messages` for messages without a capability). */
+  router: Pick<RouterType, 'route'>;
 }
 
 /** Counts every request by route template (not raw path, to keep label values few) and status. */
@@ -65,6 +69,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(agentRoutes({ catalogue: deps.catalogue, tenant }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics }));
   app.use(messageRoutes({ messages: deps.messages, config: deps.config, tenant, metrics: deps.metrics, logger: deps.logger }));
+  app.use(routeRoutes({ router: deps.router, tenant, metrics: deps.metrics }));
   app.use(traceRoutes({ messages: deps.messages, config: deps.config, tenant }));
   app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages, metrics: deps.metrics }));
   app.use(notFoundHandler);

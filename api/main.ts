@@ -12,6 +12,7 @@ import { createLogger } from '../domain/logger';
 import { createApiMetrics } from '../domain/metrics';
 import { ensureSearchAttributes } from '../domain/search-attributes';
 import { startTelemetry } from '../domain/telemetry';
+import { createRouter } from '../domain/router/create-router';
 import { createApp } from './app';
 import { MessageService } from './message-service';
 import { SocketHub } from './ws/socket-hub';
@@ -34,12 +35,16 @@ async function main(): Promise<void> {
     ...(telemetry ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
   });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
-  const messages = new MessageService({ client, queries: catalogue.queries, config });
+  const router = await createRouter(catalogue, mongo, config, logger);
+  // Embeds the default tenant's catalogue now, so the first routed message does not wait for it.
+  router.prepare(config.DEFAULT_TENANT).catch((error: unknown) => logger.warn({ err: error }, 'router warm-up failed'));
+  const messages = new MessageService({ client, queries: catalogue.queries, config, router });
   const app = createApp({
     metrics: createApiMetrics(),
     config,
     catalogue,
     messages,
+    router,
     logger,
     health: {
       database: async () => Boolean(await mongo.db?.admin().ping()),

@@ -13,8 +13,9 @@ import { context, contextForTrace } from '../domain/telemetry';
 import type { AgentDoc } from '../domain/catalogue/models';
 import type { Config } from '../domain/config';
 import { canonicalJson, newMessageId, sha256Hex } from '../domain/ids';
-import type { DeliveryPolicy, MessageInput, MessageState, MessageStatus, MessageTarget, ReceiptOutcome } from '../domain/message';
+import type { DeliveryPolicy, MessageInput, MessageRouting, MessageState, MessageStatus, MessageTarget, Reason, ReceiptOutcome } from '../domain/message';
 import { cancelUpdate, MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, receiptUpdate, statusQuery } from '../domain/temporal';
+import type { RouteDecision, Router } from '../domain/router/router';
 import type { CallbackBody, SendMessageBody } from './schemas';
 
 export type SendResult =
@@ -25,7 +26,9 @@ export type SendResult =
   | { kind: 'unknown_capability' }
   | { kind: 'deadline_passed' }
   | { kind: 'deadline_too_far' }
-  | { kind: 'reply_to_unavailable' };
+  | { kind: 'reply_to_unavailable' }
+  /** The router refused: the message is recorded, `rejected`, under its id. */
+  | { kind: 'rejected'; status: MessageStatus; explanation: unknown };
 
 /** Furthest a deadline may be set ahead. */
 const MAX_DEADLINE_MS = 30 * 24 * 3600 * 1000;
@@ -59,6 +62,8 @@ export interface MessageServiceDeps {
   client: Client;
   queries: Pick<AgentQueries, 'findTarget'>;
   config: Config;
+  /** Chooses a target for messages sent with an intent and no capability. */
+  router?: Pick<Router, 'route'>;
   now?: () => Date;
 }
 
@@ -90,6 +95,8 @@ export class MessageService {
       canonicalJson({
         target: body.target,
         intent: body.intent,
+        session_id: body.session_id,
+        params: body.params,
         payload: body.payload,
         deadline: body.deadline,
         reply_to: body.reply_to,
@@ -106,9 +113,9 @@ export class MessageService {
       if (remaining <= 0) return { kind: 'deadline_passed' };
       if (remaining > MAX_DEADLINE_MS) return { kind: 'deadline_too_far' };
     }
-    // An agent with no instance available right now is fine: the workflow retries until one comes back.
-    const lookup = await this.deps.queries.findTarget(tenant, body.target.agent_id, body.target.capability);
-    if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') return { kind: lookup.kind };
+    const chosen = await this.chooseTarget(tenant, body);
+    if ('kind' in chosen) return chosen;
+    const { target, params, routing, rejection } = chosen;
 
     const acceptedAt = (this.deps.now?.() ?? new Date()).toISOString();
     const input: MessageInput = {
@@ -116,16 +123,19 @@ export class MessageService {
       message_id: messageId,
       trace_id: traceId,
       ...(body.parent_message_id ? { parent_message_id: body.parent_message_id } : {}),
-      target: body.target,
+      target,
       ...(body.intent === undefined ? {} : { intent: body.intent }),
       ...(body.payload === undefined ? {} : { payload: body.payload }),
+      ...(params ? { params } : {}),
+      ...(routing ? { routing } : {}),
+      ...(rejection ? { rejection } : {}),
       ...(body.deadline ? { deadline: new Date(body.deadline).toISOString() } : {}),
       ...(body.reply_to ? { reply_to: { url: body.reply_to.url, retry_initial_ms: this.deps.config.CALLER_WEBHOOK_RETRY_INITIAL_MS } } : {}),
       callback_url: `${this.deps.config.PUBLIC_URL}/v1/callback`,
       accepted_at: acceptedAt,
       policy: this.policy(),
     };
-    const memo: MessageMemo = { body_hash: bodyHash, trace_id: traceId, target: body.target, accepted_at: acceptedAt };
+    const memo: MessageMemo = { body_hash: bodyHash, trace_id: traceId, target, accepted_at: acceptedAt };
     try {
       // Inside the message's trace, so OpenTelemetry spans (when configured) carry its trace id.
       await context.with(contextForTrace(traceId), () => this.deps.client.workflow.start(MESSAGE_WORKFLOW, {
@@ -133,9 +143,9 @@ export class MessageService {
         taskQueue: this.taskQueue,
         args: [input],
         memo: { ...memo },
-        typedSearchAttributes: messageSearchAttributes(tenant, body.target.agent_id, traceId),
+        typedSearchAttributes: messageSearchAttributes(tenant, target.agent_id, traceId),
         // What Temporal UI shows for the run, without decoding payloads.
-        staticSummary: `${body.target.capability} → ${body.target.agent_id}`,
+        staticSummary: rejection ? `rejected by the router: ${rejection.code}` : `${target.capability} → ${target.agent_id}${routing ? ` (routed: ${routing.decided_by})` : ''}`,
         staticDetails: `message ${messageId} · trace ${traceId}${body.parent_message_id ? ` · after ${body.parent_message_id}` : ''}${body.intent ? ` · “${body.intent.slice(0, 200)}”` : ''}`,
         // The message id is the idempotency key for ever: never a second run under the same id.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -148,21 +158,50 @@ export class MessageService {
       if (existing) return existing;
       throw error;
     }
-    return {
-      kind: 'accepted',
-      status: {
+    const status: MessageStatus = {
         message_id: messageId,
         trace_id: traceId,
         ...(input.parent_message_id ? { parent_message_id: input.parent_message_id } : {}),
         tenant,
-        state: 'accepted',
-        target: body.target,
+        state: rejection ? 'rejected' : 'accepted',
+        ...(rejection ? { reason: rejection } : {}),
+        target,
+        ...(params ? { params } : {}),
+        ...(routing ? { routing } : {}),
         attempts: [],
         accepted_at: acceptedAt,
         ...(input.deadline ? { deadline: input.deadline } : {}),
         updated_at: acceptedAt,
-      },
     };
+    return rejection ? { kind: 'rejected', status, explanation: routing?.explanation } : { kind: 'accepted', status };
+  }
+
+  /** The named target, or the router's choice; a refusal of the router becomes a rejection to record. */
+  private async chooseTarget(
+    tenant: string,
+    body: SendMessageBody,
+  ): Promise<{ target: MessageTarget; params?: Record<string, unknown>; routing?: MessageRouting; rejection?: Reason } | SendResult> {
+    if (body.target?.capability) {
+      // An agent with no instance available right now is fine: the workflow retries until one comes back.
+      const lookup = await this.deps.queries.findTarget(tenant, body.target.agent_id, body.target.capability);
+      if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') return { kind: lookup.kind };
+      return { target: { agent_id: body.target.agent_id, capability: body.target.capability }, ...(body.params ? { params: body.params } : {}) };
+    }
+    if (!this.deps.router) throw new Error('no router configured for messages without a capability');
+    const decision = await this.deps.router.route({
+      tenant,
+      caller: { tenant },
+      ...(body.intent ? { intent: body.intent } : {}),
+      ...(body.target ? { target: body.target } : {}),
+      ...(body.session_id ? { session_id: body.session_id } : {}),
+      ...(body.params ? { params: body.params } : {}),
+    });
+    if (decision.kind === 'refused' && decision.code === 'unknown_agent') return { kind: 'unknown_agent' };
+    const routing: MessageRouting = { decided_by: decision.explanation.decided_by, provider: decision.explanation.provider, explanation: decision.explanation };
+    const rejection = rejectionOf(decision);
+    if (decision.kind === 'refused') return { target: { agent_id: body.target?.agent_id ?? '', capability: '' }, routing, rejection: rejection! };
+    const target = { agent_id: decision.target.agent_id, capability: decision.target.capability };
+    return { target, params: decision.params, routing, ...(rejection ? { rejection } : {}) };
   }
 
   /**
@@ -284,5 +323,16 @@ export class MessageService {
     const status = await this.statusOf(agent.tenant, messageId, description);
     if (status.agent?.agent_id !== agent._id) return { kind: 'not_your_message' };
     return { kind: 'recorded', outcome: { applied: false, state: status.state } };
+  }
+}
+
+function rejectionOf(decision: RouteDecision): Reason | undefined {
+  switch (decision.kind) {
+    case 'routed':
+      return undefined;
+    case 'input_required':
+      return { code: 'input_required', message: `${decision.target.capability} needs ${decision.missing.join(', ')}, which the intent does not give`, missing: decision.missing };
+    case 'refused':
+      return { code: decision.code === 'no_eligible_capability' ? 'no_eligible_capability' : 'no_route', message: decision.message };
   }
 }

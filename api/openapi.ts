@@ -18,6 +18,7 @@ import {
   registerAgentBody,
   searchAgentsQuery,
   sendMessageBody,
+  routeBody,
   sendMessageQuery,
   traceParams,
 } from './schemas';
@@ -55,7 +56,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/v1/agents/:agent_id/heartbeat', summary: 'Heartbeat of one instance', agentAuth: true, params: agentIdParams, body: heartbeatBody, responses: { 200: 'Alive', 404: 'Unknown agent or instance' } },
   { method: 'get', path: '/v1/agents/:agent_id/events', summary: 'Transitions of the agent, newest first', params: agentIdParams, query: eventsQuery, responses: { 200: '{items}' } },
   { method: 'get', path: '/v1/agents/:agent_id/agent-card.json', summary: 'The agent as an A2A Agent Card', params: agentIdParams, query: agentCardQuery, responses: { 200: 'A2A card' } },
-  { method: 'post', path: '/v1/messages', summary: 'Send a message (optionally waiting for its outcome)', query: sendMessageQuery, body: sendMessageBody, responses: { 202: 'Accepted', 200: 'The existing message (same id and body), or the outcome within the wait', 409: 'Same id, other body', 404: 'Unknown agent', 422: 'Unknown capability, bad deadline, or reply_to unavailable' } },
+  { method: 'post', path: '/v1/messages', summary: 'Send a message (optionally waiting for its outcome)', query: sendMessageQuery, body: sendMessageBody, responses: { 202: 'Accepted (routed by intent when no capability is named)', 200: 'The existing message (same id and body), or the outcome within the wait', 409: 'Same id, other body', 404: 'Unknown agent', 422: 'Unknown capability, bad deadline, reply_to unavailable, or refused by the router (no_route, no_eligible_capability, input_required: recorded as rejected)' } },
+  { method: 'post', path: '/v1/route', summary: 'Dry run of the intent router: its decision and explanation, nothing sent', body: routeBody, responses: { 200: '{kind: routed | input_required | refused, target?, params?, missing?, code?, explanation}' } },
   { method: 'get', path: '/v1/messages', summary: 'List messages by state, agent or trace', query: listMessagesQuery, responses: { 200: '{items}' } },
   { method: 'get', path: '/v1/messages/:message_id', summary: 'Status of a message', params: messageIdParams, responses: { 200: 'Status', 404: 'Unknown message', 503: 'In flight and no worker answers' } },
   { method: 'post', path: '/v1/messages/:message_id/cancel', summary: 'Cancel a message', params: messageIdParams, body: cancelBody, responses: { 200: 'Cancelled', 409: 'Already ended' } },

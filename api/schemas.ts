@@ -94,11 +94,24 @@ export const agentCardQuery = z.strictObject({ a2a_version: z.enum(['1.0', '0.3'
 
 const messageId = z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)');
 
+const sessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, '1–128 characters: letters, digits and ._:-');
+/** Parameters for the capability, as its `parameters` schema describes them. */
+const params = z.record(z.string().max(128), z.unknown());
+const routeTarget = z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName.optional() });
+const needsTargetOrIntent = (b: { target?: { capability?: string | undefined } | undefined; intent?: string | undefined }) =>
+  Boolean(b.target?.capability) || Boolean(b.intent?.trim());
+const targetOrIntent = { message: 'give a target with a capability, or an intent for the router', path: ['intent'] };
+
 export const sendMessageBody = z.strictObject({
   /** Idempotency key chosen by the caller; generated when absent. */
   message_id: messageId.optional(),
-  target: z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName }),
+  /** Where the message goes. Without `capability` (or without `target`), the router chooses from `intent`. */
+  target: routeTarget.optional(),
+  /** What the caller wants, in natural language (Chinese or English): routed when no capability is named. */
   intent: z.string().max(10_000).optional(),
+  /** Same session → same agent and instance while it stays healthy and matches. */
+  session_id: sessionId.optional(),
+  params: params.optional(),
   payload: z.unknown().optional(),
   /** ISO date-time after which the message is no longer delivered (state `expired`); at most 30 days ahead. */
   deadline: z.iso.datetime({ offset: true }).optional(),
@@ -106,8 +119,17 @@ export const sendMessageBody = z.strictObject({
   parent_message_id: messageId.optional(),
   /** Where to post the final status (signed with CALLER_WEBHOOK_SECRET), retried for about a day. */
   reply_to: z.strictObject({ url: httpUrl }).optional(),
-});
+}).refine(needsTargetOrIntent, targetOrIntent);
 export type SendMessageBody = z.output<typeof sendMessageBody>;
+
+/** `POST /v1/route`: what the router would do with a message, without sending anything. */
+export const routeBody = z.strictObject({
+  intent: z.string().max(10_000).optional(),
+  target: routeTarget.optional(),
+  session_id: sessionId.optional(),
+  params: params.optional(),
+}).refine(needsTargetOrIntent, targetOrIntent);
+export type RouteBody = z.output<typeof routeBody>;
 
 export const messageIdParams = z.strictObject({ message_id: messageId });
 

@@ -102,6 +102,33 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   /** Port of the worker's Prometheus endpoint (`/metrics`); 0 turns it off. @default 0 */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /**
+   * Similarity provider of the intent router: `auto` (OpenAI-compatible embeddings when EMBEDDINGS_MODEL is set,
+   * else the local models when their files are present, else lexical), `local`, `openai` or `lexical`. @default auto
+   */
+  ROUTER_PROVIDER: z.enum(['auto', 'local', 'openai', 'lexical']).default('auto'),
+  /** Local embedding models, comma-separated (see `npm run models`). @default bge-small-zh-v1.5-q,bge-small-en-v1.5-q */
+  ROUTER_LOCAL_MODELS: z.string().regex(/^[a-z0-9.-]+(,[a-z0-9.-]+)*$/, 'comma-separated model ids').default('bge-small-zh-v1.5-q,bge-small-en-v1.5-q'),
+  /** Share of BM25 in the hybrid match score (0 = embeddings only). @default 0.2 */
+  ROUTER_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.2),
+  /** Refusal threshold on the match score; default: the value fitted for the provider in use (README, Routing). Optional. */
+  ROUTER_THRESHOLD: z.coerce.number().min(-1).max(2).optional(),
+  /** How long a session keeps routing to the same agent and instance, in ms. @default 1800000 (30 min) */
+  ROUTER_SESSION_TTL_MS: positiveMs.default(1_800_000),
+  /** Threads of the local model per process. @default 1 */
+  ROUTER_ONNX_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /** OpenAI-compatible base URL for embeddings (e.g. http://localhost:11434/v1 for Ollama). Optional. */
+  EMBEDDINGS_BASE_URL: z.url().optional(),
+  /** Embedding model name at that endpoint; setting it turns OpenAI-compatible embeddings on. Optional. */
+  EMBEDDINGS_MODEL: z.string().min(1).optional(),
+  /** API key for the embeddings endpoint. Optional. */
+  EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  /** OpenAI-compatible base URL of the LLM used as routing fallback and parameter extractor. Optional. */
+  LLM_BASE_URL: z.url().optional(),
+  /** Chat model name; setting it turns the LLM fallback on. Optional. */
+  LLM_MODEL: z.string().min(1).optional(),
+  /** API key for the LLM endpoint. Optional. */
+  LLM_API_KEY: z.string().min(1).optional(),
   /** Log verbosity of our processes. @default info */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 }).superRefine((env, ctx) => {
@@ -121,6 +148,19 @@ export function circuitPolicy(config: Config) {
     windowMs: config.CIRCUIT_WINDOW_MS,
     openMs: config.CIRCUIT_OPEN_MS,
     maxOpenMs: config.CIRCUIT_MAX_OPEN_MS,
+  };
+}
+
+/** The router's similarity settings. */
+export function matcherSettings(config: Config) {
+  return {
+    provider: config.ROUTER_PROVIDER,
+    localModels: config.ROUTER_LOCAL_MODELS.split(','),
+    lexicalWeight: config.ROUTER_LEXICAL_WEIGHT,
+    onnxThreads: config.ROUTER_ONNX_THREADS,
+    ...(config.EMBEDDINGS_MODEL
+      ? { openai: { model: config.EMBEDDINGS_MODEL, ...(config.EMBEDDINGS_BASE_URL ? { baseURL: config.EMBEDDINGS_BASE_URL } : {}), ...(config.EMBEDDINGS_API_KEY ? { apiKey: config.EMBEDDINGS_API_KEY } : {}) } }
+      : {}),
   };
 }
 

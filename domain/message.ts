@@ -56,11 +56,27 @@ export type ReasonCode =
   | 'agent_failed'
   | 'deadline_exceeded'
   | 'cancelled_by_caller'
-  | 'terminated';
+  | 'terminated'
+  /** The router found no capability matching the intent well enough. */
+  | 'no_route'
+  /** Capabilities match, but none can take the message now (offline, draining, circuit open, at capacity, ACL). */
+  | 'no_eligible_capability'
+  /** The chosen capability needs parameters the intent does not give. */
+  | 'input_required';
 
 export interface Reason {
   code: ReasonCode;
   message: string;
+  /** For `input_required`: the missing parameters. */
+  missing?: string[];
+}
+
+/** How the router chose the target of a message sent with an intent (see domain/router/router.ts). */
+export interface MessageRouting {
+  decided_by: string;
+  provider: string;
+  /** The router's explanation: candidates, scores, ranking, extraction. */
+  explanation: unknown;
 }
 
 export interface MessageTarget {
@@ -90,6 +106,12 @@ export interface MessageInput {
   target: MessageTarget;
   intent?: string;
   payload?: unknown;
+  /** Parameters for the capability: given by the caller or extracted from the intent by the router. */
+  params?: Record<string, unknown>;
+  /** Present when the router chose the target. */
+  routing?: MessageRouting;
+  /** Present when the router refused the message: the run records it and ends `rejected`. */
+  rejection?: Reason;
   /** Where the agent posts its receipt. */
   callback_url: string;
   /** ISO time the api accepted the message. */
@@ -159,6 +181,8 @@ export interface MessageStatus {
   reason?: Reason;
   target: MessageTarget;
   agent?: { agent_id: string; capability: string; instance_id: string };
+  params?: Record<string, unknown>;
+  routing?: MessageRouting;
   attempts: AttemptRecord[];
   result?: unknown;
   error?: AgentError;

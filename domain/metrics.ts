@@ -11,6 +11,7 @@ export function createApiMetrics() {
     registry,
     httpRequests: new Counter({ name: 'reach_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
     httpDuration: new Histogram({ name: 'reach_http_request_duration_seconds', help: 'HTTP request duration', labelNames: ['method', 'route'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers: [registry] }),
+    routingDecisions: new Counter({ name: 'reach_routing_decisions_total', help: 'Router decisions by outcome (routed, input_required, refused code) and deciding stage (explicit, match, session, llm, none)', labelNames: ['outcome', 'stage', 'dry_run'], registers: [registry] }),
     messagesSent: new Counter({ name: 'reach_messages_sent_total', help: 'POST /v1/messages outcomes: accepted, duplicate, conflict, refused', labelNames: ['result'], registers: [registry] }),
     receipts: new Counter({ name: 'reach_receipts_total', help: 'Receipts from agents: applied, duplicate, refused', labelNames: ['result'], registers: [registry] }),
     heartbeats: new Counter({ name: 'reach_heartbeats_total', help: 'Heartbeats received', registers: [registry] }),

@@ -49,6 +49,8 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
     tenant: input.tenant,
     state: 'accepted',
     target: input.target,
+    ...(input.params ? { params: input.params } : {}),
+    ...(input.routing ? { routing: input.routing } : {}),
     attempts: [...(input.redrive?.previous_attempts ?? [])],
     accepted_at: input.accepted_at,
     ...(input.deadline ? { deadline: input.deadline } : {}),
@@ -166,6 +168,7 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
   });
 
   moveTo('routing');
+  if (input.rejection) return finish('rejected', input.rejection);
   // Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can.
   const failed = new InstanceFailures(INSTANCE_FAILURES_BEFORE_FAILOVER);
   // A redriven run numbers its attempts after the earlier runs' ones, with a fresh budget of attempts.

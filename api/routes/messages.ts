@@ -46,6 +46,16 @@ function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object)
       throw new ApiError(422, 'deadline_too_far', 'The deadline is more than 30 days ahead');
     case 'reply_to_unavailable':
       throw new ApiError(422, 'reply_to_unavailable', 'reply_to needs CALLER_WEBHOOK_SECRET to be configured on the gateway');
+    case 'rejected': {
+      // Recorded as a rejected message (GET shows it); the caller learns at once, with the router's reasons.
+      const reason = result.status.reason!;
+      throw new ApiError(422, reason.code, reason.message, {
+        message_id: result.status.message_id,
+        state: result.status.state,
+        ...(reason.missing ? { missing: reason.missing } : {}),
+        routing: result.explanation,
+      });
+    }
   }
 }
 
@@ -57,10 +67,15 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
     const { wait } = parseInput(sendMessageQuery, req.query, 'query');
     const body = parseInput(sendMessageBody, req.body, 'body');
     const result = await deps.messages.send(deps.tenant, body, traceIdOf(req));
+    if (result.kind === 'accepted' || result.kind === 'rejected') {
+      const routing = result.status.routing;
+      if (routing) deps.metrics.routingDecisions.inc({ outcome: result.kind === 'rejected' ? result.status.reason!.code : 'routed', stage: routing.decided_by, dry_run: 'false' });
+    }
     deps.metrics.messagesSent.inc({ result: ['accepted', 'duplicate', 'conflict'].includes(result.kind) ? result.kind : 'refused' });
     if (result.kind === 'accepted' || result.kind === 'duplicate') {
       const { message_id, trace_id } = result.status;
-      deps.logger.info({ message_id, trace_id, agent_id: body.target.agent_id, capability: body.target.capability, result: result.kind }, 'message sent');
+      const { agent_id, capability } = result.status.target;
+      deps.logger.info({ message_id, trace_id, agent_id, capability, routed: Boolean(result.status.routing), result: result.kind }, 'message sent');
     }
     const answer = sendAnswer(result, withLinks);
     if (result.kind === 'accepted') res.location(`/v1/messages/${encodeURIComponent(result.status.message_id)}`);

@@ -20,6 +20,8 @@ import { freePort } from '../../scripts/lib/dev-servers';
 import { createMessageWorker, otelWorkflowModule, workflowsPath } from '../../worker/create-worker';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { Telemetry } from '../../domain/telemetry';
+import { createRouter } from '../../domain/router/create-router';
+import { RoutingStats, routingStatsModel } from '../../domain/router/routing-stats';
 import type { TestServers } from './servers';
 
 const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
@@ -83,6 +85,8 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     DELIVERY_MAX_BACKOFF_MS: '200',
     DELIVERY_TIMEOUT_MS: '2000',
     DEFAULT_ACK_TIMEOUT_MS: '10000',
+    // Tests that need the local models ask for them; the rest skip loading them.
+    ROUTER_PROVIDER: 'lexical',
     ...env,
   });
   const logger = pino({ level: 'silent' });
@@ -97,7 +101,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics: workerMetrics, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats: new RoutingStats(routingStatsModel(mongo)), metrics: workerMetrics, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
     workflowBundle: await workflowBundle(Boolean(options.telemetry)),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
@@ -109,7 +113,8 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     namespace: config.TEMPORAL_NAMESPACE,
     ...(options.telemetry ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
   });
-  const messages = new MessageService({ client, queries: catalogue.queries, config });
+  const router = await createRouter(catalogue, mongo, config, logger);
+  const messages = new MessageService({ client, queries: catalogue.queries, config, router });
 
   /** One api replica: the app on its own port, with its socket hub and socket-delivery worker. */
   const startReplica = async (replicaPort: number): Promise<ApiReplica> => {
@@ -118,6 +123,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
       config,
       catalogue,
       messages,
+      router,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       logger,
       health: {

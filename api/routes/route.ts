@@ -1,0 +1,28 @@
+/** `POST /v1/route`: the router's decision and explanation for an intent, without sending anything. */
+import { Router as ExpressRouter } from 'express';
+import type { ApiMetrics } from '../../domain/metrics';
+import type { RouteDecision, Router } from '../../domain/router/router';
+import { routeBody } from '../schemas';
+import { parseInput } from '../validate';
+
+export function decisionOutcome(decision: RouteDecision): string {
+  return decision.kind === 'refused' ? decision.code : decision.kind;
+}
+
+export function routeRoutes(deps: { router: Pick<Router, 'route'>; tenant: string; metrics: ApiMetrics }): ExpressRouter {
+  const router = ExpressRouter();
+  router.post('/v1/route', async (req, res) => {
+    const body = parseInput(routeBody, req.body, 'body');
+    const decision = await deps.router.route({
+      tenant: deps.tenant,
+      caller: { tenant: deps.tenant },
+      ...(body.intent ? { intent: body.intent } : {}),
+      ...(body.target ? { target: body.target } : {}),
+      ...(body.session_id ? { session_id: body.session_id } : {}),
+      ...(body.params ? { params: body.params } : {}),
+    });
+    deps.metrics.routingDecisions.inc({ outcome: decisionOutcome(decision), stage: decision.explanation.decided_by, dry_run: 'true' });
+    res.json(decision);
+  });
+  return router;
+}

@@ -1,0 +1,47 @@
+/** The router as the api runs it: the in-memory catalogue, circuits, stats and sessions in MongoDB, config. */
+import type { Connection } from 'mongoose';
+import type { Logger } from 'pino';
+import type { Catalogue } from '../catalogue/catalogue';
+import { matcherSettings, type Config } from '../config';
+import { chooseMatcher } from './create-matcher';
+import { OpenAiLlm } from './llm';
+import { Router, type RouterDeps } from './router';
+import { RoutingStats, routingStatsModel } from './routing-stats';
+import { MongoSessionStore, sessionModel } from './session-store';
+
+/**
+ * Refusal thresholds fitted per provider on the fitting splits (CLINC150 val + oos_val and zh-routing dev
+ * together, `npm run bench:routing`); ROUTER_THRESHOLD overrides. Scores of different providers live on
+ * different scales, so each has its own.
+ */
+export const DEFAULT_THRESHOLDS = { local: 0.7, openai: 0.5, lexical: 0.45 } as const;
+
+export async function createRouter(
+  catalogue: Catalogue,
+  connection: Connection,
+  config: Config,
+  logger: Pick<Logger, 'info' | 'warn'>,
+  overrides: Partial<RouterDeps> = {},
+): Promise<Router> {
+  const matcher = await chooseMatcher(matcherSettings(config));
+  logger.info({ provider: matcher.provider }, `router: ${matcher.note}`);
+  const stats = new RoutingStats(routingStatsModel(connection));
+  return new Router({
+    agents: async (tenant) => {
+      await catalogue.index.ensureCurrent(logger);
+      return catalogue.index.agents(tenant);
+    },
+    catalogueVersion: () => catalogue.index.version,
+    matcherFactory: matcher.factory,
+    heartbeat: catalogue.policy,
+    openCircuits: () => catalogue.circuits.openInstanceKeys(),
+    stats: () => stats.snapshot(),
+    sessions: new MongoSessionStore(sessionModel(connection), config.ROUTER_SESSION_TTL_MS),
+    ...(config.LLM_MODEL
+      ? { llm: new OpenAiLlm({ model: config.LLM_MODEL, ...(config.LLM_BASE_URL ? { baseURL: config.LLM_BASE_URL } : {}), ...(config.LLM_API_KEY ? { apiKey: config.LLM_API_KEY } : {}) }) }
+      : {}),
+    threshold: config.ROUTER_THRESHOLD ?? DEFAULT_THRESHOLDS[matcher.kind],
+    now: catalogue.now,
+    ...overrides,
+  });
+}

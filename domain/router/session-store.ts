@@ -1,0 +1,47 @@
+/**
+ * Session stickiness: the capability and instance a session was last routed to, per tenant. Entries older than
+ * the TTL are ignored on read (FerretDB has no TTL indexes) and overwritten by the next routing of the session.
+ */
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { SessionStore } from './router';
+
+interface SessionDoc {
+  /** `tenant/session_id` */
+  _id: string;
+  key: string;
+  instance_id: string;
+  updated_at: Date;
+}
+
+const sessionSchema = new Schema<SessionDoc>(
+  {
+    _id: { type: String, required: true },
+    key: { type: String, required: true },
+    instance_id: { type: String, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'routing_sessions' },
+);
+
+export function sessionModel(connection: Connection): Model<SessionDoc> {
+  return (connection.models.RoutingSession as Model<SessionDoc> | undefined) ?? connection.model<SessionDoc>('RoutingSession', sessionSchema);
+}
+
+export class MongoSessionStore implements SessionStore {
+  constructor(
+    private readonly model: Model<SessionDoc>,
+    private readonly ttlMs: number,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async get(tenant: string, sessionId: string) {
+    const doc = await this.model.findById(`${tenant}/${sessionId}`).lean<SessionDoc>();
+    if (!doc || this.now().getTime() - doc.updated_at.getTime() > this.ttlMs) return undefined;
+    return { key: doc.key, instance_id: doc.instance_id };
+  }
+
+  async set(tenant: string, sessionId: string, value: { key: string; instance_id: string }) {
+    const _id = `${tenant}/${sessionId}`;
+    await this.model.replaceOne({ _id }, { _id, ...value, updated_at: this.now() }, { upsert: true });
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The router through the live api: `POST /v1/route` dry runs, and messages sent with an intent and no capability,
+ * against a real Temporal dev server and FerretDB. Uses the local models when `npm run models` has put them in
+ * the cache (CI does), else the lexical matcher; the cases hold for both.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eventually } from '../helpers/eventually';
+import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
+import { registerAgent, request } from '../helpers/http';
+import { startTestServers, type TestServers } from '../helpers/servers';
+import { startSystem, type TestSystem } from '../helpers/system';
+
+let servers: TestServers;
+let system: TestSystem;
+let refunds: FakeAgent;
+let weather: FakeAgent;
+let refundAgentId: string;
+
+before(async () => {
+  servers = await startTestServers();
+  system = await startSystem(servers, { ROUTER_PROVIDER: 'auto' });
+  refunds = await startFakeAgent();
+  weather = await startFakeAgent();
+  const refund = await registerAgent(system.baseUrl, refunds.url, {
+    name: 'refund-agent',
+    tags: ['售后'],
+    capabilities: [
+      {
+        name: 'request_refund',
+        description: '申请退款：订单的钱退回给买家。Refund an order to the buyer.',
+        tags: ['退款', 'refund'],
+        examples: ['我要退款，订单2024090112', 'please refund order 2024090112'],
+        parameters: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' }, amount: { type: 'number', description: '退款金额' } } },
+      },
+    ],
+  });
+  refundAgentId = refund.agent_id;
+  refunds.secret = refund.secret;
+  const forecast = await registerAgent(system.baseUrl, weather.url, {
+    name: 'weather-agent',
+    capabilities: [{ name: 'forecast', description: 'Weather forecast for a city', tags: ['weather'], examples: ['will it rain tomorrow in Paris', '明天上海下雨吗'] }],
+  });
+  weather.secret = forecast.secret;
+});
+
+after(async () => {
+  await refunds?.stop();
+  await weather?.stop();
+  await system?.stop();
+  await servers?.stop();
+});
+
+describe('routing api', () => {
+  it('routing api - POST /v1/route answers the decision and its explanation, and sends nothing', async () => {
+    const response = await request('POST', `${system.baseUrl}/v1/route`, { intent: '订单2024090112要退款，退35元' });
+    assert.equal(response.status, 200);
+    assert.equal(response.body.kind, 'routed');
+    assert.deepEqual(response.body.target, { agent_id: refundAgentId, capability: 'request_refund', instance_id: 'i1' });
+    assert.deepEqual(response.body.params, { order_id: '2024090112', amount: 35 });
+    assert.equal(response.body.explanation.decided_by, 'match');
+    assert.equal(response.body.explanation.candidates[0].key, `${refundAgentId}/request_refund`);
+    assert.ok(response.body.explanation.candidates[0].match >= response.body.explanation.threshold);
+    assert.equal(refunds.deliveries.length, 0);
+  });
+
+  it('routing api - refusals and bad bodies', async () => {
+    const refused = await request('POST', `${system.baseUrl}/v1/route`, { intent: 'zzzz qqqq xxxx' });
+    assert.equal(refused.status, 200);
+    assert.equal(refused.body.kind, 'refused');
+    assert.equal(refused.body.code, 'no_match');
+    const empty = await request('POST', `${system.baseUrl}/v1/route`, {});
+    assert.equal(empty.status, 400);
+    assert.equal(empty.body.error.code, 'invalid_request');
+    const unknown = await request('POST', `${system.baseUrl}/v1/route`, { target: { agent_id: 'agt_nobody', capability: 'x' } });
+    assert.equal(unknown.body.code, 'unknown_agent');
+  });
+
+  it('routing api - a message with an intent only is routed, delivered with its parameters, and processed', async () => {
+    refunds.behave(acceptAndConfirm);
+    const messageId = `routed-${Date.now()}`;
+    const sent = await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, intent: 'please refund order 2024090577 now' });
+    assert.equal(sent.status, 202);
+    assert.deepEqual(sent.body.target, { agent_id: refundAgentId, capability: 'request_refund' });
+    assert.equal(sent.body.routing.decided_by, 'match');
+    const status = await eventually('processed', async () => {
+      const r = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+      return r.body.state === 'processed' ? r.body : undefined;
+    });
+    assert.deepEqual(status.params, { order_id: '2024090577' });
+    assert.equal(status.routing.explanation.candidates[0].key, `${refundAgentId}/request_refund`);
+    const delivery = refunds.deliveries.find((d) => d.body.message_id === messageId)!;
+    assert.deepEqual(delivery.body.params, { order_id: '2024090577' });
+    assert.equal(delivery.body.capability, 'request_refund');
+  });
+
+  it('routing api - missing required parameters: 422 input_required naming them, recorded as rejected', async () => {
+    const messageId = `needs-input-${Date.now()}`;
+    const sent = await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, intent: '我要退款' });
+    assert.equal(sent.status, 422);
+    assert.equal(sent.body.error.code, 'input_required');
+    assert.deepEqual(sent.body.error.details.missing, ['order_id']);
+    const status = await eventually('rejected', async () => {
+      const r = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+      return r.body?.state === 'rejected' ? r.body : undefined;
+    });
+    assert.equal(status.reason.code, 'input_required');
+    assert.ok(!refunds.deliveries.some((d) => d.body.message_id === messageId));
+    const again = await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, intent: '我要退款' });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.state, 'rejected');
+  });
+
+  it('routing api - no capability fits: 422 no_route, nothing delivered', async () => {
+    const sent = await request('POST', `${system.baseUrl}/v1/messages`, { intent: 'zzzz qqqq xxxx' });
+    assert.equal(sent.status, 422);
+    assert.equal(sent.body.error.code, 'no_route');
+    assert.equal(sent.body.error.details.state, 'rejected');
+    assert.ok(Array.isArray(sent.body.error.details.routing.candidates));
+  });
+});
