@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadConfigOrExit, type Config } from '../domain/config';
+import { obtainModel } from '../domain/router/embeddings/model-files';
 import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
 import { portAcceptsConnections, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from './lib/dev-servers';
 import { startTemporalBySdkDownload } from './lib/sdk-temporal';
@@ -79,6 +80,12 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
     started.env.TEMPORAL_ADDRESS = temporal.address;
     started.env.TEMPORAL_UI_URL ??= `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
     started.lines.push(`Temporal     ${temporal.address} (history in ${options.dbFile})`);
+  }
+  if (config.ROUTER_PROVIDER === 'auto' || config.ROUTER_PROVIDER === 'local') {
+    const models = config.ROUTER_LOCAL_MODELS.split(',');
+    const found = [];
+    for (const id of models) found.push(await obtainModel(id, (line) => say(`model ${id}: ${line}`)));
+    started.lines.push(`Router       ${found.every(Boolean) ? `local models ${models.join(' + ')}` : 'lexical matching (local models unavailable)'}`);
   }
   if (!process.env.CALLER_WEBHOOK_SECRET) {
     started.env.CALLER_WEBHOOK_SECRET = callerWebhookSecret(dataDir);

@@ -5,6 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { DEFAULT_LOCAL_MODELS } from '../domain/router/create-matcher';
+import { obtainModel } from '../domain/router/embeddings/model-files';
 import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
 
 const ROOT = resolve(__dirname, '..');
@@ -28,6 +30,11 @@ async function main(): Promise<void> {
   if ('sdkDownload' in temporal) throw new Error(`the tests need the Temporal CLI: ${temporal.reason}`);
   const ferret = await resolveFerretDb(log);
   log(`Temporal CLI: ${temporal.path} (${temporal.source}); FerretDB: ${ferret.path} (${ferret.source})`);
+  // The router's local models (the routing tests fall back to lexical matching when they cannot be had).
+  for (const id of DEFAULT_LOCAL_MODELS) {
+    const files = await obtainModel(id, (line) => log(`model ${id}: ${line}`));
+    log(files ? `model ${id}: ${files.model}` : `model ${id}: unavailable, routing tests use lexical matching`);
+  }
   const result = spawnSync(
     process.execPath,
     ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files],
