@@ -52,6 +52,15 @@ async function showMessage(id) {
   attempts.append(row(['attempt', 'outcome', 'instance', 'HTTP', 'latency ms', 'error']));
   for (const a of s.attempts) attempts.append(row([a.attempt, el('span', a.outcome, a.outcome), a.instance_id ?? '', a.http_status ?? '', a.latency_ms, a.error ?? '']));
   detail.append(attempts);
+  if (s.routing) {
+    const r = s.routing.explanation;
+    detail.append(el('h3', 'Routing: decided by ' + s.routing.decided_by + ' (' + s.routing.provider + ', threshold ' + r.threshold + ')'));
+    const candidates = el('table'); candidates.id = 'routing';
+    candidates.append(row(['candidate', 'match', 'semantic', 'rules', 'eligible']));
+    for (const c of r.candidates) candidates.append(row([el('code', c.key), c.match, c.semantic, c.rules.join(', '), c.eligible ? 'yes' : (c.reason ?? 'no')]));
+    detail.append(candidates);
+    if (s.params) detail.append(el('pre', 'params ' + JSON.stringify(s.params)));
+  }
   if (s.result !== undefined) detail.append(el('pre', JSON.stringify(s.result, null, 2)));
 }
 

@@ -123,6 +123,23 @@ export function buildProgram(): Command {
     );
   });
 
+  program
+    .command('route <intent...>')
+    .description('dry run of the router: which capability an intent would reach, and why')
+    .action(async (words: string[]) => {
+      const decision = await call(ctx(), 'POST', '/v1/route', { intent: words.join(' ') });
+      print(ctx(), decision, () => {
+        const head =
+          decision.kind === 'refused'
+            ? `refused (${decision.code}): ${decision.message}`
+            : `${decision.target.agent_id}/${decision.target.capability} on ${decision.target.instance_id}, by ${decision.explanation.decided_by}` +
+              (decision.kind === 'input_required' ? `; missing ${decision.missing.join(', ')}` : '') +
+              `; params ${JSON.stringify(decision.params)}`;
+        const rows = decision.explanation.candidates.map((c: any) => `  ${c.key}  match ${c.match}${c.rules.length ? `  rules ${c.rules.join(',')}` : ''}${c.eligible ? '' : `  (${c.reason})`}`);
+        return [head, `candidates (threshold ${decision.explanation.threshold}, ${decision.explanation.provider}):`, ...rows].join('\n');
+      });
+    });
+
   program.command('redrive <message_id>').action(async (messageId: string) => {
     const status = await call(ctx(), 'POST', `/v1/messages/${messageId}/redrive`);
     print(ctx(), status, () => `${messageId}: redriven (${status.redrives.length} redrive${status.redrives.length === 1 ? '' : 's'})`);

@@ -76,4 +76,13 @@ describe('cli', () => {
     const { stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/reach.ts'), '--api', 'http://127.0.0.1:9', 'status', 'x'], { cwd: ROOT }).catch((e) => e as { stderr: string });
     assert.match(stderr, /cannot reach the api/);
   });
+
+  it('cli - route shows the decision for an intent, and the candidates', async () => {
+    const routed = await reach('route', 'Echoes', 'the', 'payload', 'back');
+    assert.equal(routed.code, 0);
+    assert.match(routed.stdout, new RegExp(`^${agentId}/echo on i1, by match; params \\{\\}`));
+    assert.match(routed.stdout, /candidates \(threshold [0-9.]+, lexical\):/);
+    const refused = JSON.parse((await reach('--json', 'route', 'zzzz', 'qqqq')).stdout) as { kind: string; code: string };
+    assert.deepEqual([refused.kind, refused.code], ['refused', 'no_match']);
+  });
 });
