@@ -38,7 +38,10 @@ async function qualitySet(set: RoutingDataset, provider: string, limit?: number)
   const buildMs = performance.now() - buildStarted;
   const sample = <T>(rows: T[]) => (limit ? rows.filter((_, i) => i % Math.ceil(rows.length / limit) === 0) : rows);
   const fitRows = await routeAll(router, sample(set.fit), progress(`${set.name}/${provider} fit`));
-  const fit = fitThreshold(toScored(fitRows));
+  const balanced = fitThreshold(toScored(fitRows));
+  // The issue's goals set a refusal floor (CLINC150: ≥ 60 % out-of-scope recall; ours: ≥ 90 % refusals).
+  const floor = set.test ? 0.6 : 0.9;
+  const floored = fitThreshold(toScored(fitRows), { minRefusal: floor });
   const testRows = set.test ? await routeAll(router, sample(set.test), progress(`${set.name}/${provider} test`)) : undefined;
   process.stdout.write('\n');
   return {
@@ -46,8 +49,8 @@ async function qualitySet(set: RoutingDataset, provider: string, limit?: number)
     capabilities: candidatesOf(set.agents).length,
     index_build_ms: Math.round(buildMs),
     fitted_on: set.test ? 'val + oos_val' : 'dev (no held-out split)',
-    fit: report(fitRows, fit.threshold),
-    ...(testRows ? { test: report(testRows, fit.threshold) } : {}),
+    balanced_threshold: { fit: report(fitRows, balanced.threshold), ...(testRows ? { test: report(testRows, balanced.threshold) } : {}) },
+    [`refusal_floor_${floor}`]: { fit: report(fitRows, floored.threshold), ...(testRows ? { test: report(testRows, floored.threshold) } : {}) },
   };
 }
 

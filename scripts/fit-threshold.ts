@@ -1,8 +1,9 @@
 /**
- * `npm run fit-threshold -- FILE [--catalog CATALOG.json] [--provider local|lexical]`
+ * `npm run fit-threshold -- FILE [--catalog CATALOG.json] [--provider local|lexical] [--min-refusal 0.9]`
  * Fits the router's refusal threshold on labelled requests (JSON lines: {"text", "expected": "agent/capability"
  * or null, "acceptable"?: [...]}) against a catalogue ({"agents": [cards as registered]}; default: the zh-routing
- * catalogue). Deterministic: the same data and provider give the same threshold. Prints ROUTER_THRESHOLD=….
+ * catalogue). By default it balances in-scope accuracy and refusals; `--min-refusal R` maximises in-scope accuracy
+ * while refusing at least R of the out-of-scope requests. Deterministic: the same data and provider give the same threshold. Prints ROUTER_THRESHOLD=….
  * Fit on training or validation data only, never on what you report as a test.
  */
 import { readFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { report, routeAll, scoringRouter, toScored } from './lib/routing-eval';
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { catalog: { type: 'string' }, provider: { type: 'string', default: 'auto' } },
+    options: { catalog: { type: 'string' }, provider: { type: 'string', default: 'auto' }, 'min-refusal': { type: 'string' } },
   });
   const file = positionals[0];
   if (!file) throw new Error('usage: npm run fit-threshold -- FILE.jsonl [--catalog CATALOG.json] [--provider auto|local|lexical]');
@@ -28,7 +29,8 @@ async function main(): Promise<void> {
   const matcher = await chooseMatcher({ provider: values.provider as 'auto', localModels: DEFAULT_LOCAL_MODELS, lexicalWeight: DEFAULT_LEXICAL_WEIGHT });
   console.error(`provider: ${matcher.note}; ${requests.length} requests; catalogue ${catalogFile}`);
   const routed = await routeAll(scoringRouter(catalog.agents.map((a) => agentFromCard(a, 'bench')), matcher.factory), requests);
-  const fit = fitThreshold(toScored(routed));
+  const minRefusal = values['min-refusal'] === undefined ? undefined : Number(values['min-refusal']);
+  const fit = fitThreshold(toScored(routed), minRefusal === undefined ? {} : { minRefusal });
   const { p50_decision_ms, p95_decision_ms, ...quality } = report(routed, fit.threshold);
   console.error(JSON.stringify({ provider: matcher.provider, ...quality }, null, 2));
   console.log(`ROUTER_THRESHOLD=${fit.threshold}`);

@@ -162,6 +162,11 @@ describe('router stages', () => {
     assert.equal(fit.in_scope_accuracy, 2 / 3);
     assert.equal(fit.refusal_rate, 1);
     assert.deepEqual(evaluate(samples, 0.95), { threshold: 0.95, in_scope_accuracy: 0, refusal_rate: 1 });
+    // A refusal floor of 50 %: the lowest threshold that still refuses one of the two out-of-scope requests.
+    const floored = fitThreshold(samples, { minRefusal: 0.5 });
+    assert.ok(floored.threshold > 0.5 && floored.threshold <= 0.6, String(floored.threshold));
+    assert.equal(floored.in_scope_accuracy, 2 / 3);
+    assert.equal(floored.refusal_rate, 0.5);
   });
 });
 
