@@ -47,7 +47,8 @@ const validCapability = [{ name: 'echo' }];
 const cases: Case[] = [
   { name: 'malformed JSON', method: 'POST', path: '/v1/messages', body: '{"target":', status: 400, code: 'invalid_json' },
   { name: 'JSON that is not an object', method: 'POST', path: '/v1/messages', body: '"hello"', status: 400, code: 'invalid_json' },
-  { name: 'message without target', method: 'POST', path: '/v1/messages', body: { intent: 'hi' }, status: 400, code: 'invalid_request' },
+  { name: 'message with neither a capability nor an intent', method: 'POST', path: '/v1/messages', body: { payload: { a: 1 } }, status: 400, code: 'invalid_request' },
+  { name: 'message with a blank intent and no capability', method: 'POST', path: '/v1/messages', body: { intent: '   ', target: { agent_id: 'agt_x' } }, status: 400, code: 'invalid_request' },
   { name: 'target agent_id mistyped', method: 'POST', path: '/v1/messages', body: { target: { agent_id: 7, capability: 'echo' } }, status: 400, code: 'invalid_request' },
   { name: 'unknown field', method: 'POST', path: '/v1/messages', body: () => ({ target: { agent_id: agentId, capability: 'echo' }, colour: 'red' }), status: 400, code: 'invalid_request' },
   { name: 'message_id with a slash', method: 'POST', path: '/v1/messages', body: () => ({ message_id: 'a/b', target: { agent_id: agentId, capability: 'echo' } }), status: 400, code: 'invalid_request' },
@@ -87,7 +88,7 @@ describe('api errors - bad input', () => {
   }
 
   it('api errors - invalid fields are named in details', async () => {
-    const response = await request('POST', `${system.baseUrl}/v1/messages`, { target: { agent_id: 7 } });
+    const response = await request('POST', `${system.baseUrl}/v1/messages`, { target: { agent_id: 7, capability: 5 } });
     assert.equal(response.status, 400);
     assert.deepEqual(
       response.body.error.details.map((d: { location: string }) => d.location).sort(),
