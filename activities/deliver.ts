@@ -4,6 +4,7 @@ import type { AgentQueries, DeliveryTarget } from '../domain/catalogue/agent-que
 import type { CircuitStore } from '../domain/circuit-store';
 import type { WorkerMetrics } from '../domain/metrics';
 import type { Logger } from 'pino';
+import { checkEndpoint, type EndpointPolicy } from '../domain/endpoint-policy';
 import { signatureHeaders } from '../domain/signing';
 import type { MessageInput } from '../domain/message';
 import { classifyResponse, type DeliveryVerdict } from './classify-response';
@@ -30,6 +31,8 @@ export interface DeliverDeps {
   circuits: Pick<CircuitStore, 'record'>;
   metrics?: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliveryLatency' | 'retries'>;
   logger?: Pick<Logger, 'info'>;
+  /** The SSRF policy, checked before each attempt (the host may resolve elsewhere than at registration). */
+  endpointPolicy?: EndpointPolicy;
 }
 
 /** Whether an answer counts against the instance's health: only what is not the message's fault. */
@@ -111,6 +114,10 @@ export function createDeliver(deps: DeliverDeps) {
         latency_ms: latency,
       };
     };
+    if (deps.endpointPolicy) {
+      const verdict = await checkEndpoint(target.endpoint, deps.endpointPolicy);
+      if (!verdict.allowed) return finish({ kind: 'refused', error: `endpoint not allowed: ${verdict.reason}` });
+    }
     const body = JSON.stringify(deliveryEnvelope(message, target, attempt));
     const signed = signatureHeaders(await deps.queries.signingSecrets(target.agent_id), message.message_id, new Date(started), body);
     let response: Response;

@@ -11,6 +11,7 @@ import {
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import { context, contextForTrace } from '../domain/telemetry';
 import type { AgentDoc } from '../domain/catalogue/models';
+import type { Caller } from '../domain/keys/api-key';
 import type { Config } from '../domain/config';
 import { canonicalJson, newMessageId, sha256Hex } from '../domain/ids';
 import type { DeliveryPolicy, MessageInput, MessageState, MessageStatus, MessageTarget, ReceiptOutcome } from '../domain/message';
@@ -23,6 +24,8 @@ export type SendResult =
   | { kind: 'conflict'; message_id: string }
   | { kind: 'unknown_agent' }
   | { kind: 'unknown_capability' }
+  /** The capability's ACL does not admit the caller; `reason` is for admins only. */
+  | { kind: 'forbidden'; reason: string }
   | { kind: 'deadline_passed' }
   | { kind: 'deadline_too_far' }
   | { kind: 'reply_to_unavailable' };
@@ -84,7 +87,9 @@ export class MessageService {
     };
   }
 
-  async send(tenant: string, body: SendMessageBody, traceId: string): Promise<SendResult> {
+  /** Sends on behalf of `caller`, in its tenant; the target capability's ACL must admit it (now and at every attempt). */
+  async send(caller: Caller, body: SendMessageBody, traceId: string): Promise<SendResult> {
+    const tenant = caller.tenant;
     const messageId = body.message_id ?? newMessageId();
     const bodyHash = sha256Hex(
       canonicalJson({
@@ -107,8 +112,9 @@ export class MessageService {
       if (remaining > MAX_DEADLINE_MS) return { kind: 'deadline_too_far' };
     }
     // An agent with no instance available right now is fine: the workflow retries until one comes back.
-    const lookup = await this.deps.queries.findTarget(tenant, body.target.agent_id, body.target.capability);
+    const lookup = await this.deps.queries.findTarget(tenant, body.target.agent_id, body.target.capability, [], caller);
     if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') return { kind: lookup.kind };
+    if (lookup.kind === 'forbidden') return lookup;
 
     const acceptedAt = (this.deps.now?.() ?? new Date()).toISOString();
     const input: MessageInput = {
@@ -122,6 +128,7 @@ export class MessageService {
       ...(body.deadline ? { deadline: new Date(body.deadline).toISOString() } : {}),
       ...(body.reply_to ? { reply_to: { url: body.reply_to.url, retry_initial_ms: this.deps.config.CALLER_WEBHOOK_RETRY_INITIAL_MS } } : {}),
       callback_url: `${this.deps.config.PUBLIC_URL}/v1/callback`,
+      caller: { tenant, key_id: caller.key_id, scopes: caller.scopes },
       accepted_at: acceptedAt,
       policy: this.policy(),
     };

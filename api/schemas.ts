@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { SEARCH_STATES } from '../domain/catalogue/agent-queries';
 import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../domain/ids';
+import { KEY_ID_PATTERN, scopeSchema } from '../domain/keys/api-key';
 import { MESSAGE_STATES } from '../domain/message';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -27,6 +28,14 @@ export const capabilityInput = z.strictObject({
   max_delivery_ms: z.number().int().min(1000).max(30 * 24 * 3600 * 1000).optional(),
   /** Deliveries of this capability one instance takes at once. */
   max_concurrency: z.number().int().min(1).max(100_000).optional(),
+  /** Who may reach it: callers holding one of `scopes`, or the API keys `key_ids`. Absent → every caller of the tenant. */
+  acl: z
+    .strictObject({
+      scopes: z.array(scopeSchema).min(1).max(20).optional(),
+      key_ids: z.array(z.string().regex(KEY_ID_PATTERN, 'a key id is 12 hex digits')).min(1).max(100).optional(),
+    })
+    .refine((acl) => acl.scopes || acl.key_ids, { message: 'give scopes or key_ids (or leave acl out)' })
+    .optional(),
 });
 
 const instanceId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1–64 letters, digits and ._-');
@@ -49,7 +58,8 @@ export const registerAgentBody = z
     tags: z.array(tag).max(50).optional(),
     endpoint: httpUrl.optional(),
     instances: z.array(instanceInput).min(1).max(50).optional(),
-    capabilities: z.array(capabilityInput).min(1).max(100),
+    /** At most MAX_CAPABILITIES_PER_AGENT (checked by the route; 1000 is the hard ceiling). */
+    capabilities: z.array(capabilityInput).min(1).max(1000),
   })
   .refine((body) => !(body.endpoint && body.instances), {
     message: 'give either endpoint or instances, not both',
@@ -143,3 +153,12 @@ export const sendMessageQuery = z.strictObject({
 });
 
 export const redriveBody = z.strictObject({ deadline: z.iso.datetime({ offset: true }).optional() }).optional();
+
+export const createKeyBody = z.strictObject({
+  /** A label for people. */
+  name: z.string().min(1).max(128).optional(),
+  /** `read`, `send`, `register`, `admin`, or custom scopes that capability ACLs name. */
+  scopes: z.array(scopeSchema).min(1).max(20),
+});
+
+export const keyIdParams = z.strictObject({ key_id: z.string().regex(KEY_ID_PATTERN, 'a key id is 12 hex digits') });

@@ -1,4 +1,5 @@
 /** `npm run worker`: the Temporal worker (workflows + activities), as production runs it (any number of replicas). */
+import { endpointPolicy } from '../domain/endpoint-policy';
 import { createCatalogue } from '../domain/catalogue/catalogue';
 import { catalogueModels } from '../domain/catalogue/models';
 import { loadConfigOrExit } from '../domain/config';
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...(telemetry ? { telemetry } : {}),
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics, logger, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics, logger, fetch: globalThis.fetch, now: Date.now, endpointPolicy: endpointPolicy(config), ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.

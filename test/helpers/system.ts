@@ -14,6 +14,10 @@ import { replicaTaskQueue, startSocketWorker } from '../../api/ws/socket-worker'
 import { createCatalogue, type Catalogue } from '../../domain/catalogue/catalogue';
 import { catalogueModels, initCatalogueModels } from '../../domain/catalogue/models';
 import { loadConfig, type Config } from '../../domain/config';
+import { endpointPolicy } from '../../domain/endpoint-policy';
+import { configKeyEntry } from '../../domain/keys/config-keys';
+import { createApiKeyStore, type ApiKeyStore } from '../../domain/keys/key-store';
+import { TEST_API_KEY } from './http';
 import { createApiMetrics, createWorkerMetrics, type WorkerMetrics } from '../../domain/metrics';
 import { connectMongo } from '../../domain/connections';
 import { freePort } from '../../scripts/lib/dev-servers';
@@ -44,6 +48,8 @@ export interface TestSystem {
   config: Config;
   client: Client;
   catalogue: Catalogue;
+  /** Callers' API keys: `keys.create(tenant, {scopes}, 'test')` makes a key of any tenant. */
+  keys: ApiKeyStore;
   mongo: mongoose.Connection;
   workerMetrics: WorkerMetrics;
   /** Another api replica on the same database and Temporal (WebSocket tests). */
@@ -83,6 +89,9 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     DELIVERY_MAX_BACKOFF_MS: '200',
     DELIVERY_TIMEOUT_MS: '2000',
     DEFAULT_ACK_TIMEOUT_MS: '10000',
+    API_KEYS: configKeyEntry('default', ['admin'], TEST_API_KEY),
+    // Fake agents and receivers listen on 127.0.0.1.
+    ENDPOINT_ALLOW_LOOPBACK: 'true',
     ...env,
   });
   const logger = pino({ level: 'silent' });
@@ -90,6 +99,8 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   const models = catalogueModels(mongo);
   await initCatalogueModels(models);
   const catalogue = createCatalogue(models, config, options.now);
+  const keys = createApiKeyStore(mongo, config, options.now);
+  await keys.init();
 
   const workerMetrics = createWorkerMetrics();
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -97,7 +108,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics: workerMetrics, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics: workerMetrics, fetch: globalThis.fetch, now: Date.now, endpointPolicy: endpointPolicy(config), ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
     workflowBundle: await workflowBundle(Boolean(options.telemetry)),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
@@ -118,6 +129,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
       config,
       catalogue,
       messages,
+      keys,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       logger,
       health: {
@@ -150,6 +162,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     config,
     client,
     catalogue,
+    keys,
     mongo,
     workerMetrics,
     async startReplica() {

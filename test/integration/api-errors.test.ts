@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually } from '../helpers/eventually';
 import { startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
-import { registerAgent, request } from '../helpers/http';
+import { registerAgent, request, TEST_API_KEY } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 
@@ -118,11 +118,11 @@ describe('api errors - bad input', () => {
       const found = text.split('\n').find((l) => l.startsWith(`${line} `));
       return found ? Number(found.slice(line.length + 1)) : 0;
     };
-    const before = await (await fetch(`${system.baseUrl}/metrics`)).text();
+    const before = await (await fetch(`${system.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } })).text();
     const sent = await request('POST', `${system.baseUrl}/v1/messages`, { target: { agent_id: agentId, capability: 'echo' } });
     assert.equal(sent.status, 202);
     await request('POST', `${system.baseUrl}/v1/messages`, { target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } });
-    const after = await (await fetch(`${system.baseUrl}/metrics`)).text();
+    const after = await (await fetch(`${system.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } })).text();
     assert.equal(metric(after, 'reach_messages_sent_total{result="accepted"}'), metric(before, 'reach_messages_sent_total{result="accepted"}') + 1);
     assert.equal(metric(after, 'reach_messages_sent_total{result="refused"}'), metric(before, 'reach_messages_sent_total{result="refused"}') + 1);
     assert.ok(metric(after, 'reach_http_requests_total{method="POST",route="/v1/messages",status="202"}') >= 1);

@@ -1,0 +1,35 @@
+/**
+ * Who may reach a capability. A capability without `acl` is open to every caller of its tenant; with one, a
+ * caller needs one of its `scopes` or to be one of its `key_ids`. `admin` holds only the built-in scopes, so a
+ * custom scope (e.g. `refunds`) admits no one else: an admin who needs to reach it gives a key that scope. Pure: the router and message intake both call it.
+ */
+import { hasScope, type Caller } from './keys/api-key';
+
+export interface CapabilityAcl {
+  /** Any one of these scopes admits the caller. */
+  scopes?: string[];
+  /** These API keys are admitted. */
+  key_ids?: string[];
+}
+
+export interface Reachable {
+  /** The tenant of the agent offering the capability. */
+  tenant: string;
+  acl?: CapabilityAcl;
+}
+
+export interface AclVerdict {
+  allowed: boolean;
+  /** Why not, for admins' eyes only (it names what would admit the caller). */
+  reason?: string;
+}
+
+export function canReach(caller: Caller, capability: Reachable): AclVerdict {
+  if (caller.tenant !== capability.tenant) return { allowed: false, reason: 'the capability belongs to another tenant' };
+  const acl = capability.acl;
+  if (!acl) return { allowed: true };
+  if (acl.key_ids?.includes(caller.key_id)) return { allowed: true };
+  if (acl.scopes?.some((scope) => hasScope(caller, scope))) return { allowed: true };
+  const needs = [...(acl.scopes ?? []).map((s) => `scope "${s}"`), ...(acl.key_ids?.length ? [`one of ${acl.key_ids.length} listed keys`] : [])];
+  return { allowed: false, reason: `key ${caller.key_id} has scopes [${caller.scopes.join(', ')}]; the capability needs ${needs.join(' or ') || 'an explicit grant'}` };
+}
