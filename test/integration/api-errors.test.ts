@@ -67,7 +67,7 @@ const cases: Case[] = [
   { name: 'unknown agent id', method: 'GET', path: '/v1/agents/agt_000000000000000000000000', status: 404, code: 'agent_not_found' },
   { name: 'unknown message id', method: 'GET', path: '/v1/messages/never-sent', status: 404, code: 'message_not_found' },
   { name: 'message id with a NUL byte', method: 'GET', path: '/v1/messages/a%00b', status: 400, code: 'invalid_request' },
-  { name: 'callback without a secret', method: 'POST', path: '/v1/callback', body: { message_id: 'm', status: 'processed' }, status: 401, code: 'unauthenticated' },
+  { name: 'callback without a secret', method: 'POST', path: '/v1/callback', body: { message_id: 'm', status: 'processed' }, headers: { authorization: '' }, status: 401, code: 'unauthenticated' },
   { name: 'callback with a wrong secret', method: 'POST', path: '/v1/callback', body: { message_id: 'm', status: 'processed' }, headers: { authorization: 'Bearer ars_wrong' }, status: 401, code: 'invalid_secret' },
   { name: 'unknown route', method: 'POST', path: '/v1/nothing', body: {}, status: 404, code: 'not_found' },
 ];
