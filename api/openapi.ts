@@ -80,7 +80,7 @@ const ERROR_BODY = {
   properties: {
     error: {
       type: 'object',
-      required: ['code', 'message'],
+      required: ['code', 'message', 'details'],
       properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} },
     },
   },

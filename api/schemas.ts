@@ -4,9 +4,10 @@ import { SEARCH_STATES } from '../domain/catalogue/agent-queries';
 import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../domain/ids';
 import { KEY_ID_PATTERN, scopeSchema } from '../domain/keys/api-key';
 import { MESSAGE_STATES } from '../domain/message';
+import { anyJson, label, prose } from './text';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const tag = z.string().min(1).max(64);
+const tag = label(64);
 const jsonSchemaObject = z.record(z.string(), z.unknown());
 
 export const capabilityName = z
@@ -15,11 +16,11 @@ export const capabilityName = z
 
 export const capabilityInput = z.strictObject({
   name: capabilityName,
-  description: z.string().max(4000).optional(),
+  description: prose(4000).optional(),
   tags: z.array(tag).max(50).optional(),
   parameters: jsonSchemaObject.optional(),
   returns: jsonSchemaObject.optional(),
-  examples: z.array(z.string().min(1).max(1000)).max(50).optional(),
+  examples: z.array(label(1000)).max(50).optional(),
   /** How long to wait for the processed receipt after delivery, in ms. */
   ack_timeout_ms: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
   /** Delivery attempts for this capability before the message fails (default DELIVERY_MAX_ATTEMPTS). */
@@ -52,9 +53,9 @@ export const instanceInput = z
 
 export const registerAgentBody = z
   .strictObject({
-    name: z.string().min(1).max(128),
-    version: z.string().min(1).max(64).optional(),
-    description: z.string().max(4000).optional(),
+    name: label(128),
+    version: label(64).optional(),
+    description: prose(4000).optional(),
     tags: z.array(tag).max(50).optional(),
     endpoint: httpUrl.optional(),
     instances: z.array(instanceInput).min(1).max(50).optional(),
@@ -86,10 +87,10 @@ export const heartbeatBody = z.strictObject({
 });
 
 export const searchAgentsQuery = z.strictObject({
-  tag: z.string().min(1).max(64).optional(),
-  capability: z.string().min(1).max(64).optional(),
+  tag: label(64).optional(),
+  capability: label(64).optional(),
   state: z.enum(SEARCH_STATES).optional(),
-  q: z.string().min(1).max(200).optional(),
+  q: label(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: agentId.optional(),
 });
@@ -108,8 +109,8 @@ export const sendMessageBody = z.strictObject({
   /** Idempotency key chosen by the caller; generated when absent. */
   message_id: messageId.optional(),
   target: z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName }),
-  intent: z.string().max(10_000).optional(),
-  payload: z.unknown().optional(),
+  intent: prose(10_000).optional(),
+  payload: anyJson.optional(),
   /** ISO date-time after which the message is no longer delivered (state `expired`); at most 30 days ahead. */
   deadline: z.iso.datetime({ offset: true }).optional(),
   /** The message this one was sent on behalf of (an agent passing work on): links the hops of a trace. */
@@ -133,14 +134,14 @@ export const listMessagesQuery = z.strictObject({
 export const callbackBody = z.strictObject({
   message_id: messageId,
   status: z.enum(['processed', 'failed']),
-  result: z.unknown().optional(),
+  result: anyJson.optional(),
   error: z
-    .strictObject({ code: z.string().max(128).optional(), message: z.string().max(4000), retryable: z.boolean().optional() })
+    .strictObject({ code: label(128).optional(), message: prose(4000), retryable: z.boolean().optional() })
     .optional(),
 });
 export type CallbackBody = z.output<typeof callbackBody>;
 
-export const cancelBody = z.strictObject({ reason: z.string().max(1000).optional() }).optional();
+export const cancelBody = z.strictObject({ reason: prose(1000).optional() }).optional();
 
 /** `?wait=30s` (or `1500ms`): how long POST /v1/messages may hold the request for the outcome; at most 120 s. */
 export const sendMessageQuery = z.strictObject({
@@ -156,7 +157,7 @@ export const redriveBody = z.strictObject({ deadline: z.iso.datetime({ offset: t
 
 export const createKeyBody = z.strictObject({
   /** A label for people. */
-  name: z.string().min(1).max(128).optional(),
+  name: label(128).optional(),
   /** `read`, `send`, `register`, `admin`, or custom scopes that capability ACLs name. */
   scopes: z.array(scopeSchema).min(1).max(20),
 });

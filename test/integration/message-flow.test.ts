@@ -56,7 +56,8 @@ async function twoInstanceAgent(a: FakeAgent, b: FakeAgent, capability: Record<s
 
 before(async () => {
   servers = await startTestServers();
-  system = await startSystem(servers, { CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100' });
+  // The shared agent registers once and never beats: it must stay online however long a loaded machine takes.
+  system = await startSystem(servers, { CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100', HEARTBEAT_TTL_MS: '3600000' });
   agent = await startFakeAgent();
   const registered = await registerAgent(system.baseUrl, agent.url);
   agentId = registered.agent_id;
