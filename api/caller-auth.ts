@@ -4,7 +4,7 @@
  * (agent-auth.ts), so a bearer token that is not shaped like an API key is left to them.
  */
 import type { RequestHandler, Response } from 'express';
-import { hasScope, looksLikeApiKey, type BuiltInScope, type Caller } from '../domain/keys/api-key';
+import { hasScope, looksLikeApiKey, type BuiltInScope, type Caller, type METRICS_SCOPE } from '../domain/keys/api-key';
 import type { ApiKeyStore } from '../domain/keys/key-store';
 import type { RateLimiter } from '../domain/rate-limiter';
 import { bearerSecret } from './agent-auth';
@@ -38,7 +38,7 @@ export function identifyCaller(keys: Pick<ApiKeyStore, 'authenticate'>, limiter:
 }
 
 /** The caller, who must hold `scope` (401 without a key, 403 without the scope). */
-export function requireCaller(res: Response, scope: BuiltInScope): Caller {
+export function requireCaller(res: Response, scope: BuiltInScope | typeof METRICS_SCOPE): Caller {
   const caller = callerOf(res);
   if (!caller) throw new ApiError(401, 'unauthenticated', 'Send an API key as "Authorization: Bearer rk_…"');
   if (!hasScope(caller, scope)) {
@@ -48,7 +48,7 @@ export function requireCaller(res: Response, scope: BuiltInScope): Caller {
 }
 
 /** Route middleware form of {@link requireCaller}. */
-export function needs(scope: BuiltInScope): RequestHandler {
+export function needs(scope: BuiltInScope | typeof METRICS_SCOPE): RequestHandler {
   return (_req, res, next) => {
     requireCaller(res, scope);
     next();

@@ -4,7 +4,7 @@
  * valid OpenAPI 3.1.
  */
 import { z } from 'zod';
-import type { BuiltInScope } from '../domain/keys/api-key';
+import type { BuiltInScope, METRICS_SCOPE } from '../domain/keys/api-key';
 import {
   agentCardQuery,
   agentIdParams,
@@ -35,7 +35,7 @@ export interface Operation {
   /** Needs the agent's secret as a bearer token. */
   agentAuth?: boolean;
   /** Needs an API key (bearer `rk_…`) holding this scope. */
-  scope?: BuiltInScope;
+  scope?: BuiltInScope | typeof METRICS_SCOPE;
   params?: z.ZodObject;
   query?: z.ZodType;
   body?: z.ZodType;
@@ -47,7 +47,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/healthz', summary: 'Liveness', responses: { 200: 'The process answers' } },
   { method: 'get', path: '/readyz', summary: 'Readiness: database and Temporal reachable', responses: { 200: 'Ready', 503: 'Not ready' } },
   { method: 'get', path: '/openapi.json', summary: 'This document', responses: { 200: 'OpenAPI 3.1' } },
-  { method: 'get', path: '/metrics', scope: 'admin', summary: "This replica's Prometheus metrics", responses: { 200: 'Prometheus text format' } },
+  { method: 'get', path: '/metrics', scope: 'metrics', summary: "This replica's Prometheus metrics", responses: { 200: 'Prometheus text format' } },
   { method: 'get', path: '/docs', summary: 'A page listing the operations', responses: { 200: 'HTML' } },
   { method: 'get', path: '/dashboard', summary: 'The operator dashboard', responses: { 200: 'HTML' } },
   { method: 'post', path: '/v1/agents', scope: 'register', summary: 'Register an agent (re-register with its secret)', body: registerAgentBody, responses: { 201: 'Registered: agent_id, secret and signing_secret (shown once)', 200: 'Re-registered', 409: 'Name taken', 422: 'Duplicate capability or invalid JSON Schema' } },

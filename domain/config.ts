@@ -61,7 +61,7 @@ const envSchema = z.object({
   API_KEYS: z.string().optional(),
   /** How long an api replica trusts a looked-up API key (a revocation reaches other replicas that much later), in ms. @default 5000 */
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
-  /** `GET /metrics` without a key (for scrapers that cannot send one); otherwise it needs the `admin` scope. @default false */
+  /** `GET /metrics` without a key (for scrapers that cannot send one); otherwise it needs a key with the `metrics` scope. @default false */
   METRICS_PUBLIC: flag.default(false),
   /** Requests per second a tenant may make to this api replica (token bucket refill rate; 0 = no limit). @default 100 */
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(100),

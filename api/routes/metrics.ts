@@ -4,13 +4,14 @@ import type { Catalogue } from '../../domain/catalogue/catalogue';
 import { isOnline } from '../../domain/catalogue/liveness';
 import type { ApiMetrics } from '../../domain/metrics';
 import { MESSAGE_STATES } from '../../domain/message';
+import { METRICS_SCOPE } from '../../domain/keys/api-key';
 import { requireCaller } from '../caller-auth';
 import type { MessageService } from '../message-service';
 
 /** Counting messages by state costs one visibility query per state: done at most every 10 s. */
 const MESSAGE_COUNT_EVERY_MS = 10_000;
 
-/** Figures of every tenant, without tenant labels. Needs the admin scope unless METRICS_PUBLIC is on. */
+/** Figures of every tenant, without tenant labels. Needs the `metrics` scope unless METRICS_PUBLIC is on. */
 export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue; messages: MessageService; isPublic: boolean }): Router {
   const router = Router();
   let countedAt = 0;
@@ -40,7 +41,7 @@ export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue;
   };
 
   router.get('/metrics', async (_req, res) => {
-    if (!deps.isPublic) requireCaller(res, 'admin');
+    if (!deps.isPublic) requireCaller(res, METRICS_SCOPE);
     await Promise.all([refreshCatalogue(), refreshMessages()]);
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });

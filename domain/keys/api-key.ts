@@ -17,10 +17,16 @@ export const BUILT_IN_SCOPES = {
   send: 'send',
   /** register agents and import A2A cards */
   register: 'register',
-  /** everything above, plus managing the tenant's keys and reading /metrics */
+  /** everything above, plus managing the tenant's keys */
   admin: 'admin',
 } as const;
 export type BuiltInScope = keyof typeof BUILT_IN_SCOPES;
+
+/**
+ * Reading `/metrics` (figures of every tenant, unlabelled): an operator's scope, not implied by `admin`, so a
+ * tenant's admin learns nothing about other tenants.
+ */
+export const METRICS_SCOPE = 'metrics';
 
 /** Tenant names: lowercase letters, digits, `_` and `-`. */
 export const TENANT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;

@@ -1,6 +1,6 @@
 /** Small HTTP client for tests: JSON in, status and JSON out; the test system's admin key unless told otherwise. */
 
-/** The `default` tenant's admin key that every test system accepts (from API_KEYS). */
+/** The `default` tenant's admin key (with the `metrics` scope) that every test system accepts (from API_KEYS). */
 export const TEST_API_KEY = `rk_7e57ab1e0001_${'T'.repeat(43)}`;
 
 export interface JsonResponse<T = any> {

@@ -89,7 +89,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     DELIVERY_MAX_BACKOFF_MS: '200',
     DELIVERY_TIMEOUT_MS: '2000',
     DEFAULT_ACK_TIMEOUT_MS: '10000',
-    API_KEYS: configKeyEntry('default', ['admin'], TEST_API_KEY),
+    API_KEYS: configKeyEntry('default', ['admin', 'metrics'], TEST_API_KEY),
     // Fake agents and receivers listen on 127.0.0.1.
     ENDPOINT_ALLOW_LOOPBACK: 'true',
     ...env,
