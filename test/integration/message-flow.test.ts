@@ -676,7 +676,7 @@ describe('message flow - receipts', () => {
       const wrong = await callback('ars_not-a-real-secret');
       assert.equal(wrong.status, 401);
       assert.equal(wrong.body.error.code, 'invalid_secret');
-      const missing = await request('POST', `${system.baseUrl}/v1/callback`, receipt);
+      const missing = await request('POST', `${system.baseUrl}/v1/callback`, receipt, { authorization: '' });
       assert.equal(missing.status, 401);
       assert.equal(missing.body.error.code, 'unauthenticated');
       const unknown = await callback(target.secret, { message_id: 'no-such-message', status: 'processed' });
