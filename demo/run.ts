@@ -2,7 +2,7 @@
  * `npm run demo`: the after-sales pipeline of seed 000, through Agent-Reach. Three SDK agents —
  * customer-service (classifies the ticket), quality-check (first review), refund (pays back, into a ledger) —
  * pass each ticket along via the gateway, keeping one trace id per ticket. Starts embedded mode itself unless
- * GATEWAY points at a running api. Prints every hop (trace, agent, latency) and the number of refunds performed;
+ * GATEWAY points at a running api (then REACH_API_KEY is its API key, with the send, read and register scopes). Prints every hop (trace, agent, latency) and the number of refunds performed;
  * then sends one ticket again to show it is not refunded twice.
  */
 import { randomBytes } from 'node:crypto';
@@ -24,7 +24,7 @@ type Ticket = (typeof TICKETS)[number];
 async function send(gateway: string, messageId: string, agentId: string, capability: string, payload: unknown, traceId: string, parent?: string) {
   const response = await fetch(`${gateway}/v1/messages`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.REACH_API_KEY}`, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
     body: JSON.stringify({ message_id: messageId, target: { agent_id: agentId, capability }, payload, ...(parent ? { parent_message_id: parent } : {}) }),
   });
   if (response.status >= 400) throw new Error(`send ${messageId}: ${response.status} ${await response.text()}`);
@@ -42,6 +42,8 @@ async function startAgent(gateway: string, name: string, capability: string, han
 async function main(): Promise<void> {
   const embedded = process.env.GATEWAY ? undefined : await startEmbeddedProcess();
   const gateway = process.env.GATEWAY ?? embedded!.url;
+  // The SDK agents register with it, and the agents pass tickets along with it.
+  process.env.REACH_API_KEY ??= embedded?.apiKey;
   console.log(`gateway ${gateway}\n`);
   const refunds: { order_id: string; amount: number }[] = [];
   const ids: Record<string, string> = {};
@@ -73,7 +75,8 @@ async function main(): Promise<void> {
     await send(gateway, ticket.ticket_id, ids.service!, 'classify', ticket, traces[ticket.ticket_id]!);
   }
   const hops = (t: Ticket) => [t.ticket_id, `${t.ticket_id}-review`, `${t.ticket_id}-refund`];
-  const status = async (id: string) => (await fetch(`${gateway}/v1/messages/${id}`)).json() as Promise<Record<string, any>>;
+  const status = async (id: string) =>
+    (await fetch(`${gateway}/v1/messages/${id}`, { headers: { authorization: `Bearer ${process.env.REACH_API_KEY}` } })).json() as Promise<Record<string, any>>;
   const settled = async () => {
     for (const t of TICKETS) {
       for (const id of hops(t)) {
