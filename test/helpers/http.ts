@@ -31,13 +31,14 @@ export async function registerAgent(
   baseUrl: string,
   endpoint: string,
   overrides: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
 ): Promise<{ agent_id: string; secret: string; signing_secret: string }> {
   const response = await request('POST', `${baseUrl}/v1/agents`, {
     name: `agent-${Math.random().toString(36).slice(2, 10)}`,
     endpoint,
     capabilities: [{ name: 'echo', description: 'Echoes the payload back' }],
     ...overrides,
-  });
+  }, headers);
   if (response.status !== 201) throw new Error(`registration failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
