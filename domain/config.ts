@@ -54,8 +54,8 @@ const envSchema = z.object({
   DEFAULT_TENANT: z.string().regex(TENANT_PATTERN).default('default'),
   /**
    * API keys accepted from the configuration (bootstrap), comma-separated `tenant:scope+scope:key`, e.g.
-   * `acme:admin:rk_…,acme:send+read:rk_…`. Keys are made with `npm run reach -- keys new` or any `rk_<id>_<secret>`
-   * string (see domain/keys/api-key.ts); only their hash is kept in memory. They cannot be revoked through the api.
+   * `acme:admin:rk_…,acme:send+read:rk_…`. `npm run new-key -- acme admin` prints a fresh key and its entry; only the
+   * keys' hashes are kept in memory. They cannot be revoked through the api.
    * Optional; without it and without keys in the database nothing but health answers.
    */
   API_KEYS: z.string().optional(),
