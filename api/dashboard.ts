@@ -76,7 +76,7 @@ async function showTrace(traceId) {
 }
 
 const refresh = () => {
-  if (!sessionStorage.getItem(KEY)) return showAuth('Enter an API key to see this tenant\'s agents and messages.');
+  if (!sessionStorage.getItem(KEY)) return showAuth('Enter an API key to see the agents and messages of its tenant.');
   return Promise.all([showAgents(), showMessages()]).then(() => showAuth('')).catch((e) => e instanceof AuthError ? showAuth('The key was refused (' + e.message + ')') : console.error(e));
 };
 document.querySelector('#login').onsubmit = (event) => { event.preventDefault(); sessionStorage.setItem(KEY, document.querySelector('#api-key').value.trim()); document.querySelector('#api-key').value = ''; refresh(); };
