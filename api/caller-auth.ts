@@ -46,11 +46,3 @@ export function requireCaller(res: Response, scope: BuiltInScope | typeof METRIC
   }
   return caller;
 }
-
-/** Route middleware form of {@link requireCaller}. */
-export function needs(scope: BuiltInScope | typeof METRICS_SCOPE): RequestHandler {
-  return (_req, res, next) => {
-    requireCaller(res, scope);
-    next();
-  };
-}

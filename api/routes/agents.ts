@@ -55,9 +55,12 @@ export interface AgentRoutesDeps {
  */
 async function registrant(req: Request, res: Response, store: Catalogue['store']): Promise<{ tenant: string; agent?: AgentDoc; secret?: string }> {
   if (callerOf(res)) return { tenant: requireCaller(res, 'register').tenant };
-  if (!bearerSecret(req)) requireCaller(res, 'register');
+  const secret = bearerSecret(req);
+  if (!secret) {
+    throw new ApiError(401, 'unauthenticated', 'Send an API key with the "register" scope (or, to re-register, the agent secret) as "Authorization: Bearer …"');
+  }
   const agent = await agentBySecret(req, store);
-  return { tenant: agent.tenant, agent, secret: bearerSecret(req)! };
+  return { tenant: agent.tenant, agent, secret };
 }
 
 function requireSameAgent(agent: AgentDoc | undefined, name: string): void {

@@ -82,4 +82,20 @@ describe('bad input corpus', () => {
       assert.deepEqual(await storedCounts(), before);
     });
   }
+
+  it('bad input corpus - loopback endpoints are refused where ENDPOINT_ALLOW_LOOPBACK is off, naming the place and why', async () => {
+    const before = await storedCounts();
+    const response = await request('POST', `${system.baseUrl}/v1/agents`, {
+      name: 'loopback',
+      instances: [{ instance_id: 'a', endpoint: 'http://127.0.0.1:4000/' }, { instance_id: 'b', endpoint: 'http://[::1]:4000/' }],
+      capabilities: [{ name: 'echo' }],
+    }, { authorization: `Bearer ${context.adminKey}` });
+    assert.equal(response.status, 422);
+    assert.equal(response.body.error.code, 'endpoint_not_allowed');
+    assert.deepEqual(response.body.error.details, [
+      { location: 'body.instances.0.endpoint', message: '127.0.0.1 is loopback (ENDPOINT_ALLOW_LOOPBACK is off)' },
+      { location: 'body.instances.1.endpoint', message: '::1 is loopback (ENDPOINT_ALLOW_LOOPBACK is off)' },
+    ]);
+    assert.deepEqual(await storedCounts(), before);
+  });
 });
