@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   const catalogue = createCatalogue(models, config);
   const keys = createApiKeyStore(mongo, config);
   await keys.init();
+  if (!config.API_KEYS) logger.warn('API_KEYS is not set: only keys created earlier through /v1/keys are accepted');
   const connection = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
   const telemetry = startTelemetry('api', config.OTEL_EXPORTER_OTLP_ENDPOINT);
   const client = new Client({
