@@ -103,7 +103,8 @@ export class MessageService {
     );
     if (body.message_id) {
       const existing = await this.existing(tenant, messageId, bodyHash);
-      if (existing) return existing;
+      // A repeat shows the existing message's status: only to a caller the capability admits.
+      if (existing) return (await this.refusal(caller, body)) ?? existing;
     }
     if (body.reply_to && !this.deps.config.CALLER_WEBHOOK_SECRET) return { kind: 'reply_to_unavailable' };
     if (body.deadline) {
@@ -197,6 +198,12 @@ export class MessageService {
       if (description.status.name === 'RUNNING') throw error;
       return { kind: 'already_ended', state: (await this.statusOf(tenant, messageId, description)).state };
     }
+  }
+
+  /** `forbidden` when the target capability's ACL does not admit the caller. */
+  private async refusal(caller: Caller, body: SendMessageBody): Promise<SendResult | undefined> {
+    const lookup = await this.deps.queries.findTarget(caller.tenant, body.target.agent_id, body.target.capability, [], caller);
+    return lookup.kind === 'forbidden' ? lookup : undefined;
   }
 
   /** The answer to a repeated message_id: the existing message, or a conflict when the body differs. */

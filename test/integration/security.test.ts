@@ -256,10 +256,13 @@ describe('security - capability ACLs', () => {
     assert.equal((await api('GET', `/v1/messages/${id}`)).status, 404);
   });
 
-  it('security - a key with the scope gets through and the message is processed', async () => {
+  it('security - a key with the scope gets through and the message is processed; a repeat by a key without it is 403', async () => {
     const allowed = await sendAs(as(acl.refundKey), acl.agent, 'refund');
     assert.equal(allowed.status, 202, JSON.stringify(allowed.body));
     assert.equal((await endState(allowed.body.message_id)).state, 'processed');
+    const repeat = await sendAs(as(acl.sendKey), acl.agent, 'refund', allowed.body.message_id);
+    assert.equal(repeat.status, 403, 'the existing status is not shown to a sender the ACL refuses');
+    assert.equal((await sendAs(as(acl.refundKey), acl.agent, 'refund', allowed.body.message_id)).status, 200);
   });
 
   it('security - an admin without the custom scope is refused too, but is told why', async () => {
