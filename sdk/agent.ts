@@ -32,7 +32,16 @@ export interface AgentCard {
   version?: string;
   description?: string;
   tags?: string[];
-  capabilities: { name: string; description?: string; tags?: string[]; parameters?: object; examples?: string[]; ack_timeout_ms?: number }[];
+  capabilities: {
+    name: string;
+    description?: string;
+    tags?: string[];
+    parameters?: object;
+    examples?: string[];
+    ack_timeout_ms?: number;
+    /** Who may send to it: callers whose API key holds one of `scopes`, or is one of `key_ids`. */
+    acl?: { scopes?: string[]; key_ids?: string[] };
+  }[];
 }
 
 export interface ReachAgentOptions {
