@@ -85,6 +85,10 @@ function describeNetworkError(error: unknown, timeoutMs: number): string {
   return err.cause?.code ?? err.cause?.message ?? err.message ?? 'network error';
 }
 
+function isEndpointNotAllowed(error: unknown): boolean {
+  return (error as { cause?: { code?: string } })?.cause?.code === 'ENDPOINT_NOT_ALLOWED';
+}
+
 /** Whether the message's deadline has passed at `nowMs`: then nothing may be sent any more. */
 export function pastDeadline(message: MessageInput, nowMs: number): boolean {
   return message.deadline !== undefined && nowMs >= Date.parse(message.deadline);
@@ -130,6 +134,8 @@ export function createDeliver(deps: DeliverDeps) {
         redirect: 'manual',
       });
     } catch (error) {
+      // The host now resolves where the policy refuses (checked on the connection's own lookup): not retried.
+      if (isEndpointNotAllowed(error)) return finish({ kind: 'refused', error: (error as { cause: Error }).cause.message });
       return finish({ kind: 'transient', error: describeNetworkError(error, timeoutMs) });
     }
     let answer: unknown;

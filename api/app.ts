@@ -5,6 +5,7 @@ import type { Catalogue } from '../domain/catalogue/catalogue';
 import type { Config } from '../domain/config';
 import type { ApiMetrics } from '../domain/metrics';
 import { endpointPolicy, type Lookup } from '../domain/endpoint-policy';
+import { guardedFetch } from '../domain/guarded-fetch';
 import type { ApiKeyStore } from '../domain/keys/key-store';
 import { RateLimiter } from '../domain/rate-limiter';
 import { identifyCaller } from './caller-auth';
@@ -28,7 +29,7 @@ export interface AppDeps {
   messages: MessageService;
   health: HealthChecks;
   logger: Logger;
-  /** Used to fetch remote A2A agent cards. */
+  /** Used to fetch remote A2A agent cards. @default a fetch that connects only where the endpoint policy allows */
   fetch?: typeof fetch;
   metrics: ApiMetrics;
   /** Callers' API keys. */
@@ -62,6 +63,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(identifyCaller(deps.keys, limiter));
   app.use(express.json({ limit: config.MAX_BODY_BYTES }));
   const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
+  const fetchCards = deps.fetch ?? guardedFetch(endpoints.policy);
   app.use(healthRoutes(deps.health));
   app.use(metricsRoutes({ metrics: deps.metrics, catalogue: deps.catalogue, messages: deps.messages, isPublic: config.METRICS_PUBLIC }));
   const document = openApiDocument(deps.config.PUBLIC_URL);
@@ -74,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/dashboard', (_req, res) => {
     res.type('html').send(dashboardPage());
   });
-  app.use(agentCardRoutes({ catalogue: deps.catalogue, config, endpoints, ...(deps.fetch ? { fetch: deps.fetch } : {}) }));
+  app.use(agentCardRoutes({ catalogue: deps.catalogue, config, endpoints, fetch: fetchCards }));
   app.use(agentRoutes({ catalogue: deps.catalogue, maxCapabilities: config.MAX_CAPABILITIES_PER_AGENT, endpoints }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics, endpoints }));
   app.use(messageRoutes({ messages: deps.messages, config, metrics: deps.metrics, logger: deps.logger, endpoints }));

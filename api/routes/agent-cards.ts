@@ -44,7 +44,7 @@ async function fetchCard(url: string, timeoutMs: number, fetchFn: typeof fetch, 
   }
 }
 
-export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; endpoints: EndpointGuard; fetch?: typeof fetch }): Router {
+export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; endpoints: EndpointGuard; fetch: typeof fetch }): Router {
   const router = Router();
   const { store, queries, policy, now } = deps.catalogue;
 
@@ -52,7 +52,7 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     const { tenant } = requireCaller(res, 'register');
     const body = parseInput(importAgentBody, req.body, 'body');
     const url = body.url ? agentCardUrl(body.url) : undefined;
-    const raw = url ? await fetchCard(url, deps.config.A2A_FETCH_TIMEOUT_MS, deps.fetch ?? fetch, deps.endpoints) : body.card;
+    const raw = url ? await fetchCard(url, deps.config.A2A_FETCH_TIMEOUT_MS, deps.fetch, deps.endpoints) : body.card;
     const imported = importA2aCard(raw);
     if (imported.kind === 'invalid') throw new ApiError(422, 'invalid_agent_card', 'The A2A agent card is invalid', imported.problems);
     checkCard(imported.input, deps.config.MAX_CAPABILITIES_PER_AGENT, 'card');

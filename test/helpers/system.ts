@@ -15,6 +15,7 @@ import { createCatalogue, type Catalogue } from '../../domain/catalogue/catalogu
 import { catalogueModels, initCatalogueModels } from '../../domain/catalogue/models';
 import { loadConfig, type Config } from '../../domain/config';
 import { endpointPolicy } from '../../domain/endpoint-policy';
+import { guardedFetch } from '../../domain/guarded-fetch';
 import { configKeyEntry } from '../../domain/keys/config-keys';
 import { createApiKeyStore, type ApiKeyStore } from '../../domain/keys/key-store';
 import { TEST_API_KEY } from './http';
@@ -108,7 +109,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics: workerMetrics, fetch: globalThis.fetch, now: Date.now, endpointPolicy: endpointPolicy(config), ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics: workerMetrics, fetch: guardedFetch(endpointPolicy(config)), now: Date.now, endpointPolicy: endpointPolicy(config), ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
     workflowBundle: await workflowBundle(Boolean(options.telemetry)),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
