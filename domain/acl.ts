@@ -5,6 +5,9 @@
  */
 import { hasScope, type Caller } from './keys/api-key';
 
+/** Who asks: a {@link Caller}, or what the router knows of one. */
+export type AclSubject = Pick<Caller, 'tenant'> & { key_id?: string; scopes?: readonly string[] };
+
 export interface CapabilityAcl {
   /** Any one of these scopes admits the caller. */
   scopes?: string[];
@@ -24,12 +27,17 @@ export interface AclVerdict {
   reason?: string;
 }
 
-export function canReach(caller: Caller, capability: Reachable): AclVerdict {
+/**
+ * Whether `caller` may reach the capability. A caller known without a key (no `key_id`, no `scopes`) reaches only
+ * capabilities without an ACL — the shape the router's `AclCheck` hook passes.
+ */
+export function canReach(caller: AclSubject, capability: Reachable): AclVerdict {
   if (caller.tenant !== capability.tenant) return { allowed: false, reason: 'the capability belongs to another tenant' };
   const acl = capability.acl;
   if (!acl) return { allowed: true };
-  if (acl.key_ids?.includes(caller.key_id)) return { allowed: true };
-  if (acl.scopes?.some((scope) => hasScope(caller, scope))) return { allowed: true };
+  if (caller.key_id && acl.key_ids?.includes(caller.key_id)) return { allowed: true };
+  const scopes = caller.scopes ?? [];
+  if (acl.scopes?.some((scope) => hasScope({ scopes }, scope))) return { allowed: true };
   const needs = [...(acl.scopes ?? []).map((s) => `scope "${s}"`), ...(acl.key_ids?.length ? [`one of ${acl.key_ids.length} listed keys`] : [])];
-  return { allowed: false, reason: `key ${caller.key_id} has scopes [${caller.scopes.join(', ')}]; the capability needs ${needs.join(' or ') || 'an explicit grant'}` };
+  return { allowed: false, reason: `key ${caller.key_id ?? '(none)'} has scopes [${scopes.join(', ')}]; the capability needs ${needs.join(' or ') || 'an explicit grant'}` };
 }

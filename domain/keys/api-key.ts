@@ -43,7 +43,7 @@ export interface Caller {
 }
 
 /** `admin` holds every built-in scope; a custom scope must be held as such. */
-export function hasScope(caller: Pick<Caller, 'scopes'>, scope: string): boolean {
+export function hasScope(caller: { scopes: readonly string[] }, scope: string): boolean {
   if (caller.scopes.includes(scope)) return true;
   return scope in BUILT_IN_SCOPES && caller.scopes.includes('admin');
 }

@@ -21,6 +21,11 @@ describe('acl', () => {
     assert.equal(denied.reason, 'key aaaaaaaaaaaa has scopes [send]; the capability needs scope "refunds" or scope "finance" or one of 1 listed keys');
   });
 
+  it('acl - a caller without a key reaches only capabilities without an ACL (the router hook)', () => {
+    assert.equal(canReach({ tenant: 'acme' }, { tenant: 'acme' }).allowed, true);
+    assert.equal(canReach({ tenant: 'acme' }, { tenant: 'acme', acl: { scopes: ['read'] } }).allowed, false);
+  });
+
   it('acl - admin holds the built-in scopes only: a custom scope must be granted explicitly', () => {
     assert.equal(canReach(caller(['admin']), { tenant: 'acme', acl: { scopes: ['send'] } }).allowed, true);
     assert.equal(canReach(caller(['admin']), { tenant: 'acme', acl: { scopes: ['refunds'] } }).allowed, false);
