@@ -5,6 +5,7 @@ import type { CircuitStore } from '../domain/circuit-store';
 import type { RoutingStats } from '../domain/router/routing-stats';
 import type { WorkerMetrics } from '../domain/metrics';
 import type { Logger } from 'pino';
+import { checkEndpoint, type EndpointPolicy } from '../domain/endpoint-policy';
 import { signatureHeaders } from '../domain/signing';
 import type { MessageInput } from '../domain/message';
 import { classifyResponse, type DeliveryVerdict } from './classify-response';
@@ -33,6 +34,8 @@ export interface DeliverDeps {
   stats?: Pick<RoutingStats, 'record'>;
   metrics?: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliveryLatency' | 'retries'>;
   logger?: Pick<Logger, 'info'>;
+  /** The SSRF policy, checked before each attempt (the host may resolve elsewhere than at registration). */
+  endpointPolicy?: EndpointPolicy;
 }
 
 /** Whether an answer counts against the instance's health: only what is not the message's fault. */
@@ -90,6 +93,10 @@ function describeNetworkError(error: unknown, timeoutMs: number): string {
   return err.cause?.code ?? err.cause?.message ?? err.message ?? 'network error';
 }
 
+function isEndpointNotAllowed(error: unknown): boolean {
+  return (error as { cause?: { code?: string } })?.cause?.code === 'ENDPOINT_NOT_ALLOWED';
+}
+
 /** Whether the message's deadline has passed at `nowMs`: then nothing may be sent any more. */
 export function pastDeadline(message: MessageInput, nowMs: number): boolean {
   return message.deadline !== undefined && nowMs >= Date.parse(message.deadline);
@@ -122,6 +129,10 @@ export function createDeliver(deps: DeliverDeps) {
         latency_ms: latency,
       };
     };
+    if (deps.endpointPolicy) {
+      const verdict = await checkEndpoint(target.endpoint, deps.endpointPolicy);
+      if (!verdict.allowed) return finish({ kind: 'refused', error: `endpoint not allowed: ${verdict.reason}` });
+    }
     const body = JSON.stringify(deliveryEnvelope(message, target, attempt));
     const signed = signatureHeaders(await deps.queries.signingSecrets(target.agent_id), message.message_id, new Date(started), body);
     let response: Response;
@@ -134,6 +145,8 @@ export function createDeliver(deps: DeliverDeps) {
         redirect: 'manual',
       });
     } catch (error) {
+      // The host now resolves where the policy refuses (checked on the connection's own lookup): not retried.
+      if (isEndpointNotAllowed(error)) return finish({ kind: 'refused', error: (error as { cause: Error }).cause.message });
       return finish({ kind: 'transient', error: describeNetworkError(error, timeoutMs) });
     }
     let answer: unknown;

@@ -4,6 +4,7 @@
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import type { CircuitStore } from '../domain/circuit-store';
 import type { RoutingStats } from '../domain/router/routing-stats';
+import type { EndpointPolicy } from '../domain/endpoint-policy';
 import type { WorkerMetrics } from '../domain/metrics';
 import type { Logger } from 'pino';
 import { createDeliver } from './deliver';
@@ -23,6 +24,8 @@ export interface ActivityDeps {
   callerWebhookSecret?: string;
   fetch: typeof fetch;
   now: () => number;
+  /** Checked again before every HTTP delivery and reply_to post (an address may have changed since it was accepted). */
+  endpointPolicy?: EndpointPolicy;
 }
 
 export function createActivities(deps: ActivityDeps) {

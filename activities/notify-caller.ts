@@ -1,6 +1,7 @@
 /** Posts a message's final status to the caller's `reply_to` URL, signed with the gateway's caller secret. */
 import { ApplicationFailure } from '@temporalio/common';
 import type { MessageStatus } from '../domain/message';
+import { checkEndpoint, type EndpointPolicy } from '../domain/endpoint-policy';
 import { signatureHeaders } from '../domain/signing';
 
 export interface NotifyCallerRequest {
@@ -8,9 +9,13 @@ export interface NotifyCallerRequest {
   status: MessageStatus;
 }
 
-export function createNotifyCaller(deps: { fetch: typeof fetch; now: () => number; callerWebhookSecret?: string }) {
+export function createNotifyCaller(deps: { fetch: typeof fetch; now: () => number; callerWebhookSecret?: string; endpointPolicy?: EndpointPolicy }) {
   return async function notifyCaller(request: NotifyCallerRequest): Promise<{ http_status: number }> {
     if (!deps.callerWebhookSecret) throw ApplicationFailure.nonRetryable('CALLER_WEBHOOK_SECRET is not set', 'NoCallerSecret');
+    if (deps.endpointPolicy) {
+      const verdict = await checkEndpoint(request.url, deps.endpointPolicy);
+      if (!verdict.allowed) throw ApplicationFailure.nonRetryable(`reply_to not allowed: ${verdict.reason}`, 'ReplyToNotAllowed');
+    }
     const { status } = request;
     const body = JSON.stringify({ type: 'message.ended', data: status });
     const webhookId = `${status.message_id}:${status.completed_at ?? status.updated_at}`;

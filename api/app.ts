@@ -4,6 +4,11 @@ import type { Logger } from 'pino';
 import type { Catalogue } from '../domain/catalogue/catalogue';
 import type { Config } from '../domain/config';
 import type { ApiMetrics } from '../domain/metrics';
+import { endpointPolicy, type Lookup } from '../domain/endpoint-policy';
+import { guardedFetch } from '../domain/guarded-fetch';
+import type { ApiKeyStore } from '../domain/keys/key-store';
+import { RateLimiter } from '../domain/rate-limiter';
+import { identifyCaller } from './caller-auth';
 import { errorHandler, notFoundHandler } from './error-middleware';
 import type { MessageService } from './message-service';
 import { dashboardPage } from './dashboard';
@@ -13,6 +18,7 @@ import { agentRoutes } from './routes/agents';
 import { callbackRoutes } from './routes/callback';
 import { healthRoutes, type HealthChecks } from './routes/health';
 import { heartbeatRoutes } from './routes/heartbeat';
+import { keyRoutes } from './routes/keys';
 import { messageRoutes } from './routes/messages';
 import { metricsRoutes } from './routes/metrics';
 import { routeRoutes } from './routes/route';
@@ -25,11 +31,15 @@ export interface AppDeps {
   messages: MessageService;
   health: HealthChecks;
   logger: Logger;
-  /** Used to fetch remote A2A agent cards. */
+  /** Used to fetch remote A2A agent cards. @default a fetch that connects only where the endpoint policy allows */
   fetch?: typeof fetch;
   metrics: ApiMetrics;
   /** The intent router (also used by `messages` for messages without a capability). */
   router: Pick<RouterType, 'route'>;
+  /** Callers' API keys. */
+  keys: ApiKeyStore;
+  /** Resolves host names for the endpoint policy (the system resolver when absent). */
+  lookup?: Lookup;
 }
 
 /** Counts every request by route template (not raw path, to keep label values few) and status. */
@@ -51,10 +61,15 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
   app.set('query parser', 'simple'); // no nested objects from query strings
   app.use(countRequests(deps.metrics));
-  app.use(express.json({ limit: deps.config.MAX_BODY_BYTES }));
-  const tenant = deps.config.DEFAULT_TENANT;
+  const { config } = deps;
+  const limiter = new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
+  // Keys first: an invalid key or an exhausted tenant is refused before its body is read.
+  app.use(identifyCaller(deps.keys, limiter));
+  app.use(express.json({ limit: config.MAX_BODY_BYTES }));
+  const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
+  const fetchCards = deps.fetch ?? guardedFetch(endpoints.policy);
   app.use(healthRoutes(deps.health));
-  app.use(metricsRoutes({ metrics: deps.metrics, catalogue: deps.catalogue, messages: deps.messages, tenant }));
+  app.use(metricsRoutes({ metrics: deps.metrics, catalogue: deps.catalogue, messages: deps.messages, isPublic: config.METRICS_PUBLIC }));
   const document = openApiDocument(deps.config.PUBLIC_URL);
   app.get('/openapi.json', (_req, res) => {
     res.json(document);
@@ -65,13 +80,14 @@ export function createApp(deps: AppDeps): Express {
   app.get('/dashboard', (_req, res) => {
     res.type('html').send(dashboardPage());
   });
-  app.use(agentCardRoutes({ catalogue: deps.catalogue, config: deps.config, tenant, ...(deps.fetch ? { fetch: deps.fetch } : {}) }));
-  app.use(agentRoutes({ catalogue: deps.catalogue, tenant }));
-  app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics }));
-  app.use(messageRoutes({ messages: deps.messages, config: deps.config, tenant, metrics: deps.metrics, logger: deps.logger }));
-  app.use(routeRoutes({ router: deps.router, tenant, metrics: deps.metrics }));
-  app.use(traceRoutes({ messages: deps.messages, config: deps.config, tenant }));
-  app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages, metrics: deps.metrics }));
+  app.use(agentCardRoutes({ catalogue: deps.catalogue, config, endpoints, fetch: fetchCards }));
+  app.use(agentRoutes({ catalogue: deps.catalogue, maxCapabilities: config.MAX_CAPABILITIES_PER_AGENT, endpoints }));
+  app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics, endpoints }));
+  app.use(messageRoutes({ messages: deps.messages, config, metrics: deps.metrics, logger: deps.logger, endpoints }));
+  app.use(routeRoutes({ router: deps.router, metrics: deps.metrics }));
+  app.use(traceRoutes({ messages: deps.messages, config }));
+  app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages, metrics: deps.metrics, maxPayloadBytes: config.MAX_PAYLOAD_BYTES }));
+  app.use(keyRoutes({ keys: deps.keys }));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,7 +1,8 @@
 /**
  * The operator dashboard served by the api at `/dashboard`: agents with state and circuit, recent messages, one
  * message's attempts, one trace's chain. One self-contained page (no external assets: the api may run offline)
- * that reads the public API; every value is inserted as text, never as HTML.
+ * that reads the public API; every value is inserted as text, never as HTML. The page itself is public; its data
+ * calls send the API key the operator types in (kept in sessionStorage: gone when the tab closes).
  */
 export function dashboardPage(): string {
   return `<!doctype html>
@@ -16,13 +17,23 @@ export function dashboardPage(): string {
 </style></head>
 <body>
 <h1>Agent-Reach</h1>
+<form id="login"><label>API key (read scope) <input id="api-key" type="password" autocomplete="off" size="60"></label> <button id="use-key" type="submit">Use key</button> <button id="forget-key" type="button">Forget</button></form>
+<p id="auth" class="failed"></p>
 <h2>Agents</h2><table id="agents"><thead><tr><th>name</th><th>agent id</th><th>state</th><th>instances</th><th>capabilities</th></tr></thead><tbody></tbody></table>
 <h2>Recent messages</h2><table id="messages"><thead><tr><th>message id</th><th>state</th><th>agent</th><th>started</th></tr></thead><tbody></tbody></table>
 <div id="detail"></div>
 <script>
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); if (cls) e.className = cls; return e; };
 const row = (cells) => { const tr = el('tr'); for (const c of cells) { const td = el('td'); td.append(c instanceof Node ? c : el('span', c)); tr.append(td); } return tr; };
-const get = async (path) => (await fetch(path)).json();
+const KEY = 'agent-reach-api-key';
+class AuthError extends Error {}
+const get = async (path) => {
+  const response = await fetch(path, { headers: { authorization: 'Bearer ' + (sessionStorage.getItem(KEY) ?? '') } });
+  const body = await response.json();
+  if (response.status === 401 || response.status === 403) throw new AuthError(body.error.code + ': ' + body.error.message);
+  return body;
+};
+const showAuth = (text) => { document.querySelector('#auth').textContent = text; };
 
 async function showAgents() {
   const { items } = await get('/v1/agents?limit=100');
@@ -73,7 +84,12 @@ async function showTrace(traceId) {
   detail.append(el('h2', 'Trace ' + traceId), chain);
 }
 
-const refresh = () => Promise.all([showAgents(), showMessages()]).catch((e) => console.error(e));
+const refresh = () => {
+  if (!sessionStorage.getItem(KEY)) return showAuth('Enter an API key to see the agents and messages of its tenant.');
+  return Promise.all([showAgents(), showMessages()]).then(() => showAuth('')).catch((e) => e instanceof AuthError ? showAuth('The key was refused (' + e.message + ')') : console.error(e));
+};
+document.querySelector('#login').onsubmit = (event) => { event.preventDefault(); sessionStorage.setItem(KEY, document.querySelector('#api-key').value.trim()); document.querySelector('#api-key').value = ''; refresh(); };
+document.querySelector('#forget-key').onclick = () => { sessionStorage.removeItem(KEY); document.querySelector('#agents tbody').replaceChildren(); document.querySelector('#messages tbody').replaceChildren(); refresh(); };
 refresh(); setInterval(refresh, 5000);
 </script>
 </body></html>`;

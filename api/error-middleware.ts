@@ -27,6 +27,15 @@ function isUnavailable(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Other client errors raised while reading the body (http-errors with a 4xx status and `expose`, e.g. a body
+ * declared gzip that is not): answered with their status, never as our 500.
+ */
+function clientBodyError(error: unknown): number | undefined {
+  const { status, expose } = (error ?? {}) as { status?: unknown; expose?: unknown };
+  return typeof status === 'number' && status >= 400 && status < 500 && expose === true ? status : undefined;
+}
+
 export const notFoundHandler: RequestHandler = (req, res) => {
   res.status(404).json(errorBody('not_found', `No route ${req.method} ${req.path}`));
 };
@@ -40,6 +49,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const bodyError = BODY_PARSER_ERRORS[(error as { type?: string })?.type ?? ''];
     if (bodyError) {
       res.status(bodyError.status).json(errorBody(bodyError.code, bodyError.message));
+      return;
+    }
+    const clientStatus = clientBodyError(error);
+    if (clientStatus) {
+      res.status(clientStatus).json(errorBody('unreadable_body', `The request body could not be read: ${(error as Error).message}`));
       return;
     }
     const dependency = isUnavailable(error);

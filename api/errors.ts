@@ -15,9 +15,10 @@ export class ApiError extends Error {
 }
 
 export interface ErrorBody {
-  error: { code: string; message: string; details?: unknown };
+  /** `details` is always present: what is wrong and where, or null when the message says it all. */
+  error: { code: string; message: string; details: unknown };
 }
 
 export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
-  return { error: { code, message, ...(details === undefined ? {} : { details }) } };
+  return { error: { code, message, details: details ?? null } };
 }

@@ -8,6 +8,7 @@ import { catalogueModels, initCatalogueModels } from '../domain/catalogue/models
 import { startSweeper } from '../domain/catalogue/sweeper';
 import { loadConfigOrExit } from '../domain/config';
 import { connectMongo, connectTemporalClient } from '../domain/connections';
+import { createApiKeyStore } from '../domain/keys/key-store';
 import { createLogger } from '../domain/logger';
 import { createApiMetrics } from '../domain/metrics';
 import { ensureSearchAttributes } from '../domain/search-attributes';
@@ -27,6 +28,9 @@ async function main(): Promise<void> {
   const models = catalogueModels(mongo);
   await initCatalogueModels(models); // indexes exist before the first registration
   const catalogue = createCatalogue(models, config);
+  const keys = createApiKeyStore(mongo, config);
+  await keys.init();
+  if (!config.API_KEYS) logger.warn('API_KEYS is not set: only keys created earlier through /v1/keys are accepted');
   const connection = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
   const telemetry = startTelemetry('api', config.OTEL_EXPORTER_OTLP_ENDPOINT);
   const client = new Client({
@@ -45,6 +49,7 @@ async function main(): Promise<void> {
     catalogue,
     messages,
     router,
+    keys,
     logger,
     health: {
       database: async () => Boolean(await mongo.db?.admin().ping()),

@@ -11,6 +11,7 @@ import {
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import { context, contextForTrace } from '../domain/telemetry';
 import type { AgentDoc } from '../domain/catalogue/models';
+import type { Caller } from '../domain/keys/api-key';
 import type { Config } from '../domain/config';
 import { canonicalJson, newMessageId, sha256Hex } from '../domain/ids';
 import type { DeliveryPolicy, MessageInput, MessageRouting, MessageState, MessageStatus, MessageTarget, Reason, ReceiptOutcome } from '../domain/message';
@@ -24,6 +25,8 @@ export type SendResult =
   | { kind: 'conflict'; message_id: string }
   | { kind: 'unknown_agent' }
   | { kind: 'unknown_capability' }
+  /** The capability's ACL does not admit the caller; `reason` is for admins only. */
+  | { kind: 'forbidden'; reason: string }
   | { kind: 'deadline_passed' }
   | { kind: 'deadline_too_far' }
   | { kind: 'reply_to_unavailable' }
@@ -89,7 +92,9 @@ export class MessageService {
     };
   }
 
-  async send(tenant: string, body: SendMessageBody, traceId: string): Promise<SendResult> {
+  /** Sends on behalf of `caller`, in its tenant; the target capability's ACL must admit it (now and at every attempt). */
+  async send(caller: Caller, body: SendMessageBody, traceId: string): Promise<SendResult> {
+    const tenant = caller.tenant;
     const messageId = body.message_id ?? newMessageId();
     const bodyHash = sha256Hex(
       canonicalJson({
@@ -105,7 +110,8 @@ export class MessageService {
     );
     if (body.message_id) {
       const existing = await this.existing(tenant, messageId, bodyHash);
-      if (existing) return existing;
+      // A repeat shows the existing message's status: only to a caller the capability admits.
+      if (existing) return (await this.refusal(caller, existing)) ?? existing;
     }
     if (body.reply_to && !this.deps.config.CALLER_WEBHOOK_SECRET) return { kind: 'reply_to_unavailable' };
     if (body.deadline) {
@@ -113,7 +119,7 @@ export class MessageService {
       if (remaining <= 0) return { kind: 'deadline_passed' };
       if (remaining > MAX_DEADLINE_MS) return { kind: 'deadline_too_far' };
     }
-    const chosen = await this.chooseTarget(tenant, body);
+    const chosen = await this.chooseTarget(caller, body);
     if ('kind' in chosen) return chosen;
     const { target, params, routing, rejection } = chosen;
 
@@ -132,6 +138,7 @@ export class MessageService {
       ...(body.deadline ? { deadline: new Date(body.deadline).toISOString() } : {}),
       ...(body.reply_to ? { reply_to: { url: body.reply_to.url, retry_initial_ms: this.deps.config.CALLER_WEBHOOK_RETRY_INITIAL_MS } } : {}),
       callback_url: `${this.deps.config.PUBLIC_URL}/v1/callback`,
+      caller: { tenant, key_id: caller.key_id, scopes: caller.scopes },
       accepted_at: acceptedAt,
       policy: this.policy(),
     };
@@ -178,19 +185,21 @@ export class MessageService {
 
   /** The named target, or the router's choice; a refusal of the router becomes a rejection to record. */
   private async chooseTarget(
-    tenant: string,
+    caller: Caller,
     body: SendMessageBody,
   ): Promise<{ target: MessageTarget; params?: Record<string, unknown>; routing?: MessageRouting; rejection?: Reason } | SendResult> {
+    const tenant = caller.tenant;
     if (body.target?.capability) {
       // An agent with no instance available right now is fine: the workflow retries until one comes back.
-      const lookup = await this.deps.queries.findTarget(tenant, body.target.agent_id, body.target.capability);
+      const lookup = await this.deps.queries.findTarget(tenant, body.target.agent_id, body.target.capability, [], caller);
       if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') return { kind: lookup.kind };
+      if (lookup.kind === 'forbidden') return lookup;
       return { target: { agent_id: body.target.agent_id, capability: body.target.capability }, ...(body.params ? { params: body.params } : {}) };
     }
     if (!this.deps.router) throw new Error('no router configured for messages without a capability');
     const decision = await this.deps.router.route({
       tenant,
-      caller: { tenant },
+      caller,
       ...(body.intent ? { intent: body.intent } : {}),
       ...(body.target ? { target: body.target } : {}),
       ...(body.session_id ? { session_id: body.session_id } : {}),
@@ -229,6 +238,14 @@ export class MessageService {
       if (description.status.name === 'RUNNING') throw error;
       return { kind: 'already_ended', state: (await this.statusOf(tenant, messageId, description)).state };
     }
+  }
+
+  /** `forbidden` when the target capability's ACL does not admit the caller. */
+  private async refusal(caller: Caller, existing: SendResult): Promise<SendResult | undefined> {
+    if (existing.kind !== 'duplicate' || !existing.status.target.capability) return undefined;
+    const { agent_id, capability } = existing.status.target;
+    const lookup = await this.deps.queries.findTarget(caller.tenant, agent_id, capability, [], caller);
+    return lookup.kind === 'forbidden' ? lookup : undefined;
   }
 
   /** The answer to a repeated message_id: the existing message, or a conflict when the body differs. */

@@ -2,10 +2,12 @@
 import { z } from 'zod';
 import { SEARCH_STATES } from '../domain/catalogue/agent-queries';
 import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../domain/ids';
+import { KEY_ID_PATTERN, scopeSchema } from '../domain/keys/api-key';
 import { MESSAGE_STATES } from '../domain/message';
+import { anyJson, label, prose } from './text';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const tag = z.string().min(1).max(64);
+const tag = label(64);
 const jsonSchemaObject = z.record(z.string(), z.unknown());
 
 export const capabilityName = z
@@ -14,11 +16,11 @@ export const capabilityName = z
 
 export const capabilityInput = z.strictObject({
   name: capabilityName,
-  description: z.string().max(4000).optional(),
+  description: prose(4000).optional(),
   tags: z.array(tag).max(50).optional(),
   parameters: jsonSchemaObject.optional(),
   returns: jsonSchemaObject.optional(),
-  examples: z.array(z.string().min(1).max(1000)).max(50).optional(),
+  examples: z.array(label(1000)).max(50).optional(),
   /** How long to wait for the processed receipt after delivery, in ms. */
   ack_timeout_ms: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
   /** Delivery attempts for this capability before the message fails (default DELIVERY_MAX_ATTEMPTS). */
@@ -27,6 +29,14 @@ export const capabilityInput = z.strictObject({
   max_delivery_ms: z.number().int().min(1000).max(30 * 24 * 3600 * 1000).optional(),
   /** Deliveries of this capability one instance takes at once. */
   max_concurrency: z.number().int().min(1).max(100_000).optional(),
+  /** Who may reach it: callers holding one of `scopes`, or the API keys `key_ids`. Absent → every caller of the tenant. */
+  acl: z
+    .strictObject({
+      scopes: z.array(scopeSchema).min(1).max(20).optional(),
+      key_ids: z.array(z.string().regex(KEY_ID_PATTERN, 'a key id is 12 hex digits')).min(1).max(100).optional(),
+    })
+    .refine((acl) => acl.scopes || acl.key_ids, { message: 'give scopes or key_ids (or leave acl out)' })
+    .optional(),
 });
 
 const instanceId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1–64 letters, digits and ._-');
@@ -43,13 +53,14 @@ export const instanceInput = z
 
 export const registerAgentBody = z
   .strictObject({
-    name: z.string().min(1).max(128),
-    version: z.string().min(1).max(64).optional(),
-    description: z.string().max(4000).optional(),
+    name: label(128),
+    version: label(64).optional(),
+    description: prose(4000).optional(),
     tags: z.array(tag).max(50).optional(),
     endpoint: httpUrl.optional(),
     instances: z.array(instanceInput).min(1).max(50).optional(),
-    capabilities: z.array(capabilityInput).min(1).max(100),
+    /** At most MAX_CAPABILITIES_PER_AGENT (checked by the route; 1000 is the hard ceiling). */
+    capabilities: z.array(capabilityInput).min(1).max(1000),
   })
   .refine((body) => !(body.endpoint && body.instances), {
     message: 'give either endpoint or instances, not both',
@@ -76,10 +87,10 @@ export const heartbeatBody = z.strictObject({
 });
 
 export const searchAgentsQuery = z.strictObject({
-  tag: z.string().min(1).max(64).optional(),
-  capability: z.string().min(1).max(64).optional(),
+  tag: label(64).optional(),
+  capability: label(64).optional(),
   state: z.enum(SEARCH_STATES).optional(),
-  q: z.string().min(1).max(200).optional(),
+  q: label(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: agentId.optional(),
 });
@@ -96,7 +107,7 @@ const messageId = z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: lett
 
 const sessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, '1–128 characters: letters, digits and ._:-');
 /** Parameters for the capability, as its `parameters` schema describes them. */
-const params = z.record(z.string().max(128), z.unknown());
+const params = z.record(z.string().max(128), anyJson);
 const routeTarget = z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName.optional() });
 const needsTargetOrIntent = (b: { target?: { capability?: string | undefined } | undefined; intent?: string | undefined }) =>
   Boolean(b.target?.capability) || Boolean(b.intent?.trim());
@@ -108,11 +119,11 @@ export const sendMessageBody = z.strictObject({
   /** Where the message goes. Without `capability` (or without `target`), the router chooses from `intent`. */
   target: routeTarget.optional(),
   /** What the caller wants, in natural language (Chinese or English): routed when no capability is named. */
-  intent: z.string().max(10_000).optional(),
+  intent: prose(10_000).optional(),
   /** Same session → same agent and instance while it stays healthy and matches. */
   session_id: sessionId.optional(),
   params: params.optional(),
-  payload: z.unknown().optional(),
+  payload: anyJson.optional(),
   /** ISO date-time after which the message is no longer delivered (state `expired`); at most 30 days ahead. */
   deadline: z.iso.datetime({ offset: true }).optional(),
   /** The message this one was sent on behalf of (an agent passing work on): links the hops of a trace. */
@@ -124,7 +135,7 @@ export type SendMessageBody = z.output<typeof sendMessageBody>;
 
 /** `POST /v1/route`: what the router would do with a message, without sending anything. */
 export const routeBody = z.strictObject({
-  intent: z.string().max(10_000).optional(),
+  intent: prose(10_000).optional(),
   target: routeTarget.optional(),
   session_id: sessionId.optional(),
   params: params.optional(),
@@ -145,14 +156,14 @@ export const listMessagesQuery = z.strictObject({
 export const callbackBody = z.strictObject({
   message_id: messageId,
   status: z.enum(['processed', 'failed']),
-  result: z.unknown().optional(),
+  result: anyJson.optional(),
   error: z
-    .strictObject({ code: z.string().max(128).optional(), message: z.string().max(4000), retryable: z.boolean().optional() })
+    .strictObject({ code: label(128).optional(), message: prose(4000), retryable: z.boolean().optional() })
     .optional(),
 });
 export type CallbackBody = z.output<typeof callbackBody>;
 
-export const cancelBody = z.strictObject({ reason: z.string().max(1000).optional() }).optional();
+export const cancelBody = z.strictObject({ reason: prose(1000).optional() }).optional();
 
 /** `?wait=30s` (or `1500ms`): how long POST /v1/messages may hold the request for the outcome; at most 120 s. */
 export const sendMessageQuery = z.strictObject({
@@ -165,3 +176,12 @@ export const sendMessageQuery = z.strictObject({
 });
 
 export const redriveBody = z.strictObject({ deadline: z.iso.datetime({ offset: true }).optional() }).optional();
+
+export const createKeyBody = z.strictObject({
+  /** A label for people. */
+  name: label(128).optional(),
+  /** `read`, `send`, `register`, `admin`, or custom scopes that capability ACLs name. */
+  scopes: z.array(scopeSchema).min(1).max(20),
+});
+
+export const keyIdParams = z.strictObject({ key_id: z.string().regex(KEY_ID_PATTERN, 'a key id is 12 hex digits') });

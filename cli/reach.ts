@@ -6,13 +6,16 @@
  *   npm run reach -- status <message_id>
  *   npm run reach -- trace <trace_id>
  *   npm run reach -- redrive <message_id>
- * Human output by default, `--json` for scripts. The api is `--api URL`, else $REACH_API, else http://127.0.0.1:3000.
+ *   npm run reach -- keys ls | keys new --scope read --scope send [--name N] | keys revoke <key_id>
+ * Human output by default, `--json` for scripts. The api is `--api URL`, else $REACH_API, else http://127.0.0.1:3000;
+ * the API key is `--key rk_…`, else $REACH_API_KEY.
  */
 import { Command } from 'commander';
 
 interface Context {
   api: string;
   json: boolean;
+  key?: string;
 }
 
 class CliError extends Error {}
@@ -22,13 +25,17 @@ async function call(ctx: Context, method: string, path: string, body?: unknown):
   try {
     response = await fetch(`${ctx.api}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(ctx.key ? { authorization: `Bearer ${ctx.key}` } : {}),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
     throw new CliError(`cannot reach the api at ${ctx.api}: ${(error as Error).message}`);
   }
   const text = await response.text();
+  if (response.status === 204) return undefined;
   const parsed = text ? (JSON.parse(text) as any) : undefined;
   if (response.status >= 400) throw new CliError(`${response.status} ${parsed?.error?.code}: ${parsed?.error?.message}`);
   return parsed;
@@ -52,9 +59,10 @@ export function buildProgram(): Command {
   const program = new Command('reach')
     .description('Operate Agent-Reach from the command line')
     .option('--api <url>', 'api base URL', process.env.REACH_API ?? 'http://127.0.0.1:3000')
+    .option('--key <rk_…>', 'API key (default $REACH_API_KEY)', process.env.REACH_API_KEY)
     .option('--json', 'machine-readable output', false)
     .showHelpAfterError();
-  const ctx = (): Context => ({ api: program.opts().api.replace(/\/$/, ''), json: program.opts().json });
+  const ctx = (): Context => ({ api: program.opts().api.replace(/\/$/, ''), json: program.opts().json, key: program.opts().key });
 
   const agents = program.command('agents').description('the catalogue');
   agents
@@ -143,6 +151,24 @@ export function buildProgram(): Command {
   program.command('redrive <message_id>').action(async (messageId: string) => {
     const status = await call(ctx(), 'POST', `/v1/messages/${messageId}/redrive`);
     print(ctx(), status, () => `${messageId}: redriven (${status.redrives.length} redrive${status.redrives.length === 1 ? '' : 's'})`);
+  });
+
+  const keys = program.command('keys').description("the tenant's API keys (admin scope)");
+  keys.command('ls').action(async () => {
+    const list = await call(ctx(), 'GET', '/v1/keys');
+    print(ctx(), list.items, () => list.items.map((k: any) => `${k.key_id}  ${k.scopes.join(',')}  ${k.name}${k.revoked_at ? '  (revoked)' : ''}`).join('\n') || 'no keys');
+  });
+  keys
+    .command('new')
+    .requiredOption('--scope <scope>', 'read, send, register, admin or a custom scope (repeat for several)', (s: string, all: string[] = []) => [...all, s])
+    .option('--name <name>')
+    .action(async (options: { scope: string[]; name?: string }) => {
+      const created = await call(ctx(), 'POST', '/v1/keys', { scopes: options.scope, ...(options.name ? { name: options.name } : {}) });
+      print(ctx(), created, () => `${created.key}\n  key id ${created.key_id}, tenant ${created.tenant}, scopes ${created.scopes.join(',')} — shown once`);
+    });
+  keys.command('revoke <key_id>').action(async (keyId: string) => {
+    await call(ctx(), 'DELETE', `/v1/keys/${keyId}`);
+    print(ctx(), { key_id: keyId, revoked: true }, () => `${keyId}: revoked`);
   });
 
   return program;

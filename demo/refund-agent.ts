@@ -3,7 +3,8 @@
  * so a double refund would be visible. `CRASH_AFTER_REFUND=1` makes it die right after refunding, before its
  * receipt — the failure that made the seed's customer get refunded twice.
  *
- * Env: GATEWAY (api URL), PORT, DATA_DIR (identity, handled ids, ledger), ACK_TIMEOUT_MS.
+ * Env: GATEWAY (api URL), REACH_API_KEY (a key with the register scope, for the first registration), PORT, DATA_DIR
+ * (identity, handled ids, ledger), ACK_TIMEOUT_MS.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';

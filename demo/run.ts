@@ -2,8 +2,9 @@
  * `npm run demo`: the after-sales pipeline of seed 000, through Agent-Reach. Three SDK agents —
  * customer-service (classifies the ticket), quality-check (first review), refund (pays back, into a ledger) —
  * pass each ticket along via the gateway, keeping one trace id per ticket. Starts embedded mode itself unless
- * GATEWAY points at a running api. Prints every hop (trace, agent, latency) and the number of refunds performed;
- * then sends one ticket again to show it is not refunded twice.
+ * GATEWAY points at a running api (then REACH_API_KEY is its API key, with the send, read and register scopes). Prints every hop (trace, agent, latency) and the number of refunds performed;
+ * then sends one ticket again to show it is not refunded twice. Refunds are restricted: the refund capability admits
+ * only keys with the `refunds` scope, which quality-check holds and customer-service does not (shown once).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -21,18 +22,24 @@ const TICKETS = [
 
 type Ticket = (typeof TICKETS)[number];
 
-async function send(gateway: string, messageId: string, agentId: string, capability: string, payload: unknown, traceId: string, parent?: string) {
-  const response = await fetch(`${gateway}/v1/messages`, {
+async function post(gateway: string, path: string, body: unknown, key = process.env.REACH_API_KEY, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${gateway}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
-    body: JSON.stringify({ message_id: messageId, target: { agent_id: agentId, capability }, payload, ...(parent ? { parent_message_id: parent } : {}) }),
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
+    body: JSON.stringify(body),
   });
+}
+
+async function send(gateway: string, messageId: string, agentId: string, capability: string, payload: unknown, traceId: string, parent?: string, key?: string) {
+  const body = { message_id: messageId, target: { agent_id: agentId, capability }, payload, ...(parent ? { parent_message_id: parent } : {}) };
+  const response = await post(gateway, '/v1/messages', body, key, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` });
   if (response.status >= 400) throw new Error(`send ${messageId}: ${response.status} ${await response.text()}`);
 }
 
-async function startAgent(gateway: string, name: string, capability: string, handler: Handler): Promise<ReachAgent> {
+async function startAgent(gateway: string, name: string, capability: string, handler: Handler, acl?: { scopes: string[] }): Promise<ReachAgent> {
   const port = await freePort();
-  const agent = new ReachAgent({ gateway, endpoint: `http://127.0.0.1:${port}/`, card: { name: `${name}-${process.pid}`, capabilities: [{ name: capability }] } });
+  const card = { name: `${name}-${process.pid}`, capabilities: [{ name: capability, ...(acl ? { acl } : {}) }] };
+  const agent = new ReachAgent({ gateway, endpoint: `http://127.0.0.1:${port}/`, card });
   await agent.register();
   createServer(agent.httpHandler(handler)).listen(port, '127.0.0.1').unref();
   agent.startHeartbeats();
@@ -42,6 +49,8 @@ async function startAgent(gateway: string, name: string, capability: string, han
 async function main(): Promise<void> {
   const embedded = process.env.GATEWAY ? undefined : await startEmbeddedProcess();
   const gateway = process.env.GATEWAY ?? embedded!.url;
+  // The SDK agents register with it, and the agents pass tickets along with it.
+  process.env.REACH_API_KEY ??= embedded?.apiKey;
   console.log(`gateway ${gateway}\n`);
   const refunds: { order_id: string; amount: number }[] = [];
   const ids: Record<string, string> = {};
@@ -50,12 +59,16 @@ async function main(): Promise<void> {
     const ticket = d.payload as Ticket;
     refunds.push({ order_id: ticket.order_id, amount: ticket.amount });
     return { refund_id: `r-${ticket.ticket_id}`, amount: ticket.amount };
-  });
+  }, { scopes: ['refunds'] });
+  // quality-check's own key: it may send refunds; the others send with the development key, which may not.
+  const created = await post(gateway, '/v1/keys', { name: 'quality-check', scopes: ['send', 'refunds'] });
+  if (created.status !== 201) throw new Error(`creating the refunds key: ${created.status} ${await created.text()}`);
+  const refundsKey = ((await created.json()) as { key: string }).key;
   ids.refund = refund.identity!.agent_id;
   const quality = await startAgent(gateway, 'quality-check', 'review', async (d: Delivery) => {
     const ticket = d.payload as Ticket;
     const approved = ticket.amount <= 500;
-    if (approved) await send(gateway, `${ticket.ticket_id}-refund`, ids.refund!, 'refund', ticket, d.trace_id, d.message_id);
+    if (approved) await send(gateway, `${ticket.ticket_id}-refund`, ids.refund!, 'refund', ticket, d.trace_id, d.message_id, refundsKey);
     return { approved, rule: 'refunds up to 500 are approved automatically' };
   });
   ids.quality = quality.identity!.agent_id;
@@ -73,7 +86,8 @@ async function main(): Promise<void> {
     await send(gateway, ticket.ticket_id, ids.service!, 'classify', ticket, traces[ticket.ticket_id]!);
   }
   const hops = (t: Ticket) => [t.ticket_id, `${t.ticket_id}-review`, `${t.ticket_id}-refund`];
-  const status = async (id: string) => (await fetch(`${gateway}/v1/messages/${id}`)).json() as Promise<Record<string, any>>;
+  const status = async (id: string) =>
+    (await fetch(`${gateway}/v1/messages/${id}`, { headers: { authorization: `Bearer ${process.env.REACH_API_KEY}` } })).json() as Promise<Record<string, any>>;
   const settled = async () => {
     for (const t of TICKETS) {
       for (const id of hops(t)) {
@@ -97,6 +111,9 @@ async function main(): Promise<void> {
   }
   console.log(`\nthe chain of one ticket: ${gateway}/v1/traces/${traces[TICKETS[0]!.ticket_id]}`);
   console.log(`refunds performed: ${refunds.length} (${refunds.map((r) => `${r.order_id} ${r.amount}`).join(', ')})`);
+
+  const direct = await post(gateway, '/v1/messages', { target: { agent_id: ids.refund, capability: 'refund' }, payload: TICKETS[3] });
+  console.log(`a refund sent directly without the refunds scope: ${direct.status} ${((await direct.json()) as { error: { code: string } }).error.code}`);
 
   // The seed's failure: the same ticket sent again (a caller retry). The message id makes it the same message.
   await send(gateway, TICKETS[0]!.ticket_id, ids.service!, 'classify', TICKETS[0], traces[TICKETS[0]!.ticket_id]!);

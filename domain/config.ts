@@ -1,4 +1,7 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { TENANT_PATTERN } from './keys/api-key';
+import { parseConfigKeys } from './keys/config-keys';
 
 /**
  * Every knob of Agent-Reach, read from the environment by one zod schema at boot.
@@ -7,6 +10,22 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveMs = z.coerce.number().int().positive();
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** A comma-separated list of CIDR ranges, e.g. `10.1.0.0/16,fd12::/16`. */
+const cidrList = z
+  .string()
+  .transform((v) => v.split(',').map((c) => c.trim()).filter(Boolean))
+  .refine((list) => list.every((c) => isValidCidr(c)), 'must be comma-separated CIDR ranges such as 10.0.0.0/8')
+  .default([]);
+
+function isValidCidr(text: string): boolean {
+  try {
+    ipaddr.parseCIDR(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const envSchema = z.object({
   /** Port the api listens on. @default 3000 */
@@ -31,8 +50,35 @@ const envSchema = z.object({
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://')
     .default('mongodb://127.0.0.1:27017/agent-reach'),
-  /** Tenant of every request until API keys carry one. @default default */
-  DEFAULT_TENANT: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/).default('default'),
+  /** Tenant of the development key embedded mode makes, and of `API_KEYS` entries that name none. @default default */
+  DEFAULT_TENANT: z.string().regex(TENANT_PATTERN).default('default'),
+  /**
+   * API keys accepted from the configuration (bootstrap), comma-separated `tenant:scope+scope:key`, e.g.
+   * `acme:admin:rk_…,acme:send+read:rk_…`. `npm run new-key -- acme admin` prints a fresh key and its entry; only the
+   * keys' hashes are kept in memory. They cannot be revoked through the api.
+   * Optional; without it and without keys in the database nothing but health answers.
+   */
+  API_KEYS: z.string().optional(),
+  /** How long an api replica trusts a looked-up API key (a revocation reaches other replicas that much later), in ms. @default 5000 */
+  API_KEY_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** `GET /metrics` without a key (for scrapers that cannot send one); otherwise it needs a key with the `metrics` scope. @default false */
+  METRICS_PUBLIC: flag.default(false),
+  /** Requests per second a tenant may make to this api replica (token bucket refill rate; 0 = no limit). @default 100 */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(100),
+  /** Bucket size: requests a tenant may make at once after being idle. @default 200 */
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  /** Capabilities one agent may declare. @default 100 */
+  MAX_CAPABILITIES_PER_AGENT: z.coerce.number().int().min(1).max(1000).default(100),
+  /** Largest stored message `payload` + `intent`, and receipt `result`, in bytes of JSON (kept in Temporal history). @default 262144 */
+  MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
+  /** Agent endpoints, card URLs and reply_to URLs may be on loopback addresses (127.0.0.0/8, ::1). @default false (embedded mode and tests: true) */
+  ENDPOINT_ALLOW_LOOPBACK: flag.default(false),
+  /** …on private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). @default false (docker-compose: true) */
+  ENDPOINT_ALLOW_PRIVATE: flag.default(false),
+  /** Ranges always allowed for endpoints (checked after ENDPOINT_DENY_CIDRS, before the built-in rules). @default none */
+  ENDPOINT_ALLOW_CIDRS: cidrList,
+  /** Ranges always refused for endpoints. @default none */
+  ENDPOINT_DENY_CIDRS: cidrList,
   /** Time allowed for one HTTP delivery attempt, in ms. @default 10000 */
   DELIVERY_TIMEOUT_MS: positiveMs.default(10_000),
   /** Attempts per delivery before the message fails (the seeds' policy: at most 5). @default 5 */
@@ -132,6 +178,10 @@ const envSchema = z.object({
   /** Log verbosity of our processes. @default info */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 }).superRefine((env, ctx) => {
+  if (env.API_KEYS) {
+    const parsed = parseConfigKeys(env.API_KEYS);
+    if ('problem' in parsed) ctx.addIssue({ code: 'custom', path: ['API_KEYS'], message: parsed.problem });
+  }
   if (env.HEARTBEAT_WRITE_EVERY_MS > env.HEARTBEAT_TTL_MS / 2) {
     ctx.addIssue({ code: 'custom', path: ['HEARTBEAT_WRITE_EVERY_MS'], message: 'must be at most half of HEARTBEAT_TTL_MS' });
   }

@@ -49,6 +49,8 @@ export function canTransition(from: MessageState, to: MessageState): boolean {
 export type ReasonCode =
   | 'unknown_agent'
   | 'unknown_capability'
+  /** The capability's ACL no longer admits the sender. */
+  | 'forbidden'
   | 'no_available_instance'
   | 'agent_refused'
   | 'delivery_exhausted'
@@ -123,6 +125,8 @@ export interface MessageInput {
   redrive?: RedriveInput;
   /** Where the caller wants the final status posted (signed), and how fast to retry that. */
   reply_to?: { url: string; retry_initial_ms: number };
+  /** Who sent it (the API key), so every attempt checks the capability's ACL again. Absent on older runs. */
+  caller?: { tenant: string; key_id: string; scopes: string[] };
 }
 
 export interface RedriveRecord {

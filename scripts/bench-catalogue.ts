@@ -78,12 +78,12 @@ function bulkAgent(i: number) {
   return { agent, secret, instance: newInstanceDoc(agent, { instance_id: 'i1', transport: 'http', endpoint: card(i).endpoint }, now) };
 }
 
-async function timeQuery(url: string, repeats: number): Promise<ReturnType<typeof summary> & { items: number }> {
+async function timeQuery(url: string, repeats: number, apiKey: string): Promise<ReturnType<typeof summary> & { items: number }> {
   const times: number[] = [];
   let items = 0;
   for (let r = 0; r < repeats; r++) {
     const started = performance.now();
-    const response = await fetch(url);
+    const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
     const body = (await response.json()) as { items: unknown[] };
     times.push(performance.now() - started);
     items = body.items.length;
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     const registered: Registered[] = [];
     let started = performance.now();
     await pool(registerCount, 8, async (i) => {
-      const response = await post(`${system.url}/v1/agents`, card(i));
+      const response = await post(`${system.url}/v1/agents`, card(i), system.apiKey);
       if (response.status !== 201) throw new Error(`register ${i}: ${response.status} ${await response.text()}`);
       registered[i] = (await response.json()) as Registered;
     });
@@ -144,17 +144,17 @@ async function main(): Promise<void> {
     // 2. List and search.
     const q = (query: string) => `${system.url}/v1/agents?${query}`;
     const searches = {
-      first_page_50: await timeQuery(q('limit=50'), repeats),
-      by_tag: await timeQuery(q('tag=team-7&limit=500'), repeats),
-      by_capability: await timeQuery(q('capability=refund-0&limit=500'), repeats),
-      free_text_en: await timeQuery(q('q=agent%20123&limit=50'), repeats),
-      free_text_zh: await timeQuery(q(`q=${encodeURIComponent('退款')}&limit=50`), repeats),
-      state_online: await timeQuery(q('state=online&limit=50'), repeats),
+      first_page_50: await timeQuery(q('limit=50'), repeats, system.apiKey),
+      by_tag: await timeQuery(q('tag=team-7&limit=500'), repeats, system.apiKey),
+      by_capability: await timeQuery(q('capability=refund-0&limit=500'), repeats, system.apiKey),
+      free_text_en: await timeQuery(q('q=agent%20123&limit=50'), repeats, system.apiKey),
+      free_text_zh: await timeQuery(q(`q=${encodeURIComponent('退款')}&limit=50`), repeats, system.apiKey),
+      state_online: await timeQuery(q('state=online&limit=50'), repeats, system.apiKey),
     };
     let pages = 0;
     started = performance.now();
     for (let cursor: string | undefined; ; pages++) {
-      const body = (await (await fetch(q(`limit=500${cursor ? `&cursor=${cursor}` : ''}`))).json()) as { next_cursor?: string };
+      const body = (await (await fetch(q(`limit=500${cursor ? `&cursor=${cursor}` : ''}`), { headers: { authorization: `Bearer ${system.apiKey}` } })).json()) as { next_cursor?: string };
       if (!body.next_cursor) break;
       cursor = body.next_cursor;
     }

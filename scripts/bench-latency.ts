@@ -22,6 +22,8 @@ async function main(): Promise<void> {
   const warmup = Number(values.warmup);
   const embedded = values.url ? undefined : await startEmbeddedProcess();
   const url = values.url ?? embedded!.url;
+  // Against a running api, REACH_API_KEY is a key with the register, send and read scopes.
+  const apiKey = embedded?.apiKey ?? process.env.REACH_API_KEY ?? '';
 
   let secret = '';
   const deliveredAt = new Map<string, number>();
@@ -46,7 +48,7 @@ async function main(): Promise<void> {
   try {
     const registration = await fetch(`${url}/v1/agents`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
       body: JSON.stringify({ name: `bench-${Date.now()}`, endpoint: `http://127.0.0.1:${agentPort}/`, capabilities: [{ name: 'echo' }] }),
     });
     const registered = (await registration.json()) as { agent_id: string; secret: string };
@@ -59,12 +61,12 @@ async function main(): Promise<void> {
       const started = performance.now();
       const sent = await fetch(`${url}/v1/messages`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
         body: JSON.stringify({ message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } }),
       });
       if (sent.status !== 202) throw new Error(`send answered ${sent.status}: ${await sent.text()}`);
       for (;;) {
-        const status = (await (await fetch(`${url}/v1/messages/${messageId}`)).json()) as { state: string };
+        const status = (await (await fetch(`${url}/v1/messages/${messageId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { state: string };
         if (status.state === 'processed') break;
         if (['failed', 'rejected'].includes(status.state)) throw new Error(`message ended ${status.state}`);
         await new Promise((done) => setTimeout(done, 5));

@@ -15,6 +15,9 @@ import { portAcceptsConnections, startFerretDb, startTemporalDevServer, waitUnti
 import { startTemporalBySdkDownload } from './lib/sdk-temporal';
 import { devServerSearchAttributes } from '../domain/search-attributes';
 import { newSigningSecret } from '../domain/signing';
+import { newApiKey } from '../domain/keys/api-key';
+import { configKeyEntry } from '../domain/keys/config-keys';
+import { DEV_KEY_FILE } from './lib/dev-key';
 
 const ROOT = resolve(__dirname, '..');
 const say = (line: string) => console.log(`[agent-reach] ${line}`);
@@ -87,6 +90,14 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
     for (const id of models) found.push(await obtainModel(id, (line) => say(`model ${id}: ${line}`)));
     started.lines.push(`Router       ${found.every(Boolean) ? `local models ${models.join(' + ')}` : 'lexical matching (local models unavailable)'}`);
   }
+  if (!process.env.API_KEYS) {
+    const key = developmentKey(dataDir);
+    started.env.API_KEYS = configKeyEntry(config.DEFAULT_TENANT, ['admin', 'metrics'], key);
+    started.lines.push(`API key      ${key} (tenant ${config.DEFAULT_TENANT}, admin; export REACH_API_KEY=… for the CLI and SDK)`);
+  }
+  // Development: agents and webhooks on this machine or its network are fine.
+  started.env.ENDPOINT_ALLOW_LOOPBACK ??= 'true';
+  started.env.ENDPOINT_ALLOW_PRIVATE ??= 'true';
   if (!process.env.CALLER_WEBHOOK_SECRET) {
     started.env.CALLER_WEBHOOK_SECRET = callerWebhookSecret(dataDir);
     started.lines.push(`Caller webhook secret  ${started.env.CALLER_WEBHOOK_SECRET} (verifies reply_to notifications)`);
@@ -120,6 +131,16 @@ async function workerPolling(address: string, config: Config): Promise<boolean> 
   } finally {
     await connection.close();
   }
+}
+
+/** Embedded mode's development API key (admin of the default tenant): made once, kept in the data folder. */
+function developmentKey(dataDir: string): string {
+  const file = join(dataDir, DEV_KEY_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const { key } = newApiKey();
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
 }
 
 /** Embedded mode's secret for signing `reply_to` notifications: made once, kept in the data folder. */

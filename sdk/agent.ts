@@ -32,12 +32,26 @@ export interface AgentCard {
   version?: string;
   description?: string;
   tags?: string[];
-  capabilities: { name: string; description?: string; tags?: string[]; parameters?: object; examples?: string[]; ack_timeout_ms?: number }[];
+  capabilities: {
+    name: string;
+    description?: string;
+    tags?: string[];
+    parameters?: object;
+    examples?: string[];
+    ack_timeout_ms?: number;
+    /** Who may send to it: callers whose API key holds one of `scopes`, or is one of `key_ids`. */
+    acl?: { scopes?: string[]; key_ids?: string[] };
+  }[];
 }
 
 export interface ReachAgentOptions {
   /** Base URL of the Agent-Reach api. */
   gateway: string;
+  /**
+   * An API key with the `register` scope (`rk_…`), for the first registration; later ones use the saved identity's
+   * secret. @default $REACH_API_KEY
+   */
+  apiKey?: string;
   card: AgentCard;
   /** This instance's HTTP endpoint; omit for WebSocket mode. */
   endpoint?: string;
@@ -78,20 +92,28 @@ export class ReachAgent {
     return this.options.instanceId ?? 'i1';
   }
 
-  private async call(method: string, path: string, body?: unknown): Promise<Response> {
+  private async call(method: string, path: string, body?: unknown, credential = this.identity?.secret): Promise<Response> {
     return fetch(`${this.options.gateway}${path}`, {
       method,
-      headers: { 'content-type': 'application/json', ...(this.identity ? { authorization: `Bearer ${this.identity.secret}` } : {}) },
+      headers: { 'content-type': 'application/json', ...(credential ? { authorization: `Bearer ${credential}` } : {}) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   }
 
-  /** Registers the card, or re-registers under the saved identity (same agent id, new card). */
+  /**
+   * Registers the card with the API key, or re-registers under the saved identity (same agent id, new card); if the
+   * saved identity is refused (e.g. the card's name changed), registers anew with the API key.
+   */
   async register(): Promise<Identity> {
     const instances = this.options.endpoint
       ? [{ instance_id: this.instanceId, endpoint: this.options.endpoint }]
       : [{ instance_id: this.instanceId, transport: 'websocket' }];
-    const response = await this.call('POST', '/v1/agents', { ...this.options.card, instances });
+    const card = { ...this.options.card, instances };
+    const apiKey = this.options.apiKey ?? process.env.REACH_API_KEY;
+    let response = await this.call('POST', '/v1/agents', card, this.identity?.secret ?? apiKey);
+    if (this.identity && apiKey && (response.status === 401 || response.status === 403)) {
+      response = await this.call('POST', '/v1/agents', card, apiKey);
+    }
     const body = (await response.json()) as { agent_id?: string; secret?: string; signing_secret?: string; error?: { message: string } };
     if (!response.ok) throw new Error(`registration failed: ${response.status} ${body.error?.message ?? ''}`);
     if (body.secret && body.signing_secret) this.identity = { agent_id: body.agent_id!, secret: body.secret, signing_secret: body.signing_secret };

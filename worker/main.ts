@@ -1,5 +1,7 @@
 /** `npm run worker`: the Temporal worker (workflows + activities), as production runs it (any number of replicas). */
 import { RoutingStats, routingStatsModel } from '../domain/router/routing-stats';
+import { guardedFetch } from '../domain/guarded-fetch';
+import { endpointPolicy } from '../domain/endpoint-policy';
 import { createCatalogue } from '../domain/catalogue/catalogue';
 import { catalogueModels } from '../domain/catalogue/models';
 import { loadConfigOrExit } from '../domain/config';
@@ -13,6 +15,7 @@ import { createMessageWorker } from './create-worker';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  const policy = endpointPolicy(config);
   const logger = createLogger('worker', config);
   const mongo = await connectMongo(config.MONGODB_URI, logger);
   const connection = await connectTemporalWorker(config.TEMPORAL_ADDRESS, logger);
@@ -34,7 +37,7 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...(telemetry ? { telemetry } : {}),
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats: new RoutingStats(routingStatsModel(mongo)), metrics, logger, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats: new RoutingStats(routingStatsModel(mongo)), metrics, logger, fetch: guardedFetch(policy), now: Date.now, endpointPolicy: policy, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.

@@ -185,8 +185,8 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
       return finish('failed', { code: lastFailure.code, message: `no delivery succeeded within the capability's time limit; last error: ${lastFailure.message}` });
     }
     // Resolved before every attempt: a moved or restarted agent is found at its new address.
-    const lookup = await resolveTarget({ tenant: input.tenant, target: input.target, avoid: failed.excluded() });
-    if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') {
+    const lookup = await resolveTarget({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}) });
+    if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability' || lookup.kind === 'forbidden') {
       const reason = rejection(lookup.kind, input);
       return status.state === 'routing' ? finish('rejected', reason) : finish('failed', reason);
     }
@@ -279,13 +279,15 @@ function withAttempts(reason: Reason, attempts: number): Reason {
   return { code: reason.code, message: `no delivery succeeded in ${attempts} attempts; last error: ${reason.message}` };
 }
 
-function rejection(kind: 'unknown_agent' | 'unknown_capability', input: MessageInput): Reason {
+function rejection(kind: 'unknown_agent' | 'unknown_capability' | 'forbidden', input: MessageInput): Reason {
   const { agent_id, capability } = input.target;
   switch (kind) {
     case 'unknown_agent':
       return { code: 'unknown_agent', message: `no agent ${agent_id} in this tenant` };
     case 'unknown_capability':
       return { code: 'unknown_capability', message: `agent ${agent_id} has no capability ${capability}` };
+    case 'forbidden':
+      return { code: 'forbidden', message: `the sender may not reach ${capability} of agent ${agent_id} (its access list changed)` };
   }
 }
 

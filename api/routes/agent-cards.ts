@@ -4,22 +4,36 @@ import { agentCardUrl, exportA2aCard, importA2aCard } from '../../domain/catalog
 import type { Catalogue } from '../../domain/catalogue/catalogue';
 import type { Config } from '../../domain/config';
 import { agentView } from '../../domain/catalogue/views';
-import { bearerSecret } from '../agent-auth';
+import { requireCaller } from '../caller-auth';
+import { cardEndpoints, requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
 import { agentCardQuery, agentIdParams, importAgentBody } from '../schemas';
 import { parseInput } from '../validate';
 import { checkCard } from './agents';
 
 const MAX_CARD_BYTES = 1024 * 1024;
+const MAX_REDIRECTS = 3;
 
-/** Fetches a remote card with a time and size limit; every failure is the caller's 4xx, not our 500. */
-async function fetchCard(url: string, timeoutMs: number, fetchFn: typeof fetch): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetchFn(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
-  } catch (error) {
-    throw new ApiError(422, 'agent_card_unreachable', `Could not fetch ${url}: ${(error as Error).message}`);
+/**
+ * Fetches a remote card with a time and size limit; every failure is the caller's 4xx, not our 500. Redirects are
+ * followed by hand, so each hop passes the endpoint policy.
+ */
+async function fetchCard(url: string, timeoutMs: number, fetchFn: typeof fetch, guard: EndpointGuard): Promise<unknown> {
+  let response: Response | undefined;
+  for (let hop = 0, next = url; hop <= MAX_REDIRECTS; hop++) {
+    await requireAllowedEndpoints(guard, [{ location: hop === 0 ? 'body.url' : `body.url (redirect ${hop})`, url: next }]);
+    try {
+      response = await fetchFn(next, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    } catch (error) {
+      throw new ApiError(422, 'agent_card_unreachable', `Could not fetch ${next}: ${(error as Error).message}`);
+    }
+    const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+    if (!location) break;
+    await response.body?.cancel();
+    next = new URL(location, next).toString();
+    response = undefined;
   }
+  if (!response) throw new ApiError(422, 'agent_card_unreachable', `Fetching ${url} redirected more than ${MAX_REDIRECTS} times`);
   if (!response.ok) throw new ApiError(422, 'agent_card_unreachable', `Fetching ${url} answered HTTP ${response.status}`);
   const text = await response.text();
   if (text.length > MAX_CARD_BYTES) throw new ApiError(422, 'agent_card_too_large', `The card at ${url} is larger than 1 MiB`);
@@ -30,23 +44,25 @@ async function fetchCard(url: string, timeoutMs: number, fetchFn: typeof fetch):
   }
 }
 
-export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; tenant: string; fetch?: typeof fetch }): Router {
+export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; endpoints: EndpointGuard; fetch: typeof fetch }): Router {
   const router = Router();
   const { store, queries, policy, now } = deps.catalogue;
 
   router.post('/v1/agents/import', async (req, res) => {
+    const { tenant } = requireCaller(res, 'register');
     const body = parseInput(importAgentBody, req.body, 'body');
     const url = body.url ? agentCardUrl(body.url) : undefined;
-    const raw = url ? await fetchCard(url, deps.config.A2A_FETCH_TIMEOUT_MS, deps.fetch ?? fetch) : body.card;
+    const raw = url ? await fetchCard(url, deps.config.A2A_FETCH_TIMEOUT_MS, deps.fetch, deps.endpoints) : body.card;
     const imported = importA2aCard(raw);
     if (imported.kind === 'invalid') throw new ApiError(422, 'invalid_agent_card', 'The A2A agent card is invalid', imported.problems);
-    checkCard(imported.input, 'card');
+    checkCard(imported.input, deps.config.MAX_CAPABILITIES_PER_AGENT, 'card');
+    await requireAllowedEndpoints(deps.endpoints, cardEndpoints(imported.input, 'card'));
     const source = { kind: 'a2a' as const, version: imported.specVersion, ...(url ? { url } : {}) };
-    const result = await store.register(deps.tenant, imported.input, bearerSecret(req), source);
+    const result = await store.register(tenant, imported.input, undefined, source);
     if (result.kind === 'name_taken') {
       throw new ApiError(409, 'agent_name_taken', `An agent named "${imported.input.name}" is already registered in this tenant`);
     }
-    const found = await queries.get(deps.tenant, result.agent._id);
+    const found = await queries.get(tenant, result.agent._id);
     res.status(result.kind === 'registered' ? 201 : 200).json({
       agent_id: result.agent._id,
       ...(result.kind === 'registered' ? { secret: result.secret, signing_secret: result.signingSecret } : { reregistered: true }),
@@ -56,9 +72,10 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; te
   });
 
   router.get('/v1/agents/:agent_id/agent-card.json', async (req, res) => {
+    const { tenant } = requireCaller(res, 'read');
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const { a2a_version } = parseInput(agentCardQuery, req.query, 'query');
-    const found = await queries.get(deps.tenant, agent_id);
+    const found = await queries.get(tenant, agent_id);
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     res.json(exportA2aCard(found, deps.config.PUBLIC_URL, a2a_version));
   });

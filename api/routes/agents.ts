@@ -1,17 +1,29 @@
 /** The catalogue API: register, search, read, update, deregister, rotate the secret, read events. */
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { AgentCardInput } from '../../domain/catalogue/card';
 import type { Catalogue } from '../../domain/catalogue/catalogue';
 import { checkJsonSchema } from '../../domain/catalogue/json-schema';
 import type { AgentDoc } from '../../domain/catalogue/models';
 import { agentView, eventView } from '../../domain/catalogue/views';
-import { bearerSecret, requireAgent } from '../agent-auth';
+import { agentBySecret, bearerSecret, requireAgent } from '../agent-auth';
+import { callerOf, requireCaller } from '../caller-auth';
+import { cardEndpoints, requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
 import { agentIdParams, eventsQuery, registerAgentBody, searchAgentsQuery } from '../schemas';
 import { parseInput } from '../validate';
 
-/** Semantic checks zod cannot make: unique capability names, and parameters/returns that are real JSON Schemas. */
-export function checkCard(card: AgentCardInput, where = 'body'): void {
+/**
+ * Semantic checks zod cannot make: at most `maxCapabilities` capabilities, unique capability names, and
+ * parameters/returns that are real JSON Schemas.
+ */
+export function checkCard(card: AgentCardInput, maxCapabilities: number, where = 'body'): void {
+  if (card.capabilities.length > maxCapabilities) {
+    throw new ApiError(422, 'too_many_capabilities', `An agent may declare at most ${maxCapabilities} capabilities`, {
+      location: `${where}.capabilities`,
+      count: card.capabilities.length,
+      max: maxCapabilities,
+    });
+  }
   const names = card.capabilities.map((c) => c.name);
   const duplicates = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
   if (duplicates.length > 0) {
@@ -30,7 +42,34 @@ export function checkCard(card: AgentCardInput, where = 'body'): void {
   if (problems.length > 0) throw new ApiError(422, 'invalid_schema', 'A capability schema is not a valid JSON Schema (draft 2020-12)', problems);
 }
 
-export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Router {
+export interface AgentRoutesDeps {
+  catalogue: Catalogue;
+  /** MAX_CAPABILITIES_PER_AGENT */
+  maxCapabilities: number;
+  endpoints: EndpointGuard;
+}
+
+/**
+ * Who registers: a caller with the `register` scope registers in its tenant; an agent's own secret re-registers
+ * that agent (same name) in its tenant, and nothing else.
+ */
+async function registrant(req: Request, res: Response, store: Catalogue['store']): Promise<{ tenant: string; agent?: AgentDoc; secret?: string }> {
+  if (callerOf(res)) return { tenant: requireCaller(res, 'register').tenant };
+  const secret = bearerSecret(req);
+  if (!secret) {
+    throw new ApiError(401, 'unauthenticated', 'Send an API key with the "register" scope (or, to re-register, the agent secret) as "Authorization: Bearer …"');
+  }
+  const agent = await agentBySecret(req, store);
+  return { tenant: agent.tenant, agent, secret };
+}
+
+function requireSameAgent(agent: AgentDoc | undefined, name: string): void {
+  if (agent && agent.name !== name) {
+    throw new ApiError(403, 'register_needs_api_key', 'An agent secret re-registers its own agent only; registering another needs an API key with the "register" scope');
+  }
+}
+
+export function agentRoutes(deps: AgentRoutesDeps): Router {
   const router = Router();
   const { store, queries, heartbeats, index, policy, now } = deps.catalogue;
   const heartbeatAdvice = { interval_ms: policy.intervalMs, offline_after_ms: policy.ttlMs * policy.graceWindows };
@@ -42,9 +81,12 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
   };
 
   router.post('/v1/agents', async (req, res) => {
+    const { tenant, agent, secret } = await registrant(req, res, store);
     const body = parseInput(registerAgentBody, req.body, 'body');
-    checkCard(body);
-    const result = await store.register(deps.tenant, body, bearerSecret(req));
+    requireSameAgent(agent, body.name);
+    checkCard(body, deps.maxCapabilities);
+    await requireAllowedEndpoints(deps.endpoints, cardEndpoints(body));
+    const result = await store.register(tenant, body, secret);
     switch (result.kind) {
       case 'name_taken':
         throw new ApiError(409, 'agent_name_taken', `An agent named "${body.name}" is already registered in this tenant`, {
@@ -60,18 +102,20 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
   });
 
   router.get('/v1/agents', async (req, res) => {
+    const { tenant } = requireCaller(res, 'read');
     const query = parseInput(searchAgentsQuery, req.query, 'query');
     // Served from this replica's in-memory copy, after checking the change counter: a change made through any
     // replica is visible to the next search.
     await index.ensureCurrent();
     const at = now();
-    const page = index.search(deps.tenant, query, at, policy);
+    const page = index.search(tenant, query, at, policy);
     res.json({ items: page.items.map((item) => agentView(item, at, policy)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) });
   });
 
   router.get('/v1/agents/:agent_id', async (req, res) => {
+    const { tenant } = requireCaller(res, 'read');
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
-    const found = await queries.get(deps.tenant, agent_id);
+    const found = await queries.get(tenant, agent_id);
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     const view = agentView(found, now(), policy);
     const circuits = await deps.catalogue.circuits.states(agent_id);
@@ -82,7 +126,8 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const agent = await requireAgent(req, store, agent_id);
     const body = parseInput(registerAgentBody, req.body, 'body');
-    checkCard(body);
+    checkCard(body, deps.maxCapabilities);
+    await requireAllowedEndpoints(deps.endpoints, cardEndpoints(body));
     const updated = await store.update(agent, body);
     heartbeats.forget(agent._id);
     if (updated === 'name_taken') throw new ApiError(409, 'agent_name_taken', `An agent named "${body.name}" already exists in this tenant`);
@@ -103,10 +148,11 @@ export function agentRoutes(deps: { catalogue: Catalogue; tenant: string }): Rou
   });
 
   router.get('/v1/agents/:agent_id/events', async (req, res) => {
+    const { tenant } = requireCaller(res, 'read');
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const { limit } = parseInput(eventsQuery, req.query, 'query');
-    if (!(await queries.get(deps.tenant, agent_id))) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
-    res.json({ items: (await queries.events(deps.tenant, agent_id, limit)).map(eventView) });
+    if (!(await queries.get(tenant, agent_id))) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
+    res.json({ items: (await queries.events(tenant, agent_id, limit)).map(eventView) });
   });
 
   return router;

@@ -3,16 +3,18 @@ import type { AgentStore } from '../../domain/catalogue/agent-store';
 import type { ApiMetrics } from '../../domain/metrics';
 import { agentBySecret } from '../agent-auth';
 import { ApiError } from '../errors';
+import { requireStoredSize } from '../stored-size';
 import type { MessageService } from '../message-service';
 import { callbackBody } from '../schemas';
 import { parseInput } from '../validate';
 
 /** `POST /v1/callback`: the agent's processed (or failed) receipt. Repeats change nothing and say so. */
-export function callbackRoutes(deps: { agents: AgentStore; messages: MessageService; metrics: ApiMetrics }): Router {
+export function callbackRoutes(deps: { agents: AgentStore; messages: MessageService; metrics: ApiMetrics; maxPayloadBytes: number }): Router {
   const router = Router();
   router.post('/v1/callback', async (req, res) => {
     const agent = await agentBySecret(req, deps.agents);
     const body = parseInput(callbackBody, req.body, 'body');
+    requireStoredSize({ result: body.result, error: body.error }, deps.maxPayloadBytes);
     const result = await deps.messages.receipt(agent, body);
     deps.metrics.receipts.inc({ result: result.kind === 'recorded' ? (result.outcome.applied ? 'applied' : 'duplicate') : 'refused' });
     switch (result.kind) {

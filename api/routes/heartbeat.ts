@@ -4,18 +4,20 @@ import { offlineAfterMs } from '../../domain/catalogue/liveness';
 import type { ApiMetrics } from '../../domain/metrics';
 import { instanceView } from '../../domain/catalogue/views';
 import { requireAgent } from '../agent-auth';
+import { requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
 import { agentIdParams, heartbeatBody } from '../schemas';
 import { parseInput } from '../validate';
 
 /** `POST /v1/agents/:agent_id/heartbeat`: keeps an instance alive, reports its state and load, or announces a move. */
-export function heartbeatRoutes(deps: { catalogue: Catalogue; metrics: ApiMetrics }): Router {
+export function heartbeatRoutes(deps: { catalogue: Catalogue; metrics: ApiMetrics; endpoints: EndpointGuard }): Router {
   const router = Router();
   const { store, heartbeats, policy, now } = deps.catalogue;
   router.post('/v1/agents/:agent_id/heartbeat', async (req, res) => {
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const agent = await requireAgent(req, store, agent_id, { cached: true });
     const body = parseInput(heartbeatBody, req.body, 'body');
+    if (body.endpoint) await requireAllowedEndpoints(deps.endpoints, [{ location: 'body.endpoint', url: body.endpoint }]);
     const result = await heartbeats.beat(agent, body);
     deps.metrics.heartbeats.inc();
     if (result.kind === 'unknown_instance') {

@@ -4,7 +4,11 @@ import type { ApiMetrics } from '../../domain/metrics';
 import type { Logger } from 'pino';
 import type { MessageStatus } from '../../domain/message';
 import { messageWorkflowId } from '../../domain/temporal';
+import { hasScope, type Caller } from '../../domain/keys/api-key';
+import { requireCaller } from '../caller-auth';
+import { requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
+import { requireStoredSize } from '../stored-size';
 import { listMessages } from '../message-list';
 import { redriveMessage } from '../message-redrive';
 import { MessageService, StatusUnavailableError, type SendResult } from '../message-service';
@@ -23,7 +27,7 @@ export function messageLinks(config: Config, tenant: string, messageId: string) 
 }
 
 /** Maps each send outcome to its HTTP answer, in one place. */
-function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object): { status: number; body: object } {
+function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object, caller: Caller): { status: number; body: object } {
   switch (result.kind) {
     case 'accepted':
       return { status: 202, body: withLinks(result.status) };
@@ -40,6 +44,9 @@ function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object)
       throw new ApiError(404, 'agent_not_found', 'The target agent is not registered in this tenant');
     case 'unknown_capability':
       throw new ApiError(422, 'unknown_capability', 'The target agent has no such capability');
+    case 'forbidden':
+      // Why (which scope or key would do) is for the tenant's admins only.
+      throw new ApiError(403, 'capability_forbidden', 'This API key may not reach that capability', hasScope(caller, 'admin') ? { reason: result.reason } : undefined);
     case 'deadline_passed':
       throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
     case 'deadline_too_far':
@@ -59,14 +66,18 @@ function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object)
   }
 }
 
-export function messageRoutes(deps: { messages: MessageService; config: Config; tenant: string; metrics: ApiMetrics; logger: Logger }): Router {
+export function messageRoutes(deps: { messages: MessageService; config: Config; metrics: ApiMetrics; logger: Logger; endpoints: EndpointGuard }): Router {
   const router = Router();
   const withLinks = (status: MessageStatus) => ({ ...status, links: messageLinks(deps.config, status.tenant, status.message_id) });
 
   router.post('/v1/messages', async (req, res) => {
+    const caller = requireCaller(res, 'send');
+    const tenant = caller.tenant;
     const { wait } = parseInput(sendMessageQuery, req.query, 'query');
     const body = parseInput(sendMessageBody, req.body, 'body');
-    const result = await deps.messages.send(deps.tenant, body, traceIdOf(req));
+    requireStoredSize({ payload: body.payload, intent: body.intent, params: body.params }, deps.config.MAX_PAYLOAD_BYTES);
+    if (body.reply_to) await requireAllowedEndpoints(deps.endpoints, [{ location: 'body.reply_to.url', url: body.reply_to.url }]);
+    const result = await deps.messages.send(caller, body, traceIdOf(req));
     if (result.kind === 'accepted' || result.kind === 'rejected') {
       const routing = result.status.routing;
       if (routing) deps.metrics.routingDecisions.inc({ outcome: result.kind === 'rejected' ? result.status.reason!.code : 'routed', stage: routing.decided_by, dry_run: 'false' });
@@ -77,17 +88,17 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
       const { agent_id, capability } = result.status.target;
       deps.logger.info({ message_id, trace_id, agent_id, capability, routed: Boolean(result.status.routing), result: result.kind }, 'message sent');
     }
-    const answer = sendAnswer(result, withLinks);
+    const answer = sendAnswer(result, withLinks, caller);
     if (result.kind === 'accepted') res.location(`/v1/messages/${encodeURIComponent(result.status.message_id)}`);
     // Sync mode: hold the request until the message ends (200 with its final status) or the wait runs out (202).
     if (wait && (result.kind === 'accepted' || result.kind === 'duplicate')) {
-      const ended = await deps.messages.waitForEnd(deps.tenant, result.status.message_id, wait);
+      const ended = await deps.messages.waitForEnd(tenant, result.status.message_id, wait);
       if (ended) {
         res.status(200).json(withLinks(ended));
         return;
       }
       if (result.kind === 'duplicate') {
-        res.status(202).json(withLinks((await deps.messages.get(deps.tenant, result.status.message_id)) ?? result.status));
+        res.status(202).json(withLinks((await deps.messages.get(tenant, result.status.message_id)) ?? result.status));
         return;
       }
     }
@@ -95,9 +106,10 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
   });
 
   router.post('/v1/messages/:message_id/cancel', async (req, res) => {
+    const { tenant } = requireCaller(res, 'send');
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
     const body = parseInput(cancelBody, req.body, 'body');
-    const result = await deps.messages.cancel(deps.tenant, message_id, body?.reason);
+    const result = await deps.messages.cancel(tenant, message_id, body?.reason);
     switch (result.kind) {
       case 'unknown_message':
         throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
@@ -109,10 +121,11 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
   });
 
   router.post('/v1/messages/:message_id/redrive', async (req, res) => {
+    const { tenant } = requireCaller(res, 'send');
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
     const body = parseInput(redriveBody, req.body, 'body');
     if (body?.deadline && Date.parse(body.deadline) <= Date.now()) throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
-    const result = await redriveMessage(deps.messages, deps.tenant, message_id, body?.deadline);
+    const result = await redriveMessage(deps.messages, tenant, message_id, body?.deadline);
     switch (result.kind) {
       case 'unknown_message':
         throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
@@ -126,15 +139,17 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
   });
 
   router.get('/v1/messages', async (req, res) => {
+    const { tenant } = requireCaller(res, 'read');
     const filter = parseInput(listMessagesQuery, req.query, 'query');
-    res.json({ items: await listMessages(deps.messages.client, deps.tenant, filter) });
+    res.json({ items: await listMessages(deps.messages.client, tenant, filter) });
   });
 
   router.get('/v1/messages/:message_id', async (req, res) => {
+    const { tenant } = requireCaller(res, 'read');
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
     let status: MessageStatus | undefined;
     try {
-      status = await deps.messages.get(deps.tenant, message_id);
+      status = await deps.messages.get(tenant, message_id);
     } catch (error) {
       if (error instanceof StatusUnavailableError) {
         res.set('retry-after', '5');

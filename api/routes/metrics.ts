@@ -4,12 +4,15 @@ import type { Catalogue } from '../../domain/catalogue/catalogue';
 import { isOnline } from '../../domain/catalogue/liveness';
 import type { ApiMetrics } from '../../domain/metrics';
 import { MESSAGE_STATES } from '../../domain/message';
+import { METRICS_SCOPE } from '../../domain/keys/api-key';
+import { requireCaller } from '../caller-auth';
 import type { MessageService } from '../message-service';
 
 /** Counting messages by state costs one visibility query per state: done at most every 10 s. */
 const MESSAGE_COUNT_EVERY_MS = 10_000;
 
-export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue; messages: MessageService; tenant: string }): Router {
+/** Figures of every tenant, without tenant labels. Needs the `metrics` scope unless METRICS_PUBLIC is on. */
+export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue; messages: MessageService; isPublic: boolean }): Router {
   const router = Router();
   let countedAt = 0;
 
@@ -17,7 +20,7 @@ export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue;
     const { index, policy, now, models } = deps.catalogue;
     await index.ensureCurrent();
     const at = now();
-    const agents = index.agents(deps.tenant);
+    const agents = index.allAgents();
     deps.metrics.agentsOnline.set(agents.filter((a) => a.instances.some((i) => isOnline(i.last_heartbeat_at, at, policy))).length);
     deps.metrics.instances.reset();
     for (const { instances } of agents) {
@@ -31,13 +34,14 @@ export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue;
     countedAt = Date.now();
     await Promise.all(
       MESSAGE_STATES.map(async (state) => {
-        const { count } = await deps.messages.client.workflow.count(`ReachTenant = '${deps.tenant}' AND ReachState = '${state}'`);
+        const { count } = await deps.messages.client.workflow.count(`ReachState = '${state}'`);
         deps.metrics.messagesByState.set({ state }, count);
       }),
     );
   };
 
   router.get('/metrics', async (_req, res) => {
+    if (!deps.isPublic) requireCaller(res, METRICS_SCOPE);
     await Promise.all([refreshCatalogue(), refreshMessages()]);
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });

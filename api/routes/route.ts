@@ -2,6 +2,7 @@
 import { Router as ExpressRouter } from 'express';
 import type { ApiMetrics } from '../../domain/metrics';
 import type { RouteDecision, Router } from '../../domain/router/router';
+import { requireCaller } from '../caller-auth';
 import { routeBody } from '../schemas';
 import { parseInput } from '../validate';
 
@@ -9,13 +10,14 @@ export function decisionOutcome(decision: RouteDecision): string {
   return decision.kind === 'refused' ? decision.code : decision.kind;
 }
 
-export function routeRoutes(deps: { router: Pick<Router, 'route'>; tenant: string; metrics: ApiMetrics }): ExpressRouter {
+export function routeRoutes(deps: { router: Pick<Router, 'route'>; metrics: ApiMetrics }): ExpressRouter {
   const router = ExpressRouter();
   router.post('/v1/route', async (req, res) => {
+    const caller = requireCaller(res, 'send');
     const body = parseInput(routeBody, req.body, 'body');
     const decision = await deps.router.route({
-      tenant: deps.tenant,
-      caller: { tenant: deps.tenant },
+      tenant: caller.tenant,
+      caller,
       ...(body.intent ? { intent: body.intent } : {}),
       ...(body.target ? { target: body.target } : {}),
       ...(body.session_id ? { session_id: body.session_id } : {}),

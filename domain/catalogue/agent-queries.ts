@@ -1,5 +1,7 @@
 /** Reads of the catalogue: one agent, search, events, and where a delivery goes now. */
+import { canReach } from '../acl';
 import type { CircuitStore } from '../circuit-store';
+import type { Caller } from '../keys/api-key';
 import { ineligibility, pickInstance, type HeartbeatPolicy } from './liveness';
 import type { AgentDoc, AgentEventDoc, CatalogueModels, InstanceDoc } from './models';
 
@@ -39,6 +41,8 @@ export type TargetLookup =
   | { kind: 'found'; target: DeliveryTarget }
   | { kind: 'unknown_agent' }
   | { kind: 'unknown_capability' }
+  /** The caller may not reach this capability (its ACL); `reason` is for admins only. */
+  | { kind: 'forbidden'; reason: string }
   | { kind: 'no_available_instance'; instances: { instance_id: string; reason: string }[] };
 
 export class AgentQueries {
@@ -79,12 +83,17 @@ export class AgentQueries {
    * The instance that takes a delivery of `capability` now: online (by heartbeat age), not draining, least loaded.
    * Instances in `avoid` (they already failed this message) are taken only when no other instance is eligible:
    * failing over needs somewhere else to go, and a lone instance is retried rather than abandoned.
+   * With `caller`, a capability whose ACL does not admit the caller is `forbidden`.
    */
-  async findTarget(tenant: string, agentId: string, capability: string, avoid: readonly string[] = []): Promise<TargetLookup> {
+  async findTarget(tenant: string, agentId: string, capability: string, avoid: readonly string[] = [], caller?: Caller): Promise<TargetLookup> {
     const found = await this.get(tenant, agentId);
     if (!found) return { kind: 'unknown_agent' };
     const cap = found.agent.capabilities.find((c) => c.name === capability);
     if (!cap) return { kind: 'unknown_capability' };
+    if (caller) {
+      const verdict = canReach(caller, { tenant: found.agent.tenant, ...(cap.acl ? { acl: cap.acl } : {}) });
+      if (!verdict.allowed) return { kind: 'forbidden', reason: verdict.reason ?? 'not allowed' };
+    }
     const now = this.now();
     const open = (await this.circuits?.openInstances(agentId)) ?? new Set<string>();
     const closed = found.instances.filter((i) => !open.has(i.instance_id));

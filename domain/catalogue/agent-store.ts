@@ -13,7 +13,7 @@ export type RegisterResult =
   | { kind: 'reregistered'; agent: AgentDoc }
   | { kind: 'name_taken' };
 
-export type AuthResult = { kind: 'ok'; agent: AgentDoc } | { kind: 'unknown_agent' } | { kind: 'invalid_secret' };
+export type AuthResult = { kind: 'ok'; agent: AgentDoc } | { kind: 'unknown_agent' } | { kind: 'invalid_secret'; tenant: string };
 
 export interface AgentStoreOptions {
   /** How long the previous secret keeps working after a rotation, in ms. */
@@ -213,7 +213,7 @@ export class AgentStore {
       if (!agent) return { kind: 'unknown_agent' };
       if (this.options.authCacheMs) this.authCache.set(agentId, { agent, until: now.getTime() + this.options.authCacheMs });
     }
-    return secretIsValid(agent, secret, now) ? { kind: 'ok', agent } : { kind: 'invalid_secret' };
+    return secretIsValid(agent, secret, now) ? { kind: 'ok', agent } : { kind: 'invalid_secret', tenant: agent.tenant };
   }
 
   private forget(agentId: string): void {

@@ -1,4 +1,5 @@
 /** Turning a registration (or update) input into the stored card fields. */
+import type { CapabilityAcl } from '../acl';
 import type { AgentDoc, CapabilityDoc, InstanceState, Transport } from './models';
 
 export interface CapabilityInput {
@@ -12,6 +13,7 @@ export interface CapabilityInput {
   max_attempts?: number;
   max_delivery_ms?: number;
   max_concurrency?: number;
+  acl?: CapabilityAcl;
 }
 
 export interface InstanceInput {
@@ -50,6 +52,7 @@ function toCapabilityDoc(input: CapabilityInput): CapabilityDoc {
     ...(input.max_attempts ? { max_attempts: input.max_attempts } : {}),
     ...(input.max_delivery_ms ? { max_delivery_ms: input.max_delivery_ms } : {}),
     ...(input.max_concurrency ? { max_concurrency: input.max_concurrency } : {}),
+    ...(input.acl ? { acl: { ...(input.acl.scopes ? { scopes: input.acl.scopes } : {}), ...(input.acl.key_ids ? { key_ids: input.acl.key_ids } : {}) } } : {}),
   };
 }
 

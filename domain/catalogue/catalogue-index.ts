@@ -43,6 +43,11 @@ export class CatalogueIndex {
     return this.snapshot.byTenant.get(tenant) ?? [];
   }
 
+  /** Every tenant's agents (metrics). */
+  allAgents(): AgentWithInstances[] {
+    return [...this.snapshot.byTenant.values()].flat();
+  }
+
   /** Reloads when the catalogue changed or the copy is too old; returns whether it reloaded. Concurrent calls share one. */
   refresh(knownVersion?: number): Promise<boolean> {
     this.inflight ??= this.reloadIfNeeded(knownVersion).finally(() => (this.inflight = undefined));

@@ -5,6 +5,7 @@
  * (`$schema`, `$ref`, `$defs` are common in schemas).
  */
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { CapabilityAcl } from '../acl';
 import { circuitModel, type CircuitModel } from '../circuit-store';
 import { ensureCounter } from './changes';
 
@@ -26,6 +27,8 @@ export interface CapabilityDoc {
   max_attempts?: number;
   max_delivery_ms?: number;
   max_concurrency?: number;
+  /** Who may reach it (domain/acl.ts); absent → every caller of the tenant. */
+  acl?: CapabilityAcl;
 }
 
 export interface AgentDoc {
@@ -124,6 +127,7 @@ const capabilitySchema = new Schema<CapabilityDoc>(
     max_attempts: Number,
     max_delivery_ms: Number,
     max_concurrency: Number,
+    acl: { type: Schema.Types.Mixed },
   },
   { _id: false },
 );

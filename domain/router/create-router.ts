@@ -3,6 +3,8 @@ import type { Connection } from 'mongoose';
 import type { Logger } from 'pino';
 import type { Catalogue } from '../catalogue/catalogue';
 import { matcherSettings, type Config } from '../config';
+import { canReach } from '../acl';
+import { hasScope } from '../keys/api-key';
 import { chooseMatcher } from './create-matcher';
 import { OpenAiLlm } from './llm';
 import { Router, type RouterDeps } from './router';
@@ -14,7 +16,7 @@ import { MongoSessionStore, sessionModel } from './session-store';
  * together, `npm run bench:routing`); ROUTER_THRESHOLD overrides. Scores of different providers live on
  * different scales, so each has its own.
  */
-export const DEFAULT_THRESHOLDS = { local: 0.7, openai: 0.5, lexical: 0.45 } as const;
+export const DEFAULT_THRESHOLDS = { local: 0.685, openai: 0.5, lexical: 0.46 } as const;
 
 export async function createRouter(
   catalogue: Catalogue,
@@ -40,6 +42,9 @@ export async function createRouter(
     ...(config.LLM_MODEL
       ? { llm: new OpenAiLlm({ model: config.LLM_MODEL, ...(config.LLM_BASE_URL ? { baseURL: config.LLM_BASE_URL } : {}), ...(config.LLM_API_KEY ? { apiKey: config.LLM_API_KEY } : {}) }) }
       : {}),
+    // Capabilities with an ACL are ineligible for callers it does not admit; only admins read why.
+    acl: (caller, candidate) => canReach(caller, { tenant: caller.tenant, ...(candidate.capability.acl ? { acl: candidate.capability.acl } : {}) }),
+    isAdmin: (caller) => hasScope({ scopes: caller.scopes ?? [] }, 'admin'),
     threshold: config.ROUTER_THRESHOLD ?? DEFAULT_THRESHOLDS[matcher.kind],
     now: catalogue.now,
     ...overrides,

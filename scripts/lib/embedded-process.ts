@@ -3,12 +3,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { readDevKey } from './dev-key';
 import { freePort, waitUntil } from './dev-servers';
 
 const ROOT = resolve(__dirname, '../..');
 
 export interface EmbeddedProcess {
   url: string;
+  /** The development API key embedded mode made (admin of the default tenant). */
+  apiKey: string;
   pid: number;
   mongoUri: string;
   stop(): Promise<void>;
@@ -42,8 +45,11 @@ export async function startEmbeddedProcess(extraEnv: Record<string, string> = {}
   });
   const exited = new Promise((done) => child.once('exit', done));
   await waitUntil('embedded mode', async () => output.includes('Agent-Reach is running'), 180_000);
+  const apiKey = readDevKey(dataDir);
+  if (!apiKey) throw new Error('embedded mode made no development API key (is API_KEYS set?)');
   return {
     url: `http://127.0.0.1:${apiPort}`,
+    apiKey,
     pid: child.pid!,
     mongoUri: `mongodb://127.0.0.1:${mongoPort}/agent-reach`,
     async stop() {

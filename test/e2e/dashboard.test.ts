@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
-import { registerAgent, request } from '../helpers/http';
+import { registerAgent, request, TEST_API_KEY } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 
@@ -51,7 +51,15 @@ describe('dashboard', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not
 
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     await page.goto(`${system.baseUrl}/dashboard`);
+    await page.locator('#auth', { hasText: 'Enter an API key' }).waitFor();
+    assert.equal(await page.locator('#agents tbody tr').count(), 0, 'no data without a key');
+    await page.fill('#api-key', 'rk_000000000000_wrong');
+    await page.click('#use-key');
+    await page.locator('#auth', { hasText: 'invalid_api_key' }).waitFor();
+    await page.fill('#api-key', TEST_API_KEY);
+    await page.click('#use-key');
     await page.locator('#agents', { hasText: 'dashboard-echo' }).waitFor();
+    assert.equal(await page.locator('#auth').innerText(), '');
     assert.match(await page.locator('#agents').innerText(), new RegExp(`dashboard-echo\\s+${registered.agent_id}\\s+online`));
     await page.locator(`a[data-message="${messageId}"]`).click();
     await page.locator('#attempts', { hasText: 'accepted' }).waitFor();

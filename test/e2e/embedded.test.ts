@@ -30,6 +30,9 @@ let temporalPort: number;
 let mongoPort: number;
 let agent: FakeAgent;
 let running: Embedded | undefined;
+/** The development key embedded mode printed. */
+let apiKey: string;
+const withKey = () => ({ authorization: `Bearer ${apiKey}` });
 
 function startEmbedded(): Embedded {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/embedded.ts')], {
@@ -106,10 +109,13 @@ describe('embedded mode', () => {
     assert.match(banner, new RegExp(`API {10}http://127\\.0\\.0\\.1:${new URL(apiUrl).port}`));
     assert.match(banner, new RegExp(`Temporal UI {2}http://127\\.0\\.0\\.1:${uiPort}`));
     assert.ok((await fetch(`http://127.0.0.1:${uiPort}/`)).ok, 'Temporal UI answers');
+    apiKey = /API key {6}(rk_\S+) \(tenant default, admin/.exec(banner)?.[1] ?? assert.fail(`no API key in the banner:\n${banner}`);
+    assert.equal((await request('GET', `${apiUrl}/v1/agents`, undefined, { authorization: '' })).status, 401, 'the api wants a key');
+    assert.equal((await request('GET', `${apiUrl}/v1/agents`, undefined, withKey())).status, 200, 'the printed key opens it');
   });
 
   it('embedded mode - a message goes caller → workflow → agent → callback → processed', async () => {
-    const registered = await registerAgent(apiUrl, agent.url);
+    const registered = await registerAgent(apiUrl, agent.url, {}, withKey());
     agentId = registered.agent_id;
     agent.secret = registered.secret;
     const sent = await request('POST', `${apiUrl}/v1/messages`, {
@@ -117,11 +123,11 @@ describe('embedded mode', () => {
       target: { agent_id: agentId, capability: 'echo' },
       intent: 'say hello',
       payload: { hello: 'world' },
-    });
+    }, withKey());
     assert.equal(sent.status, 202);
     assert.match(sent.body.links.temporal_ui, new RegExp(`^http://127\\.0\\.0\\.1:${uiPort}/namespaces/default/workflows/`));
     const done = await eventually('processed', async () => {
-      const status = await request('GET', `${apiUrl}/v1/messages/${messageId}`);
+      const status = await request('GET', `${apiUrl}/v1/messages/${messageId}`, undefined, withKey());
       return status.body.state === 'processed' ? status.body : undefined;
     });
     assert.deepEqual(done.result, { handled: messageId });
@@ -132,7 +138,7 @@ describe('embedded mode', () => {
       target: { agent_id: agentId, capability: 'echo' },
       intent: 'say hello',
       payload: { hello: 'world' },
-    });
+    }, withKey());
     assert.equal(again.status, 200);
     assert.equal(agent.deliveries.length, 1, 'the repeat was not delivered again');
   });
@@ -152,10 +158,11 @@ describe('embedded mode', () => {
   it('embedded mode - a restart on the same folder keeps history and catalogue', async () => {
     running = startEmbedded();
     await waitRunning(running);
-    const status = await request('GET', `${apiUrl}/v1/messages/${messageId}`);
+    assert.ok(running.output().includes(apiKey), 'the same development key after a restart');
+    const status = await request('GET', `${apiUrl}/v1/messages/${messageId}`, undefined, withKey());
     assert.equal(status.status, 200);
     assert.equal(status.body.state, 'processed');
-    const registered = await request('GET', `${apiUrl}/v1/agents/${agentId}`);
+    const registered = await request('GET', `${apiUrl}/v1/agents/${agentId}`, undefined, withKey());
     assert.equal(registered.status, 200);
   });
 

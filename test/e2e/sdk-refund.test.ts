@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../scripts/lib/dev-servers';
 import { eventually } from '../helpers/eventually';
-import { request } from '../helpers/http';
+import { request, TEST_API_KEY } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 
@@ -23,7 +23,7 @@ let dataDir: string;
 function runRefundAgent(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'demo/refund-agent.ts')], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, REACH_API_KEY: TEST_API_KEY, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -14,6 +14,11 @@ import { replicaTaskQueue, startSocketWorker } from '../../api/ws/socket-worker'
 import { createCatalogue, type Catalogue } from '../../domain/catalogue/catalogue';
 import { catalogueModels, initCatalogueModels } from '../../domain/catalogue/models';
 import { loadConfig, type Config } from '../../domain/config';
+import { endpointPolicy } from '../../domain/endpoint-policy';
+import { guardedFetch } from '../../domain/guarded-fetch';
+import { configKeyEntry } from '../../domain/keys/config-keys';
+import { createApiKeyStore, type ApiKeyStore } from '../../domain/keys/key-store';
+import { TEST_API_KEY } from './http';
 import { createApiMetrics, createWorkerMetrics, type WorkerMetrics } from '../../domain/metrics';
 import { connectMongo } from '../../domain/connections';
 import { freePort } from '../../scripts/lib/dev-servers';
@@ -46,6 +51,8 @@ export interface TestSystem {
   config: Config;
   client: Client;
   catalogue: Catalogue;
+  /** Callers' API keys: `keys.create(tenant, {scopes}, 'test')` makes a key of any tenant. */
+  keys: ApiKeyStore;
   mongo: mongoose.Connection;
   workerMetrics: WorkerMetrics;
   /** Another api replica on the same database and Temporal (WebSocket tests). */
@@ -87,6 +94,9 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     DEFAULT_ACK_TIMEOUT_MS: '10000',
     // Tests that need the local models ask for them; the rest skip loading them.
     ROUTER_PROVIDER: 'lexical',
+    API_KEYS: configKeyEntry('default', ['admin', 'metrics'], TEST_API_KEY),
+    // Fake agents and receivers listen on 127.0.0.1.
+    ENDPOINT_ALLOW_LOOPBACK: 'true',
     ...env,
   });
   const logger = pino({ level: 'silent' });
@@ -94,6 +104,8 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   const models = catalogueModels(mongo);
   await initCatalogueModels(models);
   const catalogue = createCatalogue(models, config, options.now);
+  const keys = createApiKeyStore(mongo, config, options.now);
+  await keys.init();
 
   const workerMetrics = createWorkerMetrics();
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -101,7 +113,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats: new RoutingStats(routingStatsModel(mongo)), metrics: workerMetrics, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats: new RoutingStats(routingStatsModel(mongo)), metrics: workerMetrics, fetch: guardedFetch(endpointPolicy(config)), now: Date.now, endpointPolicy: endpointPolicy(config), ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
     workflowBundle: await workflowBundle(Boolean(options.telemetry)),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
@@ -124,6 +136,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
       catalogue,
       messages,
       router,
+      keys,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       logger,
       health: {
@@ -156,6 +169,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     config,
     client,
     catalogue,
+    keys,
     mongo,
     workerMetrics,
     async startReplica() {

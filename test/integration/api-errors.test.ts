@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually } from '../helpers/eventually';
 import { startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
-import { registerAgent, request } from '../helpers/http';
+import { registerAgent, request, TEST_API_KEY } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 
@@ -68,7 +68,7 @@ const cases: Case[] = [
   { name: 'unknown agent id', method: 'GET', path: '/v1/agents/agt_000000000000000000000000', status: 404, code: 'agent_not_found' },
   { name: 'unknown message id', method: 'GET', path: '/v1/messages/never-sent', status: 404, code: 'message_not_found' },
   { name: 'message id with a NUL byte', method: 'GET', path: '/v1/messages/a%00b', status: 400, code: 'invalid_request' },
-  { name: 'callback without a secret', method: 'POST', path: '/v1/callback', body: { message_id: 'm', status: 'processed' }, status: 401, code: 'unauthenticated' },
+  { name: 'callback without a secret', method: 'POST', path: '/v1/callback', body: { message_id: 'm', status: 'processed' }, headers: { authorization: '' }, status: 401, code: 'unauthenticated' },
   { name: 'callback with a wrong secret', method: 'POST', path: '/v1/callback', body: { message_id: 'm', status: 'processed' }, headers: { authorization: 'Bearer ars_wrong' }, status: 401, code: 'invalid_secret' },
   { name: 'unknown route', method: 'POST', path: '/v1/nothing', body: {}, status: 404, code: 'not_found' },
 ];
@@ -119,11 +119,11 @@ describe('api errors - bad input', () => {
       const found = text.split('\n').find((l) => l.startsWith(`${line} `));
       return found ? Number(found.slice(line.length + 1)) : 0;
     };
-    const before = await (await fetch(`${system.baseUrl}/metrics`)).text();
+    const before = await (await fetch(`${system.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } })).text();
     const sent = await request('POST', `${system.baseUrl}/v1/messages`, { target: { agent_id: agentId, capability: 'echo' } });
     assert.equal(sent.status, 202);
     await request('POST', `${system.baseUrl}/v1/messages`, { target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } });
-    const after = await (await fetch(`${system.baseUrl}/metrics`)).text();
+    const after = await (await fetch(`${system.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } })).text();
     assert.equal(metric(after, 'reach_messages_sent_total{result="accepted"}'), metric(before, 'reach_messages_sent_total{result="accepted"}') + 1);
     assert.equal(metric(after, 'reach_messages_sent_total{result="refused"}'), metric(before, 'reach_messages_sent_total{result="refused"}') + 1);
     assert.ok(metric(after, 'reach_http_requests_total{method="POST",route="/v1/messages",status="202"}') >= 1);

@@ -116,8 +116,14 @@ describe('catalogue - registration', () => {
     assert.equal(again.body.agent.revision, 2);
     assert.deepEqual(again.body.agent.capabilities.map((c: { name: string }) => c.name), ['echo', 'shout']);
     const stranger = await api('POST', '/v1/agents', { name, endpoint: agent.url, capabilities: [{ name: 'x' }] }, 'ars_wrong');
-    assert.equal(stranger.status, 409);
-    assert.equal(stranger.body.error.code, 'agent_name_taken');
+    assert.equal(stranger.status, 401);
+    assert.equal(stranger.body.error.code, 'invalid_secret');
+    const withKey = await api('POST', '/v1/agents', { name, endpoint: agent.url, capabilities: [{ name: 'x' }] });
+    assert.equal(withKey.status, 409, 'a register key does not take over a name');
+    assert.equal(withKey.body.error.code, 'agent_name_taken');
+    const otherName = await api('POST', '/v1/agents', { name: `${name}-2`, endpoint: agent.url, capabilities: [{ name: 'x' }] }, first.secret);
+    assert.equal(otherName.status, 403, 'an agent secret registers nothing but its own agent');
+    assert.equal(otherName.body.error.code, 'register_needs_api_key');
   });
 
   it('catalogue - concurrent registrations all succeed, even before the change counter exists', async () => {
@@ -281,8 +287,10 @@ describe('catalogue - heartbeats', () => {
     assert.match(unknown.body.error.details.hint, /register/);
     const wrong = await api('POST', `/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'i1' }, 'ars_wrong');
     assert.equal(wrong.status, 401);
-    const anon = await api('POST', `/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'i1' });
+    const anon = await request('POST', `${system.baseUrl}/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'i1' }, { authorization: '' });
     assert.equal(anon.status, 401);
+    const apiKey = await api('POST', `/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'i1' });
+    assert.equal(apiKey.status, 404, "a caller's API key is not an agent secret");
     for (const body of [{ instance_id: 'i1', state: 'sleeping' }, { instance_id: 'i 1' }, { instance_id: 'i1', load: { in_flight: -1 } }, {}]) {
       const bad = await api('POST', `/v1/agents/${registered.agent_id}/heartbeat`, body, registered.secret);
       assert.equal(bad.status, 400, JSON.stringify(body));
@@ -348,7 +356,8 @@ describe('catalogue - update, rotate, deregister', () => {
     const registered = await register();
     const id = registered.agent_id;
     const card = { name: registered.agent.name, version: '2.0', endpoint: agent.url, capabilities: [{ name: 'echo' }, { name: 'translate' }] };
-    assert.equal((await api('PUT', `/v1/agents/${id}`, card)).status, 401);
+    assert.equal((await request('PUT', `${system.baseUrl}/v1/agents/${id}`, card, { authorization: '' })).status, 401);
+    assert.equal((await api('PUT', `/v1/agents/${id}`, card)).status, 404, "a caller's API key is not an agent secret");
     assert.equal((await api('PUT', `/v1/agents/${id}`, card, 'ars_wrong')).status, 401);
     const updated = await api('PUT', `/v1/agents/${id}`, card, registered.secret);
     assert.equal(updated.status, 200);
@@ -394,13 +403,16 @@ describe('catalogue - A2A agent cards', () => {
   const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, '../fixtures', name), 'utf8')) as Record<string, unknown>;
 
   it('catalogue - imports a v1.0 card inline and exports it back in A2A form', async () => {
-    const card = { ...fixture('a2a-card-v1.0.json'), name: uniqueName('travel') };
+    // The fixture's interfaces are on example.com, which does not resolve here: the endpoint policy needs an address.
+    const fixtureCard = fixture('a2a-card-v1.0.json') as { supportedInterfaces: { url: string }[] };
+    const supportedInterfaces = fixtureCard.supportedInterfaces.map((i) => ({ ...i, url: i.url.replace('https://travel.example.com', 'http://127.0.0.1:10000') }));
+    const card = { ...fixtureCard, supportedInterfaces, name: uniqueName('travel') };
     const imported = await api('POST', '/v1/agents/import', { card });
     assert.equal(imported.status, 201, JSON.stringify(imported.body));
     assert.equal(imported.body.a2a_version, '1.0');
     assert.match(imported.body.secret, /^ars_/);
     assert.deepEqual(imported.body.agent.source, { kind: 'a2a', version: '1.0' });
-    assert.equal(imported.body.agent.instances[0].endpoint, 'https://travel.example.com/a2a/v1');
+    assert.equal(imported.body.agent.instances[0].endpoint, 'http://127.0.0.1:10000/a2a/v1');
 
     const exported = await api('GET', `/v1/agents/${imported.body.agent_id}/agent-card.json`);
     assert.equal(exported.status, 200);

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
-import { registerAgent } from '../helpers/http';
+import { registerAgent, TEST_API_KEY } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 
@@ -17,7 +17,10 @@ let agentId: string;
 
 async function reach(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/reach.ts'), '--api', system.baseUrl, ...args], { cwd: ROOT });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/reach.ts'), '--api', system.baseUrl, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, REACH_API_KEY: TEST_API_KEY },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -84,5 +87,19 @@ describe('cli', () => {
     assert.match(routed.stdout, /candidates \(threshold [0-9.]+, lexical\):/);
     const refused = JSON.parse((await reach('--json', 'route', 'zzzz', 'qqqq')).stdout) as { kind: string; code: string };
     assert.deepEqual([refused.kind, refused.code], ['refused', 'no_match']);
+  });
+
+  it('cli - keys: new, ls, revoke; --key overrides $REACH_API_KEY and a wrong key is refused', async () => {
+    const created = JSON.parse((await reach('--json', 'keys', 'new', '--scope', 'read', '--name', 'cli-reader')).stdout) as { key: string; key_id: string };
+    assert.match(created.key, /^rk_[0-9a-f]{12}_/);
+    assert.match((await reach('keys', 'ls')).stdout, new RegExp(`${created.key_id}\\s+read\\s+cli-reader`));
+    const asReader = await reach('--key', created.key, 'agents', 'ls');
+    assert.equal(asReader.code, 0, asReader.stderr);
+    const readerSends = await reach('--key', created.key, 'send', agentId, 'echo', '--no-wait');
+    assert.match(readerSends.stderr, /reach: 403 insufficient_scope/);
+    assert.equal((await reach('keys', 'revoke', created.key_id)).code, 0);
+    const revoked = await reach('--key', created.key, 'agents', 'ls');
+    assert.equal(revoked.code, 2);
+    assert.match(revoked.stderr, /reach: 401 invalid_api_key/);
   });
 });

@@ -56,7 +56,8 @@ async function twoInstanceAgent(a: FakeAgent, b: FakeAgent, capability: Record<s
 
 before(async () => {
   servers = await startTestServers();
-  system = await startSystem(servers, { CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100' });
+  // The shared agent registers once and never beats: it must stay online however long a loaded machine takes.
+  system = await startSystem(servers, { CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100', HEARTBEAT_TTL_MS: '3600000' });
   agent = await startFakeAgent();
   const registered = await registerAgent(system.baseUrl, agent.url);
   agentId = registered.agent_id;
@@ -675,7 +676,7 @@ describe('message flow - receipts', () => {
       const wrong = await callback('ars_not-a-real-secret');
       assert.equal(wrong.status, 401);
       assert.equal(wrong.body.error.code, 'invalid_secret');
-      const missing = await request('POST', `${system.baseUrl}/v1/callback`, receipt);
+      const missing = await request('POST', `${system.baseUrl}/v1/callback`, receipt, { authorization: '' });
       assert.equal(missing.status, 401);
       assert.equal(missing.body.error.code, 'unauthenticated');
       const unknown = await callback(target.secret, { message_id: 'no-such-message', status: 'processed' });

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { ReachAgent, type Handler } from '../../sdk';
 import { freePort } from '../../scripts/lib/dev-servers';
 import { eventually } from '../helpers/eventually';
-import { request } from '../helpers/http';
+import { request, TEST_API_KEY } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 
@@ -29,7 +29,7 @@ after(async () => {
 async function httpAgent(handler: Handler, inlineMs = 2_000) {
   const port = await freePort();
   const agent = new ReachAgent({
-    gateway: system.baseUrl,
+    gateway: system.baseUrl, apiKey: TEST_API_KEY,
     endpoint: `http://127.0.0.1:${port}/`,
     inlineMs,
     card: { name: `sdk-${Date.now()}-${++n}`, capabilities: [{ name: 'work' }] },
@@ -108,7 +108,7 @@ describe('sdk', () => {
   it('sdk - the handler works as an Express route (mounted before any body parser)', async () => {
     const port = await freePort();
     const agent = new ReachAgent({
-      gateway: system.baseUrl,
+      gateway: system.baseUrl, apiKey: TEST_API_KEY,
       endpoint: `http://127.0.0.1:${port}/deliveries`,
       card: { name: `sdk-express-${Date.now()}`, capabilities: [{ name: 'work' }] },
     });
@@ -123,7 +123,7 @@ describe('sdk', () => {
   });
 
   it('sdk - WebSocket mode delivers without any endpoint', async () => {
-    const agent = new ReachAgent({ gateway: system.baseUrl, card: { name: `sdk-ws-${Date.now()}`, capabilities: [{ name: 'work' }] } });
+    const agent = new ReachAgent({ gateway: system.baseUrl, apiKey: TEST_API_KEY, card: { name: `sdk-ws-${Date.now()}`, capabilities: [{ name: 'work' }] } });
     await agent.register();
     const socket = agent.connectWebSocket((d) => ({ echoed: d.payload }));
     stops.push(async () => {

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createDeliver } from '../../activities/deliver';
+import { loadConfig } from '../../domain/config';
+import { endpointPolicy } from '../../domain/endpoint-policy';
 import type { MessageInput } from '../../domain/message';
 import { newSigningSecret } from '../../domain/signing';
 
@@ -83,5 +85,22 @@ describe('deliver activity', () => {
     assert.deepEqual(h.circuit, []);
     const inTime = await h.deliver({ message: { ...message, deadline: new Date(Date.now() + 60_000).toISOString() }, target, attempt: 1 });
     assert.deepEqual(inTime.verdict, { kind: 'accepted' });
+  });
+
+  it('deliver activity - an endpoint the policy refuses is not called (the address may have changed since registration)', async () => {
+    const requests: string[] = [];
+    const deliver = createDeliver({
+      fetch: (async (url: string) => {
+        requests.push(url);
+        return new Response(null, { status: 202 });
+      }) as typeof fetch,
+      now: Date.now,
+      queries: { signingSecrets: async () => [newSigningSecret()] },
+      circuits: { record: async () => undefined as never },
+      endpointPolicy: endpointPolicy(loadConfig({})),
+    });
+    const result = await deliver({ message, target: { ...target, endpoint: 'http://169.254.169.254/latest/meta-data/' }, attempt: 1 });
+    assert.deepEqual(result.verdict, { kind: 'refused', error: 'endpoint not allowed: 169.254.169.254 is a cloud metadata address' });
+    assert.deepEqual(requests, []);
   });
 });

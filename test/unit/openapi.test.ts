@@ -9,6 +9,7 @@ import type { MessageService } from '../../api/message-service';
 import { openApiDocument } from '../../api/openapi';
 import type { Catalogue } from '../../domain/catalogue/catalogue';
 import { loadConfig } from '../../domain/config';
+import type { ApiKeyStore } from '../../domain/keys/key-store';
 import { createApiMetrics } from '../../domain/metrics';
 
 interface Layer {
@@ -24,6 +25,7 @@ function appRoutes(): string[] {
     catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
     messages: {} as MessageService,
     router: { route: async () => { throw new Error('not called'); } },
+    keys: {} as ApiKeyStore,
     health: { database: async () => true, temporal: async () => true },
     logger: pino({ level: 'silent' }),
   });

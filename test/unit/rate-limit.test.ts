@@ -1,0 +1,62 @@
+/** The per-tenant token bucket, alone with a controlled clock and in front of the api's routes. */
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import pino from 'pino';
+import { createApp } from '../../api/app';
+import type { MessageService } from '../../api/message-service';
+import type { Catalogue } from '../../domain/catalogue/catalogue';
+import { loadConfig } from '../../domain/config';
+import type { ApiKeyStore } from '../../domain/keys/key-store';
+import { createApiMetrics } from '../../domain/metrics';
+import { RateLimiter } from '../../domain/rate-limiter';
+
+describe('rate limit', () => {
+  it('rate limit - a bucket lets a burst through, then one request per refill, per key', () => {
+    let now = 0;
+    const limiter = new RateLimiter({ perSecond: 2, burst: 3 }, () => now);
+    for (let i = 0; i < 3; i++) assert.deepEqual(limiter.take('a'), { allowed: true });
+    assert.deepEqual(limiter.take('a'), { allowed: false, retryAfterSeconds: 1 });
+    assert.deepEqual(limiter.take('b'), { allowed: true }, 'another tenant has its own bucket');
+    now += 500;
+    assert.deepEqual(limiter.take('a'), { allowed: true });
+    assert.equal(limiter.take('a').allowed, false);
+  });
+
+  it('rate limit - 0 per second turns it off', () => {
+    const limiter = new RateLimiter({ perSecond: 0, burst: 1 });
+    for (let i = 0; i < 100; i++) assert.ok(limiter.take('a').allowed);
+  });
+
+  it('rate limit - the api answers 429 with Retry-After and the error shape once a tenant has used its burst', async () => {
+    const keys = { authenticate: async (key: string) => ({ tenant: key.endsWith('A'.repeat(43)) ? 'acme' : 'beta', key_id: key.slice(3, 15), scopes: ['read'] }) };
+    const app = createApp({
+      metrics: createApiMetrics(),
+      config: loadConfig({ RATE_LIMIT_PER_SECOND: '0.001', RATE_LIMIT_BURST: '2' }),
+      catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
+      messages: {} as MessageService,
+      router: { route: async () => { throw new Error('not called'); } },
+      keys: keys as unknown as ApiKeyStore,
+      health: { database: async () => true, temporal: async () => true },
+      logger: pino({ level: 'silent' }),
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/agents/not-an-id`;
+      const get = (key: string) => fetch(url, { headers: { authorization: `Bearer ${key}` } });
+      const acme = `rk_aaaaaaaaaaaa_${'A'.repeat(43)}`;
+      assert.equal((await get(acme)).status, 400, 'through the limiter, refused by validation');
+      assert.equal((await get(acme)).status, 400);
+      const limited = await get(acme);
+      assert.equal(limited.status, 429);
+      assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+      const body = (await limited.json()) as { error: { code: string; message: string; details: { retry_after_seconds: number } } };
+      assert.equal(body.error.code, 'rate_limited');
+      assert.equal(body.error.details.retry_after_seconds, Number(limited.headers.get('retry-after')));
+      assert.equal((await get(`rk_bbbbbbbbbbbb_${'B'.repeat(43)}`)).status, 400, 'another tenant is not limited by the first');
+    } finally {
+      server.close();
+    }
+  });
+});
