@@ -36,14 +36,14 @@ interface CardInput {
 }
 
 /** A healthy instance that beat just now, so eligibility never hides what the benchmark measures. */
-function liveInstance(agentId: string, tenant: string, now: Date): InstanceDoc {
+export function liveInstance(agentId: string, tenant: string, now: Date, instanceId = 'i1'): InstanceDoc {
   return {
-    _id: `${agentId}/i1`,
+    _id: `${agentId}/${instanceId}`,
     agent_id: agentId,
     tenant,
-    instance_id: 'i1',
+    instance_id: instanceId,
     transport: 'http',
-    endpoint: `http://127.0.0.1:9/${agentId}`,
+    endpoint: `http://127.0.0.1:9/${agentId}/${instanceId}`,
     state: 'healthy',
     load: { in_flight: 0, qps: 0 },
     last_heartbeat_at: now,

@@ -10,25 +10,12 @@ import { prepareIntent, ruleMatch, tagMatches } from '../../domain/router/rules'
 import { evaluate, fitThreshold } from '../../domain/router/threshold';
 import { words } from '../../domain/router/text';
 import type { InstanceDoc } from '../../domain/catalogue/models';
+import { liveInstance } from '../../scripts/lib/routing-data';
 
 const now = new Date('2026-11-30T12:00:00Z');
 
 function instance(id: string, overrides: Partial<InstanceDoc> = {}): InstanceDoc {
-  return {
-    _id: `a1/${id}`,
-    agent_id: 'a1',
-    tenant: 't',
-    instance_id: id,
-    transport: 'http',
-    endpoint: `http://127.0.0.1:9/${id}`,
-    state: 'healthy',
-    load: { in_flight: 0, qps: 0 },
-    last_heartbeat_at: now,
-    liveness: 'online',
-    liveness_changed_at: now,
-    created_at: now,
-    ...overrides,
-  };
+  return { ...liveInstance('a1', 't', now, id), ...overrides };
 }
 
 function candidate(overrides: Partial<CapabilityCandidate> = {}, capability: Partial<CapabilityCandidate['capability']> = {}): CapabilityCandidate {
