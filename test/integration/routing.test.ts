@@ -118,4 +118,21 @@ describe('routing api', () => {
     assert.equal(sent.body.error.details.state, 'rejected');
     assert.ok(Array.isArray(sent.body.error.details.routing.candidates));
   });
+
+  it('routing api - a capability behind an ACL is ineligible for callers it does not admit, and reached by those it does', async () => {
+    const guarded = await registerAgent(system.baseUrl, refunds.url, {
+      name: 'payout-agent',
+      capabilities: [{ name: 'payout', description: 'Pay out a merchant settlement 商户结算打款', tags: ['payout', '结算'], examples: ['pay out the settlement to the merchant'], acl: { scopes: ['payouts'] } }],
+    });
+    const created = await request('POST', `${system.baseUrl}/v1/keys`, { scopes: ['send', 'payouts'], name: 'payouts' });
+    assert.equal(created.status, 201);
+    const intent = 'pay out the merchant settlement 结算打款';
+    const asAdmin = await request('POST', `${system.baseUrl}/v1/route`, { intent });
+    assert.equal(asAdmin.body.kind, 'refused');
+    assert.equal(asAdmin.body.code, 'no_eligible_capability');
+    assert.match(asAdmin.body.explanation.candidates[0].reason, /^not_permitted: .*payouts/);
+    const allowed = await request('POST', `${system.baseUrl}/v1/route`, { intent }, { authorization: `Bearer ${created.body.key}` });
+    assert.equal(allowed.body.kind, 'routed');
+    assert.deepEqual(allowed.body.target, { agent_id: guarded.agent_id, capability: 'payout', instance_id: 'i1' });
+  });
 });
