@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { candidatesOf } from '../domain/router/candidates';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../domain/router/create-matcher';
+import { DEFAULT_THRESHOLDS } from '../domain/router/create-router';
 import { fitThreshold } from '../domain/router/threshold';
 import type { MatcherFactory } from '../domain/router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from './lib/routing-data';
@@ -21,9 +22,9 @@ import { percentile } from './lib/stats';
 
 const RESULTS = resolve(__dirname, '..', 'bench', 'results');
 
-async function matcherFor(provider: string): Promise<{ factory: MatcherFactory; name: string }> {
+async function matcherFor(provider: string): Promise<{ factory: MatcherFactory; name: string; kind: keyof typeof DEFAULT_THRESHOLDS }> {
   const chosen = await chooseMatcher({ provider: provider as 'local' | 'lexical', localModels: process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS, onnxThreads: 1, lexicalWeight: Number(process.env.ROUTER_LEXICAL_WEIGHT ?? DEFAULT_LEXICAL_WEIGHT) });
-  return { factory: chosen.factory, name: chosen.provider };
+  return { factory: chosen.factory, name: chosen.provider, kind: chosen.kind };
 }
 
 function progress(label: string) {
@@ -75,9 +76,10 @@ function scaleCatalogue(agentsCount: number) {
 }
 
 async function scaleSet(provider: string, agentsCount: number, queries: number) {
-  const { factory, name } = await matcherFor(provider);
+  const { factory, name, kind } = await matcherFor(provider);
   const agents = scaleCatalogue(agentsCount);
-  const router = scoringRouter(agents, factory);
+  // Decisions as the api takes them: with the provider's default threshold.
+  const router = scoringRouter(agents, factory, DEFAULT_THRESHOLDS[kind]);
   const buildStarted = performance.now();
   await router.prepare('bench');
   const buildMs = performance.now() - buildStarted;
@@ -105,6 +107,7 @@ async function scaleSet(provider: string, agentsCount: number, queries: number) 
     provider: name,
     agents: agentsCount,
     capabilities: agentsCount * 5,
+    threshold: DEFAULT_THRESHOLDS[kind],
     index_build_ms: Math.round(buildMs),
     queries,
     p50_decision_ms: r(percentile(sorted(total), 50)),

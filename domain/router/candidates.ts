@@ -17,7 +17,19 @@ export function candidateKey(agentId: string, capability: string): string {
   return `${agentId}/${capability}`;
 }
 
+/** The catalogue copy hands out the same array until it reloads: its candidates are built once per copy. */
+const built = new WeakMap<readonly AgentWithInstances[], CapabilityCandidate[]>();
+
 export function candidatesOf(agents: readonly AgentWithInstances[]): CapabilityCandidate[] {
+  let candidates = built.get(agents);
+  if (!candidates) {
+    candidates = buildCandidates(agents);
+    built.set(agents, candidates);
+  }
+  return candidates;
+}
+
+function buildCandidates(agents: readonly AgentWithInstances[]): CapabilityCandidate[] {
   return agents.flatMap(({ agent, instances }) =>
     agent.capabilities.map((capability) => ({
       key: candidateKey(agent._id, capability.name),

@@ -11,7 +11,7 @@ import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { IntentMatcher, MatcherFactory } from './matcher';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
-import { prepareIntent, ruleMatch } from './rules';
+import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
 
 export interface RouteRequest {
   tenant: string;
@@ -86,6 +86,8 @@ export interface RouterDeps {
 
 /** Candidates listed in an explanation: enough to see the runners-up, not the whole catalogue. */
 const EXPLAINED = 5;
+/** Eligible capabilities the LLM fallback chooses among, best matches first. */
+const LLM_SHORTLIST = 10;
 
 export class Router {
   private matchers = new Map<string, { version: number; matcher: Promise<IntentMatcher> }>();
@@ -159,13 +161,23 @@ export class Router {
     const semantic = await matcher.score(request.intent);
     explanation.timings_ms.match = round(performance.now() - matchStarted);
     const intent = prepareIntent(request.intent);
-    const scored = pool.map((candidate) => {
+    // Rules add at most MAX_RULE_BONUS: further below the threshold nothing can pass, so of those only the best few
+    // are scored (for the explanation and the LLM's shortlist). Keeps thousands of capabilities cheap.
+    const keep = Math.max(EXPLAINED, this.deps.llm ? LLM_SHORTLIST * 4 : 0);
+    const semanticOf = (c: CapabilityCandidate) => semantic.get(c.key)?.score ?? 0;
+    const floor = this.deps.threshold - MAX_RULE_BONUS;
+    const contenders = pool.filter((c) => semanticOf(c) >= floor);
+    const rest = contenders.length >= keep ? [] : bestBy(pool.filter((c) => semanticOf(c) < floor), keep - contenders.length, semanticOf);
+    const scored = [...contenders, ...rest].map((candidate) => {
       const s = semantic.get(candidate.key) ?? { score: 0, parts: {} };
       const rules = ruleMatch(candidate, intent);
       return { candidate, semantic: s, rules, match: s.score + rules.bonus };
     });
     scored.sort((a, b) => b.match - a.match || (a.candidate.key < b.candidate.key ? -1 : 1));
-    const withEligibility = scored.map((s) => ({ ...s, eligibility: eligibility(s.candidate, context) }));
+    // Eligibility only where it can matter: what passes the threshold, what the explanation lists, and the
+    // shortlist the LLM may choose from. With thousands of capabilities, checking all would dominate the decision.
+    const passing = scored.filter((s) => s.match >= this.deps.threshold).length;
+    const withEligibility = scored.slice(0, Math.max(passing, EXPLAINED, this.deps.llm ? LLM_SHORTLIST * 4 : 0)).map((s) => ({ ...s, eligibility: eligibility(s.candidate, context) }));
     explanation.candidates = withEligibility.slice(0, EXPLAINED).map((s) => ({
       key: s.candidate.key,
       match: round(s.match),
@@ -179,7 +191,7 @@ export class Router {
     const above = withEligibility.filter((s) => s.match >= this.deps.threshold);
     const eligibleAbove = above.filter((s) => s.eligibility.eligible);
     if (eligibleAbove.length === 0) {
-      const fromLlm = await this.askLlm(request.intent, withEligibility.filter((s) => s.eligibility.eligible).slice(0, 10).map((s) => s.candidate), explanation);
+      const fromLlm = await this.askLlm(request.intent, withEligibility.filter((s) => s.eligibility.eligible).slice(0, LLM_SHORTLIST).map((s) => s.candidate), explanation);
       if (fromLlm) {
         const e = withEligibility.find((s) => s.candidate.key === fromLlm.key)!.eligibility as Eligibility & { eligible: true };
         explanation.decided_by = 'llm';
@@ -256,6 +268,20 @@ export class Router {
     if (missing.length > 0) return { kind: 'input_required', target, params, missing, explanation };
     return { kind: 'routed', target, params, explanation };
   }
+}
+
+/** The `k` items with the highest `score`, best first (a partial selection: k is small, the list may be long). */
+export function bestBy<T>(items: readonly T[], k: number, score: (item: T) => number): T[] {
+  const top: { item: T; value: number }[] = [];
+  for (const item of items) {
+    const value = score(item);
+    if (top.length === k && value <= top[k - 1]!.value) continue;
+    let at = top.length;
+    while (at > 0 && top[at - 1]!.value < value) at--;
+    top.splice(at, 0, { item, value });
+    if (top.length > k) top.pop();
+  }
+  return top.map((t) => t.item);
 }
 
 function isEligibleInstance(candidate: CapabilityCandidate, instanceId: string, context: Parameters<typeof eligibility>[1]): boolean {

@@ -24,17 +24,44 @@ export function prepareIntent(intent: string): PreparedIntent {
   return { lower: intent.toLowerCase().normalize('NFKC'), words: new Set(words(intent)) };
 }
 
-export function tagMatches(tag: string, intent: PreparedIntent): boolean {
+/** A tag made ready for matching: a Chinese phrase to look for, or the stemmed words that must all be present. */
+interface PreparedTag {
+  tag: string;
+  phrase?: string;
+  words?: string[];
+}
+
+function prepareTag(tag: string): PreparedTag {
   const lower = tag.toLowerCase().normalize('NFKC').trim();
-  if (!lower) return false;
-  if (containsCjk(lower)) return intent.lower.includes(lower);
-  const tagWords = lower.split(/[\s_\-/]+/).filter(Boolean).map(stem);
-  return tagWords.length > 0 && tagWords.every((w) => intent.words.has(w));
+  if (!lower) return { tag, words: [] };
+  if (containsCjk(lower)) return { tag, phrase: lower };
+  return { tag, words: lower.split(/[\s_\-/]+/).filter(Boolean).map(stem) };
+}
+
+function matches(prepared: PreparedTag, intent: PreparedIntent): boolean {
+  if (prepared.phrase) return intent.lower.includes(prepared.phrase);
+  return prepared.words!.length > 0 && prepared.words!.every((w) => intent.words.has(w));
+}
+
+export function tagMatches(tag: string, intent: PreparedIntent): boolean {
+  return matches(prepareTag(tag), intent);
+}
+
+/** Prepared tags per tag list: the catalogue copy keeps its arrays until it reloads, so each is prepared once. */
+const preparedLists = new WeakMap<readonly string[], PreparedTag[]>();
+
+function prepared(tags: readonly string[]): PreparedTag[] {
+  let list = preparedLists.get(tags);
+  if (!list) {
+    list = tags.map(prepareTag);
+    preparedLists.set(tags, list);
+  }
+  return list;
 }
 
 export function ruleMatch(candidate: CapabilityCandidate, intent: PreparedIntent): RuleMatch {
-  const own = candidate.capability.tags.filter((t) => tagMatches(t, intent));
-  const agentLevel = candidate.agent_tags.filter((t) => !own.includes(t) && tagMatches(t, intent));
+  const own = prepared(candidate.capability.tags).filter((t) => matches(t, intent)).map((t) => t.tag);
+  const agentLevel = prepared(candidate.agent_tags).filter((t) => !own.includes(t.tag) && matches(t, intent)).map((t) => t.tag);
   const bonus = Math.min(MAX_RULE_BONUS, own.length * TAG_BONUS + agentLevel.length * (TAG_BONUS / 2));
   return { bonus, matched: [...own, ...agentLevel] };
 }

@@ -15,8 +15,8 @@ export interface RoutedSample {
   decision_ms: number;
 }
 
-/** A router that never refuses, so each request's best match and score can be read. */
-export function scoringRouter(agents: AgentWithInstances[], matcherFactory: MatcherFactory): Router {
+/** A router over a fixed catalogue; by default it never refuses, so each request's best match and score can be read. */
+export function scoringRouter(agents: AgentWithInstances[], matcherFactory: MatcherFactory, threshold = Number.NEGATIVE_INFINITY): Router {
   return new Router({
     agents: async () => agents,
     catalogueVersion: () => 1,
@@ -24,7 +24,7 @@ export function scoringRouter(agents: AgentWithInstances[], matcherFactory: Matc
     heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
     openCircuits: async () => new Set(),
     stats: async () => new Map(),
-    threshold: Number.NEGATIVE_INFINITY,
+    threshold,
   });
 }
 

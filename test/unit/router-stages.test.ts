@@ -9,6 +9,7 @@ import { DEFAULT_WEIGHTS, explorationBonus, rank, successEstimate } from '../../
 import { prepareIntent, ruleMatch, tagMatches } from '../../domain/router/rules';
 import { evaluate, fitThreshold } from '../../domain/router/threshold';
 import { words } from '../../domain/router/text';
+import { bestBy } from '../../domain/router/router';
 import type { InstanceDoc } from '../../domain/catalogue/models';
 import { liveInstance } from '../../scripts/lib/routing-data';
 
@@ -204,5 +205,14 @@ describe('parameter extraction', () => {
   it('parameter extraction - missing required parameters are named', () => {
     const got = extractParameters('订单2024090112 要退款', schema);
     assert.deepEqual(missingRequired(schema, got), ['amount', 'reason']);
+  });
+});
+
+describe('router helpers', () => {
+  it('router helpers - bestBy keeps the k best, best first, without sorting everything', () => {
+    const values = [5, 1, 9, 3, 9, 7, 2];
+    assert.deepEqual(bestBy(values, 3, (v) => v), [9, 9, 7]);
+    assert.deepEqual(bestBy(values, 10, (v) => v), [9, 9, 7, 5, 3, 2, 1]);
+    assert.deepEqual(bestBy([], 3, (v: number) => v), []);
   });
 });
