@@ -12,6 +12,7 @@ import type { LlmAssistant } from './llm';
 import type { IntentMatcher, MatcherFactory } from './matcher';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
+import { bestBy } from './select';
 
 export interface RouteRequest {
   tenant: string;
@@ -268,20 +269,6 @@ export class Router {
     if (missing.length > 0) return { kind: 'input_required', target, params, missing, explanation };
     return { kind: 'routed', target, params, explanation };
   }
-}
-
-/** The `k` items with the highest `score`, best first (a partial selection: k is small, the list may be long). */
-export function bestBy<T>(items: readonly T[], k: number, score: (item: T) => number): T[] {
-  const top: { item: T; value: number }[] = [];
-  for (const item of items) {
-    const value = score(item);
-    if (top.length === k && value <= top[k - 1]!.value) continue;
-    let at = top.length;
-    while (at > 0 && top[at - 1]!.value < value) at--;
-    top.splice(at, 0, { item, value });
-    if (top.length > k) top.pop();
-  }
-  return top.map((t) => t.item);
 }
 
 function isEligibleInstance(candidate: CapabilityCandidate, instanceId: string, context: Parameters<typeof eligibility>[1]): boolean {

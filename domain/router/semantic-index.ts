@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { describe, type CapabilityCandidate } from './candidates';
 import { dot, normalize, type EmbeddingProvider } from './embeddings/provider';
+import { bestBy } from './select';
 
 /** Weight of the prototype in the blend; the nearest example gets the rest. Measured on CLINC150 val and zh dev. */
 export const PROTOTYPE_WEIGHT = 0.5;
@@ -96,14 +97,17 @@ export class SemanticIndex {
       for (let j = 0; j < d; j++) sum += query[j]! * this.prototypes[base + j]!;
       prototype[i] = sum;
     }
-    const order = [...prototype.keys()].sort((a, b) => prototype[b]! - prototype[a]!);
+    const shortlist = new Set(bestBy([...prototype.keys()], SHORTLIST, (i) => prototype[i]!));
     const scores = new Map<string, SemanticScore>();
-    order.forEach((i, rank) => {
+    for (let i = 0; i < n; i++) {
       const p = prototype[i]!;
-      let nearest = rank < SHORTLIST ? -1 : p;
-      if (rank < SHORTLIST) for (const v of this.vectors[i]!) nearest = Math.max(nearest, dot(query, v));
+      let nearest = p;
+      if (shortlist.has(i)) {
+        nearest = -1;
+        for (const v of this.vectors[i]!) nearest = Math.max(nearest, dot(query, v));
+      }
       scores.set(this.keys[i]!, { score: PROTOTYPE_WEIGHT * p + (1 - PROTOTYPE_WEIGHT) * nearest, prototype: p, nearest });
-    });
+    }
     return scores;
   }
 }

@@ -9,7 +9,7 @@ import { DEFAULT_WEIGHTS, explorationBonus, rank, successEstimate } from '../../
 import { prepareIntent, ruleMatch, tagMatches } from '../../domain/router/rules';
 import { evaluate, fitThreshold } from '../../domain/router/threshold';
 import { words } from '../../domain/router/text';
-import { bestBy } from '../../domain/router/router';
+import { bestBy } from '../../domain/router/select';
 import type { InstanceDoc } from '../../domain/catalogue/models';
 import { liveInstance } from '../../scripts/lib/routing-data';
 
