@@ -178,7 +178,7 @@ export class Router {
     // Eligibility only where it can matter: what passes the threshold, what the explanation lists, and the
     // shortlist the LLM may choose from. With thousands of capabilities, checking all would dominate the decision.
     const passing = scored.filter((s) => s.match >= this.deps.threshold).length;
-    const withEligibility = scored.slice(0, Math.max(passing, EXPLAINED, this.deps.llm ? LLM_SHORTLIST * 4 : 0)).map((s) => ({ ...s, eligibility: eligibility(s.candidate, context) }));
+    const withEligibility = scored.slice(0, Math.max(passing, keep)).map((s) => ({ ...s, eligibility: eligibility(s.candidate, context) }));
     explanation.candidates = withEligibility.slice(0, EXPLAINED).map((s) => ({
       key: s.candidate.key,
       match: round(s.match),
