@@ -59,11 +59,11 @@ export async function waitUntil(
   throw new Error(`${what}: not ready after ${timeoutMs} ms`);
 }
 
-/** Spawns a server whose output goes to `logFile`. */
-export function spawnServer(name: string, command: string, args: string[], logFile: string): LocalServer {
+/** Spawns a server whose output goes to `logFile` (with this process's environment unless `env` is given). */
+export function spawnServer(name: string, command: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): LocalServer {
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<number | string>((resolve) => {

@@ -1,0 +1,102 @@
+/**
+ * `npm run bench:delivery`: seed 000's experiment, direct HTTP beside Agent-Reach in one run.
+ *
+ * Starts the gateway as separate processes (Temporal dev server, FerretDB, api, worker) on free ports with data
+ * under /tmp, then for each rate and fault level runs the three-agent pipeline (intent → quality → conclusion)
+ * twice: agents calling each other over plain HTTP with a typical retrying client, and SDK agents passing each hop
+ * through Agent-Reach. Writes bench/results/delivery.json and delivery.svg (or `--name`).
+ *
+ *   --rates 500,2000  --faults 0,0.05  --messages 300  --repeats 1  --modes direct,reach
+ *   --ramp [--ramp-rates 1000,2000,4000,6000,8000,10000] [--ramp-messages 600] [--max-overhead-ms 200]
+ *   plus the common options of bench/lib/options.ts (--work-ms, --api-key, --env KEY=VALUE, …)
+ */
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { medianOfRepeats, withOverhead, type ComparedResult } from '../lib/compare';
+import { deliveryChart } from '../lib/chart';
+import { COMMON_ARGS, commonOptions, gatewayEnv, type CommonOptions } from '../lib/options';
+import { machine, printTable, writeJson } from '../lib/report';
+import { runScenario, type Mode, type ScenarioResult } from '../lib/scenario';
+import { harnessOptions } from '../lib/harness';
+import { startBenchSystem } from '../lib/system';
+import { progressPrinter } from '../lib/progress';
+import { findMaxRate, type RampStep } from '../lib/ramp';
+
+const RESULTS = resolve(__dirname, '../results');
+
+const numbers = (text: string) => text.split(',').map((part) => Number(part.trim()));
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      ...COMMON_ARGS,
+      rates: { type: 'string', default: '500,2000' },
+      faults: { type: 'string', default: '0,0.05' },
+      messages: { type: 'string', default: '300' },
+      repeats: { type: 'string', default: '1' },
+      modes: { type: 'string', default: 'direct,reach' },
+      ramp: { type: 'boolean', default: false },
+      'ramp-rates': { type: 'string', default: '1000,2000,4000,6000,8000,10000' },
+      'ramp-messages': { type: 'string', default: '600' },
+      'max-overhead-ms': { type: 'string', default: '200' },
+      name: { type: 'string' },
+    },
+  });
+  const common = commonOptions(values);
+  const modes = values.modes.split(',') as Mode[];
+  const progress = progressPrinter();
+  const system = await startBenchSystem({ env: gatewayEnv(common), keepData: common.keepData, log: (line) => progress(`[system] ${line}`) });
+  progress(`[system] gateway up at ${system.apiUrl} (data in ${system.dataDir})`, true);
+  const harness = harnessOptions(common, system.dataDir, system, progress);
+  try {
+    if (values.ramp) {
+      const steps = await findMaxRate(numbers(values['ramp-rates']), Number(values['ramp-messages']), Number(values['max-overhead-ms']), harness);
+      finishRamp(steps, common, values.name ?? 'delivery-ramp');
+      return;
+    }
+    const runs: ComparedResult[][] = [];
+    for (let repeat = 0; repeat < Number(values.repeats); repeat++) {
+      const results: ScenarioResult[] = [];
+      for (const rate of numbers(values.rates)) {
+        for (const faultRate of numbers(values.faults)) {
+          for (const mode of modes) {
+            results.push((await runScenario({ mode, ratePerMin: rate, messages: Number(values.messages), faultRate }, harness)).result);
+          }
+        }
+      }
+      runs.push(withOverhead(results));
+    }
+    finishDelivery(runs, common, values.name ?? 'delivery');
+  } finally {
+    await system.stop();
+  }
+}
+
+function settings(common: CommonOptions) {
+  const { apiKey, ...rest } = common;
+  return { ...rest, api_key: apiKey ? 'set' : 'none', gateway_env: gatewayEnv(common) };
+}
+
+function finishDelivery(runs: ComparedResult[][], common: CommonOptions, name: string): void {
+  const results = medianOfRepeats(runs);
+  printTable(results);
+  const when = new Date().toISOString();
+  const file = writeJson(RESULTS, name, { benchmark: 'delivery: seed 000 pipeline, direct HTTP vs Agent-Reach', when, machine: machine(), settings: settings(common), results, runs });
+  const svg = join(RESULTS, `${name}.svg`);
+  writeFileSync(svg, deliveryChart(results, `${when.slice(0, 10)} · ${machine().cpus} shared cores · median of ${runs.length} run(s)`));
+  console.log(`written ${file} and ${svg}`);
+}
+
+function finishRamp(steps: RampStep[], common: CommonOptions, name: string): void {
+  printTable(steps.flatMap((step) => step.results));
+  const sustained = steps.filter((step) => step.ok).at(-1)?.rate_per_min ?? null;
+  console.log(`maximum sustained rate: ${sustained ?? 'none of the tried rates'} msg/min`);
+  const file = writeJson(RESULTS, name, { benchmark: 'delivery ramp: highest rate with P95 overhead within the limit and no errors', when: new Date().toISOString(), machine: machine(), settings: settings(common), max_sustained_per_min: sustained, steps });
+  console.log(`written ${file}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
