@@ -6,7 +6,7 @@
  * twice: agents calling each other over plain HTTP with a typical retrying client, and SDK agents passing each hop
  * through Agent-Reach. Writes bench/results/delivery.json and delivery.svg (or `--name`).
  *
- *   --rates 500,2000  --faults 0,0.05  --messages 300  --repeats 1  --modes direct,reach
+ *   --rates 500,2000  --faults 0,0.05  --messages 200  --repeats 1  --modes direct,reach
  *   --ramp [--ramp-rates 1000,2000,4000,6000,8000,10000] [--ramp-messages 600] [--max-overhead-ms 200]
  *   plus the common options of bench/lib/options.ts (--work-ms, --api-key, --env KEY=VALUE, …)
  */
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
       ...COMMON_ARGS,
       rates: { type: 'string', default: '500,2000' },
       faults: { type: 'string', default: '0,0.05' },
-      messages: { type: 'string', default: '300' },
+      messages: { type: 'string', default: '200' },
       repeats: { type: 'string', default: '1' },
       modes: { type: 'string', default: 'direct,reach' },
       ramp: { type: 'boolean', default: false },

@@ -181,6 +181,8 @@ export async function runScenario(spec: ScenarioSpec, options: HarnessOptions, d
     const states = spec.mode === 'direct' ? open.map((key) => directChain(key, firstHop, events)) : await mapLimit(open, 16, (key) => reachChain(gateway!, key, options.apiKey));
     open.forEach((key, index) => chains.set(key, states[index]!));
     if (states.every((s) => s !== 'open') || Date.now() >= settleDeadline) break;
+    // Direct HTTP: once every call has ended, an open chain stays open (its outcome is unknown for good).
+    if (spec.mode === 'direct' && firstHop.size === sentAt.size && forwardsEnded(events)) break;
     await sleep(1_000);
   }
   clearInterval(progress);
@@ -210,6 +212,12 @@ export async function runScenario(spec: ScenarioSpec, options: HarnessOptions, d
   };
   options.progress(`[${name}] ${figures.processed}/${spec.messages} processed, ${figures.terminal} terminal, p95 ${figures.p95_ms} ms`, true);
   return { result, raw: raw() };
+}
+
+/** Direct HTTP: every execution of a non-last hop has written how its call to the next one ended. */
+function forwardsEnded(events: readonly AgentEvent[]): boolean {
+  const count = (type: AgentEvent['type'], role: string) => events.filter((e) => e.type === type && e.role === role).length;
+  return PIPELINE.slice(0, -1).every((role) => count('effect', role) === count('forward', role));
 }
 
 function hopStateOf(outcome: ForwardOutcome): HopState {
