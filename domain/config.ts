@@ -102,6 +102,15 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   /** Port of the worker's Prometheus endpoint (`/metrics`); 0 turns it off. @default 0 */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** Worker tuning: activities run at once by one worker (Temporal's maxConcurrentActivityTaskExecutions). @default the SDK's (100) */
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).optional(),
+  /**
+   * Worker tuning: workflow tasks run at once (maxConcurrentWorkflowTaskExecutions); lower it when workflow tasks
+   * time out on a starved CPU. At least 2. @default the SDK's (40)
+   */
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).optional(),
+  /** Worker tuning: workflows kept in the worker's cache (maxCachedWorkflows). @default the SDK's (from the heap size) */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
   /** Log verbosity of our processes. @default info */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 }).superRefine((env, ctx) => {
@@ -121,6 +130,15 @@ export function circuitPolicy(config: Config) {
     windowMs: config.CIRCUIT_WINDOW_MS,
     openMs: config.CIRCUIT_OPEN_MS,
     maxOpenMs: config.CIRCUIT_MAX_OPEN_MS,
+  };
+}
+
+/** The worker's tuning knobs that are set (Temporal's defaults apply to the others). */
+export function workerTuning(config: Config) {
+  return {
+    ...(config.WORKER_MAX_CONCURRENT_ACTIVITIES ? { maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES } : {}),
+    ...(config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS ? { maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS } : {}),
+    ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
   };
 }
 

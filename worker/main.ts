@@ -1,7 +1,7 @@
 /** `npm run worker`: the Temporal worker (workflows + activities), as production runs it (any number of replicas). */
 import { createCatalogue } from '../domain/catalogue/catalogue';
 import { catalogueModels } from '../domain/catalogue/models';
-import { loadConfigOrExit } from '../domain/config';
+import { loadConfigOrExit, workerTuning } from '../domain/config';
 import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../domain/connections';
 import { ensureSearchAttributes } from '../domain/search-attributes';
 import { createServer } from 'node:http';
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
+    tuning: workerTuning(config),
     ...(telemetry ? { telemetry } : {}),
     activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, metrics, logger, fetch: globalThis.fetch, now: Date.now, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
   });
