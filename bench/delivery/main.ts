@@ -8,6 +8,7 @@
  *
  *   --rates 500,2000  --faults 0,0.05  --messages 200  --repeats 1  --modes direct,reach
  *   --ramp [--ramp-rates 1000,2000,4000,6000,8000,10000] [--ramp-messages 600] [--max-overhead-ms 200]
+ *   --temporal-db file|memory (Temporal's SQLite on a file under /tmp, as embedded mode, or in memory)
  *   plus the common options of bench/lib/options.ts (--work-ms, --api-key, --env KEY=VALUE, …)
  */
 import { writeFileSync } from 'node:fs';
@@ -41,12 +42,18 @@ async function main(): Promise<void> {
       'ramp-messages': { type: 'string', default: '600' },
       'max-overhead-ms': { type: 'string', default: '200' },
       name: { type: 'string' },
+      'temporal-db': { type: 'string', default: 'file' },
     },
   });
   const common = commonOptions(values);
   const modes = values.modes.split(',') as Mode[];
   const progress = progressPrinter();
-  const system = await startBenchSystem({ env: gatewayEnv(common), keepData: common.keepData, log: (line) => progress(`[system] ${line}`) });
+  const system = await startBenchSystem({
+    env: gatewayEnv(common),
+    keepData: common.keepData,
+    temporalInMemory: values['temporal-db'] === 'memory',
+    log: (line) => progress(`[system] ${line}`),
+  });
   progress(`[system] gateway up at ${system.apiUrl} (data in ${system.dataDir})`, true);
   const harness = harnessOptions(common, system.dataDir, system, progress);
   try {

@@ -34,6 +34,8 @@ export interface SystemOptions {
   /** Keep the data folder (logs, SQLite files) after stop. */
   keepData?: boolean;
   log?: (line: string) => void;
+  /** Run Temporal's dev server on an in-memory SQLite database (no history kept across its restarts). */
+  temporalInMemory?: boolean;
 }
 
 export async function startBenchSystem(options: SystemOptions = {}): Promise<BenchSystem> {
@@ -63,7 +65,7 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
       startTemporalDevServer({
         binary: temporalCli.path,
         port: ports.temporal,
-        dbFile: join(dataDir, 'temporal.db'),
+        ...(options.temporalInMemory ? {} : { dbFile: join(dataDir, 'temporal.db') }),
         namespace,
         logFile: join(logs, 'temporal.log'),
         searchAttributes: devServerSearchAttributes(),
