@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import type { AgentConfig, ReadyMessage } from '../agent/config';
 import { freePort } from '../../scripts/lib/dev-servers';
 import { PIPELINE, type Role } from './pipeline';
+import { stopOnInterrupt } from './cleanup';
 
 const ENTRY = resolve(__dirname, '../agent/main.ts');
 
@@ -38,6 +39,7 @@ function launch(config: AgentConfig): Promise<{ child: ChildProcess; ready: Read
 
 async function startAgent(config: AgentConfig): Promise<AgentProcess> {
   let current = await launch(config);
+  stopOnInterrupt(async () => void current.child.kill('SIGKILL'));
   const gone = (child: ChildProcess) =>
     child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((done) => child.once('exit', () => done()));
   return {

@@ -58,6 +58,8 @@ export interface ScenarioResult extends ScenarioFigures {
   send_lateness_p95_ms: number | null;
   /** CPU seconds per process role while the messages were in flight, and the average cores they used. */
   cpu_seconds: Record<string, number>;
+  /** Seconds our processes were ready to run but waited for a core (other tenants of the machine, or each other). */
+  cpu_wait_seconds: Record<string, number>;
   cpu_cores: { gateway: number; agents: number; driver: number };
 }
 
@@ -171,6 +173,7 @@ export async function runScenario(spec: ScenarioSpec, options: HarnessOptions, d
   samplePids();
   clearInterval(sampler);
   const cpuSeconds = cpu.totals(baseline);
+  const cpuWaitSeconds = cpu.waits(baseline);
 
   // Phase 2: until every chain is settled as its senders see it (the gateway may still be taking a receipt in).
   await Promise.race([Promise.all(sends), sleep(30_000)]);
@@ -204,6 +207,7 @@ export async function runScenario(spec: ScenarioSpec, options: HarnessOptions, d
     throughput_per_min: Math.round((figures.processed / Math.max(0.001, durationMs)) * 60_000),
     send_lateness_p95_ms: latencyPercentiles(lateness).p95_ms,
     cpu_seconds: cpuSeconds,
+    cpu_wait_seconds: cpuWaitSeconds,
     cpu_cores: {
       gateway: Math.round((sum(GATEWAY_ROLES) / wallS) * 100) / 100,
       agents: Math.round((sum(['agents']) / wallS) * 100) / 100,

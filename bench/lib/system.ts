@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { loadConfig } from '../../domain/config';
 import { devServerSearchAttributes } from '../../domain/search-attributes';
 import { resolveFerretDb, resolveTemporalCli } from '../../scripts/lib/binaries';
+import { stopOnInterrupt } from './cleanup';
 import { freePort, spawnServer, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from '../../scripts/lib/dev-servers';
 
 const ROOT = resolve(__dirname, '../..');
@@ -83,6 +84,10 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
     },
   };
   const running = new Map<Component, LocalServer>();
+  stopOnInterrupt(async () => {
+    await Promise.allSettled([...running.values()].map((server) => server.stop(2_000)));
+    if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
+  });
   const start = async (component: Component) => {
     log(`starting ${component}`);
     running.set(component, await starters[component]());

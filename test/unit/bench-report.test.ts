@@ -11,7 +11,7 @@ function result(mode: 'direct' | 'reach', p95: number | null, extra: Partial<Sce
   return {
     mode, rate_per_min: 500, fault_rate: 0, messages: 10, terminal: 10, processed: 10, failed: 0, terminal_rate: 1, processed_rate: 1,
     duplicate_effects: 0, duplicate_deliveries: 0, p50_ms: 1, p95_ms: p95, p99_ms: 1, duration_s: 1, throughput_per_min: 500,
-    send_lateness_p95_ms: 0, cpu_seconds: {}, cpu_cores: { gateway: 1, agents: 0.1, driver: 0.1 }, ...extra,
+    send_lateness_p95_ms: 0, cpu_seconds: {}, cpu_wait_seconds: {}, cpu_cores: { gateway: 1, agents: 0.1, driver: 0.1 }, ...extra,
   };
 }
 
