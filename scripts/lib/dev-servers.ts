@@ -64,8 +64,10 @@ export function spawnServer(name: string, command: string, args: string[], logFi
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  // Two sources into one file: neither may end it while the other still writes.
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  child.once('exit', () => setTimeout(() => log.end(), 100));
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
     child.once('error', (error) => resolve(`spawn error: ${error.message}`));
