@@ -8,6 +8,7 @@
  *
  *   --rates 500,2000  --faults 0,0.05  --messages 200  --repeats 1  --modes direct,reach
  *   --ramp [--ramp-rates 1000,2000,4000,6000,8000,10000] [--ramp-messages 600] [--max-overhead-ms 200]
+ *   --cpu-profile-dir DIR (V8 CPU profiles of the api and the worker, written when they stop)
  *   --temporal-db file|memory (Temporal's SQLite on a file under /tmp, as embedded mode, or in memory)
  *   plus the common options of bench/lib/options.ts (--work-ms, --api-key, --env KEY=VALUE, …)
  */
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
       'max-overhead-ms': { type: 'string', default: '200' },
       name: { type: 'string' },
       'temporal-db': { type: 'string', default: 'file' },
+      'cpu-profile-dir': { type: 'string' },
     },
   });
   const common = commonOptions(values);
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
     env: gatewayEnv(common),
     keepData: common.keepData,
     temporalInMemory: values['temporal-db'] === 'memory',
+    ...(values['cpu-profile-dir'] ? { cpuProfileDir: resolve(values['cpu-profile-dir']) } : {}),
     log: (line) => progress(`[system] ${line}`),
   });
   progress(`[system] gateway up at ${system.apiUrl} (data in ${system.dataDir})`, true);

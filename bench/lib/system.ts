@@ -37,6 +37,8 @@ export interface SystemOptions {
   log?: (line: string) => void;
   /** Run Temporal's dev server on an in-memory SQLite database (no history kept across its restarts). */
   temporalInMemory?: boolean;
+  /** Write V8 CPU profiles of the api and the worker into this folder when they exit (node --cpu-prof). */
+  cpuProfileDir?: string;
 }
 
 export async function startBenchSystem(options: SystemOptions = {}): Promise<BenchSystem> {
@@ -59,6 +61,7 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
   };
   loadConfig(env); // a bad knob fails here, not in a child
   const apiUrl = `http://127.0.0.1:${ports.api}`;
+  const nodeFlags = options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [];
   const logs = join(dataDir, 'logs');
 
   const starters: Record<Component, () => Promise<LocalServer>> = {
@@ -73,12 +76,12 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
       }),
     ferretdb: () => startFerretDb({ binary: ferretDb.path, port: ports.mongo, dataDir: join(dataDir, 'ferretdb'), logFile: join(logs, 'ferretdb.log') }),
     api: async () => {
-      const api = spawnNode('api', 'api/main.ts', env, join(logs, 'api.log'));
+      const api = spawnNode('api', 'api/main.ts', env, join(logs, 'api.log'), nodeFlags);
       await waitUntil('api', async () => (await fetch(`${apiUrl}/readyz`)).ok, 120_000, api);
       return api;
     },
     worker: async () => {
-      const worker = spawnNode('worker', 'worker/main.ts', env, join(logs, 'worker.log'));
+      const worker = spawnNode('worker', 'worker/main.ts', env, join(logs, 'worker.log'), nodeFlags);
       await waitUntil('worker', () => workerPolling(env.TEMPORAL_ADDRESS!, namespace, env.TEMPORAL_TASK_QUEUE ?? 'agent-reach'), 180_000, worker);
       return worker;
     },
@@ -92,7 +95,12 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
     log(`starting ${component}`);
     running.set(component, await starters[component]());
   };
-  for (const component of COMPONENTS) await start(component);
+  try {
+    for (const component of COMPONENTS) await start(component);
+  } catch (error) {
+    await Promise.allSettled([...running.values()].map((server) => server.stop(2_000)));
+    throw error;
+  }
 
   return {
     apiUrl,
@@ -121,8 +129,8 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
   };
 }
 
-function spawnNode(name: string, entry: string, env: NodeJS.ProcessEnv, logFile: string): LocalServer {
-  return spawnServer(name, process.execPath, ['--import', 'tsx', join(ROOT, entry)], logFile, env);
+function spawnNode(name: string, entry: string, env: NodeJS.ProcessEnv, logFile: string, flags: string[]): LocalServer {
+  return spawnServer(name, process.execPath, [...flags, '--import', 'tsx', join(ROOT, entry)], logFile, env);
 }
 
 /** True once a worker polls the task queue (only a live poller counts; the server forgets dead ones slowly). */
