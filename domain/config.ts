@@ -96,6 +96,15 @@ const envSchema = z.object({
   EMBEDDED_TEMPORAL_PORT: port.default(7233),
   /** Embedded Temporal UI port. @default 8233 */
   EMBEDDED_TEMPORAL_UI_PORT: port.default(8233),
+  /**
+   * Embedded mode: SQLite pragmas of the Temporal dev server's history file, comma-separated `name=value`
+   * (e.g. `journal_mode=wal,synchronous=normal`: many times the message throughput on a small machine; a power loss,
+   * not a process crash, may then lose the last transactions). @default none (Temporal's own)
+   */
+  EMBEDDED_TEMPORAL_SQLITE_PRAGMAS: z
+    .string()
+    .regex(/^[a-z_]+=[A-Za-z0-9_]+(,[a-z_]+=[A-Za-z0-9_]+)*$/, 'comma-separated name=value pairs')
+    .optional(),
   /** Embedded FerretDB port. @default 27027 */
   EMBEDDED_MONGODB_PORT: port.default(27027),
   /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); traces are exported only when set. Optional. */
@@ -140,6 +149,11 @@ export function workerTuning(config: Config) {
     ...(config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS ? { maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS } : {}),
     ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
   };
+}
+
+/** Embedded mode's SQLite pragmas for Temporal's history file, as a list. */
+export function temporalSqlitePragmas(config: Config): string[] {
+  return config.EMBEDDED_TEMPORAL_SQLITE_PRAGMAS?.split(',') ?? [];
 }
 
 /** The heartbeat knobs as the catalogue uses them. */

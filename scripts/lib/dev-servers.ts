@@ -97,6 +97,8 @@ export interface TemporalDevServerOptions {
   logFile: string;
   /** Search attributes to register at start, name → type (e.g. Keyword). */
   searchAttributes?: Record<string, string>;
+  /** SQLite pragmas of the history file, `name=value` (e.g. `journal_mode=wal`, `synchronous=normal`). */
+  sqlitePragmas?: string[];
 }
 
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<LocalServer & { address: string }> {
@@ -106,6 +108,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     mkdirSync(dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);
   }
+  for (const pragma of options.sqlitePragmas ?? []) args.push('--sqlite-pragma', pragma);
   for (const [name, type] of Object.entries(options.searchAttributes ?? {})) args.push('--search-attribute', `${name}=${type}`);
   args.push('--log-level', 'warn');
   const server = spawnServer('temporal', options.binary, args, options.logFile);
