@@ -16,7 +16,7 @@ import { progressPrinter } from '../lib/progress';
 import { recoveryOf, type CrashTimes, type Recovery } from '../lib/recovery';
 import { machine, writeJson } from '../lib/report';
 import { runScenario, type DuringRun } from '../lib/scenario';
-import { startBenchSystem, type BenchSystem } from '../lib/system';
+import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem } from '../lib/system';
 
 const RESULTS = resolve(__dirname, '../results');
 
@@ -60,13 +60,15 @@ async function main(): Promise<void> {
       messages: { type: 'string', default: '400' },
       faults: { type: 'string', default: '0' },
       name: { type: 'string', default: 'chaos' },
+      'temporal-pragmas': { type: 'string', default: BENCH_TEMPORAL_PRAGMAS },
     },
   });
   const common = commonOptions(values);
   const rate = Number(values.rate);
   const messages = Number(values.messages);
   const progress = progressPrinter();
-  const system = await startBenchSystem({ env: gatewayEnv(common), keepData: common.keepData, log: (line) => progress(`[system] ${line}`, true) });
+  const pragmas = pragmaList(values['temporal-pragmas']);
+  const system = await startBenchSystem({ env: gatewayEnv(common), keepData: common.keepData, temporalPragmas: pragmas, log: (line) => progress(`[system] ${line}`, true) });
   const crashes = new Map<Target, CrashTimes>();
   try {
     const harness = { ...harnessOptions(common, system.dataDir, system, progress), stallMs: 90_000, drainTimeoutMs: 300_000 };
@@ -94,7 +96,7 @@ async function main(): Promise<void> {
       benchmark: 'chaos: worker, api, an agent and the Temporal dev server killed mid-run',
       when: new Date().toISOString(),
       machine: machine(),
-      settings: { rate_per_min: rate, messages, fault_rate: Number(values.faults), crashes: CRASHES, ...common, apiKey: undefined, gateway_env: gatewayEnv(common) },
+      settings: { rate_per_min: rate, messages, fault_rate: Number(values.faults), crashes: CRASHES, ...common, apiKey: undefined, gateway_env: gatewayEnv(common), temporal_sqlite_pragmas: pragmas },
       verdict,
       recoveries,
       result,

@@ -6,9 +6,10 @@
  * twice: agents calling each other over plain HTTP with a typical retrying client, and SDK agents passing each hop
  * through Agent-Reach. Writes bench/results/delivery.json and delivery.svg (or `--name`).
  *
- *   --rates 500,2000  --faults 0,0.05  --messages 200  --repeats 1  --modes direct,reach
+ *   --rates 500,2000  --faults 0,0.05  --messages 120  --repeats 1  --modes direct,reach
  *   --ramp [--ramp-rates 1000,2000,4000,6000,8000,10000] [--ramp-messages 600] [--max-overhead-ms 200]
  *   --cpu-profile-dir DIR (V8 CPU profiles of the api and the worker, written when they stop)
+ *   --temporal-pragmas journal_mode=wal,synchronous=normal (the default; `none` for Temporal's own)
  *   --temporal-db file|memory (Temporal's SQLite on a file under /tmp, as embedded mode, or in memory)
  *   plus the common options of bench/lib/options.ts (--work-ms, --api-key, --env KEY=VALUE, …)
  */
@@ -21,7 +22,7 @@ import { COMMON_ARGS, commonOptions, gatewayEnv, type CommonOptions } from '../l
 import { machine, printTable, writeJson } from '../lib/report';
 import { runScenario, type Mode, type ScenarioResult } from '../lib/scenario';
 import { harnessOptions } from '../lib/harness';
-import { startBenchSystem } from '../lib/system';
+import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem } from '../lib/system';
 import { progressPrinter } from '../lib/progress';
 import { findMaxRate, type RampStep } from '../lib/ramp';
 
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
       ...COMMON_ARGS,
       rates: { type: 'string', default: '500,2000' },
       faults: { type: 'string', default: '0,0.05' },
-      messages: { type: 'string', default: '200' },
+      messages: { type: 'string', default: '120' },
       repeats: { type: 'string', default: '1' },
       modes: { type: 'string', default: 'direct,reach' },
       ramp: { type: 'boolean', default: false },
@@ -45,15 +46,19 @@ async function main(): Promise<void> {
       name: { type: 'string' },
       'temporal-db': { type: 'string', default: 'file' },
       'cpu-profile-dir': { type: 'string' },
+      'temporal-pragmas': { type: 'string', default: BENCH_TEMPORAL_PRAGMAS },
     },
   });
   const common = commonOptions(values);
   const modes = values.modes.split(',') as Mode[];
   const progress = progressPrinter();
+  const pragmas = values['temporal-db'] === 'memory' ? [] : pragmaList(values['temporal-pragmas']);
+  const temporal = { temporal_db: values['temporal-db'], ...temporal };
   const system = await startBenchSystem({
     env: gatewayEnv(common),
     keepData: common.keepData,
     temporalInMemory: values['temporal-db'] === 'memory',
+    temporalPragmas: pragmas,
     ...(values['cpu-profile-dir'] ? { cpuProfileDir: resolve(values['cpu-profile-dir']) } : {}),
     log: (line) => progress(`[system] ${line}`),
   });
@@ -62,7 +67,7 @@ async function main(): Promise<void> {
   try {
     if (values.ramp) {
       const steps = await findMaxRate(numbers(values['ramp-rates']), Number(values['ramp-messages']), Number(values['max-overhead-ms']), harness);
-      finishRamp(steps, common, values.name ?? 'delivery-ramp');
+      finishRamp(steps, common, temporal, values.name ?? 'delivery-ramp');
       return;
     }
     const runs: ComparedResult[][] = [];
@@ -77,32 +82,32 @@ async function main(): Promise<void> {
       }
       runs.push(withOverhead(results));
     }
-    finishDelivery(runs, common, values.name ?? 'delivery');
+    finishDelivery(runs, common, temporal, values.name ?? 'delivery');
   } finally {
     await system.stop();
   }
 }
 
-function settings(common: CommonOptions) {
+function settings(common: CommonOptions, temporal: object) {
   const { apiKey, ...rest } = common;
-  return { ...rest, api_key: apiKey ? 'set' : 'none', gateway_env: gatewayEnv(common) };
+  return { ...rest, api_key: apiKey ? 'set' : 'none', gateway_env: gatewayEnv(common), ...temporal };
 }
 
-function finishDelivery(runs: ComparedResult[][], common: CommonOptions, name: string): void {
+function finishDelivery(runs: ComparedResult[][], common: CommonOptions, temporal: object, name: string): void {
   const results = medianOfRepeats(runs);
   printTable(results);
   const when = new Date().toISOString();
-  const file = writeJson(RESULTS, name, { benchmark: 'delivery: seed 000 pipeline, direct HTTP vs Agent-Reach', when, machine: machine(), settings: settings(common), results, runs });
+  const file = writeJson(RESULTS, name, { benchmark: 'delivery: seed 000 pipeline, direct HTTP vs Agent-Reach', when, machine: machine(), settings: settings(common, temporal), results, runs });
   const svg = join(RESULTS, `${name}.svg`);
   writeFileSync(svg, deliveryChart(results, `${when.slice(0, 10)} · ${machine().cpus} shared cores · median of ${runs.length} run(s)`));
   console.log(`written ${file} and ${svg}`);
 }
 
-function finishRamp(steps: RampStep[], common: CommonOptions, name: string): void {
+function finishRamp(steps: RampStep[], common: CommonOptions, temporal: object, name: string): void {
   printTable(steps.flatMap((step) => step.results));
   const sustained = steps.filter((step) => step.ok).at(-1)?.rate_per_min ?? null;
   console.log(`maximum sustained rate: ${sustained ?? 'none of the tried rates'} msg/min`);
-  const file = writeJson(RESULTS, name, { benchmark: 'delivery ramp: highest rate with P95 overhead within the limit and no errors', when: new Date().toISOString(), machine: machine(), settings: settings(common), max_sustained_per_min: sustained, steps });
+  const file = writeJson(RESULTS, name, { benchmark: 'delivery ramp: highest rate with P95 overhead within the limit and no errors', when: new Date().toISOString(), machine: machine(), settings: settings(common, temporal), max_sustained_per_min: sustained, steps });
   console.log(`written ${file}`);
 }
 

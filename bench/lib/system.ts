@@ -15,6 +15,17 @@ import { freePort, spawnServer, startFerretDb, startTemporalDevServer, waitUntil
 
 const ROOT = resolve(__dirname, '../..');
 
+/**
+ * The benchmarks' SQLite pragmas for Temporal's history file (EMBEDDED_TEMPORAL_SQLITE_PRAGMAS). With Temporal's
+ * own settings the dev server falls behind at 60 pipelines a minute on a shared 2-core machine (see the README).
+ */
+export const BENCH_TEMPORAL_PRAGMAS = 'journal_mode=wal,synchronous=normal';
+
+/** `a=b,c=d` → ['a=b', 'c=d']; `none` → []. */
+export function pragmaList(text: string): string[] {
+  return text === 'none' || text === '' ? [] : text.split(',').map((p) => p.trim());
+}
+
 export const COMPONENTS = ['temporal', 'ferretdb', 'api', 'worker'] as const;
 export type Component = (typeof COMPONENTS)[number];
 
@@ -37,6 +48,8 @@ export interface SystemOptions {
   log?: (line: string) => void;
   /** Run Temporal's dev server on an in-memory SQLite database (no history kept across its restarts). */
   temporalInMemory?: boolean;
+  /** SQLite pragmas of Temporal's history file (`name=value`). */
+  temporalPragmas?: string[];
   /** Write V8 CPU profiles of the api and the worker into this folder when they exit (node --cpu-prof). */
   cpuProfileDir?: string;
 }
@@ -73,6 +86,7 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
         namespace,
         logFile: join(logs, 'temporal.log'),
         searchAttributes: devServerSearchAttributes(),
+        sqlitePragmas: options.temporalPragmas ?? [],
       }),
     ferretdb: () => startFerretDb({ binary: ferretDb.path, port: ports.mongo, dataDir: join(dataDir, 'ferretdb'), logFile: join(logs, 'ferretdb.log') }),
     api: async () => {
