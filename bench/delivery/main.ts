@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const modes = values.modes.split(',') as Mode[];
   const progress = progressPrinter();
   const pragmas = values['temporal-db'] === 'memory' ? [] : pragmaList(values['temporal-pragmas']);
-  const temporal = { temporal_db: values['temporal-db'], ...temporal };
+  const temporal = { temporal_db: values['temporal-db'], temporal_sqlite_pragmas: pragmas };
   const system = await startBenchSystem({
     env: gatewayEnv(common),
     keepData: common.keepData,
