@@ -7,7 +7,7 @@
  * through Agent-Reach. Writes bench/results/delivery.json and delivery.svg (or `--name`).
  *
  *   --rates 500,2000  --faults 0,0.05  --messages 120  --repeats 1  --modes direct,reach
- *   --ramp [--ramp-rates 1000,2000,4000,6000,8000,10000] [--ramp-messages 600] [--max-overhead-ms 200]
+ *   --ramp [--ramp-rates 30,60,120,240,500,1000,2000,4000,6000] [--ramp-messages 60] [--max-overhead-ms 200]
  *   --cpu-profile-dir DIR (V8 CPU profiles of the api and the worker, written when they stop)
  *   --temporal-pragmas journal_mode=wal,synchronous=normal (the default; `none` for Temporal's own)
  *   --temporal-db file|memory (Temporal's SQLite on a file under /tmp, as embedded mode, or in memory)
@@ -40,8 +40,8 @@ async function main(): Promise<void> {
       repeats: { type: 'string', default: '1' },
       modes: { type: 'string', default: 'direct,reach' },
       ramp: { type: 'boolean', default: false },
-      'ramp-rates': { type: 'string', default: '1000,2000,4000,6000,8000,10000' },
-      'ramp-messages': { type: 'string', default: '600' },
+      'ramp-rates': { type: 'string', default: '30,60,120,240,500,1000,2000,4000,6000' },
+      'ramp-messages': { type: 'string', default: '60' },
       'max-overhead-ms': { type: 'string', default: '200' },
       name: { type: 'string' },
       'temporal-db': { type: 'string', default: 'file' },
@@ -105,9 +105,18 @@ function finishDelivery(runs: ComparedResult[][], common: CommonOptions, tempora
 
 function finishRamp(steps: RampStep[], common: CommonOptions, temporal: object, name: string): void {
   printTable(steps.flatMap((step) => step.results));
-  const sustained = steps.filter((step) => step.ok).at(-1)?.rate_per_min ?? null;
-  console.log(`maximum sustained rate: ${sustained ?? 'none of the tried rates'} msg/min`);
-  const file = writeJson(RESULTS, name, { benchmark: 'delivery ramp: highest rate with P95 overhead within the limit and no errors', when: new Date().toISOString(), machine: machine(), settings: settings(common, temporal), max_sustained_per_min: sustained, steps });
+  const withinOverhead = steps.filter((step) => step.within_overhead).at(-1)?.rate_per_min ?? null;
+  const keepingUp = steps.filter((step) => step.keeps_up).at(-1)?.rate_per_min ?? null;
+  console.log(`maximum rate within the P95 overhead limit: ${withinOverhead ?? 'none of the tried rates'}; maximum rate kept up with: ${keepingUp ?? 'none'} msg/min`);
+  const file = writeJson(RESULTS, name, {
+    benchmark: 'delivery ramp: highest rate kept up with, and highest within the P95 overhead limit',
+    when: new Date().toISOString(),
+    machine: machine(),
+    settings: settings(common, temporal),
+    max_sustained_within_overhead_per_min: withinOverhead,
+    max_kept_up_per_min: keepingUp,
+    steps,
+  });
   console.log(`written ${file}`);
 }
 
