@@ -5,7 +5,8 @@
  * message reached a terminal state and was processed, counts doubled effects, and reports the recovery times.
  * Writes bench/results/chaos.json (or `--name`).
  *
- *   --rate 40 --messages 160 --faults 0 (a rate the gateway keeps up with on a shared 2-core machine)   plus the common options of bench/lib/options.ts
+ *   --rate 40 --messages 160 --faults 0 (a rate the gateway keeps up with on a shared 2-core machine)
+ *   plus the common options of bench/lib/options.ts
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
