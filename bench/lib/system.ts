@@ -96,7 +96,8 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
     },
     worker: async () => {
       const worker = spawnNode('worker', 'worker/main.ts', env, join(logs, 'worker.log'), nodeFlags);
-      await waitUntil('worker', () => workerPolling(env.TEMPORAL_ADDRESS!, namespace, env.TEMPORAL_TASK_QUEUE ?? 'agent-reach'), 180_000, worker);
+      const pid = worker.child?.pid ?? 0;
+      await waitUntil('worker', () => workerPolling(env.TEMPORAL_ADDRESS!, namespace, env.TEMPORAL_TASK_QUEUE ?? 'agent-reach', pid), 180_000, worker);
       return worker;
     },
   };
@@ -147,12 +148,15 @@ function spawnNode(name: string, entry: string, env: NodeJS.ProcessEnv, logFile:
   return spawnServer(name, process.execPath, [...flags, '--import', 'tsx', join(ROOT, entry)], logFile, env);
 }
 
-/** True once a worker polls the task queue (only a live poller counts; the server forgets dead ones slowly). */
-async function workerPolling(address: string, namespace: string, taskQueue: string): Promise<boolean> {
+/**
+ * True once the worker process `pid` polls the task queue. Temporal lists a dead worker's pollers for a while, so
+ * a poller counts only if its identity (`<pid>@<host>`, the SDK's default) is this process's.
+ */
+async function workerPolling(address: string, namespace: string, taskQueue: string, pid: number): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 2_000 });
   try {
     const { pollers } = await connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue } });
-    return pollers.length > 0;
+    return pollers.some((poller) => poller.identity?.startsWith(`${pid}@`));
   } finally {
     await connection.close();
   }
