@@ -1,6 +1,6 @@
 /**
  * A hand-written SVG chart of a delivery run: for each rate and fault level, direct HTTP beside Agent-Reach —
- * processed share (left panel) and P95 latency (right panel).
+ * processed share, duplicate side effects and P95 latency, one panel each.
  */
 import type { ComparedResult } from './compare';
 
@@ -46,13 +46,14 @@ function panelSvg(panel: Panel, results: ComparedResult[], x0: number, width: nu
 }
 
 export function deliveryChart(results: ComparedResult[], subtitle: string): string {
-  const width = 1000;
+  const width = 1350;
   const height = 360;
   const panels: Panel[] = [
     { title: 'Processed (share of messages)', value: (r) => r.processed_rate * 100, label: (v) => `${v.toFixed(1)}%`, max: () => 100 },
+    { title: 'Duplicate side effects (count)', value: (r) => r.duplicate_effects, label: (v) => `${v}`, max: (v) => Math.max(1, ...v) * 1.15 },
     { title: 'P95 end-to-end latency (ms)', value: (r) => r.p95_ms ?? 0, label: (v) => `${Math.round(v)}`, max: (v) => Math.max(...v) * 1.1 },
   ];
-  const body = panels.map((panel, index) => panelSvg(panel, results, index * (width / 2), width / 2, height - 30)).join('\n');
+  const body = panels.map((panel, index) => panelSvg(panel, results, index * (width / panels.length), width / panels.length, height - 30)).join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 ${body}
