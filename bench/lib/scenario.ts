@@ -135,7 +135,8 @@ export async function runScenario(spec: ScenarioSpec, options: HarnessOptions, d
       payload: { key },
       traceId: randomBytes(16).toString('hex'),
     });
-    firstHop.set(key, status !== undefined && status < 300 ? 'open' : status === undefined ? 'open' : 'failed');
+    // A 4xx is a definite refusal; otherwise the gateway now owns the hop (or never answered): ask it later.
+    firstHop.set(key, status !== undefined && status >= 400 && status < 500 ? 'failed' : 'open');
   };
 
   const startedAt = Date.now();
@@ -181,7 +182,10 @@ export async function runScenario(spec: ScenarioSpec, options: HarnessOptions, d
   for (;;) {
     readEvents();
     const open = [...sentAt.keys()].filter((key) => (chains.get(key) ?? 'open') === 'open');
-    const states = spec.mode === 'direct' ? open.map((key) => directChain(key, firstHop, events)) : await mapLimit(open, 16, (key) => reachChain(gateway!, key, options.apiKey));
+    const states =
+      spec.mode === 'direct'
+        ? open.map((key) => directChain(key, firstHop, events))
+        : await mapLimit(open, 16, async (key) => (firstHop.get(key) === 'failed' ? 'failed' : reachChain(gateway!, key, options.apiKey)));
     open.forEach((key, index) => chains.set(key, states[index]!));
     if (states.every((s) => s !== 'open') || Date.now() >= settleDeadline) break;
     // Direct HTTP: once every call has ended, an open chain stays open (its outcome is unknown for good).
