@@ -13,6 +13,7 @@ COPY scripts scripts
 COPY sdk sdk
 COPY demo demo
 COPY cli cli
+COPY bench bench
 COPY test test
 RUN npm run build
 

@@ -142,6 +142,15 @@ const envSchema = z.object({
   EMBEDDED_TEMPORAL_PORT: port.default(7233),
   /** Embedded Temporal UI port. @default 8233 */
   EMBEDDED_TEMPORAL_UI_PORT: port.default(8233),
+  /**
+   * Embedded mode: SQLite pragmas of the Temporal dev server's history file, comma-separated `name=value`
+   * (e.g. `journal_mode=wal,synchronous=normal`: many times the message throughput on a small machine; a power loss,
+   * not a process crash, may then lose the last transactions). @default none (Temporal's own)
+   */
+  EMBEDDED_TEMPORAL_SQLITE_PRAGMAS: z
+    .string()
+    .regex(/^[a-z_]+=[A-Za-z0-9_]+(,[a-z_]+=[A-Za-z0-9_]+)*$/, 'comma-separated name=value pairs')
+    .optional(),
   /** Embedded FerretDB port. @default 27027 */
   EMBEDDED_MONGODB_PORT: port.default(27027),
   /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); traces are exported only when set. Optional. */
@@ -175,6 +184,15 @@ const envSchema = z.object({
   LLM_MODEL: z.string().min(1).optional(),
   /** API key for the LLM endpoint. Optional. */
   LLM_API_KEY: z.string().min(1).optional(),
+  /** Worker tuning: activities run at once by one worker (Temporal's maxConcurrentActivityTaskExecutions). @default the SDK's (100) */
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).optional(),
+  /**
+   * Worker tuning: workflow tasks run at once (maxConcurrentWorkflowTaskExecutions); lower it when workflow tasks
+   * time out on a starved CPU. At least 2. @default the SDK's (40)
+   */
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).optional(),
+  /** Worker tuning: workflows kept in the worker's cache (maxCachedWorkflows). @default the SDK's (from the heap size) */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
   /** Log verbosity of our processes. @default info */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 }).superRefine((env, ctx) => {
@@ -212,6 +230,20 @@ export function matcherSettings(config: Config) {
       ? { openai: { model: config.EMBEDDINGS_MODEL, ...(config.EMBEDDINGS_BASE_URL ? { baseURL: config.EMBEDDINGS_BASE_URL } : {}), ...(config.EMBEDDINGS_API_KEY ? { apiKey: config.EMBEDDINGS_API_KEY } : {}) } }
       : {}),
   };
+}
+
+/** The worker's tuning knobs that are set (Temporal's defaults apply to the others). */
+export function workerTuning(config: Config) {
+  return {
+    ...(config.WORKER_MAX_CONCURRENT_ACTIVITIES ? { maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES } : {}),
+    ...(config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS ? { maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS } : {}),
+    ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
+  };
+}
+
+/** Embedded mode's SQLite pragmas for Temporal's history file, as a list. */
+export function temporalSqlitePragmas(config: Config): string[] {
+  return config.EMBEDDED_TEMPORAL_SQLITE_PRAGMAS?.split(',') ?? [];
 }
 
 /** The heartbeat knobs as the catalogue uses them. */

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { loadConfigOrExit, type Config } from '../domain/config';
+import { loadConfigOrExit, temporalSqlitePragmas, type Config } from '../domain/config';
 import { obtainModel } from '../domain/router/embeddings/model-files';
 import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
 import { portAcceptsConnections, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from './lib/dev-servers';
@@ -73,6 +73,7 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
       namespace: config.TEMPORAL_NAMESPACE,
       logFile: join(logs, 'temporal.log'),
       searchAttributes: devServerSearchAttributes(),
+      sqlitePragmas: temporalSqlitePragmas(config),
     };
     say('starting Temporal dev server…');
     const temporal =

@@ -13,6 +13,8 @@ export interface MessageWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** OpenTelemetry: spans of workflow runs and activities. A prebuilt bundle must include {@link otelWorkflowModule}. */
   telemetry?: Telemetry;
+  /** Concurrency and cache knobs (see `workerTuning` in domain/config.ts); Temporal's defaults when absent. */
+  tuning?: Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'maxCachedWorkflows'>;
 }
 
 export function workflowsPath(): string {
@@ -31,6 +33,7 @@ export async function createMessageWorker(options: MessageWorkerOptions): Promis
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: createActivities(options.activityDeps),
+    ...options.tuning,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),
     ...(telemetry
       ? {

@@ -4,7 +4,7 @@ import { guardedFetch } from '../domain/guarded-fetch';
 import { endpointPolicy } from '../domain/endpoint-policy';
 import { createCatalogue } from '../domain/catalogue/catalogue';
 import { catalogueModels } from '../domain/catalogue/models';
-import { loadConfigOrExit } from '../domain/config';
+import { loadConfigOrExit, workerTuning } from '../domain/config';
 import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../domain/connections';
 import { ensureSearchAttributes } from '../domain/search-attributes';
 import { createServer } from 'node:http';
@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
+    tuning: workerTuning(config),
     ...(telemetry ? { telemetry } : {}),
     activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats: new RoutingStats(routingStatsModel(mongo)), metrics, logger, fetch: guardedFetch(policy), now: Date.now, endpointPolicy: policy, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
   });

@@ -59,13 +59,15 @@ export async function waitUntil(
   throw new Error(`${what}: not ready after ${timeoutMs} ms`);
 }
 
-/** Spawns a server whose output goes to `logFile`. */
-export function spawnServer(name: string, command: string, args: string[], logFile: string): LocalServer {
+/** Spawns a server whose output goes to `logFile` (with this process's environment unless `env` is given). */
+export function spawnServer(name: string, command: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): LocalServer {
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
+  // Two sources into one file: neither may end it while the other still writes.
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  child.once('exit', () => setTimeout(() => log.end(), 100));
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
     child.once('error', (error) => resolve(`spawn error: ${error.message}`));
@@ -95,6 +97,8 @@ export interface TemporalDevServerOptions {
   logFile: string;
   /** Search attributes to register at start, name → type (e.g. Keyword). */
   searchAttributes?: Record<string, string>;
+  /** SQLite pragmas of the history file, `name=value` (e.g. `journal_mode=wal`, `synchronous=normal`). */
+  sqlitePragmas?: string[];
 }
 
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<LocalServer & { address: string }> {
@@ -104,6 +108,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     mkdirSync(dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);
   }
+  for (const pragma of options.sqlitePragmas ?? []) args.push('--sqlite-pragma', pragma);
   for (const [name, type] of Object.entries(options.searchAttributes ?? {})) args.push('--search-attribute', `${name}=${type}`);
   args.push('--log-level', 'warn');
   const server = spawnServer('temporal', options.binary, args, options.logFile);

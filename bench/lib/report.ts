@@ -1,0 +1,40 @@
+/** The printed table and the JSON file of a benchmark run. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { ComparedResult } from './compare';
+
+const pct = (rate: number) => `${(rate * 100).toFixed(rate === 1 ? 0 : 2)} %`;
+const ms = (value: number | null | undefined) => (value === null || value === undefined ? '—' : `${value}`);
+
+export function printTable(results: ComparedResult[]): void {
+  const rows = results.map((r) => ({
+    mode: r.mode === 'reach' ? 'Agent-Reach' : 'direct HTTP',
+    'msg/min': r.rate_per_min,
+    faults: pct(r.fault_rate),
+    messages: r.messages,
+    terminal: pct(r.terminal_rate),
+    processed: pct(r.processed_rate),
+    'dup effects': r.duplicate_effects,
+    'dup deliveries': r.duplicate_deliveries,
+    'p50 ms': ms(r.p50_ms),
+    'p95 ms': ms(r.p95_ms),
+    'p99 ms': ms(r.p99_ms),
+    'p95 overhead': r.mode === 'reach' ? ms(r.p95_overhead_ms) : '',
+    'cpu gateway': r.mode === 'reach' ? r.cpu_cores.gateway : '',
+    'cpu agents': r.cpu_cores.agents,
+  }));
+  console.table(rows);
+}
+
+export function machine() {
+  return { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, shared: true };
+}
+
+/** Writes `<name>.json` under the results folder; returns its path. */
+export function writeJson(dir: string, name: string, content: unknown): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`);
+  return file;
+}
