@@ -47,6 +47,8 @@ export async function startReachAgent(config: AgentConfig, ledger: string) {
     identityFile: join(config.dir, `${role}.identity.json`),
     inlineMs: 0, // the seed's protocol: answer 202, then send the receipt
     card: { name: config.name, capabilities: [capability] },
+    // Registration needs a key with the register scope (the agent's own secret afterwards).
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
   });
   await agent.register();
   agent.startHeartbeats();

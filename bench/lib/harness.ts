@@ -4,13 +4,15 @@ import type { HarnessOptions } from './scenario';
 import { join } from 'node:path';
 
 export function harnessOptions(common: CommonOptions, runDir: string, system: HarnessOptions['system'], progress: HarnessOptions['progress']): HarnessOptions {
+  // The key given, else the one the benchmark's own system was started with.
+  const apiKey = common.apiKey ?? system?.apiKey;
   return {
     runDir: join(runDir, 'runs'),
     seed: common.seed,
     workMs: common.workMs,
     faults: common.faults,
     ...(system ? { system } : {}),
-    ...(common.apiKey ? { apiKey: common.apiKey } : {}),
+    ...(apiKey ? { apiKey } : {}),
     ackTimeoutMs: common.ackTimeoutMs,
     maxAttempts: common.maxAttempts,
     maxDeliveryMs: common.maxDeliveryMs,

@@ -3,6 +3,8 @@
  * api and worker — on free ports with a data folder under /tmp, so that the chaos harness can SIGKILL and restart
  * each one. (`npm start`'s supervisor stops everything when a child dies, which is right for users but not here.)
  */
+import { newApiKey } from '../../domain/keys/api-key';
+import { configKeyEntry } from '../../domain/keys/config-keys';
 import { Connection } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +33,8 @@ export type Component = (typeof COMPONENTS)[number];
 
 export interface BenchSystem {
   apiUrl: string;
+  /** An admin key of the `default` tenant, made for this run (callers and agents' registrations use it). */
+  apiKey: string;
   dataDir: string;
   pids(): Record<Component, number[]>;
   /** SIGKILL one component and wait until it is gone. */
@@ -62,6 +66,7 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
   if ('sdkDownload' in temporalCli) throw new Error(`the benchmark needs the Temporal CLI: ${temporalCli.reason}`);
   const ferretDb = await resolveFerretDb(log);
   const namespace = 'default';
+  const apiKey = newApiKey().key;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     API_PORT: String(ports.api),
@@ -70,6 +75,9 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
     TEMPORAL_NAMESPACE: namespace,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
+    API_KEYS: configKeyEntry('default', ['admin'], apiKey),
+    // The simulated agents listen on 127.0.0.1.
+    ENDPOINT_ALLOW_LOOPBACK: 'true',
     ...options.env,
   };
   loadConfig(env); // a bad knob fails here, not in a child
@@ -119,6 +127,7 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
 
   return {
     apiUrl,
+    apiKey,
     dataDir,
     pids() {
       const pids = {} as Record<Component, number[]>;

@@ -13,6 +13,7 @@ import { runScenario, type HarnessOptions } from '../../bench/lib/scenario';
 import type { BenchSystem } from '../../bench/lib/system';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
+import { TEST_API_KEY } from '../helpers/http';
 
 let servers: TestServers;
 let system: TestSystem;
@@ -31,13 +32,14 @@ after(async () => {
 });
 
 function harness(kinds: readonly FaultKind[] = FAULT_KINDS): HarnessOptions {
-  const gateway = { apiUrl: system.baseUrl, dataDir: runDir, pids: () => ({}) } as unknown as BenchSystem;
+  const gateway = { apiUrl: system.baseUrl, apiKey: TEST_API_KEY, dataDir: runDir, pids: () => ({}) } as unknown as BenchSystem;
   return {
     runDir,
     seed: 3,
     workMs: 5,
     faults: { kinds, delayMinMs: 100, delayMaxMs: 300 },
     system: gateway,
+    apiKey: TEST_API_KEY,
     ackTimeoutMs: 1_000,
     maxAttempts: 10,
     maxDeliveryMs: 60_000,
