@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, type CapabilityCandidate } from './candidates';
-import { dot, normalize, type EmbeddingProvider } from './embeddings/provider';
+import { dot, dotAt, normalize, type EmbeddingProvider } from './embeddings/provider';
 import { bestBy } from './select';
 
 /** Weight of the prototype in the blend; the nearest example gets the rest. Measured on CLINC150 val and zh dev. */
@@ -91,12 +91,7 @@ export class SemanticIndex {
     const n = this.keys.length;
     const d = this.dims;
     const prototype = new Float32Array(n);
-    for (let i = 0; i < n; i++) {
-      let sum = 0;
-      const base = i * d;
-      for (let j = 0; j < d; j++) sum += query[j]! * this.prototypes[base + j]!;
-      prototype[i] = sum;
-    }
+    for (let i = 0; i < n; i++) prototype[i] = dotAt(query, this.prototypes, i * d);
     const shortlist = new Set(bestBy([...prototype.keys()], SHORTLIST, (i) => prototype[i]!));
     const scores = new Map<string, SemanticScore>();
     for (let i = 0; i < n; i++) {
