@@ -32,17 +32,21 @@ async function main(): Promise<void> {
     }).listen(config.WORKER_METRICS_PORT);
     logger.info({ port: config.WORKER_METRICS_PORT }, 'worker metrics on /metrics');
   }
+  // Delivery outcomes for the router's ranking, written in batches every 2 s.
+  const stats = new RoutingStats(routingStatsModel(mongo));
+  const stopStats = stats.start(2_000, (error) => logger.warn({ err: error }, 'routing stats flush failed'));
   const worker = await createMessageWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     tuning: workerTuning(config),
     ...(telemetry ? { telemetry } : {}),
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats: new RoutingStats(routingStatsModel(mongo)), metrics, logger, fetch: guardedFetch(policy), now: Date.now, endpointPolicy: policy, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats, metrics, logger, fetch: guardedFetch(policy), now: Date.now, endpointPolicy: policy, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.
   await worker.run();
+  await stopStats();
   await Promise.allSettled([connection.close(), mongo.close(), telemetry?.shutdown()]);
   logger.info('worker stopped');
 }

@@ -1,7 +1,10 @@
 /**
  * How each capability has fared, for ranking: successes, failures and an EWMA of delivery latency, recorded by
- * the delivery activity after each attempt. Read-modify-write by `_id` (FerretDB has no update pipelines): two
- * workers recording at the same instant may lose one sample, which a running statistic absorbs.
+ * the delivery activity after each attempt. Samples are gathered in memory and written every few seconds, one
+ * read-modify-write per capability (FerretDB has no update pipelines), so deliveries do not wait for it and the
+ * database sees one write per capability per flush, not two operations per attempt. Two workers flushing the same
+ * capability at the same instant may lose one batch, which a running statistic absorbs; a worker killed between
+ * flushes loses its unflushed samples.
  */
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { CapabilityStats } from './ranking';
@@ -39,8 +42,14 @@ export function nextStats(current: CapabilityStats | undefined, ok: boolean, lat
   };
 }
 
+interface Sample {
+  ok: boolean;
+  latencyMs: number;
+}
+
 export class RoutingStats {
   private cached: { at: number; stats: Map<string, CapabilityStats> } | undefined;
+  private pending = new Map<string, Sample[]>();
 
   constructor(
     private readonly model: Model<RoutingStatsDoc>,
@@ -49,10 +58,37 @@ export class RoutingStats {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Keeps one attempt's outcome until the next flush. */
   async record(agentId: string, capability: string, ok: boolean, latencyMs: number): Promise<void> {
-    const _id = `${agentId}/${capability}`;
-    const current = await this.model.findById(_id).lean<RoutingStatsDoc>();
-    await this.model.replaceOne({ _id }, { _id, ...nextStats(current ?? undefined, ok, latencyMs), updated_at: new Date(this.now()) }, { upsert: true });
+    const key = `${agentId}/${capability}`;
+    const samples = this.pending.get(key) ?? [];
+    samples.push({ ok, latencyMs });
+    this.pending.set(key, samples);
+  }
+
+  /** Writes what was recorded since the last flush. */
+  async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = new Map();
+    for (const [_id, samples] of batch) {
+      const current = await this.model.findById(_id).lean<RoutingStatsDoc>();
+      const next = samples.reduce<CapabilityStats | undefined>((stats, s) => nextStats(stats, s.ok, s.latencyMs), current ?? undefined)!;
+      await this.model.replaceOne({ _id }, { _id, ...next, updated_at: new Date(this.now()) }, { upsert: true });
+    }
+  }
+
+  /** Flushes every `everyMs` until the returned function is called (which flushes once more). */
+  start(everyMs: number, onError: (error: unknown) => void): () => Promise<void> {
+    let flushing: Promise<void> = Promise.resolve();
+    const timer = setInterval(() => {
+      flushing = flushing.then(() => this.flush()).catch(onError);
+    }, everyMs);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await flushing;
+      await this.flush().catch(onError);
+    };
   }
 
   async snapshot(): Promise<Map<string, CapabilityStats>> {

@@ -108,12 +108,14 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   await keys.init();
 
   const workerMetrics = createWorkerMetrics();
+  const routingStats = new RoutingStats(routingStatsModel(mongo));
+  const stopStats = routingStats.start(500, () => undefined);
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createMessageWorker({
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats: new RoutingStats(routingStatsModel(mongo)), metrics: workerMetrics, fetch: guardedFetch(endpointPolicy(config)), now: Date.now, endpointPolicy: endpointPolicy(config), ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats: routingStats, metrics: workerMetrics, fetch: guardedFetch(endpointPolicy(config)), now: Date.now, endpointPolicy: endpointPolicy(config), ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
     workflowBundle: await workflowBundle(Boolean(options.telemetry)),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
@@ -181,6 +183,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
       await Promise.allSettled(replicas.map((r) => r.stop()));
       worker.shutdown();
       await workerRun;
+      await stopStats();
       await Promise.allSettled([connection.close(), workerConnection.close()]);
       await mongo.dropDatabase().catch(() => undefined);
       await mongo.close();

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { routingStatsModel } from '../../domain/router/routing-stats';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';
@@ -92,6 +93,12 @@ describe('routing api', () => {
     const delivery = refunds.deliveries.find((d) => d.body.message_id === messageId)!;
     assert.deepEqual(delivery.body.params, { order_id: '2024090577' });
     assert.equal(delivery.body.capability, 'request_refund');
+    // The attempt fed the ranking's record (written in batches by the worker).
+    const stats = await eventually('routing stats', async () =>
+      (await routingStatsModel(system.mongo).findById(`${refundAgentId}/request_refund`).lean()) ?? undefined,
+    );
+    assert.ok(stats.successes >= 1);
+    assert.equal(typeof stats.latency_ewma_ms, 'number');
   });
 
   it('routing api - missing required parameters: 422 input_required naming them, recorded as rejected', async () => {

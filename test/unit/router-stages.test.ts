@@ -10,6 +10,7 @@ import { prepareIntent, ruleMatch, tagMatches } from '../../domain/router/rules'
 import { evaluate, fitThreshold } from '../../domain/router/threshold';
 import { words } from '../../domain/router/text';
 import { bestBy } from '../../domain/router/select';
+import { LATENCY_ALPHA, nextStats } from '../../domain/router/routing-stats';
 import type { InstanceDoc } from '../../domain/catalogue/models';
 import { liveInstance } from '../../scripts/lib/routing-data';
 
@@ -214,5 +215,13 @@ describe('router helpers', () => {
     assert.deepEqual(bestBy(values, 3, (v) => v), [9, 9, 7]);
     assert.deepEqual(bestBy(values, 10, (v) => v), [9, 9, 7, 5, 3, 2, 1]);
     assert.deepEqual(bestBy([], 3, (v: number) => v), []);
+  });
+
+  it('router helpers - stats count outcomes and keep an EWMA of latency', () => {
+    const first = nextStats(undefined, true, 100);
+    assert.deepEqual(first, { successes: 1, failures: 0, latency_ewma_ms: 100 });
+    const second = nextStats(first, false, 600);
+    assert.equal(second.failures, 1);
+    assert.equal(second.latency_ewma_ms, 100 + LATENCY_ALPHA * 500);
   });
 });
