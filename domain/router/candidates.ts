@@ -43,6 +43,22 @@ function buildCandidates(agents: readonly AgentWithInstances[]): CapabilityCandi
   );
 }
 
+/**
+ * What the matchers were built from: each agent and the revision of its card. Heartbeats, load and liveness change
+ * the catalogue (and its change counter) all the time without touching a capability; only a new revision, a new
+ * agent or a removed one changes this, and only then is a matcher rebuilt.
+ */
+const fingerprints = new WeakMap<readonly AgentWithInstances[], string>();
+
+export function cardsFingerprint(agents: readonly AgentWithInstances[]): string {
+  let fingerprint = fingerprints.get(agents);
+  if (fingerprint === undefined) {
+    fingerprint = agents.map(({ agent }) => `${agent._id}@${agent.revision}`).join(',');
+    fingerprints.set(agents, fingerprint);
+  }
+  return fingerprint;
+}
+
 /** "query_order_status" → "query order status": names carry meaning for the matchers too. */
 export function humanName(name: string): string {
   return name.replace(/[_\-.]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();

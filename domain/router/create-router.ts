@@ -33,7 +33,6 @@ export async function createRouter(
       await catalogue.index.ensureCurrent(logger);
       return catalogue.index.agents(tenant);
     },
-    catalogueVersion: () => catalogue.index.version,
     matcherFactory: matcher.factory,
     heartbeat: catalogue.policy,
     openCircuits: () => catalogue.circuits.openInstanceKeys(),

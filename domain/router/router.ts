@@ -4,12 +4,12 @@
  */
 import type { AgentWithInstances } from '../catalogue/agent-queries';
 import type { HeartbeatPolicy } from '../catalogue/liveness';
-import { candidatesOf, type CapabilityCandidate } from './candidates';
+import { candidatesOf, cardsFingerprint, type CapabilityCandidate } from './candidates';
 import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility } from './eligibility';
 import { extractParameters, missingRequired } from './extraction';
 import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
-import type { IntentMatcher, MatcherFactory } from './matcher';
+import type { IntentMatcher, MatcherFactory, MatchScore } from './matcher';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
 import { bestBy } from './select';
@@ -69,8 +69,6 @@ export interface SessionStore {
 export interface RouterDeps {
   /** The tenant's agents as of now (an in-memory catalogue copy in production). */
   agents(tenant: string): Promise<readonly AgentWithInstances[]>;
-  /** Changes whenever the catalogue does: matchers are rebuilt only then. */
-  catalogueVersion(): number;
   matcherFactory: MatcherFactory;
   heartbeat: HeartbeatPolicy;
   openCircuits(): Promise<ReadonlySet<string>>;
@@ -87,11 +85,13 @@ export interface RouterDeps {
 
 /** Candidates listed in an explanation: enough to see the runners-up, not the whole catalogue. */
 const EXPLAINED = 5;
+/** The similarity of a capability the matcher found nothing in common with. */
+const NO_MATCH: MatchScore = { score: 0, parts: {} };
 /** Eligible capabilities the LLM fallback chooses among, best matches first. */
 const LLM_SHORTLIST = 10;
 
 export class Router {
-  private matchers = new Map<string, { version: number; matcher: Promise<IntentMatcher> }>();
+  private matchers = new Map<string, { fingerprint: string; matcher: Promise<IntentMatcher> }>();
 
   constructor(private readonly deps: RouterDeps) {}
 
@@ -99,25 +99,29 @@ export class Router {
     return this.deps.threshold;
   }
 
-  /** The tenant's matcher, rebuilt when the catalogue changed (unchanged capabilities keep their cached vectors). */
-  private matcherFor(tenant: string, candidates: readonly CapabilityCandidate[]): Promise<IntentMatcher> {
-    const version = this.deps.catalogueVersion();
+  /**
+   * The tenant's matcher, rebuilt only when an agent's card changed or agents came or went (heartbeats do not
+   * count); unchanged capabilities keep their cached vectors.
+   */
+  private matcherFor(tenant: string, agents: readonly AgentWithInstances[]): Promise<IntentMatcher> {
+    const fingerprint = cardsFingerprint(agents);
     const cached = this.matchers.get(tenant);
-    if (cached && cached.version === version) return cached.matcher;
-    const matcher = this.deps.matcherFactory(candidates);
-    this.matchers.set(tenant, { version, matcher });
+    if (cached && cached.fingerprint === fingerprint) return cached.matcher;
+    const matcher = this.deps.matcherFactory(candidatesOf(agents));
+    this.matchers.set(tenant, { fingerprint, matcher });
     matcher.catch(() => this.matchers.delete(tenant));
     return matcher;
   }
 
   /** Warms the tenant's matcher, so the first request does not pay for embedding the catalogue. */
   async prepare(tenant: string): Promise<void> {
-    await this.matcherFor(tenant, candidatesOf(await this.deps.agents(tenant)));
+    await this.matcherFor(tenant, await this.deps.agents(tenant));
   }
 
   async route(request: RouteRequest): Promise<RouteDecision> {
     const started = performance.now();
-    const all = candidatesOf(await this.deps.agents(request.tenant));
+    const agents = await this.deps.agents(request.tenant);
+    const all = candidatesOf(agents);
     const context = {
       now: this.deps.now?.() ?? new Date(),
       heartbeat: this.deps.heartbeat,
@@ -157,7 +161,7 @@ export class Router {
     if (!request.intent?.trim()) return finish(refuse('intent_required', 'an intent is needed to choose a capability', explanation));
 
     const matchStarted = performance.now();
-    const matcher = await this.matcherFor(request.tenant, all);
+    const matcher = await this.matcherFor(request.tenant, agents);
     explanation.provider = matcher.provider;
     const semantic = await matcher.score(request.intent);
     explanation.timings_ms.match = round(performance.now() - matchStarted);
@@ -170,7 +174,7 @@ export class Router {
     const contenders = pool.filter((c) => semanticOf(c) >= floor);
     const rest = contenders.length >= keep ? [] : bestBy(pool.filter((c) => semanticOf(c) < floor), keep - contenders.length, semanticOf);
     const scored = [...contenders, ...rest].map((candidate) => {
-      const s = semantic.get(candidate.key) ?? { score: 0, parts: {} };
+      const s = semantic.get(candidate.key) ?? NO_MATCH;
       const rules = ruleMatch(candidate, intent);
       return { candidate, semantic: s, rules, match: s.score + rules.bonus };
     });

@@ -19,7 +19,6 @@ export interface RoutedSample {
 export function scoringRouter(agents: AgentWithInstances[], matcherFactory: MatcherFactory, threshold = Number.NEGATIVE_INFINITY): Router {
   return new Router({
     agents: async () => agents,
-    catalogueVersion: () => 1,
     matcherFactory,
     heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
     openCircuits: async () => new Set(),

@@ -47,7 +47,6 @@ function routerWith(overrides: Partial<RouterDeps> = {}) {
   const agents = catalogue();
   return new Router({
     agents: async () => agents,
-    catalogueVersion: () => 1,
     matcherFactory: lexicalMatcherFactory(),
     heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
     openCircuits: async () => new Set(),
@@ -189,17 +188,20 @@ describe('semantic matching', () => {
   it('semantic matching - scores by embeddings, and embeds only capabilities that changed', async () => {
     const embedder = new WordEmbedder();
     const cache = new VectorCache();
-    const agents = catalogue();
-    let version = 1;
-    const router = routerWith({ matcherFactory: semanticMatcherFactory(embedder, cache), agents: async () => agents, catalogueVersion: () => version, threshold: 0.3 });
+    let agents = catalogue();
+    const router = routerWith({ matcherFactory: semanticMatcherFactory(embedder, cache), agents: async () => agents, threshold: 0.3 });
     const decision = await router.route({ tenant: 't', caller, intent: 'will it rain in my city' });
     assert.ok(decision.kind === 'routed' && decision.target.capability === 'forecast');
     assert.ok(decision.explanation.candidates[0]!.parts.prototype !== undefined);
     const firstBatch = embedder.embedded;
     await router.route({ tenant: 't', caller, intent: 'rain?' });
     assert.equal(embedder.embedded, firstBatch, 'same catalogue version: nothing embedded again');
+    // A heartbeat-like change (a new catalogue copy, same card revisions) rebuilds nothing.
+    agents = agents.map((a) => ({ ...a, instances: a.instances.map((i) => ({ ...i, state: 'busy' as const })) }));
+    await router.route({ tenant: 't', caller, intent: 'rain?' });
+    assert.equal(embedder.calls, 1, 'no card changed: the matcher is not rebuilt');
     agents[1]!.agent.capabilities[0]!.description = 'Weather forecast for any city, days ahead';
-    version = 2;
+    agents = agents.map((a, i) => (i === 1 ? { ...a, agent: { ...a.agent, revision: a.agent.revision + 1 } } : a));
     await router.route({ tenant: 't', caller, intent: 'rain?' });
     assert.equal(embedder.embedded, firstBatch + 1, 'only the changed description is embedded');
   });
