@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentQueries, DeliveryTarget } from '../domain/catalogue/agent-queries';
 import type { CircuitStore } from '../domain/circuit-store';
-import type { RoutingStats } from '../domain/router/routing-stats';
+import type { RoutingStats } from '../router/routing-stats';
 import type { WorkerMetrics } from '../domain/metrics';
 import type { Logger } from 'pino';
 import { checkEndpoint, type EndpointPolicy } from '../domain/endpoint-policy';

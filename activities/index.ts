@@ -3,7 +3,7 @@
  */
 import type { AgentQueries } from '../domain/catalogue/agent-queries';
 import type { CircuitStore } from '../domain/circuit-store';
-import type { RoutingStats } from '../domain/router/routing-stats';
+import type { RoutingStats } from '../router/routing-stats';
 import type { EndpointPolicy } from '../domain/endpoint-policy';
 import type { WorkerMetrics } from '../domain/metrics';
 import type { Logger } from 'pino';

@@ -23,7 +23,7 @@ import { messageRoutes } from './routes/messages';
 import { metricsRoutes } from './routes/metrics';
 import { routeRoutes } from './routes/route';
 import { traceRoutes } from './routes/traces';
-import type { Router as RouterType } from '../domain/router/router';
+import type { Router as RouterType } from '../router/router';
 
 export interface AppDeps {
   config: Config;

@@ -13,7 +13,7 @@ import { createLogger } from '../domain/logger';
 import { createApiMetrics } from '../domain/metrics';
 import { ensureSearchAttributes } from '../domain/search-attributes';
 import { startTelemetry } from '../domain/telemetry';
-import { createRouter } from '../domain/router/create-router';
+import { createRouter } from '../router/create-router';
 import { createApp } from './app';
 import { MessageService } from './message-service';
 import { SocketHub } from './ws/socket-hub';

@@ -16,7 +16,7 @@ import type { Config } from '../domain/config';
 import { canonicalJson, newMessageId, sha256Hex } from '../domain/ids';
 import type { DeliveryPolicy, MessageInput, MessageRouting, MessageState, MessageStatus, MessageTarget, Reason, ReceiptOutcome } from '../domain/message';
 import { cancelUpdate, MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, receiptUpdate, statusQuery } from '../domain/temporal';
-import type { RouteDecision, Router } from '../domain/router/router';
+import type { RouteDecision, Router } from '../router/router';
 import type { CallbackBody, SendMessageBody } from './schemas';
 
 export type SendResult =

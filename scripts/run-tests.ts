@@ -5,8 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { DEFAULT_LOCAL_MODELS } from '../domain/router/create-matcher';
-import { obtainModel } from '../domain/router/embeddings/model-files';
+import { DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
+import { obtainModel } from '../router/embeddings/model-files';
 import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
 
 const ROOT = resolve(__dirname, '..');

@@ -1,5 +1,5 @@
 /** `npm run worker`: the Temporal worker (workflows + activities), as production runs it (any number of replicas). */
-import { RoutingStats, routingStatsModel } from '../domain/router/routing-stats';
+import { RoutingStats, routingStatsModel } from '../router/routing-stats';
 import { guardedFetch } from '../domain/guarded-fetch';
 import { endpointPolicy } from '../domain/endpoint-policy';
 import { createCatalogue } from '../domain/catalogue/catalogue';

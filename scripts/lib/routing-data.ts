@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { AgentWithInstances } from '../../domain/catalogue/agent-queries';
 import type { AgentDoc, CapabilityDoc, InstanceDoc } from '../../domain/catalogue/models';
 
-export const DATA_DIR = process.env.ROUTING_DATA_DIR ?? join(__dirname, '..', '..', '..', 'shared', 'data');
+export const DATA_DIR = process.env.ROUTING_DATA_DIR ?? join(__dirname, '..', '..', 'bench', 'data');
 
 export interface LabelledRequest {
   text: string;

@@ -1,9 +1,9 @@
 /** Runs a labelled data set through the router and scores it. Shared by bench:routing and fit-threshold. */
 import type { AgentWithInstances } from '../../domain/catalogue/agent-queries';
-import { extractParameters } from '../../domain/router/extraction';
-import type { MatcherFactory } from '../../domain/router/matcher';
-import { Router } from '../../domain/router/router';
-import { evaluate, type ScoredSample } from '../../domain/router/threshold';
+import { extractParameters } from '../../router/extraction';
+import type { MatcherFactory } from '../../router/matcher';
+import { Router } from '../../router/router';
+import { evaluate, type ScoredSample } from '../../router/threshold';
 import type { LabelledRequest } from './routing-data';
 import { percentile } from './stats';
 

@@ -25,8 +25,8 @@ import { freePort } from '../../scripts/lib/dev-servers';
 import { createMessageWorker, otelWorkflowModule, workflowsPath } from '../../worker/create-worker';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { Telemetry } from '../../domain/telemetry';
-import { createRouter } from '../../domain/router/create-router';
-import { RoutingStats, routingStatsModel } from '../../domain/router/routing-stats';
+import { createRouter } from '../../router/create-router';
+import { RoutingStats, routingStatsModel } from '../../router/routing-stats';
 import type { TestServers } from './servers';
 
 const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();

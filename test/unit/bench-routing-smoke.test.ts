@@ -1,8 +1,8 @@
 /** A tiny run of the routing benchmark's harness (lexical matcher, a sample of our zh/en set): it runs and counts right. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { lexicalMatcherFactory } from '../../domain/router/matcher';
-import { fitThreshold } from '../../domain/router/threshold';
+import { lexicalMatcherFactory } from '../../router/matcher';
+import { fitThreshold } from '../../router/threshold';
 import { loadClinc150, loadZhRouting } from '../../scripts/lib/routing-data';
 import { isRight, parameterReport, report, routeAll, scoringRouter, toScored } from '../../scripts/lib/routing-eval';
 

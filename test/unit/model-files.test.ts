@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { locateModel, modelCacheDir } from '../../domain/router/embeddings/model-files';
+import { locateModel, modelCacheDir } from '../../router/embeddings/model-files';
 
 function modelFolder(dir: string): void {
   mkdirSync(dir, { recursive: true });

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { AddressInfo } from 'node:net';
-import { OpenAiEmbedder } from '../../domain/router/embeddings/openai-embedder';
-import { OpenAiLlm } from '../../domain/router/llm';
+import { OpenAiEmbedder } from '../../router/embeddings/openai-embedder';
+import { OpenAiLlm } from '../../router/llm';
 import { agentFromCard } from '../../scripts/lib/routing-data';
-import { candidatesOf } from '../../domain/router/candidates';
+import { candidatesOf } from '../../router/candidates';
 
 let server: Server;
 let baseURL: string;

@@ -1,16 +1,16 @@
 /** The router's pure stages: eligibility, rules, ranking, thresholds, extraction, text. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CapabilityCandidate } from '../../domain/router/candidates';
-import { allowAll, eligibility, type EligibilityContext } from '../../domain/router/eligibility';
-import { enumLabels, extractParameters, missingRequired } from '../../domain/router/extraction';
-import { LexicalIndex } from '../../domain/router/lexical-index';
-import { DEFAULT_WEIGHTS, explorationBonus, rank, successEstimate } from '../../domain/router/ranking';
-import { prepareIntent, ruleMatch, tagMatches } from '../../domain/router/rules';
-import { evaluate, fitThreshold } from '../../domain/router/threshold';
-import { words } from '../../domain/router/text';
-import { bestBy } from '../../domain/router/select';
-import { LATENCY_ALPHA, nextStats } from '../../domain/router/routing-stats';
+import type { CapabilityCandidate } from '../../router/candidates';
+import { allowAll, eligibility, type EligibilityContext } from '../../router/eligibility';
+import { enumLabels, extractParameters, missingRequired } from '../../router/extraction';
+import { LexicalIndex } from '../../router/lexical-index';
+import { DEFAULT_WEIGHTS, explorationBonus, rank, successEstimate } from '../../router/ranking';
+import { prepareIntent, ruleMatch, tagMatches } from '../../router/rules';
+import { evaluate, fitThreshold } from '../../router/threshold';
+import { words } from '../../router/text';
+import { bestBy } from '../../router/select';
+import { LATENCY_ALPHA, nextStats } from '../../router/routing-stats';
 import type { InstanceDoc } from '../../domain/catalogue/models';
 import { liveInstance } from '../../scripts/lib/routing-data';
 

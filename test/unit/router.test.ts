@@ -1,12 +1,12 @@
 /** The router end to end over an in-memory catalogue: lexical and fake-embedding matchers, fake LLM and sessions. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CombinedEmbedder } from '../../domain/router/embeddings/combined-embedder';
-import { normalize, type EmbeddingProvider } from '../../domain/router/embeddings/provider';
-import type { LlmAssistant } from '../../domain/router/llm';
-import { lexicalMatcherFactory, semanticMatcherFactory } from '../../domain/router/matcher';
-import { Router, type RouterDeps, type SessionStore } from '../../domain/router/router';
-import { VectorCache } from '../../domain/router/semantic-index';
+import { CombinedEmbedder } from '../../router/embeddings/combined-embedder';
+import { normalize, type EmbeddingProvider } from '../../router/embeddings/provider';
+import type { LlmAssistant } from '../../router/llm';
+import { lexicalMatcherFactory, semanticMatcherFactory } from '../../router/matcher';
+import { Router, type RouterDeps, type SessionStore } from '../../router/router';
+import { VectorCache } from '../../router/semantic-index';
 import { agentFromCard } from '../../scripts/lib/routing-data';
 
 const refundSchema = {

@@ -2,9 +2,9 @@
  * The eligibility stage: whether a capability can take a message now, and from which instance. Pure: the caller
  * passes the clock, the heartbeat policy, the open circuits and the ACL hook.
  */
-import { instanceKey } from '../ids';
-import { ineligibility, pickInstance, type HeartbeatPolicy } from '../catalogue/liveness';
-import type { InstanceDoc } from '../catalogue/models';
+import { instanceKey } from '../domain/ids';
+import { ineligibility, pickInstance, type HeartbeatPolicy } from '../domain/catalogue/liveness';
+import type { InstanceDoc } from '../domain/catalogue/models';
 import type { CapabilityCandidate } from './candidates';
 
 export interface Caller {
