@@ -21,6 +21,8 @@ export const capabilityInput = z.strictObject({
   parameters: jsonSchemaObject.optional(),
   returns: jsonSchemaObject.optional(),
   examples: z.array(label(1000)).max(50).optional(),
+  /** Requests that sound like this capability but that it does not handle: the router learns to refuse them. */
+  counter_examples: z.array(label(1000)).max(50).optional(),
   /** How long to wait for the processed receipt after delivery, in ms. */
   ack_timeout_ms: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
   /** Delivery attempts for this capability before the message fails (default DELIVERY_MAX_ATTEMPTS). */

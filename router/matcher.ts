@@ -4,6 +4,7 @@
  */
 import { describe, type CapabilityCandidate } from './candidates';
 import type { EmbeddingProvider } from './embeddings/provider';
+import type { HeadPrediction } from './head/head';
 import { LexicalIndex } from './lexical-index';
 import { SemanticIndex, VectorCache } from './semantic-index';
 
@@ -17,6 +18,11 @@ export interface IntentMatcher {
   /** `local:<model>`, `openai:<model>` or `lexical`. */
   readonly provider: string;
   score(intent: string): Promise<Map<string, MatchScore>>;
+  /**
+   * A trained head's probabilities per capability (and for "none"), when this matcher has one ready; undefined
+   * otherwise, and then `score` decides.
+   */
+  classify?(intent: string): Promise<HeadPrediction | undefined>;
 }
 
 export type MatcherFactory = (candidates: readonly CapabilityCandidate[]) => Promise<IntentMatcher>;

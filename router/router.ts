@@ -4,12 +4,15 @@
  */
 import type { AgentWithInstances } from '../domain/catalogue/agent-queries';
 import type { HeartbeatPolicy } from '../domain/catalogue/liveness';
-import { candidatesOf, cardsFingerprint, type CapabilityCandidate } from './candidates';
-import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility } from './eligibility';
+import { candidatesOf, cardsFingerprint, humanName, type CapabilityCandidate } from './candidates';
+import { containsCjk } from './text';
+import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility, type EligibilityContext } from './eligibility';
 import { extractParameters, missingRequired } from './extraction';
 import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { IntentMatcher, MatcherFactory, MatchScore } from './matcher';
+import { decideByHead, groupScores, type HeadThresholds, type ScoredGroup } from './head/decide';
+import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
 import { bestBy } from './select';
@@ -40,7 +43,9 @@ export interface CandidateExplanation {
 export interface RouteExplanation {
   provider: string;
   threshold: number;
-  decided_by: 'explicit' | 'match' | 'session' | 'llm' | 'none';
+  decided_by: 'explicit' | 'match' | 'head' | 'session' | 'llm' | 'none';
+  /** When a trained head decided: its thresholds, the probability of "none", and the verdict. */
+  head?: { accept: number; escalate: number; none: number; verdict: string };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -57,9 +62,17 @@ export interface RoutedTarget {
 export type RouteDecision =
   | { kind: 'routed'; target: RoutedTarget; params: Record<string, unknown>; explanation: RouteExplanation }
   | { kind: 'input_required'; target: RoutedTarget; params: Record<string, unknown>; missing: string[]; explanation: RouteExplanation }
-  | { kind: 'refused'; code: RefusalCode; message: string; explanation: RouteExplanation };
+  | { kind: 'refused'; code: RefusalCode; message: string; explanation: RouteExplanation; choices?: RouteChoice[] };
 
-export type RefusalCode = 'no_match' | 'no_eligible_capability' | 'unknown_agent' | 'unknown_capability' | 'intent_required';
+export type RefusalCode = 'no_match' | 'ambiguous' | 'no_eligible_capability' | 'unknown_agent' | 'unknown_capability' | 'intent_required';
+
+/** For an `ambiguous` refusal: the capabilities the intent could mean, so the caller can say which. */
+export interface RouteChoice {
+  agent_id: string;
+  capability: string;
+  description: string;
+  probability: number;
+}
 
 export interface SessionStore {
   get(tenant: string, sessionId: string): Promise<{ key: string; instance_id: string } | undefined>;
@@ -77,11 +90,29 @@ export interface RouterDeps {
   acl?: AclCheck;
   llm?: LlmAssistant;
   threshold: number;
+  /** Thresholds on a trained head's probabilities (used whenever the matcher has a head ready). */
+  head?: HeadThresholds;
   weights?: RankingWeights;
   now?: () => Date;
   /** Shown the reasons behind ACL refusals. */
   isAdmin?: (caller: Caller) => boolean;
 }
+
+type EligibleAs = Eligibility & { eligible: true };
+type Ineligible = Eligibility & { eligible: false };
+
+/** A capability that can take the message, with how well it matches. */
+interface RankedChoice {
+  candidate: CapabilityCandidate;
+  match: number;
+  eligibility: EligibleAs;
+}
+
+/**
+ * Head thresholds fitted on the fitting data (CLINC150 val and zh-routing dev by cross-validation,
+ * `npm run bench:routing`); ROUTER_HEAD_ACCEPT and ROUTER_HEAD_ESCALATE override.
+ */
+export const DEFAULT_HEAD_THRESHOLDS: HeadThresholds = { accept: 0.5, escalate: 0.3, ambiguity: 0.8 };
 
 /** Candidates listed in an explanation: enough to see the runners-up, not the whole catalogue. */
 const EXPLAINED = 5;
@@ -141,8 +172,7 @@ export class Router {
       explanation.timings_ms.total = round(performance.now() - started);
       return decision;
     };
-    const showReason = (e: Eligibility & { eligible: false }) =>
-      e.reason === 'not_permitted' && !this.deps.isAdmin?.(request.caller) ? 'not_permitted' : e.detail ? `${e.reason}: ${e.detail}` : e.reason;
+    const showReason = (e: Ineligible) => this.showReason(request.caller, e);
 
     let pool = all;
     if (request.target) {
@@ -163,6 +193,11 @@ export class Router {
     const matchStarted = performance.now();
     const matcher = await this.matcherFor(request.tenant, agents);
     explanation.provider = matcher.provider;
+    const prediction = await matcher.classify?.(request.intent);
+    if (prediction) {
+      explanation.timings_ms.match = round(performance.now() - matchStarted);
+      return finish(await this.routeByHead(request, prediction, pool, context, explanation));
+    }
     const semantic = await matcher.score(request.intent);
     explanation.timings_ms.match = round(performance.now() - matchStarted);
     const intent = prepareIntent(request.intent);
@@ -198,42 +233,105 @@ export class Router {
     if (eligibleAbove.length === 0) {
       const fromLlm = await this.askLlm(request.intent, withEligibility.filter((s) => s.eligibility.eligible).slice(0, LLM_SHORTLIST).map((s) => s.candidate), explanation);
       if (fromLlm) {
-        const e = withEligibility.find((s) => s.candidate.key === fromLlm.key)!.eligibility as Eligibility & { eligible: true };
+        const e = withEligibility.find((s) => s.candidate.key === fromLlm.key)!.eligibility as EligibleAs;
         explanation.decided_by = 'llm';
         return finish(await this.withParameters(request, fromLlm, e.instance.instance_id, explanation));
       }
       if (above.length > 0) {
-        return finish(refuse('no_eligible_capability', `${above[0]!.candidate.key} matches but cannot take messages now (${showReason(above[0]!.eligibility as Eligibility & { eligible: false })})`, explanation));
+        return finish(refuse('no_eligible_capability', `${above[0]!.candidate.key} matches but cannot take messages now (${showReason(above[0]!.eligibility as Ineligible)})`, explanation));
       }
       return finish(refuse('no_match', `no capability matches the intent well enough (best ${round(scored[0]?.match ?? 0)} < threshold ${this.deps.threshold})`, explanation));
     }
 
+    explanation.decided_by = 'match';
+    return finish(await this.chooseRanked(request, eligibleAbove.map((s) => ({ candidate: s.candidate, match: s.match, eligibility: s.eligibility as EligibleAs })), context, explanation));
+  }
+
+  /**
+   * Among capabilities that match well enough and can take the message: the ranking's first (match blended with
+   * success, latency and load), or the session's capability while it stays eligible and matches about as well.
+   */
+  private async chooseRanked(request: RouteRequest, choices: RankedChoice[], context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
     const stats = await this.deps.stats();
+    const weights = this.deps.weights ?? DEFAULT_WEIGHTS;
     const ranked = rank(
-      eligibleAbove.map((s) => {
-        const e = s.eligibility as Eligibility & { eligible: true };
-        return { key: s.candidate.key, match: s.match, stats: stats.get(s.candidate.key), busy: e.busy, in_flight: e.in_flight, ...(e.capacity === undefined ? {} : { capacity: e.capacity }) };
-      }),
-      this.deps.weights ?? DEFAULT_WEIGHTS,
+      choices.map(({ candidate, match, eligibility: e }) => ({ key: candidate.key, match, stats: stats.get(candidate.key), busy: e.busy, in_flight: e.in_flight, ...(e.capacity === undefined ? {} : { capacity: e.capacity }) })),
+      weights,
     );
     explanation.ranking = ranked.slice(0, EXPLAINED).map(roundBreakdown);
-    let chosen = eligibleAbove.find((s) => s.candidate.key === ranked[0]!.key)!;
-    let instanceId = (chosen.eligibility as Eligibility & { eligible: true }).instance.instance_id;
-    explanation.decided_by = 'match';
-
+    let chosen = choices.find((c) => c.candidate.key === ranked[0]!.key)!;
+    let instanceId = chosen.eligibility.instance.instance_id;
     const sticky = request.session_id ? await this.deps.sessions?.get(request.tenant, request.session_id) : undefined;
     if (sticky) {
-      const margin = (this.deps.weights ?? DEFAULT_WEIGHTS).matchMargin;
-      const same = eligibleAbove.find((s) => s.candidate.key === sticky.key && s.match >= ranked[0]!.match - margin);
+      const same = choices.find((c) => c.candidate.key === sticky.key && c.match >= ranked[0]!.match - weights.matchMargin);
       if (same) {
         chosen = same;
-        const e = same.eligibility as Eligibility & { eligible: true };
-        instanceId = isEligibleInstance(same.candidate, sticky.instance_id, context) ? sticky.instance_id : e.instance.instance_id;
+        instanceId = isEligibleInstance(same.candidate, sticky.instance_id, context) ? sticky.instance_id : same.eligibility.instance.instance_id;
         explanation.decided_by = 'session';
       }
     }
     if (request.session_id) await this.deps.sessions?.set(request.tenant, request.session_id, { key: chosen.candidate.key, instance_id: instanceId });
-    return finish(await this.withParameters(request, chosen.candidate, instanceId, explanation));
+    return this.withParameters(request, chosen.candidate, instanceId, explanation);
+  }
+
+  /** The decision from a trained head's probabilities (head/decide.ts), then eligibility, ranking and parameters. */
+  private async routeByHead(request: RouteRequest, prediction: HeadPrediction, pool: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
+    const thresholds = this.deps.head ?? DEFAULT_HEAD_THRESHOLDS;
+    const inPool = new Map(pool.map((c) => [c.key, c]));
+    const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
+    const probability = new Map(ranked.map((s) => [s.key, s.probability]));
+    const verdict = decideByHead(groupScores(ranked, prediction.same), thresholds);
+    explanation.decided_by = 'head';
+    explanation.threshold = thresholds.accept;
+    explanation.head = { accept: thresholds.accept, escalate: thresholds.escalate, none: round(prediction.none), verdict: verdict.kind };
+    const judged = new Map<string, Eligibility>();
+    const eligibilityOf = (key: string) => {
+      let e = judged.get(key);
+      if (!e) judged.set(key, (e = eligibility(inPool.get(key)!, context)));
+      return e;
+    };
+    explanation.candidates = ranked.slice(0, EXPLAINED).map((s) => {
+      const e = eligibilityOf(s.key);
+      return { key: s.key, match: round(s.probability), semantic: round(s.probability), parts: { probability: round(s.probability) }, rules: [], eligible: e.eligible, ...(e.eligible ? {} : { reason: this.showReason(request.caller, e) }) };
+    });
+    const eligibleIn = (groups: readonly ScoredGroup[]): RankedChoice[] =>
+      groups.flatMap((g) => g.keys).flatMap((key) => {
+        const e = eligibilityOf(key);
+        return e.eligible ? [{ candidate: inPool.get(key)!, match: probability.get(key)!, eligibility: e }] : [];
+      });
+
+    if (verdict.kind === 'accept') {
+      const choices = eligibleIn([verdict.group]);
+      if (choices.length === 0) {
+        const first = verdict.group.keys[0]!;
+        return refuse('no_eligible_capability', `${first} matches but cannot take messages now (${this.showReason(request.caller, eligibilityOf(first) as Ineligible)})`, explanation);
+      }
+      return this.chooseRanked(request, choices, context, explanation);
+    }
+    if (verdict.kind === 'refuse') {
+      return refuse('no_match', `no capability matches the intent well enough (best ${round(verdict.best?.probability ?? 0)} < ${thresholds.escalate})`, explanation);
+    }
+    const fromLlm = await this.askLlm(request.intent!, eligibleIn(verdict.groups).map((c) => c.candidate), explanation);
+    if (fromLlm) {
+      explanation.decided_by = 'llm';
+      const e = eligibilityOf(fromLlm.key) as EligibleAs;
+      return this.withParameters(request, fromLlm, e.instance.instance_id, explanation);
+    }
+    if (explanation.llm?.asked && !explanation.llm.error) {
+      return refuse('no_match', 'the LLM judged that no capability covers the intent', explanation);
+    }
+    if (verdict.kind === 'ambiguous') {
+      const choices = verdict.groups.map((g) => {
+        const c = inPool.get(g.keys[0]!)!;
+        return { agent_id: c.agent_id, capability: c.capability.name, description: c.capability.description, probability: round(g.probability) };
+      });
+      return refuse('ambiguous', ambiguityQuestion(request.intent!, verdict.groups.map((g) => inPool.get(g.keys[0]!)!)), explanation, choices);
+    }
+    return refuse('no_match', `not confident enough to choose (best ${round(verdict.groups[0]!.probability)} < ${thresholds.accept}) and no LLM is configured to decide`, explanation);
+  }
+
+  private showReason(caller: Caller, e: Ineligible): string {
+    return e.reason === 'not_permitted' && !this.deps.isAdmin?.(caller) ? 'not_permitted' : e.detail ? `${e.reason}: ${e.detail}` : e.reason;
   }
 
   private async askLlm(intent: string, shortlist: CapabilityCandidate[], explanation: RouteExplanation): Promise<CapabilityCandidate | undefined> {
@@ -280,8 +378,14 @@ function isEligibleInstance(candidate: CapabilityCandidate, instanceId: string, 
   return eligibility(only, context).eligible;
 }
 
-function refuse(code: RefusalCode, message: string, explanation: RouteExplanation): RouteDecision {
-  return { kind: 'refused', code, message, explanation };
+/** "Did you mean A or B?", in the caller's language. */
+function ambiguityQuestion(intent: string, candidates: CapabilityCandidate[]): string {
+  const names = candidates.map((c) => `${humanName(c.capability.name)} (${c.agent_name})`);
+  return containsCjk(intent) ? `无法确定您要哪一项：${names.join(' 还是 ')}？请说明。` : `Not sure which you mean: ${names.join(' or ')}? Please say which.`;
+}
+
+function refuse(code: RefusalCode, message: string, explanation: RouteExplanation, choices?: RouteChoice[]): RouteDecision {
+  return { kind: 'refused', code, message, explanation, ...(choices ? { choices } : {}) };
 }
 
 function round(n: number): number {

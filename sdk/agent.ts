@@ -38,6 +38,7 @@ export interface AgentCard {
     tags?: string[];
     parameters?: object;
     examples?: string[];
+    counter_examples?: string[];
     ack_timeout_ms?: number;
     /** Who may send to it: callers whose API key holds one of `scopes`, or is one of `key_ids`. */
     acl?: { scopes?: string[]; key_ids?: string[] };

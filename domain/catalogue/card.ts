@@ -9,6 +9,7 @@ export interface CapabilityInput {
   parameters?: Record<string, unknown>;
   returns?: Record<string, unknown>;
   examples?: string[];
+  counter_examples?: string[];
   ack_timeout_ms?: number;
   max_attempts?: number;
   max_delivery_ms?: number;
@@ -46,6 +47,7 @@ function toCapabilityDoc(input: CapabilityInput): CapabilityDoc {
     description: input.description ?? '',
     tags: input.tags ?? [],
     examples: input.examples ?? [],
+    ...(input.counter_examples?.length ? { counter_examples: input.counter_examples } : {}),
     ...(input.parameters ? { parameters_json: JSON.stringify(input.parameters) } : {}),
     ...(input.returns ? { returns_json: JSON.stringify(input.returns) } : {}),
     ...(input.ack_timeout_ms ? { ack_timeout_ms: input.ack_timeout_ms } : {}),

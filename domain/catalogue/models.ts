@@ -22,6 +22,8 @@ export interface CapabilityDoc {
   parameters_json?: string;
   returns_json?: string;
   examples: string[];
+  /** Requests this capability does not handle although they sound like it (the router's "none" class learns them). */
+  counter_examples?: string[];
   ack_timeout_ms?: number;
   /** Retry policy of this capability, overriding the gateway's defaults. */
   max_attempts?: number;
@@ -123,6 +125,7 @@ const capabilitySchema = new Schema<CapabilityDoc>(
     parameters_json: String,
     returns_json: String,
     examples: { type: [String], default: [] },
+    counter_examples: { type: [String], default: undefined },
     ack_timeout_ms: Number,
     max_attempts: Number,
     max_delivery_ms: Number,

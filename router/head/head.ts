@@ -1,0 +1,207 @@
+/**
+ * A classifier head trained on one tenant's catalogue: each capability is a class learned from its examples and
+ * its card text, plus a "none" class learned from generic out-of-scope text and the capabilities' counter-examples.
+ * Vectors are centred on the catalogue's mean and, when the catalogue is written in both Chinese and English, the
+ * "language direction" is projected out, so a request in one language finds a capability described in the other.
+ * The head gives calibrated probabilities: the refusal score is the best capability's probability against "none"
+ * and the runner-up, not a raw cosine whose scale differs from one catalogue to the next.
+ */
+import { fitLogistic, logit, type LinearWeights } from './logistic';
+
+export interface ClassTexts {
+  key: string;
+  vectors: Float32Array[];
+  /** Per vector: was the text Chinese? (for the language direction) */
+  chinese: boolean[];
+  /** Texts the card says the capability does not handle (its exclusion clauses): evidence against this class. */
+  excluded?: Float32Array[];
+}
+
+export interface HeadTrainingInput {
+  classes: ClassTexts[];
+  /** Vectors of out-of-scope text: the generic set shipped with Agent-Reach and the catalogue's counter-examples. */
+  none: Float32Array[];
+  options?: Partial<HeadOptions>;
+}
+
+export interface HeadOptions {
+  c: number;
+  /** Total weight of the "none" class relative to one capability's. */
+  noneWeight: number;
+  /** Total weight of a capability's excluded texts relative to its own examples. */
+  exclusionWeight: number;
+  /** Classes each sample (and each query) is scored against, nearest first; "none" is always added. */
+  shortlist: number;
+  /** Texts of each language the catalogue needs before the language direction is projected out. */
+  minPerLanguage: number;
+  maxIterations: number;
+}
+
+export const DEFAULT_HEAD_OPTIONS: HeadOptions = { c: 30, noneWeight: 3, exclusionWeight: 0.5, shortlist: 48, minPerLanguage: 4, maxIterations: 150 };
+
+export interface HeadModel {
+  keys: string[];
+  dims: number;
+  mean: Float32Array;
+  /** Unit vector of the language direction, when projected out. */
+  language: Float32Array | null;
+  /** (keys.length + 1) rows: the capabilities in order, then "none". */
+  weights: LinearWeights;
+  /** keys.length × dims: each class's mean feature vector, to shortlist the classes a query is scored against. */
+  prototypes: Float32Array;
+  shortlist: number;
+}
+
+export interface HeadScore {
+  key: string;
+  probability: number;
+}
+
+export interface HeadPrediction {
+  /** The shortlisted capabilities, most probable first. */
+  ranked: HeadScore[];
+  none: number;
+  /** Whether two capabilities are the same service offered twice (their probabilities then add up). */
+  same: (a: string, b: string) => boolean;
+}
+
+function unit(v: Float32Array): Float32Array {
+  let sum = 0;
+  for (const x of v) sum += x * x;
+  const norm = Math.sqrt(sum) || 1;
+  for (let i = 0; i < v.length; i++) v[i]! /= norm;
+  return v;
+}
+
+function average(vectors: Float32Array[], dims: number): Float32Array {
+  const sum = new Float32Array(dims);
+  for (const v of vectors) for (let i = 0; i < dims; i++) sum[i]! += v[i]!;
+  if (vectors.length > 0) for (let i = 0; i < dims; i++) sum[i]! /= vectors.length;
+  return sum;
+}
+
+function dotRow(a: Float32Array, matrix: Float32Array, row: number, dims: number): number {
+  let sum = 0;
+  const base = row * dims;
+  for (let i = 0; i < dims; i++) sum += a[i]! * matrix[base + i]!;
+  return sum;
+}
+
+/** The vector as the head sees it: centred, without its language component, unit length. */
+export function features(model: Pick<HeadModel, 'dims' | 'mean' | 'language'>, vector: Float32Array): Float32Array {
+  const out = new Float32Array(model.dims);
+  for (let i = 0; i < model.dims; i++) out[i] = vector[i]! - model.mean[i]!;
+  if (model.language) {
+    let along = 0;
+    for (let i = 0; i < model.dims; i++) along += out[i]! * model.language[i]!;
+    for (let i = 0; i < model.dims; i++) out[i]! -= along * model.language[i]!;
+  }
+  return unit(out);
+}
+
+/** Indices of the `count` largest values. */
+function topIndices(values: Float32Array, count: number): number[] {
+  const indices = [...values.keys()];
+  if (indices.length <= count) return indices;
+  return indices.sort((a, b) => values[b]! - values[a]!).slice(0, count);
+}
+
+function languageDirection(classes: ClassTexts[], dims: number, minPerLanguage: number): Float32Array | null {
+  const zh: Float32Array[] = [];
+  const en: Float32Array[] = [];
+  for (const c of classes) c.vectors.forEach((v, i) => (c.chinese[i] ? zh : en).push(v));
+  if (zh.length < minPerLanguage || en.length < minPerLanguage) return null;
+  const a = average(zh, dims);
+  const b = average(en, dims);
+  for (let i = 0; i < dims; i++) a[i]! -= b[i]!;
+  return unit(a);
+}
+
+export function trainHead(input: HeadTrainingInput): HeadModel {
+  const options = { ...DEFAULT_HEAD_OPTIONS, ...input.options };
+  const dims = input.classes.find((c) => c.vectors.length > 0)?.vectors[0]!.length ?? input.none[0]?.length ?? 0;
+  const all = input.classes.flatMap((c) => c.vectors);
+  const base = { dims, mean: average(all, dims), language: languageDirection(input.classes, dims, options.minPerLanguage) };
+  const k = input.classes.length;
+  const prototypes = new Float32Array(k * dims);
+  const classFeatures = input.classes.map((c, i) => {
+    const f = c.vectors.map((v) => features(base, v));
+    prototypes.set(unit(average(f, dims)), i * dims);
+    return f;
+  });
+  const noneFeatures = input.none.map((v) => features(base, v));
+
+  const rows: { x: Float32Array; label: number; weight: number; against?: boolean }[] = [];
+  classFeatures.forEach((f, label) => f.forEach((x) => rows.push({ x, label, weight: 1 / f.length })));
+  noneFeatures.forEach((x) => rows.push({ x, label: k, weight: options.noneWeight / noneFeatures.length }));
+  input.classes.forEach((c, label) => {
+    const excluded = c.excluded ?? [];
+    for (const v of excluded) rows.push({ x: features(base, v), label, weight: options.exclusionWeight / excluded.length, against: true });
+  });
+  const x = new Float32Array(rows.length * dims);
+  rows.forEach((r, i) => x.set(r.x, i * dims));
+  const candidates = rows.map((r) => {
+    const near = shortlistFor({ prototypes, dims, keys: input.classes.map((c) => c.key), shortlist: options.shortlist }, r.x);
+    const set = new Set(near);
+    if (r.label < k) set.add(r.label);
+    set.add(k);
+    return Int32Array.from(set);
+  });
+  const weights = fitLogistic(
+    {
+      dims,
+      classes: k + 1,
+      x,
+      labels: Int32Array.from(rows.map((r) => r.label)),
+      against: Uint8Array.from(rows.map((r) => (r.against ? 1 : 0))),
+      weights: Float32Array.from(rows.map((r) => r.weight)),
+      candidates,
+    },
+    { c: options.c, maxIterations: options.maxIterations },
+  );
+  return { keys: input.classes.map((c) => c.key), ...base, weights, prototypes, shortlist: options.shortlist };
+}
+
+function shortlistFor(model: Pick<HeadModel, 'prototypes' | 'dims' | 'keys' | 'shortlist'>, f: Float32Array): number[] {
+  const similarity = new Float32Array(model.keys.length);
+  for (let i = 0; i < model.keys.length; i++) similarity[i] = dotRow(f, model.prototypes, i, model.dims);
+  return topIndices(similarity, model.shortlist);
+}
+
+export function predict(model: HeadModel, vector: Float32Array): HeadPrediction {
+  const f = features(model, vector);
+  const classes = [...shortlistFor(model, f), model.keys.length];
+  const logits = classes.map((k) => logit(model.weights, model.dims, k, f));
+  const max = Math.max(...logits);
+  const exp = logits.map((z) => Math.exp(z - max));
+  const total = exp.reduce((a, b) => a + b, 0);
+  const ranked = classes
+    .slice(0, -1)
+    .map((k, i) => ({ key: model.keys[k]!, probability: exp[i]! / total }))
+    .sort((a, b) => b.probability - a.probability);
+  return { ranked, none: exp.at(-1)! / total, same: (a, b) => sameService(model, a, b) };
+}
+
+/** Cosine between two capabilities' prototypes from which they count as the same service offered twice. */
+export const SAME_SERVICE = 0.9;
+
+const indexes = new WeakMap<HeadModel, Map<string, number>>();
+
+function indexOf(model: HeadModel, key: string): number | undefined {
+  let index = indexes.get(model);
+  if (!index) {
+    index = new Map(model.keys.map((k, i) => [k, i]));
+    indexes.set(model, index);
+  }
+  return index.get(key);
+}
+
+/** Whether two capabilities are the same service (near-identical cards, e.g. one service registered by two agents). */
+export function sameService(model: HeadModel, a: string, b: string): boolean {
+  const i = indexOf(model, a);
+  const j = indexOf(model, b);
+  if (i === undefined || j === undefined) return false;
+  let sum = 0;
+  for (let d = 0; d < model.dims; d++) sum += model.prototypes[i * model.dims + d]! * model.prototypes[j * model.dims + d]!;
+  return sum >= SAME_SERVICE;
+}

@@ -1,0 +1,109 @@
+/**
+ * Limited-memory BFGS: minimises a smooth function from its value and gradient (two-loop recursion, backtracking
+ * line search with the Armijo condition). Small and deterministic; enough for the router's linear heads.
+ */
+
+export type Objective = (x: Float64Array, gradient: Float64Array) => number;
+
+export interface LbfgsOptions {
+  maxIterations?: number;
+  /** Pairs of steps remembered. */
+  memory?: number;
+  /** Stop when the gradient's largest component falls below this. */
+  tolerance?: number;
+}
+
+export interface LbfgsResult {
+  x: Float64Array;
+  value: number;
+  iterations: number;
+}
+
+function dotProduct(a: Float64Array, b: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
+
+function maxAbs(a: Float64Array): number {
+  let max = 0;
+  for (const v of a) max = Math.max(max, Math.abs(v));
+  return max;
+}
+
+/** The search direction −H·g from the remembered steps s and gradient changes y. */
+function direction(gradient: Float64Array, s: Float64Array[], y: Float64Array[], rho: number[]): Float64Array {
+  const q = Float64Array.from(gradient);
+  const alpha: number[] = [];
+  for (let i = s.length - 1; i >= 0; i--) {
+    alpha[i] = rho[i]! * dotProduct(s[i]!, q);
+    for (let j = 0; j < q.length; j++) q[j]! -= alpha[i]! * y[i]![j]!;
+  }
+  if (s.length > 0) {
+    const last = s.length - 1;
+    const gamma = dotProduct(s[last]!, y[last]!) / dotProduct(y[last]!, y[last]!);
+    for (let j = 0; j < q.length; j++) q[j]! *= gamma;
+  }
+  for (let i = 0; i < s.length; i++) {
+    const beta = rho[i]! * dotProduct(y[i]!, q);
+    for (let j = 0; j < q.length; j++) q[j]! += s[i]![j]! * (alpha[i]! - beta);
+  }
+  for (let j = 0; j < q.length; j++) q[j] = -q[j]!;
+  return q;
+}
+
+export function minimize(objective: Objective, start: Float64Array, options: LbfgsOptions = {}): LbfgsResult {
+  const { maxIterations = 100, memory = 8, tolerance = 1e-5 } = options;
+  const n = start.length;
+  let x = Float64Array.from(start);
+  let gradient = new Float64Array(n);
+  let value = objective(x, gradient);
+  const s: Float64Array[] = [];
+  const y: Float64Array[] = [];
+  const rho: number[] = [];
+  let iterations = 0;
+  for (; iterations < maxIterations && maxAbs(gradient) > tolerance; iterations++) {
+    let d = direction(gradient, s, y, rho);
+    let slope = dotProduct(d, gradient);
+    if (slope >= 0) {
+      // Not a descent direction (curvature information gone stale): restart from steepest descent.
+      s.length = y.length = rho.length = 0;
+      d = gradient.map((g) => -g);
+      slope = dotProduct(d, gradient);
+    }
+    let step = iterations === 0 ? 1 / Math.max(1, maxAbs(gradient)) : 1;
+    const next = new Float64Array(n);
+    const nextGradient = new Float64Array(n);
+    let nextValue = Number.POSITIVE_INFINITY;
+    for (let tries = 0; tries < 30; tries++) {
+      for (let i = 0; i < n; i++) next[i] = x[i]! + step * d[i]!;
+      nextValue = objective(next, nextGradient);
+      if (nextValue <= value + 1e-4 * step * slope) break;
+      step /= 2;
+    }
+    if (!(nextValue < value)) break;
+    const sk = new Float64Array(n);
+    const yk = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      sk[i] = next[i]! - x[i]!;
+      yk[i] = nextGradient[i]! - gradient[i]!;
+    }
+    const sy = dotProduct(sk, yk);
+    if (sy > 1e-12) {
+      s.push(sk);
+      y.push(yk);
+      rho.push(1 / sy);
+      if (s.length > memory) {
+        s.shift();
+        y.shift();
+        rho.shift();
+      }
+    }
+    const converged = Math.abs(value - nextValue) < 1e-10 * Math.max(1, Math.abs(value));
+    x = next;
+    gradient = nextGradient;
+    value = nextValue;
+    if (converged) break;
+  }
+  return { x, value, iterations };
+}
