@@ -68,7 +68,7 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(100),
   /** Bucket size: requests a tenant may make at once after being idle. @default 200 */
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
-  /** Capabilities one agent may declare. @default 100 */
+  /** Capabilities one agent may declare (at most 1000). @default 100 */
   MAX_CAPABILITIES_PER_AGENT: z.coerce.number().int().min(1).max(1000).default(100),
   /** Largest stored message `payload` + `intent`, and receipt `result`, in bytes of JSON (kept in Temporal history). @default 262144 */
   MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
@@ -157,7 +157,8 @@ export const envSchema = z.object({
   EMBEDDED_MONGODB_PORT: port.default(27027),
   /**
    * OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); only when set, the api's workflow starts, the
-   * workflow runs and the activities are exported as spans, in the message's own trace id. Optional.
+   * workflow runs and the activities are exported as spans (Temporal's OpenTelemetry interceptors), in the message's
+   * own trace id. Optional.
    */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   /**
