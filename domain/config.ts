@@ -205,7 +205,7 @@ export const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).optional(),
   /** Worker tuning: workflows kept in the worker's cache (maxCachedWorkflows). @default the SDK's (from the heap size) */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
-  /** Log verbosity of our processes (JSON logs via pino). @default info */
+  /** Log verbosity of our processes: `debug`, `info`, `warn` or `error` (JSON logs via pino). @default info */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 }).superRefine((env, ctx) => {
   if (env.API_KEYS) {
