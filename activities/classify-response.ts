@@ -1,6 +1,6 @@
 import type { AgentError } from '../domain/message';
 
-/** What the gateway makes of an agent's answer to a delivery (ARCHITECTURE.md, "Agent protocol"). */
+/** What the gateway makes of an agent's answer to a delivery (docs/protocol.md, "5. Answer, then send the receipt"). */
 export type DeliveryVerdict =
   | { kind: 'processed'; result: unknown }
   | { kind: 'agent_failed'; error: AgentError }

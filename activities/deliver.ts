@@ -48,7 +48,7 @@ function deliveryWorked(verdict: DeliveryVerdict): boolean {
   return verdict.kind === 'accepted' || verdict.kind === 'processed' || verdict.kind === 'duplicate';
 }
 
-/** The JSON body every agent receives (ARCHITECTURE.md, "Agent protocol"). */
+/** The JSON body every agent receives (docs/protocol.md, "3. Receive a delivery"). */
 export function deliveryEnvelope(message: MessageInput, target: DeliveryTarget, attempt: number) {
   return {
     message_id: message.message_id,

@@ -33,6 +33,8 @@ export interface Operation {
   /** Express-style path, e.g. `/v1/agents/:agent_id`. */
   path: string;
   summary: string;
+  /** What a reader needs beyond the summary (OpenAPI `description`). */
+  details?: string;
   /** Needs the agent's secret as a bearer token. */
   agentAuth?: boolean;
   /** Needs an API key (bearer `rk_…`) holding this scope. */
@@ -45,33 +47,33 @@ export interface Operation {
 }
 
 export const OPERATIONS: Operation[] = [
-  { method: 'get', path: '/healthz', summary: 'Liveness', responses: { 200: 'The process answers' } },
-  { method: 'get', path: '/readyz', summary: 'Readiness: database and Temporal reachable', responses: { 200: 'Ready', 503: 'Not ready' } },
-  { method: 'get', path: '/openapi.json', summary: 'This document', responses: { 200: 'OpenAPI 3.1' } },
-  { method: 'get', path: '/metrics', scope: 'metrics', summary: "This replica's Prometheus metrics", responses: { 200: 'Prometheus text format' } },
+  { method: 'get', path: '/healthz', summary: 'Liveness', responses: { 200: 'The process answers: `{"status":"ok"}`' } },
+  { method: 'get', path: '/readyz', summary: 'Readiness: database and Temporal reachable', responses: { 200: 'Ready: `{status, database, temporal}`', 503: 'Not ready: `{status, database, temporal}`' } },
+  { method: 'get', path: '/openapi.json', summary: 'This document', details: 'Generated from the zod schemas the routes validate with; a test checks it is valid and covers every route.', responses: { 200: 'OpenAPI 3.1' } },
+  { method: 'get', path: '/metrics', scope: 'metrics', summary: "This replica's Prometheus metrics", details: 'Public with `METRICS_PUBLIC`. Every tenant together (no tenant labels): `reach_http_requests_total` / `reach_http_request_duration_seconds` by route and status, `reach_messages_sent_total{result}`, `reach_receipts_total{result}`, `reach_heartbeats_total`, `reach_agents_online`, `reach_instances{state,online}`, `reach_circuits_open`, `reach_messages{state}` (Temporal visibility, refreshed at most every 10 s).', responses: { 200: 'Prometheus text format' } },
   { method: 'get', path: '/docs', summary: 'A page listing the operations', responses: { 200: 'HTML' } },
-  { method: 'get', path: '/dashboard', summary: 'The operator dashboard', responses: { 200: 'HTML' } },
-  { method: 'post', path: '/v1/agents', scope: 'register', agentAuth: true, summary: 'Register an agent (re-register with its secret)', body: registerAgentBody, responses: { 201: 'Registered: agent_id, secret and signing_secret (shown once)', 200: 'Re-registered', 409: 'Name taken', 422: 'Duplicate capability or invalid JSON Schema' } },
-  { method: 'get', path: '/v1/agents', scope: 'read', summary: 'List and search agents', query: searchAgentsQuery, responses: { 200: '{items, next_cursor?}' } },
-  { method: 'post', path: '/v1/agents/import', scope: 'register', summary: 'Import an A2A Agent Card (inline or from a URL)', body: importAgentBody, responses: { 201: 'Registered', 422: 'Invalid or unreachable card' } },
-  { method: 'get', path: '/v1/agents/:agent_id', scope: 'read', summary: 'Read an agent and its instances', params: agentIdParams, responses: { 200: 'The agent', 404: 'Unknown agent' } },
-  { method: 'put', path: '/v1/agents/:agent_id', summary: 'Replace the card (new revision)', agentAuth: true, params: agentIdParams, body: registerAgentBody, responses: { 200: 'Updated', 409: 'Name taken' } },
+  { method: 'get', path: '/dashboard', summary: 'The operator dashboard', details: "Agents with state and instances, recent messages, one message's attempts and result, its trace's chain; refreshes every 5 s. The page asks for a key and keeps it in the tab's `sessionStorage`.", responses: { 200: 'HTML' } },
+  { method: 'post', path: '/v1/agents', scope: 'register', agentAuth: true, summary: 'Register an agent (re-register with its secret)', details: "Registers the agent in the key's tenant. With the secret of the agent of the same name instead of a key, re-registers it: same id, new card.", body: registerAgentBody, responses: { 201: 'Registered: `{agent_id, secret, signing_secret, agent, heartbeat}` (the secrets are shown once)', 200: 'Re-registered: `{agent_id, reregistered: true, agent}`', 403: '`register_needs_api_key` (a secret naming another agent)', 409: '`agent_name_taken`', 422: '`duplicate_capability`, `invalid_schema`, `too_many_capabilities` or `endpoint_not_allowed`' } },
+  { method: 'get', path: '/v1/agents', scope: 'read', summary: 'List and search agents', details: "Filters: `tag` (the agent's or a capability's), `capability` name, `state` (`online`, `offline`, `healthy`, `busy`, `draining`), free text `q` (case-insensitive, any language, over name, description, tags, capabilities and examples); pages of `limit` (1–500, default 50) by `cursor`.", query: searchAgentsQuery, responses: { 200: '`{items, next_cursor?}`' } },
+  { method: 'post', path: '/v1/agents/import', scope: 'register', summary: 'Import an A2A Agent Card (inline or from a URL)', details: '`{card}` inline, or `{url}` (fetches `{url}/.well-known/agent-card.json`); v1.0 and v0.3 field names.', body: importAgentBody, responses: { 201: 'Registered, like a registration, plus `a2a_version`', 422: '`invalid_agent_card` or `agent_card_unreachable`' } },
+  { method: 'get', path: '/v1/agents/:agent_id', scope: 'read', summary: 'Read an agent and its instances', details: "Each instance's `online` is derived from its heartbeat age, and its `circuit` shown; never a secret.", params: agentIdParams, responses: { 200: 'The agent', 404: '`agent_not_found`' } },
+  { method: 'put', path: '/v1/agents/:agent_id', summary: 'Replace the card (new revision)', details: 'Same body as registration; instances are replaced only if given.', agentAuth: true, params: agentIdParams, body: registerAgentBody, responses: { 200: 'Updated', 409: 'Name taken', 422: 'As for registration' } },
   { method: 'delete', path: '/v1/agents/:agent_id', summary: 'Deregister', agentAuth: true, params: agentIdParams, responses: { 204: 'Deregistered' } },
-  { method: 'post', path: '/v1/agents/:agent_id/secret', summary: 'Rotate the secret (the old one stays valid for an overlap window)', agentAuth: true, params: agentIdParams, responses: { 200: 'New secret and signing secret' } },
-  { method: 'post', path: '/v1/agents/:agent_id/heartbeat', summary: 'Heartbeat of one instance', agentAuth: true, params: agentIdParams, body: heartbeatBody, responses: { 200: 'Alive', 404: 'Unknown agent or instance' } },
-  { method: 'get', path: '/v1/agents/:agent_id/events', scope: 'read', summary: 'Transitions of the agent, newest first', params: agentIdParams, query: eventsQuery, responses: { 200: '{items}' } },
+  { method: 'post', path: '/v1/agents/:agent_id/secret', summary: 'Rotate the secret (the old one stays valid for an overlap window)', details: 'The old secret keeps working for `SECRET_ROTATION_OVERLAP_MS`.', agentAuth: true, params: agentIdParams, responses: { 200: '`{secret, signing_secret, previous_secret_valid_until}`' } },
+  { method: 'post', path: '/v1/agents/:agent_id/heartbeat', summary: 'Heartbeat of one instance', details: 'Keeps the instance alive; an `endpoint` moves it, or adds a new instance (scale-out).', agentAuth: true, params: agentIdParams, body: heartbeatBody, responses: { 200: 'Alive: `{instance, transitions, next_heartbeat_in_ms, offline_after_ms}`', 404: 'Unknown agent, or `instance_not_found` (with a hint)' } },
+  { method: 'get', path: '/v1/agents/:agent_id/events', scope: 'read', summary: 'Transitions of the agent, newest first', details: '`registered`, `reregistered`, `updated`, `secret_rotated`, `instance_added`, `instance_moved`, `state_changed`, `offline`, `online`.', params: agentIdParams, query: eventsQuery, responses: { 200: '`{items}`' } },
   { method: 'get', path: '/v1/agents/:agent_id/agent-card.json', scope: 'read', summary: 'The agent as an A2A Agent Card', params: agentIdParams, query: agentCardQuery, responses: { 200: 'A2A card' } },
-  { method: 'post', path: '/v1/messages', scope: 'send', summary: 'Send a message (optionally waiting for its outcome)', query: sendMessageQuery, body: sendMessageBody, responses: { 202: 'Accepted (routed by intent when no capability is named)', 200: 'The existing message (same id and body), or the outcome within the wait', 409: 'Same id, other body', 404: 'Unknown agent', 422: 'Unknown capability, bad deadline, reply_to unavailable, or refused by the router (no_route, no_eligible_capability, input_required: recorded as rejected)' } },
-  { method: 'post', path: '/v1/route', scope: 'send', summary: 'Dry run of the intent router: its decision and explanation, nothing sent', body: routeBody, responses: { 200: '{kind: routed | input_required | refused, target?, params?, missing?, code?, explanation}' } },
-  { method: 'get', path: '/v1/messages', scope: 'read', summary: 'List messages by state, agent or trace', query: listMessagesQuery, responses: { 200: '{items}' } },
-  { method: 'get', path: '/v1/messages/:message_id', scope: 'read', summary: 'Status of a message', params: messageIdParams, responses: { 200: 'Status', 404: 'Unknown message', 503: 'In flight and no worker answers' } },
-  { method: 'post', path: '/v1/messages/:message_id/cancel', scope: 'send', summary: 'Cancel a message', params: messageIdParams, body: cancelBody, responses: { 200: 'Cancelled', 409: 'Already ended' } },
-  { method: 'post', path: '/v1/messages/:message_id/redrive', scope: 'send', summary: 'Redrive a failed or expired message', params: messageIdParams, body: redriveBody, responses: { 202: 'Redriven', 409: 'Not a dead letter' } },
-  { method: 'get', path: '/v1/traces/:trace_id', scope: 'read', summary: 'The messages of a trace', params: traceParams, responses: { 200: '{trace_id, messages}', 404: 'Unknown trace' } },
-  { method: 'post', path: '/v1/keys', scope: 'admin', summary: "Create an API key in the caller's tenant (shown once)", body: createKeyBody, responses: { 201: '{key_id, key, tenant, name, scopes}' } },
-  { method: 'get', path: '/v1/keys', scope: 'admin', summary: "The tenant's API keys (never the keys themselves)", responses: { 200: '{items}' } },
-  { method: 'delete', path: '/v1/keys/:key_id', scope: 'admin', summary: 'Revoke an API key', params: keyIdParams, responses: { 204: 'Revoked', 404: 'Unknown key', 409: 'A key from API_KEYS' } },
-  { method: 'post', path: '/v1/callback', summary: "The agent's receipt", agentAuth: true, body: callbackBody, responses: { 200: '{applied, duplicate, state}', 403: 'Not your message', 404: 'Unknown message' } },
+  { method: 'post', path: '/v1/messages', scope: 'send', summary: 'Send a message (optionally waiting for its outcome)', details: 'To a named capability, or routed by its `intent`. With `wait` (≤ 120 s, e.g. `1500ms`) the request is held until the message ends (200 with its final status) or the wait runs out (202).', query: sendMessageQuery, body: sendMessageBody, responses: { 202: 'Accepted (routed by intent when no capability is named)', 200: 'The existing message (same id and body: no second run), or the outcome within the wait', 403: "`capability_forbidden` (the capability's ACL; `details.reason` for admins only)", 404: '`agent_not_found`', 409: '`idempotency_conflict` (same id, other body)', 413: '`payload_too_large`', 422: '`unknown_capability`, `deadline_passed`, `deadline_too_far`, `endpoint_not_allowed` (reply_to), `reply_to_unavailable`; routed messages the router refuses: `no_route`, `no_eligible_capability`, `input_required` (details: `message_id`, `state: "rejected"`, `missing`, `routing`), recorded as `rejected`' } },
+  { method: 'post', path: '/v1/route', scope: 'send', summary: 'Dry run of the intent router: its decision and explanation, nothing sent', body: routeBody, responses: { 200: '`{kind: routed | input_required | refused, target?, params?, missing?, code?, message?, explanation}`' } },
+  { method: 'get', path: '/v1/messages', scope: 'read', summary: 'List messages by state, agent or trace', details: 'Newest first, from Temporal visibility (dead letters: `state=failed` or `state=expired`).', query: listMessagesQuery, responses: { 200: '`{items: [{message_id, state, agent_id, trace_id, started_at, closed_at?}]}`' } },
+  { method: 'get', path: '/v1/messages/:message_id', scope: 'read', summary: 'Status of a message', details: 'State, reason, agent, attempts, result, timestamps.', params: messageIdParams, responses: { 200: 'Status', 404: '`message_not_found`', 503: '`status_unavailable` (in flight and no worker answers)' } },
+  { method: 'post', path: '/v1/messages/:message_id/cancel', scope: 'send', summary: 'Cancel a message', details: 'If it was delivered to an HTTP agent, the agent gets a signed notice (`X-Reach-Event: cancelled`).', params: messageIdParams, body: cancelBody, responses: { 200: '`{cancelled: true, state: "cancelled"}`', 404: '`message_not_found`', 409: '`already_ended`' } },
+  { method: 'post', path: '/v1/messages/:message_id/redrive', scope: 'send', summary: 'Redrive a failed or expired message', details: 'A new attempt chain under the same message id (a new Temporal run; the status keeps the earlier attempts and lists `redrives`).', params: messageIdParams, body: redriveBody, responses: { 202: 'Redriven', 404: '`message_not_found`', 409: '`not_redrivable` (not a dead letter)' } },
+  { method: 'get', path: '/v1/traces/:trace_id', scope: 'read', summary: 'The messages of a trace', details: 'Every message of the trace (one per hop), oldest first: state, agent, capability, attempts, duration, `parent_message_id`.', params: traceParams, responses: { 200: '`{trace_id, messages}`', 404: '`trace_not_found`' } },
+  { method: 'post', path: '/v1/keys', scope: 'admin', summary: "Create an API key in the caller's tenant (shown once)", details: 'Stored as the SHA-256 of its secret.', body: createKeyBody, responses: { 201: '`{key_id, key, tenant, name, scopes, source, created_at}`' } },
+  { method: 'get', path: '/v1/keys', scope: 'admin', summary: "The tenant's API keys (never the keys themselves)", details: '`API_KEYS` ones included (`source: "config"`).', responses: { 200: '`{items}`' } },
+  { method: 'delete', path: '/v1/keys/:key_id', scope: 'admin', summary: 'Revoke an API key', details: 'On this replica at once, on others within `API_KEY_CACHE_MS`.', params: keyIdParams, responses: { 204: 'Revoked', 404: '`key_not_found`', 409: '`config_key` (a key from API_KEYS)' } },
+  { method: 'post', path: '/v1/callback', summary: "The agent's receipt", details: 'The secret identifies the agent. A repeat changes nothing and says `duplicate: true`.', agentAuth: true, body: callbackBody, responses: { 200: '`{applied, duplicate, state}`', 403: '`not_your_message`', 404: "`message_not_found` (also for another tenant's message)", 413: '`payload_too_large`' } },
 ];
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
@@ -109,6 +111,11 @@ function parameters(op: Operation) {
   return [...inPath, ...inQuery];
 }
 
+function description(op: Operation): string {
+  const auth = op.scope ? `Needs an API key with the \`${op.scope}\` scope${op.agentAuth ? ', or the agent secret' : ''}.` : '';
+  return [op.details, auth].filter(Boolean).join(' ');
+}
+
 function operationObject(op: Operation) {
   const responses = Object.fromEntries(
     Object.entries(op.responses).map(([status, description]) => [
@@ -120,7 +127,7 @@ function operationObject(op: Operation) {
     summary: op.summary,
     operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+/g, '_')}`,
     ...(op.scope || op.agentAuth ? { security: [...(op.scope ? [{ apiKey: [op.scope] }] : []), ...(op.agentAuth ? [{ agentSecret: [] }] : [])] } : {}),
-    ...(op.scope ? { description: `Needs an API key with the \`${op.scope}\` scope${op.agentAuth ? ', or the agent secret' : ''}.` } : {}),
+    ...(description(op) ? { description: description(op) } : {}),
     parameters: parameters(op),
     ...(op.body ? { requestBody: { required: !(op.body instanceof z.ZodOptional), content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
     responses: { ...responses, 400: { description: 'Invalid request', content: { 'application/json': { schema: ERROR_BODY } } } },

@@ -27,7 +27,7 @@ function isValidCidr(text: string): boolean {
   }
 }
 
-const envSchema = z.object({
+export const envSchema = z.object({
   /** Port the api listens on. @default 3000 */
   API_PORT: port.default(3000),
   /** Interface the api binds to. @default 127.0.0.1 (use 0.0.0.0 in containers) */
@@ -37,15 +37,15 @@ const envSchema = z.object({
    * @default http://{API_HOST or 127.0.0.1}:{API_PORT}
    */
   PUBLIC_URL: z.url().optional(),
-  /** Temporal frontend, host:port. @default localhost:7233 */
+  /** Temporal frontend, host:port; when set, `npm start` starts no Temporal. @default localhost:7233 */
   TEMPORAL_ADDRESS: z.string().min(1).default('localhost:7233'),
   /** Temporal namespace. @default default */
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   /** Task queue served by the worker. @default agent-reach */
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('agent-reach'),
-  /** Temporal UI base URL, used only to build links for operators. Optional. */
+  /** Temporal UI base URL, used only to build links for operators (`links.temporal_ui`; embedded mode: the local UI). Optional. */
   TEMPORAL_UI_URL: z.url().optional(),
-  /** MongoDB (or FerretDB) connection string, database included. @default mongodb://127.0.0.1:27017/agent-reach */
+  /** MongoDB (or FerretDB) connection string, database included; when set, `npm start` starts no FerretDB. @default mongodb://127.0.0.1:27017/agent-reach */
   MONGODB_URI: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://')
@@ -56,24 +56,25 @@ const envSchema = z.object({
    * API keys accepted from the configuration (bootstrap), comma-separated `tenant:scope+scope:key`, e.g.
    * `acme:admin:rk_…,acme:send+read:rk_…`. `npm run new-key -- acme admin` prints a fresh key and its entry; only the
    * keys' hashes are kept in memory. They cannot be revoked through the api.
-   * Optional; without it and without keys in the database nothing but health answers.
+   * Optional (embedded mode makes a development admin key once in DATA_DIR and prints it); without any key only health,
+   * `/openapi.json`, `/docs` and the dashboard page answer.
    */
   API_KEYS: z.string().optional(),
   /** How long an api replica trusts a looked-up API key (a revocation reaches other replicas that much later), in ms. @default 5000 */
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   /** `GET /metrics` without a key (for scrapers that cannot send one); otherwise it needs a key with the `metrics` scope. @default false */
   METRICS_PUBLIC: flag.default(false),
-  /** Requests per second a tenant may make to this api replica (token bucket refill rate; 0 = no limit). @default 100 */
+  /** Requests per second a tenant may make to this api replica (token bucket refill rate; 0 = no limit); over it, 429 with `Retry-After`. @default 100 */
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(100),
   /** Bucket size: requests a tenant may make at once after being idle. @default 200 */
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
-  /** Capabilities one agent may declare. @default 100 */
+  /** Capabilities one agent may declare (at most 1000). @default 100 */
   MAX_CAPABILITIES_PER_AGENT: z.coerce.number().int().min(1).max(1000).default(100),
   /** Largest stored message `payload` + `intent`, and receipt `result`, in bytes of JSON (kept in Temporal history). @default 262144 */
   MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
   /** Agent endpoints, card URLs and reply_to URLs may be on loopback addresses (127.0.0.0/8, ::1). @default false (embedded mode and tests: true) */
   ENDPOINT_ALLOW_LOOPBACK: flag.default(false),
-  /** …on private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). @default false (docker-compose: true) */
+  /** …on private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). @default false (embedded mode and docker-compose: true) */
   ENDPOINT_ALLOW_PRIVATE: flag.default(false),
   /** Ranges always allowed for endpoints (checked after ENDPOINT_DENY_CIDRS, before the built-in rules). @default none */
   ENDPOINT_ALLOW_CIDRS: cidrList,
@@ -81,7 +82,7 @@ const envSchema = z.object({
   ENDPOINT_DENY_CIDRS: cidrList,
   /** Time allowed for one HTTP delivery attempt, in ms. @default 10000 */
   DELIVERY_TIMEOUT_MS: positiveMs.default(10_000),
-  /** Attempts per delivery before the message fails (the seeds' policy: at most 5). @default 5 */
+  /** Attempts per delivery before the message fails with `delivery_exhausted` (the seeds' policy: at most 5). @default 5 */
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   /** Delay before the first retry of a transient failure, doubled each time, in ms (seeds: 5 s). @default 5000 */
   DELIVERY_INITIAL_BACKOFF_MS: positiveMs.default(5_000),
@@ -129,14 +130,15 @@ const envSchema = z.object({
   CIRCUIT_MAX_OPEN_MS: positiveMs.default(300_000),
   /**
    * Standard Webhooks secret (`whsec_…`) signing the notifications sent to callers' `reply_to` URLs. Messages with
-   * `reply_to` are refused while it is unset; embedded mode generates one in DATA_DIR. Optional.
+   * `reply_to` are refused while it is unset (422 `reply_to_unavailable`); embedded mode generates one in DATA_DIR and
+   * prints it. Optional.
    */
   CALLER_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]{24,}$/, 'must look like whsec_<base64>').optional(),
-  /** First retry delay of a failed `reply_to` notification, in ms; then ×6 each time (Svix-like), 8 attempts. @default 5000 */
+  /** First retry delay of a failed `reply_to` notification, in ms; then ×6 each time (Svix-like) up to 10 h, 8 attempts. @default 5000 */
   CALLER_WEBHOOK_RETRY_INITIAL_MS: positiveMs.default(5_000),
   /** Largest accepted request body, in bytes. @default 1048576 (1 MiB) */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
-  /** Folder of embedded mode's local servers (Temporal's SQLite file, FerretDB's data, logs). @default ./.agent-reach-data */
+  /** Folder of embedded mode's local servers (Temporal's SQLite file, FerretDB's data, logs). @default .agent-reach-data */
   DATA_DIR: z.string().min(1).default('.agent-reach-data'),
   /** Embedded Temporal dev server gRPC port. @default 7233 */
   EMBEDDED_TEMPORAL_PORT: port.default(7233),
@@ -145,7 +147,7 @@ const envSchema = z.object({
   /**
    * Embedded mode: SQLite pragmas of the Temporal dev server's history file, comma-separated `name=value`
    * (e.g. `journal_mode=wal,synchronous=normal`: many times the message throughput on a small machine; a power loss,
-   * not a process crash, may then lose the last transactions). @default none (Temporal's own)
+   * not a process crash, may then lose the last transactions; see docs/benchmarks.md). @default none (Temporal's own)
    */
   EMBEDDED_TEMPORAL_SQLITE_PRAGMAS: z
     .string()
@@ -153,20 +155,30 @@ const envSchema = z.object({
     .optional(),
   /** Embedded FerretDB port. @default 27027 */
   EMBEDDED_MONGODB_PORT: port.default(27027),
-  /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); traces are exported only when set. Optional. */
+  /**
+   * OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); only when set, the api's workflow starts, the
+   * workflow runs and the activities are exported as spans (Temporal's OpenTelemetry interceptors), in the message's
+   * own trace id. Optional.
+   */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-  /** Port of the worker's Prometheus endpoint (`/metrics`); 0 turns it off. @default 0 */
+  /**
+   * Port of the worker's Prometheus endpoint (`/metrics`: `reach_delivery_attempts_total{outcome,transport}`,
+   * `reach_delivery_latency_seconds`, `reach_delivery_retries_total`); 0 turns it off (docker-compose: 9464). @default 0
+   */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   /**
    * Similarity provider of the intent router: `auto` (OpenAI-compatible embeddings when EMBEDDINGS_MODEL is set,
    * else the local models when their files are present, else lexical), `local`, `openai` or `lexical`. @default auto
    */
   ROUTER_PROVIDER: z.enum(['auto', 'local', 'openai', 'lexical']).default('auto'),
-  /** Local embedding models, comma-separated (see `npm run models`). @default bge-small-zh-v1.5-q,bge-small-en-v1.5-q */
+  /** Local embedding models, comma-separated (see `npm run models`; also known: `all-minilm-l6-v2-q`). @default bge-small-zh-v1.5-q,bge-small-en-v1.5-q */
   ROUTER_LOCAL_MODELS: z.string().regex(/^[a-z0-9.-]+(,[a-z0-9.-]+)*$/, 'comma-separated model ids').default('bge-small-zh-v1.5-q,bge-small-en-v1.5-q'),
   /** Share of BM25 in the hybrid match score (0 = embeddings only). @default 0.2 */
   ROUTER_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.2),
-  /** Refusal threshold on the match score; default: the value fitted for the provider in use (README, Routing). Optional. */
+  /**
+   * Refusal threshold on the match score; default: the value fitted for the provider in use (local 0.685,
+   * lexical 0.46, openai 0.5 — not fitted; see docs/routing.md). Optional.
+   */
   ROUTER_THRESHOLD: z.coerce.number().min(-1).max(2).optional(),
   /** How long a session keeps routing to the same agent and instance, in ms. @default 1800000 (30 min) */
   ROUTER_SESSION_TTL_MS: positiveMs.default(1_800_000),
@@ -193,7 +205,7 @@ const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).optional(),
   /** Worker tuning: workflows kept in the worker's cache (maxCachedWorkflows). @default the SDK's (from the heap size) */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
-  /** Log verbosity of our processes. @default info */
+  /** Log verbosity of our processes: `debug`, `info`, `warn` or `error` (JSON logs via pino). @default info */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 }).superRefine((env, ctx) => {
   if (env.API_KEYS) {

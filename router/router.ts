@@ -1,5 +1,5 @@
 /**
- * The intent router (ARCHITECTURE.md "Router"): explicit target → eligibility → rules → semantic similarity →
+ * The intent router (docs/routing.md, "How a decision is made"): explicit target → eligibility → rules → semantic similarity →
  * threshold → LLM fallback → ranking, then parameter extraction. Every stage leaves its mark in the explanation.
  */
 import type { AgentWithInstances } from '../domain/catalogue/agent-queries';

@@ -12,7 +12,6 @@
  * Writes bench/results/catalogue-<timestamp>.json.
  */
 import mongoose from 'mongoose';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +22,7 @@ import { bumpVersion } from '../domain/catalogue/changes';
 import { catalogueModels, type AgentDoc } from '../domain/catalogue/models';
 import { loadConfig } from '../domain/config';
 import { hashSecret, newAgentId, newAgentSecret } from '../domain/ids';
+import { writeResultFile } from '../bench/lib/result-file';
 import { startEmbeddedProcess } from './lib/embedded-process';
 import { summary } from './lib/stats';
 
@@ -224,10 +224,7 @@ async function main(): Promise<void> {
   } finally {
     await system.stop();
   }
-  const dir = join(ROOT, 'bench/results');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `catalogue-${String(results.when).replaceAll(':', '-').slice(0, 19)}.json`);
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  const file = writeResultFile(join(ROOT, 'bench/results'), `catalogue-${String(results.when).replaceAll(':', '-').slice(0, 19)}`, results);
   console.log(`written ${file}`);
 }
 

@@ -6,10 +6,10 @@
  * - processed: POST sent → GET /v1/messages/:id first shows `processed` (polled every 5 ms).
  * Writes bench/results/latency-<timestamp>.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { writeResultFile } from '../bench/lib/result-file';
 import { freePort } from './lib/dev-servers';
 import { startEmbeddedProcess } from './lib/embedded-process';
 import { summary } from './lib/stats';
@@ -88,10 +88,7 @@ async function main(): Promise<void> {
       processed: summary(processed),
     };
     console.table({ delivered: result.delivered, processed: result.processed });
-    const dir = join(ROOT, 'bench/results');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `latency-${result.when.replaceAll(':', '-').slice(0, 19)}.json`);
-    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    const file = writeResultFile(join(ROOT, 'bench/results'), `latency-${result.when.replaceAll(':', '-').slice(0, 19)}`, result);
     console.log(`written ${file}`);
   } finally {
     agent.close();

@@ -8,9 +8,9 @@
  * - scale: 1,000 agents × 5 capabilities, decision time only.
  * Writes bench/results/routing-<set>.json and prints a table.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { writeResultFile } from '../bench/lib/result-file';
 import { candidatesOf } from '../router/candidates';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
 import { DEFAULT_THRESHOLDS } from '../router/create-router';
@@ -131,7 +131,6 @@ async function main(): Promise<void> {
   const providers = values.provider!.split(',');
   const sets = values.sets!.split(',');
   const limit = values.limit ? Number(values.limit) : undefined;
-  mkdirSync(RESULTS, { recursive: true });
   const meta = { at: new Date().toISOString(), machine: 'shared 2-core box; figures are noisy', node: process.version };
   for (const setName of sets) {
     const results: Record<string, unknown> = {};
@@ -145,7 +144,7 @@ async function main(): Promise<void> {
       }
       console.log(JSON.stringify(results[provider], null, 2));
     }
-    if (!limit) writeFileSync(join(RESULTS, `routing-${setName}.json`), `${JSON.stringify({ ...meta, set: setName, results }, null, 2)}\n`);
+    if (!limit) writeResultFile(RESULTS, `routing-${setName}`, { ...meta, set: setName, results });
   }
 }
 

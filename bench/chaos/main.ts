@@ -15,7 +15,8 @@ import { COMMON_ARGS, commonOptions, gatewayEnv } from '../lib/options';
 import { completionTimes } from '../lib/outcome';
 import { progressPrinter } from '../lib/progress';
 import { recoveryOf, type CrashTimes, type Recovery } from '../lib/recovery';
-import { machine, writeJson } from '../lib/report';
+import { machine } from '../lib/report';
+import { writeResultFile } from '../lib/result-file';
 import { runScenario, type DuringRun } from '../lib/scenario';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem } from '../lib/system';
 
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
     console.log(
       `${result.processed}/${result.messages} processed, ${result.terminal} terminal, ${result.duplicate_effects} doubled effects, ${result.duplicate_deliveries} duplicate deliveries; p50 ${result.p50_ms} ms, p95 ${result.p95_ms} ms`,
     );
-    const file = writeJson(RESULTS, values.name, {
+    const file = writeResultFile(RESULTS, values.name, {
       benchmark: 'chaos: worker, api, an agent and the Temporal dev server killed mid-run',
       when: new Date().toISOString(),
       machine: machine(),

@@ -19,7 +19,8 @@ import { parseArgs } from 'node:util';
 import { medianOfRepeats, withOverhead, type ComparedResult } from '../lib/compare';
 import { deliveryChart } from '../lib/chart';
 import { COMMON_ARGS, commonOptions, gatewayEnv, type CommonOptions } from '../lib/options';
-import { machine, printTable, writeJson } from '../lib/report';
+import { machine, printTable } from '../lib/report';
+import { writeResultFile } from '../lib/result-file';
 import { runScenario, type Mode, type ScenarioResult } from '../lib/scenario';
 import { harnessOptions } from '../lib/harness';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem } from '../lib/system';
@@ -97,7 +98,7 @@ function finishDelivery(runs: ComparedResult[][], common: CommonOptions, tempora
   const results = medianOfRepeats(runs);
   printTable(results);
   const when = new Date().toISOString();
-  const file = writeJson(RESULTS, name, { benchmark: 'delivery: seed 000 pipeline, direct HTTP vs Agent-Reach', when, machine: machine(), settings: settings(common, temporal), results, runs });
+  const file = writeResultFile(RESULTS, name, { benchmark: 'delivery: seed 000 pipeline, direct HTTP vs Agent-Reach', when, machine: machine(), settings: settings(common, temporal), results, runs });
   const svg = join(RESULTS, `${name}.svg`);
   writeFileSync(svg, deliveryChart(results, `${when.slice(0, 10)} · ${machine().cpus} shared cores · median of ${runs.length} run(s)`));
   console.log(`written ${file} and ${svg}`);
@@ -108,7 +109,7 @@ function finishRamp(steps: RampStep[], common: CommonOptions, temporal: object, 
   const withinOverhead = steps.filter((step) => step.within_overhead).at(-1)?.rate_per_min ?? null;
   const keepingUp = steps.filter((step) => step.keeps_up).at(-1)?.rate_per_min ?? null;
   console.log(`maximum rate within the P95 overhead limit: ${withinOverhead ?? 'none of the tried rates'}; maximum rate kept up with: ${keepingUp ?? 'none'} msg/min`);
-  const file = writeJson(RESULTS, name, {
+  const file = writeResultFile(RESULTS, name, {
     benchmark: 'delivery ramp: highest rate kept up with, and highest within the P95 overhead limit',
     when: new Date().toISOString(),
     machine: machine(),

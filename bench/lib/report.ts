@@ -1,7 +1,5 @@
 /** The printed table and the JSON file of a benchmark run. */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import type { ComparedResult } from './compare';
 
 const pct = (rate: number) => `${(rate * 100).toFixed(rate === 1 ? 0 : 2)} %`;
@@ -29,12 +27,4 @@ export function printTable(results: ComparedResult[]): void {
 
 export function machine() {
   return { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, shared: true };
-}
-
-/** Writes `<name>.json` under the results folder; returns its path. */
-export function writeJson(dir: string, name: string, content: unknown): string {
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}.json`);
-  writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`);
-  return file;
 }

@@ -19,7 +19,7 @@ const ROOT = resolve(__dirname, '../..');
 
 /**
  * The benchmarks' SQLite pragmas for Temporal's history file (EMBEDDED_TEMPORAL_SQLITE_PRAGMAS). With Temporal's
- * own settings the dev server falls behind at 60 pipelines a minute on a shared 2-core machine (see the README).
+ * own settings the dev server falls behind at 60 pipelines a minute on a shared 2-core machine (see docs/benchmarks.md).
  */
 export const BENCH_TEMPORAL_PRAGMAS = 'journal_mode=wal,synchronous=normal';
 

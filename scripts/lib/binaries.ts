@@ -1,7 +1,7 @@
 /**
  * Finds or builds the two servers Agent-Reach needs locally: the Temporal CLI (for `temporal server start-dev`)
- * and FerretDB (a MongoDB-wire server on SQLite). Search order, per ARCHITECTURE.md "Embedded mode":
- * environment variable → PATH → cached build → build with Go → (Temporal only) the SDK's own download.
+ * and FerretDB (a MongoDB-wire server on SQLite). Search order (docs/configuration.md, "Where the servers come
+ * from"): environment variable → PATH → cached build → build with Go → (Temporal only) the SDK's own download.
  * Builds are cached outside the work tree, in {@link cacheDir}.
  */
 import { spawn, spawnSync } from 'node:child_process';
