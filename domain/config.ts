@@ -171,8 +171,25 @@ export const envSchema = z.object({
    * else the local models when their files are present, else lexical), `local`, `openai` or `lexical`. @default auto
    */
   ROUTER_PROVIDER: z.enum(['auto', 'local', 'openai', 'lexical']).default('auto'),
-  /** Local embedding models, comma-separated (see `npm run models`; also known: `all-minilm-l6-v2-q`). @default bge-small-zh-v1.5-q,bge-small-en-v1.5-q */
-  ROUTER_LOCAL_MODELS: z.string().regex(/^[a-z0-9.-]+(,[a-z0-9.-]+)*$/, 'comma-separated model ids').default('bge-small-zh-v1.5-q,bge-small-en-v1.5-q'),
+  /**
+   * Local embedding models, comma-separated (see `npm run models`; also known: `bge-small-zh-v1.5-q`,
+   * `bge-small-en-v1.5-q`, `all-minilm-l6-v2-q`). @default multilingual-e5-small
+   */
+  ROUTER_LOCAL_MODELS: z.string().regex(/^[a-z0-9.-]+(,[a-z0-9.-]+)*$/, 'comma-separated model ids').default('multilingual-e5-small'),
+  /**
+   * Whether a classifier head is trained on each tenant's catalogue (in a worker thread, whenever its cards change)
+   * and decides with calibrated probabilities; `off` keeps plain similarity with ROUTER_THRESHOLD. @default on
+   */
+  ROUTER_HEAD: z.enum(['on', 'off']).default('on'),
+  /** The head's probability from which the best capability is routed to. @default 0.5 (see docs/routing.md) */
+  ROUTER_HEAD_ACCEPT: z.coerce.number().min(0).max(1).optional(),
+  /**
+   * The lower end of the escalation band: between it and ROUTER_HEAD_ACCEPT the LLM decides when one is configured;
+   * otherwise the router refuses. @default 0.3 (see docs/routing.md)
+   */
+  ROUTER_HEAD_ESCALATE: z.coerce.number().min(0).max(1).optional(),
+  /** How long a request right after a catalogue change waits for its head before plain similarity answers, in ms. @default 2000 */
+  ROUTER_HEAD_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   /** Share of BM25 in the hybrid match score (0 = embeddings only). @default 0.2 */
   ROUTER_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.2),
   /**
@@ -238,6 +255,8 @@ export function matcherSettings(config: Config) {
     localModels: config.ROUTER_LOCAL_MODELS.split(','),
     lexicalWeight: config.ROUTER_LEXICAL_WEIGHT,
     onnxThreads: config.ROUTER_ONNX_THREADS,
+    head: config.ROUTER_HEAD === 'on',
+    headWaitMs: config.ROUTER_HEAD_WAIT_MS,
     ...(config.EMBEDDINGS_MODEL
       ? { openai: { model: config.EMBEDDINGS_MODEL, ...(config.EMBEDDINGS_BASE_URL ? { baseURL: config.EMBEDDINGS_BASE_URL } : {}), ...(config.EMBEDDINGS_API_KEY ? { apiKey: config.EMBEDDINGS_API_KEY } : {}) } }
       : {}),

@@ -7,7 +7,7 @@ import { canReach } from '../domain/acl';
 import { hasScope } from '../domain/keys/api-key';
 import { chooseMatcher } from './create-matcher';
 import { OpenAiLlm } from './llm';
-import { Router, type RouterDeps } from './router';
+import { DEFAULT_HEAD_THRESHOLDS, Router, type RouterDeps } from './router';
 import { RoutingStats, routingStatsModel } from './routing-stats';
 import { MongoSessionStore, sessionModel } from './session-store';
 
@@ -25,7 +25,7 @@ export async function createRouter(
   logger: Pick<Logger, 'info' | 'warn'>,
   overrides: Partial<RouterDeps> = {},
 ): Promise<Router> {
-  const matcher = await chooseMatcher(matcherSettings(config));
+  const matcher = await chooseMatcher({ ...matcherSettings(config), onHeadError: (error) => logger.warn({ err: error }, 'router: head training failed; similarity decides') });
   logger.info({ provider: matcher.provider }, `router: ${matcher.note}`);
   const stats = new RoutingStats(routingStatsModel(connection));
   return new Router({
@@ -45,6 +45,11 @@ export async function createRouter(
     acl: (caller, candidate) => canReach(caller, { tenant: caller.tenant, ...(candidate.capability.acl ? { acl: candidate.capability.acl } : {}) }),
     isAdmin: (caller) => hasScope({ scopes: caller.scopes ?? [] }, 'admin'),
     threshold: config.ROUTER_THRESHOLD ?? DEFAULT_THRESHOLDS[matcher.kind],
+    head: {
+      ...DEFAULT_HEAD_THRESHOLDS,
+      ...(config.ROUTER_HEAD_ACCEPT === undefined ? {} : { accept: config.ROUTER_HEAD_ACCEPT }),
+      ...(config.ROUTER_HEAD_ESCALATE === undefined ? {} : { escalate: config.ROUTER_HEAD_ESCALATE }),
+    },
     now: catalogue.now,
     ...overrides,
   });

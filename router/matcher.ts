@@ -23,6 +23,8 @@ export interface IntentMatcher {
    * otherwise, and then `score` decides.
    */
   classify?(intent: string): Promise<HeadPrediction | undefined>;
+  /** Settles when the head has trained (or failed to). */
+  ready?(): Promise<void>;
 }
 
 export type MatcherFactory = (candidates: readonly CapabilityCandidate[]) => Promise<IntentMatcher>;

@@ -45,7 +45,7 @@ export interface RouteExplanation {
   threshold: number;
   decided_by: 'explicit' | 'match' | 'head' | 'session' | 'llm' | 'none';
   /** When a trained head decided: its thresholds, the probability of "none", and the verdict. */
-  head?: { accept: number; escalate: number; none: number; verdict: string };
+  head?: { accept: number; escalate: number; none: number; verdict: string; best: number };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -144,9 +144,10 @@ export class Router {
     return matcher;
   }
 
-  /** Warms the tenant's matcher, so the first request does not pay for embedding the catalogue. */
+  /** Warms the tenant's matcher (and waits for its head), so the first request does not pay for it. */
   async prepare(tenant: string): Promise<void> {
-    await this.matcherFor(tenant, await this.deps.agents(tenant));
+    const matcher = await this.matcherFor(tenant, await this.deps.agents(tenant));
+    await matcher.ready?.();
   }
 
   async route(request: RouteRequest): Promise<RouteDecision> {
@@ -280,10 +281,11 @@ export class Router {
     const inPool = new Map(pool.map((c) => [c.key, c]));
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
     const probability = new Map(ranked.map((s) => [s.key, s.probability]));
-    const verdict = decideByHead(groupScores(ranked, prediction.same), thresholds);
+    const groups = groupScores(ranked, prediction.same);
+    const verdict = decideByHead(groups, thresholds);
     explanation.decided_by = 'head';
     explanation.threshold = thresholds.accept;
-    explanation.head = { accept: thresholds.accept, escalate: thresholds.escalate, none: round(prediction.none), verdict: verdict.kind };
+    explanation.head = { accept: thresholds.accept, escalate: thresholds.escalate, none: round(prediction.none), verdict: verdict.kind, best: round(groups[0]?.probability ?? 0) };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);

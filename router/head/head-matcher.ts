@@ -75,6 +75,7 @@ export function headMatcherFactory(embedder: EmbeddingProvider, similarity: Matc
         const ready = head ?? (await Promise.race([training.catch(() => undefined), delay(options.waitMs)]));
         return ready ? predict(ready, await embedder.embedQuery(intent)) : undefined;
       },
+      ready: () => training.then(() => undefined, () => undefined),
     };
     return matcher;
   };

@@ -1,9 +1,10 @@
 /** Runs a labelled data set through the router and scores it. Shared by bench:routing and fit-threshold. */
 import type { AgentWithInstances } from '../../domain/catalogue/agent-queries';
 import { extractParameters } from '../../router/extraction';
+import type { HeadThresholds } from '../../router/head/decide';
 import type { MatcherFactory } from '../../router/matcher';
 import { Router } from '../../router/router';
-import { evaluate, type ScoredSample } from '../../router/threshold';
+import { fitThreshold, type FitOptions, type ScoredSample } from '../../router/threshold';
 import type { LabelledRequest } from './routing-data';
 import { percentile } from './stats';
 
@@ -15,8 +16,11 @@ export interface RoutedSample {
   decision_ms: number;
 }
 
+/** Head thresholds that never refuse and never ask: every request's best capability and its probability can be read. */
+const NEVER_REFUSE = { accept: 0, escalate: 0, ambiguity: Number.POSITIVE_INFINITY };
+
 /** A router over a fixed catalogue; by default it never refuses, so each request's best match and score can be read. */
-export function scoringRouter(agents: AgentWithInstances[], matcherFactory: MatcherFactory, threshold = Number.NEGATIVE_INFINITY): Router {
+export function scoringRouter(agents: AgentWithInstances[], matcherFactory: MatcherFactory, threshold = Number.NEGATIVE_INFINITY, head: HeadThresholds = NEVER_REFUSE): Router {
   return new Router({
     agents: async () => agents,
     matcherFactory,
@@ -24,6 +28,7 @@ export function scoringRouter(agents: AgentWithInstances[], matcherFactory: Matc
     openCircuits: async () => new Set(),
     stats: async () => new Map(),
     threshold,
+    head,
   });
 }
 
@@ -33,7 +38,9 @@ export async function routeAll(router: Router, requests: LabelledRequest[], onPr
     const decision = await router.route({ tenant: 'bench', caller: { tenant: 'bench' }, intent: request.text });
     const first = decision.explanation.candidates[0];
     const top = decision.kind === 'refused' ? (first?.key ?? null) : `${decision.target.agent_id}/${decision.target.capability}`;
-    out.push({ request, top, score: first?.match ?? 0, decision_ms: decision.explanation.timings_ms.total });
+    // A head's score is its best group's probability (replicas of one service add up); similarity's, the best match.
+    const score = decision.explanation.head?.best ?? first?.match ?? 0;
+    out.push({ request, top, score, decision_ms: decision.explanation.timings_ms.total });
     if (onProgress && out.length % 200 === 0) onProgress(out.length);
   }
   return out;
@@ -50,11 +57,16 @@ export function toScored(samples: RoutedSample[]): ScoredSample[] {
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
 
-export function report(samples: RoutedSample[], threshold: number) {
-  const fit = evaluate(toScored(samples), threshold);
+/** Each sample's threshold: one for all, or (cross-validation) the one fitted on the folds it was not in. */
+type ThresholdOf = number | ((sample: RoutedSample) => number);
+
+export function report(samples: RoutedSample[], threshold: ThresholdOf) {
+  const thresholdOf = typeof threshold === 'number' ? () => threshold : threshold;
+  const accepted = (s: RoutedSample) => s.score >= thresholdOf(s);
   const inScope = samples.filter((s) => s.request.expected !== null);
+  const outOfScope = samples.filter((s) => s.request.expected === null);
   const agentOf = (key: string | null) => key?.split('/')[0];
-  const agentRight = inScope.filter((s) => s.score >= threshold && agentOf(s.top) === agentOf(s.request.expected)).length;
+  const agentRight = inScope.filter((s) => accepted(s) && agentOf(s.top) === agentOf(s.request.expected)).length;
   const times = samples.map((s) => s.decision_ms).sort((a, b) => a - b);
   const kinds = [...new Set(samples.map((s) => s.request.kind))];
   const perKind = Object.fromEntries(
@@ -62,17 +74,17 @@ export function report(samples: RoutedSample[], threshold: number) {
       const rows = samples.filter((s) => s.request.kind === kind);
       const positive = rows.filter((s) => s.request.expected !== null);
       const value = positive.length
-        ? positive.filter((s) => isRight(s) && s.score >= threshold).length / positive.length
-        : rows.filter((s) => s.score < threshold).length / rows.length;
+        ? positive.filter((s) => isRight(s) && accepted(s)).length / positive.length
+        : rows.filter((s) => !accepted(s)).length / rows.length;
       return [kind, { n: rows.length, [positive.length ? 'accuracy' : 'refused']: round(value) }];
     }),
   );
   return {
-    threshold,
+    ...(typeof threshold === 'number' ? { threshold } : {}),
     n: samples.length,
-    in_scope_accuracy: round(fit.in_scope_accuracy),
+    in_scope_accuracy: round(inScope.filter((s) => isRight(s) && accepted(s)).length / Math.max(1, inScope.length)),
     in_scope_accuracy_without_threshold: round(inScope.filter(isRight).length / Math.max(1, inScope.length)),
-    oos_recall: round(fit.refusal_rate),
+    oos_recall: round(outOfScope.filter((s) => !accepted(s)).length / Math.max(1, outOfScope.length)),
     agent_accuracy: round(agentRight / Math.max(1, inScope.length)),
     per_kind: perKind,
     p50_decision_ms: round(percentile(times, 50)),
@@ -111,4 +123,15 @@ export function parameterReport(requests: LabelledRequest[], agents: AgentWithIn
     field_recall: round(fieldsRight / Math.max(1, fields)),
     wrong_or_extra_fields: extraWrong,
   };
+}
+
+/**
+ * k-fold cross-validation of the refusal threshold on a set without a held-out split: each request is judged with
+ * the threshold fitted on the other folds, so no figure comes from a threshold fitted on the request it reports.
+ * Folds are fixed by position (every k-th request), so the same data give the same folds.
+ */
+export function crossValidate(samples: RoutedSample[], options: FitOptions = {}, folds = 5) {
+  const foldOf = new Map(samples.map((s, i) => [s, i % folds]));
+  const thresholds = Array.from({ length: folds }, (_, f) => fitThreshold(toScored(samples.filter((s) => foldOf.get(s) !== f)), options).threshold);
+  return { folds, thresholds, ...report(samples, (s) => thresholds[foldOf.get(s)!]!) };
 }
