@@ -132,7 +132,9 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
   const defaultOffset = options.timeZoneOffsetMinutes ?? dateFields.map(([, p]) => exampleOffset(p.description)).find((o) => o !== undefined) ?? -now.getTimezoneOffset();
   const mentions = datesIn(rest, now, defaultOffset);
   Object.assign(out, assignDates(dateFields, mentions, offsetFor));
-  const withoutDates = blank(rest, mentions.map((m) => ({ start: m.index, end: m.index + m.text.length })));
+  // Numbers inside a written date or clock time are not quantities; "next 7 days" or "90天内" still are.
+  const absolute = mentions.filter((m) => /\d{4}|[月号点:：]|\d\s*(?:am|pm)\b/i.test(m.text));
+  const withoutDates = blank(rest, absolute.map((m) => ({ start: m.index, end: m.index + m.text.length })));
 
   const placeFields: [string, PlaceField][] = [];
   for (const [name, p] of properties) {

@@ -60,7 +60,11 @@ export function cuesFor(slot: Slot): string[] {
 
 /** The longest cue that ends right before `start` (spaces, colons and "是/为/:#" allowed between). */
 function cueBefore(text: string, start: number, cues: string[]): number {
-  const before = text.slice(Math.max(0, start - 16), start).toLowerCase().replace(/[\s:：#=是为号码]*$/u, '');
+  const before = text
+    .slice(Math.max(0, start - 16), start)
+    .toLowerCase()
+    .replace(/[\s:：#=是为号码]*$/u, '')
+    .replace(/\s*(?:id|no\.?|number|num)$/, '');
   let best = 0;
   for (const cue of cues) if (cue.length > best && before.endsWith(cue)) best = cue.length;
   // "订单号" is cut to "订单" by the trim above; match the cue without its last character too.

@@ -62,7 +62,8 @@ export function parseEnglishNumber(text: string): number | undefined {
   return total + current;
 }
 
-const ARABIC = /(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])/g;
+// A unit may follow straight after ("5kg"), but a number never starts inside a word or an id ("E102345").
+const ARABIC = /(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d.])/g;
 /** Arabic digits followed by a Chinese scale: "1.5万", "3千", "2百". */
 const ARABIC_SCALED = /(?<![\w.])(\d+(?:\.\d+)?)\s*([十百千万亿])/g;
 const CHINESE_RUN = /[零〇一二两俩三四五六七八九十百千万亿]+/g;

@@ -47,8 +47,10 @@ const NOT_PLACES = new Set([
 ]);
 const EN_NAME = "[A-Z][a-z'’-]+(?:\\s+[A-Z][a-z'’-]+){0,2}";
 const EN_AFTER_PREPOSITION = new RegExp(`\\b(?:in|for|at|to|from|near|around|of)\\s+(${EN_NAME})`, 'g');
-const EN_BEFORE_TOPIC = new RegExp(`(?:^|[\\s,])(${EN_NAME})(?=\\s+(?:weather|forecast|temperature|aqi|air|pm2\\.5|now|today|tomorrow)\\b)`, 'gi');
-const EN_AFTER_TOPIC = new RegExp(`\\b(?:weather|forecast|forcast|aqi|alerts?|warnings?)\\s+(${EN_NAME})`, 'gi');
+// Case-sensitive on purpose: a place is a capitalised word; the topic words around it are matched in either case.
+const TOPIC = '[Ww]eather|[Ff]orecast|[Ff]orcast|[Tt]emperature|AQI|aqi|[Aa]ir|PM2\\.5|now|today|tomorrow|[Aa]lerts?|[Ww]arnings?';
+const EN_BEFORE_TOPIC = new RegExp(`(?:^|[\\s,])(${EN_NAME})(?=\\s+(?:${TOPIC})\\b)`, 'g');
+const EN_AFTER_TOPIC = new RegExp(`\\b(?:${TOPIC})\\s+(${EN_NAME})`, 'g');
 
 function englishMentions(text: string): Mention[] {
   const found: Mention[] = [];
