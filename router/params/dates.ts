@@ -45,7 +45,7 @@ const WEEKDAY_INDEX: Record<string, number> = { 日: 0, 天: 0, 一: 1, 二: 2, 
  * chrono's Chinese parser drops the weekday when a time of day follows it ("周五下午" came back as today's
  * afternoon in 2.10.3): when the day it gives is not the weekday written, the weekday alone decides the day.
  */
-function fixZhWeekday(result: chrono.ParsedResult, ref: chrono.ParsingReference): DateParts {
+function fixZhWeekday(result: chrono.ParsedResult, ref: { instant: Date }): DateParts {
   const parts = partsOf(result.start);
   const weekday = result.text.match(ZH_WEEKDAY);
   if (!weekday) return parts;
@@ -64,7 +64,10 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
     found.push({ start: { year: Number(y), month: Number(m), day: Number(d) }, index, text: whole.trimEnd() });
     return ' '.repeat(whole.length);
   });
-  const ref = { instant: now, timezone: offsetMinutes };
+  // chrono's Chinese casual words ("明天") read the host's calendar, not `timezone`: so hand it an instant whose
+  // host-local wall clock is the caller's wall clock, and read components back as wall-clock values.
+  const wall = new Date(now.getTime() + (offsetMinutes + now.getTimezoneOffset()) * 60_000);
+  const ref = { instant: wall };
   const parser = CJK.test(text) ? chrono.zh.hans : chrono.en;
   for (const result of parser.parse(masked, ref, { forwardDate: true })) {
     if (!result.start.isCertain('day') && !result.start.isCertain('weekday') && !result.start.isCertain('hour')) continue;

@@ -66,14 +66,17 @@ export function enumHits(text: string, values: string[], schema: PropertySchema)
   const described = describedLabels(schema, values);
   const hits: Hit[] = [];
   for (const value of values) {
-    let best: Hit | undefined;
-    for (const label of labelsFor(value, described.get(value))) {
+    // Evidence adds up over labels that do not overlap: "压坏了…破损" says "damaged" twice.
+    const labels = labelsFor(value, described.get(value)).sort((a, b) => strength(b) - strength(a));
+    const spans: [number, number][] = [];
+    let hit: Hit | undefined;
+    for (const label of labels) {
       const index = findLabel(lower, label);
-      if (index < 0) continue;
-      const s = strength(label);
-      if (!best || s > best.strength) best = { value, strength: s, index };
+      if (index < 0 || spans.some(([s, e]) => index < e && index + label.length > s)) continue;
+      spans.push([index, index + label.length]);
+      hit = { value, strength: (hit?.strength ?? 0) + strength(label), index: Math.min(hit?.index ?? index, index) };
     }
-    if (best) hits.push(best);
+    if (hit) hits.push(hit);
   }
   return hits;
 }

@@ -6,7 +6,7 @@
  * identifier's name ("售后单号", "call_id") take a token only with such a cue, or when the token starts with the
  * initials of their name ("AS…" for after_sales_id). Each token is used once.
  */
-import { compilePattern, headTerm, nameWords, type PropertySchema, typeOf } from './schema';
+import { compilePattern, headTerm, MAX_PATTERN_INPUT, nameWords, type PropertySchema, typeOf } from './schema';
 
 export interface Slot {
   /** Property path: ["order_id"] or ["new_address", "receiver_phone"]. */
@@ -88,7 +88,7 @@ function accepts(slot: Slot, token: string): boolean {
   const pattern = itemSchema(slot).pattern;
   if (!pattern) return false;
   const re = compilePattern(pattern);
-  return !!re && re.test(token);
+  return !!re && token.length <= MAX_PATTERN_INPUT && re.test(token);
 }
 
 /** An identifier-like property without a pattern: its name or description says it is an id or a number. */

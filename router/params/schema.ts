@@ -77,17 +77,32 @@ export function stringFits(value: string, schema: PropertySchema): boolean {
   if (schema.maxLength !== undefined && length > schema.maxLength) return false;
   if (schema.pattern !== undefined) {
     const re = compilePattern(schema.pattern);
-    if (!re || !re.test(value)) return false;
+    if (!re || value.length > MAX_PATTERN_INPUT || !re.test(value)) return false;
   }
   return true;
 }
 
 const patterns = new Map<string, RegExp | null>();
 
-/** An agent's pattern, compiled once; null when it does not compile. Only ever run on bounded strings. */
+/** Longest string an agent's pattern is ever run on: identifiers are short, and backtracking grows with length. */
+export const MAX_PATTERN_INPUT = 64;
+
+/**
+ * A quantified group that itself holds a quantifier ("(a+)+", "(\d*)*", "(x{1,3})+") can backtrack
+ * exponentially; such patterns are not used for searching at all. A cheap structural check, not a proof.
+ */
+export function nestedQuantifier(pattern: string): boolean {
+  return /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,?\d*\})/.test(pattern);
+}
+
+/** An agent's pattern, compiled once; null when it does not compile or looks catastrophic. */
 export function compilePattern(pattern: string): RegExp | null {
   if (!patterns.has(pattern)) {
     let re: RegExp | null = null;
+    if (pattern.length > 500 || nestedQuantifier(pattern)) {
+      patterns.set(pattern, null);
+      return null;
+    }
     try {
       re = new RegExp(pattern, 'u');
     } catch {
