@@ -1,148 +1,199 @@
 /**
- * Heuristic parameter extraction, guided by the capability's JSON Schema: what a property's type, format,
- * pattern, enum and description say it looks like is searched for in the intent. It finds ids, phone numbers,
- * e-mails, dates, amounts, weights, counts and enum values; free text (cities, addresses) needs the LLM.
+ * Parameter extraction guided by the capability's JSON Schema. What each property's type, format, pattern, enum,
+ * name and description say it looks like is searched for in the intent, one concept per module in router/params:
+ * identifiers by pattern and cue, e-mails and URLs, dates and times (chrono-node, against an injected clock),
+ * clock-range enums, enum values by meaning (lexicon; embeddings when given), quantities with units, place names,
+ * address objects and explicitly labelled free text. Every value is checked against its property schema before it
+ * is returned; what is unsure is left out, for the LLM stage or `input_required` to ask about.
  */
+import { extractAddress, addressParts } from './params/address';
+import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention } from './params/dates';
+import { enumValueBySimilarity, enumValueLexical, enumValuesLexical, labelsFor, describedLabels, type Embed } from './params/enums';
+import { isFreeText, labelledText } from './params/free-text';
+import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './params/identifiers';
+import { extractPlaces, placeField, type PlaceField } from './params/places';
+import { quantityFor } from './params/quantities';
+import { MAX_INTENT_CHARS, nameWords, numberFits, propertiesOf, type PropertySchema, stringFits, typeOf } from './params/schema';
+import { isTimeWindowEnum, timeWindowFor } from './params/time-window';
 
-export interface PropertySchema {
-  type?: string | string[];
-  pattern?: string;
-  format?: string;
-  enum?: unknown[];
-  description?: string;
-  title?: string;
+export type { PropertySchema } from './params/schema';
+export { missingMessage } from './params/missing-message';
+
+export type Extracted = Record<string, unknown>;
+
+export interface ExtractionOptions {
+  /** The router's clock: what "明天" and "next Friday" are relative to. */
+  now?: Date;
+  /** The caller's UTC offset in minutes; else the offset a property's own example shows; else the host's. */
+  timeZoneOffsetMinutes?: number;
+  /** Embeds texts (L2-normalised); used only for enum values that no word in the intent names. */
+  embed?: Embed;
 }
 
-interface ObjectSchema {
-  properties?: Record<string, PropertySchema>;
-  required?: string[];
+/** Labels an enum's values answer to (own words, described labels, lexicon), by value. */
+export function enumLabels(schema: PropertySchema): Map<string, string[]> {
+  const values = (schema.enum ?? []).filter((v): v is string => typeof v === 'string');
+  const described = describedLabels(schema, values);
+  return new Map(values.map((v) => [v, labelsFor(v, described.get(v))]));
 }
 
-export type Extracted = Record<string, string | number>;
-
-const BOUNDARY_BEFORE = '(?<![A-Za-z0-9])';
-const BOUNDARY_AFTER = '(?![A-Za-z0-9])';
-
-function typeOf(schema: PropertySchema): string | undefined {
-  return Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+/** Full-width digits and letters as ASCII, so "１２３" is read as 123; nothing else changes length. */
+function normalise(intent: string): string {
+  return intent.slice(0, MAX_INTENT_CHARS).replace(/[０-９Ａ-Ｚａ-ｚ]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
 }
 
-function hint(name: string, schema: PropertySchema): string {
-  return `${name} ${schema.title ?? ''} ${schema.description ?? ''}`.toLowerCase();
+function blank(text: string, spans: { start: number; end: number }[]): string {
+  let out = text;
+  for (const { start, end } of spans) out = out.slice(0, start) + ' '.repeat(end - start) + out.slice(end);
+  return out;
 }
 
-/** An anchored pattern made searchable inside a longer text, or undefined when it cannot be. */
-function searchable(pattern: string): RegExp | undefined {
-  const body = pattern.replace(/^\^/, '').replace(/\$$/, '');
-  try {
-    return new RegExp(`${BOUNDARY_BEFORE}(${body})${BOUNDARY_AFTER}`, 'g');
-  } catch {
-    return undefined;
+function slotsOf(properties: [string, PropertySchema][]): Slot[] {
+  const slots: Slot[] = [];
+  for (const [name, p] of properties) {
+    const type = typeOf(p);
+    if (type === 'string' && (p.pattern || isLooseIdentifier(name, p))) slots.push({ path: [name], schema: p });
+    else if (type === 'array' && p.items && typeOf(p.items) === 'string' && p.items.pattern) slots.push({ path: [name], schema: p, many: true });
+    else if (type === 'object' && p.properties) {
+      for (const [sub, sp] of Object.entries(p.properties)) if (typeOf(sp) === 'string' && sp.pattern) slots.push({ path: [name, sub], schema: sp });
+    }
   }
+  return slots;
 }
 
-/** Patterns with literal letters (RF…, E…, QC…) are more specific than bare digit runs, so they choose first. */
-function specificity(pattern: string): number {
-  return (pattern.replace(/\\[a-zA-Z]/g, '').match(/[A-Za-z]/g) ?? []).length;
+const PAIR_START = new Set(['start', 'from', 'begin', 'first']);
+const PAIR_END = new Set(['end', 'to', 'until', 'last']);
+
+function pairRole(name: string): 'start' | 'end' | undefined {
+  const first = nameWords(name)[0] ?? '';
+  return PAIR_START.has(first) ? 'start' : PAIR_END.has(first) ? 'end' : undefined;
 }
 
-function pad(n: string): string {
-  return n.padStart(2, '0');
+/** Date and date-time properties filled from the mentions: a start/end pair takes a range or two dates. */
+function assignDates(dateFields: [string, PropertySchema][], mentions: DateMention[], offsetFor: (p: PropertySchema) => number): Extracted {
+  const out: Extracted = {};
+  const write = (name: string, p: PropertySchema, parts: DateMention['start']) => {
+    const value = p.format === 'date-time' ? formatDateTime(parts, offsetFor(p)) : formatDate(parts);
+    if (value) out[name] = value;
+  };
+  const start = dateFields.find(([n]) => pairRole(n) === 'start');
+  const end = dateFields.find(([n]) => pairRole(n) === 'end');
+  let rest = dateFields;
+  if (start && end && mentions.length > 0) {
+    const first = mentions[0]!;
+    const last = first.end ?? mentions[1]?.start ?? first.start;
+    write(start[0], start[1], first.start);
+    write(end[0], end[1], last);
+    rest = dateFields.filter((f) => f !== start && f !== end);
+    mentions = mentions.slice(first.end ? 1 : 2);
+  }
+  rest.forEach(([name, p], i) => {
+    const m = mentions[i];
+    if (m) write(name, p, m.start);
+  });
+  return out;
 }
 
-const DATE = /(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*[日号]?/g;
-
-function datesIn(text: string): string[] {
-  return [...text.matchAll(DATE)].map((m) => `${m[1]}-${pad(m[2]!)}-${pad(m[3]!)}`);
+function valid(value: unknown, p: PropertySchema): boolean {
+  if (Array.isArray(p.enum) && !p.enum.includes(value)) return false;
+  if (typeof value === 'number') return numberFits(value, p);
+  if (typeof value === 'string') return stringFits(value, p);
+  return true;
 }
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
+const URL = /https?:\/\/[^\s，。,;；）)]+/g;
 
-/** Numbers by the unit that follows or the word that precedes them. */
-const QUANTITY_PATTERNS: { hints: RegExp; pattern: RegExp }[] = [
-  {
-    hints: /amount|金额|价格|price|money|退款|refund|元|value|价值/,
-    pattern: /(?:[¥￥$]\s*|(?:退|金额|refund|amount|价值)\s*[:：]?\s*)(\d+(?:\.\d+)?)|(\d+(?:\.\d+)?)\s*(?:元|块|yuan|rmb|dollars?|usd|cny)/gi,
-  },
-  { hints: /weight|重量|kg|公斤/, pattern: /(\d+(?:\.\d+)?)\s*(?:kg|公斤|千克|kilograms?)/gi },
-  { hints: /days?|天数|天/, pattern: /(\d+)\s*(?:天|days?)/gi },
-];
-
-function quantity(text: string, name: string, schema: PropertySchema): number | undefined {
-  const h = hint(name, schema);
-  for (const { hints, pattern } of QUANTITY_PATTERNS) {
-    if (!hints.test(h)) continue;
-    for (const m of text.matchAll(pattern)) {
-      const value = Number(m[1] ?? m[2]);
-      if (Number.isFinite(value)) return typeOf(schema) === 'integer' ? Math.round(value) : value;
-    }
-  }
-  return undefined;
-}
-
-/**
- * Labels an enum's description gives its values, in order: "售后类型：退货退款/换货/维修" for
- * [return_refund, exchange, repair]. Only trusted when the counts agree.
- */
-export function enumLabels(schema: PropertySchema): Map<string, string[]> {
-  const labels = new Map<string, string[]>();
-  const values = (schema.enum ?? []).filter((v): v is string => typeof v === 'string');
-  for (const v of values) labels.set(v, [v.toLowerCase(), v.toLowerCase().replace(/[_-]+/g, ' ')]);
-  const listed = (schema.description ?? '').split(/[:：]/).at(-1)!.split(/[/、,，|]/).map((s) => s.trim()).filter(Boolean);
-  if (listed.length === values.length) values.forEach((v, i) => labels.get(v)!.push(listed[i]!.toLowerCase()));
-  return labels;
-}
-
-function enumValue(text: string, schema: PropertySchema): string | undefined {
-  const lower = text.toLowerCase();
-  let best: { value: string; length: number } | undefined;
-  for (const [value, labels] of enumLabels(schema)) {
-    for (const label of labels) {
-      if (label.length < 2 || !lower.includes(label)) continue;
-      if (!best || label.length > best.length) best = { value, length: label.length };
-    }
-  }
-  return best?.value;
-}
-
-export function extractParameters(intent: string, schema: unknown): Extracted {
-  const properties = Object.entries((schema as ObjectSchema | undefined)?.properties ?? {});
+/** Everything that can be found without a model: synchronous, no I/O. */
+export function extractParametersSync(intent: string, schema: unknown, options: Omit<ExtractionOptions, 'embed'> = {}): Extracted {
+  const text = normalise(intent);
+  const properties = propertiesOf(schema);
   const out: Extracted = {};
-  const claimed = new Set<string>();
-  const patterned = properties
-    .filter(([, p]) => typeOf(p) === 'string' && typeof p.pattern === 'string')
-    .sort(([, a], [, b]) => specificity(b.pattern!) - specificity(a.pattern!));
-  for (const [name, p] of patterned) {
-    const search = searchable(p.pattern!);
-    if (!search) continue;
-    const whole = new RegExp(p.pattern!);
-    const found = [...intent.matchAll(search)].map((m) => m[1]!).find((v) => !claimed.has(v) && whole.test(v));
-    if (found) {
-      out[name] = found;
-      claimed.add(found);
-    }
+  if (properties.length === 0 || !text.trim()) return out;
+  const now = options.now ?? new Date();
+
+  // Identifiers first: each token goes to one property, and is hidden from the number and date readers.
+  const ids = assignIdentifiers(text, slotsOf(properties));
+  const nested = new Map<string, Map<string, string>>();
+  for (const [key, value] of ids) {
+    const [top, sub] = key.split('.');
+    if (sub === undefined) out[top!] = value;
+    else nested.set(top!, (nested.get(top!) ?? new Map()).set(sub, value as string));
   }
-  const dates = datesIn(intent);
+  const usedValues = new Set([...ids.values()].flat());
+  let rest = blank(text, tokensIn(text).filter((t) => usedValues.has(t.text)));
+
+  const emails = [...text.matchAll(EMAIL)].map((m) => m[0]);
+  const urls = [...text.matchAll(URL)].map((m) => m[0]);
+  rest = blank(rest, [...rest.matchAll(EMAIL), ...rest.matchAll(URL)].map((m) => ({ start: m.index!, end: m.index! + m[0].length })));
+
+  const offsetFor = (p: PropertySchema) => options.timeZoneOffsetMinutes ?? exampleOffset(p.description) ?? -now.getTimezoneOffset();
+  const dateFields = properties.filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && (p.format === 'date' || p.format === 'date-time'));
+  const defaultOffset = options.timeZoneOffsetMinutes ?? dateFields.map(([, p]) => exampleOffset(p.description)).find((o) => o !== undefined) ?? -now.getTimezoneOffset();
+  const mentions = datesIn(rest, now, defaultOffset);
+  Object.assign(out, assignDates(dateFields, mentions, offsetFor));
+  // Numbers inside a written date or clock time are not quantities; "next 7 days" or "90天内" still are.
+  const absolute = mentions.filter((m) => /\d{4}|[月号点:：]|\d\s*(?:am|pm)\b/i.test(m.text));
+  const withoutDates = blank(rest, absolute.map((m) => ({ start: m.index, end: m.index + m.text.length })));
+
+  const placeFields: [string, PlaceField][] = [];
   for (const [name, p] of properties) {
     if (name in out) continue;
     const type = typeOf(p);
     if (type === 'string' && p.format === 'email') {
-      const email = intent.match(EMAIL)?.[0];
-      if (email) out[name] = email;
-    } else if (type === 'string' && p.format === 'date' && dates.length > 0) {
-      out[name] = dates.length > 1 ? dates.shift()! : dates[0]!;
+      if (emails.length > 0) out[name] = emails.shift()!;
+    } else if (type === 'string' && (p.format === 'uri' || p.format === 'url')) {
+      if (urls.length > 0) out[name] = urls.shift()!;
+    } else if (type === 'array' && p.items && (p.items.format === 'uri' || p.items.format === 'url')) {
+      if (urls.length > 0) out[name] = urls.splice(0, p.maxItems ?? urls.length);
     } else if (type === 'string' && Array.isArray(p.enum)) {
-      const value = enumValue(intent, p);
-      if (value) out[name] = value;
-    } else if (type === 'number' || type === 'integer') {
-      const value = quantity(intent, name, p);
+      const value = isTimeWindowEnum(p.enum) ? timeWindowFor(rest, p.enum) : enumValueLexical(rest, name, p);
       if (value !== undefined) out[name] = value;
+    } else if (type === 'array' && p.items && Array.isArray(p.items.enum)) {
+      const values = enumValuesLexical(rest, p.items).slice(0, p.maxItems ?? Infinity);
+      if (values.length >= Math.max(1, p.minItems ?? 1)) out[name] = values;
+    } else if (type === 'number' || type === 'integer') {
+      const value = quantityFor(withoutDates, name, p);
+      if (value !== undefined) out[name] = value;
+    } else if (type === 'object' && addressParts(p)) {
+      const phoneKey = [...(nested.get(name)?.keys() ?? [])][0];
+      const address = extractAddress(rest, p, phoneKey ? nested.get(name)!.get(phoneKey) : undefined);
+      if (address) out[name] = address;
+    } else {
+      const place = placeField(name, p);
+      if (place) placeFields.push([name, place]);
+      else if (isFreeText(p)) {
+        const value = labelledText(rest, p);
+        if (value !== undefined) out[name] = value;
+      }
     }
+  }
+  Object.assign(out, extractPlaces(rest, placeFields));
+
+  for (const [name, value] of Object.entries(out)) {
+    const p = properties.find(([n]) => n === name)![1];
+    if (!valid(value, p)) delete out[name];
+  }
+  return out;
+}
+
+/**
+ * The parameters the intent states for `schema`. With `embed`, enum properties that no word of the intent names
+ * are matched by meaning, and taken only when one value is clearly closest.
+ */
+export async function extractParameters(intent: string, schema: unknown, options: ExtractionOptions = {}): Promise<Extracted> {
+  const out = extractParametersSync(intent, schema, options);
+  if (!options.embed) return out;
+  const text = normalise(intent);
+  for (const [name, p] of propertiesOf(schema)) {
+    if (name in out || typeOf(p) !== 'string' || !Array.isArray(p.enum) || isTimeWindowEnum(p.enum)) continue;
+    const value = await enumValueBySimilarity(text, p, options.embed);
+    if (value !== undefined) out[name] = value;
   }
   return out;
 }
 
 export function missingRequired(schema: unknown, params: Record<string, unknown>): string[] {
-  const required = (schema as ObjectSchema | undefined)?.required ?? [];
+  const required = (schema as { required?: string[] } | undefined)?.required ?? [];
   return required.filter((name) => params[name] === undefined);
 }

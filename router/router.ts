@@ -7,7 +7,7 @@ import type { HeartbeatPolicy } from '../domain/catalogue/liveness';
 import { candidatesOf, cardsFingerprint, humanName, type CapabilityCandidate } from './candidates';
 import { containsCjk } from './text';
 import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility, type EligibilityContext } from './eligibility';
-import { extractParameters, missingRequired } from './extraction';
+import { extractParameters, missingMessage, missingRequired } from './extraction';
 import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { IntentMatcher, MatcherFactory, MatchScore } from './matcher';
@@ -61,7 +61,7 @@ export interface RoutedTarget {
 
 export type RouteDecision =
   | { kind: 'routed'; target: RoutedTarget; params: Record<string, unknown>; explanation: RouteExplanation }
-  | { kind: 'input_required'; target: RoutedTarget; params: Record<string, unknown>; missing: string[]; explanation: RouteExplanation }
+  | { kind: 'input_required'; target: RoutedTarget; params: Record<string, unknown>; missing: string[]; message?: string; explanation: RouteExplanation }
   | { kind: 'refused'; code: RefusalCode; message: string; explanation: RouteExplanation; choices?: RouteChoice[] };
 
 export type RefusalCode = 'no_match' | 'ambiguous' | 'no_eligible_capability' | 'unknown_agent' | 'unknown_capability' | 'intent_required';
@@ -356,7 +356,7 @@ export class Router {
     let method: 'heuristic' | 'llm' | 'given' = 'given';
     if (schema && request.intent) {
       method = 'heuristic';
-      extracted = extractParameters(request.intent, schema);
+      extracted = await extractParameters(request.intent, schema, { now: this.deps.now?.() ?? new Date() });
       if (this.deps.llm && missingRequired(schema, { ...extracted, ...given }).length > 0) {
         try {
           extracted = { ...extracted, ...(await this.deps.llm.extractParameters(request.intent, schema)) };
@@ -370,7 +370,7 @@ export class Router {
     const params = { ...extracted, ...given };
     const missing = schema ? missingRequired(schema, params) : [];
     explanation.extraction = { method, extracted: Object.keys(extracted), missing };
-    if (missing.length > 0) return { kind: 'input_required', target, params, missing, explanation };
+    if (missing.length > 0) return { kind: 'input_required', target, params, missing, message: missingMessage(missing, schema, request.intent ?? ''), explanation };
     return { kind: 'routed', target, params, explanation };
   }
 }

@@ -155,7 +155,7 @@ async function main(): Promise<void> {
       else {
         const set = setName === 'clinc150' ? loadClinc150() : loadZhRouting();
         const quality = await qualitySet(set, provider, limit);
-        results[provider] = setName === 'zh-routing' ? { ...quality, parameters: parameterReport(set.fit, set.agents) } : quality;
+        results[provider] = setName === 'zh-routing' ? { ...quality, parameters: await parameterReport(set.fit, set.agents) } : quality;
       }
       console.log(JSON.stringify(results[provider], null, 2));
     }

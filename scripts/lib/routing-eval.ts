@@ -97,7 +97,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** Heuristic extraction on the expected capability, against the labelled parameters. */
-export function parameterReport(requests: LabelledRequest[], agents: AgentWithInstances[]) {
+export async function parameterReport(requests: LabelledRequest[], agents: AgentWithInstances[]) {
   const schemas = new Map<string, unknown>();
   for (const { agent } of agents) {
     for (const c of agent.capabilities) if (c.parameters_json) schemas.set(`${agent._id}/${c.name}`, JSON.parse(c.parameters_json));
@@ -108,7 +108,7 @@ export function parameterReport(requests: LabelledRequest[], agents: AgentWithIn
   let fieldsRight = 0;
   let extraWrong = 0;
   for (const r of labelled) {
-    const got = extractParameters(r.text, schemas.get(r.expected!));
+    const got = await extractParameters(r.text, schemas.get(r.expected!));
     const want = r.params!;
     for (const [k, v] of Object.entries(want)) {
       fields++;

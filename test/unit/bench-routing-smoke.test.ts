@@ -20,7 +20,7 @@ describe('routing benchmark harness', () => {
     assert.equal(result.in_scope_accuracy_without_threshold, Math.round((inScope.filter(isRight).length / inScope.length) * 10_000) / 10_000);
     assert.ok(result.in_scope_accuracy <= result.in_scope_accuracy_without_threshold);
     assert.deepEqual(Object.keys(result.per_kind).sort(), [...new Set(sample.map((r) => r.kind))].sort());
-    const params = parameterReport(sample, set.agents);
+    const params = await parameterReport(sample, set.agents);
     assert.ok(params.requests_with_params > 0 && params.exact_match >= 0 && params.exact_match <= 1);
   });
 

@@ -178,33 +178,34 @@ describe('parameter extraction', () => {
     },
   };
 
-  it('parameter extraction - ids by pattern, the more specific pattern first, each value used once', () => {
-    const got = extractParameters('退款单RF20240904000789，订单2024090112，手机13812345678', schema);
+  it('parameter extraction - ids by pattern, the more specific pattern first, each value used once', async () => {
+    const got = await extractParameters('退款单RF20240904000789，订单2024090112，手机13812345678', schema);
     assert.equal(got.refund_id, 'RF20240904000789');
     assert.equal(got.order_id, '2024090112');
     assert.equal(got.phone, '13812345678');
   });
 
-  it('parameter extraction - e-mails, dates in several spellings, amounts, weights and day counts', () => {
-    const got = extractParameters('from 2024-10-08 to 2024年10月10日, mail me at a.b@example.com, 退328.5元, 3公斤, 5 days', schema);
+  it('parameter extraction - e-mails, dates in several spellings, amounts, weights and day counts', async () => {
+    const got = await extractParameters('from 2024-10-08 to 2024年10月10日, mail me at a.b@example.com, 退328.5元, 3公斤, 5 days', schema);
     assert.equal(got.email, 'a.b@example.com');
     assert.equal(got.start_date, '2024-10-08');
     assert.equal(got.end_date, '2024-10-10');
     assert.equal(got.amount, 328.5);
     assert.equal(got.weight_kg, 3);
     assert.equal(got.days, 5);
-    assert.equal(extractParameters('refund $25.5 please', schema).amount, 25.5);
+    assert.equal((await extractParameters('refund $25.5 please', schema)).amount, 25.5);
   });
 
-  it('parameter extraction - enum values by their own words or by the labels the description lists', () => {
-    assert.deepEqual([...enumLabels(schema.properties.type).get('exchange')!], ['exchange', 'exchange', '换货']);
-    assert.equal(extractParameters('鞋子小了，想换货', schema).type, 'exchange');
-    assert.equal(extractParameters('要退货退款', schema).type, 'return_refund');
-    assert.equal(extractParameters('it is a quality issue', schema).reason, 'quality_issue');
+  it('parameter extraction - enum values by their own words or by the labels the description lists', async () => {
+    const labels = enumLabels(schema.properties.type).get('exchange')!;
+    assert.ok(labels.includes('exchange') && labels.includes('换货'), labels.join('/'));
+    assert.equal((await extractParameters('鞋子小了，想换货', schema)).type, 'exchange');
+    assert.equal((await extractParameters('要退货退款', schema)).type, 'return_refund');
+    assert.equal((await extractParameters('it is a quality issue', schema)).reason, 'quality_issue');
   });
 
-  it('parameter extraction - missing required parameters are named', () => {
-    const got = extractParameters('订单2024090112 要退款', schema);
+  it('parameter extraction - missing required parameters are named', async () => {
+    const got = await extractParameters('订单2024090112 要退款', schema);
     assert.deepEqual(missingRequired(schema, got), ['amount', 'reason']);
   });
 });

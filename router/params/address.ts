@@ -1,0 +1,125 @@
+/**
+ * Address objects ({province, city, district, detail, receiver_name, receiver_phone}) from Chinese addresses
+ * ("浙江省杭州市余杭区文一西路969号，收件人王芳 137…") and simple English ones ("88 Nanjing Road, Huangpu
+ * District, Shanghai"). Only what is written is filled: a city written without its province gets no province,
+ * except that 北京/上海/天津/重庆 are both.
+ */
+import { placesIn } from './gazetteer';
+import { nameWords, type PropertySchema, typeOf } from './schema';
+
+export type AddressPart = 'province' | 'city' | 'district' | 'detail' | 'receiver_name' | 'receiver_phone';
+
+/** Which part of an address each sub-property is, when the object looks like an address at all. */
+export function addressParts(schema: PropertySchema): Map<string, AddressPart> | undefined {
+  if (typeOf(schema) !== 'object' || !schema.properties) return undefined;
+  const parts = new Map<string, AddressPart>();
+  for (const [name, p] of Object.entries(schema.properties)) {
+    const words = nameWords(name);
+    const d = p.description ?? '';
+    if (words.includes('province') || words.includes('state') || /^省/.test(d)) parts.set(name, 'province');
+    else if (words.includes('city') || /^城市/.test(d)) parts.set(name, 'city');
+    else if (words.includes('district') || words.includes('county') || /^区/.test(d)) parts.set(name, 'district');
+    else if (words.includes('detail') || words.includes('street') || words.includes('line1') || /详细地址|街道/.test(d)) parts.set(name, 'detail');
+    else if (words.includes('phone') || words.includes('mobile') || words.includes('tel')) parts.set(name, 'receiver_phone');
+    else if (words.includes('name') || /姓名|联系人|收件人/.test(d)) parts.set(name, 'receiver_name');
+  }
+  const values = new Set(parts.values());
+  return values.has('detail') || (values.has('city') && values.has('district')) ? parts : undefined;
+}
+
+const SURNAMES = new Set(
+  [...'王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝'],
+);
+/** Characters that end a name: what follows a name in an address line, not part of it. */
+const NOT_IN_NAME = /[手电号收的了和先女男在电话，,。\s\d是为改换写]/;
+
+/** A Chinese personal name starting at `at` (a common surname and one or two more characters). */
+function nameAt(text: string, at: number): string | undefined {
+  const first = text.charAt(at);
+  if (!SURNAMES.has(first)) return undefined;
+  let name = first;
+  for (let i = at + 1; i < at + 3 && i < text.length; i++) {
+    const c = text.charAt(i);
+    if (!/[\u4e00-\u9fff]/.test(c) || NOT_IN_NAME.test(c)) break;
+    name += c;
+  }
+  return name.length >= 2 ? name : undefined;
+}
+
+const NAME_CUE = /(?:收件人|收货人|联系人|收件|联系)/g;
+
+/** The receiver's name: after 收件人/联系人 (allowing "…改成"), else right before a phone number. */
+export function receiverName(text: string, phone?: string): string | undefined {
+  for (const cue of text.matchAll(NAME_CUE)) {
+    const rest = text.slice(cue.index! + cue[0].length, cue.index! + cue[0].length + 16);
+    const direct = rest.match(/^\s*(?:是|为|:|：|叫|写)?\s*/)!;
+    const name = nameAt(rest, direct[0].length);
+    if (name) return name;
+    const changed = rest.match(/(?:改成|改为|换成|换为|写成)\s*/);
+    if (changed) {
+      const n = nameAt(rest, changed.index! + changed[0].length);
+      if (n) return n;
+    }
+  }
+  if (phone) {
+    const at = text.indexOf(phone);
+    const before = text.slice(Math.max(0, at - 5), at).replace(/\s+$/, '');
+    for (const len of [3, 2]) {
+      const start = before.length - len;
+      if (start >= 0 && nameAt(before, start) === before.slice(start) && !/[市区县路号]/.test(before.slice(start))) return before.slice(start);
+    }
+  }
+  return undefined;
+}
+
+const DETAIL_END = /[，,；;。！!？?\s]|收件人|收货人|联系人|电话|手机|备注|订单|单号|$/;
+
+/** A Chinese address: province? city? district? then the street-level detail. */
+function chineseAddress(text: string): Partial<Record<AddressPart, string>> {
+  const mentions = placesIn(text);
+  for (let i = 0; i < mentions.length; i++) {
+    const chain = [mentions[i]!];
+    while (i + chain.length < mentions.length && mentions[i + chain.length]!.start === chain.at(-1)!.end) chain.push(mentions[i + chain.length]!);
+    const out: Partial<Record<AddressPart, string>> = {};
+    for (const m of chain) {
+      const levels = new Set(m.candidates.map((c) => c.level));
+      if (levels.has('province') && !out.province && !out.city) {
+        out.province = m.text;
+        if (m.candidates.some((c) => c.municipality)) out.city = m.text;
+      } else if (levels.has('city') && !out.city) out.city = m.text;
+      else if (levels.has('district') && !out.district && m.text.length >= 2 && /[区县市旗]$/.test(m.text)) out.district = m.text;
+    }
+    const rest = text.slice(chain.at(-1)!.end);
+    const end = rest.search(DETAIL_END);
+    const detail = rest.slice(0, end < 0 ? rest.length : end).trim();
+    if (detail && /\d|号|路|街|村|栋|室|弄/.test(detail)) out.detail = detail;
+    if (out.detail && (out.district || out.city)) return out;
+  }
+  return {};
+}
+
+const MUNICIPALITIES_EN = new Set(['Beijing', 'Shanghai', 'Tianjin', 'Chongqing']);
+const EN_ADDRESS = /(\d+[A-Za-z]?\s+[A-Z][\w\s.'-]*?(?:Road|Street|Avenue|Lane|Boulevard|Rd|St|Ave|Blvd|Way|Drive))\s*,\s*(?:([A-Z][\w\s'-]*?(?:District|County))\s*,\s*)?([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)/;
+
+function englishAddress(text: string): Partial<Record<AddressPart, string>> {
+  const m = text.match(EN_ADDRESS);
+  if (!m) return {};
+  const out: Partial<Record<AddressPart, string>> = { detail: m[1]!.trim(), city: m[3]! };
+  if (m[2]) out.district = m[2].trim();
+  if (MUNICIPALITIES_EN.has(m[3]!)) out.province = m[3]!;
+  return out;
+}
+
+/** The address object for `schema`, given the phone numbers already assigned to its phone sub-property. */
+export function extractAddress(text: string, schema: PropertySchema, phone?: string): Record<string, string> | undefined {
+  const parts = addressParts(schema);
+  if (!parts) return undefined;
+  const found = { ...chineseAddress(text) };
+  if (!found.detail) Object.assign(found, englishAddress(text));
+  if (phone) found.receiver_phone = phone;
+  const name = receiverName(text, phone);
+  if (name) found.receiver_name = name;
+  const out: Record<string, string> = {};
+  for (const [prop, part] of parts) if (found[part]) out[prop] = found[part]!;
+  return Object.keys(out).length > 0 ? out : undefined;
+}

@@ -1,0 +1,113 @@
+/**
+ * Dates and times in Chinese and English, absolute ("2024-09-14", "2024年9月6日", "Oct 8") or relative ("明天",
+ * "下周三", "next Friday", "tomorrow 3pm"), resolved against an injected `now` by chrono-node, and written the
+ * way a schema's `format` wants (date → YYYY-MM-DD, date-time → ISO 8601 with an offset).
+ */
+import * as chrono from 'chrono-node';
+import { CJK } from './schema';
+
+export interface DateParts {
+  year: number;
+  month: number;
+  day: number;
+  /** Present only when the text states a time of day. */
+  hour?: number;
+  minute?: number;
+}
+
+export interface DateMention {
+  start: DateParts;
+  end?: DateParts;
+  index: number;
+  text: string;
+}
+
+/** Numeric dates are certain; chrono is asked only about the rest. */
+const NUMERIC_DATE = /(?<!\d)(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})(?!\d)\s*[日号]?/g;
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+function partsOf(component: chrono.ParsedComponents): DateParts {
+  const parts: DateParts = { year: component.get('year')!, month: component.get('month')!, day: component.get('day')! };
+  if (component.isCertain('hour')) {
+    parts.hour = component.get('hour')!;
+    parts.minute = component.get('minute') ?? 0;
+  }
+  return parts;
+}
+
+const ZH_WEEKDAY = /(?:周|星期|礼拜)([一二三四五六日天])/;
+const WEEKDAY_INDEX: Record<string, number> = { 日: 0, 天: 0, 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6 };
+
+/**
+ * chrono's Chinese parser drops the weekday when a time of day follows it ("周五下午" came back as today's
+ * afternoon in 2.10.3): when the day it gives is not the weekday written, the weekday alone decides the day.
+ */
+function fixZhWeekday(result: chrono.ParsedResult, ref: { instant: Date }): DateParts {
+  const parts = partsOf(result.start);
+  const weekday = result.text.match(ZH_WEEKDAY);
+  if (!weekday) return parts;
+  const written = WEEKDAY_INDEX[weekday[1]!]!;
+  const actual = new Date(Date.UTC(parts.year, parts.month - 1, parts.day)).getUTCDay();
+  if (actual === written) return parts;
+  const alone = chrono.zh.hans.parse(result.text.slice(0, (weekday.index ?? 0) + weekday[0].length), ref, { forwardDate: true })[0];
+  if (!alone) return parts;
+  return { ...parts, year: alone.start.get('year')!, month: alone.start.get('month')!, day: alone.start.get('day')! };
+}
+
+/** Every date mention, left to right. `offsetMinutes` is the caller's time zone, for what "today" means. */
+export function datesIn(text: string, now: Date, offsetMinutes: number): DateMention[] {
+  const found: DateMention[] = [];
+  const masked = text.replace(NUMERIC_DATE, (whole, y: string, m: string, d: string, index: number) => {
+    found.push({ start: { year: Number(y), month: Number(m), day: Number(d) }, index, text: whole.trimEnd() });
+    return ' '.repeat(whole.length);
+  });
+  // chrono's Chinese casual words ("明天") read the host's calendar, not `timezone`: so hand it an instant whose
+  // host-local wall clock is the caller's wall clock, and read components back as wall-clock values.
+  const wall = new Date(now.getTime() + (offsetMinutes + now.getTimezoneOffset()) * 60_000);
+  const ref = { instant: wall };
+  const parser = CJK.test(text) ? chrono.zh.hans : chrono.en;
+  for (const result of parser.parse(masked, ref, { forwardDate: true })) {
+    if (!result.start.isCertain('day') && !result.start.isCertain('weekday') && !result.start.isCertain('hour')) continue;
+    const start = parser === chrono.zh.hans ? fixZhWeekday(result, ref) : partsOf(result.start);
+    const mention: DateMention = { start, index: result.index, text: result.text };
+    if (result.end) mention.end = partsOf(result.end);
+    found.push(mention);
+  }
+  // A time alone ("下午3点") next to a numeric date ("2024年9月6日上午10点") belongs to that date.
+  for (const m of found) {
+    const next = found.find((o) => o !== m && o.index >= m.index + m.text.length && o.index <= m.index + m.text.length + 1);
+    if (m.start.hour === undefined && next && next.start.hour !== undefined && /^\d{4}/.test(m.text)) {
+      m.start = { ...m.start, hour: next.start.hour, minute: next.start.minute };
+      found.splice(found.indexOf(next), 1);
+    }
+  }
+  return found.sort((a, b) => a.index - b.index);
+}
+
+export function formatDate(parts: DateParts): string {
+  return `${pad(parts.year, 4)}-${pad(parts.month)}-${pad(parts.day)}`;
+}
+
+export function formatOffset(offsetMinutes: number): string {
+  if (offsetMinutes === 0) return 'Z';
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/** Undefined when the text gave no time of day: a date-time is never invented from a date. */
+export function formatDateTime(parts: DateParts, offsetMinutes: number): string | undefined {
+  if (parts.hour === undefined) return undefined;
+  return `${formatDate(parts)}T${pad(parts.hour)}:${pad(parts.minute ?? 0)}:00${formatOffset(offsetMinutes)}`;
+}
+
+/** The offset a schema's own example shows ("如 2024-07-01T14:00:00+08:00"), in minutes. */
+export function exampleOffset(description: string | undefined): number | undefined {
+  const m = description?.match(/T\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(Z|([+-])(\d{2}):?(\d{2}))/);
+  if (!m) return undefined;
+  if (m[1] === 'Z') return 0;
+  return (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]));
+}

@@ -1,0 +1,163 @@
+/**
+ * Enum values by what they mean. Lexically: the value's own words, the labels its property's description lists
+ * ("售后类型：退货退款/换货/维修"), and the bilingual lexicon. Semantically, only when nothing matched lexically
+ * and an embedding function is given: the intent against each value's label text, taken only when clearly above
+ * the rest.
+ */
+import { LEXICON, UMBRELLA_VALUES } from './lexicon';
+import { CJK, nameWords, type PropertySchema } from './schema';
+
+/**
+ * Labels an enum's description gives its values, in order: "售后类型：退货退款/换货/维修" for
+ * [return_refund, exchange, repair]. Only trusted when the counts agree.
+ */
+export function describedLabels(schema: PropertySchema, values: string[]): Map<string, string> {
+  const labels = new Map<string, string>();
+  const listed = (schema.description ?? '').split(/[:：]/).at(-1)!.split(/[/、,，|]/).map((s) => s.trim()).filter(Boolean);
+  if (listed.length === values.length) values.forEach((v, i) => labels.set(v, listed[i]!));
+  return labels;
+}
+
+/** Every label a value answers to, lower-case. */
+export function labelsFor(value: string, described?: string): string[] {
+  const own = value.toLowerCase();
+  const labels = new Set([own, own.replace(/[_-]+/g, ' ')]);
+  if (described) labels.add(described.toLowerCase());
+  for (const l of LEXICON[own] ?? []) labels.add(l.toLowerCase());
+  return [...labels].filter((l) => l.length > 0);
+}
+
+const NEGATION_ZH = /[没不未无非别]$/;
+const NEGATION_EN = /\b(?:not|no|never|don't|didn't|doesn't|isn't|wasn't|without)\s+$/;
+
+interface Hit {
+  value: string;
+  strength: number;
+  index: number;
+}
+
+/** How much a label says: a Chinese label by its characters, an English one by its words (a word ≈ 2 characters). */
+function strength(label: string): number {
+  return CJK.test(label) ? [...label].length : label.split(/\s+/).length * 2;
+}
+
+/** Where `label` occurs in `text` as a whole word (Latin) and not negated right before it; -1 when it does not. */
+export function findLabel(text: string, label: string): number {
+  let from = 0;
+  while (from <= text.length) {
+    const at = text.indexOf(label, from);
+    if (at < 0) return -1;
+    from = at + 1;
+    const before = text.slice(Math.max(0, at - 12), at);
+    if (!CJK.test(label)) {
+      if (/[a-z0-9]$/.test(text.slice(0, at)) || /^[a-z0-9]/.test(text.slice(at + label.length).replace(/^s\b/, ''))) continue;
+      if (NEGATION_EN.test(before)) continue;
+    } else if (NEGATION_ZH.test(before) && !/^[没不未无非别]/.test(label)) {
+      continue;
+    }
+    return at;
+  }
+  return -1;
+}
+
+/** Each value's best lexical hit in the text. */
+export function enumHits(text: string, values: string[], schema: PropertySchema): Hit[] {
+  const lower = text.toLowerCase();
+  const described = describedLabels(schema, values);
+  const hits: Hit[] = [];
+  for (const value of values) {
+    // Evidence adds up over labels that do not overlap: "压坏了…破损" says "damaged" twice.
+    const labels = labelsFor(value, described.get(value)).sort((a, b) => strength(b) - strength(a));
+    const spans: [number, number][] = [];
+    let hit: Hit | undefined;
+    for (const label of labels) {
+      const index = findLabel(lower, label);
+      if (index < 0 || spans.some(([s, e]) => index < e && index + label.length > s)) continue;
+      spans.push([index, index + label.length]);
+      hit = { value, strength: (hit?.strength ?? 0) + strength(label), index: Math.min(hit?.index ?? index, index) };
+    }
+    if (hit) hits.push(hit);
+  }
+  return hits;
+}
+
+/** "min_severity" wants the lowest value named, "max_…" the highest (values listed in ascending order). */
+function ordering(name: string): 'min' | 'max' | undefined {
+  const words = nameWords(name);
+  if (words[0] === 'min' || words[0] === 'minimum') return 'min';
+  if (words[0] === 'max' || words[0] === 'maximum') return 'max';
+  return undefined;
+}
+
+/**
+ * One enum value, or undefined when none or several equally strong ones match (wrong is worse than missing).
+ * An umbrella value ("all", "general") wins when named and no single sibling is, or when it is named along with
+ * several siblings ("电话短信都别打了").
+ */
+export function enumValueLexical(text: string, name: string, schema: PropertySchema): string | undefined {
+  const values = (schema.enum ?? []).filter((v): v is string => typeof v === 'string');
+  const hits = enumHits(text, values, schema);
+  if (hits.length === 0) return undefined;
+  const order = ordering(name);
+  if (order && hits.length > 1) {
+    const sorted = hits.map((h) => values.indexOf(h.value)).sort((a, b) => a - b);
+    return values[order === 'min' ? sorted[0]! : sorted.at(-1)!];
+  }
+  const umbrella = hits.find((h) => UMBRELLA_VALUES.has(h.value));
+  const specific = hits.filter((h) => !UMBRELLA_VALUES.has(h.value));
+  if (umbrella && specific.length !== 1) return umbrella.value;
+  const top = Math.max(...specific.map((h) => h.strength));
+  const best = specific.filter((h) => h.strength === top);
+  return best.length === 1 ? best[0]!.value : undefined;
+}
+
+/** All values named in the text, in the order they are written (for arrays of enum items). */
+export function enumValuesLexical(text: string, schema: PropertySchema): string[] {
+  const values = (schema.enum ?? []).filter((v): v is string => typeof v === 'string');
+  return enumHits(text, values, schema)
+    .filter((h) => !UMBRELLA_VALUES.has(h.value))
+    .sort((a, b) => a.index - b.index)
+    .map((h) => h.value);
+}
+
+export type Embed = (texts: string[]) => Promise<Float32Array[]>;
+
+export interface SimilarityRule {
+  /** The best value's cosine must reach this. */
+  min: number;
+  /** And lead the second best by this much. */
+  margin: number;
+}
+
+export const DEFAULT_SIMILARITY: SimilarityRule = { min: 0.3, margin: 0.05 };
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / (Math.sqrt(na * nb) || 1);
+}
+
+/** What a value is called, for the embedding model: its words, its described label and its lexicon entries. */
+export function labelText(value: string, schema: PropertySchema): string {
+  const values = (schema.enum ?? []).filter((v): v is string => typeof v === 'string');
+  return labelsFor(value, describedLabels(schema, values).get(value)).join(' / ');
+}
+
+/** The enum value most similar in meaning to the intent, only when it clearly beats the others. */
+export async function enumValueBySimilarity(intent: string, schema: PropertySchema, embed: Embed, rule = DEFAULT_SIMILARITY): Promise<string | undefined> {
+  const values = (schema.enum ?? []).filter((v): v is string => typeof v === 'string' && !UMBRELLA_VALUES.has(v));
+  if (values.length === 0) return undefined;
+  const context = schema.description ? `${schema.description}: ` : '';
+  const vectors = await embed([intent, ...values.map((v) => `${context}${labelText(v, schema)}`)]);
+  const scored = values.map((value, i) => ({ value, score: cosine(vectors[0]!, vectors[i + 1]!) })).sort((a, b) => b.score - a.score);
+  const [best, second] = scored;
+  if (!best || best.score < rule.min) return undefined;
+  if (second && best.score - second.score < rule.margin) return undefined;
+  return best.value;
+}

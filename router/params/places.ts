@@ -1,0 +1,118 @@
+/**
+ * Place-name properties (city, region, from_city/to_city): Chinese names from the gazetteer, English ones as
+ * capitalised words after "in/for/from/to…" (or before "weather"). Roles come from the words around them:
+ * "从A寄到B", "A到B", "A→B", "from A to B", "A同城". Values are written as the caller wrote them.
+ */
+import { placesIn, type Place } from './gazetteer';
+import { CJK, hintOf, nameWords, type PropertySchema, typeOf } from './schema';
+
+export type Role = 'from' | 'to' | 'any';
+type Wanted = 'city' | 'province' | 'region';
+
+export interface PlaceField {
+  role: Role;
+  wants: Wanted;
+}
+
+/** Whether a property takes a place name, which kind, and in which role. */
+export function placeField(name: string, schema: PropertySchema): PlaceField | undefined {
+  if (typeOf(schema) !== 'string' || schema.enum || schema.pattern || schema.format) return undefined;
+  const words = nameWords(name);
+  const hint = hintOf(name, schema);
+  let wants: Wanted | undefined;
+  if (words.includes('city') || /城市/.test(hint)) wants = 'city';
+  else if (words.includes('province') || /^省/.test(schema.description ?? '')) wants = 'province';
+  else if (words.some((w) => ['region', 'location', 'place', 'area', 'destination', 'origin'].includes(w)) || /地区|区域|地点/.test(hint)) wants = 'region';
+  if (!wants || words.includes('address') || /地址/.test(hint)) return undefined;
+  const role: Role = words.some((w) => ['from', 'origin', 'source', 'departure', 'sender'].includes(w)) || /始发|出发|寄出|发货地/.test(hint)
+    ? 'from'
+    : words.some((w) => ['to', 'destination', 'dest', 'receiver'].includes(w)) || /目的|收货地|寄往/.test(hint)
+      ? 'to'
+      : 'any';
+  return { role, wants };
+}
+
+interface Mention {
+  text: string;
+  start: number;
+  end: number;
+  /** Gazetteer entries for Chinese names; English names are unknown places of any kind. */
+  places?: Place[];
+}
+
+const NOT_PLACES = new Set([
+  'I', 'I’m', "I'm", 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'January', 'February',
+  'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December', 'Please', 'Thanks',
+  'What', 'How', 'Is', 'Are', 'Will', 'Can', 'Could', 'Do', 'Does', 'Any', 'The', 'My', 'Hi', 'Hello', 'Hey', 'Order',
+]);
+const EN_NAME = "[A-Z][a-z'’-]+(?:\\s+[A-Z][a-z'’-]+){0,2}";
+const EN_AFTER_PREPOSITION = new RegExp(`\\b(?:in|for|at|to|from|near|around|of)\\s+(${EN_NAME})`, 'g');
+// Case-sensitive on purpose: a place is a capitalised word; the topic words around it are matched in either case.
+const TOPIC = '[Ww]eather|[Ff]orecast|[Ff]orcast|[Tt]emperature|AQI|aqi|[Aa]ir|PM2\\.5|now|today|tomorrow|[Aa]lerts?|[Ww]arnings?';
+const EN_BEFORE_TOPIC = new RegExp(`(?:^|[\\s,])(${EN_NAME})(?=\\s+(?:${TOPIC})\\b)`, 'g');
+const EN_AFTER_TOPIC = new RegExp(`\\b(?:${TOPIC})\\s+(${EN_NAME})`, 'g');
+
+function englishMentions(text: string): Mention[] {
+  const found: Mention[] = [];
+  for (const re of [EN_AFTER_PREPOSITION, EN_BEFORE_TOPIC, EN_AFTER_TOPIC]) {
+    for (const m of text.matchAll(re)) {
+      const name = m[1]!;
+      if (!/^[A-Z]/.test(name) || NOT_PLACES.has(name.split(/\s+/)[0]!)) continue;
+      const start = m.index! + m[0].indexOf(name);
+      if (!found.some((f) => f.start === start)) found.push({ text: name, start, end: start + name.length });
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+function accepts(mention: Mention, wants: Wanted): boolean {
+  if (!mention.places) return true;
+  return mention.places.some((p) =>
+    wants === 'region' ? true : wants === 'province' ? p.level === 'province' : p.level === 'city' || (p.level === 'province' && !!p.municipality),
+  );
+}
+
+const ZH_FROM_BEFORE = /[从由自]$/;
+const ZH_FROM_AFTER = /^(?:寄到|寄往|发到|发往|运到|送到|到|至|→|->|—|-|~)/;
+const ZH_TO_BEFORE = /(?:寄到|寄往|发到|发往|运到|送到|到|至|往|→|->|—|-|~)$/;
+const EN_FROM_BEFORE = /\bfrom\s+$/i;
+const EN_TO_BEFORE = /\b(?:to|into)\s+$/i;
+
+function roleOf(text: string, m: Mention): Role {
+  const before = text.slice(Math.max(0, m.start - 4), m.start);
+  const after = text.slice(m.end, m.end + 3);
+  if (ZH_FROM_BEFORE.test(before) || EN_FROM_BEFORE.test(text.slice(Math.max(0, m.start - 6), m.start)) || ZH_FROM_AFTER.test(after)) return 'from';
+  if (ZH_TO_BEFORE.test(before) || EN_TO_BEFORE.test(text.slice(Math.max(0, m.start - 6), m.start))) return 'to';
+  return 'any';
+}
+
+/** Values for the place fields of one schema, by property name. */
+export function extractPlaces(text: string, fields: [string, PlaceField][]): Record<string, string> {
+  if (fields.length === 0) return {};
+  const mentions: Mention[] = CJK.test(text)
+    ? placesIn(text).map((p) => ({ text: p.text, start: p.start, end: p.end, places: p.candidates }))
+    : [];
+  mentions.push(...englishMentions(text));
+  const out: Record<string, string> = {};
+  const hasRoles = fields.some(([, f]) => f.role !== 'any');
+  if (!hasRoles) {
+    for (const [name, field] of fields) {
+      const m = mentions.find((x) => accepts(x, field.wants));
+      if (m) out[name] = m.text;
+    }
+    return out;
+  }
+  const roles = mentions.map((m) => ({ m, role: roleOf(text, m) }));
+  for (const [name, field] of fields) {
+    const m = roles.find((r) => r.role === field.role && accepts(r.m, field.wants))?.m;
+    if (m) out[name] = m.text;
+  }
+  // "广州同城" / "within Guangzhou": the same city at both ends.
+  const from = fields.find(([, f]) => f.role === 'from')?.[0];
+  const to = fields.find(([, f]) => f.role === 'to')?.[0];
+  if (from && to && mentions.length === 1 && /同城|same city|within the city/i.test(text)) {
+    out[from] = mentions[0]!.text;
+    out[to] = mentions[0]!.text;
+  }
+  return out;
+}

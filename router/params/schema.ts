@@ -1,0 +1,119 @@
+/** The parts of a JSON Schema that parameter extraction reads, and small helpers over them. */
+
+export interface PropertySchema {
+  type?: string | string[];
+  pattern?: string;
+  format?: string;
+  enum?: unknown[];
+  description?: string;
+  title?: string;
+  items?: PropertySchema;
+  properties?: Record<string, PropertySchema>;
+  required?: string[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+}
+
+export interface ObjectSchema {
+  properties?: Record<string, PropertySchema>;
+  required?: string[];
+}
+
+/** Intents longer than this are cut before any search: agent-supplied patterns must never see unbounded input. */
+export const MAX_INTENT_CHARS = 1000;
+
+export const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
+
+export function typeOf(schema: PropertySchema): string | undefined {
+  return Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+}
+
+export function propertiesOf(schema: unknown): [string, PropertySchema][] {
+  const properties = (schema as ObjectSchema | undefined)?.properties;
+  return properties && typeof properties === 'object' ? Object.entries(properties) : [];
+}
+
+/** "after_sales_id" → ["after", "sales", "id"]; "weightKg" → ["weight", "kg"]. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/** Name, title and description in one lower-case string, for "does this property talk about X" tests. */
+export function hintOf(name: string, schema: PropertySchema): string {
+  return `${nameWords(name).join(' ')} ${schema.title ?? ''} ${schema.description ?? ''}`.toLowerCase();
+}
+
+/** The head term of a description: "订单号，8-20位数字" → "订单号"; "City name in Chinese or English" → whole. */
+export function headTerm(schema: PropertySchema): string | undefined {
+  const head = (schema.title ?? schema.description ?? '').split(/[，,。；;：:（(、/]/)[0]!.trim();
+  return head || undefined;
+}
+
+/** Whether a number satisfies the schema's numeric bounds and type. */
+export function numberFits(value: number, schema: PropertySchema): boolean {
+  if (!Number.isFinite(value)) return false;
+  if (typeOf(schema) === 'integer' && !Number.isInteger(value)) return false;
+  if (schema.minimum !== undefined && value < schema.minimum) return false;
+  if (schema.maximum !== undefined && value > schema.maximum) return false;
+  if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum) return false;
+  if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum) return false;
+  return true;
+}
+
+/** Whether a string satisfies the schema's length bounds and (untrusted, so guarded) pattern. */
+export function stringFits(value: string, schema: PropertySchema): boolean {
+  const length = [...value].length;
+  if (schema.minLength !== undefined && length < schema.minLength) return false;
+  if (schema.maxLength !== undefined && length > schema.maxLength) return false;
+  if (schema.pattern !== undefined) {
+    const re = compilePattern(schema.pattern);
+    if (!re || value.length > MAX_PATTERN_INPUT || !re.test(value)) return false;
+  }
+  return true;
+}
+
+const patterns = new Map<string, RegExp | null>();
+
+/** Longest string an agent's pattern is ever run on: identifiers are short, and backtracking grows with length. */
+export const MAX_PATTERN_INPUT = 64;
+
+/**
+ * A quantified group that itself holds a quantifier ("(a+)+", "(\d*)*", "(x{1,3})+") can backtrack
+ * exponentially; such patterns are not used for searching at all. A cheap structural check, not a proof.
+ */
+export function nestedQuantifier(pattern: string): boolean {
+  return /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,?\d*\})/.test(pattern);
+}
+
+/** An agent's pattern, compiled once; null when it does not compile or looks catastrophic. */
+export function compilePattern(pattern: string): RegExp | null {
+  if (!patterns.has(pattern)) {
+    let re: RegExp | null = null;
+    if (pattern.length > 500 || nestedQuantifier(pattern)) {
+      patterns.set(pattern, null);
+      return null;
+    }
+    try {
+      re = new RegExp(pattern, 'u');
+    } catch {
+      try {
+        re = new RegExp(pattern);
+      } catch {
+        re = null;
+      }
+    }
+    if (patterns.size > 5000) patterns.clear();
+    patterns.set(pattern, re);
+  }
+  return patterns.get(pattern)!;
+}

@@ -1,0 +1,234 @@
+/** Parameter extraction (router/extraction.ts and router/params/*), table-driven, on examples written for it. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { extractParameters, extractParametersSync, missingMessage } from '../../router/extraction';
+import { datesIn, exampleOffset, formatDateTime } from '../../router/params/dates';
+import { enumValueBySimilarity, enumValueLexical } from '../../router/params/enums';
+import { numbersIn, parseChineseNumber, parseEnglishNumber } from '../../router/params/numbers';
+import { quantityFor } from '../../router/params/quantities';
+import { timeWindowFor } from '../../router/params/time-window';
+import { specificity } from '../../router/params/identifiers';
+
+/** Wednesday 2025-03-12, 09:30 in China. */
+const NOW = new Date('2025-03-12T09:30:00+08:00');
+
+describe('numbers', () => {
+  const cases: [string, number | undefined][] = [
+    ['三十五', 35], ['两千', 2000], ['一百二十', 120], ['十五', 15], ['两千零五', 2005], ['三万五千', 35000], ['一万二', 10002], ['二零二五', 2025], ['甲', undefined],
+  ];
+  for (const [text, want] of cases) it(`numbers - Chinese ${text} → ${want}`, () => assert.equal(parseChineseNumber(text), want));
+
+  const english: [string, number | undefined][] = [['twenty one', 21], ['two hundred and five', 205], ['a dozen', 12], ['three thousand', 3000], ['banana', undefined]];
+  for (const [text, want] of english) it(`numbers - English ${text} → ${want}`, () => assert.equal(parseEnglishNumber(text), want));
+
+  it('numbers - mentions in mixed text: Arabic with a Chinese scale, decimals, never inside an id', () => {
+    assert.deepEqual(numbersIn('预算1.5万，付了2,300.50，编号E20931').map((n) => n.value), [15000, 2300.5]);
+    assert.deepEqual(numbersIn('about twenty five bucks').map((n) => n.value), [25]);
+  });
+});
+
+describe('quantities', () => {
+  const money = { type: 'number', description: '退款金额（元）' };
+  const weight = { type: 'number', description: '包裹重量（公斤）' };
+  const grams = { type: 'integer', description: 'Weight in grams' };
+  const days = { type: 'integer', minimum: 1, maximum: 30, description: 'Number of days' };
+  const cases: [string, string, object, number | undefined][] = [
+    ['退我三十五元', 'amount', money, 35],
+    ['refund 35 bucks please', 'amount', money, 35],
+    ['一百二十块钱能退吗', 'amount', money, 120],
+    ['退款金额 45.8', 'amount', money, 45.8],
+    ['它值¥1999', 'amount', money, 1999],
+    ['等了五天还没到', 'amount', money, undefined],
+    ['箱子大概八斤', 'weight_kg', weight, 4],
+    ['a 3 kg box', 'weight_kg', weight, 3],
+    ['about 11 lbs', 'weight_kg', weight, 4.989516],
+    ['2kg的包裹', 'weight_g', grams, 2000],
+    ['接下来两周的安排', 'days', days, 14],
+    ['next 4 days', 'days', days, 4],
+    ['未来100天', 'days', days, undefined],
+  ];
+  for (const [text, name, schema, want] of cases) it(`quantities - ${text} → ${name}=${want}`, () => assert.equal(quantityFor(text, name, schema), want));
+});
+
+describe('dates', () => {
+  const dateOf = (text: string) => datesIn(text, NOW, 480).map((m) => `${m.start.year}-${m.start.month}-${m.start.day}${m.start.hour !== undefined ? ` ${m.start.hour}:${m.start.minute}` : ''}`);
+  const cases: [string, string[]][] = [
+    ['明天', ['2025-3-13']],
+    ['后天上午十点', ['2025-3-14 10:0']],
+    ['下周三', ['2025-3-19']],
+    ['周五下午', ['2025-3-14']],
+    ['3月5号', ['2026-3-5']],
+    ['2025年4月1日下午2点', ['2025-4-1 14:0']],
+    ['next Friday', ['2025-3-21']],
+    ['tomorrow 3pm', ['2025-3-13 15:0']],
+    ['from 2025-05-06 to 2025-05-09', ['2025-5-6', '2025-5-9']],
+    ['no date here', []],
+  ];
+  for (const [text, want] of cases) it(`dates - ${text}`, () => assert.deepEqual(dateOf(text), want));
+
+  it('dates - a date-time needs a stated time and carries the offset the schema shows', () => {
+    assert.equal(exampleOffset('ISO 8601，如 2024-07-01T14:00:00+08:00'), 480);
+    assert.equal(exampleOffset('Start, e.g. 2024-07-01T14:00:00Z'), 0);
+    assert.equal(formatDateTime({ year: 2025, month: 3, day: 13 }, 480), undefined);
+    assert.equal(formatDateTime({ year: 2025, month: 3, day: 13, hour: 15, minute: 5 }, -300), '2025-03-13T15:05:00-05:00');
+  });
+
+  it('dates - properties get the format they ask for, relative to the injected clock', async () => {
+    const schema = {
+      properties: {
+        visit_at: { type: 'string', format: 'date-time', description: '上门时间，如 2024-07-01T14:00:00+08:00' },
+        ship_date: { type: 'string', format: 'date' },
+      },
+    };
+    assert.deepEqual(await extractParameters('明天下午三点上门', schema, { now: NOW }), { visit_at: '2025-03-13T15:00:00+08:00' });
+    assert.deepEqual(await extractParameters('ship it next Monday', { properties: { ship_date: schema.properties.ship_date } }, { now: NOW }), { ship_date: '2025-03-17' });
+    const leave = { properties: { start_date: { type: 'string', format: 'date' }, end_date: { type: 'string', format: 'date' } } };
+    assert.deepEqual(await extractParameters('请假 2025-04-02 到 2025-04-03', leave, { now: NOW }), { start_date: '2025-04-02', end_date: '2025-04-03' });
+    assert.deepEqual(await extractParameters('off on 2025-04-07', leave, { now: NOW }), { start_date: '2025-04-07', end_date: '2025-04-07' });
+  });
+});
+
+describe('time windows', () => {
+  const windows = ['08:00-10:00', '10:00-12:00', '14:00-16:00', '16:00-18:00'];
+  const cases: [string, string | undefined][] = [
+    ['下午两点到四点来', '14:00-16:00'],
+    ['上午十点到十二点', '10:00-12:00'],
+    ['4-6pm works', '16:00-18:00'],
+    ['早上8点半来拿', '08:00-10:00'],
+    ['晚上九点', undefined],
+    ['随时都行', undefined],
+  ];
+  for (const [text, want] of cases) it(`time windows - ${text} → ${want}`, () => assert.equal(timeWindowFor(text, windows), want));
+});
+
+describe('enums', () => {
+  const reason = { type: 'string', enum: ['not_received', 'quality_issue', 'wrong_item', 'damaged', 'other'] };
+  const scope = { type: 'string', enum: ['calls_only', 'sms_only', 'all'] };
+  const level = { type: 'string', enum: ['low', 'medium', 'high'], description: '级别：低/中/高' };
+  const severity = { type: 'string', enum: ['blue', 'yellow', 'orange', 'red'] };
+  const cases: [string, string, object, string | undefined][] = [
+    ['快递到现在都没收到', 'reason', reason, 'not_received'],
+    ['屏幕用两天就不亮了', 'reason', reason, 'quality_issue'],
+    ['they sent me the wrong item', 'reason', reason, 'wrong_item'],
+    ['外箱压坏了，里面也破损', 'reason', reason, 'damaged'],
+    ['the parcel never arrived', 'reason', reason, 'not_received'],
+    ['it came, no quality problem, but it is the wrong item', 'reason', reason, 'wrong_item'],
+    ['我没说什么', 'reason', reason, undefined],
+    ['短信不要再发了', 'scope', scope, 'sms_only'],
+    ['电话和短信都不要了', 'scope', scope, 'all'],
+    ['优先级设成高', 'level', level, 'high'],
+    ['yellow or red warnings', 'min_severity', severity, 'yellow'],
+  ];
+  for (const [text, name, schema, want] of cases) it(`enums - ${text} → ${want}`, () => assert.equal(enumValueLexical(text.toLowerCase(), name, schema), want));
+
+  const embedFake = (table: Record<string, number[]>) => async (texts: string[]) =>
+    texts.map((t) => Float32Array.from(Object.entries(table).find(([k]) => t.includes(k))?.[1] ?? [0, 0, 1]));
+
+  it('enums - by similarity only when nothing matched by words and one value clearly leads', async () => {
+    const schema = { type: 'string', enum: ['quality_issue', 'wrong_item'] };
+    const clear = embedFake({ 东西不对劲: [1, 0, 0], quality: [0.9, 0.1, 0], wrong: [0, 1, 0] });
+    assert.equal(await enumValueBySimilarity('东西不对劲', schema, clear), 'quality_issue');
+    const close = embedFake({ 东西不对劲: [1, 1, 0], quality: [1, 0.9, 0], wrong: [0.9, 1, 0] });
+    assert.equal(await enumValueBySimilarity('东西不对劲', schema, close), undefined);
+    const props = { properties: { reason: schema } };
+    assert.deepEqual(await extractParameters('东西不对劲', props, { embed: clear }), { reason: 'quality_issue' });
+    assert.deepEqual(await extractParameters('东西不对劲', props), {});
+    let asked = 0;
+    const counting = async (texts: string[]) => ((asked += texts.length), clear(texts));
+    assert.deepEqual(await extractParameters('发错货了', props, { embed: counting }), { reason: 'wrong_item' });
+    assert.equal(asked, 0, 'a lexical match never calls the model');
+  });
+});
+
+describe('identifiers, places, addresses, free text', () => {
+  const order = { type: 'string', pattern: '^\\d{8,20}$', description: '订单号，8-20位数字' };
+  const phone = { type: 'string', pattern: '^1[3-9]\\d{9}$', description: '手机号' };
+  const tracking = { type: 'string', pattern: '^[A-Za-z0-9]{8,30}$', description: '快递单号（运单号）' };
+
+  it('identifiers - a narrower pattern outranks a wider one, a cue outranks both', () => {
+    assert.ok(specificity('^1[3-9]\\d{9}$') > specificity('^\\d{8,20}$'));
+    const schema = { properties: { order_id: order, phone } };
+    assert.deepEqual(extractParametersSync('电话15611223344 订单号 99887766554433', schema), { order_id: '99887766554433', phone: '15611223344' });
+    assert.deepEqual(extractParametersSync('order 13700001111 please', { properties: { order_id: order, phone } }), { order_id: '13700001111' });
+    assert.deepEqual(extractParametersSync('韵达 4312009876543 到哪了', { properties: { tracking_no: tracking, order_id: order } }), { tracking_no: '4312009876543' });
+  });
+
+  it('identifiers - ids without a pattern need a cue or their name in the token', () => {
+    const schema = { properties: { ticket_id: { type: 'string', description: '工单号' }, batch_no: { type: 'string' } } };
+    assert.deepEqual(extractParametersSync('工单号 T-7781 和 batch BN2025031', schema), { ticket_id: 'T-7781', batch_no: 'BN2025031' });
+    assert.deepEqual(extractParametersSync('随便 4455 看看', schema), {});
+    const list = { properties: { order_ids: { type: 'array', items: order, minItems: 2 } } };
+    assert.deepEqual(extractParametersSync('把 55550001111 和 55550002222 合一起', list), { order_ids: ['55550001111', '55550002222'] });
+    assert.deepEqual(extractParametersSync('只有 55550001111', list), {});
+  });
+
+  it('places - cities in Chinese and English, with from/to roles', () => {
+    const fee = { properties: { from_city: { type: 'string', description: '始发城市' }, to_city: { type: 'string', description: '目的城市' } } };
+    const cases: [string, object][] = [
+      ['从苏州发到昆明多少钱', { from_city: '苏州', to_city: '昆明' }],
+      ['青岛→大连', { from_city: '青岛', to_city: '大连' }],
+      ['寄去长沙', {}],
+      ['寄到长沙', { to_city: '长沙' }],
+      ['ship from Wuxi to Harbin', { from_city: 'Wuxi', to_city: 'Harbin' }],
+    ];
+    for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, fee), want, text);
+    const weather = { properties: { city: { type: 'string', description: 'City name' } } };
+    assert.deepEqual(extractParametersSync('Is it windy in Dalian?', weather), { city: 'Dalian' });
+    assert.deepEqual(extractParametersSync('Qingdao weather tomorrow', weather), { city: 'Qingdao' });
+    assert.deepEqual(extractParametersSync('合肥明天冷不冷', weather), { city: '合肥' });
+    assert.deepEqual(extractParametersSync('广西有大风吗', weather), {}, 'a province is not a city');
+  });
+
+  it('addresses - only the parts written, municipalities as province and city', () => {
+    const address = {
+      type: 'object',
+      properties: {
+        province: { type: 'string', description: '省' }, city: { type: 'string', description: '城市' }, district: { type: 'string', description: '区/县' },
+        detail: { type: 'string', description: '详细地址', minLength: 4 }, receiver_name: { type: 'string', description: '收件人姓名' },
+        receiver_phone: phone,
+      },
+    };
+    const schema = { properties: { order_id: order, addr: address } };
+    assert.deepEqual(extractParametersSync('地址改成天津市南开区卫津路94号，收件人周小雨，电话13522334455，订单 77889900112', schema), {
+      order_id: '77889900112',
+      addr: { province: '天津市', city: '天津市', district: '南开区', detail: '卫津路94号', receiver_name: '周小雨', receiver_phone: '13522334455' },
+    });
+    assert.deepEqual(extractParametersSync('送到苏州市姑苏区人民路1200号', schema), { addr: { city: '苏州市', district: '姑苏区', detail: '人民路1200号' } });
+    assert.deepEqual(extractParametersSync('send it to 12 Xinhua Road, Xuhui District, Shanghai', schema), {
+      addr: { province: 'Shanghai', city: 'Shanghai', district: 'Xuhui District', detail: '12 Xinhua Road' },
+    });
+  });
+
+  it('free text - only when labelled with the property\'s own term', () => {
+    const schema = { properties: { note: { type: 'string', maxLength: 50, description: '配送备注' }, title: { type: 'string', description: '发票抬头（个人或企业名称）' } } };
+    assert.deepEqual(extractParametersSync('备注放快递柜，抬头：北京星河文化传媒有限公司', schema), { note: '放快递柜', title: '北京星河文化传媒有限公司' });
+    assert.deepEqual(extractParametersSync('抬头写我自己就行', schema), {});
+  });
+
+  it('free text - every value validates against its property, untrusted patterns only see bounded input', () => {
+    const schema = { properties: { code: { type: 'string', pattern: '^(a+)+$' }, count: { type: 'integer', minimum: 1, maximum: 5, description: 'count' } } };
+    const started = Date.now();
+    assert.deepEqual(extractParametersSync(`${'a'.repeat(40)}b 9个`, schema), {}, 'a catastrophic pattern is not used; 9 is over the maximum');
+    assert.deepEqual(extractParametersSync(`3个 ${'x'.repeat(5000)}`, schema), { count: 3 });
+    assert.deepEqual(extractParametersSync(`${'x'.repeat(5000)} 3个`, schema), {}, 'text past the bound is not read');
+    assert.ok(Date.now() - started < 2000);
+  });
+});
+
+describe('missing message', () => {
+  const schema = {
+    properties: {
+      order_id: { type: 'string', description: '订单号，8-20位数字' },
+      employee_id: { type: 'string', description: 'Employee ID, e.g. E102345' },
+      reason: { type: 'string' },
+    },
+  };
+  const cases: [string, string[], string][] = [
+    ['帮我退款', ['order_id', 'reason'], '还需要：订单号（8-20位数字）；reason'],
+    ['refund please', ['order_id'], 'Still needed: order_id (订单号，8-20位数字)'],
+    ['reset my password', ['employee_id'], 'Still needed: employee_id (Employee ID, e.g. E102345)'],
+    ['重置密码', ['employee_id'], '还需要：employee_id（Employee ID, e.g. E102345）'],
+    ['anything', [], ''],
+  ];
+  for (const [intent, missing, want] of cases) it(`missing message - ${intent}`, () => assert.equal(missingMessage(missing, schema, intent), want));
+});
