@@ -8,12 +8,17 @@ import type { HeadModel, HeadTrainingInput } from './head';
 
 /** The worker's file beside this one: `.ts` when run through tsx, `.js` once compiled. */
 const WORKER_FILE = join(__dirname, `train-worker${extname(__filename)}`);
+/**
+ * The worker's bootstrap: a TypeScript worker needs tsx's require hook registered in its own thread too (loader
+ * flags given to the process do not reach worker threads on Node 20).
+ */
+const BOOTSTRAP = `${extname(__filename) === '.ts' ? `require(${JSON.stringify(require.resolve('tsx/cjs'))});` : ''}require(${JSON.stringify(WORKER_FILE)});`;
 
 let queue: Promise<unknown> = Promise.resolve();
 
 function runWorker(input: HeadTrainingInput): Promise<HeadModel> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_FILE, { workerData: input });
+    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: input });
     worker.once('message', (head: HeadModel) => resolve(head));
     worker.once('error', reject);
     worker.once('exit', (code) => {
