@@ -4,10 +4,13 @@
  * not take, so the head learns it as evidence against that capability (never as a label for another one).
  */
 
-/** A negation that opens a Chinese clause: 不, 不能, 无法, 并不, 也不… (after an optional 也/并/但/且/亦). */
-const ZH_NEGATION = /^(?:也|并|但|且|亦|还)?(?:不能|不会|不可|不支持|不提供|不处理|不负责|不接受|不直接|不做|不得|无法|不(?![同少错断久仅管论过但然如止是]))(?=\p{Script=Han})/u;
-/** An English clause that opens with a negation. */
-const EN_NEGATION = /^(?:it |this |and |but |also )*(?:does not|doesn't|do not|don't|cannot|can't|will not|won't|is not|isn't|never|not)\s+/i;
+/**
+ * A negation that opens a Chinese clause: 不, 不能, 无法, 并不, 也不… (after an optional 也/并/但/且/亦), but not 不 in a
+ * word that is no negation (不同, 不少, 不仅…) nor in 不只/不限 ("not only", "not limited to"), which widen the scope.
+ */
+const ZH_NEGATION = /^(?:也|并|但|且|亦|还)?(?:不能|不会|不可|不支持|不提供|不处理|不负责|不接受|不直接|不做|不得|无法|不(?![同少错断久仅管论过但然如止是只限]))(?=\p{Script=Han})/u;
+/** An English clause that opens with a negation (straight or typographic apostrophe), but not "not only". */
+const EN_NEGATION = /^(?:it |this |and |but |also )*(?:does not|doesn['’]t|do not|don['’]t|cannot|can['’]t|will not|won['’]t|is not|isn['’]t|never|not)\s+(?!only\b)/i;
 
 /** Parenthesised asides ("（见物流Agent的track_package）") name who does it instead, not what is excluded. */
 function withoutAsides(text: string): string {
@@ -29,8 +32,9 @@ function chineseClauses(text: string): string[] {
   });
 }
 
+/** Sentences: after ASCII punctuation and a space (not inside "e.g." or "3.5"), after Chinese punctuation, at a line break. */
 function englishSentences(text: string): string[] {
-  return text.split(/(?<=[.;!?])\s+|;\s*/);
+  return text.split(/(?<=[.;!?])\s+|;\s*|[。；！？\n]\s*/);
 }
 
 export function exclusionClauses(description: string): string[] {
