@@ -37,7 +37,7 @@ export interface HeadOptions {
   maxIterations: number;
 }
 
-export const DEFAULT_HEAD_OPTIONS: HeadOptions = { c: 30, noneWeight: 3, exclusionWeight: 0.5, shortlist: 48, minPerLanguage: 4, maxIterations: 150 };
+export const DEFAULT_HEAD_OPTIONS: HeadOptions = { c: 100, noneWeight: 3, exclusionWeight: 0.5, shortlist: 48, minPerLanguage: 4, maxIterations: 150 };
 
 export interface HeadModel {
   keys: string[];
