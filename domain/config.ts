@@ -173,9 +173,10 @@ export const envSchema = z.object({
   ROUTER_PROVIDER: z.enum(['auto', 'local', 'openai', 'lexical']).default('auto'),
   /**
    * Local embedding models, comma-separated (see `npm run models`; also known: `bge-small-zh-v1.5-q`,
-   * `bge-small-en-v1.5-q`, `all-minilm-l6-v2-q`). @default multilingual-e5-small
+   * `all-minilm-l6-v2-q`). A model read for one language judges only requests in it.
+   * @default multilingual-e5-small,bge-small-en-v1.5-q
    */
-  ROUTER_LOCAL_MODELS: z.string().regex(/^[a-z0-9.-]+(,[a-z0-9.-]+)*$/, 'comma-separated model ids').default('multilingual-e5-small'),
+  ROUTER_LOCAL_MODELS: z.string().regex(/^[a-z0-9.-]+(,[a-z0-9.-]+)*$/, 'comma-separated model ids').default('multilingual-e5-small,bge-small-en-v1.5-q'),
   /**
    * Whether a classifier head is trained on each tenant's catalogue (in a worker thread, whenever its cards change)
    * and decides with calibrated probabilities; `off` keeps plain similarity with ROUTER_THRESHOLD. @default on

@@ -112,7 +112,7 @@ interface RankedChoice {
  * Head thresholds fitted on the fitting data (CLINC150 val and zh-routing dev by cross-validation,
  * `npm run bench:routing`); ROUTER_HEAD_ACCEPT and ROUTER_HEAD_ESCALATE override.
  */
-export const DEFAULT_HEAD_THRESHOLDS: HeadThresholds = { accept: 0.5, escalate: 0.3, ambiguity: 0.8 };
+export const DEFAULT_HEAD_THRESHOLDS: HeadThresholds = { accept: 0.3, escalate: 0.2, ambiguity: 0.8 };
 
 /** Candidates listed in an explanation: enough to see the runners-up, not the whole catalogue. */
 const EXPLAINED = 5;

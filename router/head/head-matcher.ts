@@ -6,12 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, humanName, type CapabilityCandidate } from '../candidates';
+import type { LanguageModel } from '../embeddings/combined-embedder';
 import type { EmbeddingProvider } from '../embeddings/provider';
 import type { IntentMatcher, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../text';
 import { exclusionClauses } from './exclusions';
-import { predict, type HeadModel, type HeadOptions } from './head';
+import { averagePredictions, predict, type HeadModel, type HeadOptions } from './head';
 import { trainInWorker } from './head-trainer';
 
 /** Generic out-of-scope requests shipped with Agent-Reach (CC0, see the file's header). */
@@ -50,30 +51,42 @@ function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
 
-export function headMatcherFactory(embedder: EmbeddingProvider, similarity: MatcherFactory, cache: VectorCache, options: HeadMatcherOptions): MatcherFactory {
+/** Trains one model's head on the candidates (vectors through the shared cache, training in the worker). */
+async function trainFor(embedder: EmbeddingProvider, candidates: readonly CapabilityCandidate[], generic: string[], cache: VectorCache, options?: Partial<HeadOptions>): Promise<HeadModel> {
+  const texts = candidates.map(trainingTexts);
+  const excluded = candidates.map(excludedTexts);
+  const counter = candidates.flatMap((c) => c.capability.counter_examples ?? []);
+  const flat = await cache.embed(embedder, [...texts.flat(), ...excluded.flat(), ...generic, ...counter]);
+  let offset = 0;
+  const take = (n: number) => flat.slice(offset, (offset += n));
+  const vectors = texts.map((t) => take(t.length));
+  const classes = candidates.map((c, i) => ({ key: c.key, vectors: vectors[i]!, chinese: texts[i]!.map(containsCjk), excluded: take(excluded[i]!.length) }));
+  return trainInWorker({ classes, none: take(generic.length + counter.length), ...(options ? { options } : {}) });
+}
+
+/**
+ * One head per model. A model read for one language (bge-small-en) only judges requests in that language, where
+ * its probabilities are averaged with the multilingual model's; the first model's head comes first.
+ */
+export function headMatcherFactory(models: LanguageModel[], similarity: MatcherFactory, cache: VectorCache, options: HeadMatcherOptions): MatcherFactory {
   const generic = genericOutOfScope();
   return async (candidates) => {
     const fallback = await similarity(candidates);
-    let head: HeadModel | undefined;
+    const heads: (HeadModel | undefined)[] = models.map(() => undefined);
     const training = (async () => {
-      const texts = candidates.map(trainingTexts);
-      const excluded = candidates.map(excludedTexts);
-      const counter = candidates.flatMap((c) => c.capability.counter_examples ?? []);
-      const flat = await cache.embed(embedder, [...texts.flat(), ...excluded.flat(), ...generic, ...counter]);
-      let offset = 0;
-      const take = (n: number) => flat.slice(offset, (offset += n));
-      const vectors = texts.map((t) => take(t.length));
-      const classes = candidates.map((c, i) => ({ key: c.key, vectors: vectors[i]!, chinese: texts[i]!.map(containsCjk), excluded: take(excluded[i]!.length) }));
-      head = await trainInWorker({ classes, none: take(generic.length + counter.length), ...(options.head ? { options: options.head } : {}) });
-      return head;
+      for (const [i, model] of models.entries()) heads[i] = await trainFor(model.provider, candidates, generic, cache, options.head);
     })();
     training.catch((error: Error) => options.onError?.(error));
+    const trained = () => heads.every(Boolean);
     const matcher: IntentMatcher = {
-      provider: `${embedder.id}+head`,
+      provider: `${models.map((m) => m.provider.id).join('+')}+head`,
       score: (intent) => fallback.score(intent),
       async classify(intent) {
-        const ready = head ?? (await Promise.race([training.catch(() => undefined), delay(options.waitMs)]));
-        return ready ? predict(ready, await embedder.embedQuery(intent)) : undefined;
+        if (!trained()) await Promise.race([training.catch(() => undefined), delay(options.waitMs)]);
+        if (!trained()) return undefined;
+        const language = containsCjk(intent) ? 'zh' : 'en';
+        const judges = models.flatMap((m, i) => (!m.language || m.language === language ? [{ m, head: heads[i]! }] : []));
+        return averagePredictions(await Promise.all(judges.map(async ({ m, head }) => predict(head, await m.provider.embedQuery(intent)))));
       },
       ready: () => training.then(() => undefined, () => undefined),
     };

@@ -6,6 +6,7 @@
  * The head gives calibrated probabilities: the refusal score is the best capability's probability against "none"
  * and the runner-up, not a raw cosine whose scale differs from one catalogue to the next.
  */
+import { bestBy } from '../select';
 import { fitLogistic, logit, type LinearWeights } from './logistic';
 
 export interface ClassTexts {
@@ -35,9 +36,27 @@ export interface HeadOptions {
   /** Texts of each language the catalogue needs before the language direction is projected out. */
   minPerLanguage: number;
   maxIterations: number;
+  /** Longest training; past it the head keeps the weights reached (bounded work for huge catalogues). */
+  timeBudgetMs: number;
 }
 
-export const DEFAULT_HEAD_OPTIONS: HeadOptions = { c: 100, noneWeight: 3, exclusionWeight: 0.5, shortlist: 48, minPerLanguage: 4, maxIterations: 150 };
+export const DEFAULT_HEAD_OPTIONS: HeadOptions = { c: 100, noneWeight: 3, exclusionWeight: 0.5, shortlist: 48, minPerLanguage: 4, maxIterations: 150, timeBudgetMs: 45_000 };
+
+/** Logit scale of the starting weights: each class starts as its prototype, "none" as the generic texts' mean. */
+const WARM_START_SCALE = 10;
+
+function warmStart(prototypes: Float32Array, none: Float32Array[], classes: number, dims: number): Float32Array {
+  const stride = dims + 1;
+  const weights = new Float32Array((classes + 1) * stride);
+  for (let k = 0; k < classes; k++) {
+    for (let j = 0; j < dims; j++) weights[k * stride + j] = WARM_START_SCALE * prototypes[k * dims + j]!;
+  }
+  if (none.length > 0) {
+    const mean = unit(average(none, dims));
+    for (let j = 0; j < dims; j++) weights[classes * stride + j] = WARM_START_SCALE * mean[j]!;
+  }
+  return weights;
+}
 
 export interface HeadModel {
   keys: string[];
@@ -99,11 +118,10 @@ export function features(model: Pick<HeadModel, 'dims' | 'mean' | 'language'>, v
   return unit(out);
 }
 
-/** Indices of the `count` largest values. */
+/** Indices of the `count` largest values (a partial selection: thousands of classes, a short list). */
 function topIndices(values: Float32Array, count: number): number[] {
   const indices = [...values.keys()];
-  if (indices.length <= count) return indices;
-  return indices.sort((a, b) => values[b]! - values[a]!).slice(0, count);
+  return indices.length <= count ? indices : bestBy(indices, count, (i) => values[i]!);
 }
 
 function languageDirection(classes: ClassTexts[], dims: number, minPerLanguage: number): Float32Array | null {
@@ -140,13 +158,11 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
   });
   const x = new Float32Array(rows.length * dims);
   rows.forEach((r, i) => x.set(r.x, i * dims));
-  const candidates = rows.map((r) => {
-    const near = shortlistFor({ prototypes, dims, keys: input.classes.map((c) => c.key), shortlist: options.shortlist }, r.x);
-    const set = new Set(near);
-    if (r.label < k) set.add(r.label);
-    set.add(k);
-    return Int32Array.from(set);
-  });
+  // A sample competes with the classes nearest its own class (found once per class: thousands of classes × their
+  // samples would cost minutes); "none" samples with the classes nearest each of them.
+  const shortlistOf = (x: Float32Array) => shortlistFor({ prototypes, dims, keys: input.classes.map((c) => c.key), shortlist: options.shortlist }, x);
+  const classShortlists = input.classes.map((_, i) => Int32Array.from(new Set([...shortlistOf(prototypes.subarray(i * dims, (i + 1) * dims)), i, k])));
+  const candidates = rows.map((r) => (r.label < k ? classShortlists[r.label]! : Int32Array.from(new Set([...shortlistOf(r.x), k]))));
   const weights = fitLogistic(
     {
       dims,
@@ -157,7 +173,7 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
       weights: Float32Array.from(rows.map((r) => r.weight)),
       candidates,
     },
-    { c: options.c, maxIterations: options.maxIterations },
+    { c: options.c, maxIterations: options.maxIterations, deadline: Date.now() + options.timeBudgetMs, initial: warmStart(prototypes, noneFeatures, k, dims) },
   );
   return { keys: input.classes.map((c) => c.key), ...base, weights, prototypes, shortlist: options.shortlist };
 }
@@ -204,4 +220,20 @@ export function sameService(model: HeadModel, a: string, b: string): boolean {
   let sum = 0;
   for (let d = 0; d < model.dims; d++) sum += model.prototypes[i * model.dims + d]! * model.prototypes[j * model.dims + d]!;
   return sum >= SAME_SERVICE;
+}
+
+/**
+ * Several heads' predictions as one (the mean of their probabilities; a capability one head did not shortlist
+ * counts 0 there). Sameness of services comes from the first head's prototypes.
+ */
+export function averagePredictions(predictions: readonly HeadPrediction[]): HeadPrediction {
+  if (predictions.length === 1) return predictions[0]!;
+  const sum = new Map<string, number>();
+  for (const p of predictions) for (const { key, probability } of p.ranked) sum.set(key, (sum.get(key) ?? 0) + probability);
+  const n = predictions.length;
+  return {
+    ranked: [...sum].map(([key, total]) => ({ key, probability: total / n })).sort((a, b) => b.probability - a.probability),
+    none: predictions.reduce((total, p) => total + p.none, 0) / n,
+    same: predictions[0]!.same,
+  };
 }

@@ -11,6 +11,8 @@ export interface LbfgsOptions {
   memory?: number;
   /** Stop when the gradient's largest component falls below this. */
   tolerance?: number;
+  /** Stop at the first iteration that ends after this time (ms since the epoch), keeping the best point so far. */
+  deadline?: number;
 }
 
 export interface LbfgsResult {
@@ -53,7 +55,7 @@ function direction(gradient: Float64Array, s: Float64Array[], y: Float64Array[],
 }
 
 export function minimize(objective: Objective, start: Float64Array, options: LbfgsOptions = {}): LbfgsResult {
-  const { maxIterations = 100, memory = 8, tolerance = 1e-5 } = options;
+  const { maxIterations = 100, memory = 8, tolerance = 1e-5, deadline = Number.POSITIVE_INFINITY } = options;
   const n = start.length;
   let x = Float64Array.from(start);
   let gradient = new Float64Array(n);
@@ -62,7 +64,7 @@ export function minimize(objective: Objective, start: Float64Array, options: Lbf
   const y: Float64Array[] = [];
   const rho: number[] = [];
   let iterations = 0;
-  for (; iterations < maxIterations && maxAbs(gradient) > tolerance; iterations++) {
+  for (; iterations < maxIterations && maxAbs(gradient) > tolerance && Date.now() < deadline; iterations++) {
     let d = direction(gradient, s, y, rho);
     let slope = dotProduct(d, gradient);
     if (slope >= 0) {

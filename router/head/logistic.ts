@@ -27,6 +27,10 @@ export interface LogisticOptions {
   /** Inverse regularisation strength, as in scikit-learn: larger fits the samples more closely. */
   c: number;
   maxIterations?: number;
+  /** Training stops at this time (ms since the epoch) with the weights reached so far. */
+  deadline?: number;
+  /** Weights to start from (a good start makes a large catalogue converge in fewer iterations). */
+  initial?: LinearWeights;
 }
 
 /** classes × (dims + 1): each row a class's weights, then its bias. */
@@ -83,7 +87,8 @@ export function fitLogistic(set: TrainingSet, options: LogisticOptions): LinearW
     return loss;
   };
 
-  const { x: theta } = minimize(objective, new Float64Array(classes * stride), { maxIterations: options.maxIterations ?? 200, tolerance: 1e-6 });
+  const start = options.initial ? Float64Array.from(options.initial) : new Float64Array(classes * stride);
+  const { x: theta } = minimize(objective, start, { maxIterations: options.maxIterations ?? 200, tolerance: 1e-6, ...(options.deadline ? { deadline: options.deadline } : {}) });
   return Float32Array.from(theta);
 }
 

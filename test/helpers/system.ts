@@ -94,6 +94,8 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     DEFAULT_ACK_TIMEOUT_MS: '10000',
     // Tests that need the local models ask for them; the rest skip loading them.
     ROUTER_PROVIDER: 'lexical',
+    // A request waits for its catalogue's head however slow the machine, so the deciding stage is always the same.
+    ROUTER_HEAD_WAIT_MS: '60000',
     API_KEYS: configKeyEntry('default', ['admin', 'metrics'], TEST_API_KEY),
     // Fake agents and receivers listen on 127.0.0.1.
     ENDPOINT_ALLOW_LOOPBACK: 'true',
