@@ -87,7 +87,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'capability-time-limit',
     ends: 'failed',
     input: (id) => messageInput(id, { policy: { ...messageInput(id).policy, maxAttempts: 50 } }),
-    script: { verdicts: [{ kind: 'transient', error: 'ECONNREFUSED' }], limits: { max_delivery_ms: 1_000 } },
+    script: { verdicts: [{ kind: 'transient', error: 'ECONNREFUSED' }], limits: { max_delivery_ms: 3_000 } },
   },
   {
     name: 'refused',
@@ -116,7 +116,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'expired-awaiting-receipt',
     ends: 'expired',
-    input: (id) => messageInput(id, { deadline: new Date(Date.now() + 1_500).toISOString() }),
+    input: (id) => messageInput(id, { deadline: new Date(Date.now() + 4_000).toISOString() }),
     script: { verdicts: [{ kind: 'accepted' }] },
   },
   {
