@@ -1,4 +1,4 @@
-import type { AgentError } from '../domain/message';
+import type { AgentError } from '../messages/message';
 
 /** What the gateway makes of an agent's answer to a delivery (ARCHITECTURE.md, "Agent protocol"). */
 export type DeliveryVerdict =

@@ -2,8 +2,8 @@
  * One delivery over an agent's WebSocket. Runs only in the api replica that holds the socket: each replica serves
  * this activity on a task queue of its own, recorded on the instance when the agent connects.
  */
-import type { CircuitStore } from '../domain/circuit-store';
-import type { AgentError } from '../domain/message';
+import type { CircuitStore } from '../store/circuits';
+import type { AgentError } from '../messages/message';
 import type { DeliveryVerdict } from './classify-response';
 import { deliveryEnvelope, pastDeadline, type DeliverRequest, type DeliverResult } from './deliver';
 

@@ -1,13 +1,13 @@
 /** One HTTP delivery attempt to an agent instance. Never throws for what the agent answers: it classifies it. */
 import { randomBytes } from 'node:crypto';
-import type { AgentQueries, DeliveryTarget } from '../domain/catalogue/agent-queries';
-import type { CircuitStore } from '../domain/circuit-store';
+import type { AgentQueries, DeliveryTarget } from '../catalogue/agent-queries';
+import type { CircuitStore } from '../store/circuits';
 import type { RoutingStats } from '../router/routing-stats';
-import type { WorkerMetrics } from '../domain/metrics';
+import type { WorkerMetrics } from '../platform/metrics';
 import type { Logger } from 'pino';
-import { checkEndpoint, type EndpointPolicy } from '../domain/endpoint-policy';
-import { signatureHeaders } from '../domain/signing';
-import type { MessageInput } from '../domain/message';
+import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
+import { signatureHeaders } from '../rules/signing';
+import type { MessageInput } from '../messages/message';
 import { classifyResponse, type DeliveryVerdict } from './classify-response';
 
 export interface DeliverRequest {

@@ -1,7 +1,7 @@
 /** Tells an agent, best effort, that a message it holds was cancelled by the caller. */
-import type { AgentQueries } from '../domain/catalogue/agent-queries';
-import type { MessageInput } from '../domain/message';
-import { signatureHeaders } from '../domain/signing';
+import type { AgentQueries } from '../catalogue/agent-queries';
+import type { MessageInput } from '../messages/message';
+import { signatureHeaders } from '../rules/signing';
 import { deliveryHeaders } from './deliver';
 
 export interface NotifyCancelRequest {

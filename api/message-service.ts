@@ -8,14 +8,14 @@ import {
   type Client,
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
-import type { AgentQueries } from '../domain/catalogue/agent-queries';
-import { context, contextForTrace } from '../domain/telemetry';
-import type { AgentDoc } from '../domain/catalogue/models';
-import type { Caller } from '../domain/keys/api-key';
-import type { Config } from '../domain/config';
-import { canonicalJson, newMessageId, sha256Hex } from '../domain/ids';
-import type { DeliveryPolicy, MessageInput, MessageRouting, MessageState, MessageStatus, MessageTarget, Reason, ReceiptOutcome } from '../domain/message';
-import { cancelUpdate, MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, receiptUpdate, statusQuery } from '../domain/temporal';
+import type { AgentQueries } from '../catalogue/agent-queries';
+import { context, contextForTrace } from '../platform/telemetry';
+import type { AgentDoc } from '../store/agents';
+import type { Caller } from '../rules/api-key';
+import type { Config } from '../platform/config';
+import { canonicalJson, newMessageId, sha256Hex } from '../rules/ids';
+import type { DeliveryPolicy, MessageInput, MessageRouting, MessageState, MessageStatus, MessageTarget, Reason, ReceiptOutcome } from '../messages/message';
+import { cancelUpdate, MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, receiptUpdate, statusQuery } from '../messages/temporal';
 import type { RouteDecision, Router } from '../router/router';
 import type { CallbackBody, SendMessageBody } from './schemas';
 

@@ -4,7 +4,7 @@
  * valid OpenAPI 3.1.
  */
 import { z } from 'zod';
-import type { BuiltInScope, METRICS_SCOPE } from '../domain/keys/api-key';
+import type { BuiltInScope, METRICS_SCOPE } from '../rules/api-key';
 import {
   agentCardQuery,
   agentIdParams,

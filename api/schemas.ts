@@ -1,9 +1,9 @@
 /** Request bodies and parameters of the public API, as zod schemas (the single source of their shape). */
 import { z } from 'zod';
-import { SEARCH_STATES } from '../domain/catalogue/agent-queries';
-import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../domain/ids';
-import { KEY_ID_PATTERN, scopeSchema } from '../domain/keys/api-key';
-import { MESSAGE_STATES } from '../domain/message';
+import { SEARCH_STATES } from '../catalogue/agent-queries';
+import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../rules/ids';
+import { KEY_ID_PATTERN, scopeSchema } from '../rules/api-key';
+import { MESSAGE_STATES } from '../messages/message';
 import { anyJson, label, prose } from './text';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });

@@ -2,8 +2,8 @@
  * The intent router (ARCHITECTURE.md "Router"): explicit target → eligibility → rules → semantic similarity →
  * threshold → LLM fallback → ranking, then parameter extraction. Every stage leaves its mark in the explanation.
  */
-import type { AgentWithInstances } from '../domain/catalogue/agent-queries';
-import type { HeartbeatPolicy } from '../domain/catalogue/liveness';
+import type { AgentWithInstances } from '../catalogue/agent-queries';
+import type { HeartbeatPolicy } from '../rules/liveness';
 import { candidatesOf, cardsFingerprint, type CapabilityCandidate } from './candidates';
 import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility } from './eligibility';
 import { extractParameters, missingRequired } from './extraction';

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { resolveTemporalCli } from './lib/binaries';
 import { SCENARIOS } from '../test/helpers/message-scenarios';
 import { startWorkflowEnv } from '../test/helpers/workflow-env';
-import type { MessageStatus } from '../domain/message';
+import type { MessageStatus } from '../messages/message';
 
 export const HISTORIES_DIR = resolve(__dirname, '../test/fixtures/histories');
 /** History file name → the workflow id of its run. */

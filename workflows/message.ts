@@ -7,8 +7,8 @@ import type { Activities } from '../activities';
 import type { DeliverRequest, DeliverResult } from '../activities/deliver';
 import type { SocketActivities } from '../activities/deliver-socket';
 import type { DeliveryVerdict } from '../activities/classify-response';
-import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
-import { retryDelayMs } from '../domain/backoff';
+import type { DeliveryTarget } from '../catalogue/agent-queries';
+import { retryDelayMs } from '../rules/backoff';
 import {
   type AttemptRecord,
   type CancelInput,
@@ -19,8 +19,8 @@ import {
   type MessageStatus,
   type Reason,
   type ReceiptInput,
-} from '../domain/message';
-import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../domain/temporal';
+} from '../messages/message';
+import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
 import { notifyCallerWorkflow } from './notify-caller';
 
 /** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */

@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import type { AgentStore } from '../../domain/catalogue/agent-store';
-import type { ApiMetrics } from '../../domain/metrics';
+import type { AgentStore } from '../../catalogue/agent-store';
+import type { ApiMetrics } from '../../platform/metrics';
 import { agentBySecret } from '../agent-auth';
 import { ApiError } from '../errors';
 import { requireStoredSize } from '../stored-size';

@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import type { Config } from '../../domain/config';
-import type { ApiMetrics } from '../../domain/metrics';
+import type { Config } from '../../platform/config';
+import type { ApiMetrics } from '../../platform/metrics';
 import type { Logger } from 'pino';
-import type { MessageStatus } from '../../domain/message';
-import { messageWorkflowId } from '../../domain/temporal';
-import { hasScope, type Caller } from '../../domain/keys/api-key';
+import type { MessageStatus } from '../../messages/message';
+import { messageWorkflowId } from '../../messages/temporal';
+import { hasScope, type Caller } from '../../rules/api-key';
 import { requireCaller } from '../caller-auth';
 import { requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';

@@ -1,10 +1,10 @@
 /** `GET /metrics`: this api replica's Prometheus metrics, with catalogue and message gauges refreshed at scrape. */
 import { Router } from 'express';
-import type { Catalogue } from '../../domain/catalogue/catalogue';
-import { isOnline } from '../../domain/catalogue/liveness';
-import type { ApiMetrics } from '../../domain/metrics';
-import { MESSAGE_STATES } from '../../domain/message';
-import { METRICS_SCOPE } from '../../domain/keys/api-key';
+import type { Catalogue } from '../../catalogue/catalogue';
+import { isOnline } from '../../rules/liveness';
+import type { ApiMetrics } from '../../platform/metrics';
+import { MESSAGE_STATES } from '../../messages/message';
+import { METRICS_SCOPE } from '../../rules/api-key';
 import { requireCaller } from '../caller-auth';
 import type { MessageService } from '../message-service';
 

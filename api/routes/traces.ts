@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Config } from '../../domain/config';
+import type { Config } from '../../platform/config';
 import { requireCaller } from '../caller-auth';
 import { ApiError } from '../errors';
 import { listMessages } from '../message-list';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import AdmZip from 'adm-zip';
-import { cacheDir } from '../../domain/cache-dir';
+import { cacheDir } from '../../platform/cache-dir';
 import type { OnnxModelFiles, OnnxModelSpec } from './onnx-embedder';
 
 export interface KnownModel extends OnnxModelSpec {

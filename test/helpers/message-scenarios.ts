@@ -4,8 +4,8 @@
  * `scripts/record-histories.ts` runs them; test/integration/workflow-replay.test.ts replays what it stored.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import type { MessageInput, MessageState, MessageStatus, ReceiptInput } from '../../domain/message';
-import { cancelUpdate, receiptUpdate, statusQuery } from '../../domain/temporal';
+import type { MessageInput, MessageState, MessageStatus, ReceiptInput } from '../../messages/message';
+import { cancelUpdate, receiptUpdate, statusQuery } from '../../messages/temporal';
 import { eventually } from './eventually';
 import { agentOf, messageInput, type Script } from './workflow-env';
 

@@ -14,9 +14,9 @@ import type { Activities } from '../../activities';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
 import type { DeliveryVerdict } from '../../activities/classify-response';
 import type { ResolveTargetRequest } from '../../activities/resolve-target';
-import type { DeliveryTarget, TargetLookup } from '../../domain/catalogue/agent-queries';
-import type { MessageInput, MessageStatus } from '../../domain/message';
-import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, SEARCH_ATTRIBUTES } from '../../domain/temporal';
+import type { DeliveryTarget, TargetLookup } from '../../catalogue/agent-queries';
+import type { MessageInput, MessageStatus } from '../../messages/message';
+import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, SEARCH_ATTRIBUTES } from '../../messages/temporal';
 import { resolveTemporalCli } from '../../scripts/lib/binaries';
 
 export const TENANT = 'acme';

@@ -3,7 +3,7 @@
  * caller needs one of its `scopes` or to be one of its `key_ids`. `admin` holds only the built-in scopes, so a
  * custom scope (e.g. `refunds`) admits no one else: an admin who needs to reach it gives a key that scope. Pure: the router and message intake both call it.
  */
-import { hasScope, type Caller } from './keys/api-key';
+import { hasScope, type Caller } from './api-key';
 
 /** Who asks: a {@link Caller}, or what the router knows of one. */
 export type AclSubject = Pick<Caller, 'tenant'> & { key_id?: string; scopes?: readonly string[] };

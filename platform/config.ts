@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import { TENANT_PATTERN } from './keys/api-key';
-import { parseConfigKeys } from './keys/config-keys';
+import { TENANT_PATTERN } from '../rules/api-key';
+import { parseConfigKeys } from '../rules/config-keys';
 
 /**
  * Every knob of Agent-Reach, read from the environment by one zod schema at boot.

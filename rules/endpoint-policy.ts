@@ -14,7 +14,6 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import type { Config } from './config';
 
 type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -34,7 +33,15 @@ const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254']);
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata']);
 const PRIVATE_RANGES = new Set(['private', 'uniqueLocal', 'carrierGradeNat']);
 
-export function endpointPolicy(config: Pick<Config, 'ENDPOINT_ALLOW_LOOPBACK' | 'ENDPOINT_ALLOW_PRIVATE' | 'ENDPOINT_ALLOW_CIDRS' | 'ENDPOINT_DENY_CIDRS'>): EndpointPolicy {
+/** The configuration knobs of the policy (platform/config.ts documents them). */
+export interface EndpointSettings {
+  ENDPOINT_ALLOW_LOOPBACK: boolean;
+  ENDPOINT_ALLOW_PRIVATE: boolean;
+  ENDPOINT_ALLOW_CIDRS: string[];
+  ENDPOINT_DENY_CIDRS: string[];
+}
+
+export function endpointPolicy(config: EndpointSettings): EndpointPolicy {
   return {
     allowLoopback: config.ENDPOINT_ALLOW_LOOPBACK,
     allowPrivate: config.ENDPOINT_ALLOW_PRIVATE,

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { hashSecret, secretMatches } from '../ids';
+import { hashSecret, secretMatches } from './ids';
 
 /** Scopes with a meaning to the api; keys may also carry other scopes, which capability ACLs can name. */
 export const BUILT_IN_SCOPES = {

@@ -7,11 +7,13 @@
  * The stored heartbeat age can thus lag by up to `writeEveryMs`, which config keeps below half the TTL.
  * Why: one heartbeat write costs ~15 ms on FerretDB/SQLite, which would cap intake at a few dozen per second.
  */
-import { instanceKey } from '../ids';
+import { instanceKey } from '../rules/ids';
 import { newInstanceDoc } from './agent-store';
 import { recordChange } from './changes';
-import { offlineAfterMs, type HeartbeatPolicy } from './liveness';
-import type { AgentDoc, CatalogueModels, InstanceDoc, InstanceState, Transport } from './models';
+import { offlineAfterMs, type HeartbeatPolicy } from '../rules/liveness';
+import type { AgentDoc } from '../store/agents';
+import type { CatalogueModels } from '../store/models';
+import type { InstanceDoc, InstanceState, Transport } from '../store/agent-instances';
 
 export interface HeartbeatInput {
   instance_id: string;

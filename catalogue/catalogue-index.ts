@@ -4,11 +4,13 @@
  * figures change without bumping the counter). FerretDB has no change streams, so polling it is.
  */
 import type { Logger } from 'pino';
-import { groupBy } from '../group-by';
+import { groupBy } from './group-by';
 import type { AgentSearch, AgentWithInstances } from './agent-queries';
-import { catalogueVersion } from './changes';
-import { isOnline, type HeartbeatPolicy } from './liveness';
-import type { AgentDoc, CatalogueModels, InstanceDoc } from './models';
+import { catalogueVersion } from '../store/catalogue-meta';
+import { isOnline, type HeartbeatPolicy } from '../rules/liveness';
+import type { AgentDoc } from '../store/agents';
+import type { CatalogueModels } from '../store/models';
+import type { InstanceDoc } from '../store/agent-instances';
 
 export interface CatalogueIndexOptions {
   refreshMs: number;
@@ -59,7 +61,7 @@ export class CatalogueIndex {
    * a copy that is merely old is reloaded in the background.
    */
   async ensureCurrent(logger?: { warn: (o: object, m: string) => void }): Promise<void> {
-    const version = await catalogueVersion(this.models);
+    const version = await catalogueVersion(this.models.meta);
     if (version !== this.snapshot.version) {
       await this.refresh(version);
     } else if (this.now() - this.snapshot.loadedAt > this.options.maxStalenessMs) {
@@ -68,7 +70,7 @@ export class CatalogueIndex {
   }
 
   private async reloadIfNeeded(knownVersion?: number): Promise<boolean> {
-    const version = knownVersion ?? (await catalogueVersion(this.models));
+    const version = knownVersion ?? (await catalogueVersion(this.models.meta));
     const stale = this.now() - this.snapshot.loadedAt > this.options.maxStalenessMs;
     if (version === this.snapshot.version && !stale) return false;
     const [agents, instances] = await Promise.all([

@@ -1,7 +1,9 @@
 /** What the API shows of agents and their instances: never a secret or its hash. */
 import type { AgentWithInstances } from './agent-queries';
-import { isOnline, type HeartbeatPolicy } from './liveness';
-import type { AgentEventDoc, CapabilityDoc, InstanceDoc } from './models';
+import { isOnline, type HeartbeatPolicy } from '../rules/liveness';
+import type { AgentEventDoc } from '../store/agent-events';
+import type { CapabilityDoc } from '../store/agents';
+import type { InstanceDoc } from '../store/agent-instances';
 
 export interface CapabilityView extends Omit<CapabilityDoc, 'parameters_json' | 'returns_json'> {
   parameters?: unknown;

@@ -2,11 +2,14 @@
  * Writes to the catalogue: register (or re-register), update, deregister, rotate the secret, authenticate.
  * Returns tagged results, never HTTP concepts. Nothing half-written: a failed step undoes the earlier ones.
  */
-import { hashSecret, instanceKey, newAgentId, newAgentSecret, secretMatches } from '../ids';
-import { newSigningSecret } from '../signing';
+import { hashSecret, instanceKey, newAgentId, newAgentSecret, secretMatches } from '../rules/ids';
+import { newSigningSecret } from '../rules/signing';
 import { cardFields, instanceInputs, type AgentCardInput, type ResolvedInstanceInput } from './card';
 import { recordChange } from './changes';
-import type { AgentDoc, AgentEventType, CatalogueModels, InstanceDoc } from './models';
+import type { AgentDoc } from '../store/agents';
+import type { AgentEventType } from '../store/agent-events';
+import type { CatalogueModels } from '../store/models';
+import type { InstanceDoc } from '../store/agent-instances';
 
 export type RegisterResult =
   | { kind: 'registered'; agent: AgentDoc; secret: string; signingSecret: string }

@@ -1,5 +1,4 @@
 /** Whether an instance is alive, and which instance takes a delivery. Pure functions. */
-import type { InstanceDoc } from './models';
 
 export interface HeartbeatPolicy {
   /** How often agents are asked to beat, in ms (advertised to them). */
@@ -21,7 +20,16 @@ export function isOnline(lastHeartbeatAt: Date, now: Date, policy: HeartbeatPoli
   return now.getTime() - lastHeartbeatAt.getTime() <= offlineAfterMs(policy);
 }
 
-type Candidate = Pick<InstanceDoc, 'instance_id' | 'transport' | 'endpoint' | 'ws_task_queue' | 'state' | 'load' | 'last_heartbeat_at'>;
+/** What these rules read of an instance (a stored instance, store/agent-instances.ts, is one). */
+export interface Candidate {
+  instance_id: string;
+  transport: 'http' | 'websocket';
+  endpoint?: string;
+  ws_task_queue?: string;
+  state: 'healthy' | 'busy' | 'draining';
+  load: { in_flight: number };
+  last_heartbeat_at: Date;
+}
 
 /** Why an instance cannot take a delivery now, or undefined when it can. */
 export function ineligibility(instance: Candidate, now: Date, policy: HeartbeatPolicy): string | undefined {

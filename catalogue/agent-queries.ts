@@ -1,9 +1,12 @@
 /** Reads of the catalogue: one agent, search, events, and where a delivery goes now. */
-import { canReach } from '../acl';
-import type { CircuitStore } from '../circuit-store';
-import type { Caller } from '../keys/api-key';
-import { ineligibility, pickInstance, type HeartbeatPolicy } from './liveness';
-import type { AgentDoc, AgentEventDoc, CatalogueModels, InstanceDoc } from './models';
+import { canReach } from '../rules/acl';
+import type { CircuitStore } from '../store/circuits';
+import type { Caller } from '../rules/api-key';
+import { ineligibility, pickInstance, type HeartbeatPolicy } from '../rules/liveness';
+import type { AgentDoc } from '../store/agents';
+import type { AgentEventDoc } from '../store/agent-events';
+import type { CatalogueModels } from '../store/models';
+import type { InstanceDoc } from '../store/agent-instances';
 
 export interface AgentWithInstances {
   agent: AgentDoc;

@@ -1,5 +1,3 @@
-import type { DeliveryPolicy } from './message';
-
 /** Longest wait an agent's Retry-After can impose: 10 minutes. */
 export const MAX_RETRY_AFTER_MS = 600_000;
 
@@ -13,7 +11,7 @@ export const MAX_RETRY_AFTER_MS = 600_000;
  */
 export function retryDelayMs(
   retry: number,
-  policy: Pick<DeliveryPolicy, 'initialBackoffMs' | 'maxBackoffMs'>,
+  policy: { initialBackoffMs: number; maxBackoffMs: number },
   random: number,
   retryAfterMs?: number,
 ): number {

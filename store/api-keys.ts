@@ -3,9 +3,9 @@
  * its id and checked against the hash of its secret in constant time; the secret itself is never stored.
  */
 import { Schema, type Connection, type Model } from 'mongoose';
-import { apiKeySecretMatches, newApiKey, parseApiKey, type Caller } from './api-key';
-import type { Config } from '../config';
-import { parseConfigKeys, type ConfigKey } from './config-keys';
+import { apiKeySecretMatches, newApiKey, parseApiKey, type Caller } from '../rules/api-key';
+import type { Config } from '../platform/config';
+import { parseConfigKeys, type ConfigKey } from '../rules/config-keys';
 
 export interface ApiKeyDoc {
   /** The key id (the `<id>` of `rk_<id>_<secret>`). */

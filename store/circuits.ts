@@ -5,8 +5,8 @@
  * one request, which the thresholds absorb.
  */
 import { Schema, type Connection, type Model } from 'mongoose';
-import { instanceKey } from './ids';
-import { closedCircuit, effectiveState, recordOutcome, type Circuit, type CircuitPolicy, type CircuitState } from './circuit';
+import { instanceKey } from '../rules/ids';
+import { closedCircuit, effectiveState, recordOutcome, type Circuit, type CircuitPolicy, type CircuitState } from '../rules/circuit';
 
 export interface CircuitDoc extends Circuit {
   _id: string;

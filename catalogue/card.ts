@@ -1,6 +1,7 @@
 /** Turning a registration (or update) input into the stored card fields. */
-import type { CapabilityAcl } from '../acl';
-import type { AgentDoc, CapabilityDoc, InstanceState, Transport } from './models';
+import type { CapabilityAcl } from '../rules/acl';
+import type { AgentDoc, CapabilityDoc } from '../store/agents';
+import type { InstanceState, Transport } from '../store/agent-instances';
 
 export interface CapabilityInput {
   name: string;

@@ -1,12 +1,12 @@
 /** The catalogue's parts, built together from the models and config. */
-import { CircuitStore } from '../circuit-store';
-import { circuitPolicy, heartbeatPolicy, type Config } from '../config';
+import { CircuitStore } from '../store/circuits';
+import { circuitPolicy, heartbeatPolicy, type Config } from '../platform/config';
 import { AgentQueries } from './agent-queries';
 import { AgentStore } from './agent-store';
 import { CatalogueIndex } from './catalogue-index';
 import { Heartbeats } from './heartbeats';
-import type { HeartbeatPolicy } from './liveness';
-import type { CatalogueModels } from './models';
+import type { HeartbeatPolicy } from '../rules/liveness';
+import type { CatalogueModels } from '../store/models';
 
 export interface Catalogue {
   models: CatalogueModels;

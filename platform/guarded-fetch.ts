@@ -7,7 +7,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { addressVerdict, type EndpointPolicy } from './endpoint-policy';
+import { addressVerdict, type EndpointPolicy } from '../rules/endpoint-policy';
 
 /** Thrown (as the fetch's cause) when the host resolves to an address the policy refuses. */
 export class EndpointNotAllowedError extends Error {

@@ -1,5 +1,5 @@
 /** Keys bootstrapped from `API_KEYS`: comma-separated `tenant:scope+scope:key` entries. Pure parsing. */
-import { hashSecret } from '../ids';
+import { hashSecret } from './ids';
 import { parseApiKey, SCOPE_PATTERN, TENANT_PATTERN } from './api-key';
 
 export interface ConfigKey {
