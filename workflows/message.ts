@@ -21,6 +21,8 @@ import {
   type ReceiptInput,
 } from '../messages/message';
 import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
+import { startingStatus } from '../messages/status';
+import { INSTANCE_FAILURES_BEFORE_FAILOVER, lookupRefusal, nextStep, outOfTime, type NextStep } from './next-step';
 import { notifyCallerWorkflow } from './notify-caller';
 
 /** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */
@@ -42,21 +44,7 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
 
 async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
   const now = () => new Date().toISOString();
-  const status: MessageStatus = {
-    message_id: input.message_id,
-    trace_id: input.trace_id,
-    ...(input.parent_message_id ? { parent_message_id: input.parent_message_id } : {}),
-    tenant: input.tenant,
-    state: 'accepted',
-    target: input.target,
-    ...(input.params ? { params: input.params } : {}),
-    ...(input.routing ? { routing: input.routing } : {}),
-    attempts: [...(input.redrive?.previous_attempts ?? [])],
-    accepted_at: input.accepted_at,
-    ...(input.deadline ? { deadline: input.deadline } : {}),
-    ...(input.redrive ? { redrives: input.redrive.history } : {}),
-    updated_at: now(),
-  };
+  const status = startingStatus(input, now());
   let receipt: ReceiptInput | undefined;
   let cancelRequest: CancelInput | undefined;
   const deadlineMs = input.deadline ? Date.parse(input.deadline) : Number.POSITIVE_INFINITY;
@@ -74,23 +62,16 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
     status.completed_at = status.updated_at;
     return status;
   };
-  const finishWithReceipt = (r: ReceiptInput): MessageStatus => {
-    if (r.result !== undefined) status.result = r.result;
-    if (r.error) status.error = r.error;
-    return r.status === 'processed'
-      ? finish('processed')
-      : finish('failed', { code: 'agent_failed', message: r.error?.message ?? 'the agent reported a failure' });
+  const finishAs = (step: NextStep & { kind: 'finish' }): MessageStatus => {
+    if ('result' in step) status.result = step.result;
+    if (step.error) status.error = step.error;
+    return finish(step.state, step.reason);
   };
-
-  /**
-   * If the receipt reports a failure the agent marks retryable, consumes it (so the redelivery's receipt can come)
-   * and returns the failure; otherwise undefined.
-   */
-  const takeRetryableFailure = (): Reason | undefined => {
-    if (!receipt || receipt.status !== 'failed' || !receipt.error?.retryable) return undefined;
-    status.error = receipt.error;
+  /** The receipt that came, consumed so that a redelivery's receipt can come too. */
+  const takeReceipt = (): ReceiptInput => {
+    const taken = receipt!;
     receipt = undefined;
-    return { code: 'agent_failed', message: status.error.message };
+    return taken;
   };
 
   setHandler(statusQuery, () => status);
@@ -99,7 +80,6 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
     cancelRequest ??= request;
     return { cancelled: true, state: 'cancelled' };
   });
-
   /** Waits until `done()` or `ms` pass, but never past the deadline or a cancel request; returns `done()`. */
   const waitFor = async (done: () => boolean, ms: number): Promise<boolean> => {
     const bounded = Math.max(0, Math.min(ms, deadlineMs - Date.now()));
@@ -178,87 +158,77 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
   let giveUpAt = Number.POSITIVE_INFINITY;
   let lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
   for (let tries = 1; ; tries++) {
+    const progress = () => ({ tries, maxAttempts, lastFailure });
     const attempt = earlierAttempts + tries;
     const interrupted = await interruption();
     if (interrupted) return interrupted;
-    if (Date.now() >= giveUpAt) {
-      return finish('failed', { code: lastFailure.code, message: `no delivery succeeded within the capability's time limit; last error: ${lastFailure.message}` });
-    }
+    if (Date.now() >= giveUpAt) return finish('failed', outOfTime(lastFailure));
     // Resolved before every attempt: a moved or restarted agent is found at its new address.
     const lookup = await resolveTarget({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}) });
     if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability' || lookup.kind === 'forbidden') {
-      const reason = rejection(lookup.kind, input);
+      const reason = lookupRefusal(lookup.kind, input.target);
       return status.state === 'routing' ? finish('rejected', reason) : finish('failed', reason);
     }
-    let retryAfterMs: number | undefined;
+    let step: NextStep;
+    let target: DeliveryTarget | undefined;
     if (lookup.kind === 'no_available_instance') {
       const error = `no available instance (${lookup.instances.map((i) => `${i.instance_id}: ${i.reason}`).join(', ') || 'none registered'})`;
       status.attempts.push({ attempt, agent_id: input.target.agent_id, started_at: now(), latency_ms: 0, outcome: 'unavailable', error });
-      lastFailure = { code: 'no_available_instance', message: error };
+      step = nextStep({ kind: 'unavailable', error }, progress());
     } else {
-      const target = lookup.target;
+      target = lookup.target;
       maxAttempts = target.max_attempts ?? input.policy.maxAttempts;
       if (target.max_delivery_ms) giveUpAt = Date.parse(input.accepted_at) + target.max_delivery_ms;
       status.agent = { agent_id: target.agent_id, capability: target.capability, instance_id: target.instance_id };
       moveTo('delivering');
       const result = await deliverTo(target, { message: input, target, attempt });
-      const verdict = result.verdict;
-      if (verdict.kind === 'too_late') continue; // nothing was sent; the next turn expires the message
-      const record = recordAttempt(status, target, attempt, result, verdict);
-      if (verdict.kind === 'processed') {
-        status.result = verdict.result;
-        return finish('processed');
-      }
-      if (verdict.kind === 'agent_failed') {
-        status.error = verdict.error;
-        const failure: Reason = { code: 'agent_failed', message: verdict.error.message };
-        if (!verdict.error.retryable) return finish('failed', failure);
-        lastFailure = failure; // the agent asks to be tried again later: same message id, after a backoff
-      }
-      if (verdict.kind === 'duplicate' && verdict.processed) {
-        status.result = verdict.result;
-        return finish('processed');
-      }
-      if (verdict.kind === 'refused') {
-        // A business refusal: the agent's other instances would refuse too.
-        return finish('failed', { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` });
-      }
-      else if (verdict.kind === 'accepted' || verdict.kind === 'duplicate') {
+      const record = result.verdict.kind === 'too_late' ? undefined : recordAttempt(status, target, attempt, result, result.verdict);
+      step = nextStep({ kind: 'answered', verdict: result.verdict }, progress());
+      if (step.kind === 'await_receipt') {
         status.delivered_at = now();
         if (!receipt) moveTo('delivered');
         const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
         if (await waitFor(() => receipt !== undefined, ackTimeoutMs)) {
-          const retry = takeRetryableFailure();
-          if (!retry) return finishWithReceipt(receipt!);
-          lastFailure = retry;
+          step = nextStep({ kind: 'receipt', receipt: takeReceipt() }, progress());
         } else {
           const stopped = await interruption();
           if (stopped) return stopped;
           // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
-          record.error = `no receipt within ${ackTimeoutMs} ms`;
+          record!.error = `no receipt within ${ackTimeoutMs} ms`;
           failed.add(target.instance_id);
           await recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(() => undefined);
-          lastFailure = { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` };
-          if (tries >= maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
-          continue;
+          step = nextStep({ kind: 'receipt_missing', ackTimeoutMs }, progress());
         }
-      } else if (verdict.kind === 'transient') {
-        failed.add(target.instance_id);
-        lastFailure = { code: 'delivery_exhausted', message: verdict.error };
-        retryAfterMs = verdict.retryAfterMs;
       }
     }
-    if (tries >= maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
-    // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
-    const delay = Math.min(retryDelayMs(tries, input.policy, Math.random(), retryAfterMs), Math.max(0, giveUpAt - Date.now()));
-    if (await waitFor(() => receipt !== undefined, delay)) {
-      if (!takeRetryableFailure()) return finishWithReceipt(receipt!);
+    switch (step.kind) {
+      case 'finish':
+        return finishAs(step);
+      case 'give_up':
+        if (step.error) status.error = step.error;
+        return finish('failed', step.reason);
+      case 'await_receipt':
+        throw new Error('unreachable: the receipt was awaited above');
+      case 'attempt_now':
+        continue;
+      case 'redeliver':
+        lastFailure = step.failure;
+        continue;
+      case 'back_off': {
+        if (step.blameInstance && target) failed.add(target.instance_id);
+        if (step.error) status.error = step.error;
+        lastFailure = step.failure;
+        // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
+        const delay = Math.min(retryDelayMs(tries, input.policy, Math.random(), step.retryAfterMs), Math.max(0, giveUpAt - Date.now()));
+        if (await waitFor(() => receipt !== undefined, delay)) {
+          const cutShort = nextStep({ kind: 'receipt_while_backing_off', receipt: takeReceipt() }, progress());
+          if (cutShort.kind === 'finish') return finishAs(cutShort);
+          if (cutShort.kind === 'attempt_now' && cutShort.error) status.error = cutShort.error;
+        }
+      }
     }
   }
 }
-
-/** How many failures of one instance (transient errors or missing receipts) before the message moves elsewhere. */
-const INSTANCE_FAILURES_BEFORE_FAILOVER = 2;
 
 /** Counts failures per instance; an instance that reached the limit is excluded from this message. */
 class InstanceFailures {
@@ -272,22 +242,6 @@ class InstanceFailures {
 
   excluded(): string[] {
     return [...this.counts].filter(([, n]) => n >= this.limit).map(([id]) => id);
-  }
-}
-
-function withAttempts(reason: Reason, attempts: number): Reason {
-  return { code: reason.code, message: `no delivery succeeded in ${attempts} attempts; last error: ${reason.message}` };
-}
-
-function rejection(kind: 'unknown_agent' | 'unknown_capability' | 'forbidden', input: MessageInput): Reason {
-  const { agent_id, capability } = input.target;
-  switch (kind) {
-    case 'unknown_agent':
-      return { code: 'unknown_agent', message: `no agent ${agent_id} in this tenant` };
-    case 'unknown_capability':
-      return { code: 'unknown_capability', message: `agent ${agent_id} has no capability ${capability}` };
-    case 'forbidden':
-      return { code: 'forbidden', message: `the sender may not reach ${capability} of agent ${agent_id} (its access list changed)` };
   }
 }
 
