@@ -10,7 +10,7 @@ import type { ApiKeyStore } from '../store/api-keys';
 import { RateLimiter } from '../rules/rate-limiter';
 import { identifyCaller } from './caller-auth';
 import { errorHandler, notFoundHandler } from './error-middleware';
-import type { MessageService } from './message-service';
+import type { MessageService } from '../messages/message-service';
 import { dashboardPage } from './dashboard';
 import { docsPage, openApiDocument } from './openapi';
 import { agentCardRoutes } from './routes/agent-cards';

@@ -15,7 +15,7 @@ import { ensureSearchAttributes } from '../messages/search-attributes';
 import { startTelemetry } from '../platform/telemetry';
 import { createRouter } from '../router/create-router';
 import { createApp } from './app';
-import { MessageService } from './message-service';
+import { MessageService } from '../messages/message-service';
 import { SocketHub } from './ws/socket-hub';
 import { replicaTaskQueue, startSocketWorker } from './ws/socket-worker';
 

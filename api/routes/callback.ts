@@ -4,7 +4,7 @@ import type { ApiMetrics } from '../../platform/metrics';
 import { agentBySecret } from '../agent-auth';
 import { ApiError } from '../errors';
 import { requireStoredSize } from '../stored-size';
-import type { MessageService } from '../message-service';
+import type { MessageService } from '../../messages/message-service';
 import { callbackBody } from '../schemas';
 import { parseInput } from '../validate';
 

@@ -6,7 +6,7 @@ import type { ApiMetrics } from '../../platform/metrics';
 import { MESSAGE_STATES } from '../../messages/message';
 import { METRICS_SCOPE } from '../../rules/api-key';
 import { requireCaller } from '../caller-auth';
-import type { MessageService } from '../message-service';
+import type { MessageService } from '../../messages/message-service';
 
 /** Counting messages by state costs one visibility query per state: done at most every 10 s. */
 const MESSAGE_COUNT_EVERY_MS = 10_000;

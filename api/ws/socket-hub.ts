@@ -18,7 +18,7 @@ import type { Catalogue } from '../../catalogue/catalogue';
 import type { AgentDoc } from '../../store/agents';
 import { AGENT_ID_PATTERN, instanceKey } from '../../rules/ids';
 import { parseBearer } from '../agent-auth';
-import type { MessageService } from '../message-service';
+import type { MessageService } from '../../messages/message-service';
 import { callbackBody } from '../schemas';
 
 const PATH = /^\/v1\/agents\/([^/]+)\/ws$/;

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import type mongoose from 'mongoose';
 import pino from 'pino';
 import { createApp } from '../../api/app';
-import { MessageService } from '../../api/message-service';
+import { MessageService } from '../../messages/message-service';
 import { SocketHub } from '../../api/ws/socket-hub';
 import { replicaTaskQueue, startSocketWorker } from '../../api/ws/socket-worker';
 import { createCatalogue, type Catalogue } from '../../catalogue/catalogue';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
 import { createApp } from '../../api/app';
-import type { MessageService } from '../../api/message-service';
+import type { MessageService } from '../../messages/message-service';
 import { openApiDocument } from '../../api/openapi';
 import type { Catalogue } from '../../catalogue/catalogue';
 import { loadConfig } from '../../platform/config';

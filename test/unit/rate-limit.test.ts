@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import pino from 'pino';
 import { createApp } from '../../api/app';
-import type { MessageService } from '../../api/message-service';
+import type { MessageService } from '../../messages/message-service';
 import type { Catalogue } from '../../catalogue/catalogue';
 import { loadConfig } from '../../platform/config';
 import type { ApiKeyStore } from '../../store/api-keys';

@@ -1,8 +1,8 @@
 /** Dead letters: a failed or expired message gets a new attempt chain under the same message id. */
 import { arrayFromPayloads } from '@temporalio/common';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { MessageInput, MessageState, MessageStatus } from '../messages/message';
-import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId } from '../messages/temporal';
+import type { MessageInput, MessageState, MessageStatus } from './message';
+import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId } from './temporal';
 import type { MessageService } from './message-service';
 
 export type RedriveResult =

@@ -1,7 +1,7 @@
 /** Listing messages from Temporal's visibility store, by the search attributes every message run carries. */
 import type { Client } from '@temporalio/client';
-import type { MessageState } from '../messages/message';
-import { messageWorkflowId, SA_AGENT, SA_STATE, SA_TRACE } from '../messages/temporal';
+import type { MessageState } from './message';
+import { messageWorkflowId, SA_AGENT, SA_STATE, SA_TRACE } from './temporal';
 
 export interface MessageFilter {
   state?: MessageState;

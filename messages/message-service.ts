@@ -14,10 +14,10 @@ import type { AgentDoc } from '../store/agents';
 import type { Caller } from '../rules/api-key';
 import type { Config } from '../platform/config';
 import { canonicalJson, newMessageId, sha256Hex } from '../rules/ids';
-import type { DeliveryPolicy, MessageInput, MessageRouting, MessageState, MessageStatus, MessageTarget, Reason, ReceiptOutcome } from '../messages/message';
-import { cancelUpdate, MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, receiptUpdate, statusQuery } from '../messages/temporal';
+import type { DeliveryPolicy, MessageInput, MessageRouting, MessageState, MessageStatus, MessageTarget, Reason, ReceiptOutcome } from './message';
+import { cancelUpdate, MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, receiptUpdate, statusQuery } from './temporal';
 import type { RouteDecision, Router } from '../router/router';
-import type { CallbackBody, SendMessageBody } from './schemas';
+import type { CallbackBody, SendMessageBody } from '../api/schemas';
 
 export type SendResult =
   | { kind: 'accepted'; status: MessageStatus }
