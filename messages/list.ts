@@ -41,3 +41,9 @@ export async function listMessages(client: Client, tenant: string, filter: Messa
   }
   return items;
 }
+
+/** How many message runs of all tenants are in `state`, from the visibility store. */
+export async function countMessages(client: Client, state: MessageState): Promise<number> {
+  const { count } = await client.workflow.count(`ReachState = '${state}'`);
+  return count;
+}

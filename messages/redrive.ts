@@ -1,9 +1,18 @@
 /** Dead letters: a failed or expired message gets a new attempt chain under the same message id. */
 import { arrayFromPayloads } from '@temporalio/common';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { MessageInput, MessageState, MessageStatus } from './message';
+import type { DeliveryPolicy, MessageInput, MessageState, MessageStatus } from './message';
+import type { MessageRuns } from './runs';
+import { startingStatus } from './status';
 import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId } from './temporal';
-import type { MessageService } from './message-service';
+
+export interface RedriveDeps {
+  runs: MessageRuns;
+  taskQueue: string;
+  /** The delivery policy of today's config: a redriven message is delivered as a new one would be. */
+  policy: DeliveryPolicy;
+  now?: () => Date;
+}
 
 export type RedriveResult =
   | { kind: 'redriven'; status: MessageStatus }
@@ -17,23 +26,22 @@ export const REDRIVABLE_STATES: ReadonlySet<MessageState> = new Set(['failed', '
  * Starts a new attempt chain under the same message id for a failed or expired message. The new run carries the
  * earlier attempts and a record of the redrive; the deadline is `deadline`, else the original one if still ahead.
  */
-export async function redriveMessage(service: MessageService, tenant: string, messageId: string, deadline?: string): Promise<RedriveResult> {
-  const { deps } = service;
+export async function redriveMessage(deps: RedriveDeps, tenant: string, messageId: string, deadline?: string): Promise<RedriveResult> {
+  const { runs } = deps;
   const workflowId = messageWorkflowId(tenant, messageId);
-  const description = await service.describe(tenant, messageId);
+  const description = await runs.describe(tenant, messageId);
   if (!description) return { kind: 'unknown_message' };
-  const previous = await service.statusOf(tenant, messageId, description);
+  const previous = await runs.statusOf(tenant, messageId, description);
   if (description.status.name === 'RUNNING' || !REDRIVABLE_STATES.has(previous.state)) return { kind: 'not_redrivable', state: previous.state };
-  const handle = deps.client.workflow.getHandle(workflowId, description.runId);
-  const started = (await handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
-  const [original] = arrayFromPayloads(deps.client.options.loadedDataConverter.payloadConverter, started?.input?.payloads) as [MessageInput];
+  const started = (await runs.handle(tenant, messageId, description.runId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+  const [original] = arrayFromPayloads(runs.client.options.loadedDataConverter.payloadConverter, started?.input?.payloads) as [MessageInput];
   const now = deps.now?.() ?? new Date();
   const keptDeadline = original.deadline && Date.parse(original.deadline) > now.getTime() ? original.deadline : undefined;
   const { deadline: _dropped, ...rest } = original;
   const input: MessageInput = {
     ...rest,
     ...((deadline ?? keptDeadline) ? { deadline: new Date((deadline ?? keptDeadline)!).toISOString() } : {}),
-    policy: service.policy(),
+    policy: deps.policy,
     redrive: {
       previous_attempts: previous.attempts,
       history: [
@@ -43,9 +51,9 @@ export async function redriveMessage(service: MessageService, tenant: string, me
     },
   };
   try {
-    await deps.client.workflow.start(MESSAGE_WORKFLOW, {
+    await runs.client.workflow.start(MESSAGE_WORKFLOW, {
       workflowId,
-      taskQueue: service.taskQueue,
+      taskQueue: deps.taskQueue,
       args: [input],
       memo: description.memo ?? {},
       typedSearchAttributes: messageSearchAttributes(tenant, input.target.agent_id, input.trace_id),
@@ -57,5 +65,6 @@ export async function redriveMessage(service: MessageService, tenant: string, me
     if (error instanceof WorkflowExecutionAlreadyStartedError) return { kind: 'not_redrivable', state: 'accepted' };
     throw error;
   }
-  return { kind: 'redriven', status: { ...previous, state: 'accepted', redrives: input.redrive!.history } };
+  // What the new run reports as it starts: accepted, with the earlier attempts and the redrives so far.
+  return { kind: 'redriven', status: startingStatus(input, now.toISOString()) };
 }

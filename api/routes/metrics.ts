@@ -34,8 +34,7 @@ export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue;
     countedAt = Date.now();
     await Promise.all(
       MESSAGE_STATES.map(async (state) => {
-        const { count } = await deps.messages.client.workflow.count(`ReachState = '${state}'`);
-        deps.metrics.messagesByState.set({ state }, count);
+        deps.metrics.messagesByState.set({ state }, await deps.messages.count(state));
       }),
     );
   };
