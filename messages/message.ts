@@ -2,6 +2,7 @@
  * The message: its states, the record of each delivery attempt, and the status callers read.
  * Pure types and functions, safe to import from workflows.
  */
+import type { AgentError } from '../protocol/receipt';
 
 export const MESSAGE_STATES = [
   'accepted',
@@ -168,12 +169,6 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
   http_status?: number;
   error?: string;
-}
-
-export interface AgentError {
-  code?: string;
-  message: string;
-  retryable?: boolean;
 }
 
 export interface MessageStatus {

@@ -6,7 +6,7 @@ import { condition, proxyActivities, setHandler, startChild, upsertSearchAttribu
 import type { Activities } from '../activities';
 import type { DeliverRequest, DeliverResult } from '../activities/deliver';
 import type { SocketActivities } from '../activities/deliver-socket';
-import type { DeliveryVerdict } from '../activities/classify-response';
+import type { DeliveryVerdict } from '../protocol/verdicts';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
 import { retryDelayMs } from '../rules/backoff';
 import {

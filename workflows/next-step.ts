@@ -3,8 +3,9 @@
  * receipt, back off and try again (elsewhere, once an instance has failed twice), redeliver at once, or give up.
  * Pure: the workflow (workflows/message.ts) makes the Temporal calls, this decides.
  */
-import type { DeliveryVerdict } from '../activities/classify-response';
-import type { AgentError, Reason, ReceiptInput } from '../messages/message';
+import type { DeliveryVerdict } from '../protocol/verdicts';
+import type { Reason, ReceiptInput } from '../messages/message';
+import type { AgentError } from '../protocol/receipt';
 
 /** What just happened to the current attempt. */
 export type AttemptEvent =

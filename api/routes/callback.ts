@@ -5,7 +5,7 @@ import { agentBySecret } from '../agent-auth';
 import { ApiError } from '../errors';
 import { requireStoredSize } from '../stored-size';
 import type { MessageService } from '../../messages/message-service';
-import { callbackBody } from '../schemas';
+import { callbackBody } from '../../protocol/receipt';
 import { parseInput } from '../validate';
 
 /** `POST /v1/callback`: the agent's processed (or failed) receipt. Repeats change nothing and say so. */

@@ -12,7 +12,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
-import type { DeliveryVerdict } from '../../activities/classify-response';
+import type { DeliveryVerdict } from '../../protocol/verdicts';
 import type { ResolveTargetRequest } from '../../activities/resolve-target';
 import type { DeliveryTarget, TargetLookup } from '../../catalogue/agent-queries';
 import type { MessageInput, MessageStatus } from '../../messages/message';

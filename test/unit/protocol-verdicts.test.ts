@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyResponse, isTransientStatus, parseRetryAfter } from '../../activities/classify-response';
+import { classifyResponse, isTransientStatus, parseRetryAfter } from '../../protocol/verdicts';
 
 const NOW = Date.parse('2026-11-30T10:00:00Z');
 

@@ -1,6 +1,7 @@
-import type { AgentError } from '../messages/message';
+import type { AckFrame } from './frames';
+import type { AgentError } from './receipt';
 
-/** What the gateway makes of an agent's answer to a delivery (ARCHITECTURE.md, "Agent protocol"). */
+/** What the gateway makes of an agent's answer to a delivery, over HTTP or WebSocket. */
 export type DeliveryVerdict =
   | { kind: 'processed'; result: unknown }
   | { kind: 'agent_failed'; error: AgentError }
@@ -82,4 +83,21 @@ export function classifyResponse(
   }
   const detail = record && 'error' in record ? `: ${agentError(record.error).message}` : '';
   return { kind: 'refused', error: `HTTP ${status}${detail}` };
+}
+
+/** Classifies a WebSocket ack like an HTTP answer. */
+export function verdictOfAck(ack: AckFrame): DeliveryVerdict {
+  const error = typeof ack.error === 'string' ? { message: ack.error } : ack.error;
+  switch (ack.status) {
+    case 'processed':
+      return { kind: 'processed', result: ack.result ?? null };
+    case 'failed':
+      return { kind: 'agent_failed', error: error ?? { message: 'the agent reported a failure' } };
+    case 'duplicate':
+      return ack.result === undefined ? { kind: 'duplicate', processed: false } : { kind: 'duplicate', processed: true, result: ack.result };
+    case 'refused':
+      return { kind: 'refused', error: error?.message ?? 'refused' };
+    default:
+      return { kind: 'accepted' };
+  }
 }
