@@ -3,27 +3,17 @@
  * list. Each is a module of its own in this folder; this wires them to one Temporal client and the config.
  */
 import type { Client } from '@temporalio/client';
-import type { AgentQueries } from '../catalogue/agent-queries';
-import type { Config } from '../platform/config';
-import type { Router } from '../router/router';
 import type { Caller } from '../rules/api-key';
 import type { AgentDoc } from '../store/agents';
 import { cancelMessage, type CancelResult } from './cancel';
-import { deliveryPolicy, MessageIntake, type SendRequest, type SendResult } from './intake';
+import { deliveryPolicy, MessageIntake, type IntakeDeps, type SendRequest, type SendResult } from './intake';
 import { countMessages, listMessages, type MessageFilter, type MessageSummary } from './list';
 import type { MessageState, MessageStatus } from './message';
 import { recordReceipt, type ReceiptBody, type ReceiptResult } from './receipts';
 import { redriveMessage, type RedriveResult } from './redrive';
 import { MessageRuns } from './runs';
 
-export interface MessageServiceDeps {
-  client: Client;
-  queries: Pick<AgentQueries, 'findTarget'>;
-  config: Config;
-  /** Chooses a target for messages sent with an intent and no capability. */
-  router?: Pick<Router, 'route'>;
-  now?: () => Date;
-}
+export type MessageServiceDeps = { client: Client } & Omit<IntakeDeps, 'runs'>;
 
 export class MessageService {
   private readonly runs: MessageRuns;
