@@ -42,6 +42,21 @@ export type NextStep =
 /** How many failures of one instance (transient errors or missing receipts) before the message moves elsewhere. */
 export const INSTANCE_FAILURES_BEFORE_FAILOVER = 2;
 
+/** Counts failures per instance; an instance that reached the limit is avoided by this message's next attempts. */
+export class InstanceFailures {
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly limit = INSTANCE_FAILURES_BEFORE_FAILOVER) {}
+
+  add(instanceId: string): void {
+    this.counts.set(instanceId, (this.counts.get(instanceId) ?? 0) + 1);
+  }
+
+  excluded(): string[] {
+    return [...this.counts].filter(([, n]) => n >= this.limit).map(([id]) => id);
+  }
+}
+
 export function nextStep(event: AttemptEvent, progress: Progress): NextStep {
   switch (event.kind) {
     case 'unavailable':
@@ -106,6 +121,11 @@ function finishWithReceipt(receipt: ReceiptInput): NextStep {
   return receipt.status === 'processed'
     ? { kind: 'finish', state: 'processed', ...recorded }
     : { kind: 'finish', state: 'failed', reason: { code: 'agent_failed', message: receipt.error?.message ?? 'the agent reported a failure' }, ...recorded };
+}
+
+/** Why no instance could take the message, one `instance: reason` per registered instance. */
+export function unavailability(instances: { instance_id: string; reason: string }[]): string {
+  return `no available instance (${instances.map((i) => `${i.instance_id}: ${i.reason}`).join(', ') || 'none registered'})`;
 }
 
 export function withAttempts(reason: Reason, attempts: number): Reason {
