@@ -1,7 +1,7 @@
 /**
  * Runs of the message workflow worth keeping as replay histories: each way a message can end, and the paths
  * between (receipt, backoff, failover, redelivery after a missing receipt, deadline, cancel, reply_to, redrive).
- * `scripts/record-histories.ts` runs them; test/integration/workflow-replay.test.ts replays what it stored.
+ * `test/tools/record-histories.ts` runs them; test/unit/workflow-replay.test.ts replays what it stored.
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { MessageInput, MessageState, MessageStatus, ReceiptInput } from '../../messages/message';

@@ -1,6 +1,6 @@
 /**
  * The message workflow on a real Temporal dev server with scripted activities: no database, no agents.
- * Used by the workflow tests and by the script that records the replay histories (scripts/record-histories.ts).
+ * Used by the workflow tests and by the script that records the replay histories (test/tools/record-histories.ts).
  *
  * Time-skipping (`TestWorkflowEnvironment.createTimeSkipping`) needs Temporal's test server, which the SDK
  * downloads on first use; offline it cannot be had, so this runs `createLocal` on the Temporal CLI that

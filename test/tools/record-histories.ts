@@ -7,12 +7,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { resolveTemporalCli } from './lib/binaries';
-import { SCENARIOS } from '../test/helpers/message-scenarios';
-import { startWorkflowEnv } from '../test/helpers/workflow-env';
-import type { MessageStatus } from '../messages/message';
+import { resolveTemporalCli } from '../../scripts/lib/binaries';
+import { SCENARIOS } from '../helpers/message-scenarios';
+import { startWorkflowEnv } from '../helpers/workflow-env';
+import type { MessageStatus } from '../../messages/message';
 
-export const HISTORIES_DIR = resolve(__dirname, '../test/fixtures/histories');
+export const HISTORIES_DIR = resolve(__dirname, '../fixtures/histories');
 /** History file name → the workflow id of its run. */
 export const WORKFLOW_IDS_FILE = 'workflow-ids.json';
 
