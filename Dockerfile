@@ -4,7 +4,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json ./
-COPY domain domain
+COPY rules rules
+COPY platform platform
+COPY store store
+COPY catalogue catalogue
+COPY messages messages
+COPY router router
 COPY workflows workflows
 COPY activities activities
 COPY api api

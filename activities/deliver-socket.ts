@@ -2,37 +2,15 @@
  * One delivery over an agent's WebSocket. Runs only in the api replica that holds the socket: each replica serves
  * this activity on a task queue of its own, recorded on the instance when the agent connects.
  */
-import type { CircuitStore } from '../domain/circuit-store';
-import type { AgentError } from '../domain/message';
-import type { DeliveryVerdict } from './classify-response';
-import { deliveryEnvelope, pastDeadline, type DeliverRequest, type DeliverResult } from './deliver';
-
-/** What an agent answers to a delivery frame. */
-export interface AckFrame {
-  status?: 'accepted' | 'processed' | 'failed' | 'duplicate' | 'refused';
-  result?: unknown;
-  error?: AgentError | string;
-}
+import type { CircuitStore } from '../store/circuits';
+import { deliveryEnvelope } from '../protocol/envelope';
+import type { AckFrame } from '../protocol/frames';
+import { verdictOfAck, type DeliveryVerdict } from '../protocol/verdicts';
+import { pastDeadline, type DeliverRequest, type DeliverResult } from './deliver';
 
 export interface SocketSender {
   /** Sends the envelope to the instance's socket and resolves with its ack, or with why it could not. */
   send(agentId: string, instanceId: string, envelope: object, timeoutMs: number): Promise<{ ack: AckFrame } | { failure: string }>;
-}
-
-export function verdictOfAck(ack: AckFrame): DeliveryVerdict {
-  const error = typeof ack.error === 'string' ? { message: ack.error } : ack.error;
-  switch (ack.status) {
-    case 'processed':
-      return { kind: 'processed', result: ack.result ?? null };
-    case 'failed':
-      return { kind: 'agent_failed', error: error ?? { message: 'the agent reported a failure' } };
-    case 'duplicate':
-      return ack.result === undefined ? { kind: 'duplicate', processed: false } : { kind: 'duplicate', processed: true, result: ack.result };
-    case 'refused':
-      return { kind: 'refused', error: error?.message ?? 'refused' };
-    default:
-      return { kind: 'accepted' };
-  }
 }
 
 export function createSocketActivities(deps: { sockets: SocketSender; circuits: Pick<CircuitStore, 'record'>; now: () => number }) {

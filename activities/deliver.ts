@@ -1,14 +1,15 @@
 /** One HTTP delivery attempt to an agent instance. Never throws for what the agent answers: it classifies it. */
-import { randomBytes } from 'node:crypto';
-import type { AgentQueries, DeliveryTarget } from '../domain/catalogue/agent-queries';
-import type { CircuitStore } from '../domain/circuit-store';
+import type { AgentQueries, DeliveryTarget } from '../catalogue/agent-queries';
+import type { CircuitStore } from '../store/circuits';
 import type { RoutingStats } from '../router/routing-stats';
-import type { WorkerMetrics } from '../domain/metrics';
+import type { WorkerMetrics } from '../platform/metrics';
 import type { Logger } from 'pino';
-import { checkEndpoint, type EndpointPolicy } from '../domain/endpoint-policy';
-import { signatureHeaders } from '../domain/signing';
-import type { MessageInput } from '../domain/message';
-import { classifyResponse, type DeliveryVerdict } from './classify-response';
+import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
+import { signatureHeaders } from '../rules/signing';
+import type { MessageInput } from '../messages/message';
+import { deliveryEnvelope } from '../protocol/envelope';
+import { deliveryHeaders } from '../protocol/headers';
+import { classifyResponse, type DeliveryVerdict } from '../protocol/verdicts';
 
 export interface DeliverRequest {
   message: MessageInput;
@@ -46,35 +47,6 @@ function linkFailed(verdict: DeliveryVerdict): boolean {
 /** Whether the attempt counts as a success for ranking: the agent took the message (or had already done it). */
 function deliveryWorked(verdict: DeliveryVerdict): boolean {
   return verdict.kind === 'accepted' || verdict.kind === 'processed' || verdict.kind === 'duplicate';
-}
-
-/** The JSON body every agent receives (docs/protocol.md, "3. Receive a delivery"). */
-export function deliveryEnvelope(message: MessageInput, target: DeliveryTarget, attempt: number) {
-  return {
-    message_id: message.message_id,
-    trace_id: message.trace_id,
-    parent_message_id: message.parent_message_id ?? null,
-    tenant: message.tenant,
-    agent_id: target.agent_id,
-    capability: target.capability,
-    intent: message.intent ?? null,
-    params: message.params ?? {},
-    payload: message.payload ?? null,
-    attempt,
-    deadline: message.deadline ?? null,
-    callback_url: message.callback_url,
-  };
-}
-
-export function deliveryHeaders(message: MessageInput): Record<string, string> {
-  const spanId = randomBytes(8).toString('hex');
-  return {
-    'content-type': 'application/json',
-    'user-agent': 'agent-reach',
-    'idempotency-key': message.message_id,
-    traceparent: `00-${message.trace_id}-${spanId}-01`,
-    'x-trace-id': message.trace_id,
-  };
 }
 
 async function readJson(response: Response): Promise<unknown> {

@@ -1,11 +1,11 @@
 /**
  * All activities, built from their dependencies. The worker passes the real ones; tests may pass others.
  */
-import type { AgentQueries } from '../domain/catalogue/agent-queries';
-import type { CircuitStore } from '../domain/circuit-store';
+import type { AgentQueries } from '../catalogue/agent-queries';
+import type { CircuitStore } from '../store/circuits';
 import type { RoutingStats } from '../router/routing-stats';
-import type { EndpointPolicy } from '../domain/endpoint-policy';
-import type { WorkerMetrics } from '../domain/metrics';
+import type { EndpointPolicy } from '../rules/endpoint-policy';
+import type { WorkerMetrics } from '../platform/metrics';
 import type { Logger } from 'pino';
 import { createDeliver } from './deliver';
 import { createNotifyCaller } from './notify-caller';

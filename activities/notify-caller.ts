@@ -1,8 +1,8 @@
 /** Posts a message's final status to the caller's `reply_to` URL, signed with the gateway's caller secret. */
 import { ApplicationFailure } from '@temporalio/common';
-import type { MessageStatus } from '../domain/message';
-import { checkEndpoint, type EndpointPolicy } from '../domain/endpoint-policy';
-import { signatureHeaders } from '../domain/signing';
+import type { MessageStatus } from '../messages/message';
+import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
+import { signatureHeaders } from '../rules/signing';
 
 export interface NotifyCallerRequest {
   url: string;

@@ -1,8 +1,8 @@
 /** Tells an agent, best effort, that a message it holds was cancelled by the caller. */
-import type { AgentQueries } from '../domain/catalogue/agent-queries';
-import type { MessageInput } from '../domain/message';
-import { signatureHeaders } from '../domain/signing';
-import { deliveryHeaders } from './deliver';
+import type { AgentQueries } from '../catalogue/agent-queries';
+import type { MessageInput } from '../messages/message';
+import { signatureHeaders } from '../rules/signing';
+import { deliveryHeaders, REACH_EVENT_HEADER, type CancelNotice } from '../protocol/headers';
 
 export interface NotifyCancelRequest {
   message: MessageInput;
@@ -13,12 +13,13 @@ export interface NotifyCancelRequest {
 export function createNotifyCancel(deps: { fetch: typeof fetch; now: () => number; queries: Pick<AgentQueries, 'signingSecrets'> }) {
   return async function notifyCancel(request: NotifyCancelRequest): Promise<{ http_status?: number; error?: string }> {
     const { message } = request;
-    const body = JSON.stringify({ event: 'cancelled', message_id: message.message_id, trace_id: message.trace_id, tenant: message.tenant });
+    const notice: CancelNotice = { event: 'cancelled', message_id: message.message_id, trace_id: message.trace_id, tenant: message.tenant };
+    const body = JSON.stringify(notice);
     const secrets = await deps.queries.signingSecrets(request.agent_id);
     try {
       const response = await deps.fetch(request.endpoint, {
         method: 'POST',
-        headers: { ...deliveryHeaders(message), 'x-reach-event': 'cancelled', ...signatureHeaders(secrets, message.message_id, new Date(deps.now()), body) },
+        headers: { ...deliveryHeaders(message), [REACH_EVENT_HEADER]: 'cancelled', ...signatureHeaders(secrets, message.message_id, new Date(deps.now()), body) },
         body,
         signal: AbortSignal.timeout(message.policy.attemptTimeoutMs),
         redirect: 'manual',

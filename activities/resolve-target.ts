@@ -1,6 +1,6 @@
-import type { AgentQueries, TargetLookup } from '../domain/catalogue/agent-queries';
-import type { Caller } from '../domain/keys/api-key';
-import type { MessageTarget } from '../domain/message';
+import type { AgentQueries, TargetLookup } from '../catalogue/agent-queries';
+import type { Caller } from '../rules/api-key';
+import type { MessageTarget } from '../messages/message';
 
 export interface ResolveTargetRequest {
   tenant: string;

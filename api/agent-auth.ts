@@ -1,8 +1,8 @@
 /** How agents prove who they are: `Authorization: Bearer <agent secret>`. */
 import type { Request } from 'express';
-import type { AgentStore } from '../domain/catalogue/agent-store';
-import type { AgentDoc } from '../domain/catalogue/models';
-import { looksLikeApiKey } from '../domain/keys/api-key';
+import type { AgentStore } from '../catalogue/agent-store';
+import type { AgentDoc } from '../store/agents';
+import { looksLikeApiKey } from '../rules/api-key';
 import { ApiError } from './errors';
 
 /** The token of an `Authorization: Bearer <token>` header value. */

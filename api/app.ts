@@ -1,16 +1,16 @@
 /** The api as an Express app built from its dependencies; `api/main.ts` wires the real ones. */
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Catalogue } from '../domain/catalogue/catalogue';
-import type { Config } from '../domain/config';
-import type { ApiMetrics } from '../domain/metrics';
-import { endpointPolicy, type Lookup } from '../domain/endpoint-policy';
-import { guardedFetch } from '../domain/guarded-fetch';
-import type { ApiKeyStore } from '../domain/keys/key-store';
-import { RateLimiter } from '../domain/rate-limiter';
+import type { Catalogue } from '../catalogue/catalogue';
+import type { Config } from '../platform/config';
+import type { ApiMetrics } from '../platform/metrics';
+import { endpointPolicy, type Lookup } from '../rules/endpoint-policy';
+import { guardedFetch } from '../platform/guarded-fetch';
+import type { ApiKeyStore } from '../store/api-keys';
+import { RateLimiter } from '../rules/rate-limiter';
 import { identifyCaller } from './caller-auth';
 import { errorHandler, notFoundHandler } from './error-middleware';
-import type { MessageService } from './message-service';
+import type { MessageService } from '../messages/message-service';
 import { dashboardPage } from './dashboard';
 import { docsPage, openApiDocument } from './openapi';
 import { agentCardRoutes } from './routes/agent-cards';

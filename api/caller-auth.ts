@@ -4,9 +4,9 @@
  * (agent-auth.ts), so a bearer token that is not shaped like an API key is left to them.
  */
 import type { RequestHandler, Response } from 'express';
-import { hasScope, looksLikeApiKey, type BuiltInScope, type Caller, type METRICS_SCOPE } from '../domain/keys/api-key';
-import type { ApiKeyStore } from '../domain/keys/key-store';
-import type { RateLimiter } from '../domain/rate-limiter';
+import { hasScope, looksLikeApiKey, type BuiltInScope, type Caller, type METRICS_SCOPE } from '../rules/api-key';
+import type { ApiKeyStore } from '../store/api-keys';
+import type { RateLimiter } from '../rules/rate-limiter';
 import { bearerSecret } from './agent-auth';
 import { ApiError } from './errors';
 

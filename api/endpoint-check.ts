@@ -1,5 +1,5 @@
 /** The SSRF policy applied to request fields: every URL Agent-Reach would later connect to must pass. */
-import { checkEndpoint, type EndpointPolicy, type Lookup } from '../domain/endpoint-policy';
+import { checkEndpoint, type EndpointPolicy, type Lookup } from '../rules/endpoint-policy';
 import { ApiError } from './errors';
 
 export interface EndpointGuard {

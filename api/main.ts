@@ -1,23 +1,12 @@
 /** `npm run api`: the stateless HTTP api, as production runs it (any number of replicas). */
-import { Client } from '@temporalio/client';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type { Server } from 'node:http';
-import { createCatalogue } from '../domain/catalogue/catalogue';
-import { catalogueModels, initCatalogueModels } from '../domain/catalogue/models';
-import { startSweeper } from '../domain/catalogue/sweeper';
-import { loadConfigOrExit } from '../domain/config';
-import { connectMongo, connectTemporalClient } from '../domain/connections';
-import { createApiKeyStore } from '../domain/keys/key-store';
-import { createLogger } from '../domain/logger';
-import { createApiMetrics } from '../domain/metrics';
-import { ensureSearchAttributes } from '../domain/search-attributes';
-import { startTelemetry } from '../domain/telemetry';
-import { createRouter } from '../router/create-router';
-import { createApp } from './app';
-import { MessageService } from './message-service';
-import { SocketHub } from './ws/socket-hub';
-import { replicaTaskQueue, startSocketWorker } from './ws/socket-worker';
+import { startSweeper } from '../catalogue/sweeper';
+import { ensureSearchAttributes } from '../messages/search-attributes';
+import { loadConfigOrExit } from '../platform/config';
+import { connectMongo, connectTemporalClient } from '../platform/connections';
+import { createLogger } from '../platform/logger';
+import { startTelemetry } from '../platform/telemetry';
+import { createApiServices, createTemporalClient, startApiReplica } from './wiring';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -25,62 +14,28 @@ async function main(): Promise<void> {
   // The api's small socket-delivery worker: only its warnings belong in the api's log.
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
-  const models = catalogueModels(mongo);
-  await initCatalogueModels(models); // indexes exist before the first registration
-  const catalogue = createCatalogue(models, config);
-  const keys = createApiKeyStore(mongo, config);
-  await keys.init();
-  if (!config.API_KEYS) logger.warn('API_KEYS is not set: only keys created earlier through /v1/keys are accepted');
   const connection = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
   const telemetry = startTelemetry('api', config.OTEL_EXPORTER_OTLP_ENDPOINT);
-  const client = new Client({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    ...(telemetry ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
-  });
+  const client = createTemporalClient(connection, config, Boolean(telemetry));
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
-  const router = await createRouter(catalogue, mongo, config, logger);
+  const services = await createApiServices({ config, logger, mongo, client });
+  if (!config.API_KEYS) logger.warn('API_KEYS is not set: only keys created earlier through /v1/keys are accepted');
   // Embeds the default tenant's catalogue now, so the first routed message does not wait for it.
-  router.prepare(config.DEFAULT_TENANT).catch((error: unknown) => logger.warn({ err: error }, 'router warm-up failed'));
-  const messages = new MessageService({ client, queries: catalogue.queries, config, router });
-  const app = createApp({
-    metrics: createApiMetrics(),
-    config,
-    catalogue,
-    messages,
-    router,
-    keys,
-    logger,
-    health: {
-      database: async () => Boolean(await mongo.db?.admin().ping()),
-      temporal: async () => Boolean(await connection.workflowService.getSystemInfo({})),
-    },
-  });
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.API_PORT, config.API_HOST, () => resolve(listening));
-    listening.once('error', reject);
-  });
-  // WebSocket agents: this replica holds their sockets and serves their deliveries on a task queue of its own.
-  const wsTaskQueue = replicaTaskQueue(config.TEMPORAL_TASK_QUEUE);
-  const hub = new SocketHub({ catalogue, messages, taskQueue: wsTaskQueue, logger });
-  hub.attach(server);
+  services.router.prepare(config.DEFAULT_TENANT).catch((error: unknown) => logger.warn({ err: error }, 'router warm-up failed'));
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const socketWorker = await startSocketWorker({ connection: workerConnection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: wsTaskQueue, hub, circuits: catalogue.circuits });
+  const replica = await startApiReplica({ config, logger, services, mongo, connection, workerConnection, host: config.API_HOST, port: config.API_PORT });
   logger.info({ url: config.PUBLIC_URL }, 'api listening');
   // Every replica sweeps; the conditional updates make each offline transition happen (and be recorded) once.
-  const stopSweeper = startSweeper(catalogue.heartbeats, config.SWEEP_INTERVAL_MS, logger);
-  const stopIndex = catalogue.index.start(logger);
+  const stopSweeper = startSweeper(services.catalogue.heartbeats, config.SWEEP_INTERVAL_MS, logger);
+  const stopIndex = services.catalogue.index.start(logger);
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'api stopping');
-    server.close();
-    server.closeIdleConnections();
     stopIndex();
-    hub.close();
-    await socketWorker.stop();
+    await replica.stop();
     await stopSweeper();
     await Promise.allSettled([connection.close(), workerConnection.close(), mongo.close(), telemetry?.shutdown()]);
     process.exit(0);

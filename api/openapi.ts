@@ -4,11 +4,11 @@
  * valid OpenAPI 3.1.
  */
 import { z } from 'zod';
-import type { BuiltInScope, METRICS_SCOPE } from '../domain/keys/api-key';
+import { callbackBody } from '../protocol/receipt';
+import type { BuiltInScope, METRICS_SCOPE } from '../rules/api-key';
 import {
   agentCardQuery,
   agentIdParams,
-  callbackBody,
   cancelBody,
   createKeyBody,
   keyIdParams,

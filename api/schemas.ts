@@ -1,10 +1,10 @@
 /** Request bodies and parameters of the public API, as zod schemas (the single source of their shape). */
 import { z } from 'zod';
-import { SEARCH_STATES } from '../domain/catalogue/agent-queries';
-import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../domain/ids';
-import { KEY_ID_PATTERN, scopeSchema } from '../domain/keys/api-key';
-import { MESSAGE_STATES } from '../domain/message';
-import { anyJson, label, prose } from './text';
+import { SEARCH_STATES } from '../catalogue/agent-queries';
+import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../rules/ids';
+import { KEY_ID_PATTERN, scopeSchema } from '../rules/api-key';
+import { MESSAGE_STATES } from '../messages/message';
+import { anyJson, label, prose } from '../rules/text';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const tag = label(64);
@@ -154,16 +154,6 @@ export const listMessagesQuery = z.strictObject({
   trace_id: z.string().regex(/^[0-9a-f]{32}$/, '32 lowercase hex digits').optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
-
-export const callbackBody = z.strictObject({
-  message_id: messageId,
-  status: z.enum(['processed', 'failed']),
-  result: anyJson.optional(),
-  error: z
-    .strictObject({ code: label(128).optional(), message: prose(4000), retryable: z.boolean().optional() })
-    .optional(),
-});
-export type CallbackBody = z.output<typeof callbackBody>;
 
 export const cancelBody = z.strictObject({ reason: prose(1000).optional() }).optional();
 

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { newTraceId } from '../domain/ids';
+import { newTraceId } from '../rules/ids';
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 const TRACE_ID = /^[0-9a-f]{32}$/;

@@ -1,6 +1,6 @@
 /** The unit the router chooses among: one capability of one agent, with what is known of its instances. */
-import type { AgentWithInstances } from '../domain/catalogue/agent-queries';
-import type { CapabilityDoc } from '../domain/catalogue/models';
+import type { AgentWithInstances } from '../catalogue/agent-queries';
+import type { CapabilityDoc } from '../store/agents';
 
 export interface CapabilityCandidate {
   /** `agent_id/capability` */

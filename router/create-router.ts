@@ -1,10 +1,10 @@
 /** The router as the api runs it: the in-memory catalogue, circuits, stats and sessions in MongoDB, config. */
 import type { Connection } from 'mongoose';
 import type { Logger } from 'pino';
-import type { Catalogue } from '../domain/catalogue/catalogue';
-import { matcherSettings, type Config } from '../domain/config';
-import { canReach } from '../domain/acl';
-import { hasScope } from '../domain/keys/api-key';
+import type { Catalogue } from '../catalogue/catalogue';
+import { matcherSettings, type Config } from '../platform/config';
+import { canReach } from '../rules/acl';
+import { hasScope } from '../rules/api-key';
 import { chooseMatcher } from './create-matcher';
 import { OpenAiLlm } from './llm';
 import { DEFAULT_HEAD_THRESHOLDS, Router, type RouterDeps } from './router';

@@ -2,9 +2,9 @@
  * The eligibility stage: whether a capability can take a message now, and from which instance. Pure: the caller
  * passes the clock, the heartbeat policy, the open circuits and the ACL hook.
  */
-import { instanceKey } from '../domain/ids';
-import { ineligibility, pickInstance, type HeartbeatPolicy } from '../domain/catalogue/liveness';
-import type { InstanceDoc } from '../domain/catalogue/models';
+import { instanceKey } from '../rules/ids';
+import { ineligibility, pickInstance, type HeartbeatPolicy } from '../rules/liveness';
+import type { InstanceDoc } from '../store/agent-instances';
 import type { CapabilityCandidate } from './candidates';
 
 export interface Caller {

@@ -2,8 +2,8 @@
  * The intent router (docs/routing.md, "How a decision is made"): explicit target → eligibility → rules → semantic similarity →
  * threshold → LLM fallback → ranking, then parameter extraction. Every stage leaves its mark in the explanation.
  */
-import type { AgentWithInstances } from '../domain/catalogue/agent-queries';
-import type { HeartbeatPolicy } from '../domain/catalogue/liveness';
+import type { AgentWithInstances } from '../catalogue/agent-queries';
+import type { HeartbeatPolicy } from '../rules/liveness';
 import { candidatesOf, cardsFingerprint, humanName, type CapabilityCandidate } from './candidates';
 import { containsCjk } from './text';
 import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility, type EligibilityContext } from './eligibility';

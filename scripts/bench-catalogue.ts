@@ -15,13 +15,14 @@ import mongoose from 'mongoose';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { newInstanceDoc } from '../domain/catalogue/agent-store';
-import { cardFields } from '../domain/catalogue/card';
-import { createCatalogue } from '../domain/catalogue/catalogue';
-import { bumpVersion } from '../domain/catalogue/changes';
-import { catalogueModels, type AgentDoc } from '../domain/catalogue/models';
-import { loadConfig } from '../domain/config';
-import { hashSecret, newAgentId, newAgentSecret } from '../domain/ids';
+import { newInstanceDoc } from '../catalogue/agent-store';
+import { cardFields } from '../catalogue/card';
+import { createCatalogue } from '../catalogue/catalogue';
+import { bumpVersion } from '../store/catalogue-meta';
+import { catalogueModels } from '../store/models';
+import { type AgentDoc } from '../store/agents';
+import { loadConfig } from '../platform/config';
+import { hashSecret, newAgentId, newAgentSecret } from '../rules/ids';
 import { writeResultFile } from '../bench/lib/result-file';
 import { startEmbeddedProcess } from './lib/embedded-process';
 import { summary } from './lib/stats';
@@ -138,7 +139,7 @@ async function main(): Promise<void> {
       batch.forEach((b, k) => (registered[from + k] = { agent_id: b.agent._id, secret: b.secret }));
       process.stdout.write(`\r  bulk-inserted ${from + batch.length}/${agentCount}`);
     }
-    await bumpVersion(models);
+    await bumpVersion(models.meta);
     console.log('');
 
     // 2. List and search.

@@ -8,21 +8,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import WebSocket from 'ws';
+import type { DeliveryEnvelope } from '../protocol/envelope';
+import type { AckFrame, DeliveryFrame, SentAckFrame } from '../protocol/frames';
+import { REACH_EVENT_HEADER } from '../protocol/headers';
+import type { CallbackBody } from '../protocol/receipt';
 import { FileStore, MemoryStore, type HandledMessage, type IdempotencyStore } from './idempotency-store';
 
-export interface Delivery {
-  message_id: string;
-  trace_id: string;
-  tenant: string;
-  agent_id: string;
-  capability: string;
-  intent: string | null;
-  params: Record<string, unknown>;
-  payload: unknown;
-  attempt: number;
-  deadline: string | null;
-  callback_url: string;
-}
+/** A message delivered to this agent: the gateway's delivery envelope (protocol/envelope.ts). */
+export type Delivery = DeliveryEnvelope;
 
 /** Does the work; its return value is the result. Throw to report a failure (`retryable: true` on the error asks for a redelivery). */
 export type Handler = (delivery: Delivery) => unknown;
@@ -167,7 +160,8 @@ export class ReachAgent {
   /** Posts the receipt, retrying network errors and 5xx up to 6 times (1 s, 2 s, 4 s…). */
   async sendReceipt(messageId: string, outcome: HandledMessage): Promise<void> {
     for (let attempt = 0; attempt < 6; attempt++) {
-      const response = await this.call('POST', '/v1/callback', { message_id: messageId, ...outcome }).catch(() => undefined);
+      const receipt: CallbackBody = { message_id: messageId, ...outcome };
+      const response = await this.call('POST', '/v1/callback', receipt).catch(() => undefined);
       if (response && response.status < 500) return;
       await sleep(1000 * 2 ** attempt);
     }
@@ -186,7 +180,7 @@ export class ReachAgent {
         } catch {
           return reply(401, { error: { message: 'invalid signature' } });
         }
-        if (req.headers['x-reach-event'] === 'cancelled') return reply(200, { status: 'ok' });
+        if (req.headers[REACH_EVENT_HEADER] === 'cancelled') return reply(200, { status: 'ok' });
         if (this.state === 'draining') return reply(503, { error: { message: 'draining' } });
         this.handle(JSON.parse(raw) as Delivery, handler).then(({ inline, duplicate }) => {
           if (duplicate === 'in_progress') return reply(409, { status: 'duplicate' });
@@ -203,16 +197,18 @@ export class ReachAgent {
     const url = `${this.options.gateway.replace(/^http/, 'ws')}/v1/agents/${this.identity!.agent_id}/ws?instance_id=${this.instanceId}`;
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.identity!.secret}` } });
     socket.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as Delivery & { type: string };
-      if (frame.type !== 'delivery') return;
+      const received = JSON.parse(data.toString()) as { type?: string };
+      if (received.type !== 'delivery') return;
+      const frame = received as DeliveryFrame;
       void this.handle(frame, handler).then(({ inline, duplicate }) => {
-        const ack =
+        const ack: AckFrame =
           duplicate === 'in_progress'
             ? { status: 'duplicate' }
             : duplicate
               ? duplicate.status === 'failed' ? duplicate : { status: 'duplicate', result: duplicate.result }
               : inline ?? { status: 'accepted' };
-        socket.send(JSON.stringify({ type: 'ack', message_id: frame.message_id, attempt: frame.attempt, ...ack }));
+        const sent: SentAckFrame = { type: 'ack', message_id: frame.message_id, attempt: frame.attempt, ...ack };
+        socket.send(JSON.stringify(sent));
       });
     });
     socket.on('close', () => {

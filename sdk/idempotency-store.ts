@@ -4,12 +4,10 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { AgentOutcome } from '../protocol/receipt';
 
-export interface HandledMessage {
-  status: 'processed' | 'failed';
-  result?: unknown;
-  error?: { message: string; code?: string; retryable?: boolean };
-}
+/** What handling a message came to: the outcome its receipt reports (protocol/receipt.ts). */
+export type HandledMessage = AgentOutcome;
 
 export interface IdempotencyStore {
   get(messageId: string): HandledMessage | undefined;

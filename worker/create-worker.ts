@@ -2,7 +2,7 @@
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
-import type { Telemetry } from '../domain/telemetry';
+import type { Telemetry } from '../platform/telemetry';
 
 export interface MessageWorkerOptions {
   connection: NativeConnection;
@@ -13,7 +13,7 @@ export interface MessageWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** OpenTelemetry: spans of workflow runs and activities. A prebuilt bundle must include {@link otelWorkflowModule}. */
   telemetry?: Telemetry;
-  /** Concurrency and cache knobs (see `workerTuning` in domain/config.ts); Temporal's defaults when absent. */
+  /** Concurrency and cache knobs (see `workerTuning` in platform/config.ts); Temporal's defaults when absent. */
   tuning?: Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'maxCachedWorkflows'>;
 }
 

@@ -1,16 +1,16 @@
 /** `npm run worker`: the Temporal worker (workflows + activities), as production runs it (any number of replicas). */
 import { RoutingStats, routingStatsModel } from '../router/routing-stats';
-import { guardedFetch } from '../domain/guarded-fetch';
-import { endpointPolicy } from '../domain/endpoint-policy';
-import { createCatalogue } from '../domain/catalogue/catalogue';
-import { catalogueModels } from '../domain/catalogue/models';
-import { loadConfigOrExit, workerTuning } from '../domain/config';
-import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../domain/connections';
-import { ensureSearchAttributes } from '../domain/search-attributes';
+import { guardedFetch } from '../platform/guarded-fetch';
+import { endpointPolicy } from '../rules/endpoint-policy';
+import { createCatalogue } from '../catalogue/catalogue';
+import { catalogueModels } from '../store/models';
+import { loadConfigOrExit, workerTuning } from '../platform/config';
+import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../platform/connections';
+import { ensureSearchAttributes } from '../messages/search-attributes';
 import { createServer } from 'node:http';
-import { createLogger } from '../domain/logger';
-import { createWorkerMetrics } from '../domain/metrics';
-import { startTelemetry } from '../domain/telemetry';
+import { createLogger } from '../platform/logger';
+import { createWorkerMetrics } from '../platform/metrics';
+import { startTelemetry } from '../platform/telemetry';
 import { createMessageWorker } from './create-worker';
 
 async function main(): Promise<void> {

@@ -6,22 +6,13 @@ import { condition, proxyActivities, setHandler, startChild, upsertSearchAttribu
 import type { Activities } from '../activities';
 import type { DeliverRequest, DeliverResult } from '../activities/deliver';
 import type { SocketActivities } from '../activities/deliver-socket';
-import type { DeliveryVerdict } from '../activities/classify-response';
-import type { DeliveryTarget } from '../domain/catalogue/agent-queries';
-import { retryDelayMs } from '../domain/backoff';
-import {
-  type AttemptRecord,
-  type CancelInput,
-  canTransition,
-  isTerminal,
-  type MessageInput,
-  type MessageState,
-  type MessageStatus,
-  type Reason,
-  type ReceiptInput,
-} from '../domain/message';
-import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../domain/temporal';
+import type { DeliveryTarget } from '../catalogue/agent-queries';
+import { retryDelayMs } from '../rules/backoff';
+import { isTerminal, type CancelInput, type DeliveryPolicy, type MessageInput, type MessageStatus, type Reason, type ReceiptInput } from '../messages/message';
+import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
+import { InstanceFailures, lookupRefusal, nextStep, outOfTime, unavailability, type NextStep } from './next-step';
 import { notifyCallerWorkflow } from './notify-caller';
+import { StatusRecord } from './status-record';
 
 /** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */
 const ACTIVITY_MARGIN_MS = 5_000;
@@ -42,85 +33,24 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
 
 async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
   const now = () => new Date().toISOString();
-  const status: MessageStatus = {
-    message_id: input.message_id,
-    trace_id: input.trace_id,
-    ...(input.parent_message_id ? { parent_message_id: input.parent_message_id } : {}),
-    tenant: input.tenant,
-    state: 'accepted',
-    target: input.target,
-    ...(input.params ? { params: input.params } : {}),
-    ...(input.routing ? { routing: input.routing } : {}),
-    attempts: [...(input.redrive?.previous_attempts ?? [])],
-    accepted_at: input.accepted_at,
-    ...(input.deadline ? { deadline: input.deadline } : {}),
-    ...(input.redrive ? { redrives: input.redrive.history } : {}),
-    updated_at: now(),
-  };
+  const record = new StatusRecord(input, now, (state) => upsertSearchAttributes([{ key: SA_STATE, value: state }]));
+  const status = record.status;
   let receipt: ReceiptInput | undefined;
   let cancelRequest: CancelInput | undefined;
   const deadlineMs = input.deadline ? Date.parse(input.deadline) : Number.POSITIVE_INFINITY;
 
-  const moveTo = (state: MessageState) => {
-    if (status.state === state) return;
-    if (!canTransition(status.state, state)) throw new Error(`illegal transition ${status.state} → ${state}`);
-    status.state = state;
-    status.updated_at = now();
-    upsertSearchAttributes([{ key: SA_STATE, value: state }]);
-  };
-  const finish = (state: MessageState, reason?: Reason): MessageStatus => {
-    moveTo(state);
-    if (reason) status.reason = reason;
-    status.completed_at = status.updated_at;
-    return status;
-  };
-  const finishWithReceipt = (r: ReceiptInput): MessageStatus => {
-    if (r.result !== undefined) status.result = r.result;
-    if (r.error) status.error = r.error;
-    return r.status === 'processed'
-      ? finish('processed')
-      : finish('failed', { code: 'agent_failed', message: r.error?.message ?? 'the agent reported a failure' });
-  };
-
-  /**
-   * If the receipt reports a failure the agent marks retryable, consumes it (so the redelivery's receipt can come)
-   * and returns the failure; otherwise undefined.
-   */
-  const takeRetryableFailure = (): Reason | undefined => {
-    if (!receipt || receipt.status !== 'failed' || !receipt.error?.retryable) return undefined;
-    status.error = receipt.error;
+  /** The receipt that came, consumed so that a redelivery's receipt can come too. */
+  const takeReceipt = (): ReceiptInput => {
+    const taken = receipt!;
     receipt = undefined;
-    return { code: 'agent_failed', message: status.error.message };
+    return taken;
   };
-
   setHandler(statusQuery, () => status);
   setHandler(cancelUpdate, (request) => {
     if (isTerminal(status.state)) return { cancelled: false, state: status.state };
     cancelRequest ??= request;
     return { cancelled: true, state: 'cancelled' };
   });
-
-  /** Waits until `done()` or `ms` pass, but never past the deadline or a cancel request; returns `done()`. */
-  const waitFor = async (done: () => boolean, ms: number): Promise<boolean> => {
-    const bounded = Math.max(0, Math.min(ms, deadlineMs - Date.now()));
-    await condition(() => done() || cancelRequest !== undefined, bounded);
-    return done();
-  };
-  /** The end state when the caller cancelled or the deadline passed, else undefined. */
-  const interruption = async (): Promise<MessageStatus | undefined> => {
-    if (cancelRequest) {
-      // Best effort, and over HTTP only: a WebSocket agent learns of it when its receipt is answered "not applied".
-      const delivered = status.attempts.filter((a) => (a.outcome === 'accepted' || a.outcome === 'duplicate') && a.endpoint?.startsWith('http')).at(-1);
-      if (delivered?.endpoint) {
-        await notifyCancel({ message: input, agent_id: delivered.agent_id, endpoint: delivered.endpoint }).catch(() => undefined);
-      }
-      return finish('cancelled', { code: 'cancelled_by_caller', message: cancelRequest.reason ?? 'cancelled by the caller' });
-    }
-    if (Date.now() >= deadlineMs) {
-      return finish('expired', { code: 'deadline_exceeded', message: `the deadline ${input.deadline} passed before the message was processed` });
-    }
-    return undefined;
-  };
   setHandler(
     receiptUpdate,
     (r) => {
@@ -137,22 +67,128 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
     },
   );
 
+  const { resolveTarget, deliverTo, recordMissingReceipt, notifyCancel } = messageActivities(input.policy, now);
+
+  /** Waits until a receipt comes or `ms` pass, but never past the deadline or a cancel request; true if it came. */
+  const receiptWithin = async (ms: number): Promise<boolean> => {
+    const bounded = Math.max(0, Math.min(ms, deadlineMs - Date.now()));
+    await condition(() => receipt !== undefined || cancelRequest !== undefined, bounded);
+    return receipt !== undefined;
+  };
+  /** The end state when the caller cancelled or the deadline passed, else undefined. */
+  const interruption = async (): Promise<MessageStatus | undefined> => {
+    if (cancelRequest) {
+      // Best effort, and over HTTP only: a WebSocket agent learns of it when its receipt is answered "not applied".
+      const delivered = record.lastHttpDelivery();
+      if (delivered?.endpoint) {
+        await notifyCancel({ message: input, agent_id: delivered.agent_id, endpoint: delivered.endpoint }).catch(() => undefined);
+      }
+      return record.finish('cancelled', { code: 'cancelled_by_caller', message: cancelRequest.reason ?? 'cancelled by the caller' });
+    }
+    if (Date.now() >= deadlineMs) {
+      return record.finish('expired', { code: 'deadline_exceeded', message: `the deadline ${input.deadline} passed before the message was processed` });
+    }
+    return undefined;
+  };
+
+  record.moveTo('routing');
+  if (input.rejection) return record.finish('rejected', input.rejection);
+  // Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can.
+  const failed = new InstanceFailures();
+  // A redriven run numbers its attempts after the earlier runs' ones, with a fresh budget of attempts.
+  const earlierAttempts = status.attempts.length;
+  // The capability may set its own caps on attempts and on total delivery time.
+  let maxAttempts = input.policy.maxAttempts;
+  let giveUpAt = Number.POSITIVE_INFINITY;
+  let lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
+  for (let tries = 1; ; tries++) {
+    const progress = () => ({ tries, maxAttempts, lastFailure });
+    const attempt = earlierAttempts + tries;
+    const interrupted = await interruption();
+    if (interrupted) return interrupted;
+    if (Date.now() >= giveUpAt) return record.finish('failed', outOfTime(lastFailure));
+    // Resolved before every attempt: a moved or restarted agent is found at its new address.
+    const lookup = await resolveTarget({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}) });
+    if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability' || lookup.kind === 'forbidden') {
+      return record.finish(status.state === 'routing' ? 'rejected' : 'failed', lookupRefusal(lookup.kind, input.target));
+    }
+    let step: NextStep;
+    let target: DeliveryTarget | undefined;
+    if (lookup.kind === 'no_available_instance') {
+      const error = unavailability(lookup.instances);
+      record.unavailable(attempt, input.target.agent_id, error);
+      step = nextStep({ kind: 'unavailable', error }, progress());
+    } else {
+      target = lookup.target;
+      maxAttempts = target.max_attempts ?? input.policy.maxAttempts;
+      if (target.max_delivery_ms) giveUpAt = Date.parse(input.accepted_at) + target.max_delivery_ms;
+      record.deliveringTo(target);
+      const result = await deliverTo(target, { message: input, target, attempt });
+      const attempted = result.verdict.kind === 'too_late' ? undefined : record.attempted(target, attempt, result, result.verdict);
+      step = nextStep({ kind: 'answered', verdict: result.verdict }, progress());
+      if (step.kind === 'await_receipt') {
+        record.delivered(receipt !== undefined);
+        const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
+        if (await receiptWithin(ackTimeoutMs)) {
+          step = nextStep({ kind: 'receipt', receipt: takeReceipt() }, progress());
+        } else {
+          const stopped = await interruption();
+          if (stopped) return stopped;
+          // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
+          attempted!.error = `no receipt within ${ackTimeoutMs} ms`;
+          failed.add(target.instance_id);
+          await recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(() => undefined);
+          step = nextStep({ kind: 'receipt_missing', ackTimeoutMs }, progress());
+        }
+      }
+    }
+    switch (step.kind) {
+      case 'finish':
+      case 'give_up':
+        return record.finishAs(step);
+      case 'await_receipt':
+        throw new Error('unreachable: the receipt was awaited above');
+      case 'attempt_now':
+        continue;
+      case 'redeliver':
+        lastFailure = step.failure;
+        continue;
+      case 'back_off': {
+        if (step.blameInstance && target) failed.add(target.instance_id);
+        record.noteError(step.error);
+        lastFailure = step.failure;
+        // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
+        const delay = Math.min(retryDelayMs(tries, input.policy, Math.random(), step.retryAfterMs), Math.max(0, giveUpAt - Date.now()));
+        if (await receiptWithin(delay)) {
+          const cutShort = nextStep({ kind: 'receipt_while_backing_off', receipt: takeReceipt() }, progress());
+          if (cutShort.kind === 'finish') return record.finishAs(cutShort);
+          if (cutShort.kind === 'attempt_now') record.noteError(cutShort.error);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * The activities of one message run, with its timeouts. Delivery goes over HTTP from any worker, or over
+ * WebSocket from the api replica holding the socket; a lost delivery activity counts as a transient error.
+ */
+function messageActivities(policy: DeliveryPolicy, now: () => string) {
   const { resolveTarget } = proxyActivities<Activities>({
     startToCloseTimeout: '30s',
     scheduleToCloseTimeout: '5m',
     retry: { maximumInterval: '10s' },
   });
   const { deliver } = proxyActivities<Activities>({
-    startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
+    startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
     retry: { maximumAttempts: 3 },
   });
-  /** HTTP from any worker, or WebSocket from the api replica holding the socket; a lost activity is transient. */
   const deliverTo = async (target: DeliveryTarget, request: DeliverRequest): Promise<DeliverResult> => {
     try {
       if (target.transport !== 'websocket' || !target.ws_task_queue) return await deliver(request);
       const { deliverOverSocket } = proxyActivities<SocketActivities>({
         taskQueue: target.ws_task_queue,
-        startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
+        startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
         scheduleToStartTimeout: '5s', // the replica holding the socket is gone: move on
         retry: { maximumAttempts: 1 },
       });
@@ -163,152 +199,8 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
   };
   const { recordMissingReceipt } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
   const { notifyCancel } = proxyActivities<Activities>({
-    startToCloseTimeout: input.policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
+    startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
     retry: { maximumAttempts: 1 }, // best effort
   });
-
-  moveTo('routing');
-  if (input.rejection) return finish('rejected', input.rejection);
-  // Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can.
-  const failed = new InstanceFailures(INSTANCE_FAILURES_BEFORE_FAILOVER);
-  // A redriven run numbers its attempts after the earlier runs' ones, with a fresh budget of attempts.
-  const earlierAttempts = status.attempts.length;
-  // The capability may set its own caps on attempts and on total delivery time.
-  let maxAttempts = input.policy.maxAttempts;
-  let giveUpAt = Number.POSITIVE_INFINITY;
-  let lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
-  for (let tries = 1; ; tries++) {
-    const attempt = earlierAttempts + tries;
-    const interrupted = await interruption();
-    if (interrupted) return interrupted;
-    if (Date.now() >= giveUpAt) {
-      return finish('failed', { code: lastFailure.code, message: `no delivery succeeded within the capability's time limit; last error: ${lastFailure.message}` });
-    }
-    // Resolved before every attempt: a moved or restarted agent is found at its new address.
-    const lookup = await resolveTarget({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}) });
-    if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability' || lookup.kind === 'forbidden') {
-      const reason = rejection(lookup.kind, input);
-      return status.state === 'routing' ? finish('rejected', reason) : finish('failed', reason);
-    }
-    let retryAfterMs: number | undefined;
-    if (lookup.kind === 'no_available_instance') {
-      const error = `no available instance (${lookup.instances.map((i) => `${i.instance_id}: ${i.reason}`).join(', ') || 'none registered'})`;
-      status.attempts.push({ attempt, agent_id: input.target.agent_id, started_at: now(), latency_ms: 0, outcome: 'unavailable', error });
-      lastFailure = { code: 'no_available_instance', message: error };
-    } else {
-      const target = lookup.target;
-      maxAttempts = target.max_attempts ?? input.policy.maxAttempts;
-      if (target.max_delivery_ms) giveUpAt = Date.parse(input.accepted_at) + target.max_delivery_ms;
-      status.agent = { agent_id: target.agent_id, capability: target.capability, instance_id: target.instance_id };
-      moveTo('delivering');
-      const result = await deliverTo(target, { message: input, target, attempt });
-      const verdict = result.verdict;
-      if (verdict.kind === 'too_late') continue; // nothing was sent; the next turn expires the message
-      const record = recordAttempt(status, target, attempt, result, verdict);
-      if (verdict.kind === 'processed') {
-        status.result = verdict.result;
-        return finish('processed');
-      }
-      if (verdict.kind === 'agent_failed') {
-        status.error = verdict.error;
-        const failure: Reason = { code: 'agent_failed', message: verdict.error.message };
-        if (!verdict.error.retryable) return finish('failed', failure);
-        lastFailure = failure; // the agent asks to be tried again later: same message id, after a backoff
-      }
-      if (verdict.kind === 'duplicate' && verdict.processed) {
-        status.result = verdict.result;
-        return finish('processed');
-      }
-      if (verdict.kind === 'refused') {
-        // A business refusal: the agent's other instances would refuse too.
-        return finish('failed', { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` });
-      }
-      else if (verdict.kind === 'accepted' || verdict.kind === 'duplicate') {
-        status.delivered_at = now();
-        if (!receipt) moveTo('delivered');
-        const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
-        if (await waitFor(() => receipt !== undefined, ackTimeoutMs)) {
-          const retry = takeRetryableFailure();
-          if (!retry) return finishWithReceipt(receipt!);
-          lastFailure = retry;
-        } else {
-          const stopped = await interruption();
-          if (stopped) return stopped;
-          // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
-          record.error = `no receipt within ${ackTimeoutMs} ms`;
-          failed.add(target.instance_id);
-          await recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(() => undefined);
-          lastFailure = { code: 'ack_timeout', message: `no receipt within ${ackTimeoutMs} ms of delivery` };
-          if (tries >= maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
-          continue;
-        }
-      } else if (verdict.kind === 'transient') {
-        failed.add(target.instance_id);
-        lastFailure = { code: 'delivery_exhausted', message: verdict.error };
-        retryAfterMs = verdict.retryAfterMs;
-      }
-    }
-    if (tries >= maxAttempts) return finish('failed', withAttempts(lastFailure, tries));
-    // A receipt can still arrive while we back off (the agent worked but its answer was lost): it wins.
-    const delay = Math.min(retryDelayMs(tries, input.policy, Math.random(), retryAfterMs), Math.max(0, giveUpAt - Date.now()));
-    if (await waitFor(() => receipt !== undefined, delay)) {
-      if (!takeRetryableFailure()) return finishWithReceipt(receipt!);
-    }
-  }
-}
-
-/** How many failures of one instance (transient errors or missing receipts) before the message moves elsewhere. */
-const INSTANCE_FAILURES_BEFORE_FAILOVER = 2;
-
-/** Counts failures per instance; an instance that reached the limit is excluded from this message. */
-class InstanceFailures {
-  private readonly counts = new Map<string, number>();
-
-  constructor(private readonly limit: number) {}
-
-  add(instanceId: string): void {
-    this.counts.set(instanceId, (this.counts.get(instanceId) ?? 0) + 1);
-  }
-
-  excluded(): string[] {
-    return [...this.counts].filter(([, n]) => n >= this.limit).map(([id]) => id);
-  }
-}
-
-function withAttempts(reason: Reason, attempts: number): Reason {
-  return { code: reason.code, message: `no delivery succeeded in ${attempts} attempts; last error: ${reason.message}` };
-}
-
-function rejection(kind: 'unknown_agent' | 'unknown_capability' | 'forbidden', input: MessageInput): Reason {
-  const { agent_id, capability } = input.target;
-  switch (kind) {
-    case 'unknown_agent':
-      return { code: 'unknown_agent', message: `no agent ${agent_id} in this tenant` };
-    case 'unknown_capability':
-      return { code: 'unknown_capability', message: `agent ${agent_id} has no capability ${capability}` };
-    case 'forbidden':
-      return { code: 'forbidden', message: `the sender may not reach ${capability} of agent ${agent_id} (its access list changed)` };
-  }
-}
-
-function recordAttempt(
-  status: MessageStatus,
-  target: DeliveryTarget,
-  attempt: number,
-  result: DeliverResult,
-  verdict: Exclude<DeliveryVerdict, { kind: 'too_late' }>,
-): AttemptRecord {
-  const record: AttemptRecord = {
-    attempt,
-    agent_id: target.agent_id,
-    instance_id: target.instance_id,
-    endpoint: target.endpoint,
-    started_at: result.started_at,
-    latency_ms: result.latency_ms,
-    outcome: verdict.kind === 'transient' ? 'transient_error' : verdict.kind,
-    ...(result.http_status === undefined ? {} : { http_status: result.http_status }),
-    ...('error' in verdict && typeof verdict.error === 'string' ? { error: verdict.error } : {}),
-  };
-  status.attempts.push(record);
-  return record;
+  return { resolveTarget, deliverTo, recordMissingReceipt, notifyCancel };
 }

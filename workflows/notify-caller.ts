@@ -4,7 +4,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { MessageStatus } from '../domain/message';
+import type { MessageStatus } from '../messages/message';
 
 export interface NotifyCallerInput {
   url: string;

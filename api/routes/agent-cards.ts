@@ -1,9 +1,9 @@
 /** A2A Agent Cards: import one (inline or fetched from a URL) and export ours. */
 import { Router } from 'express';
-import { agentCardUrl, exportA2aCard, importA2aCard } from '../../domain/catalogue/a2a';
-import type { Catalogue } from '../../domain/catalogue/catalogue';
-import type { Config } from '../../domain/config';
-import { agentView } from '../../domain/catalogue/views';
+import { agentCardUrl, exportA2aCard, importA2aCard } from '../../catalogue/a2a';
+import type { Catalogue } from '../../catalogue/catalogue';
+import type { Config } from '../../platform/config';
+import { agentView } from '../../catalogue/views';
 import { requireCaller } from '../caller-auth';
 import { cardEndpoints, requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';

@@ -1,10 +1,10 @@
 /** The catalogue API: register, search, read, update, deregister, rotate the secret, read events. */
 import { Router, type Request, type Response } from 'express';
-import type { AgentCardInput } from '../../domain/catalogue/card';
-import type { Catalogue } from '../../domain/catalogue/catalogue';
-import { checkJsonSchema } from '../../domain/catalogue/json-schema';
-import type { AgentDoc } from '../../domain/catalogue/models';
-import { agentView, eventView } from '../../domain/catalogue/views';
+import type { AgentCardInput } from '../../catalogue/card';
+import type { Catalogue } from '../../catalogue/catalogue';
+import { checkJsonSchema } from '../../catalogue/json-schema';
+import type { AgentDoc } from '../../store/agents';
+import { agentView, eventView } from '../../catalogue/views';
 import { agentBySecret, bearerSecret, requireAgent } from '../agent-auth';
 import { callerOf, requireCaller } from '../caller-auth';
 import { cardEndpoints, requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';

@@ -1,11 +1,11 @@
 import { Router } from 'express';
-import type { AgentStore } from '../../domain/catalogue/agent-store';
-import type { ApiMetrics } from '../../domain/metrics';
+import type { AgentStore } from '../../catalogue/agent-store';
+import type { ApiMetrics } from '../../platform/metrics';
 import { agentBySecret } from '../agent-auth';
 import { ApiError } from '../errors';
 import { requireStoredSize } from '../stored-size';
-import type { MessageService } from '../message-service';
-import { callbackBody } from '../schemas';
+import type { MessageService } from '../../messages/message-service';
+import { callbackBody } from '../../protocol/receipt';
 import { parseInput } from '../validate';
 
 /** `POST /v1/callback`: the agent's processed (or failed) receipt. Repeats change nothing and say so. */

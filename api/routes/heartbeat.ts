@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import type { Catalogue } from '../../domain/catalogue/catalogue';
-import { offlineAfterMs } from '../../domain/catalogue/liveness';
-import type { ApiMetrics } from '../../domain/metrics';
-import { instanceView } from '../../domain/catalogue/views';
+import type { Catalogue } from '../../catalogue/catalogue';
+import { offlineAfterMs } from '../../rules/liveness';
+import type { ApiMetrics } from '../../platform/metrics';
+import { instanceView } from '../../catalogue/views';
 import { requireAgent } from '../agent-auth';
 import { requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';

@@ -1,6 +1,6 @@
 /** API keys of the caller's tenant: create (the key is shown once), list, revoke. Admin scope only. */
 import { Router } from 'express';
-import type { ApiKeyStore } from '../../domain/keys/key-store';
+import type { ApiKeyStore } from '../../store/api-keys';
 import { requireCaller } from '../caller-auth';
 import { ApiError } from '../errors';
 import { createKeyBody, keyIdParams } from '../schemas';

@@ -1,17 +1,17 @@
 import { Router } from 'express';
-import type { Config } from '../../domain/config';
-import type { ApiMetrics } from '../../domain/metrics';
+import type { Config } from '../../platform/config';
+import type { ApiMetrics } from '../../platform/metrics';
 import type { Logger } from 'pino';
-import type { MessageStatus } from '../../domain/message';
-import { messageWorkflowId } from '../../domain/temporal';
-import { hasScope, type Caller } from '../../domain/keys/api-key';
+import type { MessageStatus } from '../../messages/message';
+import { messageWorkflowId } from '../../messages/temporal';
+import { hasScope, type Caller } from '../../rules/api-key';
 import { requireCaller } from '../caller-auth';
 import { requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
 import { requireStoredSize } from '../stored-size';
-import { listMessages } from '../message-list';
-import { redriveMessage } from '../message-redrive';
-import { MessageService, StatusUnavailableError, type SendResult } from '../message-service';
+import type { SendResult } from '../../messages/intake';
+import type { MessageService } from '../../messages/message-service';
+import { StatusUnavailableError } from '../../messages/runs';
 import { cancelBody, listMessagesQuery, messageIdParams, redriveBody, sendMessageBody, sendMessageQuery } from '../schemas';
 import { traceIdOf } from '../trace';
 import { parseInput } from '../validate';
@@ -125,7 +125,7 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
     const body = parseInput(redriveBody, req.body, 'body');
     if (body?.deadline && Date.parse(body.deadline) <= Date.now()) throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
-    const result = await redriveMessage(deps.messages, tenant, message_id, body?.deadline);
+    const result = await deps.messages.redrive(tenant, message_id, body?.deadline);
     switch (result.kind) {
       case 'unknown_message':
         throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
@@ -141,7 +141,7 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
   router.get('/v1/messages', async (req, res) => {
     const { tenant } = requireCaller(res, 'read');
     const filter = parseInput(listMessagesQuery, req.query, 'query');
-    res.json({ items: await listMessages(deps.messages.client, tenant, filter) });
+    res.json({ items: await deps.messages.list(tenant, filter) });
   });
 
   router.get('/v1/messages/:message_id', async (req, res) => {

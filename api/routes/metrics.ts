@@ -1,12 +1,12 @@
 /** `GET /metrics`: this api replica's Prometheus metrics, with catalogue and message gauges refreshed at scrape. */
 import { Router } from 'express';
-import type { Catalogue } from '../../domain/catalogue/catalogue';
-import { isOnline } from '../../domain/catalogue/liveness';
-import type { ApiMetrics } from '../../domain/metrics';
-import { MESSAGE_STATES } from '../../domain/message';
-import { METRICS_SCOPE } from '../../domain/keys/api-key';
+import type { Catalogue } from '../../catalogue/catalogue';
+import { isOnline } from '../../rules/liveness';
+import type { ApiMetrics } from '../../platform/metrics';
+import { MESSAGE_STATES } from '../../messages/message';
+import { METRICS_SCOPE } from '../../rules/api-key';
 import { requireCaller } from '../caller-auth';
-import type { MessageService } from '../message-service';
+import type { MessageService } from '../../messages/message-service';
 
 /** Counting messages by state costs one visibility query per state: done at most every 10 s. */
 const MESSAGE_COUNT_EVERY_MS = 10_000;
@@ -34,8 +34,7 @@ export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue;
     countedAt = Date.now();
     await Promise.all(
       MESSAGE_STATES.map(async (state) => {
-        const { count } = await deps.messages.client.workflow.count(`ReachState = '${state}'`);
-        deps.metrics.messagesByState.set({ state }, count);
+        deps.metrics.messagesByState.set({ state }, await deps.messages.count(state));
       }),
     );
   };

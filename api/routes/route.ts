@@ -1,6 +1,6 @@
 /** `POST /v1/route`: the router's decision and explanation for an intent, without sending anything. */
 import { Router as ExpressRouter } from 'express';
-import type { ApiMetrics } from '../../domain/metrics';
+import type { ApiMetrics } from '../../platform/metrics';
 import type { RouteDecision, Router } from '../../router/router';
 import { requireCaller } from '../caller-auth';
 import { routeBody } from '../schemas';

@@ -1,9 +1,8 @@
 import { Router } from 'express';
-import type { Config } from '../../domain/config';
+import type { Config } from '../../platform/config';
 import { requireCaller } from '../caller-auth';
 import { ApiError } from '../errors';
-import { listMessages } from '../message-list';
-import type { MessageService } from '../message-service';
+import type { MessageService } from '../../messages/message-service';
 import { traceParams } from '../schemas';
 import { parseInput } from '../validate';
 import { messageLinks } from './messages';
@@ -14,7 +13,7 @@ export function traceRoutes(deps: { messages: MessageService; config: Config }):
   router.get('/v1/traces/:trace_id', async (req, res) => {
     const { tenant } = requireCaller(res, 'read');
     const { trace_id } = parseInput(traceParams, req.params, 'params');
-    const runs = await listMessages(deps.messages.client, tenant, { trace_id, limit: 500 });
+    const runs = await deps.messages.list(tenant, { trace_id, limit: 500 });
     if (runs.length === 0) throw new ApiError(404, 'trace_not_found', `No message carries trace ${trace_id}`);
     const statuses = await Promise.all(runs.map((run) => deps.messages.get(tenant, run.message_id).catch(() => undefined)));
     const hops = statuses

@@ -12,26 +12,17 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { z } from 'zod';
-import type { AckFrame, SocketSender } from '../../activities/deliver-socket';
-import type { Catalogue } from '../../domain/catalogue/catalogue';
-import type { AgentDoc } from '../../domain/catalogue/models';
-import { AGENT_ID_PATTERN, instanceKey } from '../../domain/ids';
+import type { SocketSender } from '../../activities/deliver-socket';
+import { ackFrame, type AckFrame } from '../../protocol/frames';
+import { callbackBody } from '../../protocol/receipt';
+import type { Catalogue } from '../../catalogue/catalogue';
+import type { AgentDoc } from '../../store/agents';
+import { AGENT_ID_PATTERN, instanceKey } from '../../rules/ids';
 import { parseBearer } from '../agent-auth';
-import type { MessageService } from '../message-service';
-import { callbackBody } from '../schemas';
+import type { MessageService } from '../../messages/message-service';
 
 const PATH = /^\/v1\/agents\/([^/]+)\/ws$/;
 const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
-const ackFrame = z.looseObject({
-  type: z.literal('ack'),
-  message_id: z.string(),
-  attempt: z.number().int(),
-  status: z.enum(['accepted', 'processed', 'failed', 'duplicate', 'refused']).optional(),
-  result: z.unknown().optional(),
-  error: z.union([z.string(), z.looseObject({ message: z.string() })]).optional(),
-});
 
 interface Connected {
   socket: WebSocket;

@@ -3,7 +3,7 @@ import { Worker, type NativeConnection } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createSocketActivities } from '../../activities/deliver-socket';
-import type { CircuitStore } from '../../domain/circuit-store';
+import type { CircuitStore } from '../../store/circuits';
 import type { SocketHub } from './socket-hub';
 
 /** A task queue name unique to this replica's process. */

@@ -3,14 +3,14 @@
  * api and worker — on free ports with a data folder under /tmp, so that the chaos harness can SIGKILL and restart
  * each one. (`npm start`'s supervisor stops everything when a child dies, which is right for users but not here.)
  */
-import { newApiKey } from '../../domain/keys/api-key';
-import { configKeyEntry } from '../../domain/keys/config-keys';
+import { newApiKey } from '../../rules/api-key';
+import { configKeyEntry } from '../../rules/config-keys';
 import { Connection } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '../../domain/config';
-import { devServerSearchAttributes } from '../../domain/search-attributes';
+import { loadConfig } from '../../platform/config';
+import { devServerSearchAttributes } from '../../messages/search-attributes';
 import { resolveFerretDb, resolveTemporalCli } from '../../scripts/lib/binaries';
 import { stopOnInterrupt } from './cleanup';
 import { freePort, spawnServer, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from '../../scripts/lib/dev-servers';

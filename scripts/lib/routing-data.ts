@@ -4,8 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentWithInstances } from '../../domain/catalogue/agent-queries';
-import type { AgentDoc, CapabilityDoc, InstanceDoc } from '../../domain/catalogue/models';
+import type { AgentWithInstances } from '../../catalogue/agent-queries';
+import type { AgentDoc, CapabilityDoc } from '../../store/agents';
+import type { InstanceDoc } from '../../store/agent-instances';
 
 export const DATA_DIR = process.env.ROUTING_DATA_DIR ?? join(__dirname, '..', '..', 'bench', 'data');
 

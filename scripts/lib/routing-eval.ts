@@ -1,5 +1,5 @@
 /** Runs a labelled data set through the router and scores it. Shared by bench:routing and fit-threshold. */
-import type { AgentWithInstances } from '../../domain/catalogue/agent-queries';
+import type { AgentWithInstances } from '../../catalogue/agent-queries';
 import { extractParameters } from '../../router/extraction';
 import type { HeadThresholds } from '../../router/head/decide';
 import type { MatcherFactory } from '../../router/matcher';

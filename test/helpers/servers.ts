@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveFerretDb, resolveTemporalCli } from '../../scripts/lib/binaries';
-import { devServerSearchAttributes } from '../../domain/search-attributes';
+import { devServerSearchAttributes } from '../../messages/search-attributes';
 import { freePort, startFerretDb, startTemporalDevServer } from '../../scripts/lib/dev-servers';
 
 export interface TestServers {

@@ -2,31 +2,24 @@
  * The whole system in the test process: real Temporal dev server, real FerretDB, the real worker (real activities)
  * and the real api app on a free port. Each system gets its own task queue and database.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { Server } from 'node:http';
 import type mongoose from 'mongoose';
 import pino from 'pino';
-import { createApp } from '../../api/app';
-import { MessageService } from '../../api/message-service';
-import { SocketHub } from '../../api/ws/socket-hub';
-import { replicaTaskQueue, startSocketWorker } from '../../api/ws/socket-worker';
-import { createCatalogue, type Catalogue } from '../../domain/catalogue/catalogue';
-import { catalogueModels, initCatalogueModels } from '../../domain/catalogue/models';
-import { loadConfig, type Config } from '../../domain/config';
-import { endpointPolicy } from '../../domain/endpoint-policy';
-import { guardedFetch } from '../../domain/guarded-fetch';
-import { configKeyEntry } from '../../domain/keys/config-keys';
-import { createApiKeyStore, type ApiKeyStore } from '../../domain/keys/key-store';
-import { TEST_API_KEY } from './http';
-import { createApiMetrics, createWorkerMetrics, type WorkerMetrics } from '../../domain/metrics';
-import { connectMongo } from '../../domain/connections';
+import { createApiServices, createTemporalClient, startApiReplica } from '../../api/wiring';
+import type { Catalogue } from '../../catalogue/catalogue';
+import { loadConfig, type Config } from '../../platform/config';
+import { connectMongo } from '../../platform/connections';
+import { guardedFetch } from '../../platform/guarded-fetch';
+import { createWorkerMetrics, type WorkerMetrics } from '../../platform/metrics';
+import type { Telemetry } from '../../platform/telemetry';
+import { RoutingStats, routingStatsModel } from '../../router/routing-stats';
+import { configKeyEntry } from '../../rules/config-keys';
+import { endpointPolicy } from '../../rules/endpoint-policy';
+import type { ApiKeyStore } from '../../store/api-keys';
 import { freePort } from '../../scripts/lib/dev-servers';
 import { createMessageWorker, otelWorkflowModule, workflowsPath } from '../../worker/create-worker';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import type { Telemetry } from '../../domain/telemetry';
-import { createRouter } from '../../router/create-router';
-import { RoutingStats, routingStatsModel } from '../../router/routing-stats';
+import { TEST_API_KEY } from './http';
 import type { TestServers } from './servers';
 
 const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
@@ -103,11 +96,10 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   });
   const logger = pino({ level: 'silent' });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
-  const models = catalogueModels(mongo);
-  await initCatalogueModels(models);
-  const catalogue = createCatalogue(models, config, options.now);
-  const keys = createApiKeyStore(mongo, config, options.now);
-  await keys.init();
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const client = createTemporalClient(connection, config, Boolean(options.telemetry));
+  const services = await createApiServices({ config, logger, mongo, client, ...(options.now ? { now: options.now } : {}) });
+  const { catalogue, keys } = services;
 
   const workerMetrics = createWorkerMetrics();
   const routingStats = new RoutingStats(routingStatsModel(mongo));
@@ -123,47 +115,20 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   });
   const workerRun = worker.run();
 
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    ...(options.telemetry ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
-  });
-  const router = await createRouter(catalogue, mongo, config, logger);
-  const messages = new MessageService({ client, queries: catalogue.queries, config, router });
-
-  /** One api replica: the app on its own port, with its socket hub and socket-delivery worker. */
+  /** One api replica on its own port, wired as `api/main.ts` wires it. */
   const startReplica = async (replicaPort: number): Promise<ApiReplica> => {
-    const app = createApp({
-      metrics: createApiMetrics(),
+    const replica = await startApiReplica({
       config,
-      catalogue,
-      messages,
-      router,
-      keys,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
       logger,
-      health: {
-        database: async () => Boolean(await mongo.db?.admin().ping()),
-        temporal: async () => Boolean(await connection.workflowService.getSystemInfo({})),
-      },
+      services,
+      mongo,
+      connection,
+      workerConnection,
+      host: '127.0.0.1',
+      port: replicaPort,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
     });
-    const server: Server = await new Promise((resolve) => {
-      const listening = app.listen(replicaPort, '127.0.0.1', () => resolve(listening));
-    });
-    const taskQueue = replicaTaskQueue(config.TEMPORAL_TASK_QUEUE);
-    const hub = new SocketHub({ catalogue, messages, taskQueue, logger });
-    hub.attach(server);
-    const socketWorker = await startSocketWorker({ connection: workerConnection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, hub, circuits: catalogue.circuits });
-    return {
-      baseUrl: `http://127.0.0.1:${replicaPort}`,
-      async stop() {
-        hub.close();
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-        await socketWorker.stop();
-      },
-    };
+    return { baseUrl: `http://127.0.0.1:${replicaPort}`, stop: () => replica.stop({ dropConnections: true }) };
   };
   const main = await startReplica(port);
   const replicas: ApiReplica[] = [main];

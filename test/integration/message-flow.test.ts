@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { newSigningSecret } from '../../domain/signing';
-import { messageWorkflowId } from '../../domain/temporal';
+import { newSigningSecret } from '../../rules/signing';
+import { messageWorkflowId } from '../../messages/temporal';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';

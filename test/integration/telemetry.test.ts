@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { startTelemetry, type Telemetry } from '../../domain/telemetry';
+import { startTelemetry, type Telemetry } from '../../platform/telemetry';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';

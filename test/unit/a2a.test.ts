@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { agentCardUrl, capabilityNameOf, exportA2aCard, importA2aCard } from '../../domain/catalogue/a2a';
-import { cardFields } from '../../domain/catalogue/card';
+import { agentCardUrl, capabilityNameOf, exportA2aCard, importA2aCard } from '../../catalogue/a2a';
+import { cardFields } from '../../catalogue/card';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, '../fixtures', name), 'utf8')) as Record<string, unknown>;
 

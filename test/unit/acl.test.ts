@@ -1,8 +1,8 @@
 /** canReach: who may reach a capability. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canReach } from '../../domain/acl';
-import type { Caller } from '../../domain/keys/api-key';
+import { canReach } from '../../rules/acl';
+import type { Caller } from '../../rules/api-key';
 
 const caller = (scopes: string[], key_id = 'aaaaaaaaaaaa', tenant = 'acme'): Caller => ({ tenant, key_id, scopes });
 

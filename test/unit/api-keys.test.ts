@@ -1,10 +1,10 @@
 /** API keys: format, scopes, bootstrap keys from API_KEYS. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../../domain/config';
-import { hashSecret } from '../../domain/ids';
-import { apiKeySecretMatches, hasScope, looksLikeApiKey, newApiKey, parseApiKey } from '../../domain/keys/api-key';
-import { configKeyEntry, parseConfigKeys } from '../../domain/keys/config-keys';
+import { loadConfig } from '../../platform/config';
+import { hashSecret } from '../../rules/ids';
+import { apiKeySecretMatches, hasScope, looksLikeApiKey, newApiKey, parseApiKey } from '../../rules/api-key';
+import { configKeyEntry, parseConfigKeys } from '../../rules/config-keys';
 
 describe('api keys', () => {
   it('api keys - a new key parses back to its id, and only its secret matches the stored hash', () => {

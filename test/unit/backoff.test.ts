@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_RETRY_AFTER_MS, retryDelayMs } from '../../domain/backoff';
+import { MAX_RETRY_AFTER_MS, retryDelayMs } from '../../rules/backoff';
 
 const seeds = { initialBackoffMs: 5_000, maxBackoffMs: 60_000 };
 

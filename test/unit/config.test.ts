@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../domain/config';
+import { ConfigError, loadConfig } from '../../platform/config';
 
 describe('config', () => {
   it('config - defaults apply when nothing is set', () => {

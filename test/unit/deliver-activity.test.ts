@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createDeliver } from '../../activities/deliver';
-import { loadConfig } from '../../domain/config';
-import { endpointPolicy } from '../../domain/endpoint-policy';
-import type { MessageInput } from '../../domain/message';
-import { newSigningSecret } from '../../domain/signing';
+import { loadConfig } from '../../platform/config';
+import { endpointPolicy } from '../../rules/endpoint-policy';
+import type { MessageInput } from '../../messages/message';
+import { newSigningSecret } from '../../rules/signing';
 
 const message: MessageInput = {
   tenant: 'default',

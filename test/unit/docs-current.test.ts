@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { envSchema } from '../../domain/config';
+import { envSchema } from '../../platform/config';
 import { generatedDocs } from '../../scripts/generate-docs';
 import { cell, replaceBetweenMarkers } from '../../scripts/docs/markers';
 

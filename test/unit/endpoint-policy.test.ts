@@ -1,8 +1,8 @@
 /** The SSRF policy: which addresses agent endpoints, card URLs and reply_to URLs may point at. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../../domain/config';
-import { addressVerdict, checkEndpoint, endpointPolicy } from '../../domain/endpoint-policy';
+import { loadConfig } from '../../platform/config';
+import { addressVerdict, checkEndpoint, endpointPolicy } from '../../rules/endpoint-policy';
 
 const strict = endpointPolicy(loadConfig({}));
 const dev = endpointPolicy(loadConfig({ ENDPOINT_ALLOW_LOOPBACK: 'true', ENDPOINT_ALLOW_PRIVATE: 'true' }));

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../domain/config';
-import { endpointPolicy } from '../../domain/endpoint-policy';
-import { guardedFetch } from '../../domain/guarded-fetch';
+import { loadConfig } from '../../platform/config';
+import { endpointPolicy } from '../../rules/endpoint-policy';
+import { guardedFetch } from '../../platform/guarded-fetch';
 
 const server = createServer((_req, res) => res.end('ok'));
 let port: number;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalJson, hashSecret, MESSAGE_ID_PATTERN, newAgentId, newAgentSecret, newTraceId, secretMatches } from '../../domain/ids';
-import { messageWorkflowId } from '../../domain/temporal';
+import { canonicalJson, hashSecret, MESSAGE_ID_PATTERN, newAgentId, newAgentSecret, newTraceId, secretMatches } from '../../rules/ids';
+import { messageWorkflowId } from '../../messages/temporal';
 
 describe('ids', () => {
   it('ids - canonical JSON ignores key order and undefined fields', () => {

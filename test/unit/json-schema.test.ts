@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkJsonSchema, MAX_SCHEMA_DEPTH } from '../../domain/catalogue/json-schema';
+import { checkJsonSchema, MAX_SCHEMA_DEPTH } from '../../catalogue/json-schema';
 
 describe('json schema', () => {
   it('json schema - accepts ordinary and recursive draft 2020-12 schemas', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ineligibility, isOnline, offlineAfterMs, pickInstance } from '../../domain/catalogue/liveness';
-import type { InstanceDoc } from '../../domain/catalogue/models';
+import { ineligibility, isOnline, offlineAfterMs, pickInstance } from '../../rules/liveness';
+import type { InstanceDoc } from '../../store/agent-instances';
 
 const policy = { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 };
 const now = new Date('2026-11-30T10:00:00Z');

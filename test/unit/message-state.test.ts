@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canTransition, isTerminal, MESSAGE_STATES } from '../../domain/message';
+import { canTransition, isTerminal, MESSAGE_STATES } from '../../messages/message';
 
 describe('message state', () => {
   it('message state - the happy path is allowed', () => {

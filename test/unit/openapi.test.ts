@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
 import { createApp } from '../../api/app';
-import type { MessageService } from '../../api/message-service';
+import type { MessageService } from '../../messages/message-service';
 import { openApiDocument } from '../../api/openapi';
-import type { Catalogue } from '../../domain/catalogue/catalogue';
-import { loadConfig } from '../../domain/config';
-import type { ApiKeyStore } from '../../domain/keys/key-store';
-import { createApiMetrics } from '../../domain/metrics';
+import type { Catalogue } from '../../catalogue/catalogue';
+import { loadConfig } from '../../platform/config';
+import type { ApiKeyStore } from '../../store/api-keys';
+import { createApiMetrics } from '../../platform/metrics';
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };

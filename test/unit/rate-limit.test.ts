@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import pino from 'pino';
 import { createApp } from '../../api/app';
-import type { MessageService } from '../../api/message-service';
-import type { Catalogue } from '../../domain/catalogue/catalogue';
-import { loadConfig } from '../../domain/config';
-import type { ApiKeyStore } from '../../domain/keys/key-store';
-import { createApiMetrics } from '../../domain/metrics';
-import { RateLimiter } from '../../domain/rate-limiter';
+import type { MessageService } from '../../messages/message-service';
+import type { Catalogue } from '../../catalogue/catalogue';
+import { loadConfig } from '../../platform/config';
+import type { ApiKeyStore } from '../../store/api-keys';
+import { createApiMetrics } from '../../platform/metrics';
+import { RateLimiter } from '../../rules/rate-limiter';
 
 describe('rate limit', () => {
   it('rate limit - a bucket lets a burst through, then one request per refill, per key', () => {

@@ -1,7 +1,7 @@
 /** Text rules of the api's fields. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isLabel, isProse, isWellFormedJson } from '../../api/text';
+import { isLabel, isProse, isWellFormedJson } from '../../rules/text';
 
 describe('text', () => {
   it('text - labels refuse controls, bidirectional controls and lone surrogates; keep any script and emoji', () => {

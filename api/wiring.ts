@@ -1,0 +1,125 @@
+/**
+ * How the api is put together, written once for `api/main.ts` and for the tests (test/helpers/system.ts): its
+ * services on a database and a Temporal client, then replicas of the HTTP app, each with its WebSocket hub and the
+ * small worker that delivers over the sockets it holds.
+ */
+import type { Server } from 'node:http';
+import { Client, type Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import type { NativeConnection } from '@temporalio/worker';
+import type mongoose from 'mongoose';
+import type { Logger } from 'pino';
+import { createCatalogue, type Catalogue } from '../catalogue/catalogue';
+import { MessageService } from '../messages/message-service';
+import type { Config } from '../platform/config';
+import { createApiMetrics } from '../platform/metrics';
+import { createRouter } from '../router/create-router';
+import type { Router } from '../router/router';
+import { createApiKeyStore, type ApiKeyStore } from '../store/api-keys';
+import { catalogueModels, initCatalogueModels } from '../store/models';
+import { createApp } from './app';
+import { SocketHub } from './ws/socket-hub';
+import { replicaTaskQueue, startSocketWorker } from './ws/socket-worker';
+
+export interface ApiServices {
+  catalogue: Catalogue;
+  keys: ApiKeyStore;
+  router: Router;
+  messages: MessageService;
+}
+
+/** The Temporal client of the api; with tracing on, workflow starts carry the caller's trace. */
+export function createTemporalClient(connection: Connection, config: Config, traced: boolean): Client {
+  return new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    ...(traced ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+  });
+}
+
+/** The api's services; the catalogue's indexes and the bootstrap API keys exist when it returns. */
+export async function createApiServices(options: {
+  config: Config;
+  logger: Logger;
+  mongo: mongoose.Connection;
+  client: Client;
+  /** The catalogue's and the key store's clock (tests move it). */
+  now?: () => Date;
+}): Promise<ApiServices> {
+  const { config, logger, mongo, client, now } = options;
+  const models = catalogueModels(mongo);
+  await initCatalogueModels(models); // indexes exist before the first registration
+  const catalogue = createCatalogue(models, config, now);
+  const keys = createApiKeyStore(mongo, config, now);
+  await keys.init();
+  const router = await createRouter(catalogue, mongo, config, logger);
+  const messages = new MessageService({ client, queries: catalogue.queries, config, router });
+  return { catalogue, keys, router, messages };
+}
+
+export interface ApiReplica {
+  server: Server;
+  /** Stops taking requests and sockets; `dropConnections` ends open requests and waits until the server closed. */
+  stop(options?: { dropConnections?: boolean }): Promise<void>;
+}
+
+/** One api replica listening on `host:port`: the HTTP app, its WebSocket hub and its socket-delivery worker. */
+export async function startApiReplica(options: {
+  config: Config;
+  logger: Logger;
+  services: ApiServices;
+  mongo: mongoose.Connection;
+  /** Temporal: the client's connection (health check) and a worker connection (socket deliveries). */
+  connection: Connection;
+  workerConnection: NativeConnection;
+  host: string;
+  port: number;
+  /** What the api uses to fetch remote A2A cards (tests pass a fake). */
+  fetch?: typeof fetch;
+}): Promise<ApiReplica> {
+  const { config, logger, services, mongo, connection } = options;
+  const app = createApp({
+    metrics: createApiMetrics(),
+    config,
+    catalogue: services.catalogue,
+    messages: services.messages,
+    router: services.router,
+    keys: services.keys,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    logger,
+    health: {
+      database: async () => Boolean(await mongo.db?.admin().ping()),
+      temporal: async () => Boolean(await connection.workflowService.getSystemInfo({})),
+    },
+  });
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(options.port, options.host, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  // WebSocket agents: this replica holds their sockets and serves their deliveries on a task queue of its own.
+  const taskQueue = replicaTaskQueue(config.TEMPORAL_TASK_QUEUE);
+  const hub = new SocketHub({ catalogue: services.catalogue, messages: services.messages, taskQueue, logger });
+  hub.attach(server);
+  const socketWorker = await startSocketWorker({
+    connection: options.workerConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue,
+    hub,
+    circuits: services.catalogue.circuits,
+  });
+  return {
+    server,
+    async stop({ dropConnections = false } = {}) {
+      hub.close();
+      if (dropConnections) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      } else {
+        // Open requests (a sync send may hold one for minutes) finish on their own; the process exits meanwhile.
+        server.close();
+        server.closeIdleConnections();
+      }
+      await socketWorker.stop();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Everything the api does with messages, behind one small facade: intake, status, receipts, cancel, redrive and
+ * list. Each is a module of its own in this folder; this wires them to one Temporal client and the config.
+ */
+import type { Client } from '@temporalio/client';
+import type { Caller } from '../rules/api-key';
+import type { AgentDoc } from '../store/agents';
+import { cancelMessage, type CancelResult } from './cancel';
+import { deliveryPolicy, MessageIntake, type IntakeDeps, type SendRequest, type SendResult } from './intake';
+import { countMessages, listMessages, type MessageFilter, type MessageSummary } from './list';
+import type { MessageState, MessageStatus } from './message';
+import { recordReceipt, type ReceiptBody, type ReceiptResult } from './receipts';
+import { redriveMessage, type RedriveResult } from './redrive';
+import { MessageRuns } from './runs';
+
+export type MessageServiceDeps = { client: Client } & Omit<IntakeDeps, 'runs'>;
+
+export class MessageService {
+  private readonly runs: MessageRuns;
+  private readonly intake: MessageIntake;
+
+  constructor(private readonly deps: MessageServiceDeps) {
+    this.runs = new MessageRuns(deps.client);
+    this.intake = new MessageIntake({ ...deps, runs: this.runs });
+  }
+
+  /** Sends on behalf of `caller`, in its tenant; the target capability's ACL must admit it (now and at every attempt). */
+  send(caller: Caller, body: SendRequest, traceId: string): Promise<SendResult> {
+    return this.intake.send(caller, body, traceId);
+  }
+
+  /** The message's status, or undefined when there is no such message; StatusUnavailableError when no worker answers. */
+  get(tenant: string, messageId: string): Promise<MessageStatus | undefined> {
+    return this.runs.get(tenant, messageId);
+  }
+
+  /** The final status when the message ends within `ms`, else undefined. */
+  waitForEnd(tenant: string, messageId: string, ms: number): Promise<MessageStatus | undefined> {
+    return this.runs.waitForEnd(tenant, messageId, ms);
+  }
+
+  receipt(agent: AgentDoc, body: ReceiptBody): Promise<ReceiptResult> {
+    return recordReceipt(this.runs, agent, body);
+  }
+
+  cancel(tenant: string, messageId: string, reason?: string): Promise<CancelResult> {
+    return cancelMessage(this.runs, tenant, messageId, reason);
+  }
+
+  redrive(tenant: string, messageId: string, deadline?: string): Promise<RedriveResult> {
+    const { config, now } = this.deps;
+    return redriveMessage({ runs: this.runs, taskQueue: config.TEMPORAL_TASK_QUEUE, policy: deliveryPolicy(config), ...(now ? { now } : {}) }, tenant, messageId, deadline);
+  }
+
+  list(tenant: string, filter: MessageFilter): Promise<MessageSummary[]> {
+    return listMessages(this.deps.client, tenant, filter);
+  }
+
+  /** How many messages, of every tenant, are in `state` (for the metrics). */
+  count(state: MessageState): Promise<number> {
+    return countMessages(this.deps.client, state);
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The message: its states, the record of each delivery attempt, and the status callers read.
+ * Pure types and functions, safe to import from workflows.
+ */
+import type { AgentError } from '../protocol/receipt';
+
+export const MESSAGE_STATES = [
+  'accepted',
+  'routing',
+  'delivering',
+  'delivered',
+  'processed',
+  'failed',
+  'rejected',
+  'cancelled',
+  'expired',
+] as const;
+export type MessageState = (typeof MESSAGE_STATES)[number];
+
+export const TERMINAL_STATES: ReadonlySet<MessageState> = new Set([
+  'processed',
+  'failed',
+  'rejected',
+  'cancelled',
+  'expired',
+]);
+
+/** Which state may follow which. `delivering` may be re-entered from `delivered` on redelivery. */
+const NEXT_STATES: Record<MessageState, readonly MessageState[]> = {
+  accepted: ['routing', 'cancelled', 'expired'],
+  routing: ['delivering', 'rejected', 'failed', 'cancelled', 'expired'],
+  delivering: ['delivering', 'delivered', 'processed', 'failed', 'cancelled', 'expired'],
+  delivered: ['delivering', 'processed', 'failed', 'cancelled', 'expired'],
+  processed: [],
+  failed: [],
+  rejected: [],
+  cancelled: [],
+  expired: [],
+};
+
+export function isTerminal(state: MessageState): boolean {
+  return TERMINAL_STATES.has(state);
+}
+
+export function canTransition(from: MessageState, to: MessageState): boolean {
+  return NEXT_STATES[from].includes(to);
+}
+
+/** Reason codes of terminal states other than `processed`. */
+export type ReasonCode =
+  | 'unknown_agent'
+  | 'unknown_capability'
+  /** The capability's ACL no longer admits the sender. */
+  | 'forbidden'
+  | 'no_available_instance'
+  | 'agent_refused'
+  | 'delivery_exhausted'
+  | 'ack_timeout'
+  | 'agent_failed'
+  | 'deadline_exceeded'
+  | 'cancelled_by_caller'
+  | 'terminated'
+  /** The router found no capability matching the intent well enough. */
+  | 'no_route'
+  /** Capabilities match, but none can take the message now (offline, draining, circuit open, at capacity, ACL). */
+  | 'no_eligible_capability'
+  /** The chosen capability needs parameters the intent does not give. */
+  | 'input_required';
+
+export interface Reason {
+  code: ReasonCode;
+  message: string;
+  /** For `input_required`: the missing parameters. */
+  missing?: string[];
+}
+
+/** How the router chose the target of a message sent with an intent (see router/router.ts). */
+export interface MessageRouting {
+  decided_by: string;
+  provider: string;
+  /** The router's explanation: candidates, scores, ranking, extraction. */
+  explanation: unknown;
+}
+
+export interface MessageTarget {
+  agent_id: string;
+  capability: string;
+}
+
+/** How one message is delivered; computed from config when the message is accepted, so it is part of history. */
+export interface DeliveryPolicy {
+  /** Delivery attempts before giving up. */
+  maxAttempts: number;
+  /** First retry delay in ms, doubled per attempt. */
+  initialBackoffMs: number;
+  /** Upper bound of one retry delay in ms. */
+  maxBackoffMs: number;
+  /** Time allowed for one HTTP attempt in ms. */
+  attemptTimeoutMs: number;
+  /** Receipt wait when the capability sets none, in ms. */
+  defaultAckTimeoutMs: number;
+}
+
+export interface MessageInput {
+  tenant: string;
+  message_id: string;
+  trace_id: string;
+  parent_message_id?: string;
+  target: MessageTarget;
+  intent?: string;
+  payload?: unknown;
+  /** Parameters for the capability: given by the caller or extracted from the intent by the router. */
+  params?: Record<string, unknown>;
+  /** Present when the router chose the target. */
+  routing?: MessageRouting;
+  /** Present when the router refused the message: the run records it and ends `rejected`. */
+  rejection?: Reason;
+  /** Where the agent posts its receipt. */
+  callback_url: string;
+  /** ISO time the api accepted the message. */
+  accepted_at: string;
+  /** ISO time after which no delivery is attempted and the message expires. */
+  deadline?: string;
+  policy: DeliveryPolicy;
+  /** Present on a redriven run: what came before under the same message id. */
+  redrive?: RedriveInput;
+  /** Where the caller wants the final status posted (signed), and how fast to retry that. */
+  reply_to?: { url: string; retry_initial_ms: number };
+  /** Who sent it (the API key), so every attempt checks the capability's ACL again. Absent on older runs. */
+  caller?: { tenant: string; key_id: string; scopes: string[] };
+}
+
+export interface RedriveRecord {
+  at: string;
+  previous_state: MessageState;
+  previous_reason?: Reason;
+}
+
+export interface RedriveInput {
+  /** Attempts of the earlier runs, kept so the status shows the whole story. */
+  previous_attempts: AttemptRecord[];
+  history: RedriveRecord[];
+}
+
+/** Asks the workflow to stop; answered with the state it ends in. */
+export interface CancelInput {
+  reason?: string;
+}
+
+/** What a delivery attempt came to, from the gateway's side. */
+export type AttemptOutcome =
+  | 'processed'
+  | 'agent_failed'
+  | 'accepted'
+  | 'duplicate'
+  | 'refused'
+  | 'transient_error'
+  /** No instance of the agent could take it (all offline or draining): retried like a transient error. */
+  | 'unavailable';
+
+export interface AttemptRecord {
+  attempt: number;
+  agent_id: string;
+  /** Absent when no instance was available. */
+  instance_id?: string;
+  endpoint?: string;
+  started_at: string;
+  latency_ms: number;
+  outcome: AttemptOutcome;
+  http_status?: number;
+  error?: string;
+}
+
+export interface MessageStatus {
+  message_id: string;
+  trace_id: string;
+  parent_message_id?: string;
+  tenant: string;
+  state: MessageState;
+  reason?: Reason;
+  target: MessageTarget;
+  agent?: { agent_id: string; capability: string; instance_id: string };
+  params?: Record<string, unknown>;
+  routing?: MessageRouting;
+  attempts: AttemptRecord[];
+  result?: unknown;
+  error?: AgentError;
+  accepted_at: string;
+  deadline?: string;
+  /** Each redrive of this message, oldest first. */
+  redrives?: RedriveRecord[];
+  updated_at: string;
+  delivered_at?: string;
+  completed_at?: string;
+}
+
+/** The agent's processed receipt, as the api hands it to the workflow. */
+export interface ReceiptInput {
+  /** The authenticated agent that sent the receipt. */
+  agent_id: string;
+  status: 'processed' | 'failed';
+  result?: unknown;
+  error?: AgentError;
+}
+
+export interface ReceiptOutcome {
+  /** false when a receipt was already recorded: a repeated receipt changes nothing. */
+  applied: boolean;
+  state: MessageState;
+}

@@ -1,0 +1,70 @@
+/** Dead letters: a failed or expired message gets a new attempt chain under the same message id. */
+import { arrayFromPayloads } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { DeliveryPolicy, MessageInput, MessageState, MessageStatus } from './message';
+import type { MessageRuns } from './runs';
+import { startingStatus } from './status';
+import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId } from './temporal';
+
+export interface RedriveDeps {
+  runs: MessageRuns;
+  taskQueue: string;
+  /** The delivery policy of today's config: a redriven message is delivered as a new one would be. */
+  policy: DeliveryPolicy;
+  now?: () => Date;
+}
+
+export type RedriveResult =
+  | { kind: 'redriven'; status: MessageStatus }
+  | { kind: 'not_redrivable'; state: MessageState }
+  | { kind: 'unknown_message' };
+
+/** Dead letters: the states a message can be redriven from. */
+export const REDRIVABLE_STATES: ReadonlySet<MessageState> = new Set(['failed', 'expired']);
+
+/**
+ * Starts a new attempt chain under the same message id for a failed or expired message. The new run carries the
+ * earlier attempts and a record of the redrive; the deadline is `deadline`, else the original one if still ahead.
+ */
+export async function redriveMessage(deps: RedriveDeps, tenant: string, messageId: string, deadline?: string): Promise<RedriveResult> {
+  const { runs } = deps;
+  const workflowId = messageWorkflowId(tenant, messageId);
+  const description = await runs.describe(tenant, messageId);
+  if (!description) return { kind: 'unknown_message' };
+  const previous = await runs.statusOf(tenant, messageId, description);
+  if (description.status.name === 'RUNNING' || !REDRIVABLE_STATES.has(previous.state)) return { kind: 'not_redrivable', state: previous.state };
+  const started = (await runs.handle(tenant, messageId, description.runId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+  const [original] = arrayFromPayloads(runs.client.options.loadedDataConverter.payloadConverter, started?.input?.payloads) as [MessageInput];
+  const now = deps.now?.() ?? new Date();
+  const keptDeadline = original.deadline && Date.parse(original.deadline) > now.getTime() ? original.deadline : undefined;
+  const { deadline: _dropped, ...rest } = original;
+  const input: MessageInput = {
+    ...rest,
+    ...((deadline ?? keptDeadline) ? { deadline: new Date((deadline ?? keptDeadline)!).toISOString() } : {}),
+    policy: deps.policy,
+    redrive: {
+      previous_attempts: previous.attempts,
+      history: [
+        ...(original.redrive?.history ?? []),
+        { at: now.toISOString(), previous_state: previous.state, ...(previous.reason ? { previous_reason: previous.reason } : {}) },
+      ],
+    },
+  };
+  try {
+    await runs.client.workflow.start(MESSAGE_WORKFLOW, {
+      workflowId,
+      taskQueue: deps.taskQueue,
+      args: [input],
+      memo: description.memo ?? {},
+      typedSearchAttributes: messageSearchAttributes(tenant, input.target.agent_id, input.trace_id),
+      // The one place a message id gets a second run: an explicit redrive of a dead letter.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return { kind: 'not_redrivable', state: 'accepted' };
+    throw error;
+  }
+  // What the new run reports as it starts: accepted, with the earlier attempts and the redrives so far.
+  return { kind: 'redriven', status: startingStatus(input, now.toISOString()) };
+}

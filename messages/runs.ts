@@ -1,0 +1,97 @@
+/**
+ * A message's runs in Temporal, read by the api: the latest run, its status (queried while it runs, its result once
+ * it ended), and waiting for it to end.
+ */
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
+import type { MessageStatus, MessageTarget } from './message';
+import { endedStatus, startingStatus } from './status';
+import { messageWorkflowId, statusQuery } from './temporal';
+
+/** What every message run carries in its memo, readable without a worker. */
+export interface MessageMemo {
+  body_hash: string;
+  trace_id: string;
+  target: MessageTarget;
+  accepted_at: string;
+}
+
+/** Thrown when a running message's status cannot be read because no worker answers the query. */
+export class StatusUnavailableError extends Error {
+  constructor(readonly messageId: string, options?: ErrorOptions) {
+    super(`status of ${messageId} is unavailable: no worker answered`, options);
+    this.name = 'StatusUnavailableError';
+  }
+}
+
+export class MessageRuns {
+  constructor(readonly client: Client) {}
+
+  /** The message's latest run, or the run `runId`. */
+  handle(tenant: string, messageId: string, runId?: string): WorkflowHandle {
+    return this.client.workflow.getHandle(messageWorkflowId(tenant, messageId), runId);
+  }
+
+  /** The latest run of the message, or undefined when there is none. */
+  async describe(tenant: string, messageId: string): Promise<WorkflowExecutionDescription | undefined> {
+    try {
+      return await this.handle(tenant, messageId).describe();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  async get(tenant: string, messageId: string): Promise<MessageStatus | undefined> {
+    const description = await this.describe(tenant, messageId);
+    return description && this.statusOf(tenant, messageId, description);
+  }
+
+  /** The status of a run: queried while it runs, its result once completed. */
+  async statusOf(tenant: string, messageId: string, description: WorkflowExecutionDescription): Promise<MessageStatus> {
+    const handle = this.handle(tenant, messageId, description.runId);
+    switch (description.status.name) {
+      case 'RUNNING':
+        try {
+          return await handle.query(statusQuery);
+        } catch (error) {
+          throw new StatusUnavailableError(messageId, { cause: error });
+        }
+      case 'COMPLETED':
+        return (await handle.result()) as MessageStatus;
+      default:
+        return abnormalEnd(tenant, messageId, description);
+    }
+  }
+
+  /**
+   * Waits up to `ms` for the message to end; returns its final status, or undefined if it is still in flight.
+   * Polls the run's description (no worker needed), backing off from 25 ms to 250 ms.
+   */
+  async waitForEnd(tenant: string, messageId: string, ms: number): Promise<MessageStatus | undefined> {
+    const deadline = Date.now() + ms;
+    for (let pause = 25; ; pause = Math.min(250, pause * 2)) {
+      const description = await this.describe(tenant, messageId);
+      if (description && description.status.name !== 'RUNNING') return this.statusOf(tenant, messageId, description);
+      if (Date.now() + pause > deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
+/** A run that ended without returning a status: terminated, cancelled or timed out by an operator or Temporal. */
+function abnormalEnd(tenant: string, messageId: string, description: WorkflowExecutionDescription): MessageStatus {
+  const memo = description.memo as Partial<MessageMemo> | undefined;
+  const closed = (description.closeTime ?? new Date()).toISOString();
+  const state = description.status.name === 'CANCELLED' ? 'cancelled' : description.status.name === 'TIMED_OUT' ? 'expired' : 'failed';
+  const started = startingStatus(
+    {
+      message_id: messageId,
+      trace_id: memo?.trace_id ?? '',
+      tenant,
+      target: memo?.target ?? { agent_id: '', capability: '' },
+      accepted_at: memo?.accepted_at ?? description.startTime.toISOString(),
+    },
+    closed,
+  );
+  return endedStatus(started, state, { code: 'terminated', message: `the workflow run ended as ${description.status.name}` }, closed);
+}

@@ -1,0 +1,333 @@
+import ipaddr from 'ipaddr.js';
+import { z } from 'zod';
+import { TENANT_PATTERN } from '../rules/api-key';
+import { parseConfigKeys } from '../rules/config-keys';
+
+/**
+ * Every knob of Agent-Reach, read from the environment by one zod schema at boot.
+ * A bad value stops start-up with a message that names the variable (see {@link loadConfig}).
+ */
+
+const port = z.coerce.number().int().min(1).max(65535);
+const positiveMs = z.coerce.number().int().positive();
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** A comma-separated list of CIDR ranges, e.g. `10.1.0.0/16,fd12::/16`. */
+const cidrList = z
+  .string()
+  .transform((v) => v.split(',').map((c) => c.trim()).filter(Boolean))
+  .refine((list) => list.every((c) => isValidCidr(c)), 'must be comma-separated CIDR ranges such as 10.0.0.0/8')
+  .default([]);
+
+function isValidCidr(text: string): boolean {
+  try {
+    ipaddr.parseCIDR(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const envSchema = z.object({
+  /** Port the api listens on. @default 3000 */
+  API_PORT: port.default(3000),
+  /** Interface the api binds to. @default 127.0.0.1 (use 0.0.0.0 in containers) */
+  API_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Base URL under which agents reach the api (callback URL in deliveries, links in responses).
+   * @default http://{API_HOST or 127.0.0.1}:{API_PORT}
+   */
+  PUBLIC_URL: z.url().optional(),
+  /** Temporal frontend, host:port; when set, `npm start` starts no Temporal. @default localhost:7233 */
+  TEMPORAL_ADDRESS: z.string().min(1).default('localhost:7233'),
+  /** Temporal namespace. @default default */
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** Task queue served by the worker. @default agent-reach */
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('agent-reach'),
+  /** Temporal UI base URL, used only to build links for operators (`links.temporal_ui`; embedded mode: the local UI). Optional. */
+  TEMPORAL_UI_URL: z.url().optional(),
+  /** MongoDB (or FerretDB) connection string, database included; when set, `npm start` starts no FerretDB. @default mongodb://127.0.0.1:27017/agent-reach */
+  MONGODB_URI: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://')
+    .default('mongodb://127.0.0.1:27017/agent-reach'),
+  /** Tenant of the development key embedded mode makes, and of `API_KEYS` entries that name none. @default default */
+  DEFAULT_TENANT: z.string().regex(TENANT_PATTERN).default('default'),
+  /**
+   * API keys accepted from the configuration (bootstrap), comma-separated `tenant:scope+scope:key`, e.g.
+   * `acme:admin:rk_…,acme:send+read:rk_…`. `npm run new-key -- acme admin` prints a fresh key and its entry; only the
+   * keys' hashes are kept in memory. They cannot be revoked through the api.
+   * Optional (embedded mode makes a development admin key once in DATA_DIR and prints it); without any key only health,
+   * `/openapi.json`, `/docs` and the dashboard page answer.
+   */
+  API_KEYS: z.string().optional(),
+  /** How long an api replica trusts a looked-up API key (a revocation reaches other replicas that much later), in ms. @default 5000 */
+  API_KEY_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** `GET /metrics` without a key (for scrapers that cannot send one); otherwise it needs a key with the `metrics` scope. @default false */
+  METRICS_PUBLIC: flag.default(false),
+  /** Requests per second a tenant may make to this api replica (token bucket refill rate; 0 = no limit); over it, 429 with `Retry-After`. @default 100 */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(100),
+  /** Bucket size: requests a tenant may make at once after being idle. @default 200 */
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  /** Capabilities one agent may declare (at most 1000). @default 100 */
+  MAX_CAPABILITIES_PER_AGENT: z.coerce.number().int().min(1).max(1000).default(100),
+  /** Largest stored message `payload` + `intent`, and receipt `result`, in bytes of JSON (kept in Temporal history). @default 262144 */
+  MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
+  /** Agent endpoints, card URLs and reply_to URLs may be on loopback addresses (127.0.0.0/8, ::1). @default false (embedded mode and tests: true) */
+  ENDPOINT_ALLOW_LOOPBACK: flag.default(false),
+  /** …on private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). @default false (embedded mode and docker-compose: true) */
+  ENDPOINT_ALLOW_PRIVATE: flag.default(false),
+  /** Ranges always allowed for endpoints (checked after ENDPOINT_DENY_CIDRS, before the built-in rules). @default none */
+  ENDPOINT_ALLOW_CIDRS: cidrList,
+  /** Ranges always refused for endpoints. @default none */
+  ENDPOINT_DENY_CIDRS: cidrList,
+  /** Time allowed for one HTTP delivery attempt, in ms. @default 10000 */
+  DELIVERY_TIMEOUT_MS: positiveMs.default(10_000),
+  /** Attempts per delivery before the message fails with `delivery_exhausted` (the seeds' policy: at most 5). @default 5 */
+  DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** Delay before the first retry of a transient failure, doubled each time, in ms (seeds: 5 s). @default 5000 */
+  DELIVERY_INITIAL_BACKOFF_MS: positiveMs.default(5_000),
+  /** Upper bound of one backoff delay, in ms. @default 60000 */
+  DELIVERY_MAX_BACKOFF_MS: positiveMs.default(60_000),
+  /** How long to wait for an agent's processed receipt when its capability sets no ack timeout, in ms. @default 30000 */
+  DEFAULT_ACK_TIMEOUT_MS: positiveMs.default(30_000),
+  /** Heartbeat period asked of agents, in ms (returned at registration and on each heartbeat). @default 10000 */
+  HEARTBEAT_INTERVAL_MS: positiveMs.default(10_000),
+  /** Age of the last heartbeat after which one window counts as missed, in ms. @default 60000 */
+  HEARTBEAT_TTL_MS: positiveMs.default(60_000),
+  /**
+   * TTL windows without any heartbeat before an instance is offline: 1 → offline after 60 s;
+   * the seeds' tolerance ("any beat within the last 3 windows") is 3. @default 1
+   */
+  HEARTBEAT_GRACE_WINDOWS: z.coerce.number().int().min(1).max(10).default(1),
+  /**
+   * Longest time an api replica goes without writing an instance's heartbeat to the database, in ms; beats in
+   * between are answered from memory unless state or endpoint change. At most half the TTL. @default 15000
+   */
+  HEARTBEAT_WRITE_EVERY_MS: positiveMs.default(15_000),
+  /** How long an api replica trusts a cached agent record when authenticating heartbeats, in ms. @default 5000 */
+  AGENT_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** How often each process checks the catalogue's change counter to refresh its in-memory copy, in ms. @default 1000 */
+  CATALOGUE_REFRESH_MS: positiveMs.default(1_000),
+  /** Oldest the in-memory catalogue may get (load and heartbeat figures change without a counter bump), in ms. @default 10000 */
+  CATALOGUE_MAX_STALENESS_MS: positiveMs.default(10_000),
+  /** How often each api replica looks for silent instances to mark offline, in ms. @default 5000 */
+  SWEEP_INTERVAL_MS: positiveMs.default(5_000),
+  /** How long the previous agent secret keeps working after a rotation, in ms. @default 3600000 (1 h) */
+  SECRET_ROTATION_OVERLAP_MS: z.coerce.number().int().min(0).default(3_600_000),
+  /** Time allowed to fetch a remote A2A agent card, in ms. @default 5000 */
+  A2A_FETCH_TIMEOUT_MS: positiveMs.default(5_000),
+  /** Circuit breaker per agent instance: failures in a row that open it. @default 5 */
+  CIRCUIT_CONSECUTIVE_FAILURES: z.coerce.number().int().min(1).default(5),
+  /** Failure rate (0–1) over the window that opens it, once the window holds CIRCUIT_MIN_REQUESTS outcomes. @default 0.5 */
+  CIRCUIT_FAILURE_RATE: z.coerce.number().gt(0).max(1).default(0.5),
+  /** Outcomes needed in the window before the failure rate counts. @default 20 */
+  CIRCUIT_MIN_REQUESTS: z.coerce.number().int().min(1).default(20),
+  /** Length of the failure-rate window, in ms. @default 60000 */
+  CIRCUIT_WINDOW_MS: positiveMs.default(60_000),
+  /** How long a circuit stays open the first time, in ms; each reopening lasts that much longer. @default 30000 */
+  CIRCUIT_OPEN_MS: positiveMs.default(30_000),
+  /** Longest a circuit stays open, in ms. @default 300000 */
+  CIRCUIT_MAX_OPEN_MS: positiveMs.default(300_000),
+  /**
+   * Standard Webhooks secret (`whsec_…`) signing the notifications sent to callers' `reply_to` URLs. Messages with
+   * `reply_to` are refused while it is unset (422 `reply_to_unavailable`); embedded mode generates one in DATA_DIR and
+   * prints it. Optional.
+   */
+  CALLER_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]{24,}$/, 'must look like whsec_<base64>').optional(),
+  /** First retry delay of a failed `reply_to` notification, in ms; then ×6 each time (Svix-like) up to 10 h, 8 attempts. @default 5000 */
+  CALLER_WEBHOOK_RETRY_INITIAL_MS: positiveMs.default(5_000),
+  /** Largest accepted request body, in bytes. @default 1048576 (1 MiB) */
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Folder of embedded mode's local servers (Temporal's SQLite file, FerretDB's data, logs). @default .agent-reach-data */
+  DATA_DIR: z.string().min(1).default('.agent-reach-data'),
+  /** Embedded Temporal dev server gRPC port. @default 7233 */
+  EMBEDDED_TEMPORAL_PORT: port.default(7233),
+  /** Embedded Temporal UI port. @default 8233 */
+  EMBEDDED_TEMPORAL_UI_PORT: port.default(8233),
+  /**
+   * Embedded mode: SQLite pragmas of the Temporal dev server's history file, comma-separated `name=value`
+   * (e.g. `journal_mode=wal,synchronous=normal`: many times the message throughput on a small machine; a power loss,
+   * not a process crash, may then lose the last transactions; see docs/benchmarks.md). @default none (Temporal's own)
+   */
+  EMBEDDED_TEMPORAL_SQLITE_PRAGMAS: z
+    .string()
+    .regex(/^[a-z_]+=[A-Za-z0-9_]+(,[a-z_]+=[A-Za-z0-9_]+)*$/, 'comma-separated name=value pairs')
+    .optional(),
+  /** Embedded FerretDB port. @default 27027 */
+  EMBEDDED_MONGODB_PORT: port.default(27027),
+  /**
+   * OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); only when set, the api's workflow starts, the
+   * workflow runs and the activities are exported as spans (Temporal's OpenTelemetry interceptors), in the message's
+   * own trace id. Optional.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /**
+   * Port of the worker's Prometheus endpoint (`/metrics`: `reach_delivery_attempts_total{outcome,transport}`,
+   * `reach_delivery_latency_seconds`, `reach_delivery_retries_total`); 0 turns it off (docker-compose: 9464). @default 0
+   */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /**
+   * Similarity provider of the intent router: `auto` (OpenAI-compatible embeddings when EMBEDDINGS_MODEL is set,
+   * else the local models when their files are present, else lexical), `local`, `openai` or `lexical`. @default auto
+   */
+  ROUTER_PROVIDER: z.enum(['auto', 'local', 'openai', 'lexical']).default('auto'),
+  /**
+   * Local embedding models, comma-separated (see `npm run models`; also known: `bge-small-zh-v1.5-q`,
+   * `all-minilm-l6-v2-q`). A model read for one language judges only requests in it.
+   * @default multilingual-e5-small,bge-small-en-v1.5-q
+   */
+  ROUTER_LOCAL_MODELS: z.string().regex(/^[a-z0-9.-]+(,[a-z0-9.-]+)*$/, 'comma-separated model ids').default('multilingual-e5-small,bge-small-en-v1.5-q'),
+  /**
+   * Whether a classifier head is trained on each tenant's catalogue (in a worker thread, whenever its cards change)
+   * and decides with calibrated probabilities; `off` keeps plain similarity with ROUTER_THRESHOLD. @default on
+   */
+  ROUTER_HEAD: z.enum(['on', 'off']).default('on'),
+  /** The head's probability from which the best capability is routed to. @default 0.5 (see docs/routing.md) */
+  ROUTER_HEAD_ACCEPT: z.coerce.number().min(0).max(1).optional(),
+  /**
+   * The lower end of the escalation band: between it and ROUTER_HEAD_ACCEPT the LLM decides when one is configured;
+   * otherwise the router refuses. @default 0.3 (see docs/routing.md)
+   */
+  ROUTER_HEAD_ESCALATE: z.coerce.number().min(0).max(1).optional(),
+  /** How long a request right after a catalogue change waits for its head before plain similarity answers, in ms. @default 2000 */
+  ROUTER_HEAD_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+  /** Share of BM25 in the hybrid match score (0 = embeddings only). @default 0.2 */
+  ROUTER_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.2),
+  /**
+   * Refusal threshold on the match score; default: the value fitted for the provider in use (local 0.685,
+   * lexical 0.46, openai 0.5 — not fitted; see docs/routing.md). Optional.
+   */
+  ROUTER_THRESHOLD: z.coerce.number().min(-1).max(2).optional(),
+  /** How long a session keeps routing to the same agent and instance, in ms. @default 1800000 (30 min) */
+  ROUTER_SESSION_TTL_MS: positiveMs.default(1_800_000),
+  /** Threads of the local model per process. @default 1 */
+  ROUTER_ONNX_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /** OpenAI-compatible base URL for embeddings (e.g. http://localhost:11434/v1 for Ollama). Optional. */
+  EMBEDDINGS_BASE_URL: z.url().optional(),
+  /** Embedding model name at that endpoint; setting it turns OpenAI-compatible embeddings on. Optional. */
+  EMBEDDINGS_MODEL: z.string().min(1).optional(),
+  /** API key for the embeddings endpoint. Optional. */
+  EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  /** OpenAI-compatible base URL of the LLM used as routing fallback and parameter extractor. Optional. */
+  LLM_BASE_URL: z.url().optional(),
+  /** Chat model name; setting it turns the LLM fallback on. Optional. */
+  LLM_MODEL: z.string().min(1).optional(),
+  /** API key for the LLM endpoint. Optional. */
+  LLM_API_KEY: z.string().min(1).optional(),
+  /** Worker tuning: activities run at once by one worker (Temporal's maxConcurrentActivityTaskExecutions). @default the SDK's (100) */
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).optional(),
+  /**
+   * Worker tuning: workflow tasks run at once (maxConcurrentWorkflowTaskExecutions); lower it when workflow tasks
+   * time out on a starved CPU. At least 2. @default the SDK's (40)
+   */
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).optional(),
+  /** Worker tuning: workflows kept in the worker's cache (maxCachedWorkflows). @default the SDK's (from the heap size) */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
+  /** Log verbosity of our processes: `debug`, `info`, `warn` or `error` (JSON logs via pino). @default info */
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+}).superRefine((env, ctx) => {
+  if (env.API_KEYS) {
+    const parsed = parseConfigKeys(env.API_KEYS);
+    if ('problem' in parsed) ctx.addIssue({ code: 'custom', path: ['API_KEYS'], message: parsed.problem });
+  }
+  if (env.HEARTBEAT_WRITE_EVERY_MS > env.HEARTBEAT_TTL_MS / 2) {
+    ctx.addIssue({ code: 'custom', path: ['HEARTBEAT_WRITE_EVERY_MS'], message: 'must be at most half of HEARTBEAT_TTL_MS' });
+  }
+});
+
+export type Config = z.infer<typeof envSchema> & { PUBLIC_URL: string };
+
+/** The circuit breaker knobs. */
+export function circuitPolicy(config: Config) {
+  return {
+    consecutiveFailures: config.CIRCUIT_CONSECUTIVE_FAILURES,
+    failureRate: config.CIRCUIT_FAILURE_RATE,
+    minRequests: config.CIRCUIT_MIN_REQUESTS,
+    windowMs: config.CIRCUIT_WINDOW_MS,
+    openMs: config.CIRCUIT_OPEN_MS,
+    maxOpenMs: config.CIRCUIT_MAX_OPEN_MS,
+  };
+}
+
+/** The router's similarity settings. */
+export function matcherSettings(config: Config) {
+  return {
+    provider: config.ROUTER_PROVIDER,
+    localModels: config.ROUTER_LOCAL_MODELS.split(','),
+    lexicalWeight: config.ROUTER_LEXICAL_WEIGHT,
+    onnxThreads: config.ROUTER_ONNX_THREADS,
+    head: config.ROUTER_HEAD === 'on',
+    headWaitMs: config.ROUTER_HEAD_WAIT_MS,
+    ...(config.EMBEDDINGS_MODEL
+      ? { openai: { model: config.EMBEDDINGS_MODEL, ...(config.EMBEDDINGS_BASE_URL ? { baseURL: config.EMBEDDINGS_BASE_URL } : {}), ...(config.EMBEDDINGS_API_KEY ? { apiKey: config.EMBEDDINGS_API_KEY } : {}) } }
+      : {}),
+  };
+}
+
+/** The worker's tuning knobs that are set (Temporal's defaults apply to the others). */
+export function workerTuning(config: Config) {
+  return {
+    ...(config.WORKER_MAX_CONCURRENT_ACTIVITIES ? { maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES } : {}),
+    ...(config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS ? { maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS } : {}),
+    ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
+  };
+}
+
+/** Embedded mode's SQLite pragmas for Temporal's history file, as a list. */
+export function temporalSqlitePragmas(config: Config): string[] {
+  return config.EMBEDDED_TEMPORAL_SQLITE_PRAGMAS?.split(',') ?? [];
+}
+
+/** The heartbeat knobs as the catalogue uses them. */
+export function heartbeatPolicy(config: Config) {
+  return {
+    intervalMs: config.HEARTBEAT_INTERVAL_MS,
+    ttlMs: config.HEARTBEAT_TTL_MS,
+    graceWindows: config.HEARTBEAT_GRACE_WINDOWS,
+  };
+}
+
+/** Thrown by {@link loadConfig} when a variable is invalid; the message names every bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(
+      'Invalid configuration:\n' + problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment (empty strings count as unset). Throws {@link ConfigError}. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? '(environment)'),
+        message: issue.message,
+      })),
+    );
+  }
+  const config = parsed.data;
+  const host = config.API_HOST === '0.0.0.0' ? '127.0.0.1' : config.API_HOST;
+  return {
+    ...config,
+    PUBLIC_URL: (config.PUBLIC_URL ?? `http://${host}:${config.API_PORT}`).replace(/\/$/, ''),
+  };
+}
+
+/** Loads the config for an entry point, printing the problems and exiting with code 2 when it is invalid. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

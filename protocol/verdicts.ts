@@ -1,0 +1,103 @@
+import type { AckFrame } from './frames';
+import type { AgentError } from './receipt';
+
+/** What the gateway makes of an agent's answer to a delivery, over HTTP or WebSocket (docs/protocol.md, "5. Answer, then send the receipt"). */
+export type DeliveryVerdict =
+  | { kind: 'processed'; result: unknown }
+  | { kind: 'agent_failed'; error: AgentError }
+  | { kind: 'accepted' }
+  | { kind: 'duplicate'; processed: boolean; result?: unknown }
+  | { kind: 'refused'; error: string }
+  | { kind: 'transient'; error: string; retryAfterMs?: number }
+  /** Not sent: the message's deadline passed between the workflow's check and the activity's start. */
+  | { kind: 'too_late' };
+
+/**
+ * Statuses worth retrying at the same agent. Everything else in 4xx is a business refusal.
+ * - 408 Request Timeout, 425 Too Early, 429 Too Many Requests: the agent asks us to come back.
+ * - 5xx: the agent or a proxy in front of it is unwell; except 501 Not Implemented and
+ *   505 HTTP Version Not Supported, which will not heal on their own (see PERMANENT_SERVER_ERRORS).
+ */
+const TRANSIENT_CLIENT_ERRORS = new Set([408, 425, 429]);
+const PERMANENT_SERVER_ERRORS = new Set([501, 505]);
+
+export function isTransientStatus(status: number): boolean {
+  if (TRANSIENT_CLIENT_ERRORS.has(status)) return true;
+  return status >= 500 && status <= 599 && !PERMANENT_SERVER_ERRORS.has(status);
+}
+
+/** Parses Retry-After (delta-seconds or an HTTP date) into ms from `nowMs`; undefined when absent or invalid. */
+export function parseRetryAfter(header: string | null | undefined, nowMs: number): number | undefined {
+  if (!header) return undefined;
+  const trimmed = header.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}
+
+function asRecord(body: unknown): Record<string, unknown> | undefined {
+  return body !== null && typeof body === 'object' && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : undefined;
+}
+
+function agentError(value: unknown): AgentError {
+  const record = asRecord(value);
+  if (record && typeof record.message === 'string') {
+    return {
+      message: record.message,
+      ...(typeof record.code === 'string' ? { code: record.code } : {}),
+      ...(typeof record.retryable === 'boolean' ? { retryable: record.retryable } : {}),
+    };
+  }
+  return { message: typeof value === 'string' ? value : 'the agent reported a failure' };
+}
+
+/**
+ * Classifies one HTTP answer. `body` is the parsed JSON body, or undefined when it was empty or not JSON.
+ */
+export function classifyResponse(
+  status: number,
+  body: unknown,
+  retryAfter: string | null | undefined,
+  nowMs: number,
+): DeliveryVerdict {
+  const record = asRecord(body);
+  if (status >= 200 && status <= 299) {
+    if (record?.status === 'processed') return { kind: 'processed', result: record.result ?? null };
+    if (record?.status === 'failed') return { kind: 'agent_failed', error: agentError(record.error) };
+    return { kind: 'accepted' };
+  }
+  if (status === 409 && record?.status === 'duplicate') {
+    const processed = record.result !== undefined;
+    return processed ? { kind: 'duplicate', processed, result: record.result } : { kind: 'duplicate', processed };
+  }
+  if (isTransientStatus(status)) {
+    const retryAfterMs = parseRetryAfter(retryAfter, nowMs);
+    return {
+      kind: 'transient',
+      error: `HTTP ${status}`,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
+  }
+  const detail = record && 'error' in record ? `: ${agentError(record.error).message}` : '';
+  return { kind: 'refused', error: `HTTP ${status}${detail}` };
+}
+
+/** Classifies a WebSocket ack like an HTTP answer. */
+export function verdictOfAck(ack: AckFrame): DeliveryVerdict {
+  const error = typeof ack.error === 'string' ? { message: ack.error } : ack.error;
+  switch (ack.status) {
+    case 'processed':
+      return { kind: 'processed', result: ack.result ?? null };
+    case 'failed':
+      return { kind: 'agent_failed', error: error ?? { message: 'the agent reported a failure' } };
+    case 'duplicate':
+      return ack.result === undefined ? { kind: 'duplicate', processed: false } : { kind: 'duplicate', processed: true, result: ack.result };
+    case 'refused':
+      return { kind: 'refused', error: error?.message ?? 'refused' };
+    default:
+      return { kind: 'accepted' };
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * API keys of callers: their format, scopes, and who a key says the caller is. Uses node:crypto: never import
+ * from workflows.
+ *
+ * A key reads `rk_<key id>_<secret>`: the key id (12 hex digits) finds the stored record, the secret (256 random
+ * bits) is checked against its SHA-256 in constant time. High-entropy secrets make a plain hash safe to store.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { hashSecret, secretMatches } from './ids';
+
+/** Scopes with a meaning to the api; keys may also carry other scopes, which capability ACLs can name. */
+export const BUILT_IN_SCOPES = {
+  /** read agents, messages, traces and events */
+  read: 'read',
+  /** send, cancel and redrive messages */
+  send: 'send',
+  /** register agents and import A2A cards */
+  register: 'register',
+  /** everything above, plus managing the tenant's keys */
+  admin: 'admin',
+} as const;
+export type BuiltInScope = keyof typeof BUILT_IN_SCOPES;
+
+/**
+ * Reading `/metrics` (figures of every tenant, unlabelled): an operator's scope, not implied by `admin`, so a
+ * tenant's admin learns nothing about other tenants.
+ */
+export const METRICS_SCOPE = 'metrics';
+
+/** Tenant names: lowercase letters, digits, `_` and `-`. */
+export const TENANT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const SCOPE_PATTERN = /^[a-z][a-z0-9_.:-]{0,63}$/;
+export const scopeSchema = z.string().regex(SCOPE_PATTERN, 'a scope is 1–64 of a–z 0–9 _ . : - starting with a letter');
+export const KEY_ID_PATTERN = /^[0-9a-f]{12}$/;
+const KEY_PATTERN = /^rk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
+
+/** Who is calling: known from a valid API key. */
+export interface Caller {
+  tenant: string;
+  key_id: string;
+  scopes: string[];
+}
+
+/** `admin` holds every built-in scope; a custom scope must be held as such. */
+export function hasScope(caller: { scopes: readonly string[] }, scope: string): boolean {
+  if (caller.scopes.includes(scope)) return true;
+  return scope in BUILT_IN_SCOPES && caller.scopes.includes('admin');
+}
+
+/** Whether a bearer token has the shape of an API key (rather than an agent secret). */
+export function looksLikeApiKey(token: string): boolean {
+  return token.startsWith('rk_');
+}
+
+export function parseApiKey(key: string): { keyId: string; secret: string } | undefined {
+  const match = KEY_PATTERN.exec(key);
+  return match ? { keyId: match[1]!, secret: match[2]! } : undefined;
+}
+
+/** A new key; shown once, stored as its id and the hash of its secret. */
+export function newApiKey(): { keyId: string; key: string; secretHash: string } {
+  const keyId = randomBytes(6).toString('hex');
+  const secret = randomBytes(32).toString('base64url');
+  return { keyId, key: `rk_${keyId}_${secret}`, secretHash: hashSecret(secret) };
+}
+
+export function apiKeySecretMatches(secret: string, storedHash: string): boolean {
+  return secretMatches(secret, storedHash);
+}

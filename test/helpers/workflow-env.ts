@@ -1,0 +1,188 @@
+/**
+ * The message workflow on a real Temporal dev server with scripted activities: no database, no agents.
+ * Used by the workflow tests and by the script that records the replay histories (test/tools/record-histories.ts).
+ *
+ * Time-skipping (`TestWorkflowEnvironment.createTimeSkipping`) needs Temporal's test server, which the SDK
+ * downloads on first use; offline it cannot be had, so this runs `createLocal` on the Temporal CLI that
+ * `npm test` finds or builds, and the timer paths use timers of a few hundred milliseconds instead.
+ */
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import type { Activities } from '../../activities';
+import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
+import type { DeliveryVerdict } from '../../protocol/verdicts';
+import type { ResolveTargetRequest } from '../../activities/resolve-target';
+import type { DeliveryTarget, TargetLookup } from '../../catalogue/agent-queries';
+import type { MessageInput, MessageStatus } from '../../messages/message';
+import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, SEARCH_ATTRIBUTES } from '../../messages/temporal';
+import { resolveTemporalCli } from '../../scripts/lib/binaries';
+
+export const TENANT = 'acme';
+export const CAPABILITY = 'refund';
+/** The agent's instances, in the order the scripted catalogue offers them. */
+export const INSTANCES = ['inst-a', 'inst-b'] as const;
+
+/** How the scripted catalogue and agent behave for one message. */
+export interface Script {
+  /** What each delivery attempt comes to, in order; the last one repeats. */
+  verdicts: DeliveryVerdict[];
+  /** What each target lookup answers before it finds an instance, in order (e.g. none available at first). */
+  lookups?: Exclude<TargetLookup, { kind: 'found' }>[];
+  transport?: 'http' | 'websocket';
+  /** The capability's own limits, as the catalogue reports them. */
+  limits?: Pick<DeliveryTarget, 'ack_timeout_ms' | 'max_attempts' | 'max_delivery_ms'>;
+}
+
+/** What the scripted activities were asked to do, per message id. */
+export interface ActivityCalls {
+  deliveries: DeliverRequest[];
+  missingReceipts: { agent_id: string; instance_id: string }[];
+  cancels: string[];
+  callerNotifications: MessageStatus[];
+}
+
+export interface WorkflowEnv {
+  env: TestWorkflowEnvironment;
+  taskQueue: string;
+  /** Starts a message run as the api does; `script` decides what the catalogue and the agent answer. */
+  start(input: MessageInput, script: Script): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  calls(messageId: string): ActivityCalls;
+  stop(): Promise<void>;
+}
+
+/** Each message goes to an agent of its own, so the agent id tells the scripted activities whose script it is. */
+export function agentOf(messageId: string): string {
+  return `agt_${messageId}`;
+}
+
+/** A message input with small timers; `overrides` replace fields. */
+export function messageInput(messageId: string, overrides: Partial<MessageInput> = {}): MessageInput {
+  return {
+    tenant: TENANT,
+    message_id: messageId,
+    trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+    target: { agent_id: agentOf(messageId), capability: CAPABILITY },
+    intent: 'refund order 42',
+    params: { order_id: '42' },
+    callback_url: 'http://gateway.invalid/v1/callback',
+    accepted_at: new Date().toISOString(),
+    policy: { maxAttempts: 3, initialBackoffMs: 100, maxBackoffMs: 400, attemptTimeoutMs: 1_000, defaultAckTimeoutMs: 60_000 },
+    caller: { tenant: TENANT, key_id: 'key_test', scopes: ['messages:send'] },
+    ...overrides,
+  };
+}
+
+/** A fresh id, so runs of one test never meet runs of another. */
+export function uniqueMessageId(name: string): string {
+  return `${name}-${randomUUID().slice(0, 8)}`;
+}
+
+function deliveryTarget(agentId: string, instanceId: string, script: Script, socketQueue: string): DeliveryTarget {
+  const websocket = script.transport === 'websocket';
+  return {
+    agent_id: agentId,
+    capability: CAPABILITY,
+    instance_id: instanceId,
+    transport: websocket ? 'websocket' : 'http',
+    endpoint: websocket ? `ws://${instanceId}` : `http://${instanceId}.agents.invalid/deliver`,
+    ...(websocket ? { ws_task_queue: socketQueue } : {}),
+    ...script.limits,
+  };
+}
+
+export async function startWorkflowEnv(): Promise<WorkflowEnv> {
+  const cli = await resolveTemporalCli();
+  if ('sdkDownload' in cli) throw new Error(`the workflow tests need the Temporal CLI: ${cli.reason}`);
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: cli.path }, searchAttributes: SEARCH_ATTRIBUTES },
+  });
+  const taskQueue = `workflow-test-${randomUUID()}`;
+  const socketQueue = `${taskQueue}-ws`;
+  const scripts = new Map<string, Script>();
+  const lookupsMade = new Map<string, number>();
+  const recorded = new Map<string, ActivityCalls>();
+  const calls = (agentId: string): ActivityCalls => {
+    let entry = recorded.get(agentId);
+    if (!entry) recorded.set(agentId, (entry = { deliveries: [], missingReceipts: [], cancels: [], callerNotifications: [] }));
+    return entry;
+  };
+  const scriptOf = (agentId: string): Script => {
+    const script = scripts.get(agentId);
+    if (!script) throw new Error(`no script for agent ${agentId}`);
+    return script;
+  };
+
+  const deliver = async (request: DeliverRequest): Promise<DeliverResult> => {
+    const started = new Date();
+    if (request.message.deadline && started.getTime() >= Date.parse(request.message.deadline)) {
+      return { verdict: { kind: 'too_late' }, started_at: started.toISOString(), latency_ms: 0 };
+    }
+    const made = calls(request.target.agent_id).deliveries;
+    made.push(request);
+    const verdicts = scriptOf(request.target.agent_id).verdicts;
+    const verdict = verdicts[Math.min(made.length, verdicts.length) - 1]!;
+    return { verdict, ...(verdict.kind === 'transient' ? { http_status: 503 } : { http_status: 200 }), started_at: started.toISOString(), latency_ms: 3 };
+  };
+  const activities: Activities = {
+    async resolveTarget(request: ResolveTargetRequest): Promise<TargetLookup> {
+      const agentId = request.target.agent_id;
+      const script = scriptOf(agentId);
+      const made = lookupsMade.get(agentId) ?? 0;
+      lookupsMade.set(agentId, made + 1);
+      const scripted = script.lookups?.[made];
+      if (scripted) return scripted;
+      // Like the catalogue: an instance that failed this message is chosen only when no other is left.
+      const avoid = new Set(request.avoid ?? []);
+      const instance = INSTANCES.find((id) => !avoid.has(id)) ?? INSTANCES[0];
+      return { kind: 'found', target: deliveryTarget(agentId, instance, script, socketQueue) };
+    },
+    deliver,
+    async notifyCancel(request) {
+      calls(request.agent_id).cancels.push(request.endpoint);
+      return { http_status: 200 };
+    },
+    async notifyCaller(request) {
+      calls(request.status.target.agent_id).callerNotifications.push(request.status);
+      return { http_status: 200 };
+    },
+    async recordMissingReceipt(request) {
+      calls(request.agent_id).missingReceipts.push(request);
+    },
+  };
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowsPath: require.resolve('../../workflows'),
+    activities,
+  });
+  const socketWorker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: socketQueue,
+    activities: { deliverOverSocket: deliver },
+  });
+  const running = Promise.all([worker.run(), socketWorker.run()]);
+
+  return {
+    env,
+    taskQueue,
+    async start(input, script) {
+      scripts.set(input.target.agent_id, script);
+      return env.client.workflow.start(MESSAGE_WORKFLOW, {
+        workflowId: messageWorkflowId(input.tenant, input.message_id),
+        taskQueue,
+        args: [input],
+        typedSearchAttributes: messageSearchAttributes(input.tenant, input.target.agent_id, input.trace_id),
+        workflowIdReusePolicy: input.redrive ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+      });
+    },
+    calls: (messageId) => calls(agentOf(messageId)),
+    async stop() {
+      worker.shutdown();
+      socketWorker.shutdown();
+      await running;
+      await env.teardown();
+    },
+  };
+}

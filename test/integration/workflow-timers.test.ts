@@ -1,0 +1,81 @@
+/**
+ * The message workflow's timer paths, on a Temporal dev server with scripted activities (test/helpers/workflow-env.ts
+ * says why not the time-skipping server): ack timeout and redelivery, backoff and Retry-After, failover, deadline.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { MessageStatus } from '../../messages/message';
+import { messageInput, startWorkflowEnv, uniqueMessageId, type WorkflowEnv } from '../helpers/workflow-env';
+
+let workflows: WorkflowEnv;
+
+before(async () => {
+  workflows = await startWorkflowEnv();
+});
+
+after(async () => {
+  await workflows?.stop();
+});
+
+const policy = messageInput('x').policy;
+const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
+const startedAt = (status: MessageStatus, attempt: number) => Date.parse(status.attempts[attempt - 1]!.started_at);
+
+describe('workflow timers', () => {
+  it('workflow timers - no receipt within the ack timeout redelivers under the same id, twice per instance, then fails', async () => {
+    const id = uniqueMessageId('ack-timeout');
+    const handle = await workflows.start(messageInput(id, { policy: { ...policy, maxAttempts: 3, defaultAckTimeoutMs: 300 } }), { verdicts: [{ kind: 'accepted' }] });
+    const status = (await handle.result()) as MessageStatus;
+    assert.equal(status.state, 'failed');
+    assert.deepEqual(status.reason, { code: 'ack_timeout', message: 'no delivery succeeded in 3 attempts; last error: no receipt within 300 ms of delivery' });
+    const deliveries = workflows.calls(id).deliveries;
+    assert.deepEqual(deliveries.map((d) => [d.message.message_id, d.attempt, d.target.instance_id]), [
+      [id, 1, 'inst-a'],
+      [id, 2, 'inst-a'],
+      [id, 3, 'inst-b'],
+    ]);
+    assert.deepEqual(status.attempts.map((a) => a.error), Array(3).fill('no receipt within 300 ms'));
+    assert.equal(workflows.calls(id).missingReceipts.length, 3);
+    assert.ok(startedAt(status, 2) - startedAt(status, 1) >= 300, 'the redelivery waited the ack timeout');
+  });
+
+  it('workflow timers - transient errors back off (Retry-After as a floor) and fail over after two failures of one instance', async () => {
+    const id = uniqueMessageId('backoff');
+    const handle = await workflows.start(messageInput(id, { policy: { ...policy, initialBackoffMs: 100, maxBackoffMs: 400 } }), {
+      verdicts: [{ kind: 'transient', error: 'HTTP 503' }, { kind: 'transient', error: 'HTTP 429', retryAfterMs: 800 }, { kind: 'processed', result: 'ok' }],
+    });
+    const status = (await handle.result()) as MessageStatus;
+    assert.equal(status.state, 'processed');
+    assert.equal(status.result, 'ok');
+    assert.deepEqual(status.attempts.map((a) => [a.outcome, a.instance_id]), [
+      ['transient_error', 'inst-a'],
+      ['transient_error', 'inst-a'],
+      ['processed', 'inst-b'],
+    ]);
+    // First retry: 100 ms with equal jitter, so at least 50 ms; second: the agent's Retry-After of 800 ms.
+    assert.ok(startedAt(status, 2) - startedAt(status, 1) >= 50, 'backed off before the second attempt');
+    assert.ok(startedAt(status, 3) - startedAt(status, 2) >= 800, 'waited at least the Retry-After');
+  });
+
+  it('workflow timers - the deadline ends the wait for a receipt long before the ack timeout', async () => {
+    const id = uniqueMessageId('deadline');
+    const deadline = inSeconds(2);
+    const handle = await workflows.start(messageInput(id, { deadline, policy: { ...policy, defaultAckTimeoutMs: 120_000 } }), { verdicts: [{ kind: 'accepted' }] });
+    const status = (await handle.result()) as MessageStatus;
+    assert.equal(status.state, 'expired');
+    assert.deepEqual(status.reason, { code: 'deadline_exceeded', message: `the deadline ${deadline} passed before the message was processed` });
+    assert.equal(status.attempts.length, 1);
+    const lateBy = Date.parse(status.completed_at!) - Date.parse(deadline);
+    assert.ok(lateBy >= 0 && lateBy < 10_000, `expired ${lateBy} ms after the deadline`);
+  });
+
+  it('workflow timers - the deadline cuts a long backoff short', async () => {
+    const id = uniqueMessageId('deadline-backoff');
+    const deadline = inSeconds(2);
+    const handle = await workflows.start(messageInput(id, { deadline }), { verdicts: [{ kind: 'transient', error: 'HTTP 503', retryAfterMs: 300_000 }] });
+    const status = (await handle.result()) as MessageStatus;
+    assert.equal(status.state, 'expired');
+    assert.equal(status.reason?.code, 'deadline_exceeded');
+    assert.deepEqual(status.attempts.map((a) => a.outcome), ['transient_error']);
+  });
+});
