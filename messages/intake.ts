@@ -199,8 +199,9 @@ function rejectionOf(decision: RouteDecision): Reason | undefined {
     case 'routed':
       return undefined;
     case 'input_required':
-      return { code: 'input_required', message: `${decision.target.capability} needs ${decision.missing.join(', ')}, which the intent does not give`, missing: decision.missing };
+      return { code: 'input_required', message: decision.message ?? `${decision.target.capability} needs ${decision.missing.join(', ')}, which the intent does not give`, missing: decision.missing };
     case 'refused':
+      if (decision.code === 'ambiguous') return { code: 'ambiguous', message: decision.message, ...(decision.choices ? { choices: decision.choices } : {}) };
       return { code: decision.code === 'no_eligible_capability' ? 'no_eligible_capability' : 'no_route', message: decision.message };
   }
 }

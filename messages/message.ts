@@ -64,6 +64,8 @@ export type ReasonCode =
   | 'no_route'
   /** Capabilities match, but none can take the message now (offline, draining, circuit open, at capacity, ACL). */
   | 'no_eligible_capability'
+  /** Two capabilities fit the intent about equally well: the caller is asked which (`choices`). */
+  | 'ambiguous'
   /** The chosen capability needs parameters the intent does not give. */
   | 'input_required';
 
@@ -72,6 +74,8 @@ export interface Reason {
   message: string;
   /** For `input_required`: the missing parameters. */
   missing?: string[];
+  /** For `ambiguous`: the capabilities the intent could mean. */
+  choices?: { agent_id: string; capability: string; description: string; probability: number }[];
 }
 
 /** How the router chose the target of a message sent with an intent (see router/router.ts). */

@@ -6,6 +6,8 @@
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { KNOWN_MODELS, locateModel } from '../router/embeddings/model-files';
+import { OnnxEmbedder } from '../router/embeddings/onnx-embedder';
 import { extractParameters } from '../router/extraction';
 import { scoreAll } from './lib/params-eval';
 import { loadZhRouting } from './lib/routing-data';
@@ -19,7 +21,10 @@ async function main() {
   for (const { agent } of set.agents) {
     for (const c of agent.capabilities) if (c.parameters_json) schemas.set(`${agent._id}/${c.name}`, JSON.parse(c.parameters_json));
   }
-  const { summary, rows } = await scoreAll(set.fit, schemas, (text, schema, now) => extractParameters(text, schema, { now }), NOW);
+  // PARAMS_EMBED=1: enums the words did not settle are matched by meaning with the multilingual model.
+  const model = process.env.PARAMS_EMBED === '1' ? await OnnxEmbedder.load(KNOWN_MODELS['multilingual-e5-small']!, locateModel('multilingual-e5-small')!) : undefined;
+  const embed = model ? (texts: string[]) => model.embedDocuments(texts) : undefined;
+  const { summary, rows } = await scoreAll(set.fit, schemas, (text, schema, now) => extractParameters(text, schema, { now, ...(embed ? { embed } : {}) }), NOW);
   let commit = 'unknown';
   try {
     commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();

@@ -13,6 +13,8 @@ export interface RoutedSample {
   /** The router's first choice before any threshold, and its match score. */
   top: string | null;
   score: number;
+  /** Whether a trained head decided (its score is a probability) rather than plain similarity. */
+  by_head: boolean;
   decision_ms: number;
 }
 
@@ -40,7 +42,7 @@ export async function routeAll(router: Router, requests: LabelledRequest[], onPr
     const top = decision.kind === 'refused' ? (first?.key ?? null) : `${decision.target.agent_id}/${decision.target.capability}`;
     // A head's score is its best group's probability (replicas of one service add up); similarity's, the best match.
     const score = decision.explanation.head?.best ?? first?.match ?? 0;
-    out.push({ request, top, score, decision_ms: decision.explanation.timings_ms.total });
+    out.push({ request, top, score, by_head: decision.explanation.head !== undefined, decision_ms: decision.explanation.timings_ms.total });
     if (onProgress && out.length % 200 === 0) onProgress(out.length);
   }
   return out;
