@@ -9,6 +9,7 @@ COPY platform platform
 COPY store store
 COPY catalogue catalogue
 COPY messages messages
+COPY protocol protocol
 COPY router router
 COPY workflows workflows
 COPY activities activities
@@ -28,6 +29,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# Data files the compiled router reads beside its code.
+COPY --from=build /app/router/head/out-of-scope.txt ./dist/router/head/out-of-scope.txt
 USER node
 EXPOSE 3000
 CMD ["node", "dist/api/main.js"]

@@ -23,7 +23,7 @@ import { catalogueModels } from '../store/models';
 import { type AgentDoc } from '../store/agents';
 import { loadConfig } from '../platform/config';
 import { hashSecret, newAgentId, newAgentSecret } from '../rules/ids';
-import { writeResultFile } from '../bench/lib/result-file';
+import { writeResultFile } from './lib/result-file';
 import { startEmbeddedProcess } from './lib/embedded-process';
 import { summary } from './lib/stats';
 

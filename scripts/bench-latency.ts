@@ -9,7 +9,7 @@
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeResultFile } from '../bench/lib/result-file';
+import { writeResultFile } from './lib/result-file';
 import { freePort } from './lib/dev-servers';
 import { startEmbeddedProcess } from './lib/embedded-process';
 import { summary } from './lib/stats';

@@ -12,7 +12,7 @@
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeResultFile } from '../bench/lib/result-file';
+import { writeResultFile } from './lib/result-file';
 import { candidatesOf } from '../router/candidates';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
 import { DEFAULT_THRESHOLDS } from '../router/create-router';
