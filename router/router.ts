@@ -45,7 +45,7 @@ export interface RouteExplanation {
   threshold: number;
   decided_by: 'explicit' | 'match' | 'head' | 'session' | 'llm' | 'none';
   /** When a trained head decided: its thresholds, the probability of "none", and the verdict. */
-  head?: { accept: number; escalate: number; none: number; verdict: string; best: number };
+  head?: { accept: number; escalate: number; none: number; verdict: string; best: number; cross_lingual: boolean };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -112,7 +112,7 @@ interface RankedChoice {
  * Head thresholds fitted on the fitting data (CLINC150 val and zh-routing dev by cross-validation,
  * `npm run bench:routing`); ROUTER_HEAD_ACCEPT and ROUTER_HEAD_ESCALATE override.
  */
-export const DEFAULT_HEAD_THRESHOLDS: HeadThresholds = { accept: 0.3, escalate: 0.2, ambiguity: 0.8 };
+export const DEFAULT_HEAD_THRESHOLDS: HeadThresholds = { accept: 0.3, escalate: 0.2, ambiguity: 0.8, crossLingual: 1.5 };
 
 /** Candidates listed in an explanation: enough to see the runners-up, not the whole catalogue. */
 const EXPLAINED = 5;
@@ -281,11 +281,11 @@ export class Router {
     const inPool = new Map(pool.map((c) => [c.key, c]));
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
     const probability = new Map(ranked.map((s) => [s.key, s.probability]));
-    const groups = groupScores(ranked, prediction.same);
+    const groups = groupScores(ranked, prediction.same, prediction.crossLingual);
     const verdict = decideByHead(groups, thresholds);
     explanation.decided_by = 'head';
     explanation.threshold = thresholds.accept;
-    explanation.head = { accept: thresholds.accept, escalate: thresholds.escalate, none: round(prediction.none), verdict: verdict.kind, best: round(groups[0]?.probability ?? 0) };
+    explanation.head = { accept: thresholds.accept, escalate: thresholds.escalate, none: round(prediction.none), verdict: verdict.kind, best: round(groups[0]?.probability ?? 0), cross_lingual: groups[0]?.crossLingual === true };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);

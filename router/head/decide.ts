@@ -6,6 +6,9 @@
  *   - the two close (p₂ ≥ ambiguity·p₁) and together ≥ accept → ambiguous: ask which, naming both;
  *   - escalate ≤ p₁ < accept → the escalation band: the LLM decides when one is configured, else refuse;
  *   - below → refuse.
+ * A cross-lingual request (an English one for a capability described in Chinese, or the reverse) gets probabilities
+ * lower than a same-language one that fits as well, since the head learned each capability from its own card's
+ * language: its thresholds are divided by `crossLingual`.
  */
 import type { HeadScore } from './head';
 
@@ -14,11 +17,15 @@ export interface HeadThresholds {
   escalate: number;
   /** p₂/p₁ from which the best two count as too close to pick one. */
   ambiguity: number;
+  /** How much lower the thresholds are for a group whose card is in the other language than the request. */
+  crossLingual: number;
 }
 
 export interface ScoredGroup {
   keys: string[];
   probability: number;
+  /** The group's card is written in the other language than the request. */
+  crossLingual?: boolean;
 }
 
 export type HeadVerdict =
@@ -28,14 +35,14 @@ export type HeadVerdict =
   | { kind: 'refuse'; best?: ScoredGroup };
 
 /** Groups of the same service, best first: each capability joins the first better one it is the same as. */
-export function groupScores(ranked: readonly HeadScore[], same: (a: string, b: string) => boolean): ScoredGroup[] {
+export function groupScores(ranked: readonly HeadScore[], same: (a: string, b: string) => boolean, crossLingual: ReadonlySet<string> = new Set()): ScoredGroup[] {
   const groups: ScoredGroup[] = [];
   for (const { key, probability } of ranked) {
     const group = groups.find((g) => same(g.keys[0]!, key));
     if (group) {
       group.keys.push(key);
       group.probability += probability;
-    } else groups.push({ keys: [key], probability });
+    } else groups.push({ keys: [key], probability, ...(crossLingual.has(key) ? { crossLingual: true } : {}) });
   }
   return groups.sort((a, b) => b.probability - a.probability);
 }
@@ -48,8 +55,9 @@ export function decideByHead(groups: readonly ScoredGroup[], thresholds: HeadThr
   if (!first) return { kind: 'refuse' };
   const p1 = first.probability;
   const p2 = second?.probability ?? 0;
-  if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= thresholds.accept) return { kind: 'ambiguous', groups: [first, second] };
-  if (p1 >= thresholds.accept) return { kind: 'accept', group: first };
-  if (p1 >= thresholds.escalate) return { kind: 'escalate', groups: groups.slice(0, ESCALATION_SHORTLIST) };
+  const scale = first.crossLingual ? 1 / thresholds.crossLingual : 1;
+  if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= thresholds.accept * scale) return { kind: 'ambiguous', groups: [first, second] };
+  if (p1 >= thresholds.accept * scale) return { kind: 'accept', group: first };
+  if (p1 >= thresholds.escalate * scale) return { kind: 'escalate', groups: groups.slice(0, ESCALATION_SHORTLIST) };
   return { kind: 'refuse', best: first };
 }

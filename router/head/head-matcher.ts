@@ -84,9 +84,10 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
       async classify(intent) {
         if (!trained()) await Promise.race([training.catch(() => undefined), delay(options.waitMs)]);
         if (!trained()) return undefined;
-        const language = containsCjk(intent) ? 'zh' : 'en';
+        const chinese = containsCjk(intent);
+        const language = chinese ? 'zh' : 'en';
         const judges = models.flatMap((m, i) => (!m.language || m.language === language ? [{ m, head: heads[i]! }] : []));
-        return averagePredictions(await Promise.all(judges.map(async ({ m, head }) => predict(head, await m.provider.embedQuery(intent)))));
+        return averagePredictions(await Promise.all(judges.map(async ({ m, head }) => predict(head, await m.provider.embedQuery(intent), chinese))));
       },
       ready: () => training.then(() => undefined, () => undefined),
     };

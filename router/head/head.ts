@@ -68,6 +68,8 @@ export interface HeadModel {
   weights: LinearWeights;
   /** keys.length × dims: each class's mean feature vector, to shortlist the classes a query is scored against. */
   prototypes: Float32Array;
+  /** Per class: 1 when most of its texts are Chinese (a query in the other language is a cross-lingual one). */
+  chineseCard: Uint8Array;
   shortlist: number;
 }
 
@@ -82,6 +84,8 @@ export interface HeadPrediction {
   none: number;
   /** Whether two capabilities are the same service offered twice (their probabilities then add up). */
   same: (a: string, b: string) => boolean;
+  /** Capabilities whose card is written in the other language than the query (Chinese vs not). */
+  crossLingual: ReadonlySet<string>;
 }
 
 function unit(v: Float32Array): Float32Array {
@@ -175,7 +179,8 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
     },
     { c: options.c, maxIterations: options.maxIterations, deadline: Date.now() + options.timeBudgetMs, initial: warmStart(prototypes, noneFeatures, k, dims) },
   );
-  return { keys: input.classes.map((c) => c.key), ...base, weights, prototypes, shortlist: options.shortlist };
+  const chineseCard = Uint8Array.from(input.classes.map((c) => (c.chinese.filter(Boolean).length * 2 > c.chinese.length ? 1 : 0)));
+  return { keys: input.classes.map((c) => c.key), ...base, weights, prototypes, chineseCard, shortlist: options.shortlist };
 }
 
 function shortlistFor(model: Pick<HeadModel, 'prototypes' | 'dims' | 'keys' | 'shortlist'>, f: Float32Array): number[] {
@@ -184,7 +189,7 @@ function shortlistFor(model: Pick<HeadModel, 'prototypes' | 'dims' | 'keys' | 's
   return topIndices(similarity, model.shortlist);
 }
 
-export function predict(model: HeadModel, vector: Float32Array): HeadPrediction {
+export function predict(model: HeadModel, vector: Float32Array, queryChinese: boolean): HeadPrediction {
   const f = features(model, vector);
   const classes = [...shortlistFor(model, f), model.keys.length];
   const logits = classes.map((k) => logit(model.weights, model.dims, k, f));
@@ -195,7 +200,8 @@ export function predict(model: HeadModel, vector: Float32Array): HeadPrediction 
     .slice(0, -1)
     .map((k, i) => ({ key: model.keys[k]!, probability: exp[i]! / total }))
     .sort((a, b) => b.probability - a.probability);
-  return { ranked, none: exp.at(-1)! / total, same: (a, b) => sameService(model, a, b) };
+  const crossLingual = new Set(classes.slice(0, -1).filter((k) => (model.chineseCard[k] === 1) !== queryChinese).map((k) => model.keys[k]!));
+  return { ranked, none: exp.at(-1)! / total, same: (a, b) => sameService(model, a, b), crossLingual };
 }
 
 /** Cosine between two capabilities' prototypes from which they count as the same service offered twice. */
@@ -235,5 +241,6 @@ export function averagePredictions(predictions: readonly HeadPrediction[]): Head
     ranked: [...sum].map(([key, total]) => ({ key, probability: total / n })).sort((a, b) => b.probability - a.probability),
     none: predictions.reduce((total, p) => total + p.none, 0) / n,
     same: predictions[0]!.same,
+    crossLingual: new Set(predictions.flatMap((p) => [...p.crossLingual])),
   };
 }

@@ -5,7 +5,7 @@ import { decideByHead, groupScores, type HeadThresholds, type HeadVerdict, type 
 import type { HeadScore } from '../../router/head/head';
 
 /** The router's defaults (router/router.ts DEFAULT_HEAD_THRESHOLDS). */
-const THRESHOLDS: HeadThresholds = { accept: 0.5, escalate: 0.3, ambiguity: 0.8 };
+const THRESHOLDS: HeadThresholds = { accept: 0.5, escalate: 0.3, ambiguity: 0.8, crossLingual: 1 };
 
 /** `same` from pairs of keys that are replicas of one service (symmetric, not transitive). */
 function sameFrom(pairs: [string, string][]): (a: string, b: string) => boolean {
@@ -106,14 +106,14 @@ const cases: Case[] = [
   {
     name: 'thresholds that never refuse (the routing evaluation) accept even a tie',
     ranked: [['a', 0.01], ['b', 0.01]],
-    thresholds: { accept: 0, escalate: 0, ambiguity: Number.POSITIVE_INFINITY },
+    thresholds: { accept: 0, escalate: 0, ambiguity: Number.POSITIVE_INFINITY, crossLingual: 1 },
     kind: 'accept',
     keys: [['a']],
   },
   {
     name: 'stricter thresholds turn an accept into an escalation',
     ranked: [['a', 0.7], ['b', 0.2]],
-    thresholds: { accept: 0.9, escalate: 0.6, ambiguity: 0.8 },
+    thresholds: { accept: 0.9, escalate: 0.6, ambiguity: 0.8, crossLingual: 1 },
     kind: 'escalate',
     keys: [['a'], ['b']],
   },
@@ -134,5 +134,20 @@ describe('decideByHead', () => {
     const low: ScoredGroup[] = [{ keys: ['a'], probability: 0.1 }];
     assert.deepEqual(decideByHead(low, THRESHOLDS), { kind: 'refuse', best: low[0] });
     assert.deepEqual(decideByHead([], THRESHOLDS), { kind: 'refuse' });
+  });
+});
+
+describe('head decision across languages', () => {
+  const thresholds = { accept: 0.45, escalate: 0.3, ambiguity: 0.8, crossLingual: 1.5 };
+  it('head decide - a cross-lingual group is held to thresholds divided by the factor; a same-language one is not', () => {
+    // 0.35 ≥ 0.45 / 1.5 = 0.30: accepted across languages; the same probability in the same language only escalates.
+    assert.equal(decideByHead([{ keys: ['a'], probability: 0.35, crossLingual: true }], thresholds).kind, 'accept');
+    assert.equal(decideByHead([{ keys: ['a'], probability: 0.35 }], thresholds).kind, 'escalate');
+    assert.equal(decideByHead([{ keys: ['a'], probability: 0.19, crossLingual: true }], thresholds).kind, 'refuse');
+  });
+
+  it('head decide - groupScores marks a group cross-lingual by its best capability', () => {
+    const groups = groupScores([{ key: 'zh/a', probability: 0.5 }, { key: 'en/b', probability: 0.2 }], () => false, new Set(['zh/a']));
+    assert.deepEqual(groups.map((g) => g.crossLingual === true), [true, false]);
   });
 });

@@ -81,19 +81,19 @@ describe('trainHead / predict', () => {
     it(`predict - a vector near ${key}'s centre ranks ${key} first, above "none"`, () => {
       const random = prng(100 + i);
       for (let q = 0; q < 5; q++) {
-        const prediction = predict(model, near(random, base.centres[i]!, SPREAD));
+        const prediction = predict(model, near(random, base.centres[i]!, SPREAD), false);
         assert.equal(prediction.ranked[0]!.key, key, JSON.stringify(prediction.ranked.slice(0, 2)));
         assert.ok(prediction.ranked[0]!.probability > prediction.none);
       }
       // The centre itself: a confident answer.
-      assert.ok(predict(model, base.centres[i]!).ranked[0]!.probability > 0.8);
+      assert.ok(predict(model, base.centres[i]!, false).ranked[0]!.probability > 0.8);
     });
   });
 
   it('predict - a vector near the "none" texts gets a high "none" probability', () => {
     const random = prng(200);
     for (let q = 0; q < 5; q++) {
-      const prediction = predict(model, near(random, base.noneCentre, SPREAD));
+      const prediction = predict(model, near(random, base.noneCentre, SPREAD), false);
       assert.ok(prediction.none > 0.7, `none ${prediction.none}`);
       assert.ok(prediction.none > prediction.ranked[0]!.probability);
     }
@@ -106,7 +106,7 @@ describe('trainHead / predict', () => {
       const random = prng(300 + shortlist);
       const queries = [...base.centres, base.noneCentre, randomUnit(random), near(random, base.centres[0]!, 1.5)];
       for (const v of queries) {
-        const { ranked, none } = predict(m, v);
+        const { ranked, none } = predict(m, v, false);
         assert.equal(ranked.length, Math.min(shortlist, KEYS.length));
         assert.equal(new Set(ranked.map((r) => r.key)).size, ranked.length);
         for (let r = 1; r < ranked.length; r++) assert.ok(ranked[r - 1]!.probability >= ranked[r]!.probability);
@@ -123,10 +123,10 @@ describe('trainHead / predict', () => {
     const classes = base.input.classes.map((c) => (c.key === 'weather' ? { ...c, excluded } : c));
     const withExclusions = trainHead({ ...base.input, classes });
     const probe = near(random, elsewhere, SPREAD);
-    const weather = (m: HeadModel) => predict(m, probe).ranked.find((r) => r.key === 'weather')!.probability;
+    const weather = (m: HeadModel) => predict(m, probe, false).ranked.find((r) => r.key === 'weather')!.probability;
     assert.ok(weather(withExclusions) < weather(model), `${weather(withExclusions)} ≥ ${weather(model)}`);
     // Its own requests still go to it.
-    assert.equal(predict(withExclusions, base.centres[1]!).ranked[0]!.key, 'weather');
+    assert.equal(predict(withExclusions, base.centres[1]!, false).ranked[0]!.key, 'weather');
   });
 
   it('trainHead - deterministic: the same catalogue trains the same model', () => {
@@ -206,7 +206,7 @@ describe('language direction', () => {
     const m = trainHead({ classes, none });
     assert.ok(m.language);
     for (let q = 0; q < 5; q++) {
-      const prediction = predict(m, near(random, centres[0]!, SPREAD, shift(true)));
+      const prediction = predict(m, near(random, centres[0]!, SPREAD, shift(true)), true);
       assert.equal(prediction.ranked[0]!.key, 'refund', JSON.stringify(prediction.ranked.slice(0, 2)));
     }
   });
@@ -236,7 +236,7 @@ describe('sameService', () => {
   for (const [a, b, want] of cases) {
     it(`sameService - ${a} and ${b}: ${want ? 'the same service' : 'different'}`, () => {
       assert.equal(sameService(m, a, b), want);
-      assert.equal(predict(m, centres[0]!).same(a, b), want);
+      assert.equal(predict(m, centres[0]!, false).same(a, b), want);
     });
   }
 
@@ -250,7 +250,7 @@ describe('sameService', () => {
   });
 
   it('sameService - replicas split their probability, and grouping adds it back up', () => {
-    const prediction = predict(m, near(random, centres[0]!, SPREAD));
+    const prediction = predict(m, near(random, centres[0]!, SPREAD), false);
     const [first, second] = prediction.ranked;
     assert.deepEqual(new Set([first!.key, second!.key]), new Set(['agent-a/track', 'agent-b/track']));
     assert.ok(Math.abs(first!.probability - second!.probability) < 1e-3);

@@ -49,6 +49,7 @@ function scriptedHead(probabilities: Record<string, number>): MatcherFactory {
       .sort((a, b) => b.probability - a.probability),
     none: 1 - Object.values(probabilities).reduce((a, b) => a + b, 0),
     same: (a, b) => REPLICAS.has(a) && REPLICAS.has(b),
+    crossLingual: new Set(),
   };
   const matcher: IntentMatcher = {
     provider: 'scripted+head',
@@ -67,7 +68,7 @@ function routerWith(probabilities: Record<string, number>, overrides: Partial<Ro
     openCircuits: async () => new Set(),
     stats: async () => new Map(),
     threshold: 0.5,
-    head: { accept: 0.5, escalate: 0.3, ambiguity: 0.8 },
+    head: { accept: 0.5, escalate: 0.3, ambiguity: 0.8, crossLingual: 1 },
     ...overrides,
   });
 }
