@@ -7,7 +7,7 @@ import { KNOWN_MODELS, locateModel } from './embeddings/model-files';
 import { OnnxEmbedder } from './embeddings/onnx-embedder';
 import { OpenAiEmbedder } from './embeddings/openai-embedder';
 import type { EmbeddingProvider } from './embeddings/provider';
-import { headMatcherFactory } from './head/head-matcher';
+import { headMatcherFactory, type HeadMatcherOptions } from './head/head-matcher';
 import { hybridMatcherFactory, lexicalMatcherFactory, semanticMatcherFactory, type MatcherFactory } from './matcher';
 import { VectorCache } from './semantic-index';
 
@@ -25,6 +25,7 @@ export interface MatcherSettings {
   /** How long a request waits for a head still training. */
   headWaitMs?: number;
   onHeadError?: (error: Error) => void;
+  onHeadTrained?: HeadMatcherOptions['onTrained'];
 }
 
 export interface ChosenMatcher {
@@ -68,7 +69,11 @@ function embeddingMatcher(models: LanguageModel[], settings: MatcherSettings): M
   const semantic = semanticMatcherFactory(asOneEmbedder(models), cache);
   const similarity = settings.lexicalWeight > 0 ? hybridMatcherFactory(semantic, lexicalMatcherFactory(), settings.lexicalWeight) : semantic;
   if (!settings.head) return similarity;
-  return headMatcherFactory(models, similarity, cache, { waitMs: settings.headWaitMs ?? 2_000, ...(settings.onHeadError ? { onError: settings.onHeadError } : {}) });
+  return headMatcherFactory(models, similarity, cache, {
+    waitMs: settings.headWaitMs ?? 2_000,
+    ...(settings.onHeadError ? { onError: settings.onHeadError } : {}),
+    ...(settings.onHeadTrained ? { onTrained: settings.onHeadTrained } : {}),
+  });
 }
 
 export async function chooseMatcher(settings: MatcherSettings, env: NodeJS.ProcessEnv = process.env): Promise<ChosenMatcher> {

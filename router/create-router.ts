@@ -25,7 +25,11 @@ export async function createRouter(
   logger: Pick<Logger, 'info' | 'warn'>,
   overrides: Partial<RouterDeps> = {},
 ): Promise<Router> {
-  const matcher = await chooseMatcher({ ...matcherSettings(config), onHeadError: (error) => logger.warn({ err: error }, 'router: head training failed; similarity decides') });
+  const matcher = await chooseMatcher({
+    ...matcherSettings(config),
+    onHeadError: (error) => logger.warn({ err: error }, 'router: head training failed; similarity decides'),
+    onHeadTrained: (model, capabilities, training) => logger.info({ model, capabilities, ...training }, 'router: head trained'),
+  });
   logger.info({ provider: matcher.provider }, `router: ${matcher.note}`);
   const stats = new RoutingStats(routingStatsModel(connection));
   return new Router({

@@ -16,6 +16,7 @@ import { writeResultFile } from './lib/result-file';
 import { candidatesOf } from '../router/candidates';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
 import { DEFAULT_THRESHOLDS } from '../router/create-router';
+import { DEFAULT_HEAD_THRESHOLDS } from '../router/router';
 import { fitThreshold } from '../router/threshold';
 import type { MatcherFactory } from '../router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from './lib/routing-data';
@@ -24,8 +25,12 @@ import { percentile } from './lib/stats';
 
 const RESULTS = resolve(__dirname, '..', 'bench', 'results');
 
+/** Head trainings seen by the matchers built here: model, capabilities, samples, iterations, ms. */
+const trainings: Record<string, unknown>[] = [];
+
 async function matcherFor(provider: string): Promise<{ factory: MatcherFactory; name: string; kind: keyof typeof DEFAULT_THRESHOLDS }> {
   const chosen = await chooseMatcher({
+    onHeadTrained: (model, capabilities, training) => trainings.push({ model, capabilities, ...training }),
     provider: provider as 'local' | 'lexical',
     localModels: process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS,
     onnxThreads: 1,
@@ -94,7 +99,7 @@ async function scaleSet(provider: string, agentsCount: number, queries: number) 
   const { factory, name, kind } = await matcherFor(provider);
   const agents = scaleCatalogue(agentsCount);
   // Decisions as the api takes them: with the provider's default threshold.
-  const router = scoringRouter(agents, factory, DEFAULT_THRESHOLDS[kind]);
+  const router = scoringRouter(agents, factory, DEFAULT_THRESHOLDS[kind], DEFAULT_HEAD_THRESHOLDS);
   const buildStarted = performance.now();
   await router.prepare('bench');
   const buildMs = performance.now() - buildStarted;
@@ -124,6 +129,7 @@ async function scaleSet(provider: string, agentsCount: number, queries: number) 
     capabilities: agentsCount * 5,
     threshold: DEFAULT_THRESHOLDS[kind],
     index_build_ms: Math.round(buildMs),
+    head_trainings: trainings.filter((t) => t.capabilities === agentsCount * 5),
     queries,
     p50_decision_ms: r(percentile(sorted(total), 50)),
     p95_decision_ms: r(percentile(sorted(total), 95)),

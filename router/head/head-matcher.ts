@@ -12,7 +12,7 @@ import type { IntentMatcher, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../text';
 import { exclusionClauses } from './exclusions';
-import { averagePredictions, predict, type HeadModel, type HeadOptions } from './head';
+import { averagePredictions, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions } from './head';
 import { trainInWorker } from './head-trainer';
 
 /** Generic out-of-scope requests shipped with Agent-Reach (CC0, see the file's header). */
@@ -45,6 +45,8 @@ export interface HeadMatcherOptions {
   waitMs: number;
   head?: Partial<HeadOptions>;
   onError?: (error: Error) => void;
+  /** Told once per model when its head is ready (for logs and benchmarks). */
+  onTrained?: (model: string, capabilities: number, training: HeadModel['training']) => void;
 }
 
 function delay(ms: number): Promise<undefined> {
@@ -73,8 +75,14 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
   return async (candidates) => {
     const fallback = await similarity(candidates);
     const heads: (HeadModel | undefined)[] = models.map(() => undefined);
+    // The models share one time budget, so a huge catalogue is ready in about the same time however many there are.
+    const budget = (options.head?.timeBudgetMs ?? DEFAULT_HEAD_OPTIONS.timeBudgetMs) / models.length;
     const training = (async () => {
-      for (const [i, model] of models.entries()) heads[i] = await trainFor(model.provider, candidates, generic, cache, options.head);
+      for (const [i, model] of models.entries()) {
+        const head = await trainFor(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
+        heads[i] = head;
+        options.onTrained?.(model.provider.id, candidates.length, head.training);
+      }
     })();
     training.catch((error: Error) => options.onError?.(error));
     const trained = () => heads.every(Boolean);

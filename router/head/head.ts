@@ -70,6 +70,8 @@ export interface HeadModel {
   prototypes: Float32Array;
   /** Per class: 1 when most of its texts are Chinese (a query in the other language is a cross-lingual one). */
   chineseCard: Uint8Array;
+  /** How the training went: samples, L-BFGS iterations, wall time. */
+  training: { samples: number; iterations: number; ms: number };
   shortlist: number;
 }
 
@@ -140,6 +142,7 @@ function languageDirection(classes: ClassTexts[], dims: number, minPerLanguage: 
 }
 
 export function trainHead(input: HeadTrainingInput): HeadModel {
+  const started = Date.now();
   const options = { ...DEFAULT_HEAD_OPTIONS, ...input.options };
   const dims = input.classes.find((c) => c.vectors.length > 0)?.vectors[0]!.length ?? input.none[0]?.length ?? 0;
   const all = input.classes.flatMap((c) => c.vectors);
@@ -167,7 +170,7 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
   const shortlistOf = (x: Float32Array) => shortlistFor({ prototypes, dims, keys: input.classes.map((c) => c.key), shortlist: options.shortlist }, x);
   const classShortlists = input.classes.map((_, i) => Int32Array.from(new Set([...shortlistOf(prototypes.subarray(i * dims, (i + 1) * dims)), i, k])));
   const candidates = rows.map((r) => (r.label < k ? classShortlists[r.label]! : Int32Array.from(new Set([...shortlistOf(r.x), k]))));
-  const weights = fitLogistic(
+  const { weights, iterations } = fitLogistic(
     {
       dims,
       classes: k + 1,
@@ -180,7 +183,8 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
     { c: options.c, maxIterations: options.maxIterations, deadline: Date.now() + options.timeBudgetMs, initial: warmStart(prototypes, noneFeatures, k, dims) },
   );
   const chineseCard = Uint8Array.from(input.classes.map((c) => (c.chinese.filter(Boolean).length * 2 > c.chinese.length ? 1 : 0)));
-  return { keys: input.classes.map((c) => c.key), ...base, weights, prototypes, chineseCard, shortlist: options.shortlist };
+  const training = { samples: rows.length, iterations, ms: Date.now() - started };
+  return { keys: input.classes.map((c) => c.key), ...base, weights, prototypes, chineseCard, shortlist: options.shortlist, training };
 }
 
 function shortlistFor(model: Pick<HeadModel, 'prototypes' | 'dims' | 'keys' | 'shortlist'>, f: Float32Array): number[] {

@@ -36,7 +36,7 @@ export interface LogisticOptions {
 /** classes × (dims + 1): each row a class's weights, then its bias. */
 export type LinearWeights = Float32Array;
 
-export function fitLogistic(set: TrainingSet, options: LogisticOptions): LinearWeights {
+export function fitLogistic(set: TrainingSet, options: LogisticOptions): { weights: LinearWeights; iterations: number } {
   const { dims, classes, x, labels, weights, candidates, against } = set;
   const stride = dims + 1;
   const n = labels.length;
@@ -88,8 +88,8 @@ export function fitLogistic(set: TrainingSet, options: LogisticOptions): LinearW
   };
 
   const start = options.initial ? Float64Array.from(options.initial) : new Float64Array(classes * stride);
-  const { x: theta } = minimize(objective, start, { maxIterations: options.maxIterations ?? 200, tolerance: 1e-6, ...(options.deadline ? { deadline: options.deadline } : {}) });
-  return Float32Array.from(theta);
+  const { x: theta, iterations } = minimize(objective, start, { maxIterations: options.maxIterations ?? 200, tolerance: 1e-6, ...(options.deadline ? { deadline: options.deadline } : {}) });
+  return { weights: Float32Array.from(theta), iterations };
 }
 
 /** The logit of class k for feature vector v. */

@@ -67,7 +67,7 @@ describe('logit', () => {
 
 describe('fitLogistic', () => {
   it('fitLogistic - separable 2-D data with 3 classes: every training point is classified as its label', () => {
-    const weights = fitLogistic(set(clusters), { c: 10 });
+    const weights = fitLogistic(set(clusters), { c: 10 }).weights;
     assert.equal(weights.length, 3 * (DIMS + 1));
     for (const s of clusters) {
       const p = probabilities(weights, 3, s.x);
@@ -80,8 +80,8 @@ describe('fitLogistic', () => {
   const strengths: [small: number, large: number][] = [[0.1, 1], [1, 10], [10, 100]];
   for (const [small, large] of strengths) {
     it(`fitLogistic - c = ${large} gives more confident probabilities than c = ${small}`, () => {
-      const weak = fitLogistic(set(clusters), { c: small });
-      const strong = fitLogistic(set(clusters), { c: large });
+      const weak = fitLogistic(set(clusters), { c: small }).weights;
+      const strong = fitLogistic(set(clusters), { c: large }).weights;
       for (const s of clusters) {
         const pWeak = probabilities(weak, 3, s.x)[s.label]!;
         const pStrong = probabilities(strong, 3, s.x)[s.label]!;
@@ -91,10 +91,10 @@ describe('fitLogistic', () => {
   }
 
   it('fitLogistic - a sample against its label lowers that label near it, and only there', () => {
-    const base = fitLogistic(set(clusters), { c: 10 });
+    const base = fitLogistic(set(clusters), { c: 10 }).weights;
     // Evidence that the edge of cluster 0 (towards cluster 1) is not class 0.
     const edge = ANGLES[0]! + 0.35;
-    const withAgainst = fitLogistic(set([...clusters, { x: point(edge), label: 0, against: true, weight: 3 }]), { c: 10 });
+    const withAgainst = fitLogistic(set([...clusters, { x: point(edge), label: 0, against: true, weight: 3 }]), { c: 10 }).weights;
     for (const angle of [edge - 0.05, edge, edge + 0.05]) {
       const before = probabilities(base, 3, point(angle))[0]!;
       const after = probabilities(withAgainst, 3, point(angle))[0]!;
@@ -106,7 +106,7 @@ describe('fitLogistic', () => {
 
   it('fitLogistic - a sample against its label is not a vote for any other class in particular', () => {
     // Only "against" evidence for class 0 at a point: the fit lowers class 0 there but does not pick between 1 and 2.
-    const onlyAgainst = fitLogistic(set([{ x: [1, 0], label: 0, against: true }]), { c: 10 });
+    const onlyAgainst = fitLogistic(set([{ x: [1, 0], label: 0, against: true }]), { c: 10 }).weights;
     const p = probabilities(onlyAgainst, 3, [1, 0]);
     assert.ok(p[0]! < 1 / 3, `${p}`);
     assert.ok(Math.abs(p[1]! - p[2]!) < 1e-6, `${p}`);
@@ -115,18 +115,18 @@ describe('fitLogistic', () => {
   it('fitLogistic - a class absent from every candidate set keeps zero weights', () => {
     // Class 3 exists but no sample's softmax covers it.
     const samples = clusters.map((s) => ({ ...s, candidates: [0, 1, 2] }));
-    const weights = fitLogistic(set(samples, 4), { c: 10 });
+    const weights = fitLogistic(set(samples, 4), { c: 10 }).weights;
     assert.deepEqual([...weights.slice(3 * (DIMS + 1))], [0, 0, 0]);
     assert.ok(weights.slice(0, 3 * (DIMS + 1)).some((w) => w !== 0));
   });
 
   it('fitLogistic - a class only ever scored against itself learns nothing; classes outside a sample get no pull from it', () => {
     // Each sample's softmax covers its own label only: every loss is 0, so every weight stays 0.
-    const alone = fitLogistic(set(clusters.map((s) => ({ ...s, candidates: [s.label] }))), { c: 10 });
+    const alone = fitLogistic(set(clusters.map((s) => ({ ...s, candidates: [s.label] }))), { c: 10 }).weights;
     assert.ok(alone.every((w) => w === 0));
     // Clusters 0 and 1 compete with each other; cluster 2's samples see only class 2, and no sample sees class 2
     // together with another class: class 2's row stays zero while 0 and 1 separate.
-    const pairs = fitLogistic(set(clusters.map((s) => ({ ...s, candidates: s.label === 2 ? [2] : [0, 1] }))), { c: 10 });
+    const pairs = fitLogistic(set(clusters.map((s) => ({ ...s, candidates: s.label === 2 ? [2] : [0, 1] }))), { c: 10 }).weights;
     assert.deepEqual([...pairs.slice(2 * (DIMS + 1))], [0, 0, 0]);
     const v = (x: [number, number]) => Float32Array.from(x);
     assert.ok(logit(pairs, DIMS, 0, v(point(ANGLES[0]!))) > logit(pairs, DIMS, 1, v(point(ANGLES[0]!))));
@@ -135,8 +135,8 @@ describe('fitLogistic', () => {
 
   it('fitLogistic - sample weights: a heavier class wins a point shared with a lighter one', () => {
     const shared: [number, number] = [1, 0];
-    const heavy0 = fitLogistic(set([{ x: shared, label: 0, weight: 3 }, { x: shared, label: 1, weight: 1 }], 2), { c: 10 });
-    const heavy1 = fitLogistic(set([{ x: shared, label: 0, weight: 1 }, { x: shared, label: 1, weight: 3 }], 2), { c: 10 });
+    const heavy0 = fitLogistic(set([{ x: shared, label: 0, weight: 3 }, { x: shared, label: 1, weight: 1 }], 2), { c: 10 }).weights;
+    const heavy1 = fitLogistic(set([{ x: shared, label: 0, weight: 1 }, { x: shared, label: 1, weight: 3 }], 2), { c: 10 }).weights;
     const p0 = probabilities(heavy0, 2, shared);
     const p1 = probabilities(heavy1, 2, shared);
     // Unregularised optimum: p = 3/4 for the heavier class; the L2 penalty pulls towards 1/2.
@@ -145,6 +145,6 @@ describe('fitLogistic', () => {
   });
 
   it('fitLogistic - deterministic: the same set gives the same weights', () => {
-    assert.deepEqual(fitLogistic(set(clusters), { c: 10 }), fitLogistic(set(clusters), { c: 10 }));
+    assert.deepEqual(fitLogistic(set(clusters), { c: 10 }).weights, fitLogistic(set(clusters), { c: 10 }).weights);
   });
 });
