@@ -1,22 +1,13 @@
 /** The classifier head (router/head/head.ts) on small synthetic catalogues of seeded random vectors. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { seededRandom } from '../../bench/lib/random';
 import { groupScores } from '../../router/head/decide';
 import { DEFAULT_HEAD_OPTIONS, SAME_SERVICE, features, predict, sameService, trainHead, type ClassTexts, type HeadModel, type HeadTrainingInput } from '../../router/head/head';
 
 const DIMS = 24;
 
-/** mulberry32: a tiny seeded PRNG, so every catalogue here is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = seededRandom;
 
 function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
