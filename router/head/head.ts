@@ -6,6 +6,7 @@
  * The head gives calibrated probabilities: the refusal score is the best capability's probability against "none"
  * and the runner-up, not a raw cosine whose scale differs from one catalogue to the next.
  */
+import { seededRandom } from '../../rules/random';
 import { bestBy } from '../select';
 import { fitLogistic, logit, type LinearWeights } from './logistic';
 
@@ -41,6 +42,30 @@ export interface HeadOptions {
 }
 
 export const DEFAULT_HEAD_OPTIONS: HeadOptions = { c: 100, noneWeight: 3, exclusionWeight: 0.5, shortlist: 48, minPerLanguage: 4, maxIterations: 150, timeBudgetMs: 45_000 };
+
+/** From this many capabilities on, training takes the large-catalogue shortcuts below. */
+const LARGE_CATALOGUE = 1_000;
+/** Rival classes per training sample in a large catalogue. */
+const LARGE_SHORTLIST = 16;
+/** Width of the random projection that finds those rivals. */
+const PROJECTED_DIMS = 64;
+
+/** Rows of `matrix` (n × dims) projected to `width` dimensions by a fixed seeded Gaussian matrix. */
+function randomProjection(matrix: Float32Array, n: number, dims: number, width: number) {
+  const random = seededRandom(0x9e3779b9);
+  const basis = Float32Array.from({ length: dims * width }, () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random()));
+  const project = (x: Float32Array) => {
+    const out = new Float32Array(width);
+    for (let j = 0; j < dims; j++) {
+      const v = x[j]!;
+      if (v !== 0) for (let w = 0; w < width; w++) out[w]! += v * basis[j * width + w]!;
+    }
+    return out;
+  };
+  const vectors = new Float32Array(n * width);
+  for (let i = 0; i < n; i++) vectors.set(project(matrix.subarray(i * dims, (i + 1) * dims)), i * width);
+  return { vectors, dims: width, project };
+}
 
 /** Logit scale of the starting weights: each class starts as its prototype, "none" as the generic texts' mean. */
 const WARM_START_SCALE = 10;
@@ -167,9 +192,14 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
   rows.forEach((r, i) => x.set(r.x, i * dims));
   // A sample competes with the classes nearest its own class (found once per class: thousands of classes × their
   // samples would cost minutes); "none" samples with the classes nearest each of them.
-  const shortlistOf = (x: Float32Array) => shortlistFor({ prototypes, dims, keys: input.classes.map((c) => c.key), shortlist: options.shortlist }, x);
-  const classShortlists = input.classes.map((_, i) => Int32Array.from(new Set([...shortlistOf(prototypes.subarray(i * dims, (i + 1) * dims)), i, k])));
-  const candidates = rows.map((r) => (r.label < k ? classShortlists[r.label]! : Int32Array.from(new Set([...shortlistOf(r.x), k]))));
+  // Large catalogues: fewer rivals per sample, found in a random projection (approximate neighbours suffice to
+  // pick whom a sample competes with, and all-pairs at full width would take most of the budget).
+  const large = k > LARGE_CATALOGUE;
+  const rivals = large ? Math.min(options.shortlist, LARGE_SHORTLIST) : options.shortlist;
+  const space = large ? randomProjection(prototypes, k, dims, PROJECTED_DIMS) : { vectors: prototypes, dims, project: (x: Float32Array) => x };
+  const shortlistOf = (x: Float32Array) => shortlistFor({ prototypes: space.vectors, dims: space.dims, keys: input.classes.map((c) => c.key), shortlist: rivals }, x);
+  const classShortlists = input.classes.map((_, i) => Int32Array.from(new Set([...shortlistOf(space.vectors.subarray(i * space.dims, (i + 1) * space.dims)), i, k])));
+  const candidates = rows.map((r) => (r.label < k ? classShortlists[r.label]! : Int32Array.from(new Set([...shortlistOf(space.project(r.x)), k]))));
   const { weights, iterations } = fitLogistic(
     {
       dims,
@@ -180,7 +210,7 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
       weights: Float32Array.from(rows.map((r) => r.weight)),
       candidates,
     },
-    { c: options.c, maxIterations: options.maxIterations, deadline: Date.now() + options.timeBudgetMs, initial: warmStart(prototypes, noneFeatures, k, dims) },
+    { c: options.c, maxIterations: options.maxIterations, deadline: started + options.timeBudgetMs, initial: warmStart(prototypes, noneFeatures, k, dims) },
   );
   const chineseCard = Uint8Array.from(input.classes.map((c) => (c.chinese.filter(Boolean).length * 2 > c.chinese.length ? 1 : 0)));
   const training = { samples: rows.length, iterations, ms: Date.now() - started };

@@ -1,4 +1,4 @@
-/** A small seeded pseudo-random generator (mulberry32), so a fault schedule can be replayed from its seed. */
+/** A small seeded pseudo-random generator (mulberry32): the same seed, the same sequence (fault schedules, projections). */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
