@@ -194,7 +194,7 @@ export const envSchema = z.object({
   /** Share of BM25 in the hybrid match score (0 = embeddings only). @default 0.2 */
   ROUTER_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.2),
   /**
-   * Refusal threshold on the match score; default: the value fitted for the provider in use (local 0.685,
+   * Refusal threshold on the match score; default: the value fitted for the provider in use (local 0.77,
    * lexical 0.46, openai 0.5 — not fitted; see docs/routing.md). Optional.
    */
   ROUTER_THRESHOLD: z.coerce.number().min(-1).max(2).optional(),
