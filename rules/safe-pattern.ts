@@ -12,6 +12,7 @@ export const MAX_PATTERN_CHARS = 500;
 /** What ajv and the extractor need of a compiled pattern: an unanchored search, as JSON Schema's `pattern` is. */
 export interface SafePattern {
   test(text: string): boolean;
+  toString(): string;
 }
 
 type Compiled = { pattern: SafePattern } | { problem: string };
