@@ -12,7 +12,7 @@ import type { DeliveryEnvelope } from '../protocol/envelope';
 import type { AckFrame, DeliveryFrame, SentAckFrame } from '../protocol/frames';
 import { REACH_EVENT_HEADER } from '../protocol/headers';
 import type { CallbackBody } from '../protocol/receipt';
-import { FileStore, MemoryStore, type HandledMessage, type IdempotencyStore } from './idempotency-store';
+import { FileStore, MemoryStore, type HandledMessage, type IdempotencyStore, type StoreWindow } from './idempotency-store';
 
 /** A message delivered to this agent: the gateway's delivery envelope (protocol/envelope.ts). */
 export type Delivery = DeliveryEnvelope;
@@ -55,6 +55,8 @@ export interface ReachAgentOptions {
   identityFile?: string;
   /** @default a FileStore beside the identity file, else in memory */
   store?: IdempotencyStore;
+  /** How many handled ids, and for how long, the default store keeps. @default 100000 ids, 30 days */
+  handledWindow?: StoreWindow;
   /** Answer with the result inline when the handler finishes within this time, in ms. @default 2000 */
   inlineMs?: number;
   /** Called after a message is handled and remembered, before its receipt is sent. */
@@ -86,7 +88,7 @@ export class ReachAgent {
 
   constructor(private readonly options: ReachAgentOptions) {
     const file = options.identityFile;
-    this.store = options.store ?? (file ? new FileStore(`${file}.handled.jsonl`) : new MemoryStore());
+    this.store = options.store ?? (file ? new FileStore(`${file}.handled.jsonl`, options.handledWindow) : new MemoryStore(options.handledWindow));
     if (file && existsSync(file)) this.identity = JSON.parse(readFileSync(file, 'utf8')) as Identity;
   }
 
