@@ -72,6 +72,18 @@ export class Heartbeats {
     );
   }
 
+  /** How many instances this replica remembers writing; `sweep` keeps it to those beating now. */
+  get remembered(): number {
+    return this.written.size;
+  }
+
+  /** Forgets writes too old to spare another one (the next beat writes anyway), so gone instances leave no trace. */
+  private pruneWritten(now: Date): void {
+    for (const [key, last] of this.written) {
+      if (now.getTime() - last.last_heartbeat_at.getTime() >= this.options.writeEveryMs) this.written.delete(key);
+    }
+  }
+
   /** Forgets what this replica wrote for an agent's instances (after an update or deregistration). */
   forget(agentId: string): void {
     for (const key of this.written.keys()) if (key.startsWith(`${agentId}/`)) this.written.delete(key);
@@ -137,6 +149,7 @@ export class Heartbeats {
   /** Marks offline every instance silent for longer than the policy allows; returns how many this call marked. */
   async sweep(): Promise<number> {
     const now = this.now();
+    this.pruneWritten(now);
     const cutoff = new Date(now.getTime() - offlineAfterMs(this.policy));
     const stale = await this.models.instances
       .find({ liveness: 'online', last_heartbeat_at: { $lt: cutoff } }, { agent_id: 1, tenant: 1, instance_id: 1, last_heartbeat_at: 1 })

@@ -18,7 +18,9 @@ export interface ReadyFrame {
 
 export interface ErrorFrame {
   type: 'error';
-  code: 'invalid_json' | 'invalid_frame' | 'unknown_frame';
+  /** `receipt_failed` and `internal`: the gateway could not take the frame now; send it again. */
+  code: 'invalid_json' | 'invalid_frame' | 'unknown_frame' | 'receipt_failed' | 'internal';
+  message_id?: string;
   message?: string;
   details?: unknown;
 }

@@ -1,18 +1,29 @@
 /** Checks extracted parameters against the capability's JSON Schema; what fails is dropped, not delivered. */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import { LruCache } from '../rules/lru';
+import { re2RegExpEngine } from '../rules/safe-pattern';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-const compiled = new Map<string, ValidateFunction | null>();
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: re2RegExpEngine } });
+
+/** Compiled validators by schema text: a bounded set, however many cards come and go. */
+export const compiledSchemas = new LruCache<string, ValidateFunction | null>(500);
+
+function compile(schemaJson: string): ValidateFunction | null {
+  let schema: object | undefined;
+  try {
+    schema = JSON.parse(schemaJson) as object;
+    return ajv.compile(schema);
+  } catch {
+    return null; // registration already checked it; never fail routing on it
+  } finally {
+    // ajv keeps no copy: the validator lives in our bounded cache, and a later schema may reuse the same `$id`.
+    if (schema) ajv.removeSchema(schema);
+  }
+}
 
 function validator(schemaJson: string): ValidateFunction | null {
-  if (!compiled.has(schemaJson)) {
-    try {
-      compiled.set(schemaJson, ajv.compile(JSON.parse(schemaJson) as object));
-    } catch {
-      compiled.set(schemaJson, null); // registration already checked it; never fail routing on it
-    }
-  }
-  return compiled.get(schemaJson)!;
+  if (!compiledSchemas.has(schemaJson)) compiledSchemas.set(schemaJson, compile(schemaJson));
+  return compiledSchemas.get(schemaJson)!;
 }
 
 /** Top-level properties of `params` that the schema rejects. */

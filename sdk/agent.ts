@@ -12,7 +12,7 @@ import type { DeliveryEnvelope } from '../protocol/envelope';
 import type { AckFrame, DeliveryFrame, SentAckFrame } from '../protocol/frames';
 import { REACH_EVENT_HEADER } from '../protocol/headers';
 import type { CallbackBody } from '../protocol/receipt';
-import { FileStore, MemoryStore, type HandledMessage, type IdempotencyStore } from './idempotency-store';
+import { FileStore, MemoryStore, type HandledMessage, type IdempotencyStore, type StoreWindow } from './idempotency-store';
 
 /** A message delivered to this agent: the gateway's delivery envelope (protocol/envelope.ts). */
 export type Delivery = DeliveryEnvelope;
@@ -55,10 +55,19 @@ export interface ReachAgentOptions {
   identityFile?: string;
   /** @default a FileStore beside the identity file, else in memory */
   store?: IdempotencyStore;
+  /** How many handled ids, and for how long, the default store keeps. @default 100000 ids, 30 days */
+  handledWindow?: StoreWindow;
   /** Answer with the result inline when the handler finishes within this time, in ms. @default 2000 */
   inlineMs?: number;
   /** Called after a message is handled and remembered, before its receipt is sent. */
   onHandled?: (messageId: string, outcome: HandledMessage) => void;
+  /**
+   * WebSocket mode: the delay before reconnecting doubles from `initialMs` up to `maxMs` while the gateway cannot be
+   * reached (each with ±20 % jitter), and starts over once connected. @default { initialMs: 1000, maxMs: 30000 }
+   */
+  reconnect?: { initialMs?: number; maxMs?: number };
+  /** Where connection problems are reported. @default console.warn */
+  onError?: (error: Error) => void;
 }
 
 interface Identity {
@@ -75,10 +84,11 @@ export class ReachAgent {
   private readonly inFlight = new Set<string>();
   private state: 'healthy' | 'draining' = 'healthy';
   private heartbeatTimer?: NodeJS.Timeout;
+  private reconnectAttempts = 0;
 
   constructor(private readonly options: ReachAgentOptions) {
     const file = options.identityFile;
-    this.store = options.store ?? (file ? new FileStore(`${file}.handled.jsonl`) : new MemoryStore());
+    this.store = options.store ?? (file ? new FileStore(`${file}.handled.jsonl`, options.handledWindow) : new MemoryStore(options.handledWindow));
     if (file && existsSync(file)) this.identity = JSON.parse(readFileSync(file, 'utf8')) as Identity;
   }
 
@@ -182,7 +192,9 @@ export class ReachAgent {
         }
         if (req.headers[REACH_EVENT_HEADER] === 'cancelled') return reply(200, { status: 'ok' });
         if (this.state === 'draining') return reply(503, { error: { message: 'draining' } });
-        this.handle(JSON.parse(raw) as Delivery, handler).then(({ inline, duplicate }) => {
+        const delivery = parseFrame(raw) as Delivery | undefined;
+        if (!delivery) return reply(400, { error: { message: 'the delivery is not a JSON object' } });
+        this.handle(delivery, handler).then(({ inline, duplicate }) => {
           if (duplicate === 'in_progress') return reply(409, { status: 'duplicate' });
           if (duplicate) return duplicate.status === 'failed' ? reply(200, duplicate) : reply(409, { status: 'duplicate', result: duplicate.result });
           if (inline) return reply(200, inline);
@@ -192,15 +204,23 @@ export class ReachAgent {
     };
   }
 
-  /** WebSocket mode: connects out to the gateway and handles deliveries there; reconnects when dropped. */
+  /**
+   * WebSocket mode: connects out to the gateway and handles deliveries there; reconnects with backoff when dropped or
+   * when the gateway cannot be reached. Returns the first socket.
+   */
   connectWebSocket(handler: Handler): WebSocket {
     const url = `${this.options.gateway.replace(/^http/, 'ws')}/v1/agents/${this.identity!.agent_id}/ws?instance_id=${this.instanceId}`;
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.identity!.secret}` } });
-    socket.on('message', (data) => {
-      const received = JSON.parse(data.toString()) as { type?: string };
-      if (received.type !== 'delivery') return;
+    // Without a listener, a refused connection or a bad frame would throw out of the agent's process.
+    socket.on('error', (error) => this.reportError(error));
+    socket.on('open', () => {
+      this.reconnectAttempts = 0;
+    });
+    socket.on('message', (data, isBinary) => {
+      const received = isBinary ? undefined : parseFrame(data.toString());
+      if (received?.type !== 'delivery') return;
       const frame = received as DeliveryFrame;
-      void this.handle(frame, handler).then(({ inline, duplicate }) => {
+      this.handle(frame, handler).then(({ inline, duplicate }) => {
         const ack: AckFrame =
           duplicate === 'in_progress'
             ? { status: 'duplicate' }
@@ -209,12 +229,26 @@ export class ReachAgent {
               : inline ?? { status: 'accepted' };
         const sent: SentAckFrame = { type: 'ack', message_id: frame.message_id, attempt: frame.attempt, ...ack };
         socket.send(JSON.stringify(sent));
-      });
+      }, (error: Error) => this.reportError(error));
     });
     socket.on('close', () => {
-      if (this.state !== 'draining') setTimeout(() => this.connectWebSocket(handler), 1_000).unref();
+      if (this.state === 'draining') return;
+      setTimeout(() => this.connectWebSocket(handler), this.reconnectDelay()).unref();
     });
     return socket;
+  }
+
+  /** 1 s, 2 s, 4 s… up to 30 s (configurable), ±20 % so a fleet does not reconnect in step. */
+  private reconnectDelay(): number {
+    const initial = this.options.reconnect?.initialMs ?? 1_000;
+    const max = this.options.reconnect?.maxMs ?? 30_000;
+    const delay = Math.min(max, initial * 2 ** Math.min(this.reconnectAttempts, 30));
+    this.reconnectAttempts += 1;
+    return delay * (0.8 + Math.random() * 0.4);
+  }
+
+  private reportError(error: Error): void {
+    (this.options.onError ?? ((e: Error) => console.warn(`agent-reach: ${e.message}`)))(error);
   }
 
   /** Graceful stop: report draining, finish in-flight work, then stop heartbeating (the gateway marks it offline). */
@@ -229,5 +263,15 @@ export class ReachAgent {
   /** Drains on SIGTERM, then exits. */
   drainOnSigterm(): void {
     process.once('SIGTERM', () => void this.drain().then(() => process.exit(0)));
+  }
+}
+
+/** A gateway frame, or undefined when it is not a JSON object. */
+function parseFrame(text: string): { type?: unknown } | undefined {
+  try {
+    const frame = JSON.parse(text) as unknown;
+    return frame !== null && typeof frame === 'object' ? (frame as { type?: unknown }) : undefined;
+  } catch {
+    return undefined;
   }
 }

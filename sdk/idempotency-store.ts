@@ -1,8 +1,11 @@
 /**
  * Remembers which message ids an agent already handled, so a redelivery (same Idempotency-Key) is answered from
  * memory instead of redoing the work. The default store is a file of JSON lines that survives a restart.
+ *
+ * Both stores keep a window: ids older than `maxAgeMs` and the oldest beyond `maxEntries` are forgotten. The
+ * default age (30 days) is the gateway's longest redelivery horizon: a message's deadline is at most 30 days away.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AgentOutcome } from '../protocol/receipt';
 
@@ -14,34 +17,122 @@ export interface IdempotencyStore {
   set(messageId: string, outcome: HandledMessage): void;
 }
 
+export interface StoreWindow {
+  /** @default 100000 */
+  maxEntries?: number;
+  /** @default 30 days */
+  maxAgeMs?: number;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+export const DEFAULT_MAX_ENTRIES = 100_000;
+export const DEFAULT_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+
+interface Entry {
+  outcome: HandledMessage;
+  /** When it was handled, in ms since the epoch. */
+  at: number;
+}
+
 export class MemoryStore implements IdempotencyStore {
-  private readonly handled = new Map<string, HandledMessage>();
-  get(messageId: string) {
-    return this.handled.get(messageId);
+  /** In the order handled (a Map keeps insertion order), so the oldest come first. */
+  protected readonly handled = new Map<string, Entry>();
+  protected readonly maxEntries: number;
+  protected readonly maxAgeMs: number;
+  protected readonly now: () => number;
+
+  constructor(window: StoreWindow = {}) {
+    this.maxEntries = window.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    this.maxAgeMs = window.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+    this.now = window.now ?? Date.now;
+    if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
+    if (!(this.maxAgeMs > 0)) throw new RangeError('maxAgeMs must be positive');
   }
+
+  get size(): number {
+    return this.handled.size;
+  }
+
+  get(messageId: string) {
+    const entry = this.handled.get(messageId);
+    if (!entry) return undefined;
+    if (this.expired(entry)) {
+      this.handled.delete(messageId);
+      return undefined;
+    }
+    return entry.outcome;
+  }
+
   set(messageId: string, outcome: HandledMessage) {
-    this.handled.set(messageId, outcome);
+    this.remember(messageId, { outcome, at: this.now() });
+  }
+
+  protected remember(messageId: string, entry: Entry): void {
+    this.handled.delete(messageId);
+    this.handled.set(messageId, entry);
+    this.evict();
+  }
+
+  private expired(entry: Entry): boolean {
+    return this.now() - entry.at >= this.maxAgeMs;
+  }
+
+  /** Drops the oldest entries while they are too old or too many. */
+  private evict(): void {
+    for (const [id, entry] of this.handled) {
+      if (this.handled.size <= this.maxEntries && !this.expired(entry)) break;
+      this.handled.delete(id);
+    }
   }
 }
 
-/** Appends one line per handled message (written synchronously, before the receipt is sent). */
+/**
+ * Appends one line per handled message (written synchronously, before the receipt is sent). When the file holds
+ * twice as many lines as the window keeps, it is rewritten with the kept ones (to a temporary file, then renamed).
+ */
 export class FileStore extends MemoryStore {
-  constructor(private readonly path: string) {
-    super();
+  private lines = 0;
+
+  constructor(
+    private readonly path: string,
+    window: StoreWindow = {},
+  ) {
+    super(window);
     if (!existsSync(path)) return;
     for (const line of readFileSync(path, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
-        const { id, ...outcome } = JSON.parse(line) as HandledMessage & { id: string };
-        super.set(id, outcome);
+        const { id, at, ...outcome } = JSON.parse(line) as HandledMessage & { id: string; at?: number };
+        // Lines written before the window existed carry no time: they count from now.
+        this.remember(id, { outcome, at: typeof at === 'number' ? at : this.now() });
+        this.lines += 1;
       } catch {
         // a torn last line after a crash: ignore it
       }
     }
+    this.compactIfLarge();
   }
+
+  /** Lines in the file now (kept entries plus forgotten or repeated ones not yet compacted away). */
+  get fileLines(): number {
+    return this.lines;
+  }
+
   override set(messageId: string, outcome: HandledMessage) {
+    const at = this.now();
     mkdirSync(dirname(this.path), { recursive: true });
-    appendFileSync(this.path, `${JSON.stringify({ id: messageId, ...outcome })}\n`);
-    super.set(messageId, outcome);
+    appendFileSync(this.path, `${JSON.stringify({ id: messageId, at, ...outcome })}\n`);
+    this.lines += 1;
+    this.remember(messageId, { outcome, at });
+    this.compactIfLarge();
+  }
+
+  private compactIfLarge(): void {
+    if (this.lines <= 2 * Math.max(this.size, 100)) return;
+    const text = [...this.handled].map(([id, { outcome, at }]) => `${JSON.stringify({ id, at, ...outcome })}\n`).join('');
+    writeFileSync(`${this.path}.tmp`, text);
+    renameSync(`${this.path}.tmp`, this.path);
+    this.lines = this.size;
   }
 }

@@ -7,13 +7,17 @@
  * `{"type":"ack","message_id","attempt","status":"accepted|processed|failed|duplicate|refused","result?","error?"}`
  * within the attempt timeout, then `{"type":"receipt","message_id","status":"processed|failed","result?","error?"}`
  * (answered with `{"type":"receipt_result",…}`). Errors in frames are answered with `{"type":"error",…}`.
+ *
+ * One connection's trouble stays with it: a frame that is not valid UTF-8 or is larger than the limit closes that
+ * socket (1007 / 1009), a failing frame handler answers an error frame, and a socket that misses a pong is
+ * terminated, so a half-open connection stops beating for its instance.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { SocketSender } from '../../activities/deliver-socket';
-import { ackFrame, type AckFrame } from '../../protocol/frames';
+import { ackFrame, type AckFrame, type ErrorFrame } from '../../protocol/frames';
 import { callbackBody } from '../../protocol/receipt';
 import type { Catalogue } from '../../catalogue/catalogue';
 import type { AgentDoc } from '../../store/agents';
@@ -24,10 +28,15 @@ import type { MessageService } from '../../messages/message-service';
 const PATH = /^\/v1\/agents\/([^/]+)\/ws$/;
 const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** Largest frame an agent may send; a larger one closes its socket with 1009. */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+
 interface Connected {
   socket: WebSocket;
   agent: AgentDoc;
   instanceId: string;
+  /** Whether the socket answered the last ping. */
+  alive: boolean;
 }
 
 export interface SocketHubDeps {
@@ -36,17 +45,25 @@ export interface SocketHubDeps {
   /** This replica's task queue for socket deliveries. */
   taskQueue: string;
   logger: Logger;
+  /** How often each socket is pinged; one without a pong by the next ping is terminated. @default the heartbeat interval */
+  pingIntervalMs?: number;
 }
 
 export class SocketHub implements SocketSender {
   private readonly connected = new Map<string, Connected>();
   private readonly pendingAcks = new Map<string, (ack: AckFrame) => void>();
-  private readonly server = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  private readonly pinger: NodeJS.Timeout;
 
-  constructor(private readonly deps: SocketHubDeps) {}
+  constructor(private readonly deps: SocketHubDeps) {
+    this.pinger = setInterval(() => this.pingAll(), deps.pingIntervalMs ?? deps.catalogue.policy.intervalMs);
+    this.pinger.unref();
+  }
 
   attach(http: Server): void {
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // Node removes its own error listener from an upgraded socket; a reset during authentication must not crash.
+      socket.on('error', (error: Error) => this.deps.logger.debug({ err: error }, 'websocket upgrade socket error'));
       this.upgrade(req, socket, head).catch((error: unknown) => {
         this.deps.logger.warn({ err: error }, 'websocket upgrade failed');
         refuse(socket, 503, 'Service Unavailable');
@@ -64,19 +81,48 @@ export class SocketHub implements SocketSender {
     const auth = await this.deps.catalogue.store.authenticate(agentId, secret);
     if (auth.kind === 'unknown_agent') return refuse(socket, 404, 'Not Found');
     if (auth.kind !== 'ok') return refuse(socket, 401, 'Unauthorized');
-    this.server.handleUpgrade(req, socket, head, (ws) => void this.connect(ws, auth.agent, instanceId));
+    this.server.handleUpgrade(req, socket, head, (ws) => {
+      this.connect(ws, auth.agent, instanceId).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, agent_id: agentId }, 'websocket connect failed');
+        ws.terminate();
+      });
+    });
+  }
+
+  /** Terminates the sockets that did not answer the previous ping, and pings the others. */
+  private pingAll(): void {
+    for (const entry of this.connected.values()) {
+      if (!entry.alive) {
+        this.deps.logger.info({ agent_id: entry.agent._id, instance_id: entry.instanceId }, 'websocket missed its pong: terminated');
+        entry.socket.terminate();
+        continue;
+      }
+      entry.alive = false;
+      entry.socket.ping();
+    }
   }
 
   private async connect(socket: WebSocket, agent: AgentDoc, instanceId: string): Promise<void> {
     const key = instanceKey(agent._id, instanceId);
+    // Without this listener, ws's 'error' for an invalid or oversized frame (it closes with 1007 / 1009) is fatal.
+    socket.on('error', (error: Error) => this.deps.logger.info({ err: error, key }, 'websocket closed on a bad frame'));
     this.connected.get(key)?.socket.close(4000, 'replaced by a newer connection');
-    this.connected.set(key, { socket, agent, instanceId });
+    const entry: Connected = { socket, agent, instanceId, alive: true };
+    this.connected.set(key, entry);
+    socket.on('pong', () => {
+      entry.alive = true;
+    });
     const beat = () =>
       this.deps.catalogue.heartbeats
         .beat(agent, { instance_id: instanceId, transport: 'websocket', ws_task_queue: this.deps.taskQueue })
         .catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'websocket heartbeat failed'));
     const timer = setInterval(() => void beat(), this.deps.catalogue.policy.intervalMs);
-    socket.on('message', (data: RawData) => void this.onFrame(agent, socket, data));
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      this.onFrame(agent, socket, data, isBinary).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, key }, 'websocket frame failed');
+        reply(socket, { type: 'error', code: 'internal', message: 'the frame could not be handled; send it again' });
+      });
+    });
     socket.on('close', () => {
       clearInterval(timer);
       if (this.connected.get(key)?.socket === socket) this.connected.delete(key);
@@ -85,35 +131,37 @@ export class SocketHub implements SocketSender {
     socket.send(JSON.stringify({ type: 'ready', agent_id: agent._id, instance_id: instanceId }));
   }
 
-  private async onFrame(agent: AgentDoc, socket: WebSocket, data: RawData): Promise<void> {
+  private async onFrame(agent: AgentDoc, socket: WebSocket, data: RawData, isBinary: boolean): Promise<void> {
+    if (isBinary) return reply(socket, { type: 'error', code: 'invalid_frame', message: 'frames are JSON text, not binary' });
     let frame: { type?: unknown } & Record<string, unknown>;
     try {
       frame = JSON.parse(data.toString()) as typeof frame;
     } catch {
-      socket.send(JSON.stringify({ type: 'error', code: 'invalid_json', message: 'frames are JSON text' }));
-      return;
+      return reply(socket, { type: 'error', code: 'invalid_json', message: 'frames are JSON text' });
     }
+    if (frame === null || typeof frame !== 'object') return reply(socket, { type: 'error', code: 'invalid_frame', message: 'a frame is a JSON object' });
     if (frame.type === 'ack') {
       const ack = ackFrame.safeParse(frame);
-      if (!ack.success) {
-        socket.send(JSON.stringify({ type: 'error', code: 'invalid_frame', details: ack.error.issues }));
-        return;
-      }
+      if (!ack.success) return reply(socket, { type: 'error', code: 'invalid_frame', details: ack.error.issues });
       this.pendingAcks.get(`${agent._id}:${ack.data.message_id}#${ack.data.attempt}`)?.(ack.data as AckFrame);
       return;
     }
     if (frame.type === 'receipt') {
       const { type: _type, ...body } = frame;
       const receipt = callbackBody.safeParse(body);
-      if (!receipt.success) {
-        socket.send(JSON.stringify({ type: 'error', code: 'invalid_frame', details: receipt.error.issues }));
-        return;
+      if (!receipt.success) return reply(socket, { type: 'error', code: 'invalid_frame', details: receipt.error.issues });
+      const { message_id } = receipt.data;
+      let result: Awaited<ReturnType<MessageService['receipt']>>;
+      try {
+        result = await this.deps.messages.receipt(agent, receipt.data);
+      } catch (error) {
+        this.deps.logger.warn({ err: error, message_id }, 'websocket receipt failed');
+        return reply(socket, { type: 'error', code: 'receipt_failed', message_id, message: 'the receipt was not recorded; send it again' });
       }
-      const result = await this.deps.messages.receipt(agent, receipt.data);
-      socket.send(JSON.stringify({ type: 'receipt_result', message_id: receipt.data.message_id, ...result }));
+      socket.send(JSON.stringify({ type: 'receipt_result', message_id, ...result }));
       return;
     }
-    socket.send(JSON.stringify({ type: 'error', code: 'unknown_frame', message: 'expected ack or receipt' }));
+    reply(socket, { type: 'error', code: 'unknown_frame', message: 'expected ack or receipt' });
   }
 
   async send(agentId: string, instanceId: string, envelope: object, timeoutMs: number): Promise<{ ack: AckFrame } | { failure: string }> {
@@ -141,9 +189,14 @@ export class SocketHub implements SocketSender {
   }
 
   close(): void {
+    clearInterval(this.pinger);
     for (const { socket } of this.connected.values()) socket.close(1001, 'gateway shutting down');
     this.server.close();
   }
+}
+
+function reply(socket: WebSocket, frame: ErrorFrame): void {
+  socket.send(JSON.stringify(frame));
 }
 
 function refuse(socket: Duplex, status: number, text: string): void {

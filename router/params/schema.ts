@@ -1,4 +1,5 @@
 /** The parts of a JSON Schema that parameter extraction reads, and small helpers over them. */
+import { safePattern, type SafePattern } from '../../rules/safe-pattern';
 
 export interface PropertySchema {
   type?: string | string[];
@@ -82,38 +83,10 @@ export function stringFits(value: string, schema: PropertySchema): boolean {
   return true;
 }
 
-const patterns = new Map<string, RegExp | null>();
-
-/** Longest string an agent's pattern is ever run on: identifiers are short, and backtracking grows with length. */
+/** Longest string an agent's pattern is run on when extracting: identifiers are short. */
 export const MAX_PATTERN_INPUT = 64;
 
-/**
- * A quantified group that itself holds a quantifier ("(a+)+", "(\d*)*", "(x{1,3})+") can backtrack
- * exponentially; such patterns are not used for searching at all. A cheap structural check, not a proof.
- */
-export function nestedQuantifier(pattern: string): boolean {
-  return /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,?\d*\})/.test(pattern);
-}
-
-/** An agent's pattern, compiled once; null when it does not compile or looks catastrophic. */
-export function compilePattern(pattern: string): RegExp | null {
-  if (!patterns.has(pattern)) {
-    let re: RegExp | null = null;
-    if (pattern.length > 500 || nestedQuantifier(pattern)) {
-      patterns.set(pattern, null);
-      return null;
-    }
-    try {
-      re = new RegExp(pattern, 'u');
-    } catch {
-      try {
-        re = new RegExp(pattern);
-      } catch {
-        re = null;
-      }
-    }
-    if (patterns.size > 5000) patterns.clear();
-    patterns.set(pattern, re);
-  }
-  return patterns.get(pattern)!;
+/** An agent's pattern on RE2 (linear time, rules/safe-pattern.ts), compiled once; null when RE2 cannot take it. */
+export function compilePattern(pattern: string): SafePattern | null {
+  return safePattern(pattern);
 }

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
+import { MAX_FRAME_BYTES } from '../../api/ws/socket-hub';
 import { eventually } from '../helpers/eventually';
 import { registerAgent, request } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
@@ -150,6 +151,34 @@ describe('websocket', () => {
       assert.equal(status.result, 'back');
     } finally {
       second.close();
+    }
+  });
+
+  it('websocket - invalid UTF-8 and oversized frames close only their own sockets; the api and other agents go on', async () => {
+    const hostile = await wsAgent();
+    const other = await wsAgent();
+    const agent = await connectAgent(replicaB.baseUrl, other.agent_id, other.secret, (d) => [
+      { type: 'ack', message_id: d.message_id, attempt: d.attempt, status: 'processed', result: 'still here' },
+    ]);
+    try {
+      for (const frame of [Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), Buffer.alloc(MAX_FRAME_BYTES + 1, 0x20)]) {
+        const socket = new WebSocket(`${replicaB.baseUrl.replace('http', 'ws')}/v1/agents/${hostile.agent_id}/ws?instance_id=ws1`, {
+          headers: { authorization: `Bearer ${hostile.secret}` },
+        });
+        socket.on('error', () => undefined);
+        const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+        await new Promise((resolve) => socket.once('message', resolve)); // the ready frame
+        socket.send(frame, { binary: false });
+        assert.equal(await closed, frame.length > MAX_FRAME_BYTES ? 1009 : 1007);
+        const health = await request('GET', `${replicaB.baseUrl}/readyz`);
+        assert.equal(health.status, 200);
+      }
+      const messageId = `ws-after-hostile-${Date.now()}`;
+      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: other.agent_id, capability: 'echo' } });
+      const status = await processed(messageId);
+      assert.equal(status.result, 'still here');
+    } finally {
+      agent.close();
     }
   });
 });
