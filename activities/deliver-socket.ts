@@ -5,7 +5,7 @@
 import type { CircuitStore } from '../store/circuits';
 import { deliveryEnvelope } from '../protocol/envelope';
 import type { AckFrame } from '../protocol/frames';
-import { verdictOfAck, type DeliveryVerdict } from '../protocol/verdicts';
+import { circuitOutcome, verdictOfAck, type DeliveryVerdict } from '../protocol/verdicts';
 import { pastDeadline, type DeliverRequest, type DeliverResult } from './deliver';
 
 export interface SocketSender {
@@ -21,7 +21,8 @@ export function createSocketActivities(deps: { sockets: SocketSender; circuits: 
       if (pastDeadline(message, started)) return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
       const sent = await deps.sockets.send(target.agent_id, target.instance_id, deliveryEnvelope(message, target, attempt), message.policy.attemptTimeoutMs);
       const verdict: DeliveryVerdict = 'ack' in sent ? verdictOfAck(sent.ack) : { kind: 'transient', error: sent.failure };
-      await deps.circuits.record(target.agent_id, target.instance_id, verdict.kind !== 'transient').catch(() => undefined);
+      const linkWorked = circuitOutcome(verdict);
+      if (linkWorked !== undefined) await deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined);
       return { verdict, started_at: new Date(started).toISOString(), latency_ms: deps.now() - started };
     },
   };

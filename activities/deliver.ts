@@ -9,7 +9,7 @@ import { signatureHeaders } from '../rules/signing';
 import type { MessageInput } from '../messages/message';
 import { deliveryEnvelope } from '../protocol/envelope';
 import { deliveryHeaders } from '../protocol/headers';
-import { classifyResponse, type DeliveryVerdict } from '../protocol/verdicts';
+import { circuitOutcome, classifyResponse, type DeliveryVerdict } from '../protocol/verdicts';
 
 export interface DeliverRequest {
   message: MessageInput;
@@ -29,7 +29,7 @@ export interface DeliverDeps {
   now: () => number;
   /** Read here rather than passed in, so no secret is written to workflow history. */
   queries: Pick<AgentQueries, 'signingSecrets'>;
-  /** Each attempt's outcome feeds the instance's circuit breaker. */
+  /** Each attempt's outcome feeds the instance's circuit breaker (an "accepted" one only through its receipt). */
   circuits: Pick<CircuitStore, 'record'>;
   /** Each attempt's outcome and latency feed the router's ranking (optional: advisory like the circuit). */
   stats?: Pick<RoutingStats, 'record'>;
@@ -37,11 +37,6 @@ export interface DeliverDeps {
   logger?: Pick<Logger, 'info'>;
   /** The SSRF policy, checked before each attempt (the host may resolve elsewhere than at registration). */
   endpointPolicy?: EndpointPolicy;
-}
-
-/** Whether an answer counts against the instance's health: only what is not the message's fault. */
-function linkFailed(verdict: DeliveryVerdict): boolean {
-  return verdict.kind === 'transient';
 }
 
 /** Whether the attempt counts as a success for ranking: the agent took the message (or had already done it). */
@@ -83,8 +78,9 @@ export function createDeliver(deps: DeliverDeps) {
     const finish = async (verdict: DeliveryVerdict, httpStatus?: number): Promise<DeliverResult> => {
       const latency = deps.now() - started;
       // Both are advisory: failing to record an outcome must not fail the delivery.
+      const linkWorked = circuitOutcome(verdict);
       await Promise.all([
-        deps.circuits.record(target.agent_id, target.instance_id, !linkFailed(verdict)).catch(() => undefined),
+        linkWorked === undefined ? undefined : deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined),
         deps.stats?.record(target.agent_id, target.capability, deliveryWorked(verdict), latency).catch(() => undefined),
       ]);
       deps.metrics?.deliveryAttempts.inc({ outcome: verdict.kind, transport: 'http' });

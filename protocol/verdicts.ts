@@ -101,3 +101,22 @@ export function verdictOfAck(ack: AckFrame): DeliveryVerdict {
       return { kind: 'accepted' };
   }
 }
+
+/**
+ * What an attempt tells the instance's circuit: true (the link works), false (it failed), or undefined when only
+ * the receipt can tell. An "accepted" answer proves nothing yet: counting it as a success would reset the streak
+ * of a silent agent at every attempt, so its circuit could never open (the missing receipt counts instead).
+ */
+export function circuitOutcome(verdict: DeliveryVerdict): boolean | undefined {
+  switch (verdict.kind) {
+    case 'transient':
+      return false;
+    case 'accepted':
+    case 'too_late':
+      return undefined;
+    case 'duplicate':
+      return verdict.processed ? true : undefined;
+    default:
+      return true; // processed, agent_failed, refused: the agent answered, whatever it thought of the message
+  }
+}

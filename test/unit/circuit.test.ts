@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { circuitOutcome, type DeliveryVerdict } from '../../protocol/verdicts';
 import { closedCircuit, effectiveState, recordOutcome, type Circuit } from '../../rules/circuit';
 
 const policy = { consecutiveFailures: 5, failureRate: 0.5, minRequests: 20, windowMs: 60_000, openMs: 30_000, maxOpenMs: 300_000 };
@@ -54,5 +55,24 @@ describe('circuit', () => {
     const later = recordOutcome(opened, false, opened.opened_at! + 1_000, policy);
     assert.equal(later.opened_at, opened.opened_at);
     assert.equal(later.times_opened, 1);
+  });
+
+  it('circuit - a silent agent (accepts, never sends the receipt) opens it after the streak, as one answering 503 does', () => {
+    // Per attempt: what the "accepted" answer records, then the workflow's missing-receipt failure.
+    const silentAttempt = [circuitOutcome({ kind: 'accepted' }), false].filter((ok) => ok !== undefined);
+    const silent = Array.from({ length: 5 }, () => silentAttempt).flat();
+    assert.equal(run(silent.slice(0, 4)).state, 'closed');
+    assert.equal(run(silent).state, 'open');
+    const failing = Array.from({ length: 5 }, () => circuitOutcome({ kind: 'transient', error: 'HTTP 503' })!);
+    assert.equal(run(failing).state, 'open');
+  });
+
+  it('circuit - only an answer that proves the work was done (or refused) counts as a success of the link', () => {
+    assert.equal(circuitOutcome({ kind: 'accepted' }), undefined, 'the receipt decides');
+    assert.equal(circuitOutcome({ kind: 'duplicate', processed: false }), undefined, 'the receipt decides');
+    assert.equal(circuitOutcome({ kind: 'processed', result: null }), true);
+    assert.equal(circuitOutcome({ kind: 'duplicate', processed: true, result: 1 }), true);
+    assert.equal(circuitOutcome({ kind: 'refused', error: 'HTTP 422' }), true);
+    assert.equal(circuitOutcome({ kind: 'transient', error: 'timeout' }), false);
   });
 });

@@ -54,10 +54,17 @@ describe('deliver activity', () => {
     assert.equal(body.attempt, 2);
     assert.deepEqual(body.payload, { order: 7 });
     assert.ok(new Webhook(h.secret).verify(String(init.body), headers));
-    assert.deepEqual(h.circuit, [true]);
+    assert.deepEqual(h.circuit, [], 'accepted is not yet a success: the receipt (or its absence) decides');
     assert.equal(h.logs[0]!.message_id, 'm-1');
     assert.equal(h.logs[0]!.trace_id, 'a'.repeat(32));
     assert.equal(h.logs[0]!.outcome, 'accepted');
+  });
+
+  it('deliver activity - a processed answer is a success of the circuit', async () => {
+    const h = harness(async () => Response.json({ status: 'processed', result: { ok: true } }));
+    const result = await h.deliver({ message, target, attempt: 1 });
+    assert.deepEqual(result.verdict, { kind: 'processed', result: { ok: true } });
+    assert.deepEqual(h.circuit, [true]);
   });
 
   it('deliver activity - a network error is transient and counts against the circuit', async () => {
