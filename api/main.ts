@@ -1,6 +1,7 @@
 /** `npm run api`: the stateless HTTP api, as production runs it (any number of replicas). */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { startSweeper } from '../catalogue/sweeper';
+import { retentionPruners } from './retention';
 import { ensureSearchAttributes } from '../messages/search-attributes';
 import { loadConfigOrExit } from '../platform/config';
 import { connectMongo, connectTemporalClient } from '../platform/connections';
@@ -25,8 +26,10 @@ async function main(): Promise<void> {
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const replica = await startApiReplica({ config, logger, services, mongo, connection, workerConnection, host: config.API_HOST, port: config.API_PORT });
   logger.info({ url: config.PUBLIC_URL }, 'api listening');
-  // Every replica sweeps; the conditional updates make each offline transition happen (and be recorded) once.
-  const stopSweeper = startSweeper(services.catalogue.heartbeats, config.SWEEP_INTERVAL_MS, logger);
+  // Every replica sweeps; the conditional updates make each offline transition happen (and be recorded) once,
+  // and replicas deleting the same old documents only find fewer to delete.
+  const pruners = retentionPruners(config, mongo, services.catalogue.models);
+  const stopSweeper = startSweeper(services.catalogue.heartbeats, config.SWEEP_INTERVAL_MS, logger, pruners);
   const stopIndex = services.catalogue.index.start(logger);
 
   let stopping = false;

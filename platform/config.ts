@@ -112,6 +112,8 @@ export const envSchema = z.object({
   CATALOGUE_MAX_STALENESS_MS: positiveMs.default(10_000),
   /** How often each api replica looks for silent instances to mark offline, in ms. @default 5000 */
   SWEEP_INTERVAL_MS: positiveMs.default(5_000),
+  /** How long agent events (registered, online, offline, …) are kept; the sweeper deletes older ones, in ms. @default 604800000 (7 days) */
+  AGENT_EVENT_RETENTION_MS: positiveMs.default(604_800_000),
   /** How long the previous agent secret keeps working after a rotation, in ms. @default 3600000 (1 h) */
   SECRET_ROTATION_OVERLAP_MS: z.coerce.number().int().min(0).default(3_600_000),
   /** Time allowed to fetch a remote A2A agent card, in ms. @default 5000 */

@@ -1,6 +1,6 @@
 /**
  * Session stickiness: the capability and instance a session was last routed to, per tenant. Entries older than
- * the TTL are ignored on read (FerretDB has no TTL indexes) and overwritten by the next routing of the session.
+ * the TTL are ignored on read and deleted by the sweeper (FerretDB has no TTL indexes).
  */
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SessionStore } from './router';
@@ -22,6 +22,7 @@ const sessionSchema = new Schema<SessionDoc>(
   },
   { versionKey: false, collection: 'routing_sessions' },
 );
+sessionSchema.index({ updated_at: 1 }); // the sweeper deletes expired sessions
 
 export function sessionModel(connection: Connection): Model<SessionDoc> {
   return (connection.models.RoutingSession as Model<SessionDoc> | undefined) ?? connection.model<SessionDoc>('RoutingSession', sessionSchema);

@@ -39,3 +39,4 @@ export const eventSchema = new Schema<AgentEventDoc>(
   { versionKey: false, collection: 'agent_events' },
 );
 eventSchema.index({ agent_id: 1, at: -1 });
+eventSchema.index({ at: 1 }); // the sweeper's retention query
