@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { CatalogueIndex } from '../../catalogue/catalogue-index';
 import { Heartbeats } from '../../catalogue/heartbeats';
+import { sweepOnce } from '../../catalogue/sweeper';
+import { retentionPruners } from '../../api/retention';
+import { sessionModel } from '../../router/session-store';
+import { deleteOlderThan } from '../../store/retention';
 import { eventually } from '../helpers/eventually';
 import { startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { request } from '../helpers/http';
@@ -473,5 +477,40 @@ describe('catalogue - in-memory index', () => {
     assert.equal((entry.agent as { secret_hash?: string }).secret_hash, undefined, 'no secret hash in memory');
     await api('POST', `/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'i1' }, registered.secret);
     assert.equal(await index.refresh(), false, 'a plain heartbeat is not a catalogue change');
+  });
+});
+
+describe('catalogue - retention', () => {
+  const DAY = 86_400_000;
+  const quiet = { info() {}, warn() {} };
+
+  it('catalogue - the sweeper deletes agent events past their retention and routing sessions past their TTL, nothing newer', async () => {
+    const now = new Date();
+    const ago = (ms: number) => new Date(now.getTime() - ms);
+    const agentId = uniqueName('retained');
+    const event = (id: string, at: Date) => ({ _id: `${agentId}-${id}`, tenant: 'default', agent_id: agentId, type: 'online' as const, at });
+    await system.catalogue.models.events.insertMany([event('old', ago(8 * DAY)), event('recent', ago(6 * DAY))]);
+    const sessions = sessionModel(system.mongo);
+    const session = (id: string, updatedAt: Date) => ({ _id: `default/${agentId}-${id}`, key: 'k', instance_id: 'i1', updated_at: updatedAt });
+    await sessions.insertMany([session('expired', ago(31 * 60_000)), session('live', ago(29 * 60_000))]);
+
+    const config = { AGENT_EVENT_RETENTION_MS: 7 * DAY, ROUTER_SESSION_TTL_MS: 30 * 60_000 };
+    await sweepOnce(system.catalogue.heartbeats, retentionPruners(config, system.mongo, system.catalogue.models, () => now), quiet);
+
+    const eventIds = (await system.catalogue.models.events.find({ agent_id: agentId }).lean()).map((e) => e._id);
+    assert.deepEqual(eventIds, [`${agentId}-recent`]);
+    const sessionIds = (await sessions.find({ _id: { $regex: `^default/${agentId}-` } }).lean()).map((d) => d._id);
+    assert.deepEqual(sessionIds, [`default/${agentId}-live`]);
+  });
+
+  it('catalogue - one prune deletes at most its batch; the next sweep takes the rest', async () => {
+    const agentId = uniqueName('backlog');
+    const at = new Date('2000-01-01T00:00:00Z');
+    await system.catalogue.models.events.insertMany([1, 2, 3].map((i) => ({ _id: `${agentId}-${i}`, tenant: 'default', agent_id: agentId, type: 'online' as const, at })));
+    const cutoff = new Date('2000-01-02T00:00:00Z');
+    assert.equal(await deleteOlderThan(system.catalogue.models.events, 'at', cutoff, 2), 2);
+    assert.equal(await system.catalogue.models.events.countDocuments({ agent_id: agentId }), 1);
+    assert.equal(await deleteOlderThan(system.catalogue.models.events, 'at', cutoff, 2), 1);
+    assert.equal(await system.catalogue.models.events.countDocuments({ agent_id: agentId }), 0);
   });
 });
