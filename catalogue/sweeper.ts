@@ -8,8 +8,10 @@ export interface Pruner {
   prune(): Promise<number>;
 }
 
+type SweepLogger = Record<'info' | 'warn', (fields: object, message: string) => void>;
+
 /** One sweep: marks silent instances offline, then prunes each collection. A failing step does not stop the others. */
-export async function sweepOnce(heartbeats: Pick<Heartbeats, 'sweep'>, pruners: Pruner[], logger: Pick<Logger, 'info' | 'warn'>): Promise<void> {
+export async function sweepOnce(heartbeats: Pick<Heartbeats, 'sweep'>, pruners: Pruner[], logger: SweepLogger): Promise<void> {
   try {
     const marked = await heartbeats.sweep();
     if (marked > 0) logger.info({ marked }, 'instances marked offline');
