@@ -296,8 +296,8 @@ export class Router {
       const e = eligibilityOf(s.key);
       return { key: s.key, match: round(s.probability), semantic: round(s.probability), parts: { probability: round(s.probability) }, rules: [], eligible: e.eligible, ...(e.eligible ? {} : { reason: this.showReason(request.caller, e) }) };
     });
-    const eligibleIn = (groups: readonly ScoredGroup[]): RankedChoice[] =>
-      groups.flatMap((g) => g.keys).flatMap((key) => {
+    const eligibleIn = (among: readonly ScoredGroup[]): RankedChoice[] =>
+      among.flatMap((g) => g.keys).flatMap((key) => {
         const e = eligibilityOf(key);
         return e.eligible ? [{ candidate: inPool.get(key)!, match: probability.get(key)!, eligibility: e }] : [];
       });
@@ -311,7 +311,8 @@ export class Router {
       return this.chooseRanked(request, choices, context, explanation);
     }
     if (verdict.kind === 'refuse') {
-      return refuse('no_match', `no capability matches the intent well enough (best ${round(verdict.best?.probability ?? 0)} < ${thresholds.escalate})`, explanation);
+      const floor = thresholds.escalate / (verdict.best?.crossLingual ? thresholds.crossLingual : 1);
+      return refuse('no_match', `no capability matches the intent well enough (best ${round(verdict.best?.probability ?? 0)} < ${round(floor)})`, explanation);
     }
     const fromLlm = await this.askLlm(request.intent!, eligibleIn(verdict.groups).map((c) => c.candidate), explanation);
     if (fromLlm) {
