@@ -86,11 +86,14 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
     })();
     training.catch((error: Error) => options.onError?.(error));
     const trained = () => heads.every(Boolean);
+    // Only requests in the first `waitMs` after the catalogue changed wait for the head; later ones, while a big
+    // catalogue still trains, are answered by similarity at once.
+    const waitUntil = Date.now() + options.waitMs;
     const matcher: IntentMatcher = {
       provider: `${models.map((m) => m.provider.id).join('+')}+head`,
       score: (intent) => fallback.score(intent),
       async classify(intent) {
-        if (!trained()) await Promise.race([training.catch(() => undefined), delay(options.waitMs)]);
+        if (!trained() && Date.now() < waitUntil) await Promise.race([training.catch(() => undefined), delay(waitUntil - Date.now())]);
         if (!trained()) return undefined;
         const chinese = containsCjk(intent);
         const language = chinese ? 'zh' : 'en';
