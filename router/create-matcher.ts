@@ -66,10 +66,12 @@ function asOneEmbedder(models: LanguageModel[]): EmbeddingProvider {
 /** Similarity (and BM25 when weighted), with a trained head per model on top when enabled. */
 function embeddingMatcher(models: LanguageModel[], settings: MatcherSettings): MatcherFactory {
   const cache = new VectorCache();
-  const semantic = semanticMatcherFactory(asOneEmbedder(models), cache);
+  // Each model embeds a catalogue text once, through the cache, whether similarity or a head asks for it.
+  const cached = models.map((m) => ({ ...m, provider: cache.through(m.provider) }));
+  const semantic = semanticMatcherFactory(asOneEmbedder(cached), cache);
   const similarity = settings.lexicalWeight > 0 ? hybridMatcherFactory(semantic, lexicalMatcherFactory(), settings.lexicalWeight) : semantic;
   if (!settings.head) return similarity;
-  return headMatcherFactory(models, similarity, cache, {
+  return headMatcherFactory(cached, similarity, cache, {
     waitMs: settings.headWaitMs ?? 2_000,
     ...(settings.onHeadError ? { onError: settings.onHeadError } : {}),
     ...(settings.onHeadTrained ? { onTrained: settings.onHeadTrained } : {}),

@@ -32,6 +32,11 @@ export class VectorCache {
     return this.vectors.size;
   }
 
+  /** The provider with its document vectors kept here (queries are not cached). */
+  through(provider: EmbeddingProvider): EmbeddingProvider {
+    return { id: provider.id, embedDocuments: (texts) => this.embed(provider, texts), embedQuery: (text) => provider.embedQuery(text) };
+  }
+
   async embed(provider: EmbeddingProvider, texts: string[]): Promise<Float32Array[]> {
     const keys = texts.map((t) => VectorCache.key(provider.id, t));
     const missing = [...new Set(texts.filter((_, i) => !this.vectors.has(keys[i]!)))];

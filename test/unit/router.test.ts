@@ -206,6 +206,16 @@ describe('semantic matching', () => {
     assert.equal(embedder.embedded, firstBatch + 1, 'only the changed description is embedded');
   });
 
+  it('semantic matching - a provider seen through the cache embeds each text once, for the index and a head alike', async () => {
+    const embedder = new WordEmbedder();
+    const cache = new VectorCache();
+    const through = cache.through(embedder);
+    await through.embedDocuments(['refund my order', 'weather tomorrow']);
+    await cache.embed(through, ['refund my order', 'weather tomorrow', 'a new text']);
+    assert.equal(embedder.embedded, 3);
+    assert.equal(through.id, embedder.id);
+  });
+
   it('semantic matching - the combined embedder weights the model of the query language', async () => {
     const zh = { id: 'zh', embedDocuments: async (t: string[]) => t.map(() => normalize(Float32Array.from([1, 0]))), embedQuery: async () => normalize(Float32Array.from([1, 0])) };
     const en = { id: 'en', embedDocuments: async (t: string[]) => t.map(() => normalize(Float32Array.from([0, 1]))), embedQuery: async () => normalize(Float32Array.from([1, 0])) };
