@@ -17,13 +17,32 @@ export async function request<T = any>(
 ): Promise<JsonResponse<T>> {
   // An `authorization` header replaces the default key; an empty one sends none.
   const { authorization = `Bearer ${TEST_API_KEY}`, ...rest } = headers;
-  const response = await fetch(url, {
+  const init = {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(authorization ? { authorization } : {}), ...rest },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  };
+  const response = await fetch(url, init).catch(async (error: unknown) => {
+    // On a loaded shared machine a loopback connection is now and then reset or refused before the request is read;
+    // one retry tells that apart from a server that is really down (and the cause is printed for diagnosis).
+    if (!isConnectionError(error)) throw error;
+    console.error(`[test http] ${method} ${url}: ${connectionErrorCode(error)}, retrying once`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return fetch(url, init);
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+const CONNECTION_ERRORS = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET']);
+
+function connectionErrorCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: string } })?.cause;
+  return cause?.code;
+}
+
+function isConnectionError(error: unknown): boolean {
+  return error instanceof TypeError && CONNECTION_ERRORS.has(connectionErrorCode(error) ?? '');
 }
 
 /** Registers an agent with one capability at `endpoint`; returns its id and secret. */
