@@ -87,8 +87,8 @@ export async function chooseMatcher(settings: MatcherSettings, env: NodeJS.Proce
   if (settings.provider === 'local' || settings.provider === 'auto') {
     const models = await loadLocalModels(settings.localModels, settings.onnxThreads, env);
     if (models) {
-      const embedder = asOneEmbedder(models);
-      return { factory: embeddingMatcher(models, settings), kind: 'local', provider: embedder.id, note: `local model ${embedder.id}${settings.head ? ', a head per catalogue' : ''}` };
+      const id = models.map((m) => m.provider.id).join('+');
+      return { factory: embeddingMatcher(models, settings), kind: 'local', provider: id, note: `local model ${id}${settings.head ? ', a head per catalogue' : ''}` };
     }
     const why = `model files for ${settings.localModels.join(', ')} not found (run \`npm run models\`)`;
     if (settings.provider === 'local') throw new Error(`ROUTER_PROVIDER=local, but ${why}`);

@@ -11,7 +11,7 @@ import { extractParameters, missingMessage, missingRequired } from './extraction
 import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { IntentMatcher, MatcherFactory, MatchScore } from './matcher';
-import { decideByHead, groupScores, type HeadThresholds, type ScoredGroup } from './head/decide';
+import { comparedProbability, decideByHead, groupScores, type HeadThresholds, type ScoredGroup } from './head/decide';
 import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
@@ -45,7 +45,7 @@ export interface RouteExplanation {
   threshold: number;
   decided_by: 'explicit' | 'match' | 'head' | 'session' | 'llm' | 'none';
   /** When a trained head decided: its thresholds, the probability of "none", and the verdict. */
-  head?: { accept: number; escalate: number; none: number; verdict: string; best: number; cross_lingual: boolean };
+  head?: { accept: number; escalate: number; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -285,7 +285,7 @@ export class Router {
     const verdict = decideByHead(groups, thresholds);
     explanation.decided_by = 'head';
     explanation.threshold = thresholds.accept;
-    explanation.head = { accept: thresholds.accept, escalate: thresholds.escalate, none: round(prediction.none), verdict: verdict.kind, best: round(groups[0]?.probability ?? 0), cross_lingual: groups[0]?.crossLingual === true };
+    explanation.head = { accept: thresholds.accept, escalate: thresholds.escalate, none: round(prediction.none), verdict: verdict.kind, best: round(groups[0]?.probability ?? 0), cross_lingual: groups[0]?.crossLingual === true, score: groups[0] ? round(comparedProbability(groups[0], thresholds)) : 0 };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);
@@ -311,8 +311,7 @@ export class Router {
       return this.chooseRanked(request, choices, context, explanation);
     }
     if (verdict.kind === 'refuse') {
-      const floor = thresholds.escalate / (verdict.best?.crossLingual ? thresholds.crossLingual : 1);
-      return refuse('no_match', `no capability matches the intent well enough (best ${round(verdict.best?.probability ?? 0)} < ${round(floor)})`, explanation);
+      return refuse('no_match', `no capability matches the intent well enough (${explanation.head.score} < ${thresholds.escalate}, the best probability as the thresholds see it)`, explanation);
     }
     const fromLlm = await this.askLlm(request.intent!, eligibleIn(verdict.groups).map((c) => c.candidate), explanation);
     if (fromLlm) {

@@ -47,17 +47,27 @@ export function groupScores(ranked: readonly HeadScore[], same: (a: string, b: s
   return groups.sort((a, b) => b.probability - a.probability);
 }
 
+/** The group's probability as the thresholds see it: a cross-lingual group's scaled up by the factor. */
+export function comparedProbability(group: ScoredGroup, thresholds: Pick<HeadThresholds, 'crossLingual'>): number {
+  return group.probability * languageFactor(group, thresholds);
+}
+
+function languageFactor(group: ScoredGroup, thresholds: Pick<HeadThresholds, 'crossLingual'>): number {
+  return group.crossLingual ? thresholds.crossLingual : 1;
+}
+
 /** Groups offered to the LLM in the escalation band. */
 const ESCALATION_SHORTLIST = 5;
 
 export function decideByHead(groups: readonly ScoredGroup[], thresholds: HeadThresholds): HeadVerdict {
   const [first, second] = groups;
   if (!first) return { kind: 'refuse' };
-  const p1 = first.probability;
-  const p2 = second?.probability ?? 0;
-  const scale = first.crossLingual ? 1 / thresholds.crossLingual : 1;
-  if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= thresholds.accept * scale) return { kind: 'ambiguous', groups: [first, second] };
-  if (p1 >= thresholds.accept * scale) return { kind: 'accept', group: first };
-  if (p1 >= thresholds.escalate * scale) return { kind: 'escalate', groups: groups.slice(0, ESCALATION_SHORTLIST) };
+  // Both judged on the scale of the best group's language, so their ratio is untouched.
+  const factor = languageFactor(first, thresholds);
+  const p1 = first.probability * factor;
+  const p2 = (second?.probability ?? 0) * factor;
+  if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= thresholds.accept) return { kind: 'ambiguous', groups: [first, second] };
+  if (p1 >= thresholds.accept) return { kind: 'accept', group: first };
+  if (p1 >= thresholds.escalate) return { kind: 'escalate', groups: groups.slice(0, ESCALATION_SHORTLIST) };
   return { kind: 'refuse', best: first };
 }

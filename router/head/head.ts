@@ -197,7 +197,8 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
   const large = k > LARGE_CATALOGUE;
   const rivals = large ? Math.min(options.shortlist, LARGE_SHORTLIST) : options.shortlist;
   const space = large ? randomProjection(prototypes, k, dims, PROJECTED_DIMS) : { vectors: prototypes, dims, project: (x: Float32Array) => x };
-  const shortlistOf = (x: Float32Array) => shortlistFor({ prototypes: space.vectors, dims: space.dims, keys: input.classes.map((c) => c.key), shortlist: rivals }, x);
+  const keys = input.classes.map((c) => c.key);
+  const shortlistOf = (x: Float32Array) => shortlistFor({ prototypes: space.vectors, dims: space.dims, keys, shortlist: rivals }, x);
   const classShortlists = input.classes.map((_, i) => Int32Array.from(new Set([...shortlistOf(space.vectors.subarray(i * space.dims, (i + 1) * space.dims)), i, k])));
   const candidates = rows.map((r) => (r.label < k ? classShortlists[r.label]! : Int32Array.from(new Set([...shortlistOf(space.project(r.x)), k]))));
   const { weights, iterations } = fitLogistic(
@@ -214,7 +215,7 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
   );
   const chineseCard = Uint8Array.from(input.classes.map((c) => (c.chinese.filter(Boolean).length * 2 > c.chinese.length ? 1 : 0)));
   const training = { samples: rows.length, iterations, ms: Date.now() - started };
-  return { keys: input.classes.map((c) => c.key), ...base, weights, prototypes, chineseCard, shortlist: options.shortlist, training };
+  return { keys, ...base, weights, prototypes, chineseCard, shortlist: options.shortlist, training };
 }
 
 function shortlistFor(model: Pick<HeadModel, 'prototypes' | 'dims' | 'keys' | 'shortlist'>, f: Float32Array): number[] {

@@ -19,7 +19,7 @@ export interface RoutedSample {
 }
 
 /** Head thresholds that never refuse and never ask: every request's best capability and its probability can be read. */
-const NEVER_REFUSE = { accept: 0, escalate: 0, ambiguity: Number.POSITIVE_INFINITY, crossLingual: 1 };
+const NEVER_REFUSE = { ...DEFAULT_HEAD_THRESHOLDS, accept: 0, escalate: 0, ambiguity: Number.POSITIVE_INFINITY };
 
 /** A router over a fixed catalogue; by default it never refuses, so each request's best match and score can be read. */
 export function scoringRouter(agents: AgentWithInstances[], matcherFactory: MatcherFactory, threshold = Number.NEGATIVE_INFINITY, head: HeadThresholds = NEVER_REFUSE): Router {
@@ -40,11 +40,10 @@ export async function routeAll(router: Router, requests: LabelledRequest[], onPr
     const decision = await router.route({ tenant: 'bench', caller: { tenant: 'bench' }, intent: request.text });
     const first = decision.explanation.candidates[0];
     const top = decision.kind === 'refused' ? (first?.key ?? null) : `${decision.target.agent_id}/${decision.target.capability}`;
-    // A head's score is its best group's probability (replicas of one service add up); similarity's, the best match.
-    // A cross-lingual group is held to thresholds divided by the factor: the same as its probability times it.
+    // A head's score is its best group's probability as the thresholds see it; similarity's, the best match.
     const head = decision.explanation.head;
-    const score = head ? head.best * (head.cross_lingual ? DEFAULT_HEAD_THRESHOLDS.crossLingual : 1) : (first?.match ?? 0);
-    out.push({ request, top, score, by_head: decision.explanation.head !== undefined, decision_ms: decision.explanation.timings_ms.total });
+    const score = head ? head.score : (first?.match ?? 0);
+    out.push({ request, top, score, by_head: head !== undefined, decision_ms: decision.explanation.timings_ms.total });
     if (onProgress && out.length % 200 === 0) onProgress(out.length);
   }
   return out;
