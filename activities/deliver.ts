@@ -1,7 +1,6 @@
 /** One HTTP delivery attempt to an agent instance. Never throws for what the agent answers: it classifies it. */
 import type { AgentQueries, DeliveryTarget } from '../catalogue/agent-queries';
 import type { CircuitStore } from '../store/circuits';
-import type { RoutingStats } from '../router/routing-stats';
 import type { WorkerMetrics } from '../platform/metrics';
 import type { Logger } from 'pino';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
@@ -31,17 +30,10 @@ export interface DeliverDeps {
   queries: Pick<AgentQueries, 'signingSecrets'>;
   /** Each attempt's outcome feeds the instance's circuit breaker (an "accepted" one only through its receipt). */
   circuits: Pick<CircuitStore, 'record'>;
-  /** Each attempt's outcome and latency feed the router's ranking (optional: advisory like the circuit). */
-  stats?: Pick<RoutingStats, 'record'>;
   metrics?: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliveryLatency' | 'retries'>;
   logger?: Pick<Logger, 'info'>;
   /** The SSRF policy, checked before each attempt (the host may resolve elsewhere than at registration). */
   endpointPolicy?: EndpointPolicy;
-}
-
-/** Whether the attempt counts as a success for ranking: the agent took the message (or had already done it). */
-function deliveryWorked(verdict: DeliveryVerdict): boolean {
-  return verdict.kind === 'accepted' || verdict.kind === 'processed' || verdict.kind === 'duplicate';
 }
 
 async function readJson(response: Response): Promise<unknown> {
@@ -77,12 +69,10 @@ export function createDeliver(deps: DeliverDeps) {
     const timeoutMs = message.policy.attemptTimeoutMs;
     const finish = async (verdict: DeliveryVerdict, httpStatus?: number): Promise<DeliverResult> => {
       const latency = deps.now() - started;
-      // Both are advisory: failing to record an outcome must not fail the delivery.
+      // Advisory: failing to record an outcome must not fail the delivery. (The ranking hears how the message
+      // ended, not each attempt: see settle-message.ts.)
       const linkWorked = circuitOutcome(verdict);
-      await Promise.all([
-        linkWorked === undefined ? undefined : deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined),
-        deps.stats?.record(target.agent_id, target.capability, deliveryWorked(verdict), latency).catch(() => undefined),
-      ]);
+      if (linkWorked !== undefined) await deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined);
       deps.metrics?.deliveryAttempts.inc({ outcome: verdict.kind, transport: 'http' });
       deps.metrics?.deliveryLatency.observe({ transport: 'http' }, latency / 1000);
       if (attempt > 1) deps.metrics?.retries.inc();

@@ -11,6 +11,7 @@ import { createDeliver } from './deliver';
 import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel } from './notify-cancel';
 import { createResolveTarget } from './resolve-target';
+import { createSettleMessage } from './settle-message';
 
 export interface ActivityDeps {
   queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets'>;
@@ -34,6 +35,7 @@ export function createActivities(deps: ActivityDeps) {
     deliver: createDeliver(deps),
     notifyCancel: createNotifyCancel(deps),
     notifyCaller: createNotifyCaller(deps),
+    settleMessage: createSettleMessage(deps),
     /** A delivered message got no receipt in time: counts against the instance's circuit. */
     async recordMissingReceipt(request: { agent_id: string; instance_id: string }): Promise<void> {
       await deps.circuits.record(request.agent_id, request.instance_id, false);

@@ -20,9 +20,12 @@ function requireBearer(req: Request): string {
   return secret;
 }
 
-/** The agent owning the presented secret (receipts: the message says which agent it expects). */
-export async function agentBySecret(req: Request, store: AgentStore): Promise<AgentDoc> {
-  const agent = await store.findBySecret(requireBearer(req));
+/**
+ * The agent owning the presented secret (receipts: the message says which agent it expects). `cached` reuses a
+ * recent record (receipts; see AgentStore.findBySecret).
+ */
+export async function agentBySecret(req: Request, store: AgentStore, options: { cached?: boolean } = {}): Promise<AgentDoc> {
+  const agent = await store.findBySecret(requireBearer(req), options);
   if (!agent) throw new ApiError(401, 'invalid_secret', 'The agent secret is not valid');
   return agent;
 }

@@ -53,7 +53,7 @@ export async function createApiServices(options: {
   const keys = createApiKeyStore(mongo, config, now);
   await keys.init();
   const router = await createRouter(catalogue, mongo, config, logger);
-  const messages = new MessageService({ client, queries: catalogue.queries, circuits: catalogue.circuits, config, router });
+  const messages = new MessageService({ client, queries: catalogue.queries, config, router });
   return { catalogue, keys, router, messages };
 }
 

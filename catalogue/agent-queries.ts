@@ -48,6 +48,14 @@ export type TargetLookup =
   | { kind: 'forbidden'; reason: string }
   | { kind: 'no_available_instance'; instances: { instance_id: string; reason: string }[] };
 
+/** What a caller may send to: the capability exists and its ACL admits the caller. */
+export type ReachCheck = { kind: 'ok' } | Exclude<TargetLookup, { kind: 'found' | 'no_available_instance' }>;
+
+/** A process's in-memory copy of the catalogue (catalogue-index.ts), read first on the per-message path. */
+export interface CatalogueCopy {
+  agent(agentId: string, tenant?: string): AgentWithInstances | undefined;
+}
+
 export class AgentQueries {
   private readonly now: () => Date;
 
@@ -57,6 +65,12 @@ export class AgentQueries {
     now?: () => Date,
     /** Instances with an open circuit are not chosen. */
     private readonly circuits?: Pick<CircuitStore, 'openInstances'>,
+    /**
+     * Read before the database by `checkReach`, `findTarget` and `signingSecrets`: a change reaches them within the
+     * copy's refresh interval. What the copy lacks (an agent registered since, no available instance) is read from
+     * the database.
+     */
+    private readonly copy?: CatalogueCopy,
   ) {
     this.now = now ?? (() => new Date());
   }
@@ -74,9 +88,11 @@ export class AgentQueries {
 
   /** The secrets to sign deliveries to `agentId` with: the current one, and the previous one during its overlap. */
   async signingSecrets(agentId: string): Promise<string[]> {
-    const agent = await this.models.agents
-      .findById(agentId, { signing_secret: 1, previous_signing_secret: 1, previous_secret_expires_at: 1 })
-      .lean<Pick<AgentDoc, 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'>>();
+    const agent =
+      this.copy?.agent(agentId)?.agent ??
+      (await this.models.agents
+        .findById(agentId, { signing_secret: 1, previous_signing_secret: 1, previous_secret_expires_at: 1 })
+        .lean<Pick<AgentDoc, 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'>>());
     if (!agent?.signing_secret) return [];
     const previousValid = agent.previous_signing_secret && agent.previous_secret_expires_at && agent.previous_secret_expires_at > this.now();
     return previousValid ? [agent.signing_secret, agent.previous_signing_secret!] : [agent.signing_secret];
@@ -89,13 +105,33 @@ export class AgentQueries {
    * With `caller`, a capability whose ACL does not admit the caller is `forbidden`.
    */
   async findTarget(tenant: string, agentId: string, capability: string, avoid: readonly string[] = [], caller?: Caller): Promise<TargetLookup> {
+    const copied = this.copy?.agent(agentId, tenant);
+    if (copied) {
+      const lookup = await this.targetIn(copied, capability, avoid, caller);
+      // Whatever the copy cannot offer is asked of the database (an instance may have come back since).
+      if (lookup.kind !== 'no_available_instance' && lookup.kind !== 'unknown_capability') return lookup;
+    }
     const found = await this.get(tenant, agentId);
     if (!found) return { kind: 'unknown_agent' };
+    return this.targetIn(found, capability, avoid, caller);
+  }
+
+  /** Whether `caller` may send to the capability: it exists and its ACL admits the caller. No instance is chosen. */
+  async checkReach(tenant: string, agentId: string, capability: string, caller: Caller): Promise<ReachCheck> {
+    const copied = this.copy?.agent(agentId, tenant);
+    const check = copied ? reachOf(copied, capability, caller) : undefined;
+    if (check && check.kind !== 'unknown_capability') return check;
+    const found = await this.get(tenant, agentId);
+    return found ? reachOf(found, capability, caller) : { kind: 'unknown_agent' };
+  }
+
+  private async targetIn(found: AgentWithInstances, capability: string, avoid: readonly string[], caller?: Caller): Promise<TargetLookup> {
+    const agentId = found.agent._id;
     const cap = found.agent.capabilities.find((c) => c.name === capability);
     if (!cap) return { kind: 'unknown_capability' };
     if (caller) {
-      const verdict = canReach(caller, { tenant: found.agent.tenant, ...(cap.acl ? { acl: cap.acl } : {}) });
-      if (!verdict.allowed) return { kind: 'forbidden', reason: verdict.reason ?? 'not allowed' };
+      const verdict = reachOf(found, capability, caller);
+      if (verdict.kind !== 'ok') return verdict;
     }
     const now = this.now();
     const open = (await this.circuits?.openInstances(agentId)) ?? new Set<string>();
@@ -126,4 +162,11 @@ export class AgentQueries {
       },
     };
   }
+}
+
+function reachOf(found: AgentWithInstances, capability: string, caller: Caller): ReachCheck {
+  const cap = found.agent.capabilities.find((c) => c.name === capability);
+  if (!cap) return { kind: 'unknown_capability' };
+  const verdict = canReach(caller, { tenant: found.agent.tenant, ...(cap.acl ? { acl: cap.acl } : {}) });
+  return verdict.allowed ? { kind: 'ok' } : { kind: 'forbidden', reason: verdict.reason ?? 'not allowed' };
 }

@@ -2,6 +2,7 @@
  * Writes to the catalogue: register (or re-register), update, deregister, rotate the secret, authenticate.
  * Returns tagged results, never HTTP concepts. Nothing half-written: a failed step undoes the earlier ones.
  */
+import { LruCache } from '../rules/lru';
 import { hashSecret, instanceKey, newAgentId, newAgentSecret, secretMatches } from '../rules/ids';
 import { newSigningSecret } from '../rules/signing';
 import { cardFields, instanceInputs, type AgentCardInput, type ResolvedInstanceInput } from './card';
@@ -25,6 +26,9 @@ export interface AgentStoreOptions {
   authCacheMs?: number;
   now?: () => Date;
 }
+
+/** Secrets whose agent record a replica keeps for receipts. */
+const BY_SECRET_CACHE_CAPACITY = 10_000;
 
 function isDuplicateKey(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
@@ -64,6 +68,8 @@ export class AgentStore {
   private readonly now: () => Date;
   /** Agent records read for authentication, per agent id; this replica drops an entry when it changes the agent. */
   private readonly authCache = new Map<string, { agent: AgentDoc; until: number }>();
+  /** Agent records found by secret (receipts), per secret hash; bounded, and dropped like `authCache`. */
+  private readonly bySecretCache = new LruCache<string, { agent: AgentDoc; until: number }>(BY_SECRET_CACHE_CAPACITY);
 
   constructor(
     private readonly models: CatalogueModels,
@@ -221,14 +227,23 @@ export class AgentStore {
 
   private forget(agentId: string): void {
     this.authCache.delete(agentId);
+    for (const [hash, entry] of [...this.bySecretCache.items()]) if (entry.agent._id === agentId) this.bySecretCache.delete(hash);
   }
 
-  /** The agent owning this secret (current, or previous within its overlap), in any tenant. */
-  async findBySecret(secret: string): Promise<AgentDoc | null> {
+  /**
+   * The agent owning this secret (current, or previous within its overlap), in any tenant. With `cached`, a record
+   * found within `authCacheMs` is reused (receipts): another replica's rotation or deregistration is then seen up
+   * to that much later.
+   */
+  async findBySecret(secret: string, { cached = false } = {}): Promise<AgentDoc | null> {
     const hash = hashSecret(secret);
-    const agent = await this.models.agents
-      .findOne({ $or: [{ secret_hash: hash }, { previous_secret_hash: hash }] })
-      .lean<AgentDoc>();
-    return agent && secretIsValid(agent, secret, this.now()) ? agent : null;
+    const now = this.now();
+    const hit = cached ? this.bySecretCache.get(hash) : undefined;
+    const agent =
+      hit && hit.until > now.getTime()
+        ? hit.agent
+        : await this.models.agents.findOne({ $or: [{ secret_hash: hash }, { previous_secret_hash: hash }] }).lean<AgentDoc>();
+    if (agent && cached && !hit && this.options.authCacheMs) this.bySecretCache.set(hash, { agent, until: now.getTime() + this.options.authCacheMs });
+    return agent && secretIsValid(agent, secret, now) ? agent : null;
   }
 }

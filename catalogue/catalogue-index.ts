@@ -22,10 +22,11 @@ interface Snapshot {
   version: number;
   loadedAt: number;
   byTenant: Map<string, AgentWithInstances[]>;
+  byId: Map<string, AgentWithInstances>;
 }
 
 export class CatalogueIndex {
-  private snapshot: Snapshot = { version: -1, loadedAt: 0, byTenant: new Map() };
+  private snapshot: Snapshot = { version: -1, loadedAt: 0, byTenant: new Map(), byId: new Map() };
   private readonly now: () => number;
   private inflight: Promise<boolean> | undefined;
 
@@ -43,6 +44,15 @@ export class CatalogueIndex {
   /** The tenant's agents with their instances, as of the last refresh. */
   agents(tenant: string): readonly AgentWithInstances[] {
     return this.snapshot.byTenant.get(tenant) ?? [];
+  }
+
+  /**
+   * One agent with its instances as of the last refresh; undefined when absent from the copy (or of another
+   * tenant), and before the first load. `tenant` undefined: any tenant (delivery signing knows only the agent id).
+   */
+  agent(agentId: string, tenant?: string): AgentWithInstances | undefined {
+    const entry = this.snapshot.byId.get(agentId);
+    return entry && (tenant === undefined || entry.agent.tenant === tenant) ? entry : undefined;
   }
 
   /** Every tenant's agents (metrics). */
@@ -81,7 +91,8 @@ export class CatalogueIndex {
     agents.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
     const entries = agents.map((agent) => ({ agent, instances: instancesByAgent.get(agent._id) ?? [] }));
     const byTenant = groupBy(entries, (e) => e.agent.tenant);
-    this.snapshot = { version, loadedAt: this.now(), byTenant };
+    const byId = new Map(entries.map((e) => [e.agent._id, e]));
+    this.snapshot = { version, loadedAt: this.now(), byTenant, byId };
     return true;
   }
 

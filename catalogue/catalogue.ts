@@ -23,13 +23,14 @@ export interface Catalogue {
 export function createCatalogue(models: CatalogueModels, config: Config, now: () => Date = () => new Date()): Catalogue {
   const policy = heartbeatPolicy(config);
   const circuits = new CircuitStore(models.circuits, circuitPolicy(config), now);
+  const index = new CatalogueIndex(models, { refreshMs: config.CATALOGUE_REFRESH_MS, maxStalenessMs: config.CATALOGUE_MAX_STALENESS_MS });
   return {
     models,
     circuits,
     store: new AgentStore(models, { secretOverlapMs: config.SECRET_ROTATION_OVERLAP_MS, authCacheMs: config.AGENT_AUTH_CACHE_MS, now }),
-    queries: new AgentQueries(models, policy, now, circuits),
+    queries: new AgentQueries(models, policy, now, circuits, index),
     heartbeats: new Heartbeats(models, policy, { writeEveryMs: config.HEARTBEAT_WRITE_EVERY_MS, now }),
-    index: new CatalogueIndex(models, { refreshMs: config.CATALOGUE_REFRESH_MS, maxStalenessMs: config.CATALOGUE_MAX_STALENESS_MS }),
+    index,
     policy,
     now,
   };

@@ -46,7 +46,7 @@ const MAX_DEADLINE_MS = 30 * 24 * 3600 * 1000;
 
 export interface IntakeDeps {
   runs: MessageRuns;
-  queries: Pick<AgentQueries, 'findTarget'>;
+  queries: Pick<AgentQueries, 'checkReach'>;
   config: Config;
   /** Chooses a target for messages sent with an intent and no capability. */
   router?: Pick<Router, 'route'>;
@@ -83,19 +83,11 @@ export class MessageIntake {
         parent_message_id: body.parent_message_id,
       }),
     );
-    if (body.message_id) {
-      const existing = await this.existing(tenant, messageId, bodyHash);
-      // A repeat shows the existing message's status: only to a caller the capability admits.
-      if (existing) return (await this.refusal(caller, existing)) ?? existing;
-    }
-    if (body.reply_to && !this.deps.config.CALLER_WEBHOOK_SECRET) return { kind: 'reply_to_unavailable' };
-    if (body.deadline) {
-      const remaining = Date.parse(body.deadline) - (this.deps.now?.() ?? new Date()).getTime();
-      if (remaining <= 0) return { kind: 'deadline_passed' };
-      if (remaining > MAX_DEADLINE_MS) return { kind: 'deadline_too_far' };
-    }
-    const chosen = await this.chooseTarget(caller, body);
-    if ('kind' in chosen) return chosen;
+    // No lookup before the start: a repeated message id is told by the start itself (already started), and a
+    // refusal below is checked against an existing message of that id before it is answered.
+    const refused = this.refusedBeforeRouting(body) ?? (await this.chooseTarget(caller, body));
+    if ('kind' in refused) return body.message_id ? ((await this.repeatOf(caller, tenant, messageId, bodyHash)) ?? refused) : refused;
+    const chosen = refused;
     const { target, params, routing, rejection } = chosen;
 
     const acceptedAt = (this.deps.now?.() ?? new Date()).toISOString();
@@ -135,8 +127,8 @@ export class MessageIntake {
       }));
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      // Lost a race with an identical (or conflicting) request: answer as for any repeat.
-      const existing = await this.existing(tenant, messageId, bodyHash);
+      // A repeat (or a race with an identical or conflicting request): answer with the existing message.
+      const existing = await this.repeatOf(caller, tenant, messageId, bodyHash);
       if (existing) return existing;
       throw error;
     }
@@ -144,6 +136,23 @@ export class MessageIntake {
     return rejection
       ? { kind: 'rejected', status: { ...status, state: 'rejected', reason: rejection }, explanation: routing?.explanation }
       : { kind: 'accepted', status };
+  }
+
+  /** Refusals that need no catalogue: reply_to without a signing secret, a deadline past or too far. */
+  private refusedBeforeRouting(body: SendRequest): SendResult | undefined {
+    if (body.reply_to && !this.deps.config.CALLER_WEBHOOK_SECRET) return { kind: 'reply_to_unavailable' };
+    if (body.deadline) {
+      const remaining = Date.parse(body.deadline) - (this.deps.now?.() ?? new Date()).getTime();
+      if (remaining <= 0) return { kind: 'deadline_passed' };
+      if (remaining > MAX_DEADLINE_MS) return { kind: 'deadline_too_far' };
+    }
+    return undefined;
+  }
+
+  /** An existing message under this id: its status (only to a caller the capability admits), or a conflict. */
+  private async repeatOf(caller: Caller, tenant: string, messageId: string, bodyHash: string): Promise<SendResult | undefined> {
+    const existing = await this.existing(tenant, messageId, bodyHash);
+    return existing && ((await this.refusal(caller, existing)) ?? existing);
   }
 
   /** The named target, or the router's choice; a refusal of the router becomes a rejection to record. */
@@ -154,9 +163,8 @@ export class MessageIntake {
     const tenant = caller.tenant;
     if (body.target?.capability) {
       // An agent with no instance available right now is fine: the workflow retries until one comes back.
-      const lookup = await this.deps.queries.findTarget(tenant, body.target.agent_id, body.target.capability, [], caller);
-      if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability') return { kind: lookup.kind };
-      if (lookup.kind === 'forbidden') return lookup;
+      const check = await this.deps.queries.checkReach(tenant, body.target.agent_id, body.target.capability, caller);
+      if (check.kind !== 'ok') return check;
       return { target: { agent_id: body.target.agent_id, capability: body.target.capability }, ...(body.params ? { params: body.params } : {}) };
     }
     if (!this.deps.router) throw new Error('no router configured for messages without a capability');
@@ -180,8 +188,8 @@ export class MessageIntake {
   private async refusal(caller: Caller, existing: SendResult): Promise<SendResult | undefined> {
     if (existing.kind !== 'duplicate' || !existing.status.target.capability) return undefined;
     const { agent_id, capability } = existing.status.target;
-    const lookup = await this.deps.queries.findTarget(caller.tenant, agent_id, capability, [], caller);
-    return lookup.kind === 'forbidden' ? lookup : undefined;
+    const check = await this.deps.queries.checkReach(caller.tenant, agent_id, capability, caller);
+    return check.kind === 'forbidden' ? check : undefined;
   }
 
   /** The answer to a repeated message_id: the existing message, or a conflict when the body differs. */

@@ -9,15 +9,11 @@ import { cancelMessage, type CancelResult } from './cancel';
 import { deliveryPolicy, MessageIntake, type IntakeDeps, type SendRequest, type SendResult } from './intake';
 import { countMessages, listMessages, type MessageFilter, type MessageSummary } from './list';
 import type { MessageState, MessageStatus } from './message';
-import { recordReceipt, type ReceiptBody, type ReceiptCircuits, type ReceiptResult } from './receipts';
+import { recordReceipt, type ReceiptBody, type ReceiptResult } from './receipts';
 import { redriveMessage, type RedriveResult } from './redrive';
 import { MessageRuns } from './runs';
 
-export type MessageServiceDeps = {
-  client: Client;
-  /** Credited when a receipt comes (optional: the circuit is advisory). */
-  circuits?: ReceiptCircuits;
-} & Omit<IntakeDeps, 'runs'>;
+export type MessageServiceDeps = { client: Client } & Omit<IntakeDeps, 'runs'>;
 
 export class MessageService {
   private readonly runs: MessageRuns;
@@ -44,7 +40,7 @@ export class MessageService {
   }
 
   receipt(agent: AgentDoc, body: ReceiptBody): Promise<ReceiptResult> {
-    return recordReceipt(this.runs, agent, body, this.deps.circuits);
+    return recordReceipt(this.runs, agent, body);
   }
 
   cancel(tenant: string, messageId: string, reason?: string): Promise<CancelResult> {

@@ -1,7 +1,6 @@
 /** An agent's receipt for a message it was delivered: handed to the run, which applies the first one only. */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AgentDoc } from '../store/agents';
-import type { CircuitStore } from '../store/circuits';
 import type { ReceiptInput, ReceiptOutcome } from './message';
 import type { MessageRuns } from './runs';
 import { receiptUpdate } from './temporal';
@@ -14,26 +13,12 @@ export type ReceiptResult =
   | { kind: 'unknown_message' }
   | { kind: 'not_your_message' };
 
-/** Where an applied receipt is credited: the circuit of the instance the message was delivered to. */
-export type ReceiptCircuits = Pick<CircuitStore, 'record'>;
-
-export async function recordReceipt(runs: MessageRuns, agent: AgentDoc, body: ReceiptBody, circuits?: ReceiptCircuits): Promise<ReceiptResult> {
-  const result = await applyReceipt(runs, agent, body);
-  if (circuits && result.kind === 'recorded' && result.outcome.applied) await creditInstance(runs, circuits, agent, body.message_id);
-  return result;
-}
-
 /**
- * The receipt came, so the link to the instance works: the success that an "accepted" answer did not count.
- * Advisory like every circuit update: a failure here must not fail the receipt.
+ * Hands the receipt to the run. (The instance's circuit hears of it from the run itself when the message ends:
+ * see activities/settle-message.ts.)
  */
-async function creditInstance(runs: Pick<MessageRuns, 'get'>, circuits: ReceiptCircuits, agent: AgentDoc, messageId: string): Promise<void> {
-  try {
-    const delivered = (await runs.get(agent.tenant, messageId))?.agent;
-    if (delivered?.agent_id === agent._id) await circuits.record(delivered.agent_id, delivered.instance_id, true);
-  } catch {
-    // the status or the circuit store is unavailable: the next outcome will tell
-  }
+export function recordReceipt(runs: MessageRuns, agent: AgentDoc, body: ReceiptBody): Promise<ReceiptResult> {
+  return applyReceipt(runs, agent, body);
 }
 
 async function applyReceipt(runs: MessageRuns, agent: AgentDoc, body: ReceiptBody): Promise<ReceiptResult> {

@@ -131,6 +131,11 @@ export const envSchema = z.object({
   /** Longest a circuit stays open, in ms. @default 300000 */
   CIRCUIT_MAX_OPEN_MS: positiveMs.default(300_000),
   /**
+   * How often a worker merges the delivery outcomes it gathered into the shared circuit records and learns which
+   * circuits are open elsewhere, in ms (a worker killed between two merges loses that interval's outcomes). @default 500
+   */
+  CIRCUIT_FLUSH_MS: positiveMs.default(500),
+  /**
    * Standard Webhooks secret (`whsec_…`) signing the notifications sent to callers' `reply_to` URLs. Messages with
    * `reply_to` are refused while it is unset (422 `reply_to_unavailable`); embedded mode generates one in DATA_DIR and
    * prints it. Optional.

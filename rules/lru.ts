@@ -29,4 +29,18 @@ export class LruCache<K, V> {
     // A Map iterates in insertion order: the first key is the least recently used.
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
   }
+
+  delete(key: K): boolean {
+    return this.entries.delete(key);
+  }
+
+  /** The keys, least recently used first (reading them does not change the order). */
+  keys(): IterableIterator<K> {
+    return this.entries.keys();
+  }
+
+  /** The entries, least recently used first (reading them does not change the order). */
+  items(): IterableIterator<[K, V]> {
+    return this.entries.entries();
+  }
 }

@@ -60,6 +60,22 @@ export class CircuitStore {
     return next;
   }
 
+  /** Applies outcomes gathered elsewhere (store/batched-circuits.ts), in order, to the shared record. */
+  async apply(agentId: string, instanceId: string, outcomes: readonly { ok: boolean; at: number }[]): Promise<Circuit> {
+    const _id = instanceKey(agentId, instanceId);
+    const current = await this.model.findById(_id).lean<CircuitDoc>();
+    const start = current ?? closedCircuit(outcomes[0]?.at ?? this.now().getTime());
+    const next = outcomes.reduce((circuit, o) => recordOutcome(circuit, o.ok, o.at, this.policy), start as Circuit);
+    await this.model.replaceOne({ _id }, { _id, agent_id: agentId, instance_id: instanceId, ...stripDoc(next), updated_at: this.now() }, { upsert: true });
+    return stripDoc(next);
+  }
+
+  /** Every circuit recorded as open, by `agent_id/instance_id` (whether its open time is over is for the reader). */
+  async openCircuits(): Promise<Map<string, Circuit>> {
+    const circuits = await this.model.find({ state: 'open' }).lean<CircuitDoc[]>();
+    return new Map(circuits.map((c) => [c._id, stripDoc(c)]));
+  }
+
   /** The effective circuit state of each of the agent's instances that has one (others are closed). */
   async states(agentId: string): Promise<Map<string, CircuitState>> {
     const now = this.now().getTime();
@@ -80,4 +96,10 @@ export class CircuitStore {
     const circuits = await this.model.find({ state: 'open' }).lean<CircuitDoc[]>();
     return new Set(circuits.filter((c) => effectiveState(c, now, this.policy) === 'open').map((c) => c._id));
   }
+}
+
+/** The circuit fields of a stored record (or of a circuit computed from one). */
+function stripDoc(circuit: Circuit & Partial<Pick<CircuitDoc, '_id' | 'agent_id' | 'instance_id' | 'updated_at'>>): Circuit {
+  const { _id, agent_id, instance_id, updated_at, ...fields } = circuit;
+  return fields;
 }

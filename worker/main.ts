@@ -1,9 +1,4 @@
 /** `npm run worker`: the Temporal worker (workflows + activities), as production runs it (any number of replicas). */
-import { RoutingStats, routingStatsModel } from '../router/routing-stats';
-import { guardedFetch } from '../platform/guarded-fetch';
-import { endpointPolicy } from '../rules/endpoint-policy';
-import { createCatalogue } from '../catalogue/catalogue';
-import { catalogueModels } from '../store/models';
 import { loadConfigOrExit, workerTuning } from '../platform/config';
 import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../platform/connections';
 import { ensureSearchAttributes } from '../messages/search-attributes';
@@ -12,17 +7,16 @@ import { createLogger } from '../platform/logger';
 import { createWorkerMetrics } from '../platform/metrics';
 import { startTelemetry } from '../platform/telemetry';
 import { createMessageWorker } from './create-worker';
+import { startDeliveryDeps } from './delivery-deps';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const policy = endpointPolicy(config);
   const logger = createLogger('worker', config);
   const mongo = await connectMongo(config.MONGODB_URI, logger);
   const connection = await connectTemporalWorker(config.TEMPORAL_ADDRESS, logger);
   const admin = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
   await ensureSearchAttributes(admin, config.TEMPORAL_NAMESPACE);
   await admin.close();
-  const catalogue = createCatalogue(catalogueModels(mongo), config);
   const telemetry = startTelemetry('worker', config.OTEL_EXPORTER_OTLP_ENDPOINT);
   const metrics = createWorkerMetrics();
   if (config.WORKER_METRICS_PORT) {
@@ -32,21 +26,19 @@ async function main(): Promise<void> {
     }).listen(config.WORKER_METRICS_PORT);
     logger.info({ port: config.WORKER_METRICS_PORT }, 'worker metrics on /metrics');
   }
-  // Delivery outcomes for the router's ranking, written in batches every 2 s.
-  const stats = new RoutingStats(routingStatsModel(mongo));
-  const stopStats = stats.start(2_000, (error) => logger.warn({ err: error }, 'routing stats flush failed'));
+  const deliveryDeps = await startDeliveryDeps({ config, mongo, logger, metrics });
   const worker = await createMessageWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     tuning: workerTuning(config),
     ...(telemetry ? { telemetry } : {}),
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats, metrics, logger, fetch: guardedFetch(policy), now: Date.now, endpointPolicy: policy, ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: deliveryDeps.activityDeps,
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.
   await worker.run();
-  await stopStats();
+  await deliveryDeps.stop();
   await Promise.allSettled([connection.close(), mongo.close(), telemetry?.shutdown()]);
   logger.info('worker stopped');
 }

@@ -1,24 +1,43 @@
 /**
  * One durable workflow per message: resolve the target, deliver with retries, await the processed receipt.
  * Deterministic: no I/O here; time and randomness come from Temporal's workflow sandbox.
+ *
+ * Two shapes share this code. Runs started before the `LEAN_SHAPE` patch ("classic") resolve and deliver in
+ * regular activities and upsert `ReachState` at every state change. Runs started since ("lean") resolve and deliver
+ * over HTTP in local activities (no task round trip through the server), and upsert `ReachState` only when the
+ * message ends, and once more when its receipt is slow to come (see RECEIPT_VISIBLE_AFTER_MS).
  */
-import { condition, proxyActivities, setHandler, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliverRequest, DeliverResult } from '../activities/deliver';
 import type { SocketActivities } from '../activities/deliver-socket';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
+import type { MessageState } from '../messages/message';
 import { retryDelayMs } from '../rules/backoff';
 import { isTerminal, type CancelInput, type DeliveryPolicy, type MessageInput, type MessageStatus, type Reason, type ReceiptInput } from '../messages/message';
 import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
 import { InstanceFailures, lookupRefusal, nextStep, outOfTime, unavailability, type NextStep } from './next-step';
 import { notifyCallerWorkflow } from './notify-caller';
-import { StatusRecord } from './status-record';
+import { settlementOf, StatusRecord } from './status-record';
 
 /** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */
 const ACTIVITY_MARGIN_MS = 5_000;
 
+/** The patch that moved delivery to local activities and `ReachState` upserts to the end of the run. */
+export const LEAN_SHAPE = 'lean-delivery-v1';
+
+/**
+ * A lean run waiting this long for a receipt shows `delivered` in the visibility store (`GET /v1/messages?state=
+ * delivered` finds messages stuck there); receipts that come sooner cost no visibility write.
+ */
+export const RECEIPT_VISIBLE_AFTER_MS = 2_000;
+
 export async function messageWorkflow(input: MessageInput): Promise<MessageStatus> {
-  const status = await deliverMessage(input);
+  const lean = patched(LEAN_SHAPE);
+  let receiptCame = false;
+  const status = await deliverMessage(input, lean, () => (receiptCame = true));
+  const settlement = lean ? settlementOf(status, receiptCame) : undefined;
+  if (settlement) await leanActivities(input.policy, () => new Date().toISOString()).settleMessage(settlement).catch(() => undefined);
   if (input.reply_to) {
     // A child that outlives this run (ABANDON), so the message ends now while the notification retries for hours.
     const info = workflowInfo();
@@ -31,9 +50,12 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
   return status;
 }
 
-async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
+async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () => void): Promise<MessageStatus> {
   const now = () => new Date().toISOString();
-  const record = new StatusRecord(input, now, (state) => upsertSearchAttributes([{ key: SA_STATE, value: state }]));
+  const showState = (state: MessageState) => upsertSearchAttributes([{ key: SA_STATE, value: state }]);
+  const record = new StatusRecord(input, now, (state) => {
+    if (!lean || isTerminal(state)) showState(state);
+  });
   const status = record.status;
   let receipt: ReceiptInput | undefined;
   let cancelRequest: CancelInput | undefined;
@@ -43,6 +65,7 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
   const takeReceipt = (): ReceiptInput => {
     const taken = receipt!;
     receipt = undefined;
+    onReceipt();
     return taken;
   };
   setHandler(statusQuery, () => status);
@@ -67,13 +90,22 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
     },
   );
 
-  const { resolveTarget, deliverTo, recordMissingReceipt, notifyCancel } = messageActivities(input.policy, now);
+  const { resolveTarget, deliverTo, recordMissingReceipt, notifyCancel } = lean ? leanActivities(input.policy, now) : classicActivities(input.policy, now);
 
   /** Waits until a receipt comes or `ms` pass, but never past the deadline or a cancel request; true if it came. */
   const receiptWithin = async (ms: number): Promise<boolean> => {
     const bounded = Math.max(0, Math.min(ms, deadlineMs - Date.now()));
     await condition(() => receipt !== undefined || cancelRequest !== undefined, bounded);
     return receipt !== undefined;
+  };
+  /** As receiptWithin, after a delivery: a lean run shows `delivered` to the visibility store once the wait is long. */
+  const receiptAfterDelivery = async (ms: number): Promise<boolean> => {
+    if (!lean || ms <= RECEIPT_VISIBLE_AFTER_MS) return receiptWithin(ms);
+    const waitStarted = Date.now();
+    if (await receiptWithin(RECEIPT_VISIBLE_AFTER_MS)) return true;
+    if (cancelRequest || Date.now() >= deadlineMs) return false;
+    if (status.state === 'delivered') showState('delivered');
+    return receiptWithin(ms - (Date.now() - waitStarted));
   };
   /** The end state when the caller cancelled or the deadline passed, else undefined. */
   const interruption = async (): Promise<MessageStatus | undefined> => {
@@ -129,7 +161,7 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
       if (step.kind === 'await_receipt') {
         record.delivered(receipt !== undefined);
         const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
-        if (await receiptWithin(ackTimeoutMs)) {
+        if (await receiptAfterDelivery(ackTimeoutMs)) {
           step = nextStep({ kind: 'receipt', receipt: takeReceipt() }, progress());
         } else {
           const stopped = await interruption();
@@ -170,10 +202,10 @@ async function deliverMessage(input: MessageInput): Promise<MessageStatus> {
 }
 
 /**
- * The activities of one message run, with its timeouts. Delivery goes over HTTP from any worker, or over
- * WebSocket from the api replica holding the socket; a lost delivery activity counts as a transient error.
+ * The activities of a classic run, with its timeouts. Delivery goes over HTTP from any worker, or over WebSocket
+ * from the api replica holding the socket; a lost delivery activity counts as a transient error.
  */
-function messageActivities(policy: DeliveryPolicy, now: () => string) {
+function classicActivities(policy: DeliveryPolicy, now: () => string) {
   const { resolveTarget } = proxyActivities<Activities>({
     startToCloseTimeout: '30s',
     scheduleToCloseTimeout: '5m',
@@ -183,9 +215,35 @@ function messageActivities(policy: DeliveryPolicy, now: () => string) {
     startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
     retry: { maximumAttempts: 3 },
   });
-  const deliverTo = async (target: DeliveryTarget, request: DeliverRequest): Promise<DeliverResult> => {
+  const { recordMissingReceipt } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+  const { notifyCancel } = proxyActivities<Activities>({
+    startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
+    retry: { maximumAttempts: 1 }, // best effort
+  });
+  return { resolveTarget, deliverTo: deliveryOver(deliver, policy, now), recordMissingReceipt, notifyCancel };
+}
+
+/**
+ * The activities of a lean run: resolution, HTTP delivery and the bookkeeping run as local activities in the
+ * worker that runs the workflow task (they read in-memory copies); WebSocket delivery stays a regular activity on
+ * the queue of the replica holding the socket.
+ */
+function leanActivities(policy: DeliveryPolicy, now: () => string) {
+  const { resolveTarget, recordMissingReceipt, settleMessage } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: '5m',
+    retry: { maximumInterval: '10s' },
+  });
+  const { deliver } = proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 3 } });
+  const { notifyCancel } = proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
+  return { resolveTarget, deliverTo: deliveryOver(deliver, policy, now), recordMissingReceipt, notifyCancel, settleMessage };
+}
+
+/** Delivers over HTTP with `deliverHttp`, or over the socket's replica; a lost delivery activity is a transient error. */
+function deliveryOver(deliverHttp: (request: DeliverRequest) => Promise<DeliverResult>, policy: DeliveryPolicy, now: () => string) {
+  return async (target: DeliveryTarget, request: DeliverRequest): Promise<DeliverResult> => {
     try {
-      if (target.transport !== 'websocket' || !target.ws_task_queue) return await deliver(request);
+      if (target.transport !== 'websocket' || !target.ws_task_queue) return await deliverHttp(request);
       const { deliverOverSocket } = proxyActivities<SocketActivities>({
         taskQueue: target.ws_task_queue,
         startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
@@ -197,10 +255,4 @@ function messageActivities(policy: DeliveryPolicy, now: () => string) {
       return { verdict: { kind: 'transient', error: `delivery activity failed: ${(error as Error).message}` }, started_at: now(), latency_ms: 0 };
     }
   };
-  const { recordMissingReceipt } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
-  const { notifyCancel } = proxyActivities<Activities>({
-    startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
-    retry: { maximumAttempts: 1 }, // best effort
-  });
-  return { resolveTarget, deliverTo, recordMissingReceipt, notifyCancel };
 }

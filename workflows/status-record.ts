@@ -3,6 +3,7 @@
  * (workflows/message.ts) makes the Temporal calls and hears of every state change through `onState`.
  */
 import type { DeliverResult } from '../activities/deliver';
+import type { Settlement } from '../activities/settle-message';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
 import { canTransition, type AttemptRecord, type MessageInput, type MessageState, type MessageStatus, type Reason } from '../messages/message';
 import { startingStatus } from '../messages/status';
@@ -89,4 +90,22 @@ export class StatusRecord {
   lastHttpDelivery(): AttemptRecord | undefined {
     return this.status.attempts.filter((a) => (a.outcome === 'accepted' || a.outcome === 'duplicate') && a.endpoint?.startsWith('http')).at(-1);
   }
+}
+
+/**
+ * What the circuit and the ranking learn from a message that ended: nothing when no attempt reached an agent
+ * instance, or when the caller cancelled (that says nothing of the agent).
+ */
+export function settlementOf(status: MessageStatus, receiptCame: boolean): Settlement | undefined {
+  const reached = status.attempts.filter((a) => a.instance_id !== undefined);
+  const first = reached[0];
+  if (!status.agent || !first || status.state === 'cancelled' || !status.completed_at) return undefined;
+  return {
+    agent_id: status.agent.agent_id,
+    capability: status.agent.capability,
+    instance_id: status.agent.instance_id,
+    receipt_came: receiptCame,
+    processed: status.state === 'processed',
+    latency_ms: Math.max(0, Date.parse(status.completed_at) - Date.parse(first.started_at)),
+  };
 }

@@ -12,7 +12,7 @@ import { parseInput } from '../validate';
 export function callbackRoutes(deps: { agents: AgentStore; messages: MessageService; metrics: ApiMetrics; maxPayloadBytes: number }): Router {
   const router = Router();
   router.post('/v1/callback', async (req, res) => {
-    const agent = await agentBySecret(req, deps.agents);
+    const agent = await agentBySecret(req, deps.agents, { cached: true });
     const body = parseInput(callbackBody, req.body, 'body');
     requireStoredSize({ result: body.result, error: body.error }, deps.maxPayloadBytes);
     const result = await deps.messages.receipt(agent, body);

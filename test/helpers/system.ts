@@ -10,15 +10,13 @@ import { createApiServices, createTemporalClient, startApiReplica } from '../../
 import type { Catalogue } from '../../catalogue/catalogue';
 import { loadConfig, type Config } from '../../platform/config';
 import { connectMongo } from '../../platform/connections';
-import { guardedFetch } from '../../platform/guarded-fetch';
 import { createWorkerMetrics, type WorkerMetrics } from '../../platform/metrics';
 import type { Telemetry } from '../../platform/telemetry';
-import { RoutingStats, routingStatsModel } from '../../router/routing-stats';
 import { configKeyEntry } from '../../rules/config-keys';
-import { endpointPolicy } from '../../rules/endpoint-policy';
 import type { ApiKeyStore } from '../../store/api-keys';
 import { freePort } from '../../scripts/lib/dev-servers';
 import { createMessageWorker, otelWorkflowModule, workflowsPath } from '../../worker/create-worker';
+import { startDeliveryDeps } from '../../worker/delivery-deps';
 import { TEST_API_KEY } from './http';
 import type { TestServers } from './servers';
 
@@ -100,16 +98,17 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   const client = createTemporalClient(connection, config, Boolean(options.telemetry));
   const services = await createApiServices({ config, logger, mongo, client, ...(options.now ? { now: options.now } : {}) });
   const { catalogue, keys } = services;
+  const stopIndex = catalogue.index.start(logger);
 
   const workerMetrics = createWorkerMetrics();
-  const routingStats = new RoutingStats(routingStatsModel(mongo));
-  const stopStats = routingStats.start(500, () => undefined);
+  // The worker's own copies of the catalogue and circuits, as worker/main.ts builds them.
+  const deliveryDeps = await startDeliveryDeps({ config, mongo, logger, metrics: workerMetrics, statsFlushMs: 500, ...(options.now ? { now: options.now } : {}) });
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createMessageWorker({
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activityDeps: { queries: catalogue.queries, circuits: catalogue.circuits, stats: routingStats, metrics: workerMetrics, fetch: guardedFetch(endpointPolicy(config)), now: Date.now, endpointPolicy: endpointPolicy(config), ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}) },
+    activityDeps: deliveryDeps.activityDeps,
     workflowBundle: await workflowBundle(Boolean(options.telemetry)),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
@@ -150,7 +149,8 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
       await Promise.allSettled(replicas.map((r) => r.stop()));
       worker.shutdown();
       await workerRun;
-      await stopStats();
+      stopIndex();
+      await deliveryDeps.stop();
       await Promise.allSettled([connection.close(), workerConnection.close()]);
       await mongo.dropDatabase().catch(() => undefined);
       await mongo.close();

@@ -12,6 +12,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
+import type { Settlement } from '../../activities/settle-message';
 import type { DeliveryVerdict } from '../../protocol/verdicts';
 import type { ResolveTargetRequest } from '../../activities/resolve-target';
 import type { DeliveryTarget, TargetLookup } from '../../catalogue/agent-queries';
@@ -39,6 +40,8 @@ export interface Script {
 export interface ActivityCalls {
   deliveries: DeliverRequest[];
   missingReceipts: { agent_id: string; instance_id: string }[];
+  /** What the circuit and the ranking were told when the message ended (lean runs). */
+  settlements: Settlement[];
   cancels: string[];
   callerNotifications: MessageStatus[];
 }
@@ -105,7 +108,7 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
   const recorded = new Map<string, ActivityCalls>();
   const calls = (agentId: string): ActivityCalls => {
     let entry = recorded.get(agentId);
-    if (!entry) recorded.set(agentId, (entry = { deliveries: [], missingReceipts: [], cancels: [], callerNotifications: [] }));
+    if (!entry) recorded.set(agentId, (entry = { deliveries: [], missingReceipts: [], settlements: [], cancels: [], callerNotifications: [] }));
     return entry;
   };
   const scriptOf = (agentId: string): Script => {
@@ -149,6 +152,9 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     },
     async recordMissingReceipt(request) {
       calls(request.agent_id).missingReceipts.push(request);
+    },
+    async settleMessage(settlement) {
+      calls(settlement.agent_id).settlements.push(settlement);
     },
   };
   const worker = await Worker.create({

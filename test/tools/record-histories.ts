@@ -12,7 +12,8 @@ import { SCENARIOS } from '../helpers/message-scenarios';
 import { startWorkflowEnv } from '../helpers/workflow-env';
 import type { MessageStatus } from '../../messages/message';
 
-export const HISTORIES_DIR = resolve(__dirname, '../fixtures/histories');
+/** Where runs of today's workflow shape are stored (`classic/` keeps those of the shape before the lean patch). */
+export const HISTORIES_DIR = resolve(__dirname, '../fixtures/histories/lean');
 /** History file name → the workflow id of its run. */
 export const WORKFLOW_IDS_FILE = 'workflow-ids.json';
 

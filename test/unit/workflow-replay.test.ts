@@ -1,6 +1,8 @@
 /**
  * Runs in flight must survive a deploy: every stored history (recorded from real runs by
  * `npm run record-histories`) is replayed against today's workflow code, which must issue the same commands.
+ * Each folder holds the histories of one workflow shape: `classic/` from before the lean-delivery patch, `lean/`
+ * after it.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -11,29 +13,36 @@ import { Worker } from '@temporalio/worker';
 
 const HISTORIES_DIR = resolve(__dirname, '../fixtures/histories');
 
-function readJson(name: string): unknown {
-  return JSON.parse(readFileSync(join(HISTORIES_DIR, name), 'utf8'));
+function readJson(dir: string, name: string): unknown {
+  return JSON.parse(readFileSync(join(dir, name), 'utf8'));
 }
 
-function storedHistories() {
-  const workflowIds = readJson('workflow-ids.json') as Record<string, string>;
-  return readdirSync(HISTORIES_DIR)
+function storedHistories(shape: string) {
+  const dir = join(HISTORIES_DIR, shape);
+  const workflowIds = readJson(dir, 'workflow-ids.json') as Record<string, string>;
+  return readdirSync(dir)
     .filter((name) => name in workflowIds)
     .sort()
-    .map((name) => ({ workflowId: workflowIds[name]!, history: historyFromJSON(readJson(name)) }));
+    .map((name) => ({ workflowId: workflowIds[name]!, history: historyFromJSON(readJson(dir, name)) }));
+}
+
+async function replayFailures(histories: ReturnType<typeof storedHistories>): Promise<string[]> {
+  const failures: string[] = [];
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows') }, histories)) {
+    replayed++;
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+  }
+  assert.equal(replayed, histories.length);
+  return failures;
 }
 
 describe('workflow replay', () => {
-  it('workflow replay - every stored history replays against the current workflow code without nondeterminism', async () => {
-    const histories = storedHistories();
-    assert.ok(histories.length >= 15, `found ${histories.length} stored histories`);
-    const failures: string[] = [];
-    let replayed = 0;
-    for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows') }, histories)) {
-      replayed++;
-      if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
-    }
-    assert.equal(replayed, histories.length);
-    assert.deepEqual(failures, []);
-  });
+  for (const shape of ['classic', 'lean']) {
+    it(`workflow replay - every stored ${shape} history replays against the current workflow code without nondeterminism`, async () => {
+      const histories = storedHistories(shape);
+      assert.ok(histories.length >= 15, `found ${histories.length} stored ${shape} histories`);
+      assert.deepEqual(await replayFailures(histories), []);
+    });
+  }
 });
