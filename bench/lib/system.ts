@@ -56,6 +56,8 @@ export interface SystemOptions {
   temporalPragmas?: string[];
   /** Write V8 CPU profiles of the api and the worker into this folder when they exit (node --cpu-prof). */
   cpuProfileDir?: string;
+  /** Run the api and the worker from another checkout (e.g. the previous commit, to compare shapes in one run). */
+  root?: string;
 }
 
 export async function startBenchSystem(options: SystemOptions = {}): Promise<BenchSystem> {
@@ -98,12 +100,12 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
       }),
     ferretdb: () => startFerretDb({ binary: ferretDb.path, port: ports.mongo, dataDir: join(dataDir, 'ferretdb'), logFile: join(logs, 'ferretdb.log') }),
     api: async () => {
-      const api = spawnNode('api', 'api/main.ts', env, join(logs, 'api.log'), nodeFlags);
+      const api = spawnNode('api', join(options.root ?? ROOT, 'api/main.ts'), env, join(logs, 'api.log'), nodeFlags);
       await waitUntil('api', async () => (await fetch(`${apiUrl}/readyz`)).ok, 120_000, api);
       return api;
     },
     worker: async () => {
-      const worker = spawnNode('worker', 'worker/main.ts', env, join(logs, 'worker.log'), nodeFlags);
+      const worker = spawnNode('worker', join(options.root ?? ROOT, 'worker/main.ts'), env, join(logs, 'worker.log'), nodeFlags);
       const pid = worker.child?.pid ?? 0;
       await waitUntil('worker', () => workerPolling(env.TEMPORAL_ADDRESS!, namespace, env.TEMPORAL_TASK_QUEUE ?? 'agent-reach', pid), 180_000, worker);
       return worker;
@@ -154,7 +156,7 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
 }
 
 function spawnNode(name: string, entry: string, env: NodeJS.ProcessEnv, logFile: string, flags: string[]): LocalServer {
-  return spawnServer(name, process.execPath, [...flags, '--import', 'tsx', join(ROOT, entry)], logFile, env);
+  return spawnServer(name, process.execPath, [...flags, '--import', 'tsx', entry], logFile, env);
 }
 
 /**

@@ -356,7 +356,7 @@ describe('message flow - delivery and receipt', () => {
     assert.throws(() => new Webhook(stranger).verify(delivery.raw, delivery.headers as Record<string, string>));
   });
 
-  it('message flow - after a secret rotation deliveries carry both signatures during the overlap', async () => {
+  it('message flow - after a secret rotation deliveries carry both signatures during the overlap (once the workers\' catalogue copy has the rotation)', async () => {
     const rotating = await startFakeAgent(() => ({ status: 200, body: { status: 'processed', result: null } }));
     try {
       const registered = await registerAgent(system.baseUrl, rotating.url);
@@ -364,11 +364,16 @@ describe('message flow - delivery and receipt', () => {
         authorization: `Bearer ${registered.secret}`,
       });
       assert.equal(rotated.status, 200);
-      const messageId = newMessageId();
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
-      await terminalStatus(messageId);
-      const delivery = rotating.deliveries[0]!;
-      assert.equal(String(delivery.headers['webhook-signature']).split(' ').length, 2);
+      // Workers sign from their in-memory catalogue copy, which has the rotation within CATALOGUE_REFRESH_MS; until
+      // then a delivery is signed with the previous secret alone, which stays valid for the whole overlap.
+      const delivery = await eventually('a delivery signed with both secrets', async () => {
+        const messageId = newMessageId();
+        await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+        await terminalStatus(messageId);
+        const latest = rotating.deliveries.find((d) => d.body.message_id === messageId)!;
+        assert.ok(new Webhook(registered.signing_secret).verify(latest.raw, latest.headers as Record<string, string>), 'the previous secret always verifies');
+        return String(latest.headers['webhook-signature']).split(' ').length === 2 ? latest : undefined;
+      }, { timeoutMs: 10_000, intervalMs: 200 });
       for (const secret of [registered.signing_secret, rotated.body.signing_secret]) {
         assert.ok(new Webhook(secret).verify(delivery.raw, delivery.headers as Record<string, string>));
       }

@@ -1,0 +1,229 @@
+/**
+ * `npm run bench:latency`: the cost of one hop, one message at a time, next to a direct HTTP call to the same agent.
+ *
+ * Starts the gateway as separate processes (Temporal dev server on a SQLite file with WAL, FerretDB, api, worker)
+ * and a tiny HTTP agent that answers 202 and posts its receipt at once. Per message:
+ * - direct: a POST straight to the agent, until its answer;
+ * - delivered: POST /v1/messages sent → the agent holds the delivery;
+ * - processed: POST /v1/messages sent → the agent's receipt is answered `applied` (the run has recorded it).
+ * CPU per message of every gateway process comes from /proc/<pid>/stat over the measured messages.
+ *
+ * `--baseline-root DIR` starts a second gateway from another checkout (e.g. a worktree of the previous commit) and
+ * alternates the two in rounds, so both shapes are measured side by side on the same noisy machine.
+ *
+ *   --count 30 (messages per round and gateway)  --rounds 3  --warmup 5  --baseline-root DIR  --name latency
+ *   --env KEY=VALUE (added to the api's and the worker's environment of both gateways)
+ */
+import { createServer, type Server } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { writeResultFile } from '../../scripts/lib/result-file';
+import { freePort } from '../../scripts/lib/dev-servers';
+import { summary } from '../../scripts/lib/stats';
+import { CpuMeter } from '../lib/cpu';
+import { machine } from '../lib/report';
+import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem } from '../lib/system';
+
+const RESULTS = resolve(__dirname, '../results');
+const ROOT = resolve(__dirname, '../..');
+
+/** The agent: answers 202, then posts the receipt to the callback URL the delivery names. */
+interface Agent {
+  url: string;
+  server: Server;
+  /** Receipt secrets by gateway origin (both gateways deliver to this one agent). */
+  secrets: Map<string, string>;
+  /** When each message reached the agent, and when its receipt was answered `applied`. */
+  delivered: Map<string, number>;
+  applied: Map<string, number>;
+}
+
+async function startAgent(): Promise<Agent> {
+  const agent = { secrets: new Map<string, string>(), delivered: new Map<string, number>(), applied: new Map<string, number>() };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { message_id: string; callback_url?: string };
+      if (!body.callback_url) return void res.writeHead(200).end('{}'); // a direct call
+      agent.delivered.set(body.message_id, performance.now());
+      const secret = agent.secrets.get(new URL(body.callback_url).origin) ?? '';
+      res.writeHead(202).end(() => {
+        void fetch(body.callback_url!, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+          body: JSON.stringify({ message_id: body.message_id, status: 'processed', result: { ok: true } }),
+        }).then(async (answer) => {
+          const receipt = (await answer.json()) as { applied?: boolean };
+          if (receipt.applied) agent.applied.set(body.message_id, performance.now());
+        });
+      });
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
+  return { ...agent, server, url: `http://127.0.0.1:${port}/` };
+}
+
+interface Gateway {
+  name: string;
+  system: BenchSystem;
+  agentId: string;
+  samples: { direct: number[]; delivered: number[]; processed: number[] };
+  cpu: { before: CpuMeter; after: CpuMeter };
+  measured: number;
+}
+
+async function register(system: BenchSystem, agent: Agent): Promise<string> {
+  const answer = await fetch(`${system.apiUrl}/v1/agents`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
+    body: JSON.stringify({ name: `bench-${Date.now()}`, endpoint: agent.url, capabilities: [{ name: 'echo' }] }),
+  });
+  if (answer.status !== 201) throw new Error(`registration answered ${answer.status}: ${await answer.text()}`);
+  const registered = (await answer.json()) as { agent_id: string; secret: string };
+  agent.secrets.set(new URL(system.apiUrl).origin, registered.secret);
+  return registered.agent_id;
+}
+
+async function until(done: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!done()) {
+    if (performance.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+/** One message through `gateway`, and one direct call beside it; returns the three durations. */
+async function oneHop(gateway: Gateway, agent: Agent, index: number) {
+  const directStarted = performance.now();
+  const direct = await fetch(agent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message_id: `direct-${index}` }) });
+  await direct.text();
+  const directMs = performance.now() - directStarted;
+
+  const messageId = `lat-${gateway.name}-${Date.now()}-${index}`;
+  const started = performance.now();
+  const sent = await fetch(`${gateway.system.apiUrl}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.system.apiKey}` },
+    body: JSON.stringify({ message_id: messageId, target: { agent_id: gateway.agentId, capability: 'echo' } }),
+  });
+  if (sent.status !== 202) throw new Error(`${gateway.name}: send answered ${sent.status}: ${await sent.text()}`);
+  await until(() => agent.applied.has(messageId), 30_000);
+  return { direct: directMs, delivered: agent.delivered.get(messageId)! - started, processed: agent.applied.get(messageId)! - started };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      count: { type: 'string', default: '30' },
+      rounds: { type: 'string', default: '3' },
+      warmup: { type: 'string', default: '5' },
+      'baseline-root': { type: 'string' },
+      name: { type: 'string', default: 'latency' },
+      env: { type: 'string', multiple: true, default: [] as string[] },
+    },
+  });
+  const count = Number(values.count);
+  const rounds = Number(values.rounds);
+  const warmup = Number(values.warmup);
+  const env = Object.fromEntries(values.env.map((pair) => pair.split(/=(.*)/s).slice(0, 2) as [string, string]));
+  const agent = await startAgent();
+  const roots: [string, string | undefined][] = [['current', undefined]];
+  if (values['baseline-root']) roots.push(['baseline', resolve(values['baseline-root'])]);
+  const gateways: Gateway[] = [];
+  try {
+    for (const [name, root] of roots) {
+      const system = await startBenchSystem({ env, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), ...(root ? { root } : {}), log: (line) => console.log(`[${name}] ${line}`) });
+      const gateway: Gateway = { name, system, agentId: await register(system, agent), samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
+      gateways.push(gateway);
+      for (let i = 0; i < warmup; i++) await oneHop(gateway, agent, -i - 1);
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const gateway of gateways) {
+        const before = new CpuMeter();
+        before.sample(gateway.system.pids());
+        for (let i = 0; i < count; i++) {
+          const hop = await oneHop(gateway, agent, round * count + i);
+          gateway.samples.direct.push(hop.direct);
+          gateway.samples.delivered.push(hop.delivered);
+          gateway.samples.processed.push(hop.processed);
+        }
+        const after = before.snapshot();
+        after.sample(gateway.system.pids());
+        accumulate(gateway, before, after);
+        gateway.measured += count;
+        process.stdout.write(`\r  round ${round + 1}/${rounds} ${gateway.name} done`);
+      }
+    }
+    process.stdout.write('\n');
+    const result = {
+      benchmark: 'one hop, one message at a time, beside a direct HTTP call',
+      when: new Date().toISOString(),
+      commit: commitOf(ROOT),
+      machine: machine(),
+      temporal_pragmas: BENCH_TEMPORAL_PRAGMAS,
+      env,
+      gateways: gateways.map((g) => report(g, roots.find(([name]) => name === g.name)![1])),
+    };
+    console.table(
+      Object.fromEntries(
+        result.gateways.map((g) => [
+          `${g.name} (${g.commit})`,
+          {
+            'direct p50': g.direct.median_ms,
+            'delivered p50': g.delivered.median_ms,
+            'processed p50': g.processed.median_ms,
+            'processed p95': g.processed.p95_ms,
+            'processed − direct p50': g.processed_minus_direct_p50_ms,
+            'CPU-ms/msg': g.cpu_ms_per_message.total,
+            ...Object.fromEntries(Object.entries(g.cpu_ms_per_message).filter(([k]) => k !== 'total').map(([k, v]) => [`cpu ${k}`, v])),
+          },
+        ]),
+      ),
+    );
+    console.log(`written ${writeResultFile(RESULTS, values.name, result)}`);
+  } finally {
+    agent.server.close();
+    for (const gateway of gateways) await gateway.system.stop();
+  }
+}
+
+const cpuSeconds = new Map<Gateway, Record<string, number>>();
+
+function accumulate(gateway: Gateway, before: CpuMeter, after: CpuMeter): void {
+  const totals = cpuSeconds.get(gateway) ?? {};
+  for (const [role, seconds] of Object.entries(after.totals(before))) totals[role] = (totals[role] ?? 0) + seconds;
+  cpuSeconds.set(gateway, totals);
+}
+
+function report(gateway: Gateway, root: string | undefined) {
+  const perMessage = Object.fromEntries(Object.entries(cpuSeconds.get(gateway) ?? {}).map(([role, s]) => [role, Math.round((s * 1000) / gateway.measured)]));
+  const total = Object.values(perMessage).reduce((a, b) => a + b, 0);
+  const direct = summary(gateway.samples.direct);
+  const processed = summary(gateway.samples.processed);
+  return {
+    name: gateway.name,
+    commit: commitOf(root ?? ROOT),
+    messages: gateway.measured,
+    direct,
+    delivered: summary(gateway.samples.delivered),
+    processed,
+    processed_minus_direct_p50_ms: Math.round((processed.median_ms - direct.median_ms) * 10) / 10,
+    cpu_ms_per_message: { ...perMessage, total },
+  };
+}
+
+function commitOf(dir: string): string {
+  try {
+    return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
