@@ -1,7 +1,7 @@
 /**
- * How each capability has fared, for ranking: successes, failures and an EWMA of delivery latency, recorded by
- * the delivery activity after each attempt. Samples are gathered in memory and written every few seconds, one
- * read-modify-write per capability (FerretDB has no update pipelines), so deliveries do not wait for it and the
+ * How each capability has fared, for ranking: successes, failures and an EWMA of latency, recorded by the worker
+ * when each message ends (success means processed; see activities/settle-message.ts). Samples are gathered in
+ * memory and written every few seconds, one read-modify-write per capability (FerretDB has no update pipelines), so deliveries do not wait for it and the
  * database sees one write per capability per flush, not two operations per attempt. Two workers flushing the same
  * capability at the same instant may lose one batch, which a running statistic absorbs; a worker killed between
  * flushes loses its unflushed samples.
