@@ -7,6 +7,7 @@ import { loadConfigOrExit } from '../platform/config';
 import { connectMongo, connectTemporalClient } from '../platform/connections';
 import { createLogger } from '../platform/logger';
 import { startTelemetry } from '../platform/telemetry';
+import { runMessageWorker } from '../worker/run-message-worker';
 import { createApiServices, createTemporalClient, startApiReplica } from './wiring';
 
 async function main(): Promise<void> {
@@ -17,13 +18,17 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config.MONGODB_URI, logger);
   const connection = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
   const telemetry = startTelemetry('api', config.OTEL_EXPORTER_OTLP_ENDPOINT);
-  const client = createTemporalClient(connection, config, Boolean(telemetry));
+  // The socket-delivery worker's connection; also the client's when this process runs the message worker.
+  const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const client = createTemporalClient(config.API_RUNS_WORKER ? workerConnection : connection, config, Boolean(telemetry));
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   const services = await createApiServices({ config, logger, mongo, client });
   if (!config.API_KEYS) logger.warn('API_KEYS is not set: only keys created earlier through /v1/keys are accepted');
   // Embeds the default tenant's catalogue now, so the first routed message does not wait for it.
   services.router.prepare(config.DEFAULT_TENANT).catch((error: unknown) => logger.warn({ err: error }, 'router warm-up failed'));
-  const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const messageWorker = config.API_RUNS_WORKER
+    ? await runMessageWorker({ config, mongo, logger, connection: workerConnection, ...(telemetry ? { telemetry } : {}) })
+    : undefined;
   const replica = await startApiReplica({ config, logger, services, mongo, connection, workerConnection, host: config.API_HOST, port: config.API_PORT });
   logger.info({ url: config.PUBLIC_URL }, 'api listening');
   // Every replica sweeps; the conditional updates make each offline transition happen (and be recorded) once,
@@ -39,6 +44,14 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'api stopping');
     stopIndex();
     await replica.stop();
+    if (messageWorker) {
+      try {
+        messageWorker.shutdown();
+      } catch {
+        // already stopping: the worker heard the signal too
+      }
+      await messageWorker.done;
+    }
     await stopSweeper();
     await Promise.allSettled([connection.close(), workerConnection.close(), mongo.close(), telemetry?.shutdown()]);
     process.exit(0);

@@ -4,7 +4,7 @@
  * small worker that delivers over the sockets it holds.
  */
 import type { Server } from 'node:http';
-import { Client, type Connection } from '@temporalio/client';
+import { Client, type Connection, type ConnectionLike } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { NativeConnection } from '@temporalio/worker';
 import type mongoose from 'mongoose';
@@ -28,8 +28,11 @@ export interface ApiServices {
   messages: MessageService;
 }
 
-/** The Temporal client of the api; with tracing on, workflow starts carry the caller's trace. */
-export function createTemporalClient(connection: Connection, config: Config, traced: boolean): Client {
+/**
+ * The Temporal client of the api; with tracing on, workflow starts carry the caller's trace. On the worker's
+ * NativeConnection when the api runs the message worker (eager starts need the two to share it).
+ */
+export function createTemporalClient(connection: ConnectionLike, config: Config, traced: boolean): Client {
   return new Client({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -70,7 +73,7 @@ export async function startApiReplica(options: {
   services: ApiServices;
   mongo: mongoose.Connection;
   /** Temporal: the client's connection (health check) and a worker connection (socket deliveries). */
-  connection: Connection;
+  connection: Pick<Connection, 'workflowService'>;
   workerConnection: NativeConnection;
   host: string;
   port: number;

@@ -124,6 +124,8 @@ export class MessageIntake {
         // The message id is the idempotency key for ever: never a second run under the same id.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
+        // With the message worker in this process, its first workflow task comes back with the start.
+        requestEagerStart: this.deps.config.API_RUNS_WORKER,
       }));
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

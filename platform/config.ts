@@ -106,6 +106,12 @@ export const envSchema = z.object({
   HEARTBEAT_WRITE_EVERY_MS: positiveMs.default(15_000),
   /** How long an api replica trusts a cached agent record when authenticating heartbeats, in ms. @default 5000 */
   AGENT_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  /**
+   * The api process also runs the message worker, and starts message runs eagerly: the first workflow task comes
+   * back in the start's answer and runs here, with no task round trip through the server. For one-process setups;
+   * production runs `npm run worker` separately and leaves this off. @default false
+   */
+  API_RUNS_WORKER: flag.default(false),
   /** How often each process checks the catalogue's change counter to refresh its in-memory copy, in ms. @default 1000 */
   CATALOGUE_REFRESH_MS: positiveMs.default(1_000),
   /** Oldest the in-memory catalogue may get (load and heartbeat figures change without a counter bump), in ms. @default 10000 */

@@ -1,13 +1,12 @@
 /** `npm run worker`: the Temporal worker (workflows + activities), as production runs it (any number of replicas). */
-import { loadConfigOrExit, workerTuning } from '../platform/config';
+import { loadConfigOrExit } from '../platform/config';
 import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../platform/connections';
 import { ensureSearchAttributes } from '../messages/search-attributes';
 import { createServer } from 'node:http';
 import { createLogger } from '../platform/logger';
 import { createWorkerMetrics } from '../platform/metrics';
 import { startTelemetry } from '../platform/telemetry';
-import { createMessageWorker } from './create-worker';
-import { startDeliveryDeps } from './delivery-deps';
+import { runMessageWorker } from './run-message-worker';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -26,19 +25,8 @@ async function main(): Promise<void> {
     }).listen(config.WORKER_METRICS_PORT);
     logger.info({ port: config.WORKER_METRICS_PORT }, 'worker metrics on /metrics');
   }
-  const deliveryDeps = await startDeliveryDeps({ config, mongo, logger, metrics });
-  const worker = await createMessageWorker({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    tuning: workerTuning(config),
-    ...(telemetry ? { telemetry } : {}),
-    activityDeps: deliveryDeps.activityDeps,
-  });
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
-  // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.
-  await worker.run();
-  await deliveryDeps.stop();
+  const worker = await runMessageWorker({ config, mongo, logger, connection, metrics, ...(telemetry ? { telemetry } : {}) });
+  await worker.done;
   await Promise.allSettled([connection.close(), mongo.close(), telemetry?.shutdown()]);
   logger.info('worker stopped');
 }

@@ -121,7 +121,8 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
     running.set(component, await starters[component]());
   };
   try {
-    for (const component of COMPONENTS) await start(component);
+    // With API_RUNS_WORKER the api runs the message worker itself (eager starts): no worker process.
+    for (const component of COMPONENTS) if (component !== 'worker' || env.API_RUNS_WORKER !== 'true') await start(component);
   } catch (error) {
     await Promise.allSettled([...running.values()].map((server) => server.stop(2_000)));
     throw error;
