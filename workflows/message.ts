@@ -16,7 +16,7 @@ import type { MessageState } from '../messages/message';
 import { retryDelayMs } from '../rules/backoff';
 import { isTerminal, type CancelInput, type DeliveryPolicy, type MessageInput, type MessageStatus, type Reason, type ReceiptInput } from '../messages/message';
 import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
-import { InstanceFailures, lookupRefusal, nextStep, outOfTime, unavailability, type NextStep } from './next-step';
+import { InstanceFailures, lookupRefusal, nextStep, outOfTime, unavailability, waitsOnCircuits, type NextStep } from './next-step';
 import { notifyCallerWorkflow } from './notify-caller';
 import { settlementOf, StatusRecord } from './status-record';
 
@@ -133,8 +133,10 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
   let maxAttempts = input.policy.maxAttempts;
   let giveUpAt = Number.POSITIVE_INFINITY;
   let lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
+  // Lean runs: a try that found every instance's circuit open is not spent (see waitsOnCircuits).
+  let sparedTries = 0;
   for (let tries = 1; ; tries++) {
-    const progress = () => ({ tries, maxAttempts, lastFailure });
+    const progress = () => ({ tries: tries - sparedTries, maxAttempts, lastFailure });
     const attempt = earlierAttempts + tries;
     const interrupted = await interruption();
     if (interrupted) return interrupted;
@@ -149,6 +151,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
     if (lookup.kind === 'no_available_instance') {
       const error = unavailability(lookup.instances);
       record.unavailable(attempt, input.target.agent_id, error);
+      if (lean && waitsOnCircuits(lookup.instances)) sparedTries++;
       step = nextStep({ kind: 'unavailable', error }, progress());
     } else {
       target = lookup.target;

@@ -149,3 +149,13 @@ export function lookupRefusal(kind: 'unknown_agent' | 'unknown_capability' | 'fo
       return { code: 'forbidden', message: `the sender may not reach ${capability} of agent ${agent_id} (its access list changed)` };
   }
 }
+
+/**
+ * Whether no instance can take the message only because circuits are open. Such a try is not spent (lean runs):
+ * a message's attempts go to deliveries, and an open circuit lets a probe through once its open time is over, which
+ * is a delivery that counts. Without this, an agent restarting in seconds opens its circuit for CIRCUIT_OPEN_MS and
+ * every message waiting for it runs out of tries before the probe.
+ */
+export function waitsOnCircuits(instances: readonly { reason: string }[]): boolean {
+  return instances.length > 0 && instances.every((i) => i.reason === 'circuit_open');
+}

@@ -57,6 +57,32 @@ describe('workflow timers', () => {
     assert.ok(startedAt(status, 3) - startedAt(status, 2) >= 800, 'waited at least the Retry-After');
   });
 
+  it('workflow timers - waiting on open circuits spends no tries: the message is delivered when the circuit lets it through', async () => {
+    const id = uniqueMessageId('circuit-wait');
+    const open = { kind: 'no_available_instance' as const, instances: [{ instance_id: 'inst-a', reason: 'circuit_open' }] };
+    const handle = await workflows.start(messageInput(id, { policy: { ...policy, maxAttempts: 2, initialBackoffMs: 20, maxBackoffMs: 40 } }), {
+      lookups: [open, open, open, open],
+      verdicts: [{ kind: 'processed', result: 'ok' }],
+    });
+    const status = (await handle.result()) as MessageStatus;
+    assert.equal(status.state, 'processed', JSON.stringify(status.reason));
+    assert.equal(status.attempts.filter((a) => a.outcome === 'unavailable').length, 4, 'four waits, more than maxAttempts');
+    assert.equal(workflows.calls(id).deliveries.length, 1);
+  });
+
+  it('workflow timers - an instance that is offline (not merely circuit-open) spends tries as before', async () => {
+    const id = uniqueMessageId('offline-spends');
+    const offline = { kind: 'no_available_instance' as const, instances: [{ instance_id: 'inst-a', reason: 'offline' }] };
+    const handle = await workflows.start(messageInput(id, { policy: { ...policy, maxAttempts: 2, initialBackoffMs: 20, maxBackoffMs: 40 } }), {
+      lookups: [offline, offline, offline],
+      verdicts: [{ kind: 'processed', result: 'ok' }],
+    });
+    const status = (await handle.result()) as MessageStatus;
+    assert.equal(status.state, 'failed');
+    assert.equal(status.reason?.code, 'no_available_instance');
+    assert.equal(workflows.calls(id).deliveries.length, 0);
+  });
+
   it('workflow timers - the deadline ends the wait for a receipt long before the ack timeout', async () => {
     const id = uniqueMessageId('deadline');
     const deadline = inSeconds(2);

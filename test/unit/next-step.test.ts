@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { lookupRefusal, nextStep, outOfTime, type AttemptEvent, type NextStep, type Progress } from '../../workflows/next-step';
+import { lookupRefusal, nextStep, outOfTime, waitsOnCircuits, type AttemptEvent, type NextStep, type Progress } from '../../workflows/next-step';
 
 const FIRST_TRY: Progress = { tries: 1, maxAttempts: 3, lastFailure: { code: 'delivery_exhausted', message: 'no delivery was attempted' } };
 const LAST_TRY: Progress = { ...FIRST_TRY, tries: 3 };
@@ -143,5 +143,12 @@ describe('next step', () => {
       code: 'forbidden',
       message: 'the sender may not reach refund of agent agt_1 (its access list changed)',
     });
+  });
+
+  it('next step - only a lookup where every instance is merely circuit-open waits without spending a try', () => {
+    assert.equal(waitsOnCircuits([{ reason: 'circuit_open' }, { reason: 'circuit_open' }]), true);
+    assert.equal(waitsOnCircuits([{ reason: 'circuit_open' }, { reason: 'offline' }]), false);
+    assert.equal(waitsOnCircuits([{ reason: 'draining' }]), false);
+    assert.equal(waitsOnCircuits([]), false, 'an agent without instances is not waiting on a circuit');
   });
 });
