@@ -8,11 +8,12 @@
  * - processed: POST /v1/messages sent → the agent's receipt is answered `applied` (the run has recorded it).
  * CPU per message of every gateway process comes from /proc/<pid>/stat over the measured messages.
  *
- * `--baseline-root DIR` starts a second gateway from another checkout (e.g. a worktree of the previous commit) and
- * alternates the two in rounds, so both shapes are measured side by side on the same noisy machine.
+ * `--baseline-root DIR` starts a second gateway from another checkout (e.g. a worktree of the previous commit), and
+ * `--baseline-env KEY=VALUE` one with other settings (e.g. API_RUNS_WORKER=true); the two alternate in rounds, so
+ * both are measured side by side on the same noisy machine.
  *
  *   --count 30 (messages per round and gateway)  --rounds 3  --warmup 5  --baseline-root DIR  --name latency
- *   --env KEY=VALUE (added to the api's and the worker's environment of both gateways)
+ *   --env KEY=VALUE (added to the api's and the worker's environment of both gateways)  --baseline-env KEY=VALUE
  */
 import { createServer, type Server } from 'node:http';
 import { execFileSync } from 'node:child_process';
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '3' },
       warmup: { type: 'string', default: '5' },
       'baseline-root': { type: 'string' },
+      'baseline-env': { type: 'string', multiple: true, default: [] as string[] },
       name: { type: 'string', default: 'latency' },
       env: { type: 'string', multiple: true, default: [] as string[] },
     },
@@ -128,14 +130,18 @@ async function main(): Promise<void> {
   const count = Number(values.count);
   const rounds = Number(values.rounds);
   const warmup = Number(values.warmup);
-  const env = Object.fromEntries(values.env.map((pair) => pair.split(/=(.*)/s).slice(0, 2) as [string, string]));
+  const pairs = (list: string[]) => Object.fromEntries(list.map((pair) => pair.split(/=(.*)/s).slice(0, 2) as [string, string]));
+  const env = pairs(values.env);
+  const baselineEnv = pairs(values['baseline-env']);
   const agent = await startAgent();
-  const roots: [string, string | undefined][] = [['current', undefined]];
-  if (values['baseline-root']) roots.push(['baseline', resolve(values['baseline-root'])]);
+  const roots: [string, string | undefined, Record<string, string>][] = [['current', undefined, env]];
+  if (values['baseline-root'] || values['baseline-env'].length > 0) {
+    roots.push(['baseline', values['baseline-root'] ? resolve(values['baseline-root']) : undefined, { ...env, ...baselineEnv }]);
+  }
   const gateways: Gateway[] = [];
   try {
-    for (const [name, root] of roots) {
-      const system = await startBenchSystem({ env, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), ...(root ? { root } : {}), log: (line) => console.log(`[${name}] ${line}`) });
+    for (const [name, root, gatewayEnv] of roots) {
+      const system = await startBenchSystem({ env: gatewayEnv, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), ...(root ? { root } : {}), log: (line) => console.log(`[${name}] ${line}`) });
       const gateway: Gateway = { name, system, agentId: await register(system, agent), samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
       gateways.push(gateway);
       for (let i = 0; i < warmup; i++) await oneHop(gateway, agent, -i - 1);
@@ -164,8 +170,10 @@ async function main(): Promise<void> {
       commit: commitOf(ROOT),
       machine: machine(),
       temporal_pragmas: BENCH_TEMPORAL_PRAGMAS,
-      env,
-      gateways: gateways.map((g) => report(g, roots.find(([name]) => name === g.name)![1])),
+      gateways: gateways.map((g) => {
+        const [, root, gatewayEnv] = roots.find(([name]) => name === g.name)!;
+        return { ...report(g, root), env: gatewayEnv };
+      }),
     };
     console.table(
       Object.fromEntries(
