@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { createDeliver } from './deliver';
 import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel } from './notify-cancel';
+import { createResolveAndDeliver } from './resolve-and-deliver';
 import { createResolveTarget } from './resolve-target';
 import { createSettleMessage } from './settle-message';
 
@@ -30,9 +31,12 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
+  const resolveTarget = createResolveTarget(deps);
+  const deliver = createDeliver(deps);
   return {
-    resolveTarget: createResolveTarget(deps),
-    deliver: createDeliver(deps),
+    resolveTarget,
+    deliver,
+    resolveAndDeliver: createResolveAndDeliver({ resolveTarget, deliver }),
     notifyCancel: createNotifyCancel(deps),
     notifyCaller: createNotifyCaller(deps),
     settleMessage: createSettleMessage(deps),

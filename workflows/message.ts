@@ -10,10 +10,12 @@
 import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliverRequest, DeliverResult } from '../activities/deliver';
+import type { ResolveAndDeliverRequest, ResolveAndDeliverResult } from '../activities/resolve-and-deliver';
 import type { SocketActivities } from '../activities/deliver-socket';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
 import type { MessageState } from '../messages/message';
 import { retryDelayMs } from '../rules/backoff';
+import { deliversOverSocket } from '../rules/transport';
 import { isTerminal, type CancelInput, type DeliveryPolicy, type MessageInput, type MessageStatus, type Reason, type ReceiptInput } from '../messages/message';
 import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
 import { InstanceFailures, lookupRefusal, nextStep, outOfTime, unavailability, waitsOnCircuits, type NextStep } from './next-step';
@@ -90,7 +92,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
     },
   );
 
-  const { resolveTarget, deliverTo, recordMissingReceipt, notifyCancel } = lean ? leanActivities(input.policy, now) : classicActivities(input.policy, now);
+  const { reach, deliverTo, recordMissingReceipt, notifyCancel } = lean ? leanActivities(input.policy, now) : classicActivities(input.policy, now);
 
   /** Waits until a receipt comes or `ms` pass, but never past the deadline or a cancel request; true if it came. */
   const receiptWithin = async (ms: number): Promise<boolean> => {
@@ -142,7 +144,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
     if (interrupted) return interrupted;
     if (Date.now() >= giveUpAt) return record.finish('failed', outOfTime(lastFailure));
     // Resolved before every attempt: a moved or restarted agent is found at its new address.
-    const lookup = await resolveTarget({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}) });
+    const { lookup, delivery } = await reach({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}), message: input, attempt });
     if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability' || lookup.kind === 'forbidden') {
       return record.finish(status.state === 'routing' ? 'rejected' : 'failed', lookupRefusal(lookup.kind, input.target));
     }
@@ -158,7 +160,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
       maxAttempts = target.max_attempts ?? input.policy.maxAttempts;
       if (target.max_delivery_ms) giveUpAt = Date.parse(input.accepted_at) + target.max_delivery_ms;
       record.deliveringTo(target);
-      const result = await deliverTo(target, { message: input, target, attempt });
+      const result = delivery ?? (await deliverTo(target, { message: input, target, attempt }));
       const attempted = result.verdict.kind === 'too_late' ? undefined : record.attempted(target, attempt, result, result.verdict);
       step = nextStep({ kind: 'answered', verdict: result.verdict }, progress());
       if (step.kind === 'await_receipt') {
@@ -223,7 +225,12 @@ function classicActivities(policy: DeliveryPolicy, now: () => string) {
     startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
     retry: { maximumAttempts: 1 }, // best effort
   });
-  return { resolveTarget, deliverTo: deliveryOver(deliver, policy, now), recordMissingReceipt, notifyCancel };
+  /** Classic runs resolve in one activity and deliver in another. */
+  const reach = async (request: ResolveAndDeliverRequest): Promise<ResolveAndDeliverResult> => {
+    const { message, attempt, ...resolve } = request;
+    return { lookup: await resolveTarget(resolve) };
+  };
+  return { reach, deliverTo: deliveryOver(deliver, policy, now), recordMissingReceipt, notifyCancel };
 }
 
 /**
@@ -232,21 +239,27 @@ function classicActivities(policy: DeliveryPolicy, now: () => string) {
  * the queue of the replica holding the socket.
  */
 function leanActivities(policy: DeliveryPolicy, now: () => string) {
-  const { resolveTarget, recordMissingReceipt, settleMessage } = proxyLocalActivities<Activities>({
+  const { recordMissingReceipt, settleMessage } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30s',
     scheduleToCloseTimeout: '5m',
     retry: { maximumInterval: '10s' },
   });
-  const { deliver } = proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 3 } });
+  const { resolveAndDeliver } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
+    scheduleToCloseTimeout: '5m',
+    retry: { maximumInterval: '10s' },
+  });
   const { notifyCancel } = proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
-  return { resolveTarget, deliverTo: deliveryOver(deliver, policy, now), recordMissingReceipt, notifyCancel, settleMessage };
+  // HTTP targets are delivered inside resolveAndDeliver; deliverTo is left with WebSocket targets.
+  const unreachable = async (): Promise<DeliverResult> => ({ verdict: { kind: 'transient', error: 'no delivery was made for an HTTP target' }, started_at: now(), latency_ms: 0 });
+  return { reach: resolveAndDeliver, deliverTo: deliveryOver(unreachable, policy, now), recordMissingReceipt, notifyCancel, settleMessage };
 }
 
 /** Delivers over HTTP with `deliverHttp`, or over the socket's replica; a lost delivery activity is a transient error. */
 function deliveryOver(deliverHttp: (request: DeliverRequest) => Promise<DeliverResult>, policy: DeliveryPolicy, now: () => string) {
   return async (target: DeliveryTarget, request: DeliverRequest): Promise<DeliverResult> => {
     try {
-      if (target.transport !== 'websocket' || !target.ws_task_queue) return await deliverHttp(request);
+      if (!deliversOverSocket(target)) return await deliverHttp(request);
       const { deliverOverSocket } = proxyActivities<SocketActivities>({
         taskQueue: target.ws_task_queue,
         startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,

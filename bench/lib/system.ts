@@ -33,6 +33,8 @@ export type Component = (typeof COMPONENTS)[number];
 
 export interface BenchSystem {
   apiUrl: string;
+  /** The Temporal server's gRPC address (host:port). */
+  temporalAddress: string;
   /** An admin key of the `default` tenant, made for this run (callers and agents' registrations use it). */
   apiKey: string;
   dataDir: string;
@@ -130,6 +132,7 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
 
   return {
     apiUrl,
+    temporalAddress: env.TEMPORAL_ADDRESS!,
     apiKey,
     dataDir,
     pids() {

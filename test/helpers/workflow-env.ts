@@ -13,6 +13,7 @@ import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
 import type { Settlement } from '../../activities/settle-message';
+import { createResolveAndDeliver } from '../../activities/resolve-and-deliver';
 import type { DeliveryVerdict } from '../../protocol/verdicts';
 import type { ResolveTargetRequest } from '../../activities/resolve-target';
 import type { DeliveryTarget, TargetLookup } from '../../catalogue/agent-queries';
@@ -128,20 +129,22 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     const verdict = verdicts[Math.min(made.length, verdicts.length) - 1]!;
     return { verdict, ...(verdict.kind === 'transient' ? { http_status: 503 } : { http_status: 200 }), started_at: started.toISOString(), latency_ms: 3 };
   };
+  const resolveTarget = async (request: ResolveTargetRequest): Promise<TargetLookup> => {
+    const agentId = request.target.agent_id;
+    const script = scriptOf(agentId);
+    const made = lookupsMade.get(agentId) ?? 0;
+    lookupsMade.set(agentId, made + 1);
+    const scripted = script.lookups?.[made];
+    if (scripted) return scripted;
+    // Like the catalogue: an instance that failed this message is chosen only when no other is left.
+    const avoid = new Set(request.avoid ?? []);
+    const instance = INSTANCES.find((id) => !avoid.has(id)) ?? INSTANCES[0];
+    return { kind: 'found', target: deliveryTarget(agentId, instance, script, socketQueue) };
+  };
   const activities: Activities = {
-    async resolveTarget(request: ResolveTargetRequest): Promise<TargetLookup> {
-      const agentId = request.target.agent_id;
-      const script = scriptOf(agentId);
-      const made = lookupsMade.get(agentId) ?? 0;
-      lookupsMade.set(agentId, made + 1);
-      const scripted = script.lookups?.[made];
-      if (scripted) return scripted;
-      // Like the catalogue: an instance that failed this message is chosen only when no other is left.
-      const avoid = new Set(request.avoid ?? []);
-      const instance = INSTANCES.find((id) => !avoid.has(id)) ?? INSTANCES[0];
-      return { kind: 'found', target: deliveryTarget(agentId, instance, script, socketQueue) };
-    },
+    resolveTarget,
     deliver,
+    resolveAndDeliver: createResolveAndDeliver({ resolveTarget, deliver }),
     async notifyCancel(request) {
       calls(request.agent_id).cancels.push(request.endpoint);
       return { http_status: 200 };
