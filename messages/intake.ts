@@ -28,7 +28,8 @@ export interface SendRequest {
 }
 
 export type SendResult =
-  | { kind: 'accepted'; status: MessageStatus }
+  /** `eagerly_started`: the first workflow task came back with the start (API_RUNS_WORKER). */
+  | { kind: 'accepted'; status: MessageStatus; eagerly_started: boolean }
   | { kind: 'duplicate'; status: MessageStatus }
   | { kind: 'conflict'; message_id: string }
   | { kind: 'unknown_agent' }
@@ -110,9 +111,10 @@ export class MessageIntake {
       policy: deliveryPolicy(this.deps.config),
     };
     const memo: MessageMemo = { body_hash: bodyHash, trace_id: traceId, target, accepted_at: acceptedAt };
+    let eagerlyStarted = false;
     try {
       // Inside the message's trace, so OpenTelemetry spans (when configured) carry its trace id.
-      await context.with(contextForTrace(traceId), () => this.deps.runs.client.workflow.start(MESSAGE_WORKFLOW, {
+      const handle = await context.with(contextForTrace(traceId), () => this.deps.runs.client.workflow.start(MESSAGE_WORKFLOW, {
         workflowId: messageWorkflowId(tenant, messageId),
         taskQueue: this.deps.config.TEMPORAL_TASK_QUEUE,
         args: [input],
@@ -127,6 +129,7 @@ export class MessageIntake {
         // With the message worker in this process, its first workflow task comes back with the start.
         requestEagerStart: this.deps.config.API_RUNS_WORKER,
       }));
+      eagerlyStarted = handle.eagerlyStarted;
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       // A repeat (or a race with an identical or conflicting request): answer with the existing message.
@@ -137,7 +140,7 @@ export class MessageIntake {
     const status = startingStatus(input, acceptedAt);
     return rejection
       ? { kind: 'rejected', status: { ...status, state: 'rejected', reason: rejection }, explanation: routing?.explanation }
-      : { kind: 'accepted', status };
+      : { kind: 'accepted', status, eagerly_started: eagerlyStarted };
   }
 
   /** Refusals that need no catalogue: reply_to without a signing secret, a deadline past or too far. */

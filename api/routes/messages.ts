@@ -86,7 +86,8 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
     if (result.kind === 'accepted' || result.kind === 'duplicate') {
       const { message_id, trace_id } = result.status;
       const { agent_id, capability } = result.status.target;
-      deps.logger.info({ message_id, trace_id, agent_id, capability, routed: Boolean(result.status.routing), result: result.kind }, 'message sent');
+      const eager = result.kind === 'accepted' && result.eagerly_started ? { eagerly_started: true } : {};
+      deps.logger.info({ message_id, trace_id, agent_id, capability, routed: Boolean(result.status.routing), result: result.kind, ...eager }, 'message sent');
     }
     const answer = sendAnswer(result, withLinks, caller);
     if (result.kind === 'accepted') res.location(`/v1/messages/${encodeURIComponent(result.status.message_id)}`);
