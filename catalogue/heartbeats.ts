@@ -112,6 +112,10 @@ export class Heartbeats {
     }
     if (input.state && input.state !== previous.state) await change('state_changed', { from: previous.state, to: input.state });
     if (input.endpoint && input.endpoint !== previous.endpoint) await change('instance_moved', { from: previous.endpoint, to: input.endpoint });
+    // A WebSocket instance that reconnected to another replica moved too (the copies that route its deliveries must see it).
+    else if (input.ws_task_queue && input.ws_task_queue !== previous.ws_task_queue) {
+      await change('instance_moved', { from_replica: previous.ws_task_queue ?? null, to_replica: input.ws_task_queue });
+    }
     // The document as now stored, derived rather than read back.
     const instance: InstanceDoc = {
       ...previous,

@@ -69,11 +69,12 @@ describe('telemetry', () => {
       'the spans to reach the collector',
       async () => {
         const ours = spans.filter((s) => s.traceId === traceId).map((s) => s.name);
-        return ours.some((n) => n.startsWith('RunActivity:deliver')) && ours.some((n) => n.startsWith('RunWorkflow')) ? ours : undefined;
+        return ours.some((n) => n.startsWith('RunActivity:resolveAndDeliver')) && ours.some((n) => n.startsWith('RunWorkflow')) ? ours : undefined;
       },
       { timeoutMs: 20_000 },
     );
     assert.ok(names.some((n) => n.startsWith('StartWorkflow:messageWorkflow')), names.join(', '));
-    assert.ok(names.some((n) => n.startsWith('RunActivity:resolveTarget')), names.join(', '));
+    // Resolution and HTTP delivery are one local activity in the lean shape.
+    assert.ok(names.some((n) => n.startsWith('RunActivity:resolveAndDeliver')), names.join(', '));
   });
 });
