@@ -1,0 +1,32 @@
+/** MCP clients and an SDK agent for the MCP face's tests: the official TypeScript client over Streamable HTTP. */
+import { createServer, type Server } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ReachAgent, type AgentCard, type Handler } from '../../sdk';
+import { freePort } from '../../scripts/lib/dev-servers';
+import { TEST_API_KEY } from './http';
+
+/** A connected MCP client of `baseUrl/mcp` with `key`; `query` is added to the URL (e.g. `capability_tools=true`). */
+export async function mcpClient(baseUrl: string, key: string, query = ''): Promise<Client> {
+  const client = new Client({ name: 'agent-reach-test', version: '1.0.0' });
+  const url = new URL(`${baseUrl}/mcp${query ? `?${query}` : ''}`);
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  return client;
+}
+
+/** The JSON a tool answered (its structured content), and whether it is an error. */
+export function toolAnswer(result: unknown): { isError: boolean; body: any } {
+  const r = result as CallToolResult;
+  return { isError: Boolean(r.isError), body: r.structuredContent ?? JSON.parse((r.content[0] as { text: string }).text) };
+}
+
+/** An SDK agent listening on a free port; `stop` closes it. */
+export async function sdkAgent(gateway: string, card: AgentCard, handler: Handler, inlineMs = 2_000): Promise<{ agent: ReachAgent; agentId: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const agent = new ReachAgent({ gateway, apiKey: TEST_API_KEY, endpoint: `http://127.0.0.1:${port}/`, inlineMs, card });
+  await agent.register();
+  const server: Server = createServer(agent.httpHandler(handler));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { agent, agentId: agent.identity!.agent_id, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
