@@ -38,16 +38,21 @@ const upstream = new StreamableHTTPClientTransport(url, { requestInit: { headers
 /** The id of the client's `initialize`, whose answer carries the protocol version later requests must name. */
 let initializeId: RequestId | undefined;
 
+/** Messages on their way to the gateway (and their error answers): waited for before exiting. */
+const inFlight = new Set<Promise<unknown>>();
+
 local.onmessage = (message: JSONRPCMessage) => {
   if (isJSONRPCRequest(message) && message.method === 'initialize') initializeId = message.id;
-  upstream.send(message).catch((error: unknown) => {
+  const sending = upstream.send(message).catch(async (error: unknown) => {
     const reason = error instanceof Error ? error.message : String(error);
     process.stderr.write(`reach-mcp: ${url.origin}: ${reason}\n`);
     // A request must be answered, or the client waits for ever: the failure becomes its error answer.
     if (isJSONRPCRequest(message)) {
-      void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Agent-Reach gateway at ${url.origin}: ${reason}` } });
+      await local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Agent-Reach gateway at ${url.origin}: ${reason}` } });
     }
   });
+  inFlight.add(sending);
+  void sending.finally(() => inFlight.delete(sending));
 };
 upstream.onmessage = (message: JSONRPCMessage) => {
   if (initializeId !== undefined && isJSONRPCResultResponse(message) && message.id === initializeId) {
@@ -60,7 +65,10 @@ upstream.onmessage = (message: JSONRPCMessage) => {
 upstream.onerror = (error) => process.stderr.write(`reach-mcp: ${error.message}\n`);
 /** The client went away (closed stdin): end the gateway session too, then exit. */
 function stop(): void {
-  void upstream.terminateSession().catch(() => undefined).finally(() => process.exit(0));
+  void Promise.allSettled([...inFlight])
+    .then(() => upstream.terminateSession())
+    .catch(() => undefined)
+    .finally(() => process.exit(0));
 }
 local.onclose = stop;
 process.stdin.once('end', stop);
