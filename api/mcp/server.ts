@@ -14,7 +14,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../package.json';
-import type { Caller } from '../../rules/api-key';
+import { hasScope, type Caller } from '../../rules/api-key';
 import { callCapabilityTool, capabilityTools, type CapabilityTool } from './capability-tools';
 import type { McpDeps, ToolCall } from './context';
 import { reachTools, visibleReachTools } from './reach-tools';
@@ -35,7 +35,8 @@ export interface SessionOptions {
 /** The tools a session lists: the reach tools, then the capability tools, as the catalogue is now. */
 export async function listedTools(deps: McpDeps, session: SessionOptions): Promise<Tool[]> {
   const reach = visibleReachTools(reachTools(deps.config.MCP_SEND_WAIT_MS), session.caller).map((t) => t.definition);
-  if (!session.capabilityTools) return reach;
+  // Capability tools send messages: a key without the send scope has none.
+  if (!session.capabilityTools || !hasScope(session.caller, 'send')) return reach;
   return [...reach, ...(await sessionCapabilityTools(deps, session)).filter((t) => t.reachable).map((t) => t.definition)];
 }
 

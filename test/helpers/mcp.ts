@@ -21,10 +21,18 @@ export function toolAnswer(result: unknown): { isError: boolean; body: any } {
   return { isError: Boolean(r.isError), body: r.structuredContent ?? JSON.parse((r.content[0] as { text: string }).text) };
 }
 
-/** An SDK agent listening on a free port; `stop` closes it. */
-export async function sdkAgent(gateway: string, card: AgentCard, handler: Handler, inlineMs = 2_000): Promise<{ agent: ReachAgent; agentId: string; stop(): Promise<void> }> {
+/**
+ * An SDK agent listening on a free port, registered with `apiKey` (in its tenant; the test system's admin key by
+ * default); quick handlers answer inline, those slower than `inlineMs` with 202 and a receipt. `stop` closes it.
+ */
+export async function sdkAgent(
+  gateway: string,
+  card: AgentCard,
+  handler: Handler,
+  { inlineMs = 2_000, apiKey = TEST_API_KEY }: { inlineMs?: number; apiKey?: string } = {},
+): Promise<{ agent: ReachAgent; agentId: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const agent = new ReachAgent({ gateway, apiKey: TEST_API_KEY, endpoint: `http://127.0.0.1:${port}/`, inlineMs, card });
+  const agent = new ReachAgent({ gateway, apiKey, endpoint: `http://127.0.0.1:${port}/`, inlineMs, card });
   await agent.register();
   const server: Server = createServer(agent.httpHandler(handler));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -111,6 +111,47 @@ describe('mcp', () => {
     assert.equal(again.body.attempts.length, 1);
   });
 
+  it('mcp - an intent is routed and sent within the key\'s tenant; other tenants\' messages and agents do not exist for it', async () => {
+    const tenant = `mcp-intent-${process.pid}`;
+    const admin = (await system.keys.create(tenant, { scopes: ['admin'] }, 'mcp-test')).key;
+    const refunds = await sdkAgent(system.baseUrl, {
+      name: 'refund-agent',
+      capabilities: [{
+        name: 'request_refund',
+        description: 'Refund an order to the buyer.',
+        tags: ['refund'],
+        examples: ['please refund order 2024090112', 'I want my money back for order 2024090113'],
+        parameters: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } } },
+      }],
+    }, (d) => ({ refunded: (d.params as { order_id: string }).order_id }), { apiKey: admin });
+    stops.push(refunds.stop);
+    const weather = await sdkAgent(system.baseUrl, {
+      name: 'weather-agent',
+      capabilities: [{ name: 'forecast', description: 'Weather forecast for a city', tags: ['weather'], examples: ['will it rain tomorrow in Paris'] }],
+    }, () => 'sunny', { apiKey: admin });
+    stops.push(weather.stop);
+    const client = await connect(admin, 'capability_tools=true');
+
+    const route = toolAnswer(await client.callTool({ name: 'reach_route', arguments: { intent: 'please refund order 2024090112' } }));
+    assert.equal(route.body.kind, 'routed', JSON.stringify(route.body));
+    assert.equal(route.body.target.capability, 'request_refund');
+    assert.ok(route.body.explanation.candidates.length >= 1);
+    const sent = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { intent: 'please refund order 2024090112' } }));
+    assert.equal(sent.isError, false, JSON.stringify(sent.body));
+    assert.deepEqual(sent.body.result, { refunded: '2024090112' });
+    assert.equal(sent.body.routing.decided_by, route.body.explanation.decided_by);
+
+    // The tenant's own capability tools only; the default tenant's message and agents are not found.
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).filter((t) => t.includes('__')).sort(), ['refund-agent__request_refund', 'weather-agent__forecast']);
+    const elsewhere = toolAnswer(await (await connect(TEST_API_KEY)).callTool({ name: 'reach_send', arguments: { target: { agent_id: refunds.agentId, capability: 'request_refund' }, wait_ms: 0 } }));
+    assert.equal(elsewhere.body.error.code, 'agent_not_found');
+    const foreign = toolAnswer(await client.callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }));
+    assert.equal(foreign.body.state, 'processed');
+    const fromDefault = toolAnswer(await (await connect(TEST_API_KEY)).callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }));
+    assert.equal(fromDefault.body.error.code, 'message_not_found');
+    await assert.rejects((await connect(TEST_API_KEY)).readResource({ uri: `reach://agents/${refunds.agentId}` }), /No agent/);
+  });
+
   it('mcp - a long wait reports progress, then the result', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -118,7 +159,7 @@ describe('mcp', () => {
     const worker = await sdkAgent(system.baseUrl, { name: unique('mcp-slow'), capabilities: [{ name: 'work' }] }, async () => {
       await released;
       return 'done';
-    }, 20);
+    }, { inlineMs: 20 });
     stops.push(worker.stop);
     const client = await connect(await keyWith(['read', 'send']));
     const progress: string[] = [];
@@ -139,7 +180,7 @@ describe('mcp', () => {
     const worker = await sdkAgent(system.baseUrl, { name: unique('mcp-later'), capabilities: [{ name: 'work' }] }, async () => {
       await released;
       return 'later';
-    }, 20);
+    }, { inlineMs: 20 });
     stops.push(worker.stop);
     const client = await connect(await keyWith(['read', 'send']));
     const sent = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: worker.agentId, capability: 'work' }, wait_ms: 0 } }));
@@ -200,6 +241,10 @@ describe('mcp', () => {
     assert.equal(badArgs.body.error.code, 'invalid_request');
     const refunded = toolAnswer(await refunder.callTool({ name: `${name}__refund`, arguments: { order_id: 9 } }));
     assert.deepEqual(refunded.body.result, { capability: 'refund', params: { order_id: 9 } });
+
+    // Capability tools send: a key that may only read has none.
+    const reader = await connect(await keyWith(['read', 'refunds']), 'capability_tools=true');
+    assert.deepEqual((await reader.listTools()).tools.map((t) => t.name).sort(), ['reach_search_agents', 'reach_status']);
 
     // Without the session's choice, the gateway's default (MCP_CAPABILITY_TOOLS=false) lists only the reach tools.
     const generic = await connect(await keyWith(['read', 'send', 'refunds']));
