@@ -5,9 +5,9 @@
  * "resource not found" error (-32002), with our error body as its data.
  */
 import { McpError, ErrorCode, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { agentView } from '../../catalogue/views';
 import { hasScope, type Caller } from '../../rules/api-key';
 import { ApiError, errorBody } from '../errors';
+import { agentCard } from '../routes/agents';
 import { agentIdParams, messageIdParams } from '../schemas';
 import { parseInput } from '../validate';
 import type { McpDeps } from './context';
@@ -55,12 +55,9 @@ export async function readResource(deps: McpDeps, caller: Caller, uri: string): 
   try {
     if (kind === 'agents') {
       const { agent_id } = parseInput(agentIdParams, { agent_id: decodeURIComponent(id) }, 'params');
-      const { queries, circuits, policy, now } = deps.catalogue;
-      const found = await queries.get(caller.tenant, agent_id);
-      if (!found) throw notFound('agent_not_found', `No agent ${agent_id}`);
-      const view = agentView(found, now(), policy);
-      const states = await circuits.states(agent_id);
-      return asJson(uri, { ...view, instances: view.instances.map((i) => ({ ...i, circuit: states.get(i.instance_id) ?? 'closed' })) });
+      const card = await agentCard(deps.catalogue, caller.tenant, agent_id);
+      if (!card) throw notFound('agent_not_found', `No agent ${agent_id}`);
+      return asJson(uri, card);
     }
     const { message_id } = parseInput(messageIdParams, { message_id: decodeURIComponent(id) }, 'params');
     const status = await deps.messages.get(caller.tenant, message_id);

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { messageWorkflowId } from '../../messages/temporal';
 import { eventually } from '../helpers/eventually';
 import { request, TEST_API_KEY } from '../helpers/http';
 import { mcpClient, sdkAgent, toolAnswer } from '../helpers/mcp';
@@ -94,6 +95,9 @@ describe('mcp', () => {
     assert.equal(rest.body.state, 'processed');
     assert.deepEqual(rest.body.result, status.body.result);
     assert.equal(rest.body.trace_id, sent.body.trace_id);
+    // The run Temporal UI shows: workflow msg:<tenant>:<message id>, completed.
+    const run = await system.client.workflow.getHandle(messageWorkflowId('default', messageId)).describe();
+    assert.equal(run.status.name, 'COMPLETED');
 
     const resource = await client.readResource({ uri: `reach://messages/${messageId}` });
     assert.equal(JSON.parse((resource.contents[0] as { text: string }).text).state, 'processed');
