@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { messageWorkflowId } from '../../messages/temporal';
 import { eventually } from '../helpers/eventually';
@@ -103,6 +104,8 @@ describe('mcp', () => {
     assert.equal(JSON.parse((resource.contents[0] as { text: string }).text).state, 'processed');
     const card = await client.readResource({ uri: `reach://agents/${worker.agentId}` });
     assert.equal(JSON.parse((card.contents[0] as { text: string }).text).capabilities[0].name, 'refund');
+    const listed = await client.listResources();
+    assert.ok(listed.resources.some((r) => r.uri === `reach://agents/${worker.agentId}`));
     const templates = await client.listResourceTemplates();
     assert.deepEqual(templates.resourceTemplates.map((t) => t.uriTemplate).sort(), ['reach://agents/{agent_id}', 'reach://messages/{message_id}']);
 
@@ -268,8 +271,8 @@ describe('mcp', () => {
   });
 
   it('mcp - a session belongs to the key that opened it', async () => {
-    const client = await connect(await keyWith(['read', 'send']));
-    const sessionId = (client.transport as { sessionId?: string }).sessionId!;
+    const client = await connect(TEST_API_KEY);
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
     const other = await keyWith(['read', 'send']);
     const response = await fetch(`${system.baseUrl}/mcp`, {
       method: 'POST',
@@ -277,6 +280,14 @@ describe('mcp', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     assert.equal(response.status, 404);
+    // Its own key ends it (DELETE); the id is then unknown to everyone.
+    await (client.transport as StreamableHTTPClientTransport).terminateSession();
+    const after = await fetch(`${system.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, 'mcp-session-id': sessionId, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    assert.equal(after.status, 404);
   });
 
   it('mcp - stdio: `npm run mcp` relays to the gateway with the key (list, route, send, status)', async () => {
