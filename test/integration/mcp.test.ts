@@ -217,6 +217,16 @@ describe('mcp', () => {
     const unknownTool = toolAnswer(await client.callTool({ name: 'no_such_tool', arguments: {} }));
     assert.equal(unknownTool.body.error.code, 'unknown_tool');
     await assert.rejects(client.readResource({ uri: 'reach://messages/no-such-message' }), /No message no-such-message/);
+    // A message that ends without being processed is a tool error too, with its reason's code and its status.
+    const failing = await sdkAgent(system.baseUrl, { name: unique('mcp-failing'), capabilities: [{ name: 'work' }] }, () => {
+      throw Object.assign(new Error('card declined'), { code: 'declined' });
+    });
+    stops.push(failing.stop);
+    const failed = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: failing.agentId, capability: 'work' } } }));
+    assert.equal(failed.isError, true);
+    assert.equal(failed.body.error.code, 'agent_failed');
+    assert.equal(failed.body.error.details.state, 'failed');
+    assert.deepEqual(failed.body.error.details.error, { message: 'card declined', code: 'declined' });
     assert.equal((await client.listTools()).tools.length, 4);
   });
 
