@@ -1,5 +1,5 @@
 /** MCP clients and an SDK agent for the MCP face's tests: the official TypeScript client over Streamable HTTP. */
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -37,4 +37,32 @@ export async function sdkAgent(
   const server: Server = createServer(agent.httpHandler(handler));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { agent, agentId: agent.identity!.agent_id, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * A pass-through HTTP proxy to `target` that notes every `Mcp-Session-Id` the gateway hands out (streams are piped,
+ * so notifications flow); lets a test end a session behind a client's back.
+ */
+export async function sessionRecordingProxy(target: string): Promise<{ url: string; sessions: string[]; stop(): Promise<void> }> {
+  const sessions: string[] = [];
+  const port = await freePort();
+  const server = createServer((req, res) => {
+    const upstream = httpRequest(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+      const session = answer.headers['mcp-session-id'];
+      if (typeof session === 'string' && !sessions.includes(session)) sessions.push(session);
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sessions,
+    stop: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }

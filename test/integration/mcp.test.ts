@@ -11,7 +11,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { messageWorkflowId } from '../../messages/temporal';
 import { eventually } from '../helpers/eventually';
 import { request, TEST_API_KEY } from '../helpers/http';
-import { mcpClient, sdkAgent, toolAnswer } from '../helpers/mcp';
+import { mcpClient, sdkAgent, sessionRecordingProxy, toolAnswer } from '../helpers/mcp';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 
@@ -318,5 +318,29 @@ describe('mcp', () => {
     assert.equal(sent.body.result, 42);
     const status = toolAnswer(await client.callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }));
     assert.equal(status.body.state, 'processed');
+  });
+
+  it('mcp - stdio: when the gateway has closed the session, the relay opens a new one and the call goes through', async () => {
+    const proxy = await sessionRecordingProxy(system.baseUrl);
+    stops.push(proxy.stop);
+    const client = new Client({ name: 'agent-reach-stdio-test', version: '1.0.0' });
+    let changed!: () => void;
+    const notified = new Promise<void>((resolve) => (changed = resolve));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => changed());
+    await client.connect(new StdioClientTransport({
+      command: 'npm',
+      args: ['run', '--silent', 'mcp', '--', '--api', proxy.url],
+      env: { ...process.env, REACH_API_KEY: TEST_API_KEY } as Record<string, string>,
+      stderr: 'ignore',
+    }));
+    stops.push(() => client.close());
+    assert.equal((await client.listTools()).tools.length, 4);
+    assert.equal(proxy.sessions.length, 1);
+    // End the relay's session at the gateway, as an idle sweep or a replica restart would.
+    const ended = await fetch(`${system.baseUrl}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${TEST_API_KEY}`, 'mcp-session-id': proxy.sessions[0]! } });
+    assert.equal(ended.status, 200);
+    assert.equal((await client.listTools()).tools.length, 4);
+    assert.equal(proxy.sessions.length, 2);
+    await notified;
   });
 });
