@@ -24,6 +24,7 @@ import { metricsRoutes } from './routes/metrics';
 import { routeRoutes } from './routes/route';
 import { traceRoutes } from './routes/traces';
 import type { Router as RouterType } from '../router/router';
+import type { McpFace } from './mcp/sessions';
 
 export interface AppDeps {
   config: Config;
@@ -40,6 +41,8 @@ export interface AppDeps {
   keys: ApiKeyStore;
   /** Resolves host names for the endpoint policy (the system resolver when absent). */
   lookup?: Lookup;
+  /** The MCP face, served at `/mcp` (docs/mcp.md); absent, there is no `/mcp`. */
+  mcp?: McpFace;
 }
 
 /** Counts every request by route template (not raw path, to keep label values few) and status. */
@@ -88,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(traceRoutes({ messages: deps.messages, config }));
   app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages, metrics: deps.metrics, maxPayloadBytes: config.MAX_PAYLOAD_BYTES }));
   app.use(keyRoutes({ keys: deps.keys }));
+  if (deps.mcp) app.use(deps.mcp.routes());
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

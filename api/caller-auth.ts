@@ -41,6 +41,11 @@ export function identifyCaller(keys: Pick<ApiKeyStore, 'authenticate'>, limiter:
 export function requireCaller(res: Response, scope: BuiltInScope | typeof METRICS_SCOPE): Caller {
   const caller = callerOf(res);
   if (!caller) throw new ApiError(401, 'unauthenticated', 'Send an API key as "Authorization: Bearer rk_…"');
+  return requireScope(caller, scope);
+}
+
+/** The caller, who must hold `scope` (403 `insufficient_scope` otherwise). */
+export function requireScope(caller: Caller, scope: BuiltInScope | typeof METRICS_SCOPE): Caller {
   if (!hasScope(caller, scope)) {
     throw new ApiError(403, 'insufficient_scope', `This API key lacks the "${scope}" scope`, { required_scope: scope });
   }

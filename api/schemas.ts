@@ -109,7 +109,7 @@ const messageId = z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: lett
 
 const sessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, '1–128 characters: letters, digits and ._:-');
 /** Parameters for the capability, as its `parameters` schema describes them. */
-const params = z.record(z.string().max(128), anyJson);
+export const paramsSchema = z.record(z.string().max(128), anyJson);
 const routeTarget = z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName.optional() });
 const needsTargetOrIntent = (b: { target?: { capability?: string | undefined } | undefined; intent?: string | undefined }) =>
   Boolean(b.target?.capability) || Boolean(b.intent?.trim());
@@ -124,7 +124,7 @@ export const sendMessageBody = z.strictObject({
   intent: prose(10_000).optional(),
   /** Same session → same agent and instance while it stays healthy and matches. */
   session_id: sessionId.optional(),
-  params: params.optional(),
+  params: paramsSchema.optional(),
   payload: anyJson.optional(),
   /** ISO date-time after which the message is no longer delivered (state `expired`); at most 30 days ahead. */
   deadline: z.iso.datetime({ offset: true }).optional(),
@@ -140,7 +140,7 @@ export const routeBody = z.strictObject({
   intent: prose(10_000).optional(),
   target: routeTarget.optional(),
   session_id: sessionId.optional(),
-  params: params.optional(),
+  params: paramsSchema.optional(),
 }).refine(needsTargetOrIntent, targetOrIntent);
 export type RouteBody = z.output<typeof routeBody>;
 
@@ -177,3 +177,8 @@ export const createKeyBody = z.strictObject({
 });
 
 export const keyIdParams = z.strictObject({ key_id: z.string().regex(KEY_ID_PATTERN, 'a key id is 12 hex digits') });
+
+/** `/mcp?capability_tools=true|false`: whether the session lists each reachable capability as a tool (default MCP_CAPABILITY_TOOLS). */
+export const mcpQuery = z.strictObject({
+  capability_tools: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
+});

@@ -17,7 +17,9 @@ import { createRouter } from '../router/create-router';
 import type { Router } from '../router/router';
 import { createApiKeyStore, type ApiKeyStore } from '../store/api-keys';
 import { catalogueModels, initCatalogueModels } from '../store/models';
+import { endpointPolicy } from '../rules/endpoint-policy';
 import { createApp } from './app';
+import { McpFace } from './mcp/sessions';
 import { SocketHub } from './ws/socket-hub';
 import { replicaTaskQueue, startSocketWorker } from './ws/socket-worker';
 
@@ -81,8 +83,11 @@ export async function startApiReplica(options: {
   fetch?: typeof fetch;
 }): Promise<ApiReplica> {
   const { config, logger, services, mongo, connection } = options;
+  const metrics = createApiMetrics();
+  const mcp = new McpFace({ ...services, config, logger, metrics, endpoints: { policy: endpointPolicy(config) } });
   const app = createApp({
-    metrics: createApiMetrics(),
+    mcp,
+    metrics,
     config,
     catalogue: services.catalogue,
     messages: services.messages,
@@ -114,6 +119,7 @@ export async function startApiReplica(options: {
     server,
     async stop({ dropConnections = false } = {}) {
       hub.close();
+      await mcp.close();
       if (dropConnections) {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));

@@ -236,6 +236,17 @@ export const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).optional(),
   /** Worker tuning: workflows kept in the worker's cache (maxCachedWorkflows). @default the SDK's (from the heap size) */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
+  /**
+   * MCP face (`/mcp`, docs/mcp.md): also publish each capability the key may reach as a tool of its own,
+   * `<agent>__<capability>`; a client chooses for its session with `/mcp?capability_tools=true|false`. @default false
+   */
+  MCP_CAPABILITY_TOOLS: flag.default(false),
+  /** MCP face: longest a tool call waits for its message to end before answering with the message id to poll, in ms (at most 120000). @default 30000 */
+  MCP_SEND_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
+  /** MCP face: how often a waiting tool call reports progress (to clients that asked for it), in ms. @default 5000 */
+  MCP_PROGRESS_INTERVAL_MS: positiveMs.default(5_000),
+  /** MCP face: a session idle this long is closed (its client then starts a new one), in ms. @default 1800000 (30 min) */
+  MCP_SESSION_IDLE_MS: positiveMs.default(1_800_000),
   /** Log verbosity of our processes: `debug`, `info`, `warn` or `error` (JSON logs via pino). @default info */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 }).superRefine((env, ctx) => {

@@ -195,6 +195,7 @@ async function main(): Promise<void> {
         '',
         'Agent-Reach is running (embedded mode)',
         `  API          ${config.PUBLIC_URL}`,
+        `  MCP          ${config.PUBLIC_URL}/mcp (docs/mcp.md)`,
         ...(started.env.TEMPORAL_UI_URL ? [`  Temporal UI  ${started.env.TEMPORAL_UI_URL}`] : []),
         ...started.lines.map((line) => `  ${line}`),
         `  Server logs  ${join(dataDir, 'logs')}`,

@@ -42,6 +42,15 @@ export function checkCard(card: AgentCardInput, maxCapabilities: number, where =
   if (problems.length > 0) throw new ApiError(422, 'invalid_schema', 'A capability schema is not a valid JSON Schema (draft 2020-12)', problems);
 }
 
+/** An agent of the tenant as a caller reads it (`GET /v1/agents/:id`, the MCP resource): each instance with its circuit. */
+export async function agentCard(catalogue: Catalogue, tenant: string, agentId: string) {
+  const found = await catalogue.queries.get(tenant, agentId);
+  if (!found) return undefined;
+  const view = agentView(found, catalogue.now(), catalogue.policy);
+  const circuits = await catalogue.circuits.states(agentId);
+  return { ...view, instances: view.instances.map((i) => ({ ...i, circuit: circuits.get(i.instance_id) ?? 'closed' })) };
+}
+
 export interface AgentRoutesDeps {
   catalogue: Catalogue;
   /** MAX_CAPABILITIES_PER_AGENT */
@@ -115,11 +124,9 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
   router.get('/v1/agents/:agent_id', async (req, res) => {
     const { tenant } = requireCaller(res, 'read');
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
-    const found = await queries.get(tenant, agent_id);
-    if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
-    const view = agentView(found, now(), policy);
-    const circuits = await deps.catalogue.circuits.states(agent_id);
-    res.json({ ...view, instances: view.instances.map((i) => ({ ...i, circuit: circuits.get(i.instance_id) ?? 'closed' })) });
+    const card = await agentCard(deps.catalogue, tenant, agent_id);
+    if (!card) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
+    res.json(card);
   });
 
   router.put('/v1/agents/:agent_id', async (req, res) => {

@@ -9,7 +9,7 @@ import { requireCaller } from '../caller-auth';
 import { requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
 import { requireStoredSize } from '../stored-size';
-import type { SendResult } from '../../messages/intake';
+import type { SendRequest, SendResult } from '../../messages/intake';
 import type { MessageService } from '../../messages/message-service';
 import { StatusUnavailableError } from '../../messages/runs';
 import { cancelBody, listMessagesQuery, messageIdParams, redriveBody, sendMessageBody, sendMessageQuery } from '../schemas';
@@ -26,8 +26,8 @@ export function messageLinks(config: Config, tenant: string, messageId: string) 
   };
 }
 
-/** Maps each send outcome to its HTTP answer, in one place. */
-function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object, caller: Caller): { status: number; body: object } {
+/** Maps each send outcome to its HTTP answer, in one place (the MCP face maps its refusals through it too). */
+export function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object, caller: Caller): { status: number; body: object } {
   switch (result.kind) {
     case 'accepted':
       return { status: 202, body: withLinks(result.status) };
@@ -66,6 +66,33 @@ function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object,
   }
 }
 
+/**
+ * Intake as every caller face does it (`POST /v1/messages`, the MCP face): the size limit, the `reply_to` endpoint
+ * policy, the send, and its metrics and log line. The body is already validated; the caller holds the `send` scope.
+ */
+export async function acceptMessage(
+  deps: { messages: MessageService; config: Config; metrics: ApiMetrics; logger: Logger; endpoints: EndpointGuard },
+  caller: Caller,
+  body: SendRequest,
+  traceId: string,
+): Promise<SendResult> {
+  requireStoredSize({ payload: body.payload, intent: body.intent, params: body.params }, deps.config.MAX_PAYLOAD_BYTES);
+  if (body.reply_to) await requireAllowedEndpoints(deps.endpoints, [{ location: 'body.reply_to.url', url: body.reply_to.url }]);
+  const result = await deps.messages.send(caller, body, traceId);
+  if (result.kind === 'accepted' || result.kind === 'rejected') {
+    const routing = result.status.routing;
+    if (routing) deps.metrics.routingDecisions.inc({ outcome: result.kind === 'rejected' ? result.status.reason!.code : 'routed', stage: routing.decided_by, dry_run: 'false' });
+  }
+  deps.metrics.messagesSent.inc({ result: ['accepted', 'duplicate', 'conflict'].includes(result.kind) ? result.kind : 'refused' });
+  if (result.kind === 'accepted' || result.kind === 'duplicate') {
+    const { message_id, trace_id } = result.status;
+    const { agent_id, capability } = result.status.target;
+    const eager = result.kind === 'accepted' && result.eagerly_started ? { eagerly_started: true } : {};
+    deps.logger.info({ message_id, trace_id, agent_id, capability, routed: Boolean(result.status.routing), result: result.kind, ...eager }, 'message sent');
+  }
+  return result;
+}
+
 export function messageRoutes(deps: { messages: MessageService; config: Config; metrics: ApiMetrics; logger: Logger; endpoints: EndpointGuard }): Router {
   const router = Router();
   const withLinks = (status: MessageStatus) => ({ ...status, links: messageLinks(deps.config, status.tenant, status.message_id) });
@@ -75,20 +102,7 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
     const tenant = caller.tenant;
     const { wait } = parseInput(sendMessageQuery, req.query, 'query');
     const body = parseInput(sendMessageBody, req.body, 'body');
-    requireStoredSize({ payload: body.payload, intent: body.intent, params: body.params }, deps.config.MAX_PAYLOAD_BYTES);
-    if (body.reply_to) await requireAllowedEndpoints(deps.endpoints, [{ location: 'body.reply_to.url', url: body.reply_to.url }]);
-    const result = await deps.messages.send(caller, body, traceIdOf(req));
-    if (result.kind === 'accepted' || result.kind === 'rejected') {
-      const routing = result.status.routing;
-      if (routing) deps.metrics.routingDecisions.inc({ outcome: result.kind === 'rejected' ? result.status.reason!.code : 'routed', stage: routing.decided_by, dry_run: 'false' });
-    }
-    deps.metrics.messagesSent.inc({ result: ['accepted', 'duplicate', 'conflict'].includes(result.kind) ? result.kind : 'refused' });
-    if (result.kind === 'accepted' || result.kind === 'duplicate') {
-      const { message_id, trace_id } = result.status;
-      const { agent_id, capability } = result.status.target;
-      const eager = result.kind === 'accepted' && result.eagerly_started ? { eagerly_started: true } : {};
-      deps.logger.info({ message_id, trace_id, agent_id, capability, routed: Boolean(result.status.routing), result: result.kind, ...eager }, 'message sent');
-    }
+    const result = await acceptMessage(deps, caller, body, traceIdOf(req));
     const answer = sendAnswer(result, withLinks, caller);
     if (result.kind === 'accepted') res.location(`/v1/messages/${encodeURIComponent(result.status.message_id)}`);
     // Sync mode: hold the request until the message ends (200 with its final status) or the wait runs out (202).

@@ -3,11 +3,26 @@ import { Router as ExpressRouter } from 'express';
 import type { ApiMetrics } from '../../platform/metrics';
 import type { RouteDecision, Router } from '../../router/router';
 import { requireCaller } from '../caller-auth';
-import { routeBody } from '../schemas';
+import type { Caller } from '../../rules/api-key';
+import { routeBody, type RouteBody } from '../schemas';
 import { parseInput } from '../validate';
 
 export function decisionOutcome(decision: RouteDecision): string {
   return decision.kind === 'refused' ? decision.code : decision.kind;
+}
+
+/** The router's decision for `body`, nothing sent (here and in the MCP face's `reach_route`), counted as a dry run. */
+export async function dryRun(deps: { router: Pick<Router, 'route'>; metrics: ApiMetrics }, caller: Caller, body: RouteBody): Promise<RouteDecision> {
+  const decision = await deps.router.route({
+    tenant: caller.tenant,
+    caller,
+    ...(body.intent ? { intent: body.intent } : {}),
+    ...(body.target ? { target: body.target } : {}),
+    ...(body.session_id ? { session_id: body.session_id } : {}),
+    ...(body.params ? { params: body.params } : {}),
+  });
+  deps.metrics.routingDecisions.inc({ outcome: decisionOutcome(decision), stage: decision.explanation.decided_by, dry_run: 'true' });
+  return decision;
 }
 
 export function routeRoutes(deps: { router: Pick<Router, 'route'>; metrics: ApiMetrics }): ExpressRouter {
@@ -15,16 +30,7 @@ export function routeRoutes(deps: { router: Pick<Router, 'route'>; metrics: ApiM
   router.post('/v1/route', async (req, res) => {
     const caller = requireCaller(res, 'send');
     const body = parseInput(routeBody, req.body, 'body');
-    const decision = await deps.router.route({
-      tenant: caller.tenant,
-      caller,
-      ...(body.intent ? { intent: body.intent } : {}),
-      ...(body.target ? { target: body.target } : {}),
-      ...(body.session_id ? { session_id: body.session_id } : {}),
-      ...(body.params ? { params: body.params } : {}),
-    });
-    deps.metrics.routingDecisions.inc({ outcome: decisionOutcome(decision), stage: decision.explanation.decided_by, dry_run: 'true' });
-    res.json(decision);
+    res.json(await dryRun(deps, caller, body));
   });
   return router;
 }

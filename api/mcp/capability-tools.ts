@@ -1,0 +1,94 @@
+/**
+ * Capability tools (MCP_CAPABILITY_TOOLS, or `/mcp?capability_tools=true`): every capability of the tenant that the
+ * key may reach (its ACL, rules/acl.ts) as a tool of its own, `<agent name>__<capability>`, whose input schema is
+ * the capability's `parameters` and whose arguments are sent as the message's `params`. Names are given over all of
+ * the tenant's capabilities (so a name means the same capability for every key) and then filtered by the ACL; calling
+ * a capability the key may not reach is refused by intake, as on `POST /v1/messages` (`capability_forbidden`).
+ */
+import { createHash } from 'node:crypto';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentWithInstances } from '../../catalogue/agent-queries';
+import { invalidProperties } from '../../router/parameter-check';
+import { canReach } from '../../rules/acl';
+import type { Caller } from '../../rules/api-key';
+import { ApiError } from '../errors';
+import { paramsSchema } from '../schemas';
+import { parseInput } from '../validate';
+import type { McpDeps, ToolCall } from './context';
+import { sendAndWait } from './send-and-wait';
+
+/** Between the agent's name and the capability's in a tool name. */
+export const TOOL_NAME_SEPARATOR = '__';
+/** MCP tool names: 1–128 of A–Z a–z 0–9 _ - . */
+const MAX_NAME = 128;
+
+export interface CapabilityTool {
+  definition: Tool;
+  agent_id: string;
+  capability: string;
+  parametersJson?: string;
+  /** Whether the key may reach it; only these are listed. */
+  reachable: boolean;
+}
+
+function safeName(text: string): string {
+  return text.replace(/[^A-Za-z0-9_.-]/g, '_');
+}
+
+function inputSchemaOf(parametersJson: string | undefined): Tool['inputSchema'] {
+  const schema = parametersJson ? (JSON.parse(parametersJson) as Record<string, unknown>) : undefined;
+  // A tool's input is an object; a capability whose parameters are something else takes any object.
+  if (schema?.type === 'object') return schema as Tool['inputSchema'];
+  return { type: 'object', additionalProperties: true };
+}
+
+/** Every capability of the tenant's agents as a tool, marked reachable or not for `caller`. */
+export function capabilityTools(agents: readonly AgentWithInstances[], caller: Caller): CapabilityTool[] {
+  const taken = new Set<string>();
+  const tools: CapabilityTool[] = [];
+  for (const { agent } of agents) {
+    for (const capability of agent.capabilities) {
+      let name = safeName(`${agent.name}${TOOL_NAME_SEPARATOR}${capability.name}`);
+      if (name.length > MAX_NAME || taken.has(name)) {
+        // Too long, or another agent's name reads the same once made safe: a short hash of the ids tells them apart.
+        const suffix = `_${createHash('sha256').update(`${agent._id}/${capability.name}`).digest('hex').slice(0, 8)}`;
+        name = `${name.slice(0, MAX_NAME - suffix.length)}${suffix}`;
+      }
+      taken.add(name);
+      const about = `${capability.description || capability.name} — capability "${capability.name}" of agent "${agent.name}"` +
+        (agent.description ? ` (${agent.description})` : '');
+      tools.push({
+        definition: {
+          name,
+          title: `${agent.name}: ${capability.name}`,
+          description: `${about}. Sent through Agent-Reach, durably; returns the agent's result when it finishes in time, else the message id to read with reach_status.`,
+          inputSchema: inputSchemaOf(capability.parameters_json),
+          annotations: { readOnlyHint: false, openWorldHint: true },
+        },
+        agent_id: agent._id,
+        capability: capability.name,
+        ...(capability.parameters_json ? { parametersJson: capability.parameters_json } : {}),
+        reachable: canReach(caller, { tenant: agent.tenant, acl: capability.acl }).allowed,
+      });
+    }
+  }
+  return tools;
+}
+
+/** Sends the arguments to the tool's capability as `params` (checked against its schema first) and waits for the outcome. */
+export async function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: CapabilityTool, args: unknown): Promise<CallToolResult> {
+  const params = parseInput(paramsSchema, args ?? {}, 'arguments');
+  // A capability the key may not reach is refused by intake, before anything about its parameters is said.
+  if (tool.reachable && tool.parametersJson) {
+    const required = (JSON.parse(tool.parametersJson) as { required?: unknown }).required;
+    const missing = Array.isArray(required) ? required.filter((key): key is string => typeof key === 'string' && !(key in params)) : [];
+    const invalid = invalidProperties(tool.parametersJson, params);
+    if (missing.length > 0 || invalid.length > 0) {
+      throw new ApiError(400, 'invalid_request', `Arguments do not match the parameters of ${tool.capability}`, [
+        ...missing.map((key) => ({ location: `arguments.${key}`, message: 'required' })),
+        ...invalid.map((key) => ({ location: `arguments.${key}`, message: 'does not match the parameter schema' })),
+      ]);
+    }
+  }
+  return sendAndWait(deps, call, { target: { agent_id: tool.agent_id, capability: tool.capability }, params }, deps.config.MCP_SEND_WAIT_MS);
+}

@@ -1,0 +1,85 @@
+/**
+ * One MCP server per session, speaking for the key that opened it: the reach tools its scopes allow, the capability
+ * tools its ACLs allow (when the session asked for them), and the resources. Built on the SDK's low-level `Server`
+ * because the tool list is the catalogue's, per key, and changes while the session lives.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { version } from '../../package.json';
+import { hasScope, type Caller } from '../../rules/api-key';
+import { callCapabilityTool, capabilityTools, type CapabilityTool } from './capability-tools';
+import type { McpDeps, ToolCall } from './context';
+import { reachTools, visibleReachTools } from './reach-tools';
+import { listResources, readResource, RESOURCE_TEMPLATES } from './resources';
+import { toolError, toolErrorOf } from './tool-result';
+
+const INSTRUCTIONS =
+  'Agent-Reach delivers messages to AI agents durably. Find agents with reach_search_agents, see where an intent would ' +
+  'go with reach_route, send with reach_send (by intent or to a named agent capability) and read a message with ' +
+  'reach_status. Agent cards and message statuses are also resources: reach://agents/{agent_id}, reach://messages/{message_id}.';
+
+export interface SessionOptions {
+  caller: Caller;
+  /** Whether each reachable capability is listed as a tool of its own. */
+  capabilityTools: boolean;
+}
+
+/** The tools a session lists: the reach tools, then the capability tools, as the catalogue is now. */
+export async function listedTools(deps: McpDeps, session: SessionOptions): Promise<Tool[]> {
+  const reach = visibleReachTools(reachTools(deps.config.MCP_SEND_WAIT_MS), session.caller).map((t) => t.definition);
+  // Capability tools send messages: a key without the send scope has none.
+  if (!session.capabilityTools || !hasScope(session.caller, 'send')) return reach;
+  return [...reach, ...(await sessionCapabilityTools(deps, session)).filter((t) => t.reachable).map((t) => t.definition)];
+}
+
+async function sessionCapabilityTools(deps: McpDeps, session: SessionOptions): Promise<CapabilityTool[]> {
+  await deps.catalogue.index.ensureCurrent(deps.logger);
+  return capabilityTools(deps.catalogue.index.agents(session.caller.tenant), session.caller);
+}
+
+export function createSessionServer(deps: McpDeps, session: SessionOptions): Server {
+  const server = new Server(
+    { name: 'agent-reach', title: 'Agent-Reach', version },
+    { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: INSTRUCTIONS },
+  );
+  const tools = reachTools(deps.config.MCP_SEND_WAIT_MS);
+  const { caller } = session;
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listedTools(deps, session) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params;
+    const progressToken = request.params._meta?.progressToken;
+    const call: ToolCall = {
+      caller,
+      signal: extra.signal,
+      ...(progressToken === undefined
+        ? {}
+        : { progress: (progress: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
+    };
+    try {
+      const reach = tools.find((t) => t.definition.name === name);
+      if (reach) return await reach.run(deps, call, args);
+      if (session.capabilityTools) {
+        const tool = (await sessionCapabilityTools(deps, session)).find((t) => t.definition.name === name);
+        if (tool) return await callCapabilityTool(deps, call, tool, args);
+      }
+      return toolError('unknown_tool', `No tool ${name}; tools/list shows the tools of this key`);
+    } catch (error) {
+      return toolErrorOf(error, deps.logger, name);
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => listResources(deps, caller));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(deps, caller, request.params.uri));
+  return server;
+}

@@ -1,0 +1,102 @@
+/**
+ * The MCP face against an independent client: the Python `mcp` package from PyPI, in the venv `.ci/run` creates at
+ * `<cache>/venv` (cache: AGENT_REACH_CACHE_DIR, else ~/.cache/agent-reach). Outside CI the test is skipped, saying
+ * why, when that venv has no `mcp`; in CI (CI=true) a missing venv fails it.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { cacheDir } from '../../platform/cache-dir';
+import { mcpClient, sdkAgent } from '../helpers/mcp';
+import { startTestServers, type TestServers } from '../helpers/servers';
+import { startSystem, type TestSystem } from '../helpers/system';
+
+const python = join(cacheDir(), 'venv', 'bin', 'python');
+const hasMcp = existsSync(python) && spawnSync(python, ['-c', 'import mcp'], { stdio: 'ignore' }).status === 0;
+const inCi = process.env.CI === 'true';
+const skip = !hasMcp && !inCi ? `no Python mcp package in ${python} (.ci/run installs it)` : false;
+
+let servers: TestServers;
+let system: TestSystem;
+const stops: (() => Promise<unknown> | void)[] = [];
+
+before(async () => {
+  if (skip) return;
+  servers = await startTestServers();
+  system = await startSystem(servers);
+});
+
+after(async () => {
+  for (const stop of stops.reverse()) await stop();
+  await system?.stop();
+  await servers?.stop();
+});
+
+/**
+ * Runs test/helpers/mcp_client.py with `job` on stdin; resolves to its JSON report. Asynchronous: the gateway it talks
+ * to runs in this process.
+ */
+function runPythonClient(job: object): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, [join(__dirname, '..', 'helpers', 'mcp_client.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`python client exited ${code}:\n${stderr}`));
+      resolve(JSON.parse(stdout));
+    });
+    child.stdin.end(JSON.stringify(job));
+  });
+}
+
+describe('mcp python', () => {
+  it('mcp python - the PyPI client lists, routes, sends to an SDK agent, reads the status; an ACL hides and refuses', { skip }, async () => {
+    assert.ok(hasMcp, `CI must provide the Python mcp package in ${python} (.ci/run creates the venv)`);
+    const name = `py-${process.pid}`;
+    const worker = await sdkAgent(system.baseUrl, {
+      name,
+      capabilities: [
+        { name: 'refund', description: 'Refunds an order', parameters: { type: 'object', properties: { order_id: { type: 'integer' } } } },
+        { name: 'payout', description: 'Pays a supplier', acl: { scopes: ['payouts'] } },
+      ],
+    }, (d) => ({ refund_id: `r-${(d.params as { order_id: number }).order_id}` }));
+    stops.push(worker.stop);
+    const key = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'mcp-python')).key;
+    const messageId = `py-msg-${process.pid}`;
+
+    const report = await runPythonClient({
+      url: `${system.baseUrl}/mcp`,
+      key,
+      agent_id: worker.agentId,
+      capability: 'refund',
+      message_id: messageId,
+      params: { order_id: 77 },
+      hidden_tool: `${name}__payout`,
+    });
+
+    assert.equal(report.server, 'agent-reach');
+    assert.deepEqual(report.tools, ['reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
+    assert.equal(report.route.body.kind, 'routed');
+    assert.equal(report.send.is_error, false, JSON.stringify(report.send.body));
+    assert.equal(report.send.body.state, 'processed');
+    assert.deepEqual(report.send.body.result, { refund_id: 'r-77' });
+    assert.equal(report.status.body.state, 'processed');
+    assert.equal(report.bad.is_error, true);
+    assert.equal(report.bad.body.error.code, 'invalid_request');
+    assert.equal(report.after_bad, 4);
+    assert.ok(report.capability_tools.includes(`${name}__refund`));
+    assert.ok(!report.capability_tools.includes(`${name}__payout`));
+    assert.equal(report.forbidden.is_error, true);
+    assert.equal(report.forbidden.body.error.code, 'capability_forbidden');
+    // And the TypeScript client sees the same message the Python one sent.
+    const ts = await mcpClient(system.baseUrl, key);
+    stops.push(() => ts.close());
+    const read = await ts.readResource({ uri: `reach://messages/${messageId}` });
+    assert.equal(JSON.parse((read.contents[0] as { text: string }).text).state, 'processed');
+  });
+});
