@@ -382,6 +382,48 @@ describe('message flow - delivery and receipt', () => {
     }
   });
 
+  it('message flow - an agent that moves is delivered at its new endpoint once the copies have the change', async () => {
+    const before = await startFakeAgent(acceptAndConfirm);
+    const after = await startFakeAgent(acceptAndConfirm);
+    try {
+      const registered = await registerAgent(system.baseUrl, before.url, { name: `mover-${Date.now()}` });
+      before.secret = after.secret = registered.secret;
+      const card = { name: `mover-moved-${Date.now()}`, endpoint: after.url, capabilities: [{ name: 'echo' }] };
+      const moved = await request('PUT', `${system.baseUrl}/v1/agents/${registered.agent_id}`, card, { authorization: `Bearer ${registered.secret}` });
+      assert.equal(moved.status, 200, JSON.stringify(moved.body));
+      // The api's and the workers' in-memory copies have the change within CATALOGUE_REFRESH_MS.
+      await eventually('a delivery at the new endpoint', async () => {
+        const messageId = newMessageId();
+        await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+        assert.equal((await terminalStatus(messageId)).state, 'processed');
+        return after.deliveries.some((d) => d.body.message_id === messageId) ? true : undefined;
+      }, { timeoutMs: 10_000, intervalMs: 200 });
+    } finally {
+      await before.stop();
+      await after.stop();
+    }
+  });
+
+  it('message flow - a deregistered agent is refused once the copies have the change, and is never delivered to after that', async () => {
+    const leaving = await startFakeAgent(acceptAndConfirm);
+    try {
+      const registered = await registerAgent(system.baseUrl, leaving.url, { name: `leaving-${Date.now()}` });
+      leaving.secret = registered.secret;
+      const gone = await request('DELETE', `${system.baseUrl}/v1/agents/${registered.agent_id}`, undefined, { authorization: `Bearer ${registered.secret}` });
+      assert.ok([200, 204].includes(gone.status), JSON.stringify(gone.body));
+      await eventually('a send to the deregistered agent refused', async () => {
+        const sent = await request('POST', `${system.baseUrl}/v1/messages`, { message_id: newMessageId(), target: { agent_id: registered.agent_id, capability: 'echo' } });
+        return sent.status === 404 ? true : undefined;
+      }, { timeoutMs: 10_000, intervalMs: 200 });
+      const deliveriesBefore = leaving.deliveries.length;
+      const late = await request('POST', `${system.baseUrl}/v1/messages`, { message_id: newMessageId(), target: { agent_id: registered.agent_id, capability: 'echo' } });
+      assert.equal(late.status, 404);
+      assert.equal(leaving.deliveries.length, deliveriesBefore);
+    } finally {
+      await leaving.stop();
+    }
+  });
+
   it('message flow - the caller trace id reaches the agent', async () => {
     agent.behave(acceptAndConfirm);
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
