@@ -4,7 +4,7 @@
  * Only TCP on 127.0.0.1, password (SCRAM) authentication; no Unix socket.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { portAcceptsConnections, spawnServer, waitUntil, type LocalServer } from '../dev-servers';
 import { findOnPath } from '../binaries';
@@ -28,7 +28,7 @@ export interface Postgres extends LocalServer {
 export function postgresBinDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.POSTGRES_BIN_DIR) return env.POSTGRES_BIN_DIR;
   const onPath = findOnPath('initdb', env);
-  if (onPath) return dirname(onPath);
+  if (onPath) return dirname(realpathSync(onPath)); // e.g. /usr/local/bin/initdb → /usr/lib/postgresql/15/bin
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
   versions.sort((a, b) => Number(b) - Number(a));
@@ -103,7 +103,7 @@ export async function startPostgres(options: PostgresOptions): Promise<Postgres>
       const psql = (sql: string) =>
         spawnSync(join(bin, 'psql'), ['-At', '-v', 'ON_ERROR_STOP=1', '-d', url('postgres'), '-c', sql], { encoding: 'utf8' });
       const exists = psql(`SELECT 1 FROM pg_database WHERE datname = '${name}'`);
-      if (exists.status !== 0) throw new Error(`psql failed: ${exists.stderr}`);
+      if (exists.status !== 0) throw new Error(`psql failed: ${exists.stderr || exists.error?.message}`);
       if (exists.stdout.trim() === '1') return;
       const created = psql(`CREATE DATABASE "${name}"`);
       if (created.status !== 0) throw new Error(`CREATE DATABASE ${name} failed: ${created.stderr}`);

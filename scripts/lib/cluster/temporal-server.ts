@@ -35,8 +35,9 @@ export function setupTemporalSchema(sqlTool: string, pg: PostgresEndpoint, marke
   const run = (database: string, args: string[]) => {
     const result = spawnSync(
       sqlTool,
-      ['--ep', pg.host, '-p', String(pg.port), '-u', pg.user, '--pw', pg.password, '--pl', 'postgres12', '--db', database, ...args],
-      { encoding: 'utf8' },
+      ['--ep', pg.host, '-p', String(pg.port), '-u', pg.user, '--pl', 'postgres12', '--db', database, ...args],
+      // The password through the environment, not the command line (which `ps` shows).
+      { encoding: 'utf8', env: { ...process.env, SQL_PASSWORD: pg.password } },
     );
     if (result.status !== 0) throw new Error(`temporal-sql-tool ${args[0]} on ${database} failed: ${result.stderr || result.stdout}`);
   };
