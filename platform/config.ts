@@ -161,8 +161,11 @@ export const envSchema = z.object({
   CLUSTER_DATA_DIR: z.string().min(1).default('.agent-reach-cluster'),
   /** Cluster mode: the balancer's port (the api as callers and agents reach it); the two api replicas take the next two. @default 3300 */
   CLUSTER_PORT: port.max(65533).default(3300),
-  /** Cluster mode: the Temporal frontend's gRPC port; history, matching, worker and membership take the next 13. @default 7300 */
-  CLUSTER_TEMPORAL_PORT: port.max(65522).default(7300),
+  /**
+   * Cluster mode: the Temporal frontend's gRPC port; history, matching, worker and membership take the next 13 (below
+   * 32768: Temporal stores membership ports as a smallint). @default 7300
+   */
+  CLUSTER_TEMPORAL_PORT: port.max(32754).default(7300),
   /** Cluster mode: PostgreSQL's port. @default 5433 */
   CLUSTER_POSTGRES_PORT: port.default(5433),
   /** Cluster mode: FerretDB's port (MongoDB wire protocol, on PostgreSQL). @default 27030 */
