@@ -224,7 +224,7 @@ describe('cluster', () => {
 
 /** Sessions each replica has served so far, from HAProxy's statistics. */
 async function sessionsPerReplica(): Promise<Record<string, number>> {
-  const csv = await (await fetch(`${cluster.balancer.url.replace(/:(\d+)$/, (_, p: string) => `:${Number(p) + 3}`)}/stats;csv`)).text();
+  const csv = await (await fetch(cluster.balancer.statsUrl)).text();
   const header = csv.split('\n')[0]!.replace(/^# /, '').split(',');
   const sv = header.indexOf('svname');
   const stot = header.indexOf('stot');

@@ -25,6 +25,8 @@ export interface BalancerOptions {
 
 export interface Balancer extends LocalServer {
   url: string;
+  /** HAProxy's statistics as CSV (`/stats;csv`). */
+  statsUrl: string;
   /** Each replica's state as HAProxy sees it: `UP`, `DOWN`, `UP 1/2` (going down) … */
   replicaStates(): Promise<Record<string, string>>;
 }
@@ -49,6 +51,7 @@ export async function startBalancer(options: BalancerOptions): Promise<Balancer>
   return {
     ...server,
     url: `http://127.0.0.1:${options.port}`,
+    statsUrl,
     async replicaStates() {
       const csv = await (await fetch(statsUrl)).text();
       const header = csv.split('\n')[0]!.replace(/^# /, '').split(',');
