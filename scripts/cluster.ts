@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       `  Temporal     ${cluster.temporalAddress} (server on PostgreSQL, ${config.CLUSTER_HISTORY_SHARDS} history shards)`,
       `  MongoDB      ${cluster.mongoUri} (FerretDB on PostgreSQL)`,
       `  PostgreSQL   127.0.0.1:${config.CLUSTER_POSTGRES_PORT} (data in ${join(cluster.dataDir, 'postgresql')})`,
-      `  API key      ${cluster.apiKey} (tenant ${config.DEFAULT_TENANT}, admin; export REACH_API_KEY=… for the CLI and SDK)`,
+      ...(process.env.API_KEYS ? [] : [`  API key      ${cluster.apiKey} (tenant ${config.DEFAULT_TENANT}, admin; export REACH_API_KEY=… for the CLI and SDK)`]),
       `  Logs         ${join(cluster.dataDir, 'logs')}`,
       'Press Ctrl-C to stop.',
       '',

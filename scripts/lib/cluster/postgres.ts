@@ -4,7 +4,7 @@
  * Only TCP on 127.0.0.1, password (SCRAM) authentication; no Unix socket.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { portAcceptsConnections, spawnServer, waitUntil, type LocalServer } from '../dev-servers';
 import { findOnPath } from '../binaries';
@@ -15,6 +15,8 @@ export interface PostgresOptions {
   user: string;
   password: string;
   logFile: string;
+  /** Progress lines. */
+  log?: (line: string) => void;
 }
 
 export interface Postgres extends LocalServer {
@@ -47,11 +49,17 @@ function runAs(): { uid: number; gid: number } | undefined {
   throw new Error('running as root, but neither a postgres nor a nobody account exists to run PostgreSQL');
 }
 
-/** Lets `account` reach `dir`: every ancestor must be traversable (a temporary folder made by root is not). */
-function makeReachable(dir: string): void {
+/**
+ * Lets the unprivileged account reach `dir`: every ancestor must be traversable (a temporary folder made by root is
+ * not). Adds only the search bit (x), never read, and says so.
+ */
+function makeReachable(dir: string, log: (line: string) => void): void {
   for (let current = dirname(dir); current !== dirname(current); current = dirname(current)) {
-    const mode = spawnSync('stat', ['-c', '%a', current], { encoding: 'utf8' }).stdout.trim();
-    if (mode && (parseInt(mode, 8) & 0o001) === 0) chmodSync(current, parseInt(mode, 8) | 0o011);
+    const mode = statSync(current).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      chmodSync(current, mode | 0o011);
+      log(`PostgreSQL runs unprivileged: made ${current} traversable (mode ${(mode | 0o011).toString(8)})`);
+    }
   }
 }
 
@@ -60,7 +68,7 @@ function initialise(bin: string, options: PostgresOptions, account: { uid: numbe
   const passwordFile = join(options.dataDir, '..', `.pg-password-${process.pid}`);
   writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
   if (account) {
-    makeReachable(options.dataDir);
+    makeReachable(options.dataDir, options.log ?? (() => undefined));
     chownSync(options.dataDir, account.uid, account.gid);
     chownSync(passwordFile, account.uid, account.gid);
   }
@@ -80,7 +88,7 @@ export async function startPostgres(options: PostgresOptions): Promise<Postgres>
   const bin = postgresBinDir();
   const account = runAs();
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) initialise(bin, options, account);
-  else if (account) makeReachable(options.dataDir);
+  else if (account) makeReachable(options.dataDir, options.log ?? (() => undefined));
   const args = [
     '-D', options.dataDir,
     '-c', 'listen_addresses=127.0.0.1',

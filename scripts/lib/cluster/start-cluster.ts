@@ -121,6 +121,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       user: POSTGRES_USER,
       password,
       logFile: join(logs, 'postgresql.log'),
+      log,
     });
     await add('postgresql', async () => postgres);
     const pg = { host: '127.0.0.1', port: config.CLUSTER_POSTGRES_PORT, user: POSTGRES_USER, password };
