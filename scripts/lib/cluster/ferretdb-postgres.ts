@@ -19,7 +19,6 @@ export async function startFerretDbOnPostgres(options: FerretDbOnPostgresOptions
     options.binary,
     [
       '--handler=postgresql',
-      `--postgresql-url=${options.postgresqlUrl}`,
       `--listen-addr=127.0.0.1:${options.port}`,
       `--state-dir=${options.stateDir}`,
       '--debug-addr=-',
@@ -27,6 +26,8 @@ export async function startFerretDbOnPostgres(options: FerretDbOnPostgresOptions
       '--log-level=WARN',
     ],
     options.logFile,
+    // The URL holds PostgreSQL's password: through the environment, not the command line (which `ps` shows).
+    { ...process.env, FERRETDB_POSTGRESQL_URL: options.postgresqlUrl },
   );
   try {
     await waitUntil('FerretDB', () => portAcceptsConnections(options.port), 30_000, server);
