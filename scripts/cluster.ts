@@ -14,23 +14,32 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   let cluster: Cluster | undefined;
   let stopping = false;
+  // Ctrl-C during start-up: what has started is stopped, and startCluster rejects.
+  const starting = new AbortController();
   const stop = async (exitCode: number) => {
     if (stopping) return;
     stopping = true;
     say('stopping…');
-    await cluster?.stop();
+    if (!cluster) {
+      starting.abort();
+      return; // the start-up's failure path below stops what it started and exits
+    }
+    await cluster.stop();
     say('stopped');
     process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
   try {
-    cluster = await startCluster({ config, log: say });
+    cluster = await startCluster({ config, log: say, signal: starting.signal });
   } catch (error) {
+    if (starting.signal.aborted) {
+      say('stopped');
+      process.exit(0);
+    }
     say(`start-up failed: ${(error as Error).message}`);
     say(`logs: ${join(config.CLUSTER_DATA_DIR, 'logs')}`);
-    await stop(1);
-    return;
+    process.exit(1);
   }
   cluster.onUnexpectedExit((member, code) => {
     if (stopping) return;

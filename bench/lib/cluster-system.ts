@@ -37,9 +37,12 @@ export async function startBenchCluster(options: ClusterSystemOptions): Promise<
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-reach-bench-cluster-'));
   const apiKey = newApiKey().key;
   const config = loadConfig({ ...process.env, CLUSTER_DATA_DIR: dataDir, CLUSTER_WORKERS: String(options.workers), ...(await freeClusterPorts()) });
-  const cluster = await startCluster({
+  // Interrupted during start-up: what has started is stopped (the signal), then the folder goes.
+  const starting = new AbortController();
+  const started = startCluster({
     config,
     log: options.log ?? (() => undefined),
+    signal: starting.signal,
     appEnv: {
       LOG_LEVEL: 'warn',
       API_KEYS: configKeyEntry('default', ['admin'], apiKey),
@@ -47,11 +50,19 @@ export async function startBenchCluster(options: ClusterSystemOptions): Promise<
       ...options.env,
     },
   });
-  const stop = async () => {
-    await cluster.stop();
+  const removeData = () => {
     if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
   };
-  stopOnInterrupt(stop);
+  stopOnInterrupt(async () => {
+    starting.abort();
+    await started.then((cluster) => cluster.stop(), () => undefined);
+    removeData();
+  });
+  const cluster = await started;
+  const stop = async () => {
+    await cluster.stop();
+    removeData();
+  };
   const pid = (name: string) => cluster.members.get(name)?.current.child?.pid;
   const names = (prefix: string) => [...cluster.members.keys()].filter((name) => name.startsWith(prefix));
   /** The bench's components → cluster members (an api kill takes replica 1, a worker kill worker 1). */

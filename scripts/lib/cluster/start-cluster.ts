@@ -33,6 +33,8 @@ export interface ClusterOptions {
   log: (line: string) => void;
   /** Environment of the api replicas and workers, over this process's (e.g. a test's shrunk timings). */
   appEnv?: Record<string, string>;
+  /** Aborting it during start-up stops what has started; startCluster then rejects. */
+  signal?: AbortSignal;
 }
 
 /** One supervised process: its current incarnation, and how to start another one. */
@@ -74,6 +76,25 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
   const members = new Map<string, Member>();
   const expected = new Set<LocalServer>();
+  /** Our own processes from their spawn on, so that a stop during start-up reaches those not yet ready. */
+  const spawned = new Set<LocalServer>();
+  const spawnOwn = (name: string, entry: string, env: NodeJS.ProcessEnv): LocalServer => {
+    const server = spawnNodeProcess(name, entry, env, join(logs, `${name}.log`));
+    spawned.add(server);
+    void server.exited.then(() => spawned.delete(server));
+    return server;
+  };
+  /** Waits until `server` is ready; stops it when it does not get there. */
+  const ready = async (server: LocalServer, what: string, check: () => Promise<boolean>): Promise<LocalServer> => {
+    try {
+      await waitUntil(what, check, 180_000, server);
+      return server;
+    } catch (error) {
+      expected.add(server);
+      await server.stop();
+      throw error;
+    }
+  };
   const listeners: ((member: Member, code: number | string) => void)[] = [];
   const watch = (member: Member) => {
     members.set(member.name, member);
@@ -85,6 +106,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
   /** A member whose `start` makes a ready incarnation; restart replaces it. */
   const add = async (name: string, start: () => Promise<LocalServer>): Promise<Member> => {
+    options.signal?.throwIfAborted();
     const member: Member = {
       name,
       current: await start(),
@@ -100,6 +122,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
   const stopAll = async () => {
     const order = [['balancer'], [...members.keys()].filter((n) => /^(api|worker)-/.test(n)), ['ferretdb', 'temporal'], ['postgresql']];
+    const starting = [...spawned].filter((server) => ![...members.values()].some((m) => m.current === server));
+    starting.forEach((server) => expected.add(server));
+    await Promise.allSettled(starting.map((server) => server.stop()));
     for (const names of order) {
       await Promise.allSettled(
         names.map((name) => {
@@ -112,6 +137,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     }
   };
 
+  const abort = () => void stopAll();
+  options.signal?.addEventListener('abort', abort, { once: true });
   try {
     const password = keptSecret(dataDir, 'postgres-password', () => randomBytes(18).toString('base64url'));
     log('starting PostgreSQL…');
@@ -175,10 +202,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const name = `worker-${i}`;
       starts.push(
         add(name, async () => {
-          const server = spawnNodeProcess(name, 'worker/main.ts', { ...appEnv, WORKER_METRICS_PORT: '0' }, join(logs, `${name}.log`));
+          const server = spawnOwn(name, 'worker/main.ts', { ...appEnv, WORKER_METRICS_PORT: '0' });
           const identity = `${server.child!.pid}@`;
-          await waitUntil(name, async () => (await pollers(temporalAddress, config)).some((p) => p.startsWith(identity)), 180_000, server);
-          return server;
+          return ready(server, name, async () => (await pollers(temporalAddress, config)).some((p) => p.startsWith(identity)));
         }),
       );
     }
@@ -186,9 +212,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const name = `api-${i + 1}`;
       starts.push(
         add(name, async () => {
-          const server = spawnNodeProcess(name, 'api/main.ts', { ...appEnv, API_HOST: '127.0.0.1', API_PORT: String(port) }, join(logs, `${name}.log`));
-          await waitUntil(name, async () => (await fetch(`${replicaUrls[i]}/readyz`)).ok, 180_000, server);
-          return server;
+          const server = spawnOwn(name, 'api/main.ts', { ...appEnv, API_HOST: '127.0.0.1', API_PORT: String(port) });
+          return ready(server, name, async () => (await fetch(`${replicaUrls[i]}/readyz`)).ok);
         }),
       );
     });
@@ -205,6 +230,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await add('balancer', async () => balancer);
     await waitUntil('both replicas in rotation', async () => Object.values(await balancer.replicaStates()).filter((s) => s === 'UP').length === 2, 60_000);
 
+    options.signal?.throwIfAborted();
+    options.signal?.removeEventListener('abort', abort);
     return {
       url,
       replicaUrls,
