@@ -168,6 +168,23 @@ export const envSchema = z.object({
     .optional(),
   /** Embedded FerretDB port. @default 27027 */
   EMBEDDED_MONGODB_PORT: port.default(27027),
+  /** Cluster mode (`npm run cluster`, docs/cluster.md): folder of PostgreSQL's data, the logs and the keys. @default .agent-reach-cluster */
+  CLUSTER_DATA_DIR: z.string().min(1).default('.agent-reach-cluster'),
+  /** Cluster mode: the balancer's port (the api as callers and agents reach it); the two api replicas take the next two. @default 3300 */
+  CLUSTER_PORT: port.max(65533).default(3300),
+  /**
+   * Cluster mode: the Temporal frontend's gRPC port; history, matching, worker and membership take the next 13 (below
+   * 32768: Temporal stores membership ports as a smallint). @default 7300
+   */
+  CLUSTER_TEMPORAL_PORT: port.max(32754).default(7300),
+  /** Cluster mode: PostgreSQL's port. @default 5433 */
+  CLUSTER_POSTGRES_PORT: port.default(5433),
+  /** Cluster mode: FerretDB's port (MongoDB wire protocol, on PostgreSQL). @default 27030 */
+  CLUSTER_MONGODB_PORT: port.default(27030),
+  /** Cluster mode: worker processes. @default 2 */
+  CLUSTER_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
+  /** Cluster mode: Temporal history shards, fixed when its database is first set up. @default 4 */
+  CLUSTER_HISTORY_SHARDS: z.coerce.number().int().min(1).max(1024).default(4),
   /**
    * OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); only when set, the api's workflow starts, the
    * workflow runs and the activities are exported as spans (Temporal's OpenTelemetry interceptors), in the message's

@@ -1,5 +1,6 @@
-/** `npm run servers`: finds or builds the Temporal CLI and FerretDB now, and prints where they are. */
+/** `npm run servers`: finds or builds the Temporal CLI, FerretDB and cluster mode's Temporal server now, and prints where they are. */
 import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
+import { resolveTemporalServer } from './lib/temporal-server-binaries';
 
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
@@ -7,6 +8,8 @@ async function main(): Promise<void> {
   console.log('sdkDownload' in temporal ? `Temporal CLI: none (${temporal.reason})` : `Temporal CLI: ${temporal.path} (${temporal.source})`);
   const ferret = await resolveFerretDb(log);
   console.log(`FerretDB:     ${ferret.path} (${ferret.source})`);
+  const cluster = await resolveTemporalServer(log);
+  console.log(`Temporal server (cluster mode): ${cluster.server.path} (${cluster.server.source}); SQL tool: ${cluster.sqlTool.path}`);
   if ('sdkDownload' in temporal) process.exit(1);
 }
 

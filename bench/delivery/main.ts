@@ -11,6 +11,8 @@
  *   --cpu-profile-dir DIR (V8 CPU profiles of the api and the worker, written when they stop)
  *   --temporal-pragmas journal_mode=wal,synchronous=normal (the default; `none` for Temporal's own)
  *   --temporal-db file|memory (Temporal's SQLite on a file under /tmp, as embedded mode, or in memory)
+ *   --cluster [--cluster-workers 2] (the gateway in cluster mode instead: Temporal server and FerretDB on PostgreSQL,
+ *     two api replicas behind HAProxy, N workers; docs/cluster.md)
  *   plus the common options of bench/lib/options.ts (--work-ms, --api-key, --env KEY=VALUE, …)
  */
 import { writeFileSync } from 'node:fs';
@@ -24,6 +26,7 @@ import { writeResultFile } from '../../scripts/lib/result-file';
 import { runScenario, type Mode, type ScenarioResult } from '../lib/scenario';
 import { harnessOptions } from '../lib/harness';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem } from '../lib/system';
+import { startBenchCluster } from '../lib/cluster-system';
 import { progressPrinter } from '../lib/progress';
 import { findMaxRate, type RampStep } from '../lib/ramp';
 
@@ -48,21 +51,28 @@ async function main(): Promise<void> {
       'temporal-db': { type: 'string', default: 'file' },
       'cpu-profile-dir': { type: 'string' },
       'temporal-pragmas': { type: 'string', default: BENCH_TEMPORAL_PRAGMAS },
+      cluster: { type: 'boolean', default: false },
+      'cluster-workers': { type: 'string', default: '2' },
     },
   });
   const common = commonOptions(values);
   const modes = values.modes.split(',') as Mode[];
   const progress = progressPrinter();
   const pragmas = values['temporal-db'] === 'memory' ? [] : pragmaList(values['temporal-pragmas']);
-  const temporal = { temporal_db: values['temporal-db'], temporal_sqlite_pragmas: pragmas };
-  const system = await startBenchSystem({
-    env: gatewayEnv(common),
-    keepData: common.keepData,
-    temporalInMemory: values['temporal-db'] === 'memory',
-    temporalPragmas: pragmas,
-    ...(values['cpu-profile-dir'] ? { cpuProfileDir: resolve(values['cpu-profile-dir']) } : {}),
-    log: (line) => progress(`[system] ${line}`),
-  });
+  const workers = Number(values['cluster-workers']);
+  const temporal = values.cluster
+    ? { gateway: 'cluster', cluster_workers: workers, api_replicas: 2 }
+    : { temporal_db: values['temporal-db'], temporal_sqlite_pragmas: pragmas };
+  const system = values.cluster
+    ? await startBenchCluster({ env: gatewayEnv(common), workers, keepData: common.keepData, log: (line) => progress(`[cluster] ${line}`) })
+    : await startBenchSystem({
+        env: gatewayEnv(common),
+        keepData: common.keepData,
+        temporalInMemory: values['temporal-db'] === 'memory',
+        temporalPragmas: pragmas,
+        ...(values['cpu-profile-dir'] ? { cpuProfileDir: resolve(values['cpu-profile-dir']) } : {}),
+        log: (line) => progress(`[system] ${line}`),
+      });
   progress(`[system] gateway up at ${system.apiUrl} (data in ${system.dataDir})`, true);
   const harness = harnessOptions(common, system.dataDir, system, progress);
   try {

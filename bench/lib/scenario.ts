@@ -74,7 +74,8 @@ export interface ScenarioRaw {
 export type DuringRun = (context: { agents: PipelineAgents; startedAt: number; raw: () => ScenarioRaw }) => Promise<void>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const GATEWAY_ROLES = ['temporal', 'ferretdb', 'api', 'worker'];
+/** The gateway's processes; `postgresql` and `balancer` exist in cluster mode only (bench/lib/cluster-system.ts). */
+const GATEWAY_ROLES = ['temporal', 'ferretdb', 'api', 'worker', 'postgresql', 'balancer'];
 
 export function scenarioName(spec: ScenarioSpec): string {
   return `${spec.mode}-${spec.ratePerMin}pm-${Math.round(spec.faultRate * 1000) / 10}pct`;

@@ -46,7 +46,7 @@ function fromEnv(variable: string, env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** Runs a long command, sending its output to a log file and printing a progress line every 15 s. */
-async function runWithProgress(
+export async function runWithProgress(
   what: string,
   command: string,
   args: string[],
@@ -72,7 +72,7 @@ async function runWithProgress(
   }
 }
 
-function goAvailable(): boolean {
+export function goAvailable(): boolean {
   return spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0;
 }
 

@@ -59,11 +59,21 @@ export async function waitUntil(
   throw new Error(`${what}: not ready after ${timeoutMs} ms`);
 }
 
-/** Spawns a server whose output goes to `logFile` (with this process's environment unless `env` is given). */
-export function spawnServer(name: string, command: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): LocalServer {
+/**
+ * Spawns a server whose output goes to `logFile` (with this process's environment unless `env` is given; as another
+ * user when `account` is given, e.g. PostgreSQL, which refuses to run as root).
+ */
+export function spawnServer(
+  name: string,
+  command: string,
+  args: string[],
+  logFile: string,
+  env?: NodeJS.ProcessEnv,
+  account?: { uid: number; gid: number },
+): LocalServer {
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}), ...(account ?? {}) });
   // Two sources into one file: neither may end it while the other still writes.
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
