@@ -74,7 +74,17 @@ export const registerAgentBody = z
     message: 'an endpoint (or instances) is required',
     path: ['endpoint'],
   })
-  .meta({ oneOf: [{ required: ['endpoint'] }, { required: ['instances'] }] });
+  .meta({
+    oneOf: [{ required: ['endpoint'] }, { required: ['instances'] }],
+    examples: [
+      {
+        name: 'echo-agent',
+        description: 'Echoes what it is sent',
+        instances: [{ instance_id: 'ws-1', transport: 'websocket' }],
+        capabilities: [{ name: 'echo', description: 'Echo the payload back', examples: ['echo this back'] }],
+      },
+    ],
+  });
 export type RegisterAgentBody = z.output<typeof registerAgentBody>;
 
 const agentId = z.string().regex(AGENT_ID_PATTERN, 'not an agent id');
@@ -126,7 +136,8 @@ const targetOrIntentSchema = {
   ],
 };
 
-export const sendMessageBody = z.strictObject({
+export const sendMessageBody = z
+  .strictObject({
   /** Idempotency key chosen by the caller; generated when absent. */
   message_id: messageId.optional(),
   /** Where the message goes. Without `capability` (or without `target`), the router chooses from `intent`. */
@@ -143,7 +154,9 @@ export const sendMessageBody = z.strictObject({
   parent_message_id: messageId.optional(),
   /** Where to post the final status (signed with CALLER_WEBHOOK_SECRET), retried for about a day. */
   reply_to: z.strictObject({ url: httpUrl }).optional(),
-}).refine(needsTargetOrIntent, targetOrIntent).meta(targetOrIntentSchema);
+  })
+  .refine(needsTargetOrIntent, targetOrIntent)
+  .meta({ ...targetOrIntentSchema, examples: [{ intent: 'echo this back', payload: { text: 'hello' } }] });
 export type SendMessageBody = z.output<typeof sendMessageBody>;
 
 /** `POST /v1/route`: what the router would do with a message, without sending anything. */
@@ -186,6 +199,6 @@ export const createKeyBody = z.strictObject({
   name: label(128).optional(),
   /** `read`, `send`, `register`, `admin`, or custom scopes that capability ACLs name. */
   scopes: z.array(scopeSchema).min(1).max(20),
-});
+}).meta({ examples: [{ name: 'reporting', scopes: ['read'] }] });
 
 export const keyIdParams = z.strictObject({ key_id: z.string().regex(KEY_ID_PATTERN, 'a key id is 12 hex digits') });
