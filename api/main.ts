@@ -5,6 +5,7 @@ import { retentionPruners } from './retention';
 import { ensureSearchAttributes } from '../messages/search-attributes';
 import { loadConfigOrExit } from '../platform/config';
 import { connectMongo, connectTemporalClient } from '../platform/connections';
+import { installLastResort } from '../platform/last-resort';
 import { createLogger } from '../platform/logger';
 import { startTelemetry } from '../platform/telemetry';
 import { createApiServices, createTemporalClient, startApiReplica } from './wiring';
@@ -12,6 +13,8 @@ import { createApiServices, createTemporalClient, startApiReplica } from './wiri
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('api', config);
+  // One connection's error is logged and the others are served; anything else exits for a clean restart.
+  installLastResort({ logger });
   // The api's small socket-delivery worker: only its warnings belong in the api's log.
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const mongo = await connectMongo(config.MONGODB_URI, logger);

@@ -8,6 +8,7 @@ import { loadConfigOrExit, workerTuning } from '../platform/config';
 import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../platform/connections';
 import { ensureSearchAttributes } from '../messages/search-attributes';
 import { createServer } from 'node:http';
+import { installLastResort } from '../platform/last-resort';
 import { createLogger } from '../platform/logger';
 import { createWorkerMetrics } from '../platform/metrics';
 import { startTelemetry } from '../platform/telemetry';
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const policy = endpointPolicy(config);
   const logger = createLogger('worker', config);
+  // One connection's error is logged and the others are served; anything else exits for a clean restart.
+  installLastResort({ logger });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
   const connection = await connectTemporalWorker(config.TEMPORAL_ADDRESS, logger);
   const admin = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
