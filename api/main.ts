@@ -3,6 +3,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { startSweeper } from '../catalogue/sweeper';
 import { retentionPruners } from './retention';
 import { ensureSearchAttributes } from '../messages/search-attributes';
+import { retentionShortfall } from '../messages/idempotency-window';
 import { loadConfigOrExit } from '../platform/config';
 import { connectMongo, connectTemporalClient } from '../platform/connections';
 import { installLastResort } from '../platform/last-resort';
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
   const telemetry = startTelemetry('api', config.OTEL_EXPORTER_OTLP_ENDPOINT);
   const client = createTemporalClient(connection, config, Boolean(telemetry));
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+  const shortfall = await retentionShortfall(connection.workflowService, config.TEMPORAL_NAMESPACE, config.IDEMPOTENCY_WINDOW_MS).catch(() => undefined);
+  if (shortfall) logger.warn(shortfall);
   const services = await createApiServices({ config, logger, mongo, client });
   if (!config.API_KEYS) logger.warn('API_KEYS is not set: only keys created earlier through /v1/keys are accepted');
   // Embeds the default tenant's catalogue now, so the first routed message does not wait for it.
