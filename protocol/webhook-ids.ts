@@ -7,12 +7,11 @@
  *   is a new notice).
  * Message ids cannot contain `/`, so no notice's id is ever another message's delivery id.
  */
-import type { MessageStatus } from '../messages/message';
-
 export function cancelWebhookId(messageId: string): string {
   return `${messageId}/cancelled`;
 }
 
-export function endedWebhookId(status: Pick<MessageStatus, 'message_id' | 'completed_at' | 'updated_at'>): string {
+/** `status` is the message's final status (messages/message.ts `MessageStatus`). */
+export function endedWebhookId(status: { message_id: string; completed_at?: string; updated_at: string }): string {
   return `${status.message_id}/ended/${status.completed_at ?? status.updated_at}`;
 }
