@@ -29,11 +29,13 @@ let servers: TestServers;
 let system: TestSystem;
 let agent: FakeAgent;
 let workDir: string;
+/** A WebSocket agent whose secret the agents' operations are sent with (schemathesis.toml). */
+let target: { agent_id: string; secret: string };
 
 /** Runs `st` without blocking this process's event loop (the api under test lives in it). */
-function runSchemathesis(args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+function runSchemathesis(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(ST, args, { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(ST, args, { cwd, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -52,6 +54,11 @@ describe('schemathesis', { skip }, () => {
     // An HTTP agent to route and deliver to; the examples register a WebSocket one.
     const registered = await registerAgent(system.baseUrl, agent.url, { name: 'schemathesis-echo' });
     agent.secret = registered.secret;
+    target = await registerAgent(system.baseUrl, 'http://127.0.0.1:9/unused', {
+      name: 'schemathesis-target',
+      endpoint: undefined,
+      instances: [{ instance_id: 'ws-1', transport: 'websocket' }],
+    });
     workDir = mkdtempSync(join(tmpdir(), 'agent-reach-schemathesis-'));
   });
 
@@ -67,7 +74,6 @@ describe('schemathesis', { skip }, () => {
       [
         '--config-file', CONFIG,
         'run', `${system.baseUrl}/openapi.json`,
-        '--header', `Authorization: Bearer ${TEST_API_KEY}`,
         '--phases', 'examples,coverage,fuzzing,stateful',
         '--checks', 'all',
         '--mode', 'all',
@@ -80,6 +86,7 @@ describe('schemathesis', { skip }, () => {
         '--no-color',
       ],
       workDir,
+      { ST_API_KEY: TEST_API_KEY, ST_AGENT_ID: target.agent_id, ST_AGENT_SECRET: target.secret },
     );
     const summary = output.slice(output.lastIndexOf('SUMMARY'));
     console.log(`[schemathesis] ${summary.replace(/\n+/g, '\n[schemathesis] ')}`);
