@@ -58,6 +58,8 @@ describe('schemathesis', { skip }, () => {
       name: 'schemathesis-target',
       endpoint: undefined,
       instances: [{ instance_id: 'ws-1', transport: 'websocket' }],
+      // Not `echo`: routed messages go to the HTTP agent above, not to this one, which never connects.
+      capabilities: [{ name: 'schemathesis-target', description: 'Receives only what names it' }],
     });
     workDir = mkdtempSync(join(tmpdir(), 'agent-reach-schemathesis-'));
   });
