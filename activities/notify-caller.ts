@@ -1,8 +1,12 @@
-/** Posts a message's final status to the caller's `reply_to` URL, signed with the gateway's caller secret. */
+/**
+ * Posts a message's final status to the caller's `reply_to` URL, signed with the gateway's caller secret, with its
+ * own `webhook-id` (protocol/webhook-ids.ts), the same on every retry; only where the endpoint policy allows.
+ */
 import { ApplicationFailure } from '@temporalio/common';
 import type { MessageStatus } from '../messages/message';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
+import { endedWebhookId } from '../protocol/webhook-ids';
 
 export interface NotifyCallerRequest {
   url: string;
@@ -18,7 +22,7 @@ export function createNotifyCaller(deps: { fetch: typeof fetch; now: () => numbe
     }
     const { status } = request;
     const body = JSON.stringify({ type: 'message.ended', data: status });
-    const webhookId = `${status.message_id}:${status.completed_at ?? status.updated_at}`;
+    const webhookId = endedWebhookId(status);
     let response: Response;
     try {
       response = await deps.fetch(request.url, {

@@ -1,8 +1,13 @@
-/** Tells an agent, best effort, that a message it holds was cancelled by the caller. */
+/**
+ * Tells an agent, best effort, that a message it holds was cancelled by the caller. The notice has its own
+ * `webhook-id` (protocol/webhook-ids.ts), the same on a retry, and goes only where the endpoint policy allows.
+ */
 import type { AgentQueries } from '../catalogue/agent-queries';
 import type { MessageInput } from '../messages/message';
+import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
 import { deliveryHeaders, REACH_EVENT_HEADER, type CancelNotice } from '../protocol/headers';
+import { cancelWebhookId } from '../protocol/webhook-ids';
 
 export interface NotifyCancelRequest {
   message: MessageInput;
@@ -10,16 +15,20 @@ export interface NotifyCancelRequest {
   endpoint: string;
 }
 
-export function createNotifyCancel(deps: { fetch: typeof fetch; now: () => number; queries: Pick<AgentQueries, 'signingSecrets'> }) {
+export function createNotifyCancel(deps: { fetch: typeof fetch; now: () => number; queries: Pick<AgentQueries, 'signingSecrets'>; endpointPolicy?: EndpointPolicy }) {
   return async function notifyCancel(request: NotifyCancelRequest): Promise<{ http_status?: number; error?: string }> {
     const { message } = request;
+    if (deps.endpointPolicy) {
+      const verdict = await checkEndpoint(request.endpoint, deps.endpointPolicy);
+      if (!verdict.allowed) return { error: `endpoint not allowed: ${verdict.reason}` };
+    }
     const notice: CancelNotice = { event: 'cancelled', message_id: message.message_id, trace_id: message.trace_id, tenant: message.tenant };
     const body = JSON.stringify(notice);
     const secrets = await deps.queries.signingSecrets(request.agent_id);
     try {
       const response = await deps.fetch(request.endpoint, {
         method: 'POST',
-        headers: { ...deliveryHeaders(message), [REACH_EVENT_HEADER]: 'cancelled', ...signatureHeaders(secrets, message.message_id, new Date(deps.now()), body) },
+        headers: { ...deliveryHeaders(message), [REACH_EVENT_HEADER]: 'cancelled', ...signatureHeaders(secrets, cancelWebhookId(message.message_id), new Date(deps.now()), body) },
         body,
         signal: AbortSignal.timeout(message.policy.attemptTimeoutMs),
         redirect: 'manual',

@@ -12,7 +12,8 @@ import { identifyCaller } from './caller-auth';
 import { errorHandler, notFoundHandler } from './error-middleware';
 import type { MessageService } from '../messages/message-service';
 import { dashboardPage } from './dashboard';
-import { docsPage, openApiDocument } from './openapi';
+import { methodGuard } from './method-guard';
+import { docsPage, OPERATIONS, openApiDocument } from './openapi';
 import { agentCardRoutes } from './routes/agent-cards';
 import { agentRoutes } from './routes/agents';
 import { callbackRoutes } from './routes/callback';
@@ -64,15 +65,12 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
   app.set('query parser', 'simple'); // no nested objects from query strings
   app.use(countRequests(deps.metrics));
+  // An unsupported method on a known path: 405 with Allow (OPTIONS: 204 with Allow), before anything else is read.
+  app.use(methodGuard(OPERATIONS));
   const { config } = deps;
-  const limiter = new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
-  // Keys first: an invalid key or an exhausted tenant is refused before its body is read.
-  app.use(identifyCaller(deps.keys, limiter));
-  app.use(express.json({ limit: config.MAX_BODY_BYTES }));
-  const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
-  const fetchCards = deps.fetch ?? guardedFetch(endpoints.policy);
+  // Health and the documents answer before keys are read or bodies parsed: a probe never waits on the database
+  // (key look-ups) or gets a tenant's 429.
   app.use(healthRoutes(deps.health));
-  app.use(metricsRoutes({ metrics: deps.metrics, catalogue: deps.catalogue, messages: deps.messages, isPublic: config.METRICS_PUBLIC }));
   const document = openApiDocument(deps.config.PUBLIC_URL);
   app.get('/openapi.json', (_req, res) => {
     res.json(document);
@@ -83,6 +81,13 @@ export function createApp(deps: AppDeps): Express {
   app.get('/dashboard', (_req, res) => {
     res.type('html').send(dashboardPage());
   });
+  const limiter = new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
+  // Keys first: an invalid key or an exhausted tenant is refused before its body is read.
+  app.use(identifyCaller(deps.keys, limiter));
+  app.use(express.json({ limit: config.MAX_BODY_BYTES }));
+  const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
+  const fetchCards = deps.fetch ?? guardedFetch(endpoints.policy);
+  app.use(metricsRoutes({ metrics: deps.metrics, catalogue: deps.catalogue, messages: deps.messages, isPublic: config.METRICS_PUBLIC }));
   app.use(agentCardRoutes({ catalogue: deps.catalogue, config, endpoints, fetch: fetchCards }));
   app.use(agentRoutes({ catalogue: deps.catalogue, maxCapabilities: config.MAX_CAPABILITIES_PER_AGENT, endpoints }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics, endpoints }));

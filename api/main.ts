@@ -3,8 +3,10 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { startSweeper } from '../catalogue/sweeper';
 import { retentionPruners } from './retention';
 import { ensureSearchAttributes } from '../messages/search-attributes';
+import { retentionShortfall } from '../messages/idempotency-window';
 import { loadConfigOrExit } from '../platform/config';
 import { connectMongo, connectTemporalClient } from '../platform/connections';
+import { installLastResort } from '../platform/last-resort';
 import { createLogger } from '../platform/logger';
 import { startTelemetry } from '../platform/telemetry';
 import { runMessageWorker } from '../worker/run-message-worker';
@@ -13,6 +15,8 @@ import { createApiServices, createTemporalClient, startApiReplica } from './wiri
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('api', config);
+  // One connection's error is logged and the others are served; anything else exits for a clean restart.
+  installLastResort({ logger });
   // The api's small socket-delivery worker: only its warnings belong in the api's log.
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
@@ -22,6 +26,8 @@ async function main(): Promise<void> {
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const client = createTemporalClient(config.API_RUNS_WORKER ? workerConnection : connection, config, Boolean(telemetry));
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+  const shortfall = await retentionShortfall(connection.workflowService, config.TEMPORAL_NAMESPACE, config.IDEMPOTENCY_WINDOW_MS).catch(() => undefined);
+  if (shortfall) logger.warn(shortfall);
   const services = await createApiServices({ config, logger, mongo, client });
   if (!config.API_KEYS) logger.warn('API_KEYS is not set: only keys created earlier through /v1/keys are accepted');
   // Embeds the default tenant's catalogue now, so the first routed message does not wait for it.

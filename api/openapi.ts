@@ -25,6 +25,7 @@ import {
   sendMessageQuery,
   traceParams,
 } from './schemas';
+import * as out from './response-schemas';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 
@@ -42,42 +43,69 @@ export interface Operation {
   params?: z.ZodObject;
   query?: z.ZodType;
   body?: z.ZodType;
-  /** Status → description. */
+  /**
+   * Status → description, for what this operation answers itself. What every operation behind authentication can
+   * answer (400, 401, 413, 415, 429, 503; 403 with a scope; 404 for an agent's own routes) is added by
+   * {@link commonResponses}.
+   */
   responses: Record<number, string>;
+  /** The body of each success status (and of a status whose body is not the error shape), by status. */
+  returns?: Partial<Record<number, z.ZodType>>;
+  /** Media type of the success body when it is not JSON. */
+  mediaType?: 'text/html' | 'text/plain';
+  /** Served before API keys are read and bodies parsed: answers only what `responses` says. */
+  open?: boolean;
+  /** OpenAPI links from a success status to operations that take one of its fields (stateful testing follows them). */
+  links?: Partial<Record<number, Record<string, { operationId: string; parameters: Record<string, string> }>>>;
 }
 
 export const OPERATIONS: Operation[] = [
-  { method: 'get', path: '/healthz', summary: 'Liveness', responses: { 200: 'The process answers: `{"status":"ok"}`' } },
-  { method: 'get', path: '/readyz', summary: 'Readiness: database and Temporal reachable', responses: { 200: 'Ready: `{status, database, temporal}`', 503: 'Not ready: `{status, database, temporal}`' } },
-  { method: 'get', path: '/openapi.json', summary: 'This document', details: 'Generated from the zod schemas the routes validate with; a test checks it is valid and covers every route.', responses: { 200: 'OpenAPI 3.1' } },
-  { method: 'get', path: '/metrics', scope: 'metrics', summary: "This replica's Prometheus metrics", details: 'Public with `METRICS_PUBLIC`. Every tenant together (no tenant labels): `reach_http_requests_total` / `reach_http_request_duration_seconds` by route and status, `reach_messages_sent_total{result}`, `reach_receipts_total{result}`, `reach_heartbeats_total`, `reach_agents_online`, `reach_instances{state,online}`, `reach_circuits_open`, `reach_messages{state}` (Temporal visibility, refreshed at most every 10 s).', responses: { 200: 'Prometheus text format' } },
-  { method: 'get', path: '/docs', summary: 'A page listing the operations', responses: { 200: 'HTML' } },
-  { method: 'get', path: '/dashboard', summary: 'The operator dashboard', details: "Agents with state and instances, recent messages, one message's attempts and result, its trace's chain; refreshes every 5 s. The page asks for a key and keeps it in the tab's `sessionStorage`.", responses: { 200: 'HTML' } },
-  { method: 'post', path: '/v1/agents', scope: 'register', agentAuth: true, summary: 'Register an agent (re-register with its secret)', details: "Registers the agent in the key's tenant. With the secret of the agent of the same name instead of a key, re-registers it: same id, new card.", body: registerAgentBody, responses: { 201: 'Registered: `{agent_id, secret, signing_secret, agent, heartbeat}` (the secrets are shown once)', 200: 'Re-registered: `{agent_id, reregistered: true, agent}`', 403: '`register_needs_api_key` (a secret naming another agent)', 409: '`agent_name_taken`', 422: '`duplicate_capability`, `invalid_schema`, `too_many_capabilities` or `endpoint_not_allowed`' } },
-  { method: 'get', path: '/v1/agents', scope: 'read', summary: 'List and search agents', details: "Filters: `tag` (the agent's or a capability's), `capability` name, `state` (`online`, `offline`, `healthy`, `busy`, `draining`), free text `q` (case-insensitive, any language, over name, description, tags, capabilities and examples); pages of `limit` (1–500, default 50) by `cursor`.", query: searchAgentsQuery, responses: { 200: '`{items, next_cursor?}`' } },
-  { method: 'post', path: '/v1/agents/import', scope: 'register', summary: 'Import an A2A Agent Card (inline or from a URL)', details: '`{card}` inline, or `{url}` (fetches `{url}/.well-known/agent-card.json`); v1.0 and v0.3 field names.', body: importAgentBody, responses: { 201: 'Registered, like a registration, plus `a2a_version`', 422: '`invalid_agent_card` or `agent_card_unreachable`' } },
-  { method: 'get', path: '/v1/agents/:agent_id', scope: 'read', summary: 'Read an agent and its instances', details: "Each instance's `online` is derived from its heartbeat age, and its `circuit` shown; never a secret.", params: agentIdParams, responses: { 200: 'The agent', 404: '`agent_not_found`' } },
-  { method: 'put', path: '/v1/agents/:agent_id', summary: 'Replace the card (new revision)', details: 'Same body as registration; instances are replaced only if given.', agentAuth: true, params: agentIdParams, body: registerAgentBody, responses: { 200: 'Updated', 409: 'Name taken', 422: 'As for registration' } },
+  { method: 'get', path: '/healthz', open: true, summary: 'Liveness', responses: { 200: 'The process answers: `{"status":"ok"}`' }, returns: { 200: out.healthResponse } },
+  { method: 'get', path: '/readyz', open: true, summary: 'Readiness: database and Temporal reachable', responses: { 200: 'Ready: `{status, database, temporal}`', 503: 'Not ready: `{status, database, temporal}`' }, returns: { 200: out.readinessResponse, 503: out.readinessResponse } },
+  { method: 'get', path: '/openapi.json', open: true, summary: 'This document', details: 'Generated from the zod schemas the routes validate with; a test checks it is valid and covers every route.', responses: { 200: 'OpenAPI 3.1' }, returns: { 200: out.anyObject } },
+  { method: 'get', path: '/metrics', scope: 'metrics', mediaType: 'text/plain', summary: "This replica's Prometheus metrics", details: 'Public with `METRICS_PUBLIC` (then no 401 or 403). Every tenant together (no tenant labels): `reach_http_requests_total` / `reach_http_request_duration_seconds` by route and status, `reach_messages_sent_total{result}`, `reach_receipts_total{result}`, `reach_heartbeats_total`, `reach_agents_online`, `reach_instances{state,online}`, `reach_circuits_open`, `reach_messages{state}` (Temporal visibility, refreshed at most every 10 s).', responses: { 200: 'Prometheus text format' } },
+  { method: 'get', path: '/docs', open: true, mediaType: 'text/html', summary: 'A page listing the operations', responses: { 200: 'HTML' } },
+  { method: 'get', path: '/dashboard', open: true, mediaType: 'text/html', summary: 'The operator dashboard', details: "Agents with state and instances, recent messages, one message's attempts and result, its trace's chain; refreshes every 5 s. The page asks for a key and keeps it in the tab's `sessionStorage`.", responses: { 200: 'HTML' } },
+  {
+    method: 'post', path: '/v1/agents', scope: 'register', agentAuth: true, summary: 'Register an agent (re-register with its secret)',
+    details: "Registers the agent in the key's tenant. With the secret of the agent of the same name instead of a key, re-registers it: same id, new card. Either `endpoint` (one HTTP instance) or `instances`, not both; an HTTP instance needs an `endpoint`, a WebSocket one does not.",
+    body: registerAgentBody,
+    responses: { 201: 'Registered: `{agent_id, secret, signing_secret, agent, heartbeat}` (the secrets are shown once)', 200: 'Re-registered: `{agent_id, reregistered: true, agent}`', 401: '`unauthenticated` (no key, no secret), `invalid_api_key` or `invalid_secret`', 403: '`insufficient_scope`, or `register_needs_api_key` (a secret naming another agent)', 409: '`agent_name_taken`', 422: '`duplicate_capability`, `invalid_schema` (also an agent `pattern` the linear-time engine cannot take), `too_many_capabilities` or `endpoint_not_allowed`' },
+    returns: { 201: out.registeredResponse, 200: out.reregisteredResponse },
+    links: { 201: { GetAgent: { operationId: 'get_v1_agents_agent_id', parameters: { agent_id: '$response.body#/agent_id' } }, GetAgentEvents: { operationId: 'get_v1_agents_agent_id_events', parameters: { agent_id: '$response.body#/agent_id' } }, GetAgentCard: { operationId: 'get_v1_agents_agent_id_agent_card_json', parameters: { agent_id: '$response.body#/agent_id' } } } },
+  },
+  { method: 'get', path: '/v1/agents', scope: 'read', summary: 'List and search agents', details: "Filters: `tag` (the agent's or a capability's), `capability` name, `state` (`online`, `offline`, `healthy`, `busy`, `draining`), free text `q` (case-insensitive, any language, over name, description, tags, capabilities and examples); pages of `limit` (1–500, default 50) by `cursor`.", query: searchAgentsQuery, responses: { 200: '`{items, next_cursor?}`' }, returns: { 200: out.agentPageResponse } },
+  { method: 'post', path: '/v1/agents/import', scope: 'register', summary: 'Import an A2A Agent Card (inline or from a URL)', details: 'Either `{card}` inline or `{url}` (fetches `{url}/.well-known/agent-card.json`, at most 1 MiB, each redirect checked by the endpoint policy); v1.0 and v0.3 field names.', body: importAgentBody, responses: { 201: 'Registered, like a registration, plus `a2a_version`', 200: 'Re-imported (same name and source): `{agent_id, reregistered: true, a2a_version, agent}`', 409: '`agent_name_taken`', 422: '`invalid_agent_card`, `agent_card_unreachable`, `agent_card_too_large`, `endpoint_not_allowed`, or a registration refusal' }, returns: { 201: out.importedResponse, 200: out.importedResponse } },
+  { method: 'get', path: '/v1/agents/:agent_id', scope: 'read', summary: 'Read an agent and its instances', details: "Each instance's `online` is derived from its heartbeat age, and its `circuit` shown; never a secret.", params: agentIdParams, responses: { 200: 'The agent', 404: '`agent_not_found`' }, returns: { 200: out.agentResponse } },
+  { method: 'put', path: '/v1/agents/:agent_id', summary: 'Replace the card (new revision)', details: 'Same body as registration; instances are replaced only if given.', agentAuth: true, params: agentIdParams, body: registerAgentBody, responses: { 200: 'Updated: `{agent, heartbeat}`', 409: '`agent_name_taken`', 422: 'As for registration' }, returns: { 200: out.updatedAgentResponse } },
   { method: 'delete', path: '/v1/agents/:agent_id', summary: 'Deregister', agentAuth: true, params: agentIdParams, responses: { 204: 'Deregistered' } },
-  { method: 'post', path: '/v1/agents/:agent_id/secret', summary: 'Rotate the secret (the old one stays valid for an overlap window)', details: 'The old secret keeps working for `SECRET_ROTATION_OVERLAP_MS`.', agentAuth: true, params: agentIdParams, responses: { 200: '`{secret, signing_secret, previous_secret_valid_until}`' } },
-  { method: 'post', path: '/v1/agents/:agent_id/heartbeat', summary: 'Heartbeat of one instance', details: 'Keeps the instance alive; an `endpoint` moves it, or adds a new instance (scale-out).', agentAuth: true, params: agentIdParams, body: heartbeatBody, responses: { 200: 'Alive: `{instance, transitions, next_heartbeat_in_ms, offline_after_ms}`', 404: 'Unknown agent, or `instance_not_found` (with a hint)' } },
-  { method: 'get', path: '/v1/agents/:agent_id/events', scope: 'read', summary: 'Transitions of the agent, newest first', details: '`registered`, `reregistered`, `updated`, `secret_rotated`, `instance_added`, `instance_moved`, `state_changed`, `offline`, `online`.', params: agentIdParams, query: eventsQuery, responses: { 200: '`{items}`' } },
-  { method: 'get', path: '/v1/agents/:agent_id/agent-card.json', scope: 'read', summary: 'The agent as an A2A Agent Card', params: agentIdParams, query: agentCardQuery, responses: { 200: 'A2A card' } },
-  { method: 'post', path: '/v1/messages', scope: 'send', summary: 'Send a message (optionally waiting for its outcome)', details: 'To a named capability, or routed by its `intent`. With `wait` (≤ 120 s, e.g. `1500ms`) the request is held until the message ends (200 with its final status) or the wait runs out (202).', query: sendMessageQuery, body: sendMessageBody, responses: { 202: 'Accepted (routed by intent when no capability is named)', 200: 'The existing message (same id and body: no second run), or the outcome within the wait', 403: "`capability_forbidden` (the capability's ACL; `details.reason` for admins only)", 404: '`agent_not_found`', 409: '`idempotency_conflict` (same id, other body)', 413: '`payload_too_large`', 422: '`unknown_capability`, `deadline_passed`, `deadline_too_far`, `endpoint_not_allowed` (reply_to), `reply_to_unavailable`; routed messages the router refuses: `no_route`, `no_eligible_capability`, `input_required` (details: `message_id`, `state: "rejected"`, `missing`, `routing`), recorded as `rejected`' } },
-  { method: 'post', path: '/v1/route', scope: 'send', summary: 'Dry run of the intent router: its decision and explanation, nothing sent', body: routeBody, responses: { 200: '`{kind: routed | input_required | refused, target?, params?, missing?, code?, message?, explanation}`' } },
-  { method: 'get', path: '/v1/messages', scope: 'read', summary: 'List messages by state, agent or trace', details: 'Newest first, from Temporal visibility (dead letters: `state=failed` or `state=expired`).', query: listMessagesQuery, responses: { 200: '`{items: [{message_id, state, agent_id, trace_id, started_at, closed_at?}]}`' } },
-  { method: 'get', path: '/v1/messages/:message_id', scope: 'read', summary: 'Status of a message', details: 'State, reason, agent, attempts, result, timestamps.', params: messageIdParams, responses: { 200: 'Status', 404: '`message_not_found`', 503: '`status_unavailable` (in flight and no worker answers)' } },
-  { method: 'post', path: '/v1/messages/:message_id/cancel', scope: 'send', summary: 'Cancel a message', details: 'If it was delivered to an HTTP agent, the agent gets a signed notice (`X-Reach-Event: cancelled`).', params: messageIdParams, body: cancelBody, responses: { 200: '`{cancelled: true, state: "cancelled"}`', 404: '`message_not_found`', 409: '`already_ended`' } },
-  { method: 'post', path: '/v1/messages/:message_id/redrive', scope: 'send', summary: 'Redrive a failed or expired message', details: 'A new attempt chain under the same message id (a new Temporal run; the status keeps the earlier attempts and lists `redrives`).', params: messageIdParams, body: redriveBody, responses: { 202: 'Redriven', 404: '`message_not_found`', 409: '`not_redrivable` (not a dead letter)' } },
-  { method: 'get', path: '/v1/traces/:trace_id', scope: 'read', summary: 'The messages of a trace', details: 'Every message of the trace (one per hop), oldest first: state, agent, capability, attempts, duration, `parent_message_id`.', params: traceParams, responses: { 200: '`{trace_id, messages}`', 404: '`trace_not_found`' } },
-  { method: 'post', path: '/v1/keys', scope: 'admin', summary: "Create an API key in the caller's tenant (shown once)", details: 'Stored as the SHA-256 of its secret.', body: createKeyBody, responses: { 201: '`{key_id, key, tenant, name, scopes, source, created_at}`' } },
-  { method: 'get', path: '/v1/keys', scope: 'admin', summary: "The tenant's API keys (never the keys themselves)", details: '`API_KEYS` ones included (`source: "config"`).', responses: { 200: '`{items}`' } },
+  { method: 'post', path: '/v1/agents/:agent_id/secret', summary: 'Rotate the secret (the old one stays valid for an overlap window)', details: 'The old secret keeps working for `SECRET_ROTATION_OVERLAP_MS`.', agentAuth: true, params: agentIdParams, responses: { 200: '`{agent_id, secret, signing_secret, previous_secret_valid_until}`' }, returns: { 200: out.rotatedSecretResponse } },
+  { method: 'post', path: '/v1/agents/:agent_id/heartbeat', summary: 'Heartbeat of one instance', details: 'Keeps the instance alive; an `endpoint` moves it, or adds a new instance (scale-out).', agentAuth: true, params: agentIdParams, body: heartbeatBody, responses: { 200: 'Alive: `{status, instance, transitions, next_heartbeat_in_ms, offline_after_ms}`', 404: '`agent_not_found`, or `instance_not_found` (with a hint)', 422: '`endpoint_not_allowed`' }, returns: { 200: out.heartbeatResponse } },
+  { method: 'get', path: '/v1/agents/:agent_id/events', scope: 'read', summary: 'Transitions of the agent, newest first', details: '`registered`, `reregistered`, `updated`, `secret_rotated`, `instance_added`, `instance_moved`, `state_changed`, `offline`, `online`; kept for `AGENT_EVENT_RETENTION_MS`.', params: agentIdParams, query: eventsQuery, responses: { 200: '`{items}`', 404: '`agent_not_found`' }, returns: { 200: out.eventsResponse } },
+  { method: 'get', path: '/v1/agents/:agent_id/agent-card.json', scope: 'read', summary: 'The agent as an A2A Agent Card', params: agentIdParams, query: agentCardQuery, responses: { 200: 'A2A card', 404: '`agent_not_found`' }, returns: { 200: out.anyObject } },
+  {
+    method: 'post', path: '/v1/messages', scope: 'send', summary: 'Send a message (optionally waiting for its outcome)',
+    details: 'To a named capability (`target` with `capability`), or routed by its `intent` (some text that is not only white space); at least one of the two. With `wait` (0–120 s, e.g. `1500ms`) the request is held until the message ends (200 with its final status) or the wait runs out (202). `payload`, `intent` and `params` together at most `MAX_PAYLOAD_BYTES` as stored.',
+    query: sendMessageQuery, body: sendMessageBody,
+    responses: { 202: 'Accepted (routed by intent when no capability is named)', 200: 'The existing message (same id and body: no second run), or the outcome within the wait', 403: "`insufficient_scope`, or `capability_forbidden` (the capability's ACL; `details.reason` for admins only)", 404: '`agent_not_found`', 409: '`idempotency_conflict` (same id, other body)', 413: '`payload_too_large`', 422: '`unknown_capability`, `deadline_passed`, `deadline_too_far`, `endpoint_not_allowed` (reply_to), `reply_to_unavailable`; routed messages the router refuses: `no_route`, `no_eligible_capability`, `input_required` (details: `message_id`, `state: "rejected"`, `missing`, `routing`), recorded as `rejected`' },
+    returns: { 202: out.messageStatusResponse, 200: out.messageStatusResponse },
+    links: { 202: { GetMessage: { operationId: 'get_v1_messages_message_id', parameters: { message_id: '$response.body#/message_id' } }, CancelMessage: { operationId: 'post_v1_messages_message_id_cancel', parameters: { message_id: '$response.body#/message_id' } }, RedriveMessage: { operationId: 'post_v1_messages_message_id_redrive', parameters: { message_id: '$response.body#/message_id' } }, GetTrace: { operationId: 'get_v1_traces_trace_id', parameters: { trace_id: '$response.body#/trace_id' } } } },
+  },
+  { method: 'post', path: '/v1/route', scope: 'send', summary: 'Dry run of the intent router: its decision and explanation, nothing sent', details: 'A `target` with a `capability`, or an `intent`, as for sending.', body: routeBody, responses: { 200: '`{kind: routed | input_required | refused, target?, params?, missing?, code?, message?, explanation}`' }, returns: { 200: out.routeDecisionResponse } },
+  { method: 'get', path: '/v1/messages', scope: 'read', summary: 'List messages by state, agent or trace', details: 'Newest first, from Temporal visibility (dead letters: `state=failed` or `state=expired`).', query: listMessagesQuery, responses: { 200: '`{items: [{message_id, state, agent_id, trace_id, started_at, closed_at?}]}`' }, returns: { 200: out.messageListResponse } },
+  { method: 'get', path: '/v1/messages/:message_id', scope: 'read', summary: 'Status of a message', details: 'State, reason, agent, attempts, result, timestamps.', params: messageIdParams, responses: { 200: 'Status', 404: '`message_not_found`', 503: '`status_unavailable` (in flight and no worker answers)' }, returns: { 200: out.messageStatusResponse } },
+  { method: 'post', path: '/v1/messages/:message_id/cancel', scope: 'send', summary: 'Cancel a message', details: 'If it was delivered to an HTTP agent, the agent gets a signed notice (`X-Reach-Event: cancelled`).', params: messageIdParams, body: cancelBody, responses: { 200: '`{message_id, cancelled: true, state: "cancelled"}`', 404: '`message_not_found`', 409: '`already_ended`' }, returns: { 200: out.cancelledResponse } },
+  { method: 'post', path: '/v1/messages/:message_id/redrive', scope: 'send', summary: 'Redrive a failed or expired message', details: 'A new attempt chain under the same message id (a new Temporal run; the status keeps the earlier attempts and lists `redrives`).', params: messageIdParams, body: redriveBody, responses: { 202: 'Redriven', 404: '`message_not_found`', 409: '`not_redrivable` (not a dead letter)', 422: '`deadline_passed`' }, returns: { 202: out.messageStatusResponse } },
+  { method: 'get', path: '/v1/traces/:trace_id', scope: 'read', summary: 'The messages of a trace', details: 'Every message of the trace (one per hop), oldest first: state, agent, capability, attempts, duration, `parent_message_id`.', params: traceParams, responses: { 200: '`{trace_id, messages}`', 404: '`trace_not_found`' }, returns: { 200: out.traceResponse } },
+  { method: 'post', path: '/v1/keys', scope: 'admin', summary: "Create an API key in the caller's tenant (shown once)", details: 'Stored as the SHA-256 of its secret.', body: createKeyBody, responses: { 201: '`{key_id, key, tenant, name, scopes, source, created_at}`' }, returns: { 201: out.createdKeyResponse }, links: { 201: { RevokeKey: { operationId: 'delete_v1_keys_key_id', parameters: { key_id: '$response.body#/key_id' } } } } },
+  { method: 'get', path: '/v1/keys', scope: 'admin', summary: "The tenant's API keys (never the keys themselves)", details: '`API_KEYS` ones included (`source: "config"`).', responses: { 200: '`{items}`' }, returns: { 200: out.keyListResponse } },
   { method: 'delete', path: '/v1/keys/:key_id', scope: 'admin', summary: 'Revoke an API key', details: 'On this replica at once, on others within `API_KEY_CACHE_MS`.', params: keyIdParams, responses: { 204: 'Revoked', 404: '`key_not_found`', 409: '`config_key` (a key from API_KEYS)' } },
-  { method: 'post', path: '/v1/callback', summary: "The agent's receipt", details: 'The secret identifies the agent. A repeat changes nothing and says `duplicate: true`.', agentAuth: true, body: callbackBody, responses: { 200: '`{applied, duplicate, state}`', 403: '`not_your_message`', 404: "`message_not_found` (also for another tenant's message)", 413: '`payload_too_large`' } },
+  { method: 'post', path: '/v1/callback', summary: "The agent's receipt", details: 'The secret identifies the agent. A repeat changes nothing and says `duplicate: true`.', agentAuth: true, body: callbackBody, responses: { 200: '`{message_id, applied, duplicate, state}`', 403: '`not_your_message`', 404: "`message_not_found` (also for another tenant's message)", 413: '`payload_too_large`' }, returns: { 200: out.receiptResponse } },
 ];
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
 
+/** The one error body of the api (api/errors.ts). */
 const ERROR_BODY = {
   type: 'object',
   required: ['error'],
@@ -85,10 +113,43 @@ const ERROR_BODY = {
     error: {
       type: 'object',
       required: ['code', 'message', 'details'],
-      properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} },
+      properties: { code: { type: 'string' }, message: { type: 'string' }, details: { description: 'What is wrong and where, or null' } },
     },
   },
 };
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } };
+
+export function operationId(method: Method, path: string): string {
+  return `${method}${path.replace(/[^A-Za-z0-9]+/g, '_')}`;
+}
+
+/**
+ * What every operation behind authentication and body parsing (api/app.ts) can answer besides its own statuses:
+ * a malformed or invalid request, an unknown key, a body too large or in an unsupported charset, a tenant over its
+ * rate limit, an unreachable dependency; 403 where a scope is needed; 404 for an agent's own routes (an unknown
+ * agent, an API key or another tenant's secret all look alike).
+ */
+function commonResponses(op: Operation): Record<number, string> {
+  if (op.open) return {};
+  const unauthenticated = op.scope && op.agentAuth
+    ? '`unauthenticated` (neither key nor secret), `invalid_api_key` or `invalid_secret`'
+    : op.scope
+      ? '`unauthenticated` (no key) or `invalid_api_key`'
+      : op.agentAuth
+        ? '`unauthenticated` (no secret), `invalid_secret`, or `invalid_api_key` (an unknown `rk_…` key)'
+        : '`invalid_api_key` (an unknown `rk_…` key)';
+  return {
+    400: '`invalid_request` (`details`: each invalid field\'s `location` and `message`), `invalid_json` or `request_aborted`',
+    401: unauthenticated,
+    ...(op.scope ? { 403: '`insufficient_scope` (`details.required_scope`)' } : ({} as Record<number, string>)),
+    ...(op.agentAuth && op.params?.shape.agent_id ? { 404: "`agent_not_found` (also for an API key or another tenant's secret)" } : ({} as Record<number, string>)),
+    413: '`payload_too_large`: the body is over `MAX_BODY_BYTES`',
+    415: '`unsupported_charset` or `unsupported_encoding`',
+    429: "`rate_limited`: the key's tenant is over `RATE_LIMIT_PER_SECOND` (burst `RATE_LIMIT_BURST`)",
+    503: '`unavailable`: the database or Temporal cannot be reached; retry',
+  };
+}
 
 function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -116,21 +177,33 @@ function description(op: Operation): string {
   return [op.details, auth].filter(Boolean).join(' ');
 }
 
+function response(op: Operation, status: number, description: string) {
+  const schema = op.returns?.[status];
+  if (schema) return { description, content: { 'application/json': { schema: z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) } } };
+  if (status >= 400) return { description, content: { 'application/json': { schema: ERROR_REF } }, ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}) };
+  if (status === 204) return { description };
+  return { description, content: { [op.mediaType ?? 'application/json']: { schema: op.mediaType ? { type: 'string' } : {} } } };
+}
+
 function operationObject(op: Operation) {
+  const common = commonResponses(op);
+  const statuses = { ...common, ...op.responses };
   const responses = Object.fromEntries(
-    Object.entries(op.responses).map(([status, description]) => [
-      status,
-      Number(status) >= 400 ? { description, content: { 'application/json': { schema: ERROR_BODY } } } : { description },
-    ]),
+    Object.entries(statuses).map(([status, text]) => {
+      const links = op.links?.[Number(status)];
+      const answer = response(op, Number(status), text);
+      // `x-common`: an answer every authenticated operation shares (the docs table states those once).
+      return [status, { ...answer, ...(links ? { links } : {}), ...(Number(status) in op.responses ? {} : { 'x-common': true }) }];
+    }),
   );
   return {
     summary: op.summary,
-    operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+/g, '_')}`,
+    operationId: operationId(op.method, op.path),
     ...(op.scope || op.agentAuth ? { security: [...(op.scope ? [{ apiKey: [op.scope] }] : []), ...(op.agentAuth ? [{ agentSecret: [] }] : [])] } : {}),
     ...(description(op) ? { description: description(op) } : {}),
     parameters: parameters(op),
     ...(op.body ? { requestBody: { required: !(op.body instanceof z.ZodOptional), content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
-    responses: { ...responses, 400: { description: 'Invalid request', content: { 'application/json': { schema: ERROR_BODY } } } },
+    responses,
   };
 }
 
@@ -142,6 +215,7 @@ export function openApiDocument(publicUrl: string) {
     info: { title: 'Agent-Reach', version: '0.1.0', description: 'Find an agent, deliver durably, confirm it was processed.' },
     servers: [{ url: publicUrl }],
     components: {
+      schemas: { Error: ERROR_BODY },
       securitySchemes: {
         agentSecret: { type: 'http', scheme: 'bearer', description: 'The agent secret (ars_…)' },
         apiKey: { type: 'http', scheme: 'bearer', description: "A caller's API key (rk_…); its tenant and scopes decide what it may do" },

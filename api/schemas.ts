@@ -4,7 +4,7 @@ import { SEARCH_STATES } from '../catalogue/agent-queries';
 import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../rules/ids';
 import { KEY_ID_PATTERN, scopeSchema } from '../rules/api-key';
 import { MESSAGE_STATES } from '../messages/message';
-import { anyJson, label, prose } from '../rules/text';
+import { anyJson, label, NOT_BLANK_PATTERN, prose } from '../rules/text';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const tag = label(64);
@@ -38,6 +38,7 @@ export const capabilityInput = z.strictObject({
       key_ids: z.array(z.string().regex(KEY_ID_PATTERN, 'a key id is 12 hex digits')).min(1).max(100).optional(),
     })
     .refine((acl) => acl.scopes || acl.key_ids, { message: 'give scopes or key_ids (or leave acl out)' })
+    .meta({ anyOf: [{ required: ['scopes'] }, { required: ['key_ids'] }] })
     .optional(),
 });
 
@@ -51,7 +52,8 @@ export const instanceInput = z
     endpoint: httpUrl.optional(),
     state: instanceState.optional(),
   })
-  .refine((i) => i.transport === 'websocket' || i.endpoint, { message: 'an http instance needs an endpoint', path: ['endpoint'] });
+  .refine((i) => i.transport === 'websocket' || i.endpoint, { message: 'an http instance needs an endpoint', path: ['endpoint'] })
+  .meta({ anyOf: [{ required: ['endpoint'] }, { required: ['transport'], properties: { transport: { const: 'websocket' } } }] });
 
 export const registerAgentBody = z
   .strictObject({
@@ -71,6 +73,17 @@ export const registerAgentBody = z
   .refine((body) => body.endpoint || body.instances, {
     message: 'an endpoint (or instances) is required',
     path: ['endpoint'],
+  })
+  .meta({
+    oneOf: [{ required: ['endpoint'] }, { required: ['instances'] }],
+    examples: [
+      {
+        name: 'echo-agent',
+        description: 'Echoes what it is sent',
+        instances: [{ instance_id: 'ws-1', transport: 'websocket' }],
+        capabilities: [{ name: 'echo', description: 'Echo the payload back', examples: ['echo this back'] }],
+      },
+    ],
   });
 export type RegisterAgentBody = z.output<typeof registerAgentBody>;
 
@@ -101,7 +114,8 @@ export const eventsQuery = z.strictObject({ limit: z.coerce.number().int().min(1
 
 export const importAgentBody = z
   .strictObject({ card: z.record(z.string(), z.unknown()).optional(), url: httpUrl.optional() })
-  .refine((b) => Boolean(b.card) !== Boolean(b.url), { message: 'give either card or url', path: ['card'] });
+  .refine((b) => Boolean(b.card) !== Boolean(b.url), { message: 'give either card or url', path: ['card'] })
+  .meta({ oneOf: [{ required: ['card'] }, { required: ['url'] }] });
 
 export const agentCardQuery = z.strictObject({ a2a_version: z.enum(['1.0', '0.3']).default('1.0') });
 
@@ -114,8 +128,16 @@ const routeTarget = z.strictObject({ agent_id: z.string().min(1).max(64), capabi
 const needsTargetOrIntent = (b: { target?: { capability?: string | undefined } | undefined; intent?: string | undefined }) =>
   Boolean(b.target?.capability) || Boolean(b.intent?.trim());
 const targetOrIntent = { message: 'give a target with a capability, or an intent for the router', path: ['intent'] };
+/** The same rule in the OpenAPI document. */
+const targetOrIntentSchema = {
+  anyOf: [
+    { required: ['target'], properties: { target: { required: ['capability'] } } },
+    { required: ['intent'], properties: { intent: { pattern: NOT_BLANK_PATTERN } } },
+  ],
+};
 
-export const sendMessageBody = z.strictObject({
+export const sendMessageBody = z
+  .strictObject({
   /** Idempotency key chosen by the caller; generated when absent. */
   message_id: messageId.optional(),
   /** Where the message goes. Without `capability` (or without `target`), the router chooses from `intent`. */
@@ -132,7 +154,9 @@ export const sendMessageBody = z.strictObject({
   parent_message_id: messageId.optional(),
   /** Where to post the final status (signed with CALLER_WEBHOOK_SECRET), retried for about a day. */
   reply_to: z.strictObject({ url: httpUrl }).optional(),
-}).refine(needsTargetOrIntent, targetOrIntent);
+  })
+  .refine(needsTargetOrIntent, targetOrIntent)
+  .meta({ ...targetOrIntentSchema, examples: [{ intent: 'echo this back', payload: { text: 'hello' } }] });
 export type SendMessageBody = z.output<typeof sendMessageBody>;
 
 /** `POST /v1/route`: what the router would do with a message, without sending anything. */
@@ -141,7 +165,7 @@ export const routeBody = z.strictObject({
   target: routeTarget.optional(),
   session_id: sessionId.optional(),
   params: paramsSchema.optional(),
-}).refine(needsTargetOrIntent, targetOrIntent);
+}).refine(needsTargetOrIntent, targetOrIntent).meta(targetOrIntentSchema);
 export type RouteBody = z.output<typeof routeBody>;
 
 export const messageIdParams = z.strictObject({ message_id: messageId });
@@ -162,8 +186,9 @@ export const sendMessageQuery = z.strictObject({
   wait: z
     .string()
     .regex(/^\d{1,6}(ms|s)$/, 'a duration such as 30s or 1500ms')
+    // 0–120000 ms or 0–120 s, as a pattern so the OpenAPI document states the limit too.
+    .regex(/^0*(?:\d{1,5}|1[01]\d{4}|120000)ms$|^0*(?:\d{1,2}|1[01]\d|120)s$/, 'at most 120s')
     .transform((w) => (w.endsWith('ms') ? Number(w.slice(0, -2)) : Number(w.slice(0, -1)) * 1000))
-    .refine((ms) => ms <= 120_000, 'at most 120s')
     .optional(),
 });
 
@@ -174,7 +199,7 @@ export const createKeyBody = z.strictObject({
   name: label(128).optional(),
   /** `read`, `send`, `register`, `admin`, or custom scopes that capability ACLs name. */
   scopes: z.array(scopeSchema).min(1).max(20),
-});
+}).meta({ examples: [{ name: 'reporting', scopes: ['read'] }] });
 
 export const keyIdParams = z.strictObject({ key_id: z.string().regex(KEY_ID_PATTERN, 'a key id is 12 hex digits') });
 

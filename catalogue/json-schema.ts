@@ -5,12 +5,13 @@
  * matched with.
  */
 import Ajv2020 from 'ajv/dist/2020';
+import { RotatingAjv } from '../rules/rotating-ajv';
 import { patternProblem, re2RegExpEngine } from '../rules/safe-pattern';
 
 export const MAX_SCHEMA_DEPTH = 32;
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: re2RegExpEngine } });
+const ajv = new RotatingAjv(() => new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: re2RegExpEngine } }));
 
 export interface SchemaProblem {
   /** JSON Pointer inside the schema, e.g. `/properties/amount/type`. */
@@ -65,17 +66,14 @@ export function checkJsonSchema(schema: unknown): SchemaProblem[] {
     return [{ pointer: '', message: `the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels` }];
   }
   try {
-    if (!ajv.validateSchema(schema)) {
-      return (ajv.errors ?? []).map((e) => ({ pointer: e.instancePath, message: e.message ?? 'invalid' }));
-    }
+    const errors = ajv.schemaErrors(schema as object);
+    if (errors.length > 0) return errors.map((e) => ({ pointer: e.instancePath, message: e.message ?? 'invalid' }));
     const patterns = patternProblems(schema);
     if (patterns.length > 0) return patterns;
-    ajv.compile(schema);
+    // Compiled only to find what the meta-schema cannot see; ajv keeps no entry, so another agent may reuse an `$id`.
+    ajv.compile(schema as object);
   } catch (error) {
     return [{ pointer: '', message: (error as Error).message }];
-  } finally {
-    // Forget the schema, so the cache does not grow and another agent may reuse the same `$id`.
-    ajv.removeSchema(schema as object);
   }
   return [];
 }

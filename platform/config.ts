@@ -41,6 +41,13 @@ export const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).default('localhost:7233'),
   /** Temporal namespace. @default default */
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /**
+   * The idempotency window: how long after a message ends its id still answers with that message (200, or 409 for
+   * another body) instead of starting a new one. It is the namespace's retention of closed runs: embedded mode sets
+   * it on its namespace; elsewhere set the namespace's retention to at least this (the api warns at start when it is
+   * shorter). At least 1 day (Temporal's minimum retention), in ms. @default 604800000 (7 days)
+   */
+  IDEMPOTENCY_WINDOW_MS: z.coerce.number().int().min(86_400_000).default(604_800_000),
   /** Task queue served by the worker. @default agent-reach */
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('agent-reach'),
   /** Temporal UI base URL, used only to build links for operators (`links.temporal_ui`; embedded mode: the local UI). Optional. */

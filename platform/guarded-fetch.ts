@@ -2,11 +2,12 @@
  * `fetch` that connects only to addresses the endpoint policy allows, checked on the very addresses the connection
  * uses: the host name is resolved once, by our lookup, and refused if any address fails the policy. So a name that
  * resolved to a public address when it was checked and to a metadata address a moment later (DNS rebinding) is still
- * refused. IP literals skip the lookup: callers check them with checkEndpoint first.
+ * refused. An IP literal has no lookup to hook: it is checked here, before connecting, against the same policy.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
+import ipaddr from 'ipaddr.js';
 import { addressVerdict, type EndpointPolicy } from '../rules/endpoint-policy';
 
 /** Thrown (as the fetch's cause) when the host resolves to an address the policy refuses. */
@@ -34,7 +35,25 @@ export function policyLookup(policy: EndpointPolicy): LookupFunction {
   };
 }
 
+/** The refusal for a URL whose host is an IP literal the policy refuses (names are checked by the lookup). */
+function literalRefusal(input: string | URL, policy: EndpointPolicy): EndpointNotAllowedError | undefined {
+  let host: string;
+  try {
+    host = new URL(String(input)).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return undefined; // fetch itself refuses what is not a URL
+  }
+  if (!ipaddr.isValid(host)) return undefined;
+  const verdict = addressVerdict(host, policy);
+  return verdict.allowed ? undefined : new EndpointNotAllowedError(verdict.reason);
+}
+
 export function guardedFetch(policy: EndpointPolicy): typeof fetch {
   const dispatcher = new Agent({ connect: { lookup: policyLookup(policy) } });
-  return ((input: string | URL, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
+  return (async (input: string | URL, init?: RequestInit) => {
+    const refusal = literalRefusal(input, policy);
+    // Failed as fetch fails on a connection it could not make: a TypeError whose cause says why.
+    if (refusal) throw new TypeError('fetch failed', { cause: refusal });
+    return undiciFetch(input, { ...(init as object), dispatcher });
+  }) as unknown as typeof fetch;
 }

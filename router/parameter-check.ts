@@ -1,23 +1,20 @@
 /** Checks extracted parameters against the capability's JSON Schema; what fails is dropped, not delivered. */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import { LruCache } from '../rules/lru';
+import { RotatingAjv } from '../rules/rotating-ajv';
 import { re2RegExpEngine } from '../rules/safe-pattern';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: re2RegExpEngine } });
+const ajv = new RotatingAjv(() => new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: re2RegExpEngine } }));
 
 /** Compiled validators by schema text: a bounded set, however many cards come and go. */
 export const compiledSchemas = new LruCache<string, ValidateFunction | null>(500);
 
 function compile(schemaJson: string): ValidateFunction | null {
-  let schema: object | undefined;
   try {
-    schema = JSON.parse(schemaJson) as object;
-    return ajv.compile(schema);
+    // The validator lives in our bounded cache; ajv keeps no entry (and retires its instance every 500 compiles).
+    return ajv.compile(JSON.parse(schemaJson) as object);
   } catch {
     return null; // registration already checked it; never fail routing on it
-  } finally {
-    // ajv keeps no copy: the validator lives in our bounded cache, and a later schema may reuse the same `$id`.
-    if (schema) ajv.removeSchema(schema);
   }
 }
 

@@ -50,6 +50,11 @@ function cached(pattern: string): Compiled {
 }
 
 /** The pattern compiled for linear-time matching, or null when RE2 cannot take it. */
+/** How many compiled patterns are kept (bounded by the LRU's 2,000). */
+export function cachedPatterns(): number {
+  return compiled.size;
+}
+
 export function safePattern(pattern: string): SafePattern | null {
   const entry = cached(pattern);
   return 'pattern' in entry ? entry.pattern : null;

@@ -14,6 +14,7 @@ import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
 import { portAcceptsConnections, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from './lib/dev-servers';
 import { startTemporalBySdkDownload } from './lib/sdk-temporal';
 import { devServerSearchAttributes } from '../messages/search-attributes';
+import { setNamespaceRetention } from '../messages/idempotency-window';
 import { newSigningSecret } from '../rules/signing';
 import { newApiKey } from '../rules/api-key';
 import { configKeyEntry } from '../rules/config-keys';
@@ -21,6 +22,11 @@ import { DEV_KEY_FILE } from './lib/dev-key';
 
 const ROOT = resolve(__dirname, '..');
 const say = (line: string) => console.log(`[agent-reach] ${line}`);
+
+function formatDays(ms: number): string {
+  const days = ms / 86_400_000;
+  return `${Number.isInteger(days) ? days : days.toFixed(1)} day${days === 1 ? '' : 's'}`;
+}
 
 async function ensurePortFree(port: number, variable: string): Promise<void> {
   if (await portAcceptsConnections(port)) {
@@ -82,6 +88,10 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
         : await startTemporalDevServer({ ...options, binary: cli.path });
     started.servers.push(temporal);
     started.env.TEMPORAL_ADDRESS = temporal.address;
+    // The idempotency window is the namespace's retention of closed runs: this Temporal is ours, so set it.
+    const connection = await Connection.connect({ address: temporal.address });
+    await setNamespaceRetention(connection.workflowService, config.TEMPORAL_NAMESPACE, config.IDEMPOTENCY_WINDOW_MS).finally(() => connection.close());
+    started.lines.push(`Idempotency  a message id answers with its message for ${formatDays(config.IDEMPOTENCY_WINDOW_MS)} after it ends (namespace retention)`);
     started.env.TEMPORAL_UI_URL ??= `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
     started.lines.push(`Temporal     ${temporal.address} (history in ${options.dbFile})`);
   }

@@ -38,6 +38,14 @@ interface Entry {
 export class MemoryStore implements IdempotencyStore {
   /** In the order handled (a Map keeps insertion order), so the oldest come first. */
   protected readonly handled = new Map<string, Entry>();
+  /**
+   * One live iterator over `handled`: everything before it has been evicted, so it yields the oldest entry. A new
+   * iterator would first walk past every slot deleted since V8 last compacted the map (up to the window's size),
+   * which made a full store slower with every id.
+   */
+  private oldest = this.handled.entries();
+  /** The oldest entry, already taken from `oldest` but kept (re-setting an id makes a new entry object, moved last). */
+  private peeked: [string, Entry] | undefined;
   protected readonly maxEntries: number;
   protected readonly maxAgeMs: number;
   protected readonly now: () => number;
@@ -80,10 +88,28 @@ export class MemoryStore implements IdempotencyStore {
 
   /** Drops the oldest entries while they are too old or too many. */
   private evict(): void {
-    for (const [id, entry] of this.handled) {
-      if (this.handled.size <= this.maxEntries && !this.expired(entry)) break;
+    for (let oldest = this.nextOldest(); oldest; oldest = this.nextOldest()) {
+      const [id, entry] = oldest;
+      if (this.handled.size <= this.maxEntries && !this.expired(entry)) {
+        this.peeked = oldest; // still wanted: looked at first next time
+        return;
+      }
       this.handled.delete(id);
     }
+  }
+
+  /** The oldest entry: the one looked at last time if it is still there unchanged, else the iterator's next. */
+  private nextOldest(): [string, Entry] | undefined {
+    const peeked = this.peeked;
+    this.peeked = undefined;
+    if (peeked && this.handled.get(peeked[0]) === peeked[1]) return peeked;
+    let next = this.oldest.next();
+    // An iterator that once reached the end stays there: start a new one.
+    if (next.done) {
+      this.oldest = this.handled.entries();
+      next = this.oldest.next();
+    }
+    return next.done ? undefined : next.value;
   }
 }
 

@@ -6,6 +6,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { apiKeySecretMatches, newApiKey, parseApiKey, type Caller } from '../rules/api-key';
 import type { Config } from '../platform/config';
 import { parseConfigKeys, type ConfigKey } from '../rules/config-keys';
+import { LruCache } from '../rules/lru';
 
 export interface ApiKeyDoc {
   /** The key id (the `<id>` of `rk_<id>_<secret>`). */
@@ -69,12 +70,15 @@ export interface ApiKeyStoreOptions {
   configKeys: ConfigKey[];
   /** How long a looked-up key record is reused, in ms. */
   cacheMs: number;
+  /** Most key records kept (found or not: unknown key ids are cached too, so they are bounded). @default 10000 */
+  cacheEntries?: number;
   now?: () => Date;
 }
 
 export class ApiKeyStore {
   private readonly configKeys: Map<string, ConfigKey>;
-  private readonly cache = new Map<string, { doc: ApiKeyDoc | null; until: number }>();
+  /** Looked-up records by key id, least recently used forgotten first: a stream of made-up key ids cannot grow it. */
+  private readonly cache: LruCache<string, { doc: ApiKeyDoc | null; until: number }>;
   private readonly now: () => Date;
 
   constructor(
@@ -83,6 +87,12 @@ export class ApiKeyStore {
   ) {
     this.configKeys = new Map(options.configKeys.map((k) => [k.key_id, k]));
     this.now = options.now ?? (() => new Date());
+    this.cache = new LruCache(options.cacheEntries ?? 10_000);
+  }
+
+  /** How many key records this replica keeps (bounded by `cacheEntries`). */
+  get cachedKeys(): number {
+    return this.cache.size;
   }
 
   async init(): Promise<void> {

@@ -3,6 +3,7 @@ import { loadConfigOrExit } from '../platform/config';
 import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../platform/connections';
 import { ensureSearchAttributes } from '../messages/search-attributes';
 import { createServer } from 'node:http';
+import { installLastResort } from '../platform/last-resort';
 import { createLogger } from '../platform/logger';
 import { createWorkerMetrics } from '../platform/metrics';
 import { startTelemetry } from '../platform/telemetry';
@@ -11,6 +12,8 @@ import { runMessageWorker } from './run-message-worker';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('worker', config);
+  // One connection's error is logged and the others are served; anything else exits for a clean restart.
+  installLastResort({ logger });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
   const connection = await connectTemporalWorker(config.TEMPORAL_ADDRESS, logger);
   const admin = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);

@@ -16,7 +16,7 @@ interface OperationDoc {
   security?: Record<string, string[]>[];
   parameters: { name: string; in: string }[];
   requestBody?: { content: { 'application/json': { schema: JsonSchema } } };
-  responses: Record<string, { description: string }>;
+  responses: Record<string, { description: string; 'x-common'?: boolean }>;
 }
 
 /** `GET /v1/agents/:agent_id?limit=`: the path as Express writes it, with the query's fields. */
@@ -50,6 +50,7 @@ function details(op: OperationDoc): string {
 
 function answers(op: OperationDoc): string {
   return Object.entries(op.responses)
+    .filter(([, response]) => !response['x-common'])
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([status, response]) => `${status} ${response.description}`)
     .join('; ');

@@ -1,6 +1,7 @@
-/** API keys: format, scopes, bootstrap keys from API_KEYS. */
+/** API keys: format, scopes, bootstrap keys from API_KEYS, the bounded lookup cache. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ApiKeyStore } from '../../store/api-keys';
 import { loadConfig } from '../../platform/config';
 import { hashSecret } from '../../rules/ids';
 import { apiKeySecretMatches, hasScope, looksLikeApiKey, newApiKey, parseApiKey } from '../../rules/api-key';
@@ -42,5 +43,19 @@ describe('api keys', () => {
       assert.ok(!result.problem.includes(one.key.slice(20)), 'the key itself is not repeated');
     }
     assert.throws(() => loadConfig({ API_KEYS: 'acme:admin:nope' }), /API_KEYS/);
+  });
+
+  it('api keys - the lookup cache is bounded: made-up key ids, each looked up once, do not grow it past its size', async () => {
+    let lookups = 0;
+    const model = { findById: () => ({ lean: async () => ((lookups += 1), null) }) };
+    const store = new ApiKeyStore(model as never, { configKeys: [], cacheMs: 60_000, cacheEntries: 100 });
+    for (let i = 0; i < 1_000; i++) {
+      assert.equal(await store.authenticate(`rk_${i.toString(16).padStart(12, '0')}_${'A'.repeat(43)}`), undefined);
+    }
+    assert.equal(lookups, 1_000);
+    assert.equal(store.cachedKeys, 100);
+    // A recent one is still answered from the cache.
+    await store.authenticate(`rk_${(999).toString(16).padStart(12, '0')}_${'A'.repeat(43)}`);
+    assert.equal(lookups, 1_000);
   });
 });

@@ -33,4 +33,17 @@ describe('guarded fetch', () => {
     assert.equal(response.status, 200);
     assert.equal(await response.text(), 'ok');
   });
+
+  it('guarded fetch - an IP literal the policy refuses is not connected to (there is no lookup to hook)', async () => {
+    const strict = guardedFetch(endpointPolicy(loadConfig({})));
+    for (const url of [`http://127.0.0.1:${port}/`, `http://[::1]:${port}/`, `http://2130706433:${port}/`, 'http://169.254.169.254/latest/meta-data']) {
+      const error = await strict(url).then(
+        () => assert.fail(`connected to ${url}`),
+        (e: unknown) => e as { cause?: { code?: string; message?: string } },
+      );
+      assert.equal(error.cause?.code, 'ENDPOINT_NOT_ALLOWED', url);
+    }
+    const dev = guardedFetch(endpointPolicy(loadConfig({ ENDPOINT_ALLOW_LOOPBACK: 'true' })));
+    assert.equal((await dev(`http://127.0.0.1:${port}/`)).status, 200);
+  });
 });

@@ -71,4 +71,39 @@ describe('openapi', () => {
     const route = document.paths['/v1/route']!.post as typeof send;
     assert.ok('intent' in route.requestBody.content['application/json'].schema.properties);
   });
+
+  it('openapi - every operation states its error answers with the error schema, and every JSON success body a schema', () => {
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(operations as Record<string, { security?: unknown[]; responses: Record<string, { content?: Record<string, { schema: object }> }> }>)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        for (const [status, answer] of Object.entries(op.responses)) {
+          if (status === '204') continue;
+          assert.ok(answer.content, `${name} ${status} has a body schema`);
+          if (Number(status) >= 400 && !(path === '/readyz' && status === '503')) {
+            assert.deepEqual(answer.content['application/json']?.schema, { $ref: '#/components/schemas/Error' }, `${name} ${status}`);
+          }
+        }
+        if (op.security) for (const status of ['400', '401', '413', '429', '503']) assert.ok(status in op.responses, `${name} documents ${status}`);
+      }
+    }
+    const send = (document.paths['/v1/messages'] as Record<string, { responses: Record<string, { content: Record<string, { schema: { required?: string[] } }> }> }>).post!;
+    assert.ok(send.responses['202']!.content['application/json']!.schema.required?.includes('message_id'));
+  });
+
+  it('openapi - either-or bodies are oneOf/anyOf, and links name existing operations', () => {
+    const body = (path: string, method: string) =>
+      ((document.paths[path] as Record<string, { requestBody: { content: { 'application/json': { schema: Record<string, unknown> } } } }>)[method]!).requestBody.content['application/json'].schema;
+    assert.deepEqual(body('/v1/agents', 'post').oneOf, [{ required: ['endpoint'] }, { required: ['instances'] }]);
+    assert.deepEqual(body('/v1/agents/import', 'post').oneOf, [{ required: ['card'] }, { required: ['url'] }]);
+    assert.equal((body('/v1/messages', 'post').anyOf as unknown[]).length, 2);
+    assert.equal((body('/v1/route', 'post').anyOf as unknown[]).length, 2);
+    const ids = new Set(Object.values(document.paths).flatMap((ops) => Object.values(ops as Record<string, { operationId: string }>).map((op) => op.operationId)));
+    const links = Object.values(document.paths).flatMap((ops) =>
+      Object.values(ops as Record<string, { responses: Record<string, { links?: Record<string, { operationId: string }> }> }>).flatMap((op) =>
+        Object.values(op.responses).flatMap((answer) => Object.values(answer.links ?? {})),
+      ),
+    );
+    assert.ok(links.length >= 5);
+    for (const link of links) assert.ok(ids.has(link.operationId), link.operationId);
+  });
 });

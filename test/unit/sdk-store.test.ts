@@ -61,4 +61,26 @@ describe('sdk store', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('sdk store - under a long random mix of repeats, new ids and expiry it keeps exactly the window a list model keeps', () => {
+    let seed = 11;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    let now = 0;
+    const store = new MemoryStore({ maxEntries: 40, maxAgeMs: 500, now: () => now });
+    let model: { id: string; at: number }[] = []; // oldest first
+    for (let step = 0; step < 20_000; step++) {
+      now += random(3);
+      const id = `m${random(120)}`;
+      if (random(4) === 0) {
+        const kept = model.find((e) => e.id === id && now - e.at < 500);
+        assert.equal(store.get(id) !== undefined, Boolean(kept), `step ${step}: get ${id}`);
+        model = model.filter((e) => e.id !== id || now - e.at < 500);
+      } else {
+        store.set(id, { status: 'processed' });
+        model = [...model.filter((e) => e.id !== id), { id, at: now }];
+        while (model.length > 40 || (model[0] && now - model[0].at >= 500)) model.shift();
+        assert.equal(store.size, model.length, `step ${step}`);
+      }
+    }
+  });
 });

@@ -1,0 +1,106 @@
+/**
+ * The shapes of the api's success bodies, for the OpenAPI document (and Schemathesis's response checks). They name
+ * the fields a client can rely on; objects stay open (`looseObject`), so an added field is not a breaking change.
+ * Error bodies have one shape, `ERROR_BODY` in openapi.ts.
+ */
+import { z } from 'zod';
+import { MESSAGE_STATES } from '../messages/message';
+
+const timestamp = z.string().describe('ISO 8601 date-time');
+const state = z.enum(MESSAGE_STATES);
+
+export const healthResponse = z.looseObject({ status: z.literal('ok') });
+export const readinessResponse = z.looseObject({ status: z.enum(['ready', 'not_ready']), database: z.boolean(), temporal: z.boolean() });
+export const anyObject = z.looseObject({});
+
+const instance = z.looseObject({
+  instance_id: z.string(),
+  transport: z.enum(['http', 'websocket']),
+  endpoint: z.string().optional(),
+  state: z.enum(['healthy', 'busy', 'draining']),
+  load: z.looseObject({ in_flight: z.number(), qps: z.number() }),
+  online: z.boolean(),
+});
+
+export const agentResponse = z.looseObject({
+  agent_id: z.string(),
+  tenant: z.string(),
+  name: z.string(),
+  revision: z.number().int(),
+  capabilities: z.array(z.looseObject({ name: z.string() })),
+  instances: z.array(instance),
+  online: z.boolean(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+const heartbeatAdvice = z.looseObject({ interval_ms: z.number().int(), offline_after_ms: z.number().int() });
+
+export const registeredResponse = z.looseObject({
+  agent_id: z.string(),
+  secret: z.string(),
+  signing_secret: z.string(),
+  agent: agentResponse,
+  heartbeat: heartbeatAdvice,
+});
+export const reregisteredResponse = z.looseObject({ agent_id: z.string(), reregistered: z.literal(true), agent: agentResponse, heartbeat: heartbeatAdvice });
+export const updatedAgentResponse = z.looseObject({ agent: agentResponse, heartbeat: heartbeatAdvice });
+export const importedResponse = z.looseObject({
+  agent_id: z.string(),
+  secret: z.string().optional(),
+  signing_secret: z.string().optional(),
+  reregistered: z.literal(true).optional(),
+  a2a_version: z.string(),
+  agent: agentResponse,
+});
+export const agentPageResponse = z.looseObject({ items: z.array(agentResponse), next_cursor: z.string().optional() });
+export const rotatedSecretResponse = z.looseObject({
+  agent_id: z.string(),
+  secret: z.string(),
+  signing_secret: z.string(),
+  previous_secret_valid_until: timestamp,
+});
+export const heartbeatResponse = z.looseObject({
+  status: z.literal('ok'),
+  instance,
+  transitions: z.array(z.unknown()),
+  next_heartbeat_in_ms: z.number().int(),
+  offline_after_ms: z.number().int(),
+});
+export const eventsResponse = z.looseObject({ items: z.array(z.looseObject({ type: z.string(), at: timestamp })) });
+
+const links = z.looseObject({ self: z.string() });
+export const messageStatusResponse = z.looseObject({
+  message_id: z.string(),
+  trace_id: z.string(),
+  tenant: z.string(),
+  state,
+  target: z.looseObject({ agent_id: z.string() }),
+  attempts: z.array(z.unknown()),
+  accepted_at: timestamp,
+  updated_at: timestamp,
+  links,
+});
+export const messageListResponse = z.looseObject({
+  items: z.array(z.looseObject({ message_id: z.string(), state: z.string(), started_at: timestamp })),
+});
+export const cancelledResponse = z.looseObject({ message_id: z.string(), cancelled: z.literal(true), state: z.literal('cancelled') });
+export const routeDecisionResponse = z.looseObject({
+  kind: z.enum(['routed', 'input_required', 'refused']),
+  explanation: z.looseObject({}),
+});
+export const traceResponse = z.looseObject({
+  trace_id: z.string(),
+  messages: z.array(z.looseObject({ message_id: z.string(), state, agent_id: z.string(), capability: z.string(), attempts: z.number().int(), accepted_at: timestamp, links })),
+});
+
+const keyView = z.looseObject({
+  key_id: z.string(),
+  tenant: z.string(),
+  name: z.string(),
+  scopes: z.array(z.string()),
+  source: z.enum(['api', 'config']),
+});
+export const createdKeyResponse = keyView.extend({ key: z.string() });
+export const keyListResponse = z.looseObject({ items: z.array(keyView) });
+export const receiptResponse = z.looseObject({ message_id: z.string(), applied: z.boolean(), duplicate: z.boolean(), state });

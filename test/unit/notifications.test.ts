@@ -1,0 +1,97 @@
+/**
+ * The cancel notice and the reply_to notice: each has its own `webhook-id` (not the delivery's), the same on every
+ * retry, and neither is sent where the endpoint policy refuses, IP literals included.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApplicationFailure } from '@temporalio/common';
+import { Webhook } from 'standardwebhooks';
+import { createNotifyCaller } from '../../activities/notify-caller';
+import { createNotifyCancel } from '../../activities/notify-cancel';
+import type { MessageInput, MessageStatus } from '../../messages/message';
+import { loadConfig } from '../../platform/config';
+import { endpointPolicy } from '../../rules/endpoint-policy';
+import { newSigningSecret } from '../../rules/signing';
+
+const message: MessageInput = {
+  tenant: 'default',
+  message_id: 'm-1',
+  trace_id: 'a'.repeat(32),
+  target: { agent_id: 'agt_1', capability: 'refund' },
+  callback_url: 'http://gw/v1/callback',
+  accepted_at: '2026-11-30T10:00:00.000Z',
+  policy: { maxAttempts: 5, initialBackoffMs: 10, maxBackoffMs: 20, attemptTimeoutMs: 1000, defaultAckTimeoutMs: 1000 },
+};
+const status = {
+  message_id: 'm-1',
+  trace_id: 'a'.repeat(32),
+  tenant: 'default',
+  state: 'processed',
+  target: { agent_id: 'agt_1', capability: 'refund' },
+  attempts: [],
+  accepted_at: '2026-11-30T10:00:00.000Z',
+  updated_at: '2026-11-30T10:00:02.000Z',
+  completed_at: '2026-11-30T10:00:02.000Z',
+} as MessageStatus;
+
+const strict = endpointPolicy(loadConfig({}));
+
+function recordingFetch() {
+  const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
+  const fetch = (async (url: string, init: RequestInit) => {
+    sent.push({ url, headers: init.headers as Record<string, string>, body: String(init.body) });
+    return new Response(null, { status: 204 });
+  }) as typeof globalThis.fetch;
+  return { sent, fetch };
+}
+
+describe('notifications', () => {
+  it('notifications - the cancel notice has its own webhook-id, the same on a retry, and is signed with it', async () => {
+    const secret = newSigningSecret();
+    const { sent, fetch } = recordingFetch();
+    const notifyCancel = createNotifyCancel({ fetch, now: Date.now, queries: { signingSecrets: async () => [secret] } });
+    const request = { message, agent_id: 'agt_1', endpoint: 'http://agent.example/deliveries' };
+    assert.deepEqual(await notifyCancel(request), { http_status: 204 });
+    await notifyCancel(request);
+    assert.equal(sent.length, 2);
+    assert.equal(sent[0]!.headers['webhook-id'], 'm-1/cancelled');
+    assert.notEqual(sent[0]!.headers['webhook-id'], message.message_id, 'not the delivery id');
+    assert.equal(sent[1]!.headers['webhook-id'], sent[0]!.headers['webhook-id']);
+    assert.ok(new Webhook(secret).verify(sent[0]!.body, sent[0]!.headers));
+  });
+
+  it('notifications - the cancel notice is not sent where the endpoint policy refuses (an IP literal included)', async () => {
+    const { sent, fetch } = recordingFetch();
+    const notifyCancel = createNotifyCancel({ fetch, now: Date.now, queries: { signingSecrets: async () => [newSigningSecret()] }, endpointPolicy: strict });
+    for (const endpoint of ['http://169.254.169.254/latest/meta-data', 'http://127.0.0.1:9/x', 'http://[::1]:9/x', 'http://10.0.0.7/x']) {
+      const result = await notifyCancel({ message, agent_id: 'agt_1', endpoint });
+      assert.match(result.error ?? '', /^endpoint not allowed: /, endpoint);
+    }
+    assert.equal(sent.length, 0);
+  });
+
+  it('notifications - the reply_to notice has its own webhook-id, the same on every retry, new when the message ends again', async () => {
+    const secret = `whsec_${Buffer.from('caller-secret-for-tests-0123456789').toString('base64')}`;
+    const { sent, fetch } = recordingFetch();
+    const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: secret });
+    await notifyCaller({ url: 'http://caller.example/hook', status });
+    await notifyCaller({ url: 'http://caller.example/hook', status });
+    await notifyCaller({ url: 'http://caller.example/hook', status: { ...status, completed_at: '2026-11-30T11:00:00.000Z' } });
+    assert.equal(sent[0]!.headers['webhook-id'], 'm-1/ended/2026-11-30T10:00:02.000Z');
+    assert.equal(sent[1]!.headers['webhook-id'], sent[0]!.headers['webhook-id']);
+    assert.equal(sent[2]!.headers['webhook-id'], 'm-1/ended/2026-11-30T11:00:00.000Z');
+    assert.ok(new Webhook(secret).verify(sent[0]!.body, sent[0]!.headers));
+  });
+
+  it('notifications - the reply_to notice is refused, not retried, where the endpoint policy refuses', async () => {
+    const { sent, fetch } = recordingFetch();
+    const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: newSigningSecret(), endpointPolicy: strict });
+    await assert.rejects(notifyCaller({ url: 'http://[fd00:ec2::254]/hook', status }), (error: unknown) => {
+      assert.ok(error instanceof ApplicationFailure);
+      assert.equal(error.type, 'ReplyToNotAllowed');
+      assert.equal(error.nonRetryable, true);
+      return true;
+    });
+    assert.equal(sent.length, 0);
+  });
+});
