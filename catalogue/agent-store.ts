@@ -24,6 +24,8 @@ export interface AgentStoreOptions {
   secretOverlapMs: number;
   /** How long `authenticate(…, { cached: true })` may reuse an agent record read earlier, in ms. */
   authCacheMs?: number;
+  /** Told of every agent this store is about to change (the process's catalogue copy reads it afresh). */
+  onChange?: (agentId: string) => void;
   now?: () => Date;
 }
 
@@ -226,6 +228,7 @@ export class AgentStore {
   }
 
   private forget(agentId: string): void {
+    this.options.onChange?.(agentId);
     this.authCache.delete(agentId);
     for (const [hash, entry] of [...this.bySecretCache.items()]) if (entry.agent._id === agentId) this.bySecretCache.delete(hash);
   }

@@ -29,6 +29,12 @@ export class CatalogueIndex {
   private snapshot: Snapshot = { version: -1, loadedAt: 0, byTenant: new Map(), byId: new Map() };
   private readonly now: () => number;
   private inflight: Promise<boolean> | undefined;
+  /**
+   * Agents this process changed since the copy was loaded, with the change's sequence number: `agent()` does not
+   * answer for them (their readers go to the database) until a reload that began after the change.
+   */
+  private readonly changed = new Map<string, number>();
+  private changes = 0;
 
   constructor(
     private readonly models: CatalogueModels,
@@ -51,8 +57,14 @@ export class CatalogueIndex {
    * tenant), and before the first load. `tenant` undefined: any tenant (delivery signing knows only the agent id).
    */
   agent(agentId: string, tenant?: string): AgentWithInstances | undefined {
+    if (this.changed.has(agentId)) return undefined;
     const entry = this.snapshot.byId.get(agentId);
     return entry && (tenant === undefined || entry.agent.tenant === tenant) ? entry : undefined;
+  }
+
+  /** This process changed the agent: read it from the database until the copy has the change (read your writes). */
+  changedHere(agentId: string): void {
+    this.changed.set(agentId, ++this.changes);
   }
 
   /** Every tenant's agents (metrics). */
@@ -80,6 +92,7 @@ export class CatalogueIndex {
   }
 
   private async reloadIfNeeded(knownVersion?: number): Promise<boolean> {
+    const changesBefore = this.changes;
     const version = knownVersion ?? (await catalogueVersion(this.models.meta));
     const stale = this.now() - this.snapshot.loadedAt > this.options.maxStalenessMs;
     if (version === this.snapshot.version && !stale) return false;
@@ -93,6 +106,7 @@ export class CatalogueIndex {
     const byTenant = groupBy(entries, (e) => e.agent.tenant);
     const byId = new Map(entries.map((e) => [e.agent._id, e]));
     this.snapshot = { version, loadedAt: this.now(), byTenant, byId };
+    for (const [agentId, change] of this.changed) if (change <= changesBefore) this.changed.delete(agentId);
     return true;
   }
 

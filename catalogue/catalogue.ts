@@ -27,9 +27,9 @@ export function createCatalogue(models: CatalogueModels, config: Config, now: ()
   return {
     models,
     circuits,
-    store: new AgentStore(models, { secretOverlapMs: config.SECRET_ROTATION_OVERLAP_MS, authCacheMs: config.AGENT_AUTH_CACHE_MS, now }),
+    store: new AgentStore(models, { secretOverlapMs: config.SECRET_ROTATION_OVERLAP_MS, authCacheMs: config.AGENT_AUTH_CACHE_MS, now, onChange: (id) => index.changedHere(id) }),
     queries: new AgentQueries(models, policy, now, circuits, index),
-    heartbeats: new Heartbeats(models, policy, { writeEveryMs: config.HEARTBEAT_WRITE_EVERY_MS, now }),
+    heartbeats: new Heartbeats(models, policy, { writeEveryMs: config.HEARTBEAT_WRITE_EVERY_MS, now, onChange: (id) => index.changedHere(id) }),
     index,
     policy,
     now,

@@ -34,6 +34,8 @@ export interface HeartbeatsOptions {
   /** Longest time a replica goes without writing an instance's heartbeat, in ms. */
   writeEveryMs: number;
   now?: () => Date;
+  /** Told of every agent whose instance changed here (came online, changed state, moved, joined). */
+  onChange?: (agentId: string) => void;
 }
 
 export class Heartbeats {
@@ -103,6 +105,7 @@ export class Heartbeats {
     const transitions: string[] = [];
     const change = async (type: 'online' | 'state_changed' | 'instance_moved', details?: Record<string, unknown>, transitionId?: string) => {
       const event = { tenant: agent.tenant, agent_id: agent._id, instance_id: input.instance_id, type, at: now, ...(details ? { details } : {}) };
+      this.options.onChange?.(agent._id);
       if (await recordChange(this.models, event, transitionId)) transitions.push(type);
     };
     if (previous.liveness === 'offline') {
@@ -146,6 +149,7 @@ export class Heartbeats {
       if ((error as { code?: number }).code === 11000) return this.write(agent, instanceKey(agent._id, input.instance_id), input, now);
       throw error;
     }
+    this.options.onChange?.(agent._id);
     await recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, instance_id: input.instance_id, type: 'instance_added', at: now, details: { endpoint: input.endpoint } });
     return { kind: 'ok', instance, transitions: ['instance_added'], written: true };
   }

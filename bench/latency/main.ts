@@ -14,6 +14,7 @@
  *
  *   --count 30 (messages per round and gateway)  --rounds 3  --warmup 5  --baseline-root DIR  --name latency
  *   --env KEY=VALUE (added to the api's and the worker's environment of both gateways)  --baseline-env KEY=VALUE
+ *   --baseline-partitions N (the baseline's Temporal task-queue partitions; the server's own default is 4)
  */
 import { createServer, type Server } from 'node:http';
 import { execFileSync } from 'node:child_process';
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
       warmup: { type: 'string', default: '5' },
       'baseline-root': { type: 'string' },
       'baseline-env': { type: 'string', multiple: true, default: [] as string[] },
+      'baseline-partitions': { type: 'string' },
       name: { type: 'string', default: 'latency' },
       env: { type: 'string', multiple: true, default: [] as string[] },
     },
@@ -135,13 +137,15 @@ async function main(): Promise<void> {
   const baselineEnv = pairs(values['baseline-env']);
   const agent = await startAgent();
   const roots: [string, string | undefined, Record<string, string>][] = [['current', undefined, env]];
-  if (values['baseline-root'] || values['baseline-env'].length > 0) {
+  const baselinePartitions = values['baseline-partitions'] ? Number(values['baseline-partitions']) : undefined;
+  if (values['baseline-root'] || values['baseline-env'].length > 0 || baselinePartitions) {
     roots.push(['baseline', values['baseline-root'] ? resolve(values['baseline-root']) : undefined, { ...env, ...baselineEnv }]);
   }
   const gateways: Gateway[] = [];
   try {
     for (const [name, root, gatewayEnv] of roots) {
-      const system = await startBenchSystem({ env: gatewayEnv, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), ...(root ? { root } : {}), log: (line) => console.log(`[${name}] ${line}`) });
+      const partitions = name === 'baseline' ? baselinePartitions : undefined;
+      const system = await startBenchSystem({ env: gatewayEnv, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), ...(root ? { root } : {}), ...(partitions ? { temporalPartitions: partitions } : {}), log: (line) => console.log(`[${name}] ${line}`) });
       const gateway: Gateway = { name, system, agentId: await register(system, agent), samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
       gateways.push(gateway);
       for (let i = 0; i < warmup; i++) await oneHop(gateway, agent, -i - 1);

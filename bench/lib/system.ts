@@ -58,6 +58,8 @@ export interface SystemOptions {
   temporalPragmas?: string[];
   /** Write V8 CPU profiles of the api and the worker into this folder when they exit (node --cpu-prof). */
   cpuProfileDir?: string;
+  /** Partitions of each Temporal task queue (see startTemporalDevServer; its default is 1). */
+  temporalPartitions?: number;
   /** Run the api and the worker from another checkout (e.g. the previous commit, to compare shapes in one run). */
   root?: string;
 }
@@ -99,6 +101,7 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
         logFile: join(logs, 'temporal.log'),
         searchAttributes: devServerSearchAttributes(),
         sqlitePragmas: options.temporalPragmas ?? [],
+        ...(options.temporalPartitions ? { taskQueuePartitions: options.temporalPartitions } : {}),
       }),
     ferretdb: () => startFerretDb({ binary: ferretDb.path, port: ports.mongo, dataDir: join(dataDir, 'ferretdb'), logFile: join(logs, 'ferretdb.log') }),
     api: async () => {

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AgentQueries, type AgentWithInstances, type CatalogueCopy } from '../../catalogue/agent-queries';
+import { CatalogueIndex } from '../../catalogue/catalogue-index';
 import type { Caller } from '../../rules/api-key';
 import type { AgentDoc } from '../../store/agents';
 import type { InstanceDoc } from '../../store/agent-instances';
@@ -103,5 +104,28 @@ describe('catalogue copy', () => {
     assert.equal((await queries.checkReach('acme', 'agt_billing', 'refund', caller)).kind, 'forbidden');
     assert.equal((await queries.findTarget('acme', 'agt_billing', 'refund', [], caller)).kind, 'forbidden');
     assert.equal((await queries.findTarget('other', 'agt_billing', 'refund')).kind, 'unknown_agent');
+  });
+});
+
+describe('catalogue copy - read your writes', () => {
+  it('catalogue copy - an agent this process changed is read from the database until a reload that began after the change', async () => {
+    const stored = { agent: agent(), instances: [instance('i1', 0)] };
+    let version = 1;
+    let loads = 0;
+    const lean = <T>(value: T) => ({ lean: async () => value });
+    const models = {
+      meta: { findById: () => lean({ _id: 'catalogue', version }) },
+      agents: { find: () => (loads++, lean([stored.agent])) },
+      instances: { find: () => lean(stored.instances) },
+    } as unknown as CatalogueModels;
+    const index = new CatalogueIndex(models, { refreshMs: 1_000, maxStalenessMs: 10_000 });
+    await index.refresh();
+    assert.ok(index.agent('agt_billing'), 'in the copy after the first load');
+    index.changedHere('agt_billing');
+    assert.equal(index.agent('agt_billing'), undefined, 'changed here: the copy does not answer for it');
+    version = 2;
+    await index.refresh();
+    assert.ok(index.agent('agt_billing'), 'a reload that began after the change answers again');
+    assert.equal(loads, 2);
   });
 });
