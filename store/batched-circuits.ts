@@ -83,15 +83,18 @@ export class BatchedCircuits {
     const batch = this.pending;
     this.pending = new Map();
     this.pendingCount = 0;
-    for (const [key, entry] of batch) {
-      try {
-        const merged = await this.shared.apply(entry.agent_id, entry.instance_id, entry.outcomes);
-        this.local.set(key, merged);
-      } catch (error) {
-        // Not written: kept for the next flush (and bounded there).
-        for (const outcome of entry.outcomes) this.keep(key, entry.agent_id, entry.instance_id, outcome);
-        throw error;
+    const written = new Set<string>();
+    try {
+      for (const [key, entry] of batch) {
+        this.local.set(key, await this.shared.apply(entry.agent_id, entry.instance_id, entry.outcomes));
+        written.add(key);
       }
+    } catch (error) {
+      // What was not written is kept for the next flush (and bounded there).
+      for (const [key, entry] of batch) {
+        if (!written.has(key)) for (const outcome of entry.outcomes) this.keep(key, entry.agent_id, entry.instance_id, outcome);
+      }
+      throw error;
     }
     const open = await this.shared.openCircuits();
     this.sharedOpen = open;

@@ -100,6 +100,24 @@ describe('batched circuits', () => {
     assert.equal(circuits.unflushed, 0);
   });
 
+  it('batched circuits - a flush that fails part-way keeps every instance it did not write', async () => {
+    const { shared, circuits } = batched();
+    await circuits.record('a', 'i1', false);
+    await circuits.record('a', 'i2', false);
+    await circuits.record('a', 'i3', false);
+    const apply = shared.apply.bind(shared);
+    let calls = 0;
+    shared.apply = async (...args) => {
+      if (++calls === 2) throw new Error('database down');
+      return apply(...args);
+    };
+    await assert.rejects(circuits.flush(), /database down/);
+    assert.equal(circuits.unflushed, 2, 'i2 and i3 wait for the next flush');
+    shared.apply = apply;
+    await circuits.flush();
+    assert.deepEqual([...shared.records.keys()].sort(), ['a/i1', 'a/i2', 'a/i3']);
+  });
+
   it('batched circuits - the local copy keeps at most `capacity` instances', async () => {
     const { circuits } = batched(sharedStore(), { now: 1_000 }, { capacity: 2, maxPending: 1_000 });
     for (const id of ['i1', 'i2', 'i3']) for (let i = 0; i < 3; i++) await circuits.record('a', id, false);
