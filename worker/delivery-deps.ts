@@ -52,8 +52,10 @@ export async function startDeliveryDeps(options: DeliveryDepsOptions): Promise<D
   const stats = new RoutingStats(routingStatsModel(mongo));
   const stopStats = stats.start(options.statsFlushMs ?? STATS_FLUSH_MS, warn('routing stats flush'));
   const policy = endpointPolicy(config);
+  const queries = new AgentQueries(catalogue.models, catalogue.policy, catalogue.now, circuits, catalogue.index);
   const activityDeps: ActivityDeps = {
-    queries: new AgentQueries(catalogue.models, catalogue.policy, catalogue.now, circuits, catalogue.index),
+    queries,
+    intake: { queries, config },
     circuits,
     stats,
     ...(options.metrics ? { metrics: options.metrics } : {}),

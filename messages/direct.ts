@@ -1,0 +1,39 @@
+/**
+ * Temporal-native callers: the public `sendMessage` workflow, started from any Temporal client or as a child of a
+ * caller's own workflow. Names and types only (safe to import from workflows and from callers' workflow bundles).
+ */
+import type { MessageStatus } from './message';
+import type { SendRequest } from './message-input';
+
+/** The public entry workflow's type, on the gateway's task queue (`TEMPORAL_TASK_QUEUE`). */
+export const SEND_MESSAGE_WORKFLOW = 'sendMessage';
+
+/** `TEMPORAL_TASK_QUEUE`'s default. */
+export const DEFAULT_TASK_QUEUE = 'agent-reach';
+
+/**
+ * The input of `sendMessage`: the body of `POST /v1/messages` plus the tenant. The workflow id must be
+ * `msg:<tenant>:<message_id>` (see messageWorkflowId); `message_id` may be left out, then it is read from the id.
+ */
+export interface SendMessageInput extends SendRequest {
+  tenant: string;
+}
+
+/** The signature of `sendMessage`, for typed starts and children by name. */
+export type SendMessageWorkflow = (input: SendMessageInput) => Promise<MessageStatus>;
+
+/** Types of the non-retryable failures `sendMessage` ends with when it delivers nothing. */
+export const SEND_FAILURES = {
+  /** The input does not pass the api's schema (the message names the fields). */
+  invalidInput: 'invalid_input',
+  /** The workflow id is not `msg:<tenant>:<message_id>`. */
+  workflowIdMismatch: 'workflow_id_mismatch',
+  /** Only an explicit `target` with a `capability` is supported when started directly: the router lives in the api. */
+  routingUnavailable: 'routing_unavailable',
+} as const;
+
+/** The message id a workflow id names for a tenant, or undefined when it is not `msg:<tenant>:<…>`. */
+export function messageIdOf(workflowId: string, tenant: string): string | undefined {
+  const prefix = `msg:${tenant}:`;
+  return workflowId.startsWith(prefix) && workflowId.length > prefix.length ? workflowId.slice(prefix.length) : undefined;
+}
