@@ -30,7 +30,7 @@ export interface ActivityDeps {
   /** Checked again before every HTTP delivery and reply_to post (an address may have changed since it was accepted). */
   endpointPolicy?: EndpointPolicy;
   /** What `prepareMessage` (direct `sendMessage` starts) reads; absent → such starts fail, non-retryable. */
-  intake?: Pick<PrepareMessageDeps, 'queries' | 'config'>;
+  intake?: Pick<PrepareMessageDeps, 'queries' | 'config' | 'keys'>;
 }
 
 export function createActivities(deps: ActivityDeps) {

@@ -12,13 +12,17 @@ import { SEND_FAILURES } from '../messages/direct';
 import type { MessageInput } from '../messages/message';
 import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, refusalBeforeRouting, type IntakeConfig } from '../messages/message-input';
 import type { MessageMemo } from '../messages/runs';
-import { TENANT_PATTERN, type Caller } from '../rules/api-key';
+import type { Config } from '../platform/config';
+import { hasScope, KEY_ID_PATTERN, TENANT_PATTERN, type Caller } from '../rules/api-key';
+import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
 import { sendMessageBody } from '../rules/message-schema';
 
 export interface PrepareMessageDeps {
   queries: Pick<AgentQueries, 'checkReach'>;
-  config: IntakeConfig;
+  config: IntakeConfig & Pick<Config, 'TEMPORAL_CALLERS_REQUIRE_KEY'>;
+  /** Finds the caller of a `key_id`; absent → inputs with a `key_id` are refused. */
+  keys?: Pick<ApiKeyStore, 'callerById'>;
   now: () => number;
 }
 
@@ -42,11 +46,23 @@ const refusal = (type: string, message: string, details?: unknown) =>
   ApplicationFailure.create({ type, message, nonRetryable: true, ...(details === undefined ? {} : { details: [details] }) });
 
 export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
+  /** The namespace caller, or the key's caller: of this tenant, not revoked, with the `send` scope. */
+  const callerOf = async (tenant: string, keyId: string | undefined): Promise<Caller> => {
+    if (!keyId) {
+      if (deps.config?.TEMPORAL_CALLERS_REQUIRE_KEY) throw refusal('key_required', 'this deployment requires a key_id (an API key id with the send scope) on direct starts');
+      return namespaceCaller(tenant);
+    }
+    const caller = await deps.keys?.callerById(keyId);
+    if (!caller || caller.tenant !== tenant) throw refusal('unknown_key', `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
+    if (!hasScope(caller, 'send')) throw refusal('forbidden', `key ${keyId} lacks the send scope`);
+    return caller;
+  };
   return async function prepareMessage(request: unknown): Promise<PreparedMessage> {
     if (!deps.queries || !deps.config || !deps.now) throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
     if (typeof request !== 'object' || request === null || Array.isArray(request)) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: an object is required');
-    const { tenant, ...rest } = request as Record<string, unknown>;
+    const { tenant, key_id: keyId, ...rest } = request as Record<string, unknown>;
     const issues: { path: string; message: string }[] = [];
+    if (keyId !== undefined && (typeof keyId !== 'string' || !KEY_ID_PATTERN.test(keyId))) issues.push({ path: 'key_id', message: 'a key id is 12 hex digits' });
     if (typeof tenant !== 'string' || !TENANT_PATTERN.test(tenant)) issues.push({ path: 'tenant', message: 'a tenant is 1–63 of a–z 0–9 _ - starting with a letter or digit' });
     const parsed = sendMessageBody.safeParse(rest);
     if (!parsed.success) for (const issue of parsed.error.issues) issues.push({ path: issue.path.join('.') || '(input)', message: issue.message });
@@ -65,12 +81,14 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     const now = new Date(deps.now());
     const early = refusalBeforeRouting(body, deps.config, now);
     if (early) throw refusal(early.kind, early.kind === 'reply_to_unavailable' ? 'reply_to needs CALLER_WEBHOOK_SECRET, which this deployment has not set' : `deadline: ${early.kind.replaceAll('_', ' ')}`);
-    const caller = namespaceCaller(tenantName);
+    const caller = await callerOf(tenantName, keyId as string | undefined);
     const target = { agent_id: body.target.agent_id, capability: body.target.capability };
     const check = await deps.queries.checkReach(tenantName, target.agent_id, target.capability, caller);
     if (check.kind === 'unknown_agent') throw refusal('unknown_agent', `no agent ${target.agent_id} in tenant ${tenantName}`);
     if (check.kind === 'unknown_capability') throw refusal('unknown_capability', `agent ${target.agent_id} has no capability ${target.capability}`);
-    if (check.kind === 'forbidden') throw refusal('forbidden', `the ACL of ${target.capability} does not admit callers without an API key (direct starts hold only the send scope)`);
+    if (check.kind === 'forbidden') {
+      throw refusal('forbidden', keyId ? `the ACL of ${target.capability} does not admit key ${keyId}` : `the ACL of ${target.capability} does not admit callers without a key_id (they hold only the send scope)`);
+    }
     const input = buildMessageInput({
       tenant: tenantName,
       messageId: body.message_id,

@@ -17,6 +17,11 @@ export const DEFAULT_TASK_QUEUE = 'agent-reach';
  */
 export interface SendMessageInput extends SendRequest {
   tenant: string;
+  /**
+   * An API key id (12 hex digits, not the key's secret) of the tenant with the `send` scope: the message is sent
+   * as that key, its scopes and ACL grants enforced as on the api. Required when TEMPORAL_CALLERS_REQUIRE_KEY is set.
+   */
+  key_id?: string;
 }
 
 /** The signature of `sendMessage`, for typed starts and children by name. */

@@ -13,6 +13,7 @@ import { circuitPolicy, type Config } from '../platform/config';
 import type { WorkerMetrics } from '../platform/metrics';
 import { RoutingStats, routingStatsModel } from '../router/routing-stats';
 import { endpointPolicy } from '../rules/endpoint-policy';
+import { createApiKeyStore } from '../store/api-keys';
 import { BatchedCircuits } from '../store/batched-circuits';
 import { catalogueModels } from '../store/models';
 
@@ -55,7 +56,7 @@ export async function startDeliveryDeps(options: DeliveryDepsOptions): Promise<D
   const queries = new AgentQueries(catalogue.models, catalogue.policy, catalogue.now, circuits, catalogue.index);
   const activityDeps: ActivityDeps = {
     queries,
-    intake: { queries, config },
+    intake: { queries, config, keys: createApiKeyStore(mongo, config) },
     circuits,
     stats,
     ...(options.metrics ? { metrics: options.metrics } : {}),

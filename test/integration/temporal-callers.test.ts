@@ -128,6 +128,31 @@ describe('temporal callers - sendMessage started from a Temporal client', () => 
   });
 });
 
+describe('temporal callers - trust', () => {
+  it('temporal callers - a capability with an ACL refuses a start without a key_id, and takes one with a key it admits', async () => {
+    const restrictedAgent = await startFakeAgent((d) => ({ status: 202, receipt: { status: 'processed', result: { billed: d.body.payload } } }));
+    after(() => restrictedAgent.stop());
+    const restricted = await registerAgent(system.baseUrl, restrictedAgent.url, { capabilities: [{ name: 'echo', acl: { scopes: ['billing'] } }] });
+    restrictedAgent.secret = restricted.secret;
+    const target = { agent_id: restricted.agent_id, capability: 'echo' };
+    const billing = (await system.keys.create(TENANT, { scopes: ['send', 'billing'] }, 'test')).view.key_id;
+    const readOnly = (await system.keys.create(TENANT, { scopes: ['read', 'billing'] }, 'test')).view.key_id;
+
+    const anonymous = await failureOf(executeMessage(system.client, { tenant: TENANT, target, payload: 1 }, taskQueue()));
+    assert.equal(anonymous.type, 'forbidden');
+    const noSend = await failureOf(executeMessage(system.client, { tenant: TENANT, key_id: readOnly, target, payload: 1 }, taskQueue()));
+    assert.equal(noSend.type, 'forbidden');
+    const unknown = await failureOf(executeMessage(system.client, { tenant: TENANT, key_id: '0123456789ab', target, payload: 1 }, taskQueue()));
+    assert.equal(unknown.type, 'unknown_key');
+
+    const messageId = newId('keyed');
+    const status = await executeMessage(system.client, { tenant: TENANT, key_id: billing, message_id: messageId, target, payload: 7 }, taskQueue());
+    assert.equal(status.state, 'processed', JSON.stringify(status.reason));
+    assert.deepEqual(status.result, { billed: 7 });
+    assert.equal(restrictedAgent.deliveries.length, 1, 'only the keyed start was delivered');
+  });
+});
+
 describe('temporal callers - sendMessage as a child of a caller workflow', () => {
   it('temporal callers - a caller workflow on its own task queue gets the processed result', async () => {
     const callerQueue = `${system.config.TEMPORAL_TASK_QUEUE}-caller`;

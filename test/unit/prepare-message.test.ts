@@ -12,7 +12,14 @@ const config = loadConfig({ PUBLIC_URL: 'https://reach.example', CALLER_WEBHOOK_
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const AGENT = 'agt_0123456789abcdef01234567';
 
-function prepare(reach: ReachCheck = { kind: 'ok' }) {
+const KEYS: Record<string, Caller> = {
+  aaaaaaaaaaaa: { tenant: 'acme', key_id: 'aaaaaaaaaaaa', scopes: ['send', 'billing'] },
+  bbbbbbbbbbbb: { tenant: 'acme', key_id: 'bbbbbbbbbbbb', scopes: ['read'] },
+  cccccccccccc: { tenant: 'other', key_id: 'cccccccccccc', scopes: ['admin'] },
+};
+const keys = { callerById: async (keyId: string) => KEYS[keyId] };
+
+function prepare(reach: ReachCheck = { kind: 'ok' }, requireKey = false) {
   const checks: { tenant: string; agentId: string; capability: string; caller: Caller }[] = [];
   const queries = {
     async checkReach(tenant: string, agentId: string, capability: string, caller: Caller): Promise<ReachCheck> {
@@ -20,7 +27,7 @@ function prepare(reach: ReachCheck = { kind: 'ok' }) {
       return reach;
     },
   };
-  return { prepareMessage: createPrepareMessage({ queries, config, now: () => NOW }), checks };
+  return { prepareMessage: createPrepareMessage({ queries, config: { ...config, TEMPORAL_CALLERS_REQUIRE_KEY: requireKey }, keys, now: () => NOW }), checks };
 }
 
 async function refusal(run: Promise<unknown>): Promise<ApplicationFailure> {
@@ -79,5 +86,21 @@ describe('prepare message', () => {
   it('prepare message - a worker without intake dependencies refuses direct starts', async () => {
     const failure = await refusal(createPrepareMessage({})({ tenant: 'acme' }));
     assert.equal(failure.type, 'not_configured');
+  });
+
+  it('prepare message - a key_id sends as that key: its tenant, scopes and ACL grants; required when configured', async () => {
+    const target = { agent_id: AGENT, capability: 'echo' };
+    const { prepareMessage, checks } = prepare();
+    const prepared = await prepareMessage({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k-1', target });
+    assert.deepEqual(prepared.input.caller, KEYS.aaaaaaaaaaaa);
+    assert.deepEqual(checks[0]!.caller, KEYS.aaaaaaaaaaaa);
+    assert.equal(prepared.memo.body_hash, bodyHashOf({ message_id: 'k-1', target }), 'the key id is not part of the body');
+    assert.equal((await refusal(prepareMessage({ tenant: 'acme', key_id: 'bbbbbbbbbbbb', message_id: 'k', target }))).type, 'forbidden');
+    assert.equal((await refusal(prepareMessage({ tenant: 'acme', key_id: 'cccccccccccc', message_id: 'k', target }))).type, 'unknown_key');
+    assert.equal((await refusal(prepareMessage({ tenant: 'acme', key_id: 'dddddddddddd', message_id: 'k', target }))).type, 'unknown_key');
+    assert.match((await refusal(prepareMessage({ tenant: 'acme', key_id: 'rk_secret', message_id: 'k', target }))).message, /key_id/);
+    const required = prepare({ kind: 'ok' }, true).prepareMessage;
+    assert.equal((await refusal(required({ tenant: 'acme', message_id: 'k', target }))).type, 'key_required');
+    assert.equal((await required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k', target })).input.caller?.key_id, 'aaaaaaaaaaaa');
   });
 });
