@@ -49,12 +49,12 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
   /** The namespace caller, or the key's caller: of this tenant, not revoked, with the `send` scope. */
   const callerOf = async (tenant: string, keyId: string | undefined): Promise<Caller> => {
     if (!keyId) {
-      if (deps.config?.TEMPORAL_CALLERS_REQUIRE_KEY) throw refusal('key_required', 'this deployment requires a key_id (an API key id with the send scope) on direct starts');
+      if (deps.config?.TEMPORAL_CALLERS_REQUIRE_KEY) throw refusal(SEND_FAILURES.keyRequired, 'this deployment requires a key_id (an API key id with the send scope) on direct starts');
       return namespaceCaller(tenant);
     }
     const caller = await deps.keys?.callerById(keyId);
-    if (!caller || caller.tenant !== tenant) throw refusal('unknown_key', `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
-    if (!hasScope(caller, 'send')) throw refusal('forbidden', `key ${keyId} lacks the send scope`);
+    if (!caller || caller.tenant !== tenant) throw refusal(SEND_FAILURES.unknownKey, `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
+    if (!hasScope(caller, 'send')) throw refusal(SEND_FAILURES.forbidden, `key ${keyId} lacks the send scope`);
     return caller;
   };
   return async function prepareMessage(request: unknown): Promise<PreparedMessage> {
@@ -84,10 +84,10 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     const caller = await callerOf(tenantName, keyId as string | undefined);
     const target = { agent_id: body.target.agent_id, capability: body.target.capability };
     const check = await deps.queries.checkReach(tenantName, target.agent_id, target.capability, caller);
-    if (check.kind === 'unknown_agent') throw refusal('unknown_agent', `no agent ${target.agent_id} in tenant ${tenantName}`);
-    if (check.kind === 'unknown_capability') throw refusal('unknown_capability', `agent ${target.agent_id} has no capability ${target.capability}`);
+    if (check.kind === 'unknown_agent') throw refusal(SEND_FAILURES.unknownAgent, `no agent ${target.agent_id} in tenant ${tenantName}`);
+    if (check.kind === 'unknown_capability') throw refusal(SEND_FAILURES.unknownCapability, `agent ${target.agent_id} has no capability ${target.capability}`);
     if (check.kind === 'forbidden') {
-      throw refusal('forbidden', keyId ? `the ACL of ${target.capability} does not admit key ${keyId}` : `the ACL of ${target.capability} does not admit callers without a key_id (they hold only the send scope)`);
+      throw refusal(SEND_FAILURES.forbidden, keyId ? `the ACL of ${target.capability} does not admit key ${keyId}` : `the ACL of ${target.capability} does not admit callers without a key_id (they hold only the send scope)`);
     }
     const input = buildMessageInput({
       tenant: tenantName,

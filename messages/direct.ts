@@ -35,6 +35,17 @@ export const SEND_FAILURES = {
   workflowIdMismatch: 'workflow_id_mismatch',
   /** Only an explicit `target` with a `capability` is supported when started directly: the router lives in the api. */
   routingUnavailable: 'routing_unavailable',
+  /** As the api's 404s and 403: the agent or capability is not the tenant's, or its ACL does not admit the caller. */
+  unknownAgent: 'unknown_agent',
+  unknownCapability: 'unknown_capability',
+  forbidden: 'forbidden',
+  /** `key_id` is not an API key of the tenant (or was revoked); TEMPORAL_CALLERS_REQUIRE_KEY and none given. */
+  unknownKey: 'unknown_key',
+  keyRequired: 'key_required',
+  /** As the api's 422s: the deadline is past or too far, or `reply_to` without CALLER_WEBHOOK_SECRET. */
+  deadlinePassed: 'deadline_passed',
+  deadlineTooFar: 'deadline_too_far',
+  replyToUnavailable: 'reply_to_unavailable',
 } as const;
 
 /** The message id a workflow id names for a tenant, or undefined when it is not `msg:<tenant>:<…>`. */
