@@ -6,16 +6,17 @@
  * message runs the very code of `messageWorkflow` (status query, receipt and cancel updates, search attributes,
  * settlement, reply_to), and the result is its final status.
  */
-import { ActivityFailure, ApplicationFailure, proxyLocalActivities, setCurrentDetails, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyLocalActivities, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { PreparedMessage } from '../activities/prepare-message';
 import { messageIdOf, SEND_FAILURES, type SendMessageInput } from '../messages/direct';
 import type { MessageStatus } from '../messages/message';
-import { messageSearchAttributes, messageWorkflowId } from '../messages/temporal';
+import { startingStatus } from '../messages/status';
+import { messageSearchAttributes, messageWorkflowId, statusQuery } from '../messages/temporal';
 import { messageWorkflow } from './message';
 
 export async function sendMessage(request: SendMessageInput): Promise<MessageStatus> {
-  const { workflowId } = workflowInfo();
+  const { workflowId, startTime } = workflowInfo();
   const tenant = typeof request?.tenant === 'string' ? request.tenant : '';
   const messageId = request?.message_id ?? messageIdOf(workflowId, tenant);
   if (!messageId || workflowId !== messageWorkflowId(tenant, messageId)) {
@@ -24,6 +25,12 @@ export async function sendMessage(request: SendMessageInput): Promise<MessageSta
       SEND_FAILURES.workflowIdMismatch,
     );
   }
+  // Until the input is prepared (milliseconds), the status reads `accepted`; messageWorkflow's handler replaces this one.
+  const acceptedAt = startTime.toISOString();
+  const named = (value: unknown) => (typeof value === 'string' ? value : '');
+  const target = { agent_id: named(request.target?.agent_id), capability: named(request.target?.capability) };
+  const provisional = startingStatus({ message_id: messageId, trace_id: '', tenant, target, accepted_at: acceptedAt }, acceptedAt);
+  setHandler(statusQuery, () => provisional);
   const { prepareMessage } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30s',
     scheduleToCloseTimeout: '2m',

@@ -10,7 +10,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { executeMessage, sendMessage } from '../../client/temporal';
 import { SEND_MESSAGE_WORKFLOW } from '../../messages/direct';
 import type { MessageMemo } from '../../messages/runs';
-import { messageWorkflowId } from '../../messages/temporal';
+import { messageWorkflowId, statusQuery } from '../../messages/temporal';
 import { startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
@@ -61,6 +61,8 @@ describe('temporal callers - sendMessage started from a Temporal client', () => 
     const started = await sendMessage(system.client, { tenant: TENANT, ...body }, taskQueue());
     assert.equal(started.started, true);
     assert.equal(started.handle.workflowId, messageWorkflowId(TENANT, messageId));
+    // Answered from the first workflow task on (provisional until the input is prepared).
+    assert.equal((await started.handle.query(statusQuery)).message_id, messageId);
     const status = await started.handle.result();
     assert.equal(status.state, 'processed');
     assert.deepEqual(status.result, { echoed: payload });
