@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { createDeliver } from './deliver';
 import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel } from './notify-cancel';
+import { createPrepareMessage, type PrepareMessageDeps } from './prepare-message';
 import { createResolveAndDeliver } from './resolve-and-deliver';
 import { createResolveTarget } from './resolve-target';
 import { createSettleMessage } from './settle-message';
@@ -28,6 +29,8 @@ export interface ActivityDeps {
   now: () => number;
   /** Checked again before every HTTP delivery and reply_to post (an address may have changed since it was accepted). */
   endpointPolicy?: EndpointPolicy;
+  /** What `prepareMessage` (direct `sendMessage` starts) reads; absent → such starts fail, non-retryable. */
+  intake?: Pick<PrepareMessageDeps, 'queries' | 'config' | 'keys'>;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -40,6 +43,7 @@ export function createActivities(deps: ActivityDeps) {
     notifyCancel: createNotifyCancel(deps),
     notifyCaller: createNotifyCaller(deps),
     settleMessage: createSettleMessage(deps),
+    prepareMessage: createPrepareMessage({ ...deps.intake, now: deps.now }),
     /** A delivered message got no receipt in time: counts against the instance's circuit. */
     async recordMissingReceipt(request: { agent_id: string; instance_id: string }): Promise<void> {
       await deps.circuits.record(request.agent_id, request.instance_id, false);

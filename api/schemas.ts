@@ -5,14 +5,14 @@ import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../rules/ids';
 import { KEY_ID_PATTERN, scopeSchema } from '../rules/api-key';
 import { MESSAGE_STATES } from '../messages/message';
 import { anyJson, label, NOT_BLANK_PATTERN, prose } from '../rules/text';
+import { capabilityName, httpUrl, messageId, needsTargetOrIntent, paramsSchema, routeTarget, sessionId, targetOrIntent, targetOrIntentSchema } from '../rules/message-schema';
 
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+/** The body of `POST /v1/messages` (kept in rules/ so the worker's `sendMessage` workflow validates with it too). */
+export { capabilityName, paramsSchema, sendMessageBody, type SendMessageBody } from '../rules/message-schema';
+
 const tag = label(64);
 const jsonSchemaObject = z.record(z.string(), z.unknown());
 
-export const capabilityName = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits and _.- (at most 64), starting with a letter or digit');
 
 export const capabilityInput = z.strictObject({
   name: capabilityName,
@@ -119,45 +119,6 @@ export const importAgentBody = z
 
 export const agentCardQuery = z.strictObject({ a2a_version: z.enum(['1.0', '0.3']).default('1.0') });
 
-const messageId = z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)');
-
-const sessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, '1–128 characters: letters, digits and ._:-');
-/** Parameters for the capability, as its `parameters` schema describes them. */
-export const paramsSchema = z.record(z.string().max(128), anyJson);
-const routeTarget = z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName.optional() });
-const needsTargetOrIntent = (b: { target?: { capability?: string | undefined } | undefined; intent?: string | undefined }) =>
-  Boolean(b.target?.capability) || Boolean(b.intent?.trim());
-const targetOrIntent = { message: 'give a target with a capability, or an intent for the router', path: ['intent'] };
-/** The same rule in the OpenAPI document. */
-const targetOrIntentSchema = {
-  anyOf: [
-    { required: ['target'], properties: { target: { required: ['capability'] } } },
-    { required: ['intent'], properties: { intent: { pattern: NOT_BLANK_PATTERN } } },
-  ],
-};
-
-export const sendMessageBody = z
-  .strictObject({
-  /** Idempotency key chosen by the caller; generated when absent. */
-  message_id: messageId.optional(),
-  /** Where the message goes. Without `capability` (or without `target`), the router chooses from `intent`. */
-  target: routeTarget.optional(),
-  /** What the caller wants, in natural language (Chinese or English): routed when no capability is named. */
-  intent: prose(10_000).optional(),
-  /** Same session → same agent and instance while it stays healthy and matches. */
-  session_id: sessionId.optional(),
-  params: paramsSchema.optional(),
-  payload: anyJson.optional(),
-  /** ISO date-time after which the message is no longer delivered (state `expired`); at most 30 days ahead. */
-  deadline: z.iso.datetime({ offset: true }).optional(),
-  /** The message this one was sent on behalf of (an agent passing work on): links the hops of a trace. */
-  parent_message_id: messageId.optional(),
-  /** Where to post the final status (signed with CALLER_WEBHOOK_SECRET), retried for about a day. */
-  reply_to: z.strictObject({ url: httpUrl }).optional(),
-  })
-  .refine(needsTargetOrIntent, targetOrIntent)
-  .meta({ ...targetOrIntentSchema, examples: [{ intent: 'echo this back', payload: { text: 'hello' } }] });
-export type SendMessageBody = z.output<typeof sendMessageBody>;
 
 /** `POST /v1/route`: what the router would do with a message, without sending anything. */
 export const routeBody = z.strictObject({

@@ -8,24 +8,15 @@ import type { Config } from '../platform/config';
 import { context, contextForTrace } from '../platform/telemetry';
 import type { RouteDecision, Router } from '../router/router';
 import type { Caller } from '../rules/api-key';
-import { canonicalJson, newMessageId, sha256Hex } from '../rules/ids';
-import type { DeliveryPolicy, MessageInput, MessageRouting, MessageStatus, MessageTarget, Reason } from './message';
+import { newMessageId } from '../rules/ids';
+import type { MessageRouting, MessageStatus, Reason } from './message';
+import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, refusalBeforeRouting, type ChosenTarget, type SendRequest } from './message-input';
 import type { MessageMemo, MessageRuns } from './runs';
 import { startingStatus } from './status';
 import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId } from './temporal';
 
-/** What a caller sends (validated by the api's schema). */
-export interface SendRequest {
-  message_id?: string;
-  target?: { agent_id: string; capability?: string };
-  intent?: string;
-  session_id?: string;
-  params?: Record<string, unknown>;
-  payload?: unknown;
-  deadline?: string;
-  parent_message_id?: string;
-  reply_to?: { url: string };
-}
+export type { SendRequest } from './message-input';
+export { deliveryPolicy } from './message-input';
 
 export type SendResult =
   /** `eagerly_started`: the first workflow task came back with the start (API_RUNS_WORKER). */
@@ -42,9 +33,6 @@ export type SendResult =
   /** The router refused: the message is recorded, `rejected`, under its id. */
   | { kind: 'rejected'; status: MessageStatus; explanation: unknown };
 
-/** Furthest a deadline may be set ahead. */
-const MAX_DEADLINE_MS = 30 * 24 * 3600 * 1000;
-
 export interface IntakeDeps {
   runs: MessageRuns;
   queries: Pick<AgentQueries, 'checkReach'>;
@@ -54,17 +42,6 @@ export interface IntakeDeps {
   now?: () => Date;
 }
 
-/** How messages accepted now are delivered: from config, and kept in each run's input (so part of its history). */
-export function deliveryPolicy(c: Config): DeliveryPolicy {
-  return {
-    maxAttempts: c.DELIVERY_MAX_ATTEMPTS,
-    initialBackoffMs: c.DELIVERY_INITIAL_BACKOFF_MS,
-    maxBackoffMs: c.DELIVERY_MAX_BACKOFF_MS,
-    attemptTimeoutMs: c.DELIVERY_TIMEOUT_MS,
-    defaultAckTimeoutMs: c.DEFAULT_ACK_TIMEOUT_MS,
-  };
-}
-
 export class MessageIntake {
   constructor(private readonly deps: IntakeDeps) {}
 
@@ -72,45 +49,17 @@ export class MessageIntake {
   async send(caller: Caller, body: SendRequest, traceId: string): Promise<SendResult> {
     const tenant = caller.tenant;
     const messageId = body.message_id ?? newMessageId();
-    const bodyHash = sha256Hex(
-      canonicalJson({
-        target: body.target,
-        intent: body.intent,
-        session_id: body.session_id,
-        params: body.params,
-        payload: body.payload,
-        deadline: body.deadline,
-        reply_to: body.reply_to,
-        parent_message_id: body.parent_message_id,
-      }),
-    );
+    const bodyHash = bodyHashOf(body);
     // No lookup before the start: a repeated message id is told by the start itself (already started), and a
     // refusal below is checked against an existing message of that id before it is answered.
     const refused = this.refusedBeforeRouting(body) ?? (await this.chooseTarget(caller, body));
     if ('kind' in refused) return body.message_id ? ((await this.repeatOf(caller, tenant, messageId, bodyHash)) ?? refused) : refused;
     const chosen = refused;
-    const { target, params, routing, rejection } = chosen;
+    const { target, routing, rejection } = chosen;
 
     const acceptedAt = (this.deps.now?.() ?? new Date()).toISOString();
-    const input: MessageInput = {
-      tenant,
-      message_id: messageId,
-      trace_id: traceId,
-      ...(body.parent_message_id ? { parent_message_id: body.parent_message_id } : {}),
-      target,
-      ...(body.intent === undefined ? {} : { intent: body.intent }),
-      ...(body.payload === undefined ? {} : { payload: body.payload }),
-      ...(params ? { params } : {}),
-      ...(routing ? { routing } : {}),
-      ...(rejection ? { rejection } : {}),
-      ...(body.deadline ? { deadline: new Date(body.deadline).toISOString() } : {}),
-      ...(body.reply_to ? { reply_to: { url: body.reply_to.url, retry_initial_ms: this.deps.config.CALLER_WEBHOOK_RETRY_INITIAL_MS } } : {}),
-      callback_url: `${this.deps.config.PUBLIC_URL}/v1/callback`,
-      caller: { tenant, key_id: caller.key_id, scopes: caller.scopes },
-      accepted_at: acceptedAt,
-      policy: deliveryPolicy(this.deps.config),
-    };
-    const memo: MessageMemo = { body_hash: bodyHash, trace_id: traceId, target, accepted_at: acceptedAt };
+    const input = buildMessageInput({ tenant, messageId, traceId, body, chosen, caller, acceptedAt, config: this.deps.config });
+    const memo = messageMemoOf(input, bodyHash);
     let eagerlyStarted = false;
     try {
       // Inside the message's trace, so OpenTelemetry spans (when configured) carry its trace id.
@@ -121,8 +70,7 @@ export class MessageIntake {
         memo: { ...memo },
         typedSearchAttributes: messageSearchAttributes(tenant, target.agent_id, traceId),
         // What Temporal UI shows for the run, without decoding payloads.
-        staticSummary: rejection ? `rejected by the router: ${rejection.code}` : `${target.capability} → ${target.agent_id}${routing ? ` (routed: ${routing.decided_by})` : ''}`,
-        staticDetails: `message ${messageId} · trace ${traceId}${body.parent_message_id ? ` · after ${body.parent_message_id}` : ''}${body.intent ? ` · “${body.intent.slice(0, 200)}”` : ''}`,
+        ...messageSummaryOf(input),
         // The message id is the idempotency key for ever: never a second run under the same id.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
@@ -145,13 +93,7 @@ export class MessageIntake {
 
   /** Refusals that need no catalogue: reply_to without a signing secret, a deadline past or too far. */
   private refusedBeforeRouting(body: SendRequest): SendResult | undefined {
-    if (body.reply_to && !this.deps.config.CALLER_WEBHOOK_SECRET) return { kind: 'reply_to_unavailable' };
-    if (body.deadline) {
-      const remaining = Date.parse(body.deadline) - (this.deps.now?.() ?? new Date()).getTime();
-      if (remaining <= 0) return { kind: 'deadline_passed' };
-      if (remaining > MAX_DEADLINE_MS) return { kind: 'deadline_too_far' };
-    }
-    return undefined;
+    return refusalBeforeRouting(body, this.deps.config, this.deps.now?.() ?? new Date());
   }
 
   /** An existing message under this id: its status (only to a caller the capability admits), or a conflict. */
@@ -164,7 +106,7 @@ export class MessageIntake {
   private async chooseTarget(
     caller: Caller,
     body: SendRequest,
-  ): Promise<{ target: MessageTarget; params?: Record<string, unknown>; routing?: MessageRouting; rejection?: Reason } | SendResult> {
+  ): Promise<ChosenTarget | SendResult> {
     const tenant = caller.tenant;
     if (body.target?.capability) {
       // An agent with no instance available right now is fine: the workflow retries until one comes back.

@@ -50,6 +50,11 @@ export const envSchema = z.object({
   IDEMPOTENCY_WINDOW_MS: z.coerce.number().int().min(86_400_000).default(604_800_000),
   /** Task queue served by the worker. @default agent-reach */
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('agent-reach'),
+  /**
+   * Temporal-native callers: refuse `sendMessage` starts that carry no `key_id` (an API key of the tenant with the
+   * `send` scope, whose scopes and ACL grants are then enforced). Off: such starts act with the `send` scope only. @default false
+   */
+  TEMPORAL_CALLERS_REQUIRE_KEY: flag.default(false),
   /** Temporal UI base URL, used only to build links for operators (`links.temporal_ui`; embedded mode: the local UI). Optional. */
   TEMPORAL_UI_URL: z.url().optional(),
   /** MongoDB (or FerretDB) connection string, database included; when set, `npm start` starts no FerretDB. @default mongodb://127.0.0.1:27017/agent-reach */

@@ -114,6 +114,18 @@ export class ApiKeyStore {
     return { tenant: doc.tenant, key_id: doc._id, scopes: doc.scopes };
   }
 
+  /**
+   * The caller a key id stands for, without its secret: for `sendMessage` starts (Temporal-native callers), whose
+   * starter the Temporal namespace has authenticated. Undefined when unknown or revoked.
+   */
+  async callerById(keyId: string): Promise<Caller | undefined> {
+    const fromConfig = this.configKeys.get(keyId);
+    if (fromConfig) return { tenant: fromConfig.tenant, key_id: fromConfig.key_id, scopes: fromConfig.scopes };
+    const doc = await this.lookup(keyId);
+    if (!doc || doc.revoked_at) return undefined;
+    return { tenant: doc.tenant, key_id: doc._id, scopes: doc.scopes };
+  }
+
   private async lookup(keyId: string): Promise<ApiKeyDoc | null> {
     const at = this.now().getTime();
     const hit = this.cache.get(keyId);

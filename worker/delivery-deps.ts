@@ -13,6 +13,7 @@ import { circuitPolicy, type Config } from '../platform/config';
 import type { WorkerMetrics } from '../platform/metrics';
 import { RoutingStats, routingStatsModel } from '../router/routing-stats';
 import { endpointPolicy } from '../rules/endpoint-policy';
+import { createApiKeyStore } from '../store/api-keys';
 import { BatchedCircuits } from '../store/batched-circuits';
 import { catalogueModels } from '../store/models';
 
@@ -52,8 +53,10 @@ export async function startDeliveryDeps(options: DeliveryDepsOptions): Promise<D
   const stats = new RoutingStats(routingStatsModel(mongo));
   const stopStats = stats.start(options.statsFlushMs ?? STATS_FLUSH_MS, warn('routing stats flush'));
   const policy = endpointPolicy(config);
+  const queries = new AgentQueries(catalogue.models, catalogue.policy, catalogue.now, circuits, catalogue.index);
   const activityDeps: ActivityDeps = {
-    queries: new AgentQueries(catalogue.models, catalogue.policy, catalogue.now, circuits, catalogue.index),
+    queries,
+    intake: { queries, config, keys: createApiKeyStore(mongo, config) },
     circuits,
     stats,
     ...(options.metrics ? { metrics: options.metrics } : {}),

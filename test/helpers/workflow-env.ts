@@ -11,6 +11,7 @@ import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
+import { createPrepareMessage } from '../../activities/prepare-message';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
 import type { Settlement } from '../../activities/settle-message';
 import { createResolveAndDeliver } from '../../activities/resolve-and-deliver';
@@ -159,6 +160,8 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     async settleMessage(settlement) {
       calls(settlement.agent_id).settlements.push(settlement);
     },
+    // Direct sendMessage starts are tested against the whole system (test/integration/temporal-callers.test.ts).
+    prepareMessage: createPrepareMessage({}),
   };
   const worker = await Worker.create({
     connection: env.nativeConnection,

@@ -1,0 +1,104 @@
+/**
+ * `sendMessage` (Temporal-native callers): the intake of a message started directly, as a local activity of the
+ * worker. It validates the input with the api's own schema, checks the named target as the api does (the agent and
+ * capability exist, the capability's ACL admits the caller) and builds the run's input with the api's own builder,
+ * so the message then runs exactly as one posted to `POST /v1/messages`.
+ *
+ * Refusals are non-retryable ApplicationFailures: the run fails at once and nothing is delivered.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { AgentQueries } from '../catalogue/agent-queries';
+import { SEND_FAILURES } from '../messages/direct';
+import type { MessageInput } from '../messages/message';
+import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, refusalBeforeRouting, type IntakeConfig } from '../messages/message-input';
+import type { MessageMemo } from '../messages/runs';
+import type { Config } from '../platform/config';
+import { hasScope, KEY_ID_PATTERN, TENANT_PATTERN, type Caller } from '../rules/api-key';
+import type { ApiKeyStore } from '../store/api-keys';
+import { newTraceId } from '../rules/ids';
+import { sendMessageBody } from '../rules/message-schema';
+
+export interface PrepareMessageDeps {
+  queries: Pick<AgentQueries, 'checkReach'>;
+  config: IntakeConfig & Pick<Config, 'TEMPORAL_CALLERS_REQUIRE_KEY'>;
+  /** Finds the caller of a `key_id`; absent → inputs with a `key_id` are refused. */
+  keys?: Pick<ApiKeyStore, 'callerById'>;
+  now: () => number;
+}
+
+export interface PreparedMessage {
+  input: MessageInput;
+  memo: MessageMemo;
+  /** What Temporal UI would show for a run the api started; set as the run's current details. */
+  summary: { staticSummary: string; staticDetails: string };
+}
+
+/**
+ * Who a direct start acts as: no API key, only the `send` scope. Whoever can start workflows in the namespace can
+ * send to the tenant's capabilities without an ACL (and those whose ACL admits `send`), never to one restricted
+ * to key ids or to other scopes.
+ */
+export function namespaceCaller(tenant: string): Caller {
+  return { tenant, key_id: 'temporal-namespace', scopes: ['send'] };
+}
+
+const refusal = (type: string, message: string, details?: unknown) =>
+  ApplicationFailure.create({ type, message, nonRetryable: true, ...(details === undefined ? {} : { details: [details] }) });
+
+export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
+  /** The namespace caller, or the key's caller: of this tenant, not revoked, with the `send` scope. */
+  const callerOf = async (tenant: string, keyId: string | undefined): Promise<Caller> => {
+    if (!keyId) {
+      if (deps.config?.TEMPORAL_CALLERS_REQUIRE_KEY) throw refusal(SEND_FAILURES.keyRequired, 'this deployment requires a key_id (an API key id with the send scope) on direct starts');
+      return namespaceCaller(tenant);
+    }
+    const caller = await deps.keys?.callerById(keyId);
+    if (!caller || caller.tenant !== tenant) throw refusal(SEND_FAILURES.unknownKey, `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
+    if (!hasScope(caller, 'send')) throw refusal(SEND_FAILURES.forbidden, `key ${keyId} lacks the send scope`);
+    return caller;
+  };
+  return async function prepareMessage(request: unknown): Promise<PreparedMessage> {
+    if (!deps.queries || !deps.config || !deps.now) throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: an object is required');
+    const { tenant, key_id: keyId, ...rest } = request as Record<string, unknown>;
+    const issues: { path: string; message: string }[] = [];
+    if (keyId !== undefined && (typeof keyId !== 'string' || !KEY_ID_PATTERN.test(keyId))) issues.push({ path: 'key_id', message: 'a key id is 12 hex digits' });
+    if (typeof tenant !== 'string' || !TENANT_PATTERN.test(tenant)) issues.push({ path: 'tenant', message: 'a tenant is 1–63 of a–z 0–9 _ - starting with a letter or digit' });
+    const parsed = sendMessageBody.safeParse(rest);
+    if (!parsed.success) for (const issue of parsed.error.issues) issues.push({ path: issue.path.join('.') || '(input)', message: issue.message });
+    if (issues.length > 0 || !parsed.success) {
+      throw refusal(SEND_FAILURES.invalidInput, `invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    }
+    const body = parsed.data;
+    const tenantName = tenant as string;
+    if (!body.message_id) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: message_id: required');
+    if (!body.target?.capability) {
+      throw refusal(
+        SEND_FAILURES.routingUnavailable,
+        'routing by intent is not available to direct starts: give target.agent_id and target.capability (or POST /v1/messages, which routes)',
+      );
+    }
+    const now = new Date(deps.now());
+    const early = refusalBeforeRouting(body, deps.config, now);
+    if (early) throw refusal(early.kind, early.kind === 'reply_to_unavailable' ? 'reply_to needs CALLER_WEBHOOK_SECRET, which this deployment has not set' : `deadline: ${early.kind.replaceAll('_', ' ')}`);
+    const caller = await callerOf(tenantName, keyId as string | undefined);
+    const target = { agent_id: body.target.agent_id, capability: body.target.capability };
+    const check = await deps.queries.checkReach(tenantName, target.agent_id, target.capability, caller);
+    if (check.kind === 'unknown_agent') throw refusal(SEND_FAILURES.unknownAgent, `no agent ${target.agent_id} in tenant ${tenantName}`);
+    if (check.kind === 'unknown_capability') throw refusal(SEND_FAILURES.unknownCapability, `agent ${target.agent_id} has no capability ${target.capability}`);
+    if (check.kind === 'forbidden') {
+      throw refusal(SEND_FAILURES.forbidden, keyId ? `the ACL of ${target.capability} does not admit key ${keyId}` : `the ACL of ${target.capability} does not admit callers without a key_id (they hold only the send scope)`);
+    }
+    const input = buildMessageInput({
+      tenant: tenantName,
+      messageId: body.message_id,
+      traceId: newTraceId(),
+      body,
+      chosen: { target, ...(body.params ? { params: body.params } : {}) },
+      caller,
+      acceptedAt: now.toISOString(),
+      config: deps.config,
+    });
+    return { input, memo: messageMemoOf(input, bodyHashOf(body)), summary: messageSummaryOf(input) };
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Temporal-native callers, from a `@temporalio/client` Client: start a message on the gateway's `sendMessage`
+ * workflow, or start it and await its final status. Same ids as the api (`msg:<tenant>:<message_id>`): starting
+ * the same message twice, or starting one the api already has, gives the one existing run.
+ *
+ *   const status = await executeMessage(client, { tenant: 'acme', message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { DEFAULT_TASK_QUEUE, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
+import type { MessageStatus } from '../messages/message';
+import { messageWorkflowId } from '../messages/temporal';
+import { newMessageId } from '../rules/ids';
+
+export { DEFAULT_TASK_QUEUE, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
+export type { MessageStatus } from '../messages/message';
+
+export interface SendMessageOptions {
+  /** The gateway's `TEMPORAL_TASK_QUEUE`. @default 'agent-reach' */
+  taskQueue?: string;
+}
+
+/** A started message: `handle.result()` is its final status; `handle.query(statusQuery)` its status now. */
+export interface StartedMessage {
+  handle: WorkflowHandle<SendMessageWorkflow>;
+  message_id: string;
+  /** False when a run of this message id already existed (started directly or through the api): that run is the message. */
+  started: boolean;
+}
+
+/** Starts the message (a `message_id` is generated when absent); an existing run of the same id is returned instead. */
+export async function sendMessage(client: Client, input: SendMessageInput, options: SendMessageOptions = {}): Promise<StartedMessage> {
+  const message = { ...input, message_id: input.message_id ?? newMessageId() };
+  const workflowId = messageWorkflowId(message.tenant, message.message_id);
+  try {
+    const handle = await client.workflow.start<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, {
+      workflowId,
+      taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+      args: [message],
+      // The message id is the idempotency key for ever, as on the api.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    return { handle, message_id: message.message_id, started: true };
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return { handle: client.workflow.getHandle<SendMessageWorkflow>(workflowId), message_id: message.message_id, started: false };
+  }
+}
+
+/** Starts the message (or finds its run) and waits for its final status: `processed`, `failed`, `rejected`, … */
+export async function executeMessage(client: Client, input: SendMessageInput, options: SendMessageOptions = {}): Promise<MessageStatus> {
+  const { handle } = await sendMessage(client, input, options);
+  return handle.result();
+}

@@ -1,0 +1,55 @@
+/**
+ * Temporal-native callers: the public `sendMessage` workflow, started from any Temporal client or as a child of a
+ * caller's own workflow. Names and types only (safe to import from workflows and from callers' workflow bundles).
+ */
+import type { MessageStatus } from './message';
+import type { SendRequest } from './message-input';
+
+/** The public entry workflow's type, on the gateway's task queue (`TEMPORAL_TASK_QUEUE`). */
+export const SEND_MESSAGE_WORKFLOW = 'sendMessage';
+
+/** `TEMPORAL_TASK_QUEUE`'s default. */
+export const DEFAULT_TASK_QUEUE = 'agent-reach';
+
+/**
+ * The input of `sendMessage`: the body of `POST /v1/messages` plus the tenant. The workflow id must be
+ * `msg:<tenant>:<message_id>` (see messageWorkflowId); `message_id` may be left out, then it is read from the id.
+ */
+export interface SendMessageInput extends SendRequest {
+  tenant: string;
+  /**
+   * An API key id (12 hex digits, not the key's secret) of the tenant with the `send` scope: the message is sent
+   * as that key, its scopes and ACL grants enforced as on the api. Required when TEMPORAL_CALLERS_REQUIRE_KEY is set.
+   */
+  key_id?: string;
+}
+
+/** The signature of `sendMessage`, for typed starts and children by name. */
+export type SendMessageWorkflow = (input: SendMessageInput) => Promise<MessageStatus>;
+
+/** Types of the non-retryable failures `sendMessage` ends with when it delivers nothing. */
+export const SEND_FAILURES = {
+  /** The input does not pass the api's schema (the message names the fields). */
+  invalidInput: 'invalid_input',
+  /** The workflow id is not `msg:<tenant>:<message_id>`. */
+  workflowIdMismatch: 'workflow_id_mismatch',
+  /** Only an explicit `target` with a `capability` is supported when started directly: the router lives in the api. */
+  routingUnavailable: 'routing_unavailable',
+  /** As the api's 404s and 403: the agent or capability is not the tenant's, or its ACL does not admit the caller. */
+  unknownAgent: 'unknown_agent',
+  unknownCapability: 'unknown_capability',
+  forbidden: 'forbidden',
+  /** `key_id` is not an API key of the tenant (or was revoked); TEMPORAL_CALLERS_REQUIRE_KEY and none given. */
+  unknownKey: 'unknown_key',
+  keyRequired: 'key_required',
+  /** As the api's 422s: the deadline is past or too far, or `reply_to` without CALLER_WEBHOOK_SECRET. */
+  deadlinePassed: 'deadline_passed',
+  deadlineTooFar: 'deadline_too_far',
+  replyToUnavailable: 'reply_to_unavailable',
+} as const;
+
+/** The message id a workflow id names for a tenant, or undefined when it is not `msg:<tenant>:<…>`. */
+export function messageIdOf(workflowId: string, tenant: string): string | undefined {
+  const prefix = `msg:${tenant}:`;
+  return workflowId.startsWith(prefix) && workflowId.length > prefix.length ? workflowId.slice(prefix.length) : undefined;
+}

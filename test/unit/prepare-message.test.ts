@@ -1,0 +1,106 @@
+/** `prepareMessage`: a direct `sendMessage` start becomes the same run input the api would build, or a refusal. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApplicationFailure } from '@temporalio/common';
+import { createPrepareMessage, namespaceCaller } from '../../activities/prepare-message';
+import type { ReachCheck } from '../../catalogue/agent-queries';
+import { bodyHashOf, buildMessageInput } from '../../messages/message-input';
+import { loadConfig } from '../../platform/config';
+import type { Caller } from '../../rules/api-key';
+
+const config = loadConfig({ PUBLIC_URL: 'https://reach.example', CALLER_WEBHOOK_SECRET: '' });
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+const AGENT = 'agt_0123456789abcdef01234567';
+
+const KEYS: Record<string, Caller> = {
+  aaaaaaaaaaaa: { tenant: 'acme', key_id: 'aaaaaaaaaaaa', scopes: ['send', 'billing'] },
+  bbbbbbbbbbbb: { tenant: 'acme', key_id: 'bbbbbbbbbbbb', scopes: ['read'] },
+  cccccccccccc: { tenant: 'other', key_id: 'cccccccccccc', scopes: ['admin'] },
+};
+const keys = { callerById: async (keyId: string) => KEYS[keyId] };
+
+function prepare(reach: ReachCheck = { kind: 'ok' }, requireKey = false) {
+  const checks: { tenant: string; agentId: string; capability: string; caller: Caller }[] = [];
+  const queries = {
+    async checkReach(tenant: string, agentId: string, capability: string, caller: Caller): Promise<ReachCheck> {
+      checks.push({ tenant, agentId, capability, caller });
+      return reach;
+    },
+  };
+  return { prepareMessage: createPrepareMessage({ queries, config: { ...config, TEMPORAL_CALLERS_REQUIRE_KEY: requireKey }, keys, now: () => NOW }), checks };
+}
+
+async function refusal(run: Promise<unknown>): Promise<ApplicationFailure> {
+  const error = await run.then(() => assert.fail('should refuse'), (e: unknown) => e);
+  assert.ok(error instanceof ApplicationFailure);
+  assert.equal(error.nonRetryable, true);
+  return error;
+}
+
+describe('prepare message', () => {
+  it('prepare message - builds the input the api builds, as a caller with the send scope only', async () => {
+    const { prepareMessage, checks } = prepare();
+    const body = { message_id: 'm-1', target: { agent_id: AGENT, capability: 'echo' }, payload: { a: 1 }, params: { x: 'y' } };
+    const prepared = await prepareMessage({ tenant: 'acme', ...body });
+    const expected = buildMessageInput({
+      tenant: 'acme',
+      messageId: 'm-1',
+      traceId: prepared.input.trace_id,
+      body,
+      chosen: { target: body.target, params: body.params },
+      caller: namespaceCaller('acme'),
+      acceptedAt: new Date(NOW).toISOString(),
+      config,
+    });
+    assert.deepEqual(prepared.input, expected);
+    assert.equal(prepared.input.callback_url, 'https://reach.example/v1/callback');
+    assert.match(prepared.input.trace_id, /^[0-9a-f]{32}$/);
+    assert.equal(prepared.memo.body_hash, bodyHashOf(body));
+    assert.deepEqual(checks, [{ tenant: 'acme', agentId: AGENT, capability: 'echo', caller: { tenant: 'acme', key_id: 'temporal-namespace', scopes: ['send'] } }]);
+  });
+
+  it('prepare message - bad input is refused naming every field, before the catalogue is read', async () => {
+    const { prepareMessage, checks } = prepare();
+    const failure = await refusal(prepareMessage({ tenant: 'Not A Tenant', message_id: 'm-2', target: { agent_id: AGENT, capability: 'echo' }, deadline: 'soon', extra: 1 }));
+    assert.equal(failure.type, 'invalid_input');
+    for (const field of ['tenant', 'deadline', 'extra']) assert.match(failure.message, new RegExp(field));
+    assert.equal(checks.length, 0);
+    assert.equal((await refusal(prepareMessage('nope'))).type, 'invalid_input');
+  });
+
+  it('prepare message - intent-only input is refused: routing lives in the api', async () => {
+    const { prepareMessage } = prepare();
+    const failure = await refusal(prepareMessage({ tenant: 'acme', message_id: 'm-3', intent: 'refund order 42' }));
+    assert.equal(failure.type, 'routing_unavailable');
+  });
+
+  it('prepare message - catalogue and early refusals carry their kind', async () => {
+    const target = { agent_id: AGENT, capability: 'echo' };
+    assert.equal((await refusal(prepare({ kind: 'unknown_agent' }).prepareMessage({ tenant: 'acme', message_id: 'm', target }))).type, 'unknown_agent');
+    assert.equal((await refusal(prepare({ kind: 'forbidden', reason: 'x' }).prepareMessage({ tenant: 'acme', message_id: 'm', target }))).type, 'forbidden');
+    const past = new Date(NOW - 1000).toISOString();
+    assert.equal((await refusal(prepare().prepareMessage({ tenant: 'acme', message_id: 'm', target, deadline: past }))).type, 'deadline_passed');
+    assert.equal((await refusal(prepare().prepareMessage({ tenant: 'acme', message_id: 'm', target, reply_to: { url: 'https://x.example/' } }))).type, 'reply_to_unavailable');
+  });
+
+  it('prepare message - a worker without intake dependencies refuses direct starts', async () => {
+    const failure = await refusal(createPrepareMessage({})({ tenant: 'acme' }));
+    assert.equal(failure.type, 'not_configured');
+  });
+
+  it('prepare message - a key_id sends as that key: its tenant, scopes and ACL grants; required when configured', async () => {
+    const target = { agent_id: AGENT, capability: 'echo' };
+    const { prepareMessage, checks } = prepare();
+    const prepared = await prepareMessage({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k-1', target });
+    assert.deepEqual(prepared.input.caller, KEYS.aaaaaaaaaaaa);
+    assert.deepEqual(checks[0]!.caller, KEYS.aaaaaaaaaaaa);
+    assert.equal(prepared.memo.body_hash, bodyHashOf({ message_id: 'k-1', target }), 'the key id is not part of the body');
+    assert.equal((await refusal(prepareMessage({ tenant: 'acme', key_id: 'bbbbbbbbbbbb', message_id: 'k', target }))).type, 'forbidden');
+    assert.equal((await refusal(prepareMessage({ tenant: 'acme', key_id: 'cccccccccccc', message_id: 'k', target }))).type, 'unknown_key');
+    assert.equal((await refusal(prepareMessage({ tenant: 'acme', key_id: 'dddddddddddd', message_id: 'k', target }))).type, 'unknown_key');
+    assert.match((await refusal(prepareMessage({ tenant: 'acme', key_id: 'rk_secret', message_id: 'k', target }))).message, /key_id/);
+    const required = prepare({ kind: 'ok' }, true).prepareMessage;
+    assert.equal((await refusal(required({ tenant: 'acme', message_id: 'k', target }))).type, 'key_required');
+    assert.equal((await required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k', target })).input.caller?.key_id, 'aaaaaaaaaaaa');
+  });
+});
