@@ -52,9 +52,8 @@ export class MessageIntake {
     const bodyHash = bodyHashOf(body);
     // No lookup before the start: a repeated message id is told by the start itself (already started), and a
     // refusal below is checked against an existing message of that id before it is answered.
-    const refused = this.refusedBeforeRouting(body) ?? (await this.chooseTarget(caller, body));
-    if ('kind' in refused) return body.message_id ? ((await this.repeatOf(caller, tenant, messageId, bodyHash)) ?? refused) : refused;
-    const chosen = refused;
+    const chosen = this.refusedBeforeRouting(body) ?? (await this.chooseTarget(caller, body));
+    if ('kind' in chosen) return body.message_id ? ((await this.repeatOf(caller, tenant, messageId, bodyHash)) ?? chosen) : chosen;
     const { target, routing, rejection } = chosen;
 
     const acceptedAt = (this.deps.now?.() ?? new Date()).toISOString();

@@ -8,6 +8,7 @@
  */
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { CapabilityStats } from './ranking';
+import { startFlushLoop } from '../platform/flush-loop';
 
 export interface RoutingStatsDoc extends CapabilityStats {
   /** `agent_id/capability` */
@@ -79,16 +80,7 @@ export class RoutingStats {
 
   /** Flushes every `everyMs` until the returned function is called (which flushes once more). */
   start(everyMs: number, onError: (error: unknown) => void): () => Promise<void> {
-    let flushing: Promise<void> = Promise.resolve();
-    const timer = setInterval(() => {
-      flushing = flushing.then(() => this.flush()).catch(onError);
-    }, everyMs);
-    timer.unref();
-    return async () => {
-      clearInterval(timer);
-      await flushing;
-      await this.flush().catch(onError);
-    };
+    return startFlushLoop(() => this.flush(), everyMs, onError);
   }
 
   async snapshot(): Promise<Map<string, CapabilityStats>> {

@@ -11,6 +11,7 @@ import { instanceKey } from '../rules/ids';
 import { closedCircuit, effectiveState, recordOutcome, type Circuit, type CircuitPolicy } from '../rules/circuit';
 import { LruCache } from '../rules/lru';
 import type { CircuitStore } from './circuits';
+import { startFlushLoop } from '../platform/flush-loop';
 
 interface Outcome {
   ok: boolean;
@@ -106,16 +107,7 @@ export class BatchedCircuits {
 
   /** Flushes every `everyMs` until the returned function is called (which flushes once more). */
   start(everyMs: number, onError: (error: unknown) => void): () => Promise<void> {
-    let flushing: Promise<void> = Promise.resolve();
-    const timer = setInterval(() => {
-      flushing = flushing.then(() => this.flush()).catch(onError);
-    }, everyMs);
-    timer.unref();
-    return async () => {
-      clearInterval(timer);
-      await flushing;
-      await this.flush().catch(onError);
-    };
+    return startFlushLoop(() => this.flush(), everyMs, onError);
   }
 
   private keep(key: string, agentId: string, instanceId: string, outcome: Outcome): void {

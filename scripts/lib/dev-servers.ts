@@ -130,16 +130,22 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   args.push('--log-level', 'warn');
   const server = spawnServer('temporal', options.binary, args, options.logFile);
   const address = `127.0.0.1:${options.port}`;
+  await readyOrStopped('Temporal dev server', server, () => namespaceReady(address, options.namespace), 60_000);
+  return { ...server, address };
+}
+
+/** Waits until `check` passes; a server that does not get there in time is stopped, and the error thrown. */
+export async function readyOrStopped(what: string, server: LocalServer, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   try {
-    await waitUntil('Temporal dev server', () => namespaceReady(address, options.namespace), 60_000, server);
+    await waitUntil(what, check, timeoutMs, server);
   } catch (error) {
     await server.stop();
     throw error;
   }
-  return { ...server, address };
 }
 
-async function namespaceReady(address: string, namespace: string): Promise<boolean> {
+/** Whether the Temporal server at `address` answers for `namespace`. */
+export async function namespaceReady(address: string, namespace: string): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 1_000 });
   try {
     await connection.workflowService.describeNamespace({ namespace });
@@ -164,26 +170,30 @@ function sqliteQuery(pragmas: string[]): string {
 }
 
 export async function startFerretDb(options: FerretDbOptions): Promise<LocalServer & { uri: string }> {
-  mkdirSync(options.dataDir, { recursive: true });
+  return runFerretDb({
+    ...options,
+    stateDir: options.dataDir,
+    storage: ['--handler=sqlite', `--sqlite-url=file:${options.dataDir.replace(/\/?$/, '/')}${sqliteQuery(options.pragmas ?? [])}`],
+  });
+}
+
+/** FerretDB on the storage its `storage` arguments name, ready when its port accepts connections. */
+export async function runFerretDb(options: {
+  binary: string;
+  port: number;
+  stateDir: string;
+  logFile: string;
+  storage: string[];
+  env?: NodeJS.ProcessEnv;
+}): Promise<LocalServer & { uri: string }> {
+  mkdirSync(options.stateDir, { recursive: true });
   const server = spawnServer(
     'ferretdb',
     options.binary,
-    [
-      '--handler=sqlite',
-      `--sqlite-url=file:${options.dataDir.replace(/\/?$/, '/')}${sqliteQuery(options.pragmas ?? [])}`,
-      `--listen-addr=127.0.0.1:${options.port}`,
-      `--state-dir=${options.dataDir}`,
-      '--debug-addr=-',
-      '--telemetry=disable',
-      '--log-level=WARN',
-    ],
+    [...options.storage, `--listen-addr=127.0.0.1:${options.port}`, `--state-dir=${options.stateDir}`, '--debug-addr=-', '--telemetry=disable', '--log-level=WARN'],
     options.logFile,
+    options.env,
   );
-  try {
-    await waitUntil('FerretDB', () => portAcceptsConnections(options.port), 30_000, server);
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
+  await readyOrStopped('FerretDB', server, () => portAcceptsConnections(options.port), 30_000);
   return { ...server, uri: `mongodb://127.0.0.1:${options.port}` };
 }

@@ -1,6 +1,5 @@
 /** Cluster mode's FerretDB: the MongoDB wire protocol on PostgreSQL (`--handler=postgresql`) instead of SQLite. */
-import { mkdirSync } from 'node:fs';
-import { portAcceptsConnections, spawnServer, waitUntil, type LocalServer } from '../dev-servers';
+import { runFerretDb, type LocalServer } from '../dev-servers';
 
 export interface FerretDbOnPostgresOptions {
   binary: string;
@@ -13,27 +12,10 @@ export interface FerretDbOnPostgresOptions {
 }
 
 export async function startFerretDbOnPostgres(options: FerretDbOnPostgresOptions): Promise<LocalServer & { uri: string }> {
-  mkdirSync(options.stateDir, { recursive: true });
-  const server = spawnServer(
-    'ferretdb',
-    options.binary,
-    [
-      '--handler=postgresql',
-      `--listen-addr=127.0.0.1:${options.port}`,
-      `--state-dir=${options.stateDir}`,
-      '--debug-addr=-',
-      '--telemetry=disable',
-      '--log-level=WARN',
-    ],
-    options.logFile,
+  return runFerretDb({
+    ...options,
+    storage: ['--handler=postgresql'],
     // The URL holds PostgreSQL's password: through the environment, not the command line (which `ps` shows).
-    { ...process.env, FERRETDB_POSTGRESQL_URL: options.postgresqlUrl },
-  );
-  try {
-    await waitUntil('FerretDB', () => portAcceptsConnections(options.port), 30_000, server);
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
-  return { ...server, uri: `mongodb://127.0.0.1:${options.port}` };
+    env: { ...process.env, FERRETDB_POSTGRESQL_URL: options.postgresqlUrl },
+  });
 }

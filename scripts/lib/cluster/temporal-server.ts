@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { ensureSearchAttributes } from '../../../messages/search-attributes';
 import { SEARCH_ATTRIBUTES } from '../../../messages/temporal';
-import { spawnServer, waitUntil, type LocalServer } from '../dev-servers';
+import { namespaceReady, readyOrStopped, spawnServer, waitUntil, type LocalServer } from '../dev-servers';
 
 const DEPLOY = resolve(__dirname, '../../../deploy');
 
@@ -93,23 +93,8 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const args = ['--root', DEPLOY, '--config', 'temporal', '--env', 'cluster', '--allow-no-auth', 'start'];
   const server = spawnServer('temporal', options.binary, args, options.logFile, env);
   const address = `127.0.0.1:${options.port}`;
-  try {
-    await waitUntil('Temporal server', () => namespaceExists(address, 'temporal-system'), 120_000, server);
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
+  await readyOrStopped('Temporal server', server, () => namespaceReady(address, 'temporal-system'), 120_000);
   return { ...server, address };
-}
-
-async function namespaceExists(address: string, namespace: string): Promise<boolean> {
-  const connection = await Connection.connect({ address, connectTimeout: 1_000 });
-  try {
-    await connection.workflowService.describeNamespace({ namespace });
-    return true;
-  } finally {
-    await connection.close();
-  }
 }
 
 /**
