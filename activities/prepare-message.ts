@@ -9,10 +9,12 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { AgentQueries } from '../catalogue/agent-queries';
 import { SEND_FAILURES } from '../messages/direct';
+import { chooseTarget, isRefusal, type TargetRefusal } from '../messages/choose-target';
 import type { MessageInput } from '../messages/message';
 import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, refusalBeforeRouting, type IntakeConfig } from '../messages/message-input';
 import type { MessageMemo } from '../messages/runs';
 import type { Config } from '../platform/config';
+import type { Router } from '../router/router';
 import { hasScope, KEY_ID_PATTERN, TENANT_PATTERN, type Caller } from '../rules/api-key';
 import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
@@ -21,16 +23,24 @@ import { sendMessageBody } from '../rules/message-schema';
 export interface PrepareMessageDeps {
   queries: Pick<AgentQueries, 'checkReach'>;
   config: IntakeConfig & Pick<Config, 'TEMPORAL_CALLERS_REQUIRE_KEY'>;
+  /** Chooses the target of intent-only messages; absent (the worker) → such inputs come back `needs_routing`. */
+  router?: Pick<Router, 'route'>;
   /** Finds the caller of a `key_id`; absent → inputs with a `key_id` are refused. */
   keys?: Pick<ApiKeyStore, 'callerById'>;
   now: () => number;
 }
 
 export interface PreparedMessage {
+  kind: 'prepared';
   input: MessageInput;
   memo: MessageMemo;
   /** What Temporal UI would show for a run the api started; set as the run's current details. */
   summary: { staticSummary: string; staticDetails: string };
+}
+
+/** What a worker without the router answers for an intent-only input: the workflow asks the api's routing queue. */
+export interface NeedsRouting {
+  kind: 'needs_routing';
 }
 
 /**
@@ -40,6 +50,21 @@ export interface PreparedMessage {
  */
 export function namespaceCaller(tenant: string): Caller {
   return { tenant, key_id: 'temporal-namespace', scopes: ['send'] };
+}
+
+/** A catalogue refusal as the api's 404s and 403 say it. */
+function refusalOf(refused: TargetRefusal, tenant: string, agentId: string, capability: string, keyId: string | undefined): ApplicationFailure {
+  switch (refused.kind) {
+    case 'unknown_agent':
+      return refusal(SEND_FAILURES.unknownAgent, `no agent ${agentId} in tenant ${tenant}`);
+    case 'unknown_capability':
+      return refusal(SEND_FAILURES.unknownCapability, `agent ${agentId} has no capability ${capability}`);
+    case 'forbidden':
+      return refusal(
+        SEND_FAILURES.forbidden,
+        keyId ? `the ACL of ${capability} does not admit key ${keyId}` : `the ACL of ${capability} does not admit callers without a key_id (they hold only the send scope)`,
+      );
+  }
 }
 
 const refusal = (type: string, message: string, details?: unknown) =>
@@ -57,7 +82,7 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     if (!hasScope(caller, 'send')) throw refusal(SEND_FAILURES.forbidden, `key ${keyId} lacks the send scope`);
     return caller;
   };
-  return async function prepareMessage(request: unknown): Promise<PreparedMessage> {
+  return async function prepareMessage(request: unknown): Promise<PreparedMessage | NeedsRouting> {
     if (!deps.queries || !deps.config || !deps.now) throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
     if (typeof request !== 'object' || request === null || Array.isArray(request)) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: an object is required');
     const { tenant, key_id: keyId, ...rest } = request as Record<string, unknown>;
@@ -72,33 +97,24 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     const body = parsed.data;
     const tenantName = tenant as string;
     if (!body.message_id) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: message_id: required');
-    if (!body.target?.capability) {
-      throw refusal(
-        SEND_FAILURES.routingUnavailable,
-        'routing by intent is not available to direct starts: give target.agent_id and target.capability (or POST /v1/messages, which routes)',
-      );
-    }
     const now = new Date(deps.now());
     const early = refusalBeforeRouting(body, deps.config, now);
     if (early) throw refusal(early.kind, early.kind === 'reply_to_unavailable' ? 'reply_to needs CALLER_WEBHOOK_SECRET, which this deployment has not set' : `deadline: ${early.kind.replaceAll('_', ' ')}`);
     const caller = await callerOf(tenantName, keyId as string | undefined);
-    const target = { agent_id: body.target.agent_id, capability: body.target.capability };
-    const check = await deps.queries.checkReach(tenantName, target.agent_id, target.capability, caller);
-    if (check.kind === 'unknown_agent') throw refusal(SEND_FAILURES.unknownAgent, `no agent ${target.agent_id} in tenant ${tenantName}`);
-    if (check.kind === 'unknown_capability') throw refusal(SEND_FAILURES.unknownCapability, `agent ${target.agent_id} has no capability ${target.capability}`);
-    if (check.kind === 'forbidden') {
-      throw refusal(SEND_FAILURES.forbidden, keyId ? `the ACL of ${target.capability} does not admit key ${keyId}` : `the ACL of ${target.capability} does not admit callers without a key_id (they hold only the send scope)`);
-    }
+    // Routing needs the router, which lives in the api: the workflow asks the api's routing queue instead.
+    if (!body.target?.capability && !deps.router) return { kind: 'needs_routing' };
+    const chosen = await chooseTarget({ queries: deps.queries, ...(deps.router ? { router: deps.router } : {}) }, caller, body);
+    if (isRefusal(chosen)) throw refusalOf(chosen, tenantName, body.target?.agent_id ?? '', body.target?.capability ?? '', keyId as string | undefined);
     const input = buildMessageInput({
       tenant: tenantName,
       messageId: body.message_id,
       traceId: newTraceId(),
       body,
-      chosen: { target, ...(body.params ? { params: body.params } : {}) },
+      chosen,
       caller,
       acceptedAt: now.toISOString(),
       config: deps.config,
     });
-    return { input, memo: messageMemoOf(input, bodyHashOf(body)), summary: messageSummaryOf(input) };
+    return { kind: 'prepared', input, memo: messageMemoOf(input, bodyHashOf(body)), summary: messageSummaryOf(input) };
   };
 }

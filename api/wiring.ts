@@ -20,6 +20,7 @@ import { catalogueModels, initCatalogueModels } from '../store/models';
 import { endpointPolicy } from '../rules/endpoint-policy';
 import { createApp } from './app';
 import { McpFace } from './mcp/sessions';
+import { startRoutingWorker } from './routing-worker';
 import { SocketHub } from './ws/socket-hub';
 import { replicaTaskQueue, startSocketWorker } from './ws/socket-worker';
 
@@ -68,7 +69,10 @@ export interface ApiReplica {
   stop(options?: { dropConnections?: boolean }): Promise<void>;
 }
 
-/** One api replica listening on `host:port`: the HTTP app, its WebSocket hub and its socket-delivery worker. */
+/**
+ * One api replica listening on `host:port`: the HTTP app, its WebSocket hub, its socket-delivery worker and its
+ * routing worker (intent-only direct starts).
+ */
 export async function startApiReplica(options: {
   config: Config;
   logger: Logger;
@@ -115,6 +119,13 @@ export async function startApiReplica(options: {
     hub,
     circuits: services.catalogue.circuits,
   });
+  const routingWorker = await startRoutingWorker({
+    connection: options.workerConnection,
+    config,
+    queries: services.catalogue.queries,
+    router: services.router,
+    keys: services.keys,
+  });
   return {
     server,
     async stop({ dropConnections = false } = {}) {
@@ -128,7 +139,7 @@ export async function startApiReplica(options: {
         server.close();
         server.closeIdleConnections();
       }
-      await socketWorker.stop();
+      await Promise.all([socketWorker.stop(), routingWorker.stop()]);
     },
   };
 }

@@ -33,7 +33,7 @@ export const SEND_FAILURES = {
   invalidInput: 'invalid_input',
   /** The workflow id is not `msg:<tenant>:<message_id>`. */
   workflowIdMismatch: 'workflow_id_mismatch',
-  /** Only an explicit `target` with a `capability` is supported when started directly: the router lives in the api. */
+  /** An intent-only input, and no api replica took its routing task in time (the router lives in the api). */
   routingUnavailable: 'routing_unavailable',
   /** As the api's 404s and 403: the agent or capability is not the tenant's, or its ACL does not admit the caller. */
   unknownAgent: 'unknown_agent',
@@ -47,6 +47,14 @@ export const SEND_FAILURES = {
   deadlineTooFar: 'deadline_too_far',
   replyToUnavailable: 'reply_to_unavailable',
 } as const;
+
+/**
+ * The task queue on which api replicas route intent-only direct starts (an activity worker beside their socket
+ * worker), for the gateway's task queue.
+ */
+export function routingTaskQueue(taskQueue: string): string {
+  return `${taskQueue}-routing`;
+}
 
 /** The message id a workflow id names for a tenant, or undefined when it is not `msg:<tenant>:<…>`. */
 export function messageIdOf(workflowId: string, tenant: string): string | undefined {

@@ -6,11 +6,12 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AgentQueries } from '../catalogue/agent-queries';
 import type { Config } from '../platform/config';
 import { context, contextForTrace } from '../platform/telemetry';
-import type { RouteDecision, Router } from '../router/router';
+import type { Router } from '../router/router';
 import type { Caller } from '../rules/api-key';
 import { newMessageId } from '../rules/ids';
-import type { MessageRouting, MessageStatus, Reason } from './message';
-import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, refusalBeforeRouting, type ChosenTarget, type SendRequest } from './message-input';
+import { chooseTarget } from './choose-target';
+import type { MessageStatus } from './message';
+import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, refusalBeforeRouting, type SendRequest } from './message-input';
 import type { MessageMemo, MessageRuns } from './runs';
 import { startingStatus } from './status';
 import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId } from './temporal';
@@ -52,7 +53,7 @@ export class MessageIntake {
     const bodyHash = bodyHashOf(body);
     // No lookup before the start: a repeated message id is told by the start itself (already started), and a
     // refusal below is checked against an existing message of that id before it is answered.
-    const chosen = this.refusedBeforeRouting(body) ?? (await this.chooseTarget(caller, body));
+    const chosen = this.refusedBeforeRouting(body) ?? (await chooseTarget(this.deps, caller, body));
     if ('kind' in chosen) return body.message_id ? ((await this.repeatOf(caller, tenant, messageId, bodyHash)) ?? chosen) : chosen;
     const { target, routing, rejection } = chosen;
 
@@ -101,35 +102,6 @@ export class MessageIntake {
     return existing && ((await this.refusal(caller, existing)) ?? existing);
   }
 
-  /** The named target, or the router's choice; a refusal of the router becomes a rejection to record. */
-  private async chooseTarget(
-    caller: Caller,
-    body: SendRequest,
-  ): Promise<ChosenTarget | SendResult> {
-    const tenant = caller.tenant;
-    if (body.target?.capability) {
-      // An agent with no instance available right now is fine: the workflow retries until one comes back.
-      const check = await this.deps.queries.checkReach(tenant, body.target.agent_id, body.target.capability, caller);
-      if (check.kind !== 'ok') return check;
-      return { target: { agent_id: body.target.agent_id, capability: body.target.capability }, ...(body.params ? { params: body.params } : {}) };
-    }
-    if (!this.deps.router) throw new Error('no router configured for messages without a capability');
-    const decision = await this.deps.router.route({
-      tenant,
-      caller,
-      ...(body.intent ? { intent: body.intent } : {}),
-      ...(body.target ? { target: body.target } : {}),
-      ...(body.session_id ? { session_id: body.session_id } : {}),
-      ...(body.params ? { params: body.params } : {}),
-    });
-    if (decision.kind === 'refused' && decision.code === 'unknown_agent') return { kind: 'unknown_agent' };
-    const routing: MessageRouting = { decided_by: decision.explanation.decided_by, provider: decision.explanation.provider, explanation: decision.explanation };
-    const rejection = rejectionOf(decision);
-    if (decision.kind === 'refused') return { target: { agent_id: body.target?.agent_id ?? '', capability: '' }, routing, rejection: rejection! };
-    const target = { agent_id: decision.target.agent_id, capability: decision.target.capability };
-    return { target, params: decision.params, routing, ...(rejection ? { rejection } : {}) };
-  }
-
   /** `forbidden` when the target capability's ACL does not admit the caller. */
   private async refusal(caller: Caller, existing: SendResult): Promise<SendResult | undefined> {
     if (existing.kind !== 'duplicate' || !existing.status.target.capability) return undefined;
@@ -145,17 +117,5 @@ export class MessageIntake {
     const memo = description.memo as Partial<MessageMemo> | undefined;
     if (memo?.body_hash !== bodyHash) return { kind: 'conflict', message_id: messageId };
     return { kind: 'duplicate', status: await this.deps.runs.statusOf(tenant, messageId, description) };
-  }
-}
-
-function rejectionOf(decision: RouteDecision): Reason | undefined {
-  switch (decision.kind) {
-    case 'routed':
-      return undefined;
-    case 'input_required':
-      return { code: 'input_required', message: decision.message ?? `${decision.target.capability} needs ${decision.missing.join(', ')}, which the intent does not give`, missing: decision.missing };
-    case 'refused':
-      if (decision.code === 'ambiguous') return { code: 'ambiguous', message: decision.message, ...(decision.choices ? { choices: decision.choices } : {}) };
-      return { code: decision.code === 'no_eligible_capability' ? 'no_eligible_capability' : 'no_route', message: decision.message };
   }
 }

@@ -1,8 +1,9 @@
 /** The Temporal worker inside each api replica that performs deliveries over the sockets this replica holds. */
-import { Worker, type NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createSocketActivities } from '../../activities/deliver-socket';
+import { startActivityWorker, type RunningActivityWorker } from '../../platform/activity-worker';
 import type { CircuitStore } from '../../store/circuits';
 import type { SocketHub } from './socket-hub';
 
@@ -17,18 +18,11 @@ export async function startSocketWorker(options: {
   taskQueue: string;
   hub: SocketHub;
   circuits: Pick<CircuitStore, 'record'>;
-}): Promise<{ stop: () => Promise<void> }> {
-  const worker = await Worker.create({
+}): Promise<RunningActivityWorker> {
+  return startActivityWorker({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: createSocketActivities({ sockets: options.hub, circuits: options.circuits, now: Date.now }),
   });
-  const running = worker.run();
-  return {
-    async stop() {
-      worker.shutdown();
-      await running;
-    },
-  };
 }

@@ -114,9 +114,8 @@ describe('temporal callers - sendMessage started from a Temporal client', () => 
     const unknown = await failureOf(executeMessage(system.client, { tenant: TENANT, target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } }, taskQueue()));
     assert.equal(unknown.type, 'unknown_agent');
 
-    const intentOnly = await failureOf(executeMessage(system.client, { tenant: TENANT, intent: 'echo this back' }, taskQueue()));
-    assert.equal(intentOnly.type, 'routing_unavailable');
-    assert.match(intentOnly.message, /target\.agent_id and target\.capability/);
+    const badIntent = await failureOf(executeMessage(system.client, { tenant: TENANT, intent: '' }, taskQueue()));
+    assert.equal(badIntent.type, 'invalid_input');
 
     const mismatch = await failureOf(
       system.client.workflow.execute(SEND_MESSAGE_WORKFLOW, {
@@ -127,6 +126,50 @@ describe('temporal callers - sendMessage started from a Temporal client', () => 
     );
     assert.equal(mismatch.type, 'workflow_id_mismatch');
     assert.equal(agent.deliveries.length, before, 'nothing delivered');
+  });
+});
+
+describe('temporal callers - routed by intent', () => {
+  it('temporal callers - an intent-only start is routed as the api routes it, by the api replica, and processed', async () => {
+    const refunds = await startFakeAgent((d) => ({ status: 202, receipt: { status: 'processed', result: { refunded: d.body.params } } }));
+    after(() => refunds.stop());
+    const registered = await registerAgent(system.baseUrl, refunds.url, {
+      name: `refund-agent-${Date.now()}`,
+      capabilities: [
+        {
+          name: 'request_refund',
+          description: '申请退款：订单的钱退回给买家。Refund an order to the buyer.',
+          tags: ['退款', 'refund'],
+          examples: ['我要退款，订单2024090112', 'please refund order 2024090112'],
+          parameters: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } } },
+        },
+      ],
+    });
+    refunds.secret = registered.secret;
+    const intent = '我要退款，订单2024090112';
+
+    const direct = await executeMessage(system.client, { tenant: TENANT, message_id: newId('routed'), intent }, taskQueue());
+    const viaApi = await request('POST', `${system.baseUrl}/v1/messages?wait=30s`, { message_id: newId('routed-api'), intent });
+    assert.equal(direct.state, 'processed', JSON.stringify(direct.reason));
+    assert.deepEqual(direct.target, { agent_id: registered.agent_id, capability: 'request_refund' });
+    assert.deepEqual(direct.result, { refunded: { order_id: '2024090112' } });
+    // Routed like the api routes the same intent: same capability, same parameters, same kind of decision.
+    assert.equal(viaApi.body.state, 'processed', JSON.stringify(viaApi.body));
+    assert.deepEqual(viaApi.body.target, direct.target);
+    assert.deepEqual(viaApi.body.result, direct.result);
+    assert.equal(viaApi.body.routing?.decided_by, direct.routing?.decided_by);
+    assert.equal(refunds.deliveries.length, 2);
+  });
+
+  it('temporal callers - an intent nothing fits is recorded rejected, as on the api, and nothing is delivered', async () => {
+    const before = agent.deliveries.length;
+    const messageId = newId('no-route');
+    const status = await executeMessage(system.client, { tenant: TENANT, message_id: messageId, intent: 'zzzz qqqq xxxx' }, taskQueue());
+    assert.equal(status.state, 'rejected');
+    assert.ok(status.reason && ['no_route', 'no_eligible_capability', 'ambiguous'].includes(status.reason.code), JSON.stringify(status.reason));
+    const shown = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+    assert.equal(shown.body.state, 'rejected');
+    assert.equal(agent.deliveries.length, before);
   });
 });
 

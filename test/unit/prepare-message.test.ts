@@ -2,11 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
-import { createPrepareMessage, namespaceCaller } from '../../activities/prepare-message';
+import { createPrepareMessage, namespaceCaller, type NeedsRouting, type PreparedMessage } from '../../activities/prepare-message';
 import type { ReachCheck } from '../../catalogue/agent-queries';
 import { bodyHashOf, buildMessageInput } from '../../messages/message-input';
 import { loadConfig } from '../../platform/config';
 import type { Caller } from '../../rules/api-key';
+import type { RouteDecision, RouteExplanation, RouteRequest, Router } from '../../router/router';
 
 const config = loadConfig({ PUBLIC_URL: 'https://reach.example', CALLER_WEBHOOK_SECRET: '' });
 const NOW = Date.parse('2026-01-01T00:00:00Z');
@@ -19,7 +20,7 @@ const KEYS: Record<string, Caller> = {
 };
 const keys = { callerById: async (keyId: string) => KEYS[keyId] };
 
-function prepare(reach: ReachCheck = { kind: 'ok' }, requireKey = false) {
+function prepare(reach: ReachCheck = { kind: 'ok' }, requireKey = false, router?: Pick<Router, 'route'>) {
   const checks: { tenant: string; agentId: string; capability: string; caller: Caller }[] = [];
   const queries = {
     async checkReach(tenant: string, agentId: string, capability: string, caller: Caller): Promise<ReachCheck> {
@@ -27,8 +28,23 @@ function prepare(reach: ReachCheck = { kind: 'ok' }, requireKey = false) {
       return reach;
     },
   };
-  return { prepareMessage: createPrepareMessage({ queries, config: { ...config, TEMPORAL_CALLERS_REQUIRE_KEY: requireKey }, keys, now: () => NOW }), checks };
+  return { prepareMessage: createPrepareMessage({ queries, config: { ...config, TEMPORAL_CALLERS_REQUIRE_KEY: requireKey }, keys, now: () => NOW, ...(router ? { router } : {}) }), checks };
 }
+
+/** The prepared message (not `needs_routing`). */
+async function preparedOf(run: Promise<PreparedMessage | NeedsRouting>): Promise<PreparedMessage> {
+  const result = await run;
+  assert.equal(result.kind, 'prepared');
+  return result as PreparedMessage;
+}
+
+/** A router that answers `decision` and keeps what it was asked. */
+function routerAnswering(decision: RouteDecision) {
+  const requests: RouteRequest[] = [];
+  return { requests, router: { route: async (request: RouteRequest) => (requests.push(request), decision) } };
+}
+
+const explanation = { decided_by: 'semantic', provider: 'local' } as unknown as RouteExplanation;
 
 async function refusal(run: Promise<unknown>): Promise<ApplicationFailure> {
   const error = await run.then(() => assert.fail('should refuse'), (e: unknown) => e);
@@ -41,7 +57,7 @@ describe('prepare message', () => {
   it('prepare message - builds the input the api builds, as a caller with the send scope only', async () => {
     const { prepareMessage, checks } = prepare();
     const body = { message_id: 'm-1', target: { agent_id: AGENT, capability: 'echo' }, payload: { a: 1 }, params: { x: 'y' } };
-    const prepared = await prepareMessage({ tenant: 'acme', ...body });
+    const prepared = await preparedOf(prepareMessage({ tenant: 'acme', ...body }));
     const expected = buildMessageInput({
       tenant: 'acme',
       messageId: 'm-1',
@@ -68,10 +84,36 @@ describe('prepare message', () => {
     assert.equal((await refusal(prepareMessage('nope'))).type, 'invalid_input');
   });
 
-  it('prepare message - intent-only input is refused: routing lives in the api', async () => {
-    const { prepareMessage } = prepare();
-    const failure = await refusal(prepareMessage({ tenant: 'acme', message_id: 'm-3', intent: 'refund order 42' }));
-    assert.equal(failure.type, 'routing_unavailable');
+  it('prepare message - intent-only input, validated, needs routing where there is no router (the worker)', async () => {
+    const { prepareMessage, checks } = prepare();
+    assert.deepEqual(await prepareMessage({ tenant: 'acme', message_id: 'm-3', intent: 'refund order 42' }), { kind: 'needs_routing' });
+    assert.equal(checks.length, 0);
+    // Bad input and the caller's own refusals are answered here, before any routing.
+    assert.equal((await refusal(prepareMessage({ tenant: 'acme', message_id: 'm-3', intent: 7 }))).type, 'invalid_input');
+    assert.equal((await refusal(prepare({ kind: 'ok' }, true).prepareMessage({ tenant: 'acme', message_id: 'm-3', intent: 'refund' }))).type, 'key_required');
+  });
+
+  it('prepare message - with the router (the api), an intent is routed as the api routes it', async () => {
+    const routed = routerAnswering({ kind: 'routed', target: { agent_id: AGENT, capability: 'refund', instance_id: 'ins_1' }, params: { order: '42' }, explanation });
+    const { prepareMessage } = prepare({ kind: 'ok' }, false, routed.router);
+    const body = { message_id: 'm-4', intent: 'refund order 42', session_id: 's-1' };
+    const result = await preparedOf(prepareMessage({ tenant: 'acme', ...body }));
+    assert.deepEqual(result.input.target, { agent_id: AGENT, capability: 'refund' });
+    assert.deepEqual(result.input.params, { order: '42' });
+    assert.equal(result.input.routing?.decided_by, 'semantic');
+    assert.equal(result.input.rejection, undefined);
+    assert.deepEqual(routed.requests, [{ tenant: 'acme', caller: namespaceCaller('acme'), intent: 'refund order 42', session_id: 's-1' }]);
+    assert.equal(result.memo.body_hash, bodyHashOf(body));
+  });
+
+  it('prepare message - a router refusal is a rejection to record; an unknown agent is a refusal', async () => {
+    const noRoute = routerAnswering({ kind: 'refused', code: 'no_match', message: 'nothing fits', explanation });
+    const rejected = await preparedOf(prepare({ kind: 'ok' }, false, noRoute.router).prepareMessage({ tenant: 'acme', message_id: 'm-5', intent: 'fly me to the moon' }));
+    assert.equal(rejected.input.rejection?.code, 'no_route');
+    assert.equal(rejected.input.target.capability, '');
+    const unknown = routerAnswering({ kind: 'refused', code: 'unknown_agent', message: 'no such agent', explanation });
+    const failure = await refusal(prepare({ kind: 'ok' }, false, unknown.router).prepareMessage({ tenant: 'acme', message_id: 'm-6', target: { agent_id: AGENT }, intent: 'x' }));
+    assert.equal(failure.type, 'unknown_agent');
   });
 
   it('prepare message - catalogue and early refusals carry their kind', async () => {
@@ -91,7 +133,7 @@ describe('prepare message', () => {
   it('prepare message - a key_id sends as that key: its tenant, scopes and ACL grants; required when configured', async () => {
     const target = { agent_id: AGENT, capability: 'echo' };
     const { prepareMessage, checks } = prepare();
-    const prepared = await prepareMessage({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k-1', target });
+    const prepared = await preparedOf(prepareMessage({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k-1', target }));
     assert.deepEqual(prepared.input.caller, KEYS.aaaaaaaaaaaa);
     assert.deepEqual(checks[0]!.caller, KEYS.aaaaaaaaaaaa);
     assert.equal(prepared.memo.body_hash, bodyHashOf({ message_id: 'k-1', target }), 'the key id is not part of the body');
@@ -101,6 +143,6 @@ describe('prepare message', () => {
     assert.match((await refusal(prepareMessage({ tenant: 'acme', key_id: 'rk_secret', message_id: 'k', target }))).message, /key_id/);
     const required = prepare({ kind: 'ok' }, true).prepareMessage;
     assert.equal((await refusal(required({ tenant: 'acme', message_id: 'k', target }))).type, 'key_required');
-    assert.equal((await required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k', target })).input.caller?.key_id, 'aaaaaaaaaaaa');
+    assert.equal((await preparedOf(required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k', target }))).input.caller?.key_id, 'aaaaaaaaaaaa');
   });
 });
