@@ -9,7 +9,7 @@ type SdkServer = typeof import('@a2a-js/sdk/server', { with: { 'resolution-mode'
 type SdkExpress = typeof import('@a2a-js/sdk/server/express', { with: { 'resolution-mode': 'import' } });
 
 /* eslint-disable @typescript-eslint/no-require-imports */
-export const { AgentCard, Task, TaskStatusUpdateEvent, TaskArtifactUpdateEvent } = require('@a2a-js/sdk') as Sdk;
+export const { AgentCard, Message, Task, TaskStatusUpdateEvent, TaskArtifactUpdateEvent } = require('@a2a-js/sdk') as Sdk;
 export const {
   ContentTypeNotSupportedError,
   PushNotificationNotSupportedError,
