@@ -48,10 +48,12 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
   });
   const router = Router();
 
-  router.get(['/.well-known/agent-card.json', `${A2A_FACE_PATH}/.well-known/agent-card.json`], async (_req, res) => {
+  const gatewayCardRoute: RequestHandler = async (_req, res) => {
     const caller = callerOf(res);
     res.json(caller ? await handler.cardFor(new KeyUser(caller)) : publicGatewayCard(deps.config.PUBLIC_URL));
-  });
+  };
+  router.get('/.well-known/agent-card.json', gatewayCardRoute);
+  router.get(`${A2A_FACE_PATH}/.well-known/agent-card.json`, gatewayCardRoute);
 
   router.get(`${A2A_FACE_PATH}/agents/:agent_id/.well-known/agent-card.json`, async (req, res) => {
     const caller = requireCaller(res, 'read');
