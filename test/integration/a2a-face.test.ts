@@ -5,20 +5,14 @@
  * refused; raw JSON-RPC requests check what no client sends (bad JSON, no key, v0.3 method names).
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cacheDir } from '../../platform/cache-dir';
 import { request } from '../helpers/http';
 import { sdkAgent } from '../helpers/mcp';
+import { python, pythonModule, runPythonClient } from '../helpers/python';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 
-const python = join(cacheDir(), 'venv', 'bin', 'python');
-const hasA2a = existsSync(python) && spawnSync(python, ['-c', 'import a2a.client'], { stdio: 'ignore' }).status === 0;
-const inCi = process.env.CI === 'true';
-const skip = !hasA2a && !inCi ? `no Python a2a-sdk package in ${python} (.ci/run installs it)` : false;
+const { available: hasA2a, skip } = pythonModule('a2a.client', 'a2a-sdk');
 
 let servers: TestServers;
 let system: TestSystem;
@@ -51,23 +45,6 @@ after(async () => {
   await servers?.stop();
 });
 
-/** Runs test/helpers/a2a_client.py with `job` on stdin; resolves to its JSON report. */
-function runPythonClient(job: object): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, [join(__dirname, '..', 'helpers', 'a2a_client.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`python client exited ${code}:\n${stderr}`));
-      resolve(JSON.parse(stdout));
-    });
-    child.stdin.end(JSON.stringify(job));
-  });
-}
-
 /** One JSON-RPC call to `path`, with the test key unless `headers` say otherwise. */
 function rpc(path: string, method: string, params: object, headers: Record<string, string> = { 'a2a-version': '1.0' }) {
   return request('POST', `${system.baseUrl}${path}`, { jsonrpc: '2.0', id: 1, method, params }, headers);
@@ -78,7 +55,7 @@ describe('a2a face', () => {
     assert.ok(hasA2a, `CI must provide the Python a2a-sdk package in ${python} (.ci/run creates the venv)`);
     const key = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'a2a-python')).key;
     const id = (name: string) => `py-${name}-${process.pid}`;
-    const report = await runPythonClient({
+    const report = await runPythonClient('a2a_client.py', {
       base_url: system.baseUrl,
       key,
       agent_id: agentId,
