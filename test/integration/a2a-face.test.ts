@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Task } from '../../api/a2a/sdk';
 import { request } from '../helpers/http';
 import { sdkAgent } from '../helpers/mcp';
 import { python, pythonModule, runPythonClient } from '../helpers/python';
@@ -44,6 +45,20 @@ after(async () => {
   await system?.stop();
   await servers?.stop();
 });
+
+type SdkClient = typeof import('@a2a-js/sdk/client', { with: { 'resolution-mode': 'import' } });
+type Sdk = typeof import('@a2a-js/sdk', { with: { 'resolution-mode': 'import' } });
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } = require('@a2a-js/sdk/client') as SdkClient;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { SendMessageRequest } = require('@a2a-js/sdk') as Sdk;
+
+/** The official TypeScript client of the gateway, its fetch carrying `key`; it reads the card itself. */
+async function jsClient(key: string) {
+  const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), authorization: `Bearer ${key}` } });
+  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] }));
+  return factory.createFromUrl(system.baseUrl);
+}
 
 /** One JSON-RPC call to `path`, with the test key unless `headers` say otherwise. */
 function rpc(path: string, method: string, params: object, headers: Record<string, string> = { 'a2a-version': '1.0' }) {
@@ -100,6 +115,29 @@ describe('a2a face', () => {
 
     assert.equal(report.streamed.states.at(-1), 'TASK_STATE_COMPLETED', JSON.stringify(report.streamed));
     assert.deepEqual(report.streamed.artifacts, [{ refund_id: 'r-9' }]);
+  });
+
+  it('a2a face - the npm @a2a-js/sdk client: card, SendMessage to a named skill, GetTask, CancelTask, a refusal', async () => {
+    const key = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'a2a-js')).key;
+    const client = await jsClient(key);
+    const card = await client.getAgentCard();
+    assert.ok(card.skills.some((s) => s.id === `${agentId}/refund`), 'the key\'s card, read with the key');
+    const send = (messageId: string, skill: string, data: object, returnImmediately = false) =>
+      client.sendMessage(SendMessageRequest.fromJSON({
+        message: { messageId, role: 'ROLE_USER', parts: [{ data }], metadata: { skill: `${agentId}/${skill}` } },
+        configuration: { returnImmediately },
+      }));
+    const done = await send(`js-named-${process.pid}`, 'refund', { order_id: 12 });
+    assert.ok(!('messageId' in done), 'a task, not a message');
+    const task = Task.toJSON(done as never) as { id: string; status: { state: string }; artifacts: { parts: { data: unknown }[] }[] };
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+    assert.deepEqual(task.artifacts[0]!.parts[0]!.data, { refund_id: 'r-12' });
+    const read = Task.toJSON(await client.getTask({ tenant: '', id: task.id })) as typeof task;
+    assert.deepEqual(read, task);
+    const slow = await send(`js-slow-${process.pid}`, 'slow', {}, true);
+    const cancelled = Task.toJSON(await client.cancelTask({ tenant: '', id: (slow as { id: string }).id, metadata: { reason: 'changed my mind' } })) as typeof task;
+    assert.equal(cancelled.status.state, 'TASK_STATE_CANCELED');
+    await assert.rejects(client.getTask({ tenant: '', id: 'js-no-such-task' }), { name: 'TaskNotFoundError' });
   });
 
   it('a2a face - raw JSON-RPC: a body that is not JSON, no key, an unknown method, v0.3 names without A2A-Version, an unknown agent face', async () => {

@@ -423,7 +423,7 @@ describe('catalogue - A2A agent cards', () => {
     assert.equal(exported.body.name, card.name);
     // The skills as the card named them; reached through the agent's A2A face with an API key (docs/a2a.md).
     assert.deepEqual(exported.body.skills.map((s: { id: string; name: string }) => [s.id, s.name]), [['book-flight', 'Book a flight'], ['hotel search/v2', 'Search hotels']]);
-    assert.deepEqual(exported.body.provider, card.provider);
+    assert.deepEqual(exported.body.provider, (card as Record<string, unknown>).provider);
     assert.equal(exported.body.supportedInterfaces[0].url, `${system.config.PUBLIC_URL}/a2a/agents/${imported.body.agent_id}`);
     assert.deepEqual(Object.keys(exported.body.securitySchemes), ['reach_api_key']);
     const v03 = await api('GET', `/v1/agents/${imported.body.agent_id}/agent-card.json?a2a_version=0.3`);
