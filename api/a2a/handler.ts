@@ -5,16 +5,18 @@
  * transport (face.ts) calls these; every refusal is an A2A error, never an internal one.
  */
 import type { Logger } from 'pino';
+import { agentFacePath, exportA2aCard } from '../../catalogue/a2a';
 import type { Catalogue } from '../../catalogue/catalogue';
 import { isTerminal, type MessageStatus } from '../../messages/message';
 import type { MessageService } from '../../messages/message-service';
 import { StatusUnavailableError } from '../../messages/runs';
 import type { Config } from '../../platform/config';
 import type { ApiMetrics } from '../../platform/metrics';
+import { canReach } from '../../rules/acl';
 import type { Caller } from '../../rules/api-key';
 import { newTraceId } from '../../rules/ids';
+import { messageId as messageIdSchema } from '../../rules/message-schema';
 import type { AgentDoc, CapabilityDoc } from '../../store/agents';
-import { canReach } from '../../rules/acl';
 import { requireScope } from '../caller-auth';
 import type { EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
@@ -22,7 +24,6 @@ import { acceptMessage, sendAnswer } from '../routes/messages';
 import { sendMessageBody } from '../schemas';
 import { parseInput } from '../validate';
 import { gatewayCard, publicGatewayCard } from './cards';
-import { exportA2aCard, agentFacePath } from '../../catalogue/a2a';
 import {
   A2AError,
   AgentCard,
@@ -50,7 +51,6 @@ import {
 } from './sdk';
 import { sendBodyOf } from './send';
 import { artifactsOf, TASK_STATE_OF, taskOf, taskStatusOf } from './task';
-import { messageId as messageIdSchema } from '../../rules/message-schema';
 
 export interface A2aDeps {
   config: Config;

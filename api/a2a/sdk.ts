@@ -5,7 +5,6 @@
  */
 type Sdk = typeof import('@a2a-js/sdk', { with: { 'resolution-mode': 'import' } });
 type SdkErrors = typeof import('@a2a-js/sdk/errors', { with: { 'resolution-mode': 'import' } });
-type SdkServer = typeof import('@a2a-js/sdk/server', { with: { 'resolution-mode': 'import' } });
 type SdkExpress = typeof import('@a2a-js/sdk/server/express', { with: { 'resolution-mode': 'import' } });
 
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -24,20 +23,13 @@ export const { jsonRpcHandler } = require('@a2a-js/sdk/server/express') as SdkEx
 export type {
   AgentCard as AgentCardType,
   CancelTaskRequest,
-  GetExtendedAgentCardRequest,
   GetTaskRequest,
-  ListTasksRequest,
   ListTasksResponse,
+  ListTaskPushNotificationConfigsResponse,
   SendMessageRequest,
   StreamResponse,
   SubscribeToTaskRequest,
   Task as TaskType,
   TaskPushNotificationConfig,
-  GetTaskPushNotificationConfigRequest,
-  ListTaskPushNotificationConfigsRequest,
-  ListTaskPushNotificationConfigsResponse,
-  DeleteTaskPushNotificationConfigRequest,
-  Message as MessageType,
 } from '@a2a-js/sdk' with { 'resolution-mode': 'import' };
 export type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server' with { 'resolution-mode': 'import' };
-export type { SdkServer };
