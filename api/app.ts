@@ -14,6 +14,7 @@ import type { MessageService } from '../messages/message-service';
 import { dashboardPage } from './dashboard';
 import { methodGuard } from './method-guard';
 import { docsPage, OPERATIONS, openApiDocument } from './openapi';
+import { a2aFaceRoutes } from './a2a/face';
 import { agentCardRoutes } from './routes/agent-cards';
 import { agentRoutes } from './routes/agents';
 import { callbackRoutes } from './routes/callback';
@@ -84,8 +85,10 @@ export function createApp(deps: AppDeps): Express {
   const limiter = new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
   // Keys first: an invalid key or an exhausted tenant is refused before its body is read.
   app.use(identifyCaller(deps.keys, limiter));
-  app.use(express.json({ limit: config.MAX_BODY_BYTES }));
   const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
+  // The A2A face (docs/a2a.md) reads its own bodies: one that is not JSON is a JSON-RPC error there.
+  app.use(a2aFaceRoutes({ ...deps, endpoints }));
+  app.use(express.json({ limit: config.MAX_BODY_BYTES }));
   const fetchCards = deps.fetch ?? guardedFetch(endpoints.policy);
   app.use(metricsRoutes({ metrics: deps.metrics, catalogue: deps.catalogue, messages: deps.messages, isPublic: config.METRICS_PUBLIC }));
   app.use(agentCardRoutes({ catalogue: deps.catalogue, config, endpoints, fetch: fetchCards }));

@@ -1,10 +1,12 @@
 /**
  * A2A Agent Cards (`/.well-known/agent-card.json`) in and out of our catalogue. Both spec generations are read:
  * v1.0 (`supportedInterfaces[{url, protocolBinding, protocolVersion}]`) and v0.3 (`url`, `preferredTransport`,
- * `additionalInterfaces[{url, transport}]`); skills become capabilities. Pure functions.
+ * `additionalInterfaces[{url, transport}]`); skills become capabilities, and the card itself is kept on the agent
+ * (`source.card_json`) so that exporting it loses nothing. An exported card is the agent as reached through the
+ * gateway's A2A face (docs/a2a.md): its interface is the face, its security scheme our API keys. Pure functions.
  */
 import { z } from 'zod';
-import type { AgentWithInstances } from './agent-queries';
+import type { AgentDoc, CapabilityDoc } from '../store/agents';
 import type { AgentCardInput, CapabilityInput } from './card';
 
 /** Bindings we can post JSON to over HTTP; gRPC interfaces are skipped. */
@@ -38,13 +40,25 @@ export const a2aCardSchema = z.looseObject({
 export type A2aCard = z.infer<typeof a2aCardSchema>;
 
 export type A2aImport =
-  | { kind: 'ok'; specVersion: '1.0' | '0.3'; input: AgentCardInput }
+  /** `cardJson`: the card as received, to keep on the agent (absent when larger than MAX_KEPT_CARD_CHARS). */
+  | { kind: 'ok'; specVersion: '1.0' | '0.3'; input: AgentCardInput; cardJson?: string }
   | { kind: 'invalid'; problems: { location: string; message: string }[] };
 
 /** Capability names allow letters, digits and `_.-`; skill ids may hold anything. */
 export function capabilityNameOf(skillId: string): string {
   const cleaned = skillId.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
   return (cleaned || 'skill').slice(0, 64);
+}
+
+/** The capability name of each skill, in order: cleaned ids, made distinct with `-2`, `-3`, … */
+export function capabilityNamesOf(skills: readonly { id: string }[]): string[] {
+  const names = new Set<string>();
+  return skills.map((skill) => {
+    let name = capabilityNameOf(skill.id);
+    for (let n = 2; names.has(name); n++) name = `${capabilityNameOf(skill.id).slice(0, 60)}-${n}`;
+    names.add(name);
+    return name;
+  });
 }
 
 /** Interfaces in order of preference, as [url, binding]. */
@@ -77,22 +91,18 @@ export function importA2aCard(raw: unknown): A2aImport {
   if (!endpoint) {
     return { kind: 'invalid', problems: [{ location: 'card', message: 'no interface with an http(s) URL and a JSONRPC or HTTP+JSON binding' }] };
   }
-  const names = new Set<string>();
-  const capabilities: CapabilityInput[] = [];
-  for (const skill of card.skills) {
-    let name = capabilityNameOf(skill.id);
-    for (let n = 2; names.has(name); n++) name = `${capabilityNameOf(skill.id).slice(0, 60)}-${n}`;
-    names.add(name);
-    capabilities.push({
-      name,
-      description: skill.description ?? skill.name,
-      ...(skill.tags ? { tags: skill.tags } : {}),
-      ...(skill.examples ? { examples: skill.examples } : {}),
-    });
-  }
+  const names = capabilityNamesOf(card.skills);
+  const capabilities: CapabilityInput[] = card.skills.map((skill, i) => ({
+    name: names[i]!,
+    description: skill.description ?? skill.name,
+    ...(skill.tags ? { tags: skill.tags } : {}),
+    ...(skill.examples ? { examples: skill.examples } : {}),
+  }));
+  const cardJson = JSON.stringify(raw);
   return {
     kind: 'ok',
     specVersion: found.specVersion,
+    ...(cardJson.length <= MAX_KEPT_CARD_CHARS ? { cardJson } : {}),
     input: {
       name: card.name,
       ...(card.version ? { version: card.version } : {}),
@@ -109,29 +119,126 @@ export function agentCardUrl(url: string): string {
   return `${url.replace(/\/+$/, '')}/.well-known/agent-card.json`;
 }
 
+/** A card larger than this (JSON characters) is not kept on the agent: its export is built from its capabilities. */
+export const MAX_KEPT_CARD_CHARS = 64 * 1024;
+
+export type A2aSpecVersion = '1.0' | '0.3';
+
+/** The gateway's A2A face, where every card we serve says to go (docs/a2a.md). */
+export const A2A_FACE_PATH = '/a2a';
+
+/** One agent's own A2A face: its skills by their own ids, its intents routed among its capabilities only. */
+export function agentFacePath(agentId: string): string {
+  return `${A2A_FACE_PATH}/agents/${agentId}`;
+}
+
+/** The name of the one security scheme of our cards: an Agent-Reach API key as a bearer token (api/caller-auth.ts). */
+export const BEARER_SCHEME = 'reach_api_key';
+const BEARER_DESCRIPTION = 'An Agent-Reach API key, sent as "Authorization: Bearer rk_…"';
+
+export const DEFAULT_INPUT_MODES = ['text/plain', 'application/json'];
+export const DEFAULT_OUTPUT_MODES = ['application/json', 'text/plain'];
+
+/** Where and how to reach an agent through the face at `url`: JSON-RPC (v1.0, and v0.3 at the same URL), bearer key. */
+export function gatewayAccess(url: string, specVersion: A2aSpecVersion): Record<string, unknown> {
+  if (specVersion === '0.3') {
+    return {
+      protocolVersion: '0.3.0',
+      url,
+      preferredTransport: 'JSONRPC',
+      securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: BEARER_DESCRIPTION } },
+      security: [{ [BEARER_SCHEME]: [] }],
+    };
+  }
+  return {
+    supportedInterfaces: [
+      { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ],
+    securitySchemes: { [BEARER_SCHEME]: { httpAuthSecurityScheme: { scheme: 'Bearer', description: BEARER_DESCRIPTION } } },
+    securityRequirements: [{ schemes: { [BEARER_SCHEME]: { list: [] } } }],
+  };
+}
+
 /**
- * Our catalogue entry in A2A form. The interface advertised is the gateway: callers reach the agent through
- * `POST /v1/messages` with `target.agent_id`, so the binding is named `AGENT-REACH+JSON` rather than an A2A one.
+ * Fields of a kept card that say where and how to reach the agent itself (both spec versions): an exported card
+ * replaces them with the gateway's, since callers reach the agent through the gateway. Signatures covered the
+ * original document, so they go too.
  */
-export function exportA2aCard({ agent }: AgentWithInstances, publicUrl: string, specVersion: '1.0' | '0.3') {
-  const gateway = `${publicUrl}/v1/messages`;
-  const common = {
+const ACCESS_FIELDS = [
+  'supportedInterfaces', 'url', 'preferredTransport', 'additionalInterfaces', 'protocolVersion',
+  'securitySchemes', 'securityRequirements', 'security', 'signatures', 'supportsAuthenticatedExtendedCard',
+];
+const SKILL_ACCESS_FIELDS = ['securityRequirements', 'security'];
+
+type JsonObject = Record<string, unknown>;
+
+function without(object: JsonObject, keys: readonly string[]): JsonObject {
+  return Object.fromEntries(Object.entries(object).filter(([key]) => !keys.includes(key)));
+}
+
+/** The card kept when the agent was imported, if any. */
+export function keptCard(agent: Pick<AgentDoc, 'source'>): A2aCard | undefined {
+  if (!agent.source?.card_json) return undefined;
+  const parsed = a2aCardSchema.safeParse(JSON.parse(agent.source.card_json));
+  return parsed.success ? parsed.data : undefined;
+}
+
+export interface AgentSkill {
+  capability: CapabilityDoc;
+  /** The A2A skill: the imported one (its id, name, modes and every other field) or one built from the capability. */
+  skill: JsonObject;
+}
+
+/**
+ * The agent's capabilities (those `reachable` admits) as A2A skills. An imported skill keeps its own fields; its
+ * description, tags and examples are the capability's (imported from it, changed only by an update of the agent).
+ */
+export function agentSkills(agent: AgentDoc, reachable: (capability: CapabilityDoc) => boolean = () => true): AgentSkill[] {
+  const card = keptCard(agent);
+  const imported = new Map<string, JsonObject>();
+  if (card) capabilityNamesOf(card.skills).forEach((name, i) => imported.set(name, card.skills[i]!));
+  return agent.capabilities.filter(reachable).map((capability) => {
+    const original = imported.get(capability.name);
+    const skill: JsonObject = {
+      ...(original ? without(original, SKILL_ACCESS_FIELDS) : { id: capability.name, name: capability.name }),
+      description: capability.description || (original?.name as string | undefined) || capability.name,
+      tags: capability.tags,
+    };
+    if (capability.examples.length > 0) skill.examples = capability.examples;
+    else delete skill.examples;
+    return { capability, skill };
+  });
+}
+
+/** The capability a skill id names on the agent's own face: an imported skill's id, or a capability's name. */
+export function capabilityOfSkill(agent: AgentDoc, skillId: string): string | undefined {
+  return agentSkills(agent).find(({ skill }) => skill.id === skillId)?.capability.name;
+}
+
+/**
+ * The agent's card as a caller reaches it through the gateway: everything the imported card said (name, modes,
+ * provider, extensions, skills with their ids, names and modes, …) except where and how to reach it, which is the
+ * agent's face at `faceUrl` with an API key. A native agent's card is built from its catalogue entry.
+ */
+export function exportA2aCard(
+  agent: AgentDoc,
+  faceUrl: string,
+  specVersion: A2aSpecVersion,
+  reachable?: (capability: CapabilityDoc) => boolean,
+): JsonObject {
+  const card = keptCard(agent);
+  const base = card ? without(card, ACCESS_FIELDS) : {};
+  const { extendedAgentCard: _, ...capabilities } = (base.capabilities ?? {}) as JsonObject;
+  return {
+    ...base,
     name: agent.name,
     description: agent.description || agent.name,
     version: agent.version,
-    capabilities: { streaming: false, pushNotifications: false },
-    defaultInputModes: ['application/json', 'text/plain'],
-    defaultOutputModes: ['application/json'],
-    skills: agent.capabilities.map((c) => ({
-      id: c.name,
-      name: c.name,
-      description: c.description || c.name,
-      tags: c.tags,
-      ...(c.examples.length ? { examples: c.examples } : {}),
-    })),
+    ...gatewayAccess(faceUrl, specVersion),
+    capabilities: { ...capabilities, streaming: true, pushNotifications: false },
+    defaultInputModes: base.defaultInputModes ?? DEFAULT_INPUT_MODES,
+    defaultOutputModes: base.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
+    skills: agentSkills(agent, reachable).map((s) => s.skill),
   };
-  if (specVersion === '0.3') {
-    return { protocolVersion: '0.3.0', url: gateway, preferredTransport: 'AGENT-REACH+JSON', ...common };
-  }
-  return { supportedInterfaces: [{ url: gateway, protocolBinding: 'AGENT-REACH+JSON', protocolVersion: '1.0' }], ...common };
 }

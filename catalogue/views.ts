@@ -2,7 +2,7 @@
 import type { AgentWithInstances } from './agent-queries';
 import { isOnline, type HeartbeatPolicy } from '../rules/liveness';
 import type { AgentEventDoc } from '../store/agent-events';
-import type { CapabilityDoc } from '../store/agents';
+import type { AgentDoc, CapabilityDoc } from '../store/agents';
 import type { InstanceDoc } from '../store/agent-instances';
 
 export interface CapabilityView extends Omit<CapabilityDoc, 'parameters_json' | 'returns_json'> {
@@ -32,6 +32,11 @@ export function instanceView(instance: InstanceDoc, now: Date, policy: Heartbeat
   };
 }
 
+/** Where an imported agent came from, with the card it was imported from (kept as JSON text) as JSON. */
+function sourceView({ card_json, ...rest }: NonNullable<AgentDoc['source']>) {
+  return { ...rest, ...(card_json ? { card: JSON.parse(card_json) as unknown } : {}) };
+}
+
 export function agentView({ agent, instances }: AgentWithInstances, now: Date, policy: HeartbeatPolicy) {
   const instanceViews = instances.map((i) => instanceView(i, now, policy));
   return {
@@ -45,7 +50,7 @@ export function agentView({ agent, instances }: AgentWithInstances, now: Date, p
     capabilities: agent.capabilities.map(capabilityView),
     instances: instanceViews,
     online: instanceViews.some((i) => i.online),
-    ...(agent.source ? { source: agent.source } : {}),
+    ...(agent.source ? { source: sourceView(agent.source) } : {}),
     created_at: agent.created_at,
     updated_at: agent.updated_at,
   };

@@ -136,6 +136,14 @@ export const envSchema = z.object({
   SECRET_ROTATION_OVERLAP_MS: z.coerce.number().int().min(0).default(3_600_000),
   /** Time allowed to fetch a remote A2A agent card, in ms. @default 5000 */
   A2A_FETCH_TIMEOUT_MS: positiveMs.default(5_000),
+  /**
+   * A2A face (`/a2a`, docs/a2a.md): longest a blocking `SendMessage` waits for its task to end, and longest a stream
+   * (`SendStreamingMessage`, `SubscribeToTask`) stays open, in ms (at most 120000); then the task is answered as it
+   * is (submitted or working), to follow with `GetTask` or `SubscribeToTask`. @default 30000
+   */
+  A2A_SEND_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
+  /** A2A face: how often a stream reads its task's state while it waits, in ms. @default 1000 */
+  A2A_STREAM_POLL_MS: positiveMs.default(1_000),
   /** Circuit breaker per agent instance: failures in a row that open it. @default 5 */
   CIRCUIT_CONSECUTIVE_FAILURES: z.coerce.number().int().min(1).default(5),
   /** Failure rate (0–1) over the window that opens it, once the window holds CIRCUIT_MIN_REQUESTS outcomes. @default 0.5 */

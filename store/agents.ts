@@ -48,8 +48,11 @@ export interface AgentDoc {
   signing_secret?: string;
   /** The signing secret before the last rotation, also used until `previous_secret_expires_at`. */
   previous_signing_secret?: string;
-  /** Where the card came from when imported (A2A). */
-  source?: { kind: 'a2a'; version: string; url?: string };
+  /**
+   * Where the card came from when imported (A2A), and the card itself as received (JSON text, at most 64 KiB; text
+   * because cards may hold `$`-keys), so that exporting it loses nothing (catalogue/a2a.ts).
+   */
+  source?: { kind: 'a2a'; version: string; url?: string; card_json?: string };
   created_at: Date;
   updated_at: Date;
 }

@@ -1,6 +1,7 @@
 /** A2A Agent Cards: import one (inline or fetched from a URL) and export ours. */
 import { Router } from 'express';
-import { agentCardUrl, exportA2aCard, importA2aCard } from '../../catalogue/a2a';
+import { agentCardUrl, agentFacePath, exportA2aCard, importA2aCard } from '../../catalogue/a2a';
+import { canReach } from '../../rules/acl';
 import type { Catalogue } from '../../catalogue/catalogue';
 import type { Config } from '../../platform/config';
 import { agentView } from '../../catalogue/views';
@@ -57,7 +58,7 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     if (imported.kind === 'invalid') throw new ApiError(422, 'invalid_agent_card', 'The A2A agent card is invalid', imported.problems);
     checkCard(imported.input, deps.config.MAX_CAPABILITIES_PER_AGENT, 'card');
     await requireAllowedEndpoints(deps.endpoints, cardEndpoints(imported.input, 'card'));
-    const source = { kind: 'a2a' as const, version: imported.specVersion, ...(url ? { url } : {}) };
+    const source = { kind: 'a2a' as const, version: imported.specVersion, ...(url ? { url } : {}), ...(imported.cardJson ? { card_json: imported.cardJson } : {}) };
     const result = await store.register(tenant, imported.input, undefined, source);
     if (result.kind === 'name_taken') {
       throw new ApiError(409, 'agent_name_taken', `An agent named "${imported.input.name}" is already registered in this tenant`);
@@ -71,13 +72,17 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     });
   });
 
+  /** The agent's card as a caller reaches it through the gateway's A2A face: the skills this key may reach. */
   router.get('/v1/agents/:agent_id/agent-card.json', async (req, res) => {
-    const { tenant } = requireCaller(res, 'read');
+    const caller = requireCaller(res, 'read');
+    const { tenant } = caller;
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const { a2a_version } = parseInput(agentCardQuery, req.query, 'query');
     const found = await queries.get(tenant, agent_id);
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
-    res.json(exportA2aCard(found, deps.config.PUBLIC_URL, a2a_version));
+    const { agent } = found;
+    const faceUrl = `${deps.config.PUBLIC_URL}${agentFacePath(agent._id)}`;
+    res.json(exportA2aCard(agent, faceUrl, a2a_version, (c) => canReach(caller, { tenant, acl: c.acl }).allowed));
   });
 
   return router;

@@ -415,14 +415,17 @@ describe('catalogue - A2A agent cards', () => {
     assert.equal(imported.status, 201, JSON.stringify(imported.body));
     assert.equal(imported.body.a2a_version, '1.0');
     assert.match(imported.body.secret, /^ars_/);
-    assert.deepEqual(imported.body.agent.source, { kind: 'a2a', version: '1.0' });
+    assert.deepEqual(imported.body.agent.source, { kind: 'a2a', version: '1.0', card }, 'the card is kept as imported');
     assert.equal(imported.body.agent.instances[0].endpoint, 'http://127.0.0.1:10000/a2a/v1');
 
     const exported = await api('GET', `/v1/agents/${imported.body.agent_id}/agent-card.json`);
     assert.equal(exported.status, 200);
     assert.equal(exported.body.name, card.name);
-    assert.deepEqual(exported.body.skills.map((s: { id: string }) => s.id), ['book-flight', 'hotel-search-v2']);
-    assert.equal(exported.body.supportedInterfaces[0].url, `${system.config.PUBLIC_URL}/v1/messages`);
+    // The skills as the card named them; reached through the agent's A2A face with an API key (docs/a2a.md).
+    assert.deepEqual(exported.body.skills.map((s: { id: string; name: string }) => [s.id, s.name]), [['book-flight', 'Book a flight'], ['hotel search/v2', 'Search hotels']]);
+    assert.deepEqual(exported.body.provider, (card as Record<string, unknown>).provider);
+    assert.equal(exported.body.supportedInterfaces[0].url, `${system.config.PUBLIC_URL}/a2a/agents/${imported.body.agent_id}`);
+    assert.deepEqual(Object.keys(exported.body.securitySchemes), ['reach_api_key']);
     const v03 = await api('GET', `/v1/agents/${imported.body.agent_id}/agent-card.json?a2a_version=0.3`);
     assert.equal(v03.body.protocolVersion, '0.3.0');
     assert.equal((await api('GET', `/v1/agents/${imported.body.agent_id}/agent-card.json?a2a_version=9`)).status, 400);

@@ -4,19 +4,13 @@
  * why, when that venv has no `mcp`; in CI (CI=true) a missing venv fails it.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cacheDir } from '../../platform/cache-dir';
 import { mcpClient, sdkAgent } from '../helpers/mcp';
+import { python, pythonModule, runPythonClient } from '../helpers/python';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 
-const python = join(cacheDir(), 'venv', 'bin', 'python');
-const hasMcp = existsSync(python) && spawnSync(python, ['-c', 'import mcp'], { stdio: 'ignore' }).status === 0;
-const inCi = process.env.CI === 'true';
-const skip = !hasMcp && !inCi ? `no Python mcp package in ${python} (.ci/run installs it)` : false;
+const { available: hasMcp, skip } = pythonModule('mcp', 'mcp');
 
 let servers: TestServers;
 let system: TestSystem;
@@ -34,26 +28,6 @@ after(async () => {
   await servers?.stop();
 });
 
-/**
- * Runs test/helpers/mcp_client.py with `job` on stdin; resolves to its JSON report. Asynchronous: the gateway it talks
- * to runs in this process.
- */
-function runPythonClient(job: object): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, [join(__dirname, '..', 'helpers', 'mcp_client.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`python client exited ${code}:\n${stderr}`));
-      resolve(JSON.parse(stdout));
-    });
-    child.stdin.end(JSON.stringify(job));
-  });
-}
-
 describe('mcp python', () => {
   it('mcp python - the PyPI client lists, routes, sends to an SDK agent, reads the status; an ACL hides and refuses', { skip }, async () => {
     assert.ok(hasMcp, `CI must provide the Python mcp package in ${python} (.ci/run creates the venv)`);
@@ -69,7 +43,7 @@ describe('mcp python', () => {
     const key = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'mcp-python')).key;
     const messageId = `py-msg-${process.pid}`;
 
-    const report = await runPythonClient({
+    const report = await runPythonClient('mcp_client.py', {
       url: `${system.baseUrl}/mcp`,
       key,
       agent_id: worker.agentId,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { agentCardUrl, capabilityNameOf, exportA2aCard, importA2aCard } from '../../catalogue/a2a';
+import { agentCardUrl, capabilityNameOf, capabilityOfSkill, exportA2aCard, importA2aCard } from '../../catalogue/a2a';
+import type { AgentDoc } from '../../store/agents';
 import { cardFields } from '../../catalogue/card';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, '../fixtures', name), 'utf8')) as Record<string, unknown>;
@@ -78,16 +79,79 @@ describe('a2a', () => {
     assert.equal(agentCardUrl('http://h/card.json'), 'http://h/card.json');
   });
 
-  it('a2a - export in both spec versions carries skills and the gateway interface', () => {
-    const fields = cardFields({ name: 'refunds', description: 'Refunds orders', capabilities: [{ name: 'refund', tags: ['money'], examples: ['refund 42'] }] });
-    const agent = { _id: 'agt_1', tenant: 't', revision: 1, secret_hash: 'x', created_at: new Date(), updated_at: new Date(), ...fields };
-    const v1 = exportA2aCard({ agent, instances: [] }, 'https://reach.example.com', '1.0') as Record<string, unknown>;
-    assert.deepEqual(v1.supportedInterfaces, [{ url: 'https://reach.example.com/v1/messages', protocolBinding: 'AGENT-REACH+JSON', protocolVersion: '1.0' }]);
+  it('a2a - a native agent exports a card SDK clients can use: its face over JSON-RPC, our bearer scheme, its capabilities as skills', () => {
+    const agent = agentDoc(cardFields({ name: 'refunds', description: 'Refunds orders', capabilities: [{ name: 'refund', tags: ['money'], examples: ['refund 42'] }] }));
+    const v1 = exportA2aCard(agent, FACE, '1.0');
+    assert.deepEqual(v1.supportedInterfaces, [
+      { url: FACE, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: FACE, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ]);
+    assert.deepEqual(v1.securitySchemes, { reach_api_key: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'An Agent-Reach API key, sent as "Authorization: Bearer rk_…"' } } });
+    assert.deepEqual(v1.securityRequirements, [{ schemes: { reach_api_key: { list: [] } } }]);
     assert.deepEqual(v1.skills, [{ id: 'refund', name: 'refund', description: 'refund', tags: ['money'], examples: ['refund 42'] }]);
-    const v03 = exportA2aCard({ agent, instances: [] }, 'https://reach.example.com', '0.3') as Record<string, unknown>;
-    assert.equal(v03.url, 'https://reach.example.com/v1/messages');
+    const v03 = exportA2aCard(agent, FACE, '0.3');
+    assert.equal(v03.url, FACE);
+    assert.equal(v03.preferredTransport, 'JSONRPC');
     assert.equal(v03.protocolVersion, '0.3.0');
+    assert.deepEqual(v03.security, [{ reach_api_key: [] }]);
     assert.ok(!('supportedInterfaces' in v03));
-    assert.equal(importA2aCard(v1).kind, 'invalid', 'our own binding is not an HTTP JSON binding A2A clients speak');
+    const again = importA2aCard(v1);
+    assert.equal(again.kind, 'ok', 'the exported card is one an A2A client (and our own import) can use');
+    if (again.kind === 'ok') assert.equal(again.input.endpoint, FACE);
+  });
+
+  it('a2a - an export lists only the skills the predicate admits (the key\'s ACLs)', () => {
+    const agent = agentDoc(cardFields({ name: 'pay', capabilities: [{ name: 'refund' }, { name: 'payout', acl: { scopes: ['payouts'] } }] }));
+    const card = exportA2aCard(agent, FACE, '1.0', (c) => !c.acl);
+    assert.deepEqual((card.skills as { id: string }[]).map((s) => s.id), ['refund']);
+  });
+
+  for (const name of ['a2a-card-v1.0-full.json', 'a2a-card-v1.0.json', 'a2a-card-v0.3.json']) {
+    it(`a2a - import then export keeps what the card said (${name}): names, modes, provider, extensions, skills`, () => {
+      const raw = fixture(name);
+      const exported = roundTrip(raw);
+      for (const key of ['name', 'description', 'version', 'provider', 'documentationUrl', 'iconUrl', 'defaultInputModes', 'defaultOutputModes']) {
+        if (key in raw) assert.deepEqual(exported[key], raw[key], key);
+      }
+      assert.deepEqual((exported.capabilities as { extensions?: unknown }).extensions, (raw.capabilities as { extensions?: unknown }).extensions);
+      const skills = (raw.skills as Record<string, unknown>[]).map(({ securityRequirements: _, ...skill }) => skill);
+      assert.deepEqual(exported.skills, skills, 'every skill with its id, name, description, tags, examples and modes');
+      // Where and how to reach it: the gateway's face and key, not the agent's own URL, schemes or signatures.
+      assert.deepEqual(Object.keys(exported.securitySchemes as object), ['reach_api_key']);
+      assert.equal((exported.supportedInterfaces as { url: string }[])[0]!.url, FACE);
+      for (const gone of ['signatures', 'url', 'preferredTransport', 'additionalInterfaces', 'security', 'supportsAuthenticatedExtendedCard']) assert.ok(!(gone in exported), gone);
+      // Imported again, the exported card gives the same capabilities.
+      const first = importA2aCard(raw);
+      const second = importA2aCard(exported);
+      assert.ok(first.kind === 'ok' && second.kind === 'ok');
+      assert.deepEqual(second.input.capabilities, first.input.capabilities);
+    });
+  }
+
+  it('a2a - skill ids name capabilities on the agent\'s face; a card too large is not kept', () => {
+    const raw = fixture('a2a-card-v1.0.json');
+    const imported = importA2aCard(raw);
+    assert.ok(imported.kind === 'ok' && imported.cardJson);
+    const agent = agentDoc(cardFields(imported.input), { kind: 'a2a', version: '1.0', card_json: imported.cardJson });
+    assert.equal(capabilityOfSkill(agent, 'hotel search/v2'), 'hotel-search-v2');
+    assert.equal(capabilityOfSkill(agent, 'book-flight'), 'book-flight');
+    assert.equal(capabilityOfSkill(agent, 'nope'), undefined);
+    const huge = importA2aCard({ ...raw, description: 'x'.repeat(4000), skills: Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, name: 'n'.repeat(256), description: 'd'.repeat(600) })) });
+    assert.ok(huge.kind === 'ok' && !huge.cardJson, 'larger than MAX_KEPT_CARD_CHARS: not kept');
   });
 });
+
+const FACE = 'https://reach.example.com/a2a/agents/agt_1';
+
+function agentDoc(fields: ReturnType<typeof cardFields>, source?: AgentDoc['source']): AgentDoc {
+  return { _id: 'agt_1', tenant: 't', revision: 1, secret_hash: 'x', created_at: new Date(), updated_at: new Date(), ...fields, ...(source ? { source } : {}) };
+}
+
+/** Imports a card as the import route does (keeping the card) and exports it again, v1.0. */
+function roundTrip(raw: Record<string, unknown>): Record<string, unknown> {
+  const imported = importA2aCard(raw);
+  assert.equal(imported.kind, 'ok');
+  if (imported.kind !== 'ok') throw new Error('not imported');
+  assert.ok(imported.cardJson, 'the card is kept');
+  return exportA2aCard(agentDoc(cardFields(imported.input), { kind: 'a2a', version: imported.specVersion, card_json: imported.cardJson }), FACE, '1.0');
+}

@@ -59,7 +59,9 @@ describe('openapi', () => {
     const described = Object.entries(document.paths)
       .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`))
       .sort();
-    assert.deepEqual(described, appRoutes());
+    // The A2A face's JSON-RPC endpoints (`POST /a2a`, `POST /a2a/agents/:id`: the SDK's router, mounted there, routes
+    // `POST /`) are outside the document, like `/mcp` (docs/a2a.md).
+    assert.deepEqual(described, appRoutes().filter((route) => route !== 'POST /'));
   });
 
   it('openapi - request bodies come from the zod schemas', () => {

@@ -1,0 +1,57 @@
+/**
+ * The gateway's own A2A card (docs/a2a.md). Without a key: the public card, whose one skill sends by intent and which
+ * says a fuller card comes with a key. With a key: every capability of the key's tenant that the key may reach (its
+ * ACLs) as a skill `<agent_id>/<capability>`, after the `route` skill. Pure.
+ */
+import { version } from '../../package.json';
+import { A2A_FACE_PATH, agentSkills, DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, gatewayAccess, type A2aSpecVersion } from '../../catalogue/a2a';
+import type { AgentDoc } from '../../store/agents';
+import { canReach } from '../../rules/acl';
+import type { Caller } from '../../rules/api-key';
+import { ROUTE_SKILL_ID, SKILL_ID_SEPARATOR } from './send';
+
+/** Skills of one card at most (the route skill included); the rest are reachable all the same, by name or intent. */
+export const MAX_CARD_SKILLS = 1000;
+
+const ROUTE_SKILL = {
+  id: ROUTE_SKILL_ID,
+  name: 'Route by intent',
+  description:
+    'Say what you want in a text part (any language): Agent-Reach routes it to the agent capability that fits, or ' +
+    'answers rejected (no route, ambiguous, or parameters missing). JSON-object data parts are the parameters.',
+  tags: ['routing', 'gateway'],
+  examples: ['refund order 1042', '订单2024090112要退款，退35元'],
+};
+
+function gatewayCardBase(publicUrl: string, specVersion: A2aSpecVersion) {
+  return {
+    name: 'Agent-Reach',
+    description:
+      'A gateway to the agents of this tenant: each message is delivered durably (retried, at most once in effect per ' +
+      'message id) to the skill named in the message metadata, or to where the intent routes it.',
+    version,
+    documentationUrl: `${publicUrl}/docs`,
+    ...gatewayAccess(`${publicUrl}${A2A_FACE_PATH}`, specVersion),
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: true },
+    defaultInputModes: DEFAULT_INPUT_MODES,
+    defaultOutputModes: DEFAULT_OUTPUT_MODES,
+  };
+}
+
+/** The card anyone may read: how to reach the gateway, and the route skill. */
+export function publicGatewayCard(publicUrl: string, specVersion: A2aSpecVersion = '1.0') {
+  return { ...gatewayCardBase(publicUrl, specVersion), skills: [ROUTE_SKILL] };
+}
+
+/** The card of one key: the route skill and every capability the key may reach, up to MAX_CARD_SKILLS. */
+export function gatewayCard(publicUrl: string, agents: readonly AgentDoc[], caller: Caller, specVersion: A2aSpecVersion = '1.0') {
+  const skills: object[] = [ROUTE_SKILL];
+  for (const agent of agents) {
+    const reachable = agentSkills(agent, (c) => canReach(caller, { tenant: agent.tenant, acl: c.acl }).allowed);
+    for (const { capability, skill } of reachable) {
+      if (skills.length >= MAX_CARD_SKILLS) break;
+      skills.push({ ...skill, id: `${agent._id}${SKILL_ID_SEPARATOR}${capability.name}`, name: `${agent.name}: ${String(skill.name)}` });
+    }
+  }
+  return { ...gatewayCardBase(publicUrl, specVersion), skills };
+}

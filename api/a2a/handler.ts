@@ -1,0 +1,243 @@
+/**
+ * The A2A operations of the gateway's face, on the api's own services (the MCP face's twin): `SendMessage` goes
+ * through the shared intake (`acceptMessage`: size limit, ACL, routing, idempotency by message id, metrics), tasks
+ * are messages read with the message service, `CancelTask` cancels the message. The official SDK's JSON-RPC
+ * transport (face.ts) calls these; every refusal is an A2A error, never an internal one.
+ */
+import type { Logger } from 'pino';
+import { agentFacePath, exportA2aCard } from '../../catalogue/a2a';
+import type { Catalogue } from '../../catalogue/catalogue';
+import { isTerminal, type MessageStatus } from '../../messages/message';
+import type { MessageService } from '../../messages/message-service';
+import { StatusUnavailableError } from '../../messages/runs';
+import type { Config } from '../../platform/config';
+import type { ApiMetrics } from '../../platform/metrics';
+import { canReach } from '../../rules/acl';
+import type { Caller } from '../../rules/api-key';
+import { newTraceId } from '../../rules/ids';
+import { messageId as messageIdSchema } from '../../rules/message-schema';
+import type { AgentDoc, CapabilityDoc } from '../../store/agents';
+import { requireScope } from '../caller-auth';
+import type { EndpointGuard } from '../endpoint-check';
+import { ApiError } from '../errors';
+import { acceptMessage, sendAnswer } from '../routes/messages';
+import { sendMessageBody } from '../schemas';
+import { parseInput } from '../validate';
+import { gatewayCard, publicGatewayCard } from './cards';
+import {
+  A2AError,
+  AgentCard,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskNotCancelableError,
+  TaskStatusUpdateEvent,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+  type A2ARequestHandler,
+  type AgentCardType,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksResponse,
+  type SendMessageRequest,
+  type ServerCallContext,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type TaskPushNotificationConfig,
+  type TaskType,
+  type User,
+} from './sdk';
+import { sendBodyOf } from './send';
+import { artifactsOf, TASK_STATE_OF, taskOf, taskStatusOf } from './task';
+
+export interface A2aDeps {
+  config: Config;
+  catalogue: Catalogue;
+  messages: MessageService;
+  metrics: ApiMetrics;
+  logger: Logger;
+  /** The endpoint policy intake applies (as on `POST /v1/messages`). */
+  endpoints: EndpointGuard;
+}
+
+/** Who calls (their API key) and at which face: the gateway's, or one agent's. */
+export class KeyUser implements User {
+  constructor(readonly caller: Caller, readonly agent?: AgentDoc) {}
+  get isAuthenticated(): boolean {
+    return true;
+  }
+  get userName(): string {
+    return this.caller.key_id;
+  }
+}
+
+function keyUserOf(context: ServerCallContext): KeyUser {
+  const user = context.user;
+  // The face authenticates every request before the SDK sees it (face.ts); anything else is a wiring mistake.
+  if (!(user instanceof KeyUser)) throw new Error('A2A request without a key user');
+  return user;
+}
+
+/** Our refusals as A2A errors: the caller's mistakes are invalid params, carrying our error code and details. */
+export function a2aErrorOf(error: unknown, logger: Logger): Error {
+  if (error instanceof A2AError) return error;
+  if (error instanceof ApiError && error.status < 500) {
+    const metadata: Record<string, string> = { code: error.code };
+    if (error.details !== undefined) metadata.details = JSON.stringify(error.details);
+    return new RequestMalformedError({ message: error.message, metadata });
+  }
+  if (error instanceof StatusUnavailableError) return new Error('The message is in flight but no worker answers; retry shortly');
+  logger.error({ err: error }, 'A2A request failed');
+  return new Error('An unexpected error occurred; it has been logged');
+}
+
+function stream(payload: NonNullable<StreamResponse['payload']>): StreamResponse {
+  return { payload };
+}
+
+export class ReachA2aHandler implements A2ARequestHandler {
+  constructor(private readonly deps: A2aDeps) {}
+
+  /** What the SDK checks protocol versions against: the public card (v1.0 and v0.3 at the same URL). */
+  async getAgentCard(): Promise<AgentCardType> {
+    return AgentCard.fromJSON(publicGatewayCard(this.deps.config.PUBLIC_URL));
+  }
+
+  /** The card of the calling key at this face (docs/a2a.md). */
+  async getAuthenticatedExtendedAgentCard(_params: unknown, context: ServerCallContext): Promise<AgentCardType> {
+    return AgentCard.fromJSON(await this.cardFor(keyUserOf(context)));
+  }
+
+  async cardFor({ caller, agent }: KeyUser): Promise<object> {
+    const { config, catalogue, logger } = this.deps;
+    if (agent) {
+      const reachable = (c: CapabilityDoc) => canReach(caller, { tenant: agent.tenant, acl: c.acl }).allowed;
+      return exportA2aCard(agent, `${config.PUBLIC_URL}${agentFacePath(agent._id)}`, '1.0', reachable);
+    }
+    await catalogue.index.ensureCurrent(logger);
+    return gatewayCard(config.PUBLIC_URL, catalogue.index.agents(caller.tenant).map((a) => a.agent), caller);
+  }
+
+  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<TaskType> {
+    const user = keyUserOf(context);
+    const status = await this.guard(() => this.accept(user, params));
+    if (params.configuration?.returnImmediately || isTerminal(status.state)) return Task.fromJSON(taskOf(status));
+    const ended = await this.guard(() => this.deps.messages.waitForEnd(status.tenant, status.message_id, this.deps.config.A2A_SEND_WAIT_MS));
+    return Task.fromJSON(taskOf(ended ?? (await this.current(status))));
+  }
+
+  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    const user = keyUserOf(context);
+    const status = await this.guard(() => this.accept(user, params));
+    yield stream({ $case: 'task', value: Task.fromJSON(taskOf(status)) });
+    yield* this.follow(status);
+  }
+
+  async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<TaskType> {
+    const status = await this.guard(() => this.task(keyUserOf(context), params.id, 'read'));
+    return Task.fromJSON(taskOf(status));
+  }
+
+  async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<TaskType> {
+    const user = keyUserOf(context);
+    return this.guard(async () => {
+      const status = await this.task(user, params.id, 'send');
+      const reason = typeof params.metadata?.reason === 'string' ? params.metadata.reason.slice(0, 1000) : undefined;
+      const result = await this.deps.messages.cancel(status.tenant, status.message_id, reason || 'cancelled through the A2A face');
+      if (result.kind === 'unknown_message') throw new TaskNotFoundError(`No task ${params.id}`);
+      if (result.kind === 'already_ended') throw new TaskNotCancelableError({ message: `Task ${params.id} already ended (${result.state})`, metadata: { state: result.state } });
+      return Task.fromJSON(taskOf(await this.current(status)));
+    });
+  }
+
+  async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    const status = await this.guard(() => this.task(keyUserOf(context), params.id, 'read'));
+    yield stream({ $case: 'task', value: Task.fromJSON(taskOf(status)) });
+    yield* this.follow(status);
+  }
+
+  async listTasks(): Promise<ListTasksResponse> {
+    throw new UnsupportedOperationError('ListTasks is not offered: list messages with GET /v1/messages');
+  }
+
+  async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw new PushNotificationNotSupportedError('Push notifications are not offered: follow a task with GetTask or SubscribeToTask');
+  }
+
+  async getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw new PushNotificationNotSupportedError('Push notifications are not offered');
+  }
+
+  async listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
+    throw new PushNotificationNotSupportedError('Push notifications are not offered');
+  }
+
+  async deleteTaskPushNotificationConfig(): Promise<void> {
+    throw new PushNotificationNotSupportedError('Push notifications are not offered');
+  }
+
+  /** The message through intake, as `POST /v1/messages` sends it; a refusal of the router is a rejected task. */
+  private async accept({ caller, agent }: KeyUser, params: SendMessageRequest): Promise<MessageStatus> {
+    requireScope(caller, 'send');
+    const body = parseInput(sendMessageBody, sendBodyOf(params, agent ? { agent } : {}), 'body');
+    const result = await acceptMessage(this.deps, caller, body, newTraceId());
+    if (result.kind === 'rejected') return result.status;
+    sendAnswer(result, (s) => s, caller); // throws every other refusal, with the codes of POST /v1/messages
+    if (result.kind !== 'accepted' && result.kind !== 'duplicate') throw new Error(`unexpected send result ${result.kind}`);
+    return result.status;
+  }
+
+  /** A task this key may see at this face: a message of its tenant (and, at an agent's face, of that agent). */
+  private async task({ caller, agent }: KeyUser, taskId: string, scope: 'read' | 'send'): Promise<MessageStatus> {
+    requireScope(caller, scope);
+    if (!messageIdSchema.safeParse(taskId).success) throw new TaskNotFoundError(`No task ${taskId}`);
+    const status = await this.deps.messages.get(caller.tenant, taskId);
+    if (!status || (agent && status.target.agent_id !== agent._id)) throw new TaskNotFoundError(`No task ${taskId}`);
+    return status;
+  }
+
+  private async current(status: MessageStatus): Promise<MessageStatus> {
+    return (await this.deps.messages.get(status.tenant, status.message_id).catch(() => undefined)) ?? status;
+  }
+
+  /**
+   * Streams the task's changes: a status update whenever its A2A state changes, and at its end the result artifact
+   * then the final status. Ends when the task ends or after A2A_SEND_WAIT_MS (follow on with SubscribeToTask).
+   */
+  private async *follow(start: MessageStatus): AsyncGenerator<StreamResponse, void, undefined> {
+    const { messages, config } = this.deps;
+    const { tenant, message_id: taskId, trace_id: contextId } = start;
+    const statusUpdate = (status: MessageStatus) =>
+      stream({ $case: 'statusUpdate', value: TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status: taskStatusOf(status) }) });
+    if (isTerminal(start.state)) return;
+    let shown = TASK_STATE_OF[start.state];
+    const deadline = Date.now() + config.A2A_SEND_WAIT_MS;
+    while (Date.now() < deadline) {
+      const slice = Math.min(config.A2A_STREAM_POLL_MS, Math.max(0, deadline - Date.now()));
+      const ended = await this.guard(() => messages.waitForEnd(tenant, taskId, slice));
+      if (ended) {
+        for (const artifact of artifactsOf(ended)) {
+          yield stream({ $case: 'artifactUpdate', value: TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, artifact, lastChunk: true }) });
+        }
+        yield statusUpdate(ended);
+        return;
+      }
+      const now = await this.current(start);
+      if (TASK_STATE_OF[now.state] !== shown) {
+        shown = TASK_STATE_OF[now.state];
+        yield statusUpdate(now);
+      }
+    }
+  }
+
+  /** Runs `work`, answering any failure as an A2A error. */
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw a2aErrorOf(error, this.deps.logger);
+    }
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * An A2A `SendMessage` as the body of `POST /v1/messages` (docs/a2a.md): text parts are the intent, JSON-object data
+ * parts the capability's params (other data parts the payload); the skill named in metadata (`skill`, or
+ * `agent_id` and `capability`) is the target, else the router chooses from the intent; the A2A message id is the
+ * message id, and the context id the routing session. File parts are refused. Pure: A2A errors are thrown.
+ */
+import { ContentTypeNotSupportedError, RequestMalformedError, UnsupportedOperationError, type SendMessageRequest } from './sdk';
+import { capabilityOfSkill } from '../../catalogue/a2a';
+import { MESSAGE_ID_PATTERN, sha256Hex } from '../../rules/ids';
+import type { AgentDoc } from '../../store/agents';
+
+/** The skill of the gateway's card that sends by intent (the router chooses). */
+export const ROUTE_SKILL_ID = 'route';
+/** Between the agent id and the capability in the skill ids of the gateway's card. */
+export const SKILL_ID_SEPARATOR = '/';
+
+/** Which face a request came to: the gateway's, or one agent's. */
+export interface FaceScope {
+  agent?: AgentDoc;
+}
+
+/**
+ * Our id for an A2A id: the id itself when it is one of ours (letters, digits, `._:-`, at most 128), else a digest
+ * of it, so that sending the same A2A message again names the same message.
+ */
+export function reachIdOf(a2aId: string): string {
+  return MESSAGE_ID_PATTERN.test(a2aId) ? a2aId : `a2a-${sha256Hex(a2aId).slice(0, 40)}`;
+}
+
+type Target = { agent_id: string; capability?: string };
+
+function stringField(metadata: Record<string, unknown>, key: string): string | undefined {
+  const value = metadata[key];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new RequestMalformedError({ message: `metadata.${key} must be a string`, metadata: { location: `metadata.${key}` } });
+  return value;
+}
+
+/** The target the metadata names on this face, if any. */
+export function targetOf(metadata: Record<string, unknown>, scope: FaceScope): Target | undefined {
+  const skill = stringField(metadata, 'skill');
+  const agentId = stringField(metadata, 'agent_id');
+  const capability = stringField(metadata, 'capability');
+  if (scope.agent) {
+    const agent = scope.agent;
+    if (agentId && agentId !== agent._id) throw new RequestMalformedError(`This is the face of agent ${agent._id}; send to ${agentId} at its own face or the gateway's`);
+    if (skill) {
+      const named = capabilityOfSkill(agent, skill);
+      if (!named) throw new RequestMalformedError({ message: `Agent ${agent.name} has no skill "${skill}"`, metadata: { code: 'unknown_capability' } });
+      return { agent_id: agent._id, capability: named };
+    }
+    return { agent_id: agent._id, ...(capability ? { capability } : {}) };
+  }
+  if (skill && skill !== ROUTE_SKILL_ID) {
+    const at = skill.indexOf(SKILL_ID_SEPARATOR);
+    if (at <= 0 || at === skill.length - 1) {
+      throw new RequestMalformedError({ message: `No skill "${skill}": skills of this card are "${ROUTE_SKILL_ID}" or "<agent_id>/<capability>"`, metadata: { code: 'unknown_capability' } });
+    }
+    return { agent_id: skill.slice(0, at), capability: skill.slice(at + 1) };
+  }
+  if (agentId) return { agent_id: agentId, ...(capability ? { capability } : {}) };
+  if (capability) throw new RequestMalformedError('metadata.capability needs metadata.agent_id (or name the skill in metadata.skill)');
+  return undefined;
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The body to send (still to be validated with `sendMessageBody`, like any caller's). */
+export function sendBodyOf(request: SendMessageRequest, scope: FaceScope): Record<string, unknown> {
+  const message = request.message;
+  if (!message) throw new RequestMalformedError('params.message is required');
+  if (!message.messageId) throw new RequestMalformedError('message.messageId is required');
+  if (message.taskId) {
+    throw new UnsupportedOperationError('Every message is a task of its own here: a message cannot continue a task; send a new message');
+  }
+  const texts: string[] = [];
+  const params: Record<string, unknown> = {};
+  const payloads: unknown[] = [];
+  for (const part of message.parts) {
+    const content = part.content;
+    if (!content) throw new RequestMalformedError('A message part has no content');
+    if (content.$case === 'text') texts.push(content.value);
+    else if (content.$case === 'data') {
+      if (isJsonObject(content.value)) Object.assign(params, content.value);
+      else payloads.push(content.value);
+    } else {
+      throw new ContentTypeNotSupportedError(`File parts are not accepted (${part.mediaType || content.$case}): send text (what you want) and data parts`);
+    }
+  }
+  const target = targetOf({ ...request.metadata, ...message.metadata }, scope);
+  const intent = texts.join('\n');
+  if (!target?.capability && !intent.trim()) {
+    throw new RequestMalformedError('Send a text part (what you want: the router chooses the skill) or name a skill in the metadata (docs/a2a.md)');
+  }
+  return {
+    message_id: reachIdOf(message.messageId),
+    ...(target ? { target } : {}),
+    ...(intent.trim() ? { intent } : {}),
+    ...(Object.keys(params).length > 0 ? { params } : {}),
+    ...(payloads.length > 0 ? { payload: payloads.length === 1 ? payloads[0] : payloads } : {}),
+    ...(message.contextId ? { session_id: reachIdOf(message.contextId) } : {}),
+  };
+}

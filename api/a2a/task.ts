@@ -1,0 +1,81 @@
+/**
+ * A message's status as an A2A task (v1.0 JSON): the task id is the message id, its context id the message's trace
+ * id; processed is `completed` with the result as an artifact, failed or expired `failed` and rejected `rejected`
+ * with the reason, cancelled `canceled`; before that, accepted to delivering are `submitted` and delivered
+ * `working`. Our own state, target and reason travel in the task's metadata. Pure.
+ */
+import type { MessageState, MessageStatus } from '../../messages/message';
+
+export type TaskStateName =
+  | 'TASK_STATE_SUBMITTED'
+  | 'TASK_STATE_WORKING'
+  | 'TASK_STATE_COMPLETED'
+  | 'TASK_STATE_FAILED'
+  | 'TASK_STATE_REJECTED'
+  | 'TASK_STATE_CANCELED';
+
+export const TASK_STATE_OF: Record<MessageState, TaskStateName> = {
+  accepted: 'TASK_STATE_SUBMITTED',
+  routing: 'TASK_STATE_SUBMITTED',
+  delivering: 'TASK_STATE_SUBMITTED',
+  delivered: 'TASK_STATE_WORKING',
+  processed: 'TASK_STATE_COMPLETED',
+  failed: 'TASK_STATE_FAILED',
+  expired: 'TASK_STATE_FAILED',
+  rejected: 'TASK_STATE_REJECTED',
+  cancelled: 'TASK_STATE_CANCELED',
+};
+
+type JsonObject = Record<string, unknown>;
+
+/** A result as parts: text as a text part, anything else as JSON data. */
+function partsOf(value: unknown): JsonObject[] {
+  if (typeof value === 'string') return [{ text: value, mediaType: 'text/plain' }];
+  return [{ data: value, mediaType: 'application/json' }];
+}
+
+/** The artifacts of a processed message: its result, when it has one. */
+export function artifactsOf(status: MessageStatus): JsonObject[] {
+  if (status.state !== 'processed' || status.result === undefined || status.result === null) return [];
+  return [{ artifactId: 'result', name: 'result', parts: partsOf(status.result) }];
+}
+
+/** Why a message that did not succeed ended so, as an agent message: the reason's text, then the reason as data. */
+function statusMessageOf(status: MessageStatus): JsonObject | undefined {
+  const reason = status.reason ?? (status.error ? { code: 'agent_failed', message: status.error.message } : undefined);
+  if (!reason) return undefined;
+  return {
+    messageId: `${status.message_id}:${status.state}`,
+    contextId: status.trace_id,
+    taskId: status.message_id,
+    role: 'ROLE_AGENT',
+    parts: [{ text: reason.message, mediaType: 'text/plain' }, { data: { ...reason, ...(status.error ? { error: status.error } : {}) }, mediaType: 'application/json' }],
+  };
+}
+
+/** The A2A status of the message now. */
+export function taskStatusOf(status: MessageStatus): JsonObject {
+  const message = statusMessageOf(status);
+  return { state: TASK_STATE_OF[status.state], timestamp: status.updated_at, ...(message ? { message } : {}) };
+}
+
+/** Our own view of the message, in the task's metadata. */
+function metadataOf(status: MessageStatus): JsonObject {
+  return {
+    state: status.state,
+    trace_id: status.trace_id,
+    ...(status.target.capability ? { agent_id: status.target.agent_id, capability: status.target.capability } : {}),
+    ...(status.reason ? { reason: status.reason } : {}),
+  };
+}
+
+export function taskOf(status: MessageStatus): JsonObject {
+  const artifacts = artifactsOf(status);
+  return {
+    id: status.message_id,
+    contextId: status.trace_id,
+    status: taskStatusOf(status),
+    ...(artifacts.length > 0 ? { artifacts } : {}),
+    metadata: metadataOf(status),
+  };
+}

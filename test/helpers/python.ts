@@ -1,0 +1,38 @@
+/**
+ * Independent Python clients for the faces' tests, from PyPI, in the venv `.ci/run` creates at `<cache>/venv` (cache:
+ * AGENT_REACH_CACHE_DIR, else ~/.cache/agent-reach). Outside CI a test is skipped, saying why, when that venv lacks
+ * its package; in CI (CI=true) a missing venv fails it.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { cacheDir } from '../../platform/cache-dir';
+
+export const python = join(cacheDir(), 'venv', 'bin', 'python');
+
+/** Whether the venv can import `module`, and the test's `skip` option (a reason outside CI when it cannot). */
+export function pythonModule(module: string, pypiName: string): { available: boolean; skip: string | false } {
+  const available = existsSync(python) && spawnSync(python, ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0;
+  const inCi = process.env.CI === 'true';
+  return { available, skip: !available && !inCi ? `no Python ${pypiName} package in ${python} (.ci/run installs it)` : false };
+}
+
+/**
+ * Runs test/helpers/`script` with `job` as JSON on stdin; resolves to the JSON report it prints. Asynchronous: the
+ * gateway it talks to runs in this process.
+ */
+export function runPythonClient(script: string, job: object): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, [join(__dirname, script)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`python client exited ${code}:\n${stderr}`));
+      resolve(JSON.parse(stdout));
+    });
+    child.stdin.end(JSON.stringify(job));
+  });
+}
