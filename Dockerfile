@@ -17,6 +17,8 @@ COPY api api
 COPY worker worker
 COPY scripts scripts
 COPY sdk sdk
+COPY client client
+COPY nexus nexus
 COPY demo demo
 COPY cli cli
 COPY bench bench

@@ -1,22 +1,29 @@
 /**
  * Temporal-native callers, from inside a caller's own workflow: run the gateway's `sendMessage` as a child workflow
- * and await the message's final status. Deterministic (only `@temporalio/workflow`): import it in workflow code.
+ * (same namespace) or call its Nexus operation through an endpoint (any namespace of the cluster), and await the
+ * message's final status. Deterministic (only `@temporalio/workflow` and names): import it in workflow code.
  *
  *   const status = await executeMessageChild({ tenant: 'acme', message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
+ *   const status = await sendMessageViaNexus('agent-reach', { tenant: 'acme', message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
  */
-import { executeChild, startChild, uuid4, type ChildWorkflowHandle, type ChildWorkflowOptions } from '@temporalio/workflow';
+import { createNexusClient, executeChild, startChild, uuid4, type ChildWorkflowHandle, type ChildWorkflowOptions, type StartNexusOperationOptions } from '@temporalio/workflow';
 import { DEFAULT_TASK_QUEUE, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
 import type { MessageStatus } from '../messages/message';
 import { messageWorkflowId } from '../messages/temporal';
+import { agentReachService } from '../nexus/service';
 
 export interface MessageChildOptions extends Omit<ChildWorkflowOptions, 'workflowId' | 'taskQueue' | 'args'> {
   /** The gateway's `TEMPORAL_TASK_QUEUE`. @default 'agent-reach' */
   taskQueue?: string;
 }
 
+/** A message id from the workflow's deterministic uuid when the caller gives none (stable across replays). */
+function withMessageId(input: SendMessageInput): SendMessageInput & { message_id: string } {
+  return { ...input, message_id: input.message_id ?? `msg_${uuid4().replaceAll('-', '')}` };
+}
+
 function childOptions(input: SendMessageInput, options: MessageChildOptions) {
-  // A message id from the workflow's deterministic uuid when the caller gives none (stable across replays).
-  const message = { ...input, message_id: input.message_id ?? `msg_${uuid4().replaceAll('-', '')}` };
+  const message = withMessageId(input);
   const { taskQueue, ...rest } = options;
   return {
     ...rest,
@@ -34,4 +41,13 @@ export function executeMessageChild(input: SendMessageInput, options: MessageChi
 /** Starts the message as a child workflow; `await handle.result()` later. */
 export function startMessageChild(input: SendMessageInput, options: MessageChildOptions = {}): Promise<ChildWorkflowHandle<SendMessageWorkflow>> {
   return startChild<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, childOptions(input, options));
+}
+
+/**
+ * Sends the message through the gateway's Nexus endpoint (`endpoint` names it; an operator creates it, targeting the
+ * gateway's namespace and `TEMPORAL_TASK_QUEUE`) and returns its final status. Failures arrive as a
+ * NexusOperationFailure whose cause is the run's own (e.g. an ApplicationFailure of type `invalid_input`).
+ */
+export function sendMessageViaNexus(endpoint: string, input: SendMessageInput, options: Partial<StartNexusOperationOptions> = {}): Promise<MessageStatus> {
+  return createNexusClient({ endpoint, service: agentReachService }).executeOperation('sendMessage', withMessageId(input), options);
 }

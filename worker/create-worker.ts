@@ -2,6 +2,7 @@
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { agentReachServiceHandler } from '../nexus/handler';
 import type { Telemetry } from '../platform/telemetry';
 
 export interface MessageWorkerOptions {
@@ -33,6 +34,8 @@ export async function createMessageWorker(options: MessageWorkerOptions): Promis
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: createActivities(options.activityDeps),
+    // Temporal-native callers in other namespaces: the `agentReach` Nexus service (docs/architecture.md).
+    nexusServices: [agentReachServiceHandler()],
     ...options.tuning,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),
     ...(telemetry
