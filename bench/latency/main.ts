@@ -16,57 +16,18 @@
  *   --env KEY=VALUE (added to the api's and the worker's environment of both gateways)  --baseline-env KEY=VALUE
  *   --baseline-partitions N (the baseline's Temporal task-queue partitions; the server's own default is 4)
  */
-import { createServer, type Server } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeResultFile } from '../../scripts/lib/result-file';
-import { freePort } from '../../scripts/lib/dev-servers';
 import { summary } from '../../scripts/lib/stats';
 import { CpuMeter } from '../lib/cpu';
 import { machine } from '../lib/report';
+import { registerEchoAgent, startReceiptAgent, until, type ReceiptAgent } from '../lib/receipt-agent';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem } from '../lib/system';
 
 const RESULTS = resolve(__dirname, '../results');
 const ROOT = resolve(__dirname, '../..');
-
-/** The agent: answers 202, then posts the receipt to the callback URL the delivery names. */
-interface Agent {
-  url: string;
-  server: Server;
-  /** Receipt secrets by gateway origin (both gateways deliver to this one agent). */
-  secrets: Map<string, string>;
-  /** When each message reached the agent, and when its receipt was answered `applied`. */
-  delivered: Map<string, number>;
-  applied: Map<string, number>;
-}
-
-async function startAgent(): Promise<Agent> {
-  const agent = { secrets: new Map<string, string>(), delivered: new Map<string, number>(), applied: new Map<string, number>() };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as { message_id: string; callback_url?: string };
-      if (!body.callback_url) return void res.writeHead(200).end('{}'); // a direct call
-      agent.delivered.set(body.message_id, performance.now());
-      const secret = agent.secrets.get(new URL(body.callback_url).origin) ?? '';
-      res.writeHead(202).end(() => {
-        void fetch(body.callback_url!, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
-          body: JSON.stringify({ message_id: body.message_id, status: 'processed', result: { ok: true } }),
-        }).then(async (answer) => {
-          const receipt = (await answer.json()) as { applied?: boolean };
-          if (receipt.applied) agent.applied.set(body.message_id, performance.now());
-        });
-      });
-    });
-  });
-  const port = await freePort();
-  await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
-  return { ...agent, server, url: `http://127.0.0.1:${port}/` };
-}
 
 interface Gateway {
   name: string;
@@ -77,28 +38,8 @@ interface Gateway {
   measured: number;
 }
 
-async function register(system: BenchSystem, agent: Agent): Promise<string> {
-  const answer = await fetch(`${system.apiUrl}/v1/agents`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
-    body: JSON.stringify({ name: `bench-${Date.now()}`, endpoint: agent.url, capabilities: [{ name: 'echo' }] }),
-  });
-  if (answer.status !== 201) throw new Error(`registration answered ${answer.status}: ${await answer.text()}`);
-  const registered = (await answer.json()) as { agent_id: string; secret: string };
-  agent.secrets.set(new URL(system.apiUrl).origin, registered.secret);
-  return registered.agent_id;
-}
-
-async function until(done: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!done()) {
-    if (performance.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-}
-
 /** One message through `gateway`, and one direct call beside it; returns the three durations. */
-async function oneHop(gateway: Gateway, agent: Agent, index: number) {
+async function oneHop(gateway: Gateway, agent: ReceiptAgent, index: number) {
   const directStarted = performance.now();
   const direct = await fetch(agent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message_id: `direct-${index}` }) });
   await direct.text();
@@ -135,7 +76,7 @@ async function main(): Promise<void> {
   const pairs = (list: string[]) => Object.fromEntries(list.map((pair) => pair.split(/=(.*)/s).slice(0, 2) as [string, string]));
   const env = pairs(values.env);
   const baselineEnv = pairs(values['baseline-env']);
-  const agent = await startAgent();
+  const agent = await startReceiptAgent();
   const roots: [string, string | undefined, Record<string, string>][] = [['current', undefined, env]];
   const baselinePartitions = values['baseline-partitions'] ? Number(values['baseline-partitions']) : undefined;
   if (values['baseline-root'] || values['baseline-env'].length > 0 || baselinePartitions) {
@@ -146,7 +87,7 @@ async function main(): Promise<void> {
     for (const [name, root, gatewayEnv] of roots) {
       const partitions = name === 'baseline' ? baselinePartitions : undefined;
       const system = await startBenchSystem({ env: gatewayEnv, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), ...(root ? { root } : {}), ...(partitions ? { temporalPartitions: partitions } : {}), log: (line) => console.log(`[${name}] ${line}`) });
-      const gateway: Gateway = { name, system, agentId: await register(system, agent), samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
+      const gateway: Gateway = { name, system, agentId: await registerEchoAgent(system, agent), samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
       gateways.push(gateway);
       for (let i = 0; i < warmup; i++) await oneHop(gateway, agent, -i - 1);
     }
