@@ -18,6 +18,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { executeMessage } from '../../client/temporal';
 import { DEFAULT_TASK_QUEUE, type SendMessageInput } from '../../messages/direct';
+import type { MessageStatus } from '../../messages/message';
 import { DEFAULT_NEXUS_ENDPOINT, ensureNexusEndpoint } from '../../nexus/endpoint';
 import { waitUntil } from '../../scripts/lib/dev-servers';
 import { writeResultFile } from '../../scripts/lib/result-file';
@@ -25,6 +26,7 @@ import { summary } from '../../scripts/lib/stats';
 import { CpuMeter } from '../lib/cpu';
 import { registerEchoAgent, startReceiptAgent, until, type ReceiptAgent } from '../lib/receipt-agent';
 import { machine } from '../lib/report';
+import type { childCaller, nexusCaller } from './caller-workflows';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem } from '../lib/system';
 
 const RESULTS = resolve(__dirname, '../results');
@@ -48,23 +50,23 @@ async function oneMessage(bench: Bench, way: Way, messageId: string): Promise<{ 
   const input: SendMessageInput = { tenant: 'default', ...body };
   const run = { workflowId: `caller-${messageId}`, taskQueue: CALLER_QUEUE };
   const started = performance.now();
-  let state: string;
+  let status: Pick<MessageStatus, 'state' | 'reason'>;
   if (way === 'api') {
     const answer = await fetch(`${bench.system.apiUrl}/v1/messages?wait=30s`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${bench.system.apiKey}` },
       body: JSON.stringify(body),
     });
-    state = ((await answer.json()) as { state: string }).state;
+    status = (await answer.json()) as MessageStatus;
   } else if (way === 'client') {
-    state = (await executeMessage(bench.gateway, input)).state;
+    status = await executeMessage(bench.gateway, input);
   } else if (way === 'child') {
-    state = await bench.gateway.workflow.execute('childCaller', { ...run, args: [input, DEFAULT_TASK_QUEUE] });
+    status = await bench.gateway.workflow.execute<typeof childCaller>('childCaller', { ...run, args: [input, DEFAULT_TASK_QUEUE] });
   } else {
-    state = await bench.callers.workflow.execute('nexusCaller', { ...run, args: [input, DEFAULT_NEXUS_ENDPOINT] });
+    status = await bench.callers.workflow.execute<typeof nexusCaller>('nexusCaller', { ...run, args: [input, DEFAULT_NEXUS_ENDPOINT] });
   }
   const caller = performance.now() - started;
-  if (state !== 'processed') throw new Error(`${way}: ${messageId} ended ${state}`);
+  if (status.state !== 'processed') throw new Error(`${way}: ${messageId} ended ${status.state}: ${JSON.stringify(status.reason)}`);
   await until(() => bench.agent.applied.has(messageId), 30_000);
   return { caller, processed: bench.agent.applied.get(messageId)! - started };
 }
@@ -95,7 +97,9 @@ async function main(): Promise<void> {
   const warmup = Number(values.warmup);
   Runtime.install({ logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } as never });
   const agent = await startReceiptAgent();
-  const system = await startBenchSystem({ temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), log: (line) => console.log(line) });
+  // The agent sends no heartbeats: it stays online for the whole run.
+  const env = { HEARTBEAT_TTL_MS: '3600000' };
+  const system = await startBenchSystem({ env, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), log: (line) => console.log(line) });
   const connection = await Connection.connect({ address: system.temporalAddress });
   const workers: Worker[] = [];
   try {
@@ -145,7 +149,7 @@ async function main(): Promise<void> {
         ]),
       ),
     );
-    const result = { benchmark: 'one message at a time: api, client, child workflow, Nexus', when: new Date().toISOString(), machine: machine(), temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, count, rounds, warmup, ways };
+    const result = { benchmark: 'one message at a time: api, client, child workflow, Nexus', when: new Date().toISOString(), machine: machine(), temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, env, count, rounds, warmup, ways };
     console.log(`written ${writeResultFile(RESULTS, values.name, result)}`);
     for (const worker of workers) worker.shutdown();
     await Promise.all(running);
