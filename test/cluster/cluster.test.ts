@@ -6,9 +6,14 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import type WebSocket from 'ws';
+import { ensureNexusEndpoint } from '../../nexus/endpoint';
+import { loadConfig } from '../../platform/config';
 import { ReachAgent, type Handler } from '../../sdk';
 import type { Cluster } from '../../scripts/lib/cluster/start-cluster';
+import { prepareNamespace } from '../../scripts/lib/cluster/temporal-server';
 import { startTestCluster } from '../helpers/cluster';
 import { eventually } from '../helpers/eventually';
 import { request, TEST_API_KEY } from '../helpers/http';
@@ -164,6 +169,28 @@ describe('cluster', () => {
     const body = await ended(id);
     assert.equal(body.state, 'processed');
     assert.deepEqual(body.result, { receipt_via: 'api2' });
+  });
+
+  it('cluster - a workflow in another namespace sends through the Nexus endpoint; an SDK agent processes it once', async () => {
+    const { agentId, runs } = await httpAgent(cluster.url, 'nexus-echo');
+    // The gateway's namespace and task queue, as startTestCluster configured them.
+    const { TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE } = loadConfig({ ...process.env });
+    await prepareNamespace(cluster.temporalAddress, 'callers', 1);
+    const connection = await Connection.connect({ address: cluster.temporalAddress });
+    cleanups.push(() => connection.close());
+    await ensureNexusEndpoint(connection, { name: 'agent-reach', namespace: TEMPORAL_NAMESPACE, taskQueue: TEMPORAL_TASK_QUEUE });
+    const workerConnection = await NativeConnection.connect({ address: cluster.temporalAddress });
+    cleanups.push(() => workerConnection.close());
+    const worker = await Worker.create({ connection: workerConnection, namespace: 'callers', taskQueue: 'callers', workflowsPath: require.resolve('../helpers/caller-workflows') });
+    const callers = new Client({ connection, namespace: 'callers' });
+    const input = { tenant: 'default', message_id: 'through-nexus', target: { agent_id: agentId, capability: 'echo' }, payload: { via: 'nexus' } };
+    const call = (id: string) => callers.workflow.execute('nexusCallerWorkflow', { workflowId: id, taskQueue: 'callers', args: [input, 'agent-reach'] });
+    const [first, again] = await worker.runUntil(async () => [await call('nexus-caller-1'), await call('nexus-caller-2')]);
+    assert.equal(first.state, 'processed', JSON.stringify(first));
+    assert.deepEqual(first.result, { echoed: { via: 'nexus' } });
+    assert.deepEqual(again, first);
+    assert.equal(runs.get('through-nexus'), 1);
+    assert.equal((await ended('through-nexus')).state, 'processed');
   });
 
   it('cluster - under a steady load, SIGKILL of an api replica, a worker and the Temporal server loses and doubles nothing', { timeout: 900_000 }, async (t) => {

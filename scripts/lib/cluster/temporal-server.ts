@@ -4,8 +4,8 @@
  * namespace and our search attributes registered.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { ensureSearchAttributes } from '../../../messages/search-attributes';
@@ -76,15 +76,27 @@ export interface TemporalServerOptions {
   logFile: string;
 }
 
+/** Compose's address of the frontend's HTTP port in deploy/temporal/dynamicconfig.yaml (Nexus callbacks). */
+const COMPOSE_HTTP_ADDRESS = 'temporal:7243';
+
+/** deploy/temporal/dynamicconfig.yaml with this server's HTTP address for Nexus callbacks, written beside its log. */
+function dynamicConfigFile(httpPort: number, logFile: string): string {
+  const file = join(dirname(logFile), 'temporal-dynamicconfig.yaml');
+  const text = readFileSync(join(DEPLOY, 'temporal/dynamicconfig.yaml'), 'utf8');
+  writeFileSync(file, text.replaceAll(COMPOSE_HTTP_ADDRESS, `127.0.0.1:${httpPort}`));
+  return file;
+}
+
 /** Starts the server (all four services in one process) and waits until its frontend answers. */
 export async function startTemporalServer(options: TemporalServerOptions): Promise<LocalServer & { address: string }> {
+  const ports = temporalPorts(options.port);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    ...Object.fromEntries(Object.entries(temporalPorts(options.port)).map(([k, v]) => [k, String(v)])),
+    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
     TEMPORAL_BIND_ON_IP: '127.0.0.1',
     TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
     TEMPORAL_HISTORY_SHARDS: String(options.historyShards),
-    TEMPORAL_DYNAMIC_CONFIG: join(DEPLOY, 'temporal/dynamicconfig.yaml'),
+    TEMPORAL_DYNAMIC_CONFIG: dynamicConfigFile(ports.TEMPORAL_FRONTEND_HTTP_PORT, options.logFile),
     POSTGRES_HOST: options.pg.host,
     POSTGRES_PORT: String(options.pg.port),
     POSTGRES_USER: options.pg.user,
