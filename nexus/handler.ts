@@ -9,7 +9,7 @@
  * Temporal keeps for every retry of one operation: one operation, one message.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { getClient, startWorkflow, WorkflowRunOperationHandler } from '@temporalio/nexus';
 import * as nexus from 'nexus-rpc';
 import { SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
@@ -43,13 +43,18 @@ function messageOf(request: unknown, requestId: string | undefined): Message {
   return { ...input, message_id: messageId };
 }
 
-/** The final status of a run that has ended; a run that failed fails the operation with the same failure. */
+/**
+ * The final status of a run that has ended; a run that failed fails the operation with the same failure (one that
+ * was cancelled, terminated or timed out too: rethrown as is, it would be retried until the operation times out).
+ */
 async function endedRun(message: Message): Promise<MessageStatus> {
   try {
     return await getClient().workflow.getHandle<SendMessageWorkflow>(messageWorkflowId(message.tenant, message.message_id)).result();
   } catch (error) {
-    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure) throw operationFailed(error.cause);
-    throw error;
+    if (!(error instanceof WorkflowFailedError)) throw error;
+    const { cause } = error;
+    if (cause instanceof CancelledFailure) throw new nexus.OperationError('canceled', cause.message);
+    throw operationFailed(cause instanceof ApplicationFailure ? cause : ApplicationFailure.create({ type: cause?.name, message: cause?.message ?? error.message, nonRetryable: true }));
   }
 }
 

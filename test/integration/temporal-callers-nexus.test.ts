@@ -151,11 +151,16 @@ describe('temporal callers over Nexus', () => {
 
   it('temporal callers over Nexus - bad input fails the operation at once, naming the field, nothing delivered', async () => {
     const before = agent.deliveries.length;
-    const badCapability = await operationFailureOf(runCaller('nexusCallerWorkflow', { message_id: newId('bad'), target: { agent_id: agentId, capability: 'not a name!' } }));
+    const bad = { message_id: newId('bad'), target: { agent_id: agentId, capability: 'not a name!' } };
+    const badCapability = await operationFailureOf(runCaller('nexusCallerWorkflow', bad));
     assert.equal(badCapability.operation.service, NEXUS_SERVICE);
     assert.equal(badCapability.operation.operation, 'sendMessage');
     assert.equal(badCapability.cause.type, 'invalid_input');
     assert.match(badCapability.cause.message, /target\.capability/);
+    // Again after that run failed: the same failure at once, from the ended run.
+    const again = await operationFailureOf(runCaller('nexusCallerWorkflow', bad));
+    assert.equal(again.cause.type, 'invalid_input');
+    assert.equal(again.cause.message, badCapability.cause.message);
 
     // The tenant makes the workflow id: refused by the handler before any run starts.
     const badTenant = await operationFailureOf(runCaller('nexusCallerWorkflow', { tenant: 'Not A Tenant', message_id: newId('bad-tenant'), target: target() }));
