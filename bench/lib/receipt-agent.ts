@@ -46,11 +46,15 @@ export async function startReceiptAgent(): Promise<ReceiptAgent> {
 }
 
 /** Registers an agent with one capability, `echo`, at `agent`'s URL; returns its id. */
-export async function registerEchoAgent(system: Pick<BenchSystem, 'apiUrl' | 'apiKey'>, agent: ReceiptAgent): Promise<string> {
+export async function registerEchoAgent(
+  system: Pick<BenchSystem, 'apiUrl' | 'apiKey'>,
+  agent: ReceiptAgent,
+  echo: Record<string, unknown> = {},
+): Promise<string> {
   const answer = await fetch(`${system.apiUrl}/v1/agents`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
-    body: JSON.stringify({ name: `bench-${Date.now()}`, endpoint: agent.url, capabilities: [{ name: 'echo' }] }),
+    body: JSON.stringify({ name: `bench-${Date.now()}`, endpoint: agent.url, capabilities: [{ name: 'echo', ...echo }] }),
   });
   if (answer.status !== 201) throw new Error(`registration answered ${answer.status}: ${await answer.text()}`);
   const registered = (await answer.json()) as { agent_id: string; secret: string };

@@ -3,7 +3,9 @@
  * - api: `POST /v1/messages?wait=30s` until it answers the final status;
  * - client: `executeMessage` from a `@temporalio/client` Client (the `sendMessage` workflow, no caller workflow);
  * - child: a caller workflow in the gateway's namespace runs `executeMessageChild`;
- * - nexus: a caller workflow in another namespace runs `sendMessageViaNexus` through a Nexus endpoint.
+ * - nexus: a caller workflow in another namespace runs `sendMessageViaNexus` through a Nexus endpoint;
+ * - api-intent, client-intent: as api and client, with an intent and the agent instead of the capability, so the
+ *   router chooses (for the client, on the api's routing queue: one more activity hop).
  * Each is timed from the caller's first call until the final status is in its hands (`caller`), and until the
  * agent's receipt was answered `applied` (`processed`). The gateway runs as separate processes (Temporal dev server
  * on a SQLite file with WAL, FerretDB, api, worker); the caller workers and the agent run in this process. The ways
@@ -30,7 +32,7 @@ import type { childCaller, nexusCaller } from './caller-workflows';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem } from '../lib/system';
 
 const RESULTS = resolve(__dirname, '../results');
-const WAYS = ['api', 'client', 'child', 'nexus'] as const;
+const WAYS = ['api', 'client', 'child', 'nexus', 'api-intent', 'client-intent'] as const;
 type Way = (typeof WAYS)[number];
 const CALLER_NAMESPACE = 'callers';
 const CALLER_QUEUE = 'bench-callers';
@@ -46,19 +48,21 @@ interface Bench {
 
 /** One message the way `way` sends it; returns the caller's and the agent's times, from the first call. */
 async function oneMessage(bench: Bench, way: Way, messageId: string): Promise<{ caller: number; processed: number }> {
-  const body = { message_id: messageId, target: { agent_id: bench.agentId, capability: 'echo' }, payload: { way } };
+  const routed = way.endsWith('-intent');
+  const target = routed ? { target: { agent_id: bench.agentId }, intent: 'echo this payload back' } : { target: { agent_id: bench.agentId, capability: 'echo' } };
+  const body = { message_id: messageId, ...target, payload: { way } };
   const input: SendMessageInput = { tenant: 'default', ...body };
   const run = { workflowId: `caller-${messageId}`, taskQueue: CALLER_QUEUE };
   const started = performance.now();
   let status: Pick<MessageStatus, 'state' | 'reason'>;
-  if (way === 'api') {
+  if (way === 'api' || way === 'api-intent') {
     const answer = await fetch(`${bench.system.apiUrl}/v1/messages?wait=30s`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${bench.system.apiKey}` },
       body: JSON.stringify(body),
     });
     status = (await answer.json()) as MessageStatus;
-  } else if (way === 'client') {
+  } else if (way === 'client' || way === 'client-intent') {
     status = await executeMessage(bench.gateway, input);
   } else if (way === 'child') {
     status = await bench.gateway.workflow.execute<typeof childCaller>('childCaller', { ...run, args: [input, DEFAULT_TASK_QUEUE] });
@@ -66,7 +70,7 @@ async function oneMessage(bench: Bench, way: Way, messageId: string): Promise<{ 
     status = await bench.callers.workflow.execute<typeof nexusCaller>('nexusCaller', { ...run, args: [input, DEFAULT_NEXUS_ENDPOINT] });
   }
   const caller = performance.now() - started;
-  if (status.state !== 'processed') throw new Error(`${way}: ${messageId} ended ${status.state}: ${JSON.stringify(status.reason)}`);
+  if (status.state !== 'processed') throw new Error(`${way}: ${messageId} ended ${status.state}: ${JSON.stringify(status.reason ?? status)}`);
   await until(() => bench.agent.applied.has(messageId), 30_000);
   return { caller, processed: bench.agent.applied.get(messageId)! - started };
 }
@@ -107,7 +111,8 @@ async function main(): Promise<void> {
     const bench: Bench = {
       system,
       agent,
-      agentId: await registerEchoAgent(system, agent),
+      // Described, so the router is confident enough to choose it for the intent ways.
+      agentId: await registerEchoAgent(system, agent, { description: 'Echoes the payload back to the caller', examples: ['echo this payload back', 'send my payload back to me'] }),
       gateway: new Client({ connection }),
       callers: new Client({ connection, namespace: CALLER_NAMESPACE }),
     };
@@ -149,7 +154,7 @@ async function main(): Promise<void> {
         ]),
       ),
     );
-    const result = { benchmark: 'one message at a time: api, client, child workflow, Nexus', when: new Date().toISOString(), machine: machine(), temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, env, count, rounds, warmup, ways };
+    const result = { benchmark: 'one message at a time: api, client, child workflow, Nexus; api and client routed by intent', when: new Date().toISOString(), machine: machine(), temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, env, count, rounds, warmup, ways };
     console.log(`written ${writeResultFile(RESULTS, values.name, result)}`);
     for (const worker of workers) worker.shutdown();
     await Promise.all(running);
