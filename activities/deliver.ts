@@ -19,6 +19,8 @@ export interface DeliverRequest {
 export interface DeliverResult {
   verdict: DeliveryVerdict;
   http_status?: number;
+  /** A2A deliveries: the agent's task, followed with pollA2aTask while it is under way. */
+  a2a_task_id?: string;
   started_at: string;
   latency_ms: number;
 }

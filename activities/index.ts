@@ -7,16 +7,19 @@ import type { RoutingStats } from '../router/routing-stats';
 import type { EndpointPolicy } from '../rules/endpoint-policy';
 import type { WorkerMetrics } from '../platform/metrics';
 import type { Logger } from 'pino';
-import { createDeliver } from './deliver';
+import { A2aClients } from './a2a-clients';
+import { createDeliver, type DeliverRequest, type DeliverResult } from './deliver';
+import { createCancelA2aTask, createDeliverA2a, createPollA2aTask } from './deliver-a2a';
 import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel } from './notify-cancel';
 import { createPrepareMessage, type PrepareMessageDeps } from './prepare-message';
 import { createResolveAndDeliver } from './resolve-and-deliver';
 import { createResolveTarget } from './resolve-target';
 import { createSettleMessage } from './settle-message';
+import { speaksA2a } from '../rules/transport';
 
 export interface ActivityDeps {
-  queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets'>;
+  queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets' | 'agentRecord'>;
   circuits: Pick<CircuitStore, 'record'>;
   /** Each attempt's outcome and latency feed the router's ranking. */
   stats?: Pick<RoutingStats, 'record'>;
@@ -35,12 +38,18 @@ export interface ActivityDeps {
 
 export function createActivities(deps: ActivityDeps) {
   const resolveTarget = createResolveTarget(deps);
-  const deliver = createDeliver(deps);
+  const a2a = { ...deps, clients: new A2aClients(deps.fetch) };
+  const deliverHttp = createDeliver(deps);
+  const deliverA2a = createDeliverA2a(a2a);
+  /** Delivers from this worker: our envelope over HTTP, or an A2A SendMessage. */
+  const deliver = (request: DeliverRequest): Promise<DeliverResult> => (speaksA2a(request.target) ? deliverA2a(request) : deliverHttp(request));
+  const cancelA2aTask = createCancelA2aTask(a2a);
   return {
     resolveTarget,
     deliver,
     resolveAndDeliver: createResolveAndDeliver({ resolveTarget, deliver }),
-    notifyCancel: createNotifyCancel(deps),
+    pollA2aTask: createPollA2aTask(a2a),
+    notifyCancel: createNotifyCancel({ ...deps, cancelA2aTask }),
     notifyCaller: createNotifyCaller(deps),
     settleMessage: createSettleMessage(deps),
     prepareMessage: createPrepareMessage({ ...deps.intake, now: deps.now }),

@@ -1,6 +1,9 @@
 /** `npm run api`: the stateless HTTP api, as production runs it (any number of replicas). */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { startSweeper } from '../catalogue/sweeper';
+import { startA2aProbe } from '../catalogue/a2a-probe';
+import { guardedFetch } from '../platform/guarded-fetch';
+import { endpointPolicy } from '../rules/endpoint-policy';
 import { retentionPruners } from './retention';
 import { ensureSearchAttributes } from '../messages/search-attributes';
 import { retentionShortfall } from '../messages/idempotency-window';
@@ -42,6 +45,11 @@ async function main(): Promise<void> {
   const pruners = retentionPruners(config, mongo, services.catalogue.models);
   const stopSweeper = startSweeper(services.catalogue.heartbeats, config.SWEEP_INTERVAL_MS, logger, pruners);
   const stopIndex = services.catalogue.index.start(logger);
+  const stopA2aProbe = startA2aProbe(
+    { models: services.catalogue.models, heartbeats: services.catalogue.heartbeats, fetch: guardedFetch(endpointPolicy(config)), timeoutMs: config.A2A_FETCH_TIMEOUT_MS },
+    config.A2A_PROBE_INTERVAL_MS,
+    logger,
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -58,7 +66,7 @@ async function main(): Promise<void> {
       }
       await messageWorker.done;
     }
-    await stopSweeper();
+    await Promise.all([stopSweeper(), stopA2aProbe()]);
     await Promise.allSettled([connection.close(), workerConnection.close(), mongo.close(), telemetry?.shutdown()]);
     process.exit(0);
   };

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { MESSAGE_STATES } from '../messages/message';
+import { TRANSPORTS } from '../rules/transport';
 
 const timestamp = z.string().describe('ISO 8601 date-time');
 const state = z.enum(MESSAGE_STATES);
@@ -15,7 +16,7 @@ export const anyObject = z.looseObject({});
 
 const instance = z.looseObject({
   instance_id: z.string(),
-  transport: z.enum(['http', 'websocket']),
+  transport: z.enum(TRANSPORTS),
   endpoint: z.string().optional(),
   state: z.enum(['healthy', 'busy', 'draining']),
   load: z.looseObject({ in_flight: z.number(), qps: z.number() }),

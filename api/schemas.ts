@@ -4,6 +4,7 @@ import { SEARCH_STATES } from '../catalogue/agent-queries';
 import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../rules/ids';
 import { KEY_ID_PATTERN, scopeSchema } from '../rules/api-key';
 import { MESSAGE_STATES } from '../messages/message';
+import { TRANSPORTS } from '../rules/transport';
 import { anyJson, label, NOT_BLANK_PATTERN, prose } from '../rules/text';
 import { capabilityName, httpUrl, messageId, needsTargetOrIntent, paramsSchema, routeTarget, sessionId, targetOrIntent, targetOrIntentSchema } from '../rules/message-schema';
 
@@ -48,11 +49,11 @@ const instanceState = z.enum(['healthy', 'busy', 'draining']);
 export const instanceInput = z
   .strictObject({
     instance_id: instanceId.optional(),
-    transport: z.enum(['http', 'websocket']).optional(),
+    transport: z.enum(TRANSPORTS).optional(),
     endpoint: httpUrl.optional(),
     state: instanceState.optional(),
   })
-  .refine((i) => i.transport === 'websocket' || i.endpoint, { message: 'an http instance needs an endpoint', path: ['endpoint'] })
+  .refine((i) => i.transport === 'websocket' || i.endpoint, { message: 'an http or a2a instance needs an endpoint', path: ['endpoint'] })
   .meta({ anyOf: [{ required: ['endpoint'] }, { required: ['transport'], properties: { transport: { const: 'websocket' } } }] });
 
 export const registerAgentBody = z
@@ -98,7 +99,7 @@ export const heartbeatBody = z.strictObject({
     .optional(),
   /** A new address for this instance (it moved), or the address of a new instance joining. */
   endpoint: httpUrl.optional(),
-  transport: z.enum(['http', 'websocket']).optional(),
+  transport: z.enum(TRANSPORTS).optional(),
 });
 
 export const searchAgentsQuery = z.strictObject({

@@ -107,11 +107,15 @@ export function importA2aCard(raw: unknown): A2aImport {
       name: card.name,
       ...(card.version ? { version: card.version } : {}),
       ...(card.description ? { description: card.description } : {}),
-      endpoint,
+      // Delivered in A2A (activities/deliver-a2a.ts); alive while its card answers (catalogue/a2a-probe.ts).
+      instances: [{ instance_id: A2A_INSTANCE_ID, transport: 'a2a', endpoint }],
       capabilities,
     },
   };
 }
+
+/** The one instance of an imported agent: its A2A interface. */
+export const A2A_INSTANCE_ID = 'a2a';
 
 /** Where to fetch a card given a base URL or the card's own URL. */
 export function agentCardUrl(url: string): string {
@@ -209,6 +213,27 @@ export function agentSkills(agent: AgentDoc, reachable: (capability: CapabilityD
     else delete skill.examples;
     return { capability, skill };
   });
+}
+
+/** What the A2A client of an agent is built from: the card kept at import (absent for an agent registered with an a2a instance). */
+export interface AgentProfile {
+  agent_id: string;
+  revision: number;
+  name: string;
+  card?: JsonObject;
+}
+
+export function a2aProfileOf(agent: AgentDoc): AgentProfile {
+  const card = keptCard(agent);
+  return { agent_id: agent._id, revision: agent.revision, name: agent.name, ...(card ? { card } : {}) };
+}
+
+/** The agent's own id of the skill a capability came from (an imported skill's id), else the capability's name. */
+export function skillIdOf(agent: AgentDoc, capability: string): string {
+  const card = keptCard(agent);
+  if (!card) return capability;
+  const at = capabilityNamesOf(card.skills).indexOf(capability);
+  return at >= 0 ? card.skills[at]!.id : capability;
 }
 
 /** The capability a skill id names on the agent's own face: an imported skill's id, or a capability's name. */

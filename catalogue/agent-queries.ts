@@ -7,6 +7,7 @@ import type { AgentDoc } from '../store/agents';
 import type { AgentEventDoc } from '../store/agent-events';
 import type { CatalogueModels } from '../store/models';
 import type { InstanceDoc } from '../store/agent-instances';
+import type { Transport } from '../rules/transport';
 
 export interface AgentWithInstances {
   agent: AgentDoc;
@@ -27,12 +28,12 @@ export interface AgentSearch {
   cursor?: string;
 }
 
-/** Where one delivery goes: an HTTP endpoint, or the api replica holding the instance's WebSocket. */
+/** Where one delivery goes: an HTTP endpoint, an A2A interface, or the api replica holding the instance's WebSocket. */
 export interface DeliveryTarget {
   agent_id: string;
   capability: string;
   instance_id: string;
-  transport: 'http' | 'websocket';
+  transport: Transport;
   endpoint: string;
   ws_task_queue?: string;
   ack_timeout_ms?: number;
@@ -84,6 +85,11 @@ export class AgentQueries {
 
   async events(tenant: string, agentId: string, limit: number): Promise<AgentEventDoc[]> {
     return this.models.events.find({ tenant, agent_id: agentId }).sort({ at: -1, _id: -1 }).limit(limit).lean<AgentEventDoc[]>();
+  }
+
+  /** The agent's record, from the copy when it has it (an A2A delivery reads the kept card from it). */
+  async agentRecord(agentId: string): Promise<AgentDoc | undefined> {
+    return this.copy?.agent(agentId)?.agent ?? (await this.models.agents.findById(agentId).lean<AgentDoc>()) ?? undefined;
   }
 
   /** The secrets to sign deliveries to `agentId` with: the current one, and the previous one during its overlap. */

@@ -172,6 +172,8 @@ export interface AttemptRecord {
   latency_ms: number;
   outcome: AttemptOutcome;
   http_status?: number;
+  /** A2A agents: the id of the agent's task for this delivery. */
+  a2a_task_id?: string;
   error?: string;
 }
 

@@ -142,6 +142,11 @@ export const envSchema = z.object({
    * is (submitted or working), to follow with `GetTask` or `SubscribeToTask`. @default 30000
    */
   A2A_SEND_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
+  /**
+   * A2A agents send no heartbeats: each api replica reads the card of every A2A instance this often, and a card that
+   * answers counts as a heartbeat (catalogue/a2a-probe.ts), in ms. @default 10000
+   */
+  A2A_PROBE_INTERVAL_MS: positiveMs.default(10_000),
   /** A2A face: how often a stream reads its task's state while it waits, in ms. @default 1000 */
   A2A_STREAM_POLL_MS: positiveMs.default(1_000),
   /** Circuit breaker per agent instance: failures in a row that open it. @default 5 */

@@ -1,4 +1,5 @@
 /** Whether an instance is alive, and which instance takes a delivery. Pure functions. */
+import type { Transport } from './transport';
 
 export interface HeartbeatPolicy {
   /** How often agents are asked to beat, in ms (advertised to them). */
@@ -23,7 +24,7 @@ export function isOnline(lastHeartbeatAt: Date, now: Date, policy: HeartbeatPoli
 /** What these rules read of an instance (a stored instance, store/agent-instances.ts, is one). */
 export interface Candidate {
   instance_id: string;
-  transport: 'http' | 'websocket';
+  transport: Transport;
   endpoint?: string;
   ws_task_queue?: string;
   state: 'healthy' | 'busy' | 'draining';
@@ -35,7 +36,7 @@ export interface Candidate {
 export function ineligibility(instance: Candidate, now: Date, policy: HeartbeatPolicy): string | undefined {
   if (!isOnline(instance.last_heartbeat_at, now, policy)) return 'offline';
   if (instance.state === 'draining') return 'draining';
-  if (instance.transport === 'http' && !instance.endpoint) return 'no_http_endpoint';
+  if (instance.transport !== 'websocket' && !instance.endpoint) return 'no_http_endpoint';
   if (instance.transport === 'websocket' && !instance.ws_task_queue) return 'no_socket';
   return undefined;
 }

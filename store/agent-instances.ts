@@ -1,10 +1,10 @@
 /** The `agent_instances` collection: where each running copy of an agent is reached, its state, load and last heartbeat. */
 import { Schema } from 'mongoose';
+import { TRANSPORTS, type Transport } from '../rules/transport';
 
+export { TRANSPORTS, type Transport };
 export const INSTANCE_STATES = ['healthy', 'busy', 'draining'] as const;
 export type InstanceState = (typeof INSTANCE_STATES)[number];
-export const TRANSPORTS = ['http', 'websocket'] as const;
-export type Transport = (typeof TRANSPORTS)[number];
 export type Liveness = 'online' | 'offline';
 
 export interface InstanceLoad {

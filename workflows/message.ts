@@ -12,10 +12,11 @@ import type { Activities } from '../activities';
 import type { DeliverRequest, DeliverResult } from '../activities/deliver';
 import type { ResolveAndDeliverRequest, ResolveAndDeliverResult } from '../activities/resolve-and-deliver';
 import type { SocketActivities } from '../activities/deliver-socket';
+import type { A2aPoll } from '../activities/deliver-a2a';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
 import type { MessageState } from '../messages/message';
 import { retryDelayMs } from '../rules/backoff';
-import { deliversOverSocket } from '../rules/transport';
+import { deliversOverSocket, speaksA2a } from '../rules/transport';
 import { isTerminal, type CancelInput, type DeliveryPolicy, type MessageInput, type MessageStatus, type Reason, type ReceiptInput } from '../messages/message';
 import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
 import { InstanceFailures, lookupRefusal, nextStep, outOfTime, unavailability, waitsOnCircuits, type NextStep } from './next-step';
@@ -24,6 +25,10 @@ import { settlementOf, StatusRecord } from './status-record';
 
 /** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */
 const ACTIVITY_MARGIN_MS = 5_000;
+
+/** A2A tasks under way are read with GetTask after this long, then twice as long each time, up to A2A_POLL_MAX_MS. */
+export const A2A_POLL_FIRST_MS = 250;
+export const A2A_POLL_MAX_MS = 5_000;
 
 /** The patch that moved delivery to local activities and `ReachState` upserts to the end of the run. */
 export const LEAN_SHAPE = 'lean-delivery-v1';
@@ -93,6 +98,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
   );
 
   const { reach, deliverTo, recordMissingReceipt, notifyCancel } = lean ? leanActivities(input.policy, now) : classicActivities(input.policy, now);
+  const { pollA2aTask } = a2aActivities(input.policy);
 
   /** Waits until a receipt comes or `ms` pass, but never past the deadline or a cancel request; true if it came. */
   const receiptWithin = async (ms: number): Promise<boolean> => {
@@ -109,13 +115,45 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
     if (status.state === 'delivered') showState('delivered');
     return receiptWithin(ms - (Date.now() - waitStarted));
   };
+  /**
+   * Follows an A2A agent's task with GetTask, backing off, until it ends — its outcome is then the receipt — or the
+   * agent says nothing for `ackTimeoutMs` (polls that fail; an answer "still working" counts as word from it), or a
+   * cancel or the deadline interrupts. True when the outcome came.
+   */
+  const a2aOutcomeWithin = async (target: DeliveryTarget, taskId: string, ackTimeoutMs: number): Promise<boolean> => {
+    const followed = Date.now();
+    let heardAt = followed;
+    let shown = !lean;
+    for (let poll = 0; ; poll++) {
+      if (await receiptWithin(Math.min(A2A_POLL_FIRST_MS * 2 ** poll, A2A_POLL_MAX_MS, Math.max(0, heardAt + ackTimeoutMs - Date.now())))) return true;
+      if (cancelRequest || Date.now() >= deadlineMs) return false;
+      if (!shown && Date.now() - followed >= RECEIPT_VISIBLE_AFTER_MS && status.state === 'delivered') {
+        showState('delivered');
+        shown = true;
+      }
+      const polled = await pollA2aTask({ message: input, agent_id: target.agent_id, endpoint: target.endpoint, task_id: taskId }).catch(
+        (error: Error): A2aPoll => ({ failure: { transient: true, error: error.message } }),
+      );
+      if ('outcome' in polled) {
+        heardAt = Date.now();
+        if (polled.outcome.kind === 'ended') {
+          receipt ??= { agent_id: target.agent_id, ...polled.outcome.outcome };
+          return true;
+        }
+      } else if (!polled.failure.transient) {
+        return false; // the agent no longer knows the task: deliver again
+      }
+      if (Date.now() - heardAt >= ackTimeoutMs) return false;
+    }
+  };
   /** The end state when the caller cancelled or the deadline passed, else undefined. */
   const interruption = async (): Promise<MessageStatus | undefined> => {
     if (cancelRequest) {
       // Best effort, and over HTTP only: a WebSocket agent learns of it when its receipt is answered "not applied".
       const delivered = record.lastHttpDelivery();
       if (delivered?.endpoint) {
-        await notifyCancel({ message: input, agent_id: delivered.agent_id, endpoint: delivered.endpoint }).catch(() => undefined);
+        const a2aTask = delivered.a2a_task_id ? { a2a_task_id: delivered.a2a_task_id, ...(cancelRequest.reason ? { reason: cancelRequest.reason } : {}) } : {};
+        await notifyCancel({ message: input, agent_id: delivered.agent_id, endpoint: delivered.endpoint, ...a2aTask }).catch(() => undefined);
       }
       return record.finish('cancelled', { code: 'cancelled_by_caller', message: cancelRequest.reason ?? 'cancelled by the caller' });
     }
@@ -166,7 +204,8 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
       if (step.kind === 'await_receipt') {
         record.delivered(receipt !== undefined);
         const ackTimeoutMs = target.ack_timeout_ms ?? input.policy.defaultAckTimeoutMs;
-        if (await receiptAfterDelivery(ackTimeoutMs)) {
+        const a2aTask = speaksA2a(target) ? result.a2a_task_id : undefined;
+        if (await (a2aTask ? a2aOutcomeWithin(target, a2aTask, ackTimeoutMs) : receiptAfterDelivery(ackTimeoutMs))) {
           step = nextStep({ kind: 'receipt', receipt: takeReceipt() }, progress());
         } else {
           const stopped = await interruption();
@@ -253,6 +292,11 @@ function leanActivities(policy: DeliveryPolicy, now: () => string) {
   // HTTP targets are delivered inside resolveAndDeliver; deliverTo is left with WebSocket targets.
   const unreachable = async (): Promise<DeliverResult> => ({ verdict: { kind: 'transient', error: 'no delivery was made for an HTTP target' }, started_at: now(), latency_ms: 0 });
   return { reach: resolveAndDeliver, deliverTo: deliveryOver(unreachable, policy, now), recordMissingReceipt, notifyCancel, settleMessage };
+}
+
+/** Reading an A2A agent's task: a local activity (it is one GetTask), failures reported, not retried here. */
+function a2aActivities(policy: DeliveryPolicy) {
+  return proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
 }
 
 /** Delivers over HTTP with `deliverHttp`, or over the socket's replica; a lost delivery activity is a transient error. */

@@ -80,6 +80,7 @@ export class StatusRecord {
       latency_ms: result.latency_ms,
       outcome: verdict.kind === 'transient' ? 'transient_error' : verdict.kind,
       ...(result.http_status === undefined ? {} : { http_status: result.http_status }),
+      ...(result.a2a_task_id ? { a2a_task_id: result.a2a_task_id } : {}),
       ...('error' in verdict && typeof verdict.error === 'string' ? { error: verdict.error } : {}),
     };
     this.status.attempts.push(record);

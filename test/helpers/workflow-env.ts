@@ -13,6 +13,7 @@ import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createPrepareMessage } from '../../activities/prepare-message';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
+import type { A2aPoll } from '../../activities/deliver-a2a';
 import type { Settlement } from '../../activities/settle-message';
 import { createResolveAndDeliver } from '../../activities/resolve-and-deliver';
 import type { DeliveryVerdict } from '../../protocol/verdicts';
@@ -33,7 +34,9 @@ export interface Script {
   verdicts: DeliveryVerdict[];
   /** What each target lookup answers before it finds an instance, in order (e.g. none available at first). */
   lookups?: Exclude<TargetLookup, { kind: 'found' }>[];
-  transport?: 'http' | 'websocket';
+  transport?: 'http' | 'websocket' | 'a2a';
+  /** A2A agents: what each GetTask of the task answers, in order; the last one repeats. */
+  polls?: A2aPoll[];
   /** The capability's own limits, as the catalogue reports them. */
   limits?: Pick<DeliveryTarget, 'ack_timeout_ms' | 'max_attempts' | 'max_delivery_ms'>;
 }
@@ -45,6 +48,9 @@ export interface ActivityCalls {
   /** What the circuit and the ranking were told when the message ended (lean runs). */
   settlements: Settlement[];
   cancels: string[];
+  /** The A2A tasks cancelled with CancelTask, and the GetTask polls made. */
+  a2aCancels: string[];
+  polls: string[];
   callerNotifications: MessageStatus[];
 }
 
@@ -90,7 +96,7 @@ function deliveryTarget(agentId: string, instanceId: string, script: Script, soc
     agent_id: agentId,
     capability: CAPABILITY,
     instance_id: instanceId,
-    transport: websocket ? 'websocket' : 'http',
+    transport: script.transport ?? 'http',
     endpoint: websocket ? `ws://${instanceId}` : `http://${instanceId}.agents.invalid/deliver`,
     ...(websocket ? { ws_task_queue: socketQueue } : {}),
     ...script.limits,
@@ -110,7 +116,7 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
   const recorded = new Map<string, ActivityCalls>();
   const calls = (agentId: string): ActivityCalls => {
     let entry = recorded.get(agentId);
-    if (!entry) recorded.set(agentId, (entry = { deliveries: [], missingReceipts: [], settlements: [], cancels: [], callerNotifications: [] }));
+    if (!entry) recorded.set(agentId, (entry = { deliveries: [], missingReceipts: [], settlements: [], cancels: [], a2aCancels: [], polls: [], callerNotifications: [] }));
     return entry;
   };
   const scriptOf = (agentId: string): Script => {
@@ -128,7 +134,8 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     made.push(request);
     const verdicts = scriptOf(request.target.agent_id).verdicts;
     const verdict = verdicts[Math.min(made.length, verdicts.length) - 1]!;
-    return { verdict, ...(verdict.kind === 'transient' ? { http_status: 503 } : { http_status: 200 }), started_at: started.toISOString(), latency_ms: 3 };
+    const a2aTask = request.target.transport === 'a2a' && verdict.kind === 'accepted' ? { a2a_task_id: `task-${made.length}` } : {};
+    return { verdict, ...(verdict.kind === 'transient' ? { http_status: 503 } : { http_status: 200 }), ...a2aTask, started_at: started.toISOString(), latency_ms: 3 };
   };
   const resolveTarget = async (request: ResolveTargetRequest): Promise<TargetLookup> => {
     const agentId = request.target.agent_id;
@@ -147,8 +154,15 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     deliver,
     resolveAndDeliver: createResolveAndDeliver({ resolveTarget, deliver }),
     async notifyCancel(request) {
-      calls(request.agent_id).cancels.push(request.endpoint);
+      if (request.a2a_task_id) calls(request.agent_id).a2aCancels.push(request.a2a_task_id);
+      else calls(request.agent_id).cancels.push(request.endpoint);
       return { http_status: 200 };
+    },
+    async pollA2aTask(request) {
+      const made = calls(request.agent_id).polls;
+      made.push(request.task_id);
+      const polls = scriptOf(request.agent_id).polls ?? [{ outcome: { kind: 'pending', state: 'working' } }];
+      return polls[Math.min(made.length, polls.length) - 1]!;
     },
     async notifyCaller(request) {
       calls(request.status.target.agent_id).callerNotifications.push(request.status);

@@ -16,7 +16,7 @@ describe('a2a', () => {
     assert.equal(imported.specVersion, '1.0');
     assert.equal(imported.input.name, 'Travel Planner');
     assert.equal(imported.input.version, '2.3.0');
-    assert.equal(imported.input.endpoint, 'https://travel.example.com/a2a/v1', 'the gRPC interface is skipped');
+    assert.equal(imported.input.instances?.[0]?.endpoint, 'https://travel.example.com/a2a/v1', 'the gRPC interface is skipped');
     assert.deepEqual(
       imported.input.capabilities.map((c) => c.name),
       ['book-flight', 'hotel-search-v2'],
@@ -30,7 +30,7 @@ describe('a2a', () => {
     assert.equal(imported.kind, 'ok');
     if (imported.kind !== 'ok') return;
     assert.equal(imported.specVersion, '0.3');
-    assert.equal(imported.input.endpoint, 'http://127.0.0.1:10000/');
+    assert.equal(imported.input.instances?.[0]?.endpoint, 'http://127.0.0.1:10000/');
     assert.deepEqual(imported.input.capabilities, [
       {
         name: 'convert_currency',
@@ -97,7 +97,7 @@ describe('a2a', () => {
     assert.ok(!('supportedInterfaces' in v03));
     const again = importA2aCard(v1);
     assert.equal(again.kind, 'ok', 'the exported card is one an A2A client (and our own import) can use');
-    if (again.kind === 'ok') assert.equal(again.input.endpoint, FACE);
+    if (again.kind === 'ok') assert.equal(again.input.instances?.[0]?.endpoint, FACE);
   });
 
   it('a2a - an export lists only the skills the predicate admits (the key\'s ACLs)', () => {

@@ -1,0 +1,93 @@
+/**
+ * The official A2A client (`@a2a-js/sdk/client`), one per agent instance, for delivery, polling and cancelling. Each
+ * client is built from the agent's kept card narrowed to the instance's interface (protocol/a2a-delivery.ts), so the
+ * SDK picks the binding (JSON-RPC or HTTP+JSON) and the protocol version (1.0, or 0.3 through its compatibility
+ * layer) the card declares. Every request goes through our fetch (the endpoint policy) with a time limit.
+ */
+import { clientCardOf } from '../protocol/a2a-delivery';
+import { isTransientStatus } from '../protocol/verdicts';
+import { LruCache } from '../rules/lru';
+import type { AgentProfile } from '../catalogue/a2a';
+
+type SdkClient = typeof import('@a2a-js/sdk/client', { with: { 'resolution-mode': 'import' } });
+type Sdk = typeof import('@a2a-js/sdk', { with: { 'resolution-mode': 'import' } });
+export type A2aClient = Awaited<ReturnType<InstanceType<SdkClient['ClientFactory']>['createFromAgentCard']>>;
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } = require('@a2a-js/sdk/client') as SdkClient;
+export const { AgentCard, SendMessageRequest, Task, Message, GetTaskRequest, CancelTaskRequest } = require('@a2a-js/sdk') as Sdk;
+
+/** Instances whose parsed card a worker keeps. */
+const CLIENT_CAPACITY = 1_000;
+
+/** What a failed A2A call means for the delivery. */
+export interface CallFailure {
+  /** true: worth another try (the network, a timeout, HTTP 5xx/408/425/429, the agent's internal error). */
+  transient: boolean;
+  error: string;
+  http_status?: number;
+}
+
+/** JSON-RPC's "internal error": the agent failed, not the message. */
+const INTERNAL_ERROR = -32603;
+
+export function classifyCallError(error: unknown, httpStatus: number | undefined, timeoutMs: number): CallFailure {
+  const err = error as { name?: string; message?: string; code?: unknown; cause?: { code?: string; message?: string } };
+  const status = httpStatus === undefined ? {} : { http_status: httpStatus };
+  if (err?.cause?.code === 'ENDPOINT_NOT_ALLOWED') return { transient: false, error: err.cause.message ?? 'endpoint not allowed', ...status };
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return { transient: true, error: `timeout after ${timeoutMs} ms`, ...status };
+  if (httpStatus !== undefined && httpStatus >= 300) {
+    return { transient: isTransientStatus(httpStatus), error: `HTTP ${httpStatus}: ${(err?.message ?? '').slice(0, 300)}`, ...status };
+  }
+  if (typeof err?.code === 'number') {
+    // The agent answered with an A2A (JSON-RPC) error: it does not take this message, except when it broke.
+    return { transient: err.code === INTERNAL_ERROR, error: `${err.name ?? 'A2AError'} (${err.code}): ${err.message ?? ''}`.slice(0, 500), ...status };
+  }
+  if (httpStatus !== undefined) return { transient: false, error: `the agent's answer is not A2A: ${err?.message ?? String(error)}`.slice(0, 500), ...status };
+  return { transient: true, error: err?.cause?.code ?? err?.cause?.message ?? err?.message ?? 'network error', ...status };
+}
+
+export interface A2aCall<T> {
+  ok: boolean;
+  value?: T;
+  failure?: CallFailure;
+  http_status?: number;
+}
+
+/**
+ * Makes the calls. A client's transports hold their fetch, so a client is made per call around that call's own
+ * fetch (which notes the HTTP status of the answer, to classify a failure like an HTTP delivery's); the card each
+ * client is made from is parsed once per agent revision and endpoint.
+ */
+export class A2aClients {
+  private readonly cards = new LruCache<string, ReturnType<typeof AgentCard.fromJSON>>(CLIENT_CAPACITY);
+
+  constructor(private readonly fetchFn: typeof fetch) {}
+
+  /** One call with a client of the instance at `endpoint`, bounded by `timeoutMs`; never throws. */
+  async call<T>(profile: AgentProfile, endpoint: string, timeoutMs: number, run: (client: A2aClient, options: { signal: AbortSignal }) => Promise<T>): Promise<A2aCall<T>> {
+    let httpStatus: number | undefined;
+    const fetchImpl: typeof fetch = async (input, init) => {
+      const response = await this.fetchFn(input, { ...init, redirect: 'manual' });
+      httpStatus = response.status;
+      return response;
+    };
+    try {
+      const value = await run(await this.clientFor(profile, endpoint, fetchImpl), { signal: AbortSignal.timeout(timeoutMs) });
+      return { ok: true, value, ...(httpStatus === undefined ? {} : { http_status: httpStatus }) };
+    } catch (error) {
+      return { ok: false, failure: classifyCallError(error, httpStatus, timeoutMs), ...(httpStatus === undefined ? {} : { http_status: httpStatus }) };
+    }
+  }
+
+  private async clientFor(profile: AgentProfile, endpoint: string, fetchImpl: typeof fetch): Promise<A2aClient> {
+    const key = `${profile.agent_id}:${profile.revision}:${endpoint}`;
+    let card = this.cards.get(key);
+    if (!card) {
+      card = AgentCard.fromJSON(clientCardOf(profile.card, endpoint, profile.name));
+      this.cards.set(key, card);
+    }
+    const transports = [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })];
+    return new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports })).createFromAgentCard(card);
+  }
+}

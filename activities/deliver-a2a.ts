@@ -1,0 +1,111 @@
+/**
+ * Delivery to an A2A agent: one `SendMessage` with the official client (activities/a2a-clients.ts), its answer
+ * classified like an HTTP answer (protocol/a2a-delivery.ts). A task still under way is `accepted` with its id: the
+ * workflow follows it with `pollA2aTask` (and cancels it with `CancelTask`), as it awaits another agent's receipt.
+ */
+import type { Logger } from 'pino';
+import type { AgentQueries } from '../catalogue/agent-queries';
+import { a2aProfileOf, skillIdOf, type AgentProfile } from '../catalogue/a2a';
+import type { MessageInput } from '../messages/message';
+import type { WorkerMetrics } from '../platform/metrics';
+import { isTask, outcomeOfTask, sendMessageRequestOf, verdictOfAnswer, type TaskOutcome } from '../protocol/a2a-delivery';
+import { circuitOutcome, type DeliveryVerdict } from '../protocol/verdicts';
+import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
+import type { CircuitStore } from '../store/circuits';
+import { GetTaskRequest, Message, SendMessageRequest, Task, CancelTaskRequest, type A2aClients, type CallFailure } from './a2a-clients';
+import { pastDeadline, type DeliverRequest, type DeliverResult } from './deliver';
+
+export interface A2aDeps {
+  clients: A2aClients;
+  queries: Pick<AgentQueries, 'agentRecord'>;
+  circuits: Pick<CircuitStore, 'record'>;
+  now: () => number;
+  metrics?: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliveryLatency' | 'retries'>;
+  logger?: Pick<Logger, 'info'>;
+  endpointPolicy?: EndpointPolicy;
+}
+
+type Json = Record<string, unknown>;
+
+async function profileOf(deps: Pick<A2aDeps, 'queries'>, agentId: string): Promise<AgentProfile | undefined> {
+  const agent = await deps.queries.agentRecord(agentId);
+  return agent && a2aProfileOf(agent);
+}
+
+function verdictOfFailure(failure: CallFailure): DeliveryVerdict {
+  return failure.transient ? { kind: 'transient', error: failure.error } : { kind: 'refused', error: failure.error };
+}
+
+export function createDeliverA2a(deps: A2aDeps) {
+  return async function deliverA2a(request: DeliverRequest): Promise<DeliverResult> {
+    const { message, target, attempt } = request;
+    const started = deps.now();
+    if (pastDeadline(message, started)) return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
+    const finish = async (verdict: DeliveryVerdict, extra: { http_status?: number; a2a_task_id?: string } = {}): Promise<DeliverResult> => {
+      const latency = deps.now() - started;
+      const linkWorked = circuitOutcome(verdict);
+      if (linkWorked !== undefined) await deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined);
+      deps.metrics?.deliveryAttempts.inc({ outcome: verdict.kind, transport: 'a2a' });
+      deps.metrics?.deliveryLatency.observe({ transport: 'a2a' }, latency / 1000);
+      if (attempt > 1) deps.metrics?.retries.inc();
+      deps.logger?.info(
+        { message_id: message.message_id, trace_id: message.trace_id, agent_id: target.agent_id, instance_id: target.instance_id, attempt, outcome: verdict.kind, ...extra, latency_ms: latency },
+        'a2a delivery attempt',
+      );
+      return { verdict, ...extra, started_at: new Date(started).toISOString(), latency_ms: latency };
+    };
+    if (deps.endpointPolicy) {
+      const allowed = await checkEndpoint(target.endpoint, deps.endpointPolicy);
+      if (!allowed.allowed) return finish({ kind: 'refused', error: `endpoint not allowed: ${allowed.reason}` });
+    }
+    const agent = await deps.queries.agentRecord(target.agent_id);
+    if (!agent) return finish({ kind: 'transient', error: `agent ${target.agent_id} not found` });
+    const send = SendMessageRequest.fromJSON(sendMessageRequestOf({ message, target, attempt, skillId: skillIdOf(agent, target.capability) }));
+    const answer = await deps.clients.call(a2aProfileOf(agent), target.endpoint, message.policy.attemptTimeoutMs, (client, options) => client.sendMessage(send, options));
+    const status = answer.http_status === undefined ? {} : { http_status: answer.http_status };
+    if (!answer.ok) return finish(verdictOfFailure(answer.failure!), status);
+    const json = answerJson(answer.value!);
+    const verdict = verdictOfAnswer(json);
+    return finish(verdict, { ...status, ...(isTask(json) ? { a2a_task_id: json.id as string } : {}) });
+  };
+}
+
+/** The JSON form of SendMessage's answer (a Task or a Message), in v1.0 names. */
+function answerJson(answer: object): Json {
+  return ('status' in answer && 'id' in answer ? Task.toJSON(answer as never) : Message.toJSON(answer as never)) as Json;
+}
+
+export interface A2aTaskRequest {
+  message: MessageInput;
+  agent_id: string;
+  endpoint: string;
+  task_id: string;
+}
+
+/** What a poll of the task found: its outcome, or why it could not be read (`transient`: try again later). */
+export type A2aPoll = { outcome: TaskOutcome } | { failure: CallFailure };
+
+/** `GetTask`: where the agent's task stands. */
+export function createPollA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries'>) {
+  return async function pollA2aTask(request: A2aTaskRequest): Promise<A2aPoll> {
+    const profile = await profileOf(deps, request.agent_id);
+    if (!profile) return { failure: { transient: false, error: `agent ${request.agent_id} not found` } };
+    const read = await deps.clients.call(profile, request.endpoint, request.message.policy.attemptTimeoutMs, (client, options) =>
+      client.getTask(GetTaskRequest.fromJSON({ id: request.task_id }), options),
+    );
+    if (!read.ok) return { failure: read.failure! };
+    return { outcome: outcomeOfTask(Task.toJSON(read.value!) as Json) };
+  };
+}
+
+/** `CancelTask`, best effort: the caller cancelled the message whose task this is. */
+export function createCancelA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries'>) {
+  return async function cancelA2aTask(request: A2aTaskRequest & { reason?: string }): Promise<{ state?: string; error?: string }> {
+    const profile = await profileOf(deps, request.agent_id);
+    if (!profile) return { error: `agent ${request.agent_id} not found` };
+    const cancel = CancelTaskRequest.fromJSON({ id: request.task_id, ...(request.reason ? { metadata: { reason: request.reason } } : {}) });
+    const done = await deps.clients.call(profile, request.endpoint, request.message.policy.attemptTimeoutMs, (client, options) => client.cancelTask(cancel, options));
+    if (!done.ok) return { error: done.failure!.error };
+    return { state: outcomeOfTask(Task.toJSON(done.value!) as Json).state };
+  };
+}

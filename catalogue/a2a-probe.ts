@@ -1,0 +1,83 @@
+/**
+ * Liveness of A2A agents. They never send our heartbeats, so each api replica reads their card URL
+ * (`/.well-known/agent-card.json`, or where the card was imported from) every A2A_PROBE_INTERVAL_MS; a card that
+ * answers 2xx counts as a heartbeat. One that does not answer beats nothing, and the sweeper marks the instance
+ * offline after the heartbeat TTL like any silent instance. Replicas probe the same cards; the heartbeats' write
+ * coalescing keeps that to one write per instance per HEARTBEAT_WRITE_EVERY_MS.
+ */
+import type { Logger } from 'pino';
+import { agentCardUrl } from './a2a';
+import type { Heartbeats } from './heartbeats';
+import type { AgentDoc } from '../store/agents';
+import type { InstanceDoc } from '../store/agent-instances';
+import type { CatalogueModels } from '../store/models';
+
+/** Instances probed per round at most (the least recently confirmed first), and at once. */
+const PROBES_PER_ROUND = 500;
+const PROBES_AT_ONCE = 8;
+
+export interface A2aProbeDeps {
+  models: CatalogueModels;
+  heartbeats: Pick<Heartbeats, 'beat'>;
+  /** The endpoint policy's fetch: a card's host may resolve elsewhere than at import. */
+  fetch: typeof fetch;
+  timeoutMs: number;
+}
+
+/** Where an A2A instance's liveness is read: the URL its card was imported from, else the well-known card of its origin. */
+export function probeUrlOf(agent: Pick<AgentDoc, 'source'>, instance: Pick<InstanceDoc, 'endpoint'>): string | undefined {
+  if (agent.source?.url) return agent.source.url;
+  if (!instance.endpoint) return undefined;
+  return agentCardUrl(new URL(instance.endpoint).origin);
+}
+
+async function cardAnswers(url: string, deps: A2aProbeDeps): Promise<boolean> {
+  try {
+    const response = await deps.fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(deps.timeoutMs), redirect: 'manual' });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** One round: probes the A2A instances, beats for those whose card answered; returns how many answered and how many not. */
+export async function probeA2aOnce(deps: A2aProbeDeps): Promise<{ alive: number; silent: number }> {
+  const instances = await deps.models.instances.find({ transport: 'a2a' }).sort({ last_heartbeat_at: 1 }).limit(PROBES_PER_ROUND).lean<InstanceDoc[]>();
+  const agentIds = [...new Set(instances.map((i) => i.agent_id))];
+  const agents = new Map((await deps.models.agents.find({ _id: { $in: agentIds } }).lean<AgentDoc[]>()).map((a) => [a._id, a]));
+  let alive = 0;
+  let silent = 0;
+  const queue = [...instances];
+  const probeNext = async (): Promise<void> => {
+    for (let instance = queue.shift(); instance; instance = queue.shift()) {
+      const agent = agents.get(instance.agent_id);
+      const url = agent && probeUrlOf(agent, instance);
+      if (agent && url && (await cardAnswers(url, deps))) {
+        await deps.heartbeats.beat(agent, { instance_id: instance.instance_id });
+        alive++;
+      } else {
+        silent++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: PROBES_AT_ONCE }, probeNext));
+  return { alive, silent };
+}
+
+/** Runs `probeA2aOnce` every `intervalMs`, skipping a tick while a round runs; returns a stop function. */
+export function startA2aProbe(deps: A2aProbeDeps, intervalMs: number, logger: Pick<Logger, 'warn'>): () => Promise<void> {
+  let current: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    current ??= probeA2aOnce(deps)
+      .catch((error: unknown) => logger.warn({ err: error }, 'A2A probe failed; will retry'))
+      .finally(() => {
+        current = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await current;
+  };
+}

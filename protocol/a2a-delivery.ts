@@ -1,0 +1,198 @@
+/**
+ * Delivering to an A2A agent (docs/a2a.md, "Delivering to A2A agents"): our message as an A2A `SendMessage`, and
+ * what the agent's answer — a Message, or a Task in some state — means for the message. Pure functions over the
+ * protocol's JSON form (A2A v1.0 names; the official client converts for v0.3 agents).
+ */
+import type { EnvelopeSource } from './envelope';
+import type { AgentOutcome } from './receipt';
+import type { DeliveryVerdict } from './verdicts';
+
+type Json = Record<string, unknown>;
+
+/** The key of our own fields in the A2A message's and parts' metadata. */
+export const REACH_METADATA_KEY = 'agent_reach';
+
+/** What the parts of a delivered message hold, in their metadata under REACH_METADATA_KEY. */
+export type PartRole = 'intent' | 'params' | 'payload';
+
+export interface A2aDelivery {
+  message: EnvelopeSource;
+  target: { agent_id: string; capability: string };
+  attempt: number;
+  /** The agent's own id of the skill the capability came from (an imported card's skill id). */
+  skillId: string;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A data part: v0.3 agents take only objects, so anything else travels as `{value: …}`. */
+function dataPart(value: unknown, role: PartRole): Json {
+  return { data: isObject(value) ? value : { value }, metadata: { [REACH_METADATA_KEY]: role } };
+}
+
+/**
+ * The `SendMessageRequest` for one delivery. The A2A message id is our message id, so every redelivery of the
+ * message carries the same one (an agent that keeps ids recognises it); the context id is the trace id, shared by
+ * the hops of one conversation. The intent is a text part, the params and the payload data parts. The agent answers
+ * at once (`returnImmediately`): the task is followed with `GetTask`, never by holding the connection.
+ */
+export function sendMessageRequestOf(delivery: A2aDelivery): Json {
+  const { message, target, attempt, skillId } = delivery;
+  const parts: Json[] = [];
+  if (message.intent) parts.push({ text: message.intent, metadata: { [REACH_METADATA_KEY]: 'intent' } });
+  if (message.params && Object.keys(message.params).length > 0) parts.push(dataPart(message.params, 'params'));
+  if (message.payload !== undefined && message.payload !== null) parts.push(dataPart(message.payload, 'payload'));
+  // A message has at least one part; a bare capability call is asked by its skill's name.
+  if (parts.length === 0) parts.push({ text: skillId, metadata: { [REACH_METADATA_KEY]: 'intent' } });
+  const reach = {
+    message_id: message.message_id,
+    trace_id: message.trace_id,
+    tenant: message.tenant,
+    capability: target.capability,
+    attempt,
+    ...(message.parent_message_id ? { parent_message_id: message.parent_message_id } : {}),
+    ...(message.deadline ? { deadline: message.deadline } : {}),
+  };
+  return {
+    message: {
+      messageId: message.message_id,
+      contextId: message.trace_id,
+      role: 'ROLE_USER',
+      parts,
+      metadata: { skill: skillId, [REACH_METADATA_KEY]: reach },
+    },
+    configuration: { returnImmediately: true, acceptedOutputModes: ['application/json', 'text/plain'] },
+  };
+}
+
+/** A task state in either spelling (`TASK_STATE_COMPLETED`, `completed`, `input-required`) as v1.0's short name. */
+export function taskStateOf(state: unknown): string {
+  if (typeof state !== 'string') return 'unknown';
+  return state.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
+}
+
+/** The value of one part: its text, its data (unwrapped from `{value}` when we wrapped it), or a file's reference. */
+function partValue(part: Json): unknown {
+  if (typeof part.text === 'string') return part.text;
+  if ('data' in part) {
+    const data = part.data;
+    return isObject(data) && Object.keys(data).length === 1 && 'value' in data ? data.value : data;
+  }
+  const file = isObject(part.file) ? part.file : part;
+  const ref = ['url', 'uri', 'fileWithUri'].map((k) => file[k]).find((v) => typeof v === 'string');
+  return { file: { ...(ref ? { url: ref } : {}), ...(typeof file.mediaType === 'string' ? { media_type: file.mediaType } : {}), ...(typeof file.filename === 'string' ? { name: file.filename } : {}) } };
+}
+
+function partsOf(value: unknown): Json[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+/**
+ * The result of a completed task: the values of its artifacts' parts — one value alone, several as an array — or,
+ * with no artifact, the parts of its status message (some agents answer there).
+ */
+export function resultOfTask(task: Json): unknown {
+  const artifactParts = partsOf(task.artifacts).flatMap((artifact) => partsOf(artifact.parts));
+  const status = isObject(task.status) ? task.status : {};
+  const parts = artifactParts.length > 0 ? artifactParts : partsOf(isObject(status.message) ? status.message.parts : undefined);
+  return resultOfParts(parts);
+}
+
+export function resultOfParts(parts: Json[]): unknown {
+  const values = parts.map(partValue);
+  if (values.length === 0) return null;
+  return values.length === 1 ? values[0] : values;
+}
+
+/** The text of the task's status message, if it has one. */
+function statusText(task: Json): string | undefined {
+  const status = isObject(task.status) ? task.status : {};
+  const message = isObject(status.message) ? status.message : undefined;
+  const texts = partsOf(message?.parts).flatMap((p) => (typeof p.text === 'string' ? [p.text] : []));
+  return texts.length > 0 ? texts.join('\n').slice(0, 4000) : undefined;
+}
+
+/** What a task says of the message: still under way (with its state), or ended as the agent's outcome. */
+export type TaskOutcome =
+  | { kind: 'pending'; state: string }
+  | { kind: 'ended'; state: string; outcome: AgentOutcome; refused?: boolean };
+
+/**
+ * A task's state as our message's. `completed` is processed with the artifacts as the result. `failed`, `canceled`
+ * (by the agent: the gateway only cancels a message that already ended) and the interrupted states `input-required`
+ * and `auth-required` are failures the caller reads in the message's error (code `a2a_<state>`, the agent's text):
+ * a task is not continued, the caller sends a new message. `rejected` is a refusal.
+ */
+export function outcomeOfTask(task: Json): TaskOutcome {
+  const status = isObject(task.status) ? task.status : {};
+  const state = taskStateOf(status.state);
+  switch (state) {
+    case 'submitted':
+    case 'working':
+    case 'unspecified':
+    case 'unknown':
+      return { kind: 'pending', state };
+    case 'completed':
+      return { kind: 'ended', state, outcome: { status: 'processed', result: resultOfTask(task) } };
+    default: {
+      const message = statusText(task) ?? `the agent's task ended ${state}`;
+      const outcome: AgentOutcome = { status: 'failed', error: { code: `a2a_${state.replace(/-/g, '_')}`, message, retryable: false } };
+      return state === 'rejected' ? { kind: 'ended', state, outcome, refused: true } : { kind: 'ended', state, outcome };
+    }
+  }
+}
+
+/** Whether an answer to SendMessage is a Task (else it is a Message, the agent's direct reply). */
+export function isTask(answer: Json): boolean {
+  return typeof answer.id === 'string' && isObject(answer.status);
+}
+
+/**
+ * The verdict of an answer to SendMessage: a direct Message reply is processed, with its parts as the result; a
+ * task that ended is processed or failed as outcomeOfTask says; a task under way is accepted — its outcome is then
+ * followed with GetTask (the workflow's poll), as another agent's receipt would come to /callback.
+ */
+export function verdictOfAnswer(answer: Json): DeliveryVerdict {
+  if (!isTask(answer)) return { kind: 'processed', result: resultOfParts(partsOf(answer.parts)) };
+  const outcome = outcomeOfTask(answer);
+  if (outcome.kind === 'pending') return { kind: 'accepted' };
+  if (outcome.refused) return { kind: 'refused', error: outcome.outcome.error?.message ?? 'the agent rejected the task' };
+  return outcome.outcome.status === 'processed'
+    ? { kind: 'processed', result: outcome.outcome.result ?? null }
+    : { kind: 'agent_failed', error: outcome.outcome.error! };
+}
+
+/** The binding and protocol version to speak at `endpoint`, from the card's interfaces (v1.0 or v0.3 form). */
+export function interfaceAt(card: Json | undefined, endpoint: string): { protocolBinding: string; protocolVersion: string } {
+  const fallback = { protocolBinding: 'JSONRPC', protocolVersion: '1.0' };
+  if (!card) return fallback;
+  if (Array.isArray(card.supportedInterfaces)) {
+    const found = card.supportedInterfaces.filter(isObject).filter((i) => i.url === endpoint);
+    const chosen = found.find((i) => i.protocolVersion === '1.0') ?? found[0];
+    if (chosen && typeof chosen.protocolBinding === 'string') {
+      return { protocolBinding: chosen.protocolBinding.toUpperCase(), protocolVersion: typeof chosen.protocolVersion === 'string' ? chosen.protocolVersion : '1.0' };
+    }
+    return fallback;
+  }
+  const version = typeof card.protocolVersion === 'string' ? card.protocolVersion : '0.3.0';
+  if (card.url === endpoint) return { protocolBinding: String(card.preferredTransport ?? 'JSONRPC').toUpperCase(), protocolVersion: version };
+  const other = partsOf(card.additionalInterfaces).find((i) => i.url === endpoint);
+  return { protocolBinding: String(other?.transport ?? 'JSONRPC').toUpperCase(), protocolVersion: version };
+}
+
+/** The card the A2A client is built from: the agent's kept card narrowed to the one interface at `endpoint`. */
+export function clientCardOf(card: Json | undefined, endpoint: string, name: string): Json {
+  const { protocolBinding, protocolVersion } = interfaceAt(card, endpoint);
+  return {
+    name: typeof card?.name === 'string' ? card.name : name,
+    description: typeof card?.description === 'string' ? card.description : name,
+    version: typeof card?.version === 'string' ? card.version : '1',
+    supportedInterfaces: [{ url: endpoint, protocolBinding, protocolVersion: protocolVersion.startsWith('0.3') ? '0.3' : protocolVersion }],
+    capabilities: isObject(card?.capabilities) ? card.capabilities : {},
+    defaultInputModes: Array.isArray(card?.defaultInputModes) ? card.defaultInputModes : ['text/plain', 'application/json'],
+    defaultOutputModes: Array.isArray(card?.defaultOutputModes) ? card.defaultOutputModes : ['application/json', 'text/plain'],
+    skills: [],
+  };
+}

@@ -1,0 +1,104 @@
+/** Delivering to A2A agents: our message as SendMessage, and what the agent's answers and tasks mean (protocol/a2a-delivery.ts). */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { classifyCallError } from '../../activities/a2a-clients';
+import { clientCardOf, interfaceAt, outcomeOfTask, resultOfTask, sendMessageRequestOf, taskStateOf, verdictOfAnswer } from '../../protocol/a2a-delivery';
+import { SendMessageRequest } from '../../activities/a2a-clients';
+
+const message = {
+  message_id: 'msg-1',
+  trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+  tenant: 'acme',
+  intent: 'convert 10 USD to EUR',
+  params: { amount: 10, from: 'USD' },
+  payload: [1, 2],
+  callback_url: 'http://gateway.invalid/v1/callback',
+};
+const target = { agent_id: 'agt_1', capability: 'convert_currency' };
+
+const task = (state: string, extra: Record<string, unknown> = {}) => ({ id: 'task-1', contextId: 'ctx', status: { state, ...extra } });
+
+describe('a2a delivery', () => {
+  it('a2a delivery - the message id, trace as context, intent as text, params and payload as data parts, the skill named', () => {
+    const request = sendMessageRequestOf({ message, target, attempt: 2, skillId: 'convert-currency' }) as any;
+    assert.equal(request.message.messageId, 'msg-1');
+    assert.equal(request.message.contextId, message.trace_id);
+    assert.equal(request.message.role, 'ROLE_USER');
+    assert.deepEqual(request.message.parts.map((p: any) => p.text ?? p.data), ['convert 10 USD to EUR', { amount: 10, from: 'USD' }, { value: [1, 2] }]);
+    assert.equal(request.message.metadata.skill, 'convert-currency');
+    assert.equal(request.message.metadata.agent_reach.attempt, 2);
+    assert.equal(request.configuration.returnImmediately, true);
+    // The official SDK's own type takes it as it is.
+    const parsed = SendMessageRequest.toJSON(SendMessageRequest.fromJSON(request)) as any;
+    assert.equal(parsed.message.messageId, 'msg-1');
+    assert.equal(parsed.message.parts.length, 3);
+    assert.equal(parsed.configuration.returnImmediately, true);
+  });
+
+  it('a2a delivery - a message with nothing to say is asked by its skill id', () => {
+    const request = sendMessageRequestOf({ message: { ...message, intent: undefined, params: {}, payload: undefined }, target, attempt: 1, skillId: 'ping' }) as any;
+    assert.deepEqual(request.message.parts.map((p: any) => p.text), ['ping']);
+  });
+
+  it('a2a delivery - task states in both spellings', () => {
+    assert.equal(taskStateOf('TASK_STATE_INPUT_REQUIRED'), 'input-required');
+    assert.equal(taskStateOf('input-required'), 'input-required');
+    assert.equal(taskStateOf('TASK_STATE_COMPLETED'), 'completed');
+    assert.equal(taskStateOf(undefined), 'unknown');
+  });
+
+  it('a2a delivery - completed is processed with the artifacts; one part alone, several as an array; wrapped values unwrapped', () => {
+    assert.deepEqual(outcomeOfTask({ ...task('TASK_STATE_COMPLETED'), artifacts: [{ parts: [{ data: { rate: 0.9 } }] }] }), {
+      kind: 'ended',
+      state: 'completed',
+      outcome: { status: 'processed', result: { rate: 0.9 } },
+    });
+    assert.deepEqual(resultOfTask({ ...task('completed'), artifacts: [{ parts: [{ text: 'a' }] }, { parts: [{ data: { value: 3 } }] }] }), ['a', 3]);
+    // No artifact: the status message's parts.
+    assert.equal(resultOfTask(task('completed', { message: { parts: [{ text: 'done' }] } })), 'done');
+    assert.equal(resultOfTask(task('completed')), null);
+  });
+
+  it('a2a delivery - failed, canceled, input-required and auth-required fail with the agent text; rejected is a refusal', () => {
+    const failed = outcomeOfTask(task('TASK_STATE_FAILED', { message: { role: 'ROLE_AGENT', parts: [{ text: 'I cannot do that' }] } }));
+    assert.deepEqual(failed, { kind: 'ended', state: 'failed', outcome: { status: 'failed', error: { code: 'a2a_failed', message: 'I cannot do that', retryable: false } } });
+    const question = outcomeOfTask(task('TASK_STATE_INPUT_REQUIRED', { message: { parts: [{ text: 'Which currency?' }] } }));
+    assert.equal(question.kind === 'ended' && question.outcome.error?.code, 'a2a_input_required');
+    assert.equal(question.kind === 'ended' && question.outcome.error?.message, 'Which currency?');
+    const auth = outcomeOfTask(task('auth-required'));
+    assert.equal(auth.kind === 'ended' && auth.outcome.error?.message, "the agent's task ended auth-required");
+    const rejected = outcomeOfTask(task('TASK_STATE_REJECTED'));
+    assert.equal(rejected.kind === 'ended' && rejected.refused, true);
+    assert.deepEqual(outcomeOfTask(task('TASK_STATE_WORKING')), { kind: 'pending', state: 'working' });
+    assert.deepEqual(outcomeOfTask(task('TASK_STATE_SUBMITTED')), { kind: 'pending', state: 'submitted' });
+  });
+
+  it('a2a delivery - answers as verdicts: a Message reply is processed, a task under way accepted, a rejected task refused', () => {
+    assert.deepEqual(verdictOfAnswer({ messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'hello' }] }), { kind: 'processed', result: 'hello' });
+    assert.deepEqual(verdictOfAnswer(task('TASK_STATE_WORKING')), { kind: 'accepted' });
+    assert.deepEqual(verdictOfAnswer({ ...task('TASK_STATE_COMPLETED'), artifacts: [{ parts: [{ text: 'ok' }] }] }), { kind: 'processed', result: 'ok' });
+    assert.equal(verdictOfAnswer(task('TASK_STATE_FAILED')).kind, 'agent_failed');
+    assert.deepEqual(verdictOfAnswer(task('TASK_STATE_REJECTED', { message: { parts: [{ text: 'not mine' }] } })), { kind: 'refused', error: 'not mine' });
+  });
+
+  it('a2a delivery - the interface at an endpoint, from a v1.0 or a v0.3 card; the client card keeps that one', () => {
+    const v1 = { name: 'x', supportedInterfaces: [{ url: 'http://a/rpc', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }, { url: 'http://a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }] };
+    assert.deepEqual(interfaceAt(v1, 'http://a/rest'), { protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+    assert.deepEqual(interfaceAt(v1, 'http://a/rpc'), { protocolBinding: 'JSONRPC', protocolVersion: '0.3' });
+    const v03 = { name: 'y', protocolVersion: '0.3.0', url: 'http://b/', preferredTransport: 'JSONRPC', additionalInterfaces: [{ url: 'http://b/rest', transport: 'HTTP+JSON' }] };
+    assert.deepEqual(interfaceAt(v03, 'http://b/rest'), { protocolBinding: 'HTTP+JSON', protocolVersion: '0.3.0' });
+    assert.deepEqual(interfaceAt(undefined, 'http://c/'), { protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+    assert.deepEqual((clientCardOf(v03, 'http://b/', 'y') as any).supportedInterfaces, [{ url: 'http://b/', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }]);
+  });
+
+  it('a2a delivery - call failures: network and 5xx transient, A2A errors and 4xx refusals, internal errors transient', () => {
+    assert.equal(classifyCallError(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } }), undefined, 1000).transient, true);
+    assert.deepEqual(classifyCallError(Object.assign(new Error('t'), { name: 'TimeoutError' }), undefined, 1000), { transient: true, error: 'timeout after 1000 ms' });
+    assert.equal(classifyCallError(new Error('HTTP error'), 503, 1000).transient, true);
+    assert.equal(classifyCallError(new Error('HTTP error'), 404, 1000).transient, false);
+    assert.equal(classifyCallError(Object.assign(new Error('no such task'), { name: 'TaskNotFoundError', code: -32001 }), 200, 1000).transient, false);
+    assert.equal(classifyCallError(Object.assign(new Error('boom'), { code: -32603 }), 200, 1000).transient, true);
+    assert.equal(classifyCallError(new Error('x'), undefined, 1000).transient, true);
+    assert.equal(classifyCallError({ cause: { code: 'ENDPOINT_NOT_ALLOWED', message: 'endpoint not allowed: private' } }, undefined, 1000).transient, false);
+  });
+});
