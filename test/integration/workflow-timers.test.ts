@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MessageStatus } from '../../messages/message';
+import { cancelUpdate } from '../../messages/temporal';
 import { messageInput, startWorkflowEnv, uniqueMessageId, type WorkflowEnv } from '../helpers/workflow-env';
 
 let workflows: WorkflowEnv;
@@ -103,5 +104,69 @@ describe('workflow timers', () => {
     assert.equal(status.state, 'expired');
     assert.equal(status.reason?.code, 'deadline_exceeded');
     assert.deepEqual(status.attempts.map((a) => a.outcome), ['transient_error']);
+  });
+
+  it('workflow timers - an A2A task under way is polled with GetTask until it completes: its artifacts are the result, one delivery', async () => {
+    const id = uniqueMessageId('a2a-poll');
+    const working = { outcome: { kind: 'pending' as const, state: 'working' } };
+    const handle = await workflows.start(messageInput(id), {
+      transport: 'a2a',
+      verdicts: [{ kind: 'accepted' }],
+      polls: [working, working, { outcome: { kind: 'ended', state: 'completed', outcome: { status: 'processed', result: { rate: 0.9 } } } }],
+    });
+    const status = (await handle.result()) as MessageStatus;
+    assert.equal(status.state, 'processed');
+    assert.deepEqual(status.result, { rate: 0.9 });
+    assert.equal(status.attempts.length, 1);
+    assert.equal(status.attempts[0]!.a2a_task_id, 'task-1');
+    assert.deepEqual(workflows.calls(id).polls, ['task-1', 'task-1', 'task-1']);
+    assert.equal(workflows.calls(id).deliveries.length, 1);
+  });
+
+  it('workflow timers - an A2A task that keeps working is not redelivered at the ack timeout; one whose agent stops answering is', async () => {
+    const working = { outcome: { kind: 'pending' as const, state: 'working' } };
+    const slowId = uniqueMessageId('a2a-working');
+    const slow = await workflows.start(messageInput(slowId, { policy: { ...policy, defaultAckTimeoutMs: 500 } }), {
+      transport: 'a2a',
+      verdicts: [{ kind: 'accepted' }],
+      // Working for longer than the ack timeout (250 + 500 + 1000 ms of polls), then done.
+      polls: [working, working, working, { outcome: { kind: 'ended', state: 'completed', outcome: { status: 'processed', result: 'late' } } }],
+    });
+    const slowStatus = (await slow.result()) as MessageStatus;
+    assert.equal(slowStatus.state, 'processed');
+    assert.equal(workflows.calls(slowId).deliveries.length, 1, 'word from the agent keeps the task followed');
+
+    const goneId = uniqueMessageId('a2a-gone');
+    const gone = await workflows.start(messageInput(goneId, { policy: { ...policy, maxAttempts: 2, defaultAckTimeoutMs: 400 } }), {
+      transport: 'a2a',
+      verdicts: [{ kind: 'accepted' }],
+      polls: [{ failure: { transient: true, error: 'ECONNREFUSED' } }],
+    });
+    const goneStatus = (await gone.result()) as MessageStatus;
+    assert.equal(goneStatus.state, 'failed');
+    assert.equal(goneStatus.reason?.code, 'ack_timeout');
+    assert.deepEqual(workflows.calls(goneId).deliveries.map((d) => d.message.message_id), [goneId, goneId], 'redelivered under the same id');
+  });
+
+  it('workflow timers - an A2A task the agent fails ends the message failed with its reason; a cancel sends CancelTask', async () => {
+    const failedId = uniqueMessageId('a2a-failed');
+    const failed = await workflows.start(messageInput(failedId), {
+      transport: 'a2a',
+      verdicts: [{ kind: 'accepted' }],
+      polls: [{ outcome: { kind: 'ended', state: 'input-required', outcome: { status: 'failed', error: { code: 'a2a_input_required', message: 'Which currency?', retryable: false } } } }],
+    });
+    const failedStatus = (await failed.result()) as MessageStatus;
+    assert.equal(failedStatus.state, 'failed');
+    assert.deepEqual(failedStatus.error, { code: 'a2a_input_required', message: 'Which currency?', retryable: false });
+    assert.equal(workflows.calls(failedId).deliveries.length, 1, 'a failure the agent reports is not retried');
+
+    const cancelId = uniqueMessageId('a2a-cancel');
+    const running = await workflows.start(messageInput(cancelId), { transport: 'a2a', verdicts: [{ kind: 'accepted' }] });
+    for (let i = 0; i < 100 && workflows.calls(cancelId).polls.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await running.executeUpdate(cancelUpdate, { args: [{ reason: 'changed my mind' }] });
+    const cancelled = (await running.result()) as MessageStatus;
+    assert.equal(cancelled.state, 'cancelled');
+    assert.deepEqual(workflows.calls(cancelId).a2aCancels, ['task-1']);
+    assert.deepEqual(workflows.calls(cancelId).cancels, [], 'no HTTP cancel notice to an A2A agent');
   });
 });
