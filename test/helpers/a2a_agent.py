@@ -2,16 +2,21 @@
 protobuf types, A2A v1.0; `pip install 'a2a-sdk[http-server]==1.3.0' uvicorn` — uvicorn is not in that extra, `mcp`
 brings it into the CI venv). Its twin in TypeScript is test/helpers/a2a-js-agent.ts; both behave the same.
 
-Start:  python test/helpers/a2a_agent.py [--port N] [--name NAME]    (env A2A_AGENT_PORT, A2A_AGENT_NAME; port 0 or
-        none picks a free one). Listens on 127.0.0.1 and, once ready, prints exactly one line on stdout:
+Start:  python test/helpers/a2a_agent.py [--port N] [--name NAME] [--v1-only]
+        (env A2A_AGENT_PORT, A2A_AGENT_NAME, A2A_AGENT_V1_ONLY=1; port 0 or none picks a free one).
+        Listens on 127.0.0.1 and, once ready, prints exactly one line on stdout:
         {"url": "http://127.0.0.1:PORT", "card_url": "http://127.0.0.1:PORT/.well-known/agent-card.json"}
         then runs until SIGTERM/SIGINT. Logs go to stderr.
 
 Serves:
-- `GET /.well-known/agent-card.json`: the card (name, skills `echo` and `convert_currency`, no streaming, no push).
+- `GET /.well-known/agent-card.json`: the card (name, skills `echo` and `convert_currency`, no streaming, no push),
+  with two JSONRPC interfaces at the root URL, protocolVersion "1.0" and "0.3". The SDK then also writes the v0.3
+  card fields (`url`, `protocolVersion`, `preferredTransport`) into it, which a strict v1.0 protobuf parse refuses;
+  `--v1-only` serves a pure v1.0 card (one interface) and turns the v0.3 methods off.
 - `POST /`: JSON-RPC, the SDK's dispatcher. v1.0 methods (`SendMessage`, `GetTask`, `CancelTask`, ...) need the header
   `A2A-Version: 1.0` (without it the SDK takes the request as v0.3 and refuses v1.0 names); the v0.3 names
-  (`message/send`, `tasks/get`, `tasks/cancel`) are accepted too, with no header or `A2A-Version: 0.3`.
+  (`message/send`, `tasks/get`, `tasks/cancel`) are accepted too, with no header or `A2A-Version: 0.3` (not with
+  `--v1-only`).
 - `GET /received` (plain HTTP, not A2A): {"messages": [{"message_id", "text", "data", "context_id", "task_id",
   "metadata", "request_metadata"}...], "counts": {message_id: n}, "cancelled": [task_id...]}.
 
@@ -22,7 +27,8 @@ the first of the words "fail", "slow", "question" found (case-insensitively) in 
 - "question": submitted → `input-required`, status message "Which currency?".
 - otherwise (echo): submitted → working → `completed` ~300 ms later, with one artifact `result` of one data part
   {"echo": merged data parts (objects merged; null if none), "text": the text, "message_id": the incoming messageId,
-  "count": how many times that messageId has arrived}. The work runs after SendMessage returned when the request
+  "count": how many times that messageId has arrived — a double on the wire, `2.0`, as google.protobuf.Value keeps
+  numbers}. The work runs after SendMessage returned when the request
   asked `returnImmediately` (then the answer is the task while it is still submitted/working).
 """
 
@@ -55,15 +61,15 @@ ECHO_DELAY_SECONDS = 0.3
 BEHAVIOURS = ("fail", "slow", "question")
 
 
-def agent_card(name, url):
+def agent_card(name, url, v03=True):
+    interfaces = [AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")]
+    if v03:
+        interfaces.append(AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="0.3"))
     return AgentCard(
         name=name,
         description="A test A2A agent (Python a2a-sdk): echoes, fails, waits or asks, by the message's words.",
         version="1.0.0",
-        supported_interfaces=[
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0"),
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="0.3"),
-        ],
+        supported_interfaces=interfaces,
         capabilities=AgentCapabilities(streaming=False, push_notifications=False),
         default_input_modes=["text/plain", "application/json"],
         default_output_modes=["application/json", "text/plain"],
@@ -158,7 +164,7 @@ class TestAgentExecutor(AgentExecutor):
         # Cancellation (CancelTask) cancels this coroutine mid-sleep; cancel() below writes `canceled`.
         await asyncio.sleep(SLOW_SECONDS if behaviour == "slow" else ECHO_DELAY_SECONDS)
         result = {"echo": data, "text": text, "message_id": message.message_id, "count": count}
-        await updater.add_artifact([new_data_part(result)], name="result")
+        await updater.add_artifact([new_data_part(result, media_type="application/json")], name="result")
         await updater.complete()
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -166,8 +172,8 @@ class TestAgentExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-def build_app(name, url, journal):
-    card = agent_card(name, url)
+def build_app(name, url, journal, v03=True):
+    card = agent_card(name, url, v03)
     handler = DefaultRequestHandler(agent_executor=TestAgentExecutor(journal), task_store=InMemoryTaskStore(),
                                     agent_card=card)
 
@@ -176,7 +182,7 @@ def build_app(name, url, journal):
 
     routes = [
         *create_agent_card_routes(card),
-        *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=True),
+        *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=v03),
         Route("/received", received, methods=["GET"]),
     ]
     @contextlib.asynccontextmanager
@@ -191,6 +197,7 @@ async def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=int(os.environ.get("A2A_AGENT_PORT") or 0))
     parser.add_argument("--name", default=os.environ.get("A2A_AGENT_NAME") or "py-a2a-agent")
+    parser.add_argument("--v1-only", action="store_true", default=os.environ.get("A2A_AGENT_V1_ONLY") == "1")
     args = parser.parse_args()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
 
@@ -200,7 +207,7 @@ async def main():
     port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
 
-    app = build_app(args.name, url, Journal())
+    app = build_app(args.name, url, Journal(), v03=not args.v1_only)
     server = uvicorn.Server(uvicorn.Config(app, log_config=None, log_level="warning", access_log=False,
                                            lifespan="on", timeout_graceful_shutdown=1))
     serving = asyncio.create_task(server.serve(sockets=[sock]))

@@ -1,0 +1,199 @@
+/**
+ * Delivering to A2A agents (docs/a2a.md, "Delivering to A2A agents") that were never told of Agent-Reach: one built
+ * with the Python `a2a-sdk` from PyPI (test/helpers/a2a_agent.py, in the venv `.ci/run` creates; outside CI its tests
+ * are skipped, saying why, when the venv lacks it) and one with the npm `@a2a-js/sdk` (test/helpers/a2a-js-agent.ts).
+ * Each is imported from the card it serves, then sent messages through the api: processed with its artifact as the
+ * result, failed, asking a question, cancelled while working, sent twice under one id; and kept alive by its card.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import { probeA2aOnce, startA2aProbe } from '../../catalogue/a2a-probe';
+import { guardedFetch } from '../../platform/guarded-fetch';
+import { endpointPolicy } from '../../rules/endpoint-policy';
+import { eventually } from '../helpers/eventually';
+import { request } from '../helpers/http';
+import { python, pythonModule } from '../helpers/python';
+import { startTestServers, type TestServers } from '../helpers/servers';
+import { startSystem, type TestSystem } from '../helpers/system';
+
+const { available: hasPythonSdk, skip: skipPython } = pythonModule('a2a.server', 'a2a-sdk');
+const ROOT = join(__dirname, '../..');
+
+interface RunningAgent {
+  url: string;
+  cardUrl: string;
+  process: ChildProcess;
+  /** What the agent received: messages, counts per message id, cancelled task ids. */
+  received(): Promise<{ messages: { message_id: string; text: string; data: unknown; context_id: string; metadata: any }[]; counts: Record<string, number>; cancelled: string[] }>;
+  stop(): Promise<void>;
+}
+
+/** Starts an agent process and resolves when it prints its URLs. */
+function startAgent(command: string, args: string[], name: string): Promise<RunningAgent> {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, A2A_AGENT_NAME: name, A2A_AGENT_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`${name} exited ${code} before it was ready:\n${stderr}`)));
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      const { url, card_url } = JSON.parse(line) as { url: string; card_url: string };
+      resolve({
+        url,
+        cardUrl: card_url,
+        process: child,
+        received: async () => (await fetch(`${url}/received`)).json() as never,
+        stop: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+let servers: TestServers;
+let system: TestSystem;
+const stops: (() => Promise<unknown>)[] = [];
+
+before(async () => {
+  servers = await startTestServers();
+  // A short heartbeat TTL, so that an agent whose card stops answering goes offline within the test.
+  system = await startSystem(servers, { HEARTBEAT_INTERVAL_MS: '1000', HEARTBEAT_TTL_MS: '4000', HEARTBEAT_WRITE_EVERY_MS: '1000', DEFAULT_ACK_TIMEOUT_MS: '10000' });
+  // The probe as api/main.ts runs it: the agents' cards keep them online (they send no heartbeats).
+  stops.push(startA2aProbe(probeDeps(), 500, console));
+});
+
+function probeDeps() {
+  return { models: system.catalogue.models, heartbeats: system.catalogue.heartbeats, fetch: guardedFetch(endpointPolicy(system.config)), timeoutMs: 2000 };
+}
+
+after(async () => {
+  for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  await system?.stop();
+  await servers?.stop();
+});
+
+const api = (method: string, path: string, body?: unknown) => request(method, `${system.baseUrl}${path}`, body);
+
+/** Imports the agent from the card it serves; returns its agent id. */
+async function importAgent(agent: RunningAgent): Promise<string> {
+  const imported = await api('POST', '/v1/agents/import', { url: agent.cardUrl });
+  assert.equal(imported.status, 201, JSON.stringify(imported.body));
+  const instance = imported.body.agent.instances[0];
+  assert.equal(instance.transport, 'a2a');
+  assert.equal(instance.endpoint.replace(/\/$/, ''), agent.url.replace(/\/$/, ''));
+  assert.deepEqual(imported.body.agent.capabilities.map((c: { name: string }) => c.name).sort(), ['convert_currency', 'echo']);
+  return imported.body.agent_id;
+}
+
+const send = (body: object) => api('POST', '/v1/messages?wait=20s', body);
+
+/** The whole round for one agent: everything the issue asks of delivery to an A2A agent. */
+async function deliveryRound(agent: RunningAgent, prefix: string): Promise<void> {
+  const agentId = await importAgent(agent);
+
+  // Processed: the task completes; its artifact's data part is the result; the message id is the A2A message id.
+  const echoId = `${prefix}-echo`;
+  const echo = await send({ message_id: echoId, target: { agent_id: agentId, capability: 'echo' }, intent: 'echo this back', payload: { order: 7 }, params: { note: 'hi' } });
+  assert.equal(echo.status, 200, JSON.stringify(echo.body));
+  assert.equal(echo.body.state, 'processed', JSON.stringify(echo.body));
+  assert.equal(echo.body.result.text, 'echo this back');
+  assert.equal(echo.body.result.message_id, echoId);
+  assert.deepEqual(echo.body.result.echo, { order: 7, note: 'hi' });
+  assert.equal(echo.body.attempts.length, 1);
+  assert.ok(echo.body.attempts[0].a2a_task_id, 'the task id is on the attempt');
+  const arrived = (await agent.received()).messages.find((m) => m.message_id === echoId)!;
+  assert.equal(arrived.context_id, echo.body.trace_id, 'the trace id is the context id');
+  assert.equal(arrived.metadata.skill, 'echo');
+  assert.equal(arrived.metadata.agent_reach.message_id, echoId);
+
+  // The same message again: one run, and the agent received it once.
+  const again = await send({ message_id: echoId, target: { agent_id: agentId, capability: 'echo' }, intent: 'echo this back', payload: { order: 7 }, params: { note: 'hi' } });
+  assert.equal(again.body.state, 'processed');
+  assert.equal((await agent.received()).counts[echoId], 1);
+
+  // Named by its imported skill id.
+  const convert = await send({ message_id: `${prefix}-convert`, target: { agent_id: agentId, capability: 'convert_currency' }, intent: 'convert 10 USD' });
+  assert.equal(convert.body.state, 'processed');
+  assert.equal((await agent.received()).messages.find((m) => m.message_id === `${prefix}-convert`)!.metadata.skill, 'convert_currency');
+
+  // Failed: the agent's text is the error; not retried.
+  const failed = await send({ message_id: `${prefix}-fail`, target: { agent_id: agentId, capability: 'echo' }, intent: 'please fail' });
+  assert.equal(failed.body.state, 'failed', JSON.stringify(failed.body));
+  assert.equal(failed.body.reason.code, 'agent_failed');
+  assert.deepEqual(failed.body.error, { code: 'a2a_failed', message: 'I cannot do that', retryable: false });
+  assert.equal((await agent.received()).counts[`${prefix}-fail`], 1);
+
+  // Input required: the caller reads the agent's question.
+  const question = await send({ message_id: `${prefix}-question`, target: { agent_id: agentId, capability: 'convert_currency' }, intent: 'a question for you' });
+  assert.equal(question.body.state, 'failed');
+  assert.equal(question.body.error.code, 'a2a_input_required');
+  assert.equal(question.body.error.message, 'Which currency?');
+
+  // Cancelled while its task works: the agent's task is cancelled with CancelTask.
+  const slowId = `${prefix}-slow`;
+  const slow = await api('POST', '/v1/messages', { message_id: slowId, target: { agent_id: agentId, capability: 'echo' }, intent: 'go slow please' });
+  assert.equal(slow.status, 202, JSON.stringify(slow.body));
+  let lastSeen: unknown;
+  const working = await eventually('the slow task under way', async () => {
+    const status = (await api('GET', `/v1/messages/${slowId}`)).body;
+    lastSeen = status;
+    return status.state === 'delivered' ? status : undefined;
+  }).catch((error: Error) => assert.fail(`${error.message}: ${JSON.stringify(lastSeen)}`));
+  const taskId = working.attempts[0].a2a_task_id as string;
+  const cancel = await api('POST', `/v1/messages/${slowId}/cancel`, { reason: 'changed my mind' });
+  assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+  await eventually('the message cancelled', async () => ((await api('GET', `/v1/messages/${slowId}`)).body.state === 'cancelled' ? true : undefined));
+  await eventually('CancelTask at the agent', async () => ((await agent.received()).cancelled.includes(taskId) ? true : undefined));
+}
+
+describe('a2a delivery', () => {
+  it('a2a delivery - an agent built with the npm @a2a-js/sdk: imported from its card, processed, failed, input required, cancelled, idempotent', async () => {
+    const agent = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-${process.pid}`);
+    stops.push(agent.stop);
+    await deliveryRound(agent, 'js');
+  });
+
+  it('a2a delivery - an agent built with the PyPI a2a-sdk: imported from its card, processed, failed, input required, cancelled, idempotent', { skip: skipPython }, async () => {
+    assert.ok(hasPythonSdk, `CI must provide the Python a2a-sdk package in ${python} (.ci/run creates the venv)`);
+    const agent = await startAgent(python, ['test/helpers/a2a_agent.py'], `py-a2a-${process.pid}`);
+    stops.push(agent.stop);
+    await deliveryRound(agent, 'py');
+  });
+
+  it('a2a delivery - liveness comes from the card: probed alive past the heartbeat TTL, offline (with its event) once the card stops answering', async () => {
+    const agent = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-live-${process.pid}`);
+    stops.push(agent.stop);
+    const agentId = await importAgent(agent);
+    const probe = probeDeps();
+    const stateOf = async () => (await api('GET', `/v1/agents/${agentId}`)).body.instances[0];
+    // Beyond one TTL after the import, the card's answers alone keep it online.
+    const until = Date.now() + 5000;
+    while (Date.now() < until) {
+      const round = await probeA2aOnce(probe);
+      assert.ok(round.alive >= 1, 'the card answered');
+      await new Promise((r) => setTimeout(r, 700));
+    }
+    await system.catalogue.heartbeats.sweep();
+    assert.equal((await stateOf()).online, true);
+
+    await agent.stop();
+    const silent = await probeA2aOnce(probe);
+    assert.ok(silent.silent >= 1, 'the stopped agent is silent');
+    await eventually(
+      'the silent agent offline',
+      async () => {
+        await system.catalogue.heartbeats.sweep();
+        return (await stateOf()).online === false ? true : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 500 },
+    );
+    const events = (await api('GET', `/v1/agents/${agentId}/events`)).body;
+    assert.ok(JSON.stringify(events).includes('offline'), 'an offline event was recorded');
+  });
+});
