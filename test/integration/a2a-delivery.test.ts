@@ -93,9 +93,26 @@ async function importAgent(agent: RunningAgent): Promise<string> {
 
 const send = (body: object) => api('POST', '/v1/messages?wait=20s', body);
 
+/** Without empty lists: in A2A's protobuf JSON an empty repeated field is the same as an absent one. */
+function withoutEmpty(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmpty);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => !(Array.isArray(v) && v.length === 0)).map(([k, v]) => [k, withoutEmpty(v)]));
+}
+
+/** The card the agent serves (v1.0), beside the one the gateway exports for it: the same but for where and how to reach it. */
+async function assertFaithfulExport(agent: RunningAgent, agentId: string): Promise<void> {
+  const served = (await (await fetch(agent.cardUrl, { headers: { 'a2a-version': '1.0' } })).json()) as Record<string, any>;
+  const exported = (await api('GET', `/v1/agents/${agentId}/agent-card.json`)).body;
+  for (const field of ['name', 'description', 'version', 'defaultInputModes', 'defaultOutputModes']) assert.deepEqual(exported[field], served[field], field);
+  assert.deepEqual(withoutEmpty(exported.skills), withoutEmpty(served.skills), 'skills: ids, names, descriptions, tags, examples, modes');
+  assert.equal(exported.supportedInterfaces[0].url, `${system.config.PUBLIC_URL}/a2a/agents/${agentId}`);
+}
+
 /** The whole round for one agent: everything the issue asks of delivery to an A2A agent. */
 async function deliveryRound(agent: RunningAgent, prefix: string): Promise<void> {
   const agentId = await importAgent(agent);
+  await assertFaithfulExport(agent, agentId);
 
   // Processed: the task completes; its artifact's data part is the result; the message id is the A2A message id.
   const echoId = `${prefix}-echo`;
@@ -164,6 +181,17 @@ describe('a2a delivery', () => {
     const agent = await startAgent(python, ['test/helpers/a2a_agent.py'], `py-a2a-${process.pid}`);
     stops.push(agent.stop);
     await deliveryRound(agent, 'py');
+  });
+
+  it('a2a delivery - an agent registered with an a2a instance (no card kept) is spoken to in A2A v1.0 JSON-RPC', async () => {
+    const agent = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-reg-${process.pid}`);
+    stops.push(agent.stop);
+    const registered = await api('POST', '/v1/agents', { name: `registered-a2a-${process.pid}`, instances: [{ transport: 'a2a', endpoint: agent.url }], capabilities: [{ name: 'echo', description: 'Echoes' }] });
+    assert.equal(registered.status, 201, JSON.stringify(registered.body));
+    const sent = await send({ message_id: 'registered-echo', target: { agent_id: registered.body.agent_id, capability: 'echo' }, intent: 'echo me' });
+    assert.equal(sent.body.state, 'processed', JSON.stringify(sent.body));
+    assert.equal(sent.body.result.text, 'echo me');
+    assert.equal((await agent.received()).messages[0]!.metadata.skill, 'echo', 'the capability name is the skill');
   });
 
   it('a2a delivery - liveness comes from the card: probed alive past the heartbeat TTL, offline (with its event) once the card stops answering', async () => {
