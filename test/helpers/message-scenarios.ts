@@ -159,4 +159,24 @@ export const SCENARIOS: Scenario[] = [
       }),
     script: { verdicts: [{ kind: 'processed', result: 'second time lucky' }] },
   },
+  {
+    name: 'a2a-polled-processed',
+    ends: 'processed',
+    input: (id) => messageInput(id),
+    script: {
+      transport: 'a2a',
+      verdicts: [{ kind: 'accepted' }],
+      polls: [{ outcome: { kind: 'pending', state: 'working' } }, { failure: { transient: true, error: 'ECONNRESET' } }, { outcome: { kind: 'ended', state: 'completed', outcome: { status: 'processed', result: { rate: 0.9 } } } }],
+    },
+  },
+  {
+    name: 'a2a-cancelled-working',
+    ends: 'cancelled',
+    input: (id) => messageInput(id, { deadline: inAMinute() }),
+    script: { transport: 'a2a', verdicts: [{ kind: 'accepted' }] },
+    async drive(handle) {
+      await awaitingReceipt(handle, 1);
+      await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'changed my mind' }] });
+    },
+  },
 ];

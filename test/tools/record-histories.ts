@@ -2,10 +2,11 @@
  * `npm run record-histories`: runs every scenario of test/helpers/message-scenarios.ts on a local Temporal dev
  * server and stores each run's event history under test/fixtures/histories/, for the replay test. Re-record only
  * when a change to the workflow is meant to break runs in flight (and then give it a new workflow type or a
- * `patched()` instead, so the runs already started keep their old path).
+ * `patched()` instead, so the runs already started keep their old path). With arguments, only the scenarios whose
+ * names contain one of them are recorded, beside the histories already stored (`npm run record-histories -- a2a-`).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { resolveTemporalCli } from '../../scripts/lib/binaries';
 import { SCENARIOS } from '../helpers/message-scenarios';
@@ -31,14 +32,17 @@ async function main(): Promise<void> {
   if ('sdkDownload' in cli) throw new Error(`recording needs the Temporal CLI: ${cli.reason}`);
   const workflows = await startWorkflowEnv();
   // Replay needs each run's workflow id (the child's id is made of it); a history does not carry it.
-  const workflowIds: Record<string, string> = {};
+  const filters = process.argv.slice(2);
+  const chosen = filters.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => filters.some((f) => s.name.includes(f)));
+  const idsFile = join(HISTORIES_DIR, WORKFLOW_IDS_FILE);
+  const workflowIds: Record<string, string> = filters.length > 0 && existsSync(idsFile) ? JSON.parse(readFileSync(idsFile, 'utf8')) : {};
   const save = (file: string, workflowId: string, runId: string) => {
     writeFileSync(join(HISTORIES_DIR, file), exportHistory(cli.path, workflows.env.address, workflowId, runId));
     workflowIds[file] = workflowId;
   };
   try {
     await Promise.all(
-      SCENARIOS.map(async (scenario) => {
+      chosen.map(async (scenario) => {
         const input = scenario.input(scenario.name);
         const handle = await workflows.start(input, scenario.script);
         await scenario.drive?.(handle, scenario.name);
