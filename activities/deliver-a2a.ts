@@ -8,7 +8,8 @@ import type { AgentQueries } from '../catalogue/agent-queries';
 import { a2aProfileOf, skillIdOf, type AgentProfile } from '../catalogue/a2a';
 import type { MessageInput } from '../messages/message';
 import type { WorkerMetrics } from '../platform/metrics';
-import { isTask, outcomeOfTask, sendMessageRequestOf, verdictOfAnswer, type TaskOutcome } from '../protocol/a2a-delivery';
+import { isTask, offersPush, outcomeOfTask, sendMessageRequestOf, verdictOfAnswer, type TaskOutcome } from '../protocol/a2a-delivery';
+import { pushToken, pushUrlOf } from '../rules/a2a-push';
 import { circuitOutcome, type DeliveryVerdict } from '../protocol/verdicts';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import type { CircuitStore } from '../store/circuits';
@@ -60,8 +61,12 @@ export function createDeliverA2a(deps: A2aDeps) {
     }
     const agent = await deps.queries.agentRecord(target.agent_id);
     if (!agent) return finish({ kind: 'transient', error: `agent ${target.agent_id} not found` });
-    const send = SendMessageRequest.fromJSON(sendMessageRequestOf({ message, target, attempt, skillId: skillIdOf(agent, target.capability) }));
-    const answer = await deps.clients.call(a2aProfileOf(agent), target.endpoint, message.policy.attemptTimeoutMs, (client, options) => client.sendMessage(send, options));
+    const profile = a2aProfileOf(agent);
+    const push = offersPush(profile.card) && agent.signing_secret
+      ? { url: pushUrlOf(message.callback_url, agent._id, message.message_id), token: pushToken(agent.signing_secret, agent._id, message.message_id) }
+      : undefined;
+    const send = SendMessageRequest.fromJSON(sendMessageRequestOf({ message, target, attempt, skillId: skillIdOf(agent, target.capability), ...(push ? { push } : {}) }));
+    const answer = await deps.clients.call(profile, target.endpoint, message.policy.attemptTimeoutMs, (client, options) => client.sendMessage(send, options));
     const status = answer.http_status === undefined ? {} : { http_status: answer.http_status };
     if (!answer.ok) return finish(verdictOfFailure(answer.failure!), status);
     const json = answerJson(answer.value!);

@@ -15,6 +15,7 @@ import { dashboardPage } from './dashboard';
 import { methodGuard } from './method-guard';
 import { docsPage, OPERATIONS, openApiDocument } from './openapi';
 import { a2aFaceRoutes } from './a2a/face';
+import { a2aPushRoutes } from './a2a/push';
 import { agentCardRoutes } from './routes/agent-cards';
 import { agentRoutes } from './routes/agents';
 import { callbackRoutes } from './routes/callback';
@@ -83,6 +84,8 @@ export function createApp(deps: AppDeps): Express {
     res.type('html').send(dashboardPage());
   });
   const limiter = new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
+  // A2A agents' push notifications carry the message's token, not an API key (their bodies are not read).
+  app.use(a2aPushRoutes({ catalogue: deps.catalogue, messages: deps.messages }));
   // Keys first: an invalid key or an exhausted tenant is refused before its body is read.
   app.use(identifyCaller(deps.keys, limiter));
   const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };

@@ -2,7 +2,7 @@
  * Everything the api does with messages, behind one small facade: intake, status, receipts, cancel, redrive and
  * list. Each is a module of its own in this folder; this wires them to one Temporal client and the config.
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Caller } from '../rules/api-key';
 import type { AgentDoc } from '../store/agents';
 import { cancelMessage, type CancelResult } from './cancel';
@@ -12,6 +12,7 @@ import type { MessageState, MessageStatus } from './message';
 import { recordReceipt, type ReceiptBody, type ReceiptResult } from './receipts';
 import { redriveMessage, type RedriveResult } from './redrive';
 import { MessageRuns } from './runs';
+import { a2aTaskChangedSignal } from './temporal';
 
 export type MessageServiceDeps = { client: Client } & Omit<IntakeDeps, 'runs'>;
 
@@ -41,6 +42,17 @@ export class MessageService {
 
   receipt(agent: AgentDoc, body: ReceiptBody): Promise<ReceiptResult> {
     return recordReceipt(this.runs, agent, body);
+  }
+
+  /** Tells the run that its A2A agent's task changed (a push notification); false when no run of the message is going. */
+  async a2aTaskChanged(tenant: string, messageId: string): Promise<boolean> {
+    try {
+      await this.runs.handle(tenant, messageId).signal(a2aTaskChangedSignal);
+      return true;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return false;
+      throw error;
+    }
   }
 
   cancel(tenant: string, messageId: string, reason?: string): Promise<CancelResult> {

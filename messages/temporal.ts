@@ -3,7 +3,7 @@
  * Safe to import from workflows (no I/O).
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CancelInput, MessageState, MessageStatus, ReceiptInput, ReceiptOutcome } from './message';
 
 export const MESSAGE_WORKFLOW = 'messageWorkflow';
@@ -43,3 +43,6 @@ export const receiptUpdate = defineUpdate<ReceiptOutcome, [ReceiptInput]>('recei
 
 /** Cancels the message unless it already ended; returns the state it is in afterwards. */
 export const cancelUpdate = defineUpdate<{ cancelled: boolean; state: MessageState }, [CancelInput]>('cancel');
+
+/** An A2A agent's push notification: its task changed, so the run reads it now rather than at its next poll. */
+export const a2aTaskChangedSignal = defineSignal('a2aTaskChanged');

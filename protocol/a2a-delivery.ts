@@ -21,6 +21,8 @@ export interface A2aDelivery {
   attempt: number;
   /** The agent's own id of the skill the capability came from (an imported card's skill id). */
   skillId: string;
+  /** Where and with which token the agent posts when the task changes (agents whose card offers push). */
+  push?: { url: string; token: string };
 }
 
 function isObject(value: unknown): value is Json {
@@ -36,10 +38,11 @@ function dataPart(value: unknown, role: PartRole): Json {
  * The `SendMessageRequest` for one delivery. The A2A message id is our message id, so every redelivery of the
  * message carries the same one (an agent that keeps ids recognises it); the context id is the trace id, shared by
  * the hops of one conversation. The intent is a text part, the params and the payload data parts. The agent answers
- * at once (`returnImmediately`): the task is followed with `GetTask`, never by holding the connection.
+ * at once (`returnImmediately`): the task is followed with `GetTask`, never by holding the connection; an agent
+ * that offers push is asked to post to `push.url` when the task changes (which only makes the next read sooner).
  */
 export function sendMessageRequestOf(delivery: A2aDelivery): Json {
-  const { message, target, attempt, skillId } = delivery;
+  const { message, target, attempt, skillId, push } = delivery;
   const parts: Json[] = [];
   if (message.intent) parts.push({ text: message.intent, metadata: { [REACH_METADATA_KEY]: 'intent' } });
   if (message.params && Object.keys(message.params).length > 0) parts.push(dataPart(message.params, 'params'));
@@ -63,7 +66,11 @@ export function sendMessageRequestOf(delivery: A2aDelivery): Json {
       parts,
       metadata: { skill: skillId, [REACH_METADATA_KEY]: reach },
     },
-    configuration: { returnImmediately: true, acceptedOutputModes: ['application/json', 'text/plain'] },
+    configuration: {
+      returnImmediately: true,
+      acceptedOutputModes: ['application/json', 'text/plain'],
+      ...(push ? { taskPushNotificationConfig: { url: push.url, token: push.token } } : {}),
+    },
   };
 }
 
@@ -180,6 +187,11 @@ export function interfaceAt(card: Json | undefined, endpoint: string): { protoco
   if (card.url === endpoint) return { protocolBinding: String(card.preferredTransport ?? 'JSONRPC').toUpperCase(), protocolVersion: version };
   const other = partsOf(card.additionalInterfaces).find((i) => i.url === endpoint);
   return { protocolBinding: String(other?.transport ?? 'JSONRPC').toUpperCase(), protocolVersion: version };
+}
+
+/** Whether the agent's card offers push notifications. */
+export function offersPush(card: Json | undefined): boolean {
+  return isObject(card?.capabilities) && card.capabilities.pushNotifications === true;
 }
 
 /** The card the A2A client is built from: the agent's kept card narrowed to the one interface at `endpoint`. */

@@ -18,7 +18,7 @@ import type { MessageState } from '../messages/message';
 import { retryDelayMs } from '../rules/backoff';
 import { deliversOverSocket, speaksA2a } from '../rules/transport';
 import { isTerminal, type CancelInput, type DeliveryPolicy, type MessageInput, type MessageStatus, type Reason, type ReceiptInput } from '../messages/message';
-import { cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
+import { a2aTaskChangedSignal, cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
 import { InstanceFailures, lookupRefusal, nextStep, outOfTime, unavailability, waitsOnCircuits, type NextStep } from './next-step';
 import { notifyCallerWorkflow } from './notify-caller';
 import { settlementOf, StatusRecord } from './status-record';
@@ -75,6 +75,11 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
     onReceipt();
     return taken;
   };
+  // A push notification from an A2A agent: its task changed, read it now (a2aOutcomeWithin).
+  let taskChanged = false;
+  setHandler(a2aTaskChangedSignal, () => {
+    taskChanged = true;
+  });
   setHandler(statusQuery, () => status);
   setHandler(cancelUpdate, (request) => {
     if (isTerminal(status.state)) return { cancelled: false, state: status.state };
@@ -116,7 +121,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
     return receiptWithin(ms - (Date.now() - waitStarted));
   };
   /**
-   * Follows an A2A agent's task with GetTask, backing off, until it ends — its outcome is then the receipt — or the
+   * Follows an A2A agent's task with GetTask, backing off (a push notification cuts the pause short), until it ends — its outcome is then the receipt — or the
    * agent says nothing for `ackTimeoutMs` (polls that fail; an answer "still working" counts as word from it), or a
    * cancel or the deadline interrupts. True when the outcome came.
    */
@@ -125,7 +130,10 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
     let heardAt = followed;
     let shown = !lean;
     for (let poll = 0; ; poll++) {
-      if (await receiptWithin(Math.min(A2A_POLL_FIRST_MS * 2 ** poll, A2A_POLL_MAX_MS, Math.max(0, heardAt + ackTimeoutMs - Date.now())))) return true;
+      const pause = Math.min(A2A_POLL_FIRST_MS * 2 ** poll, A2A_POLL_MAX_MS, Math.max(0, heardAt + ackTimeoutMs - Date.now()), Math.max(0, deadlineMs - Date.now()));
+      await condition(() => receipt !== undefined || cancelRequest !== undefined || taskChanged, pause);
+      taskChanged = false;
+      if (receipt) return true;
       if (cancelRequest || Date.now() >= deadlineMs) return false;
       if (!shown && Date.now() - followed >= RECEIPT_VISIBLE_AFTER_MS && status.state === 'delivered') {
         showState('delivered');

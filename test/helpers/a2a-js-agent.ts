@@ -4,6 +4,7 @@
  * express 5. Its twin in Python is test/helpers/a2a_agent.py; both behave the same.
  *
  * Start:  npx tsx test/helpers/a2a-js-agent.ts [--port N] [--name NAME] [--v1-only]
+ *         A2A_AGENT_PUSH=1: the card offers push notifications (the SDK then sends them to the configured URL).
  *         (env A2A_AGENT_PORT, A2A_AGENT_NAME, A2A_AGENT_V1_ONLY=1; port 0 or none picks a free one).
  *         Listens on 127.0.0.1 and, once ready, prints exactly one line on stdout:
  *         {"url": "http://127.0.0.1:PORT", "card_url": "http://127.0.0.1:PORT/.well-known/agent-card.json"}
@@ -53,7 +54,8 @@ const { agentCardHandler, jsonRpcHandler, UserBuilder } = require('@a2a-js/sdk/s
 globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
 
 const SLOW_MS = 120_000;
-const ECHO_DELAY_MS = 300;
+/** How long an echo works before it completes (A2A_AGENT_WORK_MS; the benchmark sets it). */
+const ECHO_DELAY_MS = Number(process.env.A2A_AGENT_WORK_MS ?? 300);
 const BEHAVIOURS = ['fail', 'slow', 'question'] as const;
 type Behaviour = (typeof BEHAVIOURS)[number] | 'echo';
 
@@ -70,7 +72,7 @@ function agentCard(name: string, url: string, v03: boolean): AgentCard {
     supportedInterfaces: v03 ? [iface('1.0'), iface('0.3')] : [iface('1.0')],
     provider: undefined,
     version: '1.0.0',
-    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: false, pushNotifications: process.env.A2A_AGENT_PUSH === '1', extensions: [], extendedAgentCard: false },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain', 'application/json'],

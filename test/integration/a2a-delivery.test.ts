@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { probeA2aOnce, startA2aProbe } from '../../catalogue/a2a-probe';
 import { guardedFetch } from '../../platform/guarded-fetch';
+import { pushToken } from '../../rules/a2a-push';
 import { endpointPolicy } from '../../rules/endpoint-policy';
 import { eventually } from '../helpers/eventually';
 import { request } from '../helpers/http';
@@ -32,8 +33,8 @@ interface RunningAgent {
 }
 
 /** Starts an agent process and resolves when it prints its URLs. */
-function startAgent(command: string, args: string[], name: string): Promise<RunningAgent> {
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, A2A_AGENT_NAME: name, A2A_AGENT_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startAgent(command: string, args: string[], name: string, env: Record<string, string> = {}): Promise<RunningAgent> {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, A2A_AGENT_NAME: name, A2A_AGENT_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   return new Promise((resolve, reject) => {
@@ -192,6 +193,29 @@ describe('a2a delivery', () => {
     assert.equal(sent.body.state, 'processed', JSON.stringify(sent.body));
     assert.equal(sent.body.result.text, 'echo me');
     assert.equal((await agent.received()).messages[0]!.metadata.skill, 'echo', 'the capability name is the skill');
+  });
+
+  it('a2a delivery - an agent that offers push is given a URL and token per message; its notification wakes the run; a bad token is refused', async () => {
+    const agent = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-push-${process.pid}`, { A2A_AGENT_PUSH: '1', A2A_AGENT_WORK_MS: '1500' });
+    stops.push(agent.stop);
+    const agentId = await importAgent(agent);
+    const sent = await send({ message_id: 'pushed-echo', target: { agent_id: agentId, capability: 'echo' }, intent: 'echo me' });
+    assert.equal(sent.body.state, 'processed', JSON.stringify(sent.body));
+    assert.equal(sent.body.result.text, 'echo me');
+    const history = await system.client.workflow.getHandle(`msg:default:pushed-echo`).fetchHistory();
+    const signals = history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'a2aTaskChanged');
+    assert.ok(signals.length >= 1, 'the agent pushed, and the run heard it');
+
+    const url = `${system.baseUrl}/a2a/push/${agentId}/pushed-echo`;
+    const forged = await request('POST', url, {}, { authorization: '', 'x-a2a-notification-token': 'not-the-token' });
+    assert.equal(forged.status, 401);
+    assert.equal(forged.body.error.code, 'invalid_push_token');
+    const agentRecord = (await system.catalogue.queries.agentRecord(agentId))!;
+    const token = pushToken(agentRecord.signing_secret!, agentId, 'no-such-message');
+    const unknown = await request('POST', `${system.baseUrl}/a2a/push/${agentId}/no-such-message`, {}, { authorization: '', 'x-a2a-notification-token': token });
+    assert.equal(unknown.status, 404);
+    const badId = await request('POST', `${system.baseUrl}/a2a/push/not-an-agent/x`, {}, { authorization: '' });
+    assert.equal(badId.status, 400);
   });
 
   it('a2a delivery - liveness comes from the card: probed alive past the heartbeat TTL, offline (with its event) once the card stops answering', async () => {

@@ -1,0 +1,129 @@
+/**
+ * `npm run bench:a2a`: one message at a time to a real A2A agent (the tests' `@a2a-js/sdk` agent,
+ * test/helpers/a2a-js-agent.ts), two ways side by side:
+ * - direct: the official A2A client sends a blocking `SendMessage` and holds the completed task;
+ * - gateway: `POST /v1/messages?wait=30s` to the same agent imported into Agent-Reach, which sends `SendMessage`
+ *   (returnImmediately) and follows the task with GetTask (first after 250 ms, then backing off).
+ * For agents that work 0 ms and 1,000 ms before completing (two agent processes). The gateway runs as separate
+ * processes (Temporal dev server on SQLite with WAL, FerretDB, api, worker); CPU per message of each from /proc.
+ *
+ *   --count 20 (messages per round and way)  --rounds 3  --warmup 3  --name a2a-delivery
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { writeResultFile } from '../../scripts/lib/result-file';
+import { summary } from '../../scripts/lib/stats';
+import { CpuMeter } from '../lib/cpu';
+import { machine } from '../lib/report';
+import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem } from '../lib/system';
+
+type SdkClient = typeof import('@a2a-js/sdk/client', { with: { 'resolution-mode': 'import' } });
+type Sdk = typeof import('@a2a-js/sdk', { with: { 'resolution-mode': 'import' } });
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { ClientFactory } = require('@a2a-js/sdk/client') as SdkClient;
+const { SendMessageRequest, Task } = require('@a2a-js/sdk') as Sdk;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+const ROOT = resolve(__dirname, '../..');
+const RESULTS = resolve(__dirname, '../results');
+const WORK_MS = [0, 1000] as const;
+const WAYS = ['direct', 'gateway'] as const;
+type Way = (typeof WAYS)[number];
+
+interface Agent {
+  workMs: number;
+  url: string;
+  agentId: string;
+  process: ChildProcess;
+  client: Awaited<ReturnType<InstanceType<SdkClient['ClientFactory']>['createFromUrl']>>;
+}
+
+async function startAgent(system: BenchSystem, workMs: number, tag: string): Promise<Agent> {
+  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, A2A_AGENT_NAME: `bench-a2a-${workMs}-${tag}`, A2A_AGENT_WORK_MS: String(workMs) },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const line = await new Promise<string>((done) => createInterface({ input: child.stdout! }).once('line', done));
+  const { url, card_url } = JSON.parse(line) as { url: string; card_url: string };
+  const imported = await fetch(`${system.apiUrl}/v1/agents/import`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
+    body: JSON.stringify({ url: card_url }),
+  });
+  if (imported.status !== 201) throw new Error(`import answered ${imported.status}: ${await imported.text()}`);
+  const { agent_id } = (await imported.json()) as { agent_id: string };
+  return { workMs, url, agentId: agent_id, process: child, client: await new ClientFactory().createFromUrl(url) };
+}
+
+/** One message; returns the time until the caller holds the completed result. */
+async function oneMessage(system: BenchSystem, agent: Agent, way: Way, messageId: string): Promise<number> {
+  const started = performance.now();
+  if (way === 'direct') {
+    const request = SendMessageRequest.fromJSON({ message: { messageId, role: 'ROLE_USER', parts: [{ text: 'echo this back' }] }, configuration: { returnImmediately: false } });
+    const answer = await agent.client.sendMessage(request);
+    const state = (Task.toJSON(answer as never) as { status?: { state?: string } }).status?.state;
+    if (state !== 'TASK_STATE_COMPLETED') throw new Error(`direct: ${messageId} answered ${state}`);
+  } else {
+    const answer = await fetch(`${system.apiUrl}/v1/messages?wait=30s`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
+      body: JSON.stringify({ message_id: messageId, target: { agent_id: agent.agentId, capability: 'echo' }, intent: 'echo this back' }),
+    });
+    const status = (await answer.json()) as { state: string; reason?: unknown };
+    if (status.state !== 'processed') throw new Error(`gateway: ${messageId} ended ${status.state}: ${JSON.stringify(status.reason)}`);
+  }
+  return performance.now() - started;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { count: { type: 'string', default: '20' }, rounds: { type: 'string', default: '3' }, warmup: { type: 'string', default: '3' }, name: { type: 'string', default: 'a2a-delivery' } },
+  });
+  const count = Number(values.count);
+  const rounds = Number(values.rounds);
+  const warmup = Number(values.warmup);
+  const system = await startBenchSystem({ temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), log: (line) => console.log(line) });
+  const agents: Agent[] = [];
+  try {
+    const tag = Date.now().toString(36);
+    for (const workMs of WORK_MS) agents.push(await startAgent(system, workMs, tag));
+    const cases = agents.flatMap((agent) => WAYS.map((way) => ({ agent, way, key: `${way} ${agent.workMs} ms` })));
+    const samples = new Map(cases.map((c) => [c.key, [] as number[]]));
+    const cpu = new Map(cases.map((c) => [c.key, {} as Record<string, number>]));
+    for (const c of cases) for (let i = 0; i < warmup; i++) await oneMessage(system, c.agent, c.way, `warm-${c.way}-${c.agent.workMs}-${tag}-${i}`);
+    for (let round = 0; round < rounds; round++) {
+      for (const c of cases.map((_, i) => cases[(i + round) % cases.length]!)) {
+        const pids = system.pids();
+        const before = new CpuMeter();
+        before.sample(pids);
+        for (let i = 0; i < count; i++) samples.get(c.key)!.push(await oneMessage(system, c.agent, c.way, `a2a-${c.way}-${c.agent.workMs}-${tag}-${round}-${i}`));
+        const after = before.snapshot();
+        after.sample(pids);
+        const totals = cpu.get(c.key)!;
+        for (const [role, seconds] of Object.entries(after.totals(before))) totals[role] = (totals[role] ?? 0) + seconds;
+        process.stdout.write(`\r  round ${round + 1}/${rounds} ${c.key} done   `);
+      }
+    }
+    process.stdout.write('\n');
+    const measured = count * rounds;
+    const results = cases.map((c) => {
+      const perMessage = Object.fromEntries(Object.entries(cpu.get(c.key)!).map(([role, s]) => [role, Math.round((s * 1000) / measured)]));
+      const gateway = Object.values(perMessage).reduce((sum, ms) => sum + ms, 0);
+      return { way: c.way, agent_work_ms: c.agent.workMs, messages: measured, caller: summary(samples.get(c.key)!), cpu_ms_per_message: { ...perMessage, gateway } };
+    });
+    console.table(Object.fromEntries(results.map((r) => [`${r.way} ${r.agent_work_ms} ms`, { p50: r.caller.median_ms, p95: r.caller.p95_ms, 'gateway CPU-ms/msg': r.cpu_ms_per_message.gateway }])));
+    const result = { benchmark: 'one message at a time to an @a2a-js/sdk agent: direct blocking SendMessage vs through Agent-Reach', when: new Date().toISOString(), machine: machine(), temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, count, rounds, warmup, results };
+    console.log(`written ${writeResultFile(RESULTS, values.name, result)}`);
+  } finally {
+    for (const agent of agents) agent.process.kill('SIGTERM');
+    await system.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
