@@ -4,7 +4,8 @@
  * - direct: the official A2A client sends a blocking `SendMessage` and holds the completed task;
  * - gateway: `POST /v1/messages?wait=30s` to the same agent imported into Agent-Reach, which sends `SendMessage`
  *   (returnImmediately) and follows the task with GetTask (first after 250 ms, then backing off).
- * For agents that work 0 ms and 1,000 ms before completing (two agent processes). The gateway runs as separate
+ * For agents that work 0 ms and 1,000 ms before completing, and one of 1,000 ms whose card offers push notifications
+ * (three agent processes; direct calls do not use push, so that one is measured through the gateway only). The gateway runs as separate
  * processes (Temporal dev server on SQLite with WAL, FerretDB, api, worker); CPU per message of each from /proc.
  *
  *   --count 20 (messages per round and way)  --rounds 3  --warmup 3  --name a2a-delivery
@@ -28,22 +29,27 @@ const { SendMessageRequest, Task } = require('@a2a-js/sdk') as Sdk;
 
 const ROOT = resolve(__dirname, '../..');
 const RESULTS = resolve(__dirname, '../results');
-const WORK_MS = [0, 1000] as const;
-const WAYS = ['direct', 'gateway'] as const;
-type Way = (typeof WAYS)[number];
+/** The agents: how long each works before completing, and whether its card offers push notifications. */
+const AGENTS = [
+  { workMs: 0, push: false },
+  { workMs: 1000, push: false },
+  { workMs: 1000, push: true },
+] as const;
+type Way = 'direct' | 'gateway';
 
 interface Agent {
   workMs: number;
+  push: boolean;
   url: string;
   agentId: string;
   process: ChildProcess;
   client: Awaited<ReturnType<InstanceType<SdkClient['ClientFactory']>['createFromUrl']>>;
 }
 
-async function startAgent(system: BenchSystem, workMs: number, tag: string): Promise<Agent> {
+async function startAgent(system: BenchSystem, workMs: number, push: boolean, tag: string): Promise<Agent> {
   const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], {
     cwd: ROOT,
-    env: { ...process.env, A2A_AGENT_NAME: `bench-a2a-${workMs}-${tag}`, A2A_AGENT_WORK_MS: String(workMs) },
+    env: { ...process.env, A2A_AGENT_NAME: `bench-a2a-${workMs}-${push}-${tag}`, A2A_AGENT_WORK_MS: String(workMs), A2A_AGENT_PUSH: push ? '1' : '0' },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const line = await new Promise<string>((done) => createInterface({ input: child.stdout! }).once('line', done));
@@ -55,7 +61,7 @@ async function startAgent(system: BenchSystem, workMs: number, tag: string): Pro
   });
   if (imported.status !== 201) throw new Error(`import answered ${imported.status}: ${await imported.text()}`);
   const { agent_id } = (await imported.json()) as { agent_id: string };
-  return { workMs, url, agentId: agent_id, process: child, client: await new ClientFactory().createFromUrl(url) };
+  return { workMs, push, url, agentId: agent_id, process: child, client: await new ClientFactory().createFromUrl(url) };
 }
 
 /** One message; returns the time until the caller holds the completed result. */
@@ -89,17 +95,21 @@ async function main(): Promise<void> {
   const agents: Agent[] = [];
   try {
     const tag = Date.now().toString(36);
-    for (const workMs of WORK_MS) agents.push(await startAgent(system, workMs, tag));
-    const cases = agents.flatMap((agent) => WAYS.map((way) => ({ agent, way, key: `${way} ${agent.workMs} ms` })));
+    for (const { workMs, push } of AGENTS) agents.push(await startAgent(system, workMs, push, tag));
+    // Direct calls do not use push: only the gateway's way differs for the push agent.
+    const cases = agents.flatMap((agent) =>
+      (agent.push ? (['gateway'] as const) : (['direct', 'gateway'] as const)).map((way) => ({ agent, way: way as Way, key: `${way} ${agent.workMs} ms${agent.push ? ' push' : ''}` })),
+    );
     const samples = new Map(cases.map((c) => [c.key, [] as number[]]));
     const cpu = new Map(cases.map((c) => [c.key, {} as Record<string, number>]));
-    for (const c of cases) for (let i = 0; i < warmup; i++) await oneMessage(system, c.agent, c.way, `warm-${c.way}-${c.agent.workMs}-${tag}-${i}`);
+    for (const [n, c] of cases.entries()) for (let i = 0; i < warmup; i++) await oneMessage(system, c.agent, c.way, `warm-${n}-${tag}-${i}`);
     for (let round = 0; round < rounds; round++) {
       for (const c of cases.map((_, i) => cases[(i + round) % cases.length]!)) {
         const pids = system.pids();
         const before = new CpuMeter();
         before.sample(pids);
-        for (let i = 0; i < count; i++) samples.get(c.key)!.push(await oneMessage(system, c.agent, c.way, `a2a-${c.way}-${c.agent.workMs}-${tag}-${round}-${i}`));
+        const n = cases.indexOf(c);
+        for (let i = 0; i < count; i++) samples.get(c.key)!.push(await oneMessage(system, c.agent, c.way, `a2a-${n}-${tag}-${round}-${i}`));
         const after = before.snapshot();
         after.sample(pids);
         const totals = cpu.get(c.key)!;
@@ -112,9 +122,9 @@ async function main(): Promise<void> {
     const results = cases.map((c) => {
       const perMessage = Object.fromEntries(Object.entries(cpu.get(c.key)!).map(([role, s]) => [role, Math.round((s * 1000) / measured)]));
       const gateway = Object.values(perMessage).reduce((sum, ms) => sum + ms, 0);
-      return { way: c.way, agent_work_ms: c.agent.workMs, messages: measured, caller: summary(samples.get(c.key)!), cpu_ms_per_message: { ...perMessage, gateway } };
+      return { case: c.key, way: c.way, agent_work_ms: c.agent.workMs, agent_push: c.agent.push, messages: measured, caller: summary(samples.get(c.key)!), cpu_ms_per_message: { ...perMessage, gateway } };
     });
-    console.table(Object.fromEntries(results.map((r) => [`${r.way} ${r.agent_work_ms} ms`, { p50: r.caller.median_ms, p95: r.caller.p95_ms, 'gateway CPU-ms/msg': r.cpu_ms_per_message.gateway }])));
+    console.table(Object.fromEntries(results.map((r) => [r.case, { p50: r.caller.median_ms, p95: r.caller.p95_ms, 'gateway CPU-ms/msg': r.cpu_ms_per_message.gateway }])));
     const result = { benchmark: 'one message at a time to an @a2a-js/sdk agent: direct blocking SendMessage vs through Agent-Reach', when: new Date().toISOString(), machine: machine(), temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, count, rounds, warmup, results };
     console.log(`written ${writeResultFile(RESULTS, values.name, result)}`);
   } finally {
