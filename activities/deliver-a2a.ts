@@ -87,19 +87,32 @@ export interface A2aTaskRequest {
   task_id: string;
 }
 
-/** What a poll of the task found: its outcome, or why it could not be read (`transient`: try again later). */
+/** What a read of the task found: its outcome, or why it could not be read (`transient`: try again later). */
 export type A2aPoll = { outcome: TaskOutcome } | { failure: CallFailure };
 
-/** `GetTask`: where the agent's task stands. */
-export function createPollA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries'>) {
-  return async function pollA2aTask(request: A2aTaskRequest): Promise<A2aPoll> {
+/** The first pause between reads within one poll; each next one is twice as long. */
+const FIRST_REREAD_MS = 50;
+
+/**
+ * `GetTask`: where the agent's task stands. With `wait_ms`, a task still under way is read again (after 50 ms, then
+ * twice as long each time) until it ends or `wait_ms` has passed, so a quick task's end is seen without a round
+ * through Temporal's timers.
+ */
+export function createPollA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries' | 'now'> & { sleep?: (ms: number) => Promise<void> }) {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  return async function pollA2aTask(request: A2aTaskRequest & { wait_ms?: number }): Promise<A2aPoll> {
     const profile = await profileOf(deps, request.agent_id);
     if (!profile) return { failure: { transient: false, error: `agent ${request.agent_id} not found` } };
-    const read = await deps.clients.call(profile, request.endpoint, request.message.policy.attemptTimeoutMs, (client, options) =>
-      client.getTask(GetTaskRequest.fromJSON({ id: request.task_id }), options),
-    );
-    if (!read.ok) return { failure: read.failure! };
-    return { outcome: outcomeOfTask(Task.toJSON(read.value!) as Json) };
+    const until = deps.now() + (request.wait_ms ?? 0);
+    for (let pause = FIRST_REREAD_MS; ; pause *= 2) {
+      const read = await deps.clients.call(profile, request.endpoint, request.message.policy.attemptTimeoutMs, (client, options) =>
+        client.getTask(GetTaskRequest.fromJSON({ id: request.task_id }), options),
+      );
+      const polled: A2aPoll = read.ok ? { outcome: outcomeOfTask(Task.toJSON(read.value!) as Json) } : { failure: read.failure! };
+      const underWay = 'outcome' in polled && polled.outcome.kind === 'pending';
+      if (!underWay || deps.now() + pause > until) return polled;
+      await sleep(pause);
+    }
   };
 }
 

@@ -26,8 +26,14 @@ import { settlementOf, StatusRecord } from './status-record';
 /** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */
 const ACTIVITY_MARGIN_MS = 5_000;
 
-/** A2A tasks under way are read with GetTask after this long, then twice as long each time, up to A2A_POLL_MAX_MS. */
-export const A2A_POLL_FIRST_MS = 250;
+/**
+ * An A2A task under way is first read within the delivery's worker for up to A2A_FIRST_READ_WAIT_MS (GetTask after
+ * 50 ms, then twice as long each time: most tasks of a quick agent end there, with no Temporal timer, whose
+ * resolution on the dev server is about a second); then after A2A_POLL_FIRST_MS, twice as long each time, up to
+ * A2A_POLL_MAX_MS.
+ */
+export const A2A_FIRST_READ_WAIT_MS = 1_000;
+export const A2A_POLL_FIRST_MS = 1_000;
 export const A2A_POLL_MAX_MS = 5_000;
 
 /** The patch that moved delivery to local activities and `ReachState` upserts to the end of the run. */
@@ -121,25 +127,30 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
     return receiptWithin(ms - (Date.now() - waitStarted));
   };
   /**
-   * Follows an A2A agent's task with GetTask, backing off (a push notification cuts the pause short), until it ends — its outcome is then the receipt — or the
-   * agent says nothing for `ackTimeoutMs` (polls that fail; an answer "still working" counts as word from it), or a
-   * cancel or the deadline interrupts. True when the outcome came.
+   * Follows an A2A agent's task with GetTask — at once for a while in the worker, then backing off (a push
+   * notification cuts a pause short) — until it ends (its outcome is then the receipt), the agent says nothing for
+   * `ackTimeoutMs` (reads that fail; an answer "still working" counts as word from it), or a cancel or the deadline
+   * interrupts. True when the outcome came.
    */
   const a2aOutcomeWithin = async (target: DeliveryTarget, taskId: string, ackTimeoutMs: number): Promise<boolean> => {
     const followed = Date.now();
     let heardAt = followed;
     let shown = !lean;
     for (let poll = 0; ; poll++) {
-      const pause = Math.min(A2A_POLL_FIRST_MS * 2 ** poll, A2A_POLL_MAX_MS, Math.max(0, heardAt + ackTimeoutMs - Date.now()), Math.max(0, deadlineMs - Date.now()));
-      await condition(() => receipt !== undefined || cancelRequest !== undefined || taskChanged, pause);
-      taskChanged = false;
+      const untilDeadline = Math.max(0, deadlineMs - Date.now());
+      if (poll > 0) {
+        const pause = Math.min(A2A_POLL_FIRST_MS * 2 ** (poll - 1), A2A_POLL_MAX_MS, Math.max(0, heardAt + ackTimeoutMs - Date.now()), untilDeadline);
+        await condition(() => receipt !== undefined || cancelRequest !== undefined || taskChanged, pause);
+        taskChanged = false;
+      }
       if (receipt) return true;
       if (cancelRequest || Date.now() >= deadlineMs) return false;
       if (!shown && Date.now() - followed >= RECEIPT_VISIBLE_AFTER_MS && status.state === 'delivered') {
         showState('delivered');
         shown = true;
       }
-      const polled = await pollA2aTask({ message: input, agent_id: target.agent_id, endpoint: target.endpoint, task_id: taskId }).catch(
+      const waitMs = poll === 0 ? Math.min(A2A_FIRST_READ_WAIT_MS, untilDeadline) : 0;
+      const polled = await pollA2aTask({ message: input, agent_id: target.agent_id, endpoint: target.endpoint, task_id: taskId, wait_ms: waitMs }).catch(
         (error: Error): A2aPoll => ({ failure: { transient: true, error: error.message } }),
       );
       if ('outcome' in polled) {
@@ -302,9 +313,9 @@ function leanActivities(policy: DeliveryPolicy, now: () => string) {
   return { reach: resolveAndDeliver, deliverTo: deliveryOver(unreachable, policy, now), recordMissingReceipt, notifyCancel, settleMessage };
 }
 
-/** Reading an A2A agent's task: a local activity (it is one GetTask), failures reported, not retried here. */
+/** Reading an A2A agent's task: a local activity (GetTask, repeated for up to its wait), failures reported, not retried here. */
 function a2aActivities(policy: DeliveryPolicy) {
-  return proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
+  return proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + A2A_FIRST_READ_WAIT_MS + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
 }
 
 /** Delivers over HTTP with `deliverHttp`, or over the socket's replica; a lost delivery activity is a transient error. */
