@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyCallError } from '../../activities/a2a-clients';
 import { clientCardOf, interfaceAt, outcomeOfTask, resultOfTask, sendMessageRequestOf, taskStateOf, verdictOfAnswer } from '../../protocol/a2a-delivery';
-import { SendMessageRequest } from '../../activities/a2a-clients';
+import { SendMessageRequest, Task } from '../../activities/a2a-clients';
+import { createPollA2aTask } from '../../activities/deliver-a2a';
 
 const message = {
   message_id: 'msg-1',
@@ -100,5 +101,53 @@ describe('a2a delivery', () => {
     assert.equal(classifyCallError(Object.assign(new Error('boom'), { code: -32603 }), 200, 1000).transient, true);
     assert.equal(classifyCallError(new Error('x'), undefined, 1000).transient, true);
     assert.equal(classifyCallError({ cause: { code: 'ENDPOINT_NOT_ALLOWED', message: 'endpoint not allowed: private' } }, undefined, 1000).transient, false);
+  });
+});
+
+describe('a2a task reads', () => {
+  const profile = { agent_id: 'agt_1', revision: 1, name: 'x' };
+  const taskIn = (state: string) => ({ id: 'task-1', contextId: 'c', status: { state } });
+  /** A poll over scripted GetTask answers, on a clock that moves only when it sleeps. */
+  function scriptedPoll(answers: ({ ok: true; state: string } | { ok: false; transient: boolean })[]) {
+    let clock = 0;
+    const reads: number[] = [];
+    const clients = {
+      async call() {
+        reads.push(clock);
+        const answer = answers[Math.min(reads.length, answers.length) - 1]!;
+        return answer.ok ? { ok: true, value: Task.fromJSON(taskIn(answer.state)) } : { ok: false, failure: { transient: answer.transient, error: 'x' } };
+      },
+    };
+    const poll = createPollA2aTask({
+      clients: clients as never,
+      queries: { agentRecord: async () => ({ _id: profile.agent_id, revision: 1, name: 'x' }) as never },
+      now: () => clock,
+      sleep: async (ms) => {
+        clock += ms;
+      },
+    });
+    const request = (waitMs: number) => ({ message: { policy: { attemptTimeoutMs: 1000 } } as never, agent_id: 'agt_1', endpoint: 'http://a/', task_id: 'task-1', wait_ms: waitMs });
+    return { poll, reads, request };
+  }
+
+  it('a2a task reads - with a wait, a task under way is read again (50 ms, doubling) until it ends', async () => {
+    const { poll, reads, request } = scriptedPoll([{ ok: true, state: 'TASK_STATE_WORKING' }, { ok: true, state: 'TASK_STATE_WORKING' }, { ok: true, state: 'TASK_STATE_COMPLETED' }]);
+    const polled = await poll(request(1000));
+    assert.ok('outcome' in polled && polled.outcome.kind === 'ended' && polled.outcome.state === 'completed');
+    assert.deepEqual(reads, [0, 50, 150]);
+  });
+
+  it('a2a task reads - the wait bounds the reads; without one, one read; a failure returns at once', async () => {
+    const working = scriptedPoll([{ ok: true, state: 'TASK_STATE_WORKING' }]);
+    const still = await working.poll(working.request(400));
+    assert.ok('outcome' in still && still.outcome.kind === 'pending');
+    assert.deepEqual(working.reads, [0, 50, 150, 350], 'no read after the wait');
+    const once = scriptedPoll([{ ok: true, state: 'TASK_STATE_WORKING' }]);
+    await once.poll(once.request(0));
+    assert.deepEqual(once.reads, [0]);
+    const failing = scriptedPoll([{ ok: false, transient: true }]);
+    const failed = await failing.poll(failing.request(1000));
+    assert.ok('failure' in failed && failed.failure.transient);
+    assert.deepEqual(failing.reads, [0]);
   });
 });
