@@ -3,26 +3,19 @@
  * classified like an HTTP answer (protocol/a2a-delivery.ts). A task still under way is `accepted` with its id: the
  * workflow follows it with `pollA2aTask` (and cancels it with `CancelTask`), as it awaits another agent's receipt.
  */
-import type { Logger } from 'pino';
 import type { AgentQueries } from '../catalogue/agent-queries';
 import { a2aProfileOf, skillIdOf, type AgentProfile } from '../catalogue/a2a';
 import type { MessageInput } from '../messages/message';
-import type { WorkerMetrics } from '../platform/metrics';
 import { isTask, offersPush, outcomeOfTask, sendMessageRequestOf, verdictOfAnswer, type TaskOutcome } from '../protocol/a2a-delivery';
 import { pushToken, pushUrlOf } from '../rules/a2a-push';
-import { circuitOutcome, type DeliveryVerdict } from '../protocol/verdicts';
+import type { DeliveryVerdict } from '../protocol/verdicts';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
-import type { CircuitStore } from '../store/circuits';
 import { GetTaskRequest, Message, SendMessageRequest, Task, CancelTaskRequest, type A2aClients, type CallFailure } from './a2a-clients';
-import { pastDeadline, type DeliverRequest, type DeliverResult } from './deliver';
+import { attemptFinisher, pastDeadline, type AttemptOutcomeDeps, type DeliverRequest, type DeliverResult } from './deliver';
 
-export interface A2aDeps {
+export interface A2aDeps extends AttemptOutcomeDeps {
   clients: A2aClients;
   queries: Pick<AgentQueries, 'agentRecord'>;
-  circuits: Pick<CircuitStore, 'record'>;
-  now: () => number;
-  metrics?: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliveryLatency' | 'retries'>;
-  logger?: Pick<Logger, 'info'>;
   endpointPolicy?: EndpointPolicy;
 }
 
@@ -42,19 +35,7 @@ export function createDeliverA2a(deps: A2aDeps) {
     const { message, target, attempt } = request;
     const started = deps.now();
     if (pastDeadline(message, started)) return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
-    const finish = async (verdict: DeliveryVerdict, extra: { http_status?: number; a2a_task_id?: string } = {}): Promise<DeliverResult> => {
-      const latency = deps.now() - started;
-      const linkWorked = circuitOutcome(verdict);
-      if (linkWorked !== undefined) await deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined);
-      deps.metrics?.deliveryAttempts.inc({ outcome: verdict.kind, transport: 'a2a' });
-      deps.metrics?.deliveryLatency.observe({ transport: 'a2a' }, latency / 1000);
-      if (attempt > 1) deps.metrics?.retries.inc();
-      deps.logger?.info(
-        { message_id: message.message_id, trace_id: message.trace_id, agent_id: target.agent_id, instance_id: target.instance_id, attempt, outcome: verdict.kind, ...extra, latency_ms: latency },
-        'a2a delivery attempt',
-      );
-      return { verdict, ...extra, started_at: new Date(started).toISOString(), latency_ms: latency };
-    };
+    const finish = attemptFinisher(deps, request, started, 'a2a');
     if (deps.endpointPolicy) {
       const allowed = await checkEndpoint(target.endpoint, deps.endpointPolicy);
       if (!allowed.allowed) return finish({ kind: 'refused', error: `endpoint not allowed: ${allowed.reason}` });

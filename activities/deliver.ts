@@ -1,14 +1,14 @@
-/** One HTTP delivery attempt to an agent instance. Never throws for what the agent answers: it classifies it. */
+/** One delivery attempt to an agent instance over HTTP (and the attempt bookkeeping A2A delivery shares). Never throws for what the agent answers: it classifies it. */
 import type { AgentQueries, DeliveryTarget } from '../catalogue/agent-queries';
-import type { CircuitStore } from '../store/circuits';
-import type { WorkerMetrics } from '../platform/metrics';
-import type { Logger } from 'pino';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
 import type { MessageInput } from '../messages/message';
 import { deliveryEnvelope } from '../protocol/envelope';
 import { deliveryHeaders } from '../protocol/headers';
 import { circuitOutcome, classifyResponse, type DeliveryVerdict } from '../protocol/verdicts';
+import type { Logger } from 'pino';
+import type { WorkerMetrics } from '../platform/metrics';
+import type { CircuitStore } from '../store/circuits';
 
 export interface DeliverRequest {
   message: MessageInput;
@@ -25,15 +25,11 @@ export interface DeliverResult {
   latency_ms: number;
 }
 
-export interface DeliverDeps {
+/** Each attempt's outcome feeds the instance's circuit breaker (an "accepted" one only through its receipt). */
+export interface DeliverDeps extends AttemptOutcomeDeps {
   fetch: typeof fetch;
-  now: () => number;
   /** Read here rather than passed in, so no secret is written to workflow history. */
   queries: Pick<AgentQueries, 'signingSecrets'>;
-  /** Each attempt's outcome feeds the instance's circuit breaker (an "accepted" one only through its receipt). */
-  circuits: Pick<CircuitStore, 'record'>;
-  metrics?: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliveryLatency' | 'retries'>;
-  logger?: Pick<Logger, 'info'>;
   /** The SSRF policy, checked before each attempt (the host may resolve elsewhere than at registration). */
   endpointPolicy?: EndpointPolicy;
 }
@@ -58,6 +54,39 @@ function isEndpointNotAllowed(error: unknown): boolean {
   return (error as { cause?: { code?: string } })?.cause?.code === 'ENDPOINT_NOT_ALLOWED';
 }
 
+/** What ends a delivery attempt, over HTTP or A2A, needs: its outcome goes to the circuit, the metrics and the log. */
+export interface AttemptOutcomeDeps {
+  circuits: Pick<CircuitStore, 'record'>;
+  now: () => number;
+  metrics?: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliveryLatency' | 'retries'>;
+  logger?: Pick<Logger, 'info'>;
+}
+
+/** What an attempt adds to its record besides the verdict. */
+export type AttemptDetails = Pick<DeliverResult, 'http_status' | 'a2a_task_id'>;
+
+/**
+ * The function that ends the attempt of `request` started at `started` (ms) over `transport`. Advisory: failing to
+ * record an outcome must not fail the delivery. (The ranking hears how the message ended, not each attempt: see
+ * settle-message.ts.)
+ */
+export function attemptFinisher(deps: AttemptOutcomeDeps, request: DeliverRequest, started: number, transport: 'http' | 'a2a') {
+  const { message, target, attempt } = request;
+  return async (verdict: DeliveryVerdict, details: AttemptDetails = {}): Promise<DeliverResult> => {
+    const latency = deps.now() - started;
+    const linkWorked = circuitOutcome(verdict);
+    if (linkWorked !== undefined) await deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined);
+    deps.metrics?.deliveryAttempts.inc({ outcome: verdict.kind, transport });
+    deps.metrics?.deliveryLatency.observe({ transport }, latency / 1000);
+    if (attempt > 1) deps.metrics?.retries.inc();
+    deps.logger?.info(
+      { message_id: message.message_id, trace_id: message.trace_id, agent_id: target.agent_id, instance_id: target.instance_id, attempt, transport, outcome: verdict.kind, ...details, latency_ms: latency },
+      'delivery attempt',
+    );
+    return { verdict, ...details, started_at: new Date(started).toISOString(), latency_ms: latency };
+  };
+}
+
 /** Whether the message's deadline has passed at `nowMs`: then nothing may be sent any more. */
 export function pastDeadline(message: MessageInput, nowMs: number): boolean {
   return message.deadline !== undefined && nowMs >= Date.parse(message.deadline);
@@ -69,26 +98,8 @@ export function createDeliver(deps: DeliverDeps) {
     const started = deps.now();
     if (pastDeadline(message, started)) return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
     const timeoutMs = message.policy.attemptTimeoutMs;
-    const finish = async (verdict: DeliveryVerdict, httpStatus?: number): Promise<DeliverResult> => {
-      const latency = deps.now() - started;
-      // Advisory: failing to record an outcome must not fail the delivery. (The ranking hears how the message
-      // ended, not each attempt: see settle-message.ts.)
-      const linkWorked = circuitOutcome(verdict);
-      if (linkWorked !== undefined) await deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined);
-      deps.metrics?.deliveryAttempts.inc({ outcome: verdict.kind, transport: 'http' });
-      deps.metrics?.deliveryLatency.observe({ transport: 'http' }, latency / 1000);
-      if (attempt > 1) deps.metrics?.retries.inc();
-      deps.logger?.info(
-        { message_id: message.message_id, trace_id: message.trace_id, agent_id: target.agent_id, instance_id: target.instance_id, attempt, outcome: verdict.kind, http_status: httpStatus, latency_ms: latency },
-        'delivery attempt',
-      );
-      return {
-        verdict,
-        ...(httpStatus === undefined ? {} : { http_status: httpStatus }),
-        started_at: new Date(started).toISOString(),
-        latency_ms: latency,
-      };
-    };
+    const finished = attemptFinisher(deps, request, started, 'http');
+    const finish = (verdict: DeliveryVerdict, httpStatus?: number) => finished(verdict, httpStatus === undefined ? {} : { http_status: httpStatus });
     if (deps.endpointPolicy) {
       const verdict = await checkEndpoint(target.endpoint, deps.endpointPolicy);
       if (!verdict.allowed) return finish({ kind: 'refused', error: `endpoint not allowed: ${verdict.reason}` });

@@ -11,6 +11,7 @@ const timestamp = z.string().describe('ISO 8601 date-time');
 const state = z.enum(MESSAGE_STATES);
 
 export const healthResponse = z.looseObject({ status: z.literal('ok') });
+export const pushReceivedResponse = z.looseObject({ received: z.literal(true) });
 export const readinessResponse = z.looseObject({ status: z.enum(['ready', 'not_ready']), database: z.boolean(), temporal: z.boolean() });
 export const anyObject = z.looseObject({});
 

@@ -90,6 +90,8 @@ export type RegisterAgentBody = z.output<typeof registerAgentBody>;
 
 const agentId = z.string().regex(AGENT_ID_PATTERN, 'not an agent id');
 export const agentIdParams = z.strictObject({ agent_id: agentId });
+/** An A2A agent's push notification about one message (api/a2a/push.ts). */
+export const pushParams = z.strictObject({ agent_id: agentId, message_id: messageId });
 
 export const heartbeatBody = z.strictObject({
   instance_id: instanceId,

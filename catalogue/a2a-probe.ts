@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import { agentCardUrl } from './a2a';
 import type { Heartbeats } from './heartbeats';
+import { startPeriodic } from '../platform/periodic';
 import type { AgentDoc } from '../store/agents';
 import type { InstanceDoc } from '../store/agent-instances';
 import type { CatalogueModels } from '../store/models';
@@ -67,17 +68,5 @@ export async function probeA2aOnce(deps: A2aProbeDeps): Promise<{ alive: number;
 
 /** Runs `probeA2aOnce` every `intervalMs`, skipping a tick while a round runs; returns a stop function. */
 export function startA2aProbe(deps: A2aProbeDeps, intervalMs: number, logger: Pick<Logger, 'warn'>): () => Promise<void> {
-  let current: Promise<unknown> | undefined;
-  const timer = setInterval(() => {
-    current ??= probeA2aOnce(deps)
-      .catch((error: unknown) => logger.warn({ err: error }, 'A2A probe failed; will retry'))
-      .finally(() => {
-        current = undefined;
-      });
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await current;
-  };
+  return startPeriodic(() => probeA2aOnce(deps).catch((error: unknown) => logger.warn({ err: error }, 'A2A probe failed; will retry')), intervalMs);
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Heartbeats } from './heartbeats';
+import { startPeriodic } from '../platform/periodic';
 
 /** Something the sweeper deletes old documents from (expired routing sessions, old agent events, …). */
 export interface Pruner {
@@ -30,15 +31,5 @@ export async function sweepOnce(heartbeats: Pick<Heartbeats, 'sweep'>, pruners: 
 
 /** Runs `sweepOnce` every `intervalMs`, skipping a tick while the previous sweep runs; returns a stop function. */
 export function startSweeper(heartbeats: Heartbeats, intervalMs: number, logger: Logger, pruners: Pruner[] = []): () => Promise<void> {
-  let current: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    current ??= sweepOnce(heartbeats, pruners, logger).finally(() => {
-      current = undefined;
-    });
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await current;
-  };
+  return startPeriodic(() => sweepOnce(heartbeats, pruners, logger), intervalMs);
 }

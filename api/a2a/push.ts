@@ -5,16 +5,12 @@
  * the run, which reads the task with GetTask at once, so a forged or stale notification changes nothing.
  */
 import { Router } from 'express';
-import { z } from 'zod';
 import type { Catalogue } from '../../catalogue/catalogue';
 import type { MessageService } from '../../messages/message-service';
-import { AGENT_ID_PATTERN } from '../../rules/ids';
 import { PUSH_TOKEN_HEADER, pushTokenMatches } from '../../rules/a2a-push';
-import { messageId } from '../../rules/message-schema';
 import { ApiError } from '../errors';
+import { pushParams } from '../schemas';
 import { parseInput } from '../validate';
-
-const pushParams = z.strictObject({ agent_id: z.string().regex(AGENT_ID_PATTERN, 'not an agent id'), message_id: messageId });
 
 export function a2aPushRoutes(deps: { catalogue: Pick<Catalogue, 'queries'>; messages: Pick<MessageService, 'a2aTaskChanged'> }): Router {
   const router = Router();
