@@ -5,6 +5,7 @@
  *
  * Start:  npx tsx test/helpers/a2a-js-agent.ts [--port N] [--name NAME] [--v1-only]
  *         A2A_AGENT_PUSH=1: the card offers push notifications (the SDK then sends them to the configured URL).
+ *         A2A_AGENT_REST=1: the card lists the HTTP+JSON binding (served at /rest) first. A2A_AGENT_WORK_MS: an echo's work.
  *         (env A2A_AGENT_PORT, A2A_AGENT_NAME, A2A_AGENT_V1_ONLY=1; port 0 or none picks a free one).
  *         Listens on 127.0.0.1 and, once ready, prints exactly one line on stdout:
  *         {"url": "http://127.0.0.1:PORT", "card_url": "http://127.0.0.1:PORT/.well-known/agent-card.json"}
@@ -47,7 +48,7 @@ type SdkExpress = typeof import('@a2a-js/sdk/server/express', { with: { 'resolut
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Role, TaskState } = require('@a2a-js/sdk') as Sdk;
 const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = require('@a2a-js/sdk/server') as SdkServer;
-const { agentCardHandler, jsonRpcHandler, UserBuilder } = require('@a2a-js/sdk/server/express') as SdkExpress;
+const { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } = require('@a2a-js/sdk/server/express') as SdkExpress;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 // stdout carries the one ready line only.
@@ -66,10 +67,13 @@ function option(flag: string): string | undefined {
 
 function agentCard(name: string, url: string, v03: boolean): AgentCard {
   const iface = (protocolVersion: string) => ({ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion });
+  const jsonRpc = v03 ? [iface('1.0'), iface('0.3')] : [iface('1.0')];
+  // A2A_AGENT_REST=1: the HTTP+JSON binding at /rest comes first, so clients that follow the card's order prefer it.
+  const rest = process.env.A2A_AGENT_REST === '1' ? [{ url: `${url}/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' }] : [];
   return {
     name,
     description: 'A test A2A agent (@a2a-js/sdk): echoes, fails, waits or asks, by the message\'s words.',
-    supportedInterfaces: v03 ? [iface('1.0'), iface('0.3')] : [iface('1.0')],
+    supportedInterfaces: [...rest, ...jsonRpc],
     provider: undefined,
     version: '1.0.0',
     capabilities: { streaming: false, pushNotifications: process.env.A2A_AGENT_PUSH === '1', extensions: [], extendedAgentCard: false },
@@ -234,6 +238,7 @@ async function main(): Promise<void> {
   const app = express();
   app.get('/received', (_req, res) => { res.json(journal.view()); });
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, cache: { maxAge: 0 }, legacyCompat }));
+  app.use('/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   server.on('request', app);
 

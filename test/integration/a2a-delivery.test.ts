@@ -195,6 +195,39 @@ describe('a2a delivery', () => {
     assert.equal((await agent.received()).messages[0]!.metadata.skill, 'echo', 'the capability name is the skill');
   });
 
+  it('a2a delivery - HTTP+JSON where the card prefers it; a v0.3 card is spoken to in v0.3', async () => {
+    const rest = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-rest-${process.pid}`, { A2A_AGENT_REST: '1' });
+    stops.push(rest.stop);
+    const imported = await api('POST', '/v1/agents/import', { url: rest.cardUrl });
+    assert.equal(imported.status, 201, JSON.stringify(imported.body));
+    assert.equal(imported.body.agent.instances[0].endpoint, `${rest.url}/rest`, 'the first interface: HTTP+JSON');
+    const overRest = await send({ message_id: 'rest-echo', target: { agent_id: imported.body.agent_id, capability: 'echo' }, intent: 'echo over rest' });
+    assert.equal(overRest.body.state, 'processed', JSON.stringify(overRest.body));
+    assert.equal(overRest.body.result.text, 'echo over rest');
+
+    const legacy = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-v03-${process.pid}`);
+    stops.push(legacy.stop);
+    const card = {
+      name: `v03-agent-${process.pid}`,
+      description: 'A v0.3 card',
+      version: '1.0.0',
+      protocolVersion: '0.3.0',
+      url: legacy.url,
+      preferredTransport: 'JSONRPC',
+      capabilities: {},
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['application/json'],
+      skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['echo'] }],
+    };
+    const v03 = await api('POST', '/v1/agents/import', { card });
+    assert.equal(v03.status, 201, JSON.stringify(v03.body));
+    assert.equal(v03.body.a2a_version, '0.3');
+    const overV03 = await send({ message_id: 'v03-echo', target: { agent_id: v03.body.agent_id, capability: 'echo' }, intent: 'echo in v0.3', payload: { n: 1 } });
+    assert.equal(overV03.body.state, 'processed', JSON.stringify(overV03.body));
+    assert.equal(overV03.body.result.text, 'echo in v0.3');
+    assert.deepEqual(overV03.body.result.echo, { n: 1 });
+  });
+
   it('a2a delivery - an agent that offers push is given a URL and token per message; its notification wakes the run; a bad token is refused', async () => {
     const agent = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-push-${process.pid}`, { A2A_AGENT_PUSH: '1', A2A_AGENT_WORK_MS: '1500' });
     stops.push(agent.stop);
