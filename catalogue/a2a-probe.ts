@@ -42,9 +42,8 @@ async function cardAnswers(url: string, deps: A2aProbeDeps): Promise<boolean> {
   }
 }
 
-/** One round: probes the A2A instances, beats for those whose card answered; returns how many answered and how many not. */
-export async function probeA2aOnce(deps: A2aProbeDeps): Promise<{ alive: number; silent: number }> {
-  const instances = await deps.models.instances.find({ transport: 'a2a' }).sort({ last_heartbeat_at: 1 }).limit(PROBES_PER_ROUND).lean<InstanceDoc[]>();
+/** Probes `instances`, PROBES_AT_ONCE at a time; beats for those whose card answered. */
+async function probeInstances(deps: A2aProbeDeps, instances: InstanceDoc[]): Promise<{ alive: number; silent: number }> {
   const agentIds = [...new Set(instances.map((i) => i.agent_id))];
   const agents = new Map((await deps.models.agents.find({ _id: { $in: agentIds } }).lean<AgentDoc[]>()).map((a) => [a._id, a]));
   let alive = 0;
@@ -64,6 +63,17 @@ export async function probeA2aOnce(deps: A2aProbeDeps): Promise<{ alive: number;
   };
   await Promise.all(Array.from({ length: PROBES_AT_ONCE }, probeNext));
   return { alive, silent };
+}
+
+/** One round: probes the A2A instances (the least recently confirmed first), beats for those whose card answered. */
+export async function probeA2aOnce(deps: A2aProbeDeps): Promise<{ alive: number; silent: number }> {
+  const instances = await deps.models.instances.find({ transport: 'a2a' }).sort({ last_heartbeat_at: 1 }).limit(PROBES_PER_ROUND).lean<InstanceDoc[]>();
+  return probeInstances(deps, instances);
+}
+
+/** Probes one agent's A2A instances now (an import from an inline card: nobody has read its card yet). */
+export async function probeA2aAgent(deps: A2aProbeDeps, agentId: string): Promise<{ alive: number; silent: number }> {
+  return probeInstances(deps, await deps.models.instances.find({ agent_id: agentId, transport: 'a2a' }).lean<InstanceDoc[]>());
 }
 
 /** Runs `probeA2aOnce` every `intervalMs`, skipping a tick while a round runs; returns a stop function. */

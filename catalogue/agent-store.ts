@@ -47,9 +47,9 @@ export function newInstanceDoc(agent: Pick<AgentDoc, '_id' | 'tenant'>, input: R
     ...(input.ws_task_queue ? { ws_task_queue: input.ws_task_queue } : {}),
     state: input.state ?? 'healthy',
     load: { in_flight: 0, qps: 0 },
-    // Registering counts as the first heartbeat.
-    last_heartbeat_at: now,
-    liveness: 'online',
+    // Registering counts as the first heartbeat, unless nobody has seen the instance alive yet ("never": 1970).
+    last_heartbeat_at: input.unconfirmed ? new Date(0) : now,
+    liveness: input.unconfirmed ? 'offline' : 'online',
     liveness_changed_at: now,
     created_at: now,
   };

@@ -24,6 +24,8 @@ export interface InstanceInput {
   endpoint?: string;
   state?: InstanceState;
   ws_task_queue?: string;
+  /** Not seen alive yet: starts offline (an A2A agent imported from an inline card, until its card answers). */
+  unconfirmed?: boolean;
 }
 
 export interface AgentCardInput {

@@ -1,6 +1,7 @@
 /** A2A Agent Cards: import one (inline or fetched from a URL) and export ours. */
 import { Router } from 'express';
 import { agentCardUrl, agentFacePath, exportA2aCard, importA2aCard } from '../../catalogue/a2a';
+import { probeA2aAgent } from '../../catalogue/a2a-probe';
 import { canReach } from '../../rules/acl';
 import type { Catalogue } from '../../catalogue/catalogue';
 import type { Config } from '../../platform/config';
@@ -59,9 +60,14 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     checkCard(imported.input, deps.config.MAX_CAPABILITIES_PER_AGENT, 'card');
     await requireAllowedEndpoints(deps.endpoints, cardEndpoints(imported.input, 'card'));
     const source = { kind: 'a2a' as const, version: imported.specVersion, ...(url ? { url } : {}), ...(imported.cardJson ? { card_json: imported.cardJson } : {}) };
-    const result = await store.register(tenant, imported.input, undefined, source);
+    // A card fetched from its URL just showed the agent alive; an inline one did not: it starts offline, probed now.
+    const input = url ? imported.input : { ...imported.input, instances: imported.input.instances?.map((i) => ({ ...i, unconfirmed: true })) };
+    const result = await store.register(tenant, input, undefined, source);
     if (result.kind === 'name_taken') {
       throw new ApiError(409, 'agent_name_taken', `An agent named "${imported.input.name}" is already registered in this tenant`);
+    }
+    if (!url && result.kind === 'registered') {
+      await probeA2aAgent({ models: deps.catalogue.models, heartbeats: deps.catalogue.heartbeats, fetch: deps.fetch, timeoutMs: deps.config.A2A_FETCH_TIMEOUT_MS }, result.agent._id);
     }
     const found = await queries.get(tenant, result.agent._id);
     res.status(result.kind === 'registered' ? 201 : 200).json({

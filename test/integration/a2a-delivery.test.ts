@@ -222,6 +222,7 @@ describe('a2a delivery', () => {
     const v03 = await api('POST', '/v1/agents/import', { card });
     assert.equal(v03.status, 201, JSON.stringify(v03.body));
     assert.equal(v03.body.a2a_version, '0.3');
+    assert.equal(v03.body.agent.instances[0].online, true, 'imported inline, its card (at the origin) was probed at once');
     const overV03 = await send({ message_id: 'v03-echo', target: { agent_id: v03.body.agent_id, capability: 'echo' }, intent: 'echo in v0.3', payload: { n: 1 } });
     assert.equal(overV03.body.state, 'processed', JSON.stringify(overV03.body));
     assert.equal(overV03.body.result.text, 'echo in v0.3');
@@ -280,5 +281,12 @@ describe('a2a delivery', () => {
     );
     const events = (await api('GET', `/v1/agents/${agentId}/events`)).body;
     assert.ok(JSON.stringify(events).includes('offline'), 'an offline event was recorded');
+
+    // A card imported inline whose agent does not answer is offline from the start: nobody has seen it alive.
+    const card = { name: `inline-dead-${process.pid}`, url: agent.url, protocolVersion: '0.3.0', skills: [{ id: 'echo', name: 'Echo' }] };
+    const dead = await api('POST', '/v1/agents/import', { card });
+    assert.equal(dead.status, 201, JSON.stringify(dead.body));
+    assert.equal(dead.body.agent.instances[0].online, false);
+    assert.equal(dead.body.agent.online, false);
   });
 });
