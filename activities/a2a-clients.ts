@@ -1,6 +1,6 @@
 /**
- * The official A2A client (`@a2a-js/sdk/client`), one per agent instance, for delivery, polling and cancelling. Each
- * client is built from the agent's kept card narrowed to the instance's interface (protocol/a2a-delivery.ts), so the
+ * The official A2A client (`@a2a-js/sdk/client`) for delivery, task reads and cancelling. Each client is built from
+ * the agent's kept card narrowed to the instance's interface (protocol/a2a-delivery.ts), so the
  * SDK picks the binding (JSON-RPC or HTTP+JSON) and the protocol version (1.0, or 0.3 through its compatibility
  * layer) the card declares. Every request goes through our fetch (the endpoint policy) with a time limit.
  */
@@ -18,7 +18,7 @@ const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransp
 export const { AgentCard, SendMessageRequest, Task, Message, GetTaskRequest, CancelTaskRequest } = require('@a2a-js/sdk') as Sdk;
 
 /** Instances whose parsed card a worker keeps. */
-const CLIENT_CAPACITY = 1_000;
+const CARD_CAPACITY = 1_000;
 
 /** What a failed A2A call means for the delivery. */
 export interface CallFailure {
@@ -60,7 +60,7 @@ export interface A2aCall<T> {
  * client is made from is parsed once per agent revision and endpoint.
  */
 export class A2aClients {
-  private readonly cards = new LruCache<string, ReturnType<typeof AgentCard.fromJSON>>(CLIENT_CAPACITY);
+  private readonly cards = new LruCache<string, ReturnType<typeof AgentCard.fromJSON>>(CARD_CAPACITY);
 
   constructor(private readonly fetchFn: typeof fetch) {}
 

@@ -67,7 +67,8 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
       throw new ApiError(409, 'agent_name_taken', `An agent named "${imported.input.name}" is already registered in this tenant`);
     }
     if (!url && result.kind === 'registered') {
-      await probeA2aAgent({ models: deps.catalogue.models, heartbeats: deps.catalogue.heartbeats, fetch: deps.fetch, timeoutMs: deps.config.A2A_FETCH_TIMEOUT_MS }, result.agent._id);
+      // A probe that fails leaves the instance offline; the probe rounds try again.
+      await probeA2aAgent({ models: deps.catalogue.models, heartbeats: deps.catalogue.heartbeats, fetch: deps.fetch, timeoutMs: deps.config.A2A_FETCH_TIMEOUT_MS }, result.agent._id).catch(() => undefined);
     }
     const found = await queries.get(tenant, result.agent._id);
     res.status(result.kind === 'registered' ? 201 : 200).json({
