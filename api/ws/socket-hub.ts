@@ -15,7 +15,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { SocketSender } from '../../activities/deliver-socket';
 import { ackFrame, type AckFrame, type ErrorFrame } from '../../protocol/frames';
 import { callbackBody } from '../../protocol/receipt';
@@ -166,7 +166,8 @@ export class SocketHub implements SocketSender {
 
   async send(agentId: string, instanceId: string, envelope: object, timeoutMs: number): Promise<{ ack: AckFrame } | { failure: string }> {
     const entry = this.connected.get(instanceKey(agentId, instanceId));
-    if (!entry) return { failure: 'the instance has no open socket on this replica' };
+    // A socket being closed (terminated for a missed pong, say) stays listed until its close event: it is not open.
+    if (!entry || entry.socket.readyState !== WebSocket.OPEN) return { failure: 'the instance has no open socket on this replica' };
     const { message_id, attempt } = envelope as { message_id: string; attempt: number };
     const key = `${agentId}:${message_id}#${attempt}`;
     return new Promise((resolve) => {
