@@ -1,23 +1,16 @@
 /**
  * The official A2A client (`@a2a-js/sdk/client`) for delivery, task reads and cancelling. Each client is built from
- * the agent's kept card narrowed to the instance's interface (protocol/a2a-delivery.ts), so the
- * SDK picks the binding (JSON-RPC or HTTP+JSON) and the protocol version (1.0, or 0.3 through its compatibility
- * layer) the card declares. Every request goes through our fetch (the endpoint policy) with a time limit.
+ * the agent's kept card narrowed to the instance's interface (`clientCardOf`, catalogue/a2a.ts), so the SDK picks
+ * the binding (JSON-RPC or HTTP+JSON) and the protocol version (1.0, or 0.3 through its compatibility layer) the
+ * card declares. Every request goes through our fetch (the endpoint policy) with a time limit.
  */
-import { clientCardOf } from '../protocol/a2a-delivery';
+import { a2aProfileOf, clientCardOf, type AgentProfile } from '../catalogue/a2a';
 import { isTransientStatus } from '../protocol/verdicts';
 import { LruCache } from '../rules/lru';
-import type { AgentProfile } from '../catalogue/a2a';
+import type { AgentDoc } from '../store/agents';
+import { AgentCard, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type A2aClient } from '../protocol/a2a-sdk';
 
-type SdkClient = typeof import('@a2a-js/sdk/client', { with: { 'resolution-mode': 'import' } });
-type Sdk = typeof import('@a2a-js/sdk', { with: { 'resolution-mode': 'import' } });
-export type A2aClient = Awaited<ReturnType<InstanceType<SdkClient['ClientFactory']>['createFromAgentCard']>>;
-
-/* eslint-disable @typescript-eslint/no-require-imports */
-const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } = require('@a2a-js/sdk/client') as SdkClient;
-export const { AgentCard, SendMessageRequest, Task, Message, GetTaskRequest, CancelTaskRequest } = require('@a2a-js/sdk') as Sdk;
-
-/** Instances whose parsed card a worker keeps. */
+/** Agents whose profile (parsed kept card), and instances whose client card, a worker keeps. */
 const CARD_CAPACITY = 1_000;
 
 /** What a failed A2A call means for the delivery. */
@@ -25,7 +18,6 @@ export interface CallFailure {
   /** true: worth another try (the network, a timeout, HTTP 5xx/408/425/429, the agent's internal error). */
   transient: boolean;
   error: string;
-  http_status?: number;
 }
 
 /** JSON-RPC's "internal error": the agent failed, not the message. */
@@ -33,26 +25,21 @@ const INTERNAL_ERROR = -32603;
 
 export function classifyCallError(error: unknown, httpStatus: number | undefined, timeoutMs: number): CallFailure {
   const err = error as { name?: string; message?: string; code?: unknown; cause?: { code?: string; message?: string } };
-  const status = httpStatus === undefined ? {} : { http_status: httpStatus };
-  if (err?.cause?.code === 'ENDPOINT_NOT_ALLOWED') return { transient: false, error: err.cause.message ?? 'endpoint not allowed', ...status };
-  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return { transient: true, error: `timeout after ${timeoutMs} ms`, ...status };
+  if (err?.cause?.code === 'ENDPOINT_NOT_ALLOWED') return { transient: false, error: err.cause.message ?? 'endpoint not allowed' };
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return { transient: true, error: `timeout after ${timeoutMs} ms` };
   if (httpStatus !== undefined && httpStatus >= 300) {
-    return { transient: isTransientStatus(httpStatus), error: `HTTP ${httpStatus}: ${(err?.message ?? '').slice(0, 300)}`, ...status };
+    return { transient: isTransientStatus(httpStatus), error: `HTTP ${httpStatus}: ${(err?.message ?? '').slice(0, 300)}` };
   }
   if (typeof err?.code === 'number') {
     // The agent answered with an A2A (JSON-RPC) error: it does not take this message, except when it broke.
-    return { transient: err.code === INTERNAL_ERROR, error: `${err.name ?? 'A2AError'} (${err.code}): ${err.message ?? ''}`.slice(0, 500), ...status };
+    return { transient: err.code === INTERNAL_ERROR, error: `${err.name ?? 'A2AError'} (${err.code}): ${err.message ?? ''}`.slice(0, 500) };
   }
-  if (httpStatus !== undefined) return { transient: false, error: `the agent's answer is not A2A: ${err?.message ?? String(error)}`.slice(0, 500), ...status };
-  return { transient: true, error: err?.cause?.code ?? err?.cause?.message ?? err?.message ?? 'network error', ...status };
+  if (httpStatus !== undefined) return { transient: false, error: `the agent's answer is not A2A: ${err?.message ?? String(error)}`.slice(0, 500) };
+  return { transient: true, error: err?.cause?.code ?? err?.cause?.message ?? err?.message ?? 'network error' };
 }
 
-export interface A2aCall<T> {
-  ok: boolean;
-  value?: T;
-  failure?: CallFailure;
-  http_status?: number;
-}
+/** A call's value or why it failed, and the HTTP status of its answer when one came. */
+export type A2aCall<T> = ({ ok: true; value: T } | { ok: false; failure: CallFailure }) & { http_status?: number };
 
 /**
  * Makes the calls. A client's transports hold their fetch, so a client is made per call around that call's own
@@ -60,9 +47,21 @@ export interface A2aCall<T> {
  * client is made from is parsed once per agent revision and endpoint.
  */
 export class A2aClients {
+  private readonly profiles = new LruCache<string, AgentProfile>(CARD_CAPACITY);
   private readonly cards = new LruCache<string, ReturnType<typeof AgentCard.fromJSON>>(CARD_CAPACITY);
 
   constructor(private readonly fetchFn: typeof fetch) {}
+
+  /** The agent's profile, its kept card parsed once per revision (every delivery and task read needs it). */
+  profileOf(agent: AgentDoc): AgentProfile {
+    const key = `${agent._id}:${agent.revision}`;
+    let profile = this.profiles.get(key);
+    if (!profile) {
+      profile = a2aProfileOf(agent);
+      this.profiles.set(key, profile);
+    }
+    return profile;
+  }
 
   /** One call with a client of the instance at `endpoint`, bounded by `timeoutMs`; never throws. */
   async call<T>(profile: AgentProfile, endpoint: string, timeoutMs: number, run: (client: A2aClient, options: { signal: AbortSignal }) => Promise<T>): Promise<A2aCall<T>> {
@@ -72,11 +71,12 @@ export class A2aClients {
       httpStatus = response.status;
       return response;
     };
+    const status = () => (httpStatus === undefined ? {} : { http_status: httpStatus });
     try {
       const value = await run(await this.clientFor(profile, endpoint, fetchImpl), { signal: AbortSignal.timeout(timeoutMs) });
-      return { ok: true, value, ...(httpStatus === undefined ? {} : { http_status: httpStatus }) };
+      return { ok: true, value, ...status() };
     } catch (error) {
-      return { ok: false, failure: classifyCallError(error, httpStatus, timeoutMs), ...(httpStatus === undefined ? {} : { http_status: httpStatus }) };
+      return { ok: false, failure: classifyCallError(error, httpStatus, timeoutMs), ...status() };
     }
   }
 

@@ -4,13 +4,15 @@
  * workflow follows it with `pollA2aTask` (and cancels it with `CancelTask`), as it awaits another agent's receipt.
  */
 import type { AgentQueries } from '../catalogue/agent-queries';
-import { a2aProfileOf, skillIdOf, type AgentProfile } from '../catalogue/a2a';
+import { offersPush, skillIdOf, type AgentProfile } from '../catalogue/a2a';
 import type { MessageInput } from '../messages/message';
-import { isTask, offersPush, outcomeOfTask, sendMessageRequestOf, verdictOfAnswer, type TaskOutcome } from '../protocol/a2a-delivery';
+import { isTask, outcomeOfTask, sendMessageRequestOf, verdictOfAnswer, type TaskOutcome } from '../protocol/a2a-delivery';
 import { pushToken, pushUrlOf } from '../rules/a2a-push';
 import type { DeliveryVerdict } from '../protocol/verdicts';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
-import { GetTaskRequest, Message, SendMessageRequest, Task, CancelTaskRequest, type A2aClients, type CallFailure } from './a2a-clients';
+import { CancelTaskRequest, GetTaskRequest, Message, SendMessageRequest, Task } from '../protocol/a2a-sdk';
+import type { A2aClients, CallFailure } from './a2a-clients';
+import type { NotifyCancelRequest, NotifyCancelResult } from './notify-cancel';
 import { attemptFinisher, pastDeadline, type AttemptOutcomeDeps, type DeliverRequest, type DeliverResult } from './deliver';
 
 export interface A2aDeps extends AttemptOutcomeDeps {
@@ -21,9 +23,9 @@ export interface A2aDeps extends AttemptOutcomeDeps {
 
 type Json = Record<string, unknown>;
 
-async function profileOf(deps: Pick<A2aDeps, 'queries'>, agentId: string): Promise<AgentProfile | undefined> {
+async function profileOf(deps: Pick<A2aDeps, 'queries' | 'clients'>, agentId: string): Promise<AgentProfile | undefined> {
   const agent = await deps.queries.agentRecord(agentId);
-  return agent && a2aProfileOf(agent);
+  return agent && deps.clients.profileOf(agent);
 }
 
 function verdictOfFailure(failure: CallFailure): DeliveryVerdict {
@@ -42,15 +44,15 @@ export function createDeliverA2a(deps: A2aDeps) {
     }
     const agent = await deps.queries.agentRecord(target.agent_id);
     if (!agent) return finish({ kind: 'transient', error: `agent ${target.agent_id} not found` });
-    const profile = a2aProfileOf(agent);
+    const profile = deps.clients.profileOf(agent);
     const push = offersPush(profile.card) && agent.signing_secret
       ? { url: pushUrlOf(message.callback_url, agent._id, message.message_id), token: pushToken(agent.signing_secret, agent._id, message.message_id) }
       : undefined;
-    const send = SendMessageRequest.fromJSON(sendMessageRequestOf({ message, target, attempt, skillId: skillIdOf(agent, target.capability), ...(push ? { push } : {}) }));
+    const send = SendMessageRequest.fromJSON(sendMessageRequestOf({ message, target, attempt, skillId: skillIdOf(profile, target.capability), ...(push ? { push } : {}) }));
     const answer = await deps.clients.call(profile, target.endpoint, message.policy.attemptTimeoutMs, (client, options) => client.sendMessage(send, options));
     const status = answer.http_status === undefined ? {} : { http_status: answer.http_status };
-    if (!answer.ok) return finish(verdictOfFailure(answer.failure!), status);
-    const json = answerJson(answer.value!);
+    if (!answer.ok) return finish(verdictOfFailure(answer.failure), status);
+    const json = answerJson(answer.value);
     const verdict = verdictOfAnswer(json);
     return finish(verdict, { ...status, ...(isTask(json) ? { a2a_task_id: json.id as string } : {}) });
   };
@@ -89,7 +91,7 @@ export function createPollA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries' | 'n
       const read = await deps.clients.call(profile, request.endpoint, request.message.policy.attemptTimeoutMs, (client, options) =>
         client.getTask(GetTaskRequest.fromJSON({ id: request.task_id }), options),
       );
-      const polled: A2aPoll = read.ok ? { outcome: outcomeOfTask(Task.toJSON(read.value!) as Json) } : { failure: read.failure! };
+      const polled: A2aPoll = read.ok ? { outcome: outcomeOfTask(Task.toJSON(read.value) as Json) } : { failure: read.failure };
       const underWay = 'outcome' in polled && polled.outcome.kind === 'pending';
       if (!underWay || deps.now() + pause > until) return polled;
       await sleep(pause);
@@ -98,13 +100,17 @@ export function createPollA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries' | 'n
 }
 
 /** `CancelTask`, best effort: the caller cancelled the message whose task this is. */
-export function createCancelA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries'>) {
-  return async function cancelA2aTask(request: A2aTaskRequest & { reason?: string }): Promise<{ state?: string; error?: string }> {
+export function createCancelA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries' | 'endpointPolicy'>) {
+  return async function cancelA2aTask(request: NotifyCancelRequest & { a2a_task_id: string }): Promise<NotifyCancelResult> {
+    if (deps.endpointPolicy) {
+      const allowed = await checkEndpoint(request.endpoint, deps.endpointPolicy);
+      if (!allowed.allowed) return { error: `endpoint not allowed: ${allowed.reason}` };
+    }
     const profile = await profileOf(deps, request.agent_id);
     if (!profile) return { error: `agent ${request.agent_id} not found` };
-    const cancel = CancelTaskRequest.fromJSON({ id: request.task_id, ...(request.reason ? { metadata: { reason: request.reason } } : {}) });
+    const cancel = CancelTaskRequest.fromJSON({ id: request.a2a_task_id, ...(request.reason ? { metadata: { reason: request.reason } } : {}) });
     const done = await deps.clients.call(profile, request.endpoint, request.message.policy.attemptTimeoutMs, (client, options) => client.cancelTask(cancel, options));
-    if (!done.ok) return { error: done.failure!.error };
-    return { state: outcomeOfTask(Task.toJSON(done.value!) as Json).state };
+    if (!done.ok) return { error: done.failure.error };
+    return { a2a_state: outcomeOfTask(Task.toJSON(done.value) as Json).state };
   };
 }

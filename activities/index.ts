@@ -11,7 +11,7 @@ import { A2aClients } from './a2a-clients';
 import { createDeliver, type DeliverRequest, type DeliverResult } from './deliver';
 import { createCancelA2aTask, createDeliverA2a, createPollA2aTask } from './deliver-a2a';
 import { createNotifyCaller } from './notify-caller';
-import { createNotifyCancel } from './notify-cancel';
+import { createNotifyCancel, type NotifyCancelRequest, type NotifyCancelResult } from './notify-cancel';
 import { createPrepareMessage, type PrepareMessageDeps } from './prepare-message';
 import { createResolveAndDeliver } from './resolve-and-deliver';
 import { createResolveTarget } from './resolve-target';
@@ -44,12 +44,16 @@ export function createActivities(deps: ActivityDeps) {
   /** Delivers from this worker: our envelope over HTTP, or an A2A SendMessage. */
   const deliver = (request: DeliverRequest): Promise<DeliverResult> => (speaksA2a(request.target) ? deliverA2a(request) : deliverHttp(request));
   const cancelA2aTask = createCancelA2aTask(a2a);
+  const notifyCancelHttp = createNotifyCancel(deps);
+  /** Tells the agent the caller cancelled: CancelTask for an A2A agent's task, else our cancel notice. */
+  const notifyCancel = (request: NotifyCancelRequest): Promise<NotifyCancelResult> =>
+    request.a2a_task_id ? cancelA2aTask({ ...request, a2a_task_id: request.a2a_task_id }) : notifyCancelHttp(request);
   return {
     resolveTarget,
     deliver,
     resolveAndDeliver: createResolveAndDeliver({ resolveTarget, deliver }),
     pollA2aTask: createPollA2aTask(a2a),
-    notifyCancel: createNotifyCancel({ ...deps, cancelA2aTask }),
+    notifyCancel,
     notifyCaller: createNotifyCaller(deps),
     settleMessage: createSettleMessage(deps),
     prepareMessage: createPrepareMessage({ ...deps.intake, now: deps.now }),

@@ -18,25 +18,20 @@ export interface NotifyCancelRequest {
   reason?: string;
 }
 
-export interface NotifyCancelDeps {
-  fetch: typeof fetch;
-  now: () => number;
-  queries: Pick<AgentQueries, 'signingSecrets'>;
-  endpointPolicy?: EndpointPolicy;
-  cancelA2aTask?: (request: { message: MessageInput; agent_id: string; endpoint: string; task_id: string; reason?: string }) => Promise<{ state?: string; error?: string }>;
+/** What the cancel notice (or, to an A2A agent, CancelTask) came to. */
+export interface NotifyCancelResult {
+  http_status?: number;
+  a2a_state?: string;
+  error?: string;
 }
 
-export function createNotifyCancel(deps: NotifyCancelDeps) {
-  return async function notifyCancel(request: NotifyCancelRequest): Promise<{ http_status?: number; a2a_state?: string; error?: string }> {
+/** The cancel notice to an agent of ours (activities/index.ts sends CancelTask to an A2A agent instead). */
+export function createNotifyCancel(deps: { fetch: typeof fetch; now: () => number; queries: Pick<AgentQueries, 'signingSecrets'>; endpointPolicy?: EndpointPolicy }) {
+  return async function notifyCancel(request: NotifyCancelRequest): Promise<NotifyCancelResult> {
     const { message } = request;
     if (deps.endpointPolicy) {
       const verdict = await checkEndpoint(request.endpoint, deps.endpointPolicy);
       if (!verdict.allowed) return { error: `endpoint not allowed: ${verdict.reason}` };
-    }
-    if (request.a2a_task_id) {
-      if (!deps.cancelA2aTask) return { error: 'no A2A client in this worker' };
-      const { state, error } = await deps.cancelA2aTask({ message, agent_id: request.agent_id, endpoint: request.endpoint, task_id: request.a2a_task_id, ...(request.reason ? { reason: request.reason } : {}) });
-      return { ...(state ? { a2a_state: state } : {}), ...(error ? { error } : {}) };
     }
     const notice: CancelNotice = { event: 'cancelled', message_id: message.message_id, trace_id: message.trace_id, tenant: message.tenant };
     const body = JSON.stringify(notice);

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const stopSweeper = startSweeper(services.catalogue.heartbeats, config.SWEEP_INTERVAL_MS, logger, pruners);
   const stopIndex = services.catalogue.index.start(logger);
   const stopA2aProbe = startA2aProbe(
-    { models: services.catalogue.models, heartbeats: services.catalogue.heartbeats, fetch: guardedFetch(endpointPolicy(config)), timeoutMs: config.A2A_FETCH_TIMEOUT_MS },
+    { catalogue: services.catalogue.index, heartbeats: services.catalogue.heartbeats, fetch: guardedFetch(endpointPolicy(config)), timeoutMs: config.A2A_FETCH_TIMEOUT_MS },
     config.A2A_PROBE_INTERVAL_MS,
     logger,
   );

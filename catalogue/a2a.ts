@@ -61,15 +61,26 @@ export function capabilityNamesOf(skills: readonly { id: string }[]): string[] {
   });
 }
 
-/** Interfaces in order of preference, as [url, binding]. */
-function interfacesOf(card: A2aCard): { specVersion: '1.0' | '0.3'; interfaces: [string, string][] } | undefined {
+/** One interface of a card: where, in which binding (upper case), and the protocol version it speaks. */
+export interface CardInterface {
+  url: string;
+  binding: string;
+  version: string;
+}
+
+/** What interfacesOf reads of a card: its interfaces in either spec version's fields. */
+type CardAccess = Pick<A2aCard, 'supportedInterfaces' | 'url' | 'preferredTransport' | 'additionalInterfaces' | 'protocolVersion'>;
+
+/** Interfaces in order of preference (v1.0 fields first, else v0.3's, whose version is the card's). */
+function interfacesOf(card: CardAccess): { specVersion: '1.0' | '0.3'; interfaces: CardInterface[] } | undefined {
   if (card.supportedInterfaces?.length) {
-    return { specVersion: '1.0', interfaces: card.supportedInterfaces.map((i) => [i.url, i.protocolBinding.toUpperCase()]) };
+    return { specVersion: '1.0', interfaces: card.supportedInterfaces.map((i) => ({ url: i.url, binding: i.protocolBinding.toUpperCase(), version: i.protocolVersion ?? '1.0' })) };
   }
   if (card.url) {
-    const preferred: [string, string] = [card.url, (card.preferredTransport ?? 'JSONRPC').toUpperCase()];
-    const others = (card.additionalInterfaces ?? []).map((i): [string, string] => [i.url, i.transport.toUpperCase()]);
-    return { specVersion: '0.3', interfaces: [preferred, ...others.filter(([url, t]) => url !== preferred[0] || t !== preferred[1])] };
+    const version = card.protocolVersion ?? '0.3.0';
+    const preferred = { url: card.url, binding: (card.preferredTransport ?? 'JSONRPC').toUpperCase(), version };
+    const others = (card.additionalInterfaces ?? []).map((i) => ({ url: i.url, binding: i.transport.toUpperCase(), version }));
+    return { specVersion: '0.3', interfaces: [preferred, ...others.filter((i) => i.url !== preferred.url || i.binding !== preferred.binding)] };
   }
   return undefined;
 }
@@ -87,7 +98,7 @@ export function importA2aCard(raw: unknown): A2aImport {
   if (!found) {
     return { kind: 'invalid', problems: [{ location: 'card', message: 'neither supportedInterfaces (v1.0) nor url (v0.3) is present' }] };
   }
-  const endpoint = found.interfaces.find(([url, binding]) => HTTP_BINDINGS.has(binding) && httpUrl.safeParse(url).success)?.[0];
+  const endpoint = found.interfaces.find((i) => HTTP_BINDINGS.has(i.binding) && httpUrl.safeParse(i.url).success)?.url;
   if (!endpoint) {
     return { kind: 'invalid', problems: [{ location: 'card', message: 'no interface with an http(s) URL and a JSONRPC or HTTP+JSON binding' }] };
   }
@@ -215,25 +226,58 @@ export function agentSkills(agent: AgentDoc, reachable: (capability: CapabilityD
   });
 }
 
-/** What the A2A client of an agent is built from: the card kept at import (absent for an agent registered with an a2a instance). */
+/**
+ * What the A2A client of an agent is built from and sends: the card kept at import (absent for an agent registered
+ * with an a2a instance), parsed once, and the agent's own skill id of each capability.
+ */
 export interface AgentProfile {
   agent_id: string;
   revision: number;
   name: string;
-  card?: JsonObject;
+  card?: A2aCard;
+  /** Capability name → the imported skill's id; a capability not in it is asked by its own name. */
+  skillIds: Map<string, string>;
 }
 
 export function a2aProfileOf(agent: AgentDoc): AgentProfile {
   const card = keptCard(agent);
-  return { agent_id: agent._id, revision: agent.revision, name: agent.name, ...(card ? { card } : {}) };
+  const skillIds = new Map(card ? capabilityNamesOf(card.skills).map((name, i) => [name, card.skills[i]!.id]) : []);
+  return { agent_id: agent._id, revision: agent.revision, name: agent.name, ...(card ? { card } : {}), skillIds };
 }
 
 /** The agent's own id of the skill a capability came from (an imported skill's id), else the capability's name. */
-export function skillIdOf(agent: AgentDoc, capability: string): string {
-  const card = keptCard(agent);
-  if (!card) return capability;
-  const at = capabilityNamesOf(card.skills).indexOf(capability);
-  return at >= 0 ? card.skills[at]!.id : capability;
+export function skillIdOf(profile: Pick<AgentProfile, 'skillIds'>, capability: string): string {
+  return profile.skillIds.get(capability) ?? capability;
+}
+
+/** Whether the agent's card offers push notifications. */
+export function offersPush(card: A2aCard | undefined): boolean {
+  const capabilities = card?.capabilities;
+  return typeof capabilities === 'object' && capabilities !== null && (capabilities as JsonObject).pushNotifications === true;
+}
+
+/** The binding and protocol version to speak at `endpoint`, from the card's interfaces (JSON-RPC, v1.0 when it lists none there). */
+export function interfaceAt(card: CardAccess | undefined, endpoint: string): { protocolBinding: string; protocolVersion: string } {
+  const found = card && interfacesOf(card);
+  const atEndpoint = found?.interfaces.filter((i) => i.url === endpoint) ?? [];
+  const chosen = atEndpoint.find((i) => i.version === '1.0') ?? atEndpoint[0];
+  if (chosen) return { protocolBinding: chosen.binding, protocolVersion: chosen.version };
+  return { protocolBinding: 'JSONRPC', protocolVersion: found?.specVersion === '0.3' ? found.interfaces[0]!.version : '1.0' };
+}
+
+/** The card the A2A client is built from: the agent's kept card narrowed to the one interface at `endpoint`. */
+export function clientCardOf(card: (CardAccess & Partial<A2aCard>) | undefined, endpoint: string, name: string): JsonObject {
+  const { protocolBinding, protocolVersion } = interfaceAt(card, endpoint);
+  return {
+    name: card?.name ?? name,
+    description: card?.description ?? name,
+    version: card?.version ?? '1',
+    supportedInterfaces: [{ url: endpoint, protocolBinding, protocolVersion: protocolVersion.startsWith('0.3') ? '0.3' : protocolVersion }],
+    capabilities: typeof card?.capabilities === 'object' && card.capabilities !== null ? card.capabilities : {},
+    defaultInputModes: Array.isArray(card?.defaultInputModes) ? card.defaultInputModes : DEFAULT_INPUT_MODES,
+    defaultOutputModes: Array.isArray(card?.defaultOutputModes) ? card.defaultOutputModes : DEFAULT_OUTPUT_MODES,
+    skills: [],
+  };
 }
 
 /** The capability a skill id names on the agent's own face: an imported skill's id, or a capability's name. */

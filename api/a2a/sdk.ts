@@ -1,14 +1,12 @@
 /**
- * The official A2A SDK, `@a2a-js/sdk`, in one place. Its type declarations are ES-module ones, which a CommonJS
- * project may only import as types (`resolution-mode: import`); the values come from its CommonJS build, which is
- * what `require` loads at run time.
+ * The official A2A SDK, `@a2a-js/sdk`, as the face uses it: the core from protocol/a2a-sdk.ts, and the SDK's
+ * errors and express server (loaded the same way: ES-module types, CommonJS values).
  */
-type Sdk = typeof import('@a2a-js/sdk', { with: { 'resolution-mode': 'import' } });
 type SdkErrors = typeof import('@a2a-js/sdk/errors', { with: { 'resolution-mode': 'import' } });
 type SdkExpress = typeof import('@a2a-js/sdk/server/express', { with: { 'resolution-mode': 'import' } });
 
 /* eslint-disable @typescript-eslint/no-require-imports */
-export const { AgentCard, Message, Task, TaskStatusUpdateEvent, TaskArtifactUpdateEvent } = require('@a2a-js/sdk') as Sdk;
+export { AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '../../protocol/a2a-sdk';
 export const {
   ContentTypeNotSupportedError,
   PushNotificationNotSupportedError,

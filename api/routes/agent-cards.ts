@@ -66,11 +66,12 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     if (result.kind === 'name_taken') {
       throw new ApiError(409, 'agent_name_taken', `An agent named "${imported.input.name}" is already registered in this tenant`);
     }
-    if (!url && result.kind === 'registered') {
+    let found = await queries.get(tenant, result.agent._id);
+    if (found && !url && result.kind === 'registered') {
       // A probe that fails leaves the instance offline; the probe rounds try again.
-      await probeA2aAgent({ models: deps.catalogue.models, heartbeats: deps.catalogue.heartbeats, fetch: deps.fetch, timeoutMs: deps.config.A2A_FETCH_TIMEOUT_MS }, result.agent._id).catch(() => undefined);
+      const probed = await probeA2aAgent({ heartbeats: deps.catalogue.heartbeats, fetch: deps.fetch, timeoutMs: deps.config.A2A_FETCH_TIMEOUT_MS }, found).catch(() => undefined);
+      if (probed?.alive) found = await queries.get(tenant, result.agent._id);
     }
-    const found = await queries.get(tenant, result.agent._id);
     res.status(result.kind === 'registered' ? 201 : 200).json({
       agent_id: result.agent._id,
       ...(result.kind === 'registered' ? { secret: result.secret, signing_secret: result.signingSecret } : { reregistered: true }),

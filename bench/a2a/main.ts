@@ -10,24 +10,17 @@
  *
  *   --count 20 (messages per round and way)  --rounds 3  --warmup 3  --name a2a-delivery
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeResultFile } from '../../scripts/lib/result-file';
+import { ClientFactory, SendMessageRequest, Task, type A2aClient } from '../../protocol/a2a-sdk';
 import { summary } from '../../scripts/lib/stats';
+import { startA2aAgentProcess, type A2aAgentProcess } from '../../test/helpers/a2a-agent-process';
 import { CpuMeter } from '../lib/cpu';
 import { machine } from '../lib/report';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem } from '../lib/system';
 
-type SdkClient = typeof import('@a2a-js/sdk/client', { with: { 'resolution-mode': 'import' } });
-type Sdk = typeof import('@a2a-js/sdk', { with: { 'resolution-mode': 'import' } });
-/* eslint-disable @typescript-eslint/no-require-imports */
-const { ClientFactory } = require('@a2a-js/sdk/client') as SdkClient;
-const { SendMessageRequest, Task } = require('@a2a-js/sdk') as Sdk;
-/* eslint-enable @typescript-eslint/no-require-imports */
 
-const ROOT = resolve(__dirname, '../..');
 const RESULTS = resolve(__dirname, '../results');
 /** The agents: how long each works before completing, and whether its card offers push notifications. */
 const AGENTS = [
@@ -40,28 +33,21 @@ type Way = 'direct' | 'gateway';
 interface Agent {
   workMs: number;
   push: boolean;
-  url: string;
   agentId: string;
-  process: ChildProcess;
-  client: Awaited<ReturnType<InstanceType<SdkClient['ClientFactory']>['createFromUrl']>>;
+  process: A2aAgentProcess;
+  client: A2aClient;
 }
 
 async function startAgent(system: BenchSystem, workMs: number, push: boolean, tag: string): Promise<Agent> {
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, A2A_AGENT_NAME: `bench-a2a-${workMs}-${push}-${tag}`, A2A_AGENT_WORK_MS: String(workMs), A2A_AGENT_PUSH: push ? '1' : '0' },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const line = await new Promise<string>((done) => createInterface({ input: child.stdout! }).once('line', done));
-  const { url, card_url } = JSON.parse(line) as { url: string; card_url: string };
+  const agent = await startA2aAgentProcess('js', `bench-a2a-${workMs}-${push}-${tag}`, { A2A_AGENT_WORK_MS: String(workMs), A2A_AGENT_PUSH: push ? '1' : '0' });
   const imported = await fetch(`${system.apiUrl}/v1/agents/import`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
-    body: JSON.stringify({ url: card_url }),
+    body: JSON.stringify({ url: agent.cardUrl }),
   });
   if (imported.status !== 201) throw new Error(`import answered ${imported.status}: ${await imported.text()}`);
   const { agent_id } = (await imported.json()) as { agent_id: string };
-  return { workMs, push, url, agentId: agent_id, process: child, client: await new ClientFactory().createFromUrl(url) };
+  return { workMs, push, agentId: agent_id, process: agent, client: await new ClientFactory().createFromUrl(agent.url) };
 }
 
 /** One message; returns the time until the caller holds the completed result. */
@@ -128,7 +114,7 @@ async function main(): Promise<void> {
     const result = { benchmark: 'one message at a time to an @a2a-js/sdk agent: direct blocking SendMessage vs through Agent-Reach', when: new Date().toISOString(), machine: machine(), temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, count, rounds, warmup, results };
     console.log(`written ${writeResultFile(RESULTS, values.name, result)}`);
   } finally {
-    for (const agent of agents) agent.process.kill('SIGTERM');
+    await Promise.all(agents.map((agent) => agent.process.stop()));
     await system.stop();
   }
 }

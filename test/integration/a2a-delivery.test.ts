@@ -6,14 +6,12 @@
  * result, failed, asking a question, cancelled while working, sent twice under one id; and kept alive by its card.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { probeA2aOnce, startA2aProbe } from '../../catalogue/a2a-probe';
 import { guardedFetch } from '../../platform/guarded-fetch';
 import { pushToken } from '../../rules/a2a-push';
 import { endpointPolicy } from '../../rules/endpoint-policy';
+import { startA2aAgentProcess, type A2aAgentProcess } from '../helpers/a2a-agent-process';
 import { eventually } from '../helpers/eventually';
 import { request } from '../helpers/http';
 import { python, pythonModule } from '../helpers/python';
@@ -21,41 +19,6 @@ import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 
 const { available: hasPythonSdk, skip: skipPython } = pythonModule('a2a.server', 'a2a-sdk');
-const ROOT = join(__dirname, '../..');
-
-interface RunningAgent {
-  url: string;
-  cardUrl: string;
-  process: ChildProcess;
-  /** What the agent received: messages, counts per message id, cancelled task ids. */
-  received(): Promise<{ messages: { message_id: string; text: string; data: unknown; context_id: string; metadata: any }[]; counts: Record<string, number>; cancelled: string[] }>;
-  stop(): Promise<void>;
-}
-
-/** Starts an agent process and resolves when it prints its URLs. */
-function startAgent(command: string, args: string[], name: string, env: Record<string, string> = {}): Promise<RunningAgent> {
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, A2A_AGENT_NAME: name, A2A_AGENT_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`${name} exited ${code} before it was ready:\n${stderr}`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      const { url, card_url } = JSON.parse(line) as { url: string; card_url: string };
-      resolve({
-        url,
-        cardUrl: card_url,
-        process: child,
-        received: async () => (await fetch(`${url}/received`)).json() as never,
-        stop: () =>
-          new Promise<void>((done) => {
-            if (child.exitCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-  });
-}
 
 let servers: TestServers;
 let system: TestSystem;
@@ -70,7 +33,7 @@ before(async () => {
 });
 
 function probeDeps() {
-  return { models: system.catalogue.models, heartbeats: system.catalogue.heartbeats, fetch: guardedFetch(endpointPolicy(system.config)), timeoutMs: 2000 };
+  return { catalogue: system.catalogue.index, heartbeats: system.catalogue.heartbeats, fetch: guardedFetch(endpointPolicy(system.config)), timeoutMs: 2000 };
 }
 
 after(async () => {
@@ -82,7 +45,7 @@ after(async () => {
 const api = (method: string, path: string, body?: unknown) => request(method, `${system.baseUrl}${path}`, body);
 
 /** Imports the agent from the card it serves; returns its agent id. */
-async function importAgent(agent: RunningAgent): Promise<string> {
+async function importAgent(agent: A2aAgentProcess): Promise<string> {
   const imported = await api('POST', '/v1/agents/import', { url: agent.cardUrl });
   assert.equal(imported.status, 201, JSON.stringify(imported.body));
   const instance = imported.body.agent.instances[0];
@@ -102,7 +65,7 @@ function withoutEmpty(value: unknown): unknown {
 }
 
 /** The card the agent serves (v1.0), beside the one the gateway exports for it: the same but for where and how to reach it. */
-async function assertFaithfulExport(agent: RunningAgent, agentId: string): Promise<void> {
+async function assertFaithfulExport(agent: A2aAgentProcess, agentId: string): Promise<void> {
   const served = (await (await fetch(agent.cardUrl, { headers: { 'a2a-version': '1.0' } })).json()) as Record<string, any>;
   const exported = (await api('GET', `/v1/agents/${agentId}/agent-card.json`)).body;
   for (const field of ['name', 'description', 'version', 'defaultInputModes', 'defaultOutputModes']) assert.deepEqual(exported[field], served[field], field);
@@ -111,7 +74,7 @@ async function assertFaithfulExport(agent: RunningAgent, agentId: string): Promi
 }
 
 /** The whole round for one agent: everything the issue asks of delivery to an A2A agent. */
-async function deliveryRound(agent: RunningAgent, prefix: string): Promise<void> {
+async function deliveryRound(agent: A2aAgentProcess, prefix: string): Promise<void> {
   const agentId = await importAgent(agent);
   await assertFaithfulExport(agent, agentId);
 
@@ -172,20 +135,20 @@ async function deliveryRound(agent: RunningAgent, prefix: string): Promise<void>
 
 describe('a2a delivery', () => {
   it('a2a delivery - an agent built with the npm @a2a-js/sdk: imported from its card, processed, failed, input required, cancelled, idempotent', async () => {
-    const agent = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-${process.pid}`);
+    const agent = await startA2aAgentProcess('js', `js-a2a-${process.pid}`);
     stops.push(agent.stop);
     await deliveryRound(agent, 'js');
   });
 
   it('a2a delivery - an agent built with the PyPI a2a-sdk: imported from its card, processed, failed, input required, cancelled, idempotent', { skip: skipPython }, async () => {
     assert.ok(hasPythonSdk, `CI must provide the Python a2a-sdk package in ${python} (.ci/run creates the venv)`);
-    const agent = await startAgent(python, ['test/helpers/a2a_agent.py'], `py-a2a-${process.pid}`);
+    const agent = await startA2aAgentProcess('python', `py-a2a-${process.pid}`);
     stops.push(agent.stop);
     await deliveryRound(agent, 'py');
   });
 
   it('a2a delivery - an agent registered with an a2a instance (no card kept) is spoken to in A2A v1.0 JSON-RPC', async () => {
-    const agent = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-reg-${process.pid}`);
+    const agent = await startA2aAgentProcess('js', `js-a2a-reg-${process.pid}`);
     stops.push(agent.stop);
     const registered = await api('POST', '/v1/agents', { name: `registered-a2a-${process.pid}`, instances: [{ transport: 'a2a', endpoint: agent.url }], capabilities: [{ name: 'echo', description: 'Echoes' }] });
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
@@ -196,7 +159,7 @@ describe('a2a delivery', () => {
   });
 
   it('a2a delivery - HTTP+JSON where the card prefers it; a v0.3 card is spoken to in v0.3', async () => {
-    const rest = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-rest-${process.pid}`, { A2A_AGENT_REST: '1' });
+    const rest = await startA2aAgentProcess('js', `js-a2a-rest-${process.pid}`, { A2A_AGENT_REST: '1' });
     stops.push(rest.stop);
     const imported = await api('POST', '/v1/agents/import', { url: rest.cardUrl });
     assert.equal(imported.status, 201, JSON.stringify(imported.body));
@@ -205,7 +168,7 @@ describe('a2a delivery', () => {
     assert.equal(overRest.body.state, 'processed', JSON.stringify(overRest.body));
     assert.equal(overRest.body.result.text, 'echo over rest');
 
-    const legacy = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-v03-${process.pid}`);
+    const legacy = await startA2aAgentProcess('js', `js-a2a-v03-${process.pid}`);
     stops.push(legacy.stop);
     const card = {
       name: `v03-agent-${process.pid}`,
@@ -230,7 +193,7 @@ describe('a2a delivery', () => {
   });
 
   it('a2a delivery - an agent that offers push is given a URL and token per message; its notification wakes the run; a bad token is refused', async () => {
-    const agent = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-push-${process.pid}`, { A2A_AGENT_PUSH: '1', A2A_AGENT_WORK_MS: '1500' });
+    const agent = await startA2aAgentProcess('js', `js-a2a-push-${process.pid}`, { A2A_AGENT_PUSH: '1', A2A_AGENT_WORK_MS: '1500' });
     stops.push(agent.stop);
     const agentId = await importAgent(agent);
     const sent = await send({ message_id: 'pushed-echo', target: { agent_id: agentId, capability: 'echo' }, intent: 'echo me' });
@@ -253,9 +216,10 @@ describe('a2a delivery', () => {
   });
 
   it('a2a delivery - liveness comes from the card: probed alive past the heartbeat TTL, offline (with its event) once the card stops answering', async () => {
-    const agent = await startAgent(join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/a2a-js-agent.ts'], `js-a2a-live-${process.pid}`);
+    const agent = await startA2aAgentProcess('js', `js-a2a-live-${process.pid}`);
     stops.push(agent.stop);
     const agentId = await importAgent(agent);
+    await system.catalogue.index.refresh(); // the probe reads the copy: let it hold the new agent
     const probe = probeDeps();
     const stateOf = async () => (await api('GET', `/v1/agents/${agentId}`)).body.instances[0];
     // Beyond one TTL after the import, the card's answers alone keep it online.

@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyCallError } from '../../activities/a2a-clients';
-import { clientCardOf, interfaceAt, outcomeOfTask, resultOfTask, sendMessageRequestOf, taskStateOf, verdictOfAnswer } from '../../protocol/a2a-delivery';
-import { SendMessageRequest, Task } from '../../activities/a2a-clients';
+import { a2aProfileOf, clientCardOf, interfaceAt } from '../../catalogue/a2a';
+import { outcomeOfTask, resultOfTask, sendMessageRequestOf, taskStateOf, verdictOfAnswer } from '../../protocol/a2a-delivery';
+import { SendMessageRequest, Task } from '../../protocol/a2a-sdk';
 import { createPollA2aTask } from '../../activities/deliver-a2a';
 
 const message = {
@@ -112,6 +113,7 @@ describe('a2a task reads', () => {
     let clock = 0;
     const reads: number[] = [];
     const clients = {
+      profileOf: a2aProfileOf,
       async call() {
         reads.push(clock);
         const answer = answers[Math.min(reads.length, answers.length) - 1]!;
