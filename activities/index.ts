@@ -17,6 +17,7 @@ import { createResolveAndDeliver } from './resolve-and-deliver';
 import { createResolveTarget } from './resolve-target';
 import { createSettleMessage } from './settle-message';
 import { speaksA2a } from '../rules/transport';
+import type { SealKeys } from '../messages/seal';
 
 export interface ActivityDeps {
   queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets' | 'agentRecord'>;
@@ -34,6 +35,8 @@ export interface ActivityDeps {
   endpointPolicy?: EndpointPolicy;
   /** What `prepareMessage` (direct `sendMessage` starts) reads; absent → such starts fail, non-retryable. */
   intake?: Pick<PrepareMessageDeps, 'queries' | 'config' | 'keys'>;
+  /** Seal the inputs this worker builds (`prepareMessage`) and check those it delivers and notifies for. */
+  sealKeys: SealKeys;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -51,12 +54,12 @@ export function createActivities(deps: ActivityDeps) {
   return {
     resolveTarget,
     deliver,
-    resolveAndDeliver: createResolveAndDeliver({ resolveTarget, deliver }),
+    resolveAndDeliver: createResolveAndDeliver({ resolveTarget, deliver, sealKeys: deps.sealKeys }),
     pollA2aTask: createPollA2aTask(a2a),
     notifyCancel,
     notifyCaller: createNotifyCaller(deps),
     settleMessage: createSettleMessage(deps),
-    prepareMessage: createPrepareMessage({ ...deps.intake, now: deps.now }),
+    prepareMessage: createPrepareMessage({ ...deps.intake, sealKeys: deps.sealKeys, now: deps.now }),
     /** A delivered message got no receipt in time: counts against the instance's circuit. */
     async recordMissingReceipt(request: { agent_id: string; instance_id: string }): Promise<void> {
       await deps.circuits.record(request.agent_id, request.instance_id, false);

@@ -1,9 +1,17 @@
 /**
  * Posts a message's final status to the caller's `reply_to` URL, signed with the gateway's caller secret, with its
  * own `webhook-id` (protocol/webhook-ids.ts), the same on every retry; only where the endpoint policy allows.
+ *
+ * Only for a run the gateway started: the notification run must be the child of a message run (Temporal says
+ * whose child it is; its starter cannot choose that) whose input the gateway sealed for this URL. A
+ * `notifyCallerWorkflow` started by a namespace client posts nothing (`NotificationRefused`).
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { MessageStatus } from '../messages/message';
+import type { MessageInput, MessageStatus } from '../messages/message';
+import { SEND_MESSAGE_WORKFLOW } from '../messages/direct';
+import { checkSeal, type SealKeys } from '../messages/seal';
+import { MESSAGE_WORKFLOW } from '../messages/temporal';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
 import { endedWebhookId } from '../protocol/webhook-ids';
@@ -11,11 +19,61 @@ import { endedWebhookId } from '../protocol/webhook-ids';
 export interface NotifyCallerRequest {
   url: string;
   status: MessageStatus;
+  /** When the notification run started (workflow info). Absent on runs of older workers. */
+  run_started_at?: string;
+  /** The message run that started the notification run (workflow info). */
+  parent?: { workflow_id: string; run_id: string };
 }
 
-export function createNotifyCaller(deps: { fetch: typeof fetch; now: () => number; callerWebhookSecret?: string; endpointPolicy?: EndpointPolicy }) {
+/** A run as Temporal keeps it: its type, start and input (the first argument). */
+export interface StartedRun {
+  type: string;
+  started_at: string;
+  input: unknown;
+}
+
+export interface NotifyCallerDeps {
+  fetch: typeof fetch;
+  now: () => number;
+  callerWebhookSecret?: string;
+  endpointPolicy?: EndpointPolicy;
+  sealKeys: SealKeys;
+  /** Reads a run's type, start and input; by default through the worker's Temporal client. */
+  startedRun?: (workflowId: string, runId: string) => Promise<StartedRun>;
+}
+
+const refused = (why: string) => ApplicationFailure.nonRetryable(`notification refused: ${why}`, 'NotificationRefused');
+
+/** The run's type, start and input, read with the worker's client. */
+async function startedRunOf(workflowId: string, runId: string): Promise<StartedRun> {
+  const { client } = Context.current();
+  const handle = client.workflow.getHandle(workflowId, runId);
+  const [description, history] = await Promise.all([handle.describe(), handle.fetchHistory()]);
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const payload = started?.input?.payloads?.[0];
+  return { type: description.type, started_at: description.startTime.toISOString(), input: payload ? client.options.loadedDataConverter.payloadConverter.fromPayload(payload) : undefined };
+}
+
+export function createNotifyCaller(deps: NotifyCallerDeps) {
+  /** Refuses unless a gateway message run with this reply_to URL started this notification. */
+  const checkOrigin = async (request: NotifyCallerRequest): Promise<void> => {
+    const started = request.run_started_at;
+    if (started && Date.parse(started) < Date.parse(deps.sealKeys.since)) return; // started by an earlier gateway
+    if (!request.parent) throw refused('not started by a message run');
+    const { workflow_id, run_id } = request.parent;
+    const parent = await (deps.startedRun ?? startedRunOf)(workflow_id, run_id);
+    // The public entry validates and builds its own input (prepareMessage) before it can notify.
+    if (parent.type === SEND_MESSAGE_WORKFLOW) return;
+    if (parent.type !== MESSAGE_WORKFLOW) throw refused(`started by a ${parent.type} run`);
+    const input = parent.input as MessageInput;
+    const seal = checkSeal(input, deps.sealKeys, { workflowId: workflow_id, startedAt: parent.started_at });
+    if (!seal.ok) throw refused(seal.reason);
+    if (input.reply_to?.url !== request.url) throw refused('the URL is not the message’s reply_to');
+  };
+
   return async function notifyCaller(request: NotifyCallerRequest): Promise<{ http_status: number }> {
     if (!deps.callerWebhookSecret) throw ApplicationFailure.nonRetryable('CALLER_WEBHOOK_SECRET is not set', 'NoCallerSecret');
+    await checkOrigin(request);
     if (deps.endpointPolicy) {
       const verdict = await checkEndpoint(request.url, deps.endpointPolicy);
       if (!verdict.allowed) throw ApplicationFailure.nonRetryable(`reply_to not allowed: ${verdict.reason}`, 'ReplyToNotAllowed');

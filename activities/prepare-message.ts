@@ -19,6 +19,7 @@ import { hasScope, KEY_ID_PATTERN, TENANT_PATTERN, type Caller } from '../rules/
 import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
 import { sendMessageBody } from '../rules/message-schema';
+import { sealInput, type SealKeys } from '../messages/seal';
 
 export interface PrepareMessageDeps {
   queries: Pick<AgentQueries, 'checkReach'>;
@@ -27,6 +28,8 @@ export interface PrepareMessageDeps {
   router?: Pick<Router, 'route'>;
   /** Finds the caller of a `key_id`; absent → inputs with a `key_id` are refused. */
   keys?: Pick<ApiKeyStore, 'callerById'>;
+  /** Seals the input built (messages/seal.ts), as the api does. */
+  sealKeys: SealKeys;
   now: () => number;
 }
 
@@ -83,7 +86,7 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     return caller;
   };
   return async function prepareMessage(request: unknown): Promise<PreparedMessage | NeedsRouting> {
-    if (!deps.queries || !deps.config || !deps.now) throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
+    if (!deps.queries || !deps.config || !deps.now || !deps.sealKeys) throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
     if (typeof request !== 'object' || request === null || Array.isArray(request)) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: an object is required');
     const { tenant, key_id: keyId, ...rest } = request as Record<string, unknown>;
     const issues: { path: string; message: string }[] = [];
@@ -105,7 +108,7 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     if (!body.target?.capability && !deps.router) return { kind: 'needs_routing' };
     const chosen = await chooseTarget({ queries: deps.queries, ...(deps.router ? { router: deps.router } : {}) }, caller, body);
     if (isRefusal(chosen)) throw refusalOf(chosen, tenantName, body.target?.agent_id ?? '', body.target?.capability ?? '', keyId as string | undefined);
-    const input = buildMessageInput({
+    const built = buildMessageInput({
       tenant: tenantName,
       messageId: body.message_id,
       traceId: newTraceId(),
@@ -115,6 +118,7 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
       acceptedAt: now.toISOString(),
       config: deps.config,
     });
+    const input = sealInput(built, deps.sealKeys.keys[0]!, now);
     return { kind: 'prepared', input, memo: messageMemoOf(input, bodyHashOf(body)), summary: messageSummaryOf(input) };
   };
 }

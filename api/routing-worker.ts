@@ -11,6 +11,7 @@ import { startActivityWorker, type RunningActivityWorker } from '../platform/act
 import type { Config } from '../platform/config';
 import type { Router } from '../router/router';
 import type { ApiKeyStore } from '../store/api-keys';
+import type { SealKeys } from '../messages/seal';
 
 export async function startRoutingWorker(options: {
   connection: NativeConnection;
@@ -18,12 +19,13 @@ export async function startRoutingWorker(options: {
   queries: Pick<AgentQueries, 'checkReach'>;
   router: Pick<Router, 'route'>;
   keys: Pick<ApiKeyStore, 'callerById'>;
+  sealKeys: SealKeys;
 }): Promise<RunningActivityWorker> {
-  const { connection, config, queries, router, keys } = options;
+  const { connection, config, queries, router, keys, sealKeys } = options;
   return startActivityWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: routingTaskQueue(config.TEMPORAL_TASK_QUEUE),
-    activities: { prepareMessage: createPrepareMessage({ queries, config, keys, router, now: Date.now }) },
+    activities: { prepareMessage: createPrepareMessage({ queries, config, keys, router, sealKeys, now: Date.now }) },
   });
 }

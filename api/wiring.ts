@@ -18,6 +18,8 @@ import type { Router } from '../router/router';
 import { createApiKeyStore, type ApiKeyStore } from '../store/api-keys';
 import { catalogueModels, initCatalogueModels } from '../store/models';
 import { endpointPolicy } from '../rules/endpoint-policy';
+import type { SealKeys } from '../messages/seal';
+import { loadSealKeys } from '../store/seal-keys';
 import { createApp } from './app';
 import { McpFace } from './mcp/sessions';
 import { startRoutingWorker } from './routing-worker';
@@ -29,6 +31,8 @@ export interface ApiServices {
   keys: ApiKeyStore;
   router: Router;
   messages: MessageService;
+  /** Seal the message inputs the api builds (messages/seal.ts). */
+  sealKeys: SealKeys;
 }
 
 /**
@@ -59,8 +63,9 @@ export async function createApiServices(options: {
   const keys = createApiKeyStore(mongo, config, now);
   await keys.init();
   const router = await createRouter(catalogue, mongo, config, logger);
-  const messages = new MessageService({ client, queries: catalogue.queries, config, router });
-  return { catalogue, keys, router, messages };
+  const sealKeys = await loadSealKeys(config, mongo);
+  const messages = new MessageService({ client, queries: catalogue.queries, config, router, sealKeys });
+  return { catalogue, keys, router, messages, sealKeys };
 }
 
 export interface ApiReplica {
@@ -125,6 +130,7 @@ export async function startApiReplica(options: {
     queries: services.catalogue.queries,
     router: services.router,
     keys: services.keys,
+    sealKeys: services.sealKeys,
   });
   return {
     server,

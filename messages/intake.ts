@@ -13,6 +13,7 @@ import { chooseTarget } from './choose-target';
 import type { MessageStatus } from './message';
 import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, refusalBeforeRouting, type SendRequest } from './message-input';
 import type { MessageMemo, MessageRuns } from './runs';
+import { sealInput, type SealKeys } from './seal';
 import { startingStatus } from './status';
 import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId } from './temporal';
 
@@ -40,6 +41,8 @@ export interface IntakeDeps {
   config: Config;
   /** Chooses a target for messages sent with an intent and no capability. */
   router?: Pick<Router, 'route'>;
+  /** Seals every input built here (messages/seal.ts). */
+  sealKeys: SealKeys;
   now?: () => Date;
 }
 
@@ -57,8 +60,9 @@ export class MessageIntake {
     if ('kind' in chosen) return body.message_id ? ((await this.repeatOf(caller, tenant, messageId, bodyHash)) ?? chosen) : chosen;
     const { target, routing, rejection } = chosen;
 
-    const acceptedAt = (this.deps.now?.() ?? new Date()).toISOString();
-    const input = buildMessageInput({ tenant, messageId, traceId, body, chosen, caller, acceptedAt, config: this.deps.config });
+    const now = this.deps.now?.() ?? new Date();
+    const acceptedAt = now.toISOString();
+    const input = sealInput(buildMessageInput({ tenant, messageId, traceId, body, chosen, caller, acceptedAt, config: this.deps.config }), this.deps.sealKeys.keys[0]!, now);
     const memo = messageMemoOf(input, bodyHash);
     let eagerlyStarted = false;
     try {

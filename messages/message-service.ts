@@ -60,8 +60,8 @@ export class MessageService {
   }
 
   redrive(tenant: string, messageId: string, deadline?: string): Promise<RedriveResult> {
-    const { config, now } = this.deps;
-    return redriveMessage({ runs: this.runs, taskQueue: config.TEMPORAL_TASK_QUEUE, policy: deliveryPolicy(config), ...(now ? { now } : {}) }, tenant, messageId, deadline);
+    const { config, now, sealKeys } = this.deps;
+    return redriveMessage({ runs: this.runs, taskQueue: config.TEMPORAL_TASK_QUEUE, policy: deliveryPolicy(config), sealKeys, ...(now ? { now } : {}) }, tenant, messageId, deadline);
   }
 
   list(tenant: string, filter: MessageFilter): Promise<MessageSummary[]> {

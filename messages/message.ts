@@ -132,6 +132,8 @@ export interface MessageInput {
   reply_to?: { url: string; retry_initial_ms: number };
   /** Who sent it (the API key), so every attempt checks the capability's ACL again. Absent on older runs. */
   caller?: { tenant: string; key_id: string; scopes: string[] };
+  /** The gateway's seal on this input (messages/seal.ts): runs of inputs it did not build deliver nothing. Absent on older runs. */
+  seal?: { at: string; mac: string };
 }
 
 export interface RedriveRecord {

@@ -3,6 +3,7 @@ import { arrayFromPayloads } from '@temporalio/common';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { DeliveryPolicy, MessageInput, MessageState, MessageStatus } from './message';
 import type { MessageRuns } from './runs';
+import { checkSeal, sealInput, type SealKeys } from './seal';
 import { startingStatus } from './status';
 import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId } from './temporal';
 
@@ -11,6 +12,8 @@ export interface RedriveDeps {
   taskQueue: string;
   /** The delivery policy of today's config: a redriven message is delivered as a new one would be. */
   policy: DeliveryPolicy;
+  /** The new run's input is sealed anew; the old one's seal must hold (a run the gateway did not start is no dead letter). */
+  sealKeys: SealKeys;
   now?: () => Date;
 }
 
@@ -35,10 +38,12 @@ export async function redriveMessage(deps: RedriveDeps, tenant: string, messageI
   if (description.status.name === 'RUNNING' || !REDRIVABLE_STATES.has(previous.state)) return { kind: 'not_redrivable', state: previous.state };
   const started = (await runs.handle(tenant, messageId, description.runId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
   const [original] = arrayFromPayloads(runs.client.options.loadedDataConverter.payloadConverter, started?.input?.payloads) as [MessageInput];
+  const sealed = checkSeal(original, deps.sealKeys, { workflowId, startedAt: description.startTime.toISOString() });
+  if (!sealed.ok) return { kind: 'not_redrivable', state: previous.state };
   const now = deps.now?.() ?? new Date();
   const keptDeadline = original.deadline && Date.parse(original.deadline) > now.getTime() ? original.deadline : undefined;
-  const { deadline: _dropped, ...rest } = original;
-  const input: MessageInput = {
+  const { deadline: _dropped, seal: _resealed, ...rest } = original;
+  const unsealed: MessageInput = {
     ...rest,
     ...((deadline ?? keptDeadline) ? { deadline: new Date((deadline ?? keptDeadline)!).toISOString() } : {}),
     policy: deps.policy,
@@ -50,6 +55,7 @@ export async function redriveMessage(deps: RedriveDeps, tenant: string, messageI
       ],
     },
   };
+  const input = sealInput(unsealed, deps.sealKeys.keys[0]!, now);
   try {
     await runs.client.workflow.start(MESSAGE_WORKFLOW, {
       workflowId,

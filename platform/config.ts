@@ -55,6 +55,13 @@ export const envSchema = z.object({
    * `send` scope, whose scopes and ACL grants are then enforced). Off: such starts act with the `send` scope only. @default false
    */
   TEMPORAL_CALLERS_REQUIRE_KEY: flag.default(false),
+  /**
+   * Keys that seal message runs' inputs (comma-separated base64url, ≥ 32 characters each; the first seals, all are
+   * accepted, so a key can be rotated by putting the new one first). Unset: a key generated once and kept in the
+   * database (`gateway_secrets`), shared by every api and worker. Namespace clients never see it: a run of the
+   * internal `messageWorkflow` type whose input the gateway did not seal delivers and notifies nothing. Optional.
+   */
+  MESSAGE_SEAL_KEYS: z.string().regex(/^[A-Za-z0-9_-]{32,}(,[A-Za-z0-9_-]{32,})*$/, 'comma-separated base64url keys of at least 32 characters').optional(),
   /** Temporal UI base URL, used only to build links for operators (`links.temporal_ui`; embedded mode: the local UI). Optional. */
   TEMPORAL_UI_URL: z.url().optional(),
   /** MongoDB (or FerretDB) connection string, database included; when set, `npm start` starts no FerretDB. @default mongodb://127.0.0.1:27017/agent-reach */

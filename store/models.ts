@@ -19,7 +19,8 @@ export interface CatalogueModels {
   circuits: CircuitModel;
 }
 
-function model<T>(connection: Connection, name: string, schema: Schema<T>): Model<T> {
+/** The model `name` on `connection`, created once. */
+export function model<T>(connection: Connection, name: string, schema: Schema<T>): Model<T> {
   return (connection.models[name] as Model<T> | undefined) ?? connection.model<T>(name, schema);
 }
 

@@ -16,6 +16,7 @@ import { endpointPolicy } from '../rules/endpoint-policy';
 import { createApiKeyStore } from '../store/api-keys';
 import { BatchedCircuits } from '../store/batched-circuits';
 import { catalogueModels } from '../store/models';
+import { loadSealKeys } from '../store/seal-keys';
 
 /** Instances whose circuit a worker keeps in memory. */
 const CIRCUIT_CAPACITY = 100_000;
@@ -53,6 +54,7 @@ export async function startDeliveryDeps(options: DeliveryDepsOptions): Promise<D
   const stats = new RoutingStats(routingStatsModel(mongo));
   const stopStats = stats.start(options.statsFlushMs ?? STATS_FLUSH_MS, warn('routing stats flush'));
   const policy = endpointPolicy(config);
+  const sealKeys = await loadSealKeys(config, mongo);
   const queries = new AgentQueries(catalogue.models, catalogue.policy, catalogue.now, circuits, catalogue.index);
   const activityDeps: ActivityDeps = {
     queries,
@@ -64,6 +66,7 @@ export async function startDeliveryDeps(options: DeliveryDepsOptions): Promise<D
     fetch: guardedFetch(policy),
     now: Date.now,
     endpointPolicy: policy,
+    sealKeys,
     ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}),
   };
   return {

@@ -19,7 +19,7 @@ import { retryDelayMs } from '../rules/backoff';
 import { deliversOverSocket, speaksA2a } from '../rules/transport';
 import { isTerminal, type CancelInput, type DeliveryPolicy, type MessageInput, type MessageStatus, type Reason, type ReceiptInput } from '../messages/message';
 import { a2aTaskChangedSignal, cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
-import { InstanceFailures, lookupRefusal, nextStep, outOfTime, unavailability, waitsOnCircuits, type NextStep } from './next-step';
+import { InstanceFailures, lookupRefusal, nextStep, outOfTime, unavailability, unsealedRefusal, waitsOnCircuits, type NextStep } from './next-step';
 import { notifyCallerWorkflow } from './notify-caller';
 import { settlementOf, StatusRecord } from './status-record';
 
@@ -47,9 +47,11 @@ export const RECEIPT_VISIBLE_AFTER_MS = 2_000;
 
 export async function messageWorkflow(input: MessageInput): Promise<MessageStatus> {
   const lean = patched(LEAN_SHAPE);
-  let receiptCame = false;
-  const status = await deliverMessage(input, lean, () => (receiptCame = true));
-  const settlement = lean ? settlementOf(status, receiptCame) : undefined;
+  const seen = { receipt: false, unsealed: false };
+  const status = await deliverMessage(input, lean, seen);
+  // A run the gateway did not start (no seal) ends there: nothing settled, nobody notified.
+  if (seen.unsealed) return status;
+  const settlement = lean ? settlementOf(status, seen.receipt) : undefined;
   if (settlement) await leanActivities(input.policy, () => new Date().toISOString()).settleMessage(settlement).catch(() => undefined);
   if (input.reply_to) {
     // A child that outlives this run (ABANDON), so the message ends now while the notification retries for hours.
@@ -63,7 +65,13 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
   return status;
 }
 
-async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () => void): Promise<MessageStatus> {
+/** What a run saw, beyond its status: a receipt (for the settlement), a refusal of its unsealed input. */
+interface RunFacts {
+  receipt: boolean;
+  unsealed: boolean;
+}
+
+async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts): Promise<MessageStatus> {
   const now = () => new Date().toISOString();
   const showState = (state: MessageState) => upsertSearchAttributes([{ key: SA_STATE, value: state }]);
   const record = new StatusRecord(input, now, (state) => {
@@ -78,7 +86,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
   const takeReceipt = (): ReceiptInput => {
     const taken = receipt!;
     receipt = undefined;
-    onReceipt();
+    seen.receipt = true;
     return taken;
   };
   // A push notification from an A2A agent: its task changed, read it now (a2aOutcomeWithin).
@@ -184,6 +192,9 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
 
   record.moveTo('routing');
   if (input.rejection) return record.finish('rejected', input.rejection);
+  // Where this input runs, as Temporal says (its starter cannot choose it): the gateway's seal must be made for it.
+  const { workflowId, startTime } = workflowInfo();
+  const run = { workflow_id: workflowId, started_at: startTime.toISOString() };
   // Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can.
   const failed = new InstanceFailures();
   // A redriven run numbers its attempts after the earlier runs' ones, with a fresh budget of attempts.
@@ -201,7 +212,11 @@ async function deliverMessage(input: MessageInput, lean: boolean, onReceipt: () 
     if (interrupted) return interrupted;
     if (Date.now() >= giveUpAt) return record.finish('failed', outOfTime(lastFailure));
     // Resolved before every attempt: a moved or restarted agent is found at its new address.
-    const { lookup, delivery } = await reach({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}), message: input, attempt });
+    const { lookup, delivery } = await reach({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}), message: input, attempt, run });
+    if (lookup.kind === 'unsealed') {
+      seen.unsealed = true;
+      return record.finish('rejected', unsealedRefusal(lookup.reason));
+    }
     if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability' || lookup.kind === 'forbidden') {
       return record.finish(status.state === 'routing' ? 'rejected' : 'failed', lookupRefusal(lookup.kind, input.target));
     }
@@ -285,7 +300,7 @@ function classicActivities(policy: DeliveryPolicy, now: () => string) {
   });
   /** Classic runs resolve in one activity and deliver in another. */
   const reach = async (request: ResolveAndDeliverRequest): Promise<ResolveAndDeliverResult> => {
-    const { message, attempt, ...resolve } = request;
+    const { message, attempt, run, ...resolve } = request;
     return { lookup: await resolveTarget(resolve) };
   };
   return { reach, deliverTo: deliveryOver(deliver, policy, now), recordMissingReceipt, notifyCancel };

@@ -150,6 +150,11 @@ export function lookupRefusal(kind: 'unknown_agent' | 'unknown_capability' | 'fo
   }
 }
 
+/** A run whose input the gateway did not build (messages/seal.ts): nothing is delivered, nobody notified. */
+export function unsealedRefusal(reason: string): Reason {
+  return { code: 'forbidden', message: `refused: this run's input was not built by the gateway (${reason}); send through the api or the sendMessage workflow` };
+}
+
 /**
  * Whether no instance can take the message only because circuits are open. Such a try is not spent (lean runs):
  * a message's attempts go to deliveries, and an open circuit lets a probe through once its open time is over, which

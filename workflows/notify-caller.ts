@@ -2,7 +2,7 @@
  * Posts a message's final status to the caller's `reply_to` URL until it answers 2xx, on a widening schedule like
  * Svix's: about 5 s, 30 s, 3 min, 18 min, 2 h, then every 10 h, 8 attempts in all (with the default first delay).
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { MessageStatus } from '../messages/message';
 
@@ -20,11 +20,18 @@ export async function notifyCallerWorkflow(input: NotifyCallerInput): Promise<{ 
       backoffCoefficient: 6,
       maximumInterval: '10h',
       maximumAttempts: 8,
-      nonRetryableErrorTypes: ['NoCallerSecret'],
+      nonRetryableErrorTypes: ['NoCallerSecret', 'NotificationRefused'],
     },
   });
   try {
-    await notifyCaller({ url: input.url, status: input.status });
+    // Who started this run, as Temporal says: the activity posts only for a message run of the gateway's.
+    const { parent, startTime } = workflowInfo();
+    await notifyCaller({
+      url: input.url,
+      status: input.status,
+      run_started_at: startTime.toISOString(),
+      ...(parent ? { parent: { workflow_id: parent.workflowId, run_id: parent.runId } } : {}),
+    });
     return { delivered: true };
   } catch {
     return { delivered: false };

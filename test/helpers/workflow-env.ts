@@ -22,8 +22,11 @@ import type { DeliveryTarget, TargetLookup } from '../../catalogue/agent-queries
 import type { MessageInput, MessageStatus } from '../../messages/message';
 import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, SEARCH_ATTRIBUTES } from '../../messages/temporal';
 import { resolveTemporalCli } from '../../scripts/lib/binaries';
+import { sealInput, type SealKeys } from '../../messages/seal';
 
 export const TENANT = 'acme';
+/** The seal keys of the scripted gateway: every run the tests start as the api would is sealed with them. */
+export const TEST_SEAL_KEYS: SealKeys = { keys: ['test-seal-key-0123456789abcdefghijklmnopqrstuvwxyz'], since: '2026-01-01T00:00:00.000Z' };
 export const CAPABILITY = 'refund';
 /** The agent's instances, in the order the scripted catalogue offers them. */
 export const INSTANCES = ['inst-a', 'inst-b'] as const;
@@ -57,8 +60,11 @@ export interface ActivityCalls {
 export interface WorkflowEnv {
   env: TestWorkflowEnvironment;
   taskQueue: string;
-  /** Starts a message run as the api does; `script` decides what the catalogue and the agent answer. */
-  start(input: MessageInput, script: Script): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /**
+   * Starts a message run as the api does (its input sealed); `script` decides what the catalogue and the agent
+   * answer. `{ sealed: false }` starts it as a namespace client could, with the input as given.
+   */
+  start(input: MessageInput, script: Script, options?: { sealed?: boolean }): Promise<WorkflowHandleWithFirstExecutionRunId>;
   calls(messageId: string): ActivityCalls;
   stop(): Promise<void>;
 }
@@ -152,7 +158,7 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
   const activities: Activities = {
     resolveTarget,
     deliver,
-    resolveAndDeliver: createResolveAndDeliver({ resolveTarget, deliver }),
+    resolveAndDeliver: createResolveAndDeliver({ resolveTarget, deliver, sealKeys: TEST_SEAL_KEYS }),
     async notifyCancel(request) {
       if (request.a2a_task_id) calls(request.agent_id).a2aCancels.push(request.a2a_task_id);
       else calls(request.agent_id).cancels.push(request.endpoint);
@@ -193,8 +199,9 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
   return {
     env,
     taskQueue,
-    async start(input, script) {
-      scripts.set(input.target.agent_id, script);
+    async start(unsealed, script, { sealed = true } = {}) {
+      scripts.set(unsealed.target.agent_id, script);
+      const input = sealed ? sealInput(unsealed, TEST_SEAL_KEYS.keys[0]!, new Date()) : unsealed;
       return env.client.workflow.start(MESSAGE_WORKFLOW, {
         workflowId: messageWorkflowId(input.tenant, input.message_id),
         taskQueue,

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { Webhook } from 'standardwebhooks';
-import { createNotifyCaller } from '../../activities/notify-caller';
+import { createNotifyCaller, type StartedRun } from '../../activities/notify-caller';
+import { sealInput, type SealKeys } from '../../messages/seal';
 import { createNotifyCancel } from '../../activities/notify-cancel';
 import type { MessageInput, MessageStatus } from '../../messages/message';
 import { loadConfig } from '../../platform/config';
@@ -35,6 +36,11 @@ const status = {
 } as MessageStatus;
 
 const strict = endpointPolicy(loadConfig({}));
+
+const sealKeys: SealKeys = { keys: ['unit-test-seal-key-0123456789abcdefghijklmnop'], since: '2026-11-01T00:00:00.000Z' };
+/** A notification started, as the gateway starts them, by a run of the public entry workflow. */
+const fromEntry = { run_started_at: '2026-11-30T10:00:02.000Z', parent: { workflow_id: 'msg:default:m-1', run_id: 'run-1' } };
+const entryRun = async (): Promise<StartedRun> => ({ type: 'sendMessage', started_at: '2026-11-30T10:00:00.000Z', input: {} });
 
 function recordingFetch() {
   const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
@@ -73,10 +79,10 @@ describe('notifications', () => {
   it('notifications - the reply_to notice has its own webhook-id, the same on every retry, new when the message ends again', async () => {
     const secret = `whsec_${Buffer.from('caller-secret-for-tests-0123456789').toString('base64')}`;
     const { sent, fetch } = recordingFetch();
-    const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: secret });
-    await notifyCaller({ url: 'http://caller.example/hook', status });
-    await notifyCaller({ url: 'http://caller.example/hook', status });
-    await notifyCaller({ url: 'http://caller.example/hook', status: { ...status, completed_at: '2026-11-30T11:00:00.000Z' } });
+    const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: secret, sealKeys, startedRun: entryRun });
+    await notifyCaller({ url: 'http://caller.example/hook', status, ...fromEntry });
+    await notifyCaller({ url: 'http://caller.example/hook', status, ...fromEntry });
+    await notifyCaller({ url: 'http://caller.example/hook', status: { ...status, completed_at: '2026-11-30T11:00:00.000Z' }, ...fromEntry });
     assert.equal(sent[0]!.headers['webhook-id'], 'm-1/ended/2026-11-30T10:00:02.000Z');
     assert.equal(sent[1]!.headers['webhook-id'], sent[0]!.headers['webhook-id']);
     assert.equal(sent[2]!.headers['webhook-id'], 'm-1/ended/2026-11-30T11:00:00.000Z');
@@ -85,13 +91,56 @@ describe('notifications', () => {
 
   it('notifications - the reply_to notice is refused, not retried, where the endpoint policy refuses', async () => {
     const { sent, fetch } = recordingFetch();
-    const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: newSigningSecret(), endpointPolicy: strict });
-    await assert.rejects(notifyCaller({ url: 'http://[fd00:ec2::254]/hook', status }), (error: unknown) => {
+    const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: newSigningSecret(), endpointPolicy: strict, sealKeys, startedRun: entryRun });
+    await assert.rejects(notifyCaller({ url: 'http://[fd00:ec2::254]/hook', status, ...fromEntry }), (error: unknown) => {
       assert.ok(error instanceof ApplicationFailure);
       assert.equal(error.type, 'ReplyToNotAllowed');
       assert.equal(error.nonRetryable, true);
       return true;
     });
     assert.equal(sent.length, 0);
+  });
+  describe('notifications - a reply_to notice is posted only for a message run the gateway started', () => {
+    const url = 'http://caller.example/hook';
+    const parent = { workflow_id: 'msg:default:m-1', run_id: 'run-1' };
+    const started = '2026-11-30T10:00:00.000Z';
+    const sealed = sealInput({ ...message, reply_to: { url, retry_initial_ms: 5000 } }, sealKeys.keys[0]!, new Date(started));
+    const attempt = async (run: StartedRun | undefined, request: Partial<Parameters<ReturnType<typeof createNotifyCaller>>[0]>) => {
+      const { sent, fetch } = recordingFetch();
+      const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: newSigningSecret(), sealKeys, startedRun: async () => run! });
+      const outcome = await notifyCaller({ url, status, run_started_at: '2026-11-30T10:00:02.000Z', ...request }).then(
+        () => 'posted',
+        (error: unknown) => (error instanceof ApplicationFailure && error.nonRetryable ? `${error.type}: ${error.message}` : String(error)),
+      );
+      return { outcome, sent: sent.length };
+    };
+
+    it('notifications - posted for a message run whose sealed input names this URL', async () => {
+      assert.deepEqual(await attempt({ type: 'messageWorkflow', started_at: started, input: sealed }, { parent }), { outcome: 'posted', sent: 1 });
+    });
+    it('notifications - refused when no message run started it (a namespace client did)', async () => {
+      const { outcome, sent } = await attempt(undefined, {});
+      assert.match(outcome, /^NotificationRefused: notification refused: not started by a message run/);
+      assert.equal(sent, 0);
+    });
+    it('notifications - refused when its parent is a workflow of another type', async () => {
+      const { outcome, sent } = await attempt({ type: 'forgerWorkflow', started_at: started, input: sealed }, { parent });
+      assert.match(outcome, /^NotificationRefused: .*started by a forgerWorkflow run/);
+      assert.equal(sent, 0);
+    });
+    it('notifications - refused when the parent message run has an input the gateway did not seal', async () => {
+      const forged = { ...sealed, caller: undefined, seal: undefined };
+      const { outcome, sent } = await attempt({ type: 'messageWorkflow', started_at: started, input: forged }, { parent });
+      assert.match(outcome, /^NotificationRefused: .*no gateway seal/);
+      assert.equal(sent, 0);
+    });
+    it('notifications - refused when the URL is not the sealed reply_to', async () => {
+      const { outcome, sent } = await attempt({ type: 'messageWorkflow', started_at: started, input: sealed }, { parent, url: 'http://attacker.example/x' });
+      assert.match(outcome, /^NotificationRefused: .*not the message’s reply_to/);
+      assert.equal(sent, 0);
+    });
+    it('notifications - a notification run started before the deployment sealed (an earlier gateway) is posted as it was', async () => {
+      assert.deepEqual(await attempt(undefined, { run_started_at: '2026-10-01T00:00:00.000Z' }), { outcome: 'posted', sent: 1 });
+    });
   });
 });
