@@ -20,10 +20,14 @@ import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
 import { sendMessageBody } from '../rules/message-schema';
 import { sealInput, type SealKeys } from '../messages/seal';
+import { sendLimitRefusal } from '../messages/send-limits';
+import { endpointPolicy, type EndpointPolicy } from '../rules/endpoint-policy';
 
 export interface PrepareMessageDeps {
   queries: Pick<AgentQueries, 'checkReach'>;
-  config: IntakeConfig & Pick<Config, 'TEMPORAL_CALLERS_REQUIRE_KEY'>;
+  config: IntakeConfig & Pick<Config, 'TEMPORAL_CALLERS_REQUIRE_KEY' | 'MAX_PAYLOAD_BYTES'> & Parameters<typeof endpointPolicy>[0];
+  /** Where `reply_to` may point; from `config` when absent. */
+  endpointPolicy?: EndpointPolicy;
   /** Chooses the target of intent-only messages; absent (the worker) → such inputs come back `needs_routing`. */
   router?: Pick<Router, 'route'>;
   /** Finds the caller of a `key_id`; absent → inputs with a `key_id` are refused. */
@@ -103,6 +107,8 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     const now = new Date(deps.now());
     const early = refusalBeforeRouting(body, deps.config, now);
     if (early) throw refusal(early.kind, early.kind === 'reply_to_unavailable' ? 'reply_to needs CALLER_WEBHOOK_SECRET, which this deployment has not set' : `deadline: ${early.kind.replaceAll('_', ' ')}`);
+    const limited = await sendLimitRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy ?? endpointPolicy(deps.config) });
+    if (limited) throw refusal(limited.code === 'payload_too_large' ? SEND_FAILURES.payloadTooLarge : SEND_FAILURES.endpointNotAllowed, limited.message, limited.details);
     const caller = await callerOf(tenantName, keyId as string | undefined);
     // Routing needs the router, which lives in the api: the workflow asks the api's routing queue instead.
     if (!body.target?.capability && !deps.router) return { kind: 'needs_routing' };

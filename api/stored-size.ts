@@ -1,19 +1,9 @@
-/** Limits on what is stored per message (Temporal history keeps payloads, intents and results). */
+/** Limits on what is stored per message (Temporal history keeps payloads, intents and results), as HTTP errors. */
+import { storedSizeExcess } from '../messages/send-limits';
 import { ApiError } from './errors';
-
-/** Bytes of `value` as JSON (UTF-8). */
-export function jsonBytes(value: unknown): number {
-  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8');
-}
 
 /** 413 `payload_too_large` when the named fields together are larger than `maxBytes` as JSON. */
 export function requireStoredSize(fields: Record<string, unknown>, maxBytes: number): void {
-  const bytes = Object.values(fields).reduce<number>((sum, value) => sum + jsonBytes(value), 0);
-  if (bytes > maxBytes) {
-    throw new ApiError(413, 'payload_too_large', `${Object.keys(fields).join(' and ')} take ${bytes} bytes; at most ${maxBytes} are stored`, {
-      fields: Object.keys(fields),
-      bytes,
-      max_bytes: maxBytes,
-    });
-  }
+  const excess = storedSizeExcess(fields, maxBytes);
+  if (excess) throw new ApiError(413, 'payload_too_large', `${excess.fields.join(' and ')} take ${excess.bytes} bytes; at most ${excess.max_bytes} are stored`, excess);
 }

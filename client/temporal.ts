@@ -36,8 +36,9 @@ export async function sendMessage(client: Client, input: SendMessageInput, optio
       workflowId,
       taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
       args: [message],
-      // The message id is the idempotency key for ever, as on the api.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // The message id is the idempotency key for ever, as on the api; only a start the gateway refused (the run
+      // failed before a message existed: invalid input, unknown target, ACL) leaves the id free for a corrected one.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       workflowIdConflictPolicy: 'FAIL',
     });
     return { handle, message_id: message.message_id, started: true };

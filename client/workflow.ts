@@ -30,6 +30,8 @@ function childOptions(input: SendMessageInput, options: MessageChildOptions) {
     workflowId: messageWorkflowId(message.tenant, message.message_id),
     taskQueue: taskQueue ?? DEFAULT_TASK_QUEUE,
     args: [message] as [SendMessageInput],
+    // As `sendMessage` from a client: a message id never gets a second run, unless the gateway refused the first.
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' as const,
   };
 }
 

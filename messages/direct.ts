@@ -46,6 +46,9 @@ export const SEND_FAILURES = {
   deadlinePassed: 'deadline_passed',
   deadlineTooFar: 'deadline_too_far',
   replyToUnavailable: 'reply_to_unavailable',
+  /** As the api's 413 and 422: payload, intent and params too large to store; `reply_to` where the gateway may not connect. */
+  payloadTooLarge: 'payload_too_large',
+  endpointNotAllowed: 'endpoint_not_allowed',
 } as const;
 
 /**

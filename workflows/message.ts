@@ -212,7 +212,25 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
     if (interrupted) return interrupted;
     if (Date.now() >= giveUpAt) return record.finish('failed', outOfTime(lastFailure));
     // Resolved before every attempt: a moved or restarted agent is found at its new address.
-    const { lookup, delivery } = await reach({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}), message: input, attempt, run });
+    const reached = await reach({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}), message: input, attempt, run }).catch(
+      (error: Error) => ({ outage: (error.cause as Error | undefined)?.message ?? error.message }),
+    );
+    if ('outage' in reached) {
+      // The gateway's own catalogue or database is out (the activity spent its own retries): an outage costs time,
+      // up to the deadline or the capability's time limit, never a try of the message.
+      sparedTries++;
+      const step = nextStep({ kind: 'unavailable', error: `the target could not be looked up: ${reached.outage}` }, progress());
+      if (step.kind === 'give_up') return record.finishAs(step);
+      if (step.kind !== 'back_off') throw new Error(`unreachable: ${step.kind} after an unavailable target`);
+      lastFailure = step.failure;
+      const delay = Math.min(retryDelayMs(tries, input.policy, Math.random()), Math.max(0, giveUpAt - Date.now()));
+      if (await receiptWithin(delay)) {
+        const cutShort = nextStep({ kind: 'receipt_while_backing_off', receipt: takeReceipt() }, progress());
+        if (cutShort.kind === 'finish') return record.finishAs(cutShort);
+      }
+      continue;
+    }
+    const { lookup, delivery } = reached;
     if (lookup.kind === 'unsealed') {
       seen.unsealed = true;
       return record.finish('rejected', unsealedRefusal(lookup.reason));
@@ -317,9 +335,11 @@ function leanActivities(policy: DeliveryPolicy, now: () => string) {
     scheduleToCloseTimeout: '5m',
     retry: { maximumInterval: '10s' },
   });
+  // Its own retries last two attempts' time; then the run backs off and tries again (an outage of the catalogue's
+  // database costs time, not tries), seeing cancels and the deadline in between.
   const { resolveAndDeliver } = proxyLocalActivities<Activities>({
     startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
-    scheduleToCloseTimeout: '5m',
+    scheduleToCloseTimeout: 2 * (policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS),
     retry: { maximumInterval: '10s' },
   });
   const { notifyCancel } = proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });

@@ -6,9 +6,9 @@ import type { MessageStatus } from '../../messages/message';
 import { messageWorkflowId } from '../../messages/temporal';
 import { hasScope, type Caller } from '../../rules/api-key';
 import { requireCaller } from '../caller-auth';
-import { requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
+import type { EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
-import { requireStoredSize } from '../stored-size';
+import { sendLimitRefusal } from '../../messages/send-limits';
 import type { SendRequest, SendResult } from '../../messages/intake';
 import type { MessageService } from '../../messages/message-service';
 import { StatusUnavailableError } from '../../messages/runs';
@@ -76,8 +76,9 @@ export async function acceptMessage(
   body: SendRequest,
   traceId: string,
 ): Promise<SendResult> {
-  requireStoredSize({ payload: body.payload, intent: body.intent, params: body.params }, deps.config.MAX_PAYLOAD_BYTES);
-  if (body.reply_to) await requireAllowedEndpoints(deps.endpoints, [{ location: 'body.reply_to.url', url: body.reply_to.url }]);
+  const limits = { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpoints.policy, ...(deps.endpoints.lookup ? { lookup: deps.endpoints.lookup } : {}) };
+  const refused = await sendLimitRefusal(body, limits);
+  if (refused) throw new ApiError(refused.code === 'payload_too_large' ? 413 : 422, refused.code, refused.message, refused.details);
   const result = await deps.messages.send(caller, body, traceId);
   if (result.kind === 'accepted' || result.kind === 'rejected') {
     const routing = result.status.routing;

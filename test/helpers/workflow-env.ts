@@ -40,6 +40,8 @@ export interface Script {
   transport?: 'http' | 'websocket' | 'a2a';
   /** A2A agents: what each GetTask of the task answers, in order; the last one repeats. */
   polls?: A2aPoll[];
+  /** The catalogue's database is out for this long from the first lookup: every lookup meanwhile throws. */
+  outageMs?: number;
   /** The capability's own limits, as the catalogue reports them. */
   limits?: Pick<DeliveryTarget, 'ack_timeout_ms' | 'max_attempts' | 'max_delivery_ms'>;
 }
@@ -119,6 +121,7 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
   const socketQueue = `${taskQueue}-ws`;
   const scripts = new Map<string, Script>();
   const lookupsMade = new Map<string, number>();
+  const outageStarted = new Map<string, number>();
   const recorded = new Map<string, ActivityCalls>();
   const calls = (agentId: string): ActivityCalls => {
     let entry = recorded.get(agentId);
@@ -148,6 +151,8 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     const script = scriptOf(agentId);
     const made = lookupsMade.get(agentId) ?? 0;
     lookupsMade.set(agentId, made + 1);
+    if (!outageStarted.has(agentId)) outageStarted.set(agentId, Date.now());
+    if (script.outageMs && Date.now() - outageStarted.get(agentId)! < script.outageMs) throw new Error('database unreachable (scripted outage)');
     const scripted = script.lookups?.[made];
     if (scripted) return scripted;
     // Like the catalogue: an instance that failed this message is chosen only when no other is left.
