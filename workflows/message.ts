@@ -26,6 +26,9 @@ import { settlementOf, StatusRecord } from './status-record';
 /** Margin over the HTTP timeout before Temporal declares the activity itself lost (e.g. worker crash). */
 const ACTIVITY_MARGIN_MS = 5_000;
 
+/** Tries of one lean lookup-and-delivery activity before the run itself backs off (see leanActivities). */
+const LOOKUP_TRIES = 4;
+
 /**
  * An A2A task under way is first read within the delivery's worker for up to A2A_FIRST_READ_WAIT_MS (GetTask after
  * 50 ms, then twice as long each time: most tasks of a quick agent end there, with no Temporal timer, whose
@@ -335,12 +338,12 @@ function leanActivities(policy: DeliveryPolicy, now: () => string) {
     scheduleToCloseTimeout: '5m',
     retry: { maximumInterval: '10s' },
   });
-  // Its own retries last two attempts' time; then the run backs off and tries again (an outage of the catalogue's
-  // database costs time, not tries), seeing cancels and the deadline in between.
+  // A few retries of its own (1 + 2 + 4 s apart); then the run backs off and tries again (an outage of the
+  // catalogue's database costs time, not tries of the message), seeing cancels and the deadline in between.
   const { resolveAndDeliver } = proxyLocalActivities<Activities>({
     startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
-    scheduleToCloseTimeout: 2 * (policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS),
-    retry: { maximumInterval: '10s' },
+    scheduleToCloseTimeout: '5m',
+    retry: { maximumInterval: '10s', maximumAttempts: LOOKUP_TRIES },
   });
   const { notifyCancel } = proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
   // HTTP targets are delivered inside resolveAndDeliver; deliverTo is left with WebSocket targets.

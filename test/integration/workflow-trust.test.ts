@@ -45,7 +45,7 @@ describe('workflow trust', () => {
 
   it('workflow trust - an outage of the catalogue longer than the lookup’s own retries costs time, not tries: the message is processed once', async () => {
     const id = uniqueMessageId('db-outage');
-    // The lookup activity gives up after 2 × (500 + 5,000) ms; the outage lasts longer than that.
+    // The lookup activity gives up after 4 tries (about 7 s); the outage lasts twice as long.
     const short = { ...policy, maxAttempts: 1, attemptTimeoutMs: 500, initialBackoffMs: 200, maxBackoffMs: 500 };
     const handle = await workflows.start(messageInput(id, { policy: short }), { verdicts: [{ kind: 'processed', result: 'ok' }], outageMs: 14_000 });
     const status = (await handle.result()) as MessageStatus;
@@ -59,9 +59,11 @@ describe('workflow trust', () => {
     const short = { ...policy, maxAttempts: 1, attemptTimeoutMs: 500, initialBackoffMs: 200, maxBackoffMs: 500 };
     const handle = await workflows.start(messageInput(id, { policy: short }), { verdicts: [{ kind: 'processed', result: 'ok' }], outageMs: 120_000 });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const cancelAsked = Date.now();
     await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'changed my mind' }] });
     const status = (await handle.result()) as MessageStatus;
     assert.equal(status.state, 'cancelled');
     assert.equal(workflows.calls(id).deliveries.length, 0);
+    assert.ok(Date.now() - cancelAsked < 60_000, 'ended well before the outage did');
   });
 });
