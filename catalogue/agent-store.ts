@@ -236,17 +236,26 @@ export class AgentStore {
   /**
    * The agent owning this secret (current, or previous within its overlap), in any tenant. With `cached`, a record
    * found within `authCacheMs` is reused (receipts): another replica's rotation or deregistration is then seen up
-   * to that much later.
+   * to that much later. While the database is unreachable, a record found earlier is reused however old (a receipt
+   * that cannot be taken would cost the message a redelivery, and an outage must cost time, not the message).
    */
   async findBySecret(secret: string, { cached = false } = {}): Promise<AgentDoc | null> {
     const hash = hashSecret(secret);
     const now = this.now();
     const hit = cached ? this.bySecretCache.get(hash) : undefined;
-    const agent =
-      hit && hit.until > now.getTime()
-        ? hit.agent
-        : await this.models.agents.findOne({ $or: [{ secret_hash: hash }, { previous_secret_hash: hash }] }).lean<AgentDoc>();
-    if (agent && cached && !hit && this.options.authCacheMs) this.bySecretCache.set(hash, { agent, until: now.getTime() + this.options.authCacheMs });
+    const valid = hit && hit.until > now.getTime() ? hit.agent : undefined;
+    const agent = valid ?? (await this.readBySecret(hash, hit?.agent));
+    if (agent && cached && !valid && agent !== hit?.agent && this.options.authCacheMs) this.bySecretCache.set(hash, { agent, until: now.getTime() + this.options.authCacheMs });
     return agent && secretIsValid(agent, secret, now) ? agent : null;
+  }
+
+  /** The agent of a secret hash from the database, or `stale` (an earlier read) while the database is unreachable. */
+  private async readBySecret(hash: string, stale: AgentDoc | undefined): Promise<AgentDoc | null> {
+    try {
+      return await this.models.agents.findOne({ $or: [{ secret_hash: hash }, { previous_secret_hash: hash }] }).lean<AgentDoc>();
+    } catch (error) {
+      if (stale) return stale;
+      throw error;
+    }
   }
 }
