@@ -31,7 +31,7 @@ export interface PrepareMessageDeps {
   /** Chooses the target of intent-only messages; absent (the worker) → such inputs come back `needs_routing`. */
   router?: Pick<Router, 'route'>;
   /** Finds the caller of a `key_id`; absent → inputs with a `key_id` are refused. */
-  keys?: Pick<ApiKeyStore, 'callerById'>;
+  keys?: Pick<ApiKeyStore, 'callerById' | 'callerByProof'>;
   /** Seals the input built (messages/seal.ts), as the api does. */
   sealKeys: SealKeys;
   now: () => number;
@@ -78,13 +78,18 @@ const refusal = (type: string, message: string, details?: unknown) =>
   ApplicationFailure.create({ type, message, nonRetryable: true, ...(details === undefined ? {} : { details: [details] }) });
 
 export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
-  /** The namespace caller, or the key's caller: of this tenant, not revoked, with the `send` scope. */
-  const callerOf = async (tenant: string, keyId: string | undefined): Promise<Caller> => {
-    if (!keyId) {
-      if (deps.config?.TEMPORAL_CALLERS_REQUIRE_KEY) throw refusal(SEND_FAILURES.keyRequired, 'this deployment requires a key_id (an API key id with the send scope) on direct starts');
+  /**
+   * The namespace caller, or the key's caller: of this tenant, not revoked, with the `send` scope. A `key_proof`
+   * (rules/api-key.ts) proves the sender holds the key; TEMPORAL_CALLERS_REQUIRE_KEY requires one.
+   */
+  const callerOf = async (tenant: string, messageId: string, keyId: string | undefined, proof: string | undefined): Promise<Caller> => {
+    const requireKey = deps.config?.TEMPORAL_CALLERS_REQUIRE_KEY;
+    if (!keyId || (requireKey && !proof)) {
+      if (requireKey) throw refusal(SEND_FAILURES.keyRequired, 'this deployment requires a key_id and its key_proof (an API key with the send scope) on direct starts');
       return namespaceCaller(tenant);
     }
-    const caller = await deps.keys?.callerById(keyId);
+    const caller = proof ? await deps.keys?.callerByProof(keyId, proof, tenant, messageId) : await deps.keys?.callerById(keyId);
+    if (proof && !caller) throw refusal(SEND_FAILURES.invalidKeyProof, `key_proof is not the proof of key ${keyId} for message ${messageId} in tenant ${tenant} (or the key was revoked)`);
     if (!caller || caller.tenant !== tenant) throw refusal(SEND_FAILURES.unknownKey, `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
     if (!hasScope(caller, 'send')) throw refusal(SEND_FAILURES.forbidden, `key ${keyId} lacks the send scope`);
     return caller;
@@ -92,8 +97,10 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
   return async function prepareMessage(request: unknown): Promise<PreparedMessage | NeedsRouting> {
     if (!deps.queries || !deps.config || !deps.now || !deps.sealKeys) throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
     if (typeof request !== 'object' || request === null || Array.isArray(request)) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: an object is required');
-    const { tenant, key_id: keyId, ...rest } = request as Record<string, unknown>;
+    const { tenant, key_id: keyId, key_proof: keyProof, ...rest } = request as Record<string, unknown>;
     const issues: { path: string; message: string }[] = [];
+    if (keyProof !== undefined && (typeof keyProof !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(keyProof))) issues.push({ path: 'key_proof', message: 'a key proof is 43 base64url characters' });
+    if (keyProof !== undefined && keyId === undefined) issues.push({ path: 'key_proof', message: 'key_proof needs the key_id it proves' });
     if (keyId !== undefined && (typeof keyId !== 'string' || !KEY_ID_PATTERN.test(keyId))) issues.push({ path: 'key_id', message: 'a key id is 12 hex digits' });
     if (typeof tenant !== 'string' || !TENANT_PATTERN.test(tenant)) issues.push({ path: 'tenant', message: 'a tenant is 1–63 of a–z 0–9 _ - starting with a letter or digit' });
     const parsed = sendMessageBody.safeParse(rest);
@@ -109,7 +116,7 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     if (early) throw refusal(early.kind, early.kind === 'reply_to_unavailable' ? 'reply_to needs CALLER_WEBHOOK_SECRET, which this deployment has not set' : `deadline: ${early.kind.replaceAll('_', ' ')}`);
     const limited = await sendLimitRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy ?? endpointPolicy(deps.config) });
     if (limited) throw refusal(limited.code === 'payload_too_large' ? SEND_FAILURES.payloadTooLarge : SEND_FAILURES.endpointNotAllowed, limited.message, limited.details);
-    const caller = await callerOf(tenantName, keyId as string | undefined);
+    const caller = await callerOf(tenantName, body.message_id, keyId as string | undefined, keyProof as string | undefined);
     // Routing needs the router, which lives in the api: the workflow asks the api's routing queue instead.
     if (!body.target?.capability && !deps.router) return { kind: 'needs_routing' };
     const chosen = await chooseTarget({ queries: deps.queries, ...(deps.router ? { router: deps.router } : {}) }, caller, body);

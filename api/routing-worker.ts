@@ -18,7 +18,7 @@ export async function startRoutingWorker(options: {
   config: Config;
   queries: Pick<AgentQueries, 'checkReach'>;
   router: Pick<Router, 'route'>;
-  keys: Pick<ApiKeyStore, 'callerById'>;
+  keys: Pick<ApiKeyStore, 'callerById' | 'callerByProof'>;
   sealKeys: SealKeys;
 }): Promise<RunningActivityWorker> {
   const { connection, config, queries, router, keys, sealKeys } = options;

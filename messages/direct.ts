@@ -22,6 +22,11 @@ export interface SendMessageInput extends SendRequest {
    * as that key, its scopes and ACL grants enforced as on the api. Required when TEMPORAL_CALLERS_REQUIRE_KEY is set.
    */
   key_id?: string;
+  /**
+   * Proof that the sender holds that key (its id is no secret): `keyProof(apiKey, tenant, message_id)` from
+   * `client/temporal.ts`. Required, with `key_id`, when TEMPORAL_CALLERS_REQUIRE_KEY is set.
+   */
+  key_proof?: string;
 }
 
 /** The signature of `sendMessage`, for typed starts and children by name. */
@@ -42,6 +47,8 @@ export const SEND_FAILURES = {
   /** `key_id` is not an API key of the tenant (or was revoked); TEMPORAL_CALLERS_REQUIRE_KEY and none given. */
   unknownKey: 'unknown_key',
   keyRequired: 'key_required',
+  /** `key_proof` is not the proof of `key_id` for this tenant and message id. */
+  invalidKeyProof: 'invalid_key_proof',
   /** As the api's 422s: the deadline is past or too far, or `reply_to` without CALLER_WEBHOOK_SECRET. */
   deadlinePassed: 'deadline_passed',
   deadlineTooFar: 'deadline_too_far',

@@ -5,7 +5,7 @@
  * A key reads `rk_<key id>_<secret>`: the key id (12 hex digits) finds the stored record, the secret (256 random
  * bits) is checked against its SHA-256 in constant time. High-entropy secrets make a plain hash safe to store.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { hashSecret, secretMatches } from './ids';
 
@@ -63,6 +63,27 @@ export function newApiKey(): { keyId: string; key: string; secretHash: string } 
   const keyId = randomBytes(6).toString('hex');
   const secret = randomBytes(32).toString('base64url');
   return { keyId, key: `rk_${keyId}_${secret}`, secretHash: hashSecret(secret) };
+}
+
+/**
+ * Proof that the sender of a direct start holds the API key `key` (not only its id, which is no secret): an HMAC
+ * of the tenant and the message id under the SHA-256 of the key's secret, which the gateway stores. It is good for
+ * that one message id only; undefined when `key` is not an API key.
+ */
+export function keyProof(key: string, tenant: string, messageId: string): string | undefined {
+  const parsed = parseApiKey(key);
+  return parsed && proofUnder(hashSecret(parsed.secret), tenant, messageId);
+}
+
+function proofUnder(secretHash: string, tenant: string, messageId: string): string {
+  return createHmac('sha256', secretHash).update(`agent-reach key proof\n${tenant}\n${messageId}`).digest('base64url');
+}
+
+/** Whether `proof` is the key proof for this tenant and message id of the key whose secret hashes to `secretHash`. */
+export function keyProofMatches(proof: string, secretHash: string, tenant: string, messageId: string): boolean {
+  const expected = Buffer.from(proofUnder(secretHash, tenant, messageId));
+  const given = Buffer.from(proof);
+  return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
 export function apiKeySecretMatches(secret: string, storedHash: string): boolean {

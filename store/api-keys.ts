@@ -3,7 +3,7 @@
  * its id and checked against the hash of its secret in constant time; the secret itself is never stored.
  */
 import { Schema, type Connection, type Model } from 'mongoose';
-import { apiKeySecretMatches, newApiKey, parseApiKey, type Caller } from '../rules/api-key';
+import { apiKeySecretMatches, keyProofMatches, newApiKey, parseApiKey, type Caller } from '../rules/api-key';
 import type { Config } from '../platform/config';
 import { parseConfigKeys, type ConfigKey } from '../rules/config-keys';
 import { LruCache } from '../rules/lru';
@@ -124,6 +124,15 @@ export class ApiKeyStore {
     const doc = await this.lookup(keyId);
     if (!doc || doc.revoked_at) return undefined;
     return { tenant: doc.tenant, key_id: doc._id, scopes: doc.scopes };
+  }
+
+  /** The caller of `keyId` when `proof` is its key proof for this tenant and message id (rules/api-key.ts). */
+  async callerByProof(keyId: string, proof: string, tenant: string, messageId: string): Promise<Caller | undefined> {
+    const fromConfig = this.configKeys.get(keyId);
+    const doc = fromConfig ? undefined : await this.lookup(keyId);
+    const secretHash = fromConfig?.secret_hash ?? (doc && !doc.revoked_at ? doc.secret_hash : undefined);
+    if (!secretHash || !keyProofMatches(proof, secretHash, tenant, messageId)) return undefined;
+    return this.callerById(keyId);
   }
 
   private async lookup(keyId: string): Promise<ApiKeyDoc | null> {

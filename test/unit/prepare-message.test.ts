@@ -5,8 +5,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import { createPrepareMessage, namespaceCaller, type NeedsRouting, type PreparedMessage } from '../../activities/prepare-message';
 import type { ReachCheck } from '../../catalogue/agent-queries';
 import { bodyHashOf, buildMessageInput } from '../../messages/message-input';
+import { checkSeal } from '../../messages/seal';
 import { loadConfig } from '../../platform/config';
-import type { Caller } from '../../rules/api-key';
+import { keyProof, keyProofMatches, parseApiKey, type Caller } from '../../rules/api-key';
+import { hashSecret } from '../../rules/ids';
 import type { RouteDecision, RouteExplanation, RouteRequest, Router } from '../../router/router';
 
 const config = loadConfig({ PUBLIC_URL: 'https://reach.example', CALLER_WEBHOOK_SECRET: '' });
@@ -18,7 +20,14 @@ const KEYS: Record<string, Caller> = {
   bbbbbbbbbbbb: { tenant: 'acme', key_id: 'bbbbbbbbbbbb', scopes: ['read'] },
   cccccccccccc: { tenant: 'other', key_id: 'cccccccccccc', scopes: ['admin'] },
 };
-const keys = { callerById: async (keyId: string) => KEYS[keyId] };
+/** The API key of `aaaaaaaaaaaa`, whose secret the store knows only hashed. */
+const BILLING_KEY = `rk_aaaaaaaaaaaa_${'s'.repeat(43)}`;
+const keys = {
+  callerById: async (keyId: string) => KEYS[keyId],
+  callerByProof: async (keyId: string, proof: string, tenant: string, messageId: string) =>
+    keyId === 'aaaaaaaaaaaa' && keyProofMatches(proof, hashSecret(parseApiKey(BILLING_KEY)!.secret), tenant, messageId) ? KEYS[keyId] : undefined,
+};
+const sealKeys = { keys: ['prepare-message-test-seal-key-0123456789abcdef'], since: '2025-01-01T00:00:00.000Z' };
 
 function prepare(reach: ReachCheck = { kind: 'ok' }, requireKey = false, router?: Pick<Router, 'route'>) {
   const checks: { tenant: string; agentId: string; capability: string; caller: Caller }[] = [];
@@ -28,7 +37,7 @@ function prepare(reach: ReachCheck = { kind: 'ok' }, requireKey = false, router?
       return reach;
     },
   };
-  return { prepareMessage: createPrepareMessage({ queries, config: { ...config, TEMPORAL_CALLERS_REQUIRE_KEY: requireKey }, keys, now: () => NOW, ...(router ? { router } : {}) }), checks };
+  return { prepareMessage: createPrepareMessage({ queries, config: { ...config, TEMPORAL_CALLERS_REQUIRE_KEY: requireKey }, keys, sealKeys, now: () => NOW, ...(router ? { router } : {}) }), checks };
 }
 
 /** The prepared message (not `needs_routing`). */
@@ -68,7 +77,10 @@ describe('prepare message', () => {
       acceptedAt: new Date(NOW).toISOString(),
       config,
     });
-    assert.deepEqual(prepared.input, expected);
+    const { seal, ...unsealed } = prepared.input;
+    assert.deepEqual(unsealed, expected);
+    assert.deepEqual(checkSeal(prepared.input, sealKeys, { workflowId: 'msg:acme:m-1', startedAt: new Date(NOW).toISOString() }), { ok: true }, 'sealed as the api seals');
+    assert.equal(seal?.at, new Date(NOW).toISOString());
     assert.equal(prepared.input.callback_url, 'https://reach.example/v1/callback');
     assert.match(prepared.input.trace_id, /^[0-9a-f]{32}$/);
     assert.equal(prepared.memo.body_hash, bodyHashOf(body));
@@ -143,6 +155,19 @@ describe('prepare message', () => {
     assert.match((await refusal(prepareMessage({ tenant: 'acme', key_id: 'rk_secret', message_id: 'k', target }))).message, /key_id/);
     const required = prepare({ kind: 'ok' }, true).prepareMessage;
     assert.equal((await refusal(required({ tenant: 'acme', message_id: 'k', target }))).type, 'key_required');
-    assert.equal((await preparedOf(required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k', target }))).input.caller?.key_id, 'aaaaaaaaaaaa');
+    assert.equal((await refusal(required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k', target }))).type, 'key_required', 'a key id alone proves nothing');
+    const proof = keyProof(BILLING_KEY, 'acme', 'k')!;
+    assert.equal((await preparedOf(required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', key_proof: proof, message_id: 'k', target }))).input.caller?.key_id, 'aaaaaaaaaaaa');
+  });
+
+  it('prepare message - a key proof holds for its key, tenant and message id only', async () => {
+    const target = { agent_id: AGENT, capability: 'echo' };
+    const required = prepare({ kind: 'ok' }, true).prepareMessage;
+    const proof = keyProof(BILLING_KEY, 'acme', 'k')!;
+    const refusedWith = async (input: Record<string, unknown>) => (await refusal(required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', target, message_id: 'k', key_proof: proof, ...input }))).type;
+    assert.equal(await refusedWith({ message_id: 'k2' }), 'invalid_key_proof', 'another message id');
+    assert.equal(await refusedWith({ key_id: 'bbbbbbbbbbbb' }), 'invalid_key_proof', 'another key');
+    assert.equal(await refusedWith({ key_proof: keyProof(`rk_aaaaaaaaaaaa_${'t'.repeat(43)}`, 'acme', 'k') }), 'invalid_key_proof', 'a made-up key');
+    assert.equal(await refusedWith({ key_proof: 'short' }), 'invalid_input');
   });
 });
