@@ -7,6 +7,7 @@ import type { MessageStatus } from '../messages/message';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
 import { endedWebhookId } from '../protocol/webhook-ids';
+import { drainCapped, IGNORED_ANSWER_MAX_BYTES } from '../platform/capped-body';
 
 export interface NotifyCallerRequest {
   url: string;
@@ -37,7 +38,7 @@ export function createNotifyCaller(deps: { fetch: typeof fetch; now: () => numbe
         signal: AbortSignal.timeout(10_000),
         redirect: 'manual',
       });
-      await response.arrayBuffer();
+      await drainCapped(response, IGNORED_ANSWER_MAX_BYTES);
     } catch (error) {
       // Every failure is retried on the workflow's schedule, as webhook services do.
       throw ApplicationFailure.retryable(`reply_to unreachable: ${(error as Error).message}`, 'ReplyToUnreachable');

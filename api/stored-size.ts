@@ -1,10 +1,6 @@
 /** Limits on what is stored per message (Temporal history keeps payloads, intents and results). */
+import { jsonBytes } from '../rules/json-bytes';
 import { ApiError } from './errors';
-
-/** Bytes of `value` as JSON (UTF-8). */
-export function jsonBytes(value: unknown): number {
-  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8');
-}
 
 /** 413 `payload_too_large` when the named fields together are larger than `maxBytes` as JSON. */
 export function requireStoredSize(fields: Record<string, unknown>, maxBytes: number): void {

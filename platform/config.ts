@@ -82,8 +82,18 @@ export const envSchema = z.object({
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
   /** Capabilities one agent may declare (at most 1000). @default 100 */
   MAX_CAPABILITIES_PER_AGENT: z.coerce.number().int().min(1).max(1000).default(100),
-  /** Largest stored message `payload` + `intent`, and receipt `result`, in bytes of JSON (kept in Temporal history). @default 262144 */
+  /**
+   * Largest stored message `payload` + `intent`, and result (a receipt's, or an agent's answer to a delivery or an A2A
+   * task's artifacts: larger fails the message `result_too_large`), in bytes of JSON (kept in Temporal history). @default 262144
+   */
   MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
+  /**
+   * Most bytes read of any answer from an agent or a card host: an HTTP delivery's answer, an A2A agent's answers
+   * (SendMessage, GetTask, CancelTask), a fetched A2A card. The read stops there: a delivery whose answer is longer
+   * fails `result_too_large` (not retried), a card import 422 `agent_card_too_large`. A result must also fit
+   * MAX_PAYLOAD_BYTES as JSON to be kept. @default 1048576 (1 MiB)
+   */
+  AGENT_ANSWER_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
   /** Agent endpoints, card URLs and reply_to URLs may be on loopback addresses (127.0.0.0/8, ::1). @default false (embedded mode and tests: true) */
   ENDPOINT_ALLOW_LOOPBACK: flag.default(false),
   /** …on private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). @default false (embedded mode and docker-compose: true) */
@@ -313,6 +323,11 @@ export function circuitPolicy(config: Config) {
     openMs: config.CIRCUIT_OPEN_MS,
     maxOpenMs: config.CIRCUIT_MAX_OPEN_MS,
   };
+}
+
+/** How much of an agent's answer the worker reads, and of its result a status keeps. */
+export function answerLimits(config: Config) {
+  return { maxAnswerBytes: config.AGENT_ANSWER_MAX_BYTES, maxResultBytes: config.MAX_PAYLOAD_BYTES };
 }
 
 /** The router's similarity settings. */
