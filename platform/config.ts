@@ -80,6 +80,14 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(100),
   /** Bucket size: requests a tenant may make at once after being idle. @default 200 */
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  /**
+   * Requests per second one client address may make before authenticating: each request to a route open to anyone
+   * (the A2A push receiver) and each one answered 401 (a bad API key, agent secret or push token) takes a token; an
+   * address out of tokens is answered 429 before any credential is looked up (0 = no limit). @default 20
+   */
+  UNAUTHENTICATED_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(20),
+  /** Bucket size of that limit: such requests an address may make at once. @default 200 */
+  UNAUTHENTICATED_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
   /** Capabilities one agent may declare (at most 1000). @default 100 */
   MAX_CAPABILITIES_PER_AGENT: z.coerce.number().int().min(1).max(1000).default(100),
   /**
