@@ -305,8 +305,36 @@ export const envSchema = z.object({
   MCP_SEND_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
   /** MCP face: how often a waiting tool call reports progress (to clients that asked for it), in ms. @default 5000 */
   MCP_PROGRESS_INTERVAL_MS: positiveMs.default(5_000),
-  /** MCP face: a session idle this long is closed (its client then starts a new one), in ms. @default 1800000 (30 min) */
+  /**
+   * MCP face: a session that makes no request this long is closed, even while it holds its notification stream (its
+   * client then starts a new one), in ms. @default 1800000 (30 min)
+   */
   MCP_SESSION_IDLE_MS: positiveMs.default(1_800_000),
+  /** MCP face: sessions this replica holds at most; past it, `initialize` is answered 429. @default 1000 */
+  MCP_MAX_SESSIONS: z.coerce.number().int().min(1).default(1_000),
+  /** MCP face: sessions one tenant holds at most on one replica; past it, its `initialize` is answered 429. @default 200 */
+  MCP_MAX_SESSIONS_PER_TENANT: z.coerce.number().int().min(1).default(200),
+  /** MCP face: sessions one API key holds at most on one replica; opening one more closes its least recently used. @default 100 */
+  MCP_MAX_SESSIONS_PER_KEY: z.coerce.number().int().min(1).default(100),
+  /**
+   * MCP face, DNS-rebinding protection: host names (without port, IPv6 in brackets) `/mcp` answers for, comma-separated;
+   * a request with another `Host` is refused 403. `*` turns the check off. @default when API_HOST is a loopback
+   * address: localhost,127.0.0.1,[::1] and PUBLIC_URL's host; otherwise off
+   */
+  MCP_ALLOWED_HOSTS: z
+    .string()
+    .regex(/^(\*|[A-Za-z0-9.:[\]-]+(,[A-Za-z0-9.:[\]-]+)*)$/, 'comma-separated host names, or *')
+    .transform((v) => (v === '*' ? '*' : v.split(',')))
+    .optional(),
+  /**
+   * MCP face: origins (`scheme://host[:port]`) allowed to call `/mcp` from a browser, comma-separated; a request with
+   * another `Origin` header is refused 403 (one without is not concerned). @default any origin on an allowed host
+   */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+    .refine((list) => list.every((o) => URL.canParse(o) && new URL(o).origin === o), 'comma-separated origins such as http://localhost:6274')
+    .optional(),
   /** Log verbosity of our processes: `debug`, `info`, `warn` or `error` (JSON logs via pino). @default info */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 }).superRefine((env, ctx) => {
