@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createDeliver } from '../../activities/deliver';
+import { createSocketActivities } from '../../activities/deliver-socket';
 import { loadConfig } from '../../platform/config';
 import { endpointPolicy } from '../../rules/endpoint-policy';
 import type { MessageInput } from '../../messages/message';
@@ -151,5 +152,19 @@ describe('deliver activity', () => {
     assert.ok(result.verdict.kind === 'agent_failed');
     assert.equal(result.verdict.error.message.length, 1001);
     assert.equal(result.verdict.error.code!.length, 100);
+  });
+
+  it('deliver activity - a WebSocket ack whose result is larger than a status keeps is refused as result_too_large', async () => {
+    const ackWith = (result: unknown) =>
+      createSocketActivities({
+        sockets: { send: async () => ({ ack: { type: 'ack', message_id: 'm-1', status: 'processed', result } as never }) },
+        circuits: { record: async () => undefined as never },
+        now: Date.now,
+        maxResultBytes: 1024,
+      });
+    const large = await ackWith('x'.repeat(2000)).deliverOverSocket({ message, target, attempt: 1 });
+    assert.equal((large.verdict as { code?: string }).code, 'result_too_large');
+    const fits = await ackWith('ok').deliverOverSocket({ message, target, attempt: 1 });
+    assert.deepEqual(fits.verdict, { kind: 'processed', result: 'ok' });
   });
 });
