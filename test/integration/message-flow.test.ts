@@ -464,14 +464,16 @@ describe('message flow - reply_to', () => {
 });
 
 describe('message flow - oversized answers', () => {
-  it('message flow - a 50 MB synchronous answer is delivered once and fails the message result_too_large; reply_to is still sent', async () => {
+  it('message flow - a 50 MB synchronous answer is delivered once and fails the message result_too_large; reply_to is still sent', async (t) => {
     const caller = await startFakeAgent(() => ({ status: 204 }));
     try {
       agent.behave(() => ({ status: 200, hugeResultBytes: 50 * 1024 * 1024 }));
       const sentBefore = agent.sentBytes;
       const messageId = newMessageId();
+      const started = Date.now();
       assert.equal((await send({ message_id: messageId, reply_to: { url: caller.url } })).status, 202);
       const status = await terminalStatus(messageId);
+      const endedMs = Date.now() - started;
       assert.equal(status.state, 'failed');
       assert.equal(status.reason.code, 'result_too_large');
       assert.match(status.reason.message, new RegExp(`larger than ${system.config.AGENT_ANSWER_MAX_BYTES} bytes \\(AGENT_ANSWER_MAX_BYTES\\)`));
@@ -484,6 +486,8 @@ describe('message flow - oversized answers', () => {
       assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, 1, 'delivered exactly once');
       const sent = agent.sentBytes - sentBefore;
       assert.ok(sent < 50 * 1024 * 1024, `the gateway stopped reading (the agent wrote ${sent} bytes)`);
+      // Recorded in docs/benchmarks.md ("Oversized answers"); not asserted (timing belongs to benchmarks).
+      t.diagnostic(`oversized answer: ${endedMs} ms to failed, the agent wrote ${sent} bytes before the gateway dropped it`);
     } finally {
       await caller.stop();
     }
