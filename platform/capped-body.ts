@@ -40,11 +40,6 @@ export function cappedResponse(response: Response, maxBytes: number, onTooLarge?
   return new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** A fetch whose answers are capped at `maxBytes` (see {@link cappedResponse}). */
-export function cappedFetch(fetchFn: typeof fetch, maxBytes: number, onTooLarge?: () => void): typeof fetch {
-  return async (input, init) => cappedResponse(await fetchFn(input, init), maxBytes, onTooLarge);
-}
-
 /** The body as text, at most `maxBytes` of it (else {@link AnswerTooLargeError}). */
 export function readCappedText(response: Response, maxBytes: number): Promise<string> {
   return cappedResponse(response, maxBytes).text();
@@ -56,11 +51,4 @@ export const IGNORED_ANSWER_MAX_BYTES = 64 * 1024;
 /** Reads and drops an answer whose content does not matter (a notice's), at most `maxBytes` of it; never throws. */
 export async function drainCapped(response: Response, maxBytes: number): Promise<void> {
   await cappedResponse(response, maxBytes).arrayBuffer().catch(() => undefined);
-}
-
-export function isAnswerTooLarge(error: unknown): boolean {
-  for (let at = error as { cause?: unknown } | undefined, depth = 0; at && depth < 5; at = at.cause as typeof at, depth++) {
-    if (at instanceof AnswerTooLargeError) return true;
-  }
-  return false;
 }

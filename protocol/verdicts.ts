@@ -26,7 +26,7 @@ export interface AnswerLimits {
 }
 
 /** An agent's error message kept in a status or an attempt: the first this many characters. */
-export const MAX_ERROR_CHARS = 1_000;
+const MAX_ERROR_CHARS = 1_000;
 
 function clipped(text: string): string {
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;

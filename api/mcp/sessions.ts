@@ -88,7 +88,7 @@ export class McpFace {
       const { capability_tools } = parseInput(mcpQuery, req.query, 'query');
       const full = this.fullFor(caller);
       if (full) {
-        res.set('retry-after', String(Math.ceil(this.deps.config.MCP_SESSION_IDLE_MS / 4 / 1000)));
+        res.set('retry-after', String(Math.ceil(this.sweepMs() / 1000)));
         return rpcError(res, 429, `${full}: close a session (DELETE /mcp) or wait for idle ones to close`);
       }
       const session = await this.open({ caller, capabilityTools: capability_tools ?? this.deps.config.MCP_CAPABILITY_TOOLS });
@@ -145,7 +145,7 @@ export class McpFace {
     for (const session of own.slice(0, Math.max(0, own.length - this.deps.config.MCP_MAX_SESSIONS_PER_KEY))) void this.closeSession(session);
   }
 
-  /** Sessions held now (metrics and tests). */
+  /** Sessions held now. */
   get size(): number {
     return this.sessions.size;
   }
@@ -157,11 +157,16 @@ export class McpFace {
 
   private startTimers(): void {
     if (this.timers.length > 0) return;
-    const { MCP_SESSION_IDLE_MS, CATALOGUE_REFRESH_MS } = this.deps.config;
-    const sweep = setInterval(() => this.closeIdle(), Math.min(60_000, Math.max(1_000, MCP_SESSION_IDLE_MS / 4)));
+    const { CATALOGUE_REFRESH_MS } = this.deps.config;
+    const sweep = setInterval(() => this.closeIdle(), this.sweepMs());
     const watch = setInterval(() => void this.watchCatalogue(), CATALOGUE_REFRESH_MS);
     for (const timer of [sweep, watch]) timer.unref();
     this.timers = [sweep, watch];
+  }
+
+  /** How often idle sessions are looked for (also how long a refused `initialize` is asked to wait). */
+  private sweepMs(): number {
+    return Math.min(60_000, Math.max(1_000, this.deps.config.MCP_SESSION_IDLE_MS / 4));
   }
 
   private closeIdle(): void {
