@@ -2,10 +2,12 @@
  * The official A2A client (`@a2a-js/sdk/client`) for delivery, task reads and cancelling. Each client is built from
  * the agent's kept card narrowed to the instance's interface (`clientCardOf`, catalogue/a2a.ts), so the SDK picks
  * the binding (JSON-RPC or HTTP+JSON) and the protocol version (1.0, or 0.3 through its compatibility layer) the
- * card declares. Every request goes through our fetch (the endpoint policy) with a time limit.
+ * card declares. Every request goes through our fetch (the endpoint policy) with a time limit, and every answer is
+ * read up to AGENT_ANSWER_MAX_BYTES.
  */
 import { a2aProfileOf, clientCardOf, type AgentProfile } from '../catalogue/a2a';
-import { isTransientStatus } from '../protocol/verdicts';
+import { answerTooLargeMessage, isTransientStatus, RESULT_TOO_LARGE } from '../protocol/verdicts';
+import { cappedResponse } from '../platform/capped-body';
 import { LruCache } from '../rules/lru';
 import type { AgentDoc } from '../store/agents';
 import { AgentCard, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type A2aClient } from '../protocol/a2a-sdk';
@@ -18,6 +20,8 @@ export interface CallFailure {
   /** true: worth another try (the network, a timeout, HTTP 5xx/408/425/429, the agent's internal error). */
   transient: boolean;
   error: string;
+  /** Set when the answer was longer than the gateway reads (AGENT_ANSWER_MAX_BYTES): not retried. */
+  code?: typeof RESULT_TOO_LARGE;
 }
 
 /** JSON-RPC's "internal error": the agent failed, not the message. */
@@ -50,7 +54,11 @@ export class A2aClients {
   private readonly profiles = new LruCache<string, AgentProfile>(CARD_CAPACITY);
   private readonly cards = new LruCache<string, ReturnType<typeof AgentCard.fromJSON>>(CARD_CAPACITY);
 
-  constructor(private readonly fetchFn: typeof fetch) {}
+  /** `maxAnswerBytes`: the most read of any answer (the SDK reads bodies through our fetch, which stops there). */
+  constructor(
+    private readonly fetchFn: typeof fetch,
+    private readonly maxAnswerBytes: number,
+  ) {}
 
   /** The agent's profile, its kept card parsed once per revision (every delivery and task read needs it). */
   profileOf(agent: AgentDoc): AgentProfile {
@@ -66,16 +74,19 @@ export class A2aClients {
   /** One call with a client of the instance at `endpoint`, bounded by `timeoutMs`; never throws. */
   async call<T>(profile: AgentProfile, endpoint: string, timeoutMs: number, run: (client: A2aClient, options: { signal: AbortSignal }) => Promise<T>): Promise<A2aCall<T>> {
     let httpStatus: number | undefined;
+    let tooLarge = false;
     const fetchImpl: typeof fetch = async (input, init) => {
       const response = await this.fetchFn(input, { ...init, redirect: 'manual' });
       httpStatus = response.status;
-      return response;
+      return cappedResponse(response, this.maxAnswerBytes, () => (tooLarge = true));
     };
     const status = () => (httpStatus === undefined ? {} : { http_status: httpStatus });
     try {
       const value = await run(await this.clientFor(profile, endpoint, fetchImpl), { signal: AbortSignal.timeout(timeoutMs) });
       return { ok: true, value, ...status() };
     } catch (error) {
+      // However the SDK wraps the read's error, an answer cut at the cap is refused, not retried.
+      if (tooLarge) return { ok: false, failure: { transient: false, code: RESULT_TOO_LARGE, error: answerTooLargeMessage(this.maxAnswerBytes) }, ...status() };
       return { ok: false, failure: classifyCallError(error, httpStatus, timeoutMs), ...status() };
     }
   }

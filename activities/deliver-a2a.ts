@@ -8,7 +8,7 @@ import { offersPush, skillIdOf, type AgentProfile } from '../catalogue/a2a';
 import type { MessageInput } from '../messages/message';
 import { isTask, outcomeOfTask, sendMessageRequestOf, verdictOfAnswer, type TaskOutcome } from '../protocol/a2a-delivery';
 import { pushToken, pushUrlOf } from '../rules/a2a-push';
-import type { DeliveryVerdict } from '../protocol/verdicts';
+import { oversizedResult, RESULT_TOO_LARGE, withinResultSize, type AnswerLimits, type DeliveryVerdict } from '../protocol/verdicts';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { CancelTaskRequest, GetTaskRequest, Message, SendMessageRequest, Task } from '../protocol/a2a-sdk';
 import type { A2aClients, CallFailure } from './a2a-clients';
@@ -19,6 +19,8 @@ export interface A2aDeps extends AttemptOutcomeDeps {
   clients: A2aClients;
   queries: Pick<AgentQueries, 'agentRecord'>;
   endpointPolicy?: EndpointPolicy;
+  /** How much of an answer is read (the clients stop there) and of a result kept. */
+  answerLimits: AnswerLimits;
 }
 
 type Json = Record<string, unknown>;
@@ -29,7 +31,22 @@ async function profileOf(deps: Pick<A2aDeps, 'queries' | 'clients'>, agentId: st
 }
 
 function verdictOfFailure(failure: CallFailure): DeliveryVerdict {
-  return failure.transient ? { kind: 'transient', error: failure.error } : { kind: 'refused', error: failure.error };
+  if (failure.transient) return { kind: 'transient', error: failure.error };
+  return { kind: 'refused', error: failure.error, ...(failure.code ? { code: failure.code } : {}) };
+}
+
+/**
+ * A task read whose answer or result is too large ends the message failed (`error.code` result_too_large), like
+ * a failed task: reading it again would find the same, and delivering again would redo the work.
+ */
+function keptOutcome(read: A2aPoll, maxResultBytes: number): A2aPoll {
+  const tooLarge = (message: string): A2aPoll => ({
+    outcome: { kind: 'ended', state: 'completed', outcome: { status: 'failed', error: { code: RESULT_TOO_LARGE, message, retryable: false } } },
+  });
+  if ('failure' in read) return read.failure.code ? tooLarge(read.failure.error) : read;
+  const { outcome } = read;
+  const oversized = outcome.kind === 'ended' && outcome.outcome.status === 'processed' ? oversizedResult(outcome.outcome.result, maxResultBytes) : undefined;
+  return oversized ? tooLarge(oversized) : read;
 }
 
 export function createDeliverA2a(deps: A2aDeps) {
@@ -53,7 +70,7 @@ export function createDeliverA2a(deps: A2aDeps) {
     const status = answer.http_status === undefined ? {} : { http_status: answer.http_status };
     if (!answer.ok) return finish(verdictOfFailure(answer.failure), status);
     const json = answerJson(answer.value);
-    const verdict = verdictOfAnswer(json);
+    const verdict = withinResultSize(verdictOfAnswer(json), deps.answerLimits.maxResultBytes);
     return finish(verdict, { ...status, ...(isTask(json) ? { a2a_task_id: json.id as string } : {}) });
   };
 }
@@ -81,7 +98,7 @@ const FIRST_REREAD_MS = 50;
  * twice as long each time) until it ends or `wait_ms` has passed, so a quick task's end is seen without a round
  * through Temporal's timers.
  */
-export function createPollA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries' | 'now'> & { sleep?: (ms: number) => Promise<void> }) {
+export function createPollA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries' | 'now' | 'answerLimits'> & { sleep?: (ms: number) => Promise<void> }) {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   return async function pollA2aTask(request: A2aTaskRequest & { wait_ms?: number }): Promise<A2aPoll> {
     const profile = await profileOf(deps, request.agent_id);
@@ -91,7 +108,7 @@ export function createPollA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries' | 'n
       const read = await deps.clients.call(profile, request.endpoint, request.message.policy.attemptTimeoutMs, (client, options) =>
         client.getTask(GetTaskRequest.fromJSON({ id: request.task_id }), options),
       );
-      const polled: A2aPoll = read.ok ? { outcome: outcomeOfTask(Task.toJSON(read.value) as Json) } : { failure: read.failure };
+      const polled = keptOutcome(read.ok ? { outcome: outcomeOfTask(Task.toJSON(read.value) as Json) } : { failure: read.failure }, deps.answerLimits.maxResultBytes);
       const underWay = 'outcome' in polled && polled.outcome.kind === 'pending';
       if (!underWay || deps.now() + pause > until) return polled;
       await sleep(pause);

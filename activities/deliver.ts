@@ -5,7 +5,8 @@ import { signatureHeaders } from '../rules/signing';
 import type { MessageInput } from '../messages/message';
 import { deliveryEnvelope } from '../protocol/envelope';
 import { deliveryHeaders } from '../protocol/headers';
-import { circuitOutcome, classifyResponse, type DeliveryVerdict } from '../protocol/verdicts';
+import { answerTooLarge, circuitOutcome, classifyResponse, withinResultSize, type AnswerLimits, type DeliveryVerdict } from '../protocol/verdicts';
+import { AnswerTooLargeError, readCappedText } from '../platform/capped-body';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../platform/metrics';
 import type { CircuitStore } from '../store/circuits';
@@ -32,10 +33,13 @@ export interface DeliverDeps extends AttemptOutcomeDeps {
   queries: Pick<AgentQueries, 'signingSecrets'>;
   /** The SSRF policy, checked before each attempt (the host may resolve elsewhere than at registration). */
   endpointPolicy?: EndpointPolicy;
+  /** How much of the answer is read and of its result kept. */
+  answerLimits: AnswerLimits;
 }
 
-async function readJson(response: Response): Promise<unknown> {
-  const text = await response.text();
+/** The answer's JSON (undefined when empty or not JSON), read up to `maxBytes` (else AnswerTooLargeError). */
+async function readJson(response: Response, maxBytes: number): Promise<unknown> {
+  const text = await readCappedText(response, maxBytes);
   if (!text) return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -120,12 +124,15 @@ export function createDeliver(deps: DeliverDeps) {
       if (isEndpointNotAllowed(error)) return finish({ kind: 'refused', error: (error as { cause: Error }).cause.message });
       return finish({ kind: 'transient', error: describeNetworkError(error, timeoutMs) });
     }
+    const { maxAnswerBytes, maxResultBytes } = deps.answerLimits;
     let answer: unknown;
     try {
-      answer = await readJson(response);
+      answer = await readJson(response, maxAnswerBytes);
     } catch (error) {
+      if (error instanceof AnswerTooLargeError) return finish(answerTooLarge(maxAnswerBytes), response.status);
       return finish({ kind: 'transient', error: `reading the answer: ${describeNetworkError(error, timeoutMs)}` }, response.status);
     }
-    return finish(classifyResponse(response.status, answer, response.headers.get('retry-after'), deps.now()), response.status);
+    const verdict = classifyResponse(response.status, answer, response.headers.get('retry-after'), deps.now());
+    return finish(withinResultSize(verdict, maxResultBytes), response.status);
   };
 }

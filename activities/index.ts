@@ -18,6 +18,7 @@ import { createResolveTarget } from './resolve-target';
 import { createSettleMessage } from './settle-message';
 import { speaksA2a } from '../rules/transport';
 import type { SealKeys } from '../messages/seal';
+import type { AnswerLimits } from '../protocol/verdicts';
 
 export interface ActivityDeps {
   queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets' | 'agentRecord'>;
@@ -33,6 +34,8 @@ export interface ActivityDeps {
   now: () => number;
   /** Checked again before every HTTP delivery and reply_to post (an address may have changed since it was accepted). */
   endpointPolicy?: EndpointPolicy;
+  /** How much of an agent's (or a webhook receiver's) answer is read, and of a result kept. */
+  answerLimits: AnswerLimits;
   /** What `prepareMessage` (direct `sendMessage` starts) reads; absent → such starts fail, non-retryable. */
   intake?: Pick<PrepareMessageDeps, 'queries' | 'config' | 'keys'>;
   /** Seal the inputs this worker builds (`prepareMessage`) and check those it delivers and notifies for. */
@@ -41,7 +44,7 @@ export interface ActivityDeps {
 
 export function createActivities(deps: ActivityDeps) {
   const resolveTarget = createResolveTarget(deps);
-  const a2a = { ...deps, clients: new A2aClients(deps.fetch) };
+  const a2a = { ...deps, clients: new A2aClients(deps.fetch, deps.answerLimits.maxAnswerBytes) };
   const deliverHttp = createDeliver(deps);
   const deliverA2a = createDeliverA2a(a2a);
   /** Delivers from this worker: our envelope over HTTP, or an A2A SendMessage. */

@@ -15,6 +15,7 @@ import { MESSAGE_WORKFLOW } from '../messages/temporal';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
 import { endedWebhookId } from '../protocol/webhook-ids';
+import { drainCapped, IGNORED_ANSWER_MAX_BYTES } from '../platform/capped-body';
 
 export interface NotifyCallerRequest {
   url: string;
@@ -95,7 +96,7 @@ export function createNotifyCaller(deps: NotifyCallerDeps) {
         signal: AbortSignal.timeout(10_000),
         redirect: 'manual',
       });
-      await response.arrayBuffer();
+      await drainCapped(response, IGNORED_ANSWER_MAX_BYTES);
     } catch (error) {
       // Every failure is retried on the workflow's schedule, as webhook services do.
       throw ApplicationFailure.retryable(`reply_to unreachable: ${(error as Error).message}`, 'ReplyToUnreachable');

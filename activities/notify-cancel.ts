@@ -8,6 +8,7 @@ import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
 import { deliveryHeaders, REACH_EVENT_HEADER, type CancelNotice } from '../protocol/headers';
 import { cancelWebhookId } from '../protocol/webhook-ids';
+import { drainCapped, IGNORED_ANSWER_MAX_BYTES } from '../platform/capped-body';
 
 export interface NotifyCancelRequest {
   message: MessageInput;
@@ -44,7 +45,7 @@ export function createNotifyCancel(deps: { fetch: typeof fetch; now: () => numbe
         signal: AbortSignal.timeout(message.policy.attemptTimeoutMs),
         redirect: 'manual',
       });
-      await response.arrayBuffer();
+      await drainCapped(response, IGNORED_ANSWER_MAX_BYTES);
       return { http_status: response.status };
     } catch (error) {
       return { error: (error as Error).message };

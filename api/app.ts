@@ -9,6 +9,7 @@ import { guardedFetch } from '../platform/guarded-fetch';
 import type { ApiKeyStore } from '../store/api-keys';
 import { RateLimiter } from '../rules/rate-limiter';
 import { identifyCaller } from './caller-auth';
+import { ClientLimit } from './client-limit';
 import { errorHandler, notFoundHandler } from './error-middleware';
 import type { MessageService } from '../messages/message-service';
 import { dashboardPage } from './dashboard';
@@ -84,8 +85,11 @@ export function createApp(deps: AppDeps): Express {
     res.type('html').send(dashboardPage());
   });
   const limiter = new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
+  // Before any credential is looked up: an address that keeps failing authentication is refused (api/client-limit.ts).
+  const clients = new ClientLimit({ perSecond: config.UNAUTHENTICATED_RATE_LIMIT_PER_SECOND, burst: config.UNAUTHENTICATED_RATE_LIMIT_BURST });
+  app.use(clients.chargeFailures());
   // A2A agents' push notifications carry the message's token, not an API key (their bodies are not read).
-  app.use(a2aPushRoutes({ catalogue: deps.catalogue, messages: deps.messages }));
+  app.use(a2aPushRoutes({ catalogue: deps.catalogue, messages: deps.messages, clients }));
   // Keys first: an invalid key or an exhausted tenant is refused before its body is read.
   app.use(identifyCaller(deps.keys, limiter));
   const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };

@@ -8,6 +8,7 @@ import { hasScope, looksLikeApiKey, type BuiltInScope, type Caller, type METRICS
 import type { ApiKeyStore } from '../store/api-keys';
 import type { RateLimiter } from '../rules/rate-limiter';
 import { bearerSecret } from './agent-auth';
+import { refuseWhenSpent } from './client-limit';
 import { ApiError } from './errors';
 
 /** The caller of this request, when it presented a valid API key. */
@@ -25,13 +26,7 @@ export function identifyCaller(keys: Pick<ApiKeyStore, 'authenticate'>, limiter:
     if (!token || !looksLikeApiKey(token)) return next();
     const caller = await keys.authenticate(token);
     if (!caller) throw new ApiError(401, 'invalid_api_key', 'The API key is not valid (unknown, revoked or mistyped)');
-    const decision = limiter.take(caller.tenant);
-    if (!decision.allowed) {
-      res.set('retry-after', String(decision.retryAfterSeconds));
-      throw new ApiError(429, 'rate_limited', `Too many requests for this tenant; retry in ${decision.retryAfterSeconds} s`, {
-        retry_after_seconds: decision.retryAfterSeconds,
-      });
-    }
+    refuseWhenSpent(res, limiter.take(caller.tenant), 'for this tenant');
     res.locals.caller = caller;
     next();
   };

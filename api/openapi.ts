@@ -105,7 +105,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/keys', scope: 'admin', summary: "The tenant's API keys (never the keys themselves)", details: '`API_KEYS` ones included (`source: "config"`).', responses: { 200: '`{items}`' }, returns: { 200: out.keyListResponse } },
   { method: 'delete', path: '/v1/keys/:key_id', scope: 'admin', summary: 'Revoke an API key', details: 'On this replica at once, on others within `API_KEY_CACHE_MS`.', params: keyIdParams, responses: { 204: 'Revoked', 404: '`key_not_found`', 409: '`config_key` (a key from API_KEYS)' } },
   { method: 'post', path: '/v1/callback', summary: "The agent's receipt", details: 'The secret identifies the agent. A repeat changes nothing and says `duplicate: true`.', agentAuth: true, body: callbackBody, responses: { 200: '`{message_id, applied, duplicate, state}`', 403: '`not_your_message`', 404: "`message_not_found` (also for another tenant's message)", 413: '`payload_too_large`' }, returns: { 200: out.receiptResponse } },
-  { method: 'post', path: '/a2a/push/:agent_id/:message_id', open: true, summary: "An A2A agent's push notification about a message's task", details: 'Sent by an A2A agent the gateway delivered to, with the token given for that message in `X-A2A-Notification-Token` (no API key); the run then reads the task with GetTask. The body is not read (docs/a2a.md).', params: pushParams, responses: { 200: '`{received: true}`', 400: 'A malformed agent or message id', 401: '`invalid_push_token`', 404: '`message_not_found` (no run of it is going)' }, returns: { 200: out.pushReceivedResponse } },
+  { method: 'post', path: '/a2a/push/:agent_id/:message_id', open: true, summary: "An A2A agent's push notification about a message's task", details: 'Sent by an A2A agent the gateway delivered to, with the token given for that message in `X-A2A-Notification-Token` (no API key); the run then reads the task with GetTask. The body is not read (docs/a2a.md).', params: pushParams, responses: { 200: '`{received: true}`', 400: 'A malformed agent or message id', 401: '`invalid_push_token`', 404: '`message_not_found` (no run of it is going, or it was not sent to this agent)', 429: '`rate_limited`: over the pushes one message may get, or over `UNAUTHENTICATED_RATE_LIMIT_PER_SECOND` from this address' }, returns: { 200: out.pushReceivedResponse } },
 ];
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
@@ -151,7 +151,7 @@ function commonResponses(op: Operation): Record<number, string> {
     ...(op.agentAuth && op.params?.shape.agent_id ? { 404: "`agent_not_found` (also for an API key or another tenant's secret)" } : ({} as Record<number, string>)),
     413: '`payload_too_large`: the body is over `MAX_BODY_BYTES`',
     415: '`unsupported_charset` or `unsupported_encoding`',
-    429: "`rate_limited`: the key's tenant is over `RATE_LIMIT_PER_SECOND` (burst `RATE_LIMIT_BURST`)",
+    429: "`rate_limited`: the key's tenant is over `RATE_LIMIT_PER_SECOND` (burst `RATE_LIMIT_BURST`), or this address failed authentication too often (`UNAUTHENTICATED_RATE_LIMIT_PER_SECOND`)",
     503: '`unavailable`: the database or Temporal cannot be reached; retry',
   };
 }

@@ -123,6 +123,7 @@ export async function startApiReplica(options: {
     taskQueue,
     hub,
     circuits: services.catalogue.circuits,
+    maxResultBytes: config.MAX_PAYLOAD_BYTES,
   });
   const routingWorker = await startRoutingWorker({
     connection: options.workerConnection,

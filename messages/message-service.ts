@@ -11,7 +11,7 @@ import { countMessages, listMessages, type MessageFilter, type MessageSummary } 
 import type { MessageState, MessageStatus } from './message';
 import { recordReceipt, type ReceiptBody, type ReceiptResult } from './receipts';
 import { redriveMessage, type RedriveResult } from './redrive';
-import { MessageRuns } from './runs';
+import { MessageRuns, type MessageMemo } from './runs';
 import { a2aTaskChangedSignal } from './temporal';
 
 export type MessageServiceDeps = { client: Client } & Omit<IntakeDeps, 'runs'>;
@@ -44,10 +44,16 @@ export class MessageService {
     return recordReceipt(this.runs, agent, body);
   }
 
-  /** Tells the run that its A2A agent's task changed (a push notification); false when no run of the message is going. */
-  async a2aTaskChanged(tenant: string, messageId: string): Promise<boolean> {
+  /**
+   * Tells the run that its A2A agent's task changed (a push notification); false when no run of the message is going,
+   * or when the message was not sent to `agentId` (read from the run's memo: no worker needed).
+   */
+  async a2aTaskChanged(tenant: string, messageId: string, agentId: string): Promise<boolean> {
+    const run = await this.runs.describe(tenant, messageId);
+    const memo = run?.memo as Partial<MessageMemo> | undefined;
+    if (!run || run.status.name !== 'RUNNING' || memo?.target?.agent_id !== agentId) return false;
     try {
-      await this.runs.handle(tenant, messageId).signal(a2aTaskChangedSignal);
+      await this.runs.handle(tenant, messageId, run.runId).signal(a2aTaskChangedSignal);
       return true;
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return false;

@@ -57,6 +57,8 @@ export type ReasonCode =
   | 'delivery_exhausted'
   | 'ack_timeout'
   | 'agent_failed'
+  /** The agent's answer was longer than the gateway reads, or its result larger than a status keeps. */
+  | 'result_too_large'
   | 'deadline_exceeded'
   | 'cancelled_by_caller'
   | 'terminated'

@@ -5,12 +5,8 @@
  * so a message refused on one way is refused on every way, with the same code.
  */
 import { checkEndpoint, type EndpointPolicy, type Lookup } from '../rules/endpoint-policy';
+import { jsonBytes } from '../rules/json-bytes';
 import type { SendRequest } from './message-input';
-
-/** Bytes of `value` as JSON (UTF-8). */
-export function jsonBytes(value: unknown): number {
-  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8');
-}
 
 export interface StoredSizeExcess {
   fields: string[];

@@ -87,10 +87,28 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(100),
   /** Bucket size: requests a tenant may make at once after being idle. @default 200 */
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  /**
+   * Requests per second one client address may make before authenticating: each request to a route open to anyone
+   * (the A2A push receiver) and each one answered 401 (a bad API key, agent secret or push token) takes a token; an
+   * address out of tokens is answered 429 before any credential is looked up (0 = no limit). @default 20
+   */
+  UNAUTHENTICATED_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(20),
+  /** Bucket size of that limit: such requests an address may make at once. @default 200 */
+  UNAUTHENTICATED_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
   /** Capabilities one agent may declare (at most 1000). @default 100 */
   MAX_CAPABILITIES_PER_AGENT: z.coerce.number().int().min(1).max(1000).default(100),
-  /** Largest stored message `payload` + `intent`, and receipt `result`, in bytes of JSON (kept in Temporal history). @default 262144 */
+  /**
+   * Largest stored message `payload` + `intent`, and result (a receipt's, or an agent's answer to a delivery or an A2A
+   * task's artifacts: larger fails the message `result_too_large`), in bytes of JSON (kept in Temporal history). @default 262144
+   */
   MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
+  /**
+   * Most bytes read of any answer from an agent or a card host: an HTTP delivery's answer, an A2A agent's answers
+   * (SendMessage, GetTask, CancelTask), a fetched A2A card. The read stops there: a delivery whose answer is longer
+   * fails `result_too_large` (not retried), a card import 422 `agent_card_too_large`. A result must also fit
+   * MAX_PAYLOAD_BYTES as JSON to be kept. @default 1048576 (1 MiB)
+   */
+  AGENT_ANSWER_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
   /** Agent endpoints, card URLs and reply_to URLs may be on loopback addresses (127.0.0.0/8, ::1). @default false (embedded mode and tests: true) */
   ENDPOINT_ALLOW_LOOPBACK: flag.default(false),
   /** …on private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). @default false (embedded mode and docker-compose: true) */
@@ -294,8 +312,36 @@ export const envSchema = z.object({
   MCP_SEND_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
   /** MCP face: how often a waiting tool call reports progress (to clients that asked for it), in ms. @default 5000 */
   MCP_PROGRESS_INTERVAL_MS: positiveMs.default(5_000),
-  /** MCP face: a session idle this long is closed (its client then starts a new one), in ms. @default 1800000 (30 min) */
+  /**
+   * MCP face: a session that makes no request this long is closed, even while it holds its notification stream (its
+   * client then starts a new one), in ms. @default 1800000 (30 min)
+   */
   MCP_SESSION_IDLE_MS: positiveMs.default(1_800_000),
+  /** MCP face: sessions this replica holds at most; past it, `initialize` is answered 429. @default 1000 */
+  MCP_MAX_SESSIONS: z.coerce.number().int().min(1).default(1_000),
+  /** MCP face: sessions one tenant holds at most on one replica; past it, its `initialize` is answered 429. @default 200 */
+  MCP_MAX_SESSIONS_PER_TENANT: z.coerce.number().int().min(1).default(200),
+  /** MCP face: sessions one API key holds at most on one replica; opening one more closes its least recently used. @default 100 */
+  MCP_MAX_SESSIONS_PER_KEY: z.coerce.number().int().min(1).default(100),
+  /**
+   * MCP face, DNS-rebinding protection: host names (without port, IPv6 in brackets) `/mcp` answers for, comma-separated;
+   * a request with another `Host` is refused 403. `*` turns the check off. @default when API_HOST is a loopback
+   * address: localhost,127.0.0.1,[::1] and PUBLIC_URL's host; otherwise off
+   */
+  MCP_ALLOWED_HOSTS: z
+    .string()
+    .regex(/^(\*|[A-Za-z0-9.:[\]-]+(,[A-Za-z0-9.:[\]-]+)*)$/, 'comma-separated host names, or *')
+    .transform((v) => (v === '*' ? '*' : v.split(',')))
+    .optional(),
+  /**
+   * MCP face: origins (`scheme://host[:port]`) allowed to call `/mcp` from a browser, comma-separated; a request with
+   * another `Origin` header is refused 403 (one without is not concerned). @default any origin on an allowed host
+   */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+    .refine((list) => list.every((o) => URL.canParse(o) && new URL(o).origin === o), 'comma-separated origins such as http://localhost:6274')
+    .optional(),
   /** Log verbosity of our processes: `debug`, `info`, `warn` or `error` (JSON logs via pino). @default info */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 }).superRefine((env, ctx) => {
@@ -320,6 +366,11 @@ export function circuitPolicy(config: Config) {
     openMs: config.CIRCUIT_OPEN_MS,
     maxOpenMs: config.CIRCUIT_MAX_OPEN_MS,
   };
+}
+
+/** How much of an agent's answer the worker reads, and of its result a status keeps. */
+export function answerLimits(config: Config) {
+  return { maxAnswerBytes: config.AGENT_ANSWER_MAX_BYTES, maxResultBytes: config.MAX_PAYLOAD_BYTES };
 }
 
 /** The router's similarity settings. */

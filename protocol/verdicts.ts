@@ -1,5 +1,6 @@
 import type { AckFrame } from './frames';
 import type { AgentError } from './receipt';
+import { jsonBytes } from '../rules/json-bytes';
 
 /** What the gateway makes of an agent's answer to a delivery, over HTTP or WebSocket (docs/protocol.md, "5. Answer, then send the receipt"). */
 export type DeliveryVerdict =
@@ -7,10 +8,51 @@ export type DeliveryVerdict =
   | { kind: 'agent_failed'; error: AgentError }
   | { kind: 'accepted' }
   | { kind: 'duplicate'; processed: boolean; result?: unknown }
-  | { kind: 'refused'; error: string }
+  /** Not retried. `code` says why when it is the gateway's refusal of the answer rather than the agent's of the message. */
+  | { kind: 'refused'; error: string; code?: typeof RESULT_TOO_LARGE }
   | { kind: 'transient'; error: string; retryAfterMs?: number }
   /** Not sent: the message's deadline passed between the workflow's check and the activity's start. */
   | { kind: 'too_late' };
+
+/** The reason code of a message whose agent answered more than the gateway reads or stores. */
+export const RESULT_TOO_LARGE = 'result_too_large';
+
+/** How much of an agent's answer is read, and how much of its result is kept (docs/limits.md). */
+export interface AnswerLimits {
+  /** Bytes read of any answer; past them the read stops (AGENT_ANSWER_MAX_BYTES). */
+  maxAnswerBytes: number;
+  /** Bytes of JSON a result may take in the message's status (MAX_PAYLOAD_BYTES, as for receipts). */
+  maxResultBytes: number;
+}
+
+/** An agent's error message kept in a status or an attempt: the first this many characters. */
+const MAX_ERROR_CHARS = 1_000;
+
+function clipped(text: string): string {
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
+}
+
+/** The verdict on an answer longer than the gateway reads: the message fails, not retried (another try would answer the same). */
+export function answerTooLarge(maxAnswerBytes: number): DeliveryVerdict {
+  return { kind: 'refused', code: RESULT_TOO_LARGE, error: answerTooLargeMessage(maxAnswerBytes) };
+}
+
+export function answerTooLargeMessage(maxAnswerBytes: number): string {
+  return `the agent's answer is larger than ${maxAnswerBytes} bytes (AGENT_ANSWER_MAX_BYTES); it was not read further`;
+}
+
+/** Why a result was not kept, or undefined when it fits in a status. */
+export function oversizedResult(result: unknown, maxResultBytes: number): string | undefined {
+  const bytes = jsonBytes(result);
+  return bytes > maxResultBytes ? `the agent's result takes ${bytes} bytes of JSON; at most ${maxResultBytes} are kept (MAX_PAYLOAD_BYTES)` : undefined;
+}
+
+/** The verdict itself, or a refusal when the result it carries is larger than a status keeps. */
+export function withinResultSize(verdict: DeliveryVerdict, maxResultBytes: number): DeliveryVerdict {
+  if (verdict.kind !== 'processed' && verdict.kind !== 'duplicate') return verdict;
+  const tooLarge = oversizedResult(verdict.result, maxResultBytes);
+  return tooLarge ? { kind: 'refused', code: RESULT_TOO_LARGE, error: tooLarge } : verdict;
+}
 
 /**
  * Statuses worth retrying at the same agent. Everything else in 4xx is a business refusal.
@@ -46,12 +88,12 @@ function agentError(value: unknown): AgentError {
   const record = asRecord(value);
   if (record && typeof record.message === 'string') {
     return {
-      message: record.message,
-      ...(typeof record.code === 'string' ? { code: record.code } : {}),
+      message: clipped(record.message),
+      ...(typeof record.code === 'string' ? { code: record.code.slice(0, 100) } : {}),
       ...(typeof record.retryable === 'boolean' ? { retryable: record.retryable } : {}),
     };
   }
-  return { message: typeof value === 'string' ? value : 'the agent reported a failure' };
+  return { message: typeof value === 'string' ? clipped(value) : 'the agent reported a failure' };
 }
 
 /**

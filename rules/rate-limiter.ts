@@ -1,5 +1,5 @@
 /**
- * A token bucket per tenant, in this process's memory: each api replica limits on its own, so with N replicas
+ * A token bucket per key (a tenant, a client address, a message), in this process's memory: each api replica limits on its own, so with N replicas
  * behind a load balancer a tenant gets up to N times the rate. Pure apart from the clock it is given.
  */
 export interface RateLimit {
@@ -35,6 +35,16 @@ export class RateLimiter {
     }
     this.buckets.set(key, { tokens, at });
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / this.limit.perSecond)) };
+  }
+
+  /** What {@link take} would decide now, without taking a token. */
+  peek(key: string): RateDecision {
+    if (this.limit.perSecond <= 0) return { allowed: true };
+    const at = this.now();
+    const bucket = this.buckets.get(key);
+    if (!bucket) return { allowed: true };
+    const tokens = Math.min(this.limit.burst, bucket.tokens + ((at - bucket.at) / 1000) * this.limit.perSecond);
+    return tokens >= 1 ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / this.limit.perSecond)) };
   }
 
   private forgetIdle(at: number): void {

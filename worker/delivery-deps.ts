@@ -9,7 +9,7 @@ import type { ActivityDeps } from '../activities';
 import { AgentQueries } from '../catalogue/agent-queries';
 import { createCatalogue } from '../catalogue/catalogue';
 import { guardedFetch } from '../platform/guarded-fetch';
-import { circuitPolicy, type Config } from '../platform/config';
+import { answerLimits, circuitPolicy, type Config } from '../platform/config';
 import type { WorkerMetrics } from '../platform/metrics';
 import { RoutingStats, routingStatsModel } from '../router/routing-stats';
 import { endpointPolicy } from '../rules/endpoint-policy';
@@ -64,6 +64,7 @@ export async function startDeliveryDeps(options: DeliveryDepsOptions): Promise<D
     ...(options.metrics ? { metrics: options.metrics } : {}),
     logger,
     fetch: guardedFetch(policy),
+    answerLimits: answerLimits(config),
     now: Date.now,
     endpointPolicy: policy,
     sealKeys,

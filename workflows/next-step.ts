@@ -92,8 +92,10 @@ function afterAnswer(verdict: DeliveryVerdict, progress: Progress): NextStep {
         ? retryLater(progress, agentFailed(verdict.error), false, verdict.error)
         : { kind: 'finish', state: 'failed', reason: agentFailed(verdict.error), error: verdict.error };
     case 'refused':
-      // A business refusal: the agent's other instances would refuse too.
-      return { kind: 'finish', state: 'failed', reason: { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` } };
+      // A business refusal (the agent's other instances would refuse too), or the gateway's refusal of the answer.
+      return verdict.code
+        ? { kind: 'finish', state: 'failed', reason: { code: verdict.code, message: verdict.error } }
+        : { kind: 'finish', state: 'failed', reason: { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` } };
     case 'transient':
       return retryLater(progress, { code: 'delivery_exhausted', message: verdict.error }, true, undefined, verdict.retryAfterMs);
   }

@@ -4,6 +4,7 @@
  * the capability's `parameters` and whose arguments are sent as the message's `params`. Names are given over all of
  * the tenant's capabilities (so a name means the same capability for every key) and then filtered by the ACL; calling
  * a capability the key may not reach is refused by intake, as on `POST /v1/messages` (`capability_forbidden`).
+ * Every capability tool also takes an optional `message_id` (MESSAGE_ID_ARGUMENT), idempotent as on the api.
  */
 import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -11,6 +12,9 @@ import type { AgentWithInstances } from '../../catalogue/agent-queries';
 import { invalidProperties } from '../../router/parameter-check';
 import { canReach } from '../../rules/acl';
 import type { Caller } from '../../rules/api-key';
+import { z } from 'zod';
+import { MESSAGE_ID_PATTERN } from '../../rules/ids';
+import { messageId } from '../../rules/message-schema';
 import { ApiError } from '../errors';
 import { paramsSchema } from '../schemas';
 import { parseInput } from '../validate';
@@ -35,11 +39,44 @@ function safeName(text: string): string {
   return text.replace(/[^A-Za-z0-9_.-]/g, '_');
 }
 
+/**
+ * The argument that names the message, as `message_id` on POST /v1/messages: a client that calls again with the same
+ * id after losing the answer gets the same message, not a second one. Taken out of the arguments before they are
+ * sent as `params`, unless the capability has a parameter of that name (then it is the parameter's).
+ */
+export const MESSAGE_ID_ARGUMENT = 'message_id';
+
+const MESSAGE_ID_PROPERTY = {
+  type: 'string',
+  pattern: MESSAGE_ID_PATTERN.source,
+  description:
+    'Optional id of this message (1–128 letters, digits and ._:-). Calling again with the same id and arguments returns the same message ' +
+    'instead of doing the work twice (retry with it after a lost answer); the same id with other arguments is refused.',
+};
+
+/** Whether the capability's own parameters have a `message_id` (then the argument is not the message's id). */
+function declaresMessageId(schema: Record<string, unknown> | undefined): boolean {
+  const properties = schema?.properties;
+  return typeof properties === 'object' && properties !== null && MESSAGE_ID_ARGUMENT in properties;
+}
+
 function inputSchemaOf(parametersJson: string | undefined): Tool['inputSchema'] {
   const schema = parametersJson ? (JSON.parse(parametersJson) as Record<string, unknown>) : undefined;
   // A tool's input is an object; a capability whose parameters are something else takes any object.
-  if (schema?.type === 'object') return schema as Tool['inputSchema'];
-  return { type: 'object', additionalProperties: true };
+  if (schema?.type !== 'object') return { type: 'object', properties: { [MESSAGE_ID_ARGUMENT]: MESSAGE_ID_PROPERTY }, additionalProperties: true };
+  if (declaresMessageId(schema)) return schema as Tool['inputSchema'];
+  const properties = { ...(schema.properties as Record<string, unknown> | undefined), [MESSAGE_ID_ARGUMENT]: MESSAGE_ID_PROPERTY };
+  return { ...schema, type: 'object', properties };
+}
+
+/** The message id (when given) and the params, from a capability tool's arguments. */
+export function splitArguments(tool: Pick<CapabilityTool, 'parametersJson'>, args: unknown): { message_id?: string; params: Record<string, unknown> } {
+  const all = parseInput(paramsSchema, args ?? {}, 'arguments');
+  const schema = tool.parametersJson ? (JSON.parse(tool.parametersJson) as Record<string, unknown>) : undefined;
+  if (declaresMessageId(schema) || !(MESSAGE_ID_ARGUMENT in all)) return { params: all };
+  const { [MESSAGE_ID_ARGUMENT]: given, ...params } = all;
+  const { message_id } = parseInput(z.strictObject({ message_id: messageId }), { message_id: given }, 'arguments');
+  return { message_id, params };
 }
 
 /** Every capability of the tenant's agents as a tool, marked reachable or not for `caller`. */
@@ -77,7 +114,7 @@ export function capabilityTools(agents: readonly AgentWithInstances[], caller: C
 
 /** Sends the arguments to the tool's capability as `params` (checked against its schema first) and waits for the outcome. */
 export async function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: CapabilityTool, args: unknown): Promise<CallToolResult> {
-  const params = parseInput(paramsSchema, args ?? {}, 'arguments');
+  const { message_id, params } = splitArguments(tool, args);
   // A capability the key may not reach is refused by intake, before anything about its parameters is said.
   if (tool.reachable && tool.parametersJson) {
     const required = (JSON.parse(tool.parametersJson) as { required?: unknown }).required;
@@ -90,5 +127,5 @@ export async function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: Ca
       ]);
     }
   }
-  return sendAndWait(deps, call, { target: { agent_id: tool.agent_id, capability: tool.capability }, params }, deps.config.MCP_SEND_WAIT_MS);
+  return sendAndWait(deps, call, { ...(message_id ? { message_id } : {}), target: { agent_id: tool.agent_id, capability: tool.capability }, params }, deps.config.MCP_SEND_WAIT_MS);
 }

@@ -4,37 +4,43 @@
  * Every request is authenticated as on `/v1/messages` (`identifyCaller`: the API key, its tenant's rate limit); a
  * session belongs to the key that opened it, and a request naming another key's session is answered as if the
  * session did not exist (404, after which a client starts a new one). Sessions live in this replica's memory: with
- * several api replicas, route `/mcp` by the `Mcp-Session-Id` header (docs/mcp.md). A session that neither makes a
- * request nor holds its notification stream for MCP_SESSION_IDLE_MS is closed.
+ * several api replicas, route `/mcp` by the `Mcp-Session-Id` header (docs/mcp.md).
+ *
+ * Bounds: a key holds at most MCP_MAX_SESSIONS_PER_KEY sessions (opening one more closes its least recently used);
+ * a tenant at most MCP_MAX_SESSIONS_PER_TENANT and the replica at most MCP_MAX_SESSIONS (past either, `initialize`
+ * is refused with 429, so one tenant cannot close another's sessions). A session that makes no request for
+ * MCP_SESSION_IDLE_MS is closed, its notification stream (GET) with it. Requests whose Host (or Origin) is not the
+ * gateway's are refused before anything else (DNS rebinding; mcp-origin.ts).
  *
  * Sessions listing capability tools are told when their list changed (`notifications/tools/list_changed`): every
- * CATALOGUE_REFRESH_MS the catalogue's change counter is read, and when it moved, each such session's list is
- * rebuilt and compared with the one it had.
+ * CATALOGUE_REFRESH_MS the catalogue's change counter is read, and when it moved, the lists are rebuilt only for the
+ * tenants whose agents changed (their ids and revisions), once per key (not per session), yielding to the event loop
+ * between keys.
  */
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type Response } from 'express';
+import type { AgentWithInstances } from '../../catalogue/agent-queries';
+import { groupBy } from '../../catalogue/group-by';
+import type { Caller } from '../../rules/api-key';
 import { sha256Hex } from '../../rules/ids';
 import { callerOf } from '../caller-auth';
 import { ApiError } from '../errors';
 import { mcpQuery } from '../schemas';
 import { parseInput } from '../validate';
 import type { McpDeps } from './context';
+import { originGuard } from './mcp-origin';
 import { createSessionServer, listedTools, type SessionOptions } from './server';
-
-/** Sessions one key may hold on one replica; opening one more closes its least recently used. */
-const MAX_SESSIONS_PER_KEY = 100;
 
 interface Session {
   id?: string;
   options: SessionOptions;
   server: Server;
   transport: StreamableHTTPServerTransport;
+  /** When it last made a request (holding its GET stream open is not one). */
   lastSeen: number;
-  /** Open GET streams (server-to-client notifications): a session holding one is not idle. */
-  openStreams: number;
   /** Of the tool list last shown or checked (capability-tool sessions). */
   toolsFingerprint?: string;
 }
@@ -48,10 +54,19 @@ function rpcError(res: Response, status: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
 }
 
+/** What a tenant's capability tools are made of: its agents and their revisions (a card change is a new revision). */
+function agentsRevision(agents: readonly AgentWithInstances[]): string {
+  return agents.map(({ agent }) => `${agent._id}:${agent.revision}`).join(',');
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class McpFace {
   private readonly sessions = new Map<string, Session>();
   private timers: NodeJS.Timeout[] = [];
   private seenVersion = -1;
+  /** Per tenant with capability-tool sessions: its agents' revisions when its lists were last checked. */
+  private seenRevisions = new Map<string, string>();
   private watching = false;
 
   constructor(private readonly deps: McpDeps, private readonly now: () => number = Date.now) {}
@@ -59,7 +74,7 @@ export class McpFace {
   /** The `/mcp` routes, to mount after `identifyCaller` and the JSON body parser. */
   routes(): Router {
     const router = Router();
-    router.all('/mcp', async (req, res) => {
+    router.all('/mcp', originGuard(this.deps.config), async (req, res) => {
       const caller = callerOf(res);
       if (!caller) throw new ApiError(401, 'unauthenticated', 'Send an API key as "Authorization: Bearer rk_…"');
       const sessionId = req.get('mcp-session-id');
@@ -67,17 +82,15 @@ export class McpFace {
         const session = this.sessions.get(sessionId);
         if (!session || session.options.caller.key_id !== caller.key_id) return rpcError(res, 404, 'Session not found: start a new one with initialize');
         session.lastSeen = this.now();
-        if (req.method === 'GET') {
-          session.openStreams += 1;
-          res.once('close', () => {
-            session.openStreams -= 1;
-            session.lastSeen = this.now();
-          });
-        }
         return session.transport.handleRequest(req, res, req.body);
       }
       if (req.method !== 'POST' || !isInitializeRequest(req.body)) return rpcError(res, 400, 'No session: send initialize first (without Mcp-Session-Id)');
       const { capability_tools } = parseInput(mcpQuery, req.query, 'query');
+      const full = this.fullFor(caller);
+      if (full) {
+        res.set('retry-after', String(Math.ceil(this.sweepMs() / 1000)));
+        return rpcError(res, 429, `${full}: close a session (DELETE /mcp) or wait for idle ones to close`);
+      }
       const session = await this.open({ caller, capabilityTools: capability_tools ?? this.deps.config.MCP_CAPABILITY_TOOLS });
       await session.transport.handleRequest(req, res, req.body);
     });
@@ -91,7 +104,6 @@ export class McpFace {
       options,
       server,
       lastSeen: this.now(),
-      openStreams: 0,
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -109,10 +121,33 @@ export class McpFace {
     return session;
   }
 
+  /**
+   * Why `caller` may not open one more session here, or undefined. A key at its own cap may (its least recently used
+   * session makes room); otherwise its tenant and the replica must be under theirs.
+   */
+  private fullFor(caller: Caller): string | undefined {
+    const { MCP_MAX_SESSIONS, MCP_MAX_SESSIONS_PER_TENANT, MCP_MAX_SESSIONS_PER_KEY } = this.deps.config;
+    let ofKey = 0;
+    let ofTenant = 0;
+    for (const { options } of this.sessions.values()) {
+      if (options.caller.key_id === caller.key_id) ofKey += 1;
+      if (options.caller.tenant === caller.tenant) ofTenant += 1;
+    }
+    if (ofKey >= MCP_MAX_SESSIONS_PER_KEY) return undefined;
+    if (ofTenant >= MCP_MAX_SESSIONS_PER_TENANT) return `This tenant holds ${ofTenant} MCP sessions on this replica, its most (MCP_MAX_SESSIONS_PER_TENANT)`;
+    if (this.sessions.size >= MCP_MAX_SESSIONS) return `This replica holds ${this.sessions.size} MCP sessions, its most (MCP_MAX_SESSIONS)`;
+    return undefined;
+  }
+
   private limitSessionsOf(keyId: string): void {
     const own = [...this.sessions.values()].filter((s) => s.options.caller.key_id === keyId);
     own.sort((a, b) => a.lastSeen - b.lastSeen);
-    for (const session of own.slice(0, Math.max(0, own.length - MAX_SESSIONS_PER_KEY))) void this.closeSession(session);
+    for (const session of own.slice(0, Math.max(0, own.length - this.deps.config.MCP_MAX_SESSIONS_PER_KEY))) void this.closeSession(session);
+  }
+
+  /** Sessions held now. */
+  get size(): number {
+    return this.sessions.size;
   }
 
   private async closeSession(session: Session): Promise<void> {
@@ -122,16 +157,21 @@ export class McpFace {
 
   private startTimers(): void {
     if (this.timers.length > 0) return;
-    const { MCP_SESSION_IDLE_MS, CATALOGUE_REFRESH_MS } = this.deps.config;
-    const sweep = setInterval(() => this.closeIdle(), Math.min(60_000, Math.max(1_000, MCP_SESSION_IDLE_MS / 4)));
+    const { CATALOGUE_REFRESH_MS } = this.deps.config;
+    const sweep = setInterval(() => this.closeIdle(), this.sweepMs());
     const watch = setInterval(() => void this.watchCatalogue(), CATALOGUE_REFRESH_MS);
     for (const timer of [sweep, watch]) timer.unref();
     this.timers = [sweep, watch];
   }
 
+  /** How often idle sessions are looked for (also how long a refused `initialize` is asked to wait). */
+  private sweepMs(): number {
+    return Math.min(60_000, Math.max(1_000, this.deps.config.MCP_SESSION_IDLE_MS / 4));
+  }
+
   private closeIdle(): void {
     const before = this.now() - this.deps.config.MCP_SESSION_IDLE_MS;
-    for (const session of this.sessions.values()) if (session.openStreams === 0 && session.lastSeen < before) void this.closeSession(session);
+    for (const session of this.sessions.values()) if (session.lastSeen < before) void this.closeSession(session);
   }
 
   /** Tells each capability-tool session whose tool list the last catalogue change altered. */
@@ -144,16 +184,30 @@ export class McpFace {
       await index.ensureCurrent(this.deps.logger);
       if (index.version === this.seenVersion) return;
       this.seenVersion = index.version;
-      for (const session of watched) {
-        const now = fingerprint(await listedTools(this.deps, session.options));
-        if (now === session.toolsFingerprint) continue;
-        session.toolsFingerprint = now;
-        await session.server.sendToolListChanged().catch((error: unknown) => this.deps.logger.debug({ err: error }, 'MCP tools/list_changed not sent'));
+      const seen = new Map<string, string>();
+      for (const [tenant, sessions] of groupBy(watched, (s) => s.options.caller.tenant)) {
+        const revision = agentsRevision(index.agents(tenant));
+        seen.set(tenant, revision);
+        if (this.seenRevisions.get(tenant) !== revision) await this.recheckTools(sessions);
       }
+      this.seenRevisions = seen; // only tenants that still have such sessions
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'MCP catalogue watch failed');
     } finally {
       this.watching = false;
+    }
+  }
+
+  /** Rebuilds the tool list once per key of `sessions` (one tenant's) and tells the sessions whose list changed. */
+  private async recheckTools(sessions: Session[]): Promise<void> {
+    for (const ofKey of groupBy(sessions, (s) => s.options.caller.key_id).values()) {
+      await yieldToEventLoop();
+      const now = fingerprint(await listedTools(this.deps, ofKey[0]!.options));
+      for (const session of ofKey) {
+        if (now === session.toolsFingerprint) continue;
+        session.toolsFingerprint = now;
+        await session.server.sendToolListChanged().catch((error: unknown) => this.deps.logger.debug({ err: error }, 'MCP tools/list_changed not sent'));
+      }
     }
   }
 

@@ -8,19 +8,20 @@ import type { Config } from '../../platform/config';
 import { agentView } from '../../catalogue/views';
 import { requireCaller } from '../caller-auth';
 import { cardEndpoints, requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
+import { AnswerTooLargeError, readCappedText } from '../../platform/capped-body';
 import { ApiError } from '../errors';
 import { agentCardQuery, agentIdParams, importAgentBody } from '../schemas';
 import { parseInput } from '../validate';
 import { checkCard } from './agents';
 
-const MAX_CARD_BYTES = 1024 * 1024;
 const MAX_REDIRECTS = 3;
 
 /**
- * Fetches a remote card with a time and size limit; every failure is the caller's 4xx, not our 500. Redirects are
+ * Fetches a remote card with a time and size limit (read streamed, stopped at the cap); every failure is the caller's 4xx, not our 500. Redirects are
  * followed by hand, so each hop passes the endpoint policy.
  */
-async function fetchCard(url: string, timeoutMs: number, fetchFn: typeof fetch, guard: EndpointGuard): Promise<unknown> {
+async function fetchCard(url: string, limits: { timeoutMs: number; maxBytes: number }, fetchFn: typeof fetch, guard: EndpointGuard): Promise<unknown> {
+  const { timeoutMs, maxBytes } = limits;
   let response: Response | undefined;
   for (let hop = 0, next = url; hop <= MAX_REDIRECTS; hop++) {
     await requireAllowedEndpoints(guard, [{ location: hop === 0 ? 'body.url' : `body.url (redirect ${hop})`, url: next }]);
@@ -37,8 +38,15 @@ async function fetchCard(url: string, timeoutMs: number, fetchFn: typeof fetch, 
   }
   if (!response) throw new ApiError(422, 'agent_card_unreachable', `Fetching ${url} redirected more than ${MAX_REDIRECTS} times`);
   if (!response.ok) throw new ApiError(422, 'agent_card_unreachable', `Fetching ${url} answered HTTP ${response.status}`);
-  const text = await response.text();
-  if (text.length > MAX_CARD_BYTES) throw new ApiError(422, 'agent_card_too_large', `The card at ${url} is larger than 1 MiB`);
+  let text: string;
+  try {
+    text = await readCappedText(response, maxBytes);
+  } catch (error) {
+    if (error instanceof AnswerTooLargeError) {
+      throw new ApiError(422, 'agent_card_too_large', `The card at ${url} is larger than ${maxBytes} bytes (AGENT_ANSWER_MAX_BYTES)`, { max_bytes: maxBytes });
+    }
+    throw new ApiError(422, 'agent_card_unreachable', `Reading the card at ${url} failed: ${(error as Error).message}`);
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -54,7 +62,7 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     const { tenant } = requireCaller(res, 'register');
     const body = parseInput(importAgentBody, req.body, 'body');
     const url = body.url ? agentCardUrl(body.url) : undefined;
-    const raw = url ? await fetchCard(url, deps.config.A2A_FETCH_TIMEOUT_MS, deps.fetch, deps.endpoints) : body.card;
+    const raw = url ? await fetchCard(url, { timeoutMs: deps.config.A2A_FETCH_TIMEOUT_MS, maxBytes: deps.config.AGENT_ANSWER_MAX_BYTES }, deps.fetch, deps.endpoints) : body.card;
     const imported = importA2aCard(raw);
     if (imported.kind === 'invalid') throw new ApiError(422, 'invalid_agent_card', 'The A2A agent card is invalid', imported.problems);
     checkCard(imported.input, deps.config.MAX_CAPABILITIES_PER_AGENT, 'card');

@@ -18,11 +18,13 @@ export async function startSocketWorker(options: {
   taskQueue: string;
   hub: SocketHub;
   circuits: Pick<CircuitStore, 'record'>;
+  /** MAX_PAYLOAD_BYTES: the largest result an ack may carry to be kept. */
+  maxResultBytes: number;
 }): Promise<RunningActivityWorker> {
   return startActivityWorker({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    activities: createSocketActivities({ sockets: options.hub, circuits: options.circuits, now: Date.now }),
+    activities: createSocketActivities({ sockets: options.hub, circuits: options.circuits, now: Date.now, maxResultBytes: options.maxResultBytes }),
   });
 }

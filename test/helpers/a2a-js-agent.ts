@@ -29,6 +29,7 @@
  * - "fail": submitted → working → `failed`, status message "I cannot do that", no artifact.
  * - "slow": submitted → working, and stays working until CancelTask (→ `canceled`) or 120 s, then completes as echo.
  * - "question": submitted → `input-required`, status message "Which currency?".
+ * - "huge": an echo whose artifact also has a text part of 3 MiB (answers past the gateway's read cap).
  * - otherwise (echo): submitted → working → `completed` ~300 ms later, with one artifact `result` of one data part
  *   {"echo": merged data parts (objects merged; null if none), "text": the text, "message_id": the incoming messageId,
  *   "count": how many times that messageId has arrived}. The work runs after SendMessage returned when the request
@@ -57,7 +58,9 @@ globalThis.console = new Console({ stdout: process.stderr, stderr: process.stder
 const SLOW_MS = 120_000;
 /** How long an echo works before it completes (A2A_AGENT_WORK_MS; the benchmark sets it). */
 const ECHO_DELAY_MS = Number(process.env.A2A_AGENT_WORK_MS ?? 300);
-const BEHAVIOURS = ['fail', 'slow', 'question'] as const;
+const BEHAVIOURS = ['fail', 'slow', 'question', 'huge'] as const;
+/** The size of a "huge" echo's extra artifact text: past any cap the gateway reads. */
+const HUGE_BYTES = 3 * 1024 * 1024;
 type Behaviour = (typeof BEHAVIOURS)[number] | 'echo';
 
 function option(flag: string): string | undefined {
@@ -203,7 +206,10 @@ class TestAgentExecutor implements AgentExecutor {
       taskId, contextId, append: false, lastChunk: true, metadata: undefined,
       artifact: {
         artifactId: randomUUID(), name: 'result', description: '', metadata: undefined, extensions: [],
-        parts: [{ content: { $case: 'data', value: { echo: data, text, message_id: message.messageId, count } }, metadata: undefined, filename: '', mediaType: 'application/json' }],
+        parts: [
+          { content: { $case: 'data', value: { echo: data, text, message_id: message.messageId, count } }, metadata: undefined, filename: '', mediaType: 'application/json' },
+          ...(behaviour === 'huge' ? [textPart('x'.repeat(HUGE_BYTES))] : []),
+        ],
       },
     }));
     status(TaskState.TASK_STATE_COMPLETED);

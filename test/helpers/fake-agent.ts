@@ -26,6 +26,11 @@ export interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * Answer `{"status":"processed","result":"xx…"}` with this many bytes of result, streamed (with backpressure) until
+   * it is all sent or the gateway drops the connection; `sentBytes` then tells how much went out.
+   */
+  hugeResultBytes?: number;
   /** Receipt posted to the callback URL after answering; none when absent. */
   receipt?: { status: 'processed' | 'failed'; result?: unknown; error?: { message: string; code?: string } };
 }
@@ -41,6 +46,8 @@ export interface FakeAgent {
   url: string;
   deliveries: Delivery[];
   receiptAnswers: { status: number; body: unknown }[];
+  /** Bytes of the huge answers written so far (see Reply.hugeResultBytes). */
+  sentBytes: number;
   secret: string;
   behave(behaviour: Behaviour): void;
   stop(): Promise<void>;
@@ -52,6 +59,7 @@ export async function startFakeAgent(initial: Behaviour = acceptAndConfirm): Pro
     url: '',
     deliveries: [],
     receiptAnswers: [],
+    sentBytes: 0,
     secret: '',
     behave(next) {
       behaviour = next;
@@ -82,6 +90,7 @@ export async function startFakeAgent(initial: Behaviour = acceptAndConfirm): Pro
         return;
       }
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+      if (reply.hugeResultBytes !== undefined) return streamHugeResult(res, reply.hugeResultBytes, (n) => (agent.sentBytes += n));
       res.end(reply.body === undefined ? '' : JSON.stringify(reply.body), () => {
         if (reply.receipt) void sendReceipt(delivery, reply.receipt);
       });
@@ -91,4 +100,23 @@ export async function startFakeAgent(initial: Behaviour = acceptAndConfirm): Pro
   const address = server.address();
   agent.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/deliveries`;
   return agent;
+}
+
+/** Writes a processed answer whose result is `bytes` of "x", chunk by chunk, stopping when the reader goes away. */
+function streamHugeResult(res: import('node:http').ServerResponse, bytes: number, sent: (n: number) => void): void {
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  let left = bytes;
+  let open = true;
+  res.once('close', () => (open = false));
+  res.write('{"status":"processed","result":"');
+  const writeMore = () => {
+    while (open && left > 0) {
+      const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
+      left -= piece.length;
+      sent(piece.length);
+      if (!res.write(piece)) return void res.once('drain', writeMore);
+    }
+    if (open) res.end('"}');
+  };
+  writeMore();
 }

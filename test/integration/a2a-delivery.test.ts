@@ -13,7 +13,8 @@ import { pushToken } from '../../rules/a2a-push';
 import { endpointPolicy } from '../../rules/endpoint-policy';
 import { startA2aAgentProcess, type A2aAgentProcess } from '../helpers/a2a-agent-process';
 import { eventually } from '../helpers/eventually';
-import { request } from '../helpers/http';
+import { registerAgent, request } from '../helpers/http';
+import { PUSHES_PER_MESSAGE } from '../../api/a2a/push';
 import { python, pythonModule } from '../helpers/python';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
@@ -213,6 +214,75 @@ describe('a2a delivery', () => {
     assert.equal(unknown.status, 404);
     const badId = await request('POST', `${system.baseUrl}/a2a/push/not-an-agent/x`, {}, { authorization: '' });
     assert.equal(badId.status, 400);
+
+    // A message under way to this agent: its own token wakes the run; another agent of the tenant, with a valid token
+    // of its own for that message id, is refused (the message was not sent to it).
+    const slowId = 'pushed-slow';
+    assert.equal((await api('POST', '/v1/messages', { message_id: slowId, target: { agent_id: agentId, capability: 'echo' }, intent: 'go slow please' })).status, 202);
+    await eventually('the slow task under way', async () => ((await api('GET', `/v1/messages/${slowId}`)).body.state === 'delivered' ? true : undefined));
+    const other = await registerAgent(system.baseUrl, 'http://127.0.0.1:9/other');
+    const push = (agent: string, secret: string) =>
+      request('POST', `${system.baseUrl}/a2a/push/${agent}/${slowId}`, {}, { authorization: '', 'x-a2a-notification-token': pushToken(secret, agent, slowId) });
+    const crossing = await push(other.agent_id, other.signing_secret);
+    assert.equal(crossing.status, 404, JSON.stringify(crossing.body));
+    assert.equal(crossing.body.error.code, 'message_not_found');
+    const own = await push(agentId, agentRecord.signing_secret!);
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+
+    // A flood of valid pushes for one message: refused once the message's budget is spent, so its history stays small.
+    const flood = await Promise.all(Array.from({ length: 30 }, () => push(agentId, agentRecord.signing_secret!)));
+    const refused = flood.filter((r) => r.status === 429);
+    assert.ok(refused.length >= 30 - PUSHES_PER_MESSAGE.burst, `429s: ${refused.length}`);
+    assert.equal(refused[0]!.body.error.code, 'rate_limited');
+    assert.ok(Number(refused[0]!.headers.get('retry-after')) >= 1);
+    const signalsOf = async () => (await system.client.workflow.getHandle(`msg:default:${slowId}`).fetchHistory()).events!.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'a2aTaskChanged').length;
+    // The agent's own pushes share the budget, which refills by one every 5 s while the test runs.
+    assert.ok((await signalsOf()) <= PUSHES_PER_MESSAGE.burst + 3, "at most the burst reached the run");
+    await api('POST', `/v1/messages/${slowId}/cancel`, { reason: 'done testing' });
+  });
+
+  it("a2a delivery - a task whose artifacts are past the read cap fails the message result_too_large, delivered once", async () => {
+    const agent = await startA2aAgentProcess('js', `js-a2a-huge-${process.pid}`);
+    stops.push(agent.stop);
+    const agentId = await importAgent(agent);
+    const sent = await send({ message_id: 'huge-echo', target: { agent_id: agentId, capability: 'echo' }, intent: 'a huge answer please' });
+    assert.equal(sent.body.state, 'failed', JSON.stringify(sent.body).slice(0, 2000));
+    const code = sent.body.reason.code === 'result_too_large' ? sent.body.reason.code : sent.body.error?.code;
+    assert.equal(code, 'result_too_large', JSON.stringify(sent.body).slice(0, 2000));
+    assert.match(JSON.stringify(sent.body), new RegExp(`larger than ${system.config.AGENT_ANSWER_MAX_BYTES} bytes`));
+    assert.equal(sent.body.result, undefined);
+    assert.equal((await agent.received()).counts['huge-echo'], 1, 'not delivered again');
+  });
+
+  it('a2a delivery - a card larger than AGENT_ANSWER_MAX_BYTES is refused with a 422, read no further', async () => {
+    const { createServer } = await import('node:http');
+    let written = 0;
+    const host = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, ' ');
+      let open = true;
+      res.once('close', () => (open = false));
+      const more = () => {
+        while (open && written < 50 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+        if (open) res.end('{}');
+      };
+      more();
+    });
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (host.address() as { port: number }).port;
+      const imported = await api('POST', '/v1/agents/import', { url: `http://127.0.0.1:${port}/.well-known/agent-card.json` });
+      assert.equal(imported.status, 422, JSON.stringify(imported.body));
+      assert.equal(imported.body.error.code, 'agent_card_too_large');
+      assert.equal(imported.body.error.details.max_bytes, system.config.AGENT_ANSWER_MAX_BYTES);
+      assert.ok(written < 50 * 1024 * 1024, `the api stopped reading (${written} bytes written)`);
+    } finally {
+      host.closeAllConnections();
+      await new Promise((resolve) => host.close(resolve));
+    }
   });
 
   it('a2a delivery - liveness comes from the card: probed alive past the heartbeat TTL, offline (with its event) once the card stops answering', async () => {

@@ -268,6 +268,39 @@ describe('mcp', () => {
     assert.equal((await generic.listTools()).tools.length, 4);
   });
 
+  it('mcp - a capability tool called again with the same message_id (a retry after a lost answer) gives the same message, delivered once', async () => {
+    const name = unique('mcp-once');
+    let deliveries = 0;
+    const worker = await sdkAgent(system.baseUrl, {
+      name,
+      capabilities: [{ name: 'charge', parameters: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer' } }, additionalProperties: false } }],
+    }, (d) => {
+      deliveries += 1;
+      return { charged: (d.params as { amount: number }).amount };
+    });
+    stops.push(worker.stop);
+    const client = await connect(await keyWith(['read', 'send']), 'capability_tools=true');
+    const tool = (await client.listTools()).tools.find((t) => t.name === `${name}__charge`)!;
+    assert.equal((tool.inputSchema.properties as Record<string, { type: string }>).message_id!.type, 'string');
+    const messageId = unique('mcp-charge');
+    const first = toolAnswer(await client.callTool({ name: tool.name, arguments: { amount: 5, message_id: messageId } }));
+    const again = toolAnswer(await client.callTool({ name: tool.name, arguments: { amount: 5, message_id: messageId } }));
+    assert.equal(first.body.message_id, messageId);
+    assert.equal(again.body.message_id, messageId);
+    assert.deepEqual(again.body.result, { charged: 5 });
+    assert.deepEqual(first.body.params, { amount: 5 }, 'message_id is not sent as a parameter');
+    assert.equal(deliveries, 1, 'the work was done once');
+    const other = toolAnswer(await client.callTool({ name: tool.name, arguments: { amount: 6, message_id: messageId } }));
+    assert.equal(other.isError, true);
+    assert.equal(other.body.error.code, 'idempotency_conflict');
+    // reach_send takes one too, with the same rule.
+    const sendId = unique('mcp-send');
+    const sent = () => client.callTool({ name: 'reach_send', arguments: { message_id: sendId, target: { agent_id: worker.agentId, capability: 'charge' }, params: { amount: 7 } } });
+    assert.equal(toolAnswer(await sent()).body.message_id, sendId);
+    assert.deepEqual(toolAnswer(await sent()).body.result, { charged: 7 });
+    assert.equal(deliveries, 2);
+  });
+
   it('mcp - a catalogue change sends tools/list_changed to capability-tool sessions', async () => {
     const client = await connect(await keyWith(['read', 'send']), 'capability_tools=true');
     let changed!: () => void;

@@ -109,7 +109,7 @@ describe('a2a task reads', () => {
   const profile = { agent_id: 'agt_1', revision: 1, name: 'x' };
   const taskIn = (state: string) => ({ id: 'task-1', contextId: 'c', status: { state } });
   /** A poll over scripted GetTask answers, on a clock that moves only when it sleeps. */
-  function scriptedPoll(answers: ({ ok: true; state: string } | { ok: false; transient: boolean })[]) {
+  function scriptedPoll(answers: ({ ok: true; state: string; artifact?: string } | { ok: false; transient: boolean; code?: 'result_too_large' })[]) {
     let clock = 0;
     const reads: number[] = [];
     const clients = {
@@ -117,13 +117,16 @@ describe('a2a task reads', () => {
       async call() {
         reads.push(clock);
         const answer = answers[Math.min(reads.length, answers.length) - 1]!;
-        return answer.ok ? { ok: true, value: Task.fromJSON(taskIn(answer.state)) } : { ok: false, failure: { transient: answer.transient, error: 'x' } };
+        if (!answer.ok) return { ok: false, failure: { transient: answer.transient, error: 'x', ...(answer.code ? { code: answer.code } : {}) } };
+        const artifacts = answer.artifact === undefined ? {} : { artifacts: [{ artifactId: 'a1', parts: [{ text: answer.artifact }] }] };
+        return { ok: true, value: Task.fromJSON({ ...taskIn(answer.state), ...artifacts }) };
       },
     };
     const poll = createPollA2aTask({
       clients: clients as never,
       queries: { agentRecord: async () => ({ _id: profile.agent_id, revision: 1, name: 'x' }) as never },
       now: () => clock,
+      answerLimits: { maxAnswerBytes: 4096, maxResultBytes: 1024 },
       sleep: async (ms) => {
         clock += ms;
       },
@@ -151,5 +154,21 @@ describe('a2a task reads', () => {
     const failed = await failing.poll(failing.request(1000));
     assert.ok('failure' in failed && failed.failure.transient);
     assert.deepEqual(failing.reads, [0]);
+  });
+
+  it('a2a task reads - a completed task whose artifacts are larger than a status keeps, or whose answer was cut at the cap, ends failed result_too_large', async () => {
+    const large = scriptedPoll([{ ok: true, state: 'TASK_STATE_COMPLETED', artifact: 'x'.repeat(2000) }]);
+    const polled = await large.poll(large.request(0));
+    assert.ok('outcome' in polled && polled.outcome.kind === 'ended');
+    assert.equal(polled.outcome.outcome.status, 'failed');
+    assert.equal(polled.outcome.outcome.error?.code, 'result_too_large');
+    assert.equal(polled.outcome.outcome.error?.retryable, false);
+    assert.match(polled.outcome.outcome.error!.message, /at most 1024 are kept/);
+    const small = scriptedPoll([{ ok: true, state: 'TASK_STATE_COMPLETED', artifact: 'fits' }]);
+    const fine = await small.poll(small.request(0));
+    assert.ok('outcome' in fine && fine.outcome.kind === 'ended' && fine.outcome.outcome.status === 'processed');
+    const cut = scriptedPoll([{ ok: false, transient: false, code: 'result_too_large' }]);
+    const cutRead = await cut.poll(cut.request(0));
+    assert.ok('outcome' in cutRead && cutRead.outcome.kind === 'ended' && cutRead.outcome.outcome.error?.code === 'result_too_large', 'not a failure that redelivers');
   });
 });

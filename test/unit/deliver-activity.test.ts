@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createDeliver } from '../../activities/deliver';
+import { createSocketActivities } from '../../activities/deliver-socket';
 import { loadConfig } from '../../platform/config';
 import { endpointPolicy } from '../../rules/endpoint-policy';
 import type { MessageInput } from '../../messages/message';
@@ -19,6 +20,7 @@ const message: MessageInput = {
   accepted_at: '2026-11-30T10:00:00.000Z',
   policy: { maxAttempts: 5, initialBackoffMs: 10, maxBackoffMs: 20, attemptTimeoutMs: 1000, defaultAckTimeoutMs: 1000 },
 };
+const LIMITS = { maxAnswerBytes: 4096, maxResultBytes: 1024 };
 const target = { agent_id: 'agt_1', capability: 'refund', instance_id: 'i1', transport: 'http' as const, endpoint: 'http://agent/deliveries' };
 
 function harness(answer: () => Promise<Response>) {
@@ -35,6 +37,7 @@ function harness(answer: () => Promise<Response>) {
     queries: { signingSecrets: async () => [secret] },
     circuits: { record: async (_a, _i, ok) => void circuit.push(ok) as never },
     logger: { info: ((fields: Record<string, unknown>) => void logs.push(fields)) as never },
+    answerLimits: LIMITS,
   });
   return { deliver, secret, requests, circuit, logs };
 }
@@ -105,9 +108,63 @@ describe('deliver activity', () => {
       queries: { signingSecrets: async () => [newSigningSecret()] },
       circuits: { record: async () => undefined as never },
       endpointPolicy: endpointPolicy(loadConfig({})),
+      answerLimits: LIMITS,
     });
     const result = await deliver({ message, target: { ...target, endpoint: 'http://169.254.169.254/latest/meta-data/' }, attempt: 1 });
     assert.deepEqual(result.verdict, { kind: 'refused', error: 'endpoint not allowed: 169.254.169.254 is a cloud metadata address' });
     assert.deepEqual(requests, []);
+  });
+
+  it('deliver activity - an answer longer than the read cap is refused as result_too_large, read no further than the cap', async () => {
+    let pulled = 0;
+    // An endless body: the read must stop at the cap, not wait for an end that never comes.
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1024;
+        controller.enqueue(new Uint8Array(1024).fill(32));
+      },
+    });
+    const h = harness(async () => new Response(endless, { status: 200, headers: { 'content-type': 'application/json' } }));
+    const result = await h.deliver({ message, target, attempt: 1 });
+    assert.equal(result.verdict.kind, 'refused');
+    assert.equal((result.verdict as { code?: string }).code, 'result_too_large');
+    assert.match((result.verdict as { error: string }).error, /larger than 4096 bytes \(AGENT_ANSWER_MAX_BYTES\)/);
+    assert.ok(pulled <= 4096 + 3 * 1024, `read ${pulled} bytes`);
+  });
+
+  it('deliver activity - a declared Content-Length over the cap is refused before the body is read', async () => {
+    const h = harness(async () => new Response(JSON.stringify({ status: 'processed', result: 'x' }), { status: 200, headers: { 'content-length': '99999999' } }));
+    const result = await h.deliver({ message, target, attempt: 1 });
+    assert.equal((result.verdict as { code?: string }).code, 'result_too_large');
+  });
+
+  it('deliver activity - a result within the read cap but larger than a status keeps is refused as result_too_large', async () => {
+    const h = harness(async () => Response.json({ status: 'processed', result: 'x'.repeat(2000) }));
+    const result = await h.deliver({ message, target, attempt: 1 });
+    assert.deepEqual(result.verdict, { kind: 'refused', code: 'result_too_large', error: "the agent's result takes 2002 bytes of JSON; at most 1024 are kept (MAX_PAYLOAD_BYTES)" });
+    const fits = harness(async () => Response.json({ status: 'processed', result: 'x'.repeat(500) }));
+    assert.equal((await fits.deliver({ message, target, attempt: 1 })).verdict.kind, 'processed');
+  });
+
+  it("deliver activity - an agent's long error message is clipped before it is kept", async () => {
+    const h = harness(async () => Response.json({ status: 'failed', error: { message: 'e'.repeat(3000), code: 'c'.repeat(300) } }));
+    const result = await h.deliver({ message, target, attempt: 1 });
+    assert.ok(result.verdict.kind === 'agent_failed');
+    assert.equal(result.verdict.error.message.length, 1001);
+    assert.equal(result.verdict.error.code!.length, 100);
+  });
+
+  it('deliver activity - a WebSocket ack whose result is larger than a status keeps is refused as result_too_large', async () => {
+    const ackWith = (result: unknown) =>
+      createSocketActivities({
+        sockets: { send: async () => ({ ack: { type: 'ack', message_id: 'm-1', status: 'processed', result } as never }) },
+        circuits: { record: async () => undefined as never },
+        now: Date.now,
+        maxResultBytes: 1024,
+      });
+    const large = await ackWith('x'.repeat(2000)).deliverOverSocket({ message, target, attempt: 1 });
+    assert.equal((large.verdict as { code?: string }).code, 'result_too_large');
+    const fits = await ackWith('ok').deliverOverSocket({ message, target, attempt: 1 });
+    assert.deepEqual(fits.verdict, { kind: 'processed', result: 'ok' });
   });
 });

@@ -34,6 +34,11 @@ const cases: { name: string; event: AttemptEvent; progress?: Progress; step: Nex
     step: { kind: 'finish', state: 'failed', reason: { code: 'agent_refused', message: 'the agent refused the message: HTTP 422' } },
   },
   {
+    name: "the gateway's refusal of an answer too large fails the message with its own code, not retried",
+    event: { kind: 'answered', verdict: { kind: 'refused', code: 'result_too_large', error: 'the answer is larger than 1024 bytes' } },
+    step: { kind: 'finish', state: 'failed', reason: { code: 'result_too_large', message: 'the answer is larger than 1024 bytes' } },
+  },
+  {
     name: 'a failure the agent does not mark retryable fails the message',
     event: { kind: 'answered', verdict: { kind: 'agent_failed', error: broken } },
     step: { kind: 'finish', state: 'failed', reason: { code: 'agent_failed', message: 'no order 42' }, error: broken },

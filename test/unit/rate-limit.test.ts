@@ -59,4 +59,53 @@ describe('rate limit', () => {
       server.close();
     }
   });
+
+  it('rate limit - peek tells what a take would decide, without taking', () => {
+    let now = 0;
+    const limiter = new RateLimiter({ perSecond: 1, burst: 1 }, () => now);
+    assert.deepEqual(limiter.peek('a'), { allowed: true });
+    assert.deepEqual(limiter.take('a'), { allowed: true });
+    assert.deepEqual(limiter.peek('a'), { allowed: false, retryAfterSeconds: 1 });
+    now += 1000;
+    assert.deepEqual(limiter.peek('a'), { allowed: true });
+    assert.deepEqual(limiter.peek('a'), { allowed: true }, 'peeking spends nothing');
+  });
+
+  it('rate limit - an address that keeps failing authentication is refused 429 before any key is looked up; valid keys spend nothing', async () => {
+    let lookups = 0;
+    const good = `rk_aaaaaaaaaaaa_${'A'.repeat(43)}`;
+    const keys = {
+      authenticate: async (key: string) => {
+        lookups += 1;
+        return key === good ? { tenant: 'acme', key_id: 'aaaaaaaaaaaa', scopes: ['read'] } : undefined;
+      },
+    };
+    const app = createApp({
+      metrics: createApiMetrics(),
+      config: loadConfig({ UNAUTHENTICATED_RATE_LIMIT_PER_SECOND: '0.001', UNAUTHENTICATED_RATE_LIMIT_BURST: '3' }),
+      catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
+      messages: {} as MessageService,
+      router: { route: async () => { throw new Error('not called'); } },
+      keys: keys as unknown as ApiKeyStore,
+      health: { database: async () => true, temporal: async () => true },
+      logger: pino({ level: 'silent' }),
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/agents/not-an-id`;
+      const get = (key: string) => fetch(url, { headers: { authorization: `Bearer ${key}` } });
+      for (let i = 0; i < 5; i++) assert.equal((await get(good)).status, 400, 'authenticated requests spend nothing');
+      const guess = (n: number) => `rk_bbbbbbbbbbbb_${String(n).padStart(43, 'B')}`;
+      for (let i = 0; i < 3; i++) assert.equal((await get(guess(i))).status, 401);
+      const before = lookups;
+      const refused = await get(guess(99));
+      assert.equal(refused.status, 429);
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+      assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'rate_limited');
+      assert.equal(lookups, before, 'refused before the key was looked up');
+    } finally {
+      server.close();
+    }
+  });
 });
