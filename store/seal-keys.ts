@@ -8,7 +8,6 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { Config } from '../platform/config';
-import type { SealKeys } from '../messages/seal';
 import { model } from './models';
 
 interface GatewaySecretDoc {
@@ -25,7 +24,7 @@ const gatewaySecretSchema = new Schema<GatewaySecretDoc>(
 const SEAL_KEY_ID = 'message-seal';
 
 /** The seal keys (the sealing one first) and since when runs are sealed. */
-export async function loadSealKeys(config: Pick<Config, 'MESSAGE_SEAL_KEYS'>, connection: Connection): Promise<SealKeys> {
+export async function loadSealKeys(config: Pick<Config, 'MESSAGE_SEAL_KEYS'>, connection: Connection): Promise<{ keys: string[]; since: string }> {
   const secrets = model(connection, 'GatewaySecret', gatewaySecretSchema);
   let stored = await secrets.findById(SEAL_KEY_ID).lean();
   if (!stored) {
