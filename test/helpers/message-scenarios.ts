@@ -15,6 +15,8 @@ export interface Scenario {
   ends: MessageState;
   input(messageId: string): MessageInput;
   script: Script;
+  /** False: started as a namespace client could, its input not sealed by the gateway. */
+  sealed?: boolean;
   /** What the caller and the agent do while the run goes on (receipts, cancel); nothing when absent. */
   drive?(handle: WorkflowHandle, messageId: string): Promise<void>;
 }
@@ -158,6 +160,19 @@ export const SCENARIOS: Scenario[] = [
         },
       }),
     script: { verdicts: [{ kind: 'processed', result: 'second time lucky' }] },
+  },
+  {
+    name: 'unsealed-refused',
+    ends: 'rejected',
+    input: (id) => messageInput(id, { reply_to: { url: 'http://caller.invalid/hook', retry_initial_ms: 100 } }),
+    script: { verdicts: [{ kind: 'processed', result: 'never delivered' }] },
+    sealed: false,
+  },
+  {
+    name: 'lookup-outage-then-processed',
+    ends: 'processed',
+    input: (id) => messageInput(id, { policy: { ...messageInput(id).policy, maxAttempts: 1, attemptTimeoutMs: 500 } }),
+    script: { verdicts: [{ kind: 'processed', result: 'after the outage' }], outageMs: 9_000 },
   },
   {
     name: 'a2a-polled-processed',
