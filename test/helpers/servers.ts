@@ -12,6 +12,10 @@ export interface TestServers {
   temporalAddress: string;
   mongoUri: string;
   dataDir: string;
+  /** Stops the database (FerretDB) only, keeping its port and data, as an outage would. */
+  stopDatabase(): Promise<void>;
+  /** Starts it again on the same port and data after `stopDatabase`. */
+  startDatabase(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -20,7 +24,9 @@ export async function startTestServers(): Promise<TestServers> {
   const temporalCli = await resolveTemporalCli();
   if ('sdkDownload' in temporalCli) throw new Error(`no Temporal CLI for the tests: ${temporalCli.reason}`);
   const ferretBinary = await resolveFerretDb();
-  const [temporal, ferret] = await Promise.all([
+  const ferretPort = await freePort();
+  const ferretOptions = { binary: ferretBinary.path, port: ferretPort, dataDir: join(dataDir, 'ferretdb'), logFile: join(dataDir, 'ferretdb.log') };
+  const [temporal, firstFerret] = await Promise.all([
     freePort().then((port) =>
       startTemporalDevServer({
         binary: temporalCli.path,
@@ -30,16 +36,22 @@ export async function startTestServers(): Promise<TestServers> {
         searchAttributes: devServerSearchAttributes(),
       }),
     ),
-    freePort().then((port) =>
-      startFerretDb({ binary: ferretBinary.path, port, dataDir: join(dataDir, 'ferretdb'), logFile: join(dataDir, 'ferretdb.log') }),
-    ),
+    startFerretDb(ferretOptions),
   ]);
+  let ferret: Awaited<ReturnType<typeof startFerretDb>> | undefined = firstFerret;
   return {
     temporalAddress: temporal.address,
-    mongoUri: `${ferret.uri}/agent-reach-test`,
+    mongoUri: `${firstFerret.uri}/agent-reach-test`,
     dataDir,
+    async stopDatabase() {
+      await ferret?.stop();
+      ferret = undefined;
+    },
+    async startDatabase() {
+      ferret ??= await startFerretDb(ferretOptions);
+    },
     async stop() {
-      await Promise.allSettled([temporal.stop(), ferret.stop()]);
+      await Promise.allSettled([temporal.stop(), ferret?.stop()]);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
