@@ -11,7 +11,19 @@ import type { MessageStatus } from '../messages/message';
 /** The Nexus service's name, as a caller in another SDK names it. */
 export const NEXUS_SERVICE = 'agentReach';
 
-/** Input: the `sendMessage` workflow's (`message_id` may be left out: the Nexus request id makes one). Output: the final status. */
+/**
+ * The operation's input: the `sendMessage` workflow's, where `tenant` may be left out (the endpoint's tenant) and
+ * `message_id` too (the Nexus request id makes one).
+ */
+export type NexusSendInput = Omit<SendMessageInput, 'tenant'> & { tenant?: string };
+
+/** Failure types of the operation beyond the run's own (`SEND_FAILURES`) and the input's (`INPUT_FAILURES`). */
+export const NEXUS_FAILURES = {
+  /** The message id is taken by a message with another body (the api's 409 `idempotency_conflict`). */
+  conflict: 'conflict',
+} as const;
+
+/** Input: see {@link NexusSendInput}. Output: the final status. */
 export const agentReachService = nexus.service(NEXUS_SERVICE, {
-  sendMessage: nexus.operation<SendMessageInput, MessageStatus>(),
+  sendMessage: nexus.operation<NexusSendInput, MessageStatus>(),
 });

@@ -55,6 +55,22 @@ export const envSchema = z.object({
    * `send` scope, whose scopes and ACL grants are then enforced). Off: such starts act with the `send` scope only. @default false
    */
   TEMPORAL_CALLERS_REQUIRE_KEY: flag.default(false),
+  /**
+   * Nexus: tenants with their own Nexus endpoint, comma-separated, e.g. `acme,globex`. The message worker serves each
+   * on task queue `<TEMPORAL_TASK_QUEUE>-nexus-<tenant>` (a Nexus-only worker); an endpoint targeting that queue sends
+   * for that tenant alone (an input naming another is refused `tenant_mismatch`). At most 200. @default none
+   */
+  NEXUS_TENANTS: z
+    .string()
+    .transform((v) => [...new Set(v.split(',').map((t) => t.trim()).filter(Boolean))])
+    .refine((list) => list.every((t) => TENANT_PATTERN.test(t)), 'must be comma-separated tenant names (a–z 0–9 _ -)')
+    .refine((list) => list.length <= 200, 'at most 200 tenants')
+    .default([]),
+  /**
+   * Nexus: the one tenant an endpoint targeting TEMPORAL_TASK_QUEUE itself sends for (an input naming another is
+   * refused `tenant_mismatch`). @default DEFAULT_TENANT
+   */
+  NEXUS_DEFAULT_TENANT: z.string().regex(TENANT_PATTERN).optional(),
   /** Temporal UI base URL, used only to build links for operators (`links.temporal_ui`; embedded mode: the local UI). Optional. */
   TEMPORAL_UI_URL: z.url().optional(),
   /** MongoDB (or FerretDB) connection string, database included; when set, `npm start` starts no FerretDB. @default mongodb://127.0.0.1:27017/agent-reach */

@@ -9,6 +9,7 @@ import { requireCaller } from '../caller-auth';
 import { requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
 import { requireStoredSize } from '../stored-size';
+import { storedFields } from '../../rules/stored-size';
 import type { SendRequest, SendResult } from '../../messages/intake';
 import type { MessageService } from '../../messages/message-service';
 import { StatusUnavailableError } from '../../messages/runs';
@@ -76,7 +77,7 @@ export async function acceptMessage(
   body: SendRequest,
   traceId: string,
 ): Promise<SendResult> {
-  requireStoredSize({ payload: body.payload, intent: body.intent, params: body.params }, deps.config.MAX_PAYLOAD_BYTES);
+  requireStoredSize(storedFields(body), deps.config.MAX_PAYLOAD_BYTES);
   if (body.reply_to) await requireAllowedEndpoints(deps.endpoints, [{ location: 'body.reply_to.url', url: body.reply_to.url }]);
   const result = await deps.messages.send(caller, body, traceId);
   if (result.kind === 'accepted' || result.kind === 'rejected') {
