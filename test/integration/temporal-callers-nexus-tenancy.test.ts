@@ -29,7 +29,8 @@ const MAX_PAYLOAD_BYTES = 4096;
 
 let servers: TestServers;
 let system: TestSystem;
-let agent: FakeAgent;
+/** One agent process per tenant (a receipt is sent with its agent's secret). */
+const agents = {} as Record<'acme' | 'globex', FakeAgent>;
 let admin: Connection;
 let callers: Client;
 let callerWorker: Worker;
@@ -41,7 +42,8 @@ const adminKeyOf: Record<'acme' | 'globex', string> = { acme: '', globex: '' };
 const held = new Set<string>();
 
 const newId = (what: string) => `probe-${what}-${Date.now()}-${++sequence}`;
-const deliveriesOf = (messageId: string) => agent.deliveries.filter((d) => d.body.message_id === messageId);
+const allDeliveries = () => [...agents.acme.deliveries, ...agents.globex.deliveries];
+const deliveriesOf = (messageId: string) => allDeliveries().filter((d) => d.body.message_id === messageId);
 const targetOf = (tenant: 'acme' | 'globex', capability = 'echo') => ({ agent_id: agentOf[tenant], capability });
 
 /** Runs a caller's workflow that sends through `endpoint`. */
@@ -83,6 +85,7 @@ async function runStatus(tenant: string, messageId: string): Promise<string> {
 async function sendReceipt(messageId: string, result: unknown): Promise<void> {
   const [delivery] = deliveriesOf(messageId);
   assert.ok(delivery, `${messageId} was delivered`);
+  const agent = agents.acme.deliveries.includes(delivery) ? agents.acme : agents.globex;
   const receipt = await fetch(delivery.body.callback_url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.secret}` },
@@ -91,12 +94,12 @@ async function sendReceipt(messageId: string, result: unknown): Promise<void> {
   assert.equal(receipt.status, 200);
 }
 
-/** Starts a held message through `endpoint` and waits for its delivery; returns the caller's run. */
+/** Starts a held message through `endpoint` and waits for its delivery; `caller` is the caller's run. */
 async function heldMessage(endpoint: string, input: { message_id: string } & Record<string, unknown>) {
   held.add(input.message_id);
-  const run = runCaller(endpoint, input);
+  const caller = runCaller(endpoint, input);
   await eventually(`the delivery of ${input.message_id}`, async () => deliveriesOf(input.message_id)[0]);
-  return run;
+  return { caller };
 }
 
 async function registerNamespace(name: string): Promise<void> {
@@ -106,11 +109,11 @@ async function registerNamespace(name: string): Promise<void> {
 
 before(async () => {
   servers = await startTestServers();
-  system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000', NEXUS_TENANTS: 'acme,globex', MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD_BYTES) });
-  agent = await startFakeAgent((d: Delivery) => (held.has(d.body.message_id) ? { status: 202 } : { status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } }));
+  system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000', DEFAULT_ACK_TIMEOUT_MS: '600000', NEXUS_TENANTS: 'acme,globex', MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD_BYTES) });
   for (const tenant of ['acme', 'globex'] as const) {
+    const agent = await startFakeAgent((d: Delivery) => (held.has(d.body.message_id) ? { status: 202 } : { status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } }));
+    agents[tenant] = agent;
     adminKeyOf[tenant] = (await system.keys.create(tenant, { scopes: ['admin'] }, 'test')).key;
-    // One agent process serves both tenants' agents (one secret is enough: the receipts name the message).
     const registered = await registerAgent(
       system.baseUrl,
       agent.url,
@@ -118,7 +121,7 @@ before(async () => {
       { authorization: `Bearer ${adminKeyOf[tenant]}` },
     );
     agentOf[tenant] = registered.agent_id;
-    if (tenant === 'acme') agent.secret = registered.secret;
+    agent.secret = registered.secret;
   }
 
   admin = await Connection.connect({ address: system.config.TEMPORAL_ADDRESS });
@@ -137,7 +140,7 @@ after(async () => {
   callerWorker?.shutdown();
   await callerWorkerRun;
   await admin?.close();
-  await agent?.stop();
+  await Promise.allSettled(Object.values(agents).map((a) => a.stop()));
   await system?.stop();
   await servers?.stop();
 });
@@ -154,7 +157,7 @@ describe('temporal callers over Nexus - tenancy', () => {
     // globex's message, open; acme's endpoint names it exactly (tenant, id and body): refused, and globex's run goes on.
     const messageId = newId('theirs');
     const theirs = { message_id: messageId, target: targetOf('globex'), payload: { secret: 'globex' } };
-    const globexCaller = await heldMessage(ENDPOINT.globex, theirs);
+    const { caller: globexCaller } = await heldMessage(ENDPOINT.globex, theirs);
     const crossing = await refusalOf(ENDPOINT.acme, { ...theirs, tenant: 'globex' });
     assert.equal(crossing.cause.type, 'tenant_mismatch');
     assert.equal(crossing.started, false, 'no operation started');
@@ -176,7 +179,7 @@ describe('temporal callers over Nexus - tenancy', () => {
   it('temporal callers over Nexus - a repeat with another body is a conflict; the same body attaches and gets the result, once delivered', async () => {
     const messageId = newId('repeat');
     const input = { message_id: messageId, target: targetOf('acme'), payload: { n: 1 } };
-    const first = await heldMessage(ENDPOINT.acme, input);
+    const { caller: first } = await heldMessage(ENDPOINT.acme, input);
 
     const other = await refusalOf(ENDPOINT.acme, { ...input, payload: { n: 2 } });
     assert.equal(other.cause.type, 'conflict');
@@ -218,7 +221,7 @@ describe('temporal callers over Nexus - tenancy', () => {
   it('temporal callers over Nexus - cancelling an attached operation leaves the run to the caller that started it; the starter cancels its own', async () => {
     const messageId = newId('attached-cancel');
     const input = { message_id: messageId, target: targetOf('acme'), payload: 'keep' };
-    const starter = await heldMessage(ENDPOINT.acme, input);
+    const { caller: starter } = await heldMessage(ENDPOINT.acme, input);
     const attachedId = newId('canceller');
     const attached = await callers.workflow.start('cancellingNexusCallerWorkflow', { workflowId: attachedId, taskQueue: CALLER_QUEUE, args: [input, ENDPOINT.acme] });
     await eventually('the attached operation started', async () => (await operationStarted(attachedId)) || undefined);
@@ -242,7 +245,7 @@ describe('temporal callers over Nexus - tenancy', () => {
   });
 
   it('temporal callers over Nexus - input the api refuses is refused at once, before any run: message_id, stored size, reply_to', async () => {
-    const before = agent.deliveries.length;
+    const before = allDeliveries().length;
     const target = targetOf('acme');
     const tooLong = 'x'.repeat(129);
     const long = await refusalOf(ENDPOINT.acme, { message_id: tooLong, target });
@@ -266,6 +269,6 @@ describe('temporal callers over Nexus - tenancy', () => {
     // The id is not burned: the same id with a good body is sent.
     const sent = await runCaller(ENDPOINT.acme, { message_id: bigId, target, payload: 'small' });
     assert.equal(sent.state, 'processed');
-    assert.equal(agent.deliveries.length, before + 1);
+    assert.equal(allDeliveries().length, before + 1);
   });
 });
