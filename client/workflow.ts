@@ -4,13 +4,13 @@
  * message's final status. Deterministic (only `@temporalio/workflow` and names): import it in workflow code.
  *
  *   const status = await executeMessageChild({ tenant: 'acme', message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
- *   const status = await sendMessageViaNexus('agent-reach', { tenant: 'acme', message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
+ *   const status = await sendMessageViaNexus('agent-reach-acme', { message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
  */
 import { createNexusClient, executeChild, startChild, uuid4, type ChildWorkflowHandle, type ChildWorkflowOptions, type StartNexusOperationOptions } from '@temporalio/workflow';
 import { DEFAULT_TASK_QUEUE, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
 import type { MessageStatus } from '../messages/message';
 import { messageWorkflowId } from '../messages/temporal';
-import { agentReachService } from '../nexus/service';
+import { agentReachService, type NexusSendInput } from '../nexus/service';
 
 export interface MessageChildOptions extends Omit<ChildWorkflowOptions, 'workflowId' | 'taskQueue' | 'args'> {
   /** The gateway's `TEMPORAL_TASK_QUEUE`. @default 'agent-reach' */
@@ -18,7 +18,7 @@ export interface MessageChildOptions extends Omit<ChildWorkflowOptions, 'workflo
 }
 
 /** A message id from the workflow's deterministic uuid when the caller gives none (stable across replays). */
-function withMessageId(input: SendMessageInput): SendMessageInput & { message_id: string } {
+function withMessageId<T extends { message_id?: string }>(input: T): T & { message_id: string } {
   return { ...input, message_id: input.message_id ?? `msg_${uuid4().replaceAll('-', '')}` };
 }
 
@@ -46,10 +46,11 @@ export function startMessageChild(input: SendMessageInput, options: MessageChild
 }
 
 /**
- * Sends the message through the gateway's Nexus endpoint (`endpoint` names it; an operator creates it, targeting the
- * gateway's namespace and `TEMPORAL_TASK_QUEUE`) and returns its final status. Failures arrive as a
- * NexusOperationFailure whose cause is the run's own (e.g. an ApplicationFailure of type `invalid_input`).
+ * Sends the message through the gateway's Nexus endpoint (`endpoint` names it; an operator creates one per tenant,
+ * targeting the gateway's namespace and that tenant's task queue) and returns its final status. `tenant` may be left
+ * out: the endpoint's. Failures arrive as a NexusOperationFailure whose cause is the refusal or the run's own
+ * failure (e.g. an ApplicationFailure of type `invalid_input`, `tenant_mismatch` or `conflict`).
  */
-export function sendMessageViaNexus(endpoint: string, input: SendMessageInput, options: Partial<StartNexusOperationOptions> = {}): Promise<MessageStatus> {
+export function sendMessageViaNexus(endpoint: string, input: NexusSendInput, options: Partial<StartNexusOperationOptions> = {}): Promise<MessageStatus> {
   return createNexusClient({ endpoint, service: agentReachService }).executeOperation('sendMessage', withMessageId(input), options);
 }

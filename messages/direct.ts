@@ -53,6 +53,10 @@ export const SEND_FAILURES = {
   deadlinePassed: 'deadline_passed',
   deadlineTooFar: 'deadline_too_far',
   replyToUnavailable: 'reply_to_unavailable',
+  /** The input names a tenant other than the one this way in is bound to (a tenant's Nexus endpoint). */
+  tenantMismatch: 'tenant_mismatch',
+  /** The message id is taken by a message with another body (the api's 409 `idempotency_conflict`). */
+  conflict: 'conflict',
   /** As the api's 413 and 422: payload, intent and params too large to store; `reply_to` where the gateway may not connect. */
   payloadTooLarge: 'payload_too_large',
   endpointNotAllowed: 'endpoint_not_allowed',

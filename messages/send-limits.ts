@@ -5,7 +5,7 @@
  * so a message refused on one way is refused on every way, with the same code.
  */
 import { checkEndpoint, type EndpointPolicy, type Lookup } from '../rules/endpoint-policy';
-import { jsonBytes } from '../rules/json-bytes';
+import { storedBytes, storedFields } from '../rules/stored-size';
 import type { SendRequest } from './message-input';
 
 export interface StoredSizeExcess {
@@ -16,7 +16,7 @@ export interface StoredSizeExcess {
 
 /** The named fields' size as JSON when together they are larger than `maxBytes`, else undefined. */
 export function storedSizeExcess(fields: Record<string, unknown>, maxBytes: number): StoredSizeExcess | undefined {
-  const bytes = Object.values(fields).reduce<number>((sum, value) => sum + jsonBytes(value), 0);
+  const bytes = storedBytes(fields);
   return bytes > maxBytes ? { fields: Object.keys(fields), bytes, max_bytes: maxBytes } : undefined;
 }
 
@@ -33,7 +33,7 @@ export interface SendLimits {
 
 /** Why a message may not start under these limits, or undefined when it may. */
 export async function sendLimitRefusal(body: Pick<SendRequest, 'payload' | 'intent' | 'params' | 'reply_to'>, limits: SendLimits): Promise<SendLimitRefusal | undefined> {
-  const excess = storedSizeExcess({ payload: body.payload, intent: body.intent, params: body.params }, limits.maxPayloadBytes);
+  const excess = storedSizeExcess(storedFields(body), limits.maxPayloadBytes);
   if (excess) return { code: 'payload_too_large', message: `${excess.fields.join(' and ')} take ${excess.bytes} bytes; at most ${excess.max_bytes} are stored`, details: excess };
   if (body.reply_to) {
     const verdict = await checkEndpoint(body.reply_to.url, limits.endpointPolicy, limits.lookup);

@@ -1,55 +1,87 @@
 /**
- * The `agentReach` Nexus service on the message worker (`nexusServices`). `sendMessage` is a workflow-run
- * operation: it starts the gateway's `sendMessage` workflow under the api's id, `msg:<tenant>:<message_id>`, on the
- * worker's own task queue, and the operation completes when that run does, with its final status.
+ * The `agentReach` Nexus service's handler, bound to one tenant (nexus/tenancy.ts: the task queue an operator's
+ * endpoint targets says which). `sendMessage` is a workflow-run operation: it starts the gateway's `sendMessage`
+ * workflow under the api's id, `msg:<tenant>:<message_id>`, on the gateway's task queue, and the operation completes
+ * when that run does, with its final status.
  *
- * A repeat is one run. While the run is open, a repeat start attaches to it (Temporal adds the repeat's completion
- * callback), so every caller gets the result; once the run has ended, a repeat gets its final status (or the
- * failure it ended with) at once. Without a `message_id`, the message id is made from the Nexus request id, which
- * Temporal keeps for every retry of one operation: one operation, one message.
+ * The input is checked as `POST /v1/messages` checks a request before any run starts. A repeat of the message id
+ * is answered as a repeated POST is: another body → `conflict`; the same body, and the capability's ACL admits the
+ * caller → the operation attaches to the open run (Temporal adds its completion callback) or gets the ended run's
+ * final status at once. Cancelling an operation cancels the run only if that operation started it. Without a
+ * `message_id`, the message id is made from the Nexus request id, which Temporal keeps for every retry of one
+ * operation: one operation, one message.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { getClient, startWorkflow, WorkflowRunOperationHandler } from '@temporalio/nexus';
+import { getClient, log, startWorkflow } from '@temporalio/nexus';
 import * as nexus from 'nexus-rpc';
-import { SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
+import type { AgentQueries } from '../catalogue/agent-queries';
+import { messageIdOf, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
+import { directCaller, directLimitsRefusal, parseDirectInput, type DirectCallerDeps, type InputRefusal } from '../messages/direct-input';
 import type { MessageStatus } from '../messages/message';
+import { bodyHashOf, refusalBeforeRouting, type EarlyRefusal } from '../messages/message-input';
+import type { MessageMemo } from '../messages/runs';
 import { messageWorkflowId } from '../messages/temporal';
-import { TENANT_PATTERN } from '../rules/api-key';
+import type { Config } from '../platform/config';
+import type { EndpointPolicy } from '../rules/endpoint-policy';
+import type { SendMessageBody } from '../rules/message-schema';
+import { operationToken, runOfToken, type OperationRun } from './operation-token';
 import { agentReachService } from './service';
 
-type Message = SendMessageInput & { message_id: string };
+export interface NexusHandlerDeps extends DirectCallerDeps {
+  /** The one tenant this handler sends for. */
+  tenant: string;
+  /** The gateway's TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE, where message runs run. */
+  namespace: string;
+  messageTaskQueue: string;
+  /** Checks the ACL of an existing message's capability before a repeat is answered. */
+  queries: Pick<AgentQueries, 'checkReach'>;
+  config: DirectCallerDeps['config'] & Pick<Config, 'MAX_PAYLOAD_BYTES' | 'CALLER_WEBHOOK_SECRET'>;
+  /** The SSRF policy `reply_to` must pass, as on the api. */
+  endpointPolicy: EndpointPolicy;
+  now: () => number;
+}
+
+/** A checked request: the run's input and what a repeat is compared with. */
+interface Message {
+  tenant: string;
+  keyId: string | undefined;
+  keyProof: string | undefined;
+  workflowId: string;
+  bodyHash: string;
+  input: SendMessageInput & { message_id: string };
+}
+
+type StartResult = nexus.HandlerStartOperationResult<MessageStatus>;
 
 /**
- * A refusal as an operation error. Without `details`: @temporalio/worker 1.13.2 cannot encode an operation error
- * whose failure carries details (toProto3JSON throws "don't know how to convert value" on the payload's metadata,
- * and the Nexus task fails as a retryable internal error until the operation times out).
+ * A refusal as an operation error (final: the caller's server does not retry it). Without `details`:
+ * @temporalio/worker 1.13.2 cannot encode an operation error whose failure carries details (toProto3JSON throws
+ * "don't know how to convert value" on the payload's metadata, and the Nexus task fails as a retryable internal
+ * error until the operation times out).
  */
 function operationFailed(failure: ApplicationFailure): nexus.OperationError {
   const cause = ApplicationFailure.create({ type: failure.type ?? undefined, message: failure.message, nonRetryable: failure.nonRetryable ?? undefined });
   return new nexus.OperationError('failed', failure.message, { cause });
 }
 
-/** The fields the workflow id is made of; everything else is checked by the run itself, as for any direct start. */
-function messageOf(request: unknown, requestId: string | undefined): Message {
-  const invalid = (path: string, message: string) =>
-    operationFailed(ApplicationFailure.create({ type: SEND_FAILURES.invalidInput, message: `invalid input: ${path}: ${message}`, nonRetryable: true }));
-  if (typeof request !== 'object' || request === null || Array.isArray(request)) throw invalid('(input)', 'an object is required');
-  const input = request as SendMessageInput;
-  if (typeof input.tenant !== 'string' || !TENANT_PATTERN.test(input.tenant)) throw invalid('tenant', 'a tenant is 1–63 of a–z 0–9 _ - starting with a letter or digit');
-  if (input.message_id !== undefined && typeof input.message_id !== 'string') throw invalid('message_id', 'a string is required');
-  const messageId = input.message_id ?? (requestId ? `nexus_${requestId.replaceAll('-', '')}` : undefined);
-  if (!messageId) throw invalid('message_id', 'required (this request has no Nexus request id to make one from)');
-  return { ...input, message_id: messageId };
-}
+const refused = (refusal: InputRefusal) => operationFailed(ApplicationFailure.create({ type: refusal.type, message: refusal.message, nonRetryable: true }));
+
+/** An answer that is not ready yet (the existing run is being prepared): the caller's server retries the start. */
+const notYet = (message: string) => new nexus.HandlerError('UNAVAILABLE', message, { retryableOverride: true });
+
+const earlyRefusal = (early: EarlyRefusal): InputRefusal => ({
+  type: early.kind,
+  message: early.kind === 'reply_to_unavailable' ? 'reply_to needs CALLER_WEBHOOK_SECRET, which this deployment has not set' : `deadline: ${early.kind.replaceAll('_', ' ')}`,
+});
 
 /**
  * The final status of a run that has ended; a run that failed fails the operation with the same failure (one that
  * was cancelled, terminated or timed out too: rethrown as is, it would be retried until the operation times out).
  */
-async function endedRun(message: Message): Promise<MessageStatus> {
+async function endedRun(workflowId: string): Promise<MessageStatus> {
   try {
-    return await getClient().workflow.getHandle<SendMessageWorkflow>(messageWorkflowId(message.tenant, message.message_id)).result();
+    return await getClient().workflow.getHandle<SendMessageWorkflow>(workflowId).result();
   } catch (error) {
     if (!(error instanceof WorkflowFailedError)) throw error;
     const { cause } = error;
@@ -58,30 +90,124 @@ async function endedRun(message: Message): Promise<MessageStatus> {
   }
 }
 
-export function agentReachServiceHandler() {
-  const run = new WorkflowRunOperationHandler<Message, MessageStatus>((ctx, message) =>
-    startWorkflow<SendMessageWorkflow>(ctx, SEND_MESSAGE_WORKFLOW, {
-      workflowId: messageWorkflowId(message.tenant, message.message_id),
-      args: [message],
-      // Open: attach to the run. Ended: refused (the message id is the idempotency key for ever, as on the api).
-      workflowIdConflictPolicy: 'USE_EXISTING',
+async function describe(workflowId: string): Promise<WorkflowExecutionDescription | undefined> {
+  try {
+    return await getClient().workflow.getHandle(workflowId).describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+export function agentReachServiceHandler(deps: NexusHandlerDeps) {
+  /** The request checked as the api checks a POST, or refused before anything starts. */
+  async function messageOf(request: unknown, requestId: string | undefined): Promise<Message & { body: SendMessageBody }> {
+    const parsed = parseDirectInput(request, deps.tenant);
+    if ('refusal' in parsed) throw refused(parsed.refusal);
+    const { tenant, keyId, keyProof, body } = parsed.input;
+    const messageId = body.message_id ?? (requestId ? `nexus_${requestId.replaceAll('-', '')}` : undefined);
+    if (!messageId) throw refused({ type: SEND_FAILURES.invalidInput, message: 'invalid input: message_id: required (this request has no Nexus request id to make one from)' });
+    const limited = await directLimitsRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy });
+    if (limited) throw refused(limited);
+    return {
+      tenant,
+      keyId,
+      keyProof,
+      body,
+      workflowId: messageWorkflowId(tenant, messageId),
+      bodyHash: bodyHashOf(body),
+      input: { ...body, tenant, message_id: messageId, ...(keyId === undefined ? {} : { key_id: keyId }), ...(keyProof === undefined ? {} : { key_proof: keyProof }) },
+    };
+  }
+
+  /** Starts the run, or (`USE_EXISTING`) attaches this operation's completion callback to the open run. */
+  async function startRun(ctx: nexus.StartOperationContext, message: Message, attach: boolean): Promise<StartResult> {
+    await startWorkflow<SendMessageWorkflow>(ctx, SEND_MESSAGE_WORKFLOW, {
+      workflowId: message.workflowId,
+      taskQueue: deps.messageTaskQueue,
+      args: [message.input],
+      // A repeat is told from a conflict from the start, before the run has prepared its input.
+      memo: { body_hash: message.bodyHash },
+      workflowIdConflictPolicy: attach ? 'USE_EXISTING' : 'FAIL',
+      // The message id is the idempotency key for ever, as on the api: never a second run under the same id.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    }),
-  );
+    });
+    const run: OperationRun = { workflowId: message.workflowId, attached: attach };
+    return nexus.HandlerStartOperationResult.async(operationToken(deps.namespace, run));
+  }
+
+  /** `forbidden` (or the key's refusal) unless the existing message's capability admits this caller, as on the api. */
+  async function requireReach(message: Message, target: MessageMemo['target']): Promise<void> {
+    const found = await directCaller(deps, message.tenant, message.input.message_id, message.keyId, message.keyProof);
+    if ('refusal' in found) throw refused(found.refusal);
+    const check = await deps.queries.checkReach(message.tenant, target.agent_id, target.capability, found.caller);
+    if (check.kind === 'forbidden') throw refused({ type: SEND_FAILURES.forbidden, message: `the ACL of ${target.capability} does not admit this caller` });
+  }
+
+  /**
+   * The answer to a message id already taken, as a repeated POST gets it: `conflict` for another body; else, once
+   * the ACL admits the caller, the open run (attached) or the ended run's outcome. Undefined when there is no run.
+   */
+  async function repeatOf(ctx: nexus.StartOperationContext, message: Message): Promise<StartResult | undefined> {
+    const description = await describe(message.workflowId);
+    if (!description) return undefined;
+    const memo = description.memo as Partial<MessageMemo> | undefined;
+    const open = description.status.name === 'RUNNING';
+    if (open && memo?.body_hash === undefined) throw notYet(`message ${message.input.message_id} is being started; its body is not known yet`);
+    if (memo?.body_hash !== message.bodyHash) {
+      throw refused({ type: SEND_FAILURES.conflict, message: `message ${message.input.message_id} was already sent with a different body` });
+    }
+    // The target is known once the run has prepared its input (milliseconds); a run that ended before has none.
+    if (memo.target?.capability) await requireReach(message, memo.target);
+    else if (open) throw notYet(`message ${message.input.message_id} is being prepared; its target is not known yet`);
+    if (open) {
+      try {
+        return await startRun(ctx, message, true);
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        // It ended since: answered below.
+      }
+    }
+    return nexus.HandlerStartOperationResult.sync(await endedRun(message.workflowId));
+  }
+
   return nexus.serviceHandler(agentReachService, {
     sendMessage: {
-      async start(ctx, request) {
-        const message = messageOf(request, ctx.requestId);
+      async start(ctx, request): Promise<StartResult> {
+        const message = await messageOf(request, ctx.requestId);
+        const early = refusalBeforeRouting(message.body, deps.config, new Date(deps.now()));
+        // As on the api: a repeat of an accepted message is answered with it even once its deadline has passed.
+        if (early) return (await repeatOf(ctx, message)) ?? Promise.reject(refused(earlyRefusal(early)));
         try {
-          return await run.start(ctx, message);
+          return await startRun(ctx, message, false);
         } catch (error) {
           if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-          return nexus.HandlerStartOperationResult.sync(await endedRun(message));
+          const repeat = await repeatOf(ctx, message);
+          if (repeat) return repeat;
+          throw notYet(`message ${message.input.message_id} was taken and is gone (past the idempotency window)`);
         }
       },
-      getInfo: (ctx, token) => run.getInfo(ctx, token),
-      getResult: (ctx, token) => run.getResult(ctx, token),
-      cancel: (ctx, token) => run.cancel(ctx, token),
+      getInfo() {
+        throw new nexus.HandlerError('NOT_IMPLEMENTED', 'Method not implemented');
+      },
+      getResult() {
+        throw new nexus.HandlerError('NOT_IMPLEMENTED', 'Method not implemented');
+      },
+      /** Cancels the run if this operation started it; an attached operation leaves the other caller's run alone. */
+      async cancel(_ctx, token) {
+        let run: OperationRun;
+        try {
+          run = runOfToken(token);
+        } catch (error) {
+          throw new nexus.HandlerError('BAD_REQUEST', `not an operation token of this service: ${(error as Error).message}`);
+        }
+        if (messageIdOf(run.workflowId, deps.tenant) === undefined) throw new nexus.HandlerError('NOT_FOUND', `no operation of tenant ${deps.tenant} has that token`);
+        if (run.attached) {
+          log.info('cancel of an attached operation: the run is left to the caller that started it', { workflowId: run.workflowId });
+          return;
+        }
+        await getClient().workflow.getHandle(run.workflowId).cancel();
+      },
     },
   });
 }

@@ -11,7 +11,13 @@ import type { MessageStatus } from '../messages/message';
 /** The Nexus service's name, as a caller in another SDK names it. */
 export const NEXUS_SERVICE = 'agentReach';
 
-/** Input: the `sendMessage` workflow's (`message_id` may be left out: the Nexus request id makes one). Output: the final status. */
+/**
+ * The operation's input: the `sendMessage` workflow's, where `tenant` may be left out (the endpoint's tenant) and
+ * `message_id` too (the Nexus request id makes one).
+ */
+export type NexusSendInput = Omit<SendMessageInput, 'tenant'> & { tenant?: string };
+
+/** Input: see {@link NexusSendInput}. Output: the final status. */
 export const agentReachService = nexus.service(NEXUS_SERVICE, {
-  sendMessage: nexus.operation<SendMessageInput, MessageStatus>(),
+  sendMessage: nexus.operation<NexusSendInput, MessageStatus>(),
 });

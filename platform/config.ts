@@ -62,6 +62,22 @@ export const envSchema = z.object({
    * internal `messageWorkflow` type whose input the gateway did not seal delivers and notifies nothing. Optional.
    */
   MESSAGE_SEAL_KEYS: z.string().regex(/^[A-Za-z0-9_-]{32,}(,[A-Za-z0-9_-]{32,})*$/, 'comma-separated base64url keys of at least 32 characters').optional(),
+  /**
+   * Nexus: tenants with their own Nexus endpoint, comma-separated, e.g. `acme,globex`. The message worker serves each
+   * on task queue `<TEMPORAL_TASK_QUEUE>-nexus-<tenant>` (a Nexus-only worker); an endpoint targeting that queue sends
+   * for that tenant alone (an input naming another is refused `tenant_mismatch`). At most 200. @default none
+   */
+  NEXUS_TENANTS: z
+    .string()
+    .transform((v) => [...new Set(v.split(',').map((t) => t.trim()).filter(Boolean))])
+    .refine((list) => list.every((t) => TENANT_PATTERN.test(t)), 'must be comma-separated tenant names (a–z 0–9 _ -)')
+    .refine((list) => list.length <= 200, 'at most 200 tenants')
+    .default([]),
+  /**
+   * Nexus: the one tenant an endpoint targeting TEMPORAL_TASK_QUEUE itself sends for (an input naming another is
+   * refused `tenant_mismatch`). @default DEFAULT_TENANT
+   */
+  NEXUS_DEFAULT_TENANT: z.string().regex(TENANT_PATTERN).optional(),
   /** Temporal UI base URL, used only to build links for operators (`links.temporal_ui`; embedded mode: the local UI). Optional. */
   TEMPORAL_UI_URL: z.url().optional(),
   /** MongoDB (or FerretDB) connection string, database included; when set, `npm start` starts no FerretDB. @default mongodb://127.0.0.1:27017/agent-reach */

@@ -34,8 +34,9 @@ export async function runMessageWorker(options: {
     tuning: workerTuning(config),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     activityDeps: deliveryDeps.activityDeps,
+    nexus: config,
   });
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'message worker running');
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, nexusTenants: config.NEXUS_TENANTS }, 'message worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.
   const done = worker.run().finally(() => deliveryDeps.stop());
   return { done, shutdown: () => worker.shutdown() };

@@ -109,6 +109,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activityDeps: deliveryDeps.activityDeps,
+    nexus: config,
     workflowBundle: await workflowBundle(Boolean(options.telemetry)),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });

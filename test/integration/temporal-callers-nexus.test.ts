@@ -162,10 +162,10 @@ describe('temporal callers over Nexus', () => {
     assert.equal(again.cause.type, 'invalid_input');
     assert.equal(again.cause.message, badCapability.cause.message);
 
-    // The tenant makes the workflow id: refused by the handler before any run starts.
+    // The endpoint's tenant is the only one: another name is refused by the handler before any run starts.
     const badTenant = await operationFailureOf(runCaller('nexusCallerWorkflow', { tenant: 'Not A Tenant', message_id: newId('bad-tenant'), target: target() }));
-    assert.equal(badTenant.cause.type, 'invalid_input');
-    assert.match(badTenant.cause.message, /tenant/);
+    assert.equal(badTenant.cause.type, 'tenant_mismatch');
+    assert.match(badTenant.cause.message, /tenant default only/);
 
     const unknown = await operationFailureOf(runCaller('nexusCallerWorkflow', { message_id: newId('unknown'), target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } }));
     assert.equal(unknown.cause.type, 'unknown_agent');

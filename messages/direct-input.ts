@@ -1,0 +1,94 @@
+/**
+ * A direct start's input (Temporal-native callers: a client or child start of `sendMessage`, the Nexus operation),
+ * checked as `POST /v1/messages` checks a request: the api's body schema, the same limits (`send-limits.ts`: stored
+ * size, `reply_to` endpoint policy); plus what the api takes from the API key: the tenant and the caller (the
+ * namespace caller with the `send` scope only, or the key named by `key_id`, proven by `key_proof`).
+ * One home for the worker's `prepareMessage` and the Nexus handler.
+ */
+import type { Config } from '../platform/config';
+import { hasScope, KEY_ID_PATTERN, TENANT_PATTERN, type Caller } from '../rules/api-key';
+import { sendMessageBody, type SendMessageBody } from '../rules/message-schema';
+import type { ApiKeyStore } from '../store/api-keys';
+import { SEND_FAILURES } from './direct';
+import { sendLimitRefusal, type SendLimits } from './send-limits';
+
+export interface InputRefusal {
+  type: string;
+  message: string;
+  details?: unknown;
+}
+
+export interface DirectInput {
+  tenant: string;
+  keyId?: string;
+  keyProof?: string;
+  body: SendMessageBody;
+}
+
+const refused = (type: string, message: string, details?: unknown): { refusal: InputRefusal } => ({ refusal: { type, message, ...(details === undefined ? {} : { details }) } });
+
+/**
+ * Who a direct start acts as without a key: only the `send` scope. Whoever can start workflows in the namespace can
+ * send to the tenant's capabilities without an ACL (and those whose ACL admits `send`), never to one restricted to
+ * key ids or to other scopes.
+ */
+export function namespaceCaller(tenant: string): Caller {
+  return { tenant, key_id: 'temporal-namespace', scopes: ['send'] };
+}
+
+/**
+ * Parses the input with the api's schema. `boundTenant`: the tenant this way in sends for (a missing `tenant` is
+ * that one, another is refused); absent: the input must name one.
+ */
+export function parseDirectInput(request: unknown, boundTenant?: string): { input: DirectInput } | { refusal: InputRefusal } {
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) return refused(SEND_FAILURES.invalidInput, 'invalid input: an object is required');
+  const { tenant = boundTenant, key_id: keyId, key_proof: keyProof, ...rest } = request as Record<string, unknown>;
+  if (boundTenant !== undefined && tenant !== boundTenant) {
+    return refused(SEND_FAILURES.tenantMismatch, `this way in sends for tenant ${boundTenant} only; leave tenant out or name ${boundTenant}`);
+  }
+  const issues: { path: string; message: string }[] = [];
+  if (keyId !== undefined && (typeof keyId !== 'string' || !KEY_ID_PATTERN.test(keyId))) issues.push({ path: 'key_id', message: 'a key id is 12 hex digits' });
+  if (keyProof !== undefined && (typeof keyProof !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(keyProof))) issues.push({ path: 'key_proof', message: 'a key proof is 43 base64url characters' });
+  if (keyProof !== undefined && keyId === undefined) issues.push({ path: 'key_proof', message: 'key_proof needs the key_id it proves' });
+  if (typeof tenant !== 'string' || !TENANT_PATTERN.test(tenant)) issues.push({ path: 'tenant', message: 'a tenant is 1–63 of a–z 0–9 _ - starting with a letter or digit' });
+  const parsed = sendMessageBody.safeParse(rest);
+  if (!parsed.success) for (const issue of parsed.error.issues) issues.push({ path: issue.path.join('.') || '(input)', message: issue.message });
+  if (issues.length > 0 || !parsed.success) return refused(SEND_FAILURES.invalidInput, `invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+  return {
+    input: {
+      tenant: tenant as string,
+      ...(keyId === undefined ? {} : { keyId: keyId as string }),
+      ...(keyProof === undefined ? {} : { keyProof: keyProof as string }),
+      body: parsed.data,
+    },
+  };
+}
+
+/** The api's limits on what is stored and where `reply_to` may point, as a direct start's refusal. */
+export async function directLimitsRefusal(body: SendMessageBody, limits: SendLimits): Promise<InputRefusal | undefined> {
+  const refusal = await sendLimitRefusal(body, limits);
+  return refusal && { type: refusal.code, message: refusal.message, details: refusal.details };
+}
+
+export interface DirectCallerDeps {
+  config: Pick<Config, 'TEMPORAL_CALLERS_REQUIRE_KEY'>;
+  /** Finds the caller of a `key_id`; absent → inputs with a `key_id` are refused. */
+  keys?: Pick<ApiKeyStore, 'callerById' | 'callerByProof'>;
+}
+
+/**
+ * The namespace caller, or the key's caller: of this tenant, not revoked, with the `send` scope. A `key_proof`
+ * (rules/api-key.ts) proves the sender holds the key; TEMPORAL_CALLERS_REQUIRE_KEY requires one.
+ */
+export async function directCaller(deps: DirectCallerDeps, tenant: string, messageId: string, keyId?: string, keyProof?: string): Promise<{ caller: Caller } | { refusal: InputRefusal }> {
+  const requireKey = deps.config.TEMPORAL_CALLERS_REQUIRE_KEY;
+  if (!keyId || (requireKey && !keyProof)) {
+    if (requireKey) return refused(SEND_FAILURES.keyRequired, 'this deployment requires a key_id and its key_proof (an API key with the send scope) on direct starts');
+    return { caller: namespaceCaller(tenant) };
+  }
+  const caller = keyProof ? await deps.keys?.callerByProof(keyId, keyProof, tenant, messageId) : await deps.keys?.callerById(keyId);
+  if (keyProof && !caller) return refused(SEND_FAILURES.invalidKeyProof, `key_proof is not the proof of key ${keyId} for message ${messageId} in tenant ${tenant} (or the key was revoked)`);
+  if (!caller || caller.tenant !== tenant) return refused(SEND_FAILURES.unknownKey, `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
+  if (!hasScope(caller, 'send')) return refused(SEND_FAILURES.forbidden, `key ${keyId} lacks the send scope`);
+  return { caller };
+}
