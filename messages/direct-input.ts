@@ -67,6 +67,10 @@ export function parseDirectInput(request: unknown, boundTenant?: string): { inpu
 /** The api's limits on what is stored and where `reply_to` may point, as a direct start's refusal. */
 export async function directLimitsRefusal(body: SendMessageBody, limits: SendLimits): Promise<InputRefusal | undefined> {
   const refusal = await sendLimitRefusal(body, limits);
+  if (refusal?.code === 'endpoint_not_allowed') {
+    // Said in the message too: the Nexus face cannot carry details.
+    return { type: refusal.code, message: refusal.details.map((d) => `${d.location.replace(/^body\./, '')}: ${d.message}`).join('; '), details: refusal.details };
+  }
   return refusal && { type: refusal.code, message: refusal.message, details: refusal.details };
 }
 
