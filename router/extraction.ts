@@ -8,7 +8,7 @@
  */
 import { extractAddress, addressParts } from './params/address';
 import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention } from './params/dates';
-import { enumValueBySimilarity, enumValueLexical, enumValuesLexical, labelsFor, describedLabels, type Embed } from './params/enums';
+import { describedLabels, enumStrings, enumValueBySimilarity, enumValueLexical, enumValuesLexical, labelsFor, valueDescriptions, type Embed } from './params/enums';
 import { isFreeText, labelledText } from './params/free-text';
 import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './params/identifiers';
 import { extractPlaces, placeField, type PlaceField } from './params/places';
@@ -32,9 +32,10 @@ export interface ExtractionOptions {
 
 /** Labels an enum's values answer to (own words, described labels, lexicon), by value. */
 export function enumLabels(schema: PropertySchema): Map<string, string[]> {
-  const values = (schema.enum ?? []).filter((v): v is string => typeof v === 'string');
+  const values = enumStrings(schema);
   const described = describedLabels(schema, values);
-  return new Map(values.map((v) => [v, labelsFor(v, described.get(v))]));
+  const meanings = valueDescriptions(schema, values);
+  return new Map(values.map((v) => [v, labelsFor(v, described.get(v), meanings.get(v))]));
 }
 
 /** Full-width digits and letters as ASCII, so "１２３" is read as 123; nothing else changes length. */

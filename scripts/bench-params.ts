@@ -3,7 +3,7 @@
  * (rules in scripts/lib/params-eval.ts), on three sets: zh-routing dev (tuned on), zh-routing params-holdout (written
  * from the schemas before the extractor was changed, never tuned on) and params-schema-only (English requests for
  * five made-up schemas outside our catalogue, also written before the change). Writes bench/results/params-zh-routing.json.
- *   npm run bench:params [-- --failures] [-- --set dev|holdout|schema-only]
+ *   npm run bench:params [-- --failures] [-- --set dev,holdout,schema-only]
  * PARAMS_EMBED=1: enums the words did not settle are matched by meaning with the multilingual model.
  */
 import { execSync } from 'node:child_process';
@@ -54,7 +54,7 @@ async function main() {
   }
   const result: Record<string, unknown> = { commit, now: NOW.toISOString(), embed: !!embed };
   for (const [name, rows] of Object.entries(sets)) {
-    if (only && only !== name) continue;
+    if (only && !only.split(',').includes(name)) continue;
     const { summary, rows: scored } = await scoreAll(rows, schemas, (text, schema, now) => extractParameters(text, schema, { now, ...(embed ? { embed } : {}) }), NOW);
     const failures = scored.filter((r) => !r.exact).map(({ text, capability, wrong, missed, extra, got, want }) => ({ text, capability, wrong, missed, extra, got, want }));
     result[name] = { ...summary, failures };

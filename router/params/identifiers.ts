@@ -6,6 +6,7 @@
  * identifier's name ("售后单号", "call_id") take a token only with such a cue, or when the token starts with the
  * initials of their name ("AS…" for after_sales_id). Each token is used once.
  */
+import { propertyRole, roleOf } from './roles';
 import { compilePattern, headTerm, MAX_PATTERN_INPUT, nameWords, type PropertySchema, typeOf } from './schema';
 
 export interface Slot {
@@ -114,6 +115,9 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
   const used = new Set<number>();
   type Offer = { slot: Slot; token: number; score: number };
   const offers: Offer[] = [];
+  // A from/to pair (origin and destination codes) takes each token by the role the words around it give.
+  const roles = slots.map((s) => propertyRole(s.path.at(-1)!, s.schema));
+  const paired = roles.includes('from') && roles.includes('to');
   slots.forEach((slot, order) => {
     const name = slot.path.at(-1)!;
     const cues = cuesFor(slot);
@@ -121,7 +125,9 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
     tokens.forEach((t, i) => {
       const cue = cueBefore(text, t.start, cues);
       if (accepts(slot, t.text)) {
-        offers.push({ slot, token: i, score: (cue > 0 ? 100 + cue : 0) + specificity(itemSchema(slot).pattern!) * 10 - order * 0.01 });
+        const role = paired && roles[order] !== 'any' ? roleOf(text, t.start, t.end) : 'any';
+        const byRole = role === 'any' ? 0 : role === roles[order] ? 100 : -100;
+        offers.push({ slot, token: i, score: (cue > 0 ? 100 + cue : 0) + byRole + specificity(itemSchema(slot).pattern!) * 10 - order * 0.01 });
       } else if (loose && /\d/.test(t.text) && t.text.length >= 3 && (cue > 0 || prefixedByName(t.text, name))) {
         offers.push({ slot, token: i, score: cue > 0 ? 50 + cue : 40 });
       }

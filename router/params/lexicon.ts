@@ -98,6 +98,13 @@ export const LEXICON: Record<string, string[]> = {
   red: ['红色', 'red'],
   metric: ['摄氏', '公制', 'celsius', 'metric', '°c'],
   imperial: ['华氏', '英制', 'fahrenheit', 'imperial', '°f'],
+  // ISO 4217 currency codes, as people name and write them
+  usd: ['$', 'us$', 'dollar', 'dollars', 'bucks', '美元', '美金'],
+  eur: ['€', 'euro', 'euros', '欧元'],
+  gbp: ['£', 'pound', 'pounds', 'sterling', 'quid', '英镑'],
+  cny: ['¥', '￥', 'yuan', 'rmb', '人民币', '元', '块钱'],
+  jpy: ['yen', '日元', '円'],
+  hkd: ['hk$', '港币', '港元'],
 };
 
 /** Values that cover their siblings: chosen when the text names it, or names several siblings at once. */
