@@ -8,7 +8,7 @@
  */
 import { extractAddress, addressParts } from './params/address';
 import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention } from './params/dates';
-import { describedLabels, enumStrings, enumValueBySimilarity, enumValueLexical, enumValuesLexical, labelsFor, valueDescriptions, type Embed } from './params/enums';
+import { describedLabels, enumStrings, enumValueBySimilarity, enumValueLexical, enumValuesLexical, labelsFor, valueDescriptions, type Embedder } from './params/enums';
 import { isFreeText, labelledText } from './params/free-text';
 import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './params/identifiers';
 import { extractPlaces, placeField, type PlaceField } from './params/places';
@@ -17,6 +17,7 @@ import { MAX_INTENT_CHARS, nameWords, numberFits, propertiesOf, type PropertySch
 import { isTimeWindowEnum, timeWindowFor } from './params/time-window';
 
 export type { PropertySchema } from './params/schema';
+export type { Embedder } from './params/enums';
 export { missingMessage } from './params/missing-message';
 
 export type Extracted = Record<string, unknown>;
@@ -26,8 +27,8 @@ export interface ExtractionOptions {
   now?: Date;
   /** The caller's UTC offset in minutes; else the offset a property's own example shows; else the host's. */
   timeZoneOffsetMinutes?: number;
-  /** Embeds texts (L2-normalised); used only for enum values that no word in the intent names. */
-  embed?: Embed;
+  /** An embedding model (the router's multilingual one); used only for enum values that no word in the intent names. */
+  embed?: Embedder;
 }
 
 /** Labels an enum's values answer to (own words, described labels, lexicon), by value. */

@@ -4,7 +4,8 @@
  * from the schemas before the extractor was changed, never tuned on) and params-schema-only (English requests for
  * five made-up schemas outside our catalogue, also written before the change). Writes bench/results/params-zh-routing.json.
  *   npm run bench:params [-- --failures] [-- --set dev,holdout,schema-only]
- * PARAMS_EMBED=1: enums the words did not settle are matched by meaning with the multilingual model.
+ * PARAMS_EMBED=1: enums the words did not settle are matched by meaning with the multilingual model (as the router
+ * does when it runs it). PARAMS_LEXICON=0: without the bilingual lexicon (router/params/lexicon.ts).
  */
 import { execSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { KNOWN_MODELS, locateModel } from '../router/embeddings/model-files';
 import { OnnxEmbedder } from '../router/embeddings/onnx-embedder';
 import { extractParameters } from '../router/extraction';
+import { LEXICON } from '../router/params/lexicon';
 import { scoreAll } from './lib/params-eval';
 import { DATA_DIR, type LabelledRequest, loadZhRouting } from './lib/routing-data';
 
@@ -44,15 +46,16 @@ async function main() {
     'schema-only': readJsonl(join(schemaOnly, 'requests.jsonl')),
   };
   const only = argument('--set');
-  const model = process.env.PARAMS_EMBED === '1' ? await OnnxEmbedder.load(KNOWN_MODELS['multilingual-e5-small']!, locateModel('multilingual-e5-small')!) : undefined;
-  const embed = model ? (texts: string[]) => model.embedDocuments(texts) : undefined;
+  // PARAMS_LEXICON=0: without the hand-written vocabulary, to see how much rests on words someone wrote down.
+  if (process.env.PARAMS_LEXICON === '0') for (const key of Object.keys(LEXICON)) delete LEXICON[key];
+  const embed = process.env.PARAMS_EMBED === '1' ? await OnnxEmbedder.load(KNOWN_MODELS['multilingual-e5-small']!, locateModel('multilingual-e5-small')!) : undefined;
   let commit = 'unknown';
   try {
     commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
   } catch {
     // not a git checkout
   }
-  const result: Record<string, unknown> = { commit, now: NOW.toISOString(), embed: !!embed };
+  const result: Record<string, unknown> = { commit, now: NOW.toISOString(), embed: embed ? 'multilingual-e5-small' : 'none', lexicon: process.env.PARAMS_LEXICON !== '0' };
   for (const [name, rows] of Object.entries(sets)) {
     if (only && !only.split(',').includes(name)) continue;
     const { summary, rows: scored } = await scoreAll(rows, schemas, (text, schema, now) => extractParameters(text, schema, { now, ...(embed ? { embed } : {}) }), NOW);

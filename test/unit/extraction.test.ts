@@ -121,8 +121,10 @@ describe('enums', () => {
   ];
   for (const [text, name, schema, want] of cases) it(`enums - ${text} → ${want}`, () => assert.equal(enumValueLexical(text.toLowerCase(), name, schema), want));
 
-  const embedFake = (table: Record<string, number[]>) => async (texts: string[]) =>
-    texts.map((t) => Float32Array.from(Object.entries(table).find(([k]) => t.includes(k))?.[1] ?? [0, 0, 1]));
+  const embedFake = (table: Record<string, number[]>) => {
+    const vector = (t: string) => Float32Array.from(Object.entries(table).find(([k]) => t.includes(k))?.[1] ?? [0, 0, 1]);
+    return { embedQuery: async (t: string) => vector(t), embedDocuments: async (texts: string[]) => texts.map(vector) };
+  };
 
   it('enums - by similarity only when nothing matched by words and one value clearly leads', async () => {
     const schema = { type: 'string', enum: ['quality_issue', 'wrong_item'] };
@@ -134,7 +136,10 @@ describe('enums', () => {
     assert.deepEqual(await extractParameters('东西不对劲', props, { embed: clear }), { reason: 'quality_issue' });
     assert.deepEqual(await extractParameters('东西不对劲', props), {});
     let asked = 0;
-    const counting = async (texts: string[]) => ((asked += texts.length), clear(texts));
+    const counting = {
+      embedQuery: async (t: string) => ((asked += 1), clear.embedQuery(t)),
+      embedDocuments: async (texts: string[]) => ((asked += texts.length), clear.embedDocuments(texts)),
+    };
     assert.deepEqual(await extractParameters('发错货了', props, { embed: counting }), { reason: 'wrong_item' });
     assert.equal(asked, 0, 'a lexical match never calls the model');
   });
