@@ -185,12 +185,16 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
  */
 export async function extractParameters(intent: string, schema: unknown, options: ExtractionOptions = {}): Promise<Extracted> {
   const out = extractParametersSync(intent, schema, options);
-  if (!options.embed) return out;
-  const text = normalise(intent);
-  for (const [name, p] of propertiesOf(schema)) {
-    if (name in out || typeOf(p) !== 'string' || !Array.isArray(p.enum) || isTimeWindowEnum(p.enum)) continue;
-    const value = await enumValueBySimilarity(text, p, options.embed);
-    if (value !== undefined) out[name] = value;
+  const open = propertiesOf(schema).filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && Array.isArray(p.enum) && !isTimeWindowEnum(p.enum));
+  if (!options.embed || open.length === 0) return out;
+  try {
+    const query = await options.embed.embedQuery(normalise(intent));
+    for (const [name, p] of open) {
+      const value = await enumValueBySimilarity(query, p, options.embed);
+      if (value !== undefined) out[name] = value;
+    }
+  } catch {
+    // The model failed: what the words gave stands, and the caller is asked for the rest.
   }
   return out;
 }

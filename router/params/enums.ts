@@ -5,6 +5,7 @@
  * Semantically, only when nothing matched lexically and an embedding function is given: the intent against each
  * value's label text, taken only when clearly above the rest.
  */
+import { LruCache } from '../../rules/lru';
 import { LEXICON, UMBRELLA_VALUES } from './lexicon';
 import { CJK, nameWords, type PropertySchema } from './schema';
 
@@ -245,11 +246,22 @@ export function labelText(value: string, schema: PropertySchema): string {
   return [value.replace(/[_-]+/g, ' '), listed, meaning].filter(Boolean).join(' / ');
 }
 
-/** The enum value most similar in meaning to the intent, only when it clearly beats the others. */
-export async function enumValueBySimilarity(intent: string, schema: PropertySchema, embedder: Embedder, rule = DEFAULT_SIMILARITY): Promise<string | undefined> {
+/** Label vectors by model and text: a catalogue's values are embedded once, within a bound. */
+const labelCache = new WeakMap<Embedder, LruCache<string, Float32Array>>();
+
+async function labelVectors(texts: string[], embedder: Embedder): Promise<Float32Array[]> {
+  let cache = labelCache.get(embedder);
+  if (!cache) labelCache.set(embedder, (cache = new LruCache(5_000)));
+  const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+  if (missing.length > 0) (await embedder.embedDocuments(missing)).forEach((v, i) => cache.set(missing[i]!, v));
+  return texts.map((t) => cache.get(t)!);
+}
+
+/** The enum value most similar in meaning to the intent (embedded as a query), only when it clearly beats the others. */
+export async function enumValueBySimilarity(query: Float32Array, schema: PropertySchema, embedder: Embedder, rule = DEFAULT_SIMILARITY): Promise<string | undefined> {
   const values = enumStrings(schema).filter((v) => !UMBRELLA_VALUES.has(v));
   if (values.length < 2) return undefined;
-  const [query, labels] = await Promise.all([embedder.embedQuery(intent), embedder.embedDocuments(values.map((v) => labelText(v, schema)))]);
+  const labels = await labelVectors(values.map((v) => labelText(v, schema)), embedder);
   const scored = values.map((value, i) => ({ value, score: cosine(query, labels[i]!) })).sort((a, b) => b.score - a.score);
   const [best, second] = scored;
   if (!best || best.score < rule.min) return undefined;

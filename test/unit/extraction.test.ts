@@ -129,9 +129,9 @@ describe('enums', () => {
   it('enums - by similarity only when nothing matched by words and one value clearly leads', async () => {
     const schema = { type: 'string', enum: ['quality_issue', 'wrong_item'] };
     const clear = embedFake({ 东西不对劲: [1, 0, 0], quality: [0.9, 0.1, 0], wrong: [0, 1, 0] });
-    assert.equal(await enumValueBySimilarity('东西不对劲', schema, clear), 'quality_issue');
+    assert.equal(await enumValueBySimilarity(await clear.embedQuery('东西不对劲'), schema, clear), 'quality_issue');
     const close = embedFake({ 东西不对劲: [1, 1, 0], quality: [1, 0.9, 0], wrong: [0.9, 1, 0] });
-    assert.equal(await enumValueBySimilarity('东西不对劲', schema, close), undefined);
+    assert.equal(await enumValueBySimilarity(await close.embedQuery('东西不对劲'), schema, close), undefined);
     const props = { properties: { reason: schema } };
     assert.deepEqual(await extractParameters('东西不对劲', props, { embed: clear }), { reason: 'quality_issue' });
     assert.deepEqual(await extractParameters('东西不对劲', props), {});
