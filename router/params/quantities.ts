@@ -5,7 +5,7 @@
  * that names it ("退199", "amount 59.9", "temperature to 24"). Numbers without any of these are never taken:
  * "等了五天" says nothing about an amount.
  */
-import { numbersIn } from './numbers';
+import { numbersIn, parseChineseNumber } from './numbers';
 import { headTerm, nameWords, numberFits, type PropertySchema } from './schema';
 import { convert, CURRENCY_PREFIX, type Scale, unitAfter, wantedUnit } from './units';
 
@@ -62,6 +62,22 @@ function countAt(text: string, start: number, end: number, counted: { nouns: str
   return PARTY_BEFORE.test(text.slice(Math.max(0, start - 12), start)) && PHRASE_END.test(after);
 }
 
+const DIGIT = '[0-9零〇一二两三四五六七八九]';
+/** "块五", "块5毛", "元5角": a tenth of the unit, when nothing but the end of the amount follows. */
+const JIAO_AFTER_KUAI = new RegExp(`^(${DIGIT})(?:[毛角]钱?)?(?=$|[\\s，,。；;!！?？)）]|吧|啊|呢|的)`);
+const JIAO_AFTER_YUAN = new RegExp(`^(${DIGIT})[毛角]`);
+
+/** What follows a unit and still belongs to the number: "两公斤半" (+½), "五十块五" / "三块五毛" (+0.5 元). */
+function fractionAfter(text: string, unit: { dimension: string; end: number }): number {
+  const rest = text.slice(unit.end, unit.end + 3);
+  if (rest.startsWith('半')) return 0.5;
+  const word = text.charAt(unit.end - 1);
+  const jiao = word === '块' ? rest.match(JIAO_AFTER_KUAI) : word === '元' ? rest.match(JIAO_AFTER_YUAN) : null;
+  if (!jiao) return 0;
+  const digit = /\d/.test(jiao[1]!) ? Number(jiao[1]) : parseChineseNumber(jiao[1]!);
+  return digit === undefined ? 0 : digit / 10;
+}
+
 export function quantityFor(text: string, name: string, schema: PropertySchema): number | undefined {
   const wanted: Scale | undefined = wantedUnit(name, schema);
   if (!wanted) return undefined;
@@ -75,12 +91,17 @@ export function quantityFor(text: string, name: string, schema: PropertySchema):
       candidates.push({ value: n.value, cued: true });
     } else if (unit) {
       if (unit.dimension !== wanted.dimension) continue;
-      candidates.push({ value: round(convert(n.value, unit, wanted)), cued });
+      candidates.push({ value: round(convert(n.value + fractionAfter(text, unit), unit, wanted)), cued });
     } else if (wanted.dimension === 'money' && CURRENCY_PREFIX.test(text.slice(Math.max(0, n.start - 3), n.start))) {
       candidates.push({ value: n.value, cued: true });
     } else if (cued) {
       candidates.push({ value: n.value, cued });
     }
+  }
+  // "半公斤", "半斤": half of the unit.
+  for (const half of text.matchAll(/(?<![\d零〇一二两三四五六七八九十百千万])半/g)) {
+    const unit = unitAfter(text, half.index! + 1, wanted.dimension);
+    if (unit?.dimension === wanted.dimension) candidates.push({ value: round(convert(0.5, unit, wanted)), cued: cuedBefore(text, half.index!, cues) });
   }
   const fitting = candidates.filter((c) => numberFits(c.value, schema));
   return (fitting.find((c) => c.cued) ?? fitting[0])?.value;
