@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractParameters, extractParametersSync, missingMessage } from '../../router/extraction';
 import { datesIn, exampleOffset, formatDateTime } from '../../router/params/dates';
-import { enumValueBySimilarity, enumValueLexical } from '../../router/params/enums';
+import { enumValueBySimilarity, enumValueLexical, valueDescriptions } from '../../router/params/enums';
 import { numbersIn, parseChineseNumber, parseEnglishNumber } from '../../router/params/numbers';
 import { quantityFor } from '../../router/params/quantities';
 import { timeWindowFor } from '../../router/params/time-window';
@@ -236,4 +236,114 @@ describe('missing message', () => {
     ['anything', [], ''],
   ];
   for (const [intent, missing, want] of cases) it(`missing message - ${intent}`, () => assert.equal(missingMessage(missing, schema, intent), want));
+});
+
+describe('schema-driven extraction (issue 25): values the schema describes, not words someone listed', () => {
+  it('enum meanings - oneOf consts with descriptions are an enum; several words of one meaning pick it, one of them or a shared word does not', () => {
+    const cabin = {
+      type: 'string',
+      oneOf: [
+        { const: 'economy', description: 'cheapest seats, coach' },
+        { const: 'premium_economy', description: 'more legroom than economy' },
+        { const: 'business', description: 'lie-flat seats, lounge access' },
+      ],
+    };
+    const schema = { properties: { cabin } };
+    assert.deepEqual(extractParametersSync('cheapest coach seats to Rome', schema), { cabin: 'economy' });
+    assert.deepEqual(extractParametersSync('premium economy please', schema), { cabin: 'premium_economy' });
+    assert.deepEqual(extractParametersSync('I want more legroom', schema), { cabin: 'premium_economy' }, 'the only word of its meaning');
+    assert.deepEqual(extractParametersSync('a lounge would be nice', schema), {}, 'one of two words of a meaning is not enough');
+    assert.deepEqual(extractParametersSync('any seats to Rome', schema), {}, 'a word two meanings share says nothing');
+  });
+
+  it('enum meanings - "value: meaning" and "value (meaning)" in the description, and enumDescriptions', () => {
+    const mode = { type: 'string', enum: ['heat', 'cool', 'off'], description: 'heat: warm the room up; cool: run the air conditioning; off: turn the system off' };
+    assert.equal(valueDescriptions(mode, ['heat', 'cool', 'off']).get('cool'), 'run the air conditioning');
+    assert.equal(enumValueLexical("it's freezing, warm the room up", 'mode', mode), 'heat');
+    assert.equal(enumValueLexical('turn on the air conditioning', 'mode', mode), 'cool');
+    assert.equal(enumValueLexical('set it to 22', 'mode', mode), undefined);
+    const room = { type: 'string', enum: ['single', 'double', 'suite'], description: 'Room type: single (one guest), double (two guests, one bed), suite (separate living room)' };
+    assert.equal(valueDescriptions(room, ['single', 'double', 'suite']).get('double'), 'two guests, one bed');
+    assert.equal(enumValueLexical('a room for one in berlin', 'room_type', room), undefined, 'one word of "separate living room" is not a suite');
+    const speed = { type: 'string', enum: ['standard', 'instant'], enumDescriptions: ['1-3 business days, free', 'arrives within minutes, fee applies'] };
+    assert.equal(enumValueLexical('it has to arrive within minutes', 'speed', speed), 'instant');
+  });
+
+  it('currencies - ISO codes by sign and name; a sign may touch its number', () => {
+    const currency = { type: 'string', enum: ['USD', 'EUR', 'GBP'] };
+    const cases: [string, string | undefined][] = [['send 250 dollars', 'USD'], ['€1,200.50 to him', 'EUR'], ['pay 80 pounds', 'GBP'], ['$5', 'USD'], ['wire 3000', undefined]];
+    for (const [text, want] of cases) assert.equal(enumValueLexical(text, 'currency', currency), want, text);
+  });
+
+  it('counts - what the property counts, written several ways; other nouns and rough ranges are not counts', () => {
+    const guests = { type: 'integer', minimum: 1, maximum: 10, description: 'Number of guests' };
+    const party = { type: 'integer', minimum: 1, maximum: 20, description: 'How many people' };
+    const cases: [string, string, object, number | undefined][] = [
+      ['hotel for 3 guests', 'guests', guests, 3],
+      ['a room for two people', 'guests', guests, 2],
+      ['book me a room for one in Berlin', 'guests', guests, 1],
+      ['for 3 nights in Rome', 'guests', guests, undefined],
+      ['we are a party of six', 'party_size', party, 6],
+      ['four of us', 'party_size', party, 4],
+      ['订两位，靠窗', 'party_size', party, 2],
+      ['三个人吃饭', 'party_size', party, 3],
+      ['table for 4 on Friday', 'party_size', party, 4],
+    ];
+    for (const [text, name, schema, want] of cases) assert.equal(quantityFor(text, name, schema), want, text);
+  });
+
+  it('quantities - temperatures, units of two dimensions, a number named by the property, halves and jiao, ranges refused', () => {
+    const celsius = { type: 'number', minimum: 5, maximum: 35, description: 'Target temperature in degrees Celsius' };
+    const weight = { type: 'number', minimum: 0.01, maximum: 100, description: '包裹重量（公斤）' };
+    const money = { type: 'number', minimum: 0.01, description: '退款金额（元）' };
+    const cases: [string, string, object, number | undefined][] = [
+      ['warm it up to 22 degrees', 'temperature_c', celsius, 22],
+      ['19.5°C please', 'temperature_c', celsius, 19.5],
+      ['72°F', 'temperature_c', celsius, 22.222222],
+      ['set the temperature to 24', 'temperature_c', celsius, 24],
+      ['pay 80 pounds', 'amount', money, 80],
+      ['about 11 pounds', 'weight_kg', weight, 4.989516],
+      ['两公斤半', 'weight_kg', weight, 2.5],
+      ['一斤半', 'weight_kg', weight, 0.75],
+      ['半公斤', 'weight_kg', weight, 0.5],
+      ['两三公斤', 'weight_kg', weight, undefined],
+      ['退五十块五', 'amount', money, 50.5],
+      ['三块五毛', 'amount', money, 3.5],
+      ['退100块5天内到账', 'amount', money, 100],
+      ['wire 3000 to him', 'amount', money, 3000],
+    ];
+    for (const [text, name, schema, want] of cases) assert.equal(quantityFor(text, name, schema), want, text);
+  });
+
+  it('identifiers - a from/to pair by the words around each code; digit groups as one number', () => {
+    const code = (d: string) => ({ type: 'string', pattern: '^[A-Z]{3}$', description: d });
+    const flights = { properties: { origin: code('IATA code of the departure airport'), destination: code('IATA code of the arrival airport') } };
+    assert.deepEqual(extractParametersSync('flights to SIN from HKG', flights), { origin: 'HKG', destination: 'SIN' });
+    assert.deepEqual(extractParametersSync('CDG -> FCO tomorrow', flights), { origin: 'CDG', destination: 'FCO' });
+    const phone = { type: 'string', pattern: '^1[3-9]\\d{9}$', description: '手机号' };
+    const order = { type: 'string', pattern: '^\\d{8,20}$', description: '订单号，8-20位数字' };
+    const schema = { properties: { phone, order_id: order } };
+    const cases: [string, object][] = [
+      ['手机是 139 0571 2288', { phone: '13905712288' }],
+      ['电话 186-0211-3470', { phone: '18602113470' }],
+      ['call +86 138 0013 8000', { phone: '13800138000' }],
+      ['订单号 2024 0901 0077', { order_id: '202409010077' }],
+      ['phone (139) 0571-2288', {}],
+      ['2024-09-06 那天', {}],
+    ];
+    for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, schema), want, text);
+  });
+
+  it('by meaning - the intent is embedded once for all open enums; a failing model leaves what the words gave', async () => {
+    let queries = 0;
+    const model = {
+      embedQuery: async () => ((queries += 1), Float32Array.from([1, 0])),
+      embedDocuments: async (texts: string[]) => texts.map((t) => Float32Array.from(t.startsWith('a') ? [1, 0] : [0, 1])),
+    };
+    const schema = { properties: { one: { type: 'string', enum: ['alpha', 'beta'] }, two: { type: 'string', enum: ['apple', 'berry'] }, id: { type: 'string', pattern: '^X\\d{3}$' } } };
+    assert.deepEqual(await extractParameters('something X123', schema, { embed: model }), { id: 'X123', one: 'alpha', two: 'apple' });
+    assert.equal(queries, 1);
+    const broken = { embedQuery: async () => Promise.reject(new Error('model down')), embedDocuments: async () => [] };
+    assert.deepEqual(await extractParameters('something X123', schema, { embed: broken }), { id: 'X123' });
+  });
 });
