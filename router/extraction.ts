@@ -7,7 +7,7 @@
  * is returned; what is unsure is left out, for the LLM stage or `input_required` to ask about.
  */
 import { extractAddress, addressParts } from './params/address';
-import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention } from './params/dates';
+import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention, yearMonthsIn } from './params/dates';
 import { describedLabels, enumStrings, enumValueBySimilarity, enumValueLexical, enumValuesLexical, labelsFor, valueDescriptions, type Embedder } from './params/enums';
 import { isFreeText, labelledText } from './params/free-text';
 import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './params/identifiers';
@@ -128,6 +128,17 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
   const emails = [...text.matchAll(EMAIL)].map((m) => m[0]);
   const urls = [...text.matchAll(URL)].map((m) => m[0]);
   rest = blank(rest, [...rest.matchAll(EMAIL), ...rest.matchAll(URL)].map((m) => ({ start: m.index!, end: m.index! + m[0].length })));
+
+  // Year-month properties (a pattern that takes "2024-06" and not a whole date): "2024年7月", "June 2024".
+  const monthFields = properties.filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && !!p.pattern && stringFits('2024-06', p) && !stringFits('2024-06-01', p));
+  const months = monthFields.length > 0 ? yearMonthsIn(rest) : [];
+  monthFields.forEach(([name], i) => {
+    const month = months[i];
+    if (month) {
+      out[name] = month.value;
+      rest = blank(rest, [{ start: month.index, end: month.index + month.length }]);
+    }
+  });
 
   const offsetFor = (p: PropertySchema) => options.timeZoneOffsetMinutes ?? exampleOffset(p.description) ?? -now.getTimezoneOffset();
   const dateFields = properties.filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && (p.format === 'date' || p.format === 'date-time'));

@@ -111,3 +111,23 @@ export function exampleOffset(description: string | undefined): number | undefin
   if (m[1] === 'Z') return 0;
   return (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]));
 }
+
+const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+/** "2024年7月", "2024-07", "2024/7" — but not a whole date ("2024年7月5日", "2024-07-05"). */
+const NUMERIC_YEAR_MONTH = /(?<![\d.])((?:19|20)\d{2})\s*(?:年|[-/.])\s*(\d{1,2})(?:\s*月份?(?!\s*\d)|(?!\s*[月\d]|\s*[-/.]\s*\d))/g;
+/** "June 2024", "Jul 2024", "2024 June". */
+const NAMED_YEAR_MONTH = new RegExp(`\\b(?:(${MONTH_NAMES.join('|')})[a-z]*\\.?,?\\s+((?:19|20)\\d{2})|((?:19|20)\\d{2})\\s+(${MONTH_NAMES.join('|')})[a-z]*)\\b`, 'gi');
+
+/** Months named with their year, as "YYYY-MM", left to right. Never relative ("上个月", "last month"): those need a clock a labeller does not have, and the caller can say it. */
+export function yearMonthsIn(text: string): { value: string; index: number; length: number }[] {
+  const found: { value: string; index: number; length: number }[] = [];
+  for (const m of text.matchAll(NUMERIC_YEAR_MONTH)) {
+    const month = Number(m[2]);
+    if (month >= 1 && month <= 12) found.push({ value: `${m[1]}-${pad(month)}`, index: m.index!, length: m[0].length });
+  }
+  for (const m of text.matchAll(NAMED_YEAR_MONTH)) {
+    const name = (m[1] ?? m[4])!.toLowerCase();
+    found.push({ value: `${m[2] ?? m[3]}-${pad(MONTH_NAMES.indexOf(name) + 1)}`, index: m.index!, length: m[0].length });
+  }
+  return found.sort((a, b) => a.index - b.index);
+}

@@ -334,6 +334,18 @@ describe('schema-driven extraction (issue 25): values the schema describes, not 
     for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, schema), want, text);
   });
 
+  it('year-months - a pattern that takes "2024-06" and not a whole date gets a month named with its year', () => {
+    const payroll = { properties: { pay_period: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$' } } };
+    const cases: [string, object][] = [
+      ['2024年7月的工资条', { pay_period: '2024-07' }],
+      ['my June 2024 payslip', { pay_period: '2024-06' }],
+      ['pay for 2024/07', { pay_period: '2024-07' }],
+      ['2024年7月5日发的工资', {}],
+      ['last month', {}],
+    ];
+    for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, payroll, { now: NOW }), want, text);
+  });
+
   it('by meaning - the intent is embedded once for all open enums; a failing model leaves what the words gave', async () => {
     let queries = 0;
     const model = {
