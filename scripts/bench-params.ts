@@ -2,19 +2,20 @@
  * Parameter extraction with the expected capability's schema (oracle route): exact match, field recall and precision
  * (rules in scripts/lib/params-eval.ts), on three sets: zh-routing dev (tuned on), zh-routing params-holdout (written
  * from the schemas before the extractor was changed, never tuned on) and params-schema-only (English requests for
- * five made-up schemas outside our catalogue, also written before the change). Writes bench/results/params-zh-routing.json.
+ * five made-up schemas outside our catalogue, also written before the change). Writes
+ * bench/results/params-zh-routing[-no-embed][-no-lexicon].json.
  *   npm run bench:params [-- --failures] [-- --set dev,holdout,schema-only]
- * PARAMS_EMBED=1: enums the words did not settle are matched by meaning with the multilingual model (as the router
- * does when it runs it). PARAMS_LEXICON=0: without the bilingual lexicon (router/params/lexicon.ts).
+ * Enums the words did not settle are matched by meaning with multilingual-e5-small, as the router does when it runs
+ * that model (PARAMS_EMBED=0: words only). PARAMS_LEXICON=0: without the bilingual lexicon (router/params/lexicon.ts).
  */
-import { execSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KNOWN_MODELS, locateModel } from '../router/embeddings/model-files';
 import { OnnxEmbedder } from '../router/embeddings/onnx-embedder';
 import { extractParameters } from '../router/extraction';
 import { LEXICON } from '../router/params/lexicon';
 import { scoreAll } from './lib/params-eval';
+import { writeResultFile } from './lib/result-file';
 import { DATA_DIR, type LabelledRequest, loadZhRouting } from './lib/routing-data';
 
 /** A fixed clock, so the figures are reproducible. */
@@ -48,14 +49,10 @@ async function main() {
   const only = argument('--set');
   // PARAMS_LEXICON=0: without the hand-written vocabulary, to see how much rests on words someone wrote down.
   if (process.env.PARAMS_LEXICON === '0') for (const key of Object.keys(LEXICON)) delete LEXICON[key];
-  const embed = process.env.PARAMS_EMBED === '1' ? await OnnxEmbedder.load(KNOWN_MODELS['multilingual-e5-small']!, locateModel('multilingual-e5-small')!) : undefined;
-  let commit = 'unknown';
-  try {
-    commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
-  } catch {
-    // not a git checkout
-  }
-  const result: Record<string, unknown> = { commit, now: NOW.toISOString(), embed: embed ? 'multilingual-e5-small' : 'none', lexicon: process.env.PARAMS_LEXICON !== '0' };
+  const files = process.env.PARAMS_EMBED === '0' ? undefined : locateModel('multilingual-e5-small');
+  const embed = files ? await OnnxEmbedder.load(KNOWN_MODELS['multilingual-e5-small']!, files) : undefined;
+  const lexicon = process.env.PARAMS_LEXICON !== '0';
+  const result: Record<string, unknown> = { now: NOW.toISOString(), embed: embed ? 'multilingual-e5-small' : 'none', lexicon };
   for (const [name, rows] of Object.entries(sets)) {
     if (only && !only.split(',').includes(name)) continue;
     const { summary, rows: scored } = await scoreAll(rows, schemas, (text, schema, now) => extractParameters(text, schema, { now, ...(embed ? { embed } : {}) }), NOW);
@@ -64,9 +61,8 @@ async function main() {
     console.log(`${name}: ${JSON.stringify(summary)}`);
     if (process.argv.includes('--failures')) for (const f of failures) console.log(JSON.stringify(f));
   }
-  const dir = join(__dirname, '..', 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'params-zh-routing.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const name = `params-zh-routing${embed ? '' : '-no-embed'}${lexicon ? '' : '-no-lexicon'}`;
+  console.log(`written: ${writeResultFile(join(__dirname, '..', 'bench', 'results'), name, result)}`);
 }
 
 void main();
