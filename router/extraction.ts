@@ -1,10 +1,11 @@
 /**
- * Parameter extraction guided by the capability's JSON Schema. What each property's type, format, pattern, enum,
- * name and description say it looks like is searched for in the intent, one concept per module in router/params:
- * identifiers by pattern and cue, e-mails and URLs, dates and times (chrono-node, against an injected clock),
- * clock-range enums, enum values by meaning (lexicon; embeddings when given), quantities with units, place names,
- * address objects and explicitly labelled free text. Every value is checked against its property schema before it
- * is returned; what is unsure is left out, for the LLM stage or `input_required` to ask about.
+ * Parameter extraction guided by the capability's JSON Schema. What each property's type, format, pattern, enum
+ * (and what the schema says each value means), name and description say it looks like is searched for in the intent,
+ * one concept per module in router/params: identifiers by pattern, cue and from/to role, e-mails and URLs, dates,
+ * times and year-months (chrono-node, against an injected clock), clock-range enums, enum values by their words,
+ * stated meanings and lexicon (by meaning with embeddings when given), quantities and counts with units, place
+ * names, address objects and explicitly labelled free text. Every value is checked against its property schema
+ * before it is returned; what is unsure is left out, for the LLM stage or `input_required` to ask about.
  */
 import { extractAddress, addressParts } from './params/address';
 import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention, yearMonthsIn } from './params/dates';
