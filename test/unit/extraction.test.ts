@@ -202,6 +202,13 @@ describe('identifiers, places, addresses, free text', () => {
     assert.deepEqual(extractParametersSync('send it to 12 Xinhua Road, Xuhui District, Shanghai', schema), {
       addr: { province: 'Shanghai', city: 'Shanghai', district: 'Xuhui District', detail: '12 Xinhua Road' },
     });
+    assert.deepEqual(extractParametersSync('新地址：四川省成都市武侯区人民南路四段11号 刘洋收 18628889999', schema), {
+      addr: { province: '四川省', city: '成都市', district: '武侯区', detail: '人民南路四段11号', receiver_name: '刘洋', receiver_phone: '18628889999' },
+    });
+    assert.deepEqual(extractParametersSync('to Room 502, 18 Keyuan Road, Nanshan District, Shenzhen, Guangdong, recipient Wang Fang', schema), {
+      addr: { province: 'Guangdong', city: 'Shenzhen', district: 'Nanshan District', detail: 'Room 502, 18 Keyuan Road', receiver_name: 'Wang Fang' },
+    });
+    assert.deepEqual(extractParametersSync('我收到了，地址不用改', schema), {}, '收到 is not a name followed by 收');
   });
 
   it('free text - only when labelled with the property\'s own term', () => {
