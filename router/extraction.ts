@@ -14,7 +14,7 @@ import { isFreeText, labelledText } from './params/free-text';
 import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './params/identifiers';
 import { extractPlaces, placeField, type PlaceField } from './params/places';
 import { quantityFor } from './params/quantities';
-import { MAX_INTENT_CHARS, nameWords, numberFits, propertiesOf, type PropertySchema, stringFits, typeOf } from './params/schema';
+import { headTerm, MAX_INTENT_CHARS, nameWords, numberFits, propertiesOf, type PropertySchema, stringFits, typeOf } from './params/schema';
 import { isTimeWindowEnum, timeWindowFor } from './params/time-window';
 
 export type { PropertySchema } from './params/schema';
@@ -104,6 +104,11 @@ function valid(value: unknown, p: PropertySchema): boolean {
   return true;
 }
 
+/** The head terms of the other properties ("税号" for a title's value to stop before). */
+function otherTerms(properties: [string, PropertySchema][], name: string): string[] {
+  return properties.filter(([n]) => n !== name).flatMap(([, p]) => headTerm(p) ?? []).filter((t) => t.length >= 2 && t.length <= 12);
+}
+
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 const URL = /https?:\/\/[^\s，。,;；）)]+/g;
 
@@ -177,7 +182,7 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
       const place = placeField(name, p);
       if (place) placeFields.push([name, place]);
       else if (isFreeText(p)) {
-        const value = labelledText(rest, p);
+        const value = labelledText(rest, p, otherTerms(properties, name));
         if (value !== undefined) out[name] = value;
       }
     }

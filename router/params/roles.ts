@@ -19,8 +19,8 @@ export function propertyRole(name: string, schema: PropertySchema): Role {
 }
 
 const ZH_FROM_BEFORE = /[从由自]$/;
-const FROM_AFTER = /^\s*(?:寄到|寄往|发到|发往|运到|送到|飞往|飞|到|至|→|->|—|-|~|to\b)/i;
-const ZH_TO_BEFORE = /(?:寄到|寄往|发到|发往|运到|送到|飞往|到|至|往|→|->|—|-|~)$/;
+const FROM_AFTER = /^\s*(?:寄到|寄往|发到|发往|运到|送到|飞往|寄|发|飞|到|至|→|->|—|-|~|to\b)/i;
+const ZH_TO_BEFORE = /(?:寄到|寄往|发到|发往|运到|送到|飞往|寄|发|到|至|往|→|->|—|-|~)$/;
 const EN_FROM_BEFORE = /\bfrom\s+$/i;
 const EN_TO_BEFORE = /(?:\b(?:to|into)|->|→)\s+$/i;
 

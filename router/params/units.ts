@@ -29,6 +29,9 @@ const UNITS: Unit[] = [
   { dimension: 'money', factor: 0.1, words: ['毛钱', '毛', '角'] },
   { dimension: 'days', factor: 1, words: ['天', '日', 'days', 'day'] },
   { dimension: 'days', factor: 7, words: ['周', '个星期', '星期', '礼拜', 'weeks', 'week'] },
+  // A month is read as 30 days and a year as 365, as a person setting "一个月" or "a year" means them.
+  { dimension: 'days', factor: 30, words: ['个月', 'months', 'month'] },
+  { dimension: 'days', factor: 365, words: ['年', 'years', 'year'] },
   { dimension: 'hours', factor: 1, words: ['个小时', '小时', '钟头', 'hours', 'hour', 'hrs', 'hr', 'h'] },
   { dimension: 'minutes', factor: 1, words: ['分钟', 'minutes', 'minute', 'mins', 'min'] },
   { dimension: 'count', factor: 1, words: ['个', '件', '台', '盒', '箱', '包', '瓶', '张', '份', '只', '双', '套', 'pcs', 'pieces', 'items', 'units', 'boxes', 'x'] },

@@ -46,6 +46,8 @@ describe('quantities', () => {
     ['接下来两周的安排', 'days', days, 14],
     ['next 4 days', 'days', days, 4],
     ['未来100天', 'days', days, undefined],
+    ['一个月内别打', 'days', days, 30],
+    ['for 2 years', 'days', { type: 'integer', maximum: 3650 }, 730],
   ];
   for (const [text, name, schema, want] of cases) it(`quantities - ${text} → ${name}=${want}`, () => assert.equal(quantityFor(text, name, schema), want));
 });
@@ -174,6 +176,7 @@ describe('identifiers, places, addresses, free text', () => {
       ['青岛→大连', { from_city: '青岛', to_city: '大连' }],
       ['寄去长沙', {}],
       ['寄到长沙', { to_city: '长沙' }],
+      ['上海寄北京多少钱', { from_city: '上海', to_city: '北京' }],
       ['ship from Wuxi to Harbin', { from_city: 'Wuxi', to_city: 'Harbin' }],
     ];
     for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, fee), want, text);
@@ -215,6 +218,10 @@ describe('identifiers, places, addresses, free text', () => {
     const schema = { properties: { note: { type: 'string', maxLength: 50, description: '配送备注' }, title: { type: 'string', description: '发票抬头（个人或企业名称）' } } };
     assert.deepEqual(extractParametersSync('备注放快递柜，抬头：北京星河文化传媒有限公司', schema), { note: '放快递柜', title: '北京星河文化传媒有限公司' });
     assert.deepEqual(extractParametersSync('抬头写我自己就行', schema), {});
+    const invoice = { properties: { title: schema.properties.title, tax_id: { type: 'string', pattern: '^[0-9A-HJ-NPQRTUWXY]{15,20}$', description: '纳税人识别号' } } };
+    for (const text of ['抬头写 北京星河文化传媒有限公司 税号91110108MA01ABCD2E', '抬头北京星河文化传媒有限公司税号91110108MA01ABCD2E', '抬头：北京星河文化传媒有限公司91110108MA01ABCD2E']) {
+      assert.deepEqual(extractParametersSync(text, invoice), { title: '北京星河文化传媒有限公司', tax_id: '91110108MA01ABCD2E' }, text);
+    }
   });
 
   it('free text - every value validates against its property, untrusted patterns only see bounded input', () => {
