@@ -34,13 +34,13 @@ export const LEXICON: Record<string, string[]> = {
   product: ['产品', '商品', '质量', 'product', 'item', 'quality'],
   platform: ['平台', '系统', 'app', 'platform', 'website'],
   // notification templates
-  shipment_delay: ['发货延迟', '延迟发货', '晚发', '推迟', '延迟', '延期', 'delay', 'delayed', 'late shipment'],
+  shipment_delay: ['发货延迟', '延迟发货', '晚发', '推迟', '延迟', '延期', '晚几天', 'delay', 'delayed', 'late shipment', 'will be late', 'running late'],
   pickup_reminder: ['取件', '上门取', '取快递', '去取', '揽件', 'pick up', 'pickup', 'collect'],
   after_sales_update: ['售后进度', '售后', 'after-sales', 'after sales', 'return status', 'repair status'],
   payment_reminder: ['付款', '催付', '支付', '未付款', '没付款', '尾款', 'payment', 'pay for'],
   delivery_confirmation: ['确认收货', '确认收到', '签收确认', '收到货', '送达确认', 'confirm delivery', 'confirm receipt', 'confirm they received'],
   logistics_update: ['物流', '到站', '派送', '运输', '包裹到', '快递到', 'logistics', 'shipping update', 'tracking update', 'in transit', 'out for delivery'],
-  refund_completed: ['退款到账', '退款完成', '退款成功', '钱退了', '退款已', 'refund completed', 'refund has been completed', 'refunded', 'refund went through'],
+  refund_completed: ['退款到账', '退款完成', '退款成功', '钱退了', '退款已', '钱到账', 'refund completed', 'refund has been completed', 'refunded', 'refund went through', 'refund has arrived', 'refund arrived'],
   invoice_issued: ['发票开好', '开票', '发票', 'invoice'],
   // policy topics
   seven_day_return: ['七天无理由', '7天无理由', '七天', '7天', '无理由退货', '无理由', 'seven day', '7-day', '7 day', 'no reason return'],
