@@ -25,6 +25,9 @@ export interface DateMention {
 /** Numeric dates are certain; chrono is asked only about the rest. */
 const NUMERIC_DATE = /(?<!\d)(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})(?!\d)\s*[日号]?/g;
 
+/** A range of days in one month, the month written once (the year too, when written). */
+const ZH_DAY_RANGE = /(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?\s*(?:到|至|-|~|—|–)\s*(\d{1,2})\s*[日号]/g;
+
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
@@ -60,7 +63,17 @@ function fixZhWeekday(result: chrono.ParsedResult, ref: { instant: Date }): Date
 /** Every date mention, left to right. `offsetMinutes` is the caller's time zone, for what "today" means. */
 export function datesIn(text: string, now: Date, offsetMinutes: number): DateMention[] {
   const found: DateMention[] = [];
-  const masked = text.replace(NUMERIC_DATE, (whole, y: string, m: string, d: string, index: number) => {
+  const wallNow = new Date(now.getTime() + offsetMinutes * 60_000);
+  // "10月8号到11号", "2024年10月8日至11日": a range of days within one month.
+  const dayRanges = text.replace(ZH_DAY_RANGE, (whole, y: string | undefined, m: string, d1: string, d2: string, index: number) => {
+    const month = Number(m);
+    if (Number(d2) <= Number(d1) || month > 12) return whole;
+    let year = y ? Number(y) : wallNow.getUTCFullYear();
+    if (!y && (month < wallNow.getUTCMonth() + 1 || (month === wallNow.getUTCMonth() + 1 && Number(d2) < wallNow.getUTCDate()))) year += 1;
+    found.push({ start: { year, month, day: Number(d1) }, end: { year, month, day: Number(d2) }, index, text: whole.trimEnd() });
+    return ' '.repeat(whole.length);
+  });
+  const masked = dayRanges.replace(NUMERIC_DATE, (whole, y: string, m: string, d: string, index: number) => {
     found.push({ start: { year: Number(y), month: Number(m), day: Number(d) }, index, text: whole.trimEnd() });
     return ' '.repeat(whole.length);
   });

@@ -64,6 +64,8 @@ describe('dates', () => {
     ['next Friday', ['2025-3-21']],
     ['tomorrow 3pm', ['2025-3-13 15:0']],
     ['from 2025-05-06 to 2025-05-09', ['2025-5-6', '2025-5-9']],
+    ['4月8号到11号请假', ['2025-4-8']],
+    ['2024年10月8日至11日', ['2024-10-8']],
     ['no date here', []],
   ];
   for (const [text, want] of cases) it(`dates - ${text}`, () => assert.deepEqual(dateOf(text), want));
@@ -87,6 +89,8 @@ describe('dates', () => {
     const leave = { properties: { start_date: { type: 'string', format: 'date' }, end_date: { type: 'string', format: 'date' } } };
     assert.deepEqual(await extractParameters('请假 2025-04-02 到 2025-04-03', leave, { now: NOW }), { start_date: '2025-04-02', end_date: '2025-04-03' });
     assert.deepEqual(await extractParameters('off on 2025-04-07', leave, { now: NOW }), { start_date: '2025-04-07', end_date: '2025-04-07' });
+    assert.deepEqual(await extractParameters('10月8号到11号请年假', leave, { now: NOW }), { start_date: '2025-10-08', end_date: '2025-10-11' }, 'one month, a range of days');
+    assert.deepEqual(await extractParameters('2月8号到11号', leave, { now: NOW }), { start_date: '2026-02-08', end_date: '2026-02-11' }, 'a month already past is next year');
   });
 });
 
