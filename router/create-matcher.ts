@@ -34,6 +34,8 @@ export interface ChosenMatcher {
   kind: 'local' | 'openai' | 'lexical';
   provider: string;
   note: string;
+  /** The multilingual model, for enum parameters that no word names (router/params/enums.ts). */
+  parameterEmbedder?: EmbeddingProvider;
 }
 
 /**
@@ -88,7 +90,14 @@ export async function chooseMatcher(settings: MatcherSettings, env: NodeJS.Proce
     const models = await loadLocalModels(settings.localModels, settings.onnxThreads, env);
     if (models) {
       const id = models.map((m) => m.provider.id).join('+');
-      return { factory: embeddingMatcher(models, settings), kind: 'local', provider: id, note: `local model ${id}${settings.head ? ', a head per catalogue' : ''}` };
+      const multilingual = models.find((m) => !m.language)?.provider;
+      return {
+        factory: embeddingMatcher(models, settings),
+        kind: 'local',
+        provider: id,
+        note: `local model ${id}${settings.head ? ', a head per catalogue' : ''}`,
+        ...(multilingual ? { parameterEmbedder: multilingual } : {}),
+      };
     }
     const why = `model files for ${settings.localModels.join(', ')} not found (run \`npm run models\`)`;
     if (settings.provider === 'local') throw new Error(`ROUTER_PROVIDER=local, but ${why}`);

@@ -56,6 +56,7 @@ export async function createRouter(
       ...(config.ROUTER_HEAD_ESCALATE === undefined ? {} : { escalate: config.ROUTER_HEAD_ESCALATE }),
     },
     now: catalogue.now,
+    ...(matcher.parameterEmbedder ? { parameterEmbedder: matcher.parameterEmbedder } : {}),
     ...overrides,
   });
 }

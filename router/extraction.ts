@@ -1,22 +1,24 @@
 /**
- * Parameter extraction guided by the capability's JSON Schema. What each property's type, format, pattern, enum,
- * name and description say it looks like is searched for in the intent, one concept per module in router/params:
- * identifiers by pattern and cue, e-mails and URLs, dates and times (chrono-node, against an injected clock),
- * clock-range enums, enum values by meaning (lexicon; embeddings when given), quantities with units, place names,
- * address objects and explicitly labelled free text. Every value is checked against its property schema before it
- * is returned; what is unsure is left out, for the LLM stage or `input_required` to ask about.
+ * Parameter extraction guided by the capability's JSON Schema. What each property's type, format, pattern, enum
+ * (and what the schema says each value means), name and description say it looks like is searched for in the intent,
+ * one concept per module in router/params: identifiers by pattern, cue and from/to role, e-mails and URLs, dates,
+ * times and year-months (chrono-node, against an injected clock), clock-range enums, enum values by their words,
+ * stated meanings and lexicon (by meaning with embeddings when given), quantities and counts with units, place
+ * names, address objects and explicitly labelled free text. Every value is checked against its property schema
+ * before it is returned; what is unsure is left out, for the LLM stage or `input_required` to ask about.
  */
 import { extractAddress, addressParts } from './params/address';
-import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention } from './params/dates';
-import { enumValueBySimilarity, enumValueLexical, enumValuesLexical, labelsFor, describedLabels, type Embed } from './params/enums';
+import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention, yearMonthsIn } from './params/dates';
+import { describedLabels, enumStrings, enumValueBySimilarity, enumValueLexical, enumValuesLexical, labelsFor, valueDescriptions, type Embedder } from './params/enums';
 import { isFreeText, labelledText } from './params/free-text';
 import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './params/identifiers';
 import { extractPlaces, placeField, type PlaceField } from './params/places';
 import { quantityFor } from './params/quantities';
-import { MAX_INTENT_CHARS, nameWords, numberFits, propertiesOf, type PropertySchema, stringFits, typeOf } from './params/schema';
+import { headTerm, MAX_INTENT_CHARS, nameWords, numberFits, propertiesOf, type PropertySchema, stringFits, typeOf } from './params/schema';
 import { isTimeWindowEnum, timeWindowFor } from './params/time-window';
 
 export type { PropertySchema } from './params/schema';
+export type { Embedder } from './params/enums';
 export { missingMessage } from './params/missing-message';
 
 export type Extracted = Record<string, unknown>;
@@ -26,15 +28,16 @@ export interface ExtractionOptions {
   now?: Date;
   /** The caller's UTC offset in minutes; else the offset a property's own example shows; else the host's. */
   timeZoneOffsetMinutes?: number;
-  /** Embeds texts (L2-normalised); used only for enum values that no word in the intent names. */
-  embed?: Embed;
+  /** An embedding model (the router's multilingual one); used only for enum values that no word in the intent names. */
+  embed?: Embedder;
 }
 
 /** Labels an enum's values answer to (own words, described labels, lexicon), by value. */
 export function enumLabels(schema: PropertySchema): Map<string, string[]> {
-  const values = (schema.enum ?? []).filter((v): v is string => typeof v === 'string');
+  const values = enumStrings(schema);
   const described = describedLabels(schema, values);
-  return new Map(values.map((v) => [v, labelsFor(v, described.get(v))]));
+  const meanings = valueDescriptions(schema, values);
+  return new Map(values.map((v) => [v, labelsFor(v, described.get(v), meanings.get(v))]));
 }
 
 /** Full-width digits and letters as ASCII, so "１２３" is read as 123; nothing else changes length. */
@@ -101,6 +104,11 @@ function valid(value: unknown, p: PropertySchema): boolean {
   return true;
 }
 
+/** The head terms of the other properties ("税号" for a title's value to stop before). */
+function otherTerms(properties: [string, PropertySchema][], name: string): string[] {
+  return properties.filter(([n]) => n !== name).flatMap(([, p]) => headTerm(p) ?? []).filter((t) => t.length >= 2 && t.length <= 12);
+}
+
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 const URL = /https?:\/\/[^\s，。,;；）)]+/g;
 
@@ -126,6 +134,17 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
   const emails = [...text.matchAll(EMAIL)].map((m) => m[0]);
   const urls = [...text.matchAll(URL)].map((m) => m[0]);
   rest = blank(rest, [...rest.matchAll(EMAIL), ...rest.matchAll(URL)].map((m) => ({ start: m.index!, end: m.index! + m[0].length })));
+
+  // Year-month properties (a pattern that takes "2024-06" and not a whole date): "2024年7月", "June 2024".
+  const monthFields = properties.filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && !!p.pattern && stringFits('2024-06', p) && !stringFits('2024-06-01', p));
+  const months = monthFields.length > 0 ? yearMonthsIn(rest) : [];
+  monthFields.forEach(([name], i) => {
+    const month = months[i];
+    if (month) {
+      out[name] = month.value;
+      rest = blank(rest, [{ start: month.index, end: month.index + month.length }]);
+    }
+  });
 
   const offsetFor = (p: PropertySchema) => options.timeZoneOffsetMinutes ?? exampleOffset(p.description) ?? -now.getTimezoneOffset();
   const dateFields = properties.filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && (p.format === 'date' || p.format === 'date-time'));
@@ -163,7 +182,7 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
       const place = placeField(name, p);
       if (place) placeFields.push([name, place]);
       else if (isFreeText(p)) {
-        const value = labelledText(rest, p);
+        const value = labelledText(rest, p, otherTerms(properties, name));
         if (value !== undefined) out[name] = value;
       }
     }
@@ -183,12 +202,16 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
  */
 export async function extractParameters(intent: string, schema: unknown, options: ExtractionOptions = {}): Promise<Extracted> {
   const out = extractParametersSync(intent, schema, options);
-  if (!options.embed) return out;
-  const text = normalise(intent);
-  for (const [name, p] of propertiesOf(schema)) {
-    if (name in out || typeOf(p) !== 'string' || !Array.isArray(p.enum) || isTimeWindowEnum(p.enum)) continue;
-    const value = await enumValueBySimilarity(text, p, options.embed);
-    if (value !== undefined) out[name] = value;
+  const open = propertiesOf(schema).filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && Array.isArray(p.enum) && !isTimeWindowEnum(p.enum));
+  if (!options.embed || open.length === 0) return out;
+  try {
+    const query = await options.embed.embedQuery(normalise(intent));
+    for (const [name, p] of open) {
+      const value = await enumValueBySimilarity(query, p, options.embed);
+      if (value !== undefined) out[name] = value;
+    }
+  } catch {
+    // The model failed: what the words gave stands, and the caller is asked for the rest.
   }
   return out;
 }

@@ -7,7 +7,7 @@ import type { HeartbeatPolicy } from '../rules/liveness';
 import { candidatesOf, cardsFingerprint, humanName, type CapabilityCandidate } from './candidates';
 import { containsCjk } from './text';
 import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility, type EligibilityContext } from './eligibility';
-import { extractParameters, missingMessage, missingRequired } from './extraction';
+import { type Embedder, extractParameters, missingMessage, missingRequired } from './extraction';
 import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { IntentMatcher, MatcherFactory, MatchScore } from './matcher';
@@ -96,6 +96,8 @@ export interface RouterDeps {
   now?: () => Date;
   /** Shown the reasons behind ACL refusals. */
   isAdmin?: (caller: Caller) => boolean;
+  /** Matches enum parameters by meaning when no word of the intent names a value. */
+  parameterEmbedder?: Embedder;
 }
 
 type EligibleAs = Eligibility & { eligible: true };
@@ -356,7 +358,8 @@ export class Router {
     let method: 'heuristic' | 'llm' | 'given' = 'given';
     if (schema && request.intent) {
       method = 'heuristic';
-      extracted = await extractParameters(request.intent, schema, { now: this.deps.now?.() ?? new Date() });
+      const embed = this.deps.parameterEmbedder;
+      extracted = await extractParameters(request.intent, schema, { now: this.deps.now?.() ?? new Date(), ...(embed ? { embed } : {}) });
       if (this.deps.llm && missingRequired(schema, { ...extracted, ...given }).length > 0) {
         try {
           extracted = { ...extracted, ...(await this.deps.llm.extractParameters(request.intent, schema)) };

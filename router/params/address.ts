@@ -61,6 +61,16 @@ export function receiverName(text: string, phone?: string): string | undefined {
       if (n) return n;
     }
   }
+  // "刘洋收": a name followed by 收 (for the attention of), not 收件/收货/收到.
+  for (const m of text.matchAll(/收(?![件货到下])/g)) {
+    for (const len of [3, 2]) {
+      const start = m.index! - len;
+      if (start >= 0 && nameAt(text, start) === text.slice(start, m.index!) && !/[市区县路号]/.test(text.slice(start, m.index!))) return text.slice(start, m.index!);
+    }
+  }
+  // English: "recipient Wang Fang", "attn: Li Na", "to Li Na,".
+  const english = text.match(/\b(?:recipient|receiver|addressee|attn|attention|name)\s*(?:is|:)?\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2})\b/);
+  if (english) return english[1];
   if (phone) {
     const at = text.indexOf(phone);
     const before = text.slice(Math.max(0, at - 5), at).replace(/\s+$/, '');
@@ -99,7 +109,15 @@ function chineseAddress(text: string): Partial<Record<AddressPart, string>> {
 }
 
 const MUNICIPALITIES_EN = new Set(['Beijing', 'Shanghai', 'Tianjin', 'Chongqing']);
-const EN_ADDRESS = /(\d+[A-Za-z]?\s+[A-Z][\w\s.'-]*?(?:Road|Street|Avenue|Lane|Boulevard|Rd|St|Ave|Blvd|Way|Drive))\s*,\s*(?:([A-Z][\w\s'-]*?(?:District|County))\s*,\s*)?([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)/;
+/** Provinces and regions in pinyin, as English addresses write them after the city. */
+const PROVINCES_EN = new Set([
+  'Anhui', 'Fujian', 'Gansu', 'Guangdong', 'Guangxi', 'Guizhou', 'Hainan', 'Hebei', 'Heilongjiang', 'Henan', 'Hubei', 'Hunan',
+  'Inner Mongolia', 'Jiangsu', 'Jiangxi', 'Jilin', 'Liaoning', 'Ningxia', 'Qinghai', 'Shaanxi', 'Shandong', 'Shanxi', 'Sichuan',
+  'Tibet', 'Xinjiang', 'Yunnan', 'Zhejiang', 'Hong Kong', 'Macau', 'Taiwan',
+]);
+/** What follows the city: ", Guangdong" or ", Guangdong Province". */
+const EN_PROVINCE_AFTER = /^\s*,\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)(?:\s+Province)?\b/;
+const EN_ADDRESS = /((?:(?:Room|Rm\.?|Flat|Unit|Apt\.?|Apartment|Suite)\s*[\w-]+,?\s*)?\d+[A-Za-z]?\s+[A-Z][\w\s.'-]*?(?:Road|Street|Avenue|Lane|Boulevard|Rd|St|Ave|Blvd|Way|Drive))\s*,\s*(?:([A-Z][\w\s'-]*?(?:District|County))\s*,\s*)?([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)/;
 
 function englishAddress(text: string): Partial<Record<AddressPart, string>> {
   const m = text.match(EN_ADDRESS);
@@ -107,6 +125,8 @@ function englishAddress(text: string): Partial<Record<AddressPart, string>> {
   const out: Partial<Record<AddressPart, string>> = { detail: m[1]!.trim(), city: m[3]! };
   if (m[2]) out.district = m[2].trim();
   if (MUNICIPALITIES_EN.has(m[3]!)) out.province = m[3]!;
+  const province = text.slice(m.index! + m[0].length).match(EN_PROVINCE_AFTER)?.[1];
+  if (province && PROVINCES_EN.has(province) && !out.province) out.province = province;
   return out;
 }
 

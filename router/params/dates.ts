@@ -25,6 +25,9 @@ export interface DateMention {
 /** Numeric dates are certain; chrono is asked only about the rest. */
 const NUMERIC_DATE = /(?<!\d)(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})(?!\d)\s*[日号]?/g;
 
+/** A range of days in one month, the month written once (the year too, when written). */
+const ZH_DAY_RANGE = /(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?\s*(?:到|至|-|~|—|–)\s*(\d{1,2})\s*[日号]/g;
+
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
@@ -60,7 +63,17 @@ function fixZhWeekday(result: chrono.ParsedResult, ref: { instant: Date }): Date
 /** Every date mention, left to right. `offsetMinutes` is the caller's time zone, for what "today" means. */
 export function datesIn(text: string, now: Date, offsetMinutes: number): DateMention[] {
   const found: DateMention[] = [];
-  const masked = text.replace(NUMERIC_DATE, (whole, y: string, m: string, d: string, index: number) => {
+  const wallNow = new Date(now.getTime() + offsetMinutes * 60_000);
+  // "10月8号到11号", "2024年10月8日至11日": a range of days within one month.
+  const dayRanges = text.replace(ZH_DAY_RANGE, (whole, y: string | undefined, m: string, d1: string, d2: string, index: number) => {
+    const month = Number(m);
+    if (Number(d2) <= Number(d1) || month > 12) return whole;
+    let year = y ? Number(y) : wallNow.getUTCFullYear();
+    if (!y && (month < wallNow.getUTCMonth() + 1 || (month === wallNow.getUTCMonth() + 1 && Number(d2) < wallNow.getUTCDate()))) year += 1;
+    found.push({ start: { year, month, day: Number(d1) }, end: { year, month, day: Number(d2) }, index, text: whole.trimEnd() });
+    return ' '.repeat(whole.length);
+  });
+  const masked = dayRanges.replace(NUMERIC_DATE, (whole, y: string, m: string, d: string, index: number) => {
     found.push({ start: { year: Number(y), month: Number(m), day: Number(d) }, index, text: whole.trimEnd() });
     return ' '.repeat(whole.length);
   });
@@ -110,4 +123,24 @@ export function exampleOffset(description: string | undefined): number | undefin
   if (!m) return undefined;
   if (m[1] === 'Z') return 0;
   return (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]));
+}
+
+const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+/** "2024年7月", "2024-07", "2024/7" — but not a whole date ("2024年7月5日", "2024-07-05"). */
+const NUMERIC_YEAR_MONTH = /(?<![\d.])((?:19|20)\d{2})\s*(?:年|[-/.])\s*(\d{1,2})(?:\s*月份?(?!\s*\d)|(?!\s*[月\d]|\s*[-/.]\s*\d))/g;
+/** "June 2024", "Jul 2024", "2024 June". */
+const NAMED_YEAR_MONTH = new RegExp(`\\b(?:(${MONTH_NAMES.join('|')})[a-z]*\\.?,?\\s+((?:19|20)\\d{2})|((?:19|20)\\d{2})\\s+(${MONTH_NAMES.join('|')})[a-z]*)\\b`, 'gi');
+
+/** Months named with their year, as "YYYY-MM", left to right. Never relative ("上个月", "last month"): those need a clock a labeller does not have, and the caller can say it. */
+export function yearMonthsIn(text: string): { value: string; index: number; length: number }[] {
+  const found: { value: string; index: number; length: number }[] = [];
+  for (const m of text.matchAll(NUMERIC_YEAR_MONTH)) {
+    const month = Number(m[2]);
+    if (month >= 1 && month <= 12) found.push({ value: `${m[1]}-${pad(month)}`, index: m.index!, length: m[0].length });
+  }
+  for (const m of text.matchAll(NAMED_YEAR_MONTH)) {
+    const name = (m[1] ?? m[4])!.toLowerCase();
+    found.push({ value: `${m[2] ?? m[3]}-${pad(MONTH_NAMES.indexOf(name) + 1)}`, index: m.index!, length: m[0].length });
+  }
+  return found.sort((a, b) => a.index - b.index);
 }

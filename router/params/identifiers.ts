@@ -6,6 +6,7 @@
  * identifier's name ("售后单号", "call_id") take a token only with such a cue, or when the token starts with the
  * initials of their name ("AS…" for after_sales_id). Each token is used once.
  */
+import { propertyRole, roleOf } from './roles';
 import { compilePattern, headTerm, MAX_PATTERN_INPUT, nameWords, type PropertySchema, typeOf } from './schema';
 
 export interface Slot {
@@ -17,6 +18,7 @@ export interface Slot {
 }
 
 export interface Token {
+  /** The value: the characters as written, or the digits alone for digit groups. */
   text: string;
   start: number;
   end: number;
@@ -24,10 +26,24 @@ export interface Token {
 
 const TOKEN = /[A-Za-z0-9][A-Za-z0-9_-]*[A-Za-z0-9]|[A-Za-z0-9]/g;
 
-/** Latin/digit runs, ignoring e-mails and URLs (they are their own kind of value). */
+/** Digits written in groups ("139 0571 2288", "186-0211-3470", "+86 138 0013 8000"), read as one number. */
+const GROUPED = /(?<![\w+])(?:\+?86[\s-]?)?\d{2,4}(?:[ \u3000-]\d{2,4}){1,4}(?![\w-])/g;
+/** A written date ("2024-09-06", "2024 09 06") is not a grouped number. */
+const DATE_LIKE = /^(?:\+?86[\s-]?)?(?:19|20)\d{2}[ \u3000-]\d{1,2}[ \u3000-]\d{1,2}$/;
+
+/**
+ * Latin/digit runs, ignoring e-mails and URLs (they are their own kind of value), and digit groups joined as one
+ * token (its text the digits alone, its span the whole written form).
+ */
 export function tokensIn(text: string): Token[] {
   const masked = text.replace(/https?:\/\/\S+|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, (m) => ' '.repeat(m.length));
-  return [...masked.matchAll(TOKEN)].map((m) => ({ text: m[0], start: m.index!, end: m.index! + m[0].length }));
+  const tokens = [...masked.matchAll(TOKEN)].map((m) => ({ text: m[0], start: m.index!, end: m.index! + m[0].length }));
+  for (const m of masked.matchAll(GROUPED)) {
+    if (DATE_LIKE.test(m[0])) continue;
+    const digits = m[0].replace(/^\+?86[\s-]?(?=\d{3}[\s-]?\d{4}[\s-]?\d{4}$)/, '').replace(/\D/g, '');
+    if (digits.length >= 7) tokens.push({ text: digits, start: m.index!, end: m.index! + m[0].length });
+  }
+  return tokens;
 }
 
 /** Words that name common identifiers, beyond what a property's own name and description say. */
@@ -111,17 +127,24 @@ function prefixedByName(token: string, name: string): boolean {
 export function assignIdentifiers(text: string, slots: Slot[]): Map<string, string | string[]> {
   const tokens = tokensIn(text);
   const out = new Map<string, string | string[]>();
-  const used = new Set<number>();
+  const used: Token[] = [];
   type Offer = { slot: Slot; token: number; score: number };
   const offers: Offer[] = [];
+  // A from/to pair (origin and destination codes) takes each token by the role the words around it give.
+  const roles = slots.map((s) => propertyRole(s.path.at(-1)!, s.schema));
+  const paired = roles.includes('from') && roles.includes('to');
   slots.forEach((slot, order) => {
     const name = slot.path.at(-1)!;
     const cues = cuesFor(slot);
     const loose = !slot.many && isLooseIdentifier(name, slot.schema);
     tokens.forEach((t, i) => {
       const cue = cueBefore(text, t.start, cues);
-      if (accepts(slot, t.text)) {
-        offers.push({ slot, token: i, score: (cue > 0 ? 100 + cue : 0) + specificity(itemSchema(slot).pattern!) * 10 - order * 0.01 });
+      // A number read from digit groups is only taken with a cue or by a pattern with literal parts (a phone's "1[3-9]").
+      const grouped = t.text.length !== t.end - t.start;
+      if (accepts(slot, t.text) && (!grouped || cue > 0 || specificity(itemSchema(slot).pattern!) > 0)) {
+        const role = paired && roles[order] !== 'any' ? roleOf(text, t.start, t.end) : 'any';
+        const byRole = role === 'any' ? 0 : role === roles[order] ? 100 : -100;
+        offers.push({ slot, token: i, score: (cue > 0 ? 100 + cue : 0) + byRole + specificity(itemSchema(slot).pattern!) * 10 - order * 0.01 });
       } else if (loose && /\d/.test(t.text) && t.text.length >= 3 && (cue > 0 || prefixedByName(t.text, name))) {
         offers.push({ slot, token: i, score: cue > 0 ? 50 + cue : 40 });
       }
@@ -130,8 +153,9 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
   offers.sort((a, b) => b.score - a.score || a.token - b.token);
   for (const offer of offers) {
     const key = offer.slot.path.join('.');
-    if (used.has(offer.token)) continue;
-    const value = tokens[offer.token]!.text;
+    const token = tokens[offer.token]!;
+    if (used.some((u) => token.start < u.end && u.start < token.end)) continue;
+    const value = token.text;
     if (offer.slot.many) {
       const list = (out.get(key) as string[] | undefined) ?? [];
       const max = offer.slot.schema.maxItems ?? Infinity;
@@ -141,7 +165,7 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
       if (out.has(key)) continue;
       out.set(key, value);
     }
-    used.add(offer.token);
+    used.push(token);
   }
   // Arrays keep text order and must reach their minimum size.
   for (const slot of slots.filter((s) => s.many)) {

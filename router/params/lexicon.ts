@@ -2,7 +2,9 @@
  * Words people use, in Chinese and English, for concepts that enum values name in snake_case English. Keyed by a
  * whole enum value ("not_received") or by one word of one ("sick"); an enum value that is not here still matches
  * its own words and the labels its property's description lists. General e-commerce, customer-service, HR and
- * weather vocabulary, written from the domain, not from any evaluation text.
+ * weather vocabulary, written from the domain, not from any evaluation text. (It was first written beside zh-routing
+ * dev, so dev's figure with it is optimistic; params-holdout and PARAMS_LEXICON=0 in bench:params say how much
+ * rests on it.) ISO currency codes get their signs and names.
  */
 export const LEXICON: Record<string, string[]> = {
   // reasons for refunds, returns, cancellations
@@ -26,19 +28,19 @@ export const LEXICON: Record<string, string[]> = {
   applied_by_mistake: ['点错', '误操作', '申请错', '不小心', '误点', 'by mistake', 'accidentally', 'mistakenly'],
   other: ['其他', '其它', 'other', 'something else'],
   // who a complaint is about
-  customer_service: ['客服', '服务态度', '人工', 'customer service', 'support agent', 'agent was', 'rep'],
+  customer_service: ['客服', '服务态度', '人工', 'customer service', 'support agent', 'support staff', 'representative', 'service attitude'],
   merchant: ['商家', '卖家', '店家', '店铺', '商户', '虚假宣传', 'seller', 'merchant', 'store', 'shop', 'vendor'],
   courier: ['快递员', '快递小哥', '配送员', '骑手', '送货员', '派件员', 'courier', 'delivery guy', 'delivery man', 'driver', 'delivery person'],
   product: ['产品', '商品', '质量', 'product', 'item', 'quality'],
   platform: ['平台', '系统', 'app', 'platform', 'website'],
   // notification templates
-  shipment_delay: ['发货延迟', '延迟发货', '晚发', '推迟', '延迟', '延期', 'delay', 'delayed', 'late shipment'],
+  shipment_delay: ['发货延迟', '延迟发货', '晚发', '推迟', '延迟', '延期', '晚几天', 'delay', 'delayed', 'late shipment', 'will be late', 'running late'],
   pickup_reminder: ['取件', '上门取', '取快递', '去取', '揽件', 'pick up', 'pickup', 'collect'],
   after_sales_update: ['售后进度', '售后', 'after-sales', 'after sales', 'return status', 'repair status'],
   payment_reminder: ['付款', '催付', '支付', '未付款', '没付款', '尾款', 'payment', 'pay for'],
-  delivery_confirmation: ['确认收货', '确认已经收到', '确认收到', '签收确认', '已经收到货', 'confirm delivery', 'confirm receipt', 'confirm they received'],
+  delivery_confirmation: ['确认收货', '确认收到', '签收确认', '收到货', '送达确认', 'confirm delivery', 'confirm receipt', 'confirm they received'],
   logistics_update: ['物流', '到站', '派送', '运输', '包裹到', '快递到', 'logistics', 'shipping update', 'tracking update', 'in transit', 'out for delivery'],
-  refund_completed: ['退款到账', '退款完成', '退款成功', '钱退了', '退款已', 'refund completed', 'refund has been completed', 'refunded', 'refund went through'],
+  refund_completed: ['退款到账', '退款完成', '退款成功', '钱退了', '退款已', '钱到账', 'refund completed', 'refund has been completed', 'refunded', 'refund went through', 'refund has arrived', 'refund arrived'],
   invoice_issued: ['发票开好', '开票', '发票', 'invoice'],
   // policy topics
   seven_day_return: ['七天无理由', '7天无理由', '七天', '7天', '无理由退货', '无理由', 'seven day', '7-day', '7 day', 'no reason return'],
@@ -56,7 +58,7 @@ export const LEXICON: Record<string, string[]> = {
   // inspection results
   resellable: ['完好', '二次销售', '可再售', '没问题', '全新', '无损', 'resellable', 'intact', 'good condition', 'like new'],
   minor_defect: ['轻微', '小瑕疵', '刮痕', '划痕', '小问题', '磨损', 'minor', 'scratch', 'scratches', 'scuff'],
-  not_original_item: ['掉包', '调包', '不是我们', '非原装', '不是原', '假货', 'not original', 'not the original', 'swapped', 'counterfeit', 'fake'],
+  not_original_item: ['掉包', '调包', '非原装', '不是原', '被换了', '换过了', '假货', 'not original', 'not the original', 'swapped', 'counterfeit', 'fake'],
   // service-call checklist
   greeting: ['开场白', '问候', '欢迎语', '打招呼', 'greeting', 'opening'],
   identity_verification: ['身份核验', '身份验证', '核实身份', '核验身份', '身份', 'identity', 'verification', 'verify'],
@@ -71,7 +73,7 @@ export const LEXICON: Record<string, string[]> = {
   calls_only: ['电话', '外呼', '来电', 'calls', 'phone calls', 'calling'],
   sms_only: ['短信', 'sms', 'text messages', 'texts'],
   all: ['都', '全部', '所有', '一律', 'all', 'everything', 'both', 'all types'],
-  personal: ['个人', '私人', '我名字', '自己', 'personal', 'individual', '事假'],
+  personal: ['个人', '私人', '自己', 'personal', 'individual', 'myself', '事假'],
   company: ['公司', '企业', '单位', 'company', 'business', 'corporate'],
   e_normal: ['普票', '普通发票', '电子普票', 'normal invoice', 'regular invoice', 'ordinary invoice'],
   e_special_vat: ['专票', '专用发票', '增值税专用', 'special vat', 'vat special', 'special invoice'],
@@ -98,6 +100,13 @@ export const LEXICON: Record<string, string[]> = {
   red: ['红色', 'red'],
   metric: ['摄氏', '公制', 'celsius', 'metric', '°c'],
   imperial: ['华氏', '英制', 'fahrenheit', 'imperial', '°f'],
+  // ISO 4217 currency codes, as people name and write them
+  usd: ['$', 'us$', 'dollar', 'dollars', 'bucks', '美元', '美金'],
+  eur: ['€', 'euro', 'euros', '欧元'],
+  gbp: ['£', 'pound', 'pounds', 'sterling', 'quid', '英镑'],
+  cny: ['¥', '￥', 'yuan', 'rmb', '人民币', '元', '块钱'],
+  jpy: ['yen', '日元', '円'],
+  hkd: ['hk$', '港币', '港元'],
 };
 
 /** Values that cover their siblings: chosen when the text names it, or names several siblings at once. */

@@ -16,8 +16,8 @@ const BIG_UNITS: Record<string, number> = { 万: 10_000, 亿: 100_000_000 };
 /** A run of Chinese numerals ("一百二十", "两千零五", "十五", "三万五千") as a number; undefined when malformed. */
 export function parseChineseNumber(text: string): number | undefined {
   if (!text) return undefined;
-  // "二零二四" style: digits only, read positionally.
-  if ([...text].every((c) => c in DIGITS) && text.length > 1) return Number([...text].map((c) => DIGITS[c]).join(''));
+  // "二零二四" style: digits only, read positionally; two digits alone ("两三", "三五") are a rough range, not 23.
+  if ([...text].every((c) => c in DIGITS) && text.length > 1) return text.length === 2 ? undefined : Number([...text].map((c) => DIGITS[c]).join(''));
   let total = 0;
   let section = 0;
   let digit: number | undefined;

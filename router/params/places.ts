@@ -4,9 +4,9 @@
  * "从A寄到B", "A到B", "A→B", "from A to B", "A同城". Values are written as the caller wrote them.
  */
 import { placesIn, type Place } from './gazetteer';
+import { propertyRole, type Role, roleOf } from './roles';
 import { CJK, hintOf, nameWords, type PropertySchema, typeOf } from './schema';
 
-export type Role = 'from' | 'to' | 'any';
 type Wanted = 'city' | 'province' | 'region';
 
 export interface PlaceField {
@@ -24,12 +24,7 @@ export function placeField(name: string, schema: PropertySchema): PlaceField | u
   else if (words.includes('province') || /^省/.test(schema.description ?? '')) wants = 'province';
   else if (words.some((w) => ['region', 'location', 'place', 'area', 'destination', 'origin'].includes(w)) || /地区|区域|地点/.test(hint)) wants = 'region';
   if (!wants || words.includes('address') || /地址/.test(hint)) return undefined;
-  const role: Role = words.some((w) => ['from', 'origin', 'source', 'departure', 'sender'].includes(w)) || /始发|出发|寄出|发货地/.test(hint)
-    ? 'from'
-    : words.some((w) => ['to', 'destination', 'dest', 'receiver'].includes(w)) || /目的|收货地|寄往/.test(hint)
-      ? 'to'
-      : 'any';
-  return { role, wants };
+  return { role: propertyRole(name, schema), wants };
 }
 
 interface Mention {
@@ -72,20 +67,6 @@ function accepts(mention: Mention, wants: Wanted): boolean {
   );
 }
 
-const ZH_FROM_BEFORE = /[从由自]$/;
-const ZH_FROM_AFTER = /^(?:寄到|寄往|发到|发往|运到|送到|到|至|→|->|—|-|~)/;
-const ZH_TO_BEFORE = /(?:寄到|寄往|发到|发往|运到|送到|到|至|往|→|->|—|-|~)$/;
-const EN_FROM_BEFORE = /\bfrom\s+$/i;
-const EN_TO_BEFORE = /\b(?:to|into)\s+$/i;
-
-function roleOf(text: string, m: Mention): Role {
-  const before = text.slice(Math.max(0, m.start - 4), m.start);
-  const after = text.slice(m.end, m.end + 3);
-  if (ZH_FROM_BEFORE.test(before) || EN_FROM_BEFORE.test(text.slice(Math.max(0, m.start - 6), m.start)) || ZH_FROM_AFTER.test(after)) return 'from';
-  if (ZH_TO_BEFORE.test(before) || EN_TO_BEFORE.test(text.slice(Math.max(0, m.start - 6), m.start))) return 'to';
-  return 'any';
-}
-
 /** Values for the place fields of one schema, by property name. */
 export function extractPlaces(text: string, fields: [string, PlaceField][]): Record<string, string> {
   if (fields.length === 0) return {};
@@ -102,7 +83,7 @@ export function extractPlaces(text: string, fields: [string, PlaceField][]): Rec
     }
     return out;
   }
-  const roles = mentions.map((m) => ({ m, role: roleOf(text, m) }));
+  const roles = mentions.map((m) => ({ m, role: roleOf(text, m.start, m.end) }));
   for (const [name, field] of fields) {
     const m = roles.find((r) => r.role === field.role && accepts(r.m, field.wants))?.m;
     if (m) out[name] = m.text;

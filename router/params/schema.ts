@@ -19,6 +19,12 @@ export interface PropertySchema {
   maxLength?: number;
   minItems?: number;
   maxItems?: number;
+  /** Per-value descriptions, in `enum` order: VS Code's `enumDescriptions`, or filled from `oneOf` consts. */
+  enumDescriptions?: string[];
+  'x-enum-descriptions'?: string[];
+  oneOf?: PropertySchema[];
+  anyOf?: PropertySchema[];
+  const?: unknown;
 }
 
 export interface ObjectSchema {
@@ -37,7 +43,28 @@ export function typeOf(schema: PropertySchema): string | undefined {
 
 export function propertiesOf(schema: unknown): [string, PropertySchema][] {
   const properties = (schema as ObjectSchema | undefined)?.properties;
-  return properties && typeof properties === 'object' ? Object.entries(properties) : [];
+  return properties && typeof properties === 'object' ? Object.entries(properties).map(([name, p]) => [name, withEnum(p)]) : [];
+}
+
+/**
+ * A property whose values are listed as `oneOf`/`anyOf` consts, each with a title or description (the JSON Schema
+ * way to document enum values), read as an `enum` with `enumDescriptions`; items and sub-properties likewise.
+ */
+export function withEnum(schema: PropertySchema): PropertySchema {
+  if (!schema || typeof schema !== 'object') return schema;
+  let out = schema;
+  const options = !schema.enum && (schema.oneOf ?? schema.anyOf);
+  if (Array.isArray(options) && options.length > 0 && options.every((o) => o && typeof o === 'object' && 'const' in o)) {
+    out = {
+      ...schema,
+      type: schema.type ?? (options.every((o) => typeof o.const === 'string') ? 'string' : undefined),
+      enum: options.map((o) => o.const),
+      enumDescriptions: options.map((o) => [o.title, o.description].filter(Boolean).join(': ')),
+    };
+  }
+  if (out.items) out = { ...out, items: withEnum(out.items) };
+  if (out.properties) out = { ...out, properties: Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, withEnum(v)])) };
+  return out;
 }
 
 /** "after_sales_id" → ["after", "sales", "id"]; "weightKg" → ["weight", "kg"]. */

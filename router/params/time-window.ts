@@ -26,7 +26,7 @@ const PERIOD = '(上午|下午|中午|傍晚|晚上|早上|早晨|晚)?';
 const ZH_TIME = `${PERIOD}\\s*${NUM}\\s*(?:点|:|：)\\s*(半|\\d{2}|[一二三四五]十分?)?`;
 const ZH_RANGE = new RegExp(`${ZH_TIME}\\s*(?:到|至|-|–|~)\\s*${ZH_TIME}`);
 const EN_TIME = '(\\d{1,2})(?::(\\d{2}))?\\s*(am|pm|a\\.m\\.|p\\.m\\.)?';
-const EN_RANGE = new RegExp(`\\b${EN_TIME}\\s*(?:-|–|to|until|till)\\s*${EN_TIME}`, 'i');
+const EN_RANGE = new RegExp(`\\b(?:between\\s+)?${EN_TIME}\\s*(?:-|–|to|until|till|and)\\s*${EN_TIME}`, 'i');
 const ZH_SINGLE = new RegExp(`${PERIOD}\\s*${NUM}\\s*点\\s*(半)?`);
 const EN_SINGLE = new RegExp(`\\b(?:at\\s+)?(\\d{1,2})(?::(\\d{2}))?\\s*(am|pm|a\\.m\\.|p\\.m\\.)`, 'i');
 
@@ -65,8 +65,9 @@ export function statedRange(text: string): Range | undefined {
     const [s, e] = settle(hourOf(zh[2]!), zh[1], hourOf(zh[5]!), zh[4]);
     return [s * 60 + minuteOf(zh[3]), e * 60 + minuteOf(zh[6])];
   }
-  const en = text.match(EN_RANGE);
-  if (en && (en[3] || en[6] || en[2] || en[5])) {
+  // The first range that says it is a time ("3-5pm", "9:00-11:00"), not a date's "09-10".
+  const en = [...text.matchAll(new RegExp(EN_RANGE.source, 'gi'))].find((m) => m[3] || m[6] || m[2] || m[5]);
+  if (en) {
     const [s, e] = settle(Number(en[1]), en[3] ?? en[6], Number(en[4]), en[6]);
     return [s * 60 + Number(en[2] ?? 0), e * 60 + Number(en[5] ?? 0)];
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractParameters, extractParametersSync, missingMessage } from '../../router/extraction';
 import { datesIn, exampleOffset, formatDateTime } from '../../router/params/dates';
-import { enumValueBySimilarity, enumValueLexical } from '../../router/params/enums';
+import { enumValueBySimilarity, enumValueLexical, valueDescriptions } from '../../router/params/enums';
 import { numbersIn, parseChineseNumber, parseEnglishNumber } from '../../router/params/numbers';
 import { quantityFor } from '../../router/params/quantities';
 import { timeWindowFor } from '../../router/params/time-window';
@@ -46,6 +46,8 @@ describe('quantities', () => {
     ['接下来两周的安排', 'days', days, 14],
     ['next 4 days', 'days', days, 4],
     ['未来100天', 'days', days, undefined],
+    ['一个月内别打', 'days', days, 30],
+    ['for 2 years', 'days', { type: 'integer', maximum: 3650 }, 730],
   ];
   for (const [text, name, schema, want] of cases) it(`quantities - ${text} → ${name}=${want}`, () => assert.equal(quantityFor(text, name, schema), want));
 });
@@ -62,6 +64,8 @@ describe('dates', () => {
     ['next Friday', ['2025-3-21']],
     ['tomorrow 3pm', ['2025-3-13 15:0']],
     ['from 2025-05-06 to 2025-05-09', ['2025-5-6', '2025-5-9']],
+    ['4月8号到11号请假', ['2025-4-8']],
+    ['2024年10月8日至11日', ['2024-10-8']],
     ['no date here', []],
   ];
   for (const [text, want] of cases) it(`dates - ${text}`, () => assert.deepEqual(dateOf(text), want));
@@ -85,6 +89,8 @@ describe('dates', () => {
     const leave = { properties: { start_date: { type: 'string', format: 'date' }, end_date: { type: 'string', format: 'date' } } };
     assert.deepEqual(await extractParameters('请假 2025-04-02 到 2025-04-03', leave, { now: NOW }), { start_date: '2025-04-02', end_date: '2025-04-03' });
     assert.deepEqual(await extractParameters('off on 2025-04-07', leave, { now: NOW }), { start_date: '2025-04-07', end_date: '2025-04-07' });
+    assert.deepEqual(await extractParameters('10月8号到11号请年假', leave, { now: NOW }), { start_date: '2025-10-08', end_date: '2025-10-11' }, 'one month, a range of days');
+    assert.deepEqual(await extractParameters('2月8号到11号', leave, { now: NOW }), { start_date: '2026-02-08', end_date: '2026-02-11' }, 'a month already past is next year');
   });
 });
 
@@ -94,6 +100,7 @@ describe('time windows', () => {
     ['下午两点到四点来', '14:00-16:00'],
     ['上午十点到十二点', '10:00-12:00'],
     ['4-6pm works', '16:00-18:00'],
+    ['on 2024-09-10 between 4 and 6 pm', '16:00-18:00'],
     ['早上8点半来拿', '08:00-10:00'],
     ['晚上九点', undefined],
     ['随时都行', undefined],
@@ -121,20 +128,25 @@ describe('enums', () => {
   ];
   for (const [text, name, schema, want] of cases) it(`enums - ${text} → ${want}`, () => assert.equal(enumValueLexical(text.toLowerCase(), name, schema), want));
 
-  const embedFake = (table: Record<string, number[]>) => async (texts: string[]) =>
-    texts.map((t) => Float32Array.from(Object.entries(table).find(([k]) => t.includes(k))?.[1] ?? [0, 0, 1]));
+  const embedFake = (table: Record<string, number[]>) => {
+    const vector = (t: string) => Float32Array.from(Object.entries(table).find(([k]) => t.includes(k))?.[1] ?? [0, 0, 1]);
+    return { embedQuery: async (t: string) => vector(t), embedDocuments: async (texts: string[]) => texts.map(vector) };
+  };
 
   it('enums - by similarity only when nothing matched by words and one value clearly leads', async () => {
     const schema = { type: 'string', enum: ['quality_issue', 'wrong_item'] };
     const clear = embedFake({ 东西不对劲: [1, 0, 0], quality: [0.9, 0.1, 0], wrong: [0, 1, 0] });
-    assert.equal(await enumValueBySimilarity('东西不对劲', schema, clear), 'quality_issue');
+    assert.equal(await enumValueBySimilarity(await clear.embedQuery('东西不对劲'), schema, clear), 'quality_issue');
     const close = embedFake({ 东西不对劲: [1, 1, 0], quality: [1, 0.9, 0], wrong: [0.9, 1, 0] });
-    assert.equal(await enumValueBySimilarity('东西不对劲', schema, close), undefined);
+    assert.equal(await enumValueBySimilarity(await close.embedQuery('东西不对劲'), schema, close), undefined);
     const props = { properties: { reason: schema } };
     assert.deepEqual(await extractParameters('东西不对劲', props, { embed: clear }), { reason: 'quality_issue' });
     assert.deepEqual(await extractParameters('东西不对劲', props), {});
     let asked = 0;
-    const counting = async (texts: string[]) => ((asked += texts.length), clear(texts));
+    const counting = {
+      embedQuery: async (t: string) => ((asked += 1), clear.embedQuery(t)),
+      embedDocuments: async (texts: string[]) => ((asked += texts.length), clear.embedDocuments(texts)),
+    };
     assert.deepEqual(await extractParameters('发错货了', props, { embed: counting }), { reason: 'wrong_item' });
     assert.equal(asked, 0, 'a lexical match never calls the model');
   });
@@ -169,6 +181,7 @@ describe('identifiers, places, addresses, free text', () => {
       ['青岛→大连', { from_city: '青岛', to_city: '大连' }],
       ['寄去长沙', {}],
       ['寄到长沙', { to_city: '长沙' }],
+      ['上海寄北京多少钱', { from_city: '上海', to_city: '北京' }],
       ['ship from Wuxi to Harbin', { from_city: 'Wuxi', to_city: 'Harbin' }],
     ];
     for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, fee), want, text);
@@ -197,12 +210,23 @@ describe('identifiers, places, addresses, free text', () => {
     assert.deepEqual(extractParametersSync('send it to 12 Xinhua Road, Xuhui District, Shanghai', schema), {
       addr: { province: 'Shanghai', city: 'Shanghai', district: 'Xuhui District', detail: '12 Xinhua Road' },
     });
+    assert.deepEqual(extractParametersSync('新地址：四川省成都市武侯区人民南路四段11号 刘洋收 18628889999', schema), {
+      addr: { province: '四川省', city: '成都市', district: '武侯区', detail: '人民南路四段11号', receiver_name: '刘洋', receiver_phone: '18628889999' },
+    });
+    assert.deepEqual(extractParametersSync('to Room 502, 18 Keyuan Road, Nanshan District, Shenzhen, Guangdong, recipient Wang Fang', schema), {
+      addr: { province: 'Guangdong', city: 'Shenzhen', district: 'Nanshan District', detail: 'Room 502, 18 Keyuan Road', receiver_name: 'Wang Fang' },
+    });
+    assert.deepEqual(extractParametersSync('我收到了，地址不用改', schema), {}, '收到 is not a name followed by 收');
   });
 
   it('free text - only when labelled with the property\'s own term', () => {
     const schema = { properties: { note: { type: 'string', maxLength: 50, description: '配送备注' }, title: { type: 'string', description: '发票抬头（个人或企业名称）' } } };
     assert.deepEqual(extractParametersSync('备注放快递柜，抬头：北京星河文化传媒有限公司', schema), { note: '放快递柜', title: '北京星河文化传媒有限公司' });
     assert.deepEqual(extractParametersSync('抬头写我自己就行', schema), {});
+    const invoice = { properties: { title: schema.properties.title, tax_id: { type: 'string', pattern: '^[0-9A-HJ-NPQRTUWXY]{15,20}$', description: '纳税人识别号' } } };
+    for (const text of ['抬头写 北京星河文化传媒有限公司 税号91110108MA01ABCD2E', '抬头北京星河文化传媒有限公司税号91110108MA01ABCD2E', '抬头：北京星河文化传媒有限公司91110108MA01ABCD2E']) {
+      assert.deepEqual(extractParametersSync(text, invoice), { title: '北京星河文化传媒有限公司', tax_id: '91110108MA01ABCD2E' }, text);
+    }
   });
 
   it('free text - every value validates against its property, untrusted patterns only see bounded input', () => {
@@ -231,4 +255,126 @@ describe('missing message', () => {
     ['anything', [], ''],
   ];
   for (const [intent, missing, want] of cases) it(`missing message - ${intent}`, () => assert.equal(missingMessage(missing, schema, intent), want));
+});
+
+describe('schema-driven extraction (issue 25): values the schema describes, not words someone listed', () => {
+  it('enum meanings - oneOf consts with descriptions are an enum; several words of one meaning pick it, one of them or a shared word does not', () => {
+    const cabin = {
+      type: 'string',
+      oneOf: [
+        { const: 'economy', description: 'cheapest seats, coach' },
+        { const: 'premium_economy', description: 'more legroom than economy' },
+        { const: 'business', description: 'lie-flat seats, lounge access' },
+      ],
+    };
+    const schema = { properties: { cabin } };
+    assert.deepEqual(extractParametersSync('cheapest coach seats to Rome', schema), { cabin: 'economy' });
+    assert.deepEqual(extractParametersSync('premium economy please', schema), { cabin: 'premium_economy' });
+    assert.deepEqual(extractParametersSync('I want more legroom', schema), { cabin: 'premium_economy' }, 'the only word of its meaning');
+    assert.deepEqual(extractParametersSync('a lounge would be nice', schema), {}, 'one of two words of a meaning is not enough');
+    assert.deepEqual(extractParametersSync('any seats to Rome', schema), {}, 'a word two meanings share says nothing');
+  });
+
+  it('enum meanings - "value: meaning" and "value (meaning)" in the description, and enumDescriptions', () => {
+    const mode = { type: 'string', enum: ['heat', 'cool', 'off'], description: 'heat: warm the room up; cool: run the air conditioning; off: turn the system off' };
+    assert.equal(valueDescriptions(mode, ['heat', 'cool', 'off']).get('cool'), 'run the air conditioning');
+    assert.equal(enumValueLexical("it's freezing, warm the room up", 'mode', mode), 'heat');
+    assert.equal(enumValueLexical('turn on the air conditioning', 'mode', mode), 'cool');
+    assert.equal(enumValueLexical('set it to 22', 'mode', mode), undefined);
+    const room = { type: 'string', enum: ['single', 'double', 'suite'], description: 'Room type: single (one guest), double (two guests, one bed), suite (separate living room)' };
+    assert.equal(valueDescriptions(room, ['single', 'double', 'suite']).get('double'), 'two guests, one bed');
+    assert.equal(enumValueLexical('a room for one in berlin', 'room_type', room), undefined, 'one word of "separate living room" is not a suite');
+    const speed = { type: 'string', enum: ['standard', 'instant'], enumDescriptions: ['1-3 business days, free', 'arrives within minutes, fee applies'] };
+    assert.equal(enumValueLexical('it has to arrive within minutes', 'speed', speed), 'instant');
+  });
+
+  it('currencies - ISO codes by sign and name; a sign may touch its number', () => {
+    const currency = { type: 'string', enum: ['USD', 'EUR', 'GBP'] };
+    const cases: [string, string | undefined][] = [['send 250 dollars', 'USD'], ['€1,200.50 to him', 'EUR'], ['pay 80 pounds', 'GBP'], ['$5', 'USD'], ['wire 3000', undefined]];
+    for (const [text, want] of cases) assert.equal(enumValueLexical(text, 'currency', currency), want, text);
+  });
+
+  it('counts - what the property counts, written several ways; other nouns and rough ranges are not counts', () => {
+    const guests = { type: 'integer', minimum: 1, maximum: 10, description: 'Number of guests' };
+    const party = { type: 'integer', minimum: 1, maximum: 20, description: 'How many people' };
+    const cases: [string, string, object, number | undefined][] = [
+      ['hotel for 3 guests', 'guests', guests, 3],
+      ['a room for two people', 'guests', guests, 2],
+      ['book me a room for one in Berlin', 'guests', guests, 1],
+      ['for 3 nights in Rome', 'guests', guests, undefined],
+      ['we are a party of six', 'party_size', party, 6],
+      ['four of us', 'party_size', party, 4],
+      ['订两位，靠窗', 'party_size', party, 2],
+      ['三个人吃饭', 'party_size', party, 3],
+      ['table for 4 on Friday', 'party_size', party, 4],
+    ];
+    for (const [text, name, schema, want] of cases) assert.equal(quantityFor(text, name, schema), want, text);
+  });
+
+  it('quantities - temperatures, units of two dimensions, a number named by the property, halves and jiao, ranges refused', () => {
+    const celsius = { type: 'number', minimum: 5, maximum: 35, description: 'Target temperature in degrees Celsius' };
+    const weight = { type: 'number', minimum: 0.01, maximum: 100, description: '包裹重量（公斤）' };
+    const money = { type: 'number', minimum: 0.01, description: '退款金额（元）' };
+    const cases: [string, string, object, number | undefined][] = [
+      ['warm it up to 22 degrees', 'temperature_c', celsius, 22],
+      ['19.5°C please', 'temperature_c', celsius, 19.5],
+      ['72°F', 'temperature_c', celsius, 22.222222],
+      ['set the temperature to 24', 'temperature_c', celsius, 24],
+      ['pay 80 pounds', 'amount', money, 80],
+      ['about 11 pounds', 'weight_kg', weight, 4.989516],
+      ['两公斤半', 'weight_kg', weight, 2.5],
+      ['一斤半', 'weight_kg', weight, 0.75],
+      ['半公斤', 'weight_kg', weight, 0.5],
+      ['两三公斤', 'weight_kg', weight, undefined],
+      ['退五十块五', 'amount', money, 50.5],
+      ['三块五毛', 'amount', money, 3.5],
+      ['退100块5天内到账', 'amount', money, 100],
+      ['wire 3000 to him', 'amount', money, 3000],
+    ];
+    for (const [text, name, schema, want] of cases) assert.equal(quantityFor(text, name, schema), want, text);
+  });
+
+  it('identifiers - a from/to pair by the words around each code; digit groups as one number', () => {
+    const code = (d: string) => ({ type: 'string', pattern: '^[A-Z]{3}$', description: d });
+    const flights = { properties: { origin: code('IATA code of the departure airport'), destination: code('IATA code of the arrival airport') } };
+    assert.deepEqual(extractParametersSync('flights to SIN from HKG', flights), { origin: 'HKG', destination: 'SIN' });
+    assert.deepEqual(extractParametersSync('CDG -> FCO tomorrow', flights), { origin: 'CDG', destination: 'FCO' });
+    const phone = { type: 'string', pattern: '^1[3-9]\\d{9}$', description: '手机号' };
+    const order = { type: 'string', pattern: '^\\d{8,20}$', description: '订单号，8-20位数字' };
+    const schema = { properties: { phone, order_id: order } };
+    const cases: [string, object][] = [
+      ['手机是 139 0571 2288', { phone: '13905712288' }],
+      ['电话 186-0211-3470', { phone: '18602113470' }],
+      ['call +86 138 0013 8000', { phone: '13800138000' }],
+      ['订单号 2024 0901 0077', { order_id: '202409010077' }],
+      ['phone (139) 0571-2288', {}],
+      ['2024-09-06 那天', {}],
+    ];
+    for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, schema), want, text);
+  });
+
+  it('year-months - a pattern that takes "2024-06" and not a whole date gets a month named with its year', () => {
+    const payroll = { properties: { pay_period: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$' } } };
+    const cases: [string, object][] = [
+      ['2024年7月的工资条', { pay_period: '2024-07' }],
+      ['my June 2024 payslip', { pay_period: '2024-06' }],
+      ['pay for 2024/07', { pay_period: '2024-07' }],
+      ['2024年7月5日发的工资', {}],
+      ['last month', {}],
+    ];
+    for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, payroll, { now: NOW }), want, text);
+  });
+
+  it('by meaning - the intent is embedded once for all open enums; a failing model leaves what the words gave', async () => {
+    let queries = 0;
+    const model = {
+      embedQuery: async () => ((queries += 1), Float32Array.from([1, 0])),
+      embedDocuments: async (texts: string[]) => texts.map((t) => Float32Array.from(t.startsWith('a') ? [1, 0] : [0, 1])),
+    };
+    const schema = { properties: { one: { type: 'string', enum: ['alpha', 'beta'] }, two: { type: 'string', enum: ['apple', 'berry'] }, id: { type: 'string', pattern: '^X\\d{3}$' } } };
+    assert.deepEqual(await extractParameters('something X123', schema, { embed: model }), { id: 'X123', one: 'alpha', two: 'apple' });
+    assert.equal(queries, 1);
+    const broken = { embedQuery: async () => Promise.reject(new Error('model down')), embedDocuments: async () => [] };
+    assert.deepEqual(await extractParameters('something X123', schema, { embed: broken }), { id: 'X123' });
+  });
 });
