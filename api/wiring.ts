@@ -110,8 +110,8 @@ export async function startApiReplica(options: {
     },
   });
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(options.port, options.host, () => resolve(listening));
-    listening.once('error', reject);
+    // Express 5 hands a listen error to this callback (not only to 'error'): a port taken is a failure, not a start.
+    const listening = app.listen(options.port, options.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });
   // WebSocket agents: this replica holds their sockets and serves their deliveries on a task queue of its own.
   const taskQueue = replicaTaskQueue(config.TEMPORAL_TASK_QUEUE);

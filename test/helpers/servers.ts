@@ -2,6 +2,7 @@
  * Real Temporal dev server and FerretDB for integration tests: free ports, temporary data folders, torn down after.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveFerretDb, resolveTemporalCli } from '../../scripts/lib/binaries';
@@ -17,6 +18,13 @@ export interface TestServers {
   /** Starts it again on the same port and data after `stopDatabase`. */
   startDatabase(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** Binds `port` and resets every connection to it, as a stopped server's port would. */
+async function holdPort(port: number): Promise<{ close(): Promise<void> }> {
+  const server = createNetServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
+  return { close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 export async function startTestServers(): Promise<TestServers> {
@@ -39,6 +47,7 @@ export async function startTestServers(): Promise<TestServers> {
     startFerretDb(ferretOptions),
   ]);
   let ferret: Awaited<ReturnType<typeof startFerretDb>> | undefined = firstFerret;
+  let placeholder: { close(): Promise<void> } | undefined;
   return {
     temporalAddress: temporal.address,
     mongoUri: `${firstFerret.uri}/agent-reach-test`,
@@ -46,8 +55,12 @@ export async function startTestServers(): Promise<TestServers> {
     async stopDatabase() {
       await ferret?.stop();
       ferret = undefined;
+      // Nobody else may take the port meanwhile (other test processes ask for free ports): held, accepting nothing.
+      placeholder = await holdPort(ferretPort);
     },
     async startDatabase() {
+      await placeholder?.close();
+      placeholder = undefined;
       ferret ??= await startFerretDb(ferretOptions);
     },
     async stop() {

@@ -2,6 +2,7 @@
  * The whole system in the test process: real Temporal dev server, real FerretDB, the real worker (real activities)
  * and the real api app on a free port. Each system gets its own task queue and database.
  */
+import { createServer } from 'node:http';
 import { Connection, type Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type mongoose from 'mongoose';
@@ -58,6 +59,15 @@ export interface ApiReplica {
 
 let systems = 0;
 
+/** A free port kept bound until `release`. */
+async function reservePort(): Promise<{ port: number; release(): Promise<void> }> {
+  const holder = createServer();
+  await new Promise<void>((resolve, reject) => holder.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const address = holder.address();
+  if (typeof address !== 'object' || !address) throw new Error('no port');
+  return { port: address.port, release: () => new Promise((resolve) => holder.close(() => resolve())) };
+}
+
 export interface SystemOptions {
   /** The catalogue's clock (heartbeat ages, offline sweeps). */
   now?: () => Date;
@@ -73,7 +83,9 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     runtimeQuiet = true;
   }
   systems += 1;
-  const port = await freePort();
+  // Held until the api listens (building the system takes seconds), so no other test process is given this port.
+  const reserved = await reservePort();
+  const port = reserved.port;
   const config = loadConfig({
     API_PORT: String(port),
     TEMPORAL_ADDRESS: servers.temporalAddress,
@@ -130,6 +142,7 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     });
     return { baseUrl: `http://127.0.0.1:${replicaPort}`, stop: () => replica.stop({ dropConnections: true }) };
   };
+  await reserved.release();
   const main = await startReplica(port);
   const replicas: ApiReplica[] = [main];
 
