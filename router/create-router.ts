@@ -7,7 +7,8 @@ import { canReach } from '../rules/acl';
 import { hasScope } from '../rules/api-key';
 import { chooseMatcher } from './create-matcher';
 import { OpenAiLlm } from './llm';
-import { DEFAULT_HEAD_THRESHOLDS, Router, type RouterDeps } from './router';
+import { DEFAULT_HEAD_SETTINGS } from './head/decide';
+import { Router, type RouterDeps } from './router';
 import { RoutingStats, routingStatsModel } from './routing-stats';
 import { MongoSessionStore, sessionModel } from './session-store';
 
@@ -50,8 +51,9 @@ export async function createRouter(
     acl: (caller, candidate) => canReach(caller, { tenant: caller.tenant, ...(candidate.capability.acl ? { acl: candidate.capability.acl } : {}) }),
     isAdmin: (caller) => hasScope({ scopes: caller.scopes ?? [] }, 'admin'),
     threshold: config.ROUTER_THRESHOLD ?? DEFAULT_THRESHOLDS[matcher.kind],
+    // Each catalogue's head fits its own thresholds; configured ones override them.
     head: {
-      ...DEFAULT_HEAD_THRESHOLDS,
+      ...DEFAULT_HEAD_SETTINGS,
       ...(config.ROUTER_HEAD_ACCEPT === undefined ? {} : { accept: config.ROUTER_HEAD_ACCEPT }),
       ...(config.ROUTER_HEAD_ESCALATE === undefined ? {} : { escalate: config.ROUTER_HEAD_ESCALATE }),
     },

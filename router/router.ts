@@ -11,7 +11,7 @@ import { extractParameters, missingMessage, missingRequired } from './extraction
 import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { IntentMatcher, MatcherFactory, MatchScore } from './matcher';
-import { comparedProbability, decideByHead, groupScores, type HeadThresholds, type ScoredGroup } from './head/decide';
+import { decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
 import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
@@ -44,8 +44,11 @@ export interface RouteExplanation {
   provider: string;
   threshold: number;
   decided_by: 'explicit' | 'match' | 'head' | 'session' | 'llm' | 'none';
-  /** When a trained head decided: its thresholds, the probability of "none", and the verdict. */
-  head?: { accept: number; escalate: number; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
+  /**
+   * When a trained head decided: the thresholds of the best group's language direction and where they come from
+   * (fitted on the catalogue, configured, or Router 2.0's fixed ones), the probability of "none", the verdict.
+   */
+  head?: { accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -90,8 +93,8 @@ export interface RouterDeps {
   acl?: AclCheck;
   llm?: LlmAssistant;
   threshold: number;
-  /** Thresholds on a trained head's probabilities (used whenever the matcher has a head ready). */
-  head?: HeadThresholds;
+  /** Explicit thresholds on a head's probabilities (by default each catalogue's fitted ones) and the ambiguity ratio. */
+  head?: HeadSettings;
   weights?: RankingWeights;
   now?: () => Date;
   /** Shown the reasons behind ACL refusals. */
@@ -107,12 +110,6 @@ interface RankedChoice {
   match: number;
   eligibility: EligibleAs;
 }
-
-/**
- * Head thresholds fitted on the fitting data (CLINC150 val and zh-routing dev by cross-validation,
- * `npm run bench:routing`); ROUTER_HEAD_ACCEPT and ROUTER_HEAD_ESCALATE override.
- */
-export const DEFAULT_HEAD_THRESHOLDS: HeadThresholds = { accept: 0.3, escalate: 0.2, ambiguity: 0.8, crossLingual: 1.5 };
 
 /** Candidates listed in an explanation: enough to see the runners-up, not the whole catalogue. */
 const EXPLAINED = 5;
@@ -277,15 +274,17 @@ export class Router {
 
   /** The decision from a trained head's probabilities (head/decide.ts), then eligibility, ranking and parameters. */
   private async routeByHead(request: RouteRequest, prediction: HeadPrediction, pool: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
-    const thresholds = this.deps.head ?? DEFAULT_HEAD_THRESHOLDS;
+    const thresholds = resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined);
     const inPool = new Map(pool.map((c) => [c.key, c]));
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
     const probability = new Map(ranked.map((s) => [s.key, s.probability]));
     const groups = groupScores(ranked, prediction.same, prediction.crossLingual);
     const verdict = decideByHead(groups, thresholds);
     explanation.decided_by = 'head';
-    explanation.threshold = thresholds.accept;
-    explanation.head = { accept: thresholds.accept, escalate: thresholds.escalate, none: round(prediction.none), verdict: verdict.kind, best: round(groups[0]?.probability ?? 0), cross_lingual: groups[0]?.crossLingual === true, score: groups[0] ? round(comparedProbability(groups[0], thresholds)) : 0 };
+    const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
+    explanation.threshold = round(point.accept);
+    const best = round(groups[0]?.probability ?? 0);
+    explanation.head = { accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: verdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);
@@ -311,7 +310,7 @@ export class Router {
       return this.chooseRanked(request, choices, context, explanation);
     }
     if (verdict.kind === 'refuse') {
-      return refuse('no_match', `no capability matches the intent well enough (${explanation.head.score} < ${thresholds.escalate}, the best probability as the thresholds see it)`, explanation);
+      return refuse('no_match', `no capability matches the intent well enough (best probability ${best} < ${explanation.head.escalate})`, explanation);
     }
     const fromLlm = await this.askLlm(request.intent!, eligibleIn(verdict.groups).map((c) => c.candidate), explanation);
     if (fromLlm) {
@@ -329,7 +328,7 @@ export class Router {
       });
       return refuse('ambiguous', ambiguityQuestion(request.intent!, verdict.groups.map((g) => inPool.get(g.keys[0]!)!)), explanation, choices);
     }
-    return refuse('no_match', `not confident enough to choose (best ${round(verdict.groups[0]!.probability)} < ${thresholds.accept}) and no LLM is configured to decide`, explanation);
+    return refuse('no_match', `not confident enough to choose (best probability ${best} < ${explanation.head.accept}) and the LLM could not decide`, explanation);
   }
 
   private showReason(caller: Caller, e: Ineligible): string {

@@ -16,7 +16,7 @@ import { writeResultFile } from './lib/result-file';
 import { candidatesOf } from '../router/candidates';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
 import { DEFAULT_THRESHOLDS } from '../router/create-router';
-import { DEFAULT_HEAD_THRESHOLDS } from '../router/router';
+import { DEFAULT_HEAD_SETTINGS } from '../router/head/decide';
 import { fitThreshold } from '../router/threshold';
 import type { MatcherFactory } from '../router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from './lib/routing-data';
@@ -99,7 +99,7 @@ async function scaleSet(provider: string, agentsCount: number, queries: number) 
   const { factory, name, kind } = await matcherFor(provider);
   const agents = scaleCatalogue(agentsCount);
   // Decisions as the api takes them: with the provider's default threshold.
-  const router = scoringRouter(agents, factory, DEFAULT_THRESHOLDS[kind], DEFAULT_HEAD_THRESHOLDS);
+  const router = scoringRouter(agents, factory, DEFAULT_THRESHOLDS[kind], DEFAULT_HEAD_SETTINGS);
   const buildStarted = performance.now();
   await router.prepare('bench');
   const buildMs = performance.now() - buildStarted;

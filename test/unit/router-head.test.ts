@@ -68,7 +68,7 @@ function routerWith(probabilities: Record<string, number>, overrides: Partial<Ro
     openCircuits: async () => new Set(),
     stats: async () => new Map(),
     threshold: 0.5,
-    head: { accept: 0.5, escalate: 0.3, ambiguity: 0.8, crossLingual: 1 },
+    head: { accept: 0.5, escalate: 0.3, ambiguity: 0.8 },
     ...overrides,
   });
 }
@@ -132,7 +132,7 @@ describe('router with a head', () => {
     assert.deepEqual(asked, [['weather/forecast', 'refunds-a/refund_policy']]);
   });
 
-  it('router head - in the band the LLM may answer none, and without an LLM the band is refused', async () => {
+  it('router head - in the band the LLM may answer none; without an LLM there is no band: the accept threshold decides', async () => {
     const byLlm = await route(routerWith({ 'weather/forecast': 0.4 }, { llm: fakeLlm(null) }), 'historical weather of 1990');
     assert.ok(byLlm.kind === 'refused');
     assert.equal(byLlm.code, 'no_match');
@@ -140,7 +140,8 @@ describe('router with a head', () => {
     const alone = await route(routerWith({ 'weather/forecast': 0.4 }), 'historical weather of 1990');
     assert.ok(alone.kind === 'refused');
     assert.equal(alone.code, 'no_match');
-    assert.equal(alone.explanation.head?.verdict, 'escalate');
+    assert.equal(alone.explanation.head?.verdict, 'refuse');
+    assert.equal(alone.explanation.head?.escalate, 0.5);
   });
 
   it('router head - below the escalation threshold the intent is refused without asking the LLM', async () => {
