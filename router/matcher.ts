@@ -4,6 +4,7 @@
  */
 import { describe, type CapabilityCandidate } from './candidates';
 import type { EmbeddingProvider } from './embeddings/provider';
+import type { Calibration } from './head/calibration';
 import type { HeadPrediction } from './head/head';
 import { LexicalIndex } from './lexical-index';
 import { SemanticIndex, VectorCache } from './semantic-index';
@@ -25,6 +26,8 @@ export interface IntentMatcher {
   classify?(intent: string): Promise<HeadPrediction | undefined>;
   /** Settles when the head has trained (or failed to). */
   ready?(): Promise<void>;
+  /** The head once trained (its fitted operating point) or failed; undefined while it trains. */
+  head?(): { calibration?: Calibration; error?: string } | undefined;
 }
 
 export type MatcherFactory = (candidates: readonly CapabilityCandidate[]) => Promise<IntentMatcher>;

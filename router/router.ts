@@ -10,7 +10,8 @@ import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility, ty
 import { extractParameters, missingMessage, missingRequired } from './extraction';
 import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
-import type { IntentMatcher, MatcherFactory, MatchScore } from './matcher';
+import type { MatcherFactory, MatchScore } from './matcher';
+import { TenantMatchers, type MatcherChoice, type RouterStatus } from './tenant-matchers';
 import { decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
 import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
@@ -45,10 +46,10 @@ export interface RouteExplanation {
   threshold: number;
   decided_by: 'explicit' | 'match' | 'head' | 'session' | 'llm' | 'none';
   /**
-   * When a trained head decided: the thresholds of the best group's language direction and where they come from
+   * When a trained head decided: the catalogue revision it was trained on (a previous one while the current trains), the thresholds of the best group's language direction and where they come from
    * (fitted on the catalogue, configured, or Router 2.0's fixed ones), the probability of "none", the verdict.
    */
-  head?: { accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
+  head?: { revision: string; accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -119,32 +120,34 @@ const NO_MATCH: MatchScore = { score: 0, parts: {} };
 const LLM_SHORTLIST = 10;
 
 export class Router {
-  private matchers = new Map<string, { fingerprint: string; matcher: Promise<IntentMatcher> }>();
+  private readonly matchers: TenantMatchers;
 
-  constructor(private readonly deps: RouterDeps) {}
+  constructor(private readonly deps: RouterDeps) {
+    this.matchers = new TenantMatchers(deps.matcherFactory, deps.now);
+  }
 
   get threshold(): number {
     return this.deps.threshold;
   }
 
   /**
-   * The tenant's matcher, rebuilt only when an agent's card changed or agents came or went (heartbeats do not
-   * count); unchanged capabilities keep their cached vectors.
+   * The tenant's matchers: the current catalogue's (rebuilt only when a card's text changed; unchanged texts keep
+   * their cached vectors), and the previous one with a ready head while the current head trains.
    */
-  private matcherFor(tenant: string, agents: readonly AgentWithInstances[]): Promise<IntentMatcher> {
-    const fingerprint = cardsFingerprint(agents);
-    const cached = this.matchers.get(tenant);
-    if (cached && cached.fingerprint === fingerprint) return cached.matcher;
-    const matcher = this.deps.matcherFactory(candidatesOf(agents));
-    this.matchers.set(tenant, { fingerprint, matcher });
-    matcher.catch(() => this.matchers.delete(tenant));
-    return matcher;
+  private matchersFor(tenant: string, agents: readonly AgentWithInstances[]): MatcherChoice {
+    return this.matchers.choose(tenant, cardsFingerprint(agents), () => candidatesOf(agents));
   }
 
   /** Warms the tenant's matcher (and waits for its head), so the first request does not pay for it. */
   async prepare(tenant: string): Promise<void> {
-    const matcher = await this.matcherFor(tenant, await this.deps.agents(tenant));
+    const matcher = await this.matchersFor(tenant, await this.deps.agents(tenant)).current;
     await matcher.ready?.();
+  }
+
+  /** The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds. */
+  async status(tenant: string): Promise<RouterStatus> {
+    const choice = this.matchersFor(tenant, await this.deps.agents(tenant));
+    return this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
   }
 
   async route(request: RouteRequest): Promise<RouteDecision> {
@@ -189,13 +192,23 @@ export class Router {
     if (!request.intent?.trim()) return finish(refuse('intent_required', 'an intent is needed to choose a capability', explanation));
 
     const matchStarted = performance.now();
-    const matcher = await this.matcherFor(request.tenant, agents);
-    explanation.provider = matcher.provider;
-    const prediction = await matcher.classify?.(request.intent);
-    if (prediction) {
-      explanation.timings_ms.match = round(performance.now() - matchStarted);
-      return finish(await this.routeByHead(request, prediction, pool, context, explanation));
+    const choice = this.matchersFor(request.tenant, agents);
+    // While the current catalogue's matcher is built, a previous head answers at once; once it is built, a request
+    // waits (briefly) for its head, and the previous head answers if it is still not ready.
+    const first = choice.built ?? choice.previous ?? (await choice.current);
+    let prediction = await first.classify?.(request.intent);
+    let revision = first === choice.previous ? choice.previousRevision! : choice.revision;
+    if (!prediction && choice.previous && first !== choice.previous) {
+      prediction = await choice.previous.classify?.(request.intent);
+      revision = choice.previousRevision!;
     }
+    if (prediction) {
+      explanation.provider = first.provider;
+      explanation.timings_ms.match = round(performance.now() - matchStarted);
+      return finish(await this.routeByHead(request, prediction, pool, context, explanation, revision));
+    }
+    const matcher = await choice.current;
+    explanation.provider = matcher.provider;
     const semantic = await matcher.score(request.intent);
     explanation.timings_ms.match = round(performance.now() - matchStarted);
     const intent = prepareIntent(request.intent);
@@ -273,7 +286,7 @@ export class Router {
   }
 
   /** The decision from a trained head's probabilities (head/decide.ts), then eligibility, ranking and parameters. */
-  private async routeByHead(request: RouteRequest, prediction: HeadPrediction, pool: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
+  private async routeByHead(request: RouteRequest, prediction: HeadPrediction, pool: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation, revision: string): Promise<RouteDecision> {
     const thresholds = resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined);
     const inPool = new Map(pool.map((c) => [c.key, c]));
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
@@ -284,7 +297,7 @@ export class Router {
     const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
     explanation.threshold = round(point.accept);
     const best = round(groups[0]?.probability ?? 0);
-    explanation.head = { accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: verdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best };
+    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: verdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);

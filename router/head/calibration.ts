@@ -3,7 +3,7 @@
  * Each held-out text gives the score the router would see (the best group's probability) and what accepting it
  * would mean: the right capability, a wrong one, an out-of-scope text accepted, or a capability taking a request its
  * own card excludes. The accept threshold is the balanced one — the most right answers kept for the fewest bad
- * acceptances (wrong, out-of-scope or excluded), each as a share of its kind — but never lower than the score that
+ * acceptances, each kind of bad (wrong, out-of-scope, excluded) counting the same — but never lower than the score that
  * keeps the accepted share of out-of-scope texts within `target`. Requests in the language of the chosen
  * capability's card and cross-lingual ones score differently for the same fit, so each direction is fitted apart;
  * a direction with too few held-out texts of its own takes the thresholds fitted on all of them.
@@ -69,28 +69,30 @@ export function thresholdFor(scores: readonly number[], share: number): number {
   return round((refused + above) / 2);
 }
 
+const BAD: readonly Outcome[] = ['wrong', 'out_of_scope', 'excluded'];
+
 /**
- * The threshold that maximises (share of right answers accepted) − (share of bad ones accepted): midway between
- * neighbouring scores, the lowest of equals. Without right answers or bad ones: 0.
+ * The threshold that maximises (share of right answers accepted) − (mean share of bad ones accepted, over the kinds
+ * of bad present: wrong capability, out-of-scope text, excluded request — each kind counts the same, however many
+ * texts it has): midway between neighbouring scores. Without right answers or bad ones: 0.
  */
 export function balancedThreshold(samples: readonly CalibrationSample[]): number {
   const right = samples.filter((s) => !isBad(s)).length;
-  const bad = samples.length - right;
-  if (right === 0 || bad === 0) return 0;
+  const kinds = BAD.filter((kind) => samples.some((s) => s.outcome === kind));
+  if (right === 0 || kinds.length === 0) return 0;
+  const sizes = Object.fromEntries(kinds.map((kind) => [kind, samples.filter((s) => s.outcome === kind).length]));
   const sorted = [...samples].sort((a, b) => b.score - a.score);
   let best = 0;
   let bestValue = 0;
-  let acceptedRight = 0;
-  let acceptedBad = 0;
+  let value = 0;
   for (let i = 0; i < sorted.length; i++) {
-    if (isBad(sorted[i]!)) acceptedBad++;
-    else acceptedRight++;
+    const s = sorted[i]!;
+    value += isBad(s) ? -1 / (sizes[s.outcome]! * kinds.length) : 1 / right;
     const next = sorted[i + 1];
-    if (next && next.score === sorted[i]!.score) continue;
-    const value = acceptedRight / right - acceptedBad / bad;
+    if (next && next.score === s.score) continue;
     if (value > bestValue + 1e-12) {
       bestValue = value;
-      best = next ? (sorted[i]!.score + next.score) / 2 : sorted[i]!.score - 1e-6;
+      best = next ? (s.score + next.score) / 2 : s.score - 1e-6;
     }
   }
   return round(best);

@@ -56,7 +56,7 @@ function heldOut(model: HeadModel, kind: HeldOutSample['kind'], label: number, v
  * optimum (the objective is convex and the folds differ by a fifth of the texts), so it needs far fewer than a head
  * trained from scratch.
  */
-export const FOLD_ITERATIONS = 30;
+export const FOLD_ITERATIONS = 20;
 
 /**
  * Every training text's prediction by the head trained without its fold, starting from `full` (the head trained

@@ -55,7 +55,7 @@ export interface HeadMatcherOptions {
 }
 
 /** Folds of the cross-validation that calibrates a head. */
-export const DEFAULT_FOLDS = 5;
+export const DEFAULT_FOLDS = 4;
 
 function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
@@ -107,7 +107,11 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
       calibration = calibrate(calibrationSamples(trained), { ...DEFAULT_CALIBRATION, ...options.calibration });
       heads = trained;
     })();
-    training.catch((error: Error) => options.onError?.(error));
+    let failure: string | undefined;
+    training.catch((error: Error) => {
+      failure = error.message;
+      options.onError?.(error);
+    });
     // Only requests in the first `waitMs` after the catalogue changed wait for the head; later ones, while a big
     // catalogue still trains, are answered by similarity at once.
     const waitUntil = Date.now() + options.waitMs;
@@ -124,6 +128,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
         return { ...prediction, ...(calibration ? { calibration } : {}) };
       },
       ready: () => training.then(() => undefined, () => undefined),
+      head: () => (heads ? (calibration ? { calibration } : {}) : failure === undefined ? undefined : { error: failure }),
     };
     return matcher;
   };
