@@ -196,7 +196,7 @@ export class Router {
     // While the current catalogue's matcher is built, a previous head answers at once; once it is built, a request
     // waits (briefly) for its head, and the previous head answers if it is still not ready.
     const first = choice.built ?? choice.previous ?? (await choice.current);
-    let prediction = await first.classify?.(request.intent);
+    let prediction = await first.classify?.(request.intent, { wait: !choice.previous });
     let revision = first === choice.previous ? choice.previousRevision! : choice.revision;
     if (!prediction && choice.previous && first !== choice.previous) {
       prediction = await choice.previous.classify?.(request.intent);

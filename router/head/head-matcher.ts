@@ -118,8 +118,8 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
     const matcher: IntentMatcher = {
       provider: `${models.map((m) => m.provider.id).join('+')}+head`,
       score: (intent) => fallback.score(intent),
-      async classify(intent) {
-        if (!heads && Date.now() < waitUntil) await Promise.race([training.catch(() => undefined), delay(waitUntil - Date.now())]);
+      async classify(intent, { wait = true } = {}) {
+        if (!heads && wait && Date.now() < waitUntil) await Promise.race([training.catch(() => undefined), delay(waitUntil - Date.now())]);
         if (!heads) return undefined;
         const chinese = containsCjk(intent);
         const language = chinese ? 'zh' : 'en';
