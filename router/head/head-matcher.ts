@@ -90,6 +90,9 @@ export async function headInput(embedder: EmbeddingProvider, candidates: readonl
  */
 export function headMatcherFactory(models: LanguageModel[], similarity: MatcherFactory, cache: VectorCache, options: HeadMatcherOptions): MatcherFactory {
   const generic = genericOutOfScope();
+  // The generic out-of-scope texts are the same for every catalogue: embedded once, at start, not after the first
+  // registration.
+  for (const model of models) cache.embed(model.provider, generic).catch((error: Error) => options.onError?.(error));
   return async (candidates) => {
     const fallback = await similarity(candidates);
     let heads: JudgingHead[] | undefined;

@@ -63,7 +63,7 @@ describe('router head regime', () => {
 
   it('router head - right after a card changes, the previous head answers while the new one trains', async () => {
     const before = await readyStatus();
-    const changed = { ...weatherCard, capabilities: [...weatherCard.capabilities, { name: 'air_quality', description: 'Air quality index for a city', examples: ['is the air polluted in Beijing today'] }] };
+    const changed = { ...weatherCard, endpoint: 'http://127.0.0.1:9/weather', capabilities: [...weatherCard.capabilities, { name: 'air_quality', description: 'Air quality index for a city', examples: ['is the air polluted in Beijing today'] }] };
     const put = await request('PUT', `${system.baseUrl}/v1/agents/${weather.agent_id}`, changed, { authorization: `Bearer ${weather.secret}` });
     assert.equal(put.status, 200);
     const decision = await route('will it rain tomorrow in Paris');
