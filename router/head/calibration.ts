@@ -2,8 +2,8 @@
  * A head's operating point, fitted from its own held-out predictions (cross-validation.ts) instead of fixed numbers.
  * Each held-out text gives the score the router would see (the best group's probability) and what accepting it
  * would mean: the right capability, a wrong one, an out-of-scope text accepted, or a capability taking a request its
- * own card excludes. The accept threshold is the balanced one — the most right answers kept for the fewest bad
- * acceptances, each kind of bad (wrong, out-of-scope, excluded) counting the same — but never lower than the score that
+ * own card excludes. The accept threshold is the balanced one — the most right answers kept for the fewest
+ * refusable texts accepted (out-of-scope and excluded ones, each kind counting the same) — but never lower than the score that
  * keeps the accepted share of out-of-scope texts within `target`. Requests in the language of the chosen
  * capability's card and cross-lingual ones score differently for the same fit, so each direction is fitted apart;
  * a direction with too few held-out texts of its own takes the thresholds fitted on all of them.
@@ -43,7 +43,7 @@ export interface CalibrationOptions {
   target: number;
   /** Share of out-of-scope texts the escalation band's lower end lets through (the LLM then judges them). */
   escalateTarget: number;
-  /** A direction with fewer right answers or fewer bad ones than this takes the pooled thresholds. */
+  /** A direction with fewer right answers or fewer refusable texts than this takes the pooled thresholds. */
   minSamples: number;
 }
 
@@ -52,8 +52,6 @@ export const DEFAULT_CALIBRATION: CalibrationOptions = { target: 0.05, escalateT
 function round(n: number): number {
   return Math.round(n * 1e6) / 1e6;
 }
-
-const isBad = (s: CalibrationSample) => s.outcome !== 'right';
 
 /**
  * The lowest threshold that accepts at most `share` of `scores` (accepting means score ≥ threshold): midway
@@ -69,16 +67,20 @@ export function thresholdFor(scores: readonly number[], share: number): number {
   return round((refused + above) / 2);
 }
 
-const BAD: readonly Outcome[] = ['wrong', 'out_of_scope', 'excluded'];
+/** What a threshold can refuse: requests that no capability, or not the chosen one, should take. */
+const REFUSABLE: readonly Outcome[] = ['out_of_scope', 'excluded'];
 
 /**
- * The threshold that maximises (share of right answers accepted) − (mean share of bad ones accepted, over the kinds
- * of bad present: wrong capability, out-of-scope text, excluded request — each kind counts the same, however many
- * texts it has): midway between neighbouring scores. Without right answers or bad ones: 0.
+ * The threshold that maximises (share of right answers accepted) − (mean share of refusable texts accepted, over
+ * the kinds present: out-of-scope text, excluded request — each kind counts the same, however many texts it has):
+ * midway between neighbouring scores. A wrong first choice is left out: refusing it does not make it right (and
+ * on a catalogue of near-identical intents, weighing it pushes the threshold up to refuse many right answers).
+ * Without right answers or refusable texts: 0.
  */
-export function balancedThreshold(samples: readonly CalibrationSample[]): number {
-  const right = samples.filter((s) => !isBad(s)).length;
-  const kinds = BAD.filter((kind) => samples.some((s) => s.outcome === kind));
+export function balancedThreshold(all: readonly CalibrationSample[]): number {
+  const samples = all.filter((s) => s.outcome !== 'wrong');
+  const right = samples.filter((s) => s.outcome === 'right').length;
+  const kinds = REFUSABLE.filter((kind) => samples.some((s) => s.outcome === kind));
   if (right === 0 || kinds.length === 0) return 0;
   const sizes = Object.fromEntries(kinds.map((kind) => [kind, samples.filter((s) => s.outcome === kind).length]));
   const sorted = [...samples].sort((a, b) => b.score - a.score);
@@ -87,7 +89,7 @@ export function balancedThreshold(samples: readonly CalibrationSample[]): number
   let value = 0;
   for (let i = 0; i < sorted.length; i++) {
     const s = sorted[i]!;
-    value += isBad(s) ? -1 / (sizes[s.outcome]! * kinds.length) : 1 / right;
+    value += s.outcome === 'right' ? 1 / right : -1 / (sizes[s.outcome]! * kinds.length);
     const next = sorted[i + 1];
     if (next && next.score === s.score) continue;
     if (value > bestValue + 1e-12) {
@@ -124,8 +126,9 @@ export function calibrate(samples: readonly CalibrationSample[], options: Calibr
   const all = fit(samples, options, true);
   const direction = (crossLingual: boolean): DirectionFit => {
     const own = samples.filter((s) => s.crossLingual === crossLingual);
-    const right = own.filter((s) => !isBad(s)).length;
-    const enough = right >= options.minSamples && own.length - right >= options.minSamples;
+    const right = own.filter((s) => s.outcome === 'right').length;
+    const refusable = own.filter((s) => REFUSABLE.includes(s.outcome)).length;
+    const enough = right >= options.minSamples && refusable >= options.minSamples;
     return report(own, enough ? fit(own, options, false) : all);
   };
   return { target: options.target, same_language: direction(false), cross_lingual: direction(true) };

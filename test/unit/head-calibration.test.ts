@@ -22,7 +22,7 @@ describe('thresholdFor', () => {
 
 describe('balancedThreshold', () => {
   it('balancedThreshold - separable scores: the cut between the bad and the right ones', () => {
-    const samples = [sample(0.1, 'out_of_scope'), sample(0.2, 'wrong'), sample(0.3, 'excluded'), sample(0.6, 'right'), sample(0.8, 'right')];
+    const samples = [sample(0.1, 'out_of_scope'), sample(0.2, 'out_of_scope'), sample(0.3, 'excluded'), sample(0.6, 'right'), sample(0.8, 'right')];
     assert.equal(balancedThreshold(samples), 0.45);
   });
 
@@ -33,19 +33,22 @@ describe('balancedThreshold', () => {
     assert.equal(balancedThreshold([...right, ...bad]), 0.375);
   });
 
-  it('balancedThreshold - each kind of bad counts the same, however many texts it has', () => {
-    // Right: 10 at 0.5, 10 at 0.3. Wrong: 60 at 0.35, 30 at 0.1. Out-of-scope: 10 at 0.2.
-    // Cut at 0.25: all right kept, 2/3 of the wrong and none of the out-of-scope accepted → 1 − (2/3 + 0)/2 = 0.67;
-    // cut at 0.425: half the right, no bad → 0.5. Per kind, 0.25 wins (pooling the 100 bad texts would give
-    // 1 − 60/100 = 0.4 there, and choose 0.425: the many wrong texts would outweigh the other kind).
+  it('balancedThreshold - each refusable kind counts the same, however many texts it has; wrong first choices are left out', () => {
+    // Right: 10 at 0.5, 10 at 0.3. Excluded: 60 at 0.35, 30 at 0.1. Out-of-scope: 10 at 0.2.
+    // Cut at 0.25: all right kept, 2/3 of the excluded and none of the out-of-scope accepted → 1 − (2/3 + 0)/2 = 0.67;
+    // cut at 0.425: half the right, nothing refusable → 0.5. Per kind, 0.25 wins (pooling the 100 refusable texts
+    // would give 1 − 60/100 = 0.4 there, and choose 0.425: the many excluded texts would outweigh the other kind).
     const many = (n: number, score: number, outcome: Outcome) => Array.from({ length: n }, () => sample(score, outcome));
-    const samples = [...many(10, 0.5, 'right'), ...many(10, 0.3, 'right'), ...many(60, 0.35, 'wrong'), ...many(30, 0.1, 'wrong'), ...many(10, 0.2, 'out_of_scope')];
+    const samples = [...many(10, 0.5, 'right'), ...many(10, 0.3, 'right'), ...many(60, 0.35, 'excluded'), ...many(30, 0.1, 'excluded'), ...many(10, 0.2, 'out_of_scope')];
     assert.equal(balancedThreshold(samples), 0.25);
+    // Wrong first choices, however many and wherever they score, do not move it.
+    assert.equal(balancedThreshold([...samples, ...many(50, 0.45, 'wrong'), ...many(50, 0.28, 'wrong')]), 0.25);
   });
 
   it('balancedThreshold - without right answers or without bad ones there is nothing to balance', () => {
     assert.equal(balancedThreshold([sample(0.5, 'right')]), 0);
-    assert.equal(balancedThreshold([sample(0.5, 'wrong')]), 0);
+    assert.equal(balancedThreshold([sample(0.5, 'out_of_scope')]), 0);
+    assert.equal(balancedThreshold([sample(0.5, 'right'), sample(0.4, 'wrong')]), 0);
   });
 });
 
