@@ -100,13 +100,15 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
     // The models share one time budget, so a huge catalogue is ready in about the same time however many there are.
     const budget = (options.head?.timeBudgetMs ?? DEFAULT_HEAD_OPTIONS.timeBudgetMs) / models.length;
     const training = (async () => {
-      const trained: JudgingHead[] = [];
-      for (const model of models) {
-        const input = await headInput(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
-        const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
-        trained.push({ model: head, heldOut, ...(model.language ? { language: model.language } : {}) });
-        options.onTrained?.(model.provider.id, candidates.length, head.training);
-      }
+      // Each model embeds as soon as it can (one model's texts while the other's head trains in the worker).
+      const trained: JudgingHead[] = await Promise.all(
+        models.map(async (model) => {
+          const input = await headInput(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
+          const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
+          options.onTrained?.(model.provider.id, candidates.length, head.training);
+          return { model: head, heldOut, ...(model.language ? { language: model.language } : {}) };
+        }),
+      );
       calibration = calibrate(calibrationSamples(trained), { ...DEFAULT_CALIBRATION, ...options.calibration });
       heads = trained;
     })();
