@@ -46,8 +46,9 @@ export interface RouteExplanation {
   threshold: number;
   decided_by: 'explicit' | 'match' | 'head' | 'session' | 'llm' | 'none';
   /**
-   * When a trained head decided: the catalogue revision it was trained on (a previous one while the current trains), the thresholds of the best group's language direction and where they come from
-   * (fitted on the catalogue, configured, or Router 2.0's fixed ones), the probability of "none", the verdict.
+   * When a trained head decided: the catalogue revision it was trained on (a previous one while the current
+   * trains), the thresholds of the best group's language direction and where they come from (fitted on the
+   * catalogue, configured, or Router 2.0's fixed ones), the probability of "none", the verdict.
    */
   head?: { revision: string; accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
   candidates: CandidateExplanation[];
@@ -193,8 +194,8 @@ export class Router {
 
     const matchStarted = performance.now();
     const choice = this.matchersFor(request.tenant, agents);
-    // While the current catalogue's matcher is built, a previous head answers at once; once it is built, a request
-    // waits (briefly) for its head, and the previous head answers if it is still not ready.
+    // A previous catalogue's ready head answers at once while the current one is built and trained; with no previous
+    // head (a tenant's first catalogue), a request right after the change waits briefly for the current one.
     const first = choice.built ?? choice.previous ?? (await choice.current);
     let prediction = await first.classify?.(request.intent, { wait: !choice.previous });
     let revision = first === choice.previous ? choice.previousRevision! : choice.revision;
