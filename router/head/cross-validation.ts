@@ -58,6 +58,9 @@ function heldOut(model: HeadModel, kind: HeldOutSample['kind'], label: number, v
  */
 export const FOLD_ITERATIONS = 20;
 
+/** Held-out examples predicted at most (out-of-scope and excluded texts are always all predicted). */
+export const MAX_PREDICTED_EXAMPLES = 4_000;
+
 /**
  * Every training text's prediction by the head trained without its fold, starting from `full` (the head trained
  * on everything). `timeBudgetMs` is shared by the folds. Classes keep their index in every fold (a class whose
@@ -65,6 +68,10 @@ export const FOLD_ITERATIONS = 20;
  */
 export function heldOutPredictions(input: HeadTrainingInput, folds: number, full?: HeadModel): HeldOutSample[] {
   const samples: HeldOutSample[] = [];
+  // A huge catalogue predicts every n-th example only (each prediction scores every capability's prototype).
+  const examples = input.classes.reduce((n, c) => n + c.vectors.length, 0);
+  const every = Math.max(1, Math.ceil(examples / MAX_PREDICTED_EXAMPLES));
+  let seen = 0;
   const budget = (input.options?.timeBudgetMs ?? Number.POSITIVE_INFINITY) / folds;
   const start = full ? { initial: full.weights } : {};
   const iterations = full ? { maxIterations: Math.min(FOLD_ITERATIONS, input.options?.maxIterations ?? FOLD_ITERATIONS) } : {};
@@ -72,7 +79,7 @@ export function heldOutPredictions(input: HeadTrainingInput, folds: number, full
     const model = trainHead({ ...withoutFold(input, fold, folds), ...start, options: { ...input.options, ...iterations, timeBudgetMs: budget } });
     input.classes.forEach((c, label) => {
       c.vectors.forEach((v, i) => {
-        if (foldOf(c.units?.[i] ?? i, label, folds) === fold) samples.push(heldOut(model, 'example', label, v, c.chinese[i]!));
+        if (foldOf(c.units?.[i] ?? i, label, folds) === fold && seen++ % every === 0) samples.push(heldOut(model, 'example', label, v, c.chinese[i]!));
       });
       c.excluded?.forEach((v, i) => {
         if (foldOf(i, label, folds) === fold) samples.push(heldOut(model, 'excluded', label, v, c.excludedChinese?.[i] ?? false));
