@@ -194,17 +194,9 @@ export class Router {
 
     const matchStarted = performance.now();
     const choice = this.matchersFor(request.tenant, agents);
-    // A previous catalogue's ready head answers at once while the current one is built and trained; with no previous
-    // head (a tenant's first catalogue), a request right after the change waits briefly for the current one.
-    const first = choice.built ?? choice.previous ?? (await choice.current);
-    let prediction = await first.classify?.(request.intent, { wait: !choice.previous });
-    let revision = first === choice.previous ? choice.previousRevision! : choice.revision;
-    if (!prediction && choice.previous && first !== choice.previous) {
-      prediction = await choice.previous.classify?.(request.intent);
-      revision = choice.previousRevision!;
-    }
+    const { prediction, revision, provider } = await this.headPrediction(choice, request.intent, pool);
     if (prediction) {
-      explanation.provider = first.provider;
+      explanation.provider = provider;
       explanation.timings_ms.match = round(performance.now() - matchStarted);
       return finish(await this.routeByHead(request, prediction, pool, context, explanation, revision));
     }
@@ -257,6 +249,33 @@ export class Router {
 
     explanation.decided_by = 'match';
     return finish(await this.chooseRanked(request, eligibleAbove.map((s) => ({ candidate: s.candidate, match: s.match, eligibility: s.eligibility as EligibleAs })), context, explanation));
+  }
+
+  /**
+   * The head's prediction, if a head is ready. Right after a catalogue change, a previous catalogue's head answers at
+   * once what it accepts; what it would not accept (it may be for a capability it never saw) waits for the current
+   * matcher's new texts to be embedded and briefly (ROUTER_HEAD_WAIT_MS after the change) for its head, like any
+   * request right after a tenant's first catalogue, and keeps the previous head's answer if the current one is
+   * still training then. Undefined: no head is ready (similarity decides).
+   */
+  private async headPrediction(choice: MatcherChoice, intent: string, pool: readonly CapabilityCandidate[]): Promise<{ prediction?: HeadPrediction; revision: string; provider: string }> {
+    if (choice.previous) {
+      const previous = { prediction: await choice.previous.classify?.(intent), revision: choice.previousRevision!, provider: choice.previous.provider };
+      if (previous.prediction && this.verdictOf(previous.prediction, pool).kind === 'accept') return previous;
+      const current = await choice.current;
+      const prediction = await current.classify?.(intent);
+      return prediction ? { prediction, revision: choice.revision, provider: current.provider } : previous;
+    }
+    const current = await choice.current;
+    const prediction = await current.classify?.(intent);
+    return { ...(prediction ? { prediction } : {}), revision: choice.revision, provider: current.provider };
+  }
+
+  /** The head's verdict on a prediction, among the capabilities in `pool`, with the thresholds in force. */
+  private verdictOf(prediction: HeadPrediction, pool: readonly CapabilityCandidate[]) {
+    const inPool = new Set(pool.map((c) => c.key));
+    const groups = groupScores(prediction.ranked.filter((s) => inPool.has(s.key)), prediction.same, prediction.crossLingual);
+    return decideByHead(groups, resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined));
   }
 
   /**
