@@ -199,7 +199,7 @@ describe('router head across a catalogue change', () => {
     let agents = catalogue();
     // The old head knows the weather; anything else it gives a low probability (a refusal).
     const old = trainable((intent) => (/rain/.test(intent) ? { 'weather/forecast': 0.9 } : { 'weather/forecast': 0.2 }));
-    const next = trainable((intent) => (/rain/.test(intent) ? { 'weather/forecast': 0.9 } : { 'refunds-a/refund_policy': 0.9 }));
+    const next = trainable((intent): Record<string, number> => (/rain/.test(intent) ? { 'weather/forecast': 0.9 } : { 'refunds-a/refund_policy': 0.9 }));
     const heads = [old, next];
     let built = 0;
     const router = new Router({
