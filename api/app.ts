@@ -40,7 +40,7 @@ export interface AppDeps {
   fetch?: typeof fetch;
   metrics: ApiMetrics;
   /** The intent router (also used by `messages` for messages without a capability). */
-  router: Pick<RouterType, 'route'>;
+  router: Pick<RouterType, 'route' | 'status'>;
   /** Callers' API keys. */
   keys: ApiKeyStore;
   /** Resolves host names for the endpoint policy (the system resolver when absent). */

@@ -19,6 +19,7 @@ export function dashboardPage(): string {
 <h1>Agent-Reach</h1>
 <form id="login"><label>API key (read scope) <input id="api-key" type="password" autocomplete="off" size="60"></label> <button id="use-key" type="submit">Use key</button> <button id="forget-key" type="button">Forget</button></form>
 <p id="auth" class="failed"></p>
+<h2>Router</h2><p id="router"></p>
 <h2>Agents</h2><table id="agents"><thead><tr><th>name</th><th>agent id</th><th>state</th><th>instances</th><th>capabilities</th></tr></thead><tbody></tbody></table>
 <h2>Recent messages</h2><table id="messages"><thead><tr><th>message id</th><th>state</th><th>agent</th><th>started</th></tr></thead><tbody></tbody></table>
 <div id="detail"></div>
@@ -42,6 +43,17 @@ async function showAgents() {
     const instances = a.instances.map((i) => i.instance_id + ' ' + i.state + (i.online ? '' : ' (offline)')).join(', ');
     body.append(row([a.name, el('code', a.agent_id), el('span', a.online ? 'online' : 'offline', a.online ? 'online' : 'offline'), instances, a.capabilities.map((c) => c.name).join(', ')]));
   }
+}
+
+async function showRouter() {
+  const r = await get('/v1/router/status');
+  const fit = (f) => f ? 'accept ' + f.accept.toFixed(3) + ', escalate ' + f.escalate.toFixed(3) + (f.pooled ? ' (pooled)' : '') : '—';
+  const head = (h) => 'revision ' + h.revision + ', ' + h.capabilities + ' capabilities' + (h.ready_at ? ', ready since ' + new Date(h.ready_at).toLocaleTimeString() : ', changed ' + new Date(h.changed_at).toLocaleTimeString());
+  const parts = ['head ' + r.state + ' (' + r.provider + ')'];
+  if (r.serving) parts.push('deciding: ' + head(r.serving) + '; thresholds same language ' + fit(r.serving.calibration?.same_language) + ', cross-lingual ' + fit(r.serving.calibration?.cross_lingual));
+  if (r.training) parts.push('training: ' + head(r.training));
+  if (r.error) parts.push('error: ' + r.error);
+  const p = document.querySelector('#router'); p.textContent = parts.join(' · '); p.className = r.state === 'ready' ? 'online' : r.state === 'failed' ? 'failed' : '';
 }
 
 async function showMessages() {
@@ -86,7 +98,7 @@ async function showTrace(traceId) {
 
 const refresh = () => {
   if (!sessionStorage.getItem(KEY)) return showAuth('Enter an API key to see the agents and messages of its tenant.');
-  return Promise.all([showAgents(), showMessages()]).then(() => showAuth('')).catch((e) => e instanceof AuthError ? showAuth('The key was refused (' + e.message + ')') : console.error(e));
+  return Promise.all([showRouter(), showAgents(), showMessages()]).then(() => showAuth('')).catch((e) => e instanceof AuthError ? showAuth('The key was refused (' + e.message + ')') : console.error(e));
 };
 document.querySelector('#login').onsubmit = (event) => { event.preventDefault(); sessionStorage.setItem(KEY, document.querySelector('#api-key').value.trim()); document.querySelector('#api-key').value = ''; refresh(); };
 document.querySelector('#forget-key').onclick = () => { sessionStorage.removeItem(KEY); document.querySelector('#agents tbody').replaceChildren(); document.querySelector('#messages tbody').replaceChildren(); refresh(); };

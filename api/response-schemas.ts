@@ -91,6 +91,14 @@ export const routeDecisionResponse = z.looseObject({
   kind: z.enum(['routed', 'input_required', 'refused']),
   explanation: z.looseObject({}),
 });
+const headStatus = z.looseObject({ revision: z.string(), capabilities: z.number().int(), changed_at: timestamp, ready_at: timestamp.optional(), calibration: z.looseObject({}).optional() });
+export const routerStatusResponse = z.looseObject({
+  provider: z.string(),
+  state: z.enum(['ready', 'training', 'none', 'failed']),
+  serving: headStatus.optional(),
+  training: headStatus.optional(),
+  error: z.string().optional(),
+});
 export const traceResponse = z.looseObject({
   trace_id: z.string(),
   messages: z.array(z.looseObject({ message_id: z.string(), state, agent_id: z.string(), capability: z.string(), attempts: z.number().int(), accepted_at: timestamp, links })),

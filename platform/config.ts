@@ -278,14 +278,20 @@ export const envSchema = z.object({
    * and decides with calibrated probabilities; `off` keeps plain similarity with ROUTER_THRESHOLD. @default on
    */
   ROUTER_HEAD: z.enum(['on', 'off']).default('on'),
-  /** The head's probability from which the best capability is routed to. @default 0.5 (see docs/routing.md) */
+  /**
+   * The head's probability from which the best capability is routed to, overriding the threshold each catalogue's
+   * head fits for itself (a cross-lingual request is held to this ÷ 1.5). @default fitted per catalogue (see docs/routing.md)
+   */
   ROUTER_HEAD_ACCEPT: z.coerce.number().min(0).max(1).optional(),
   /**
-   * The lower end of the escalation band: between it and ROUTER_HEAD_ACCEPT the LLM decides when one is configured;
-   * otherwise the router refuses. @default 0.3 (see docs/routing.md)
+   * The lower end of the escalation band, overriding the fitted one: between it and the accept threshold the LLM
+   * decides; without an LLM (`LLM_MODEL`) there is no band. @default fitted per catalogue (see docs/routing.md)
    */
   ROUTER_HEAD_ESCALATE: z.coerce.number().min(0).max(1).optional(),
-  /** How long a request right after a catalogue change waits for its head before plain similarity answers, in ms. @default 2000 */
+  /**
+   * How long a request right after a catalogue change waits for the new head when no previous head can answer
+   * (the first catalogue), before plain similarity does, in ms. @default 2000
+   */
   ROUTER_HEAD_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   /** Share of BM25 in the hybrid match score (0 = embeddings only). @default 0.2 */
   ROUTER_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.2),

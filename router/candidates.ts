@@ -1,4 +1,5 @@
 /** The unit the router chooses among: one capability of one agent, with what is known of its instances. */
+import { createHash } from 'node:crypto';
 import type { AgentWithInstances } from '../catalogue/agent-queries';
 import type { CapabilityDoc } from '../store/agents';
 
@@ -44,16 +45,31 @@ function buildCandidates(agents: readonly AgentWithInstances[]): CapabilityCandi
 }
 
 /**
- * What the matchers were built from: each agent and the revision of its card. Heartbeats, load and liveness change
- * the catalogue (and its change counter) all the time without touching a capability; only a new revision, a new
- * agent or a removed one changes this, and only then is a matcher rebuilt.
+ * What the matchers were built from: the text of every card, as they read it (agent name and description, each
+ * capability's name, description, tags, examples and counter-examples), hashed. Heartbeats, load and liveness
+ * change the catalogue (and its change counter) all the time without touching a capability, and an agent may
+ * register the same card again (a new revision, the same text): none of these changes the fingerprint, so none
+ * retrains a head. Only a card whose text changed, a new agent or a removed one does.
  */
 const fingerprints = new WeakMap<readonly AgentWithInstances[], string>();
+const agentHashes = new WeakMap<AgentWithInstances['agent'], string>();
+
+function agentHash(agent: AgentWithInstances['agent']): string {
+  let hash = agentHashes.get(agent);
+  if (hash === undefined) {
+    const text = [agent._id, agent.name, agent.description, agent.capabilities.map((c) => [c.name, c.description, c.tags, c.examples, c.counter_examples ?? []])];
+    hash = createHash('sha1').update(JSON.stringify(text)).digest('base64');
+    agentHashes.set(agent, hash);
+  }
+  return hash;
+}
 
 export function cardsFingerprint(agents: readonly AgentWithInstances[]): string {
   let fingerprint = fingerprints.get(agents);
   if (fingerprint === undefined) {
-    fingerprint = agents.map(({ agent }) => `${agent._id}@${agent.revision}`).join(',');
+    const hash = createHash('sha1');
+    for (const { agent } of agents) hash.update(agentHash(agent)).update('\n');
+    fingerprint = hash.digest('hex').slice(0, 16);
     fingerprints.set(agents, fingerprint);
   }
   return fingerprint;

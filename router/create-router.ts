@@ -7,7 +7,8 @@ import { canReach } from '../rules/acl';
 import { hasScope } from '../rules/api-key';
 import { chooseMatcher } from './create-matcher';
 import { OpenAiLlm } from './llm';
-import { DEFAULT_HEAD_THRESHOLDS, Router, type RouterDeps } from './router';
+import { DEFAULT_HEAD_SETTINGS, type HeadSettings } from './head/decide';
+import { Router, type RouterDeps } from './router';
 import { RoutingStats, routingStatsModel } from './routing-stats';
 import { MongoSessionStore, sessionModel } from './session-store';
 
@@ -18,6 +19,21 @@ import { MongoSessionStore, sessionModel } from './session-store';
  * different scales, so each has its own.
  */
 export const DEFAULT_THRESHOLDS = { local: 0.77, openai: 0.5, lexical: 0.46 } as const;
+
+/**
+ * The decision's settings as configured: similarity's threshold, and the head's (each catalogue's head fits its own
+ * thresholds; configured ones override them). The routing benchmark decides with these too.
+ */
+export function decisionSettings(config: Partial<Pick<Config, 'ROUTER_THRESHOLD' | 'ROUTER_HEAD_ACCEPT' | 'ROUTER_HEAD_ESCALATE'>>, kind: keyof typeof DEFAULT_THRESHOLDS): { threshold: number; head: HeadSettings } {
+  return {
+    threshold: config.ROUTER_THRESHOLD ?? DEFAULT_THRESHOLDS[kind],
+    head: {
+      ...DEFAULT_HEAD_SETTINGS,
+      ...(config.ROUTER_HEAD_ACCEPT === undefined ? {} : { accept: config.ROUTER_HEAD_ACCEPT }),
+      ...(config.ROUTER_HEAD_ESCALATE === undefined ? {} : { escalate: config.ROUTER_HEAD_ESCALATE }),
+    },
+  };
+}
 
 export async function createRouter(
   catalogue: Catalogue,
@@ -49,12 +65,7 @@ export async function createRouter(
     // Capabilities with an ACL are ineligible for callers it does not admit; only admins read why.
     acl: (caller, candidate) => canReach(caller, { tenant: caller.tenant, ...(candidate.capability.acl ? { acl: candidate.capability.acl } : {}) }),
     isAdmin: (caller) => hasScope({ scopes: caller.scopes ?? [] }, 'admin'),
-    threshold: config.ROUTER_THRESHOLD ?? DEFAULT_THRESHOLDS[matcher.kind],
-    head: {
-      ...DEFAULT_HEAD_THRESHOLDS,
-      ...(config.ROUTER_HEAD_ACCEPT === undefined ? {} : { accept: config.ROUTER_HEAD_ACCEPT }),
-      ...(config.ROUTER_HEAD_ESCALATE === undefined ? {} : { escalate: config.ROUTER_HEAD_ESCALATE }),
-    },
+    ...decisionSettings(config, matcher.kind),
     now: catalogue.now,
     ...(matcher.parameterEmbedder ? { parameterEmbedder: matcher.parameterEmbedder } : {}),
     ...overrides,

@@ -4,6 +4,7 @@
  */
 import { describe, type CapabilityCandidate } from './candidates';
 import type { EmbeddingProvider } from './embeddings/provider';
+import type { Calibration } from './head/calibration';
 import type { HeadPrediction } from './head/head';
 import { LexicalIndex } from './lexical-index';
 import { SemanticIndex, VectorCache } from './semantic-index';
@@ -20,11 +21,14 @@ export interface IntentMatcher {
   score(intent: string): Promise<Map<string, MatchScore>>;
   /**
    * A trained head's probabilities per capability (and for "none"), when this matcher has one ready; undefined
-   * otherwise, and then `score` decides.
+   * otherwise, and then `score` decides. Right after the catalogue changed it waits a bounded time for the head,
+   * unless `wait` is false (a previous head can answer meanwhile).
    */
-  classify?(intent: string): Promise<HeadPrediction | undefined>;
+  classify?(intent: string, options?: { wait?: boolean }): Promise<HeadPrediction | undefined>;
   /** Settles when the head has trained (or failed to). */
   ready?(): Promise<void>;
+  /** The head once trained (its fitted operating point) or failed; undefined while it trains. */
+  head?(): { calibration?: Calibration; error?: string } | undefined;
 }
 
 export type MatcherFactory = (candidates: readonly CapabilityCandidate[]) => Promise<IntentMatcher>;

@@ -10,8 +10,9 @@ import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility, ty
 import { type Embedder, extractParameters, missingMessage, missingRequired } from './extraction';
 import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
-import type { IntentMatcher, MatcherFactory, MatchScore } from './matcher';
-import { comparedProbability, decideByHead, groupScores, type HeadThresholds, type ScoredGroup } from './head/decide';
+import type { MatcherFactory, MatchScore } from './matcher';
+import { TenantMatchers, type MatcherChoice, type RouterStatus } from './tenant-matchers';
+import { decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
 import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
@@ -44,8 +45,12 @@ export interface RouteExplanation {
   provider: string;
   threshold: number;
   decided_by: 'explicit' | 'match' | 'head' | 'session' | 'llm' | 'none';
-  /** When a trained head decided: its thresholds, the probability of "none", and the verdict. */
-  head?: { accept: number; escalate: number; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
+  /**
+   * When a trained head decided: the catalogue revision it was trained on (a previous one while the current
+   * trains), the thresholds of the best group's language direction and where they come from (fitted on the
+   * catalogue, configured, or Router 2.0's fixed ones), the probability of "none", the verdict.
+   */
+  head?: { revision: string; accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -90,8 +95,8 @@ export interface RouterDeps {
   acl?: AclCheck;
   llm?: LlmAssistant;
   threshold: number;
-  /** Thresholds on a trained head's probabilities (used whenever the matcher has a head ready). */
-  head?: HeadThresholds;
+  /** Explicit thresholds on a head's probabilities (by default each catalogue's fitted ones) and the ambiguity ratio. */
+  head?: HeadSettings;
   weights?: RankingWeights;
   now?: () => Date;
   /** Shown the reasons behind ACL refusals. */
@@ -110,12 +115,6 @@ interface RankedChoice {
   eligibility: EligibleAs;
 }
 
-/**
- * Head thresholds fitted on the fitting data (CLINC150 val and zh-routing dev by cross-validation,
- * `npm run bench:routing`); ROUTER_HEAD_ACCEPT and ROUTER_HEAD_ESCALATE override.
- */
-export const DEFAULT_HEAD_THRESHOLDS: HeadThresholds = { accept: 0.3, escalate: 0.2, ambiguity: 0.8, crossLingual: 1.5 };
-
 /** Candidates listed in an explanation: enough to see the runners-up, not the whole catalogue. */
 const EXPLAINED = 5;
 /** The similarity of a capability the matcher found nothing in common with. */
@@ -124,32 +123,34 @@ const NO_MATCH: MatchScore = { score: 0, parts: {} };
 const LLM_SHORTLIST = 10;
 
 export class Router {
-  private matchers = new Map<string, { fingerprint: string; matcher: Promise<IntentMatcher> }>();
+  private readonly matchers: TenantMatchers;
 
-  constructor(private readonly deps: RouterDeps) {}
+  constructor(private readonly deps: RouterDeps) {
+    this.matchers = new TenantMatchers(deps.matcherFactory, deps.now);
+  }
 
   get threshold(): number {
     return this.deps.threshold;
   }
 
   /**
-   * The tenant's matcher, rebuilt only when an agent's card changed or agents came or went (heartbeats do not
-   * count); unchanged capabilities keep their cached vectors.
+   * The tenant's matchers: the current catalogue's (rebuilt only when a card's text changed; unchanged texts keep
+   * their cached vectors), and the previous one with a ready head while the current head trains.
    */
-  private matcherFor(tenant: string, agents: readonly AgentWithInstances[]): Promise<IntentMatcher> {
-    const fingerprint = cardsFingerprint(agents);
-    const cached = this.matchers.get(tenant);
-    if (cached && cached.fingerprint === fingerprint) return cached.matcher;
-    const matcher = this.deps.matcherFactory(candidatesOf(agents));
-    this.matchers.set(tenant, { fingerprint, matcher });
-    matcher.catch(() => this.matchers.delete(tenant));
-    return matcher;
+  private matchersFor(tenant: string, agents: readonly AgentWithInstances[]): MatcherChoice {
+    return this.matchers.choose(tenant, cardsFingerprint(agents), () => candidatesOf(agents));
   }
 
   /** Warms the tenant's matcher (and waits for its head), so the first request does not pay for it. */
   async prepare(tenant: string): Promise<void> {
-    const matcher = await this.matcherFor(tenant, await this.deps.agents(tenant));
+    const matcher = await this.matchersFor(tenant, await this.deps.agents(tenant)).current;
     await matcher.ready?.();
+  }
+
+  /** The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds. */
+  async status(tenant: string): Promise<RouterStatus> {
+    const choice = this.matchersFor(tenant, await this.deps.agents(tenant));
+    return this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
   }
 
   async route(request: RouteRequest): Promise<RouteDecision> {
@@ -194,13 +195,15 @@ export class Router {
     if (!request.intent?.trim()) return finish(refuse('intent_required', 'an intent is needed to choose a capability', explanation));
 
     const matchStarted = performance.now();
-    const matcher = await this.matcherFor(request.tenant, agents);
-    explanation.provider = matcher.provider;
-    const prediction = await matcher.classify?.(request.intent);
+    const choice = this.matchersFor(request.tenant, agents);
+    const { prediction, revision, provider } = await this.headPrediction(choice, request.intent, pool);
     if (prediction) {
+      explanation.provider = provider;
       explanation.timings_ms.match = round(performance.now() - matchStarted);
-      return finish(await this.routeByHead(request, prediction, pool, context, explanation));
+      return finish(await this.routeByHead(request, prediction, pool, context, explanation, revision));
     }
+    const matcher = await choice.current;
+    explanation.provider = matcher.provider;
     const semantic = await matcher.score(request.intent);
     explanation.timings_ms.match = round(performance.now() - matchStarted);
     const intent = prepareIntent(request.intent);
@@ -251,6 +254,33 @@ export class Router {
   }
 
   /**
+   * The head's prediction, if a head is ready. Right after a catalogue change, a previous catalogue's head answers at
+   * once what it accepts; what it would not accept (it may be for a capability it never saw) waits for the current
+   * matcher's new texts to be embedded and briefly (ROUTER_HEAD_WAIT_MS after the change) for its head, like any
+   * request right after a tenant's first catalogue, and keeps the previous head's answer if the current one is
+   * still training then. Undefined: no head is ready (similarity decides).
+   */
+  private async headPrediction(choice: MatcherChoice, intent: string, pool: readonly CapabilityCandidate[]): Promise<{ prediction?: HeadPrediction; revision: string; provider: string }> {
+    if (choice.previous) {
+      const previous = { prediction: await choice.previous.classify?.(intent), revision: choice.previousRevision!, provider: choice.previous.provider };
+      if (previous.prediction && this.verdictOf(previous.prediction, pool).kind === 'accept') return previous;
+      const current = await choice.current;
+      const prediction = await current.classify?.(intent);
+      return prediction ? { prediction, revision: choice.revision, provider: current.provider } : previous;
+    }
+    const current = await choice.current;
+    const prediction = await current.classify?.(intent);
+    return { ...(prediction ? { prediction } : {}), revision: choice.revision, provider: current.provider };
+  }
+
+  /** The head's verdict on a prediction, among the capabilities in `pool`, with the thresholds in force. */
+  private verdictOf(prediction: HeadPrediction, pool: readonly CapabilityCandidate[]) {
+    const inPool = new Set(pool.map((c) => c.key));
+    const groups = groupScores(prediction.ranked.filter((s) => inPool.has(s.key)), prediction.same, prediction.crossLingual);
+    return decideByHead(groups, resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined));
+  }
+
+  /**
    * Among capabilities that match well enough and can take the message: the ranking's first (match blended with
    * success, latency and load), or the session's capability while it stays eligible and matches about as well.
    */
@@ -278,16 +308,18 @@ export class Router {
   }
 
   /** The decision from a trained head's probabilities (head/decide.ts), then eligibility, ranking and parameters. */
-  private async routeByHead(request: RouteRequest, prediction: HeadPrediction, pool: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
-    const thresholds = this.deps.head ?? DEFAULT_HEAD_THRESHOLDS;
+  private async routeByHead(request: RouteRequest, prediction: HeadPrediction, pool: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation, revision: string): Promise<RouteDecision> {
+    const thresholds = resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined);
     const inPool = new Map(pool.map((c) => [c.key, c]));
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
     const probability = new Map(ranked.map((s) => [s.key, s.probability]));
     const groups = groupScores(ranked, prediction.same, prediction.crossLingual);
     const verdict = decideByHead(groups, thresholds);
     explanation.decided_by = 'head';
-    explanation.threshold = thresholds.accept;
-    explanation.head = { accept: thresholds.accept, escalate: thresholds.escalate, none: round(prediction.none), verdict: verdict.kind, best: round(groups[0]?.probability ?? 0), cross_lingual: groups[0]?.crossLingual === true, score: groups[0] ? round(comparedProbability(groups[0], thresholds)) : 0 };
+    const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
+    explanation.threshold = round(point.accept);
+    const best = round(groups[0]?.probability ?? 0);
+    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: verdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);
@@ -313,7 +345,7 @@ export class Router {
       return this.chooseRanked(request, choices, context, explanation);
     }
     if (verdict.kind === 'refuse') {
-      return refuse('no_match', `no capability matches the intent well enough (${explanation.head.score} < ${thresholds.escalate}, the best probability as the thresholds see it)`, explanation);
+      return refuse('no_match', `no capability matches the intent well enough (best probability ${best} < ${explanation.head.escalate})`, explanation);
     }
     const fromLlm = await this.askLlm(request.intent!, eligibleIn(verdict.groups).map((c) => c.candidate), explanation);
     if (fromLlm) {
@@ -331,7 +363,7 @@ export class Router {
       });
       return refuse('ambiguous', ambiguityQuestion(request.intent!, verdict.groups.map((g) => inPool.get(g.keys[0]!)!)), explanation, choices);
     }
-    return refuse('no_match', `not confident enough to choose (best ${round(verdict.groups[0]!.probability)} < ${thresholds.accept}) and no LLM is configured to decide`, explanation);
+    return refuse('no_match', `not confident enough to choose (best probability ${best} < ${explanation.head.accept}) and the LLM could not decide`, explanation);
   }
 
   private showReason(caller: Caller, e: Ineligible): string {

@@ -1,12 +1,13 @@
 /**
- * `npm run bench:routing [-- --provider local,lexical] [--sets clinc150,zh-routing,scale] [--limit N]`
- * Routing quality and decision time, per data set and similarity provider:
- * - CLINC150: 10 agents (domains), 150 capabilities (intents, ≤ 10 train examples each). Threshold fitted on
- *   val + oos_val only; reported on test + oos_test.
- * - zh-routing: our catalogue and dev.jsonl, which has no held-out split: thresholds are judged by 5-fold
- *   cross-validation (each request with the threshold fitted on the other four fifths). The head itself never sees
- *   a dev request: it learns from the catalogue and the shipped generic out-of-scope text only.
- * ROUTER_HEAD=off measures plain similarity (the fallback while a head trains).
+ * `npm run bench:routing [-- --provider local,lexical] [--sets clinc150,zh-routing,scale] [--limit N] [--full]`
+ * Routing quality and decision time, per data set and similarity provider, through the api's path (the Router as
+ * `createRouter` builds it, default settings: each head fits its own thresholds on its catalogue, nothing is fitted
+ * on the evaluation requests), including requests sent right after the catalogue is registered, after a card is
+ * edited and after every instance goes offline (scripts/lib/routing-live.ts):
+ * - CLINC150: 10 agents (domains), 150 capabilities (intents, 10 train examples each, the intent's name as the
+ *   description); reported on test + oos_test (every 9th in-scope and every 4th out-of-scope request; all with --full).
+ * - zh-routing: our catalogue and dev.jsonl (the head never sees a dev request).
+ * ROUTER_HEAD=off measures plain similarity.
  * - scale: 1,000 agents × 5 capabilities, decision time only.
  * Writes bench/results/routing-<set>.json and prints a table.
  */
@@ -15,12 +16,11 @@ import { parseArgs } from 'node:util';
 import { writeResultFile } from './lib/result-file';
 import { candidatesOf } from '../router/candidates';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
-import { DEFAULT_THRESHOLDS } from '../router/create-router';
-import { DEFAULT_HEAD_THRESHOLDS } from '../router/router';
-import { fitThreshold } from '../router/threshold';
+import { decisionSettings, DEFAULT_THRESHOLDS } from '../router/create-router';
 import type { MatcherFactory } from '../router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from './lib/routing-data';
-import { crossValidate, parameterReport, report, routeAll, scoringRouter, toScored } from './lib/routing-eval';
+import { parameterReport, scoringRouter } from './lib/routing-eval';
+import { apiRouter, decideAll, decisionReport, headRevisions, LiveCatalogue } from './lib/routing-live';
 import { percentile } from './lib/stats';
 
 const RESULTS = resolve(__dirname, '..', 'bench', 'results');
@@ -44,35 +44,71 @@ function progress(label: string) {
   return (done: number) => process.stdout.write(`\r  ${label}: ${done} routed`);
 }
 
+/** Requests sent right after each catalogue change (before its head can be ready). */
+const RIGHT_AFTER = 30;
+/** --full: every CLINC150 test request. */
+const FULL = process.argv.includes('--full');
+
+/**
+ * One data set through the api's path: register the catalogue and send requests at once; wait for the head
+ * (time to ready); the steady decisions on the evaluation requests; a card edited and requests sent at once
+ * (the previous head should answer); every instance offline (no retraining, the head answers).
+ */
 async function qualitySet(set: RoutingDataset, provider: string, limit?: number) {
-  const { factory, name } = await matcherFor(provider);
-  const router = scoringRouter(set.agents, factory);
-  const buildStarted = performance.now();
+  const { factory, name, kind } = await matcherFor(provider);
+  const catalogue = new LiveCatalogue(set.agents);
+  const router = apiRouter(catalogue, factory, decisionSettings({}, kind));
+  const requests = evaluationRequests(set, limit);
+  const trainingsBefore = trainings.length;
+
+  const registered = performance.now();
+  const afterRegistration = await decideAll(router, requests.slice(0, RIGHT_AFTER));
   await router.prepare('bench');
-  const buildMs = performance.now() - buildStarted;
-  const sample = <T>(rows: T[]) => (limit ? rows.filter((_, i) => i % Math.ceil(rows.length / limit) === 0) : rows);
-  const fitRows = await routeAll(router, sample(set.fit), progress(`${set.name}/${provider} fit`));
-  const balanced = fitThreshold(toScored(fitRows));
-  // A refusal floor (CLINC150: ≥ 80 % out-of-scope recall; zh: ≥ 85 % of near misses and out-of-scope refused).
-  const floor = set.test ? 0.8 : 0.85;
-  const floored = fitThreshold(toScored(fitRows), { minRefusal: floor });
-  const testRows = set.test ? await routeAll(router, sample(set.test), progress(`${set.name}/${provider} test`)) : undefined;
+  const readyMs = performance.now() - registered;
+  const status = await router.status('bench');
+
+  const steady = await decideAll(router, requests, progress(`${set.name}/${provider} steady`));
   process.stdout.write('\n');
-  const common = { provider: name, capabilities: candidatesOf(set.agents).length, index_build_ms: Math.round(buildMs) };
-  if (testRows) {
-    return {
-      ...common,
-      fitted_on: 'val + oos_val; reported on test + oos_test',
-      balanced_threshold: { fit: report(fitRows, balanced.threshold), test: report(testRows, balanced.threshold) },
-      [`refusal_floor_${floor}`]: { fit: report(fitRows, floored.threshold), test: report(testRows, floored.threshold) },
-    };
-  }
+
+  catalogue.editCard(0, set.name === 'zh-routing' ? '支持中文和英文请求。' : 'Answers in English.');
+  const changed = performance.now();
+  const afterChange = await decideAll(router, requests.slice(0, RIGHT_AFTER));
+  await router.prepare('bench');
+  const changeReadyMs = performance.now() - changed;
+
+  const trainingsBeforeOffline = trainings.length;
+  const revisionBeforeOffline = (await router.status('bench')).serving?.revision;
+  catalogue.allOffline();
+  const afterOffline = await decideAll(router, requests.slice(0, RIGHT_AFTER));
+  await router.prepare('bench');
+  const offlineStatus = await router.status('bench');
+
   return {
-    ...common,
-    fitted_on: 'dev, 5-fold cross-validation (each request judged with a threshold fitted on the other folds)',
-    balanced_threshold: { cross_validated: crossValidate(fitRows), fitted_on_all_dev: balanced.threshold },
-    [`refusal_floor_${floor}`]: { cross_validated: crossValidate(fitRows, { minRefusal: floor }), fitted_on_all_dev: floored.threshold },
+    provider: name,
+    capabilities: candidatesOf(set.agents).length,
+    evaluated_on: set.test ? 'test + oos_test (a fixed sample unless --full); nothing fitted on them' : 'dev; the head never sees a dev request and fits its thresholds on the catalogue alone',
+    head_ready_after_registration_ms: Math.round(readyMs),
+    head_trainings: trainings.slice(trainingsBefore),
+    fitted: status.serving?.calibration ?? null,
+    steady: decisionReport(steady),
+    right_after_registration: { ...decisionReport(afterRegistration), by_revision: headRevisions(afterRegistration) },
+    after_card_edit: { ready_ms: Math.round(changeReadyMs), ...decisionReport(afterChange), by_revision: headRevisions(afterChange) },
+    after_all_offline: { retrained: trainings.length > trainingsBeforeOffline, same_revision: offlineStatus.serving?.revision === revisionBeforeOffline, by_revision: headRevisions(afterOffline), decided_by: decisionReport(afterOffline).decided_by },
   };
+}
+
+/** zh: every dev request. CLINC150: every 9th test request and every 4th out-of-scope one (500 + 250), or all with --full. */
+function evaluationRequests(set: RoutingDataset, limit?: number) {
+  const rows = set.test ? (FULL ? set.test : [...set.test.filter((r) => r.expected !== null).filter((_, i) => i % 9 === 0), ...set.test.filter((r) => r.expected === null).filter((_, i) => i % 4 === 0)]) : set.fit;
+  // Interleaved, so the requests sent right after a change mix in-scope and out-of-scope ones.
+  const mixed = [...rows].sort((a, b) => hash(a.text) - hash(b.text));
+  return limit ? mixed.slice(0, limit) : mixed;
+}
+
+function hash(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
 }
 
 /** 1,000 agents × 5 capabilities made from the zh and CLINC150 catalogues (texts repeat; each capability is scored). */
@@ -99,7 +135,7 @@ async function scaleSet(provider: string, agentsCount: number, queries: number) 
   const { factory, name, kind } = await matcherFor(provider);
   const agents = scaleCatalogue(agentsCount);
   // Decisions as the api takes them: with the provider's default threshold.
-  const router = scoringRouter(agents, factory, DEFAULT_THRESHOLDS[kind], DEFAULT_HEAD_THRESHOLDS);
+  const router = scoringRouter(agents, factory, DEFAULT_THRESHOLDS[kind], decisionSettings({}, kind).head);
   const buildStarted = performance.now();
   await router.prepare('bench');
   const buildMs = performance.now() - buildStarted;
@@ -145,6 +181,7 @@ async function main(): Promise<void> {
       provider: { type: 'string', default: 'local,lexical' },
       sets: { type: 'string', default: 'clinc150,zh-routing,scale' },
       limit: { type: 'string' },
+      full: { type: 'boolean', default: false },
       agents: { type: 'string', default: '1000' },
       queries: { type: 'string', default: '300' },
     },

@@ -1,4 +1,4 @@
-/** `POST /v1/route`: the router's decision and explanation for an intent, without sending anything. */
+/** `POST /v1/route`: the router's decision and explanation for an intent, without sending anything; `GET /v1/router/status`. */
 import { Router as ExpressRouter } from 'express';
 import type { ApiMetrics } from '../../platform/metrics';
 import type { RouteDecision, Router } from '../../router/router';
@@ -25,8 +25,13 @@ export async function dryRun(deps: { router: Pick<Router, 'route'>; metrics: Api
   return decision;
 }
 
-export function routeRoutes(deps: { router: Pick<Router, 'route'>; metrics: ApiMetrics }): ExpressRouter {
+export function routeRoutes(deps: { router: Pick<Router, 'route' | 'status'>; metrics: ApiMetrics }): ExpressRouter {
   const router = ExpressRouter();
+  // The caller's tenant's head: ready or training, its catalogue revision, since when, its fitted thresholds.
+  router.get('/v1/router/status', async (_req, res) => {
+    const caller = requireCaller(res, 'read');
+    res.json(await deps.router.status(caller.tenant));
+  });
   router.post('/v1/route', async (req, res) => {
     const caller = requireCaller(res, 'send');
     const body = parseInput(routeBody, req.body, 'body');

@@ -22,8 +22,13 @@ export interface OnnxModelFiles {
   tokenizer: string;
 }
 
-/** Texts embedded per run: bounds memory, and amortises the call overhead. */
-const BATCH = 32;
+/**
+ * Texts embedded per run. Small batches of texts of about the same length (sorted by token count first): a batch
+ * is padded to its longest text, and larger ones cost more per text here than they save (CPU, 1 thread:
+ * multilingual-e5-small ~24 ms/text one at a time, ~42 in batches of 32 unsorted; bge-small-en 18 / 14 / 17 ms for
+ * batches of 1 / 8 / 32).
+ */
+const BATCH = 8;
 
 export class OnnxEmbedder implements EmbeddingProvider {
   readonly id: string;
@@ -51,16 +56,25 @@ export class OnnxEmbedder implements EmbeddingProvider {
 
   async embedDocuments(texts: string[]): Promise<Float32Array[]> {
     const prefix = this.spec.documentPrefix ?? '';
-    const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += BATCH) {
-      out.push(...(await this.run(texts.slice(i, i + BATCH).map((t) => prefix + t))));
+    const encoded = texts.map((t) => this.encode(prefix + t));
+    const order = [...encoded.keys()].sort((a, b) => encoded[a]!.length - encoded[b]!.length);
+    const out: Float32Array[] = new Array(texts.length);
+    for (let i = 0; i < order.length; i += BATCH) {
+      const batch = order.slice(i, i + BATCH);
+      const vectors = await this.run(batch.map((j) => encoded[j]!));
+      batch.forEach((j, k) => (out[j] = vectors[k]!));
     }
     return out;
   }
 
   async embedQuery(text: string): Promise<Float32Array> {
-    const [vector] = await this.run([(this.spec.queryPrefix ?? '') + text]);
+    const [vector] = await this.run([this.encode((this.spec.queryPrefix ?? '') + text)]);
     return vector!;
+  }
+
+  /** Token ids as the model reads them: cut at its maximum. */
+  private encode(text: string): number[] {
+    return this.tokenize(text).slice(0, this.spec.maxTokens);
   }
 
   /** Token ids as the model sees them (special tokens included, not cut). */
@@ -68,24 +82,23 @@ export class OnnxEmbedder implements EmbeddingProvider {
     return this.tokenizer.encode(text).ids;
   }
 
-  private async run(texts: string[]): Promise<Float32Array[]> {
-    const encoded = texts.map((t) => this.tokenize(t).slice(0, this.spec.maxTokens));
+  private async run(encoded: number[][]): Promise<Float32Array[]> {
     const length = Math.max(...encoded.map((ids) => ids.length));
-    const ids = new BigInt64Array(texts.length * length);
-    const mask = new BigInt64Array(texts.length * length);
+    const ids = new BigInt64Array(encoded.length * length);
+    const mask = new BigInt64Array(encoded.length * length);
     encoded.forEach((row, r) => {
       row.forEach((id: number, c: number) => {
         ids[r * length + c] = BigInt(id);
         mask[r * length + c] = 1n;
       });
     });
-    const shape = [texts.length, length];
+    const shape = [encoded.length, length];
     const feeds: Record<string, ort.Tensor> = {
       input_ids: new ort.Tensor('int64', ids, shape),
       attention_mask: new ort.Tensor('int64', mask, shape),
     };
     if (this.session.inputNames.includes('token_type_ids')) {
-      feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(texts.length * length), shape);
+      feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(encoded.length * length), shape);
     }
     const results = await this.session.run(feeds);
     const hidden = results[this.session.outputNames[0]!]!;

@@ -1,24 +1,29 @@
 /**
  * What the router does with a head's probabilities. Capabilities that are the same service offered by several
  * agents (near-identical cards) share their probability as one group, so replicas never split a clear answer.
- * Then, with p₁ and p₂ the best two groups' probabilities:
- *   - p₁ ≥ accept, and p₂ not close to p₁ → route to the best group;
+ * Then, with p₁ and p₂ the best two groups' probabilities, against the operating point of the best group's
+ * language direction (the request in its card's language, or cross-lingual: those score lower for the same fit):
  *   - the two close (p₂ ≥ ambiguity·p₁) and together ≥ accept → ambiguous: ask which, naming both;
- *   - escalate ≤ p₁ < accept → the escalation band: the LLM decides when one is configured, else refuse;
+ *   - p₁ ≥ accept → route to the best group;
+ *   - escalate ≤ p₁ < accept → the escalation band, where an LLM decides (without one, escalate = accept: no band);
  *   - below → refuse.
- * A cross-lingual request (an English one for a capability described in Chinese, or the reverse) gets probabilities
- * lower than a same-language one that fits as well, since the head learned each capability from its own card's
- * language: its thresholds are divided by `crossLingual`.
+ * The operating points are fitted per catalogue when its head trains (calibration.ts), unless set explicitly.
  */
+import type { Calibration } from './calibration';
 import type { HeadScore } from './head';
 
-export interface HeadThresholds {
+export interface OperatingPoint {
   accept: number;
   escalate: number;
+}
+
+export interface HeadThresholds {
+  /** For a request in the language of the best group's card. */
+  sameLanguage: OperatingPoint;
+  /** For a request in the other language than the best group's card. */
+  crossLingual: OperatingPoint;
   /** p₂/p₁ from which the best two count as too close to pick one. */
   ambiguity: number;
-  /** How much lower the thresholds are for a group whose card is in the other language than the request. */
-  crossLingual: number;
 }
 
 export interface ScoredGroup {
@@ -47,13 +52,9 @@ export function groupScores(ranked: readonly HeadScore[], same: (a: string, b: s
   return groups.sort((a, b) => b.probability - a.probability);
 }
 
-/** The group's probability as the thresholds see it: a cross-lingual group's scaled up by the factor. */
-export function comparedProbability(group: ScoredGroup, thresholds: Pick<HeadThresholds, 'crossLingual'>): number {
-  return group.probability * languageFactor(group, thresholds);
-}
-
-function languageFactor(group: ScoredGroup, thresholds: Pick<HeadThresholds, 'crossLingual'>): number {
-  return group.crossLingual ? thresholds.crossLingual : 1;
+/** The operating point a group is judged by: that of its language direction. */
+export function operatingPointOf(group: ScoredGroup, thresholds: HeadThresholds): OperatingPoint {
+  return group.crossLingual ? thresholds.crossLingual : thresholds.sameLanguage;
 }
 
 /** Groups offered to the LLM in the escalation band. */
@@ -62,12 +63,49 @@ const ESCALATION_SHORTLIST = 5;
 export function decideByHead(groups: readonly ScoredGroup[], thresholds: HeadThresholds): HeadVerdict {
   const [first, second] = groups;
   if (!first) return { kind: 'refuse' };
-  // Both judged on the scale of the best group's language, so their ratio is untouched.
-  const factor = languageFactor(first, thresholds);
-  const p1 = first.probability * factor;
-  const p2 = (second?.probability ?? 0) * factor;
-  if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= thresholds.accept) return { kind: 'ambiguous', groups: [first, second] };
-  if (p1 >= thresholds.accept) return { kind: 'accept', group: first };
-  if (p1 >= thresholds.escalate) return { kind: 'escalate', groups: groups.slice(0, ESCALATION_SHORTLIST) };
+  const { accept, escalate } = operatingPointOf(first, thresholds);
+  const p1 = first.probability;
+  const p2 = second?.probability ?? 0;
+  if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= accept) return { kind: 'ambiguous', groups: [first, second] };
+  if (p1 >= accept) return { kind: 'accept', group: first };
+  if (p1 >= escalate) return { kind: 'escalate', groups: groups.slice(0, ESCALATION_SHORTLIST) };
   return { kind: 'refuse', best: first };
+}
+
+/** Thresholds set by configuration (ROUTER_HEAD_ACCEPT, ROUTER_HEAD_ESCALATE): they override the fitted ones. */
+export interface HeadSettings {
+  accept?: number;
+  escalate?: number;
+  ambiguity: number;
+}
+
+export const DEFAULT_HEAD_SETTINGS: HeadSettings = { ambiguity: 0.8 };
+
+/**
+ * Without a calibration (none fitted) and for explicit thresholds: a cross-lingual request is held to the
+ * thresholds divided by this (fitted on CLINC150 val and zh dev for Router 2.0).
+ */
+export const CROSS_LINGUAL_FACTOR = 1.5;
+/** Thresholds when no calibration was fitted (Router 2.0's fixed ones). */
+const UNCALIBRATED: OperatingPoint = { accept: 0.3, escalate: 0.2 };
+
+/**
+ * The thresholds a decision uses: the catalogue's calibration, with explicit settings taking over; without an LLM
+ * there is no escalation band (escalate = accept), so a request is decided by the calibrated score alone.
+ */
+export type ThresholdSource = 'fitted' | 'configured' | 'uncalibrated';
+
+export function resolveThresholds(calibration: Calibration | undefined, settings: HeadSettings, withLlm: boolean): HeadThresholds & { source: ThresholdSource } {
+  const fitted = (direction: 'same_language' | 'cross_lingual', factor: number): OperatingPoint => {
+    const base = calibration ? calibration[direction] : { accept: UNCALIBRATED.accept / factor, escalate: UNCALIBRATED.escalate / factor };
+    const accept = settings.accept === undefined ? base.accept : settings.accept / factor;
+    const escalate = settings.escalate === undefined ? base.escalate : settings.escalate / factor;
+    return { accept, escalate: withLlm ? Math.min(escalate, accept) : accept };
+  };
+  return {
+    sameLanguage: fitted('same_language', 1),
+    crossLingual: fitted('cross_lingual', CROSS_LINGUAL_FACTOR),
+    ambiguity: settings.ambiguity,
+    source: settings.accept !== undefined ? 'configured' : calibration ? 'fitted' : 'uncalibrated',
+  };
 }

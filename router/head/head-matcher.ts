@@ -12,8 +12,10 @@ import type { IntentMatcher, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../text';
 import { exclusionClauses } from './exclusions';
-import { averagePredictions, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions } from './head';
+import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
+import { averagePredictions, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput } from './head';
 import { trainInWorker } from './head-trainer';
+import { calibrationSamples, type JudgingHead } from './held-out-scores';
 
 /** Generic out-of-scope requests shipped with Agent-Reach (CC0, see the file's header). */
 export function genericOutOfScope(): string[] {
@@ -47,23 +49,39 @@ export interface HeadMatcherOptions {
   onError?: (error: Error) => void;
   /** Told once per model when its head is ready (for logs and benchmarks). */
   onTrained?: (model: string, capabilities: number, training: HeadModel['training']) => void;
+  /** Cross-validation folds for the calibration (DEFAULT_FOLDS). */
+  folds?: number;
+  calibration?: Partial<CalibrationOptions>;
 }
+
+/** Folds of the cross-validation that calibrates a head. */
+export const DEFAULT_FOLDS = 4;
 
 function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
 
-/** Trains one model's head on the candidates (vectors through the shared cache, training in the worker). */
-async function trainFor(embedder: EmbeddingProvider, candidates: readonly CapabilityCandidate[], generic: string[], cache: VectorCache, options?: Partial<HeadOptions>): Promise<HeadModel> {
+/** Card texts last in `trainingTexts`: they repeat each other, so cross-validation holds them out together. */
+const CARD_TEXTS_UNIT = -1;
+
+/** What one model's head learns from: the candidates' texts and the generic out-of-scope text, embedded through the cache. */
+export async function headInput(embedder: EmbeddingProvider, candidates: readonly CapabilityCandidate[], generic: string[], cache: VectorCache, options?: Partial<HeadOptions>): Promise<HeadTrainingInput> {
   const texts = candidates.map(trainingTexts);
   const excluded = candidates.map(excludedTexts);
-  const counter = candidates.flatMap((c) => c.capability.counter_examples ?? []);
-  const flat = await cache.embed(embedder, [...texts.flat(), ...excluded.flat(), ...generic, ...counter]);
+  const none = [...generic, ...candidates.flatMap((c) => c.capability.counter_examples ?? [])];
+  const flat = await cache.embed(embedder, [...texts.flat(), ...excluded.flat(), ...none]);
   let offset = 0;
   const take = (n: number) => flat.slice(offset, (offset += n));
   const vectors = texts.map((t) => take(t.length));
-  const classes = candidates.map((c, i) => ({ key: c.key, vectors: vectors[i]!, chinese: texts[i]!.map(containsCjk), excluded: take(excluded[i]!.length) }));
-  return trainInWorker({ classes, none: take(generic.length + counter.length), ...(options ? { options } : {}) });
+  const classes = candidates.map((c, i) => ({
+    key: c.key,
+    vectors: vectors[i]!,
+    chinese: texts[i]!.map(containsCjk),
+    units: texts[i]!.map((_, j) => (j < c.capability.examples.length ? j : CARD_TEXTS_UNIT)),
+    excluded: take(excluded[i]!.length),
+    excludedChinese: excluded[i]!.map(containsCjk),
+  }));
+  return { classes, none: take(none.length), noneChinese: none.map(containsCjk), ...(options ? { options } : {}) };
 }
 
 /**
@@ -72,35 +90,50 @@ async function trainFor(embedder: EmbeddingProvider, candidates: readonly Capabi
  */
 export function headMatcherFactory(models: LanguageModel[], similarity: MatcherFactory, cache: VectorCache, options: HeadMatcherOptions): MatcherFactory {
   const generic = genericOutOfScope();
+  // The generic out-of-scope texts are the same for every catalogue: embedded once, at start, not after the first
+  // registration.
+  for (const model of models) cache.embed(model.provider, generic).catch((error: Error) => options.onError?.(error));
   return async (candidates) => {
     const fallback = await similarity(candidates);
-    const heads: (HeadModel | undefined)[] = models.map(() => undefined);
+    let heads: JudgingHead[] | undefined;
+    let calibration: Calibration | undefined;
     // The models share one time budget, so a huge catalogue is ready in about the same time however many there are.
     const budget = (options.head?.timeBudgetMs ?? DEFAULT_HEAD_OPTIONS.timeBudgetMs) / models.length;
     const training = (async () => {
-      for (const [i, model] of models.entries()) {
-        const head = await trainFor(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
-        heads[i] = head;
-        options.onTrained?.(model.provider.id, candidates.length, head.training);
-      }
+      // Each model embeds as soon as it can (one model's texts while the other's head trains in the worker).
+      const trained: JudgingHead[] = await Promise.all(
+        models.map(async (model) => {
+          const input = await headInput(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
+          const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
+          options.onTrained?.(model.provider.id, candidates.length, head.training);
+          return { model: head, heldOut, ...(model.language ? { language: model.language } : {}) };
+        }),
+      );
+      calibration = calibrate(calibrationSamples(trained), { ...DEFAULT_CALIBRATION, ...options.calibration });
+      heads = trained;
     })();
-    training.catch((error: Error) => options.onError?.(error));
-    const trained = () => heads.every(Boolean);
+    let failure: string | undefined;
+    training.catch((error: Error) => {
+      failure = error.message;
+      options.onError?.(error);
+    });
     // Only requests in the first `waitMs` after the catalogue changed wait for the head; later ones, while a big
     // catalogue still trains, are answered by similarity at once.
     const waitUntil = Date.now() + options.waitMs;
     const matcher: IntentMatcher = {
       provider: `${models.map((m) => m.provider.id).join('+')}+head`,
       score: (intent) => fallback.score(intent),
-      async classify(intent) {
-        if (!trained() && Date.now() < waitUntil) await Promise.race([training.catch(() => undefined), delay(waitUntil - Date.now())]);
-        if (!trained()) return undefined;
+      async classify(intent, { wait = true } = {}) {
+        if (!heads && wait && Date.now() < waitUntil) await Promise.race([training.catch(() => undefined), delay(waitUntil - Date.now())]);
+        if (!heads) return undefined;
         const chinese = containsCjk(intent);
         const language = chinese ? 'zh' : 'en';
-        const judges = models.flatMap((m, i) => (!m.language || m.language === language ? [{ m, head: heads[i]! }] : []));
-        return averagePredictions(await Promise.all(judges.map(async ({ m, head }) => predict(head, await m.provider.embedQuery(intent), chinese))));
+        const judges = heads.flatMap((h, i) => (!h.language || h.language === language ? [{ m: models[i]!, head: h.model }] : []));
+        const prediction = averagePredictions(await Promise.all(judges.map(async ({ m, head }) => predict(head, await m.provider.embedQuery(intent), chinese))));
+        return { ...prediction, ...(calibration ? { calibration } : {}) };
       },
       ready: () => training.then(() => undefined, () => undefined),
+      head: () => (heads ? (calibration ? { calibration } : {}) : failure === undefined ? undefined : { error: failure }),
     };
     return matcher;
   };

@@ -1,10 +1,34 @@
 /**
  * Trains heads in a worker thread, one at a time: training a large catalogue takes seconds of CPU, which must not
- * stall the api's requests, and two trainings at once would only compete for the same cores.
+ * stall the api's requests, and two trainings at once would only compete for the same cores. A job trains the
+ * head on all its texts, then (for calibration) `folds` heads each without one fold, whose predictions of the
+ * texts they did not see are returned beside the head.
  */
 import { Worker } from 'node:worker_threads';
 import { extname, join } from 'node:path';
-import type { HeadModel, HeadTrainingInput } from './head';
+import { heldOutPredictions, type HeldOutSample } from './cross-validation';
+import { trainHead, type HeadModel, type HeadTrainingInput } from './head';
+
+export interface HeadJob {
+  input: HeadTrainingInput;
+  /** Cross-validation folds for the held-out predictions; 0: none. */
+  folds: number;
+  /** Start each fold's head from the full head (default) rather than from scratch. */
+  warmFolds?: boolean;
+}
+
+export interface TrainedHead {
+  model: HeadModel;
+  heldOut: HeldOutSample[];
+}
+
+export function trainWithHeldOut(job: HeadJob): TrainedHead {
+  const model = trainHead(job.input);
+  const started = Date.now();
+  const heldOut = job.folds > 1 ? heldOutPredictions(job.input, job.folds, job.warmFolds === false ? undefined : model) : [];
+  model.training.held_out_ms = Date.now() - started;
+  return { model, heldOut };
+}
 
 /** The worker's file beside this one: `.ts` when run through tsx, `.js` once compiled. */
 const WORKER_FILE = join(__dirname, `train-worker${extname(__filename)}`);
@@ -16,10 +40,10 @@ const BOOTSTRAP = `${extname(__filename) === '.ts' ? `require(${JSON.stringify(r
 
 let queue: Promise<unknown> = Promise.resolve();
 
-function runWorker(input: HeadTrainingInput): Promise<HeadModel> {
+function runWorker(job: HeadJob): Promise<TrainedHead> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: input });
-    worker.once('message', (head: HeadModel) => resolve(head));
+    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: job });
+    worker.once('message', (trained: TrainedHead) => resolve(trained));
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (code !== 0) reject(new Error(`head training worker exited with code ${code}`));
@@ -27,8 +51,8 @@ function runWorker(input: HeadTrainingInput): Promise<HeadModel> {
   });
 }
 
-export function trainInWorker(input: HeadTrainingInput): Promise<HeadModel> {
-  const job = queue.then(() => runWorker(input));
-  queue = job.catch(() => undefined);
-  return job;
+export function trainInWorker(job: HeadJob): Promise<TrainedHead> {
+  const result = queue.then(() => runWorker(job));
+  queue = result.catch(() => undefined);
+  return result;
 }

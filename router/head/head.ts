@@ -8,6 +8,7 @@
  */
 import { seededRandom } from '../../rules/random';
 import { bestBy } from '../select';
+import type { Calibration } from './calibration';
 import { fitLogistic, logit, type LinearWeights } from './logistic';
 
 export interface ClassTexts {
@@ -17,13 +18,24 @@ export interface ClassTexts {
   chinese: boolean[];
   /** Texts the card says the capability does not handle (its exclusion clauses): evidence against this class. */
   excluded?: Float32Array[];
+  /** Per excluded text: was it Chinese? (for calibrating by language direction) */
+  excludedChinese?: boolean[];
+  /**
+   * Per vector, the unit cross-validation holds out together (the card's texts repeat each other, so they go out
+   * as one); by default each vector is its own unit.
+   */
+  units?: number[];
 }
 
 export interface HeadTrainingInput {
   classes: ClassTexts[];
   /** Vectors of out-of-scope text: the generic set shipped with Agent-Reach and the catalogue's counter-examples. */
   none: Float32Array[];
+  /** Per "none" vector: was the text Chinese? (for calibrating by language direction) */
+  noneChinese?: boolean[];
   options?: Partial<HeadOptions>;
+  /** Weights to start from (a head trained on nearly the same texts); by default each class's prototype. */
+  initial?: LinearWeights;
 }
 
 export interface HeadOptions {
@@ -95,8 +107,8 @@ export interface HeadModel {
   prototypes: Float32Array;
   /** Per class: 1 when most of its texts are Chinese (a query in the other language is a cross-lingual one). */
   chineseCard: Uint8Array;
-  /** How the training went: samples, L-BFGS iterations, wall time. */
-  training: { samples: number; iterations: number; ms: number };
+  /** How the training went: samples, L-BFGS iterations, wall time (and that of the held-out heads). */
+  training: { samples: number; iterations: number; ms: number; held_out_ms?: number };
   shortlist: number;
 }
 
@@ -113,6 +125,8 @@ export interface HeadPrediction {
   same: (a: string, b: string) => boolean;
   /** Capabilities whose card is written in the other language than the query (Chinese vs not). */
   crossLingual: ReadonlySet<string>;
+  /** The operating point fitted when the heads trained (calibration.ts). */
+  calibration?: Calibration;
 }
 
 function unit(v: Float32Array): Float32Array {
@@ -211,7 +225,7 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
       weights: Float32Array.from(rows.map((r) => r.weight)),
       candidates,
     },
-    { c: options.c, maxIterations: options.maxIterations, deadline: started + options.timeBudgetMs, initial: warmStart(prototypes, noneFeatures, k, dims) },
+    { c: options.c, maxIterations: options.maxIterations, deadline: started + options.timeBudgetMs, initial: input.initial ?? warmStart(prototypes, noneFeatures, k, dims) },
   );
   const chineseCard = Uint8Array.from(input.classes.map((c) => (c.chinese.filter(Boolean).length * 2 > c.chinese.length ? 1 : 0)));
   const training = { samples: rows.length, iterations, ms: Date.now() - started };

@@ -37,14 +37,18 @@ export interface LogisticOptions {
 export type LinearWeights = Float32Array;
 
 export function fitLogistic(set: TrainingSet, options: LogisticOptions): { weights: LinearWeights; iterations: number } {
-  const { dims, classes, x, labels, weights, candidates, against } = set;
+  const { dims, classes, labels, weights, candidates, against } = set;
+  // Float64 throughout the hot loops: mixing Float32 reads into Float64 sums costs a conversion per element.
+  const x = Float64Array.from(set.x);
   const stride = dims + 1;
   const n = labels.length;
   let totalWeight = 0;
   for (const w of weights) totalWeight += w;
   // scikit-learn's objective scaled by 1/Σw: Σ wᵢ·lossᵢ / Σw + ‖W‖² / (2·C·Σw)
   const lambda = 1 / (options.c * totalWeight);
-  const logits = new Float64Array(classes);
+  const widest = candidates.reduce((m, c) => Math.max(m, c.length), 0);
+  const logits = new Float64Array(widest);
+  const gradients = new Float64Array(widest);
 
   const objective = (theta: Float64Array, gradient: Float64Array): number => {
     gradient.fill(0);
@@ -52,27 +56,38 @@ export function fitLogistic(set: TrainingSet, options: LogisticOptions): { weigh
     for (let i = 0; i < n; i++) {
       const row = i * dims;
       const own = candidates[i]!;
+      const m = own.length;
+      const label = labels[i]!;
       let max = Number.NEGATIVE_INFINITY;
-      for (const k of own) {
+      let labelAt = -1;
+      for (let c = 0; c < m; c++) {
+        const k = own[c]!;
+        if (k === label) labelAt = c;
         const base = k * stride;
         let z = theta[base + dims]!;
         for (let j = 0; j < dims; j++) z += theta[base + j]! * x[row + j]!;
-        logits[k] = z;
+        logits[c] = z;
         if (z > max) max = z;
       }
       let sum = 0;
-      for (const k of own) sum += Math.exp(logits[k]! - max);
-      const logSum = max + Math.log(sum);
+      for (let c = 0; c < m; c++) {
+        const e = Math.exp(logits[c]! - max);
+        logits[c] = e;
+        sum += e;
+      }
       const w = weights[i]! / totalWeight;
-      const label = labels[i]!;
       // d/dz_k of −log p_label is p_k − [k = label]; of −log(1 − p_label), p_label·([k = label] − p_k)/(1 − p_label).
-      const pLabel = Math.exp(logits[label]! - logSum);
+      const pLabel = logits[labelAt]! / sum;
       const rest = Math.max(1e-12, 1 - pLabel);
-      loss += against[i] ? -w * Math.log(rest) : w * (logSum - logits[label]!);
-      for (const k of own) {
-        const p = Math.exp(logits[k]! - logSum);
-        const g = against[i] ? (w * pLabel * ((k === label ? 1 : 0) - p)) / rest : w * (p - (k === label ? 1 : 0));
-        const base = k * stride;
+      loss += against[i] ? -w * Math.log(rest) : -w * Math.log(Math.max(1e-300, pLabel));
+      for (let c = 0; c < m; c++) {
+        const p = logits[c]! / sum;
+        const hit = c === labelAt ? 1 : 0;
+        gradients[c] = against[i] ? (w * pLabel * (hit - p)) / rest : w * (p - hit);
+      }
+      for (let c = 0; c < m; c++) {
+        const g = gradients[c]!;
+        const base = own[c]! * stride;
         for (let j = 0; j < dims; j++) gradient[base + j]! += g * x[row + j]!;
         gradient[base + dims]! += g;
       }

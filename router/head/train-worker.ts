@@ -1,6 +1,7 @@
-/** Worker-thread entry: trains one head off the api's event loop (see head-trainer.ts). */
+/** Worker-thread entry: trains one head and its held-out predictions off the api's event loop (see head-trainer.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
-import { trainHead, type HeadTrainingInput } from './head';
+import { trainWithHeldOut, type HeadJob } from './head-trainer';
 
-const head = trainHead(workerData as HeadTrainingInput);
-parentPort!.postMessage(head, [head.weights.buffer, head.prototypes.buffer, head.mean.buffer] as ArrayBuffer[]);
+const trained = trainWithHeldOut(workerData as HeadJob);
+const { model } = trained;
+parentPort!.postMessage(trained, [model.weights.buffer, model.prototypes.buffer, model.mean.buffer] as ArrayBuffer[]);

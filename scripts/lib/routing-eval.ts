@@ -1,9 +1,9 @@
 /** Runs a labelled data set through the router and scores it. Shared by bench:routing and fit-threshold. */
 import type { AgentWithInstances } from '../../catalogue/agent-queries';
 import { extractParameters } from '../../router/extraction';
-import type { HeadThresholds } from '../../router/head/decide';
+import type { HeadSettings } from '../../router/head/decide';
 import type { MatcherFactory } from '../../router/matcher';
-import { DEFAULT_HEAD_THRESHOLDS, Router } from '../../router/router';
+import { Router } from '../../router/router';
 import { fitThreshold, type FitOptions, type ScoredSample } from '../../router/threshold';
 import type { LabelledRequest } from './routing-data';
 import { percentile } from './stats';
@@ -19,10 +19,10 @@ export interface RoutedSample {
 }
 
 /** Head thresholds that never refuse and never ask: every request's best capability and its probability can be read. */
-const NEVER_REFUSE = { ...DEFAULT_HEAD_THRESHOLDS, accept: 0, escalate: 0, ambiguity: Number.POSITIVE_INFINITY };
+const NEVER_REFUSE: HeadSettings = { accept: 0, escalate: 0, ambiguity: Number.POSITIVE_INFINITY };
 
 /** A router over a fixed catalogue; by default it never refuses, so each request's best match and score can be read. */
-export function scoringRouter(agents: AgentWithInstances[], matcherFactory: MatcherFactory, threshold = Number.NEGATIVE_INFINITY, head: HeadThresholds = NEVER_REFUSE): Router {
+export function scoringRouter(agents: AgentWithInstances[], matcherFactory: MatcherFactory, threshold = Number.NEGATIVE_INFINITY, head: HeadSettings = NEVER_REFUSE): Router {
   return new Router({
     agents: async () => agents,
     matcherFactory,

@@ -60,6 +60,8 @@ describe('dashboard', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not
     await page.click('#use-key');
     await page.locator('#agents', { hasText: 'dashboard-echo' }).waitFor();
     assert.equal(await page.locator('#auth').innerText(), '');
+    // The router's head: this system routes with BM25 (no head), and says so.
+    await page.locator('#router', { hasText: 'head none (lexical)' }).waitFor();
     assert.match(await page.locator('#agents').innerText(), new RegExp(`dashboard-echo\\s+${registered.agent_id}\\s+online`));
     await page.locator(`a[data-message="${messageId}"]`).click();
     await page.locator('#attempts', { hasText: 'accepted' }).waitFor();

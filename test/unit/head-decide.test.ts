@@ -1,11 +1,12 @@
 /** The head's verdict (router/head/decide.ts): replicas grouped, then accept / ambiguous / escalate / refuse. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideByHead, groupScores, type HeadThresholds, type HeadVerdict, type ScoredGroup } from '../../router/head/decide';
+import type { Calibration } from '../../router/head/calibration';
+import { CROSS_LINGUAL_FACTOR, decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, resolveThresholds, type HeadThresholds, type HeadVerdict, type ScoredGroup } from '../../router/head/decide';
 import type { HeadScore } from '../../router/head/head';
 
 /** The router's defaults (router/router.ts DEFAULT_HEAD_THRESHOLDS). */
-const THRESHOLDS: HeadThresholds = { accept: 0.5, escalate: 0.3, ambiguity: 0.8, crossLingual: 1 };
+const THRESHOLDS: HeadThresholds = { sameLanguage: { accept: 0.5, escalate: 0.3 }, crossLingual: { accept: 0.5, escalate: 0.3 }, ambiguity: 0.8 };
 
 /** `same` from pairs of keys that are replicas of one service (symmetric, not transitive). */
 function sameFrom(pairs: [string, string][]): (a: string, b: string) => boolean {
@@ -106,14 +107,14 @@ const cases: Case[] = [
   {
     name: 'thresholds that never refuse (the routing evaluation) accept even a tie',
     ranked: [['a', 0.01], ['b', 0.01]],
-    thresholds: { accept: 0, escalate: 0, ambiguity: Number.POSITIVE_INFINITY, crossLingual: 1 },
+    thresholds: { sameLanguage: { accept: 0, escalate: 0 }, crossLingual: { accept: 0, escalate: 0 }, ambiguity: Number.POSITIVE_INFINITY },
     kind: 'accept',
     keys: [['a']],
   },
   {
     name: 'stricter thresholds turn an accept into an escalation',
     ranked: [['a', 0.7], ['b', 0.2]],
-    thresholds: { accept: 0.9, escalate: 0.6, ambiguity: 0.8, crossLingual: 1 },
+    thresholds: { sameLanguage: { accept: 0.9, escalate: 0.6 }, crossLingual: { accept: 0.9, escalate: 0.6 }, ambiguity: 0.8 },
     kind: 'escalate',
     keys: [['a'], ['b']],
   },
@@ -138,9 +139,8 @@ describe('decideByHead', () => {
 });
 
 describe('head decision across languages', () => {
-  const thresholds = { accept: 0.45, escalate: 0.3, ambiguity: 0.8, crossLingual: 1.5 };
-  it('head decide - a cross-lingual group is held to thresholds divided by the factor; a same-language one is not', () => {
-    // 0.35 ≥ 0.45 / 1.5 = 0.30: accepted across languages; the same probability in the same language only escalates.
+  const thresholds: HeadThresholds = { sameLanguage: { accept: 0.45, escalate: 0.3 }, crossLingual: { accept: 0.3, escalate: 0.2 }, ambiguity: 0.8 };
+  it('head decide - a cross-lingual group is held to the cross-lingual operating point; a same-language one is not', () => {
     assert.equal(decideByHead([{ keys: ['a'], probability: 0.35, crossLingual: true }], thresholds).kind, 'accept');
     assert.equal(decideByHead([{ keys: ['a'], probability: 0.35 }], thresholds).kind, 'escalate');
     assert.equal(decideByHead([{ keys: ['a'], probability: 0.19, crossLingual: true }], thresholds).kind, 'refuse');
@@ -149,5 +149,33 @@ describe('head decision across languages', () => {
   it('head decide - groupScores marks a group cross-lingual by its best capability', () => {
     const groups = groupScores([{ key: 'zh/a', probability: 0.5 }, { key: 'en/b', probability: 0.2 }], () => false, new Set(['zh/a']));
     assert.deepEqual(groups.map((g) => g.crossLingual === true), [true, false]);
+  });
+});
+
+describe('resolveThresholds', () => {
+  const fitted = (accept: number, escalate: number) => ({ accept, escalate, samples: { right: 50, wrong: 5, out_of_scope: 50, excluded: 5 }, right_accepted: 0.9, out_of_scope_accepted: 0.04, excluded_accepted: 0.5, pooled: false });
+  const calibration: Calibration = { target: 0.05, same_language: fitted(0.25, 0.1), cross_lingual: fitted(0.12, 0.05) };
+
+  it('resolveThresholds - the fitted operating points decide; without an LLM there is no escalation band', () => {
+    const t = resolveThresholds(calibration, DEFAULT_HEAD_SETTINGS, false);
+    assert.deepEqual([t.sameLanguage, t.crossLingual, t.source], [{ accept: 0.25, escalate: 0.25 }, { accept: 0.12, escalate: 0.12 }, 'fitted']);
+    assert.equal(decideByHead([{ keys: ['a'], probability: 0.2 }], t).kind, 'refuse');
+    assert.equal(decideByHead([{ keys: ['a'], probability: 0.26 }], t).kind, 'accept');
+  });
+
+  it('resolveThresholds - with an LLM the band opens at the fitted escalate threshold', () => {
+    const t = resolveThresholds(calibration, DEFAULT_HEAD_SETTINGS, true);
+    assert.deepEqual([t.sameLanguage, t.crossLingual], [{ accept: 0.25, escalate: 0.1 }, { accept: 0.12, escalate: 0.05 }]);
+    assert.equal(decideByHead([{ keys: ['a'], probability: 0.2 }], t).kind, 'escalate');
+  });
+
+  it('resolveThresholds - explicit thresholds override the fitted ones (cross-lingual ones divided by the factor)', () => {
+    const t = resolveThresholds(calibration, { ...DEFAULT_HEAD_SETTINGS, accept: 0.6, escalate: 0.3 }, true);
+    assert.deepEqual([t.sameLanguage, t.crossLingual, t.source], [{ accept: 0.6, escalate: 0.3 }, { accept: 0.6 / CROSS_LINGUAL_FACTOR, escalate: 0.3 / CROSS_LINGUAL_FACTOR }, 'configured']);
+  });
+
+  it('resolveThresholds - without a calibration, Router 2.0’s fixed thresholds', () => {
+    const t = resolveThresholds(undefined, DEFAULT_HEAD_SETTINGS, true);
+    assert.deepEqual([t.sameLanguage, t.source], [{ accept: 0.3, escalate: 0.2 }, 'uncalibrated']);
   });
 });

@@ -24,7 +24,7 @@ function appRoutes(): string[] {
     config: loadConfig({}),
     catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
     messages: {} as MessageService,
-    router: { route: async () => { throw new Error('not called'); } },
+    router: { route: async () => { throw new Error('not called'); }, status: async () => { throw new Error('not called'); } },
     keys: {} as ApiKeyStore,
     health: { database: async () => true, temporal: async () => true },
     logger: pino({ level: 'silent' }),

@@ -68,7 +68,7 @@ function routerWith(probabilities: Record<string, number>, overrides: Partial<Ro
     openCircuits: async () => new Set(),
     stats: async () => new Map(),
     threshold: 0.5,
-    head: { accept: 0.5, escalate: 0.3, ambiguity: 0.8, crossLingual: 1 },
+    head: { accept: 0.5, escalate: 0.3, ambiguity: 0.8 },
     ...overrides,
   });
 }
@@ -132,7 +132,7 @@ describe('router with a head', () => {
     assert.deepEqual(asked, [['weather/forecast', 'refunds-a/refund_policy']]);
   });
 
-  it('router head - in the band the LLM may answer none, and without an LLM the band is refused', async () => {
+  it('router head - in the band the LLM may answer none; without an LLM there is no band: the accept threshold decides', async () => {
     const byLlm = await route(routerWith({ 'weather/forecast': 0.4 }, { llm: fakeLlm(null) }), 'historical weather of 1990');
     assert.ok(byLlm.kind === 'refused');
     assert.equal(byLlm.code, 'no_match');
@@ -140,7 +140,8 @@ describe('router with a head', () => {
     const alone = await route(routerWith({ 'weather/forecast': 0.4 }), 'historical weather of 1990');
     assert.ok(alone.kind === 'refused');
     assert.equal(alone.code, 'no_match');
-    assert.equal(alone.explanation.head?.verdict, 'escalate');
+    assert.equal(alone.explanation.head?.verdict, 'refuse');
+    assert.equal(alone.explanation.head?.escalate, 0.5);
   });
 
   it('router head - below the escalation threshold the intent is refused without asking the LLM', async () => {
@@ -164,5 +165,72 @@ describe('router with a head', () => {
     // Only refunds-a's capabilities remain; 0.3 is below accept (0.5) and above escalate (0.3): refused without an LLM.
     assert.ok(decision.kind === 'refused');
     assert.equal(decision.explanation.candidates.every((c) => c.key.startsWith('refunds-a/')), true);
+  });
+});
+
+describe('router head across a catalogue change', () => {
+  /** A head answering `answer(intent)` (capability key → p), ready once `train()` is called. */
+  function trainable(answer: (intent: string) => Record<string, number>) {
+    let train!: () => void;
+    const trained = new Promise<void>((resolve) => (train = resolve));
+    let ready = false;
+    void trained.then(() => (ready = true));
+    const predict = (intent: string): HeadPrediction => ({
+      ranked: Object.entries(answer(intent)).map(([key, probability]) => ({ key, probability })).sort((a, b) => b.probability - a.probability),
+      none: 0.1,
+      same: () => false,
+      crossLingual: new Set(),
+    });
+    const matcher: IntentMatcher = {
+      provider: 'scripted+head',
+      score: async () => new Map(),
+      // Like the head matcher: waits for its head when asked to (right after the change), else answers if ready.
+      classify: async (intent, { wait = true } = {}) => {
+        if (wait) await trained;
+        return ready ? predict(intent) : undefined;
+      },
+      ready: () => trained,
+      head: () => (ready ? {} : undefined),
+    };
+    return { matcher, train };
+  }
+
+  it('router head - the previous head answers what it accepts while the new one trains; what it refuses waits for the new head', async () => {
+    let agents = catalogue();
+    // The old head knows the weather; anything else it gives a low probability (a refusal).
+    const old = trainable((intent) => (/rain/.test(intent) ? { 'weather/forecast': 0.9 } : { 'weather/forecast': 0.2 }));
+    const next = trainable((intent): Record<string, number> => (/rain/.test(intent) ? { 'weather/forecast': 0.9 } : { 'refunds-a/refund_policy': 0.9 }));
+    const heads = [old, next];
+    let built = 0;
+    const router = new Router({
+      agents: async () => agents,
+      matcherFactory: async () => heads[built++]!.matcher,
+      heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
+      openCircuits: async () => new Set(),
+      stats: async () => new Map(),
+      threshold: 0.5,
+      head: { accept: 0.5, escalate: 0.3, ambiguity: 0.8 },
+    });
+    old.train();
+    const first = await route(router, 'rain tomorrow?');
+    assert.equal(first.explanation.decided_by, 'head');
+    const oldRevision = first.explanation.head!.revision;
+    // A card's text changes: a new revision, whose head is still training.
+    agents = agents.map((a) => (a.agent._id === 'weather' ? { ...a, agent: { ...a.agent, description: 'weather, now with more' } } : a));
+    const during = await route(router, 'rain tomorrow?');
+    assert.ok(during.kind === 'routed');
+    assert.equal(during.target.capability, 'forecast');
+    assert.equal(during.explanation.head!.revision, oldRevision);
+    assert.equal((await router.status('t')).state, 'training');
+    // A request the old head would refuse waits for the new head (it may be for something only the new one knows).
+    let settled = false;
+    const waiting = route(router, 'how do refunds work?').then((d) => ((settled = true), d));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(settled, false);
+    next.train();
+    const after = await waiting;
+    assert.ok(after.kind === 'routed');
+    assert.equal(after.target.capability, 'refund_policy');
+    assert.notEqual(after.explanation.head!.revision, oldRevision);
   });
 });

@@ -1,0 +1,135 @@
+/**
+ * A head's operating point, fitted from its own held-out predictions (cross-validation.ts) instead of fixed numbers.
+ * Each held-out text gives the score the router would see (the best group's probability) and what accepting it
+ * would mean: the right capability, a wrong one, an out-of-scope text accepted, or a capability taking a request its
+ * own card excludes. The accept threshold is the balanced one — the most right answers kept for the fewest
+ * refusable texts accepted (out-of-scope and excluded ones, each kind counting the same) — but never lower than the score that
+ * keeps the accepted share of out-of-scope texts within `target`. Requests in the language of the chosen
+ * capability's card and cross-lingual ones score differently for the same fit, so each direction is fitted apart;
+ * a direction with too few held-out texts of its own takes the thresholds fitted on all of them.
+ */
+
+export type Outcome = 'right' | 'wrong' | 'out_of_scope' | 'excluded';
+
+export interface CalibrationSample {
+  score: number;
+  /** The best group's card is in the other language than the text. */
+  crossLingual: boolean;
+  outcome: Outcome;
+}
+
+export interface DirectionFit {
+  accept: number;
+  /** Lower end of the escalation band (an LLM decides between it and `accept`). */
+  escalate: number;
+  /** Held-out texts it was fitted on, by outcome. */
+  samples: Record<Outcome, number>;
+  /** At `accept`, on the held-out texts: share of right answers kept, of out-of-scope texts and of excluded ones accepted. */
+  right_accepted: number;
+  out_of_scope_accepted: number;
+  excluded_accepted: number;
+  /** Too few texts of this direction: fitted on all of them. */
+  pooled: boolean;
+}
+
+export interface Calibration {
+  /** Share of out-of-scope texts the accept threshold lets through, at most. */
+  target: number;
+  same_language: DirectionFit;
+  cross_lingual: DirectionFit;
+}
+
+export interface CalibrationOptions {
+  target: number;
+  /** Share of out-of-scope texts the escalation band's lower end lets through (the LLM then judges them). */
+  escalateTarget: number;
+  /** A direction with fewer right answers or fewer refusable texts than this takes the pooled thresholds. */
+  minSamples: number;
+}
+
+export const DEFAULT_CALIBRATION: CalibrationOptions = { target: 0.05, escalateTarget: 0.2, minSamples: 20 };
+
+function round(n: number): number {
+  return Math.round(n * 1e6) / 1e6;
+}
+
+/**
+ * The lowest threshold that accepts at most `share` of `scores` (accepting means score ≥ threshold): midway
+ * between the highest score to be refused and the next one up. Empty input: 0 (nothing to guard against).
+ */
+export function thresholdFor(scores: readonly number[], share: number): number {
+  if (scores.length === 0) return 0;
+  const sorted = [...scores].sort((a, b) => b - a);
+  const allowed = Math.floor(share * sorted.length + 1e-9);
+  if (allowed >= sorted.length) return 0;
+  const refused = sorted[allowed]!;
+  const above = allowed > 0 ? sorted[allowed - 1]! : refused + 2e-3;
+  return round((refused + above) / 2);
+}
+
+/** What a threshold can refuse: requests that no capability, or not the chosen one, should take. */
+const REFUSABLE: readonly Outcome[] = ['out_of_scope', 'excluded'];
+
+/**
+ * The threshold that maximises (share of right answers accepted) − (mean share of refusable texts accepted, over
+ * the kinds present: out-of-scope text, excluded request — each kind counts the same, however many texts it has):
+ * midway between neighbouring scores. A wrong first choice is left out: refusing it does not make it right (and
+ * on a catalogue of near-identical intents, weighing it pushes the threshold up to refuse many right answers).
+ * Without right answers or refusable texts: 0.
+ */
+export function balancedThreshold(all: readonly CalibrationSample[]): number {
+  const samples = all.filter((s) => s.outcome !== 'wrong');
+  const right = samples.filter((s) => s.outcome === 'right').length;
+  const kinds = REFUSABLE.filter((kind) => samples.some((s) => s.outcome === kind));
+  if (right === 0 || kinds.length === 0) return 0;
+  const sizes = Object.fromEntries(kinds.map((kind) => [kind, samples.filter((s) => s.outcome === kind).length]));
+  const sorted = [...samples].sort((a, b) => b.score - a.score);
+  let best = 0;
+  let bestValue = 0;
+  let value = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    const s = sorted[i]!;
+    value += s.outcome === 'right' ? 1 / right : -1 / (sizes[s.outcome]! * kinds.length);
+    const next = sorted[i + 1];
+    if (next && next.score === s.score) continue;
+    if (value > bestValue + 1e-12) {
+      bestValue = value;
+      best = next ? (s.score + next.score) / 2 : s.score - 1e-6;
+    }
+  }
+  return round(best);
+}
+
+function share(samples: readonly CalibrationSample[], outcome: Outcome, threshold: number): number {
+  const of = samples.filter((s) => s.outcome === outcome);
+  return round(of.filter((s) => s.score >= threshold).length / Math.max(1, of.length));
+}
+
+function fit(samples: readonly CalibrationSample[], options: CalibrationOptions, pooled: boolean): Omit<DirectionFit, 'samples' | 'right_accepted' | 'out_of_scope_accepted' | 'excluded_accepted'> {
+  const outOfScope = samples.filter((s) => s.outcome === 'out_of_scope').map((s) => s.score);
+  const accept = Math.max(balancedThreshold(samples), thresholdFor(outOfScope, options.target));
+  return { accept, escalate: Math.min(accept, thresholdFor(outOfScope, options.escalateTarget)), pooled };
+}
+
+function report(own: readonly CalibrationSample[], point: ReturnType<typeof fit>): DirectionFit {
+  const count = (outcome: Outcome) => own.filter((s) => s.outcome === outcome).length;
+  return {
+    ...point,
+    samples: { right: count('right'), wrong: count('wrong'), out_of_scope: count('out_of_scope'), excluded: count('excluded') },
+    right_accepted: share(own, 'right', point.accept),
+    out_of_scope_accepted: share(own, 'out_of_scope', point.accept),
+    excluded_accepted: share(own, 'excluded', point.accept),
+  };
+}
+
+export function calibrate(samples: readonly CalibrationSample[], options: CalibrationOptions = DEFAULT_CALIBRATION): Calibration {
+  const all = fit(samples, options, true);
+  const direction = (crossLingual: boolean): DirectionFit => {
+    const own = samples.filter((s) => s.crossLingual === crossLingual);
+    const right = own.filter((s) => s.outcome === 'right').length;
+    const refusable = own.filter((s) => REFUSABLE.includes(s.outcome)).length;
+    const enough = right >= options.minSamples && refusable >= options.minSamples;
+    return report(own, enough ? fit(own, options, false) : all);
+  };
+  return { target: options.target, same_language: direction(false), cross_lingual: direction(true) };
+}

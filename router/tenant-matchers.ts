@@ -1,0 +1,125 @@
+/**
+ * Each tenant's matcher, rebuilt when its cards' text changes (candidates.ts `cardsFingerprint`: liveness,
+ * heartbeats and re-registering the same card do not count). While a new matcher embeds and trains its head, the
+ * previous one whose head is ready keeps answering for the capabilities it knows (the router drops those no
+ * longer in the catalogue): a catalogue change never hands routing to plain similarity when a head existed.
+ */
+import type { CapabilityCandidate } from './candidates';
+import type { Calibration } from './head/calibration';
+import type { IntentMatcher, MatcherFactory } from './matcher';
+
+interface Build {
+  revision: string;
+  capabilities: number;
+  started: Date;
+  matcher: Promise<IntentMatcher>;
+  /** The matcher, once built (its head may still be training). */
+  built?: IntentMatcher;
+  /** When its head became ready. */
+  readyAt?: Date;
+  error?: string;
+}
+
+export interface HeadStatus {
+  /** The catalogue revision (a hash of the cards' text) and its size. */
+  revision: string;
+  capabilities: number;
+  /** When the catalogue changed to this revision, and when its head was ready. */
+  changed_at: string;
+  ready_at?: string;
+  /** The operating point the head fitted (absent for a head whose calibration could not be fitted). */
+  calibration?: Calibration;
+}
+
+export interface RouterStatus {
+  provider: string;
+  /** `ready`: the current catalogue's head decides; `training`: a previous head (or similarity) decides meanwhile; `none`: no head (BM25, or ROUTER_HEAD=off); `failed`: training failed, similarity decides. */
+  state: 'ready' | 'training' | 'none' | 'failed';
+  /** The head that decides now. */
+  serving?: HeadStatus;
+  /** The head being trained for the current catalogue, while it trains. */
+  training?: HeadStatus;
+  error?: string;
+}
+
+/** The matchers a request may use: the current catalogue's, and a previous one whose head is ready. */
+export interface MatcherChoice {
+  current: Promise<IntentMatcher>;
+  /** The current matcher if built. */
+  built?: IntentMatcher;
+  /** A previous catalogue's matcher with a ready head, while the current one's head is not ready. */
+  previous?: IntentMatcher;
+  revision: string;
+  previousRevision?: string;
+}
+
+function status(build: Build, calibration?: Calibration): HeadStatus {
+  return {
+    revision: build.revision,
+    capabilities: build.capabilities,
+    changed_at: build.started.toISOString(),
+    ...(build.readyAt ? { ready_at: build.readyAt.toISOString() } : {}),
+    ...(calibration ? { calibration } : {}),
+  };
+}
+
+export class TenantMatchers {
+  private readonly latest = new Map<string, Build>();
+  /** Per tenant, the newest build whose head is ready. */
+  private readonly serving = new Map<string, Build>();
+
+  constructor(
+    private readonly factory: MatcherFactory,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** The tenant's matchers for a catalogue of this revision, starting a build when the revision is new. */
+  choose(tenant: string, revision: string, candidates: () => CapabilityCandidate[]): MatcherChoice {
+    let build = this.latest.get(tenant);
+    if (!build || build.revision !== revision) build = this.start(tenant, revision, candidates());
+    const serving = this.serving.get(tenant);
+    const previous = serving && serving !== build ? serving : undefined;
+    return {
+      current: build.matcher,
+      ...(build.built ? { built: build.built } : {}),
+      ...(previous?.built ? { previous: previous.built, previousRevision: previous.revision } : {}),
+      revision,
+    };
+  }
+
+  private start(tenant: string, revision: string, candidates: CapabilityCandidate[]): Build {
+    const build: Build = { revision, capabilities: candidates.length, started: this.now(), matcher: this.factory(candidates) };
+    this.latest.set(tenant, build);
+    build.matcher.then(
+      async (matcher) => {
+        build.built = matcher;
+        await matcher.ready?.();
+        const head = matcher.head?.();
+        if (!head || head.error) return;
+        build.readyAt = this.now();
+        // A newer revision may have become ready meanwhile: only the newer one serves.
+        const serving = this.serving.get(tenant);
+        if (!serving || serving.started <= build.started) this.serving.set(tenant, build);
+      },
+      (error: Error) => {
+        build.error = error.message;
+        // A failed build is forgotten, so the next request tries again.
+        if (this.latest.get(tenant) === build) this.latest.delete(tenant);
+      },
+    );
+    return build;
+  }
+
+  /** What decides for the tenant now, and what trains. */
+  status(tenant: string, provider: string): RouterStatus {
+    const build = this.latest.get(tenant);
+    const serving = this.serving.get(tenant);
+    const servingStatus = serving ? { serving: status(serving, serving.built?.head?.()?.calibration) } : {};
+    if (!build) return { provider, state: serving ? 'ready' : 'none', ...servingStatus };
+    if (serving === build) return { provider, state: 'ready', ...servingStatus };
+    const failed = build.built?.head?.()?.error ?? build.error;
+    if (failed) return { provider, state: 'failed', ...servingStatus, error: failed };
+    if (build.built && !build.built.classify) return { provider, state: 'none' };
+    return { provider, state: 'training', ...servingStatus, training: status(build) };
+  }
+}

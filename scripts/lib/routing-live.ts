@@ -1,0 +1,109 @@
+/**
+ * The routing benchmark through the api's path: a Router built as `createRouter` builds it (default settings: the
+ * provider's similarity threshold, each head's own fitted thresholds, no LLM), over a catalogue that changes as a
+ * user's would — registered, then a card edited, then every instance gone offline — with requests sent right
+ * after each change. Decisions are judged as a caller gets them (routed or `input_required` = accepted).
+ */
+import type { AgentWithInstances } from '../../catalogue/agent-queries';
+import type { HeadSettings } from '../../router/head/decide';
+import type { MatcherFactory } from '../../router/matcher';
+import { Router, type RouteDecision } from '../../router/router';
+import type { LabelledRequest } from './routing-data';
+import { percentile } from './stats';
+
+/** The tenant's agents as the api's catalogue copy would hand them out: replaced whole on every change. */
+export class LiveCatalogue {
+  constructor(public agents: AgentWithInstances[]) {}
+
+  /** A card edited: `agentIndex`'s first capability gets a longer description (a new revision). */
+  editCard(agentIndex: number, addition: string): void {
+    this.agents = this.agents.map((entry, i) => {
+      if (i !== agentIndex) return entry;
+      const [first, ...rest] = entry.agent.capabilities;
+      const capabilities = [{ ...first!, description: `${first!.description} ${addition}` }, ...rest];
+      return { ...entry, agent: { ...entry.agent, revision: entry.agent.revision + 1, capabilities } };
+    });
+  }
+
+  /** Every instance marked offline by the sweeper (liveness only: no card changes). */
+  allOffline(): void {
+    this.agents = this.agents.map((entry) => ({ ...entry, instances: entry.instances.map((i) => ({ ...i, liveness: 'offline' as const })) }));
+  }
+}
+
+export function apiRouter(catalogue: LiveCatalogue, matcherFactory: MatcherFactory, settings: { threshold: number; head: HeadSettings }): Router {
+  return new Router({
+    agents: async () => catalogue.agents,
+    matcherFactory,
+    // Offline instances stay eligible here (a long TTL), so the benchmark measures the decision, not liveness.
+    heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
+    openCircuits: async () => new Set(),
+    stats: async () => new Map(),
+    ...settings,
+  });
+}
+
+export interface Decided {
+  request: LabelledRequest;
+  decision: RouteDecision;
+  ms: number;
+}
+
+export async function decideAll(router: Router, requests: readonly LabelledRequest[], onProgress?: (done: number) => void): Promise<Decided[]> {
+  const out: Decided[] = [];
+  for (const request of requests) {
+    const started = performance.now();
+    const decision = await router.route({ tenant: 'bench', caller: { tenant: 'bench' }, intent: request.text });
+    out.push({ request, decision, ms: performance.now() - started });
+    if (onProgress && out.length % 100 === 0) onProgress(out.length);
+  }
+  return out;
+}
+
+const accepted = (d: Decided) => d.decision.kind !== 'refused';
+const chosen = (d: Decided) => (d.decision.kind === 'refused' ? null : `${d.decision.target.agent_id}/${d.decision.target.capability}`);
+/** The best capability before any threshold (the explanation's first candidate). */
+const top = (d: Decided) => chosen(d) ?? d.decision.explanation.candidates[0]?.key ?? null;
+const isExpected = (d: Decided, key: string | null) => key !== null && (key === d.request.expected || (d.request.acceptable ?? []).includes(key));
+const round = (n: number) => Math.round(n * 10_000) / 10_000;
+const share = (rows: Decided[], test: (d: Decided) => boolean) => (rows.length ? round(rows.filter(test).length / rows.length) : null);
+
+/** Accepted-and-right for requests some capability should take; refused for the others; per kind and overall. */
+export function decisionReport(rows: Decided[]) {
+  const inScope = rows.filter((d) => d.request.expected !== null);
+  const negatives = rows.filter((d) => d.request.expected === null);
+  const kinds = [...new Set(rows.map((d) => d.request.kind))];
+  const times = rows.map((d) => d.ms).sort((a, b) => a - b);
+  const decidedBy: Record<string, number> = {};
+  for (const d of rows) decidedBy[d.decision.explanation.decided_by] = (decidedBy[d.decision.explanation.decided_by] ?? 0) + 1;
+  const refusals: Record<string, number> = {};
+  for (const d of rows) if (d.decision.kind === 'refused') refusals[d.decision.code] = (refusals[d.decision.code] ?? 0) + 1;
+  return {
+    n: rows.length,
+    raw_top1: share(inScope, (d) => isExpected(d, top(d))),
+    in_scope_accepted_and_right: share(inScope, (d) => accepted(d) && isExpected(d, chosen(d))),
+    in_scope_accepted_wrong: share(inScope, (d) => accepted(d) && !isExpected(d, chosen(d))),
+    negatives_refused: share(negatives, (d) => !accepted(d)),
+    per_kind: Object.fromEntries(
+      kinds.map((kind) => {
+        const of = rows.filter((d) => d.request.kind === kind);
+        const positive = of.some((d) => d.request.expected !== null);
+        return [kind, positive ? { n: of.length, accepted_and_right: share(of, (d) => accepted(d) && isExpected(d, chosen(d))) } : { n: of.length, refused: share(of, (d) => !accepted(d)) }];
+      }),
+    ),
+    decided_by: decidedBy,
+    refusals,
+    p50_decision_ms: round(percentile(times, 50)),
+    p95_decision_ms: round(percentile(times, 95)),
+  };
+}
+
+/** The catalogue revisions whose head decided the rows (a previous one while the current head trains). */
+export function headRevisions(rows: Decided[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const d of rows) {
+    const revision = d.decision.explanation.head?.revision ?? `(${d.decision.explanation.decided_by})`;
+    out[revision] = (out[revision] ?? 0) + 1;
+  }
+  return out;
+}

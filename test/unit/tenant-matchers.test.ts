@@ -1,0 +1,74 @@
+/** Each tenant's matchers across catalogue changes (router/tenant-matchers.ts): the previous ready head serves meanwhile. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { IntentMatcher } from '../../router/matcher';
+import { TenantMatchers } from '../../router/tenant-matchers';
+
+/** A matcher whose head becomes ready when `train()` is called. */
+function controllable(name: string) {
+  let train!: () => void;
+  const trained = new Promise<void>((resolve) => (train = resolve));
+  let ready = false;
+  void trained.then(() => (ready = true));
+  const matcher: IntentMatcher = {
+    provider: name,
+    score: async () => new Map(),
+    classify: async () => (ready ? { ranked: [], none: 1, same: () => false, crossLingual: new Set() } : undefined),
+    ready: () => trained,
+    head: () => (ready ? { calibration: { target: 0.05 } as never } : undefined),
+  };
+  return { matcher, train };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('tenant matchers', () => {
+  it('tenant matchers - the same revision reuses its matcher; a new one builds while the previous ready head serves', async () => {
+    const made = [controllable('first'), controllable('second')];
+    let builds = 0;
+    const matchers = new TenantMatchers(async () => made[builds++]!.matcher);
+    const one = matchers.choose('t', 'rev-1', () => []);
+    assert.equal(await one.current, made[0]!.matcher);
+    assert.equal(matchers.status('t', 'p').state, 'training');
+    made[0]!.train();
+    await settle();
+    assert.equal(matchers.status('t', 'p').state, 'ready');
+    assert.equal(matchers.status('t', 'p').serving?.revision, 'rev-1');
+    matchers.choose('t', 'rev-1', () => []);
+    assert.equal(builds, 1, 'an unchanged revision (liveness, heartbeats) builds nothing');
+
+    const two = matchers.choose('t', 'rev-2', () => []);
+    await settle();
+    assert.equal(builds, 2);
+    assert.equal(two.previous, made[0]!.matcher);
+    assert.equal(two.previousRevision, 'rev-1');
+    const during = matchers.status('t', 'p');
+    assert.deepEqual([during.state, during.serving?.revision, during.training?.revision], ['training', 'rev-1', 'rev-2']);
+    made[1]!.train();
+    await settle();
+    const after = matchers.choose('t', 'rev-2', () => []);
+    assert.equal(after.previous, undefined);
+    assert.equal(after.built, made[1]!.matcher);
+    assert.equal(matchers.status('t', 'p').serving?.revision, 'rev-2');
+  });
+
+  it('tenant matchers - a failed build is reported and retried on the next request; the previous head keeps serving', async () => {
+    const first = controllable('first');
+    let builds = 0;
+    const matchers = new TenantMatchers(async () => {
+      builds++;
+      if (builds === 1) return first.matcher;
+      throw new Error('embedding endpoint down');
+    });
+    matchers.choose('t', 'rev-1', () => []);
+    first.train();
+    await settle();
+    const failing = matchers.choose('t', 'rev-2', () => []);
+    await assert.rejects(failing.current, /endpoint down/);
+    await settle();
+    assert.equal(failing.previous, first.matcher);
+    assert.equal(matchers.status('t', 'p').state, 'ready');
+    matchers.choose('t', 'rev-2', () => []);
+    assert.equal(builds, 3);
+  });
+});
