@@ -85,7 +85,7 @@ describe('rate limit', () => {
       config: loadConfig({ UNAUTHENTICATED_RATE_LIMIT_PER_SECOND: '0.001', UNAUTHENTICATED_RATE_LIMIT_BURST: '3' }),
       catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
       messages: {} as MessageService,
-      router: { route: async () => { throw new Error('not called'); } },
+      router: { route: async () => { throw new Error('not called'); }, status: () => { throw new Error('not called'); } },
       keys: keys as unknown as ApiKeyStore,
       health: { database: async () => true, temporal: async () => true },
       logger: pino({ level: 'silent' }),
