@@ -1,13 +1,19 @@
 /**
- * `npm test`: finds or builds the Temporal CLI and FerretDB first (so no test times out on a build), then runs
- * every test file with Node's test runner. `npm test -- unit` (or integration, e2e, or a path part) filters.
+ * `npm test`: finds or builds the Temporal CLI and FerretDB, fetches the router's models and makes the venv of the
+ * Python test tools first (so no test times out on a set-up), then runs every test file with Node's test runner.
+ * `npm test -- unit` (or integration, e2e, or a path part) filters.
+ *
+ * A test that needs a system package the machine lacks (HAProxy, Chromium) skips, saying what to install; the run
+ * ends with the list of skips and their reasons. REQUIRE_ALL_SUITES=1 (`.ci/run`) turns any skip into a failure.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
 import { obtainModel } from '../router/embeddings/model-files';
 import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
+import { ensurePythonTools } from './lib/python-tools';
 import { resolveTemporalServer } from './lib/temporal-server-binaries';
 
 const ROOT = resolve(__dirname, '..');
@@ -23,10 +29,36 @@ function testFiles(filters: string[]): string[] {
   return filters.length === 0 ? files : files.filter((file) => filters.some((f) => file.includes(f)));
 }
 
+interface Skip {
+  file?: string;
+  name?: string;
+  reason: string;
+}
+
+function readSkips(file: string): Skip[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Skip);
+}
+
+/** The closing summary: each skipped test with its reason; whether that is a failure here. */
+function reportSkips(skips: Skip[], requireAll: boolean, log: (line: string) => void): boolean {
+  if (skips.length === 0) {
+    log('nothing skipped');
+    return true;
+  }
+  log(`${skips.length} skipped${requireAll ? ' (REQUIRE_ALL_SUITES=1: a skip fails the run)' : ''}:`);
+  for (const skip of skips) log(`  ${skip.file ? relative(ROOT, skip.file) : '?'} › ${skip.name}: ${skip.reason}`);
+  return !requireAll;
+}
+
 async function main(): Promise<void> {
   const files = testFiles(process.argv.slice(2));
   if (files.length === 0) throw new Error(`no test file matches ${process.argv.slice(2).join(' ')}`);
   const log = (line: string) => console.log(`[test] ${line}`);
+  const requireAll = process.env.REQUIRE_ALL_SUITES === '1';
   const temporal = await resolveTemporalCli(log);
   if ('sdkDownload' in temporal) throw new Error(`the tests need the Temporal CLI: ${temporal.reason}`);
   const ferret = await resolveFerretDb(log);
@@ -43,12 +75,30 @@ async function main(): Promise<void> {
     const files = await obtainModel(id, (line) => log(`model ${id}: ${line}`));
     log(files ? `model ${id}: ${files.model}` : `model ${id}: unavailable, routing tests use lexical matching`);
   }
+  // The Python clients (a pip install, once); the unit tests need none. Without them their tests skip, saying why.
+  if (files.some((file) => !file.startsWith(join('test', 'unit')))) {
+    try {
+      log(`Python test tools: ${await ensurePythonTools(log)}`);
+    } catch (error) {
+      if (requireAll) throw error;
+      log(`Python test tools unavailable (${(error as Error).message}); their tests skip`);
+    }
+  }
+  const reportDir = mkdtempSync(join(tmpdir(), 'agent-reach-test-'));
+  const skipFile = join(reportDir, 'skips.jsonl');
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files],
+    [
+      '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000',
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      `--test-reporter=${join(__dirname, 'lib', 'skip-reporter.ts')}`, `--test-reporter-destination=${skipFile}`,
+      ...files,
+    ],
     { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...clusterEnv, TEMPORAL_CLI_PATH: temporal.path, FERRETDB_PATH: ferret.path } },
   );
-  process.exit(result.status ?? 1);
+  const skipsAllowed = reportSkips(readSkips(skipFile), requireAll, log);
+  rmSync(reportDir, { recursive: true, force: true });
+  process.exit(result.status === 0 && !skipsAllowed ? 1 : (result.status ?? 1));
 }
 
 main().catch((error: unknown) => {
