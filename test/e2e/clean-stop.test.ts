@@ -76,6 +76,8 @@ describe('clean stop', () => {
       intervalMs: 200,
     });
     worker.process.child!.kill('SIGINT');
+    // The supervisor's SIGTERM comes while the worker drains (the SDK has let go of the signals by then).
+    await eventually('the worker to log its stop', async () => (logLines(worker.logFile).some((line) => line.msg === 'worker stopping') ? true : undefined));
     worker.process.child!.kill('SIGTERM');
     assert.equal(await worker.process.exited, 0);
     assertCleanStop(worker.logFile, 'worker stopped');

@@ -150,6 +150,7 @@ describe('embedded mode', () => {
     assert.equal(children.length, 4, `expected temporal, ferretdb, api and worker; saw ${children.map((c) => c.cmdline).join(' | ')}`);
     supervisor.child.kill('SIGINT');
     assert.equal(await supervisor.exit, 0, supervisor.output());
+    assert.doesNotMatch(supervisor.output(), /unexpected error|IllegalStateError|unhandledRejection/, 'a stop, not a crash');
     for (const child of children) assert.ok(!existsProcess(child.pid), `child still alive: ${child.cmdline}`);
     assert.equal(await portAcceptsConnections(temporalPort), false);
     assert.equal(await portAcceptsConnections(mongoPort), false);
