@@ -15,12 +15,10 @@ import { loadConfig } from '../../platform/config';
 import { ReachAgent, type Handler } from '../../sdk';
 import type { Cluster } from '../../scripts/lib/cluster/start-cluster';
 import { prepareNamespace } from '../../scripts/lib/cluster/temporal-server';
-import { haproxyBinary } from '../../scripts/lib/cluster/balancer';
-import { postgresBinDir } from '../../scripts/lib/cluster/postgres';
 import { startTestCluster } from '../helpers/cluster';
 import { eventually } from '../helpers/eventually';
 import { request, TEST_API_KEY } from '../helpers/http';
-import { skipUnlessInstalled } from '../helpers/system-packages';
+import { clusterSkip } from '../helpers/system-packages';
 
 let cluster: Cluster;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -100,7 +98,7 @@ async function ended(messageId: string, timeoutMs = 60_000) {
 }
 
 // Without HAProxy or PostgreSQL (system packages) the suite skips, saying what to install.
-describe('cluster', { skip: skipUnlessInstalled([() => haproxyBinary(), () => postgresBinDir()]) }, () => {
+describe('cluster', { skip: clusterSkip() }, () => {
   before(async () => {
     cluster = await startTestCluster();
   }, { timeout: 600_000 });

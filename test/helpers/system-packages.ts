@@ -5,6 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { findOnPath } from '../../scripts/lib/binaries';
+import { haproxyBinary } from '../../scripts/lib/cluster/balancer';
+import { postgresBinDir } from '../../scripts/lib/cluster/postgres';
 
 /** A test's `skip` option: false when every finder finds its package, else their messages (what to install). */
 export function skipUnlessInstalled(finders: (() => unknown)[]): string | false {
@@ -28,4 +30,9 @@ export function chromiumBinary(env: NodeJS.ProcessEnv = process.env): string {
   const found = findOnPath('chromium', env) ?? findOnPath('chromium-browser', env);
   if (!found) throw new Error('Chromium not found: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH');
   return found;
+}
+
+/** The cluster test's `skip`: it needs HAProxy and PostgreSQL (`npm test` builds its Temporal server only if not). */
+export function clusterSkip(): string | false {
+  return skipUnlessInstalled([() => haproxyBinary(), () => postgresBinDir()]);
 }
