@@ -28,8 +28,8 @@ async function main(): Promise<void> {
     say('stopped');
     process.exit(exitCode);
   };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
+  // A stop, not a failure: exit 0 (npm reports 130 after Ctrl-C, having had the SIGINT itself).
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(0));
   try {
     cluster = await startCluster({ config, log: say, signal: starting.signal });
   } catch (error) {

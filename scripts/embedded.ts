@@ -41,6 +41,7 @@ function spawnOwn(name: string, entry: string, env: NodeJS.ProcessEnv): LocalSer
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group: Ctrl-C reaches the supervisor, which stops the children in order
   });
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => console.log(`[${name}] ${line}`));
@@ -199,8 +200,8 @@ async function main(): Promise<void> {
     say('stopped');
     process.exit(exitCode);
   };
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
+  // A stop, not a failure: exit 0 (npm reports 130 after Ctrl-C, having had the SIGINT itself).
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopAll(0));
 
   const watch = (child: LocalServer) => {
     children.push(child);

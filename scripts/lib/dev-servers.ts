@@ -73,7 +73,9 @@ export function spawnServer(
 ): LocalServer {
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}), ...(account ?? {}) });
+  // A process group of its own: a terminal's Ctrl-C reaches the supervisor, which stops its children in order (our
+  // processes before the servers they use), instead of every child at once.
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...(env ? { env } : {}), ...(account ?? {}) });
   // Two sources into one file: neither may end it while the other still writes.
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
