@@ -7,11 +7,13 @@
 import { join } from 'node:path';
 import { loadConfigOrExit } from '../platform/config';
 import { startCluster, type Cluster } from './lib/cluster/start-cluster';
+import { supervisedProcessGroups } from './lib/dev-servers';
 
 const say = (line: string) => console.log(`[cluster] ${line}`);
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  supervisedProcessGroups();
   let cluster: Cluster | undefined;
   let stopping = false;
   // Ctrl-C during start-up: what has started is stopped, and startCluster rejects.

@@ -12,7 +12,7 @@ import { loadConfigOrExit, temporalSqlitePragmas, type Config } from '../platfor
 import { locateModel, obtainModel } from '../router/embeddings/model-files';
 import { cacheDir } from '../platform/cache-dir';
 import { resolveFerretDb, resolveTemporalCli, serversToBuild } from './lib/binaries';
-import { portAcceptsConnections, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from './lib/dev-servers';
+import { portAcceptsConnections, startFerretDb, startTemporalDevServer, supervisedProcessGroups, waitUntil, type LocalServer } from './lib/dev-servers';
 import { startTemporalBySdkDownload } from './lib/sdk-temporal';
 import { devServerSearchAttributes } from '../messages/search-attributes';
 import { setNamespaceRetention } from '../messages/idempotency-window';
@@ -41,7 +41,7 @@ function spawnOwn(name: string, entry: string, env: NodeJS.ProcessEnv): LocalSer
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true, // its own process group: Ctrl-C reaches the supervisor, which stops the children in order
+    detached: true, // its own process group, as the servers' (supervisedProcessGroups)
   });
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => console.log(`[${name}] ${line}`));
@@ -186,6 +186,7 @@ function callerWebhookSecret(dataDir: string): string {
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  supervisedProcessGroups();
   const dataDir = resolve(config.DATA_DIR);
   const children: LocalServer[] = [];
   let stopping = false;
