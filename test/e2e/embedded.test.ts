@@ -55,6 +55,12 @@ async function waitRunning(embedded: Embedded): Promise<void> {
   }, { timeoutMs: 150_000, intervalMs: 200 });
 }
 
+/** The process group of `pid` (Linux /proc). */
+function processGroup(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+}
+
 /** Pids of the direct children of `pid` (Linux /proc). */
 function childPids(pid: number): { pid: number; cmdline: string }[] {
   return readdirSync('/proc')
@@ -149,6 +155,9 @@ describe('embedded mode', () => {
     // Our four children; tsx's own esbuild helper is left out (it exits by itself once its parent is gone).
     const children = childPids(supervisor.child.pid!).filter((c) => /temporal|ferretdb|api\/main\.ts|worker\/main\.ts/.test(c.cmdline));
     assert.equal(children.length, 4, `expected temporal, ferretdb, api and worker; saw ${children.map((c) => c.cmdline).join(' | ')}`);
+    // Each child in a group of its own: the terminal's SIGINT reaches the supervisor alone, which stops them in order
+    // (with the servers in its group, they died at once and the api's last calls to them were retried, then killed).
+    for (const child of children) assert.notEqual(processGroup(child.pid), supervisor.child.pid, `${child.cmdline} is in the supervisor's group`);
     const before = supervisor.output().length;
     process.kill(-supervisor.child.pid!, 'SIGINT');
     assert.equal(await supervisor.exit, 0, supervisor.output());
