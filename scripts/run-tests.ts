@@ -3,7 +3,7 @@
  * Python test tools first (so no test times out on a set-up), then runs every test file with Node's test runner.
  * `npm test -- unit` (or integration, e2e, or a path part) filters.
  *
- * A test that needs a system package the machine lacks (HAProxy, Chromium) skips, saying what to install; the run
+ * A test that needs a system package the machine lacks (HAProxy, PostgreSQL, Chromium) skips, saying what to install; the run
  * ends with the list of skips and their reasons. REQUIRE_ALL_SUITES=1 (`.ci/run`) turns any skip into a failure.
  */
 import { spawnSync } from 'node:child_process';
@@ -30,6 +30,8 @@ function testFiles(filters: string[]): string[] {
   return filters.length === 0 ? files : files.filter((file) => filters.some((f) => file.includes(f)));
 }
 
+type Log = (line: string) => void;
+
 interface Skip {
   file?: string;
   name?: string;
@@ -45,7 +47,7 @@ function readSkips(file: string): Skip[] | undefined {
 }
 
 /** The closing summary: each skipped test with its reason; whether that is a failure here. */
-function reportSkips(skips: Skip[] | undefined, requireAll: boolean, log: (line: string) => void): boolean {
+function reportSkips(skips: Skip[] | undefined, requireAll: boolean, log: Log): boolean {
   if (!skips) {
     log('no skip report: the test runner stopped early');
     return true;
@@ -58,8 +60,6 @@ function reportSkips(skips: Skip[] | undefined, requireAll: boolean, log: (line:
   for (const skip of skips) log(`  ${skip.file ? relative(ROOT, skip.file) : '?'} › ${skip.name}: ${skip.reason}`);
   return !requireAll;
 }
-
-type Log = (line: string) => void;
 
 /** The router's local models (the routing tests fall back to lexical matching when they cannot be had). */
 async function obtainModels(log: Log): Promise<void> {

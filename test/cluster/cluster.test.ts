@@ -23,7 +23,6 @@ import { clusterSkip } from '../helpers/system-packages';
 let cluster: Cluster;
 const cleanups: (() => Promise<void> | void)[] = [];
 
-
 const card = (name: string) => ({ name, capabilities: [{ name: 'echo', description: 'Echoes the payload back' }] });
 
 /** An SDK agent with an HTTP endpoint; it counts requests (raw deliveries) and handler runs per message id. */
