@@ -59,15 +59,12 @@ async function main(): Promise<void> {
     stopIndex();
     await replica.stop();
     if (messageWorker) {
-      try {
-        messageWorker.shutdown();
-      } catch {
-        // already stopping: the worker heard the signal too
-      }
+      messageWorker.shutdown();
       await messageWorker.done;
     }
     await Promise.all([stopSweeper(), stopA2aProbe()]);
     await Promise.allSettled([connection.close(), workerConnection.close(), mongo.close(), telemetry?.shutdown()]);
+    logger.info({ signal }, 'api stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

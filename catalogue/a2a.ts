@@ -206,6 +206,16 @@ export interface AgentSkill {
 }
 
 /**
+ * A skill's tags, which the A2A spec requires and protobuf-based SDKs drop when empty: the capability's own, else
+ * the agent's, else the capability's name.
+ */
+export function skillTags(agent: Pick<AgentDoc, 'tags'>, capability: Pick<CapabilityDoc, 'name' | 'tags'>): string[] {
+  if (capability.tags?.length) return capability.tags;
+  if (agent.tags?.length) return agent.tags;
+  return [capability.name];
+}
+
+/**
  * The agent's capabilities (those `reachable` admits) as A2A skills. An imported skill keeps its own fields; its
  * description, tags and examples are the capability's (imported from it, changed only by an update of the agent).
  */
@@ -218,7 +228,7 @@ export function agentSkills(agent: AgentDoc, reachable: (capability: CapabilityD
     const skill: JsonObject = {
       ...(original ? without(original, SKILL_ACCESS_FIELDS) : { id: capability.name, name: capability.name }),
       description: capability.description || (original?.name as string | undefined) || capability.name,
-      tags: capability.tags,
+      tags: skillTags(agent, capability),
     };
     if (capability.examples.length > 0) skill.examples = capability.examples;
     else delete skill.examples;

@@ -1,4 +1,7 @@
-/** A Temporal worker that serves only activities (no workflows), running until `stop`. */
+/**
+ * A Temporal worker that serves only activities (no workflows), running until `stop`. The SDK's runtime shuts every
+ * worker down on SIGINT/SIGTERM by itself, so at a signal `stop` may find it draining already: it then only waits.
+ */
 import { Worker, type NativeConnection } from '@temporalio/worker';
 
 export interface RunningActivityWorker {
@@ -15,7 +18,7 @@ export async function startActivityWorker(options: {
   const running = worker.run();
   return {
     async stop() {
-      worker.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
     },
   };

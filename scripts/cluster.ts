@@ -7,11 +7,13 @@
 import { join } from 'node:path';
 import { loadConfigOrExit } from '../platform/config';
 import { startCluster, type Cluster } from './lib/cluster/start-cluster';
+import { supervisedProcessGroups } from './lib/dev-servers';
 
 const say = (line: string) => console.log(`[cluster] ${line}`);
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  supervisedProcessGroups();
   let cluster: Cluster | undefined;
   let stopping = false;
   // Ctrl-C during start-up: what has started is stopped, and startCluster rejects.
@@ -28,8 +30,8 @@ async function main(): Promise<void> {
     say('stopped');
     process.exit(exitCode);
   };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
+  // A stop, not a failure: exit 0 (npm reports 130 after Ctrl-C, having had the SIGINT itself).
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(0));
   try {
     cluster = await startCluster({ config, log: say, signal: starting.signal });
   } catch (error) {

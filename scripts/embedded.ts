@@ -9,9 +9,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadConfigOrExit, temporalSqlitePragmas, type Config } from '../platform/config';
-import { obtainModel } from '../router/embeddings/model-files';
-import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
-import { portAcceptsConnections, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from './lib/dev-servers';
+import { locateModel, obtainModel } from '../router/embeddings/model-files';
+import { cacheDir } from '../platform/cache-dir';
+import { resolveFerretDb, resolveTemporalCli, serversToBuild } from './lib/binaries';
+import { portAcceptsConnections, startFerretDb, startTemporalDevServer, supervisedProcessGroups, waitUntil, type LocalServer } from './lib/dev-servers';
 import { startTemporalBySdkDownload } from './lib/sdk-temporal';
 import { devServerSearchAttributes } from '../messages/search-attributes';
 import { setNamespaceRetention } from '../messages/idempotency-window';
@@ -40,6 +41,7 @@ function spawnOwn(name: string, entry: string, env: NodeJS.ProcessEnv): LocalSer
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group, as the servers' (supervisedProcessGroups)
   });
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => console.log(`[${name}] ${line}`));
@@ -68,10 +70,22 @@ interface Started {
 async function startServers(config: Config, dataDir: string): Promise<Started> {
   const started: Started = { servers: [], env: { ...process.env }, lines: [] };
   const logs = join(dataDir, 'logs');
-  if (!process.env.TEMPORAL_ADDRESS) {
+  const models = config.ROUTER_PROVIDER === 'auto' || config.ROUTER_PROVIDER === 'local' ? config.ROUTER_LOCAL_MODELS.split(',') : [];
+  const ourTemporal = !process.env.TEMPORAL_ADDRESS;
+  const ourMongo = !process.env.MONGODB_URI;
+  // Ports first: a clash is better known before minutes of building.
+  if (ourTemporal) {
     await ensurePortFree(config.EMBEDDED_TEMPORAL_PORT, 'EMBEDDED_TEMPORAL_PORT');
     await ensurePortFree(config.EMBEDDED_TEMPORAL_UI_PORT, 'EMBEDDED_TEMPORAL_UI_PORT');
-    const cli = await resolveTemporalCli(say);
+  }
+  if (ourMongo) await ensurePortFree(config.EMBEDDED_MONGODB_PORT, 'EMBEDDED_MONGODB_PORT');
+  announceFirstStart(serversToBuild({ temporalCli: ourTemporal, ferretDb: ourMongo }), models.filter((id) => !locateModel(id)));
+  // Downloads (the models) go beside the Go builds, which take the CPU; the two builds go one after the other.
+  const modelsObtained = Promise.all(models.map((id) => obtainModel(id, (line) => say(`model ${id}: ${line}`))));
+  modelsObtained.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  const cli = ourTemporal ? await resolveTemporalCli(say) : undefined;
+  const ferretBinary = ourMongo ? await resolveFerretDb(say) : undefined;
+  if (cli) {
     const options = {
       port: config.EMBEDDED_TEMPORAL_PORT,
       uiPort: config.EMBEDDED_TEMPORAL_UI_PORT,
@@ -95,12 +109,6 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
     started.env.TEMPORAL_UI_URL ??= `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
     started.lines.push(`Temporal     ${temporal.address} (history in ${options.dbFile})`);
   }
-  if (config.ROUTER_PROVIDER === 'auto' || config.ROUTER_PROVIDER === 'local') {
-    const models = config.ROUTER_LOCAL_MODELS.split(',');
-    const found = [];
-    for (const id of models) found.push(await obtainModel(id, (line) => say(`model ${id}: ${line}`)));
-    started.lines.push(`Router       ${found.every(Boolean) ? `local models ${models.join(' + ')}` : 'lexical matching (local models unavailable)'}`);
-  }
   if (!process.env.API_KEYS) {
     const key = developmentKey(dataDir);
     started.env.API_KEYS = configKeyEntry(config.DEFAULT_TENANT, ['admin', 'metrics'], key);
@@ -113,12 +121,10 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
     started.env.CALLER_WEBHOOK_SECRET = callerWebhookSecret(dataDir);
     started.lines.push(`Caller webhook secret  ${started.env.CALLER_WEBHOOK_SECRET} (verifies reply_to notifications)`);
   }
-  if (!process.env.MONGODB_URI) {
-    await ensurePortFree(config.EMBEDDED_MONGODB_PORT, 'EMBEDDED_MONGODB_PORT');
-    const binary = await resolveFerretDb(say);
+  if (ferretBinary) {
     say('starting FerretDB…');
     const ferret = await startFerretDb({
-      binary: binary.path,
+      binary: ferretBinary.path,
       port: config.EMBEDDED_MONGODB_PORT,
       dataDir: join(dataDir, 'ferretdb'),
       logFile: join(logs, 'ferretdb.log'),
@@ -127,7 +133,21 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
     started.env.MONGODB_URI = `${ferret.uri}/agent-reach`;
     started.lines.push(`MongoDB      ${started.env.MONGODB_URI} (FerretDB on SQLite in ${join(dataDir, 'ferretdb')})`);
   }
+  if (models.length > 0) {
+    const found = await modelsObtained;
+    started.lines.push(`Router       ${found.every(Boolean) ? `local models ${models.join(' + ')}` : 'lexical matching (local models unavailable)'}`);
+  }
   return started;
+}
+
+/** On a first start, one line saying what will be built and fetched, and roughly how long it takes. */
+function announceFirstStart(builds: string[], fetches: string[]): void {
+  if (builds.length === 0 && fetches.length === 0) return;
+  const work = [
+    ...(builds.length > 0 ? [`building ${builds.join(' and ')} with Go (one after the other: each takes both cores)`] : []),
+    ...(fetches.length > 0 ? [`fetching the router model${fetches.length > 1 ? 's' : ''} ${fetches.join(', ')} meanwhile`] : []),
+  ];
+  say(`first start: ${work.join(', ')}; about 5 min on 2 free cores, 15 or more on a busy machine; cached in ${cacheDir()}, later starts take seconds`);
 }
 
 /** True once a worker polls the task queue, so "running" means messages are being processed. */
@@ -166,6 +186,7 @@ function callerWebhookSecret(dataDir: string): string {
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  supervisedProcessGroups();
   const dataDir = resolve(config.DATA_DIR);
   const children: LocalServer[] = [];
   let stopping = false;
@@ -180,8 +201,8 @@ async function main(): Promise<void> {
     say('stopped');
     process.exit(exitCode);
   };
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
+  // A stop, not a failure: exit 0 (npm reports 130 after Ctrl-C, having had the SIGINT itself).
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopAll(0));
 
   const watch = (child: LocalServer) => {
     children.push(child);

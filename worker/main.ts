@@ -29,9 +29,20 @@ async function main(): Promise<void> {
     logger.info({ port: config.WORKER_METRICS_PORT }, 'worker metrics on /metrics');
   }
   const worker = await runMessageWorker({ config, mongo, logger, connection, metrics, ...(telemetry ? { telemetry } : {}) });
+  // The SDK drains the worker at the first signal and then lets go of them; ours stay, so a second signal (a
+  // supervisor's SIGTERM after a Ctrl-C) waits for the drain instead of killing the process in the middle of it.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (!stopping) logger.info({ signal }, 'worker stopping');
+    stopping = true;
+    worker.shutdown();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   await worker.done;
   await Promise.allSettled([connection.close(), mongo.close(), telemetry?.shutdown()]);
   logger.info('worker stopped');
+  process.exit(0);
 }
 
 main().catch((error: unknown) => {

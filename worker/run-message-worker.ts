@@ -39,5 +39,11 @@ export async function runMessageWorker(options: {
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, nexusTenants: config.NEXUS_TENANTS }, 'message worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers: it stops polling, lets activities finish, then resolves.
   const done = worker.run().finally(() => deliveryDeps.stop());
-  return { done, shutdown: () => worker.shutdown() };
+  return {
+    done,
+    // After SIGINT/SIGTERM the worker is draining already (the SDK heard the signal too): nothing more to ask.
+    shutdown: () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    },
+  };
 }

@@ -81,7 +81,7 @@ async function buildTemporalCli(target: string, log: Log): Promise<void> {
   const gobin = join(cacheDir(), 'gobin-temporal');
   mkdirSync(gobin, { recursive: true });
   await runWithProgress(
-    `Building Temporal CLI ${TEMPORAL_CLI_VERSION} with go install`,
+    `Building Temporal CLI ${TEMPORAL_CLI_VERSION} with go install (2–9 min on 2 cores, by how busy they are)`,
     'go',
     ['install', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`],
     { env: { ...process.env, GOBIN: gobin }, logFile: join(cacheDir(), 'build-temporal.log') },
@@ -107,7 +107,7 @@ async function buildFerretDb(target: string, log: Log): Promise<void> {
   spawnSync('chmod', ['-R', 'u+w', source]);
   writeFileSync(join(source, 'build/version/version.txt'), `${FERRETDB_VERSION}\n`);
   await runWithProgress(
-    `Building FerretDB ${FERRETDB_VERSION} with go build`,
+    `Building FerretDB ${FERRETDB_VERSION} with go build (2–7 min on 2 cores, by how busy they are)`,
     'go',
     ['build', '-o', target, './cmd/ferretdb'],
     { cwd: source, logFile: join(cacheDir(), 'build-ferretdb.log') },
@@ -116,17 +116,38 @@ async function buildFerretDb(target: string, log: Log): Promise<void> {
   rmSync(source, { recursive: true, force: true });
 }
 
-async function findOrBuild(
-  options: { envVar: string; command: string; cached: string; build: (target: string, log: Log) => Promise<void> },
-  log: Log,
-): Promise<FoundBinary> {
-  const env = process.env;
+interface ServerBinary {
+  envVar: string;
+  command: string;
+  cached: string;
+  build: (target: string, log: Log) => Promise<void>;
+}
+
+const TEMPORAL_CLI: ServerBinary = { envVar: 'TEMPORAL_CLI_PATH', command: 'temporal', cached: `temporal-${TEMPORAL_CLI_VERSION}`, build: buildTemporalCli };
+const FERRETDB: ServerBinary = { envVar: 'FERRETDB_PATH', command: 'ferretdb', cached: `ferretdb-${FERRETDB_VERSION}`, build: buildFerretDb };
+
+/** The binary from its variable, PATH or the cache; undefined when only a build would give it. */
+function findExisting(options: ServerBinary, env: NodeJS.ProcessEnv = process.env): FoundBinary | undefined {
   const explicit = fromEnv(options.envVar, env);
   if (explicit) return { path: explicit, source: 'env' };
   const onPath = findOnPath(options.command, env);
   if (onPath) return { path: onPath, source: 'path' };
+  const cached = join(cacheDir(env), 'bin', options.cached);
+  return existsSync(cached) ? { path: cached, source: 'cache' } : undefined;
+}
+
+/** Of the servers wanted, those a start will build (not found): for its plan line; nothing is built here. */
+export function serversToBuild(wanted: { temporalCli: boolean; ferretDb: boolean }, env: NodeJS.ProcessEnv = process.env): string[] {
+  return [
+    ...(wanted.temporalCli && !findExisting(TEMPORAL_CLI, env) ? [`Temporal CLI ${TEMPORAL_CLI_VERSION}`] : []),
+    ...(wanted.ferretDb && !findExisting(FERRETDB, env) ? [`FerretDB ${FERRETDB_VERSION}`] : []),
+  ];
+}
+
+async function findOrBuild(options: ServerBinary, log: Log): Promise<FoundBinary> {
+  const existing = findExisting(options);
+  if (existing) return existing;
   const cached = join(cacheDir(), 'bin', options.cached);
-  if (existsSync(cached)) return { path: cached, source: 'cache' };
   if (!goAvailable()) throw new Error(`${options.command} not found (set ${options.envVar}) and Go is not installed to build it`);
   mkdirSync(join(cacheDir(), 'bin'), { recursive: true });
   const partial = `${cached}.partial-${process.pid}`;
@@ -139,10 +160,7 @@ async function findOrBuild(
 /** The Temporal CLI, or a note that only the SDK's download (internet) is left. */
 export async function resolveTemporalCli(log: Log = console.log): Promise<FoundBinary | SdkDownload> {
   try {
-    return await findOrBuild(
-      { envVar: 'TEMPORAL_CLI_PATH', command: 'temporal', cached: `temporal-${TEMPORAL_CLI_VERSION}`, build: buildTemporalCli },
-      log,
-    );
+    return await findOrBuild(TEMPORAL_CLI, log);
   } catch (error) {
     if (process.env.TEMPORAL_CLI_PATH) throw error;
     return { sdkDownload: true, reason: (error as Error).message };
@@ -150,8 +168,5 @@ export async function resolveTemporalCli(log: Log = console.log): Promise<FoundB
 }
 
 export async function resolveFerretDb(log: Log = console.log): Promise<FoundBinary> {
-  return findOrBuild(
-    { envVar: 'FERRETDB_PATH', command: 'ferretdb', cached: `ferretdb-${FERRETDB_VERSION}`, build: buildFerretDb },
-    log,
-  );
+  return findOrBuild(FERRETDB, log);
 }

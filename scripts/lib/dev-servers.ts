@@ -63,6 +63,18 @@ export async function waitUntil(
  * Spawns a server whose output goes to `logFile` (with this process's environment unless `env` is given; as another
  * user when `account` is given, e.g. PostgreSQL, which refuses to run as root).
  */
+let ownProcessGroups = false;
+
+/**
+ * For a supervisor (`npm start`, `npm run cluster`): children spawned from now on get process groups of their own, so
+ * a terminal's Ctrl-C reaches the supervisor alone, and it stops them in order (our processes before the servers they
+ * use) instead of all of them dying at once. Elsewhere (tests, benchmarks) children stay in the caller's group, so a
+ * Ctrl-C ends them with it.
+ */
+export function supervisedProcessGroups(): void {
+  ownProcessGroups = true;
+}
+
 export function spawnServer(
   name: string,
   command: string,
@@ -73,7 +85,7 @@ export function spawnServer(
 ): LocalServer {
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}), ...(account ?? {}) });
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: ownProcessGroups, ...(env ? { env } : {}), ...(account ?? {}) });
   // Two sources into one file: neither may end it while the other still writes.
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });

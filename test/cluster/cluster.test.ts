@@ -1,7 +1,8 @@
 /**
  * Cluster mode end to end: the topology of `npm run cluster` (Temporal server on PostgreSQL, FerretDB on PostgreSQL,
  * two workers, two api replicas behind HAProxy) with SDK agents, over HTTP and WebSocket; then a steady load during
- * which an api replica, a worker and the Temporal server are SIGKILLed and started again.
+ * which an api replica, a worker and the Temporal server are SIGKILLed and started again. Without HAProxy or
+ * PostgreSQL it skips, saying what to install (`.ci/run` installs both).
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -17,18 +18,10 @@ import { prepareNamespace } from '../../scripts/lib/cluster/temporal-server';
 import { startTestCluster } from '../helpers/cluster';
 import { eventually } from '../helpers/eventually';
 import { request, TEST_API_KEY } from '../helpers/http';
+import { clusterSkip } from '../helpers/system-packages';
 
 let cluster: Cluster;
 const cleanups: (() => Promise<void> | void)[] = [];
-
-before(async () => {
-  cluster = await startTestCluster();
-}, { timeout: 600_000 });
-
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  await cluster?.stop();
-}, { timeout: 120_000 });
 
 const card = (name: string) => ({ name, capabilities: [{ name: 'echo', description: 'Echoes the payload back' }] });
 
@@ -103,7 +96,17 @@ async function ended(messageId: string, timeoutMs = 60_000) {
   }, { timeoutMs, intervalMs: 200 });
 }
 
-describe('cluster', () => {
+// Without HAProxy or PostgreSQL (system packages) the suite skips, saying what to install.
+describe('cluster', { skip: clusterSkip() }, () => {
+  before(async () => {
+    cluster = await startTestCluster();
+  }, { timeout: 600_000 });
+
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    await cluster?.stop();
+  }, { timeout: 120_000 });
+
   it('cluster - messages sent through the balancer reach an HTTP agent and end processed; both replicas serve', async () => {
     const { agentId, runs } = await httpAgent(cluster.url, 'http-echo');
     const before = await sessionsPerReplica();

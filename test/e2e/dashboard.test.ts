@@ -1,7 +1,7 @@
 /**
  * The dashboard in a real browser (Debian's Chromium, driven by playwright-core): agents, recent messages, one
  * message's attempts and its trace. Saves a screenshot to test/output/dashboard.png.
- * `.ci/run` installs Chromium; without /usr/bin/chromium this test is skipped, and says so.
+ * `.ci/run` installs Chromium; without it (CHROMIUM_PATH, or `chromium` on PATH) this test skips, saying what to install.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -13,21 +13,21 @@ import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fak
 import { registerAgent, request, TEST_API_KEY } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
+import { chromiumBinary, skipUnlessInstalled } from '../helpers/system-packages';
 
-const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = resolve(__dirname, '../output');
 let servers: TestServers;
 let system: TestSystem;
 let agent: FakeAgent;
 let browser: Browser;
 
-describe('dashboard', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
+describe('dashboard', { skip: skipUnlessInstalled([chromiumBinary]) }, () => {
   before(async () => {
     servers = await startTestServers();
     system = await startSystem(servers);
     agent = await startFakeAgent(acceptAndConfirm);
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: chromiumBinary(),
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
   });

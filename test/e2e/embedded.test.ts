@@ -39,6 +39,7 @@ function startEmbedded(): Embedded {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // a process group of its own, as in a terminal: Ctrl-C signals the whole group
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -52,6 +53,12 @@ async function waitRunning(embedded: Embedded): Promise<void> {
     if (embedded.child.exitCode !== null) throw new Error(`embedded mode exited:\n${embedded.output()}`);
     return embedded.output().includes('Agent-Reach is running') ? true : undefined;
   }, { timeoutMs: 150_000, intervalMs: 200 });
+}
+
+/** The process group of `pid` (Linux /proc). */
+function processGroup(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
 }
 
 /** Pids of the direct children of `pid` (Linux /proc). */
@@ -143,13 +150,22 @@ describe('embedded mode', () => {
     assert.equal(agent.deliveries.length, 1, 'the repeat was not delivered again');
   });
 
-  it('embedded mode - Ctrl-C stops every child cleanly', async () => {
+  it('embedded mode - Ctrl-C (SIGINT to the process group, as a terminal sends it) stops every child cleanly', async () => {
     const supervisor = running!;
     // Our four children; tsx's own esbuild helper is left out (it exits by itself once its parent is gone).
     const children = childPids(supervisor.child.pid!).filter((c) => /temporal|ferretdb|api\/main\.ts|worker\/main\.ts/.test(c.cmdline));
     assert.equal(children.length, 4, `expected temporal, ferretdb, api and worker; saw ${children.map((c) => c.cmdline).join(' | ')}`);
-    supervisor.child.kill('SIGINT');
+    // Each child in a group of its own: the terminal's SIGINT reaches the supervisor alone, which stops them in order
+    // (with the servers in its group, they died at once and the api's last calls to them were retried, then killed).
+    for (const child of children) assert.notEqual(processGroup(child.pid), supervisor.child.pid, `${child.cmdline} is in the supervisor's group`);
+    const before = supervisor.output().length;
+    process.kill(-supervisor.child.pid!, 'SIGINT');
     assert.equal(await supervisor.exit, 0, supervisor.output());
+    const stopping = supervisor.output().slice(before);
+    assert.match(stopping, /"msg":"api stopped"/);
+    assert.match(stopping, /"msg":"worker stopped"/);
+    // Neither a crash nor the servers going first (the api's calls to a Temporal already gone are retried, WARN).
+    assert.doesNotMatch(stopping, /unexpected error|IllegalStateError|unhandledRejection|"level":[4-6]0| WARN /, 'a stop, not a crash');
     for (const child of children) assert.ok(!existsProcess(child.pid), `child still alive: ${child.cmdline}`);
     assert.equal(await portAcceptsConnections(temporalPort), false);
     assert.equal(await portAcceptsConnections(mongoPort), false);

@@ -1,7 +1,7 @@
 /**
- * Independent Python clients for the faces' tests, from PyPI, in the venv `.ci/run` creates at `<cache>/venv` (cache:
- * AGENT_REACH_CACHE_DIR, else ~/.cache/agent-reach). Outside CI a test is skipped, saying why, when that venv lacks
- * its package; in CI (CI=true) a missing venv fails it.
+ * Independent Python clients for the faces' tests, from PyPI, in the venv `npm test` makes at `<cache>/venv` (cache:
+ * AGENT_REACH_CACHE_DIR, else ~/.cache/agent-reach; scripts/lib/python-tools.ts). A test whose package that venv
+ * lacks (pip could not install it) skips, saying why; REQUIRE_ALL_SUITES=1 (`.ci/run`) makes that skip fail the run.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,11 +10,10 @@ import { cacheDir } from '../../platform/cache-dir';
 
 export const python = join(cacheDir(), 'venv', 'bin', 'python');
 
-/** Whether the venv can import `module`, and the test's `skip` option (a reason outside CI when it cannot). */
+/** Whether the venv can import `module`, and the test's `skip` option (the reason when it cannot). */
 export function pythonModule(module: string, pypiName: string): { available: boolean; skip: string | false } {
   const available = existsSync(python) && spawnSync(python, ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0;
-  const inCi = process.env.CI === 'true';
-  return { available, skip: !available && !inCi ? `no Python ${pypiName} package in ${python} (.ci/run installs it)` : false };
+  return { available, skip: available ? false : `no Python ${pypiName} package in ${python} (npm run python-tools installs it)` };
 }
 
 /**

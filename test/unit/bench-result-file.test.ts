@@ -1,9 +1,9 @@
 /** Benchmark results record the commit they ran on and whether the work tree was dirty. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { provenance, writeResultFile } from '../../scripts/lib/result-file';
 
@@ -52,6 +52,16 @@ describe('bench result file', () => {
       assert.equal(written.figure, 42);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('bench/results - every result file names the commit it measured', () => {
+    const dir = resolve(__dirname, '../../bench/results');
+    const files = readdirSync(dir).filter((name) => name.endsWith('.json'));
+    assert.ok(files.length > 0);
+    for (const name of files) {
+      const { commit } = JSON.parse(readFileSync(join(dir, name), 'utf8')) as { commit?: unknown };
+      assert.match(String(commit), /^[0-9a-f]{7,40}$/, `${name} has no commit`);
     }
   });
 });

@@ -3,6 +3,7 @@
  * the api replicas, health checks on `/readyz`, WebSocket upgrades passed through, and a statistics page whose CSV
  * tells which replicas are in rotation.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { findOnPath } from '../binaries';
 import { portAcceptsConnections, spawnServer, waitUntil, type LocalServer } from '../dev-servers';
@@ -10,7 +11,8 @@ import { portAcceptsConnections, spawnServer, waitUntil, type LocalServer } from
 const CONFIG = resolve(__dirname, '../../../deploy/haproxy.cfg');
 
 export function haproxyBinary(env: NodeJS.ProcessEnv = process.env): string {
-  const found = env.HAPROXY_PATH ?? findOnPath('haproxy', { PATH: `${env.PATH ?? ''}:/usr/sbin:/sbin` });
+  if (env.HAPROXY_PATH && !existsSync(env.HAPROXY_PATH)) throw new Error(`HAPROXY_PATH=${env.HAPROXY_PATH}, but no file exists there`);
+  const found = env.HAPROXY_PATH || findOnPath('haproxy', { PATH: `${env.PATH ?? ''}:/usr/sbin:/sbin` });
   if (!found) throw new Error('HAProxy not found: install it (Debian: apt-get install haproxy) or set HAPROXY_PATH');
   return found;
 }
