@@ -98,6 +98,7 @@ export async function createMessageWorker(options: MessageWorkerOptions): Promis
 }
 
 function runTogether(workers: Worker[]): MessageWorker {
+  /** Only running workers are asked: after SIGINT/SIGTERM the SDK drains them already, and asking again throws. */
   const shutdown = () => {
     for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
   };

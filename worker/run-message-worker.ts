@@ -41,9 +41,7 @@ export async function runMessageWorker(options: {
   const done = worker.run().finally(() => deliveryDeps.stop());
   return {
     done,
-    // After SIGINT/SIGTERM the worker is draining already (the SDK heard the signal too): nothing more to ask.
-    shutdown: () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-    },
+    // After SIGINT/SIGTERM the workers are draining already (the SDK heard the signal too): only running ones are asked.
+    shutdown: () => worker.shutdown(),
   };
 }
