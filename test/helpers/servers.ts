@@ -34,18 +34,17 @@ export async function startTestServers(): Promise<TestServers> {
   const ferretBinary = await resolveFerretDb();
   const ferretPort = await freePort();
   const ferretOptions = { binary: ferretBinary.path, port: ferretPort, dataDir: join(dataDir, 'ferretdb'), logFile: join(dataDir, 'ferretdb.log') };
-  const [temporal, firstFerret] = await Promise.all([
-    freePort().then((port) =>
-      startTemporalDevServer({
-        binary: temporalCli.path,
-        port,
-        namespace: 'default',
-        logFile: join(dataDir, 'temporal.log'),
-        searchAttributes: devServerSearchAttributes(),
-      }),
-    ),
-    startFerretDb(ferretOptions),
-  ]);
+  const startTemporal = async () =>
+    startTemporalDevServer({
+      binary: temporalCli.path,
+      port: await freePort(),
+      namespace: 'default',
+      logFile: join(dataDir, 'temporal.log'),
+      searchAttributes: devServerSearchAttributes(),
+    });
+  // The dev server binds ports of its own choosing beside ours; with test files starting servers side by side, one
+  // may be taken between its choice and its bind (it exits at once): then start it again, on new ports.
+  const [temporal, firstFerret] = await Promise.all([startTemporal().catch(startTemporal).catch(startTemporal), startFerretDb(ferretOptions)]);
   let ferret: Awaited<ReturnType<typeof startFerretDb>> | undefined = firstFerret;
   let placeholder: { close(): Promise<void> } | undefined;
   return {
