@@ -45,14 +45,17 @@ export interface NotifyCallerDeps {
 
 const refused = (why: string) => ApplicationFailure.nonRetryable(`notification refused: ${why}`, 'NotificationRefused');
 
-/** The run's type, start and input, read with the worker's client. */
+/** The run's type, start and input, from the first event of its history, read with the worker's client. */
 async function startedRunOf(workflowId: string, runId: string): Promise<StartedRun> {
   const { client } = Context.current();
-  const handle = client.workflow.getHandle(workflowId, runId);
-  const [description, history] = await Promise.all([handle.describe(), handle.fetchHistory()]);
-  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const first = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events?.[0];
+  const started = first?.workflowExecutionStartedEventAttributes;
   const payload = started?.input?.payloads?.[0];
-  return { type: description.type, started_at: description.startTime.toISOString(), input: payload ? client.options.loadedDataConverter.payloadConverter.fromPayload(payload) : undefined };
+  return {
+    type: started?.workflowType?.name ?? '',
+    started_at: new Date(Number(first?.eventTime?.seconds ?? 0) * 1000 + Math.floor((first?.eventTime?.nanos ?? 0) / 1e6)).toISOString(),
+    input: payload ? client.options.loadedDataConverter.payloadConverter.fromPayload(payload) : undefined,
+  };
 }
 
 export function createNotifyCaller(deps: NotifyCallerDeps) {

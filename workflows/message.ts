@@ -215,25 +215,16 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
     if (interrupted) return interrupted;
     if (Date.now() >= giveUpAt) return record.finish('failed', outOfTime(lastFailure));
     // Resolved before every attempt: a moved or restarted agent is found at its new address.
-    const reached = await reach({ tenant: input.tenant, target: input.target, avoid: failed.excluded(), ...(input.caller ? { caller: input.caller } : {}), message: input, attempt, run }).catch(
-      (error: Error) => ({ outage: (error.cause as Error | undefined)?.message ?? error.message }),
-    );
-    if ('outage' in reached) {
-      // The gateway's own catalogue or database is out (the activity spent its own retries): an outage costs time,
-      // up to the deadline or the capability's time limit, never a try of the message.
-      sparedTries++;
-      const step = nextStep({ kind: 'unavailable', error: `the target could not be looked up: ${reached.outage}` }, progress());
-      if (step.kind === 'give_up') return record.finishAs(step);
-      if (step.kind !== 'back_off') throw new Error(`unreachable: ${step.kind} after an unavailable target`);
-      lastFailure = step.failure;
-      const delay = Math.min(retryDelayMs(tries, input.policy, Math.random()), Math.max(0, giveUpAt - Date.now()));
-      if (await receiptWithin(delay)) {
-        const cutShort = nextStep({ kind: 'receipt_while_backing_off', receipt: takeReceipt() }, progress());
-        if (cutShort.kind === 'finish') return record.finishAs(cutShort);
-      }
-      continue;
-    }
-    const { lookup, delivery } = reached;
+    // A lookup that failed past the activity's own retries is the gateway's own catalogue or database out: an outage.
+    const { lookup, delivery }: ResolveAndDeliverResult | { lookup: { kind: 'outage'; error: string }; delivery?: undefined } = await reach({
+      tenant: input.tenant,
+      target: input.target,
+      avoid: failed.excluded(),
+      ...(input.caller ? { caller: input.caller } : {}),
+      message: input,
+      attempt,
+      run,
+    }).catch((error: Error) => ({ lookup: { kind: 'outage' as const, error: (error.cause as Error | undefined)?.message ?? error.message } }));
     if (lookup.kind === 'unsealed') {
       seen.unsealed = true;
       return record.finish('rejected', unsealedRefusal(lookup.reason));
@@ -243,7 +234,11 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
     }
     let step: NextStep;
     let target: DeliveryTarget | undefined;
-    if (lookup.kind === 'no_available_instance') {
+    if (lookup.kind === 'outage') {
+      // An outage costs time, up to the deadline or the capability's time limit, never a try of the message.
+      sparedTries++;
+      step = nextStep({ kind: 'unavailable', error: `the target could not be looked up: ${lookup.error}` }, progress());
+    } else if (lookup.kind === 'no_available_instance') {
       const error = unavailability(lookup.instances);
       record.unavailable(attempt, input.target.agent_id, error);
       if (lean && waitsOnCircuits(lookup.instances)) sparedTries++;
