@@ -17,6 +17,8 @@ import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
 import { bestBy } from './select';
+import type { BoundedJudge } from './judge/bounded-judge';
+import { reviewVerdict, type JudgeExplanation } from './judge/judge-stage';
 
 export interface RouteRequest {
   tenant: string;
@@ -44,7 +46,7 @@ export interface CandidateExplanation {
 export interface RouteExplanation {
   provider: string;
   threshold: number;
-  decided_by: 'explicit' | 'match' | 'head' | 'session' | 'llm' | 'none';
+  decided_by: 'explicit' | 'match' | 'head' | 'judge' | 'session' | 'llm' | 'none';
   /**
    * When a trained head decided: the catalogue revision it was trained on (a previous one while the current
    * trains), the thresholds of the best group's language direction and where they come from (fitted on the
@@ -54,6 +56,8 @@ export interface RouteExplanation {
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
+  /** When the judge read the request (ROUTER_JUDGE): why, its P(yes) and whether it changed the head's verdict. */
+  judge?: JudgeExplanation;
   extraction?: { method: 'heuristic' | 'llm' | 'given'; extracted: string[]; missing: string[] };
   timings_ms: { total: number; match: number };
 }
@@ -103,6 +107,8 @@ export interface RouterDeps {
   isAdmin?: (caller: Caller) => boolean;
   /** Matches enum parameters by meaning when no word of the intent names a value. */
   parameterEmbedder?: Embedder;
+  /** Reads whether the head's choice does what the request asks, where that matters (ROUTER_JUDGE). */
+  judge?: BoundedJudge;
 }
 
 type EligibleAs = Eligibility & { eligible: true };
@@ -314,12 +320,16 @@ export class Router {
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
     const probability = new Map(ranked.map((s) => [s.key, s.probability]));
     const groups = groupScores(ranked, prediction.same, prediction.crossLingual);
-    const verdict = decideByHead(groups, thresholds);
+    const headVerdict = decideByHead(groups, thresholds);
     explanation.decided_by = 'head';
     const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
+    const reviewed = this.deps.judge ? await reviewVerdict(this.deps.judge, { intent: request.intent!, verdict: headVerdict, groups, point, candidate: (key) => inPool.get(key)!, revision }) : { verdict: headVerdict };
+    const verdict = reviewed.verdict;
+    if (reviewed.explanation) explanation.judge = reviewed.explanation;
+    if (reviewed.explanation?.outcome === 'overruled') explanation.decided_by = 'judge';
     explanation.threshold = round(point.accept);
     const best = round(groups[0]?.probability ?? 0);
-    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: verdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best };
+    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: headVerdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);
@@ -345,6 +355,7 @@ export class Router {
       return this.chooseRanked(request, choices, context, explanation);
     }
     if (verdict.kind === 'refuse') {
+      if (explanation.decided_by === 'judge') return refuse('no_match', `the judge read that ${explanation.judge!.capability} does not do what the intent asks`, explanation);
       return refuse('no_match', `no capability matches the intent well enough (best probability ${best} < ${explanation.head.escalate})`, explanation);
     }
     const fromLlm = await this.askLlm(request.intent!, eligibleIn(verdict.groups).map((c) => c.candidate), explanation);

@@ -1,0 +1,67 @@
+/**
+ * The judge's place in a head's decision (router.ts, routeByHead): given the head's verdict, ask the judge when it
+ * matters (decision.ts), within its bounds (bounded-judge.ts), and return the verdict to act on with what happened,
+ * for the explanation. Any failure to get an answer (over its share, timeout, error, no yes/no) leaves the head's
+ * verdict as it was.
+ */
+import type { CapabilityCandidate } from '../candidates';
+import { exclusionClauses } from '../head/exclusions';
+import type { HeadVerdict, OperatingPoint, ScoredGroup } from '../head/decide';
+import type { BoundedJudge } from './bounded-judge';
+import { combinedScore, judgedVerdict, judgeReason, type HeadView, type JudgeReason } from './decision';
+
+export interface JudgeExplanation {
+  judge: string;
+  reason: JudgeReason;
+  capability: string;
+  outcome: 'agreed' | 'overruled' | 'over_share' | 'timeout' | 'error' | 'abstained';
+  p_yes?: number;
+  score?: number;
+  cached?: boolean;
+  ms?: number;
+  error?: string;
+}
+
+export interface JudgedVerdict {
+  verdict: HeadVerdict;
+  explanation?: JudgeExplanation;
+}
+
+function hasBorder(candidate: CapabilityCandidate): boolean {
+  return (candidate.capability.counter_examples?.length ?? 0) > 0 || exclusionClauses(candidate.capability.description).length > 0;
+}
+
+export async function reviewVerdict(
+  judge: BoundedJudge,
+  input: {
+    intent: string;
+    verdict: HeadVerdict;
+    groups: readonly ScoredGroup[];
+    point: OperatingPoint;
+    candidate: (key: string) => CapabilityCandidate;
+    revision: string;
+  },
+): Promise<JudgedVerdict> {
+  judge.requestSeen();
+  const { verdict, groups, point } = input;
+  const [first, second] = groups;
+  if (!first) return { verdict };
+  const top = input.candidate(first.keys[0]!);
+  const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: point.accept, second: second?.probability ?? 0, border: hasBorder(top) };
+  const reason = judgeReason(view);
+  if (!reason) return { verdict };
+  const base = { judge: judge.name, reason, capability: top.key };
+  const outcome = await judge.ask({ intent: input.intent, candidate: top }, input.revision);
+  if (outcome.kind === 'over_share') return { verdict, explanation: { ...base, outcome: 'over_share' } };
+  if (outcome.kind === 'timeout' || outcome.kind === 'abstained') return { verdict, explanation: { ...base, outcome: outcome.kind, ms: outcome.ms } };
+  if (outcome.kind === 'error') return { verdict, explanation: { ...base, outcome: 'error', error: outcome.message, ms: outcome.ms } };
+  const judged = judgedVerdict(outcome.yes, view);
+  const explanation: JudgeExplanation = { ...base, outcome: 'agreed', p_yes: round(outcome.yes), score: round(combinedScore(outcome.yes, view)), cached: outcome.cached, ms: outcome.ms };
+  if (judged === 'accept' && verdict.kind === 'refuse') return { verdict: { kind: 'accept', group: first }, explanation: { ...explanation, outcome: 'overruled' } };
+  if (judged === 'refuse' && verdict.kind === 'accept') return { verdict: { kind: 'refuse', best: first }, explanation: { ...explanation, outcome: 'overruled' } };
+  return { verdict, explanation };
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}

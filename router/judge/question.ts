@@ -1,0 +1,65 @@
+/**
+ * What a judge is asked (docs/routing.md, "The judge"): does this capability do what the request asks, yes or no.
+ * The capability is shown as its card draws its border: what it does, requests it takes (examples), requests it
+ * must not take (counter-examples) and what its description says it does not do. The judge reads the answer
+ * instead of generating it: P(yes) against P(no) as the first token, a signal the router combines with the head's
+ * score (decision.ts). A choice among the top candidates ("A, B, or none") was tried first and dropped: the local
+ * 1.5B model's letter probabilities were nearly flat and favoured positions (docs/benchmarks.md).
+ */
+import { humanName, type CapabilityCandidate } from '../candidates';
+import { exclusionClauses } from '../head/exclusions';
+
+/** Examples and counter-examples shown: enough to show the border, short enough to stay fast. */
+const EXAMPLES_SHOWN = 3;
+const COUNTER_EXAMPLES_SHOWN = 3;
+
+export interface JudgeQuestion {
+  intent: string;
+  candidate: CapabilityCandidate;
+}
+
+export const SYSTEM_PROMPT =
+  'You check whether a service handles a request. Answer yes only when the service does what the request asks. ' +
+  'A request that asks for something the service says it does not do, that belongs to another service, or that ' +
+  'is unrelated gets no. Answer yes or no.';
+
+function quoted(texts: readonly string[]): string {
+  return texts.map((t) => `"${t}"`).join('; ');
+}
+
+/** The capability as the judge reads it. */
+export function cardText(candidate: CapabilityCandidate): string {
+  const { capability } = candidate;
+  const lines = [`Service: ${candidate.agent_name} — ${humanName(capability.name)}`, `What it does: ${capability.description}`];
+  if (capability.examples.length > 0) lines.push(`Requests it takes, e.g.: ${quoted(capability.examples.slice(0, EXAMPLES_SHOWN))}`);
+  const counter = (capability.counter_examples ?? []).slice(0, COUNTER_EXAMPLES_SHOWN);
+  if (counter.length > 0) lines.push(`Requests it does not take, e.g.: ${quoted(counter)}`);
+  const excluded = exclusionClauses(capability.description);
+  if (excluded.length > 0) lines.push(`It does NOT: ${excluded.join('; ')}`);
+  return lines.join('\n');
+}
+
+/** The user turn. */
+export function questionText(question: JudgeQuestion): string {
+  return `${cardText(question.candidate)}\n\nRequest: ${question.intent}\n\nDoes this service do what the request asks? Answer yes or no.`;
+}
+
+/** Whether a first token means yes, no, or neither ("Yes", " no", "YES."…). */
+export function answerWord(token: string): 'yes' | 'no' | undefined {
+  const word = token.trim().toLowerCase().replace(/[.!,:]$/, '');
+  return word === 'yes' ? 'yes' : word === 'no' ? 'no' : undefined;
+}
+
+/** P(yes) renormalised over yes and no; undefined (the judge abstains) when neither has any mass. */
+export function yesProbability(yes: number, no: number): number | undefined {
+  const total = yes + no;
+  return total > 0 ? yes / total : undefined;
+}
+
+/** A judge: a model that reads the question and gives P(yes), or undefined when it did not answer yes or no. */
+export interface JudgeProvider {
+  /** For the explanation and the cache key, e.g. `local:model.gguf`. */
+  readonly name: string;
+  judge(question: JudgeQuestion): Promise<number | undefined>;
+  close?(): Promise<void>;
+}
