@@ -304,6 +304,23 @@ export const envSchema = z.object({
   ROUTER_SESSION_TTL_MS: positiveMs.default(1_800_000),
   /** Threads of the local model per process. @default 1 */
   ROUTER_ONNX_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * The judge, a model that reads whether the head's choice does what the request asks (docs/routing.md, "The
+   * judge"): `off`, `llm` (the OpenAI-compatible chat endpoint of LLM_BASE_URL / LLM_API_KEY) or `local` (a GGUF
+   * model on the CPU; `npm run models -- --judge` installs it). @default off
+   */
+  ROUTER_JUDGE: z.enum(['off', 'llm', 'local']).default('off'),
+  /**
+   * The judge's model: for `local` a GGUF file path, for `llm` a chat model name.
+   * @default local: the cached Qwen2.5-Coder-1.5B-Instruct Q4_K_M; llm: LLM_MODEL
+   */
+  ROUTER_JUDGE_MODEL: z.string().min(1).optional(),
+  /** Largest share of requests the judge reads (0–1); past it the head decides alone. @default 0.3 */
+  ROUTER_JUDGE_SHARE: z.coerce.number().min(0).max(1).default(0.3),
+  /** How long a request waits for the judge (in line and reading), in ms; then the head's verdict stands. @default 3000 */
+  ROUTER_JUDGE_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(3_000),
+  /** CPU threads of the local judge. @default 2 */
+  ROUTER_JUDGE_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   /** OpenAI-compatible base URL for embeddings (e.g. http://localhost:11434/v1 for Ollama). Optional. */
   EMBEDDINGS_BASE_URL: z.url().optional(),
   /** Embedding model name at that endpoint; setting it turns OpenAI-compatible embeddings on. Optional. */
@@ -370,6 +387,9 @@ export const envSchema = z.object({
   if (env.API_KEYS) {
     const parsed = parseConfigKeys(env.API_KEYS);
     if ('problem' in parsed) ctx.addIssue({ code: 'custom', path: ['API_KEYS'], message: parsed.problem });
+  }
+  if (env.ROUTER_JUDGE === 'llm' && !env.ROUTER_JUDGE_MODEL && !env.LLM_MODEL) {
+    ctx.addIssue({ code: 'custom', path: ['ROUTER_JUDGE'], message: 'llm needs a chat model: set LLM_MODEL or ROUTER_JUDGE_MODEL' });
   }
   if (env.HEARTBEAT_WRITE_EVERY_MS > env.HEARTBEAT_TTL_MS / 2) {
     ctx.addIssue({ code: 'custom', path: ['HEARTBEAT_WRITE_EVERY_MS'], message: 'must be at most half of HEARTBEAT_TTL_MS' });

@@ -7,6 +7,7 @@ import { canReach } from '../rules/acl';
 import { hasScope } from '../rules/api-key';
 import { chooseMatcher } from './create-matcher';
 import { OpenAiLlm } from './llm';
+import { createJudge } from './judge/create-judge';
 import { DEFAULT_HEAD_SETTINGS, type HeadSettings } from './head/decide';
 import { Router, type RouterDeps } from './router';
 import { RoutingStats, routingStatsModel } from './routing-stats';
@@ -49,6 +50,7 @@ export async function createRouter(
   });
   logger.info({ provider: matcher.provider }, `router: ${matcher.note}`);
   const stats = new RoutingStats(routingStatsModel(connection));
+  const judge = createJudge(config, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) });
   return new Router({
     agents: async (tenant) => {
       await catalogue.index.ensureCurrent(logger);
@@ -68,6 +70,7 @@ export async function createRouter(
     ...decisionSettings(config, matcher.kind),
     now: catalogue.now,
     ...(matcher.parameterEmbedder ? { parameterEmbedder: matcher.parameterEmbedder } : {}),
+    ...(judge ? { judge } : {}),
     ...overrides,
   });
 }

@@ -1,5 +1,6 @@
 /**
- * `npm run bench:routing [-- --provider local,lexical] [--sets clinc150,zh-routing,scale] [--limit N] [--full]`
+ * `npm run bench:routing [-- --provider local,lexical] [--sets clinc150,zh-routing,scale] [--limit N] [--full]
+ *    [--judge off|local|llm] [--judge-share 0.3] [--judge-timeout-ms 3000]`
  * Routing quality and decision time, per data set and similarity provider, through the api's path (the Router as
  * `createRouter` builds it, default settings: each head fits its own thresholds on its catalogue, nothing is fitted
  * on the evaluation requests), including requests sent right after the catalogue is registered, after a card is
@@ -9,6 +10,8 @@
  * - zh-routing: our catalogue and dev.jsonl (the head never sees a dev request).
  * ROUTER_HEAD=off measures plain similarity.
  * - scale: 1,000 agents × 5 capabilities, decision time only.
+ * --judge: the same with the judge on (docs/routing.md, "The judge"; ROUTER_JUDGE_MODEL and the LLM_* settings as the
+ *   api reads them); writes bench/results/routing-<set>-judge-<kind>.json, also with --limit.
  * Writes bench/results/routing-<set>.json and prints a table.
  */
 import { join, resolve } from 'node:path';
@@ -17,6 +20,8 @@ import { writeResultFile } from './lib/result-file';
 import { candidatesOf } from '../router/candidates';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
 import { decisionSettings, DEFAULT_THRESHOLDS } from '../router/create-router';
+import type { BoundedJudge } from '../router/judge/bounded-judge';
+import { createJudge } from '../router/judge/create-judge';
 import type { MatcherFactory } from '../router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from './lib/routing-data';
 import { parameterReport, scoringRouter } from './lib/routing-eval';
@@ -54,10 +59,10 @@ const FULL = process.argv.includes('--full');
  * (time to ready); the steady decisions on the evaluation requests; a card edited and requests sent at once
  * (the previous head should answer); every instance offline (no retraining, the head answers).
  */
-async function qualitySet(set: RoutingDataset, provider: string, limit?: number) {
+async function qualitySet(set: RoutingDataset, provider: string, limit?: number, judge?: BoundedJudge) {
   const { factory, name, kind } = await matcherFor(provider);
   const catalogue = new LiveCatalogue(set.agents);
-  const router = apiRouter(catalogue, factory, decisionSettings({}, kind));
+  const router = apiRouter(catalogue, factory, decisionSettings({}, kind), judge);
   const requests = evaluationRequests(set, limit);
   const trainingsBefore = trainings.length;
 
@@ -184,12 +189,35 @@ async function main(): Promise<void> {
       full: { type: 'boolean', default: false },
       agents: { type: 'string', default: '1000' },
       queries: { type: 'string', default: '300' },
+      judge: { type: 'string', default: 'off' },
+      'judge-share': { type: 'string', default: '0.3' },
+      'judge-timeout-ms': { type: 'string', default: '3000' },
     },
   });
+  const judgeKind = values.judge as 'off' | 'local' | 'llm';
+  const judge = createJudge(
+    {
+      ROUTER_JUDGE: judgeKind,
+      ROUTER_JUDGE_MODEL: process.env.ROUTER_JUDGE_MODEL,
+      ROUTER_JUDGE_SHARE: Number(values['judge-share']),
+      ROUTER_JUDGE_TIMEOUT_MS: Number(values['judge-timeout-ms']),
+      ROUTER_JUDGE_THREADS: Number(process.env.ROUTER_JUDGE_THREADS ?? 2),
+      LLM_MODEL: process.env.LLM_MODEL,
+      LLM_BASE_URL: process.env.LLM_BASE_URL,
+      LLM_API_KEY: process.env.LLM_API_KEY,
+    },
+    { info: (m) => console.log(m), warn: (m) => console.log(m) },
+  );
+  if (judgeKind !== 'off' && !judge) throw new Error(`--judge ${judgeKind}: no judge could be made (see above)`);
   const providers = values.provider!.split(',');
   const sets = values.sets!.split(',');
   const limit = values.limit ? Number(values.limit) : undefined;
-  const meta = { at: new Date().toISOString(), machine: 'shared 2-core box; figures are noisy', node: process.version };
+  const meta = {
+    at: new Date().toISOString(),
+    machine: 'shared 2-core box; figures are noisy',
+    node: process.version,
+    ...(judge ? { judge: { name: judge.name, share: Number(values['judge-share']), timeout_ms: Number(values['judge-timeout-ms']), limit: limit ?? null } } : {}),
+  };
   for (const setName of sets) {
     const results: Record<string, unknown> = {};
     for (const provider of providers) {
@@ -197,13 +225,15 @@ async function main(): Promise<void> {
       if (setName === 'scale') results[provider] = await scaleSet(provider, Number(values.agents), Number(values.queries));
       else {
         const set = setName === 'clinc150' ? loadClinc150() : loadZhRouting();
-        const quality = await qualitySet(set, provider, limit);
+        const quality = await qualitySet(set, provider, limit, judge);
         results[provider] = setName === 'zh-routing' ? { ...quality, parameters: await parameterReport(set.fit, set.agents) } : quality;
       }
       console.log(JSON.stringify(results[provider], null, 2));
     }
-    if (!limit) writeResultFile(RESULTS, `routing-${setName}`, { ...meta, set: setName, results });
+    if (judge) writeResultFile(RESULTS, `routing-${setName}-judge-${judgeKind}`, { ...meta, set: setName, results });
+    else if (!limit) writeResultFile(RESULTS, `routing-${setName}`, { ...meta, set: setName, results });
   }
+  await judge?.close();
 }
 
 main().catch((error: unknown) => {

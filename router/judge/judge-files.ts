@@ -7,7 +7,7 @@
  *     Apache-2.0; the PyPI republisher states none.
  *   - The runtime: npm `node-llama-cpp` (pinned) with only this platform's CPU binary package, installed into the
  *     cache with its optional GPU packages and install scripts left out (no GPU binaries, no source build).
- * At run time both are only looked for (`locateJudgeModel`, `loadLlamaRuntime`).
+ * At run time both are only looked for (`locateJudgeModel`, `llamaRuntimeInstalled`, `loadLlamaRuntime`).
  */
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
@@ -140,14 +140,12 @@ export async function installLlamaRuntime(log: Log, env: NodeJS.ProcessEnv = pro
   return dir;
 }
 
-/** The runtime's module, from the cache (or the project's node_modules); undefined when it is not installed. */
+export function llamaRuntimeInstalled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return existsSync(runtimeEntry(env));
+}
+
+/** The runtime's module from the cache; undefined when it is not installed there. */
 export async function loadLlamaRuntime(env: NodeJS.ProcessEnv = process.env): Promise<unknown> {
   const entry = runtimeEntry(env);
-  if (existsSync(entry)) return import(pathToFileURL(entry).href);
-  try {
-    const name: string = LLAMA_RUNTIME.name;
-    return await import(name);
-  } catch {
-    return undefined;
-  }
+  return existsSync(entry) ? import(pathToFileURL(entry).href) : undefined;
 }

@@ -6,6 +6,7 @@
  */
 import type { AgentWithInstances } from '../../catalogue/agent-queries';
 import type { HeadSettings } from '../../router/head/decide';
+import type { BoundedJudge } from '../../router/judge/bounded-judge';
 import type { MatcherFactory } from '../../router/matcher';
 import { Router, type RouteDecision } from '../../router/router';
 import type { LabelledRequest } from './routing-data';
@@ -31,8 +32,9 @@ export class LiveCatalogue {
   }
 }
 
-export function apiRouter(catalogue: LiveCatalogue, matcherFactory: MatcherFactory, settings: { threshold: number; head: HeadSettings }): Router {
+export function apiRouter(catalogue: LiveCatalogue, matcherFactory: MatcherFactory, settings: { threshold: number; head: HeadSettings }, judge?: BoundedJudge): Router {
   return new Router({
+    ...(judge ? { judge } : {}),
     agents: async () => catalogue.agents,
     matcherFactory,
     // Offline instances stay eligible here (a long TTL), so the benchmark measures the decision, not liveness.
@@ -95,6 +97,33 @@ export function decisionReport(rows: Decided[]) {
     refusals,
     p50_decision_ms: round(percentile(times, 50)),
     p95_decision_ms: round(percentile(times, 95)),
+    ...(rows.some((d) => d.decision.explanation.judge) ? { judge: judgeReport(rows) } : {}),
+  };
+}
+
+/**
+ * What the judge did: the share of requests it read (a model call, not a cached answer), its outcomes, the decision
+ * time of the requests it read, and per request the head's and the judge's numbers (to fit decision.ts's constants).
+ */
+export function judgeReport(rows: Decided[]) {
+  const asked = rows.filter((d) => d.decision.explanation.judge);
+  const read = asked.filter((d) => d.decision.explanation.judge!.p_yes !== undefined && !d.decision.explanation.judge!.cached);
+  const times = read.map((d) => d.ms).sort((a, b) => a - b);
+  const outcomes: Record<string, number> = {};
+  for (const d of asked) {
+    const key = `${d.decision.explanation.judge!.reason}:${d.decision.explanation.judge!.outcome}`;
+    outcomes[key] = (outcomes[key] ?? 0) + 1;
+  }
+  return {
+    share_read: share(rows, (d) => read.includes(d)),
+    share_wanted: share(rows, (d) => asked.includes(d)),
+    outcomes,
+    p50_judged_decision_ms: read.length ? Math.round(percentile(times, 50)) : null,
+    p95_judged_decision_ms: read.length ? Math.round(percentile(times, 95)) : null,
+    rows: asked.map((d) => {
+      const { head, judge } = d.decision.explanation;
+      return { text: d.request.text, kind: d.request.kind, expected: d.request.expected, capability: judge!.capability, right: isExpected(d, judge!.capability), verdict: head?.verdict, best: head?.best, accept: head?.accept, reason: judge!.reason, p_yes: judge!.p_yes ?? null, outcome: judge!.outcome, ms: Math.round(d.ms) };
+    }),
   };
 }
 
