@@ -16,8 +16,8 @@
  */
 
 export const UNCERTAIN_ABOVE = 1.5;
-export const BORDER_ABOVE = 3;
-export const UNCERTAIN_BELOW = 0.5;
+export const BORDER_ABOVE = 4;
+export const UNCERTAIN_BELOW = 0.4;
 export const CLOSE = 0.5;
 export const HEAD_WEIGHT = 1;
 export const BIAS = 0;

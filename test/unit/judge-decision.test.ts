@@ -1,0 +1,103 @@
+/** The judge's decision logic (router/judge/decision.ts, question.ts): when it reads, what its answer does. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BIAS, BORDER_ABOVE, CLOSE, combinedScore, HEAD_WEIGHT, judgedVerdict, judgeReason, UNCERTAIN_ABOVE, UNCERTAIN_BELOW, type HeadView } from '../../router/judge/decision';
+import { cpuBinaryPackage } from '../../router/judge/judge-files';
+import { answerWord, questionText, yesProbability } from '../../router/judge/question';
+import { candidatesOf } from '../../router/candidates';
+import { agentFromCard } from '../../scripts/lib/routing-data';
+
+const view = (v: Partial<HeadView>): HeadView => ({ verdict: 'accept', best: 0.6, accept: 0.3, second: 0.05, border: false, ...v });
+
+describe('judgeReason', () => {
+  it('judgeReason - a clear win on a card without a border is not read', () => {
+    assert.equal(judgeReason(view({ best: 0.3 * (UNCERTAIN_ABOVE + 1) })), undefined);
+  });
+  it('judgeReason - a narrow win is read as uncertain', () => {
+    assert.equal(judgeReason(view({ best: 0.3 * (UNCERTAIN_ABOVE - 0.1) })), 'uncertain');
+  });
+  it('judgeReason - a win on a card with a border is read up to BORDER_ABOVE, not beyond', () => {
+    assert.equal(judgeReason(view({ best: 0.3 * (BORDER_ABOVE - 0.1), border: true })), 'border');
+    assert.equal(judgeReason(view({ accept: 0.2, best: 0.2 * BORDER_ABOVE + 0.01, border: true })), undefined);
+  });
+  it('judgeReason - a close runner-up is read', () => {
+    assert.equal(judgeReason(view({ best: 0.3 * (UNCERTAIN_ABOVE + 1), second: 0.3 * (UNCERTAIN_ABOVE + 1) * CLOSE })), 'close');
+  });
+  it('judgeReason - a near refusal is read, a far one is not', () => {
+    assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.3 * (UNCERTAIN_BELOW + 0.05) })), 'near_refusal');
+    assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.3 * (UNCERTAIN_BELOW - 0.05) })), undefined);
+  });
+  it('judgeReason - ambiguous and escalated verdicts are left to the caller and the LLM', () => {
+    assert.equal(judgeReason(view({ verdict: 'ambiguous', best: 0.31 })), undefined);
+    assert.equal(judgeReason(view({ verdict: 'escalate', best: 0.25 })), undefined);
+  });
+  it('judgeReason - no threshold or no probability: nothing to weigh', () => {
+    assert.equal(judgeReason(view({ accept: 0 })), undefined);
+    assert.equal(judgeReason(view({ best: 0 })), undefined);
+  });
+});
+
+describe('combined verdict', () => {
+  it('combinedScore - the judge log-odds plus the head log-ratio, less the bias', () => {
+    const score = combinedScore(0.8, { best: 0.6, accept: 0.3 });
+    assert.ok(Math.abs(score - (Math.log(4) + HEAD_WEIGHT * Math.log(2) - BIAS)) < 1e-9);
+  });
+  it('judgedVerdict - a confident no overrules a narrow acceptance; a confident yes rescues a near refusal', () => {
+    assert.equal(judgedVerdict(0.02, { best: 0.33, accept: 0.3 }), 'refuse');
+    assert.equal(judgedVerdict(0.98, { best: 0.27, accept: 0.3 }), 'accept');
+  });
+  it('judgedVerdict - the head can outweigh the judge: a very sure head keeps a lukewarm no', () => {
+    const weights = { head: 1, bias: 0 };
+    assert.equal(judgedVerdict(0.4, { best: 0.9, accept: 0.3 }, weights), 'accept');
+    assert.equal(judgedVerdict(0.4, { best: 0.31, accept: 0.3 }, weights), 'refuse');
+  });
+  it('judgedVerdict - certainty is capped: P(yes)=0 still counts as a finite no', () => {
+    assert.ok(Number.isFinite(combinedScore(0, { best: 0.5, accept: 0.3 })));
+    assert.ok(Number.isFinite(combinedScore(1, { best: 0.5, accept: 0.3 })));
+  });
+});
+
+describe('the question', () => {
+  const [card] = candidatesOf([
+    agentFromCard(
+      {
+        agent_id: 'invoice-agent',
+        name: '发票Agent',
+        description: 'invoices',
+        tags: [],
+        capabilities: [{ name: 'issue_invoice', description: '为已完成的订单开具电子发票。不能修改、换开或作废已开具的发票。', examples: ['帮我开张发票', '开个专票', '发票开一下', '第四个例子'] }],
+      },
+      't',
+    ),
+  ]);
+  it('questionText - shows what the card does, three examples, its exclusions and the request', () => {
+    const text = questionText({ intent: '发票抬头写错了，帮我改一下', candidate: card! });
+    assert.match(text, /发票Agent — issue invoice/);
+    assert.match(text, /"帮我开张发票"; "开个专票"; "发票开一下"/);
+    assert.doesNotMatch(text, /第四个例子/);
+    assert.match(text, /It does NOT: 修改、换开或作废已开具的发票/);
+    assert.match(text, /Request: 发票抬头写错了，帮我改一下/);
+  });
+  it('questionText - counter-examples are shown when the card has them', () => {
+    const withCounter = { ...card!, capability: { ...card!.capability, counter_examples: ['作废发票'] } };
+    assert.match(questionText({ intent: 'x', candidate: withCounter }), /Requests it does not take, e\.g\.: "作废发票"/);
+  });
+  it('answerWord - yes and no in any case, with a space or a full stop; anything else is no answer', () => {
+    assert.equal(answerWord(' Yes'), 'yes');
+    assert.equal(answerWord('NO.'), 'no');
+    assert.equal(answerWord('Not'), undefined);
+    assert.equal(answerWord('The'), undefined);
+  });
+  it('yesProbability - renormalised over yes and no; no mass on either is an abstention', () => {
+    assert.equal(yesProbability(3, 1), 0.75);
+    assert.equal(yesProbability(0, 0), undefined);
+  });
+});
+
+describe('judge runtime', () => {
+  it('cpuBinaryPackage - the CPU build for the platform, never a GPU variant', () => {
+    assert.equal(cpuBinaryPackage('linux', 'x64'), '@node-llama-cpp/linux-x64');
+    assert.equal(cpuBinaryPackage('darwin', 'arm64'), '@node-llama-cpp/mac-arm64-metal');
+    assert.equal(cpuBinaryPackage('win32', 'x64'), '@node-llama-cpp/win-x64');
+  });
+});
