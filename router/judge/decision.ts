@@ -11,8 +11,9 @@
  * What: neither the head nor the judge decides alone. The judge's log-odds and the head's log-ratio to its
  * threshold add up, and the request is accepted when
  *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ BIAS
- * The two constants were fitted on the zh/en dev set's judged requests (docs/benchmarks.md) and hold for any
- * catalogue: both sides are relative (r to the catalogue's own fitted threshold, P(yes) to the model's).
+ * All constants were set before measuring, not fitted: the two evidences weigh the same and meet at zero, and both
+ * are relative (r to the catalogue's own fitted threshold, P(yes) to the model's), so none depends on a catalogue.
+ * On the zh/en dev set's recorded judgements this sits on the trade-off's frontier (docs/benchmarks.md).
  */
 
 export const UNCERTAIN_ABOVE = 1.5;
