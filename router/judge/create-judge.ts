@@ -25,7 +25,9 @@ export function createJudge(config: JudgeConfig, logger: { info(msg: string): vo
       return undefined;
     }
     logger.info(`router: the judge is ${modelPath} on ${config.ROUTER_JUDGE_THREADS} CPU threads`);
-    return new BoundedJudge(new LocalJudge({ modelPath, threads: config.ROUTER_JUDGE_THREADS }), bounds);
+    const local = new LocalJudge({ modelPath, threads: config.ROUTER_JUDGE_THREADS });
+    local.warm().catch((error: unknown) => logger.warn(`router: the judge's model could not be loaded: ${(error as Error).message ?? String(error)}`));
+    return new BoundedJudge(local, bounds);
   }
   return undefined;
 }

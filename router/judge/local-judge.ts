@@ -58,7 +58,11 @@ export class LocalJudge implements JudgeProvider {
     this.name = `local:${basename(options.modelPath)}`;
   }
 
-  /** Loads the runtime and the model (once; about a second from a warm page cache). */
+  /** Loads the runtime and the model (once; seconds from a warm page cache): at start, so no request waits for it. */
+  warm(): Promise<unknown> {
+    return this.load();
+  }
+
   private load() {
     this.loaded ??= (async () => {
       const runtime = (await loadLlamaRuntime()) as LlamaRuntime | undefined;
