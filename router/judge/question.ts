@@ -12,6 +12,8 @@ import { exclusionClauses } from '../head/exclusions';
 /** Examples and counter-examples shown: enough to show the border, short enough to stay fast. */
 const EXAMPLES_SHOWN = 3;
 const COUNTER_EXAMPLES_SHOWN = 3;
+/** The request is cut here (as for parameter extraction), so a long one cannot fill the model's context. */
+const INTENT_SHOWN = 1_000;
 
 export interface JudgeQuestion {
   intent: string;
@@ -41,7 +43,7 @@ export function cardText(candidate: CapabilityCandidate): string {
 
 /** The user turn. */
 export function questionText(question: JudgeQuestion): string {
-  return `${cardText(question.candidate)}\n\nRequest: ${question.intent}\n\nDoes this service do what the request asks? Answer yes or no.`;
+  return `${cardText(question.candidate)}\n\nRequest: ${question.intent.slice(0, INTENT_SHOWN)}\n\nDoes this service do what the request asks? Answer yes or no.`;
 }
 
 /** Whether a first token means yes, no, or neither ("Yes", " no", "YES."…). */

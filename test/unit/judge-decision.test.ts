@@ -82,6 +82,10 @@ describe('the question', () => {
     const withCounter = { ...card!, capability: { ...card!.capability, counter_examples: ['作废发票'] } };
     assert.match(questionText({ intent: 'x', candidate: withCounter }), /Requests it does not take, e\.g\.: "作废发票"/);
   });
+  it('questionText - a very long request is cut, so it cannot fill the model\'s context', () => {
+    const text = questionText({ intent: '发'.repeat(5_000), candidate: card! });
+    assert.ok(text.length < 2_000, `${text.length} characters`);
+  });
   it('answerWord - yes and no in any case, with a space or a full stop; anything else is no answer', () => {
     assert.equal(answerWord(' Yes'), 'yes');
     assert.equal(answerWord('NO.'), 'no');
