@@ -12,7 +12,7 @@ import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { MatcherFactory, MatchScore } from './matcher';
 import { TenantMatchers, type MatcherChoice, type RouterStatus } from './tenant-matchers';
-import { decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
+import { decideByHead, DEFAULT_HEAD_SETTINGS, type CrossedBorder, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
 import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
@@ -50,7 +50,7 @@ export interface RouteExplanation {
    * trains), the thresholds of the best group's language direction and where they come from (fitted on the
    * catalogue, configured, or Router 2.0's fixed ones), the probability of "none", the verdict.
    */
-  head?: { revision: string; accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
+  head?: { revision: string; accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number; crossed?: CrossedBorder };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -277,7 +277,7 @@ export class Router {
   private verdictOf(prediction: HeadPrediction, pool: readonly CapabilityCandidate[]) {
     const inPool = new Set(pool.map((c) => c.key));
     const groups = groupScores(prediction.ranked.filter((s) => inPool.has(s.key)), prediction.same, prediction.crossLingual);
-    return decideByHead(groups, resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined));
+    return decideByHead(groups, resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined), prediction.crossed);
   }
 
   /**
@@ -314,12 +314,12 @@ export class Router {
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
     const probability = new Map(ranked.map((s) => [s.key, s.probability]));
     const groups = groupScores(ranked, prediction.same, prediction.crossLingual);
-    const verdict = decideByHead(groups, thresholds);
+    const verdict = decideByHead(groups, thresholds, prediction.crossed);
     explanation.decided_by = 'head';
     const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
     explanation.threshold = round(point.accept);
     const best = round(groups[0]?.probability ?? 0);
-    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: verdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best };
+    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: verdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best, ...(verdict.kind === 'refuse' && verdict.crossed ? { crossed: verdict.crossed } : {}) };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);
@@ -343,6 +343,9 @@ export class Router {
         return refuse('no_eligible_capability', `${first} matches but cannot take messages now (${this.showReason(request.caller, eligibilityOf(first) as Ineligible)})`, explanation);
       }
       return this.chooseRanked(request, choices, context, explanation);
+    }
+    if (verdict.kind === 'refuse' && verdict.crossed) {
+      return refuse('no_match', `${verdict.crossed.key} is the nearest capability, but its card says it does not do this ("${verdict.crossed.clause}")`, explanation);
     }
     if (verdict.kind === 'refuse') {
       return refuse('no_match', `no capability matches the intent well enough (best probability ${best} < ${explanation.head.escalate})`, explanation);

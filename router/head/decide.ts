@@ -7,6 +7,7 @@
  *   - p₁ ≥ accept → route to the best group;
  *   - escalate ≤ p₁ < accept → the escalation band, where an LLM decides (without one, escalate = accept: no band);
  *   - below → refuse.
+ * A capability whose card excludes the request (card-borders.ts) is left out first.
  * The operating points are fitted per catalogue when its head trains (calibration.ts), unless set explicitly.
  */
 import type { Calibration } from './calibration';
@@ -37,7 +38,13 @@ export type HeadVerdict =
   | { kind: 'accept'; group: ScoredGroup }
   | { kind: 'ambiguous'; groups: [ScoredGroup, ScoredGroup] }
   | { kind: 'escalate'; groups: ScoredGroup[] }
-  | { kind: 'refuse'; best?: ScoredGroup };
+  | { kind: 'refuse'; best?: ScoredGroup; crossed?: CrossedBorder };
+
+/** The best capability's card excludes the request: which, and the clause (card-borders.ts). */
+export interface CrossedBorder {
+  key: string;
+  clause: string;
+}
 
 /** Groups of the same service, best first: each capability joins the first better one it is the same as. */
 export function groupScores(ranked: readonly HeadScore[], same: (a: string, b: string) => boolean, crossLingual: ReadonlySet<string> = new Set()): ScoredGroup[] {
@@ -60,16 +67,23 @@ export function operatingPointOf(group: ScoredGroup, thresholds: HeadThresholds)
 /** Groups offered to the LLM in the escalation band. */
 const ESCALATION_SHORTLIST = 5;
 
-export function decideByHead(groups: readonly ScoredGroup[], thresholds: HeadThresholds): HeadVerdict {
+/**
+ * `crossed`: capabilities whose card excludes the request (with the clause). Such a group is never chosen; the
+ * others are decided as if it were not there, and a refusal names the best group's border when it was crossed.
+ */
+export function decideByHead(ranked: readonly ScoredGroup[], thresholds: HeadThresholds, crossed: ReadonlyMap<string, string> = new Map()): HeadVerdict {
+  const top = ranked[0]?.keys[0];
+  const border = top !== undefined && crossed.has(top) ? { crossed: { key: top, clause: crossed.get(top)! } } : {};
+  const groups = ranked.filter((g) => !crossed.has(g.keys[0]!));
   const [first, second] = groups;
-  if (!first) return { kind: 'refuse' };
+  if (!first) return { kind: 'refuse', ...(ranked[0] ? { best: ranked[0] } : {}), ...border };
   const { accept, escalate } = operatingPointOf(first, thresholds);
   const p1 = first.probability;
   const p2 = second?.probability ?? 0;
   if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= accept) return { kind: 'ambiguous', groups: [first, second] };
   if (p1 >= accept) return { kind: 'accept', group: first };
   if (p1 >= escalate) return { kind: 'escalate', groups: groups.slice(0, ESCALATION_SHORTLIST) };
-  return { kind: 'refuse', best: first };
+  return { kind: 'refuse', best: first, ...border };
 }
 
 /** Thresholds set by configuration (ROUTER_HEAD_ACCEPT, ROUTER_HEAD_ESCALATE): they override the fitted ones. */

@@ -11,6 +11,7 @@ import type { EmbeddingProvider } from '../embeddings/provider';
 import type { IntentMatcher, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../text';
+import { CardBorders } from './card-borders';
 import { exclusionClauses } from './exclusions';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
 import { averagePredictions, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput } from './head';
@@ -53,6 +54,9 @@ export interface HeadMatcherOptions {
   folds?: number;
   calibration?: Partial<CalibrationOptions>;
 }
+
+/** Capabilities, most probable first, whose card borders are checked for a request (card-borders.ts). */
+const BORDERS_CHECKED = 8;
 
 /** Folds of the cross-validation that calibrates a head. */
 export const DEFAULT_FOLDS = 4;
@@ -97,6 +101,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
     const fallback = await similarity(candidates);
     let heads: JudgingHead[] | undefined;
     let calibration: Calibration | undefined;
+    let borders: CardBorders | undefined;
     // The models share one time budget, so a huge catalogue is ready in about the same time however many there are.
     const budget = (options.head?.timeBudgetMs ?? DEFAULT_HEAD_OPTIONS.timeBudgetMs) / models.length;
     const training = (async () => {
@@ -104,6 +109,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
       const trained: JudgingHead[] = await Promise.all(
         models.map(async (model) => {
           const input = await headInput(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
+          if (model === models[0]) borders = CardBorders.of(input, candidates.map(excludedTexts));
           const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
           options.onTrained?.(model.provider.id, candidates.length, head.training);
           return { model: head, heldOut, ...(model.language ? { language: model.language } : {}) };
@@ -129,8 +135,12 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
         const chinese = containsCjk(intent);
         const language = chinese ? 'zh' : 'en';
         const judges = heads.flatMap((h, i) => (!h.language || h.language === language ? [{ m: models[i]!, head: h.model }] : []));
-        const prediction = averagePredictions(await Promise.all(judges.map(async ({ m, head }) => predict(head, await m.provider.embedQuery(intent), chinese))));
-        return { ...prediction, ...(calibration ? { calibration } : {}) };
+        const queries = await Promise.all(judges.map(({ m }) => m.provider.embedQuery(intent)));
+        const prediction = averagePredictions(judges.map(({ head }, i) => predict(head, queries[i]!, chinese)));
+        // Card borders are drawn in the first model's space (a multilingual one judges every request).
+        const first = judges.findIndex(({ m }) => m === models[0]);
+        const crossed = borders && first >= 0 ? borders.crossed(queries[first]!, prediction.ranked.slice(0, BORDERS_CHECKED).map((r) => r.key)) : undefined;
+        return { ...prediction, ...(calibration ? { calibration } : {}), ...(crossed?.size ? { crossed } : {}) };
       },
       ready: () => training.then(() => undefined, () => undefined),
       head: () => (heads ? (calibration ? { calibration } : {}) : failure === undefined ? undefined : { error: failure }),

@@ -127,6 +127,8 @@ export interface HeadPrediction {
   crossLingual: ReadonlySet<string>;
   /** The operating point fitted when the heads trained (calibration.ts). */
   calibration?: Calibration;
+  /** Capabilities whose card excludes the request (card-borders.ts), each with the clause it falls under. */
+  crossed?: ReadonlyMap<string, string>;
 }
 
 function unit(v: Float32Array): Float32Array {

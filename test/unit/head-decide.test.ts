@@ -138,6 +138,24 @@ describe('decideByHead', () => {
   });
 });
 
+describe('decideByHead with crossed card borders', () => {
+  const clause = 'cancel an invoice already issued';
+  it('decideByHead - the best capability whose card excludes the request is left out: the next one is judged on its own', () => {
+    const groups: ScoredGroup[] = [{ keys: ['a'], probability: 0.8 }, { keys: ['b'], probability: 0.15 }];
+    assert.deepEqual(decideByHead(groups, THRESHOLDS, new Map([['a', clause]])), { kind: 'refuse', best: groups[1], crossed: { key: 'a', clause } });
+    const strongSecond: ScoredGroup[] = [{ keys: ['a'], probability: 0.62 }, { keys: ['b'], probability: 0.55 }];
+    assert.deepEqual(decideByHead(strongSecond, THRESHOLDS, new Map([['a', clause]])), { kind: 'accept', group: strongSecond[1] });
+  });
+
+  it('decideByHead - a crossed runner-up cannot make the best ambiguous; only the best one is named in a refusal', () => {
+    const close: ScoredGroup[] = [{ keys: ['a'], probability: 0.5 }, { keys: ['b'], probability: 0.45 }];
+    assert.equal(decideByHead(close, THRESHOLDS).kind, 'ambiguous');
+    assert.deepEqual(decideByHead(close, THRESHOLDS, new Map([['b', clause]])), { kind: 'accept', group: close[0] });
+    const alone: ScoredGroup[] = [{ keys: ['a'], probability: 0.9 }];
+    assert.deepEqual(decideByHead(alone, THRESHOLDS, new Map([['a', clause]])), { kind: 'refuse', best: alone[0], crossed: { key: 'a', clause } });
+  });
+});
+
 describe('head decision across languages', () => {
   const thresholds: HeadThresholds = { sameLanguage: { accept: 0.45, escalate: 0.3 }, crossLingual: { accept: 0.3, escalate: 0.2 }, ambiguity: 0.8 };
   it('head decide - a cross-lingual group is held to the cross-lingual operating point; a same-language one is not', () => {
