@@ -7,7 +7,7 @@
  *   - p₁ ≥ accept → route to the best group;
  *   - escalate ≤ p₁ < accept → the escalation band, where an LLM decides (without one, escalate = accept: no band);
  *   - below → refuse.
- * A capability whose card excludes the request (card-borders.ts) is left out first.
+ * A request the best group's card excludes (card-borders.ts) is refused first.
  * The operating points are fitted per catalogue when its head trains (calibration.ts), unless set explicitly.
  */
 import type { Calibration } from './calibration';
@@ -68,22 +68,25 @@ export function operatingPointOf(group: ScoredGroup, thresholds: HeadThresholds)
 const ESCALATION_SHORTLIST = 5;
 
 /**
- * `crossed`: capabilities whose card excludes the request (with the clause). Such a group is never chosen; the
- * others are decided as if it were not there, and a refusal names the best group's border when it was crossed.
+ * `crossed`: capabilities whose card excludes the request (with the clause). When the best group's card excludes
+ * it, the request is refused, naming the clause: what the nearest capability says it does not do, no other does
+ * better (on zh/en dev, taking the runner-up instead let most such near misses through). A crossed runner-up is
+ * left out.
  */
 export function decideByHead(ranked: readonly ScoredGroup[], thresholds: HeadThresholds, crossed: ReadonlyMap<string, string> = new Map()): HeadVerdict {
-  const top = ranked[0]?.keys[0];
-  const border = top !== undefined && crossed.has(top) ? { crossed: { key: top, clause: crossed.get(top)! } } : {};
+  const top = ranked[0];
+  const clause = top && crossed.get(top.keys[0]!);
+  if (top && clause !== undefined) return { kind: 'refuse', best: top, crossed: { key: top.keys[0]!, clause } };
   const groups = ranked.filter((g) => !crossed.has(g.keys[0]!));
   const [first, second] = groups;
-  if (!first) return { kind: 'refuse', ...(ranked[0] ? { best: ranked[0] } : {}), ...border };
+  if (!first) return { kind: 'refuse' };
   const { accept, escalate } = operatingPointOf(first, thresholds);
   const p1 = first.probability;
   const p2 = second?.probability ?? 0;
   if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= accept) return { kind: 'ambiguous', groups: [first, second] };
   if (p1 >= accept) return { kind: 'accept', group: first };
   if (p1 >= escalate) return { kind: 'escalate', groups: groups.slice(0, ESCALATION_SHORTLIST) };
-  return { kind: 'refuse', best: first, ...border };
+  return { kind: 'refuse', best: first };
 }
 
 /** Thresholds set by configuration (ROUTER_HEAD_ACCEPT, ROUTER_HEAD_ESCALATE): they override the fitted ones. */

@@ -58,13 +58,26 @@ describe('calibrate', () => {
 
   it('calibrate - same-language and cross-lingual texts get their own operating point', async () => {
     const samples = [...many(60, 0.4, 0.9, 'right', false), ...many(60, 0, 0.3, 'out_of_scope', false), ...many(40, 0.15, 0.5, 'right', true), ...many(40, 0, 0.1, 'out_of_scope', true)];
-    const fit = calibrate(samples);
+    // Every right answer kept where it can be (keepRight 1): the balanced point alone decides.
+    const fit = calibrate(samples, { ...DEFAULT_CALIBRATION, keepRight: 1 });
     assert.ok(fit.same_language.accept > 0.3 && fit.same_language.accept <= 0.4, `same ${fit.same_language.accept}`);
     assert.ok(fit.cross_lingual.accept > 0.1 && fit.cross_lingual.accept <= 0.15, `cross ${fit.cross_lingual.accept}`);
     assert.equal(fit.same_language.right_accepted, 1);
     assert.equal(fit.cross_lingual.out_of_scope_accepted, 0);
     assert.deepEqual(fit.cross_lingual.samples, { right: 40, wrong: 0, out_of_scope: 40, excluded: 0 });
     assert.equal(fit.same_language.pooled, false);
+  });
+
+  it('calibrate - negatives far below every right answer: the head still refuses its least certain right answers (keepRight)', async () => {
+    const samples = [...many(100, 0.2, 0.9, 'right', false), ...many(60, 0, 0.05, 'out_of_scope', false)];
+    const balancedOnly = calibrate(samples, { ...DEFAULT_CALIBRATION, keepRight: 1 });
+    assert.ok(balancedOnly.same_language.accept < 0.2, JSON.stringify(balancedOnly.same_language));
+    const fit = calibrate(samples);
+    assert.ok(fit.same_language.accept > 0.2, JSON.stringify(fit.same_language));
+    assert.ok(Math.abs(fit.same_language.right_accepted - DEFAULT_CALIBRATION.keepRight) <= 0.01, JSON.stringify(fit.same_language));
+    // Where the negatives already demand more, keepRight changes nothing.
+    const hard = [...many(100, 0.2, 0.9, 'right', false), ...many(60, 0.3, 0.6, 'out_of_scope', false)];
+    assert.equal(calibrate(hard).same_language.accept, calibrate(hard, { ...DEFAULT_CALIBRATION, keepRight: 1 }).same_language.accept);
   });
 
   it('calibrate - the target caps the out-of-scope texts accepted even where balance would accept more', async () => {
