@@ -39,6 +39,8 @@ export interface DirectionFit {
 export interface Calibration {
   /** Share of out-of-scope texts the accept threshold lets through, at most. */
   target: number;
+  /** Share of right answers the accept threshold keeps, at most. */
+  keep_right: number;
   same_language: DirectionFit;
   cross_lingual: DirectionFit;
 }
@@ -138,5 +140,5 @@ export function calibrate(samples: readonly CalibrationSample[], options: Calibr
     const enough = right >= options.minSamples && refusable >= options.minSamples;
     return report(own, enough ? fit(own, options, false) : all);
   };
-  return { target: options.target, same_language: direction(false), cross_lingual: direction(true) };
+  return { target: options.target, keep_right: options.keepRight, same_language: direction(false), cross_lingual: direction(true) };
 }

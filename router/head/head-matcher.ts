@@ -26,16 +26,14 @@ export function genericOutOfScope(): string[] {
     .filter((l) => l && !l.startsWith('#'));
 }
 
-/** What a capability's class is learned from: its examples, and its card's name, description and tags. */
+/**
+ * What a capability's class is learned from: its examples, and its card's name with its description, the name alone
+ * and the tags. (The description alone is not a text of its own: it would nearly repeat the first card text, and a
+ * long description is most of the embedding time of a ready head.)
+ */
 export function trainingTexts(candidate: CapabilityCandidate): string[] {
   const { capability } = candidate;
-  return [
-    ...capability.examples,
-    describe(candidate),
-    humanName(capability.name),
-    ...(capability.description ? [capability.description] : []),
-    ...(capability.tags.length ? [capability.tags.join(', ')] : []),
-  ];
+  return [...capability.examples, describe(candidate), humanName(capability.name), ...(capability.tags.length ? [capability.tags.join(', ')] : [])];
 }
 
 /** What the card says the capability does not do: its own description's exclusions and its agent's. */

@@ -170,7 +170,7 @@ describe('head decision across languages', () => {
 
 describe('resolveThresholds', () => {
   const fitted = (accept: number, escalate: number) => ({ accept, escalate, samples: { right: 50, wrong: 5, out_of_scope: 50, excluded: 5 }, right_accepted: 0.9, out_of_scope_accepted: 0.04, excluded_accepted: 0.5, pooled: false });
-  const calibration: Calibration = { target: 0.05, same_language: fitted(0.25, 0.1), cross_lingual: fitted(0.12, 0.05) };
+  const calibration: Calibration = { target: 0.05, keep_right: 0.95, same_language: fitted(0.25, 0.1), cross_lingual: fitted(0.12, 0.05) };
 
   it('resolveThresholds - the fitted operating points decide; without an LLM there is no escalation band', () => {
     const t = resolveThresholds(calibration, DEFAULT_HEAD_SETTINGS, false);
