@@ -11,6 +11,7 @@
  * The operating points are fitted per catalogue when its head trains (calibration.ts), unless set explicitly.
  */
 import type { Calibration } from './calibration';
+import type { Crossing } from './card-borders';
 import type { HeadScore } from './head';
 
 export interface OperatingPoint {
@@ -68,15 +69,16 @@ export function operatingPointOf(group: ScoredGroup, thresholds: HeadThresholds)
 const ESCALATION_SHORTLIST = 5;
 
 /**
- * `crossed`: capabilities whose card excludes the request (with the clause). When the best group's card excludes
- * it, the request is refused, naming the clause: what the nearest capability says it does not do, no other does
- * better (on zh/en dev, taking the runner-up instead let most such near misses through). A crossed runner-up is
- * left out.
+ * `crossed`: capabilities whose card excludes the request (card-borders.ts). When the best group's card's own words
+ * exclude it, the request is refused, naming the clause: what the nearest capability says it does not do, no
+ * other does better (on zh/en dev, taking the runner-up instead let most such near misses through). A group crossed
+ * by a lesson (a request its agent reported misrouted), or a crossed runner-up, is only left out: the next one
+ * may take the request.
  */
-export function decideByHead(ranked: readonly ScoredGroup[], thresholds: HeadThresholds, crossed: ReadonlyMap<string, string> = new Map()): HeadVerdict {
+export function decideByHead(ranked: readonly ScoredGroup[], thresholds: HeadThresholds, crossed: ReadonlyMap<string, Crossing> = new Map()): HeadVerdict {
   const top = ranked[0];
-  const clause = top && crossed.get(top.keys[0]!);
-  if (top && clause !== undefined) return { kind: 'refuse', best: top, crossed: { key: top.keys[0]!, clause } };
+  const border = top && crossed.get(top.keys[0]!);
+  if (top && border && !border.learned) return { kind: 'refuse', best: top, crossed: { key: top.keys[0]!, clause: border.clause } };
   const groups = ranked.filter((g) => !crossed.has(g.keys[0]!));
   const [first, second] = groups;
   if (!first) return { kind: 'refuse' };

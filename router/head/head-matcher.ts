@@ -11,7 +11,7 @@ import type { EmbeddingProvider } from '../embeddings/provider';
 import type { IntentMatcher, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../text';
-import { CardBorders } from './card-borders';
+import { CardBorders, type Lesson } from './card-borders';
 import { exclusionClauses } from './exclusions';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
 import { averagePredictions, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput } from './head';
@@ -39,6 +39,14 @@ export function trainingTexts(candidate: CapabilityCandidate): string[] {
 /** What the card says the capability does not do: its own description's exclusions and its agent's. */
 export function excludedTexts(candidate: CapabilityCandidate): string[] {
   return [...new Set([...exclusionClauses(candidate.capability.description), ...exclusionClauses(candidate.agent_description)])];
+}
+
+/** The capabilities' lessons (requests reported misrouted to them), embedded by `embedder` through the cache. */
+async function lessonsOf(embedder: EmbeddingProvider, candidates: readonly CapabilityCandidate[], cache: VectorCache): Promise<Lesson[][]> {
+  const texts = candidates.map((c) => [...(c.misroutes ?? [])]);
+  const vectors = await cache.embed(embedder, texts.flat());
+  let offset = 0;
+  return texts.map((own) => own.map((text) => ({ text, vector: vectors[offset++]! })));
 }
 
 export interface HeadMatcherOptions {
@@ -107,7 +115,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
       const trained: JudgingHead[] = await Promise.all(
         models.map(async (model) => {
           const input = await headInput(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
-          if (model === models[0]) borders = CardBorders.of(input, candidates.map(excludedTexts));
+          if (model === models[0]) borders = CardBorders.of(input, candidates.map(excludedTexts), await lessonsOf(model.provider, candidates, cache));
           const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
           options.onTrained?.(model.provider.id, candidates.length, head.training);
           return { model: head, heldOut, ...(model.language ? { language: model.language } : {}) };

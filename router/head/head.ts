@@ -9,6 +9,7 @@
 import { seededRandom } from '../../rules/random';
 import { bestBy } from '../select';
 import type { Calibration } from './calibration';
+import type { Crossing } from './card-borders';
 import { fitLogistic, logit, type LinearWeights } from './logistic';
 
 export interface ClassTexts {
@@ -128,7 +129,7 @@ export interface HeadPrediction {
   /** The operating point fitted when the heads trained (calibration.ts). */
   calibration?: Calibration;
   /** Capabilities whose card excludes the request (card-borders.ts), each with the clause it falls under. */
-  crossed?: ReadonlyMap<string, string>;
+  crossed?: ReadonlyMap<string, Crossing>;
 }
 
 function unit(v: Float32Array): Float32Array {

@@ -142,15 +142,22 @@ describe('decideByHead with crossed card borders', () => {
   const clause = 'cancel an invoice already issued';
   it('decideByHead - a request the best capability\'s card excludes is refused, naming the clause, however probable', () => {
     const groups: ScoredGroup[] = [{ keys: ['a'], probability: 0.8 }, { keys: ['b'], probability: 0.15 }];
-    assert.deepEqual(decideByHead(groups, THRESHOLDS, new Map([['a', clause]])), { kind: 'refuse', best: groups[0], crossed: { key: 'a', clause } });
+    assert.deepEqual(decideByHead(groups, THRESHOLDS, new Map([['a', { clause, learned: false }]])), { kind: 'refuse', best: groups[0], crossed: { key: 'a', clause } });
     const strongSecond: ScoredGroup[] = [{ keys: ['a'], probability: 0.62 }, { keys: ['b'], probability: 0.55 }];
-    assert.equal(decideByHead(strongSecond, THRESHOLDS, new Map([['a', clause]])).kind, 'refuse');
+    assert.equal(decideByHead(strongSecond, THRESHOLDS, new Map([['a', { clause, learned: false }]])).kind, 'refuse');
+  });
+
+  it('decideByHead - a lesson (a request reported misrouted) only leaves its capability out: the next one may take it', () => {
+    const groups: ScoredGroup[] = [{ keys: ['a'], probability: 0.62 }, { keys: ['b'], probability: 0.55 }];
+    assert.deepEqual(decideByHead(groups, THRESHOLDS, new Map([['a', { clause: 'a request reported misrouted', learned: true }]])), { kind: 'accept', group: groups[1] });
+    const weak: ScoredGroup[] = [{ keys: ['a'], probability: 0.62 }, { keys: ['b'], probability: 0.1 }];
+    assert.deepEqual(decideByHead(weak, THRESHOLDS, new Map([['a', { clause: 'a request reported misrouted', learned: true }]])), { kind: 'refuse', best: weak[1] });
   });
 
   it('decideByHead - a crossed runner-up is left out: it cannot make the best ambiguous', () => {
     const close: ScoredGroup[] = [{ keys: ['a'], probability: 0.5 }, { keys: ['b'], probability: 0.45 }];
     assert.equal(decideByHead(close, THRESHOLDS).kind, 'ambiguous');
-    assert.deepEqual(decideByHead(close, THRESHOLDS, new Map([['b', clause]])), { kind: 'accept', group: close[0] });
+    assert.deepEqual(decideByHead(close, THRESHOLDS, new Map([['b', { clause, learned: false }]])), { kind: 'accept', group: close[0] });
   });
 });
 

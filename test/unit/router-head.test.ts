@@ -42,7 +42,7 @@ function catalogue() {
 const REPLICAS = new Set(['refunds-a/request_refund', 'refunds-b/request_refund']);
 
 /** A matcher whose head answers `probabilities` (capability key → p, the rest is "none"). */
-function scriptedHead(probabilities: Record<string, number>, crossed?: Map<string, string>): MatcherFactory {
+function scriptedHead(probabilities: Record<string, number>, crossed?: HeadPrediction['crossed']): MatcherFactory {
   const prediction: HeadPrediction = {
     ...(crossed ? { crossed } : {}),
     ranked: Object.entries(probabilities)
@@ -60,7 +60,7 @@ function scriptedHead(probabilities: Record<string, number>, crossed?: Map<strin
   return async () => matcher;
 }
 
-function routerWith(probabilities: Record<string, number>, overrides: Partial<RouterDeps> = {}, crossed?: Map<string, string>) {
+function routerWith(probabilities: Record<string, number>, overrides: Partial<RouterDeps> = {}, crossed?: HeadPrediction['crossed']) {
   const agents = catalogue();
   return new Router({
     agents: async () => agents,
@@ -102,7 +102,7 @@ describe('router with a head', () => {
   });
 
   it('router head - a capability whose card excludes the request is not chosen; the refusal quotes the clause', async () => {
-    const crossed = new Map([['weather/forecast', 'historical weather']]);
+    const crossed = new Map([['weather/forecast', { clause: 'historical weather', learned: false }]]);
     const decision = await route(routerWith({ 'weather/forecast': 0.8, 'refunds-a/refund_policy': 0.1 }, {}, crossed), 'was it raining in Paris last year?');
     assert.equal(decision.kind, 'refused');
     assert.ok(decision.kind === 'refused');
@@ -112,7 +112,7 @@ describe('router with a head', () => {
     // However probable: the card's own words rule it out. A crossed runner-up only loses its place.
     const probable = await route(routerWith({ 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.55 }, {}, crossed), 'was it raining in Paris last year?');
     assert.ok(probable.kind === 'refused' && probable.explanation.head?.crossed?.key === 'weather/forecast');
-    const other = await route(routerWith({ 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.55 }, {}, new Map([['refunds-a/refund_policy', 'rain refunds']])), 'rain in Paris tomorrow?');
+    const other = await route(routerWith({ 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.55 }, {}, new Map([['refunds-a/refund_policy', { clause: 'rain refunds', learned: false }]])), 'rain in Paris tomorrow?');
     assert.ok(other.kind === 'routed');
     assert.equal(other.target.agent_id, 'weather');
   });
