@@ -16,6 +16,7 @@ import { decideByHead, DEFAULT_HEAD_SETTINGS, type CrossedBorder, groupScores, o
 import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
+import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
 import { bestBy } from './select';
 
 export interface RouteRequest {
@@ -103,6 +104,8 @@ export interface RouterDeps {
   isAdmin?: (caller: Caller) => boolean;
   /** Matches enum parameters by meaning when no word of the intent names a value. */
   parameterEmbedder?: Embedder;
+  /** The tenant's applied lessons (requests reported misrouted): router/lessons.ts. */
+  lessons?: (tenant: string) => Promise<Lessons>;
 }
 
 type EligibleAs = Eligibility & { eligible: true };
@@ -137,19 +140,21 @@ export class Router {
    * The tenant's matchers: the current catalogue's (rebuilt only when a card's text changed; unchanged texts keep
    * their cached vectors), and the previous one with a ready head while the current head trains.
    */
-  private matchersFor(tenant: string, agents: readonly AgentWithInstances[]): MatcherChoice {
-    return this.matchers.choose(tenant, cardsFingerprint(agents), () => candidatesOf(agents));
+  private async matchersFor(tenant: string, agents: readonly AgentWithInstances[]): Promise<MatcherChoice> {
+    const lessons = (await this.deps.lessons?.(tenant)) ?? NO_LESSONS;
+    const revision = [cardsFingerprint(agents), lessonsFingerprint(lessons)].filter(Boolean).join('+');
+    return this.matchers.choose(tenant, revision, () => withLessons(candidatesOf(agents), lessons));
   }
 
   /** Warms the tenant's matcher (and waits for its head), so the first request does not pay for it. */
   async prepare(tenant: string): Promise<void> {
-    const matcher = await this.matchersFor(tenant, await this.deps.agents(tenant)).current;
+    const matcher = await (await this.matchersFor(tenant, await this.deps.agents(tenant))).current;
     await matcher.ready?.();
   }
 
   /** The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds. */
   async status(tenant: string): Promise<RouterStatus> {
-    const choice = this.matchersFor(tenant, await this.deps.agents(tenant));
+    const choice = await this.matchersFor(tenant, await this.deps.agents(tenant));
     return this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
   }
 
@@ -195,7 +200,7 @@ export class Router {
     if (!request.intent?.trim()) return finish(refuse('intent_required', 'an intent is needed to choose a capability', explanation));
 
     const matchStarted = performance.now();
-    const choice = this.matchersFor(request.tenant, agents);
+    const choice = await this.matchersFor(request.tenant, agents);
     const { prediction, revision, provider } = await this.headPrediction(choice, request.intent, pool);
     if (prediction) {
       explanation.provider = provider;
