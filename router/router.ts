@@ -12,10 +12,11 @@ import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { MatcherFactory, MatchScore } from './matcher';
 import { TenantMatchers, type MatcherChoice, type RouterStatus } from './tenant-matchers';
-import { decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
+import { decideByHead, DEFAULT_HEAD_SETTINGS, type CrossedBorder, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
 import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
+import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
 import { bestBy } from './select';
 import type { BoundedJudge } from './judge/bounded-judge';
 import { reviewVerdict, type JudgeExplanation } from './judge/judge-stage';
@@ -52,7 +53,7 @@ export interface RouteExplanation {
    * trains), the thresholds of the best group's language direction and where they come from (fitted on the
    * catalogue, configured, or Router 2.0's fixed ones), the probability of "none", the verdict.
    */
-  head?: { revision: string; accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
+  head?: { revision: string; accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number; crossed?: CrossedBorder };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -107,6 +108,8 @@ export interface RouterDeps {
   isAdmin?: (caller: Caller) => boolean;
   /** Matches enum parameters by meaning when no word of the intent names a value. */
   parameterEmbedder?: Embedder;
+  /** The tenant's applied lessons (requests reported misrouted): router/lessons.ts. */
+  lessons?: (tenant: string) => Promise<Lessons>;
   /** Reads whether the head's choice does what the request asks, where that matters (ROUTER_JUDGE). */
   judge?: BoundedJudge;
 }
@@ -143,19 +146,21 @@ export class Router {
    * The tenant's matchers: the current catalogue's (rebuilt only when a card's text changed; unchanged texts keep
    * their cached vectors), and the previous one with a ready head while the current head trains.
    */
-  private matchersFor(tenant: string, agents: readonly AgentWithInstances[]): MatcherChoice {
-    return this.matchers.choose(tenant, cardsFingerprint(agents), () => candidatesOf(agents));
+  private async matchersFor(tenant: string, agents: readonly AgentWithInstances[]): Promise<MatcherChoice> {
+    const lessons = (await this.deps.lessons?.(tenant)) ?? NO_LESSONS;
+    const revision = [cardsFingerprint(agents), lessonsFingerprint(lessons)].filter(Boolean).join('+');
+    return this.matchers.choose(tenant, revision, () => withLessons(candidatesOf(agents), lessons));
   }
 
   /** Warms the tenant's matcher (and waits for its head), so the first request does not pay for it. */
   async prepare(tenant: string): Promise<void> {
-    const matcher = await this.matchersFor(tenant, await this.deps.agents(tenant)).current;
+    const matcher = await (await this.matchersFor(tenant, await this.deps.agents(tenant))).current;
     await matcher.ready?.();
   }
 
   /** The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds. */
   async status(tenant: string): Promise<RouterStatus> {
-    const choice = this.matchersFor(tenant, await this.deps.agents(tenant));
+    const choice = await this.matchersFor(tenant, await this.deps.agents(tenant));
     return this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
   }
 
@@ -201,7 +206,7 @@ export class Router {
     if (!request.intent?.trim()) return finish(refuse('intent_required', 'an intent is needed to choose a capability', explanation));
 
     const matchStarted = performance.now();
-    const choice = this.matchersFor(request.tenant, agents);
+    const choice = await this.matchersFor(request.tenant, agents);
     const { prediction, revision, provider } = await this.headPrediction(choice, request.intent, pool);
     if (prediction) {
       explanation.provider = provider;
@@ -283,7 +288,7 @@ export class Router {
   private verdictOf(prediction: HeadPrediction, pool: readonly CapabilityCandidate[]) {
     const inPool = new Set(pool.map((c) => c.key));
     const groups = groupScores(prediction.ranked.filter((s) => inPool.has(s.key)), prediction.same, prediction.crossLingual);
-    return decideByHead(groups, resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined));
+    return decideByHead(groups, resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined), prediction.crossed);
   }
 
   /**
@@ -320,16 +325,16 @@ export class Router {
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
     const probability = new Map(ranked.map((s) => [s.key, s.probability]));
     const groups = groupScores(ranked, prediction.same, prediction.crossLingual);
-    const headVerdict = decideByHead(groups, thresholds);
+    const headVerdict = decideByHead(groups, thresholds, prediction.crossed);
     explanation.decided_by = 'head';
     const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
-    const reviewed = this.deps.judge ? await reviewVerdict(this.deps.judge, { intent: request.intent!, verdict: headVerdict, groups, point, candidate: (key) => inPool.get(key)!, revision }) : { verdict: headVerdict };
+    const reviewed = this.deps.judge ? await reviewVerdict(this.deps.judge, { intent: request.intent!, verdict: headVerdict, groups, thresholds, candidate: (key) => inPool.get(key)!, revision }) : { verdict: headVerdict };
     const verdict = reviewed.verdict;
     if (reviewed.explanation) explanation.judge = reviewed.explanation;
     if (reviewed.explanation?.outcome === 'overruled') explanation.decided_by = 'judge';
     explanation.threshold = round(point.accept);
     const best = round(groups[0]?.probability ?? 0);
-    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: headVerdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best };
+    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: headVerdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best, ...(headVerdict.kind === 'refuse' && headVerdict.crossed ? { crossed: headVerdict.crossed } : {}) };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);
@@ -353,6 +358,9 @@ export class Router {
         return refuse('no_eligible_capability', `${first} matches but cannot take messages now (${this.showReason(request.caller, eligibilityOf(first) as Ineligible)})`, explanation);
       }
       return this.chooseRanked(request, choices, context, explanation);
+    }
+    if (verdict.kind === 'refuse' && verdict.crossed) {
+      return refuse('no_match', `${verdict.crossed.key} is the nearest capability, but its card says it does not do this ("${verdict.crossed.clause}")`, explanation);
     }
     if (verdict.kind === 'refuse') {
       if (explanation.decided_by === 'judge') return refuse('no_match', `the judge read that ${explanation.judge!.capability} does not do what the intent asks`, explanation);

@@ -6,7 +6,7 @@
  */
 import type { CapabilityCandidate } from '../candidates';
 import { exclusionClauses } from '../head/exclusions';
-import type { HeadVerdict, OperatingPoint, ScoredGroup } from '../head/decide';
+import { operatingPointOf, type HeadThresholds, type HeadVerdict, type ScoredGroup } from '../head/decide';
 import type { BoundedJudge } from './bounded-judge';
 import { combinedScore, judgedVerdict, judgeReason, type HeadView, type JudgeReason } from './decision';
 
@@ -37,17 +37,20 @@ export async function reviewVerdict(
     intent: string;
     verdict: HeadVerdict;
     groups: readonly ScoredGroup[];
-    point: OperatingPoint;
+    thresholds: HeadThresholds;
     candidate: (key: string) => CapabilityCandidate;
     revision: string;
   },
 ): Promise<JudgedVerdict> {
   judge.requestSeen();
-  const { verdict, groups, point } = input;
-  const [first, second] = groups;
+  const { verdict, groups } = input;
+  // A refusal drawn by the card's own exclusion clause (head/card-borders.ts) is not reopened.
+  if (verdict.kind === 'refuse' && verdict.crossed) return { verdict };
+  const first = verdict.kind === 'accept' ? verdict.group : verdict.kind === 'refuse' ? verdict.best : groups[0];
   if (!first) return { verdict };
+  const second = groups.find((g) => g !== first);
   const top = input.candidate(first.keys[0]!);
-  const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: point.accept, second: second?.probability ?? 0, border: hasBorder(top) };
+  const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: operatingPointOf(first, input.thresholds).accept, second: second?.probability ?? 0, border: hasBorder(top) };
   const reason = judgeReason(view);
   if (!reason) return { verdict };
   const base = { judge: judge.name, reason, capability: top.key };
