@@ -1,7 +1,7 @@
 /**
- * The judge's place in a head's decision (router.ts, routeByHead): given the head's verdict, ask the judge when it
- * matters (decision.ts), within its bounds (bounded-judge.ts), and return the verdict to act on with what happened,
- * for the explanation. Any failure to get an answer (over its share, timeout, error, no yes/no) leaves the head's
+ * The judge's place in a head's decision (router.ts, routeByHead): given the head's acceptance, ask the judge when
+ * it matters (decision.ts), within its bounds (bounded-judge.ts), and return the verdict to act on (the acceptance,
+ * or a refusal) with what happened, for the explanation. Any failure to get an answer (over its share, timeout, error, no yes/no) leaves the head's
  * verdict as it was.
  */
 import type { CapabilityCandidate } from '../candidates';
@@ -44,10 +44,8 @@ export async function reviewVerdict(
 ): Promise<JudgedVerdict> {
   judge.requestSeen();
   const { verdict, groups } = input;
-  // A refusal drawn by the card's own exclusion clause (head/card-borders.ts) is not reopened.
-  if (verdict.kind === 'refuse' && verdict.crossed) return { verdict };
-  const first = verdict.kind === 'accept' ? verdict.group : verdict.kind === 'refuse' ? verdict.best : groups[0];
-  if (!first) return { verdict };
+  if (verdict.kind !== 'accept') return { verdict };
+  const first = verdict.group;
   const second = groups.find((g) => g !== first);
   const top = input.candidate(first.keys[0]!);
   const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: operatingPointOf(first, input.thresholds).accept, second: second?.probability ?? 0, border: hasBorder(top) };
@@ -60,9 +58,7 @@ export async function reviewVerdict(
   if (outcome.kind === 'error') return { verdict, explanation: { ...base, outcome: 'error', error: outcome.message, ms: outcome.ms } };
   const judged = judgedVerdict(outcome.yes, view);
   const explanation: JudgeExplanation = { ...base, outcome: 'agreed', p_yes: round(outcome.yes), score: round(combinedScore(outcome.yes, view)), cached: outcome.cached, ms: outcome.ms };
-  if (judged === 'accept' && verdict.kind === 'refuse') return { verdict: { kind: 'accept', group: first }, explanation: { ...explanation, outcome: 'overruled' } };
-  if (judged === 'refuse' && verdict.kind === 'accept') return { verdict: { kind: 'refuse', best: first }, explanation: { ...explanation, outcome: 'overruled' } };
-  return { verdict, explanation };
+  return judged === 'refuse' ? { verdict: { kind: 'refuse', best: first }, explanation: { ...explanation, outcome: 'overruled' } } : { verdict, explanation };
 }
 
 function round(n: number): number {

@@ -2,8 +2,8 @@
  * The judge on an OpenAI-compatible chat endpoint: a tiny local HTTP server speaks the chat completions protocol
  * (answers with first-token log-probabilities, or plain text, slowly, or with an error), the real OpenAiJudge and
  * BoundedJudge call it, and a Router with a scripted head (fixed probabilities, so the verdict is known) acts on
- * the answer: a "no" overrules a narrow acceptance, a "yes" rescues a near refusal, a timeout or an error leaves
- * the head's verdict.
+ * the answer: a "no" overrules a narrow acceptance, a "yes" keeps it, a timeout or an error leaves the head's
+ * verdict.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -126,15 +126,16 @@ describe('judge on an OpenAI-compatible endpoint', () => {
     assert.match(sent.messages.find((m) => m.role === 'user')!.content, /It does NOT: provide historical weather/);
   });
 
-  it('router judge llm - a confident "yes" keeps the acceptance and rescues a near refusal', async () => {
+  it('router judge llm - a confident "yes" keeps the acceptance; a refusal is not read', async () => {
     behaviours.push(['Will it rain in Paris tomorrow?', { yes: 0.97 }]);
     const kept = await route(routerWith(0.35, judgeAt()), 'Will it rain in Paris tomorrow?');
     assert.ok(kept.kind === 'routed' && kept.explanation.judge?.outcome === 'agreed' && kept.explanation.decided_by === 'head');
     behaviours.push(['Umbrella needed in Paris on Friday?', { yes: 0.97 }]);
-    const rescued = await route(routerWith(0.25, judgeAt()), 'Umbrella needed in Paris on Friday?');
-    assert.equal(rescued.kind, 'routed');
-    assert.equal(rescued.explanation.head?.verdict, 'refuse');
-    assert.equal(rescued.explanation.decided_by, 'judge');
+    const before = received.length;
+    const refused = await route(routerWith(0.25, judgeAt()), 'Umbrella needed in Paris on Friday?');
+    assert.equal(refused.kind, 'refused');
+    assert.equal(refused.explanation.judge, undefined);
+    assert.equal(received.length, before);
   });
 
   it('router judge llm - an endpoint without log-probabilities is read by its answer', async () => {

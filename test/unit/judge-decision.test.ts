@@ -1,7 +1,7 @@
 /** The judge's decision logic (router/judge/decision.ts, question.ts): when it reads, what its answer does. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BIAS, BORDER_ABOVE, CLOSE, combinedScore, HEAD_WEIGHT, judgedVerdict, judgeReason, UNCERTAIN_ABOVE, UNCERTAIN_BELOW, type HeadView } from '../../router/judge/decision';
+import { BIAS, BORDER_ABOVE, CLOSE, combinedScore, HEAD_WEIGHT, judgedVerdict, judgeReason, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
 import { cpuBinaryPackage } from '../../router/judge/judge-files';
 import { answerWord, questionText, yesProbability } from '../../router/judge/question';
 import { candidatesOf } from '../../router/candidates';
@@ -23,11 +23,8 @@ describe('judgeReason', () => {
   it('judgeReason - a close runner-up is read', () => {
     assert.equal(judgeReason(view({ best: 0.3 * (UNCERTAIN_ABOVE + 1), second: 0.3 * (UNCERTAIN_ABOVE + 1) * CLOSE })), 'close');
   });
-  it('judgeReason - a near refusal is read, a far one is not', () => {
-    assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.3 * (UNCERTAIN_BELOW + 0.05) })), 'near_refusal');
-    assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.3 * (UNCERTAIN_BELOW - 0.05) })), undefined);
-  });
-  it('judgeReason - ambiguous and escalated verdicts are left to the caller and the LLM', () => {
+  it('judgeReason - refusals, ambiguous and escalated verdicts are not read (left to the head, the caller, the LLM)', () => {
+    assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.29, border: true })), undefined);
     assert.equal(judgeReason(view({ verdict: 'ambiguous', best: 0.31 })), undefined);
     assert.equal(judgeReason(view({ verdict: 'escalate', best: 0.25 })), undefined);
   });
@@ -42,9 +39,9 @@ describe('combined verdict', () => {
     const score = combinedScore(0.8, { best: 0.6, accept: 0.3 });
     assert.ok(Math.abs(score - (Math.log(4) + HEAD_WEIGHT * Math.log(2) - BIAS)) < 1e-9);
   });
-  it('judgedVerdict - a confident no overrules a narrow acceptance; a confident yes rescues a near refusal', () => {
+  it('judgedVerdict - a confident no overrules a narrow acceptance, a confident yes keeps it', () => {
     assert.equal(judgedVerdict(0.02, { best: 0.33, accept: 0.3 }), 'refuse');
-    assert.equal(judgedVerdict(0.98, { best: 0.27, accept: 0.3 }), 'accept');
+    assert.equal(judgedVerdict(0.98, { best: 0.33, accept: 0.3 }), 'accept');
   });
   it('judgedVerdict - the head can outweigh the judge: a very sure head keeps a lukewarm no', () => {
     const weights = { head: 1, bias: 0 };
