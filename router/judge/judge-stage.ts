@@ -1,8 +1,8 @@
 /**
  * The judge's place in a head's decision (router.ts, routeByHead): given the head's acceptance, ask the judge when
  * it matters (decision.ts), within its bounds (bounded-judge.ts), and return the verdict to act on (the acceptance,
- * or a refusal) with what happened, for the explanation. Any failure to get an answer (over its share, timeout, error, no yes/no) leaves the head's
- * verdict as it was.
+ * or a refusal) with what happened, for the explanation. Any failure to get an answer (over its share, timeout,
+ * error, no yes/no) leaves the head's verdict as it was.
  */
 import type { CapabilityCandidate } from '../candidates';
 import { exclusionClauses } from '../head/exclusions';
