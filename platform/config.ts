@@ -302,8 +302,6 @@ export const envSchema = z.object({
   ROUTER_THRESHOLD: z.coerce.number().min(-1).max(2).optional(),
   /** How long a session keeps routing to the same agent and instance, in ms. @default 1800000 (30 min) */
   ROUTER_SESSION_TTL_MS: positiveMs.default(1_800_000),
-  /** Reports of one request misrouted to one capability after which it becomes a lesson by itself (docs/routing.md); 0: only an operator applies it. @default 3 */
-  ROUTER_MISROUTE_APPLY_AFTER: z.coerce.number().int().min(0).max(1_000).default(3),
   /** Threads of the local model per process. @default 1 */
   ROUTER_ONNX_THREADS: z.coerce.number().int().min(1).max(64).default(1),
   /** OpenAI-compatible base URL for embeddings (e.g. http://localhost:11434/v1 for Ollama). Optional. */

@@ -17,6 +17,7 @@ let system: TestSystem;
 let refunds: FakeAgent;
 let weather: FakeAgent;
 let refundAgentId: string;
+let weatherAgentId: string;
 
 before(async () => {
   servers = await startTestServers();
@@ -43,6 +44,7 @@ before(async () => {
     capabilities: [{ name: 'forecast', description: 'Weather forecast for a city', tags: ['weather'], examples: ['will it rain tomorrow in Paris', '明天上海下雨吗'] }],
   });
   weather.secret = forecast.secret;
+  weatherAgentId = forecast.agent_id;
 });
 
 after(async () => {
@@ -64,6 +66,31 @@ describe('routing api', () => {
     assert.equal(response.body.explanation.candidates[0].key, `${refundAgentId}/request_refund`);
     assert.ok(response.body.explanation.candidates[0].match >= response.body.explanation.threshold);
     assert.equal(refunds.deliveries.length, 0);
+  });
+
+  it('routing api - a lesson taught through the api keeps nearly the same request away from that capability, once its head is ready', async (t) => {
+    const intent = '明天巴黎下雨吗，我要不要退掉机票';
+    const before = await request('POST', `${system.baseUrl}/v1/route`, { intent });
+    if (!before.body.explanation.head) return t.skip('no head (lexical matching: `npm run models` has not fetched the local models)');
+    const taught = await request('POST', `${system.baseUrl}/v1/router/misroutes`, { agent_id: before.body.target?.agent_id ?? weatherAgentId, capability: before.body.target?.capability ?? 'forecast', text: intent });
+    assert.equal(taught.status, 201);
+    assert.equal(taught.body.state, 'applied');
+    const key = `${taught.body.capability}`;
+    const after = await eventually(
+      'the lesson to reach a ready head',
+      async () => {
+        const r = await request('POST', `${system.baseUrl}/v1/route`, { intent });
+        const target = r.body.target ? `${r.body.target.agent_id}/${r.body.target.capability}` : undefined;
+        return target !== key ? r : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
+    assert.notEqual(after.body.target ? `${after.body.target.agent_id}/${after.body.target.capability}` : undefined, key);
+    // A request in other words still reaches the capability: a lesson is about one request, not a topic.
+    const other = await request('POST', `${system.baseUrl}/v1/route`, { intent: 'will it rain tomorrow in Paris' });
+    assert.equal(other.body.target?.capability, 'forecast');
+    const bad = await request('POST', `${system.baseUrl}/v1/router/misroutes`, { agent_id: 'x', capability: 'forecast', text: '' });
+    assert.equal(bad.status, 400);
   });
 
   it('routing api - refusals and bad bodies', async () => {
