@@ -140,6 +140,8 @@ export async function startApiReplica(options: {
     router: services.router,
     keys: services.keys,
     sealKeys: services.sealKeys,
+    misroutes: services.lessons.store,
+    logger,
   });
   return {
     server,

@@ -1,8 +1,8 @@
 /**
  * `/v1/router/misroutes`: requests reported as misrouted to a capability, and lessons. An operator teaches one
  * directly (`POST /v1/router/misroutes`: applied at once) or decides on a report (`POST …/:misroute_id`: apply or
- * dismiss). A lesson keeps nearly the same request away from that capability (router/head/card-borders.ts).
- * Reports from agents (a `misrouted` receipt) are not built yet: docs/routing.md.
+ * dismiss; agents report with a `misrouted` receipt). A lesson keeps nearly the same request away from that
+ * capability (router/head/card-borders.ts).
  */
 import { Router as ExpressRouter } from 'express';
 import type { LessonCache } from '../../router/lessons';
