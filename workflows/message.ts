@@ -386,7 +386,7 @@ function leanActivities(policy: DeliveryPolicy, now: () => string) {
 
 /**
  * The api's `rerouteMessage` on its routing queue (api/routing-worker.ts: the router lives in the api). Without an
- * api to answer within ROUTING_WAIT, the message cannot be routed again: it ends `no_route`.
+ * api to answer within REROUTE_WAIT, the message cannot be routed again: it ends `no_route`.
  */
 async function rerouted(request: RerouteRequest): Promise<RerouteResult> {
   const { rerouteMessage } = proxyActivities<RerouteActivities>({
