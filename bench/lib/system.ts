@@ -170,7 +170,7 @@ function spawnNode(name: string, entry: string, env: NodeJS.ProcessEnv, logFile:
  * True once the worker process `pid` polls the task queue. Temporal lists a dead worker's pollers for a while, so
  * a poller counts only if its identity (`<pid>@<host>`, the SDK's default) is this process's.
  */
-async function workerPolling(address: string, namespace: string, taskQueue: string, pid: number): Promise<boolean> {
+export async function workerPolling(address: string, namespace: string, taskQueue: string, pid: number): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 2_000 });
   try {
     const { pollers } = await connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue } });

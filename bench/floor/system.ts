@@ -1,0 +1,42 @@
+/**
+ * The floor (bench/floor/workflow.ts) as two processes beside a gateway, on the same Temporal dev server: its api
+ * and its worker. Shaped like a gateway for bench:latency: an api URL, pids per role, stop.
+ */
+import { join, resolve } from 'node:path';
+import { freePort, spawnServer, waitUntil, type LocalServer } from '../../scripts/lib/dev-servers';
+import { workerPolling } from '../lib/system';
+import { FLOOR_TASK_QUEUE } from './queue';
+
+export interface FloorSystem {
+  apiUrl: string;
+  /** Sent as a bearer token like a gateway's; the floor checks nothing. */
+  apiKey: string;
+  pids(): Record<'temporal' | 'api' | 'worker', number[]>;
+  stop(): Promise<void>;
+}
+
+export async function startFloor(options: { temporalAddress: string; temporalPid: () => number[]; agentUrl: string; logDir: string }): Promise<FloorSystem> {
+  const port = await freePort();
+  const env = { ...process.env, TEMPORAL_ADDRESS: options.temporalAddress, FLOOR_PORT: String(port), AGENT_URL: options.agentUrl };
+  const spawnFloor = (name: string) => spawnServer(`floor-${name}`, process.execPath, ['--import', 'tsx', resolve(__dirname, `${name}.ts`)], join(options.logDir, `floor-${name}.log`), env);
+  const started: LocalServer[] = [];
+  const stop = async () => void (await Promise.allSettled(started.map((server) => server.stop(2_000))));
+  try {
+    const worker = spawnFloor('worker');
+    started.push(worker);
+    await waitUntil('floor worker', () => workerPolling(options.temporalAddress, 'default', FLOOR_TASK_QUEUE, worker.child?.pid ?? 0), 180_000, worker);
+    const api = spawnFloor('api');
+    started.push(api);
+    const apiUrl = `http://127.0.0.1:${port}`;
+    await waitUntil('floor api', async () => (await fetch(`${apiUrl}/readyz`)).ok, 60_000, api);
+    return {
+      apiUrl,
+      apiKey: 'none',
+      pids: () => ({ temporal: options.temporalPid(), api: api.child?.pid ? [api.child.pid] : [], worker: worker.child?.pid ? [worker.child.pid] : [] }),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
