@@ -20,6 +20,7 @@ import { newSigningSecret } from '../rules/signing';
 import { newApiKey } from '../rules/api-key';
 import { configKeyEntry } from '../rules/config-keys';
 import { DEV_KEY_FILE } from './lib/dev-key';
+import { workflowThreadFlags } from '../worker/workflow-thread';
 
 const ROOT = resolve(__dirname, '..');
 const say = (line: string) => console.log(`[agent-reach] ${line}`);
@@ -37,7 +38,7 @@ async function ensurePortFree(port: number, variable: string): Promise<void> {
 
 /** Runs one of our own processes with its output prefixed by its name. */
 function spawnOwn(name: string, entry: string, env: NodeJS.ProcessEnv): LocalServer {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry)], {
+  const child = spawn(process.execPath, [...workflowThreadFlags(), '--import', 'tsx', join(ROOT, entry)], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
