@@ -14,8 +14,8 @@
 const { isMainThread } = require('node:worker_threads');
 const v8 = require('node:v8');
 
-/** The SDK's workflow sandbox installs its promise hook from this file. */
-const SDK_SANDBOX = /@temporalio[\\/]worker[\\/]lib[\\/]workflow[\\/]vm-shared\.js/;
+/** The SDK's workflow sandbox installs its promise hook from this file (`src/….ts` where source maps are on). */
+const SDK_SANDBOX = /@temporalio[\\/]worker[\\/](lib|src)[\\/]workflow[\\/]vm-shared\.[jt]s/;
 
 if (!isMainThread) {
   const createHook = v8.promiseHooks.createHook;

@@ -27,6 +27,8 @@ describe('workflow thread preload', () => {
     assert.deepEqual(flags.slice(0, 1), ['--require']);
     assert.ok((await stacksRecorded([])) > 0, 'the SDK records stacks by default');
     assert.equal(await stacksRecorded(flags), 0);
+    // As our processes run it: with tsx, whose source maps name the SDK's file `src/workflow/vm-shared.ts`.
+    assert.equal(await stacksRecorded([...flags, '--import', 'tsx']), 0);
   });
 
   it('workflow thread preload - promise hooks installed by anything else still work', async () => {
