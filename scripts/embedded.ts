@@ -217,8 +217,11 @@ async function main(): Promise<void> {
   try {
     const started = await startServers(config, dataDir);
     started.servers.forEach(watch);
-    watch(spawnOwn('worker', 'worker/main.ts', started.env));
-    watch(spawnOwn('api', 'api/main.ts', started.env));
+    // The api runs the message worker itself and starts runs eagerly (docs/configuration.md), unless
+    // API_RUNS_WORKER=false asks for the worker as a process of its own, as production runs it.
+    const apiRunsWorker = process.env.API_RUNS_WORKER !== 'false';
+    if (!apiRunsWorker) watch(spawnOwn('worker', 'worker/main.ts', started.env));
+    watch(spawnOwn('api', 'api/main.ts', { ...started.env, API_RUNS_WORKER: String(apiRunsWorker) }));
     const api = `http://127.0.0.1:${config.API_PORT}`;
     await waitUntil('api', async () => (await fetch(`${api}/readyz`)).ok, 120_000);
     await waitUntil('worker', () => workerPolling(started.env.TEMPORAL_ADDRESS ?? config.TEMPORAL_ADDRESS, config), 120_000);

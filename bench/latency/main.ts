@@ -15,7 +15,8 @@
  *   --count 30 (messages per round and gateway)  --rounds 3  --warmup 5  --baseline-root DIR  --name latency
  *   --env KEY=VALUE (added to the api's and the worker's environment of both gateways)  --baseline-env KEY=VALUE
  *   --baseline-partitions N (the baseline's Temporal task-queue partitions; the server's own default is 4)
- *   --floor false (leave out the floor)
+ *   --baseline-temporal-pragmas LIST (the baseline's SQLite pragmas for Temporal's history file, `a=b,c=d`)
+ *   --floor false (leave out the floor)  --keep-data (keep the gateways' data folders: logs, histories)
  *
  * The floor (bench/floor/) runs beside the first gateway on its Temporal dev server: the cheapest workflow that does
  * the job (start, one local activity delivering over HTTP, wait for the receipt update, complete), with an api and
@@ -63,7 +64,10 @@ async function oneHop(gateway: Gateway, agent: ReceiptAgent, index: number) {
     body: JSON.stringify({ message_id: messageId, target: { agent_id: gateway.agentId, capability: 'echo' } }),
   });
   if (sent.status !== 202) throw new Error(`${gateway.name}: send answered ${sent.status}: ${await sent.text()}`);
-  await until(() => agent.applied.has(messageId), 30_000);
+  await until(() => agent.applied.has(messageId), 30_000).catch((error: Error) => {
+    const seen = agent.delivered.has(messageId) ? 'delivered, its receipt not applied' : 'never delivered';
+    throw new Error(`${gateway.name}: message ${messageId} ${seen} (${error.message})`);
+  });
   return { direct: directMs, delivered: agent.delivered.get(messageId)! - started, processed: agent.applied.get(messageId)! - started };
 }
 
@@ -76,8 +80,10 @@ async function main(): Promise<void> {
       'baseline-root': { type: 'string' },
       'baseline-env': { type: 'string', multiple: true, default: [] as string[] },
       'baseline-partitions': { type: 'string' },
+      'baseline-temporal-pragmas': { type: 'string' },
       name: { type: 'string', default: 'latency' },
       floor: { type: 'string', default: 'true' },
+      'keep-data': { type: 'boolean', default: false },
       env: { type: 'string', multiple: true, default: [] as string[] },
     },
   });
@@ -90,14 +96,16 @@ async function main(): Promise<void> {
   const agent = await startReceiptAgent();
   const roots: [string, string | undefined, Record<string, string>][] = [['current', undefined, env]];
   const baselinePartitions = values['baseline-partitions'] ? Number(values['baseline-partitions']) : undefined;
-  if (values['baseline-root'] || values['baseline-env'].length > 0 || baselinePartitions) {
+  const baselinePragmas = values['baseline-temporal-pragmas'];
+  if (values['baseline-root'] || values['baseline-env'].length > 0 || baselinePartitions || baselinePragmas) {
     roots.push(['baseline', values['baseline-root'] ? resolve(values['baseline-root']) : undefined, { ...env, ...baselineEnv }]);
   }
   const gateways: Gateway[] = [];
   try {
     for (const [name, root, gatewayEnv] of roots) {
       const partitions = name === 'baseline' ? baselinePartitions : undefined;
-      const system = await startBenchSystem({ env: gatewayEnv, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), ...(root ? { root } : {}), ...(partitions ? { temporalPartitions: partitions } : {}), log: (line) => console.log(`[${name}] ${line}`) });
+      const pragmas = name === 'baseline' && baselinePragmas ? baselinePragmas : BENCH_TEMPORAL_PRAGMAS;
+      const system = await startBenchSystem({ keepData: values['keep-data'], env: gatewayEnv, temporalPragmas: pragmaList(pragmas), ...(root ? { root } : {}), ...(partitions ? { temporalPartitions: partitions } : {}), log: (line) => console.log(`[${name}] ${line}`) });
       const gateway: Gateway = { name, system, agentId: await registerEchoAgent(system, agent), samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
       gateways.push(gateway);
       for (let i = 0; i < warmup; i++) await oneHop(gateway, agent, -i - 1);
@@ -133,6 +141,7 @@ async function main(): Promise<void> {
       commit: commitOf(ROOT),
       machine: machine(),
       temporal_pragmas: BENCH_TEMPORAL_PRAGMAS,
+      ...(baselinePragmas ? { baseline_temporal_pragmas: baselinePragmas } : {}),
       gateways: gateways.map((g) => {
         const [, root, gatewayEnv] = roots.find(([name]) => name === g.name) ?? ['floor', undefined, {}];
         return { ...report(g, root), env: gatewayEnv };
