@@ -16,7 +16,7 @@
  *   --env KEY=VALUE (added to the api's and the worker's environment of both gateways)  --baseline-env KEY=VALUE
  *   --baseline-partitions N (the baseline's Temporal task-queue partitions; the server's own default is 4)
  *   --baseline-temporal-pragmas LIST (the baseline's SQLite pragmas for Temporal's history file, `a=b,c=d`)
- *   --floor false (leave out the floor)  --keep-data (keep the gateways' data folders: logs, histories)
+ *   --floor separate|eager|false (the floor's worker as a process of its own, or run by its api with eager starts)  --keep-data (keep the gateways' data folders: logs, histories)
  *
  * The floor (bench/floor/) runs beside the first gateway on its Temporal dev server: the cheapest workflow that does
  * the job (start, one local activity delivering over HTTP, wait for the receipt update, complete), with an api and
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       'baseline-partitions': { type: 'string' },
       'baseline-temporal-pragmas': { type: 'string' },
       name: { type: 'string', default: 'latency' },
-      floor: { type: 'string', default: 'true' },
+      floor: { type: 'string', default: 'separate' },
       'keep-data': { type: 'boolean', default: false },
       env: { type: 'string', multiple: true, default: [] as string[] },
     },
@@ -111,8 +111,9 @@ async function main(): Promise<void> {
       for (let i = 0; i < warmup; i++) await oneHop(gateway, agent, -i - 1);
     }
     if (values.floor !== 'false') {
+      if (!['separate', 'eager'].includes(values.floor)) throw new Error(`--floor ${values.floor}: separate, eager or false`);
       const host = gateways[0]!.system as BenchSystem;
-      const floorSystem = await startFloor({ temporalAddress: host.temporalAddress, temporalPid: () => host.pids().temporal, agentUrl: agent.url, logDir: join(host.dataDir, 'logs') });
+      const floorSystem = await startFloor({ temporalAddress: host.temporalAddress, temporalPid: () => host.pids().temporal, agentUrl: agent.url, logDir: join(host.dataDir, 'logs'), eager: values.floor === 'eager' });
       const floor: Gateway = { name: 'floor', system: floorSystem, agentId: 'floor', samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
       gateways.push(floor);
       for (let i = 0; i < warmup; i++) await oneHop(floor, agent, -i - 1);
@@ -142,6 +143,7 @@ async function main(): Promise<void> {
       machine: machine(),
       temporal_pragmas: BENCH_TEMPORAL_PRAGMAS,
       ...(baselinePragmas ? { baseline_temporal_pragmas: baselinePragmas } : {}),
+      floor: values.floor,
       gateways: gateways.map((g) => {
         const [, root, gatewayEnv] = roots.find(([name]) => name === g.name) ?? ['floor', undefined, {}];
         return { ...report(g, root), env: gatewayEnv };
