@@ -3,8 +3,8 @@
  * workflow thread (Node passes `--require` on to worker threads).
  *
  * The SDK records a source-mapped stack trace of every promise a workflow makes, so that the `__stack_trace` query
- * (Temporal UI's "Stack Trace" tab) can show where each run waits. For a message run that was a third of the
- * workflow thread's CPU and ~17 CPU-ms per hop (docs/benchmarks.md, issue 28). Here the SDK's promise hook is not
+ * (Temporal UI's "Stack Trace" tab) can show where each run waits. For a message run that was a fifth of the
+ * workflow thread's CPU, 10–17 CPU-ms per hop (docs/benchmarks.md, issue 28). Here the SDK's promise hook is not
  * installed: that query answers with no stacks; everything else — replay, deadlock detection, failures — is as
  * before. A message run's own state is what its `status` query answers.
  *
