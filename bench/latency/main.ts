@@ -16,12 +16,14 @@
  *   --env KEY=VALUE (added to the api's and the worker's environment of both gateways)  --baseline-env KEY=VALUE
  *   --baseline-partitions N (the baseline's Temporal task-queue partitions; the server's own default is 4)
  *   --baseline-temporal-pragmas LIST (the baseline's SQLite pragmas for Temporal's history file, `a=b,c=d`)
- *   --floor separate|eager|false (the floor's worker as a process of its own, or run by its api with eager starts)  --keep-data (keep the gateways' data folders: logs, histories)
+ *   --floor separate|eager|false (the floor's worker as a process of its own, or run by its api with eager starts)
+ *   --keep-data (keep the gateways' data folders: logs, SQLite files)
  *
  * The floor (bench/floor/) runs beside the first gateway on its Temporal dev server: the cheapest workflow that does
  * the job (start, one local activity delivering over HTTP, wait for the receipt update, complete), with an api and
- * a worker of its own and nothing else. Measured in the same alternating rounds; each gateway's hop is reported as a
- * ratio to it (processed − direct, and CPU per message).
+ * a worker of its own (or, eager, its api running the worker) and nothing else. Measured in the same alternating
+ * rounds; each gateway's hop is reported as a ratio to it (processed − direct, and CPU per message). The two share
+ * that dev server: in either one's rounds, Temporal's CPU includes the other's idle polling.
  */
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
