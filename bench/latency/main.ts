@@ -67,7 +67,8 @@ async function oneHop(gateway: Gateway, agent: ReceiptAgent, index: number) {
   });
   if (sent.status !== 202) throw new Error(`${gateway.name}: send answered ${sent.status}: ${await sent.text()}`);
   await until(() => agent.applied.has(messageId), 30_000).catch((error: Error) => {
-    const seen = agent.delivered.has(messageId) ? 'delivered, its receipt not applied' : 'never delivered';
+    const answer = agent.unapplied.get(messageId);
+    const seen = !agent.delivered.has(messageId) ? 'never delivered' : answer ? `delivered, its receipt answered ${answer}` : 'delivered, its receipt not answered';
     throw new Error(`${gateway.name}: message ${messageId} ${seen} (${error.message})`);
   });
   return { direct: directMs, delivered: agent.delivered.get(messageId)! - started, processed: agent.applied.get(messageId)! - started };
