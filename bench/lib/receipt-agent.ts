@@ -38,10 +38,10 @@ export async function startReceiptAgent(): Promise<ReceiptAgent> {
         })
           .then(async (answer) => {
             const text = await answer.text();
-            if ((JSON.parse(text) as { applied?: boolean }).applied) agent.applied.set(body.message_id, performance.now());
+            if (answer.ok && (JSON.parse(text) as { applied?: boolean }).applied) agent.applied.set(body.message_id, performance.now());
             else agent.unapplied.set(body.message_id, `${answer.status} ${text.slice(0, 300)}`);
           })
-          .catch((error: Error) => agent.unapplied.set(body.message_id, `the receipt's post failed: ${error.message}`));
+          .catch((error: Error) => agent.unapplied.set(body.message_id, `with an error: ${error.message}`));
       });
     });
   });
