@@ -92,6 +92,19 @@ export const routeDecisionResponse = z.looseObject({
   explanation: z.looseObject({}),
 });
 const headStatus = z.looseObject({ revision: z.string(), capabilities: z.number().int(), changed_at: timestamp, ready_at: timestamp.optional(), calibration: z.looseObject({}).optional() });
+export const misrouteResponse = z.looseObject({
+  misroute_id: z.string(),
+  capability: z.string(),
+  text: z.string(),
+  reports: z.number().int(),
+  message_ids: z.array(z.string()),
+  state: z.enum(['pending', 'applied', 'dismissed']),
+  first_reported_at: timestamp,
+  last_reported_at: timestamp,
+  decided_at: timestamp.optional(),
+  decided_by: z.string().optional(),
+});
+export const misrouteListResponse = z.looseObject({ items: z.array(misrouteResponse) });
 export const routerStatusResponse = z.looseObject({
   provider: z.string(),
   state: z.enum(['ready', 'training', 'none', 'failed']),

@@ -143,6 +143,24 @@ export const listMessagesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
+/** `GET /v1/router/misroutes`: the tenant's misroute reports, newest first. */
+export const listMisroutesQuery = z.strictObject({
+  state: z.enum(['pending', 'applied', 'dismissed']).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+export const misrouteParams = z.strictObject({ misroute_id: z.string().regex(/^[A-Za-z0-9_-]{32}$/, 'a misroute id is 32 base64url characters') });
+
+/** `POST /v1/router/misroutes/:misroute_id`: an operator applies a report as a lesson, or dismisses it. */
+export const decideMisrouteBody = z.strictObject({ state: z.enum(['applied', 'dismissed']) });
+
+/** `POST /v1/router/misroutes`: an operator teaches the router that a request is not for a capability. */
+export const teachMisrouteBody = z.strictObject({
+  agent_id: agentId,
+  capability: capabilityName,
+  text: label(1000),
+});
+
 export const cancelBody = z.strictObject({ reason: prose(1000).optional() }).optional();
 
 /** `?wait=30s` (or `1500ms`): how long POST /v1/messages may hold the request for the outcome; at most 120 s. */

@@ -13,6 +13,8 @@ import { createCatalogue, type Catalogue } from '../catalogue/catalogue';
 import { MessageService } from '../messages/message-service';
 import type { Config } from '../platform/config';
 import { createApiMetrics } from '../platform/metrics';
+import { MisrouteStore } from '../store/misroutes';
+import { LessonCache } from '../router/lessons';
 import { createRouter } from '../router/create-router';
 import type { Router } from '../router/router';
 import { createApiKeyStore, type ApiKeyStore } from '../store/api-keys';
@@ -33,6 +35,8 @@ export interface ApiServices {
   messages: MessageService;
   /** Seal the message inputs the api builds (messages/seal.ts). */
   sealKeys: SealKeys;
+  /** Misroute reports and the lessons the router reads from them (store/misroutes.ts, router/lessons.ts). */
+  lessons: { store: MisrouteStore; cache: LessonCache };
 }
 
 /**
@@ -62,10 +66,13 @@ export async function createApiServices(options: {
   const catalogue = createCatalogue(models, config, now);
   const keys = createApiKeyStore(mongo, config, now);
   await keys.init();
-  const router = await createRouter(catalogue, mongo, config, logger);
+  const misroutes = new MisrouteStore(mongo);
+  await misroutes.model.init();
+  const lessons = { store: misroutes, cache: new LessonCache((tenant) => misroutes.applied(tenant)) };
+  const router = await createRouter(catalogue, mongo, config, logger, { lessons: (tenant) => lessons.cache.get(tenant) });
   const sealKeys = await loadSealKeys(config, mongo);
   const messages = new MessageService({ client, queries: catalogue.queries, config, router, sealKeys });
-  return { catalogue, keys, router, messages, sealKeys };
+  return { catalogue, keys, router, messages, sealKeys, lessons };
 }
 
 export interface ApiReplica {
@@ -102,6 +109,7 @@ export async function startApiReplica(options: {
     messages: services.messages,
     router: services.router,
     keys: services.keys,
+    lessons: services.lessons,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     logger,
     health: {
@@ -132,6 +140,8 @@ export async function startApiReplica(options: {
     router: services.router,
     keys: services.keys,
     sealKeys: services.sealKeys,
+    misroutes: services.lessons.store,
+    logger,
   });
   return {
     server,

@@ -12,6 +12,8 @@ export interface CapabilityCandidate {
   agent_tags: string[];
   capability: CapabilityDoc;
   instances: AgentWithInstances['instances'];
+  /** Requests its agents reported misrouted to it, applied as lessons (store/misroutes.ts): evidence against it. */
+  misroutes?: readonly string[];
 }
 
 export function candidateKey(agentId: string, capability: string): string {

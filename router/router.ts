@@ -12,10 +12,11 @@ import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { MatcherFactory, MatchScore } from './matcher';
 import { TenantMatchers, type MatcherChoice, type RouterStatus } from './tenant-matchers';
-import { decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
+import { decideByHead, DEFAULT_HEAD_SETTINGS, type CrossedBorder, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
 import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
+import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
 import { bestBy } from './select';
 
 export interface RouteRequest {
@@ -28,6 +29,8 @@ export interface RouteRequest {
   session_id?: string;
   /** Parameters the caller already gave; extraction fills only what is missing. */
   params?: Record<string, unknown>;
+  /** Capabilities (`agent_id/capability`) not to choose: those the message's agents reported it misrouted to. */
+  exclude?: readonly string[];
 }
 
 export interface CandidateExplanation {
@@ -50,7 +53,7 @@ export interface RouteExplanation {
    * trains), the thresholds of the best group's language direction and where they come from (fitted on the
    * catalogue, configured, or Router 2.0's fixed ones), the probability of "none", the verdict.
    */
-  head?: { revision: string; accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number };
+  head?: { revision: string; accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number; crossed?: CrossedBorder };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -103,6 +106,8 @@ export interface RouterDeps {
   isAdmin?: (caller: Caller) => boolean;
   /** Matches enum parameters by meaning when no word of the intent names a value. */
   parameterEmbedder?: Embedder;
+  /** The tenant's applied lessons (requests reported misrouted): router/lessons.ts. */
+  lessons?: (tenant: string) => Promise<Lessons>;
 }
 
 type EligibleAs = Eligibility & { eligible: true };
@@ -137,19 +142,21 @@ export class Router {
    * The tenant's matchers: the current catalogue's (rebuilt only when a card's text changed; unchanged texts keep
    * their cached vectors), and the previous one with a ready head while the current head trains.
    */
-  private matchersFor(tenant: string, agents: readonly AgentWithInstances[]): MatcherChoice {
-    return this.matchers.choose(tenant, cardsFingerprint(agents), () => candidatesOf(agents));
+  private async matchersFor(tenant: string, agents: readonly AgentWithInstances[]): Promise<MatcherChoice> {
+    const lessons = (await this.deps.lessons?.(tenant)) ?? NO_LESSONS;
+    const revision = [cardsFingerprint(agents), lessonsFingerprint(lessons)].filter(Boolean).join('+');
+    return this.matchers.choose(tenant, revision, () => withLessons(candidatesOf(agents), lessons));
   }
 
   /** Warms the tenant's matcher (and waits for its head), so the first request does not pay for it. */
   async prepare(tenant: string): Promise<void> {
-    const matcher = await this.matchersFor(tenant, await this.deps.agents(tenant)).current;
+    const matcher = await (await this.matchersFor(tenant, await this.deps.agents(tenant))).current;
     await matcher.ready?.();
   }
 
   /** The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds. */
   async status(tenant: string): Promise<RouterStatus> {
-    const choice = this.matchersFor(tenant, await this.deps.agents(tenant));
+    const choice = await this.matchersFor(tenant, await this.deps.agents(tenant));
     return this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
   }
 
@@ -193,9 +200,10 @@ export class Router {
       }
     }
     if (!request.intent?.trim()) return finish(refuse('intent_required', 'an intent is needed to choose a capability', explanation));
+    if (request.exclude?.length) pool = pool.filter((c) => !request.exclude!.includes(c.key));
 
     const matchStarted = performance.now();
-    const choice = this.matchersFor(request.tenant, agents);
+    const choice = await this.matchersFor(request.tenant, agents);
     const { prediction, revision, provider } = await this.headPrediction(choice, request.intent, pool);
     if (prediction) {
       explanation.provider = provider;
@@ -277,7 +285,7 @@ export class Router {
   private verdictOf(prediction: HeadPrediction, pool: readonly CapabilityCandidate[]) {
     const inPool = new Set(pool.map((c) => c.key));
     const groups = groupScores(prediction.ranked.filter((s) => inPool.has(s.key)), prediction.same, prediction.crossLingual);
-    return decideByHead(groups, resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined));
+    return decideByHead(groups, resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined), prediction.crossed);
   }
 
   /**
@@ -314,12 +322,12 @@ export class Router {
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
     const probability = new Map(ranked.map((s) => [s.key, s.probability]));
     const groups = groupScores(ranked, prediction.same, prediction.crossLingual);
-    const verdict = decideByHead(groups, thresholds);
+    const verdict = decideByHead(groups, thresholds, prediction.crossed);
     explanation.decided_by = 'head';
     const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
     explanation.threshold = round(point.accept);
     const best = round(groups[0]?.probability ?? 0);
-    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: verdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best };
+    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: verdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best, ...(verdict.kind === 'refuse' && verdict.crossed ? { crossed: verdict.crossed } : {}) };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);
@@ -343,6 +351,9 @@ export class Router {
         return refuse('no_eligible_capability', `${first} matches but cannot take messages now (${this.showReason(request.caller, eligibilityOf(first) as Ineligible)})`, explanation);
       }
       return this.chooseRanked(request, choices, context, explanation);
+    }
+    if (verdict.kind === 'refuse' && verdict.crossed) {
+      return refuse('no_match', `${verdict.crossed.key} is the nearest capability, but its card says it does not do this ("${verdict.crossed.clause}")`, explanation);
     }
     if (verdict.kind === 'refuse') {
       return refuse('no_match', `no capability matches the intent well enough (best probability ${best} < ${explanation.head.escalate})`, explanation);

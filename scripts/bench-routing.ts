@@ -59,6 +59,10 @@ async function qualitySet(set: RoutingDataset, provider: string, limit?: number)
   const catalogue = new LiveCatalogue(set.agents);
   const router = apiRouter(catalogue, factory, decisionSettings({}, kind));
   const requests = evaluationRequests(set, limit);
+  // As in an api that has been up a while: models loaded, the generic out-of-scope text embedded (at start), a
+  // first tiny head trained — so the time to a ready head is the catalogue's own.
+  const warmUp = await factory(candidatesOf(set.agents).slice(0, 1));
+  await warmUp.ready?.();
   const trainingsBefore = trainings.length;
 
   const registered = performance.now();

@@ -4,7 +4,11 @@
  * would mean: the right capability, a wrong one, an out-of-scope text accepted, or a capability taking a request its
  * own card excludes. The accept threshold is the balanced one — the most right answers kept for the fewest
  * refusable texts accepted (out-of-scope and excluded ones, each kind counting the same) — but never lower than the score that
- * keeps the accepted share of out-of-scope texts within `target`. Requests in the language of the chosen
+ * keeps the accepted share of out-of-scope texts within `target`, nor than the score that keeps `keepRight` of the
+ * right answers. That last bound matters where the catalogue's own negatives are easy (generic out-of-scope text far
+ * below every right answer, as on a catalogue of distinct services): the balanced point then sits near zero, yet
+ * the requests a user sends that should be refused — a near miss, a neighbouring service — score far closer than
+ * those texts; the head refuses its least certain answers instead of accepting everything above the negatives. Requests in the language of the chosen
  * capability's card and cross-lingual ones score differently for the same fit, so each direction is fitted apart;
  * a direction with too few held-out texts of its own takes the thresholds fitted on all of them.
  */
@@ -35,19 +39,23 @@ export interface DirectionFit {
 export interface Calibration {
   /** Share of out-of-scope texts the accept threshold lets through, at most. */
   target: number;
+  /** Share of right answers the accept threshold keeps, at most. */
+  keep_right: number;
   same_language: DirectionFit;
   cross_lingual: DirectionFit;
 }
 
 export interface CalibrationOptions {
   target: number;
+  /** Share of held-out right answers the accept threshold keeps, at most. */
+  keepRight: number;
   /** Share of out-of-scope texts the escalation band's lower end lets through (the LLM then judges them). */
   escalateTarget: number;
   /** A direction with fewer right answers or fewer refusable texts than this takes the pooled thresholds. */
   minSamples: number;
 }
 
-export const DEFAULT_CALIBRATION: CalibrationOptions = { target: 0.05, escalateTarget: 0.2, minSamples: 20 };
+export const DEFAULT_CALIBRATION: CalibrationOptions = { target: 0.05, keepRight: 0.95, escalateTarget: 0.2, minSamples: 20 };
 
 function round(n: number): number {
   return Math.round(n * 1e6) / 1e6;
@@ -106,8 +114,9 @@ function share(samples: readonly CalibrationSample[], outcome: Outcome, threshol
 }
 
 function fit(samples: readonly CalibrationSample[], options: CalibrationOptions, pooled: boolean): Omit<DirectionFit, 'samples' | 'right_accepted' | 'out_of_scope_accepted' | 'excluded_accepted'> {
-  const outOfScope = samples.filter((s) => s.outcome === 'out_of_scope').map((s) => s.score);
-  const accept = Math.max(balancedThreshold(samples), thresholdFor(outOfScope, options.target));
+  const scores = (outcome: Outcome) => samples.filter((s) => s.outcome === outcome).map((s) => s.score);
+  const outOfScope = scores('out_of_scope');
+  const accept = Math.max(balancedThreshold(samples), thresholdFor(outOfScope, options.target), thresholdFor(scores('right'), options.keepRight));
   return { accept, escalate: Math.min(accept, thresholdFor(outOfScope, options.escalateTarget)), pooled };
 }
 
@@ -131,5 +140,5 @@ export function calibrate(samples: readonly CalibrationSample[], options: Calibr
     const enough = right >= options.minSamples && refusable >= options.minSamples;
     return report(own, enough ? fit(own, options, false) : all);
   };
-  return { target: options.target, same_language: direction(false), cross_lingual: direction(true) };
+  return { target: options.target, keep_right: options.keepRight, same_language: direction(false), cross_lingual: direction(true) };
 }

@@ -66,7 +66,7 @@ export const MAX_PREDICTED_EXAMPLES = 4_000;
  * on everything). `timeBudgetMs` is shared by the folds. Classes keep their index in every fold (a class whose
  * texts are all held out simply has none to learn from).
  */
-export function heldOutPredictions(input: HeadTrainingInput, folds: number, full?: HeadModel): HeldOutSample[] {
+export async function heldOutPredictions(input: HeadTrainingInput, folds: number, full?: HeadModel): Promise<HeldOutSample[]> {
   const samples: HeldOutSample[] = [];
   // A huge catalogue predicts every n-th example only (each prediction scores every capability's prototype).
   const examples = input.classes.reduce((n, c) => n + c.vectors.length, 0);
@@ -76,7 +76,7 @@ export function heldOutPredictions(input: HeadTrainingInput, folds: number, full
   const start = full ? { initial: full.weights } : {};
   const iterations = full ? { maxIterations: Math.min(FOLD_ITERATIONS, input.options?.maxIterations ?? FOLD_ITERATIONS) } : {};
   for (let fold = 0; fold < folds; fold++) {
-    const model = trainHead({ ...withoutFold(input, fold, folds), ...start, options: { ...input.options, ...iterations, timeBudgetMs: budget } });
+    const model = await trainHead({ ...withoutFold(input, fold, folds), ...start, options: { ...input.options, ...iterations, timeBudgetMs: budget } });
     input.classes.forEach((c, label) => {
       c.vectors.forEach((v, i) => {
         if (foldOf(c.units?.[i] ?? i, label, folds) === fold && seen++ % every === 0) samples.push(heldOut(model, 'example', label, v, c.chinese[i]!));

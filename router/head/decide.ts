@@ -7,9 +7,11 @@
  *   - p₁ ≥ accept → route to the best group;
  *   - escalate ≤ p₁ < accept → the escalation band, where an LLM decides (without one, escalate = accept: no band);
  *   - below → refuse.
+ * A request the best group's card excludes (card-borders.ts) is refused first.
  * The operating points are fitted per catalogue when its head trains (calibration.ts), unless set explicitly.
  */
 import type { Calibration } from './calibration';
+import type { Crossing } from './card-borders';
 import type { HeadScore } from './head';
 
 export interface OperatingPoint {
@@ -37,7 +39,13 @@ export type HeadVerdict =
   | { kind: 'accept'; group: ScoredGroup }
   | { kind: 'ambiguous'; groups: [ScoredGroup, ScoredGroup] }
   | { kind: 'escalate'; groups: ScoredGroup[] }
-  | { kind: 'refuse'; best?: ScoredGroup };
+  | { kind: 'refuse'; best?: ScoredGroup; crossed?: CrossedBorder };
+
+/** The best capability's card excludes the request: which, and the clause (card-borders.ts). */
+export interface CrossedBorder {
+  key: string;
+  clause: string;
+}
 
 /** Groups of the same service, best first: each capability joins the first better one it is the same as. */
 export function groupScores(ranked: readonly HeadScore[], same: (a: string, b: string) => boolean, crossLingual: ReadonlySet<string> = new Set()): ScoredGroup[] {
@@ -60,7 +68,18 @@ export function operatingPointOf(group: ScoredGroup, thresholds: HeadThresholds)
 /** Groups offered to the LLM in the escalation band. */
 const ESCALATION_SHORTLIST = 5;
 
-export function decideByHead(groups: readonly ScoredGroup[], thresholds: HeadThresholds): HeadVerdict {
+/**
+ * `crossed`: capabilities whose card excludes the request (card-borders.ts). When the best group's card's own words
+ * exclude it, the request is refused, naming the clause: what the nearest capability says it does not do, no
+ * other does better (on zh/en dev, taking the runner-up instead let most such near misses through). A group crossed
+ * by a lesson (a request its agent reported misrouted), or a crossed runner-up, is only left out: the next one
+ * may take the request.
+ */
+export function decideByHead(ranked: readonly ScoredGroup[], thresholds: HeadThresholds, crossed: ReadonlyMap<string, Crossing> = new Map()): HeadVerdict {
+  const top = ranked[0];
+  const border = top && crossed.get(top.keys[0]!);
+  if (top && border && !border.learned) return { kind: 'refuse', best: top, crossed: { key: top.keys[0]!, clause: border.clause } };
+  const groups = ranked.filter((g) => !crossed.has(g.keys[0]!));
   const [first, second] = groups;
   if (!first) return { kind: 'refuse' };
   const { accept, escalate } = operatingPointOf(first, thresholds);

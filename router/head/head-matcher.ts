@@ -11,6 +11,7 @@ import type { EmbeddingProvider } from '../embeddings/provider';
 import type { IntentMatcher, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../text';
+import { CardBorders, type Lesson } from './card-borders';
 import { exclusionClauses } from './exclusions';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
 import { averagePredictions, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput } from './head';
@@ -25,21 +26,27 @@ export function genericOutOfScope(): string[] {
     .filter((l) => l && !l.startsWith('#'));
 }
 
-/** What a capability's class is learned from: its examples, and its card's name, description and tags. */
+/**
+ * What a capability's class is learned from: its examples, and its card's name with its description, the name alone
+ * and the tags. (The description alone is not a text of its own: it would nearly repeat the first card text, and a
+ * long description is most of the embedding time of a ready head.)
+ */
 export function trainingTexts(candidate: CapabilityCandidate): string[] {
   const { capability } = candidate;
-  return [
-    ...capability.examples,
-    describe(candidate),
-    humanName(capability.name),
-    ...(capability.description ? [capability.description] : []),
-    ...(capability.tags.length ? [capability.tags.join(', ')] : []),
-  ];
+  return [...capability.examples, describe(candidate), humanName(capability.name), ...(capability.tags.length ? [capability.tags.join(', ')] : [])];
 }
 
 /** What the card says the capability does not do: its own description's exclusions and its agent's. */
 export function excludedTexts(candidate: CapabilityCandidate): string[] {
   return [...new Set([...exclusionClauses(candidate.capability.description), ...exclusionClauses(candidate.agent_description)])];
+}
+
+/** The capabilities' lessons (requests reported misrouted to them), embedded by `embedder` through the cache. */
+async function lessonsOf(embedder: EmbeddingProvider, candidates: readonly CapabilityCandidate[], cache: VectorCache): Promise<Lesson[][]> {
+  const texts = candidates.map((c) => [...(c.misroutes ?? [])]);
+  const vectors = await cache.embed(embedder, texts.flat());
+  let offset = 0;
+  return texts.map((own) => own.map((text) => ({ text, vector: vectors[offset++]! })));
 }
 
 export interface HeadMatcherOptions {
@@ -53,6 +60,9 @@ export interface HeadMatcherOptions {
   folds?: number;
   calibration?: Partial<CalibrationOptions>;
 }
+
+/** Capabilities, most probable first, whose card borders are checked for a request (card-borders.ts). */
+const BORDERS_CHECKED = 8;
 
 /** Folds of the cross-validation that calibrates a head. */
 export const DEFAULT_FOLDS = 4;
@@ -97,6 +107,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
     const fallback = await similarity(candidates);
     let heads: JudgingHead[] | undefined;
     let calibration: Calibration | undefined;
+    let borders: CardBorders | undefined;
     // The models share one time budget, so a huge catalogue is ready in about the same time however many there are.
     const budget = (options.head?.timeBudgetMs ?? DEFAULT_HEAD_OPTIONS.timeBudgetMs) / models.length;
     const training = (async () => {
@@ -104,6 +115,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
       const trained: JudgingHead[] = await Promise.all(
         models.map(async (model) => {
           const input = await headInput(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
+          if (model === models[0]) borders = CardBorders.of(input, candidates.map(excludedTexts), await lessonsOf(model.provider, candidates, cache));
           const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
           options.onTrained?.(model.provider.id, candidates.length, head.training);
           return { model: head, heldOut, ...(model.language ? { language: model.language } : {}) };
@@ -129,8 +141,12 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
         const chinese = containsCjk(intent);
         const language = chinese ? 'zh' : 'en';
         const judges = heads.flatMap((h, i) => (!h.language || h.language === language ? [{ m: models[i]!, head: h.model }] : []));
-        const prediction = averagePredictions(await Promise.all(judges.map(async ({ m, head }) => predict(head, await m.provider.embedQuery(intent), chinese))));
-        return { ...prediction, ...(calibration ? { calibration } : {}) };
+        const queries = await Promise.all(judges.map(({ m }) => m.provider.embedQuery(intent)));
+        const prediction = averagePredictions(judges.map(({ head }, i) => predict(head, queries[i]!, chinese)));
+        // Card borders are drawn in the first model's space (a multilingual one judges every request).
+        const first = judges.findIndex(({ m }) => m === models[0]);
+        const crossed = borders && first >= 0 ? borders.crossed(queries[first]!, prediction.ranked.slice(0, BORDERS_CHECKED).map((r) => r.key)) : undefined;
+        return { ...prediction, ...(calibration ? { calibration } : {}), ...(crossed?.size ? { crossed } : {}) };
       },
       ready: () => training.then(() => undefined, () => undefined),
       head: () => (heads ? (calibration ? { calibration } : {}) : failure === undefined ? undefined : { error: failure }),

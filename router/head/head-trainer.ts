@@ -22,10 +22,10 @@ export interface TrainedHead {
   heldOut: HeldOutSample[];
 }
 
-export function trainWithHeldOut(job: HeadJob): TrainedHead {
-  const model = trainHead(job.input);
+export async function trainWithHeldOut(job: HeadJob): Promise<TrainedHead> {
+  const model = await trainHead(job.input);
   const started = Date.now();
-  const heldOut = job.folds > 1 ? heldOutPredictions(job.input, job.folds, job.warmFolds === false ? undefined : model) : [];
+  const heldOut = job.folds > 1 ? await heldOutPredictions(job.input, job.folds, job.warmFolds === false ? undefined : model) : [];
   model.training.held_out_ms = Date.now() - started;
   return { model, heldOut };
 }
@@ -43,7 +43,11 @@ let queue: Promise<unknown> = Promise.resolve();
 function runWorker(job: HeadJob): Promise<TrainedHead> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(BOOTSTRAP, { eval: true, workerData: job });
-    worker.once('message', (trained: TrainedHead) => resolve(trained));
+    worker.once('message', (trained: TrainedHead) => {
+      resolve(trained);
+      // Its onnxruntime sessions (matrix-products.ts) would keep the thread alive.
+      void worker.terminate();
+    });
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (code !== 0) reject(new Error(`head training worker exited with code ${code}`));

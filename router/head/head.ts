@@ -9,6 +9,7 @@
 import { seededRandom } from '../../rules/random';
 import { bestBy } from '../select';
 import type { Calibration } from './calibration';
+import type { Crossing } from './card-borders';
 import { fitLogistic, logit, type LinearWeights } from './logistic';
 
 export interface ClassTexts {
@@ -55,7 +56,7 @@ export interface HeadOptions {
 
 export const DEFAULT_HEAD_OPTIONS: HeadOptions = { c: 100, noneWeight: 3, exclusionWeight: 0.5, shortlist: 48, minPerLanguage: 4, maxIterations: 150, timeBudgetMs: 45_000 };
 
-/** From this many capabilities on, training takes the large-catalogue shortcuts below. */
+/** Past this many capabilities, training scores each sample against a shortlist of classes, not all of them. */
 const LARGE_CATALOGUE = 1_000;
 /** Rival classes per training sample in a large catalogue. */
 const LARGE_SHORTLIST = 16;
@@ -127,6 +128,8 @@ export interface HeadPrediction {
   crossLingual: ReadonlySet<string>;
   /** The operating point fitted when the heads trained (calibration.ts). */
   calibration?: Calibration;
+  /** Capabilities whose card excludes the request (card-borders.ts), each with the clause it falls under. */
+  crossed?: ReadonlyMap<string, Crossing>;
 }
 
 function unit(v: Float32Array): Float32Array {
@@ -180,7 +183,20 @@ function languageDirection(classes: ClassTexts[], dims: number, minPerLanguage: 
   return unit(a);
 }
 
-export function trainHead(input: HeadTrainingInput): HeadModel {
+/**
+ * In a large catalogue, the classes each training sample competes with: those nearest its own class (found once
+ * per class: thousands of classes × their samples would cost minutes), or for a "none" sample those nearest it —
+ * found in a random projection (approximate neighbours suffice to pick whom a sample competes with).
+ */
+function rivalsOf(keys: string[], prototypes: Float32Array, dims: number, rows: readonly { x: Float32Array; label: number }[], shortlist: number): Int32Array[] {
+  const k = keys.length;
+  const space = randomProjection(prototypes, k, dims, PROJECTED_DIMS);
+  const shortlistOf = (x: Float32Array) => shortlistFor({ prototypes: space.vectors, dims: space.dims, keys, shortlist: Math.min(shortlist, LARGE_SHORTLIST) }, x);
+  const classShortlists = keys.map((_, i) => Int32Array.from(new Set([...shortlistOf(space.vectors.subarray(i * space.dims, (i + 1) * space.dims)), i, k])));
+  return rows.map((r) => (r.label < k ? classShortlists[r.label]! : Int32Array.from(new Set([...shortlistOf(space.project(r.x)), k]))));
+}
+
+export async function trainHead(input: HeadTrainingInput): Promise<HeadModel> {
   const started = Date.now();
   const options = { ...DEFAULT_HEAD_OPTIONS, ...input.options };
   const dims = input.classes.find((c) => c.vectors.length > 0)?.vectors[0]!.length ?? input.none[0]?.length ?? 0;
@@ -204,18 +220,8 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
   });
   const x = new Float32Array(rows.length * dims);
   rows.forEach((r, i) => x.set(r.x, i * dims));
-  // A sample competes with the classes nearest its own class (found once per class: thousands of classes × their
-  // samples would cost minutes); "none" samples with the classes nearest each of them.
-  // Large catalogues: fewer rivals per sample, found in a random projection (approximate neighbours suffice to
-  // pick whom a sample competes with, and all-pairs at full width would take most of the budget).
-  const large = k > LARGE_CATALOGUE;
-  const rivals = large ? Math.min(options.shortlist, LARGE_SHORTLIST) : options.shortlist;
-  const space = large ? randomProjection(prototypes, k, dims, PROJECTED_DIMS) : { vectors: prototypes, dims, project: (x: Float32Array) => x };
   const keys = input.classes.map((c) => c.key);
-  const shortlistOf = (x: Float32Array) => shortlistFor({ prototypes: space.vectors, dims: space.dims, keys, shortlist: rivals }, x);
-  const classShortlists = input.classes.map((_, i) => Int32Array.from(new Set([...shortlistOf(space.vectors.subarray(i * space.dims, (i + 1) * space.dims)), i, k])));
-  const candidates = rows.map((r) => (r.label < k ? classShortlists[r.label]! : Int32Array.from(new Set([...shortlistOf(space.project(r.x)), k]))));
-  const { weights, iterations } = fitLogistic(
+  const { weights, iterations } = await fitLogistic(
     {
       dims,
       classes: k + 1,
@@ -223,7 +229,7 @@ export function trainHead(input: HeadTrainingInput): HeadModel {
       labels: Int32Array.from(rows.map((r) => r.label)),
       against: Uint8Array.from(rows.map((r) => (r.against ? 1 : 0))),
       weights: Float32Array.from(rows.map((r) => r.weight)),
-      candidates,
+      ...(k > LARGE_CATALOGUE ? { candidates: rivalsOf(keys, prototypes, dims, rows, options.shortlist) } : {}),
     },
     { c: options.c, maxIterations: options.maxIterations, deadline: started + options.timeBudgetMs, initial: input.initial ?? warmStart(prototypes, noneFeatures, k, dims) },
   );

@@ -3,7 +3,8 @@
  * line search with the Armijo condition). Small and deterministic; enough for the router's linear heads.
  */
 
-export type Objective = (x: Float64Array, gradient: Float64Array) => number;
+/** The function's value at x, its gradient written into `gradient` (a promise where the work runs elsewhere, e.g. onnxruntime). */
+export type Objective = (x: Float64Array, gradient: Float64Array) => number | Promise<number>;
 
 export interface LbfgsOptions {
   maxIterations?: number;
@@ -54,12 +55,25 @@ function direction(gradient: Float64Array, s: Float64Array[], y: Float64Array[],
   return q;
 }
 
-export function minimize(objective: Objective, start: Float64Array, options: LbfgsOptions = {}): LbfgsResult {
+/** x + step·d, into `out`. */
+function stepAlong(x: Float64Array, d: Float64Array, step: number, out: Float64Array): void {
+  for (let i = 0; i < x.length; i++) out[i] = x[i]! + step * d[i]!;
+}
+
+/** b − a. */
+function difference(b: Float64Array, a: Float64Array): Float64Array {
+  const out = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = b[i]! - a[i]!;
+  return out;
+}
+
+// The vector loops live in the small functions above: V8 optimises loops in an async function poorly.
+export async function minimize(objective: Objective, start: Float64Array, options: LbfgsOptions = {}): Promise<LbfgsResult> {
   const { maxIterations = 100, memory = 8, tolerance = 1e-5, deadline = Number.POSITIVE_INFINITY } = options;
   const n = start.length;
   let x = Float64Array.from(start);
   let gradient = new Float64Array(n);
-  let value = objective(x, gradient);
+  let value = await objective(x, gradient);
   const s: Float64Array[] = [];
   const y: Float64Array[] = [];
   const rho: number[] = [];
@@ -78,18 +92,14 @@ export function minimize(objective: Objective, start: Float64Array, options: Lbf
     const nextGradient = new Float64Array(n);
     let nextValue = Number.POSITIVE_INFINITY;
     for (let tries = 0; tries < 30; tries++) {
-      for (let i = 0; i < n; i++) next[i] = x[i]! + step * d[i]!;
-      nextValue = objective(next, nextGradient);
+      stepAlong(x, d, step, next);
+      nextValue = await objective(next, nextGradient);
       if (nextValue <= value + 1e-4 * step * slope) break;
       step /= 2;
     }
     if (!(nextValue < value)) break;
-    const sk = new Float64Array(n);
-    const yk = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      sk[i] = next[i]! - x[i]!;
-      yk[i] = nextGradient[i]! - gradient[i]!;
-    }
+    const sk = difference(next, x);
+    const yk = difference(nextGradient, gradient);
     const sy = dotProduct(sk, yk);
     if (sy > 1e-12) {
       s.push(sk);

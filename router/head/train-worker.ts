@@ -2,6 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { trainWithHeldOut, type HeadJob } from './head-trainer';
 
-const trained = trainWithHeldOut(workerData as HeadJob);
-const { model } = trained;
-parentPort!.postMessage(trained, [model.weights.buffer, model.prototypes.buffer, model.mean.buffer] as ArrayBuffer[]);
+void trainWithHeldOut(workerData as HeadJob).then((trained) => {
+  const { model } = trained;
+  parentPort!.postMessage(trained, [model.weights.buffer, model.prototypes.buffer, model.mean.buffer] as ArrayBuffer[]);
+});

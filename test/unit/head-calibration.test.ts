@@ -1,16 +1,16 @@
 /** The head's self-calibration: thresholds from held-out predictions (router/head/calibration.ts, cross-validation.ts). */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { seededRandom } from '../../rules/random';
 import { balancedThreshold, calibrate, DEFAULT_CALIBRATION, thresholdFor, type CalibrationSample, type Outcome } from '../../router/head/calibration';
 import { heldOutPredictions } from '../../router/head/cross-validation';
-import { predict, trainHead, type HeadTrainingInput } from '../../router/head/head';
+import { predict, trainHead, type HeadModel, type HeadTrainingInput } from '../../router/head/head';
 import { calibrationSamples } from '../../router/head/held-out-scores';
 
 const sample = (score: number, outcome: Outcome, crossLingual = false): CalibrationSample => ({ score, outcome, crossLingual });
 
 describe('thresholdFor', () => {
-  it('thresholdFor - accepts at most the share asked, midway between the last refused score and the next one up', () => {
+  it('thresholdFor - accepts at most the share asked, midway between the last refused score and the next one up', async () => {
     const scores = Array.from({ length: 20 }, (_, i) => i / 20); // 0, 0.05, …, 0.95
     assert.equal(thresholdFor(scores, 0.05), 0.925); // accepts 0.95 only: 1 of 20
     assert.equal(thresholdFor(scores, 0.1), 0.875); // accepts 0.9 and 0.95
@@ -21,19 +21,19 @@ describe('thresholdFor', () => {
 });
 
 describe('balancedThreshold', () => {
-  it('balancedThreshold - separable scores: the cut between the bad and the right ones', () => {
+  it('balancedThreshold - separable scores: the cut between the bad and the right ones', async () => {
     const samples = [sample(0.1, 'out_of_scope'), sample(0.2, 'out_of_scope'), sample(0.3, 'excluded'), sample(0.6, 'right'), sample(0.8, 'right')];
     assert.equal(balancedThreshold(samples), 0.45);
   });
 
-  it('balancedThreshold - overlapping scores: the cut that keeps the most right answers for the fewest bad ones', () => {
+  it('balancedThreshold - overlapping scores: the cut that keeps the most right answers for the fewest bad ones', async () => {
     // Right at 0.3…0.9, bad at 0.05…0.35: cutting at 0.325 keeps 7/7 right for 1/4 bad (0.75); 0.375 keeps 6/7 for 0/4 (0.857).
     const right = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9].map((s) => sample(s, 'right'));
     const bad = [0.05, 0.1, 0.2, 0.35].map((s) => sample(s, 'out_of_scope'));
     assert.equal(balancedThreshold([...right, ...bad]), 0.375);
   });
 
-  it('balancedThreshold - each refusable kind counts the same, however many texts it has; wrong first choices are left out', () => {
+  it('balancedThreshold - each refusable kind counts the same, however many texts it has; wrong first choices are left out', async () => {
     // Right: 10 at 0.5, 10 at 0.3. Excluded: 60 at 0.35, 30 at 0.1. Out-of-scope: 10 at 0.2.
     // Cut at 0.25: all right kept, 2/3 of the excluded and none of the out-of-scope accepted → 1 − (2/3 + 0)/2 = 0.67;
     // cut at 0.425: half the right, nothing refusable → 0.5. Per kind, 0.25 wins (pooling the 100 refusable texts
@@ -45,7 +45,7 @@ describe('balancedThreshold', () => {
     assert.equal(balancedThreshold([...samples, ...many(50, 0.45, 'wrong'), ...many(50, 0.28, 'wrong')]), 0.25);
   });
 
-  it('balancedThreshold - without right answers or without bad ones there is nothing to balance', () => {
+  it('balancedThreshold - without right answers or without bad ones there is nothing to balance', async () => {
     assert.equal(balancedThreshold([sample(0.5, 'right')]), 0);
     assert.equal(balancedThreshold([sample(0.5, 'out_of_scope')]), 0);
     assert.equal(balancedThreshold([sample(0.5, 'right'), sample(0.4, 'wrong')]), 0);
@@ -56,9 +56,10 @@ describe('calibrate', () => {
   const random = seededRandom(7);
   const many = (n: number, low: number, high: number, outcome: Outcome, crossLingual: boolean) => Array.from({ length: n }, () => sample(low + (high - low) * random(), outcome, crossLingual));
 
-  it('calibrate - same-language and cross-lingual texts get their own operating point', () => {
+  it('calibrate - same-language and cross-lingual texts get their own operating point', async () => {
     const samples = [...many(60, 0.4, 0.9, 'right', false), ...many(60, 0, 0.3, 'out_of_scope', false), ...many(40, 0.15, 0.5, 'right', true), ...many(40, 0, 0.1, 'out_of_scope', true)];
-    const fit = calibrate(samples);
+    // Every right answer kept where it can be (keepRight 1): the balanced point alone decides.
+    const fit = calibrate(samples, { ...DEFAULT_CALIBRATION, keepRight: 1 });
     assert.ok(fit.same_language.accept > 0.3 && fit.same_language.accept <= 0.4, `same ${fit.same_language.accept}`);
     assert.ok(fit.cross_lingual.accept > 0.1 && fit.cross_lingual.accept <= 0.15, `cross ${fit.cross_lingual.accept}`);
     assert.equal(fit.same_language.right_accepted, 1);
@@ -67,7 +68,19 @@ describe('calibrate', () => {
     assert.equal(fit.same_language.pooled, false);
   });
 
-  it('calibrate - the target caps the out-of-scope texts accepted even where balance would accept more', () => {
+  it('calibrate - negatives far below every right answer: the head still refuses its least certain right answers (keepRight)', async () => {
+    const samples = [...many(100, 0.2, 0.9, 'right', false), ...many(60, 0, 0.05, 'out_of_scope', false)];
+    const balancedOnly = calibrate(samples, { ...DEFAULT_CALIBRATION, keepRight: 1 });
+    assert.ok(balancedOnly.same_language.accept < 0.2, JSON.stringify(balancedOnly.same_language));
+    const fit = calibrate(samples);
+    assert.ok(fit.same_language.accept > 0.2, JSON.stringify(fit.same_language));
+    assert.ok(Math.abs(fit.same_language.right_accepted - DEFAULT_CALIBRATION.keepRight) <= 0.01, JSON.stringify(fit.same_language));
+    // Where the negatives already demand more, keepRight changes nothing.
+    const hard = [...many(100, 0.2, 0.9, 'right', false), ...many(60, 0.3, 0.6, 'out_of_scope', false)];
+    assert.equal(calibrate(hard).same_language.accept, calibrate(hard, { ...DEFAULT_CALIBRATION, keepRight: 1 }).same_language.accept);
+  });
+
+  it('calibrate - the target caps the out-of-scope texts accepted even where balance would accept more', async () => {
     // Right answers packed into 0.3–0.6, out-of-scope texts spread over 0–0.5: the balanced cut (~0.3) lets ~40 % of
     // them through, the 5 % target does not.
     const samples = [...many(100, 0.3, 0.6, 'right', false), ...many(100, 0, 0.5, 'out_of_scope', false)];
@@ -78,21 +91,21 @@ describe('calibrate', () => {
     assert.ok(loose.same_language.accept < fit.same_language.accept);
   });
 
-  it('calibrate - a direction with too few texts of its own takes the pooled operating point', () => {
+  it('calibrate - a direction with too few texts of its own takes the pooled operating point', async () => {
     const samples = [...many(60, 0.4, 0.9, 'right', false), ...many(60, 0, 0.3, 'out_of_scope', false), ...many(3, 0.2, 0.3, 'right', true)];
     const fit = calibrate(samples);
     assert.equal(fit.cross_lingual.pooled, true);
     assert.equal(fit.cross_lingual.accept, calibrate(samples.map((s) => ({ ...s, crossLingual: false }))).same_language.accept);
   });
 
-  it('calibrate - the escalation band opens lower (the LLM judges it) and never above accept', () => {
+  it('calibrate - the escalation band opens lower (the LLM judges it) and never above accept', async () => {
     const samples = [...many(60, 0.3, 0.9, 'right', false), ...many(60, 0, 0.6, 'out_of_scope', false)];
     const fit = calibrate(samples);
     assert.ok(fit.same_language.escalate <= fit.same_language.accept);
     assert.ok(fit.same_language.escalate < fit.same_language.accept);
   });
 
-  it('calibrate - same samples, same thresholds', () => {
+  it('calibrate - same samples, same thresholds', async () => {
     const samples = [...many(50, 0.3, 0.9, 'right', false), ...many(50, 0, 0.5, 'excluded', false)];
     assert.deepEqual(calibrate(samples), calibrate([...samples].reverse()));
   });
@@ -114,10 +127,13 @@ function synthetic(): HeadTrainingInput {
 
 describe('held-out predictions', () => {
   const input = synthetic();
-  const full = trainHead(input);
+  let full: HeadModel;
+  before(async () => {
+    full = await trainHead(input);
+  });
 
-  it('cross-validation - every text is predicted once, by a head that did not see it', () => {
-    const heldOut = heldOutPredictions(input, 4, full);
+  it('cross-validation - every text is predicted once, by a head that did not see it', async () => {
+    const heldOut = await heldOutPredictions(input, 4, full);
     const examples = heldOut.filter((s) => s.kind === 'example');
     assert.equal(examples.length, 24);
     assert.equal(heldOut.filter((s) => s.kind === 'none').length, 15);
@@ -130,8 +146,8 @@ describe('held-out predictions', () => {
     assert.ok(heldOutMean < seenMean, `held out ${heldOutMean} vs seen ${seenMean}`);
   });
 
-  it('held-out scores - right, wrong, out-of-scope and excluded outcomes, one sample per judged text', () => {
-    const heldOut = heldOutPredictions(input, 4, full);
+  it('held-out scores - right, wrong, out-of-scope and excluded outcomes, one sample per judged text', async () => {
+    const heldOut = await heldOutPredictions(input, 4, full);
     const samples = calibrationSamples([{ model: full, heldOut }]);
     const count = (o: Outcome) => samples.filter((s) => s.outcome === o).length;
     assert.equal(count('right') + count('wrong'), 24);

@@ -138,6 +138,29 @@ describe('decideByHead', () => {
   });
 });
 
+describe('decideByHead with crossed card borders', () => {
+  const clause = 'cancel an invoice already issued';
+  it('decideByHead - a request the best capability\'s card excludes is refused, naming the clause, however probable', () => {
+    const groups: ScoredGroup[] = [{ keys: ['a'], probability: 0.8 }, { keys: ['b'], probability: 0.15 }];
+    assert.deepEqual(decideByHead(groups, THRESHOLDS, new Map([['a', { clause, learned: false }]])), { kind: 'refuse', best: groups[0], crossed: { key: 'a', clause } });
+    const strongSecond: ScoredGroup[] = [{ keys: ['a'], probability: 0.62 }, { keys: ['b'], probability: 0.55 }];
+    assert.equal(decideByHead(strongSecond, THRESHOLDS, new Map([['a', { clause, learned: false }]])).kind, 'refuse');
+  });
+
+  it('decideByHead - a lesson (a request reported misrouted) only leaves its capability out: the next one may take it', () => {
+    const groups: ScoredGroup[] = [{ keys: ['a'], probability: 0.62 }, { keys: ['b'], probability: 0.55 }];
+    assert.deepEqual(decideByHead(groups, THRESHOLDS, new Map([['a', { clause: 'a request reported misrouted', learned: true }]])), { kind: 'accept', group: groups[1] });
+    const weak: ScoredGroup[] = [{ keys: ['a'], probability: 0.62 }, { keys: ['b'], probability: 0.1 }];
+    assert.deepEqual(decideByHead(weak, THRESHOLDS, new Map([['a', { clause: 'a request reported misrouted', learned: true }]])), { kind: 'refuse', best: weak[1] });
+  });
+
+  it('decideByHead - a crossed runner-up is left out: it cannot make the best ambiguous', () => {
+    const close: ScoredGroup[] = [{ keys: ['a'], probability: 0.5 }, { keys: ['b'], probability: 0.45 }];
+    assert.equal(decideByHead(close, THRESHOLDS).kind, 'ambiguous');
+    assert.deepEqual(decideByHead(close, THRESHOLDS, new Map([['b', { clause, learned: false }]])), { kind: 'accept', group: close[0] });
+  });
+});
+
 describe('head decision across languages', () => {
   const thresholds: HeadThresholds = { sameLanguage: { accept: 0.45, escalate: 0.3 }, crossLingual: { accept: 0.3, escalate: 0.2 }, ambiguity: 0.8 };
   it('head decide - a cross-lingual group is held to the cross-lingual operating point; a same-language one is not', () => {
@@ -154,7 +177,7 @@ describe('head decision across languages', () => {
 
 describe('resolveThresholds', () => {
   const fitted = (accept: number, escalate: number) => ({ accept, escalate, samples: { right: 50, wrong: 5, out_of_scope: 50, excluded: 5 }, right_accepted: 0.9, out_of_scope_accepted: 0.04, excluded_accepted: 0.5, pooled: false });
-  const calibration: Calibration = { target: 0.05, same_language: fitted(0.25, 0.1), cross_lingual: fitted(0.12, 0.05) };
+  const calibration: Calibration = { target: 0.05, keep_right: 0.95, same_language: fitted(0.25, 0.1), cross_lingual: fitted(0.12, 0.05) };
 
   it('resolveThresholds - the fitted operating points decide; without an LLM there is no escalation band', () => {
     const t = resolveThresholds(calibration, DEFAULT_HEAD_SETTINGS, false);

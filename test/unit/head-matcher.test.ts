@@ -66,3 +66,14 @@ describe('head matcher', () => {
     assert.equal(prediction?.ranked[0]!.key, 'shop/refund');
   });
 });
+
+describe('head matcher lessons', () => {
+  it('head matcher - a lesson (a request reported misrouted) crosses its capability for that same request only', async () => {
+    const taught = candidates.map((c) => (c.key === 'shop/forecast' ? { ...c, misroutes: ['book a flight'] } : c));
+    const m = await headMatcherFactory([{ provider: fakeModel }], lexicalMatcherFactory(), new VectorCache(), { waitMs: 60_000 })(taught);
+    const same = await m.classify!('book a flight');
+    assert.deepEqual(same?.crossed?.get('shop/forecast'), { clause: 'book a flight', learned: true });
+    const weather = await m.classify!('will it rain');
+    assert.equal(weather?.crossed?.size ?? 0, 0);
+  });
+});

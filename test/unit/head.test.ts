@@ -1,6 +1,6 @@
 /** The classifier head (router/head/head.ts) on small synthetic catalogues of seeded random vectors. */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { seededRandom } from '../../rules/random';
 import { groupScores } from '../../router/head/decide';
 import { DEFAULT_HEAD_OPTIONS, SAME_SERVICE, features, predict, sameService, trainHead, type ClassTexts, type HeadModel, type HeadTrainingInput } from '../../router/head/head';
@@ -56,10 +56,13 @@ function catalogue(seed: number, options: HeadTrainingInput['options'] = {}): Ca
 }
 
 const base = catalogue(1);
-const model = trainHead(base.input);
+let model: HeadModel;
+before(async () => {
+  model = await trainHead(base.input);
+});
 
 describe('trainHead / predict', () => {
-  it('trainHead - the model has one row of weights per capability plus "none", and a prototype per capability', () => {
+  it('trainHead - the model has one row of weights per capability plus "none", and a prototype per capability', async () => {
     assert.deepEqual(model.keys, KEYS);
     assert.equal(model.dims, DIMS);
     assert.equal(model.weights.length, (KEYS.length + 1) * (DIMS + 1));
@@ -69,7 +72,7 @@ describe('trainHead / predict', () => {
   });
 
   KEYS.forEach((key, i) => {
-    it(`predict - a vector near ${key}'s centre ranks ${key} first, above "none"`, () => {
+    it(`predict - a vector near ${key}'s centre ranks ${key} first, above "none"`, async () => {
       const random = prng(100 + i);
       for (let q = 0; q < 5; q++) {
         const prediction = predict(model, near(random, base.centres[i]!, SPREAD), false);
@@ -81,7 +84,7 @@ describe('trainHead / predict', () => {
     });
   });
 
-  it('predict - a vector near the "none" texts gets a high "none" probability', () => {
+  it('predict - a vector near the "none" texts gets a high "none" probability', async () => {
     const random = prng(200);
     for (let q = 0; q < 5; q++) {
       const prediction = predict(model, near(random, base.noneCentre, SPREAD), false);
@@ -92,8 +95,8 @@ describe('trainHead / predict', () => {
 
   const shortlists = [DEFAULT_HEAD_OPTIONS.shortlist, 3, 1];
   for (const shortlist of shortlists) {
-    it(`predict - shortlist ${shortlist}: ranked (most probable first) and "none" sum to 1`, () => {
-      const m = shortlist === DEFAULT_HEAD_OPTIONS.shortlist ? model : trainHead(catalogue(1, { shortlist }).input);
+    it(`predict - shortlist ${shortlist}: ranked (most probable first) and "none" sum to 1`, async () => {
+      const m = shortlist === DEFAULT_HEAD_OPTIONS.shortlist ? model : await trainHead(catalogue(1, { shortlist }).input);
       const random = prng(300 + shortlist);
       const queries = [...base.centres, base.noneCentre, randomUnit(random), near(random, base.centres[0]!, 1.5)];
       for (const v of queries) {
@@ -107,12 +110,12 @@ describe('trainHead / predict', () => {
     });
   }
 
-  it('trainHead - excluded texts lower their capability where they lie', () => {
+  it('trainHead - excluded texts lower their capability where they lie', async () => {
     const random = prng(400);
     const elsewhere = randomUnit(random);
     const excluded = Array.from({ length: 6 }, () => near(random, elsewhere, SPREAD));
     const classes = base.input.classes.map((c) => (c.key === 'weather' ? { ...c, excluded } : c));
-    const withExclusions = trainHead({ ...base.input, classes });
+    const withExclusions = await trainHead({ ...base.input, classes });
     const probe = near(random, elsewhere, SPREAD);
     const weather = (m: HeadModel) => predict(m, probe, false).ranked.find((r) => r.key === 'weather')!.probability;
     assert.ok(weather(withExclusions) < weather(model), `${weather(withExclusions)} ≥ ${weather(model)}`);
@@ -120,8 +123,8 @@ describe('trainHead / predict', () => {
     assert.equal(predict(withExclusions, base.centres[1]!, false).ranked[0]!.key, 'weather');
   });
 
-  it('trainHead - deterministic: the same catalogue trains the same model', () => {
-    const again = trainHead(catalogue(1).input);
+  it('trainHead - deterministic: the same catalogue trains the same model', async () => {
+    const again = await trainHead(catalogue(1).input);
     assert.deepEqual(again.weights, model.weights);
     assert.deepEqual(again.prototypes, model.prototypes);
   });
@@ -129,7 +132,7 @@ describe('trainHead / predict', () => {
 
 describe('language direction', () => {
   /** A catalogue whose Chinese texts lie along +direction and English ones along −direction. */
-  function bilingual(zh: number, en: number, minPerLanguage: number, seed = 7) {
+  async function bilingual(zh: number, en: number, minPerLanguage: number, seed = 7) {
     const random = prng(seed);
     const direction = randomUnit(random);
     const plus = direction.map((x) => 0.6 * x);
@@ -144,7 +147,7 @@ describe('language direction', () => {
       c.chinese.push(chinese);
     }
     const none = Array.from({ length: 10 }, () => randomUnit(random));
-    return { direction, centres, plus, model: trainHead({ classes, none, options: { minPerLanguage } }) };
+    return { direction, centres, plus, model: await trainHead({ classes, none, options: { minPerLanguage } }) };
   }
 
   const cases: [zh: number, en: number, minPerLanguage: number, projected: boolean][] = [
@@ -158,8 +161,8 @@ describe('language direction', () => {
     [7, 7, 7, true],
   ];
   for (const [zh, en, minPerLanguage, projected] of cases) {
-    it(`language - ${zh} Chinese and ${en} English texts, minPerLanguage ${minPerLanguage}: ${projected ? 'projected out' : 'kept (null)'}`, () => {
-      const { direction, model: m } = bilingual(zh, en, minPerLanguage);
+    it(`language - ${zh} Chinese and ${en} English texts, minPerLanguage ${minPerLanguage}: ${projected ? 'projected out' : 'kept (null)'}`, async () => {
+      const { direction, model: m } = await bilingual(zh, en, minPerLanguage);
       const random = prng(500);
       const probes = [randomUnit(random), randomUnit(random), direction];
       if (!projected) {
@@ -183,7 +186,7 @@ describe('language direction', () => {
     });
   }
 
-  it('language - a Chinese request finds a capability whose examples are all English', () => {
+  it('language - a Chinese request finds a capability whose examples are all English', async () => {
     // 'refund' gets English examples only; every other class has both languages.
     const random = prng(11);
     const direction = randomUnit(random);
@@ -194,7 +197,7 @@ describe('language direction', () => {
       return { key, chinese, vectors: chinese.map((zh) => near(random, centres[i]!, SPREAD, shift(zh))) };
     });
     const none = Array.from({ length: 10 }, () => randomUnit(random));
-    const m = trainHead({ classes, none });
+    const m = await trainHead({ classes, none });
     assert.ok(m.language);
     for (let q = 0; q < 5; q++) {
       const prediction = predict(m, near(random, centres[0]!, SPREAD, shift(true)), true);
@@ -213,7 +216,10 @@ describe('sameService', () => {
     { key: 'agent-c/weather', vectors: Array.from({ length: 6 }, () => near(random, centres[1]!, SPREAD)), chinese: Array(6).fill(true) },
     { key: 'agent-d/refund', vectors: Array.from({ length: 6 }, () => near(random, centres[2]!, SPREAD)), chinese: Array(6).fill(true) },
   ];
-  const m = trainHead({ classes, none: Array.from({ length: 10 }, () => randomUnit(random)) });
+  let m: HeadModel;
+  before(async () => {
+    m = await trainHead({ classes, none: Array.from({ length: 10 }, () => randomUnit(random)) });
+  });
 
   const cases: [a: string, b: string, same: boolean][] = [
     ['agent-a/track', 'agent-b/track', true],
@@ -225,13 +231,13 @@ describe('sameService', () => {
     ['agent-x/unknown', 'agent-x/unknown', false],
   ];
   for (const [a, b, want] of cases) {
-    it(`sameService - ${a} and ${b}: ${want ? 'the same service' : 'different'}`, () => {
+    it(`sameService - ${a} and ${b}: ${want ? 'the same service' : 'different'}`, async () => {
       assert.equal(sameService(m, a, b), want);
       assert.equal(predict(m, centres[0]!, false).same(a, b), want);
     });
   }
 
-  it(`sameService - distinct classes' prototypes are below the ${SAME_SERVICE} cosine`, () => {
+  it(`sameService - distinct classes' prototypes are below the ${SAME_SERVICE} cosine`, async () => {
     for (let i = 0; i < classes.length; i++) {
       for (let j = i + 1; j < classes.length; j++) {
         const cos = dot(m.prototypes.subarray(i * DIMS, (i + 1) * DIMS), m.prototypes.subarray(j * DIMS, (j + 1) * DIMS));
@@ -240,7 +246,7 @@ describe('sameService', () => {
     }
   });
 
-  it('sameService - replicas split their probability, and grouping adds it back up', () => {
+  it('sameService - replicas split their probability, and grouping adds it back up', async () => {
     const prediction = predict(m, near(random, centres[0]!, SPREAD), false);
     const [first, second] = prediction.ranked;
     assert.deepEqual(new Set([first!.key, second!.key]), new Set(['agent-a/track', 'agent-b/track']));

@@ -42,8 +42,9 @@ function catalogue() {
 const REPLICAS = new Set(['refunds-a/request_refund', 'refunds-b/request_refund']);
 
 /** A matcher whose head answers `probabilities` (capability key → p, the rest is "none"). */
-function scriptedHead(probabilities: Record<string, number>): MatcherFactory {
+function scriptedHead(probabilities: Record<string, number>, crossed?: HeadPrediction['crossed']): MatcherFactory {
   const prediction: HeadPrediction = {
+    ...(crossed ? { crossed } : {}),
     ranked: Object.entries(probabilities)
       .map(([key, probability]) => ({ key, probability }))
       .sort((a, b) => b.probability - a.probability),
@@ -59,11 +60,11 @@ function scriptedHead(probabilities: Record<string, number>): MatcherFactory {
   return async () => matcher;
 }
 
-function routerWith(probabilities: Record<string, number>, overrides: Partial<RouterDeps> = {}) {
+function routerWith(probabilities: Record<string, number>, overrides: Partial<RouterDeps> = {}, crossed?: HeadPrediction['crossed']) {
   const agents = catalogue();
   return new Router({
     agents: async () => agents,
-    matcherFactory: scriptedHead(probabilities),
+    matcherFactory: scriptedHead(probabilities, crossed),
     heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
     openCircuits: async () => new Set(),
     stats: async () => new Map(),
@@ -98,6 +99,22 @@ describe('router with a head', () => {
     assert.equal(decision.explanation.head?.verdict, 'accept');
     assert.equal(decision.explanation.head?.best, 0.8);
     assert.equal(decision.explanation.candidates[0]!.key, 'weather/forecast');
+  });
+
+  it('router head - a capability whose card excludes the request is not chosen; the refusal quotes the clause', async () => {
+    const crossed = new Map([['weather/forecast', { clause: 'historical weather', learned: false }]]);
+    const decision = await route(routerWith({ 'weather/forecast': 0.8, 'refunds-a/refund_policy': 0.1 }, {}, crossed), 'was it raining in Paris last year?');
+    assert.equal(decision.kind, 'refused');
+    assert.ok(decision.kind === 'refused');
+    assert.equal(decision.code, 'no_match');
+    assert.match(decision.message, /weather\/forecast .*does not do this \("historical weather"\)/);
+    assert.deepEqual(decision.explanation.head?.crossed, { key: 'weather/forecast', clause: 'historical weather' });
+    // However probable: the card's own words rule it out. A crossed runner-up only loses its place.
+    const probable = await route(routerWith({ 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.55 }, {}, crossed), 'was it raining in Paris last year?');
+    assert.ok(probable.kind === 'refused' && probable.explanation.head?.crossed?.key === 'weather/forecast');
+    const other = await route(routerWith({ 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.55 }, {}, new Map([['refunds-a/refund_policy', { clause: 'rain refunds', learned: false }]])), 'rain in Paris tomorrow?');
+    assert.ok(other.kind === 'routed');
+    assert.equal(other.target.agent_id, 'weather');
   });
 
   it('router head - replicas of one service add up, and the ranking picks among them', async () => {

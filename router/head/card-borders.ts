@@ -1,0 +1,87 @@
+/**
+ * What a card says its capability does not do, used at decision time: a request nearer (cosine, in the first
+ * model's space) to one of the card's exclusion clauses than to every one of the capability's own texts (its
+ * examples, name, description and tags) falls outside the card's border, whatever the head's probability. Near
+ * misses — undo what a capability only creates, change what it only reads — score like right answers for the head;
+ * the clause that names them is often the nearest text. No threshold: nearer is nearer (docs/routing.md). Requests
+ * an agent reported misrouted to the capability (lessons, store/misroutes.ts) draw borders the same way.
+ */
+import type { HeadTrainingInput } from './head';
+
+interface Border {
+  /** The capability's own texts' vectors. */
+  own: Float32Array[];
+  excluded: Float32Array[];
+  /** The exclusion clauses, in the order of `excluded`. */
+  clauses: string[];
+  /** Requests reported misrouted to the capability and applied as lessons, with their vectors. */
+  lessons: Lesson[];
+}
+
+export interface Lesson {
+  text: string;
+  vector: Float32Array;
+}
+
+/** The border a request crossed: the clause, or the lesson (a request reported misrouted) it repeats. */
+export interface Crossing {
+  clause: string;
+  learned: boolean;
+}
+
+/**
+ * A lesson draws a border only around requests nearly the same as the one reported (cosine in the first model's
+ * space, multilingual-e5-small): a reported request is phrased like a user's, so "nearer to it than to the card's
+ * own texts" would also catch the capability's own requests in the same words (zh/en dev: lessons from half the
+ * misroutes drawn like clauses lost 4 points of in-scope on the other half, and caught none of its misroutes).
+ */
+export const LESSON_SIMILARITY = 0.97;
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
+
+function nearest(query: Float32Array, vectors: readonly Float32Array[]): { index: number; similarity: number } {
+  let best = { index: -1, similarity: Number.NEGATIVE_INFINITY };
+  vectors.forEach((v, index) => {
+    const similarity = dot(query, v);
+    if (similarity > best.similarity) best = { index, similarity };
+  });
+  return best;
+}
+
+export class CardBorders {
+  private constructor(private readonly borders: ReadonlyMap<string, Border>) {}
+
+  /**
+   * The borders of the capabilities that state exclusions or have lessons, from a head's training input, each
+   * class's exclusion clauses (in the order of its `excluded` vectors) and its lessons.
+   */
+  static of(input: HeadTrainingInput, clauses: readonly (readonly string[])[], lessons: readonly (readonly Lesson[])[] = []): CardBorders {
+    const borders = new Map<string, Border>();
+    input.classes.forEach((c, i) => {
+      const learned = lessons[i] ?? [];
+      if (c.excluded?.length || learned.length) borders.set(c.key, { own: c.vectors, excluded: c.excluded ?? [], clauses: [...clauses[i]!], lessons: [...learned] });
+    });
+    return new CardBorders(borders);
+  }
+
+  /** For each of `keys` whose border the request crosses (query vector of the same model): the clause or lesson. */
+  crossed(query: Float32Array, keys: readonly string[]): Map<string, Crossing> {
+    const crossed = new Map<string, Crossing>();
+    for (const key of keys) {
+      const border = this.borders.get(key);
+      if (!border || crossed.has(key)) continue;
+      const clause = nearest(query, border.excluded);
+      if (clause.index >= 0 && clause.similarity > nearest(query, border.own).similarity) {
+        crossed.set(key, { clause: border.clauses[clause.index]!, learned: false });
+        continue;
+      }
+      const lesson = nearest(query, border.lessons.map((l) => l.vector));
+      if (lesson.index >= 0 && lesson.similarity >= LESSON_SIMILARITY) crossed.set(key, { clause: border.lessons[lesson.index]!.text, learned: true });
+    }
+    return crossed;
+  }
+}

@@ -1,0 +1,49 @@
+/** Card borders (router/head/card-borders.ts): a request nearer to a card's exclusion clause than to its own texts. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CardBorders } from '../../router/head/card-borders';
+import type { HeadTrainingInput } from '../../router/head/head';
+
+/** A unit vector at `angle` in the plane. */
+function at(angle: number): Float32Array {
+  return Float32Array.from([Math.cos(angle), Math.sin(angle)]);
+}
+
+const input: HeadTrainingInput = {
+  classes: [
+    // Issues invoices (texts around 0 rad); its card says it does not cancel them (a clause at 0.6 rad).
+    { key: 'invoice/issue', vectors: [at(0), at(0.1), at(-0.1)], chinese: [false, false, false], excluded: [at(0.6)] },
+    // No exclusions: never crossed.
+    { key: 'weather/forecast', vectors: [at(2), at(2.1)], chinese: [false, false] },
+  ],
+  none: [],
+};
+const borders = CardBorders.of(input, [['cancel an issued invoice'], []]);
+const crossing = (clause: string) => ({ clause, learned: false });
+
+describe('CardBorders', () => {
+  const cases: [name: string, query: Float32Array, keys: string[], crossed: [string, { clause: string; learned: boolean }][]][] = [
+    ['a request among the capability\'s own texts stays inside', at(0.05), ['invoice/issue'], []],
+    ['a request nearer the exclusion clause than every own text crosses it, and the clause is named', at(0.5), ['invoice/issue'], [['invoice/issue', crossing('cancel an issued invoice')]]],
+    ['halfway (0.35 rad: nearer 0.1 than 0.6) stays inside: nearer is nearer, no margin', at(0.34), ['invoice/issue'], []],
+    ['a capability without exclusions is never crossed', at(0.6), ['weather/forecast'], []],
+    ['only the keys asked about are checked', at(0.6), ['weather/forecast'], []],
+    ['an unknown key is ignored', at(0.6), ['nobody/nothing', 'invoice/issue'], [['invoice/issue', crossing('cancel an issued invoice')]]],
+  ];
+  it('CardBorders - a lesson (a request reported misrouted) draws a border only around nearly the same request', () => {
+    const reported = at(-0.6);
+    const taught = CardBorders.of(input, [['cancel an issued invoice'], []], [[{ text: 'refund an invoice', vector: reported }], [{ text: 'rain in Paris', vector: at(2.05) }]]);
+    assert.deepEqual([...taught.crossed(at(-0.6 + 0.1), ['invoice/issue'])], [['invoice/issue', { clause: 'refund an invoice', learned: true }]]);
+    // 0.35 rad from the reported request (cosine 0.94): not the same request, no border.
+    assert.deepEqual([...taught.crossed(at(-0.95), ['invoice/issue'])], []);
+    // A capability without exclusions gets a border from its lessons alone; the card's clause still wins first.
+    assert.deepEqual([...taught.crossed(at(2.05), ['weather/forecast'])], [['weather/forecast', { clause: 'rain in Paris', learned: true }]]);
+    assert.deepEqual([...taught.crossed(at(0.5), ['invoice/issue'])], [['invoice/issue', crossing('cancel an issued invoice')]]);
+  });
+
+  for (const [name, query, keys, crossed] of cases) {
+    it(`CardBorders - ${name}`, () => {
+      assert.deepEqual([...borders.crossed(query, keys)], crossed);
+    });
+  }
+});
