@@ -6,6 +6,11 @@
  * regular activities and upsert `ReachState` at every state change. Runs started since ("lean") resolve and deliver
  * over HTTP in local activities (no task round trip through the server), and upsert `ReachState` only when the
  * message ends, and once more when its receipt is slow to come (see RECEIPT_VISIBLE_AFTER_MS).
+ *
+ * Two types run them. `leanMessageWorkflow`, which the gateway starts now, is lean from its first task with no
+ * patch: a `patched()` call writes a marker and upserts Temporal's `TemporalChangeVersion` search attribute in every
+ * run. `messageWorkflow` is kept for the runs started before it (classic and patched lean ones) and for `sendMessage`,
+ * whose own earlier runs called it.
  */
 import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -53,8 +58,17 @@ export const RECEIPT_VISIBLE_AFTER_MS = 2_000;
 /** How long a misrouted message waits for an api replica to route it again. */
 const REROUTE_WAIT = '2m';
 
+/** A message run of the type the gateway starts now: the lean shape, no patch marker. */
+export async function leanMessageWorkflow(input: MessageInput): Promise<MessageStatus> {
+  return runMessage(input, true);
+}
+
+/** A message run of the earlier type: classic before the `LEAN_SHAPE` patch, lean since. */
 export async function messageWorkflow(input: MessageInput): Promise<MessageStatus> {
-  const lean = patched(LEAN_SHAPE);
+  return runMessage(input, patched(LEAN_SHAPE));
+}
+
+async function runMessage(input: MessageInput, lean: boolean): Promise<MessageStatus> {
   const seen = { receipt: false, unsealed: false };
   const status = await deliverMessage(input, lean, seen);
   // A run the gateway did not start (no seal) ends there: nothing settled, nobody notified.

@@ -68,9 +68,10 @@ export interface WorkflowEnv {
   taskQueue: string;
   /**
    * Starts a message run as the api does (its input sealed); `script` decides what the catalogue and the agent
-   * answer. `{ sealed: false }` starts it as a namespace client could, with the input as given.
+   * answer. `{ sealed: false }` starts it as a namespace client could, with the input as given; `workflowType` starts
+   * another message workflow type than the one the api starts (the earlier one, whose runs are still served).
    */
-  start(input: MessageInput, script: Script, options?: { sealed?: boolean }): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  start(input: MessageInput, script: Script, options?: { sealed?: boolean; workflowType?: string }): Promise<WorkflowHandleWithFirstExecutionRunId>;
   calls(messageId: string): ActivityCalls;
   stop(): Promise<void>;
 }
@@ -219,10 +220,10 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
   return {
     env,
     taskQueue,
-    async start(unsealed, script, { sealed = true } = {}) {
+    async start(unsealed, script, { sealed = true, workflowType = MESSAGE_WORKFLOW } = {}) {
       scripts.set(unsealed.target.agent_id, script);
       const input = sealed ? sealInput(unsealed, TEST_SEAL_KEYS.keys[0]!, new Date()) : unsealed;
-      return env.client.workflow.start(MESSAGE_WORKFLOW, {
+      return env.client.workflow.start(workflowType, {
         workflowId: messageWorkflowId(input.tenant, input.message_id),
         taskQueue,
         args: [input],
