@@ -33,6 +33,7 @@ RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # Data files the compiled router reads beside its code.
 COPY --from=build /app/router/head/out-of-scope.txt ./dist/router/head/out-of-scope.txt
+COPY --from=build /app/worker/workflow-thread-preload.cjs ./dist/worker/workflow-thread-preload.cjs
 USER node
 EXPOSE 3000
-CMD ["node", "dist/api/main.js"]
+CMD ["node", "--require", "./dist/worker/workflow-thread-preload.cjs", "dist/api/main.js"]

@@ -11,7 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { MessageInput, MessageStatus } from '../messages/message';
 import { SEND_MESSAGE_WORKFLOW } from '../messages/direct';
 import { checkSeal, type SealKeys } from '../messages/seal';
-import { MESSAGE_WORKFLOW } from '../messages/temporal';
+import { MESSAGE_WORKFLOW_TYPES } from '../messages/temporal';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
 import { endedWebhookId } from '../protocol/webhook-ids';
@@ -68,7 +68,7 @@ export function createNotifyCaller(deps: NotifyCallerDeps) {
     const parent = await (deps.startedRun ?? startedRunOf)(workflow_id, run_id);
     // The public entry validates and builds its own input (prepareMessage) before it can notify.
     if (parent.type === SEND_MESSAGE_WORKFLOW) return;
-    if (parent.type !== MESSAGE_WORKFLOW) throw refused(`started by a ${parent.type} run`);
+    if (!MESSAGE_WORKFLOW_TYPES.includes(parent.type)) throw refused(`started by a ${parent.type} run`);
     const input = parent.input as MessageInput;
     const seal = checkSeal(input, deps.sealKeys, { workflowId: workflow_id, startedAt: parent.started_at });
     if (!seal.ok) throw refused(seal.reason);

@@ -18,6 +18,11 @@ export interface ResolveAndDeliverRequest extends ResolveTargetRequest {
   attempt: number;
   /** The run delivering (from workflow info, which its starter cannot choose): the seal must be made for it. */
   run?: { workflow_id: string; started_at: string };
+  /**
+   * After an agent answered `misrouted`, the run delivers to the router's next choice (`target`) with the parameters
+   * extracted for it; the sealed `message` is still the one checked.
+   */
+  params?: Record<string, unknown>;
 }
 
 export interface ResolveAndDeliverResult {
@@ -32,11 +37,11 @@ export function createResolveAndDeliver(deps: {
   sealKeys: SealKeys;
 }) {
   return async function resolveAndDeliver(request: ResolveAndDeliverRequest): Promise<ResolveAndDeliverResult> {
-    const { message, attempt, run, ...resolve } = request;
+    const { message, attempt, run, params, ...resolve } = request;
     const seal = run ? checkSeal(message, deps.sealKeys, { workflowId: run.workflow_id, startedAt: run.started_at }) : { ok: false as const, reason: 'the run is unknown' };
     if (!seal.ok) return { lookup: { kind: 'unsealed', reason: seal.reason } };
     const lookup = await deps.resolveTarget(resolve);
     if (lookup.kind !== 'found' || deliversOverSocket(lookup.target)) return { lookup };
-    return { lookup, delivery: await deps.deliver({ message, target: lookup.target, attempt }) };
+    return { lookup, delivery: await deps.deliver({ message: params ? { ...message, params } : message, target: lookup.target, attempt }) };
   };
 }

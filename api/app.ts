@@ -50,8 +50,8 @@ export interface AppDeps {
   lookup?: Lookup;
   /** The MCP face, served at `/mcp` (docs/mcp.md); absent, there is no `/mcp`. */
   mcp?: McpFace;
-  /** Misroute reports and lessons (`/v1/router/misroutes`); absent, those paths answer 404. */
-  lessons?: { store: MisrouteStore; cache: LessonCache };
+  /** Misroute reports and lessons (`/v1/router/misroutes`). */
+  lessons: { store: MisrouteStore; cache: LessonCache };
 }
 
 /** Counts every request by route template (not raw path, to keep label values few) and status. */
@@ -108,7 +108,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics, endpoints }));
   app.use(messageRoutes({ messages: deps.messages, config, metrics: deps.metrics, logger: deps.logger, endpoints }));
   app.use(routeRoutes({ router: deps.router, metrics: deps.metrics }));
-  if (deps.lessons) app.use(misrouteRoutes(deps.lessons));
+  app.use(misrouteRoutes(deps.lessons));
   app.use(traceRoutes({ messages: deps.messages, config }));
   app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages, metrics: deps.metrics, maxPayloadBytes: config.MAX_PAYLOAD_BYTES }));
   app.use(keyRoutes({ keys: deps.keys }));

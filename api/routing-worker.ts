@@ -1,10 +1,14 @@
 /**
- * The Temporal worker inside each api replica that routes intent-only `sendMessage` starts (Temporal-native
- * callers): the router and its models live in the api, so the workflow sends such inputs to this queue, where
- * `prepareMessage` runs with the router, exactly as `POST /v1/messages` routes.
+ * The Temporal worker inside each api replica that routes for runs: intent-only `sendMessage` starts (Temporal-native
+ * callers), where `prepareMessage` runs with the router exactly as `POST /v1/messages` routes, and messages whose
+ * agent answered `misrouted` (`rerouteMessage`). The router and its models live in the api, so runs send such work
+ * to this queue.
  */
 import type { NativeConnection } from '@temporalio/worker';
+import type { Logger } from 'pino';
 import { createPrepareMessage } from '../activities/prepare-message';
+import { createRerouteMessage } from '../activities/reroute-message';
+import type { MisrouteStore } from '../store/misroutes';
 import type { AgentQueries } from '../catalogue/agent-queries';
 import { routingTaskQueue } from '../messages/direct';
 import { startActivityWorker, type RunningActivityWorker } from '../platform/activity-worker';
@@ -20,12 +24,17 @@ export async function startRoutingWorker(options: {
   router: Pick<Router, 'route'>;
   keys: Pick<ApiKeyStore, 'callerById' | 'callerByProof'>;
   sealKeys: SealKeys;
+  misroutes: Pick<MisrouteStore, 'report'>;
+  logger: Pick<Logger, 'warn'>;
 }): Promise<RunningActivityWorker> {
-  const { connection, config, queries, router, keys, sealKeys } = options;
+  const { connection, config, queries, router, keys, sealKeys, misroutes, logger } = options;
   return startActivityWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: routingTaskQueue(config.TEMPORAL_TASK_QUEUE),
-    activities: { prepareMessage: createPrepareMessage({ queries, config, keys, router, sealKeys, now: Date.now }) },
+    activities: {
+      prepareMessage: createPrepareMessage({ queries, config, keys, router, sealKeys, now: Date.now }),
+      rerouteMessage: createRerouteMessage({ router, misroutes, onReportError: (error) => logger.warn({ err: error }, 'router: a misroute report was not stored') }),
+    },
   });
 }

@@ -154,6 +154,13 @@ export const misrouteParams = z.strictObject({ misroute_id: z.string().regex(/^[
 /** `POST /v1/router/misroutes/:misroute_id`: an operator applies a report as a lesson, or dismisses it. */
 export const decideMisrouteBody = z.strictObject({ state: z.enum(['applied', 'dismissed']) });
 
+/** `POST /v1/router/misroutes`: an operator teaches the router that a request is not for a capability. */
+export const teachMisrouteBody = z.strictObject({
+  agent_id: agentId,
+  capability: capabilityName,
+  text: label(1000),
+});
+
 export const cancelBody = z.strictObject({ reason: prose(1000).optional() }).optional();
 
 /** `?wait=30s` (or `1500ms`): how long POST /v1/messages may hold the request for the outcome; at most 120 s. */

@@ -13,7 +13,7 @@ import { createCatalogue, type Catalogue } from '../catalogue/catalogue';
 import { MessageService } from '../messages/message-service';
 import type { Config } from '../platform/config';
 import { createApiMetrics } from '../platform/metrics';
-import { DEFAULT_MISROUTE_POLICY, MisrouteStore } from '../store/misroutes';
+import { MisrouteStore } from '../store/misroutes';
 import { LessonCache } from '../router/lessons';
 import { createRouter } from '../router/create-router';
 import type { Router } from '../router/router';
@@ -66,7 +66,7 @@ export async function createApiServices(options: {
   const catalogue = createCatalogue(models, config, now);
   const keys = createApiKeyStore(mongo, config, now);
   await keys.init();
-  const misroutes = new MisrouteStore(mongo, { ...DEFAULT_MISROUTE_POLICY, applyAfter: config.ROUTER_MISROUTE_APPLY_AFTER });
+  const misroutes = new MisrouteStore(mongo);
   await misroutes.model.init();
   const lessons = { store: misroutes, cache: new LessonCache((tenant) => misroutes.applied(tenant)) };
   const router = await createRouter(catalogue, mongo, config, logger, { lessons: (tenant) => lessons.cache.get(tenant) });
@@ -140,6 +140,8 @@ export async function startApiReplica(options: {
     router: services.router,
     keys: services.keys,
     sealKeys: services.sealKeys,
+    misroutes: services.lessons.store,
+    logger,
   });
   return {
     server,

@@ -48,7 +48,7 @@ export function isRefusal(chosen: ChosenTarget | TargetRefusal): chosen is Targe
   return 'kind' in chosen;
 }
 
-function rejectionOf(decision: RouteDecision): Reason | undefined {
+export function rejectionOf(decision: RouteDecision): Reason | undefined {
   switch (decision.kind) {
     case 'routed':
       return undefined;

@@ -69,7 +69,9 @@ export type ReasonCode =
   /** Two capabilities fit the intent about equally well: the caller is asked which (`choices`). */
   | 'ambiguous'
   /** The chosen capability needs parameters the intent does not give. */
-  | 'input_required';
+  | 'input_required'
+  /** The named capability's agent answered that the message is not for it (a message routed by intent goes elsewhere). */
+  | 'misrouted';
 
 export interface Reason {
   code: ReasonCode;
@@ -192,6 +194,8 @@ export interface MessageStatus {
   agent?: { agent_id: string; capability: string; instance_id: string };
   params?: Record<string, unknown>;
   routing?: MessageRouting;
+  /** Capabilities (`agent_id/capability`) whose agents answered that the message is not for them, in order. */
+  misrouted?: string[];
   attempts: AttemptRecord[];
   result?: unknown;
   error?: AgentError;
@@ -208,7 +212,7 @@ export interface MessageStatus {
 export interface ReceiptInput {
   /** The authenticated agent that sent the receipt. */
   agent_id: string;
-  status: 'processed' | 'failed';
+  status: 'processed' | 'failed' | 'misrouted';
   result?: unknown;
   error?: AgentError;
 }

@@ -1,6 +1,6 @@
 /**
  * The gateway's seal on a message run's input. Only the gateway (the api's intake and redrive, the worker's
- * `prepareMessage` for direct `sendMessage` starts) builds a `messageWorkflow` input, and it seals what it built
+ * `prepareMessage` for direct `sendMessage` starts) builds a message run's input, and it seals what it built
  * with a key that namespace clients do not have. The worker checks the seal before every delivery and before a
  * `reply_to` notification, so a run of the internal workflow type started by anyone else delivers and notifies
  * nothing (docs/security.md, "Temporal ways in").

@@ -6,7 +6,17 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CancelInput, MessageState, MessageStatus, ReceiptInput, ReceiptOutcome } from './message';
 
-export const MESSAGE_WORKFLOW = 'messageWorkflow';
+/**
+ * The workflow type the gateway starts for a message: the lean shape from its first task, with no patch marker
+ * (workflows/message.ts). Runs of the earlier type, started before it, keep running on their own type.
+ */
+export const MESSAGE_WORKFLOW = 'leanMessageWorkflow';
+
+/** The earlier type of message runs (classic, or lean behind the `LEAN_SHAPE` patch): served so that they finish. */
+export const EARLIER_MESSAGE_WORKFLOW = 'messageWorkflow';
+
+/** Every workflow type a message run may have. */
+export const MESSAGE_WORKFLOW_TYPES: readonly string[] = [MESSAGE_WORKFLOW, EARLIER_MESSAGE_WORKFLOW];
 
 /** Child workflow that posts a message's final status to the caller's `reply_to` URL, with retries. */
 export const NOTIFY_CALLER_WORKFLOW = 'notifyCallerWorkflow';

@@ -59,7 +59,8 @@ export const envSchema = z.object({
    * Keys that seal message runs' inputs (comma-separated base64url, ≥ 32 characters each; the first seals, all are
    * accepted, so a key can be rotated by putting the new one first). Unset: a key generated once and kept in the
    * database (`gateway_secrets`), shared by every api and worker. Namespace clients never see it: a run of the
-   * internal `messageWorkflow` type whose input the gateway did not seal delivers and notifies nothing. Optional.
+   * internal message workflow types (`leanMessageWorkflow`, `messageWorkflow`) whose input the gateway did not seal
+   * delivers and notifies nothing. Optional.
    */
   MESSAGE_SEAL_KEYS: z.string().regex(/^[A-Za-z0-9_-]{32,}(,[A-Za-z0-9_-]{32,})*$/, 'comma-separated base64url keys of at least 32 characters').optional(),
   /**
@@ -161,8 +162,9 @@ export const envSchema = z.object({
   AGENT_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   /**
    * The api process also runs the message worker, and starts message runs eagerly: the first workflow task comes
-   * back in the start's answer and runs here, with no task round trip through the server. For one-process setups;
-   * production runs `npm run worker` separately and leaves this off. @default false
+   * back in the start's answer and runs here, with no task round trip through the server. For one-process setups:
+   * embedded mode (`npm start`) sets it unless it is set to false; production runs `npm run worker` separately and
+   * leaves this off. @default false
    */
   API_RUNS_WORKER: flag.default(false),
   /** How often each process checks the catalogue's change counter to refresh its in-memory copy, in ms. @default 1000 */
@@ -302,8 +304,6 @@ export const envSchema = z.object({
   ROUTER_THRESHOLD: z.coerce.number().min(-1).max(2).optional(),
   /** How long a session keeps routing to the same agent and instance, in ms. @default 1800000 (30 min) */
   ROUTER_SESSION_TTL_MS: positiveMs.default(1_800_000),
-  /** Reports of one request misrouted to one capability after which it becomes a lesson by itself (docs/routing.md); 0: only an operator applies it. @default 3 */
-  ROUTER_MISROUTE_APPLY_AFTER: z.coerce.number().int().min(0).max(1_000).default(3),
   /** Threads of the local model per process. @default 1 */
   ROUTER_ONNX_THREADS: z.coerce.number().int().min(1).max(64).default(1),
   /**

@@ -13,9 +13,16 @@ export interface AgentError {
   retryable?: boolean;
 }
 
+/**
+ * `misrouted`: the message was not for this capability (the agent did nothing). A message routed by its intent goes
+ * to the next capability that clears the router's thresholds, or ends `failed` `no_route`; the report counts towards
+ * a lesson (docs/routing.md). A message sent to a named capability ends `failed` `misrouted`.
+ */
+export const RECEIPT_STATUSES = ['processed', 'failed', 'misrouted'] as const;
+
 export const callbackBody = z.strictObject({
   message_id: z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)'),
-  status: z.enum(['processed', 'failed']),
+  status: z.enum(RECEIPT_STATUSES),
   result: anyJson.optional(),
   error: z
     .strictObject({ code: label(128).optional(), message: prose(4000), retryable: z.boolean().optional() })
@@ -23,5 +30,8 @@ export const callbackBody = z.strictObject({
 });
 export type CallbackBody = z.output<typeof callbackBody>;
 
-/** The outcome an agent reports, with or without the message id: a receipt, or the answer to a delivery. */
-export type AgentOutcome = Omit<CallbackBody, 'message_id'>;
+/**
+ * The outcome of work an agent did, with or without the message id: a receipt, or the answer to a delivery.
+ * (`misrouted` is a receipt only: it says no work was done.)
+ */
+export type AgentOutcome = Omit<CallbackBody, 'message_id' | 'status'> & { status: 'processed' | 'failed' };

@@ -31,6 +31,8 @@ export interface RouteRequest {
   session_id?: string;
   /** Parameters the caller already gave; extraction fills only what is missing. */
   params?: Record<string, unknown>;
+  /** Capabilities (`agent_id/capability`) not to choose: those the message's agents reported it misrouted to. */
+  exclude?: readonly string[];
 }
 
 export interface CandidateExplanation {
@@ -204,6 +206,7 @@ export class Router {
       }
     }
     if (!request.intent?.trim()) return finish(refuse('intent_required', 'an intent is needed to choose a capability', explanation));
+    if (request.exclude?.length) pool = pool.filter((c) => !request.exclude!.includes(c.key));
 
     const matchStarted = performance.now();
     const choice = await this.matchersFor(request.tenant, agents);

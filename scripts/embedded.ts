@@ -20,6 +20,7 @@ import { newSigningSecret } from '../rules/signing';
 import { newApiKey } from '../rules/api-key';
 import { configKeyEntry } from '../rules/config-keys';
 import { DEV_KEY_FILE } from './lib/dev-key';
+import { workflowThreadFlags } from '../worker/workflow-thread';
 
 const ROOT = resolve(__dirname, '..');
 const say = (line: string) => console.log(`[agent-reach] ${line}`);
@@ -37,7 +38,7 @@ async function ensurePortFree(port: number, variable: string): Promise<void> {
 
 /** Runs one of our own processes with its output prefixed by its name. */
 function spawnOwn(name: string, entry: string, env: NodeJS.ProcessEnv): LocalServer {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry)], {
+  const child = spawn(process.execPath, [...workflowThreadFlags(), '--import', 'tsx', join(ROOT, entry)], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -216,8 +217,11 @@ async function main(): Promise<void> {
   try {
     const started = await startServers(config, dataDir);
     started.servers.forEach(watch);
-    watch(spawnOwn('worker', 'worker/main.ts', started.env));
-    watch(spawnOwn('api', 'api/main.ts', started.env));
+    // The api runs the message worker itself and starts runs eagerly (docs/configuration.md), unless
+    // API_RUNS_WORKER=false asks for the worker as a process of its own, as production runs it.
+    const apiRunsWorker = process.env.API_RUNS_WORKER !== 'false';
+    if (!apiRunsWorker) watch(spawnOwn('worker', 'worker/main.ts', started.env));
+    watch(spawnOwn('api', 'api/main.ts', { ...started.env, API_RUNS_WORKER: String(apiRunsWorker) }));
     const api = `http://127.0.0.1:${config.API_PORT}`;
     await waitUntil('api', async () => (await fetch(`${api}/readyz`)).ok, 120_000);
     await waitUntil('worker', () => workerPolling(started.env.TEMPORAL_ADDRESS ?? config.TEMPORAL_ADDRESS, config), 120_000);

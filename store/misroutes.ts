@@ -119,6 +119,33 @@ export class MisrouteStore {
       .lean<MisrouteDoc[]>();
   }
 
+  /**
+   * An operator's lesson, given directly (a misroute seen in a trace): applied at once, as one report. Teaching
+   * again what is known changes only who decided.
+   */
+  async teach(tenant: string, capability: string, intent: string, by: string): Promise<MisrouteDoc> {
+    const text = intent.trim().slice(0, MISROUTE_TEXT_MAX);
+    const _id = misrouteId(tenant, capability, text);
+    const now = this.now();
+    const current = await this.model.findById(_id).lean<MisrouteDoc>();
+    const next: MisrouteDoc = {
+      _id,
+      tenant,
+      capability,
+      text,
+      reports: current?.reports ?? 1,
+      message_ids: current?.message_ids ?? [],
+      state: 'applied',
+      first_reported_at: current?.first_reported_at ?? now,
+      last_reported_at: current?.last_reported_at ?? now,
+      decided_at: now,
+      decided_by: by,
+    };
+    await this.model.replaceOne({ _id }, next, { upsert: true });
+    if (!current) await this.trim(tenant);
+    return next;
+  }
+
   /** An operator's decision; undefined when the tenant has no such lesson. */
   async decide(tenant: string, id: string, state: 'applied' | 'dismissed', by: string): Promise<MisrouteDoc | undefined> {
     const current = await this.model.findOne({ _id: id, tenant }).lean<MisrouteDoc>();

@@ -1,5 +1,5 @@
 /** Every workflow the worker serves; `workflowsPath` points here. */
-export { messageWorkflow } from './message';
+export { leanMessageWorkflow, messageWorkflow } from './message';
 export { notifyCallerWorkflow } from './notify-caller';
 /** The public entry of Temporal-native callers (see docs/architecture.md). */
 export { sendMessage } from './send-message';

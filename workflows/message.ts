@@ -6,11 +6,18 @@
  * regular activities and upsert `ReachState` at every state change. Runs started since ("lean") resolve and deliver
  * over HTTP in local activities (no task round trip through the server), and upsert `ReachState` only when the
  * message ends, and once more when its receipt is slow to come (see RECEIPT_VISIBLE_AFTER_MS).
+ *
+ * Two types run them. `leanMessageWorkflow`, which the gateway starts now, is lean from its first task with no
+ * patch: a `patched()` call writes a marker and upserts Temporal's `TemporalChangeVersion` search attribute in every
+ * run. `messageWorkflow` is kept for the runs started before it (classic and patched lean ones) and for `sendMessage`,
+ * whose own earlier runs called it.
  */
 import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliverRequest, DeliverResult } from '../activities/deliver';
 import type { ResolveAndDeliverRequest, ResolveAndDeliverResult } from '../activities/resolve-and-deliver';
+import type { RerouteActivities, RerouteRequest, RerouteResult } from '../activities/reroute-message';
+import { routingTaskQueue } from '../messages/direct';
 import type { SocketActivities } from '../activities/deliver-socket';
 import type { A2aPoll } from '../activities/deliver-a2a';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
@@ -48,8 +55,20 @@ export const LEAN_SHAPE = 'lean-delivery-v1';
  */
 export const RECEIPT_VISIBLE_AFTER_MS = 2_000;
 
+/** How long a misrouted message waits for an api replica to route it again. */
+const REROUTE_WAIT = '2m';
+
+/** A message run of the type the gateway starts now: the lean shape, no patch marker. */
+export async function leanMessageWorkflow(input: MessageInput): Promise<MessageStatus> {
+  return runMessage(input, true);
+}
+
+/** A message run of the earlier type: classic before the `LEAN_SHAPE` patch, lean since. */
 export async function messageWorkflow(input: MessageInput): Promise<MessageStatus> {
-  const lean = patched(LEAN_SHAPE);
+  return runMessage(input, patched(LEAN_SHAPE));
+}
+
+async function runMessage(input: MessageInput, lean: boolean): Promise<MessageStatus> {
   const seen = { receipt: false, unsealed: false };
   const status = await deliverMessage(input, lean, seen);
   // A run the gateway did not start (no seal) ends there: nothing settled, nobody notified.
@@ -108,7 +127,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
     (r) => {
       if (receipt || isTerminal(status.state)) return { applied: false, state: status.state };
       receipt = r;
-      return { applied: true, state: r.status === 'processed' ? 'processed' : 'failed' };
+      return { applied: true, state: r.status === 'processed' ? 'processed' : r.status === 'misrouted' ? 'routing' : 'failed' };
     },
     {
       validator: (r) => {
@@ -199,7 +218,12 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
   const { workflowId, startTime } = workflowInfo();
   const run = { workflow_id: workflowId, started_at: startTime.toISOString() };
   // Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can.
-  const failed = new InstanceFailures();
+  let failed = new InstanceFailures();
+  // Where the message goes: the input's target until an agent answers `misrouted` and the router chooses again,
+  // with the parameters it extracts for the new capability.
+  let destination = input.target;
+  let reroutedParams: Record<string, unknown> | undefined;
+  const misroutedTo: string[] = [];
   // A redriven run numbers its attempts after the earlier runs' ones, with a fresh budget of attempts.
   const earlierAttempts = status.attempts.length;
   // The capability may set its own caps on attempts and on total delivery time.
@@ -208,6 +232,24 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
   let lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
   // Lean runs: a try that found every instance's circuit open is not spent (see waitsOnCircuits).
   let sparedTries = 0;
+  /**
+   * The agent answered `misrouted`: a message sent to a named capability ends there; one routed by its intent goes to
+   * the router's next choice (never a capability it was misrouted to), or ends `no_route`.
+   */
+  const reroute = async (): Promise<{ kind: 'continue' } | { kind: 'ended'; status: MessageStatus }> => {
+    const misrouted = `${destination.agent_id}/${destination.capability}`;
+    misroutedTo.push(misrouted);
+    record.misroutedTo(misrouted);
+    const why = `${misrouted} answered that the message is not for it`;
+    if (!input.intent || !input.routing) return { kind: 'ended', status: record.finish('failed', { code: 'misrouted', message: why }) };
+    const next = await rerouted({ tenant: input.tenant, message_id: input.message_id, intent: input.intent, ...(input.caller ? { caller: input.caller } : {}), misrouted, exclude: [...misroutedTo] });
+    if (next.kind === 'refused') return { kind: 'ended', status: record.finish('failed', { ...next.reason, message: `${why}; ${next.reason.message}` }) };
+    record.rerouted(next.target, next.params, next.routing);
+    destination = next.target;
+    reroutedParams = next.params ?? {};
+    failed = new InstanceFailures();
+    return { kind: 'continue' };
+  };
   for (let tries = 1; ; tries++) {
     const progress = () => ({ tries: tries - sparedTries, maxAttempts, lastFailure });
     const attempt = earlierAttempts + tries;
@@ -218,8 +260,9 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
     // A lookup that failed past the activity's own retries is the gateway's own catalogue or database out: an outage.
     const { lookup, delivery }: ResolveAndDeliverResult | { lookup: { kind: 'outage'; error: string }; delivery?: undefined } = await reach({
       tenant: input.tenant,
-      target: input.target,
+      target: destination,
       avoid: failed.excluded(),
+      ...(reroutedParams ? { params: reroutedParams } : {}),
       ...(input.caller ? { caller: input.caller } : {}),
       message: input,
       attempt,
@@ -230,7 +273,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
       return record.finish('rejected', unsealedRefusal(lookup.reason));
     }
     if (lookup.kind === 'unknown_agent' || lookup.kind === 'unknown_capability' || lookup.kind === 'forbidden') {
-      return record.finish(status.state === 'routing' ? 'rejected' : 'failed', lookupRefusal(lookup.kind, input.target));
+      return record.finish(status.state === 'routing' ? 'rejected' : 'failed', lookupRefusal(lookup.kind, destination));
     }
     let step: NextStep;
     let target: DeliveryTarget | undefined;
@@ -240,7 +283,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
       step = nextStep({ kind: 'unavailable', error: `the target could not be looked up: ${lookup.error}` }, progress());
     } else if (lookup.kind === 'no_available_instance') {
       const error = unavailability(lookup.instances);
-      record.unavailable(attempt, input.target.agent_id, error);
+      record.unavailable(attempt, destination.agent_id, error);
       if (lean && waitsOnCircuits(lookup.instances)) sparedTries++;
       step = nextStep({ kind: 'unavailable', error }, progress());
     } else {
@@ -248,7 +291,7 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
       maxAttempts = target.max_attempts ?? input.policy.maxAttempts;
       if (target.max_delivery_ms) giveUpAt = Date.parse(input.accepted_at) + target.max_delivery_ms;
       record.deliveringTo(target);
-      const result = delivery ?? (await deliverTo(target, { message: input, target, attempt }));
+      const result = delivery ?? (await deliverTo(target, { message: reroutedParams ? { ...input, params: reroutedParams } : input, target, attempt }));
       const attempted = result.verdict.kind === 'too_late' ? undefined : record.attempted(target, attempt, result, result.verdict);
       step = nextStep({ kind: 'answered', verdict: result.verdict }, progress());
       if (step.kind === 'await_receipt') {
@@ -279,6 +322,11 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
       case 'redeliver':
         lastFailure = step.failure;
         continue;
+      case 'reroute': {
+        const next = await reroute();
+        if (next.kind === 'ended') return next.status;
+        continue;
+      }
       case 'back_off': {
         if (step.blameInstance && target) failed.add(target.instance_id);
         record.noteError(step.error);
@@ -288,6 +336,10 @@ async function deliverMessage(input: MessageInput, lean: boolean, seen: RunFacts
         if (await receiptWithin(delay)) {
           const cutShort = nextStep({ kind: 'receipt_while_backing_off', receipt: takeReceipt() }, progress());
           if (cutShort.kind === 'finish') return record.finishAs(cutShort);
+          if (cutShort.kind === 'reroute') {
+            const next = await reroute();
+            if (next.kind === 'ended') return next.status;
+          }
           if (cutShort.kind === 'attempt_now') record.noteError(cutShort.error);
         }
       }
@@ -316,7 +368,7 @@ function classicActivities(policy: DeliveryPolicy, now: () => string) {
   });
   /** Classic runs resolve in one activity and deliver in another. */
   const reach = async (request: ResolveAndDeliverRequest): Promise<ResolveAndDeliverResult> => {
-    const { message, attempt, run, ...resolve } = request;
+    const { message, attempt, run, params, ...resolve } = request;
     return { lookup: await resolveTarget(resolve) };
   };
   return { reach, deliverTo: deliveryOver(deliver, policy, now), recordMissingReceipt, notifyCancel };
@@ -344,6 +396,25 @@ function leanActivities(policy: DeliveryPolicy, now: () => string) {
   // HTTP targets are delivered inside resolveAndDeliver; deliverTo is left with WebSocket targets.
   const unreachable = async (): Promise<DeliverResult> => ({ verdict: { kind: 'transient', error: 'no delivery was made for an HTTP target' }, started_at: now(), latency_ms: 0 });
   return { reach: resolveAndDeliver, deliverTo: deliveryOver(unreachable, policy, now), recordMissingReceipt, notifyCancel, settleMessage };
+}
+
+/**
+ * The api's `rerouteMessage` on its routing queue (api/routing-worker.ts: the router lives in the api). Without an
+ * api to answer within REROUTE_WAIT, the message cannot be routed again: it ends `no_route`.
+ */
+async function rerouted(request: RerouteRequest): Promise<RerouteResult> {
+  const { rerouteMessage } = proxyActivities<RerouteActivities>({
+    taskQueue: routingTaskQueue(workflowInfo().taskQueue),
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: REROUTE_WAIT,
+    retry: { maximumInterval: '5s' },
+  });
+  try {
+    return await rerouteMessage(request);
+  } catch (error) {
+    const routing = { decided_by: 'none', provider: 'none', explanation: null };
+    return { kind: 'refused', reason: { code: 'no_route', message: `no api replica routed it again within ${REROUTE_WAIT} (${(error as Error).message})` }, routing };
+  }
 }
 
 /** Reading an A2A agent's task: a local activity (GetTask, repeated for up to its wait), failures reported, not retried here. */

@@ -37,6 +37,8 @@ export type NextStep =
   | { kind: 'back_off'; failure: Reason; retryAfterMs?: number; blameInstance: boolean; error?: AgentError }
   /** A delivered message got no receipt: deliver it again at once, under the same message id. */
   | { kind: 'redeliver'; failure: Reason }
+  /** The agent answered that the message is not for its capability: choose again (or end), never that one. */
+  | { kind: 'reroute' }
   | { kind: 'give_up'; reason: Reason; error?: AgentError };
 
 /** How many failures of one instance (transient errors or missing receipts) before the message moves elsewhere. */
@@ -64,10 +66,12 @@ export function nextStep(event: AttemptEvent, progress: Progress): NextStep {
     case 'answered':
       return afterAnswer(event.verdict, progress);
     case 'receipt':
+      if (event.receipt.status === 'misrouted') return { kind: 'reroute' };
       return isRetryableFailure(event.receipt)
         ? retryLater(progress, agentFailed(event.receipt.error!), false, event.receipt.error)
         : finishWithReceipt(event.receipt);
     case 'receipt_while_backing_off':
+      if (event.receipt.status === 'misrouted') return { kind: 'reroute' };
       return isRetryableFailure(event.receipt) ? { kind: 'attempt_now', error: event.receipt.error! } : finishWithReceipt(event.receipt);
     case 'receipt_missing': {
       const failure: Reason = { code: 'ack_timeout', message: `no receipt within ${event.ackTimeoutMs} ms of delivery` };

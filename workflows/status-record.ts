@@ -5,7 +5,7 @@
 import type { DeliverResult } from '../activities/deliver';
 import type { Settlement } from '../activities/settle-message';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
-import { canTransition, type AttemptRecord, type MessageInput, type MessageState, type MessageStatus, type Reason } from '../messages/message';
+import { canTransition, type AttemptRecord, type MessageInput, type MessageRouting, type MessageState, type MessageTarget, type MessageStatus, type Reason } from '../messages/message';
 import { startingStatus } from '../messages/status';
 import type { AgentError } from '../protocol/receipt';
 import type { DeliveryVerdict } from '../protocol/verdicts';
@@ -52,6 +52,20 @@ export class StatusRecord {
   /** The agent's latest error, shown even while the message is retried. */
   noteError(error: AgentError | undefined): void {
     if (error) this.status.error = error;
+  }
+
+  /** An agent answered that the message is not for its capability (`agent_id/capability`). */
+  misroutedTo(capability: string): void {
+    this.status.misrouted = [...(this.status.misrouted ?? []), capability];
+  }
+
+  /** After a misroute, the router chose another target (its parameters and explanation replace the first). */
+  rerouted(target: MessageTarget, params: Record<string, unknown> | undefined, routing: MessageRouting): void {
+    const status = this.status;
+    status.target = target;
+    status.routing = routing;
+    if (params) status.params = params;
+    else delete status.params;
   }
 
   /** The instance the current attempt goes to. */

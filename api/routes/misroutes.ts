@@ -1,14 +1,15 @@
 /**
- * `GET /v1/router/misroutes` and `POST /v1/router/misroutes/:misroute_id`: the requests the tenant's agents reported
- * as misrouted (a `misrouted` receipt), and an operator's decision to apply one as a lesson or dismiss it. A lesson
- * keeps nearly the same request away from that capability (router/head/card-borders.ts).
+ * `/v1/router/misroutes`: requests reported as misrouted to a capability, and lessons. An operator teaches one
+ * directly (`POST /v1/router/misroutes`: applied at once) or decides on a report (`POST …/:misroute_id`: apply or
+ * dismiss; agents report with a `misrouted` receipt). A lesson keeps nearly the same request away from that
+ * capability (router/head/card-borders.ts).
  */
 import { Router as ExpressRouter } from 'express';
 import type { LessonCache } from '../../router/lessons';
 import type { MisrouteDoc, MisrouteStore } from '../../store/misroutes';
 import { requireCaller } from '../caller-auth';
 import { ApiError } from '../errors';
-import { decideMisrouteBody, listMisroutesQuery, misrouteParams } from '../schemas';
+import { decideMisrouteBody, listMisroutesQuery, misrouteParams, teachMisrouteBody } from '../schemas';
 import { parseInput } from '../validate';
 
 function shown(doc: MisrouteDoc) {
@@ -28,6 +29,13 @@ export function misrouteRoutes(deps: { store: MisrouteStore; cache: LessonCache 
     const caller = requireCaller(res, 'read');
     const query = parseInput(listMisroutesQuery, req.query, 'query');
     res.json({ items: (await deps.store.list(caller.tenant, query.state, query.limit)).map(shown) });
+  });
+  router.post('/v1/router/misroutes', async (req, res) => {
+    const caller = requireCaller(res, 'admin');
+    const body = parseInput(teachMisrouteBody, req.body, 'body');
+    const taught = await deps.store.teach(caller.tenant, `${body.agent_id}/${body.capability}`, body.text, `key:${caller.key_id}`);
+    deps.cache.invalidate(caller.tenant);
+    res.status(201).json(shown(taught));
   });
   router.post('/v1/router/misroutes/:misroute_id', async (req, res) => {
     const caller = requireCaller(res, 'admin');

@@ -15,12 +15,22 @@
  *   --count 30 (messages per round and gateway)  --rounds 3  --warmup 5  --baseline-root DIR  --name latency
  *   --env KEY=VALUE (added to the api's and the worker's environment of both gateways)  --baseline-env KEY=VALUE
  *   --baseline-partitions N (the baseline's Temporal task-queue partitions; the server's own default is 4)
+ *   --baseline-temporal-pragmas LIST (the baseline's SQLite pragmas for Temporal's history file, `a=b,c=d`)
+ *   --floor separate|eager|false (the floor's worker as a process of its own, or run by its api with eager starts)
+ *   --keep-data (keep the gateways' data folders: logs, SQLite files)
+ *
+ * The floor (bench/floor/) runs beside the first gateway on its Temporal dev server: the cheapest workflow that does
+ * the job (start, one local activity delivering over HTTP, wait for the receipt update, complete), with an api and
+ * a worker of its own (or, eager, its api running the worker) and nothing else. Measured in the same alternating
+ * rounds; each gateway's hop is reported as a ratio to it (processed − direct, and CPU per message). The two share
+ * that dev server: in either one's rounds, Temporal's CPU includes the other's idle polling.
  */
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeResultFile } from '../../scripts/lib/result-file';
 import { summary } from '../../scripts/lib/stats';
+import { startFloor } from '../floor/system';
 import { CpuMeter } from '../lib/cpu';
 import { machine } from '../lib/report';
 import { registerEchoAgent, startReceiptAgent, until, type ReceiptAgent } from '../lib/receipt-agent';
@@ -29,9 +39,12 @@ import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem 
 const RESULTS = resolve(__dirname, '../results');
 const ROOT = resolve(__dirname, '../..');
 
+/** What a round needs of a gateway (or of the floor): where to post, and its processes. */
+type Measured = Pick<BenchSystem, 'apiUrl' | 'apiKey' | 'stop'> & { pids(): Record<string, number[]> };
+
 interface Gateway {
   name: string;
-  system: BenchSystem;
+  system: Measured;
   agentId: string;
   samples: { direct: number[]; delivered: number[]; processed: number[] };
   cpu: { before: CpuMeter; after: CpuMeter };
@@ -53,7 +66,11 @@ async function oneHop(gateway: Gateway, agent: ReceiptAgent, index: number) {
     body: JSON.stringify({ message_id: messageId, target: { agent_id: gateway.agentId, capability: 'echo' } }),
   });
   if (sent.status !== 202) throw new Error(`${gateway.name}: send answered ${sent.status}: ${await sent.text()}`);
-  await until(() => agent.applied.has(messageId), 30_000);
+  await until(() => agent.applied.has(messageId), 30_000).catch((error: Error) => {
+    const answer = agent.unapplied.get(messageId);
+    const seen = !agent.delivered.has(messageId) ? 'never delivered' : answer ? `delivered, its receipt answered ${answer}` : 'delivered, its receipt not answered';
+    throw new Error(`${gateway.name}: message ${messageId} ${seen} (${error.message})`);
+  });
   return { direct: directMs, delivered: agent.delivered.get(messageId)! - started, processed: agent.applied.get(messageId)! - started };
 }
 
@@ -66,7 +83,10 @@ async function main(): Promise<void> {
       'baseline-root': { type: 'string' },
       'baseline-env': { type: 'string', multiple: true, default: [] as string[] },
       'baseline-partitions': { type: 'string' },
+      'baseline-temporal-pragmas': { type: 'string' },
       name: { type: 'string', default: 'latency' },
+      floor: { type: 'string', default: 'separate' },
+      'keep-data': { type: 'boolean', default: false },
       env: { type: 'string', multiple: true, default: [] as string[] },
     },
   });
@@ -79,17 +99,27 @@ async function main(): Promise<void> {
   const agent = await startReceiptAgent();
   const roots: [string, string | undefined, Record<string, string>][] = [['current', undefined, env]];
   const baselinePartitions = values['baseline-partitions'] ? Number(values['baseline-partitions']) : undefined;
-  if (values['baseline-root'] || values['baseline-env'].length > 0 || baselinePartitions) {
+  const baselinePragmas = values['baseline-temporal-pragmas'];
+  if (values['baseline-root'] || values['baseline-env'].length > 0 || baselinePartitions || baselinePragmas) {
     roots.push(['baseline', values['baseline-root'] ? resolve(values['baseline-root']) : undefined, { ...env, ...baselineEnv }]);
   }
   const gateways: Gateway[] = [];
   try {
     for (const [name, root, gatewayEnv] of roots) {
       const partitions = name === 'baseline' ? baselinePartitions : undefined;
-      const system = await startBenchSystem({ env: gatewayEnv, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), ...(root ? { root } : {}), ...(partitions ? { temporalPartitions: partitions } : {}), log: (line) => console.log(`[${name}] ${line}`) });
+      const pragmas = name === 'baseline' && baselinePragmas ? baselinePragmas : BENCH_TEMPORAL_PRAGMAS;
+      const system = await startBenchSystem({ keepData: values['keep-data'], env: gatewayEnv, temporalPragmas: pragmaList(pragmas), ...(root ? { root } : {}), ...(partitions ? { temporalPartitions: partitions } : {}), log: (line) => console.log(`[${name}] ${line}`) });
       const gateway: Gateway = { name, system, agentId: await registerEchoAgent(system, agent), samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
       gateways.push(gateway);
       for (let i = 0; i < warmup; i++) await oneHop(gateway, agent, -i - 1);
+    }
+    if (values.floor !== 'false') {
+      if (!['separate', 'eager'].includes(values.floor)) throw new Error(`--floor ${values.floor}: separate, eager or false`);
+      const host = gateways[0]!.system as BenchSystem;
+      const floorSystem = await startFloor({ temporalAddress: host.temporalAddress, temporalPid: () => host.pids().temporal, agentUrl: agent.url, logDir: join(host.dataDir, 'logs'), eager: values.floor === 'eager' });
+      const floor: Gateway = { name: 'floor', system: floorSystem, agentId: 'floor', samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
+      gateways.push(floor);
+      for (let i = 0; i < warmup; i++) await oneHop(floor, agent, -i - 1);
     }
     for (let round = 0; round < rounds; round++) {
       for (const gateway of gateways) {
@@ -115,14 +145,22 @@ async function main(): Promise<void> {
       commit: commitOf(ROOT),
       machine: machine(),
       temporal_pragmas: BENCH_TEMPORAL_PRAGMAS,
+      ...(baselinePragmas ? { baseline_temporal_pragmas: baselinePragmas } : {}),
+      floor: values.floor,
       gateways: gateways.map((g) => {
-        const [, root, gatewayEnv] = roots.find(([name]) => name === g.name)!;
+        const [, root, gatewayEnv] = roots.find(([name]) => name === g.name) ?? ['floor', undefined, {}];
         return { ...report(g, root), env: gatewayEnv };
       }),
     };
+    const floor = result.gateways.find((g) => g.name === 'floor');
+    const overFloor = (g: (typeof result.gateways)[number]) =>
+      floor && g !== floor
+        ? { processed_minus_direct: ratio(g.processed_minus_direct_p50_ms, floor.processed_minus_direct_p50_ms), cpu_ms_per_message: ratio(g.cpu_ms_per_message.total, floor.cpu_ms_per_message.total) }
+        : undefined;
+    const withRatios = { ...result, gateways: result.gateways.map((g) => ({ ...g, ...(overFloor(g) ? { ratio_to_floor: overFloor(g) } : {}) })) };
     console.table(
       Object.fromEntries(
-        result.gateways.map((g) => [
+        withRatios.gateways.map((g) => [
           `${g.name} (${g.commit})`,
           {
             'direct p50': g.direct.median_ms,
@@ -132,15 +170,20 @@ async function main(): Promise<void> {
             'processed − direct p50': g.processed_minus_direct_p50_ms,
             'CPU-ms/msg': g.cpu_ms_per_message.total,
             ...Object.fromEntries(Object.entries(g.cpu_ms_per_message).filter(([k]) => k !== 'total').map(([k, v]) => [`cpu ${k}`, v])),
+            ...('ratio_to_floor' in g ? { '× floor (hop)': g.ratio_to_floor!.processed_minus_direct, '× floor (CPU)': g.ratio_to_floor!.cpu_ms_per_message } : {}),
           },
         ]),
       ),
     );
-    console.log(`written ${writeResultFile(RESULTS, values.name, result)}`);
+    console.log(`written ${writeResultFile(RESULTS, values.name, withRatios)}`);
   } finally {
     agent.server.close();
-    for (const gateway of gateways) await gateway.system.stop();
+    for (const gateway of [...gateways].reverse()) await gateway.system.stop();
   }
+}
+
+function ratio(value: number, floor: number): number {
+  return Math.round((value / floor) * 100) / 100;
 }
 
 const cpuSeconds = new Map<Gateway, Record<string, number>>();

@@ -16,10 +16,12 @@ export interface ReceiptAgent {
   /** When each message reached the agent, and when its receipt was answered `applied`. */
   delivered: Map<string, number>;
   applied: Map<string, number>;
+  /** A receipt answered otherwise (status and body), or whose post failed: what a benchmark reports when it waits in vain. */
+  unapplied: Map<string, string>;
 }
 
 export async function startReceiptAgent(): Promise<ReceiptAgent> {
-  const agent = { secrets: new Map<string, string>(), delivered: new Map<string, number>(), applied: new Map<string, number>() };
+  const agent = { secrets: new Map<string, string>(), delivered: new Map<string, number>(), applied: new Map<string, number>(), unapplied: new Map<string, string>() };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -33,10 +35,13 @@ export async function startReceiptAgent(): Promise<ReceiptAgent> {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
           body: JSON.stringify({ message_id: body.message_id, status: 'processed', result: { ok: true } }),
-        }).then(async (answer) => {
-          const receipt = (await answer.json()) as { applied?: boolean };
-          if (receipt.applied) agent.applied.set(body.message_id, performance.now());
-        });
+        })
+          .then(async (answer) => {
+            const text = await answer.text();
+            if (answer.ok && (JSON.parse(text) as { applied?: boolean }).applied) agent.applied.set(body.message_id, performance.now());
+            else agent.unapplied.set(body.message_id, `${answer.status} ${text.slice(0, 300)}`);
+          })
+          .catch((error: Error) => agent.unapplied.set(body.message_id, `with an error: ${error.message}`));
       });
     });
   });

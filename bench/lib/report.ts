@@ -1,5 +1,5 @@
 /** The printed table and the JSON file of a benchmark run. */
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import type { ComparedResult } from './compare';
 
 const pct = (rate: number) => `${(rate * 100).toFixed(rate === 1 ? 0 : 2)} %`;
@@ -26,5 +26,6 @@ export function printTable(results: ComparedResult[]): void {
 }
 
 export function machine() {
-  return { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, shared: true };
+  const [one, five, fifteen] = loadavg().map((load) => Math.round(load * 100) / 100);
+  return { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, shared: true, load_average: { one, five, fifteen } };
 }

@@ -13,6 +13,7 @@ import { loadConfig } from '../../platform/config';
 import { devServerSearchAttributes } from '../../messages/search-attributes';
 import { resolveFerretDb, resolveTemporalCli } from '../../scripts/lib/binaries';
 import { stopOnInterrupt } from './cleanup';
+import { workflowThreadFlags } from '../../worker/workflow-thread';
 import { freePort, spawnServer, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from '../../scripts/lib/dev-servers';
 
 const ROOT = resolve(__dirname, '../..');
@@ -105,12 +106,12 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
       }),
     ferretdb: () => startFerretDb({ binary: ferretDb.path, port: ports.mongo, dataDir: join(dataDir, 'ferretdb'), logFile: join(logs, 'ferretdb.log') }),
     api: async () => {
-      const api = spawnNode('api', join(options.root ?? ROOT, 'api/main.ts'), env, join(logs, 'api.log'), nodeFlags);
+      const api = spawnNode('api', join(options.root ?? ROOT, 'api/main.ts'), env, join(logs, 'api.log'), [...nodeFlags, ...workflowThreadFlags(options.root ?? ROOT)]);
       await waitUntil('api', async () => (await fetch(`${apiUrl}/readyz`)).ok, 120_000, api);
       return api;
     },
     worker: async () => {
-      const worker = spawnNode('worker', join(options.root ?? ROOT, 'worker/main.ts'), env, join(logs, 'worker.log'), nodeFlags);
+      const worker = spawnNode('worker', join(options.root ?? ROOT, 'worker/main.ts'), env, join(logs, 'worker.log'), [...nodeFlags, ...workflowThreadFlags(options.root ?? ROOT)]);
       const pid = worker.child?.pid ?? 0;
       await waitUntil('worker', () => workerPolling(env.TEMPORAL_ADDRESS!, namespace, env.TEMPORAL_TASK_QUEUE ?? 'agent-reach', pid), 180_000, worker);
       return worker;
@@ -170,7 +171,7 @@ function spawnNode(name: string, entry: string, env: NodeJS.ProcessEnv, logFile:
  * True once the worker process `pid` polls the task queue. Temporal lists a dead worker's pollers for a while, so
  * a poller counts only if its identity (`<pid>@<host>`, the SDK's default) is this process's.
  */
-async function workerPolling(address: string, namespace: string, taskQueue: string, pid: number): Promise<boolean> {
+export async function workerPolling(address: string, namespace: string, taskQueue: string, pid: number): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 2_000 });
   try {
     const { pollers } = await connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue } });

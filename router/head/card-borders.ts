@@ -6,7 +6,7 @@
  * the clause that names them is often the nearest text. No threshold: nearer is nearer (docs/routing.md). Requests
  * an agent reported misrouted to the capability (lessons, store/misroutes.ts) draw borders the same way.
  */
-import type { HeadTrainingInput } from './head';
+import type { Crossing, HeadTrainingInput } from './head';
 
 interface Border {
   /** The capability's own texts' vectors. */
@@ -21,12 +21,6 @@ interface Border {
 export interface Lesson {
   text: string;
   vector: Float32Array;
-}
-
-/** The border a request crossed: the clause, or the lesson (a request reported misrouted) it repeats. */
-export interface Crossing {
-  clause: string;
-  learned: boolean;
 }
 
 /**

@@ -11,8 +11,7 @@
  * The operating points are fitted per catalogue when its head trains (calibration.ts), unless set explicitly.
  */
 import type { Calibration } from './calibration';
-import type { Crossing } from './card-borders';
-import type { HeadScore } from './head';
+import type { Crossing, HeadScore } from './head';
 
 export interface OperatingPoint {
   accept: number;

@@ -9,7 +9,6 @@
 import { seededRandom } from '../../rules/random';
 import { bestBy } from '../select';
 import type { Calibration } from './calibration';
-import type { Crossing } from './card-borders';
 import { fitLogistic, logit, type LinearWeights } from './logistic';
 
 export interface ClassTexts {
@@ -111,6 +110,12 @@ export interface HeadModel {
   /** How the training went: samples, L-BFGS iterations, wall time (and that of the held-out heads). */
   training: { samples: number; iterations: number; ms: number; held_out_ms?: number };
   shortlist: number;
+}
+
+/** The border a request crossed (card-borders.ts): the clause, or the lesson (a request reported misrouted) it repeats. */
+export interface Crossing {
+  clause: string;
+  learned: boolean;
 }
 
 export interface HeadScore {

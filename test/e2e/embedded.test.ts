@@ -1,7 +1,8 @@
 /**
  * End to end, like a user: start embedded mode (`scripts/embedded.ts`, what `npm start` runs) as a real process,
  * run a tiny HTTP agent, and drive the slice over HTTP. Then Ctrl-C, restart on the same data folder (history and
- * catalogue survive), and kill the worker to see the supervisor report it.
+ * catalogue survive, this time with the worker as a process of its own), and kill the worker to see the supervisor
+ * report it.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -34,10 +35,10 @@ let running: Embedded | undefined;
 let apiKey: string;
 const withKey = () => ({ authorization: `Bearer ${apiKey}` });
 
-function startEmbedded(): Embedded {
+function startEmbedded(extraEnv: NodeJS.ProcessEnv = {}): Embedded {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/embedded.ts')], {
     cwd: ROOT,
-    env,
+    env: { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // a process group of its own, as in a terminal: Ctrl-C signals the whole group
   });
@@ -138,6 +139,9 @@ describe('embedded mode', () => {
       return status.body.state === 'processed' ? status.body : undefined;
     });
     assert.deepEqual(done.result, { handled: messageId });
+    // The api runs the worker in embedded mode: the run's first workflow task came back with its start.
+    const sentLine = running!.output().split('\n').find((line) => line.includes(`"message_id":"${messageId}"`) && line.includes('message sent'));
+    assert.match(sentLine ?? assert.fail('the api logged no send'), /"eagerly_started":true/);
     const receiptAnswer = await eventually('the receipt answer', async () => agent.receiptAnswers[0]);
     assert.equal(receiptAnswer.status, 200);
     const again = await request('POST', `${apiUrl}/v1/messages`, {
@@ -152,9 +156,10 @@ describe('embedded mode', () => {
 
   it('embedded mode - Ctrl-C (SIGINT to the process group, as a terminal sends it) stops every child cleanly', async () => {
     const supervisor = running!;
-    // Our four children; tsx's own esbuild helper is left out (it exits by itself once its parent is gone).
+    // Our three children (the api runs the message worker by default); tsx's own esbuild helper is left out (it
+    // exits by itself once its parent is gone).
     const children = childPids(supervisor.child.pid!).filter((c) => /temporal|ferretdb|api\/main\.ts|worker\/main\.ts/.test(c.cmdline));
-    assert.equal(children.length, 4, `expected temporal, ferretdb, api and worker; saw ${children.map((c) => c.cmdline).join(' | ')}`);
+    assert.equal(children.length, 3, `expected temporal, ferretdb and api; saw ${children.map((c) => c.cmdline).join(' | ')}`);
     // Each child in a group of its own: the terminal's SIGINT reaches the supervisor alone, which stops them in order
     // (with the servers in its group, they died at once and the api's last calls to them were retried, then killed).
     for (const child of children) assert.notEqual(processGroup(child.pid), supervisor.child.pid, `${child.cmdline} is in the supervisor's group`);
@@ -163,7 +168,6 @@ describe('embedded mode', () => {
     assert.equal(await supervisor.exit, 0, supervisor.output());
     const stopping = supervisor.output().slice(before);
     assert.match(stopping, /"msg":"api stopped"/);
-    assert.match(stopping, /"msg":"worker stopped"/);
     // Neither a crash nor the servers going first (the api's calls to a Temporal already gone are retried, WARN).
     assert.doesNotMatch(stopping, /unexpected error|IllegalStateError|unhandledRejection|"level":[4-6]0| WARN /, 'a stop, not a crash');
     for (const child of children) assert.ok(!existsProcess(child.pid), `child still alive: ${child.cmdline}`);
@@ -171,8 +175,8 @@ describe('embedded mode', () => {
     assert.equal(await portAcceptsConnections(mongoPort), false);
   });
 
-  it('embedded mode - a restart on the same folder keeps history and catalogue', async () => {
-    running = startEmbedded();
+  it('embedded mode - a restart on the same folder keeps history and catalogue (API_RUNS_WORKER=false: a worker process)', async () => {
+    running = startEmbedded({ API_RUNS_WORKER: 'false' });
     await waitRunning(running);
     assert.ok(running.output().includes(apiKey), 'the same development key after a restart');
     const status = await request('GET', `${apiUrl}/v1/messages/${messageId}`, undefined, withKey());

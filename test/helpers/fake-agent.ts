@@ -32,7 +32,7 @@ export interface Reply {
    */
   hugeResultBytes?: number;
   /** Receipt posted to the callback URL after answering; none when absent. */
-  receipt?: { status: 'processed' | 'failed'; result?: unknown; error?: { message: string; code?: string } };
+  receipt?: { status: 'processed' | 'failed' | 'misrouted'; result?: unknown; error?: { message: string; code?: string } };
 }
 
 export type Behaviour = (delivery: Delivery, index: number) => Reply;

@@ -29,13 +29,36 @@ export async function awaitingReceipt(handle: WorkflowHandle, attempt: number): 
   });
 }
 
-function receipt(messageId: string, status: 'processed' | 'failed', extra: Omit<ReceiptInput, 'agent_id' | 'status'> = {}): { args: [ReceiptInput] } {
+function receipt(messageId: string, status: ReceiptInput['status'], extra: Omit<ReceiptInput, 'agent_id' | 'status'> = {}): { args: [ReceiptInput] } {
   return { args: [{ agent_id: agentOf(messageId), status, ...extra }] };
 }
 
 const inAMinute = () => new Date(Date.now() + 60_000).toISOString();
 
 export const SCENARIOS: Scenario[] = [
+  {
+    name: 'rerouted-after-misroute',
+    ends: 'processed',
+    input: (id) => messageInput(id, { routing: { decided_by: 'head', provider: 'scripted', explanation: null } }),
+    script: {
+      verdicts: [{ kind: 'accepted' }, { kind: 'processed', result: { refunded: true } }],
+      reroute: { kind: 'routed', target: { agent_id: agentOf('rerouted-after-misroute'), capability: 'refund_other' }, params: { order: '42' }, routing: { decided_by: 'head', provider: 'scripted', explanation: null } },
+    },
+    async drive(handle, id) {
+      await awaitingReceipt(handle, 1);
+      await handle.executeUpdate(receiptUpdate, receipt(id, 'misrouted'));
+    },
+  },
+  {
+    name: 'misrouted-by-name',
+    ends: 'failed',
+    input: (id) => messageInput(id),
+    script: { verdicts: [{ kind: 'accepted' }] },
+    async drive(handle, id) {
+      await awaitingReceipt(handle, 1);
+      await handle.executeUpdate(receiptUpdate, receipt(id, 'misrouted'));
+    },
+  },
   {
     name: 'processed-inline',
     ends: 'processed',

@@ -16,6 +16,8 @@ import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
 import type { A2aPoll } from '../../activities/deliver-a2a';
 import type { Settlement } from '../../activities/settle-message';
 import { createResolveAndDeliver } from '../../activities/resolve-and-deliver';
+import type { RerouteRequest, RerouteResult } from '../../activities/reroute-message';
+import { routingTaskQueue } from '../../messages/direct';
 import type { DeliveryVerdict } from '../../protocol/verdicts';
 import type { ResolveTargetRequest } from '../../activities/resolve-target';
 import type { DeliveryTarget, TargetLookup } from '../../catalogue/agent-queries';
@@ -44,6 +46,8 @@ export interface Script {
   outageMs?: number;
   /** The capability's own limits, as the catalogue reports them. */
   limits?: Pick<DeliveryTarget, 'ack_timeout_ms' | 'max_attempts' | 'max_delivery_ms'>;
+  /** What the api's router answers when the agent says `misrouted` (the new target must be the same agent id). */
+  reroute?: RerouteResult;
 }
 
 /** What the scripted activities were asked to do, per message id. */
@@ -64,9 +68,10 @@ export interface WorkflowEnv {
   taskQueue: string;
   /**
    * Starts a message run as the api does (its input sealed); `script` decides what the catalogue and the agent
-   * answer. `{ sealed: false }` starts it as a namespace client could, with the input as given.
+   * answer. `{ sealed: false }` starts it as a namespace client could, with the input as given; `workflowType` starts
+   * another message workflow type than the one the api starts (the earlier one, whose runs are still served).
    */
-  start(input: MessageInput, script: Script, options?: { sealed?: boolean }): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  start(input: MessageInput, script: Script, options?: { sealed?: boolean; workflowType?: string }): Promise<WorkflowHandleWithFirstExecutionRunId>;
   calls(messageId: string): ActivityCalls;
   stop(): Promise<void>;
 }
@@ -199,15 +204,26 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     taskQueue: socketQueue,
     activities: { deliverOverSocket: deliver },
   });
-  const running = Promise.all([worker.run(), socketWorker.run()]);
+  // The api's routing queue, where a misrouted message is routed again.
+  const routingWorker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: routingTaskQueue(taskQueue),
+    activities: {
+      async rerouteMessage(request: RerouteRequest): Promise<RerouteResult> {
+        const routing = { decided_by: 'none', provider: 'scripted', explanation: null };
+        return scriptOf(agentOf(request.message_id)).reroute ?? { kind: 'refused', reason: { code: 'no_route', message: 'no other capability matches' }, routing };
+      },
+    },
+  });
+  const running = Promise.all([worker.run(), socketWorker.run(), routingWorker.run()]);
 
   return {
     env,
     taskQueue,
-    async start(unsealed, script, { sealed = true } = {}) {
+    async start(unsealed, script, { sealed = true, workflowType = MESSAGE_WORKFLOW } = {}) {
       scripts.set(unsealed.target.agent_id, script);
       const input = sealed ? sealInput(unsealed, TEST_SEAL_KEYS.keys[0]!, new Date()) : unsealed;
-      return env.client.workflow.start(MESSAGE_WORKFLOW, {
+      return env.client.workflow.start(workflowType, {
         workflowId: messageWorkflowId(input.tenant, input.message_id),
         taskQueue,
         args: [input],
@@ -219,6 +235,7 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     async stop() {
       worker.shutdown();
       socketWorker.shutdown();
+      routingWorker.shutdown();
       await running;
       await env.teardown();
     },

@@ -15,7 +15,7 @@ let system: TestSystem;
 
 before(async () => {
   servers = await startTestServers();
-  system = await startSystem(servers, { ROUTER_PROVIDER: 'lexical', ROUTER_MISROUTE_APPLY_AFTER: '2' });
+  system = await startSystem(servers, { ROUTER_PROVIDER: 'lexical' });
 });
 
 after(async () => {

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { MESSAGE_WORKFLOW } from '../../messages/temporal';
 import { startTelemetry, type Telemetry } from '../../platform/telemetry';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
@@ -73,7 +74,7 @@ describe('telemetry', () => {
       },
       { timeoutMs: 20_000 },
     );
-    assert.ok(names.some((n) => n.startsWith('StartWorkflow:messageWorkflow')), names.join(', '));
+    assert.ok(names.some((n) => n.startsWith(`StartWorkflow:${MESSAGE_WORKFLOW}`)), names.join(', '));
     // Resolution and HTTP delivery are one local activity in the lean shape.
     assert.ok(names.some((n) => n.startsWith('RunActivity:resolveAndDeliver')), names.join(', '));
   });

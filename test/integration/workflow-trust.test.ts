@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MessageStatus } from '../../messages/message';
-import { cancelUpdate } from '../../messages/temporal';
+import { cancelUpdate, EARLIER_MESSAGE_WORKFLOW, MESSAGE_WORKFLOW, MESSAGE_WORKFLOW_TYPES } from '../../messages/temporal';
 import { messageInput, startWorkflowEnv, TEST_SEAL_KEYS, uniqueMessageId, type WorkflowEnv } from '../helpers/workflow-env';
 import { sealInput } from '../../messages/seal';
 
@@ -23,15 +23,32 @@ const policy = messageInput('x').policy;
 const replyTo = { url: 'http://caller.example/hook', retry_initial_ms: 100 };
 
 describe('workflow trust', () => {
-  it('workflow trust - a run of messageWorkflow started by a namespace client with its own input (no caller, reply_to) delivers and notifies nothing', async () => {
-    const id = uniqueMessageId('forged');
-    const { caller: _dropped, ...forged } = messageInput(id, { reply_to: replyTo });
-    const status = (await (await workflows.start(forged, { verdicts: [{ kind: 'processed', result: 'ok' }] }, { sealed: false })).result()) as MessageStatus;
-    assert.equal(status.state, 'rejected');
-    assert.equal(status.reason?.code, 'forbidden');
-    assert.match(status.reason!.message, /not built by the gateway \(the input carries no gateway seal\)/);
-    const calls = workflows.calls(id);
-    assert.deepEqual([calls.deliveries.length, calls.callerNotifications.length, calls.settlements.length], [0, 0, 0]);
+  for (const workflowType of MESSAGE_WORKFLOW_TYPES) {
+    it(`workflow trust - a run of ${workflowType} started by a namespace client with its own input (no caller, reply_to) delivers and notifies nothing`, async () => {
+      const id = uniqueMessageId('forged');
+      const { caller: _dropped, ...forged } = messageInput(id, { reply_to: replyTo });
+      const status = (await (await workflows.start(forged, { verdicts: [{ kind: 'processed', result: 'ok' }] }, { sealed: false, workflowType })).result()) as MessageStatus;
+      assert.equal(status.state, 'rejected');
+      assert.equal(status.reason?.code, 'forbidden');
+      assert.match(status.reason!.message, /not built by the gateway \(the input carries no gateway seal\)/);
+      const calls = workflows.calls(id);
+      assert.deepEqual([calls.deliveries.length, calls.callerNotifications.length, calls.settlements.length], [0, 0, 0]);
+    });
+  }
+
+  it(`workflow trust - a ${MESSAGE_WORKFLOW} run writes no patch marker and no TemporalChangeVersion; a new ${EARLIER_MESSAGE_WORKFLOW} run is lean behind its patch`, async () => {
+    const markersOf = async (workflowType: string) => {
+      const id = uniqueMessageId(`markers-${workflowType}`);
+      const handle = await workflows.start(messageInput(id), { verdicts: [{ kind: 'processed', result: 'ok' }] }, { workflowType });
+      assert.equal(((await handle.result()) as MessageStatus).state, 'processed');
+      assert.equal(workflows.calls(id).deliveries.length, 1);
+      const events = (await handle.fetchHistory()).events ?? [];
+      const patches = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch').length;
+      const changeVersions = events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion).length;
+      return { patches, changeVersions };
+    };
+    assert.deepEqual(await markersOf(MESSAGE_WORKFLOW), { patches: 0, changeVersions: 0 });
+    assert.deepEqual(await markersOf(EARLIER_MESSAGE_WORKFLOW), { patches: 1, changeVersions: 1 });
   });
 
   it('workflow trust - a sealed input changed afterwards (caller dropped to skip the ACL) is refused the same way', async () => {

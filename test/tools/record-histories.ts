@@ -13,8 +13,11 @@ import { SCENARIOS } from '../helpers/message-scenarios';
 import { startWorkflowEnv } from '../helpers/workflow-env';
 import type { MessageStatus } from '../../messages/message';
 
-/** Where runs of today's workflow shape are stored (`classic/` keeps those of the shape before the lean patch). */
-export const HISTORIES_DIR = resolve(__dirname, '../fixtures/histories/lean');
+/**
+ * Where runs of today's workflow type are stored: `leanMessageWorkflow`. (`classic/` and `lean/` keep those of the
+ * earlier `messageWorkflow` type, before and after its lean patch.)
+ */
+export const HISTORIES_DIR = resolve(__dirname, '../fixtures/histories/lean-type');
 /** History file name → the workflow id of its run. */
 export const WORKFLOW_IDS_FILE = 'workflow-ids.json';
 

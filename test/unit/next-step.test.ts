@@ -114,6 +114,17 @@ const cases: { name: string; event: AttemptEvent; progress?: Progress; step: Nex
     step: { kind: 'finish', state: 'processed', result: 'late but done' },
   },
   {
+    name: 'a misrouted receipt chooses again, even on the last try (the agent did nothing)',
+    event: { kind: 'receipt', receipt: { agent_id: 'a', status: 'misrouted' } },
+    progress: LAST_TRY,
+    step: { kind: 'reroute' },
+  },
+  {
+    name: 'a misrouted receipt during a backoff chooses again',
+    event: { kind: 'receipt_while_backing_off', receipt: { agent_id: 'a', status: 'misrouted' } },
+    step: { kind: 'reroute' },
+  },
+  {
     name: 'a missing receipt redelivers at once',
     event: { kind: 'receipt_missing', ackTimeoutMs: 500 },
     step: { kind: 'redeliver', failure: { code: 'ack_timeout', message: 'no receipt within 500 ms of delivery' } },

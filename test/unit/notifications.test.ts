@@ -115,8 +115,10 @@ describe('notifications', () => {
       return { outcome, sent: sent.length };
     };
 
-    it('notifications - posted for a message run whose sealed input names this URL', async () => {
-      assert.deepEqual(await attempt({ type: 'messageWorkflow', started_at: started, input: sealed }, { parent }), { outcome: 'posted', sent: 1 });
+    it('notifications - posted for a message run (either message workflow type) whose sealed input names this URL', async () => {
+      for (const type of ['leanMessageWorkflow', 'messageWorkflow']) {
+        assert.deepEqual(await attempt({ type, started_at: started, input: sealed }, { parent }), { outcome: 'posted', sent: 1 }, type);
+      }
     });
     it('notifications - refused when no message run started it (a namespace client did)', async () => {
       const { outcome, sent } = await attempt(undefined, {});

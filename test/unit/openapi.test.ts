@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
 import { createApp } from '../../api/app';
+import type { LessonCache } from '../../router/lessons';
+import type { MisrouteStore } from '../../store/misroutes';
 import type { MessageService } from '../../messages/message-service';
 import { openApiDocument } from '../../api/openapi';
 import type { Catalogue } from '../../catalogue/catalogue';
@@ -26,6 +28,7 @@ function appRoutes(): string[] {
     messages: {} as MessageService,
     router: { route: async () => { throw new Error('not called'); }, status: async () => { throw new Error('not called'); } },
     keys: {} as ApiKeyStore,
+    lessons: { store: {} as MisrouteStore, cache: {} as LessonCache },
     health: { database: async () => true, temporal: async () => true },
     logger: pino({ level: 'silent' }),
   });

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import pino from 'pino';
 import { createApp } from '../../api/app';
+import type { LessonCache } from '../../router/lessons';
+import type { MisrouteStore } from '../../store/misroutes';
 import type { MessageService } from '../../messages/message-service';
 import type { Catalogue } from '../../catalogue/catalogue';
 import { loadConfig } from '../../platform/config';
@@ -37,6 +39,7 @@ describe('rate limit', () => {
       messages: {} as MessageService,
       router: { route: async () => { throw new Error('not called'); }, status: async () => { throw new Error('not called'); } },
       keys: keys as unknown as ApiKeyStore,
+      lessons: { store: {} as MisrouteStore, cache: {} as LessonCache },
       health: { database: async () => true, temporal: async () => true },
       logger: pino({ level: 'silent' }),
     });
@@ -87,6 +90,7 @@ describe('rate limit', () => {
       messages: {} as MessageService,
       router: { route: async () => { throw new Error('not called'); }, status: () => { throw new Error('not called'); } },
       keys: keys as unknown as ApiKeyStore,
+      lessons: { store: {} as MisrouteStore, cache: {} as LessonCache },
       health: { database: async () => true, temporal: async () => true },
       logger: pino({ level: 'silent' }),
     });

@@ -1,0 +1,68 @@
+/**
+ * `npm run bench:lessons`: misroute feedback on the zh/en dev set. The requests the router sends to a wrong
+ * capability in one half of the set (every other request) become lessons of that capability, as an agent's or an
+ * operator's report would make them; the router is measured again on the other half (does it generalise: fewer
+ * misroutes, in-scope not lower?) and on the taught half sent again (is the same request kept away?). The head,
+ * the calibration, card borders and lessons are those of the api (router/head/), default settings, no LLM.
+ */
+import { resolve } from 'node:path';
+import { candidatesOf, type CapabilityCandidate } from '../../router/candidates';
+import { CombinedEmbedder } from '../../router/embeddings/combined-embedder';
+import { DEFAULT_LOCAL_MODELS, loadLocalModels } from '../../router/create-matcher';
+import { decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, resolveThresholds } from '../../router/head/decide';
+import { headMatcherFactory } from '../../router/head/head-matcher';
+import { semanticMatcherFactory } from '../../router/matcher';
+import { VectorCache } from '../../router/semantic-index';
+import { loadZhRouting, type LabelledRequest } from '../../scripts/lib/routing-data';
+import { writeResultFile } from '../../scripts/lib/result-file';
+
+interface Decided extends LabelledRequest {
+  half: number;
+  chosen: string | null;
+}
+
+const inScope = (d: Decided) => d.kind === 'in_scope' || d.kind === 'cross_lingual';
+const misrouted = (d: Decided) => d.chosen !== null && d.chosen !== d.expected;
+const share = (ds: Decided[], keep: (d: Decided) => boolean) => Math.round((1e4 * ds.filter(keep).length) / Math.max(1, ds.length)) / 1e4;
+
+async function decideAll(models: NonNullable<Awaited<ReturnType<typeof loadLocalModels>>>, cache: VectorCache, candidates: CapabilityCandidate[], rows: (LabelledRequest & { half: number })[]): Promise<Decided[]> {
+  const cached = models.map((m) => ({ ...m, provider: cache.through(m.provider) }));
+  const matcher = await headMatcherFactory(cached, semanticMatcherFactory(new CombinedEmbedder(cached), cache), cache, { waitMs: 0 })(candidates);
+  await matcher.ready?.();
+  const out: Decided[] = [];
+  for (const row of rows) {
+    const prediction = (await matcher.classify!(row.text))!;
+    const groups = groupScores(prediction.ranked, prediction.same, prediction.crossLingual);
+    const verdict = decideByHead(groups, resolveThresholds(prediction.calibration, DEFAULT_HEAD_SETTINGS, false), prediction.crossed);
+    out.push({ ...row, chosen: verdict.kind === 'accept' ? verdict.group.keys[0]! : null });
+  }
+  return out;
+}
+
+function report(decided: Decided[], half: number) {
+  const rows = decided.filter((d) => d.half === half);
+  const negatives = rows.filter((d) => !inScope(d));
+  return { requests: rows.length, misroutes: rows.filter(misrouted).length, in_scope_right: share(rows.filter(inScope), (d) => d.chosen === d.expected), negatives_refused: share(negatives, (d) => d.chosen === null) };
+}
+
+async function main(): Promise<void> {
+  const set = loadZhRouting();
+  const models = await loadLocalModels(process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS, 1);
+  if (!models) throw new Error('the local models are missing: run `npm run models`');
+  const cache = new VectorCache();
+  const candidates = candidatesOf(set.agents);
+  const rows = set.fit.map((r, i) => ({ ...r, half: i % 2 }));
+  const before = await decideAll(models, cache, candidates, rows);
+  const lessons = new Map<string, string[]>();
+  for (const d of before) if (d.half === 0 && misrouted(d)) lessons.set(d.chosen!, [...(lessons.get(d.chosen!) ?? []), d.text]);
+  const after = await decideAll(models, cache, candidates.map((c) => (lessons.has(c.key) ? { ...c, misroutes: lessons.get(c.key)! } : c)), rows);
+  const result = {
+    lessons: { texts: [...lessons.values()].flat().length, capabilities: lessons.size },
+    other_half: { before: report(before, 1), after: report(after, 1) },
+    taught_half_sent_again: { before: report(before, 0), after: report(after, 0) },
+  };
+  console.log(JSON.stringify(result, null, 2));
+  writeResultFile(resolve(__dirname, '..', 'results'), 'lessons-zh-routing', result);
+}
+
+void main();
