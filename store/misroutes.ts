@@ -3,7 +3,8 @@
  * tenant, capability and request text. Each becomes a lesson — evidence against that capability in its head, and a
  * border its card draws (router/head/card-borders.ts) — once reported `MisroutePolicy.applyAfter` times, or when an
  * operator applies it; an operator can also dismiss it. Bounded per tenant: past `maxPerTenant`, the least recently
- * reported pending ones go first. Plain documents, single-document writes (FerretDB).
+ * reported pending and dismissed ones go first, then the oldest lessons. Plain documents, single-document writes
+ * (FerretDB).
  */
 import { createHash } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
@@ -103,12 +104,15 @@ export class MisrouteStore {
     return next;
   }
 
-  /** Past the bound, the least recently reported pending lessons are forgotten. */
+  /** Past the bound, the least recently reported reports are forgotten: pending and dismissed ones first, then lessons. */
   private async trim(tenant: string): Promise<void> {
-    const excess = (await this.model.countDocuments({ tenant })) - this.policy.maxPerTenant;
-    if (excess <= 0) return;
-    const oldest = await this.model.find({ tenant, state: 'pending' }).sort({ last_reported_at: 1 }).limit(excess).select({ _id: 1 }).lean<{ _id: string }[]>();
-    await this.model.deleteMany({ _id: { $in: oldest.map((d) => d._id) } });
+    let excess = (await this.model.countDocuments({ tenant })) - this.policy.maxPerTenant;
+    for (const states of [['pending', 'dismissed'], ['applied']]) {
+      if (excess <= 0) return;
+      const oldest = await this.model.find({ tenant, state: { $in: states } }).sort({ last_reported_at: 1 }).limit(excess).select({ _id: 1 }).lean<{ _id: string }[]>();
+      await this.model.deleteMany({ _id: { $in: oldest.map((d) => d._id) } });
+      excess -= oldest.length;
+    }
   }
 
   async list(tenant: string, state?: MisrouteState, limit = 100): Promise<MisrouteDoc[]> {

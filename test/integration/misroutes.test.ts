@@ -51,10 +51,13 @@ describe('misroute store', () => {
     assert.equal((await store.decide('other-tenant', doc._id, 'applied', 'key:abc')), undefined);
   });
 
-  it('misroutes - past the bound the least recently reported pending reports go', async () => {
+  it('misroutes - past the bound the least recently reported pending reports go, then the oldest lessons', async () => {
     const store = new MisrouteStore(system.mongo, { applyAfter: 0, maxPerTenant: 3 });
-    for (let i = 0; i < 5; i++) await store.report('t4', 'a/b', `request ${i}`, `m${i}`);
-    assert.deepEqual((await store.list('t4')).map((d) => d.text).sort(), ['request 2', 'request 3', 'request 4']);
+    await store.teach('t4', 'a/b', 'lesson 0', 'key:k');
+    for (let i = 1; i < 5; i++) await store.report('t4', 'a/b', `request ${i}`, `m${i}`);
+    assert.deepEqual((await store.list('t4')).map((d) => d.text).sort(), ['lesson 0', 'request 3', 'request 4']);
+    for (let i = 1; i < 4; i++) await store.teach('t4', 'a/b', `lesson ${i}`, 'key:k');
+    assert.deepEqual((await store.list('t4')).map((d) => d.text).sort(), ['lesson 1', 'lesson 2', 'lesson 3']);
   });
 });
 
