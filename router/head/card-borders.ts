@@ -3,8 +3,9 @@
  * model's space) to one of the card's exclusion clauses than to every one of the capability's own texts (its
  * examples, name, description and tags) falls outside the card's border, whatever the head's probability. Near
  * misses — undo what a capability only creates, change what it only reads — score like right answers for the head;
- * the clause that names them is often the nearest text. No threshold: nearer is nearer (docs/routing.md). Requests
- * an agent reported misrouted to the capability (lessons, store/misroutes.ts) draw borders the same way.
+ * the clause that names them is often the nearest text. No threshold: nearer is nearer (docs/routing.md). A request
+ * an agent reported misrouted to the capability (a lesson, store/misroutes.ts) draws a border only around nearly
+ * the same request (LESSON_SIMILARITY).
  */
 import type { Crossing, HeadTrainingInput } from './head';
 
