@@ -9,9 +9,9 @@
  * below every right answer, as on a catalogue of distinct services): the balanced point then sits near zero, yet
  * the requests a user sends that should be refused — a near miss, a neighbouring service — score far closer than
  * those texts; the head refuses its least certain answers instead of accepting everything above the negatives.
- * Requests in the language of the chosen
- * capability's card and cross-lingual ones score differently for the same fit, so each direction is fitted apart;
- * a direction with too few held-out texts of its own takes the thresholds fitted on all of them.
+ * Requests in the language of the chosen capability's card and cross-lingual ones score differently for the same
+ * fit, so each direction is fitted apart; a direction with too few held-out texts of its own takes the thresholds
+ * fitted on all of them.
  */
 
 export type Outcome = 'right' | 'wrong' | 'out_of_scope' | 'excluded';
