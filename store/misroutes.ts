@@ -80,25 +80,32 @@ export class MisrouteStore {
    * lesson as stored afterwards.
    */
   async report(tenant: string, capability: string, intent: string, messageId: string): Promise<MisrouteDoc> {
+    return this.upsert(tenant, capability, intent, (current, now) => {
+      if (current?.message_ids.includes(messageId)) return undefined;
+      const reports = (current?.reports ?? 0) + 1;
+      const applies = current?.state !== 'dismissed' && current?.state !== 'applied' && this.policy.applyAfter > 0 && reports >= this.policy.applyAfter;
+      return {
+        reports,
+        message_ids: [...(current?.message_ids ?? []), messageId].slice(-MESSAGE_IDS_KEPT),
+        last_reported_at: now,
+        ...(applies ? { state: 'applied', decided_at: now, decided_by: 'auto' } : {}),
+      };
+    });
+  }
+
+  /**
+   * The document of (tenant, capability, request text) as `change` makes it from the stored one (none: a new
+   * report); `change` answering undefined leaves it as it is. A new document may push the oldest out (trim).
+   */
+  private async upsert(tenant: string, capability: string, intent: string, change: (current: MisrouteDoc | undefined, now: Date) => Partial<MisrouteDoc> | undefined): Promise<MisrouteDoc> {
     const text = intent.trim().slice(0, MISROUTE_TEXT_MAX);
     const _id = misrouteId(tenant, capability, text);
     const now = this.now();
     const current = await this.model.findById(_id).lean<MisrouteDoc>();
-    if (current?.message_ids.includes(messageId)) return current;
-    const reports = (current?.reports ?? 0) + 1;
-    const applies = current?.state !== 'dismissed' && current?.state !== 'applied' && this.policy.applyAfter > 0 && reports >= this.policy.applyAfter;
-    const next: MisrouteDoc = {
-      _id,
-      tenant,
-      capability,
-      text,
-      reports,
-      message_ids: [...(current?.message_ids ?? []), messageId].slice(-MESSAGE_IDS_KEPT),
-      state: applies ? 'applied' : (current?.state ?? 'pending'),
-      first_reported_at: current?.first_reported_at ?? now,
-      last_reported_at: now,
-      ...(applies ? { decided_at: now, decided_by: 'auto' } : current?.decided_at ? { decided_at: current.decided_at, decided_by: current.decided_by! } : {}),
-    };
+    const fields = change(current ?? undefined, now);
+    if (current && !fields) return current;
+    const fresh: MisrouteDoc = { _id, tenant, capability, text, reports: 0, message_ids: [], state: 'pending', first_reported_at: now, last_reported_at: now };
+    const next: MisrouteDoc = { ...(current ?? fresh), ...fields };
     await this.model.replaceOne({ _id }, next, { upsert: true });
     if (!current) await this.trim(tenant);
     return next;
@@ -128,26 +135,7 @@ export class MisrouteStore {
    * again what is known changes only who decided.
    */
   async teach(tenant: string, capability: string, intent: string, by: string): Promise<MisrouteDoc> {
-    const text = intent.trim().slice(0, MISROUTE_TEXT_MAX);
-    const _id = misrouteId(tenant, capability, text);
-    const now = this.now();
-    const current = await this.model.findById(_id).lean<MisrouteDoc>();
-    const next: MisrouteDoc = {
-      _id,
-      tenant,
-      capability,
-      text,
-      reports: current?.reports ?? 1,
-      message_ids: current?.message_ids ?? [],
-      state: 'applied',
-      first_reported_at: current?.first_reported_at ?? now,
-      last_reported_at: current?.last_reported_at ?? now,
-      decided_at: now,
-      decided_by: by,
-    };
-    await this.model.replaceOne({ _id }, next, { upsert: true });
-    if (!current) await this.trim(tenant);
-    return next;
+    return this.upsert(tenant, capability, intent, (current, now) => ({ reports: current?.reports || 1, state: 'applied', decided_at: now, decided_by: by }));
   }
 
   /** An operator's decision; undefined when the tenant has no such lesson. */

@@ -126,11 +126,12 @@ export function locateModel(id: string, env: NodeJS.ProcessEnv = process.env): O
   return explicit ?? filesIn(modelCacheDir(id, env));
 }
 
-type Log = (line: string) => void;
-const run = promisify(execFile);
+export type Log = (line: string) => void;
+/** A command, its output buffered (for `pip download`, `mvn`). */
+export const run = promisify(execFile);
 
 /** Runs `fill` in a fresh temporary folder, removed afterwards. */
-async function inTemporaryDir<T>(fill: (dir: string) => Promise<T>): Promise<T> {
+export async function inTemporaryDir<T>(fill: (dir: string) => Promise<T>): Promise<T> {
   const work = mkdtempSync(join(tmpdir(), 'agent-reach-model-'));
   try {
     return await fill(work);

