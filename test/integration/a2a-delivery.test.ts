@@ -312,8 +312,15 @@ describe('a2a delivery', () => {
       },
       { timeoutMs: 15_000, intervalMs: 500 },
     );
-    const events = (await api('GET', `/v1/agents/${agentId}/events`)).body;
-    assert.ok(JSON.stringify(events).includes('offline'), 'an offline event was recorded');
+    // The event is written just after the state flips, possibly by the system's own sweeper: wait for it too.
+    await eventually(
+      'an offline event recorded',
+      async () => {
+        const events = (await api('GET', `/v1/agents/${agentId}/events`)).body;
+        return JSON.stringify(events).includes('offline') ? true : undefined;
+      },
+      { timeoutMs: 5_000, intervalMs: 200 },
+    );
 
     // A card imported inline whose agent does not answer is offline from the start: nobody has seen it alive.
     const card = { name: `inline-dead-${process.pid}`, url: agent.url, protocolVersion: '0.3.0', skills: [{ id: 'echo', name: 'Echo' }] };
