@@ -312,10 +312,12 @@ describe('a2a delivery', () => {
       },
       { timeoutMs: 15_000, intervalMs: 500 },
     );
-    // The event is written just after the state flips, possibly by the system's own sweeper: wait for it too.
+    // The view reads offline from the heartbeat's age a moment before a sweep finds it stale (the sweep ran first):
+    // sweep until the sweeper has marked it, with its event.
     await eventually(
       'an offline event recorded',
       async () => {
+        await system.catalogue.heartbeats.sweep();
         const events = (await api('GET', `/v1/agents/${agentId}/events`)).body;
         return JSON.stringify(events).includes('offline') ? true : undefined;
       },

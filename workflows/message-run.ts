@@ -1,0 +1,155 @@
+/**
+ * What one message run knows while it delivers, and the Temporal handlers that change it: the caller's status query
+ * and cancel update, the agent's receipt update, an A2A agent's task-changed signal. Beside StatusRecord (what the
+ * status says), it holds where the message goes now, which instances failed it, and its budget of tries and time.
+ * Deterministic: `Date.now()` and `condition` are the workflow sandbox's.
+ */
+import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { DeliveryTarget } from '../catalogue/agent-queries';
+import { isTerminal, type CancelInput, type MessageInput, type MessageState, type MessageStatus, type MessageTarget, type Reason, type ReceiptInput } from '../messages/message';
+import { a2aTaskChangedSignal, cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
+import type { RerouteResult } from '../activities/reroute-message';
+import { InstanceFailures, type Progress } from './next-step';
+import { StatusRecord } from './status-record';
+
+/**
+ * A lean run waiting this long for a receipt shows `delivered` in the visibility store (`GET /v1/messages?state=
+ * delivered` finds messages stuck there); receipts that come sooner cost no visibility write.
+ */
+export const RECEIPT_VISIBLE_AFTER_MS = 2_000;
+
+export class MessageRun {
+  readonly record: StatusRecord;
+  readonly status: MessageStatus;
+  readonly deadlineMs: number;
+  /** The receipt that came and is not consumed yet (a redelivery's receipt can come after it is). */
+  receipt: ReceiptInput | undefined;
+  cancelRequest: CancelInput | undefined;
+  /** An A2A agent's push notification: its task changed, read it now. */
+  taskChanged = false;
+  /** A receipt came at some point (the settlement tells the circuit and the ranking). */
+  receiptCame = false;
+  /** The input carried no valid seal: the run ends rejected, nothing settled, nobody notified. */
+  unsealed = false;
+  /** Where the message goes: the input's target until an agent answers `misrouted` and the router chooses again. */
+  destination: MessageTarget;
+  /** The parameters the router extracted for the rerouted capability. */
+  reroutedParams: Record<string, unknown> | undefined;
+  readonly misroutedTo: string[] = [];
+  /** Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can. */
+  failed = new InstanceFailures();
+  /** A redriven run numbers its attempts after the earlier runs' ones, with a fresh budget of attempts. */
+  readonly earlierAttempts: number;
+  /** The capability may set its own caps on attempts and on total delivery time. */
+  maxAttempts: number;
+  giveUpAt = Number.POSITIVE_INFINITY;
+  lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
+  /** Lean runs: a try that found every instance's circuit open, or the catalogue out, is not spent. */
+  sparedTries = 0;
+
+  constructor(
+    readonly input: MessageInput,
+    readonly lean: boolean,
+    readonly now: () => string,
+  ) {
+    this.record = new StatusRecord(input, now, (state) => {
+      if (!lean || isTerminal(state)) this.showState(state);
+    });
+    this.status = this.record.status;
+    this.deadlineMs = input.deadline ? Date.parse(input.deadline) : Number.POSITIVE_INFINITY;
+    this.destination = input.target;
+    this.earlierAttempts = this.status.attempts.length;
+    this.maxAttempts = input.policy.maxAttempts;
+  }
+
+  /** Answers the status query, the cancel and receipt updates, and an A2A agent's push signal. */
+  listen(): void {
+    setHandler(a2aTaskChangedSignal, () => {
+      this.taskChanged = true;
+    });
+    setHandler(statusQuery, () => this.status);
+    setHandler(cancelUpdate, (request) => {
+      if (isTerminal(this.status.state)) return { cancelled: false, state: this.status.state };
+      this.cancelRequest ??= request;
+      return { cancelled: true, state: 'cancelled' };
+    });
+    setHandler(
+      receiptUpdate,
+      (r) => {
+        if (this.receipt || isTerminal(this.status.state)) return { applied: false, state: this.status.state };
+        this.receipt = r;
+        return { applied: true, state: r.status === 'processed' ? 'processed' : r.status === 'misrouted' ? 'routing' : 'failed' };
+      },
+      {
+        validator: (r) => {
+          if (!this.status.agent || r.agent_id !== this.status.agent.agent_id) {
+            throw new Error('not_your_message: this message was not delivered to the agent sending the receipt');
+          }
+        },
+      },
+    );
+  }
+
+  /** Writes the state to the visibility store (every change in classic runs; lean runs choose when). */
+  showState(state: MessageState): void {
+    upsertSearchAttributes([{ key: SA_STATE, value: state }]);
+  }
+
+  /** Where the message stands against its budget; a spared try does not count. */
+  progress(tries: number): Progress {
+    return { tries: tries - this.sparedTries, maxAttempts: this.maxAttempts, lastFailure: this.lastFailure };
+  }
+
+  /** The receipt that came, consumed so that a redelivery's receipt can come too. */
+  takeReceipt(): ReceiptInput {
+    const taken = this.receipt!;
+    this.receipt = undefined;
+    this.receiptCame = true;
+    return taken;
+  }
+
+  /** The instance this attempt goes to, with its capability's own caps. */
+  aimAt(target: DeliveryTarget): void {
+    this.maxAttempts = target.max_attempts ?? this.input.policy.maxAttempts;
+    if (target.max_delivery_ms) this.giveUpAt = Date.parse(this.input.accepted_at) + target.max_delivery_ms;
+    this.record.deliveringTo(target);
+  }
+
+  /** The input as delivered now: with the rerouted capability's parameters after a misroute. */
+  deliveredInput(): MessageInput {
+    return this.reroutedParams ? { ...this.input, params: this.reroutedParams } : this.input;
+  }
+
+  /** The agent answered `misrouted`: note it, and the capability is never chosen again for this message. */
+  misrouted(): string {
+    const capability = `${this.destination.agent_id}/${this.destination.capability}`;
+    this.misroutedTo.push(capability);
+    this.record.misroutedTo(capability);
+    return capability;
+  }
+
+  /** The router chose another capability: deliver there from a clean slate of failed instances. */
+  reroutedTo(next: Extract<RerouteResult, { kind: 'routed' }>): void {
+    this.record.rerouted(next.target, next.params, next.routing);
+    this.destination = next.target;
+    this.reroutedParams = next.params ?? {};
+    this.failed = new InstanceFailures();
+  }
+
+  /** Waits until a receipt comes or `ms` pass, but never past the deadline or a cancel request; true if it came. */
+  async receiptWithin(ms: number): Promise<boolean> {
+    const bounded = Math.max(0, Math.min(ms, this.deadlineMs - Date.now()));
+    await condition(() => this.receipt !== undefined || this.cancelRequest !== undefined, bounded);
+    return this.receipt !== undefined;
+  }
+
+  /** As receiptWithin, after a delivery: a lean run shows `delivered` to the visibility store once the wait is long. */
+  async receiptAfterDelivery(ms: number): Promise<boolean> {
+    if (!this.lean || ms <= RECEIPT_VISIBLE_AFTER_MS) return this.receiptWithin(ms);
+    const waitStarted = Date.now();
+    if (await this.receiptWithin(RECEIPT_VISIBLE_AFTER_MS)) return true;
+    if (this.cancelRequest || Date.now() >= this.deadlineMs) return false;
+    if (this.status.state === 'delivered') this.showState('delivered');
+    return this.receiptWithin(ms - (Date.now() - waitStarted));
+  }
+}
