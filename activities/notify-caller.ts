@@ -9,7 +9,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MessageInput, MessageStatus } from '../messages/message';
-import { SEND_MESSAGE_WORKFLOW } from '../messages/direct';
+import { SEND_MESSAGE_WORKFLOW } from '../temporal-callers/contract';
 import { checkSeal, type SealKeys } from '../messages/seal';
 import { MESSAGE_WORKFLOW_TYPES } from '../messages/temporal';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';

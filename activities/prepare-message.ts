@@ -8,7 +8,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { AgentQueries } from '../catalogue/agent-queries';
-import { SEND_FAILURES } from '../messages/direct';
+import { SEND_FAILURES } from '../temporal-callers/contract';
 import { chooseTarget, isRefusal, type TargetRefusal } from '../messages/choose-target';
 import type { MessageInput } from '../messages/message';
 import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, refusalBeforeRouting, type IntakeConfig } from '../messages/message-input';
@@ -18,7 +18,7 @@ import type { Router } from '../router/router';
 import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
 import { sealInput, type SealKeys } from '../messages/seal';
-import { directCaller, directLimitsRefusal, parseDirectInput, type InputRefusal } from '../messages/direct-input';
+import { directCaller, directLimitsRefusal, parseDirectInput, type InputRefusal } from '../temporal-callers/input';
 import { endpointPolicy, type EndpointPolicy } from '../rules/endpoint-policy';
 
 export interface PrepareMessageDeps {

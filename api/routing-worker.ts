@@ -10,7 +10,7 @@ import { createPrepareMessage } from '../activities/prepare-message';
 import { createRerouteMessage } from '../activities/reroute-message';
 import type { MisrouteStore } from '../store/misroutes';
 import type { AgentQueries } from '../catalogue/agent-queries';
-import { routingTaskQueue } from '../messages/direct';
+import { routingTaskQueue } from '../temporal-callers/contract';
 import { startActivityWorker, type RunningActivityWorker } from '../platform/activity-worker';
 import type { Config } from '../platform/config';
 import type { Router } from '../router/router';

@@ -10,7 +10,7 @@ import type { SocketActivities } from '../activities/deliver-socket';
 import type { RerouteActivities, RerouteRequest, RerouteResult } from '../activities/reroute-message';
 import type { ResolveAndDeliverRequest, ResolveAndDeliverResult } from '../activities/resolve-and-deliver';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
-import { routingTaskQueue } from '../messages/direct';
+import { routingTaskQueue } from '../temporal-callers/contract';
 import type { DeliveryPolicy } from '../messages/message';
 import { deliversOverSocket } from '../rules/transport';
 

@@ -10,7 +10,7 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, TimeoutFailure, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { PreparedMessage } from '../activities/prepare-message';
-import { messageIdOf, routingTaskQueue, SEND_FAILURES, type SendMessageInput } from '../messages/direct';
+import { messageIdOf, routingTaskQueue, SEND_FAILURES, type SendMessageInput } from '../temporal-callers/contract';
 import type { MessageStatus } from '../messages/message';
 import { startingStatus } from '../messages/status';
 import { messageSearchAttributes, messageWorkflowId, statusQuery } from '../messages/temporal';

@@ -6,8 +6,8 @@
  */
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startTestServers } from '../../test/helpers/servers';
-import { agentReachServiceHandler } from '../../nexus/handler';
-import { nexusTaskQueue } from '../../nexus/tenancy';
+import { agentReachServiceHandler } from '../../temporal-callers/nexus/handler';
+import { nexusTaskQueue } from '../../temporal-callers/nexus/tenancy';
 
 const IDLE_S = Number(process.argv[2] ?? 10);
 const COUNTS = [0, 10, 50];

@@ -1,6 +1,6 @@
 /** The benchmark's caller workflows: one message as a child workflow (same namespace) or through Nexus (another). */
-import { executeMessageChild, sendMessageViaNexus } from '../../client/workflow';
-import type { SendMessageInput } from '../../messages/direct';
+import { executeMessageChild, sendMessageViaNexus } from '../../temporal-callers/in-workflow';
+import type { SendMessageInput } from '../../temporal-callers/contract';
 import type { MessageStatus } from '../../messages/message';
 
 export async function childCaller(input: SendMessageInput, gatewayTaskQueue: string): Promise<MessageStatus> {

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type WebSocket from 'ws';
-import { ensureNexusEndpoint } from '../../nexus/endpoint';
+import { ensureNexusEndpoint } from '../../temporal-callers/nexus/endpoint';
 import { loadConfig } from '../../platform/config';
 import { ReachAgent, type Handler } from '../../sdk';
 import type { Cluster } from '../../scripts/lib/cluster/start-cluster';

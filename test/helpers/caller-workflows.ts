@@ -1,8 +1,8 @@
 /** A caller's own workflows, on their own task queues, that send a message through Agent-Reach. */
 import { createNexusClient } from '@temporalio/workflow';
-import { executeMessageChild, sendMessageViaNexus } from '../../client/workflow';
-import type { SendMessageInput } from '../../messages/direct';
-import { agentReachService } from '../../nexus/service';
+import { executeMessageChild, sendMessageViaNexus } from '../../temporal-callers/in-workflow';
+import type { SendMessageInput } from '../../temporal-callers/contract';
+import { agentReachService } from '../../temporal-callers/nexus/service';
 
 /** As a child workflow, in the gateway's namespace. */
 export async function callerWorkflow(input: SendMessageInput, gatewayTaskQueue: string): Promise<{ state: string; result: unknown; message_id: string }> {

@@ -1,6 +1,6 @@
 /** Callers' workflows for the Nexus tenancy probes: send through an endpoint, or start, then cancel, an operation. */
 import { CancellationScope, condition, createNexusClient, defineSignal, isCancellation, setHandler } from '@temporalio/workflow';
-import { agentReachService, type NexusSendInput } from '../../nexus/service';
+import { agentReachService, type NexusSendInput } from '../../temporal-callers/nexus/service';
 
 export { nexusCallerWorkflow } from './caller-workflows';
 

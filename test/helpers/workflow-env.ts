@@ -17,7 +17,7 @@ import type { A2aPoll } from '../../activities/deliver-a2a';
 import type { Settlement } from '../../activities/settle-message';
 import { createResolveAndDeliver } from '../../activities/resolve-and-deliver';
 import type { RerouteRequest, RerouteResult } from '../../activities/reroute-message';
-import { routingTaskQueue } from '../../messages/direct';
+import { routingTaskQueue } from '../../temporal-callers/contract';
 import type { DeliveryVerdict } from '../../protocol/verdicts';
 import type { ResolveTargetRequest } from '../../activities/resolve-target';
 import type { DeliveryTarget, TargetLookup } from '../../catalogue/agent-queries';

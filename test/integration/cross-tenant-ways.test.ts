@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { SEND_FAILURES, SEND_MESSAGE_WORKFLOW } from '../../messages/direct';
+import { SEND_FAILURES, SEND_MESSAGE_WORKFLOW } from '../../temporal-callers/contract';
 import type { MessageInput, MessageStatus } from '../../messages/message';
 import { MESSAGE_WORKFLOW, messageWorkflowId, NOTIFY_CALLER_WORKFLOW } from '../../messages/temporal';
 import { pushToken } from '../../rules/a2a-push';

@@ -12,7 +12,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { messageWorkflowId } from '../../messages/temporal';
-import { ensureNexusEndpoint } from '../../nexus/endpoint';
+import { ensureNexusEndpoint } from '../../temporal-callers/nexus/endpoint';
 import { eventually } from '../helpers/eventually';
 import { startFakeAgent, type Delivery, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';

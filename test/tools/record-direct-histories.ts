@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { executeMessage } from '../../client/temporal';
+import { executeMessage } from '../../temporal-callers/client';
 import { messageWorkflowId } from '../../messages/temporal';
 import { resolveTemporalCli } from '../../scripts/lib/binaries';
 import { startFakeAgent } from '../helpers/fake-agent';

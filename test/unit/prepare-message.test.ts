@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { createPrepareMessage, type NeedsRouting, type PreparedMessage } from '../../activities/prepare-message';
-import { namespaceCaller } from '../../messages/direct-input';
+import { namespaceCaller } from '../../temporal-callers/input';
 import type { ReachCheck } from '../../catalogue/agent-queries';
 import { bodyHashOf, buildMessageInput } from '../../messages/message-input';
 import { checkSeal } from '../../messages/seal';

@@ -2,8 +2,8 @@
  * Temporal-native callers: the public `sendMessage` workflow, started from any Temporal client or as a child of a
  * caller's own workflow. Names and types only (safe to import from workflows and from callers' workflow bundles).
  */
-import type { MessageStatus } from './message';
-import type { SendRequest } from './message-input';
+import type { MessageStatus } from '../messages/message';
+import type { SendRequest } from '../messages/message-input';
 
 /** The public entry workflow's type, on the gateway's task queue (`TEMPORAL_TASK_QUEUE`). */
 export const SEND_MESSAGE_WORKFLOW = 'sendMessage';

@@ -5,8 +5,8 @@
  * in `nexus/handler.ts`, on the message worker.
  */
 import * as nexus from 'nexus-rpc';
-import type { SendMessageInput } from '../messages/direct';
-import type { MessageStatus } from '../messages/message';
+import type { SendMessageInput } from '../contract';
+import type { MessageStatus } from '../../messages/message';
 
 /** The Nexus service's name, as a caller in another SDK names it. */
 export const NEXUS_SERVICE = 'agentReach';

@@ -6,13 +6,13 @@
  *   const status = await executeMessage(client, { tenant: 'acme', message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
  */
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { DEFAULT_TASK_QUEUE, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
+import { DEFAULT_TASK_QUEUE, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from './contract';
 import type { MessageStatus } from '../messages/message';
 import { messageWorkflowId } from '../messages/temporal';
 import { newMessageId } from '../rules/ids';
 import { keyProof, parseApiKey } from '../rules/api-key';
 
-export { DEFAULT_TASK_QUEUE, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
+export { DEFAULT_TASK_QUEUE, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from './contract';
 
 /**
  * The input sent as the API key `apiKey` (`rk_…`, of the input's tenant): its `key_id` and the `key_proof` that the

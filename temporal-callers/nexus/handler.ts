@@ -15,16 +15,16 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotF
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { getClient, log, startWorkflow } from '@temporalio/nexus';
 import * as nexus from 'nexus-rpc';
-import type { AgentQueries } from '../catalogue/agent-queries';
-import { messageIdOf, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
-import { directCaller, directLimitsRefusal, parseDirectInput, type DirectCallerDeps, type InputRefusal } from '../messages/direct-input';
-import type { MessageStatus } from '../messages/message';
-import { bodyHashOf, refusalBeforeRouting, type EarlyRefusal } from '../messages/message-input';
-import type { MessageMemo } from '../messages/runs';
-import { messageWorkflowId } from '../messages/temporal';
-import type { Config } from '../platform/config';
-import type { EndpointPolicy } from '../rules/endpoint-policy';
-import type { SendMessageBody } from '../rules/message-schema';
+import type { AgentQueries } from '../../catalogue/agent-queries';
+import { messageIdOf, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../contract';
+import { directCaller, directLimitsRefusal, parseDirectInput, type DirectCallerDeps, type InputRefusal } from '../input';
+import type { MessageStatus } from '../../messages/message';
+import { bodyHashOf, refusalBeforeRouting, type EarlyRefusal } from '../../messages/message-input';
+import type { MessageMemo } from '../../messages/runs';
+import { messageWorkflowId } from '../../messages/temporal';
+import type { Config } from '../../platform/config';
+import type { EndpointPolicy } from '../../rules/endpoint-policy';
+import type { SendMessageBody } from '../../rules/message-schema';
 import { operationToken, runOfToken, type OperationRun } from './operation-token';
 import { agentReachService } from './service';
 

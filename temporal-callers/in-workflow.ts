@@ -7,10 +7,10 @@
  *   const status = await sendMessageViaNexus('agent-reach-acme', { message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
  */
 import { createNexusClient, executeChild, startChild, uuid4, type ChildWorkflowHandle, type ChildWorkflowOptions, type StartNexusOperationOptions } from '@temporalio/workflow';
-import { DEFAULT_TASK_QUEUE, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
+import { DEFAULT_TASK_QUEUE, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from './contract';
 import type { MessageStatus } from '../messages/message';
 import { messageWorkflowId } from '../messages/temporal';
-import { agentReachService, type NexusSendInput } from '../nexus/service';
+import { agentReachService, type NexusSendInput } from './nexus/service';
 
 export interface MessageChildOptions extends Omit<ChildWorkflowOptions, 'workflowId' | 'taskQueue' | 'args'> {
   /** The gateway's `TEMPORAL_TASK_QUEUE`. @default 'agent-reach' */

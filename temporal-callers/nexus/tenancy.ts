@@ -5,7 +5,7 @@
  * Nexus-only worker whose handler sends for that tenant alone; an endpoint targeting TEMPORAL_TASK_QUEUE itself
  * sends for NEXUS_DEFAULT_TENANT alone.
  */
-import type { Config } from '../platform/config';
+import type { Config } from '../../platform/config';
 
 export type NexusTenancyConfig = Pick<Config, 'NEXUS_TENANTS' | 'NEXUS_DEFAULT_TENANT' | 'DEFAULT_TENANT'>;
 
