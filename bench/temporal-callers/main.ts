@@ -23,8 +23,8 @@ import { DEFAULT_TASK_QUEUE, type SendMessageInput } from '../../messages/direct
 import type { MessageStatus } from '../../messages/message';
 import { DEFAULT_NEXUS_ENDPOINT, ensureNexusEndpoint } from '../../nexus/endpoint';
 import { waitUntil } from '../../scripts/lib/dev-servers';
-import { writeResultFile } from '../../scripts/lib/result-file';
-import { summary } from '../../scripts/lib/stats';
+import { writeResultFile } from '../lib/result-file';
+import { summary } from '../lib/stats';
 import { CpuMeter } from '../lib/cpu';
 import { registerEchoAgent, startReceiptAgent, until, type ReceiptAgent } from '../lib/receipt-agent';
 import { machine } from '../lib/report';
