@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
 import { obtainModel } from '../router/embeddings/model-files';
-import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
+import { resolveFerretDb, resolveTemporalCli } from '../supervisor/binaries';
 import { ensurePythonTools } from './lib/python-tools';
-import { resolveTemporalServer } from './lib/temporal-server-binaries';
+import { resolveTemporalServer } from '../supervisor/temporal-server-binaries';
 import { clusterSkip } from '../test/helpers/system-packages';
 
 const ROOT = resolve(__dirname, '..');

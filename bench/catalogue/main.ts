@@ -24,7 +24,7 @@ import { type AgentDoc } from '../../store/agents';
 import { loadConfig } from '../../platform/config';
 import { hashSecret, newAgentId, newAgentSecret } from '../../rules/ids';
 import { writeResultFile } from '../lib/result-file';
-import { startEmbeddedProcess } from '../../scripts/lib/embedded-process';
+import { startEmbeddedProcess } from '../../supervisor/embedded-process';
 import { summary } from '../lib/stats';
 
 const ROOT = resolve(__dirname, '../..');

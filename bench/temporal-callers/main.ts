@@ -22,7 +22,7 @@ import { executeMessage } from '../../client/temporal';
 import { DEFAULT_TASK_QUEUE, type SendMessageInput } from '../../messages/direct';
 import type { MessageStatus } from '../../messages/message';
 import { DEFAULT_NEXUS_ENDPOINT, ensureNexusEndpoint } from '../../nexus/endpoint';
-import { waitUntil } from '../../scripts/lib/dev-servers';
+import { waitUntil } from '../../supervisor/dev-servers';
 import { writeResultFile } from '../lib/result-file';
 import { summary } from '../lib/stats';
 import { CpuMeter } from '../lib/cpu';
