@@ -15,6 +15,7 @@ COPY workflows workflows
 COPY activities activities
 COPY api api
 COPY worker worker
+COPY supervisor supervisor
 COPY scripts scripts
 COPY sdk sdk
 COPY client client

@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { ReachAgent, type Delivery, type Handler } from '../sdk';
-import { freePort } from '../scripts/lib/dev-servers';
-import { startEmbeddedProcess } from '../scripts/lib/embedded-process';
+import { freePort } from '../supervisor/dev-servers';
+import { startEmbeddedProcess } from '../supervisor/embedded-process';
 
 const TICKETS = [
   { ticket_id: 't-1001', text: 'The blender arrived broken, I want a refund', order_id: 'o-1', amount: 89 },

@@ -24,7 +24,7 @@ export interface SendMessageInput extends SendRequest {
   key_id?: string;
   /**
    * Proof that the sender holds that key (its id is no secret): `keyProof(apiKey, tenant, message_id)` from
-   * `client/temporal.ts`. Required, with `key_id`, when TEMPORAL_CALLERS_REQUIRE_KEY is set.
+   * `temporal-callers/client.ts`. Required, with `key_id`, when TEMPORAL_CALLERS_REQUIRE_KEY is set.
    */
   key_proof?: string;
 }

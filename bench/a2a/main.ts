@@ -12,9 +12,9 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeResultFile } from '../../scripts/lib/result-file';
+import { writeResultFile } from '../lib/result-file';
 import { ClientFactory, SendMessageRequest, Task, type A2aClient } from '../../protocol/a2a-sdk';
-import { summary } from '../../scripts/lib/stats';
+import { summary } from '../lib/stats';
 import { startA2aAgentProcess, type A2aAgentProcess } from '../../test/helpers/a2a-agent-process';
 import { CpuMeter } from '../lib/cpu';
 import { machine } from '../lib/report';

@@ -16,7 +16,7 @@ import { completionTimes } from '../lib/outcome';
 import { progressPrinter } from '../lib/progress';
 import { recoveryOf, type CrashTimes, type Recovery } from '../lib/recovery';
 import { machine } from '../lib/report';
-import { writeResultFile } from '../../scripts/lib/result-file';
+import { writeResultFile } from '../lib/result-file';
 import { runScenario, type DuringRun } from '../lib/scenario';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem } from '../lib/system';
 

@@ -22,7 +22,7 @@ import { medianOfRepeats, withOverhead, type ComparedResult } from '../lib/compa
 import { deliveryChart } from '../lib/chart';
 import { COMMON_ARGS, commonOptions, gatewayEnv, type CommonOptions } from '../lib/options';
 import { machine, printTable } from '../lib/report';
-import { writeResultFile } from '../../scripts/lib/result-file';
+import { writeResultFile } from '../lib/result-file';
 import { runScenario, type Mode, type ScenarioResult } from '../lib/scenario';
 import { harnessOptions } from '../lib/harness';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem } from '../lib/system';

@@ -4,7 +4,7 @@
  * an api URL, pids per role, stop.
  */
 import { join, resolve } from 'node:path';
-import { freePort, spawnServer, waitUntil, type LocalServer } from '../../scripts/lib/dev-servers';
+import { freePort, spawnServer, waitUntil, type LocalServer } from '../../supervisor/dev-servers';
 import { workerPolling } from '../lib/system';
 import { FLOOR_TASK_QUEUE } from './queue';
 

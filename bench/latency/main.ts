@@ -28,8 +28,8 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeResultFile } from '../../scripts/lib/result-file';
-import { summary } from '../../scripts/lib/stats';
+import { writeResultFile } from '../lib/result-file';
+import { summary } from '../lib/stats';
 import { startFloor } from '../floor/system';
 import { CpuMeter } from '../lib/cpu';
 import { machine } from '../lib/report';

@@ -6,8 +6,8 @@
 import { parseArgs } from 'node:util';
 import { Connection, Client } from '@temporalio/client';
 import { createServer } from 'node:http';
-import { freePort } from '../../scripts/lib/dev-servers';
-import { median } from '../../scripts/lib/stats';
+import { freePort } from '../../supervisor/dev-servers';
+import { median } from '../lib/stats';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem } from '../lib/system';
 
 async function main(): Promise<void> {

@@ -13,8 +13,8 @@ import { decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, resolveThresholds } f
 import { headMatcherFactory } from '../../router/head/head-matcher';
 import { semanticMatcherFactory } from '../../router/matcher';
 import { VectorCache } from '../../router/semantic-index';
-import { loadZhRouting, type LabelledRequest } from '../../scripts/lib/routing-data';
-import { writeResultFile } from '../../scripts/lib/result-file';
+import { loadZhRouting, type LabelledRequest } from '../lib/routing-data';
+import { writeResultFile } from '../lib/result-file';
 
 interface Decided extends LabelledRequest {
   half: number;

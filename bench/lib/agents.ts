@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AgentConfig, ReadyMessage } from '../agent/config';
-import { freePort } from '../../scripts/lib/dev-servers';
+import { freePort } from '../../supervisor/dev-servers';
 import { PIPELINE, type Role } from './pipeline';
 import { stopOnInterrupt } from './cleanup';
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { loadConfig } from '../../platform/config';
 import { newApiKey } from '../../rules/api-key';
 import { configKeyEntry } from '../../rules/config-keys';
-import { freeClusterPorts } from '../../scripts/lib/cluster/ports';
-import { startCluster } from '../../scripts/lib/cluster/start-cluster';
+import { freeClusterPorts } from '../../supervisor/cluster/ports';
+import { startCluster } from '../../supervisor/cluster/start-cluster';
 import { stopOnInterrupt } from './cleanup';
 import type { BenchSystem, Component } from './system';
 

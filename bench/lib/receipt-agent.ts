@@ -4,7 +4,7 @@
  * (a direct call) is answered 200 at once.
  */
 import { createServer, type Server } from 'node:http';
-import { freePort } from '../../scripts/lib/dev-servers';
+import { freePort } from '../../supervisor/dev-servers';
 import type { BenchSystem } from './system';
 
 /** The agent: answers 202, then posts the receipt to the callback URL the delivery names. */

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../platform/config';
 import { devServerSearchAttributes } from '../../messages/search-attributes';
-import { resolveFerretDb, resolveTemporalCli } from '../../scripts/lib/binaries';
+import { resolveFerretDb, resolveTemporalCli } from '../../supervisor/binaries';
 import { stopOnInterrupt } from './cleanup';
 import { workflowThreadFlags } from '../../worker/workflow-thread';
-import { freePort, spawnServer, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from '../../scripts/lib/dev-servers';
+import { freePort, spawnServer, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from '../../supervisor/dev-servers';
 
 const ROOT = resolve(__dirname, '../..');
 

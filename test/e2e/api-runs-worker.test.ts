@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { configKeyEntry } from '../../rules/config-keys';
-import { freePort, spawnServer, waitUntil, type LocalServer } from '../../scripts/lib/dev-servers';
+import { freePort, spawnServer, waitUntil, type LocalServer } from '../../supervisor/dev-servers';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request, TEST_API_KEY } from '../helpers/http';

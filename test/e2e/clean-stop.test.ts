@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { configKeyEntry } from '../../rules/config-keys';
-import { freePort, spawnServer, waitUntil, type LocalServer } from '../../scripts/lib/dev-servers';
+import { freePort, spawnServer, waitUntil, type LocalServer } from '../../supervisor/dev-servers';
 import { eventually } from '../helpers/eventually';
 import { TEST_API_KEY } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';

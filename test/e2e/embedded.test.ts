@@ -1,5 +1,5 @@
 /**
- * End to end, like a user: start embedded mode (`scripts/embedded.ts`, what `npm start` runs) as a real process,
+ * End to end, like a user: start embedded mode (`supervisor/embedded.ts`, what `npm start` runs) as a real process,
  * run a tiny HTTP agent, and drive the slice over HTTP. Then Ctrl-C, restart on the same data folder (history and
  * catalogue survive, this time with the worker as a process of its own), and kill the worker to see the supervisor
  * report it.
@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort, portAcceptsConnections } from '../../scripts/lib/dev-servers';
+import { freePort, portAcceptsConnections } from '../../supervisor/dev-servers';
 import { eventually } from '../helpers/eventually';
 import { startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';
@@ -36,7 +36,7 @@ let apiKey: string;
 const withKey = () => ({ authorization: `Bearer ${apiKey}` });
 
 function startEmbedded(extraEnv: NodeJS.ProcessEnv = {}): Embedded {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/embedded.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'supervisor/embedded.ts')], {
     cwd: ROOT,
     env: { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

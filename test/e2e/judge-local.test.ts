@@ -11,7 +11,7 @@ import { llamaRuntimeInstalled, locateJudgeModel } from '../../router/judge/judg
 import { LocalJudge } from '../../router/judge/local-judge';
 import type { HeadPrediction } from '../../router/head/head';
 import { Router } from '../../router/router';
-import { agentFromCard } from '../../scripts/lib/routing-data';
+import { agentFromCard } from '../../bench/lib/routing-data';
 
 const modelPath = locateJudgeModel(process.env.ROUTER_JUDGE_MODEL);
 const missing = !modelPath ? 'judge model not in the cache (npm run models -- --judge)' : !llamaRuntimeInstalled() ? 'node-llama-cpp not installed (npm run models -- --judge)' : false;

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../platform/config';
 import { configKeyEntry } from '../../rules/config-keys';
-import { freeClusterPorts } from '../../scripts/lib/cluster/ports';
-import { startCluster, type Cluster } from '../../scripts/lib/cluster/start-cluster';
+import { freeClusterPorts } from '../../supervisor/cluster/ports';
+import { startCluster, type Cluster } from '../../supervisor/cluster/start-cluster';
 import { TEST_API_KEY } from './http';
 
 export async function startTestCluster(): Promise<Cluster> {

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ReachAgent, type AgentCard, type Handler } from '../../sdk';
-import { freePort } from '../../scripts/lib/dev-servers';
+import { freePort } from '../../supervisor/dev-servers';
 import { TEST_API_KEY } from './http';
 
 /** A connected MCP client of `baseUrl/mcp` with `key`; `query` is added to the URL (e.g. `capability_tools=true`). */

@@ -1,6 +1,6 @@
 /**
  * Independent Python clients for the faces' tests, from PyPI, in the venv `npm test` makes at `<cache>/venv` (cache:
- * AGENT_REACH_CACHE_DIR, else ~/.cache/agent-reach; scripts/lib/python-tools.ts). A test whose package that venv
+ * AGENT_REACH_CACHE_DIR, else ~/.cache/agent-reach; test/runner/python-tools.ts). A test whose package that venv
  * lacks (pip could not install it) skips, saying why; REQUIRE_ALL_SUITES=1 (`.ci/run`) makes that skip fail the run.
  */
 import { spawn, spawnSync } from 'node:child_process';

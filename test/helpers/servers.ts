@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveFerretDb, resolveTemporalCli } from '../../scripts/lib/binaries';
+import { resolveFerretDb, resolveTemporalCli } from '../../supervisor/binaries';
 import { devServerSearchAttributes } from '../../messages/search-attributes';
-import { freePort, startFerretDb, startTemporalDevServer } from '../../scripts/lib/dev-servers';
+import { freePort, startFerretDb, startTemporalDevServer } from '../../supervisor/dev-servers';
 
 export interface TestServers {
   temporalAddress: string;

@@ -4,9 +4,9 @@
  * installs them all and REQUIRE_ALL_SUITES=1 turns such a skip into a failure.
  */
 import { existsSync } from 'node:fs';
-import { findOnPath } from '../../scripts/lib/binaries';
-import { haproxyBinary } from '../../scripts/lib/cluster/balancer';
-import { postgresBinDir } from '../../scripts/lib/cluster/postgres';
+import { findOnPath } from '../../supervisor/binaries';
+import { haproxyBinary } from '../../supervisor/cluster/balancer';
+import { postgresBinDir } from '../../supervisor/cluster/postgres';
 
 /** A test's `skip` option: false when every finder finds its package, else their messages (what to install). */
 export function skipUnlessInstalled(finders: (() => unknown)[]): string | false {

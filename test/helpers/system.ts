@@ -15,7 +15,7 @@ import { createWorkerMetrics, type WorkerMetrics } from '../../platform/metrics'
 import type { Telemetry } from '../../platform/telemetry';
 import { configKeyEntry } from '../../rules/config-keys';
 import type { ApiKeyStore } from '../../store/api-keys';
-import { freePort } from '../../scripts/lib/dev-servers';
+import { freePort } from '../../supervisor/dev-servers';
 import { createMessageWorker, otelWorkflowModule, workflowsPath } from '../../worker/create-worker';
 import { startDeliveryDeps } from '../../worker/delivery-deps';
 import { TEST_API_KEY } from './http';

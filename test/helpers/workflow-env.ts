@@ -23,7 +23,7 @@ import type { ResolveTargetRequest } from '../../activities/resolve-target';
 import type { DeliveryTarget, TargetLookup } from '../../catalogue/agent-queries';
 import type { MessageInput, MessageStatus } from '../../messages/message';
 import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, SEARCH_ATTRIBUTES } from '../../messages/temporal';
-import { resolveTemporalCli } from '../../scripts/lib/binaries';
+import { resolveTemporalCli } from '../../supervisor/binaries';
 import { sealInput, type SealKeys } from '../../messages/seal';
 
 export const TENANT = 'acme';

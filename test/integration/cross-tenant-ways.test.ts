@@ -14,7 +14,7 @@ import { SEND_FAILURES, SEND_MESSAGE_WORKFLOW } from '../../temporal-callers/con
 import type { MessageInput, MessageStatus } from '../../messages/message';
 import { MESSAGE_WORKFLOW, messageWorkflowId, NOTIFY_CALLER_WORKFLOW } from '../../messages/temporal';
 import { pushToken } from '../../rules/a2a-push';
-import { freePort } from '../../scripts/lib/dev-servers';
+import { freePort } from '../../supervisor/dev-servers';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';

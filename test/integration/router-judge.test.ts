@@ -15,7 +15,7 @@ import { BORDER_ABOVE } from '../../router/judge/decision';
 import { OpenAiJudge } from '../../router/judge/openai-judge';
 import type { MatcherFactory } from '../../router/matcher';
 import { Router } from '../../router/router';
-import { agentFromCard } from '../../scripts/lib/routing-data';
+import { agentFromCard } from '../../bench/lib/routing-data';
 
 interface ChatRequest {
   model: string;

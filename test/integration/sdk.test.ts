@@ -4,7 +4,7 @@ import express from 'express';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { ReachAgent, type Handler } from '../../sdk';
-import { freePort } from '../../scripts/lib/dev-servers';
+import { freePort } from '../../supervisor/dev-servers';
 import { eventually } from '../helpers/eventually';
 import { request, TEST_API_KEY } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';

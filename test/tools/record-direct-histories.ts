@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { executeMessage } from '../../temporal-callers/client';
 import { messageWorkflowId } from '../../messages/temporal';
-import { resolveTemporalCli } from '../../scripts/lib/binaries';
+import { resolveTemporalCli } from '../../supervisor/binaries';
 import { startFakeAgent } from '../helpers/fake-agent';
 import { registerAgent } from '../helpers/http';
 import { startTestServers } from '../helpers/servers';

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { resolveTemporalCli } from '../../scripts/lib/binaries';
+import { resolveTemporalCli } from '../../supervisor/binaries';
 import { SCENARIOS } from '../helpers/message-scenarios';
 import { startWorkflowEnv } from '../helpers/workflow-env';
 import type { MessageStatus } from '../../messages/message';

@@ -5,7 +5,7 @@ import { cpuTicksFromStat } from '../../bench/lib/cpu';
 import { rampVerdict } from '../../bench/lib/ramp';
 import { recoveryOf } from '../../bench/lib/recovery';
 import type { ScenarioResult } from '../../bench/lib/scenario';
-import { latencyPercentiles, median } from '../../scripts/lib/stats';
+import { latencyPercentiles, median } from '../../bench/lib/stats';
 
 function result(mode: 'direct' | 'reach', p95: number | null, extra: Partial<ScenarioResult> = {}): ScenarioResult {
   return {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { lexicalMatcherFactory } from '../../router/matcher';
 import { fitThreshold } from '../../router/threshold';
-import { loadClinc150, loadZhRouting } from '../../scripts/lib/routing-data';
-import { isRight, parameterReport, report, routeAll, scoringRouter, toScored } from '../../scripts/lib/routing-eval';
+import { loadClinc150, loadZhRouting } from '../../bench/lib/routing-data';
+import { isRight, parameterReport, report, routeAll, scoringRouter, toScored } from '../../bench/routing/routing-eval';
 
 describe('routing benchmark harness', () => {
   it('routing benchmark harness - routes a sample, fits a threshold on it and reports per kind', async () => {

@@ -9,7 +9,7 @@ import type { EmbeddingProvider } from '../../router/embeddings/provider';
 import { headMatcherFactory } from '../../router/head/head-matcher';
 import { lexicalMatcherFactory } from '../../router/matcher';
 import { VectorCache } from '../../router/semantic-index';
-import { agentFromCard } from '../../scripts/lib/routing-data';
+import { agentFromCard } from '../../bench/lib/routing-data';
 
 const DIMS = 16;
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BoundedJudge } from '../../router/judge/bounded-judge';
 import type { JudgeProvider, JudgeQuestion } from '../../router/judge/question';
 import { candidatesOf } from '../../router/candidates';
-import { agentFromCard } from '../../scripts/lib/routing-data';
+import { agentFromCard } from '../../bench/lib/routing-data';
 
 const [candidate] = candidatesOf([agentFromCard({ agent_id: 'a', name: 'a', description: 'a', tags: [], capabilities: [{ name: 'forecast', description: 'Weather forecast' }] }, 't')]);
 const question = (intent: string): JudgeQuestion => ({ intent, candidate: candidate! });

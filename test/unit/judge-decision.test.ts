@@ -5,7 +5,7 @@ import { BIAS, BORDER_ABOVE, CLOSE, combinedScore, HEAD_WEIGHT, judgedVerdict, j
 import { cpuBinaryPackage } from '../../router/judge/judge-files';
 import { answerWord, questionText, yesProbability } from '../../router/judge/question';
 import { candidatesOf } from '../../router/candidates';
-import { agentFromCard } from '../../scripts/lib/routing-data';
+import { agentFromCard } from '../../bench/lib/routing-data';
 
 const view = (v: Partial<HeadView>): HeadView => ({ verdict: 'accept', best: 0.6, accept: 0.3, second: 0.05, border: false, ...v });
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { OpenAiEmbedder } from '../../router/embeddings/openai-embedder';
 import { OpenAiLlm } from '../../router/llm';
-import { agentFromCard } from '../../scripts/lib/routing-data';
+import { agentFromCard } from '../../bench/lib/routing-data';
 import { candidatesOf } from '../../router/candidates';
 
 let server: Server;

@@ -9,7 +9,7 @@ import type { HeadPrediction } from '../../router/head/head';
 import type { LlmAssistant } from '../../router/llm';
 import type { IntentMatcher, MatcherFactory } from '../../router/matcher';
 import { Router, type RouterDeps } from '../../router/router';
-import { agentFromCard, liveInstance } from '../../scripts/lib/routing-data';
+import { agentFromCard, liveInstance } from '../../bench/lib/routing-data';
 
 const orderSchema = { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } } };
 

@@ -5,7 +5,7 @@ import type { CapabilityCandidate } from '../../router/candidates';
 import { LessonCache, lessonsFingerprint, withLessons, type Lessons } from '../../router/lessons';
 import type { IntentMatcher } from '../../router/matcher';
 import { Router } from '../../router/router';
-import { agentFromCard } from '../../scripts/lib/routing-data';
+import { agentFromCard } from '../../bench/lib/routing-data';
 
 describe('LessonCache', () => {
   it('LessonCache - reads once per tenant within the TTL, again after it or after invalidate', async () => {

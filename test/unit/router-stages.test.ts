@@ -12,7 +12,7 @@ import { words } from '../../router/text';
 import { bestBy } from '../../router/select';
 import { LATENCY_ALPHA, nextStats } from '../../router/routing-stats';
 import type { InstanceDoc } from '../../store/agent-instances';
-import { liveInstance } from '../../scripts/lib/routing-data';
+import { liveInstance } from '../../bench/lib/routing-data';
 
 const now = new Date('2026-11-30T12:00:00Z');
 

@@ -7,7 +7,7 @@ import type { LlmAssistant } from '../../router/llm';
 import { lexicalMatcherFactory, semanticMatcherFactory } from '../../router/matcher';
 import { Router, type RouterDeps, type SessionStore } from '../../router/router';
 import { VectorCache } from '../../router/semantic-index';
-import { agentFromCard } from '../../scripts/lib/routing-data';
+import { agentFromCard } from '../../bench/lib/routing-data';
 
 const refundSchema = {
   type: 'object',

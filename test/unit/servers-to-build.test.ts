@@ -1,10 +1,10 @@
-/** The first start's plan line: which servers a start would build (scripts/lib/binaries.ts), found without building. */
+/** The first start's plan line: which servers a start would build (supervisor/binaries.ts), found without building. */
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { FERRETDB_VERSION, serversToBuild, TEMPORAL_CLI_VERSION } from '../../scripts/lib/binaries';
+import { FERRETDB_VERSION, serversToBuild, TEMPORAL_CLI_VERSION } from '../../supervisor/binaries';
 
 describe('servers to build', () => {
   it('servers to build - an empty cache and PATH: both; a cached FerretDB, a TEMPORAL_CLI_PATH: none; unwanted ones never', () => {

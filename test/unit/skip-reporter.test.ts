@@ -1,7 +1,7 @@
 /** `npm test`'s skip summary comes from this reporter: one JSON line per skipped test or suite, nothing for the rest. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TestEvent } from '../../scripts/lib/skip-reporter.mjs' with { 'resolution-mode': 'import' };
+import type { TestEvent } from '../runner/skip-reporter.mjs' with { 'resolution-mode': 'import' };
 
 async function* events(list: TestEvent[]): AsyncGenerator<TestEvent> {
   yield* list;
@@ -10,7 +10,7 @@ async function* events(list: TestEvent[]): AsyncGenerator<TestEvent> {
 describe('skip reporter', () => {
   it('skip reporter - a skip with its reason (or none), never a pass, a failure or another event', async () => {
     // An ES module (Node loads reporters before tsx), so imported dynamically from this CommonJS test.
-    const { default: skipReporter } = await import('../../scripts/lib/skip-reporter.mjs');
+    const { default: skipReporter } = await import('../runner/skip-reporter.mjs');
     const lines: string[] = [];
     const source = events([
       { type: 'test:pass', data: { name: 'runs', file: '/r/a.test.ts' } },

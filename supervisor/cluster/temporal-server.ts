@@ -8,11 +8,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { ensureSearchAttributes } from '../../../messages/search-attributes';
-import { SEARCH_ATTRIBUTES } from '../../../messages/temporal';
+import { ensureSearchAttributes } from '../../messages/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../messages/temporal';
 import { namespaceReady, readyOrStopped, spawnServer, waitUntil, type LocalServer } from '../dev-servers';
 
-const DEPLOY = resolve(__dirname, '../../../deploy');
+const DEPLOY = resolve(__dirname, '../../deploy');
 
 export interface PostgresEndpoint {
   host: string;

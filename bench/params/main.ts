@@ -1,6 +1,6 @@
 /**
  * Parameter extraction with the expected capability's schema (oracle route): exact match, field recall and precision
- * (rules in scripts/lib/params-eval.ts), on three sets: zh-routing dev (tuned on), zh-routing params-holdout (written
+ * (rules in bench/params/params-eval.ts), on three sets: zh-routing dev (tuned on), zh-routing params-holdout (written
  * from the schemas before the extractor was changed, never tuned on) and params-schema-only (English requests for
  * five made-up schemas outside our catalogue, also written before the change). Writes
  * bench/results/params-zh-routing[-no-embed][-no-lexicon].json.
@@ -10,13 +10,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KNOWN_MODELS, locateModel } from '../router/embeddings/model-files';
-import { OnnxEmbedder } from '../router/embeddings/onnx-embedder';
-import { extractParameters } from '../router/extraction';
-import { LEXICON } from '../router/params/lexicon';
-import { scoreAll } from './lib/params-eval';
-import { writeResultFile } from './lib/result-file';
-import { DATA_DIR, type LabelledRequest, loadZhRouting } from './lib/routing-data';
+import { KNOWN_MODELS, locateModel } from '../../router/embeddings/model-files';
+import { OnnxEmbedder } from '../../router/embeddings/onnx-embedder';
+import { extractParameters } from '../../router/extraction';
+import { LEXICON } from '../../router/params/lexicon';
+import { scoreAll } from './params-eval';
+import { writeResultFile } from '../lib/result-file';
+import { DATA_DIR, type LabelledRequest, loadZhRouting } from '../lib/routing-data';
 
 /** A fixed clock, so the figures are reproducible. */
 const NOW = new Date('2024-09-04T10:00:00+08:00');
@@ -62,7 +62,7 @@ async function main() {
     if (process.argv.includes('--failures')) for (const f of failures) console.log(JSON.stringify(f));
   }
   const name = `params-zh-routing${embed ? '' : '-no-embed'}${lexicon ? '' : '-no-lexicon'}`;
-  console.log(`written: ${writeResultFile(join(__dirname, '..', 'bench', 'results'), name, result)}`);
+  console.log(`written: ${writeResultFile(join(__dirname, '..', 'results'), name, result)}`);
 }
 
 void main();

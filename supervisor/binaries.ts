@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
-import { cacheDir } from '../../platform/cache-dir';
+import { cacheDir } from '../platform/cache-dir';
 import { delimiter, join } from 'node:path';
 
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';

@@ -2,6 +2,10 @@
  * `npm start`: embedded mode, one supervised command. Starts the Temporal dev server and FerretDB (unless
  * TEMPORAL_ADDRESS / MONGODB_URI point elsewhere), then the api and the worker; prints the URLs; Ctrl-C stops
  * everything; a child that dies is reported and takes the others down with a non-zero exit.
+ *
+ * supervisor/ runs Agent-Reach on one machine: it finds or builds the local servers (the Temporal CLI dev server,
+ * FerretDB; for cluster mode the Temporal server, PostgreSQL and HAProxy), starts them, and supervises the api and
+ * worker processes. This file is embedded mode; cluster.ts is cluster mode; servers-cli.ts only builds the servers.
  */
 import { Connection } from '@temporalio/client';
 import { spawn } from 'node:child_process';
@@ -11,15 +15,15 @@ import { createInterface } from 'node:readline';
 import { loadConfigOrExit, temporalSqlitePragmas, type Config } from '../platform/config';
 import { locateModel, obtainModel } from '../router/embeddings/model-files';
 import { cacheDir } from '../platform/cache-dir';
-import { resolveFerretDb, resolveTemporalCli, serversToBuild } from './lib/binaries';
-import { portAcceptsConnections, startFerretDb, startTemporalDevServer, supervisedProcessGroups, waitUntil, type LocalServer } from './lib/dev-servers';
-import { startTemporalBySdkDownload } from './lib/sdk-temporal';
+import { resolveFerretDb, resolveTemporalCli, serversToBuild } from './binaries';
+import { portAcceptsConnections, startFerretDb, startTemporalDevServer, supervisedProcessGroups, waitUntil, type LocalServer } from './dev-servers';
+import { startTemporalBySdkDownload } from './sdk-temporal';
 import { devServerSearchAttributes } from '../messages/search-attributes';
 import { setNamespaceRetention } from '../messages/idempotency-window';
 import { newSigningSecret } from '../rules/signing';
 import { newApiKey } from '../rules/api-key';
 import { configKeyEntry } from '../rules/config-keys';
-import { DEV_KEY_FILE } from './lib/dev-key';
+import { DEV_KEY_FILE } from './dev-key';
 import { workflowThreadFlags } from '../worker/workflow-thread';
 
 const ROOT = resolve(__dirname, '..');

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir } from '../../platform/cache-dir';
-import { runWithProgress } from './binaries';
+import { runWithProgress } from '../../supervisor/binaries';
 
 /** What the tests use: mcp (test/integration/mcp-python), a2a-sdk + uvicorn (a2a-face, a2a-delivery), Schemathesis. */
 export const PYTHON_TOOL_PINS = ['mcp==2.3.0', 'a2a-sdk[http-server]==1.3.0', 'uvicorn==0.54.0', 'schemathesis==4.32.5'];

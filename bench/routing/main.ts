@@ -4,7 +4,7 @@
  * Routing quality and decision time, per data set and similarity provider, through the api's path (the Router as
  * `createRouter` builds it, default settings: each head fits its own thresholds on its catalogue, nothing is fitted
  * on the evaluation requests), including requests sent right after the catalogue is registered, after a card is
- * edited and after every instance goes offline (scripts/lib/routing-live.ts):
+ * edited and after every instance goes offline (bench/routing/routing-live.ts):
  * - CLINC150: 10 agents (domains), 150 capabilities (intents, 10 train examples each, the intent's name as the
  *   description); reported on test + oos_test (every 9th in-scope and every 4th out-of-scope request; all with --full).
  * - zh-routing: our catalogue and dev.jsonl (the head never sees a dev request).
@@ -16,19 +16,19 @@
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeResultFile } from './lib/result-file';
-import { candidatesOf } from '../router/candidates';
-import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
-import { decisionSettings, DEFAULT_THRESHOLDS } from '../router/create-router';
-import type { BoundedJudge } from '../router/judge/bounded-judge';
-import { createJudge } from '../router/judge/create-judge';
-import type { MatcherFactory } from '../router/matcher';
-import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from './lib/routing-data';
-import { parameterReport, scoringRouter } from './lib/routing-eval';
-import { apiRouter, decideAll, decisionReport, headRevisions, LiveCatalogue } from './lib/routing-live';
-import { percentile } from './lib/stats';
+import { writeResultFile } from '../lib/result-file';
+import { candidatesOf } from '../../router/candidates';
+import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../../router/create-matcher';
+import { decisionSettings, DEFAULT_THRESHOLDS } from '../../router/create-router';
+import type { BoundedJudge } from '../../router/judge/bounded-judge';
+import { createJudge } from '../../router/judge/create-judge';
+import type { MatcherFactory } from '../../router/matcher';
+import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from '../lib/routing-data';
+import { parameterReport, scoringRouter } from './routing-eval';
+import { apiRouter, decideAll, decisionReport, headRevisions, LiveCatalogue } from './routing-live';
+import { percentile } from '../lib/stats';
 
-const RESULTS = resolve(__dirname, '..', 'bench', 'results');
+const RESULTS = resolve(__dirname, '..', 'results');
 
 /** Head trainings seen by the matchers built here: model, capabilities, samples, iterations, ms. */
 const trainings: Record<string, unknown>[] = [];

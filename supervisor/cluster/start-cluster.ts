@@ -1,5 +1,5 @@
 /**
- * Starts cluster mode's processes in order and keeps a handle on each, so that the supervisor (scripts/cluster.ts)
+ * Starts cluster mode's processes in order and keeps a handle on each, so that the supervisor (supervisor/cluster.ts)
  * can restart what dies and the tests can kill and restart any of them:
  * PostgreSQL → Temporal schema → Temporal server → namespace → FerretDB on PostgreSQL → workers and api replicas →
  * HAProxy in front of the replicas.
@@ -8,10 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
-import type { Config } from '../../../platform/config';
-import { newApiKey } from '../../../rules/api-key';
-import { configKeyEntry } from '../../../rules/config-keys';
-import { newSigningSecret } from '../../../rules/signing';
+import type { Config } from '../../platform/config';
+import { newApiKey } from '../../rules/api-key';
+import { configKeyEntry } from '../../rules/config-keys';
+import { newSigningSecret } from '../../rules/signing';
 import { resolveFerretDb } from '../binaries';
 import { DEV_KEY_FILE } from '../dev-key';
 import { waitUntil, type LocalServer } from '../dev-servers';

@@ -3,11 +3,14 @@
  * PostgreSQL, the Temporal server on it (SQL persistence and visibility), FerretDB on it, workers, two api replicas
  * and HAProxy in front of them; data and logs in CLUSTER_DATA_DIR. An api replica or worker that dies is started
  * again (as an orchestrator would); a server that dies stops everything. Ctrl-C stops everything.
+ *
+ * supervisor/ runs Agent-Reach on one machine (embedded.ts: embedded mode); cluster/ holds how each of cluster mode's
+ * processes starts, start-cluster.ts the order.
  */
 import { join } from 'node:path';
 import { loadConfigOrExit } from '../platform/config';
-import { startCluster, type Cluster } from './lib/cluster/start-cluster';
-import { supervisedProcessGroups } from './lib/dev-servers';
+import { startCluster, type Cluster } from './cluster/start-cluster';
+import { supervisedProcessGroups } from './dev-servers';
 
 const say = (line: string) => console.log(`[cluster] ${line}`);
 

@@ -9,8 +9,8 @@ import type { HeadSettings } from '../../router/head/decide';
 import type { BoundedJudge } from '../../router/judge/bounded-judge';
 import type { MatcherFactory } from '../../router/matcher';
 import { Router, type RouteDecision } from '../../router/router';
-import type { LabelledRequest } from './routing-data';
-import { percentile } from './stats';
+import type { LabelledRequest } from '../lib/routing-data';
+import { percentile } from '../lib/stats';
 
 /** The tenant's agents as the api's catalogue copy would hand them out: replaced whole on every change. */
 export class LiveCatalogue {

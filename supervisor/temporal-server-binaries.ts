@@ -6,7 +6,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheDir } from '../../platform/cache-dir';
+import { cacheDir } from '../platform/cache-dir';
 import { findOnPath, goAvailable, runWithProgress, type FoundBinary } from './binaries';
 
 export const TEMPORAL_SERVER_MODULE = 'go.temporal.io/server';

@@ -10,14 +10,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
-import { obtainModel } from '../router/embeddings/model-files';
-import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
-import { ensurePythonTools } from './lib/python-tools';
-import { resolveTemporalServer } from './lib/temporal-server-binaries';
-import { clusterSkip } from '../test/helpers/system-packages';
+import { DEFAULT_LOCAL_MODELS } from '../../router/create-matcher';
+import { obtainModel } from '../../router/embeddings/model-files';
+import { resolveFerretDb, resolveTemporalCli } from '../../supervisor/binaries';
+import { ensurePythonTools } from './python-tools';
+import { resolveTemporalServer } from '../../supervisor/temporal-server-binaries';
+import { clusterSkip } from '../helpers/system-packages';
 
-const ROOT = resolve(__dirname, '..');
+const ROOT = resolve(__dirname, '../..');
 const SUITES = ['unit', 'integration', 'e2e', 'cluster'];
 
 function testFiles(filters: string[]): string[] {
@@ -106,7 +106,7 @@ function runTestFiles(files: string[], env: NodeJS.ProcessEnv): { status: number
       [
         '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000',
         '--test-reporter=spec', '--test-reporter-destination=stdout',
-        `--test-reporter=${join(__dirname, 'lib', 'skip-reporter.mjs')}`, `--test-reporter-destination=${skipFile}`,
+        `--test-reporter=${join(__dirname, 'skip-reporter.mjs')}`, `--test-reporter-destination=${skipFile}`,
         ...files,
       ],
       { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } },

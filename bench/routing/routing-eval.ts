@@ -5,8 +5,8 @@ import type { HeadSettings } from '../../router/head/decide';
 import type { MatcherFactory } from '../../router/matcher';
 import { Router } from '../../router/router';
 import { fitThreshold, type FitOptions, type ScoredSample } from '../../router/threshold';
-import type { LabelledRequest } from './routing-data';
-import { percentile } from './stats';
+import type { LabelledRequest } from '../lib/routing-data';
+import { percentile } from '../lib/stats';
 
 export interface RoutedSample {
   request: LabelledRequest;

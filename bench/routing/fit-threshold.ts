@@ -10,10 +10,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../router/create-matcher';
-import { fitThreshold } from '../router/threshold';
-import { agentFromCard, DATA_DIR, type LabelledRequest } from './lib/routing-data';
-import { report, routeAll, scoringRouter, toScored } from './lib/routing-eval';
+import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../../router/create-matcher';
+import { fitThreshold } from '../../router/threshold';
+import { agentFromCard, DATA_DIR, type LabelledRequest } from '../lib/routing-data';
+import { report, routeAll, scoringRouter, toScored } from './routing-eval';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({

@@ -8,7 +8,7 @@ import type { AgentWithInstances } from '../../catalogue/agent-queries';
 import type { AgentDoc, CapabilityDoc } from '../../store/agents';
 import type { InstanceDoc } from '../../store/agent-instances';
 
-export const DATA_DIR = process.env.ROUTING_DATA_DIR ?? join(__dirname, '..', '..', 'bench', 'data');
+export const DATA_DIR = process.env.ROUTING_DATA_DIR ?? join(__dirname, '..', 'data');
 
 export interface LabelledRequest {
   text: string;

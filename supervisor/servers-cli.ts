@@ -1,6 +1,6 @@
 /** `npm run servers`: finds or builds the Temporal CLI, FerretDB and cluster mode's Temporal server now, and prints where they are. */
-import { resolveFerretDb, resolveTemporalCli } from './lib/binaries';
-import { resolveTemporalServer } from './lib/temporal-server-binaries';
+import { resolveFerretDb, resolveTemporalCli } from './binaries';
+import { resolveTemporalServer } from './temporal-server-binaries';
 
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);

@@ -1,4 +1,4 @@
-/** Runs embedded mode (`scripts/embedded.ts`) as a child process on free ports and a temporary data folder. */
+/** Runs embedded mode (`supervisor/embedded.ts`) as a child process on free ports and a temporary data folder. */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { readDevKey } from './dev-key';
 import { freePort, waitUntil } from './dev-servers';
 
-const ROOT = resolve(__dirname, '../..');
+const ROOT = resolve(__dirname, '..');
 
 export interface EmbeddedProcess {
   url: string;
@@ -33,7 +33,7 @@ export async function startEmbeddedProcess(extraEnv: Record<string, string> = {}
   };
   delete env.TEMPORAL_ADDRESS;
   delete env.MONGODB_URI;
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/embedded.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'supervisor/embedded.ts')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -8,7 +8,7 @@
  * value is deeply equal (objects key-order-free, arrays in order), and a request is exact only when every labelled
  * field is right and no scored extra field was output.
  */
-import type { LabelledRequest } from './routing-data';
+import type { LabelledRequest } from '../lib/routing-data';
 
 export type Extract = (text: string, schema: unknown, now: Date) => Promise<Record<string, unknown>> | Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { findOnPath } from '../binaries';
 import { portAcceptsConnections, spawnServer, waitUntil, type LocalServer } from '../dev-servers';
 
-const CONFIG = resolve(__dirname, '../../../deploy/haproxy.cfg');
+const CONFIG = resolve(__dirname, '../../deploy/haproxy.cfg');
 
 export function haproxyBinary(env: NodeJS.ProcessEnv = process.env): string {
   if (env.HAPROXY_PATH && !existsSync(env.HAPROXY_PATH)) throw new Error(`HAPROXY_PATH=${env.HAPROXY_PATH}, but no file exists there`);
