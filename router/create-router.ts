@@ -11,7 +11,7 @@ import { createJudge } from './judge/create-judge';
 import { DEFAULT_HEAD_SETTINGS, type HeadSettings } from './head/decide';
 import { Router, type RouterDeps } from './router';
 import { RoutingStats, routingStatsModel } from './routing-stats';
-import { MongoSessionStore, sessionModel } from './session-store';
+import { MongoSessionStore, sessionModel } from '../store/routing-sessions';
 
 /**
  * Refusal thresholds of plain similarity (ROUTER_HEAD=off, or while a head trains), per provider, between the

@@ -4,6 +4,7 @@
  */
 import type { AgentWithInstances } from '../catalogue/agent-queries';
 import type { HeartbeatPolicy } from '../rules/liveness';
+import type { SessionStore } from '../store/routing-sessions';
 import { candidatesOf, cardsFingerprint, humanName, type CapabilityCandidate } from './candidates';
 import { containsCjk } from './text';
 import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility, type EligibilityContext } from './eligibility';
@@ -84,11 +85,6 @@ export interface RouteChoice {
   capability: string;
   description: string;
   probability: number;
-}
-
-export interface SessionStore {
-  get(tenant: string, sessionId: string): Promise<{ key: string; instance_id: string } | undefined>;
-  set(tenant: string, sessionId: string, value: { key: string; instance_id: string }): Promise<void>;
 }
 
 export interface RouterDeps {
