@@ -5,6 +5,7 @@
 import type { AgentWithInstances } from '../catalogue/agent-queries';
 import type { HeartbeatPolicy } from '../rules/liveness';
 import type { SessionStore } from '../store/routing-sessions';
+import type { CapabilityStats } from '../store/routing-stats';
 import { candidatesOf, cardsFingerprint, humanName, type CapabilityCandidate } from './candidates';
 import { containsCjk } from './text';
 import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility, type EligibilityContext } from './eligibility';
@@ -15,7 +16,7 @@ import type { MatcherFactory, MatchScore } from './matcher';
 import { TenantMatchers, type MatcherChoice, type RouterStatus } from './tenant-matchers';
 import { decideByHead, DEFAULT_HEAD_SETTINGS, type CrossedBorder, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
 import type { HeadPrediction } from './head/head';
-import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
+import { DEFAULT_WEIGHTS, rank, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
 import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
 import { bestBy } from './select';

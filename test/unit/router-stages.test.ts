@@ -10,7 +10,7 @@ import { prepareIntent, ruleMatch, tagMatches } from '../../router/rules';
 import { evaluate, fitThreshold } from '../../router/threshold';
 import { words } from '../../router/text';
 import { bestBy } from '../../router/select';
-import { LATENCY_ALPHA, nextStats } from '../../router/routing-stats';
+import { LATENCY_ALPHA, nextStats } from '../../store/routing-stats';
 import type { InstanceDoc } from '../../store/agent-instances';
 import { liveInstance } from '../../scripts/lib/routing-data';
 
