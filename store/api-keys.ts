@@ -7,7 +7,7 @@ import { model } from './model-once';
 import { apiKeySecretMatches, keyProofMatches, newApiKey, parseApiKey, type Caller } from '../rules/api-key';
 import type { Config } from '../platform/config';
 import { parseConfigKeys, type ConfigKey } from '../rules/config-keys';
-import { LruCache } from '../rules/lru';
+import { LruCache } from '../util/lru';
 
 export interface ApiKeyDoc {
   /** The key id (the `<id>` of `rk_<id>_<secret>`). */
