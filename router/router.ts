@@ -8,7 +8,7 @@ import type { HeartbeatPolicy } from '../rules/liveness';
 import type { SessionStore } from '../store/routing-sessions';
 import type { CapabilityStats } from '../store/routing-stats';
 import { candidatesOf, cardsFingerprint, humanName, type CapabilityCandidate } from './candidates';
-import { containsCjk } from './text';
+import { containsCjk } from './words';
 import { allowAll, eligibility, type AclCheck, type Eligibility, type EligibilityContext } from './eligibility';
 import { type Embedder, extractParameters, missingMessage, missingRequired } from './extraction';
 import { invalidProperties } from './parameter-check';
@@ -18,7 +18,7 @@ import { TenantMatchers, type MatcherChoice, type RouterStatus } from './tenant-
 import { decideByHead, DEFAULT_HEAD_SETTINGS, type CrossedBorder, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
 import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type RankBreakdown, type RankingWeights } from './ranking';
-import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
+import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './tag-keywords';
 import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
 import { bestBy } from './select';
 import type { BoundedJudge } from './judge/bounded-judge';
