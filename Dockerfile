@@ -4,6 +4,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json ./
+COPY util util
 COPY rules rules
 COPY platform platform
 COPY store store
@@ -18,8 +19,7 @@ COPY worker worker
 COPY supervisor supervisor
 COPY scripts scripts
 COPY sdk sdk
-COPY client client
-COPY nexus nexus
+COPY temporal-callers temporal-callers
 COPY demo demo
 COPY cli cli
 COPY bench bench

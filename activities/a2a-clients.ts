@@ -8,7 +8,7 @@
 import { a2aProfileOf, clientCardOf, type AgentProfile } from '../catalogue/a2a';
 import { answerTooLargeMessage, isTransientStatus, RESULT_TOO_LARGE } from '../protocol/verdicts';
 import { cappedResponse } from '../platform/capped-body';
-import { LruCache } from '../rules/lru';
+import { LruCache } from '../util/lru';
 import type { AgentDoc } from '../store/agents';
 import { AgentCard, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type A2aClient } from '../protocol/a2a-sdk';
 

@@ -3,7 +3,7 @@
  */
 import type { AgentQueries } from '../catalogue/agent-queries';
 import type { CircuitStore } from '../store/circuits';
-import type { RoutingStats } from '../router/routing-stats';
+import type { RoutingStats } from '../store/routing-stats';
 import type { EndpointPolicy } from '../rules/endpoint-policy';
 import type { WorkerMetrics } from '../platform/metrics';
 import type { Logger } from 'pino';

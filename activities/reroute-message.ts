@@ -7,6 +7,7 @@
 import { rejectionOf } from '../messages/choose-target';
 import type { MessageRouting, MessageTarget, Reason } from '../messages/message';
 import type { Router } from '../router/router';
+import type { Caller } from '../rules/api-key';
 import type { MisrouteStore } from '../store/misroutes';
 
 export interface RerouteRequest {
@@ -14,7 +15,7 @@ export interface RerouteRequest {
   message_id: string;
   intent: string;
   /** Who sent it: the ACLs that admitted the first choice admit (or not) the next one. */
-  caller?: { tenant: string; key_id: string; scopes: string[] };
+  caller?: Caller;
   /** The capability (`agent_id/capability`) that just answered `misrouted`. */
   misrouted: string;
   /** Every capability the message was reported misrouted to so far, `misrouted` included. */

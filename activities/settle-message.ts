@@ -4,7 +4,7 @@
  * whether the capability *processed* the message, over HTTP or WebSocket alike.
  */
 import type { CircuitStore } from '../store/circuits';
-import type { RoutingStats } from '../router/routing-stats';
+import type { RoutingStats } from '../store/routing-stats';
 
 export interface Settlement {
   agent_id: string;

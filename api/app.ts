@@ -7,7 +7,7 @@ import type { ApiMetrics } from '../platform/metrics';
 import { endpointPolicy, type Lookup } from '../rules/endpoint-policy';
 import { guardedFetch } from '../platform/guarded-fetch';
 import type { ApiKeyStore } from '../store/api-keys';
-import { RateLimiter } from '../rules/rate-limiter';
+import { RateLimiter } from '../util/rate-limiter';
 import { identifyCaller } from './caller-auth';
 import { ClientLimit } from './client-limit';
 import { errorHandler, notFoundHandler } from './error-middleware';

@@ -6,7 +6,7 @@
 import type { RequestHandler, Response } from 'express';
 import { hasScope, looksLikeApiKey, type BuiltInScope, type Caller, type METRICS_SCOPE } from '../rules/api-key';
 import type { ApiKeyStore } from '../store/api-keys';
-import type { RateLimiter } from '../rules/rate-limiter';
+import type { RateLimiter } from '../util/rate-limiter';
 import { bearerSecret } from './agent-auth';
 import { refuseWhenSpent } from './client-limit';
 import { ApiError } from './errors';

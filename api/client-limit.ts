@@ -8,7 +8,7 @@
  * guesses costs neither database reads nor run history; an address whose requests authenticate spends nothing.
  */
 import type { RequestHandler, Response } from 'express';
-import { RateLimiter, type RateDecision, type RateLimit } from '../rules/rate-limiter';
+import { RateLimiter, type RateDecision, type RateLimit } from '../util/rate-limiter';
 import { ApiError } from './errors';
 
 export class ClientLimit {

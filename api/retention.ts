@@ -2,7 +2,7 @@
 import type { Connection } from 'mongoose';
 import type { Pruner } from '../catalogue/sweeper';
 import type { Config } from '../platform/config';
-import { sessionModel } from '../router/session-store';
+import { sessionModel } from '../store/routing-sessions';
 import type { CatalogueModels } from '../store/models';
 import { deleteOlderThan } from '../store/retention';
 

@@ -6,10 +6,10 @@ import { KEY_ID_PATTERN, scopeSchema } from '../rules/api-key';
 import { MESSAGE_STATES } from '../messages/message';
 import { TRANSPORTS } from '../rules/transport';
 import { anyJson, label, NOT_BLANK_PATTERN, prose } from '../rules/text';
-import { capabilityName, httpUrl, messageId, needsTargetOrIntent, paramsSchema, routeTarget, sessionId, targetOrIntent, targetOrIntentSchema } from '../rules/message-schema';
+import { capabilityName, httpUrl, messageId, needsTargetOrIntent, paramsSchema, routeTarget, sessionId, targetOrIntent, targetOrIntentSchema } from '../messages/message-schema';
 
 /** The body of `POST /v1/messages` (kept in rules/ so the worker's `sendMessage` workflow validates with it too). */
-export { capabilityName, paramsSchema, sendMessageBody, type SendMessageBody } from '../rules/message-schema';
+export { capabilityName, paramsSchema, sendMessageBody, type SendMessageBody } from '../messages/message-schema';
 
 const tag = label(64);
 const jsonSchemaObject = z.record(z.string(), z.unknown());

@@ -2,7 +2,7 @@
  * Writes to the catalogue: register (or re-register), update, deregister, rotate the secret, authenticate.
  * Returns tagged results, never HTTP concepts. Nothing half-written: a failed step undoes the earlier ones.
  */
-import { LruCache } from '../rules/lru';
+import { LruCache } from '../util/lru';
 import { hashSecret, instanceKey, newAgentId, newAgentSecret, secretMatches } from '../rules/ids';
 import { newSigningSecret } from '../rules/signing';
 import { cardFields, instanceInputs, type AgentCardInput, type ResolvedInstanceInput } from './card';

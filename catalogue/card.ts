@@ -1,22 +1,18 @@
 /** Turning a registration (or update) input into the stored card fields. */
-import type { CapabilityAcl } from '../rules/acl';
 import type { AgentDoc, CapabilityDoc } from '../store/agents';
 import type { InstanceState, Transport } from '../store/agent-instances';
 
-export interface CapabilityInput {
-  name: string;
-  description?: string;
-  tags?: string[];
-  parameters?: Record<string, unknown>;
-  returns?: Record<string, unknown>;
-  examples?: string[];
-  counter_examples?: string[];
-  ack_timeout_ms?: number;
-  max_attempts?: number;
-  max_delivery_ms?: number;
-  max_concurrency?: number;
-  acl?: CapabilityAcl;
-}
+/** The stored capability's JSON Schemas, which it keeps as text (store/agents.ts). */
+type SchemaText = 'parameters_json' | 'returns_json';
+/** Stored fields with a default: a registration may leave them out. */
+type Defaulted = 'description' | 'tags' | 'examples';
+
+/** A capability as registered: the stored one (`CapabilityDoc`) with its JSON Schemas as objects, its defaults optional. */
+export type CapabilityInput = Omit<CapabilityDoc, SchemaText | Defaulted> &
+  Partial<Pick<CapabilityDoc, Defaulted>> & {
+    parameters?: Record<string, unknown>;
+    returns?: Record<string, unknown>;
+  };
 
 export interface InstanceInput {
   instance_id?: string;

@@ -5,8 +5,8 @@
  * matched with.
  */
 import Ajv2020 from 'ajv/dist/2020';
-import { RotatingAjv } from '../rules/rotating-ajv';
-import { patternProblem, re2RegExpEngine } from '../rules/safe-pattern';
+import { RotatingAjv } from '../util/rotating-ajv';
+import { patternProblem, re2RegExpEngine } from '../util/safe-pattern';
 
 export const MAX_SCHEMA_DEPTH = 32;
 export const MAX_SCHEMA_BYTES = 64 * 1024;

@@ -4,6 +4,7 @@
  * message is routed the same way whichever door it came in by. A router's refusal is a rejection to record.
  */
 import type { AgentQueries, ReachCheck } from '../catalogue/agent-queries';
+import { routeRequest } from '../router/route-request';
 import type { RouteDecision, Router } from '../router/router';
 import type { Caller } from '../rules/api-key';
 import type { MessageRouting, Reason } from './message';
@@ -27,14 +28,7 @@ export async function chooseTarget(deps: ChooseTargetDeps, caller: Caller, body:
     return { target: { agent_id: body.target.agent_id, capability: body.target.capability }, ...(body.params ? { params: body.params } : {}) };
   }
   if (!deps.router) throw new Error('no router configured for messages without a capability');
-  const decision = await deps.router.route({
-    tenant,
-    caller,
-    ...(body.intent ? { intent: body.intent } : {}),
-    ...(body.target ? { target: body.target } : {}),
-    ...(body.session_id ? { session_id: body.session_id } : {}),
-    ...(body.params ? { params: body.params } : {}),
-  });
+  const decision = await deps.router.route(routeRequest(caller, body));
   if (decision.kind === 'refused' && decision.code === 'unknown_agent') return { kind: 'unknown_agent' };
   const routing: MessageRouting = { decided_by: decision.explanation.decided_by, provider: decision.explanation.provider, explanation: decision.explanation };
   const rejection = rejectionOf(decision);

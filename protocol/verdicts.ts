@@ -1,6 +1,6 @@
 import type { AckFrame } from './frames';
 import type { AgentError } from './receipt';
-import { jsonBytes } from '../rules/json-bytes';
+import { jsonBytes } from '../util/json-bytes';
 
 /** What the gateway makes of an agent's answer to a delivery, over HTTP or WebSocket (docs/protocol.md, "5. Answer, then send the receipt"). */
 export type DeliveryVerdict =

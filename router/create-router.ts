@@ -10,8 +10,8 @@ import { OpenAiLlm } from './llm';
 import { createJudge } from './judge/create-judge';
 import { DEFAULT_HEAD_SETTINGS, type HeadSettings } from './head/decide';
 import { Router, type RouterDeps } from './router';
-import { RoutingStats, routingStatsModel } from './routing-stats';
-import { MongoSessionStore, sessionModel } from './session-store';
+import { MongoSessionStore, sessionModel } from '../store/routing-sessions';
+import { RoutingStats, routingStatsModel } from '../store/routing-stats';
 
 /**
  * Refusal thresholds of plain similarity (ROUTER_HEAD=off, or while a head trains), per provider, between the

@@ -2,20 +2,14 @@
  * The eligibility stage: whether a capability can take a message now, and from which instance. Pure: the caller
  * passes the clock, the heartbeat policy, the open circuits and the ACL hook.
  */
+import type { PartialCaller } from '../rules/api-key';
 import { instanceKey } from '../rules/ids';
 import { ineligibility, pickInstance, type HeartbeatPolicy } from '../rules/liveness';
 import type { InstanceDoc } from '../store/agent-instances';
 import type { CapabilityCandidate } from './candidates';
 
-export interface Caller {
-  tenant: string;
-  /** Present when the request came with an API key. */
-  key_id?: string;
-  scopes?: readonly string[];
-}
-
 /** Whether `caller` may reach the capability; `reason` is for admins' eyes. */
-export type AclCheck = (caller: Caller, candidate: CapabilityCandidate) => { allowed: boolean; reason?: string };
+export type AclCheck = (caller: PartialCaller, candidate: CapabilityCandidate) => { allowed: boolean; reason?: string };
 
 export const allowAll: AclCheck = () => ({ allowed: true });
 
@@ -24,7 +18,7 @@ export interface EligibilityContext {
   heartbeat: HeartbeatPolicy;
   /** `agent_id/instance_id` of instances whose circuit is open. */
   openCircuits: ReadonlySet<string>;
-  caller: Caller;
+  caller: PartialCaller;
   acl: AclCheck;
 }
 

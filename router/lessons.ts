@@ -4,7 +4,7 @@
  * fingerprint that joins the catalogue's revision (a new lesson retrains the head like a card edit).
  */
 import { createHash } from 'node:crypto';
-import { LruCache } from '../rules/lru';
+import { LruCache } from '../util/lru';
 import type { CapabilityCandidate } from './candidates';
 
 /** Per capability key, its lessons' texts. */

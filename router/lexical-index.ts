@@ -3,7 +3,7 @@
  * Each capability is one document; scores are divided by the query's best possible score, so they land in [0, 1]
  * like cosine similarities and one threshold scale serves both.
  */
-import { terms } from './text';
+import { terms } from './words';
 
 const K1 = 1.2;
 const B = 0.75;

@@ -1,8 +1,8 @@
 /** Checks extracted parameters against the capability's JSON Schema; what fails is dropped, not delivered. */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import { LruCache } from '../rules/lru';
-import { RotatingAjv } from '../rules/rotating-ajv';
-import { re2RegExpEngine } from '../rules/safe-pattern';
+import { LruCache } from '../util/lru';
+import { RotatingAjv } from '../util/rotating-ajv';
+import { re2RegExpEngine } from '../util/safe-pattern';
 
 const ajv = new RotatingAjv(() => new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: re2RegExpEngine } }));
 

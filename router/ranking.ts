@@ -4,13 +4,7 @@
  * for the untried that fades as it gets traffic. Only near-equal matches are re-ordered: a clearly better match
  * is never beaten by a faster agent.
  */
-
-export interface CapabilityStats {
-  successes: number;
-  failures: number;
-  /** Exponentially weighted mean delivery latency, in ms; absent before the first delivery. */
-  latency_ewma_ms?: number;
-}
+import type { CapabilityStats } from '../store/routing-stats';
 
 export interface RankingWeights {
   /** Matches within this distance of the best one are re-ordered by the blend. */

@@ -3,10 +3,13 @@
  * threshold → LLM fallback → ranking, then parameter extraction. Every stage leaves its mark in the explanation.
  */
 import type { AgentWithInstances } from '../catalogue/agent-queries';
+import type { PartialCaller } from '../rules/api-key';
 import type { HeartbeatPolicy } from '../rules/liveness';
+import type { SessionStore } from '../store/routing-sessions';
+import type { CapabilityStats } from '../store/routing-stats';
 import { candidatesOf, cardsFingerprint, humanName, type CapabilityCandidate } from './candidates';
-import { containsCjk } from './text';
-import { allowAll, eligibility, type AclCheck, type Caller, type Eligibility, type EligibilityContext } from './eligibility';
+import { containsCjk } from './words';
+import { allowAll, eligibility, type AclCheck, type Eligibility, type EligibilityContext } from './eligibility';
 import { type Embedder, extractParameters, missingMessage, missingRequired } from './extraction';
 import { invalidProperties } from './parameter-check';
 import type { LlmAssistant } from './llm';
@@ -14,26 +17,13 @@ import type { MatcherFactory, MatchScore } from './matcher';
 import { TenantMatchers, type MatcherChoice, type RouterStatus } from './tenant-matchers';
 import { decideByHead, DEFAULT_HEAD_SETTINGS, type CrossedBorder, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
 import type { HeadPrediction } from './head/head';
-import { DEFAULT_WEIGHTS, rank, type CapabilityStats, type RankBreakdown, type RankingWeights } from './ranking';
-import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './rules';
+import { DEFAULT_WEIGHTS, rank, type RankBreakdown, type RankingWeights } from './ranking';
+import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './tag-keywords';
 import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
 import { bestBy } from './select';
 import type { BoundedJudge } from './judge/bounded-judge';
 import { reviewVerdict, type JudgeExplanation } from './judge/judge-stage';
-
-export interface RouteRequest {
-  tenant: string;
-  caller: Caller;
-  intent?: string;
-  /** A named agent (and maybe capability): skips matching when both are given, narrows it when only the agent is. */
-  target?: { agent_id: string; capability?: string };
-  /** Same session → same agent and instance while it stays eligible and matches about as well. */
-  session_id?: string;
-  /** Parameters the caller already gave; extraction fills only what is missing. */
-  params?: Record<string, unknown>;
-  /** Capabilities (`agent_id/capability`) not to choose: those the message's agents reported it misrouted to. */
-  exclude?: readonly string[];
-}
+import type { RouteRequest } from './route-request';
 
 export interface CandidateExplanation {
   key: string;
@@ -86,11 +76,6 @@ export interface RouteChoice {
   probability: number;
 }
 
-export interface SessionStore {
-  get(tenant: string, sessionId: string): Promise<{ key: string; instance_id: string } | undefined>;
-  set(tenant: string, sessionId: string, value: { key: string; instance_id: string }): Promise<void>;
-}
-
 export interface RouterDeps {
   /** The tenant's agents as of now (an in-memory catalogue copy in production). */
   agents(tenant: string): Promise<readonly AgentWithInstances[]>;
@@ -107,7 +92,7 @@ export interface RouterDeps {
   weights?: RankingWeights;
   now?: () => Date;
   /** Shown the reasons behind ACL refusals. */
-  isAdmin?: (caller: Caller) => boolean;
+  isAdmin?: (caller: PartialCaller) => boolean;
   /** Matches enum parameters by meaning when no word of the intent names a value. */
   parameterEmbedder?: Embedder;
   /** The tenant's applied lessons (requests reported misrouted): router/lessons.ts. */
@@ -388,7 +373,7 @@ export class Router {
     return refuse('no_match', `not confident enough to choose (best probability ${best} < ${explanation.head.accept}) and the LLM could not decide`, explanation);
   }
 
-  private showReason(caller: Caller, e: Ineligible): string {
+  private showReason(caller: PartialCaller, e: Ineligible): string {
     return e.reason === 'not_permitted' && !this.deps.isAdmin?.(caller) ? 'not_permitted' : e.detail ? `${e.reason}: ${e.detail}` : e.reason;
   }
 

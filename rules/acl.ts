@@ -3,10 +3,7 @@
  * caller needs one of its `scopes` or to be one of its `key_ids`. `admin` holds only the built-in scopes, so a
  * custom scope (e.g. `refunds`) admits no one else: an admin who needs to reach it gives a key that scope. Pure: the router and message intake both call it.
  */
-import { hasScope, type Caller } from './api-key';
-
-/** Who asks: a {@link Caller}, or what the router knows of one. */
-export type AclSubject = Pick<Caller, 'tenant'> & { key_id?: string; scopes?: readonly string[] };
+import { hasScope, type PartialCaller } from './api-key';
 
 export interface CapabilityAcl {
   /** Any one of these scopes admits the caller. */
@@ -31,7 +28,7 @@ export interface AclVerdict {
  * Whether `caller` may reach the capability. A caller known without a key (no `key_id`, no `scopes`) reaches only
  * capabilities without an ACL — the shape the router's `AclCheck` hook passes.
  */
-export function canReach(caller: AclSubject, capability: Reachable): AclVerdict {
+export function canReach(caller: PartialCaller, capability: Reachable): AclVerdict {
   if (caller.tenant !== capability.tenant) return { allowed: false, reason: 'the capability belongs to another tenant' };
   const acl = capability.acl;
   if (!acl) return { allowed: true };

@@ -42,6 +42,12 @@ export interface Caller {
   scopes: string[];
 }
 
+/**
+ * A caller as far as it is known: always its tenant; its key id and scopes when it came with an API key. The router
+ * and the ACL take it (benchmarks and tests route by tenant alone).
+ */
+export type PartialCaller = Pick<Caller, 'tenant'> & Partial<Pick<Caller, 'key_id' | 'scopes'>>;
+
 /** `admin` holds every built-in scope; a custom scope must be held as such. */
 export function hasScope(caller: { scopes: readonly string[] }, scope: string): boolean {
   if (caller.scopes.includes(scope)) return true;

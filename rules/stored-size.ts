@@ -1,6 +1,6 @@
 /** What a message stores in Temporal's history (payload, intent, params), measured as JSON: one rule for every way in. */
 
-import { jsonBytes } from './json-bytes';
+import { jsonBytes } from '../util/json-bytes';
 
 /** The fields of a message body that are stored with it. */
 export function storedFields(body: { payload?: unknown; intent?: string | undefined; params?: unknown }): Record<string, unknown> {

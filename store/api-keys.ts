@@ -3,10 +3,11 @@
  * its id and checked against the hash of its secret in constant time; the secret itself is never stored.
  */
 import { Schema, type Connection, type Model } from 'mongoose';
+import { model } from './model-once';
 import { apiKeySecretMatches, keyProofMatches, newApiKey, parseApiKey, type Caller } from '../rules/api-key';
 import type { Config } from '../platform/config';
 import { parseConfigKeys, type ConfigKey } from '../rules/config-keys';
-import { LruCache } from '../rules/lru';
+import { LruCache } from '../util/lru';
 
 export interface ApiKeyDoc {
   /** The key id (the `<id>` of `rk_<id>_<secret>`). */
@@ -50,7 +51,7 @@ const apiKeySchema = new Schema<ApiKeyDoc>(
 apiKeySchema.index({ tenant: 1, created_at: 1 });
 
 export function apiKeyModel(connection: Connection): Model<ApiKeyDoc> {
-  return (connection.models.ApiKey as Model<ApiKeyDoc> | undefined) ?? connection.model<ApiKeyDoc>('ApiKey', apiKeySchema);
+  return model(connection, 'ApiKey', apiKeySchema);
 }
 
 function view(doc: ApiKeyDoc): ApiKeyView {

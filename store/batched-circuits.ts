@@ -9,7 +9,7 @@
  */
 import { instanceKey } from '../rules/ids';
 import { closedCircuit, effectiveState, recordOutcome, type Circuit, type CircuitPolicy } from '../rules/circuit';
-import { LruCache } from '../rules/lru';
+import { LruCache } from '../util/lru';
 import type { CircuitStore } from './circuits';
 import { startFlushLoop } from '../platform/flush-loop';
 

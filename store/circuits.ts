@@ -5,6 +5,7 @@
  * one request, which the thresholds absorb.
  */
 import { Schema, type Connection, type Model } from 'mongoose';
+import { model } from './model-once';
 import { instanceKey } from '../rules/ids';
 import { closedCircuit, effectiveState, recordOutcome, type Circuit, type CircuitPolicy, type CircuitState } from '../rules/circuit';
 
@@ -36,7 +37,7 @@ circuitSchema.index({ agent_id: 1 });
 export type CircuitModel = Model<CircuitDoc>;
 
 export function circuitModel(connection: Connection): CircuitModel {
-  return (connection.models.Circuit as CircuitModel | undefined) ?? connection.model<CircuitDoc>('Circuit', circuitSchema);
+  return model(connection, 'Circuit', circuitSchema);
 }
 
 export class CircuitStore {

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { model } from './models';
+import { model } from './model-once';
 
 export type MisrouteState = 'pending' | 'applied' | 'dismissed';
 

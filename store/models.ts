@@ -3,12 +3,13 @@
  * transition events, the change counter and circuit state. Each collection's schema is in a file of its own.
  * Portable to FerretDB 1.24: plain documents, unique indexes, atomic single-document updates only.
  */
-import type { Connection, Model, Schema } from 'mongoose';
+import type { Connection, Model } from 'mongoose';
 import { agentSchema, type AgentDoc } from './agents';
 import { eventSchema, type AgentEventDoc } from './agent-events';
 import { instanceSchema, type InstanceDoc } from './agent-instances';
 import { ensureCounter, metaSchema, type CatalogueMetaDoc } from './catalogue-meta';
 import { circuitModel, type CircuitModel } from './circuits';
+import { model } from './model-once';
 
 export interface CatalogueModels {
   agents: Model<AgentDoc>;
@@ -17,11 +18,6 @@ export interface CatalogueModels {
   meta: Model<CatalogueMetaDoc>;
   /** Circuit breaker state per instance (store/circuits.ts). */
   circuits: CircuitModel;
-}
-
-/** The model `name` on `connection`, created once. */
-export function model<T>(connection: Connection, name: string, schema: Schema<T>): Model<T> {
-  return (connection.models[name] as Model<T> | undefined) ?? connection.model<T>(name, schema);
 }
 
 export function catalogueModels(connection: Connection): CatalogueModels {

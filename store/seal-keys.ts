@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { Config } from '../platform/config';
-import { model } from './models';
+import { model } from './model-once';
 
 interface GatewaySecretDoc {
   _id: string;

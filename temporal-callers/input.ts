@@ -7,7 +7,7 @@
  */
 import type { Config } from '../platform/config';
 import { hasScope, KEY_ID_PATTERN, TENANT_PATTERN, type Caller } from '../rules/api-key';
-import { sendMessageBody, type SendMessageBody } from '../rules/message-schema';
+import { sendMessageBody, type SendMessageBody } from '../messages/message-schema';
 import type { ApiKeyStore } from '../store/api-keys';
 import { SEND_FAILURES } from './contract';
 import { sendLimitRefusal, type SendLimits } from '../messages/send-limits';

@@ -11,7 +11,7 @@ import { createCatalogue } from '../catalogue/catalogue';
 import { guardedFetch } from '../platform/guarded-fetch';
 import { answerLimits, circuitPolicy, type Config } from '../platform/config';
 import type { WorkerMetrics } from '../platform/metrics';
-import { RoutingStats, routingStatsModel } from '../router/routing-stats';
+import { RoutingStats, routingStatsModel } from '../store/routing-stats';
 import { endpointPolicy } from '../rules/endpoint-policy';
 import { createApiKeyStore } from '../store/api-keys';
 import { BatchedCircuits } from '../store/batched-circuits';

@@ -15,7 +15,7 @@ import type { ApiMetrics } from '../../platform/metrics';
 import { canReach } from '../../rules/acl';
 import type { Caller } from '../../rules/api-key';
 import { newTraceId } from '../../rules/ids';
-import { messageId as messageIdSchema } from '../../rules/message-schema';
+import { messageId as messageIdSchema } from '../../messages/message-schema';
 import type { AgentDoc, CapabilityDoc } from '../../store/agents';
 import { requireScope } from '../caller-auth';
 import type { EndpointGuard } from '../endpoint-check';

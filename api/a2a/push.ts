@@ -13,7 +13,7 @@ import { Router } from 'express';
 import type { Catalogue } from '../../catalogue/catalogue';
 import type { MessageService } from '../../messages/message-service';
 import { PUSH_TOKEN_HEADER, pushTokenMatches } from '../../rules/a2a-push';
-import { RateLimiter, type RateLimit } from '../../rules/rate-limiter';
+import { RateLimiter, type RateLimit } from '../../util/rate-limiter';
 import { refuseWhenSpent, type ClientLimit } from '../client-limit';
 import { ApiError } from '../errors';
 import { pushParams } from '../schemas';

@@ -14,7 +14,7 @@ import { canReach } from '../../rules/acl';
 import type { Caller } from '../../rules/api-key';
 import { z } from 'zod';
 import { MESSAGE_ID_PATTERN } from '../../rules/ids';
-import { messageId } from '../../rules/message-schema';
+import { messageId } from '../../messages/message-schema';
 import { ApiError } from '../errors';
 import { paramsSchema } from '../schemas';
 import { parseInput } from '../validate';

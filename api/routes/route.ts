@@ -1,6 +1,7 @@
 /** `POST /v1/route`: the router's decision and explanation for an intent, without sending anything; `GET /v1/router/status`. */
 import { Router as ExpressRouter } from 'express';
 import type { ApiMetrics } from '../../platform/metrics';
+import { routeRequest } from '../../router/route-request';
 import type { RouteDecision, Router } from '../../router/router';
 import { requireCaller } from '../caller-auth';
 import type { Caller } from '../../rules/api-key';
@@ -13,14 +14,7 @@ export function decisionOutcome(decision: RouteDecision): string {
 
 /** The router's decision for `body`, nothing sent (here and in the MCP face's `reach_route`), counted as a dry run. */
 export async function dryRun(deps: { router: Pick<Router, 'route'>; metrics: ApiMetrics }, caller: Caller, body: RouteBody): Promise<RouteDecision> {
-  const decision = await deps.router.route({
-    tenant: caller.tenant,
-    caller,
-    ...(body.intent ? { intent: body.intent } : {}),
-    ...(body.target ? { target: body.target } : {}),
-    ...(body.session_id ? { session_id: body.session_id } : {}),
-    ...(body.params ? { params: body.params } : {}),
-  });
+  const decision = await deps.router.route(routeRequest(caller, body));
   deps.metrics.routingDecisions.inc({ outcome: decisionOutcome(decision), stage: decision.explanation.decided_by, dry_run: 'true' });
   return decision;
 }

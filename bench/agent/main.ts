@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import { mkdirSync } from 'node:fs';
-import { seededRandom } from '../../rules/random';
+import { seededRandom } from '../../util/random';
 import { ledgerFile } from '../lib/ledger';
 import type { AgentConfig, ReadyMessage } from './config';
 import { directHandler } from './direct-agent';

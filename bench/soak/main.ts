@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Heartbeats } from '../../catalogue/heartbeats';
 import { compiledSchemas, invalidProperties } from '../../router/parameter-check';
-import { cachedPatterns, safePattern } from '../../rules/safe-pattern';
+import { cachedPatterns, safePattern } from '../../util/safe-pattern';
 import { writeResultFile } from '../lib/result-file';
 import { FileStore, MemoryStore } from '../../sdk/idempotency-store';
 import { ApiKeyStore } from '../../store/api-keys';

@@ -4,7 +4,7 @@
  * English model (no multilingual one ships in a registry package here) the query's script sets the weights:
  * the model of the query's language counts most, the other still helps with mixed and cross-lingual text.
  */
-import { containsCjk } from '../text';
+import { containsCjk } from '../words';
 import type { EmbeddingProvider } from './provider';
 
 export interface LanguageModel {

@@ -10,7 +10,7 @@ import type { LanguageModel } from '../embeddings/combined-embedder';
 import type { EmbeddingProvider } from '../embeddings/provider';
 import type { IntentMatcher, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
-import { containsCjk } from '../text';
+import { containsCjk } from '../words';
 import { CardBorders, type Lesson } from './card-borders';
 import { exclusionClauses } from './exclusions';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';

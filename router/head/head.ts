@@ -6,7 +6,7 @@
  * The head gives calibrated probabilities: the refusal score is the best capability's probability against "none"
  * and the runner-up, not a raw cosine whose scale differs from one catalogue to the next.
  */
-import { seededRandom } from '../../rules/random';
+import { seededRandom } from '../../util/random';
 import { bestBy } from '../select';
 import type { Calibration } from './calibration';
 import { fitLogistic, logit, type LinearWeights } from './logistic';

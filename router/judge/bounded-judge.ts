@@ -7,7 +7,7 @@
  *     judgement already running finishes into the cache for the next time;
  *   - a cache of answers by (catalogue revision, capability, request), LRU-bounded; a hit costs no share.
  */
-import { LruCache } from '../../rules/lru';
+import { LruCache } from '../../util/lru';
 import type { JudgeProvider, JudgeQuestion } from './question';
 
 export interface JudgeBounds {

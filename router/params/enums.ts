@@ -5,7 +5,7 @@
  * Semantically, only when nothing matched lexically and an embedding function is given: the intent against each
  * value's label text, taken only when clearly above the rest.
  */
-import { LruCache } from '../../rules/lru';
+import { LruCache } from '../../util/lru';
 import { LEXICON, UMBRELLA_VALUES } from './lexicon';
 import { CJK, nameWords, type PropertySchema } from './schema';
 

@@ -1,5 +1,5 @@
 /** The parts of a JSON Schema that parameter extraction reads, and small helpers over them. */
-import { safePattern, type SafePattern } from '../../rules/safe-pattern';
+import { safePattern, type SafePattern } from '../../util/safe-pattern';
 
 export interface PropertySchema {
   type?: string | string[];
@@ -113,7 +113,7 @@ export function stringFits(value: string, schema: PropertySchema): boolean {
 /** Longest string an agent's pattern is run on when extracting: identifiers are short. */
 export const MAX_PATTERN_INPUT = 64;
 
-/** An agent's pattern on RE2 (linear time, rules/safe-pattern.ts), compiled once; null when RE2 cannot take it. */
+/** An agent's pattern on RE2 (linear time, util/safe-pattern.ts), compiled once; null when RE2 cannot take it. */
 export function compilePattern(pattern: string): SafePattern | null {
   return safePattern(pattern);
 }

@@ -24,7 +24,7 @@ import type { MessageMemo } from '../../messages/runs';
 import { messageWorkflowId } from '../../messages/temporal';
 import type { Config } from '../../platform/config';
 import type { EndpointPolicy } from '../../rules/endpoint-policy';
-import type { SendMessageBody } from '../../rules/message-schema';
+import type { SendMessageBody } from '../../messages/message-schema';
 import { operationToken, runOfToken, type OperationRun } from './operation-token';
 import { agentReachService } from './service';
 

@@ -10,7 +10,7 @@ import { CatalogueIndex } from '../../catalogue/catalogue-index';
 import { Heartbeats } from '../../catalogue/heartbeats';
 import { sweepOnce } from '../../catalogue/sweeper';
 import { retentionPruners } from '../../api/retention';
-import { sessionModel } from '../../router/session-store';
+import { sessionModel } from '../../store/routing-sessions';
 import { deleteOlderThan } from '../../store/retention';
 import { eventually } from '../helpers/eventually';
 import { startFakeAgent, type FakeAgent } from '../helpers/fake-agent';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { routingStatsModel } from '../../router/routing-stats';
+import { routingStatsModel } from '../../store/routing-stats';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type Delivery, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';

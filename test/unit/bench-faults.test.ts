@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decideFault, FAULT_KINDS, NO_FAULTS, parseFaultKinds } from '../../bench/lib/faults';
-import { seededRandom } from '../../rules/random';
+import { seededRandom } from '../../util/random';
 
 const sequence = (...values: number[]) => {
   let i = 0;

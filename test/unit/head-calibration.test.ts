@@ -1,7 +1,7 @@
 /** The head's self-calibration: thresholds from held-out predictions (router/head/calibration.ts, cross-validation.ts). */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { seededRandom } from '../../rules/random';
+import { seededRandom } from '../../util/random';
 import { balancedThreshold, calibrate, DEFAULT_CALIBRATION, thresholdFor, type CalibrationSample, type Outcome } from '../../router/head/calibration';
 import { heldOutPredictions } from '../../router/head/cross-validation';
 import { predict, trainHead, type HeadModel, type HeadTrainingInput } from '../../router/head/head';

@@ -1,7 +1,7 @@
 /** The classifier head (router/head/head.ts) on small synthetic catalogues of seeded random vectors. */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { seededRandom } from '../../rules/random';
+import { seededRandom } from '../../util/random';
 import { groupScores } from '../../router/head/decide';
 import { DEFAULT_HEAD_OPTIONS, SAME_SERVICE, features, predict, sameService, trainHead, type ClassTexts, type HeadModel, type HeadTrainingInput } from '../../router/head/head';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LruCache } from '../../rules/lru';
+import { LruCache } from '../../util/lru';
 
 describe('lru', () => {
   it('lru - keeps at most capacity entries, forgetting the least recently used', () => {

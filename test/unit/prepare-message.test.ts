@@ -10,7 +10,8 @@ import { checkSeal } from '../../messages/seal';
 import { loadConfig } from '../../platform/config';
 import { keyProof, keyProofMatches, parseApiKey, type Caller } from '../../rules/api-key';
 import { hashSecret } from '../../rules/ids';
-import type { RouteDecision, RouteExplanation, RouteRequest, Router } from '../../router/router';
+import type { RouteRequest } from '../../router/route-request';
+import type { RouteDecision, RouteExplanation, Router } from '../../router/router';
 
 const config = loadConfig({ PUBLIC_URL: 'https://reach.example', CALLER_WEBHOOK_SECRET: '' });
 const NOW = Date.parse('2026-01-01T00:00:00Z');

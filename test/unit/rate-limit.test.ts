@@ -11,7 +11,7 @@ import type { Catalogue } from '../../catalogue/catalogue';
 import { loadConfig } from '../../platform/config';
 import type { ApiKeyStore } from '../../store/api-keys';
 import { createApiMetrics } from '../../platform/metrics';
-import { RateLimiter } from '../../rules/rate-limiter';
+import { RateLimiter } from '../../util/rate-limiter';
 
 describe('rate limit', () => {
   it('rate limit - a bucket lets a burst through, then one request per refill, per key', () => {

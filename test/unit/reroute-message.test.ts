@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRerouteMessage } from '../../activities/reroute-message';
-import type { RouteDecision, RouteRequest } from '../../router/router';
+import type { RouteRequest } from '../../router/route-request';
+import type { RouteDecision } from '../../router/router';
 
 const explanation = { provider: 'fake', threshold: 0.5, decided_by: 'head', candidates: [], ranking: [], timings_ms: { total: 1, match: 1 } } as unknown as RouteDecision['explanation'];
 const request = { tenant: 't', message_id: 'm1', intent: 'refund order 42', misrouted: 'a/refund', exclude: ['a/refund'] };

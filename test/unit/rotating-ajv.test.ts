@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Ajv2020 from 'ajv/dist/2020';
-import { RotatingAjv } from '../../rules/rotating-ajv';
+import { RotatingAjv } from '../../util/rotating-ajv';
 
 describe('rotating ajv', () => {
   it('rotating ajv - a fresh instance every N compiles; validators of retired instances still validate', () => {

@@ -6,11 +6,11 @@ import { allowAll, eligibility, type EligibilityContext } from '../../router/eli
 import { enumLabels, extractParameters, missingRequired } from '../../router/extraction';
 import { LexicalIndex } from '../../router/lexical-index';
 import { DEFAULT_WEIGHTS, explorationBonus, rank, successEstimate } from '../../router/ranking';
-import { prepareIntent, ruleMatch, tagMatches } from '../../router/rules';
+import { prepareIntent, ruleMatch, tagMatches } from '../../router/tag-keywords';
 import { evaluate, fitThreshold } from '../../router/threshold';
-import { words } from '../../router/text';
+import { words } from '../../router/words';
 import { bestBy } from '../../router/select';
-import { LATENCY_ALPHA, nextStats } from '../../router/routing-stats';
+import { LATENCY_ALPHA, nextStats } from '../../store/routing-stats';
 import type { InstanceDoc } from '../../store/agent-instances';
 import { liveInstance } from '../../bench/lib/routing-data';
 

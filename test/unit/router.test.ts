@@ -5,7 +5,8 @@ import { CombinedEmbedder } from '../../router/embeddings/combined-embedder';
 import { normalize, type EmbeddingProvider } from '../../router/embeddings/provider';
 import type { LlmAssistant } from '../../router/llm';
 import { lexicalMatcherFactory, semanticMatcherFactory } from '../../router/matcher';
-import { Router, type RouterDeps, type SessionStore } from '../../router/router';
+import { Router, type RouterDeps } from '../../router/router';
+import type { SessionStore } from '../../store/routing-sessions';
 import { VectorCache } from '../../router/semantic-index';
 import { agentFromCard } from '../../bench/lib/routing-data';
 

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { checkJsonSchema } from '../../catalogue/json-schema';
 import { extractParametersSync } from '../../router/extraction';
 import { invalidProperties } from '../../router/parameter-check';
-import { patternProblem, safePattern, toRe2Syntax } from '../../rules/safe-pattern';
+import { patternProblem, safePattern, toRe2Syntax } from '../../util/safe-pattern';
 
 const CATASTROPHIC = '^(a+)+$';
 const HOSTILE = `${'a'.repeat(10_000)}!`;

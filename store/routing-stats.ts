@@ -1,5 +1,5 @@
 /**
- * How each capability has fared, for ranking: successes, failures and an EWMA of latency, recorded by the worker
+ * The `routing_stats` collection: how each capability has fared, for the router's ranking (router/ranking.ts): successes, failures and an EWMA of latency, recorded by the worker
  * when each message ends (success means processed; see activities/settle-message.ts). Samples are gathered in
  * memory and written every few seconds, one read-modify-write per capability (FerretDB has no update pipelines), so deliveries do not wait for it and the
  * database sees one write per capability per flush, not two operations per attempt. Two workers flushing the same
@@ -7,8 +7,16 @@
  * flushes loses its unflushed samples.
  */
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { CapabilityStats } from './ranking';
 import { startFlushLoop } from '../platform/flush-loop';
+import { model } from './model-once';
+
+/** How a capability has fared. */
+export interface CapabilityStats {
+  successes: number;
+  failures: number;
+  /** Exponentially weighted mean delivery latency, in ms; absent before the first delivery. */
+  latency_ewma_ms?: number;
+}
 
 export interface RoutingStatsDoc extends CapabilityStats {
   /** `agent_id/capability` */
@@ -28,7 +36,7 @@ const statsSchema = new Schema<RoutingStatsDoc>(
 );
 
 export function routingStatsModel(connection: Connection): Model<RoutingStatsDoc> {
-  return (connection.models.RoutingStats as Model<RoutingStatsDoc> | undefined) ?? connection.model<RoutingStatsDoc>('RoutingStats', statsSchema);
+  return model(connection, 'RoutingStats', statsSchema);
 }
 
 /** Weight of the newest latency sample in the EWMA. */

@@ -1,15 +1,26 @@
 /**
- * Session stickiness: the capability and instance a session was last routed to, per tenant. Entries older than
- * the TTL are ignored on read and deleted by the sweeper (FerretDB has no TTL indexes).
+ * The `routing_sessions` collection, for session stickiness: the capability and instance a session was last routed
+ * to, per tenant. Entries older than the TTL are ignored on read and deleted by the sweeper (FerretDB has no TTL
+ * indexes).
  */
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { SessionStore } from './router';
+import { model } from './model-once';
 
-interface SessionDoc {
-  /** `tenant/session_id` */
-  _id: string;
+/** Where a session was last routed: the capability (`agent_id/capability`) and the instance. */
+export interface SessionTarget {
   key: string;
   instance_id: string;
+}
+
+/** What the router needs of the session store (tests give it one in memory). */
+export interface SessionStore {
+  get(tenant: string, sessionId: string): Promise<SessionTarget | undefined>;
+  set(tenant: string, sessionId: string, value: SessionTarget): Promise<void>;
+}
+
+interface SessionDoc extends SessionTarget {
+  /** `tenant/session_id` */
+  _id: string;
   updated_at: Date;
 }
 
@@ -25,7 +36,7 @@ const sessionSchema = new Schema<SessionDoc>(
 sessionSchema.index({ updated_at: 1 }); // the sweeper deletes expired sessions
 
 export function sessionModel(connection: Connection): Model<SessionDoc> {
-  return (connection.models.RoutingSession as Model<SessionDoc> | undefined) ?? connection.model<SessionDoc>('RoutingSession', sessionSchema);
+  return model(connection, 'RoutingSession', sessionSchema);
 }
 
 export class MongoSessionStore implements SessionStore {
@@ -41,7 +52,7 @@ export class MongoSessionStore implements SessionStore {
     return { key: doc.key, instance_id: doc.instance_id };
   }
 
-  async set(tenant: string, sessionId: string, value: { key: string; instance_id: string }) {
+  async set(tenant: string, sessionId: string, value: SessionTarget) {
     const _id = `${tenant}/${sessionId}`;
     await this.model.replaceOne({ _id }, { _id, ...value, updated_at: this.now() }, { upsert: true });
   }

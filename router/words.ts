@@ -1,6 +1,7 @@
 /**
- * Words of a text in Chinese and English, for rules and the lexical matcher: Chinese runs are segmented by jieba
- * (its dictionary ships inside the npm package), Latin words are lower-cased and lightly stemmed.
+ * Words of a text in Chinese and English, for the rules stage (tag-keywords.ts) and the lexical matcher: Chinese
+ * runs are segmented by jieba (its dictionary ships inside the npm package), Latin words are lower-cased and lightly
+ * stemmed.
  */
 import { Jieba } from '@node-rs/jieba';
 import { dict } from '@node-rs/jieba/dict';

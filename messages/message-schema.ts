@@ -3,8 +3,8 @@
  * `sendMessage` workflow (Temporal-native callers) validates its input with the very same schema.
  */
 import { z } from 'zod';
-import { MESSAGE_ID_PATTERN } from './ids';
-import { anyJson, NOT_BLANK_PATTERN, prose } from './text';
+import { MESSAGE_ID_PATTERN } from '../rules/ids';
+import { anyJson, NOT_BLANK_PATTERN, prose } from '../rules/text';
 
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 

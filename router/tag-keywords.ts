@@ -4,7 +4,7 @@
  * bonus to the semantic score: rules sharpen a choice, they do not make one on their own.
  */
 import type { CapabilityCandidate } from './candidates';
-import { containsCjk, stem, words } from './text';
+import { containsCjk, stem, words } from './words';
 
 /** Bonus per matching capability tag; an agent-level tag counts half. */
 export const TAG_BONUS = 0.03;
