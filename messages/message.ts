@@ -164,6 +164,8 @@ export type AttemptOutcome =
   | 'accepted'
   | 'duplicate'
   | 'refused'
+  /** The agent answered that the message is not for its capability. */
+  | 'misrouted'
   | 'transient_error'
   /** No instance of the agent could take it (all offline or draining): retried like a transient error. */
   | 'unavailable';

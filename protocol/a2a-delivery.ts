@@ -121,16 +121,27 @@ function statusText(task: Json): string | undefined {
   return texts.length > 0 ? texts.join('\n').slice(0, 4000) : undefined;
 }
 
+/**
+ * Whether a rejected task says the message is not for this capability: `metadata.agent_reach` is `"misrouted"`, on
+ * the task or on its status message (A2A has no state of its own for it).
+ */
+function saysMisrouted(task: Json): boolean {
+  const status = isObject(task.status) ? task.status : {};
+  const message = isObject(status.message) ? status.message : {};
+  return [task.metadata, message.metadata].some((metadata) => isObject(metadata) && metadata[REACH_METADATA_KEY] === 'misrouted');
+}
+
 /** What a task says of the message: still under way (with its state), or ended as the agent's outcome. */
 export type TaskOutcome =
   | { kind: 'pending'; state: string }
-  | { kind: 'ended'; state: string; outcome: AgentOutcome; refused?: boolean };
+  | { kind: 'ended'; state: string; outcome: AgentOutcome; refused?: boolean; misrouted?: boolean };
 
 /**
  * A task's state as our message's. `completed` is processed with the artifacts as the result. `failed`, `canceled`
  * (by the agent: the gateway only cancels a message that already ended) and the interrupted states `input-required`
  * and `auth-required` are failures the caller reads in the message's error (code `a2a_<state>`, the agent's text):
- * a task is not continued, the caller sends a new message. `rejected` is a refusal.
+ * a task is not continued, the caller sends a new message. `rejected` is a refusal, or a misroute when its metadata
+ * says so (saysMisrouted).
  */
 export function outcomeOfTask(task: Json): TaskOutcome {
   const status = isObject(task.status) ? task.status : {};
@@ -146,7 +157,8 @@ export function outcomeOfTask(task: Json): TaskOutcome {
     default: {
       const message = statusText(task) ?? `the agent's task ended ${state}`;
       const outcome: AgentOutcome = { status: 'failed', error: { code: `a2a_${state.replace(/-/g, '_')}`, message, retryable: false } };
-      return state === 'rejected' ? { kind: 'ended', state, outcome, refused: true } : { kind: 'ended', state, outcome };
+      if (state !== 'rejected') return { kind: 'ended', state, outcome };
+      return saysMisrouted(task) ? { kind: 'ended', state, outcome, misrouted: true } : { kind: 'ended', state, outcome, refused: true };
     }
   }
 }
@@ -165,6 +177,7 @@ export function verdictOfAnswer(answer: Json): DeliveryVerdict {
   if (!isTask(answer)) return { kind: 'processed', result: resultOfParts(partsOf(answer.parts)) };
   const outcome = outcomeOfTask(answer);
   if (outcome.kind === 'pending') return { kind: 'accepted' };
+  if (outcome.misrouted) return { kind: 'misrouted' };
   if (outcome.refused) return { kind: 'refused', error: outcome.outcome.error?.message ?? 'the agent rejected the task' };
   return outcome.outcome.status === 'processed'
     ? { kind: 'processed', result: outcome.outcome.result ?? null }

@@ -30,14 +30,14 @@ export const ackFrame = z.looseObject({
   type: z.literal('ack'),
   message_id: z.string(),
   attempt: z.number().int(),
-  status: z.enum(['accepted', 'processed', 'failed', 'duplicate', 'refused']).optional(),
+  status: z.enum(['accepted', 'processed', 'failed', 'duplicate', 'refused', 'misrouted']).optional(),
   result: z.unknown().optional(),
   error: z.union([z.string(), z.looseObject({ message: z.string() })]).optional(),
 });
 
 /** What an ack says (no status means accepted). */
 export interface AckFrame {
-  status?: 'accepted' | 'processed' | 'failed' | 'duplicate' | 'refused';
+  status?: 'accepted' | 'processed' | 'failed' | 'duplicate' | 'refused' | 'misrouted';
   result?: unknown;
   error?: AgentError | string;
 }

@@ -7,6 +7,8 @@ export type DeliveryVerdict =
   | { kind: 'processed'; result: unknown }
   | { kind: 'agent_failed'; error: AgentError }
   | { kind: 'accepted' }
+  /** The message is not for this capability; the agent did nothing (docs/protocol.md, "Not for you"). */
+  | { kind: 'misrouted' }
   | { kind: 'duplicate'; processed: boolean; result?: unknown }
   /** Not retried. `code` says why when it is the gateway's refusal of the answer rather than the agent's of the message. */
   | { kind: 'refused'; error: string; code?: typeof RESULT_TOO_LARGE }
@@ -109,6 +111,7 @@ export function classifyResponse(
   if (status >= 200 && status <= 299) {
     if (record?.status === 'processed') return { kind: 'processed', result: record.result ?? null };
     if (record?.status === 'failed') return { kind: 'agent_failed', error: agentError(record.error) };
+    if (record?.status === 'misrouted') return { kind: 'misrouted' };
     return { kind: 'accepted' };
   }
   if (status === 409 && record?.status === 'duplicate') {
@@ -139,6 +142,8 @@ export function verdictOfAck(ack: AckFrame): DeliveryVerdict {
       return ack.result === undefined ? { kind: 'duplicate', processed: false } : { kind: 'duplicate', processed: true, result: ack.result };
     case 'refused':
       return { kind: 'refused', error: error?.message ?? 'refused' };
+    case 'misrouted':
+      return { kind: 'misrouted' };
     default:
       return { kind: 'accepted' };
   }
@@ -159,6 +164,6 @@ export function circuitOutcome(verdict: DeliveryVerdict): boolean | undefined {
     case 'duplicate':
       return verdict.processed ? true : undefined;
     default:
-      return true; // processed, agent_failed, refused: the agent answered, whatever it thought of the message
+      return true; // processed, agent_failed, refused, misrouted: the agent answered, whatever it thought of the message
   }
 }

@@ -17,8 +17,25 @@ import { FileStore, MemoryStore, type HandledMessage, type IdempotencyStore, typ
 /** A message delivered to this agent: the gateway's delivery envelope (protocol/envelope.ts). */
 export type Delivery = DeliveryEnvelope;
 
-/** Does the work; its return value is the result. Throw to report a failure (`retryable: true` on the error asks for a redelivery). */
+/**
+ * Does the work; its return value is the result. Throw to report a failure (`retryable: true` on the error asks for
+ * a redelivery), or throw a `MisroutedError` when the message is not for this capability.
+ */
 export type Handler = (delivery: Delivery) => unknown;
+
+/**
+ * Thrown by a handler that did nothing because the message is not for its capability: the gateway sends a message
+ * routed by its intent to the router's next choice (never back here), and ends one sent here by name `misrouted`.
+ */
+export class MisroutedError extends Error {
+  constructor(message = 'this message is not for this capability') {
+    super(message);
+    this.name = 'MisroutedError';
+  }
+}
+
+/** What the agent answers or reports for a message: an outcome of work (kept for redeliveries), or that it is not for it (kept by nobody). */
+export type Answer = HandledMessage | { status: 'misrouted'; error: { message: string } };
 
 export interface AgentCard {
   name: string;
@@ -143,22 +160,26 @@ export class ReachAgent {
   }
 
   /** Runs the handler once per message id; a repeat gets the remembered outcome. */
-  private async handle(delivery: Delivery, handler: Handler): Promise<{ inline?: HandledMessage; duplicate?: HandledMessage | 'in_progress' }> {
+  private async handle(delivery: Delivery, handler: Handler): Promise<{ inline?: Answer; duplicate?: HandledMessage | 'in_progress' }> {
     const known = this.store.get(delivery.message_id);
     if (known) return { duplicate: known };
     if (this.inFlight.has(delivery.message_id)) return { duplicate: 'in_progress' };
     this.inFlight.add(delivery.message_id);
-    const work = (async (): Promise<HandledMessage> => {
+    const work = (async (): Promise<Answer> => {
       try {
         return { status: 'processed', result: (await handler(delivery)) ?? null };
       } catch (error) {
+        if (error instanceof MisroutedError) return { status: 'misrouted', error: { message: error.message } };
         const e = error as Error & { code?: string; retryable?: boolean };
         return { status: 'failed', error: { message: e.message, ...(e.code ? { code: e.code } : {}), ...(e.retryable ? { retryable: true } : {}) } };
       }
     })().then((outcome) => {
       this.inFlight.delete(delivery.message_id);
-      if (!outcome.error?.retryable) this.store.set(delivery.message_id, outcome);
-      this.options.onHandled?.(delivery.message_id, outcome);
+      // A misroute is no outcome of work: the same message id may come back for another capability of this agent.
+      if (outcome.status !== 'misrouted') {
+        if (!outcome.error?.retryable) this.store.set(delivery.message_id, outcome);
+        this.options.onHandled?.(delivery.message_id, outcome);
+      }
       return outcome;
     });
     const inline = await Promise.race([work, sleep(this.options.inlineMs ?? 2_000).then(() => undefined)]);
@@ -168,7 +189,7 @@ export class ReachAgent {
   }
 
   /** Posts the receipt, retrying network errors and 5xx up to 6 times (1 s, 2 s, 4 s…). */
-  async sendReceipt(messageId: string, outcome: HandledMessage): Promise<void> {
+  async sendReceipt(messageId: string, outcome: Answer): Promise<void> {
     for (let attempt = 0; attempt < 6; attempt++) {
       const receipt: CallbackBody = { message_id: messageId, ...outcome };
       const response = await this.call('POST', '/v1/callback', receipt).catch(() => undefined);

@@ -40,7 +40,7 @@ export async function followA2aTask(run: MessageRun, target: DeliveryTarget, tas
     if ('outcome' in polled) {
       heardAt = Date.now();
       if (polled.outcome.kind === 'ended') {
-        run.receipt ??= { agent_id: target.agent_id, ...polled.outcome.outcome };
+        run.receipt ??= polled.outcome.misrouted ? { agent_id: target.agent_id, status: 'misrouted' } : { agent_id: target.agent_id, ...polled.outcome.outcome };
         return true;
       }
     } else if (!polled.failure.transient) {

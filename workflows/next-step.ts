@@ -90,6 +90,8 @@ function afterAnswer(verdict: DeliveryVerdict, progress: Progress): NextStep {
       return verdict.processed ? { kind: 'finish', state: 'processed', result: verdict.result } : { kind: 'await_receipt' };
     case 'accepted':
       return { kind: 'await_receipt' };
+    case 'misrouted':
+      return { kind: 'reroute' };
     case 'agent_failed':
       // A retryable failure: the agent asks to be tried again later, same message id, after a backoff.
       return verdict.error.retryable

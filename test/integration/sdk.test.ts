@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { ReachAgent, type Handler } from '../../sdk';
+import { MisroutedError, ReachAgent, type Handler } from '../../sdk';
 import { freePort } from '../../supervisor/dev-servers';
 import { eventually } from '../helpers/eventually';
 import { request, TEST_API_KEY } from '../helpers/http';
@@ -74,6 +74,32 @@ describe('sdk', () => {
     const status = await sendAndWait(failing.agent.identity!.agent_id, {});
     assert.equal(status.state, 'failed');
     assert.deepEqual(status.error, { message: 'card declined', code: 'declined' });
+  });
+
+  it('sdk - a MisroutedError answers misrouted inline: a message sent by name ends misrouted, and nothing is remembered', async () => {
+    let runs = 0;
+    const notMine = await httpAgent(() => {
+      runs++;
+      throw new MisroutedError('I only do refunds');
+    });
+    const status = await sendAndWait(notMine.agent.identity!.agent_id, {});
+    assert.equal(status.state, 'failed');
+    assert.equal(status.reason.code, 'misrouted');
+    assert.deepEqual(status.misrouted, [`${notMine.agent.identity!.agent_id}/work`]);
+    assert.deepEqual(status.attempts.map((a: { outcome: string }) => a.outcome), ['misrouted']);
+    assert.equal(runs, 1);
+    // A misroute is no outcome of work: the store does not answer a redelivery of the id with it.
+    assert.equal(notMine.agent['store'].get(status.message_id), undefined);
+  });
+
+  it('sdk - a slow MisroutedError is sent as a misrouted receipt', async () => {
+    const slow = await httpAgent(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      throw new MisroutedError();
+    }, 20);
+    const status = await sendAndWait(slow.agent.identity!.agent_id, {});
+    assert.equal(status.reason.code, 'misrouted');
+    assert.deepEqual(status.attempts.map((a: { outcome: string }) => a.outcome), ['accepted']);
   });
 
   it('sdk - unsigned or tampered deliveries are refused; a repeat is answered from the store', async () => {

@@ -83,6 +83,18 @@ describe('a2a delivery', () => {
     assert.deepEqual(verdictOfAnswer(task('TASK_STATE_REJECTED', { message: { parts: [{ text: 'not mine' }] } })), { kind: 'refused', error: 'not mine' });
   });
 
+  it('a2a delivery - a rejected task whose metadata (of the task or of its status message) says agent_reach: misrouted is a misroute', () => {
+    const onStatus = task('TASK_STATE_REJECTED', { message: { parts: [{ text: 'not for refunds' }], metadata: { agent_reach: 'misrouted' } } });
+    assert.equal(verdictOfAnswer(onStatus).kind, 'misrouted');
+    const onTask = { ...task('rejected'), metadata: { agent_reach: 'misrouted' } };
+    const outcome = outcomeOfTask(onTask);
+    assert.equal(outcome.kind === 'ended' && outcome.misrouted, true);
+    assert.equal(outcome.kind === 'ended' && outcome.refused, undefined);
+    // Other metadata, or the marker on a task that did not end rejected, changes nothing.
+    assert.equal(verdictOfAnswer({ ...task('rejected'), metadata: { agent_reach: 'other' } }).kind, 'refused');
+    assert.equal(verdictOfAnswer({ ...task('failed'), metadata: { agent_reach: 'misrouted' } }).kind, 'agent_failed');
+  });
+
   it('a2a delivery - the interface at an endpoint, from a v1.0 or a v0.3 card; the client card keeps that one', () => {
     const v1 = { name: 'x', supportedInterfaces: [{ url: 'http://a/rpc', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }, { url: 'http://a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }] };
     assert.deepEqual(interfaceAt(v1, 'http://a/rest'), { protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });

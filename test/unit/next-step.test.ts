@@ -29,6 +29,11 @@ const cases: { name: string; event: AttemptEvent; progress?: Progress; step: Nex
     step: { kind: 'finish', state: 'processed', result: 'done' },
   },
   {
+    name: 'an answer that the message is not for this capability sends it back to the router (or ends it)',
+    event: { kind: 'answered', verdict: { kind: 'misrouted' } },
+    step: { kind: 'reroute' },
+  },
+  {
     name: 'a refusal fails the message at once, even on the first try',
     event: { kind: 'answered', verdict: { kind: 'refused', error: 'HTTP 422' } },
     step: { kind: 'finish', state: 'failed', reason: { code: 'agent_refused', message: 'the agent refused the message: HTTP 422' } },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyResponse, isTransientStatus, parseRetryAfter } from '../../protocol/verdicts';
+import { circuitOutcome, classifyResponse, isTransientStatus, parseRetryAfter, verdictOfAck } from '../../protocol/verdicts';
 
 const NOW = Date.parse('2026-11-30T10:00:00Z');
 
@@ -17,6 +17,12 @@ describe('classify response', () => {
       kind: 'agent_failed',
       error: { message: 'no', retryable: true },
     });
+  });
+
+  it('classify response - 200 with status misrouted says the message is not for this capability; so does a WebSocket ack', () => {
+    assert.deepEqual(classifyResponse(200, { status: 'misrouted', error: { message: 'not mine' } }, null, NOW), { kind: 'misrouted' });
+    assert.deepEqual(verdictOfAck({ status: 'misrouted' }), { kind: 'misrouted' });
+    assert.equal(circuitOutcome({ kind: 'misrouted' }), true, 'the agent answered: the link works');
   });
 
   it('classify response - 202, 200 without status and 204 mean accepted', () => {
