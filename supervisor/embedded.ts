@@ -17,7 +17,7 @@ import { locateModel, obtainModel } from '../router/embeddings/model-files';
 import { cacheDir } from '../platform/cache-dir';
 import { resolveFerretDb, resolveTemporalCli, serversToBuild } from './binaries';
 import { portAcceptsConnections, startFerretDb, startTemporalDevServer, supervisedProcessGroups, waitUntil, type LocalServer } from './dev-servers';
-import { startTemporalBySdkDownload } from './sdk-temporal';
+import { startTemporalBySdkDownload } from './temporal-sdk-download';
 import { devServerSearchAttributes } from '../messages/search-attributes';
 import { setNamespaceRetention } from '../messages/idempotency-window';
 import { newSigningSecret } from '../rules/signing';

@@ -2,7 +2,7 @@
  * Pairs each Agent-Reach scenario with the direct-HTTP one of the same rate and fault level (same run) and adds
  * the latency overhead; merges repeats into medians. Pure.
  */
-import { median } from '../lib/stats';
+import { median } from './stats';
 import type { ScenarioResult } from './scenario';
 
 export type ComparedResult = ScenarioResult & { p95_overhead_ms?: number | null; repeats: number };

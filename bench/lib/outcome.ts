@@ -10,7 +10,7 @@
  * - duplicate deliveries: requests that reached an agent's handler beyond the first, per hop;
  * - latency: from the driver's first send of a logical message to the first execution of its last hop's effect.
  */
-import { latencyPercentiles } from '../lib/stats';
+import { latencyPercentiles } from './stats';
 import type { AgentEvent } from './ledger';
 import { PIPELINE, type Role } from './pipeline';
 

@@ -13,7 +13,7 @@ import { postWithRetry } from './http-retry';
 import { readLedgers, type AgentEvent, type ForwardOutcome } from './ledger';
 import { chainState, completionTimes, scenarioFigures, type ChainState, type HopState, type ScenarioFigures } from './outcome';
 import { CAPABILITY, hopMessageId, PIPELINE } from './pipeline';
-import { latencyPercentiles } from '../lib/stats';
+import { latencyPercentiles } from './stats';
 import type { BenchSystem } from './system';
 
 export type Mode = 'direct' | 'reach';
