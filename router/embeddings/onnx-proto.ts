@@ -4,7 +4,7 @@
  * Field numbers are those of onnx.proto (ModelProto, GraphProto, NodeProto, TensorProto, AttributeProto, …).
  */
 
-export const DataType = { float: 1, uint8: 2, int64: 7 } as const;
+export const DataType = { float: 1, uint8: 2, int8: 3, int64: 7 } as const;
 export type DataTypeName = keyof typeof DataType;
 
 export interface Tensor {
