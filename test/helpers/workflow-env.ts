@@ -12,6 +12,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createPrepareMessage } from '../../activities/prepare-message';
+import { createPrepareChain } from '../../activities/prepare-chain';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
 import type { A2aPoll } from '../../activities/deliver-a2a';
 import type { Settlement } from '../../activities/settle-message';
@@ -192,6 +193,7 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     },
     // Direct sendMessage starts are tested against the whole system (test/integration/temporal-callers.test.ts).
     prepareMessage: createPrepareMessage({}),
+    prepareChain: createPrepareChain(undefined),
   };
   const worker = await Worker.create({
     connection: env.nativeConnection,
