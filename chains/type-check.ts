@@ -34,7 +34,10 @@ function typesOf(schema: unknown): JsonType[] | undefined {
   return undefined;
 }
 
-/** The sub-schema at `tokens`: 'unknown' when the schema does not describe it, 'absent' when it declares no such property. */
+/**
+ * The sub-schema at `tokens`: 'unknown' when the schema does not describe it, 'absent' when it lists its properties
+ * and not this one (unless `additionalProperties` gives a schema for the others): a pointer must name a declared field.
+ */
 export function schemaAt(schema: unknown, tokens: readonly string[]): Record<string, unknown> | 'unknown' | 'absent' {
   let here = schema;
   for (const token of tokens) {
@@ -42,8 +45,8 @@ export function schemaAt(schema: unknown, tokens: readonly string[]): Record<str
     const node = here as { properties?: Record<string, unknown>; items?: unknown; additionalProperties?: unknown };
     if (node.properties && typeof node.properties === 'object') {
       if (Object.prototype.hasOwnProperty.call(node.properties, token)) here = node.properties[token];
-      else if (node.additionalProperties === false) return 'absent';
-      else return 'unknown';
+      else if (node.additionalProperties !== null && typeof node.additionalProperties === 'object') here = node.additionalProperties;
+      else return 'absent';
     } else if (node.items && typeof node.items === 'object') {
       here = node.items;
     } else {
