@@ -12,7 +12,7 @@ import { createDeliver, type DeliverRequest, type DeliverResult } from './delive
 import { createCancelA2aTask, createDeliverA2a, createPollA2aTask } from './deliver-a2a';
 import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel, type NotifyCancelRequest, type NotifyCancelResult } from './notify-cancel';
-import { createPrepareChain } from './prepare-chain';
+import { createCapabilityParameters, createPrepareChain } from './prepare-chain';
 import { createPrepareMessage, type PrepareMessageDeps } from './prepare-message';
 import type { ChainCheckDeps } from '../chains/check-chain';
 import { createResolveAndDeliver } from './resolve-and-deliver';
@@ -67,6 +67,7 @@ export function createActivities(deps: ActivityDeps) {
     notifyCaller: createNotifyCaller(deps),
     settleMessage: createSettleMessage(deps),
     prepareChain: createPrepareChain(deps.chains),
+    capabilityParameters: createCapabilityParameters(deps.chains),
     prepareMessage: createPrepareMessage({ ...deps.intake, sealKeys: deps.sealKeys, now: deps.now }),
     /** A delivered message got no receipt in time: counts against the instance's circuit. */
     async recordMissingReceipt(request: { agent_id: string; instance_id: string }): Promise<void> {

@@ -12,6 +12,15 @@ export interface PreparedChain {
   steps: PlannedStep[];
 }
 
+/** The `parameters` schema of a capability, for an intent step's check after routing; undefined when it declares none. */
+export function createCapabilityParameters(deps: ChainCheckDeps | undefined) {
+  return async function capabilityParameters(request: { tenant: string; agent_id: string; capability: string }): Promise<Record<string, unknown> | undefined> {
+    const found = await deps?.queries.get(request.tenant, request.agent_id);
+    const json = found?.agent.capabilities.find((c) => c.name === request.capability)?.parameters_json;
+    return json ? (JSON.parse(json) as Record<string, unknown>) : undefined;
+  };
+}
+
 export function createPrepareChain(deps: ChainCheckDeps | undefined) {
   return async function prepareChain(input: RunChainInput): Promise<PreparedChain> {
     if (!deps) throw ApplicationFailure.nonRetryable('this worker does not run chains', 'not_configured');

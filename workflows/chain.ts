@@ -12,6 +12,7 @@ import {
   ChildWorkflowFailure,
   condition,
   isCancellation,
+  proxyActivities,
   proxyLocalActivities,
   setHandler,
   startChild,
@@ -22,10 +23,11 @@ import type { ChainState, ChainStatus, SentMessage, StepAddress, StepError, Step
 import { compensationOrder, readySteps, type PlannedStep } from '../chains/plan';
 import { buildFromTemplate, resolvePointer, sameJson } from '../chains/pointer';
 import { cancelChainUpdate, chainStatusQuery, chainWorkflowId, CHAIN_FAILURES, compensationMessageId, stepMessageId, type RunChainInput } from '../chains/temporal';
-import { SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
+import { routingTaskQueue, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
+import { paramsMisfit } from '../chains/type-check';
 import type { MessageStatus } from '../messages/message';
 
-const { prepareChain } = proxyLocalActivities<Activities>({
+const { prepareChain, capabilityParameters } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',
   scheduleToCloseTimeout: '2m',
   retry: { maximumInterval: '10s' },
@@ -41,6 +43,21 @@ interface ChainDocument {
 }
 
 const now = () => new Date().toISOString();
+
+/**
+ * An intent step's target, chosen before its message starts (by the api's `prepareMessage` on its routing queue, as
+ * for any intent-only direct start), and its params checked against that capability's `parameters`: a misfit
+ * fails the step before anything is delivered. Undefined when the router refused: the message then starts with its
+ * intent alone and records the refusal as any message would.
+ */
+async function routedTarget(request: SendMessageInput, taskQueue: string): Promise<{ target: { agent_id: string; capability: string } } | { misfit: string } | undefined> {
+  const { prepareMessage } = proxyActivities<Activities>({ taskQueue: routingTaskQueue(taskQueue), startToCloseTimeout: '30s', scheduleToCloseTimeout: '1m', retry: { maximumInterval: '5s' } });
+  const prepared = await prepareMessage(request);
+  if (prepared.kind !== 'prepared' || prepared.input.rejection) return undefined;
+  const target = prepared.input.target;
+  const misfit = request.params && paramsMisfit(await capabilityParameters({ tenant: request.tenant, ...target }), request.params);
+  return misfit ? { misfit: `${target.capability}: ${misfit}` } : { target };
+}
 
 /** A refusal or failure of a step's message, as the step's error. */
 function errorOf(error: unknown): { state: StepState; error: StepError } {
@@ -106,6 +123,11 @@ async function runSteps(input: RunChainInput, steps: PlannedStep[], status: Chai
         ...(proof ? { key_proof: proof } : {}),
       };
       try {
+        if (request.intent && !request.target) {
+          const routed = await routedTarget(request, taskQueue);
+          if (routed && 'misfit' in routed) return { state: 'failed', error: { code: 'params_mismatch', message: routed.misfit } };
+          if (routed) request.target = routed.target;
+        }
         const child = await startChild<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, {
           workflowId: `msg:${input.tenant}:${messageId}`,
           taskQueue,

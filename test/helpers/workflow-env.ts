@@ -12,7 +12,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createPrepareMessage } from '../../activities/prepare-message';
-import { createPrepareChain } from '../../activities/prepare-chain';
+import { createCapabilityParameters, createPrepareChain } from '../../activities/prepare-chain';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
 import type { A2aPoll } from '../../activities/deliver-a2a';
 import type { Settlement } from '../../activities/settle-message';
@@ -194,6 +194,7 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     // Direct sendMessage starts are tested against the whole system (test/integration/temporal-callers.test.ts).
     prepareMessage: createPrepareMessage({}),
     prepareChain: createPrepareChain(undefined),
+    capabilityParameters: createCapabilityParameters(undefined),
   };
   const worker = await Worker.create({
     connection: env.nativeConnection,

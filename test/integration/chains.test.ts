@@ -9,6 +9,7 @@ import { startFakeAgent, type Behaviour, type Delivery, type FakeAgent } from '.
 import { registerAgent, request } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
+import { executeChain } from '../../client/chain';
 
 let servers: TestServers;
 let system: TestSystem;
@@ -27,7 +28,8 @@ const CAPABILITIES = [
   { name: 'refund', description: 'Refund an order', parameters: object({ amount: { type: 'number' }, approved: { type: 'boolean' } }) },
   { name: 'reopen', description: 'Reopen a ticket' },
   { name: 'release', description: 'Release a quality hold' },
-  { name: 'forecast', description: 'Weather forecast' },
+  { name: 'payout', description: 'Pay money out', acl: { scopes: ['refunds'] } },
+  { name: 'forecast', description: 'Weather forecast', parameters: object({ city: { type: 'string' } }) },
 ];
 
 /** What each capability answers: the pipeline's results, from the params delivered. */
@@ -224,7 +226,7 @@ describe('chains', () => {
       chain_id: chainId,
       input: { city: 'Paris', urgent: false },
       steps: [
-        { id: 'weather', intent: 'weather forecast', payload: { city: { $ref: '/input/city' } } },
+        { id: 'weather', intent: 'weather forecast', input: { city: { $ref: '/input/city' } } },
         { id: 'escalate', target: target('release'), when: { $ref: '/input/urgent', equals: true } },
       ],
     });
@@ -234,6 +236,41 @@ describe('chains', () => {
     assert.deepEqual(ended.steps[0].target, { agent_id: agentId, capability: 'forecast' });
     assert.equal(ended.steps[1].state, 'skipped');
     const delivered = deliveriesOf(chainId);
-    assert.deepEqual(delivered.map((d) => [d.body.capability, d.body.payload]), [['forecast', { city: 'Paris' }]]);
+    assert.deepEqual(delivered.map((d) => [d.body.capability, d.body.params]), [['forecast', { city: 'Paris' }]]);
+  });
+
+  it('chains - an intent step whose params do not fit the routed capability fails before anything is delivered', async () => {
+    const chainId = newChainId();
+    const started = await startChain({ chain_id: chainId, input: { city: 75 }, steps: [{ id: 'weather', intent: 'weather forecast', input: { city: { $ref: '/input/city' } } }] });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const ended = await endedChain(chainId);
+    assert.equal(ended.state, 'failed');
+    assert.equal(ended.steps[0].error.code, 'params_mismatch');
+    assert.match(ended.steps[0].error.message, /forecast: city: integer given, string wanted/);
+    assert.equal(deliveriesOf(chainId).length, 0);
+  });
+
+  it('chains - each step is checked as a message of the chain\'s caller: a capability ACL refuses the chain (403 naming the step), admits a key with the scope, and a Temporal start without a key fails the step', async () => {
+    const [sendOnly, withScope] = await Promise.all([['send', 'read'], ['send', 'read', 'refunds']].map((scopes) => system.keys.create('default', { scopes }, 'test')));
+    const steps = [{ id: 'first', target: target('check') }, { id: 'pay', target: target('payout'), input: { amount: 5 } }];
+    const refusedId = newChainId();
+    const refused = await request('POST', `${system.baseUrl}/v1/chains`, { chain_id: refusedId, steps }, { authorization: `Bearer ${sendOnly!.key}` });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.code, 'capability_forbidden');
+    assert.equal(refused.body.error.details.step, 'pay');
+    assert.equal((await request('GET', `${system.baseUrl}/v1/chains/${refusedId}`)).status, 404);
+    assert.equal(deliveriesOf(refusedId).length, 0);
+
+    const allowedId = newChainId();
+    const allowed = await request('POST', `${system.baseUrl}/v1/chains`, { chain_id: allowedId, steps }, { authorization: `Bearer ${withScope!.key}` });
+    assert.equal(allowed.status, 202, JSON.stringify(allowed.body));
+    assert.equal((await endedChain(allowedId)).state, 'completed');
+
+    // Started from Temporal without a key: the namespace caller holds only `send`, so the payout step is refused.
+    const direct = await executeChain(system.client, { tenant: 'default', chain_id: newChainId(), steps }, { taskQueue: system.config.TEMPORAL_TASK_QUEUE });
+    assert.equal(direct.state, 'failed');
+    assert.deepEqual(direct.steps.map((s) => s.state), ['completed', 'failed']);
+    assert.equal(direct.steps[1]!.error!.code, 'forbidden');
+    assert.equal(deliveriesOf(direct.chain_id).length, 1);
   });
 });
