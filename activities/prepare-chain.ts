@@ -24,11 +24,12 @@ export function createCapabilityParameters(deps: ChainCheckDeps | undefined) {
 export function createPrepareChain(deps: ChainCheckDeps | undefined) {
   return async function prepareChain(input: RunChainInput): Promise<PreparedChain> {
     if (!deps) throw ApplicationFailure.nonRetryable('this worker does not run chains', 'not_configured');
-    const { tenant, chain_id: _chainId, key_id: _keyId, key_proofs: _proofs, ...body } = input;
+    const { tenant, chain_id: _chainId, key_id: _keyId, key_proofs: _proofs, reply_retry_initial_ms: _retry, ...body } = input;
     const checked = await checkChain(deps, tenant, body);
     if (!checked.ok) {
       const { refusal } = checked;
-      throw ApplicationFailure.create({ type: refusal.code === 'invalid_request' ? CHAIN_FAILURES.invalidChain : refusal.code, message: refusal.message, nonRetryable: true, details: [refusal] });
+      const message = refusal.issues ? `invalid chain: ${refusal.issues.map((i) => `${i.location.replace(/^body\./, '')}: ${i.message}`).join('; ')}` : refusal.message;
+      throw ApplicationFailure.create({ type: refusal.code === 'invalid_request' ? CHAIN_FAILURES.invalidChain : refusal.code, message, nonRetryable: true, details: [refusal] });
     }
     return { steps: checked.steps };
   };

@@ -74,7 +74,7 @@ export async function createApiServices(options: {
   const router = await createRouter(catalogue, mongo, config, logger, { lessons: (tenant) => lessons.cache.get(tenant) });
   const sealKeys = await loadSealKeys(config, mongo);
   const messages = new MessageService({ client, queries: catalogue.queries, config, router, sealKeys });
-  const chains = new ChainService({ client, queries: catalogue.queries, config });
+  const chains = new ChainService({ client, queries: catalogue.queries, config, endpointPolicy: endpointPolicy(config) });
   return { catalogue, keys, router, messages, chains, sealKeys, lessons };
 }
 

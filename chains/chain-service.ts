@@ -8,6 +8,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import type { AgentQueries } from '../catalogue/agent-queries';
 import { chainLimits, type Config } from '../platform/config';
 import { keyProof, type Caller } from '../rules/api-key';
+import { checkEndpoint, type EndpointPolicy, type Lookup } from '../rules/endpoint-policy';
 import { canonicalJson, sha256Hex } from '../rules/ids';
 import type { ChainState, ChainStatus } from './chain';
 import { checkChain, type ChainRefusal } from './check-chain';
@@ -48,7 +49,10 @@ export function keyProofsFor(apiKey: string, tenant: string, messageIds: readonl
 export interface ChainServiceDeps {
   client: Client;
   queries: Pick<AgentQueries, 'get' | 'checkReach'>;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'MAX_CHAIN_STEPS' | 'MAX_CHAIN_DEPTH' | 'MAX_CHAIN_BYTES'>;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'MAX_CHAIN_STEPS' | 'MAX_CHAIN_DEPTH' | 'MAX_CHAIN_BYTES' | 'CALLER_WEBHOOK_SECRET' | 'CALLER_WEBHOOK_RETRY_INITIAL_MS'>;
+  /** Where `reply_to` may point. */
+  endpointPolicy: EndpointPolicy;
+  lookup?: Lookup;
 }
 
 export class ChainService {
@@ -59,10 +63,18 @@ export class ChainService {
     const tenant = caller.tenant;
     const checked = await checkChain({ queries: this.deps.queries, limits: chainLimits(this.deps.config as Config) }, tenant, value, caller);
     if (!checked.ok) return { kind: 'refused', refusal: checked.refusal };
+    const replyRefusal = checked.body.reply_to && (await this.replyToRefusal(checked.body.reply_to.url));
+    if (replyRefusal) return { kind: 'refused', refusal: replyRefusal };
     const chainId = checked.body.chain_id ?? newChainId();
     const body = { ...checked.body, chain_id: chainId };
     const memo: ChainMemo = { body_hash: chainBodyHash(body) };
-    const input: RunChainInput = { ...body, tenant, key_id: caller.key_id, key_proofs: keyProofsFor(apiKey, tenant, chainMessageIds(body, chainId)) };
+    const input: RunChainInput = {
+      ...body,
+      tenant,
+      key_id: caller.key_id,
+      key_proofs: keyProofsFor(apiKey, tenant, chainMessageIds(body, chainId)),
+      ...(body.reply_to ? { reply_retry_initial_ms: this.deps.config.CALLER_WEBHOOK_RETRY_INITIAL_MS } : {}),
+    };
     try {
       await this.deps.client.workflow.start(RUN_CHAIN_WORKFLOW, {
         workflowId: chainWorkflowId(tenant, chainId),
@@ -100,6 +112,13 @@ export class ChainService {
       if (description.status.name === 'RUNNING') throw error;
       return { kind: 'already_ended', state: (await this.statusOf(tenant, chainId, description)).state };
     }
+  }
+
+  /** As for messages: `reply_to` needs the signing secret, and an address the endpoint policy allows. */
+  private async replyToRefusal(url: string): Promise<ChainRefusal | undefined> {
+    if (!this.deps.config.CALLER_WEBHOOK_SECRET) return { code: 'reply_to_unavailable', message: 'reply_to needs CALLER_WEBHOOK_SECRET to be configured on the gateway' };
+    const verdict = await checkEndpoint(url, this.deps.endpointPolicy, this.deps.lookup);
+    return verdict.allowed ? undefined : { code: 'endpoint_not_allowed', message: `reply_to: ${verdict.reason}` };
   }
 
   private async describe(tenant: string, chainId: string): Promise<WorkflowExecutionDescription | undefined> {

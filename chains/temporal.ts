@@ -37,6 +37,8 @@ export interface RunChainInput extends ChainBody {
   key_id?: string;
   /** `keyProof(apiKey, tenant, message_id)` for each step's and compensation's message id. */
   key_proofs?: Record<string, string>;
+  /** First retry delay of the `reply_to` notification (the api's CALLER_WEBHOOK_RETRY_INITIAL_MS). @default 5000 */
+  reply_retry_initial_ms?: number;
 }
 
 /** What every chain run carries in its memo: the body's hash (a repeat of the same body is a duplicate). */

@@ -26,6 +26,7 @@ import { cancelChainUpdate, chainStatusQuery, chainWorkflowId, CHAIN_FAILURES, c
 import { routingTaskQueue, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../messages/direct';
 import { paramsMisfit } from '../chains/type-check';
 import type { MessageStatus } from '../messages/message';
+import { notifyCallerWorkflow } from './notify-caller';
 
 const { prepareChain, capabilityParameters } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',
@@ -95,7 +96,16 @@ export async function runChain(input: RunChainInput): Promise<ChainStatus> {
   });
   const { steps } = await prepareChain(input);
   status.steps = steps.map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' }));
-  return runSteps(input, steps, status, () => cancelRequest, taskQueue);
+  const ended = await runSteps(input, steps, status, () => cancelRequest, taskQueue);
+  if (input.reply_to) {
+    // A child that outlives this run (ABANDON), so the chain ends now while the notification retries for hours.
+    await startChild(notifyCallerWorkflow, {
+      workflowId: `${workflowId}:reply:${workflowInfo().runId}`,
+      args: [{ url: input.reply_to.url, retry_initial_ms: input.reply_retry_initial_ms ?? 5_000, status: ended }],
+      parentClosePolicy: 'ABANDON',
+    });
+  }
+  return ended;
 }
 
 async function runSteps(input: RunChainInput, steps: PlannedStep[], status: ChainStatus, cancelRequest: () => { reason?: string } | undefined, taskQueue: string): Promise<ChainStatus> {

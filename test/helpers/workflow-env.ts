@@ -182,7 +182,9 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
       return polls[Math.min(made.length, polls.length) - 1]!;
     },
     async notifyCaller(request) {
-      calls(request.status.target.agent_id).callerNotifications.push(request.status);
+      // Only message runs notify in these scenarios.
+      const status = request.status as MessageStatus;
+      calls(status.target.agent_id).callerNotifications.push(status);
       return { http_status: 200 };
     },
     async recordMissingReceipt(request) {

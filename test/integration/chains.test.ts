@@ -10,12 +10,15 @@ import { registerAgent, request } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 import { executeChain } from '../../client/chain';
+import { Webhook } from 'standardwebhooks';
+import { newSigningSecret } from '../../rules/signing';
 
 let servers: TestServers;
 let system: TestSystem;
 let agent: FakeAgent;
 let agentId: string;
 let sequence = 0;
+const callerSecret = newSigningSecret();
 /** Refunds fail while this is set (the third step of the pipeline). */
 let refundsFail = false;
 /** Message ids that get no receipt (a step that stays running). */
@@ -80,7 +83,7 @@ function pipelineSteps(onFailure: 'stop' | 'compensate') {
 
 before(async () => {
   servers = await startTestServers();
-  system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000' });
+  system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000', CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100' });
   agent = await startFakeAgent(pipeline);
   const registered = await registerAgent(system.baseUrl, agent.url, { capabilities: CAPABILITIES });
   agentId = registered.agent_id;
@@ -272,5 +275,23 @@ describe('chains', () => {
     assert.deepEqual(direct.steps.map((s) => s.state), ['completed', 'failed']);
     assert.equal(direct.steps[1]!.error!.code, 'forbidden');
     assert.equal(deliveriesOf(direct.chain_id).length, 1);
+  });
+
+  it('chains - the final status is posted to the chain\'s reply_to, signed, as chain.ended', async () => {
+    const caller = await startFakeAgent(() => ({ status: 204 }));
+    try {
+      const chainId = newChainId();
+      const started = await startChain({ chain_id: chainId, input: { ticket: 'T-9' }, steps: pipelineSteps('stop'), reply_to: { url: caller.url } });
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      const notification = await eventually('the reply_to notification', async () => caller.deliveries[0]);
+      const verified = new Webhook(callerSecret).verify(notification.raw, notification.headers as Record<string, string>) as { type: string; data: { chain_id: string; state: string; steps: unknown[] } };
+      assert.equal(verified.type, 'chain.ended');
+      assert.equal(verified.data.chain_id, chainId);
+      assert.equal(verified.data.state, 'completed');
+      assert.equal(verified.data.steps.length, 3);
+      assert.equal(notification.headers['webhook-id'], `${chainId}/chain-ended/${(await endedChain(chainId)).ended_at}`);
+    } finally {
+      await caller.stop();
+    }
   });
 });
