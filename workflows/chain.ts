@@ -7,6 +7,7 @@
  * A cancel reaches the running steps' messages (their child runs are cancelled). Deterministic: no I/O here.
  */
 import {
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   ChildWorkflowFailure,
@@ -68,13 +69,13 @@ function errorOf(error: unknown): { state: StepState; error: StepError } {
   return { state: 'failed', error: { code: 'failed', message: (cause as Error)?.message ?? String(cause) } };
 }
 
-/** The message a step (or its compensation) sends, built from its templates; undefined with the pointer that named nothing. */
-function messageOf(address: StepAddress, document: ChainDocument): { params?: Record<string, unknown>; payload?: unknown } | { missing: string } {
+/** The message a step (or its compensation) sends, built from its templates, or why it cannot be built. */
+function messageOf(address: StepAddress, document: ChainDocument): { params?: Record<string, unknown>; payload?: unknown } | { unmapped: string } {
   const params = address.input === undefined ? undefined : buildFromTemplate(address.input, document);
-  if (params && !params.ok) return { missing: params.pointer };
-  if (params && (params.value === null || typeof params.value !== 'object' || Array.isArray(params.value))) return { missing: 'input (it must come to an object)' };
+  if (params && !params.ok) return { unmapped: `${params.pointer} names nothing` };
+  if (params && (params.value === null || typeof params.value !== 'object' || Array.isArray(params.value))) return { unmapped: 'input does not come to an object (the message params)' };
   const payload = address.payload === undefined ? undefined : buildFromTemplate(address.payload, document);
-  if (payload && !payload.ok) return { missing: payload.pointer };
+  if (payload && !payload.ok) return { unmapped: `${payload.pointer} names nothing` };
   return { ...(params ? { params: params.value as Record<string, unknown> } : {}), ...(payload ? { payload: payload.value } : {}) };
 }
 
@@ -94,7 +95,10 @@ export async function runChain(input: RunChainInput): Promise<ChainStatus> {
     cancelRequest ??= request ?? {};
     return { cancelled: true, state: 'cancelled' };
   });
-  const { steps } = await prepareChain(input);
+  const { steps } = await prepareChain(input).catch((error: unknown) => {
+    // The refusal itself (its type names the reason), not the activity failure wrapping it.
+    throw error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause : error;
+  });
   status.steps = steps.map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' }));
   const ended = await runSteps(input, steps, status, () => cancelRequest, taskQueue);
   if (input.reply_to) {
@@ -120,7 +124,7 @@ async function runSteps(input: RunChainInput, steps: PlannedStep[], status: Chai
   const send = (messageId: string, address: StepAddress, deadlineMs: number | undefined, scope: CancellationScope): Promise<Sent> =>
     scope.run(async () => {
       const built = messageOf(address, document);
-      if ('missing' in built) return { state: 'failed', error: { code: 'mapping_failed', message: `${built.missing} names nothing` } };
+      if ('unmapped' in built) return { state: 'failed', error: { code: 'mapping_failed', message: built.unmapped } };
       const proof = input.key_proofs?.[messageId];
       const request: SendMessageInput = {
         tenant: input.tenant,
