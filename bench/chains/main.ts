@@ -7,9 +7,10 @@
  *
  * With `--faults 0.05`, a second phase: the agent answers 5 % of deliveries 503 (the gateway redelivers) and fails
  * 5 % of the third hops for good (the chain compensates the first two); every chain must end `completed` or
- * `compensated`, and no message's effect (a processed receipt the gateway applied) may happen twice.
+ * `compensated`, and no message's effect (a processed receipt the gateway applied) may happen twice. With `--kill`,
+ * the worker is SIGKILLed 1 s into that phase and the api 4 s in, each started again 2 s later.
  *
- *   --count 30 (pairs)  --warmup 5  --faults 0 (fault phase off)  --fault-chains 40  --name chains
+ *   --count 30 (pairs)  --warmup 5  --faults 0 (fault phase off)  --fault-chains 40  --kill  --name chains
  */
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
@@ -107,6 +108,28 @@ async function oneChain(system: BenchSystem, client: Client, agentId: string, ch
   return { ms: performance.now() - started, status };
 }
 
+/** SIGKILL the worker 1 s in and the api 4 s in, each started again 2 s later. */
+async function killAndRestart(system: BenchSystem, kills: string[]): Promise<void> {
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  for (const [component, at] of [['worker', 1_000], ['api', 1_000]] as const) {
+    await pause(at);
+    await system.kill(component);
+    kills.push(`${component} killed`);
+    await pause(2_000);
+    await system.start(component);
+    kills.push(`${component} back`);
+  }
+}
+
+/** Posts the chain until the api takes it (it may be down), then its final status from Temporal. */
+async function startUntilAccepted(system: BenchSystem, client: Client, agentId: string, chainId: string): Promise<{ ended: Promise<ChainStatus> }> {
+  for (;;) {
+    const answer = await api(system, 'POST', '/v1/chains', pipeline(agentId, chainId, true)).catch(() => undefined);
+    if (answer && (answer.status === 202 || answer.status === 200)) return { ended: client.workflow.getHandle(chainWorkflowId('default', chainId)).result() as Promise<ChainStatus> };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -114,6 +137,7 @@ async function main(): Promise<void> {
       warmup: { type: 'string', default: '5' },
       faults: { type: 'string', default: '0' },
       'fault-chains': { type: 'string', default: '40' },
+      kill: { type: 'boolean', default: false },
       name: { type: 'string', default: 'chains' },
     },
   });
@@ -160,14 +184,20 @@ async function main(): Promise<void> {
     if (faultRate > 0) {
       agent.faults = { transient: faultRate, failThird: faultRate };
       const total = Number(values['fault-chains']);
-      const ended = await Promise.all(Array.from({ length: total }, (_, i) => oneChain(system, client, agentId, `fault-${tag}-${i}`, true).then((r) => r.status)));
+      const kills: string[] = [];
+      const chaos = values.kill ? killAndRestart(system, kills) : Promise.resolve();
+      // Posted one by one (the api may be down for a while: a refused post is tried again), then awaited together.
+      const runs: Promise<ChainStatus>[] = [];
+      for (let i = 0; i < total; i++) runs.push((await startUntilAccepted(system, client, agentId, `fault-${tag}-${i}`)).ended);
+      const ended = await Promise.all(runs);
+      await chaos;
       const states: Record<string, number> = {};
       for (const s of ended) states[s.state] = (states[s.state] ?? 0) + 1;
       // Let late receipts land before counting effects.
       await new Promise((r) => setTimeout(r, 2_000));
       const duplicates = [...agent.effects.entries()].filter(([id, times]) => id.startsWith(`fault-${tag}-`) && times > 1).map(([id]) => id);
       const compensations = [...agent.effects.keys()].filter((id) => id.startsWith(`fault-${tag}-`) && id.endsWith(':compensate')).length;
-      faults = { rate: faultRate, chains: total, states, all_completed_or_compensated: ended.every((s) => s.state === 'completed' || s.state === 'compensated'), compensations_run: compensations, duplicate_effects: duplicates.length, duplicate_ids: duplicates.slice(0, 10) };
+      faults = { rate: faultRate, chains: total, kills, states, all_completed_or_compensated: ended.every((s) => s.state === 'completed' || s.state === 'compensated'), compensations_run: compensations, duplicate_effects: duplicates.length, duplicate_ids: duplicates.slice(0, 10) };
       console.log(faults);
     }
     const result = { benchmark: 'seed pipeline as a chain vs the three hops sent one by one', when: new Date().toISOString(), machine: machine(), temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, env, count, warmup, latency, ...(faults ? { faults } : {}) };
