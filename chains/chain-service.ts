@@ -61,7 +61,7 @@ export class ChainService {
   /** Checks and starts the chain for `caller`, whose API key (`apiKey`) each step is sent as. */
   async start(caller: Caller, apiKey: string, value: unknown): Promise<StartChainResult> {
     const tenant = caller.tenant;
-    const checked = await checkChain({ queries: this.deps.queries, limits: chainLimits(this.deps.config as Config) }, tenant, value, caller);
+    const checked = await checkChain({ queries: this.deps.queries, limits: chainLimits(this.deps.config) }, tenant, value, caller);
     if (!checked.ok) return { kind: 'refused', refusal: checked.refusal };
     const replyRefusal = checked.body.reply_to && (await this.replyToRefusal(checked.body.reply_to.url));
     if (replyRefusal) return { kind: 'refused', refusal: replyRefusal };

@@ -424,7 +424,7 @@ export function answerLimits(config: Config) {
 }
 
 /** The limits of a chain (chains/check-chain.ts). */
-export function chainLimits(config: Config) {
+export function chainLimits(config: Pick<Config, 'MAX_CHAIN_STEPS' | 'MAX_CHAIN_DEPTH' | 'MAX_CHAIN_BYTES'>) {
   return { maxSteps: config.MAX_CHAIN_STEPS, maxDepth: config.MAX_CHAIN_DEPTH, maxBytes: config.MAX_CHAIN_BYTES };
 }
 

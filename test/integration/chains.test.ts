@@ -294,4 +294,28 @@ describe('chains', () => {
       await caller.stop();
     }
   });
+
+  it('chains - on_failure continue lets the steps after a failed step run; a pointer into its missing result fails only the step that reads it', async () => {
+    const chainId = newChainId();
+    refundsFail = true;
+    try {
+      const started = await startChain({
+        chain_id: chainId,
+        steps: [
+          { id: 'pay', target: target('refund'), input: { amount: 1 }, on_failure: 'continue' },
+          { id: 'tell', target: target('release') },
+          { id: 'read', target: target('reopen'), input: { refund: { $ref: '/steps/pay/result/refunded' } }, after: ['pay'], on_failure: 'continue' },
+        ],
+      });
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      const ended = await endedChain(chainId);
+      assert.equal(ended.state, 'completed', JSON.stringify(ended));
+      assert.deepEqual(ended.steps.map((s: { state: string }) => s.state), ['failed', 'completed', 'failed']);
+      assert.equal(ended.steps[0].error.code, 'agent_failed');
+      assert.equal(ended.steps[2].error.code, 'mapping_failed');
+      assert.deepEqual(deliveriesOf(chainId).map((d) => d.body.capability).sort(), ['refund', 'release']);
+    } finally {
+      refundsFail = false;
+    }
+  });
 });
