@@ -82,6 +82,13 @@ function sourceTypes(ref: string, chainInput: unknown, steps: ReadonlyMap<string
 function addressIssue(stepId: string, where: string, address: StepAddress, chainInput: unknown, steps: ReadonlyMap<string, PlannedStep>, lookup: SchemaLookup): PlanIssue | undefined {
   const parameters = address.target && lookup(address.target)?.parameters;
   if (!parameters) return undefined;
+  // Literal parameters (no pointer in them) are checked as they are.
+  const input = address.input;
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const literals = Object.fromEntries(Object.entries(input).filter(([, value]) => refsIn(value).length === 0));
+    const misfit = paramsMisfit(parameters, literals);
+    if (misfit) return { step: stepId, code: 'mapping_type_error', message: `${where}/${misfit}` };
+  }
   for (const { ref, at } of refsIn(address.input)) {
     const destination = schemaAt(parameters, at);
     const name = `${where}${pointerOf(at) || ' (the whole input)'}`;

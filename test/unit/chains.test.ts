@@ -114,6 +114,9 @@ describe('chains - type check', () => {
     assert.equal(code([step('b', { target: t('refund'), input: { amount: { $ref: '/input/missing' } } })], {}), 'b:mapping_type_error');
     assert.equal(code([step('a', { target: t('classify') }), step('b', { target: t('refund'), input: { unknown: { $ref: '/steps/a/result/amount' } } })]), 'b:mapping_type_error');
     assert.equal(code([step('a', { target: t('classify'), compensate: { target: t('refund'), input: { amount: { $ref: '/steps/a/result/tags' } } } })]), 'a:mapping_type_error');
+    // Literal parameters too.
+    assert.equal(code([step('b', { target: t('refund'), input: { amount: 'ten', note: 'x' } })]), 'b:mapping_type_error');
+    assert.equal(code([step('b', { target: t('refund'), input: { amount: 10, note: 'x', any: [1] } })]), undefined);
   });
 
   it('chains - params after routing: the first top-level misfit', () => {
