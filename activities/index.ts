@@ -12,7 +12,9 @@ import { createDeliver, type DeliverRequest, type DeliverResult } from './delive
 import { createCancelA2aTask, createDeliverA2a, createPollA2aTask } from './deliver-a2a';
 import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel, type NotifyCancelRequest, type NotifyCancelResult } from './notify-cancel';
+import { createCapabilityParameters, createPrepareChain } from './prepare-chain';
 import { createPrepareMessage, type PrepareMessageDeps } from './prepare-message';
+import type { ChainCheckDeps } from '../chains/check-chain';
 import { createResolveAndDeliver } from './resolve-and-deliver';
 import { createResolveTarget } from './resolve-target';
 import { createSettleMessage } from './settle-message';
@@ -40,6 +42,8 @@ export interface ActivityDeps {
   intake?: Pick<PrepareMessageDeps, 'queries' | 'config' | 'keys'>;
   /** Seal the inputs this worker builds (`prepareMessage`) and check those it delivers and notifies for. */
   sealKeys: SealKeys;
+  /** What `prepareChain` (runChain) reads; absent → chains fail, non-retryable. */
+  chains?: ChainCheckDeps;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -62,6 +66,8 @@ export function createActivities(deps: ActivityDeps) {
     notifyCancel,
     notifyCaller: createNotifyCaller(deps),
     settleMessage: createSettleMessage(deps),
+    prepareChain: createPrepareChain(deps.chains),
+    capabilityParameters: createCapabilityParameters(deps.chains),
     prepareMessage: createPrepareMessage({ ...deps.intake, sealKeys: deps.sealKeys, now: deps.now }),
     /** A delivered message got no receipt in time: counts against the instance's circuit. */
     async recordMissingReceipt(request: { agent_id: string; instance_id: string }): Promise<void> {

@@ -14,12 +14,15 @@ import { checkSeal, type SealKeys } from '../messages/seal';
 import { MESSAGE_WORKFLOW_TYPES } from '../messages/temporal';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
-import { endedWebhookId } from '../protocol/webhook-ids';
+import { chainEndedWebhookId, endedWebhookId } from '../protocol/webhook-ids';
+import type { ChainStatus } from '../chains/chain';
+import { RUN_CHAIN_WORKFLOW, type RunChainInput } from '../chains/temporal';
 import { drainCapped, IGNORED_ANSWER_MAX_BYTES } from '../platform/capped-body';
 
 export interface NotifyCallerRequest {
   url: string;
-  status: MessageStatus;
+  /** A message's final status, or a chain's. */
+  status: MessageStatus | ChainStatus;
   /** When the notification run started (workflow info). Absent on runs of older workers. */
   run_started_at?: string;
   /** The message run that started the notification run (workflow info). */
@@ -68,6 +71,11 @@ export function createNotifyCaller(deps: NotifyCallerDeps) {
     const parent = await (deps.startedRun ?? startedRunOf)(workflow_id, run_id);
     // The public entry validates and builds its own input (prepareMessage) before it can notify.
     if (parent.type === SEND_MESSAGE_WORKFLOW) return;
+    // A chain checks its whole input before it runs, and notifies only its own reply_to.
+    if (parent.type === RUN_CHAIN_WORKFLOW) {
+      if ((parent.input as RunChainInput | undefined)?.reply_to?.url !== request.url) throw refused('the URL is not the chain’s reply_to');
+      return;
+    }
     if (!MESSAGE_WORKFLOW_TYPES.includes(parent.type)) throw refused(`started by a ${parent.type} run`);
     const input = parent.input as MessageInput;
     const seal = checkSeal(input, deps.sealKeys, { workflowId: workflow_id, startedAt: parent.started_at });
@@ -83,8 +91,9 @@ export function createNotifyCaller(deps: NotifyCallerDeps) {
       if (!verdict.allowed) throw ApplicationFailure.nonRetryable(`reply_to not allowed: ${verdict.reason}`, 'ReplyToNotAllowed');
     }
     const { status } = request;
-    const body = JSON.stringify({ type: 'message.ended', data: status });
-    const webhookId = endedWebhookId(status);
+    const chain = 'chain_id' in status;
+    const body = JSON.stringify({ type: chain ? 'chain.ended' : 'message.ended', data: status });
+    const webhookId = chain ? chainEndedWebhookId(status) : endedWebhookId(status);
     let response: Response;
     try {
       response = await deps.fetch(request.url, {
@@ -92,7 +101,7 @@ export function createNotifyCaller(deps: NotifyCallerDeps) {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'agent-reach',
-          traceparent: `00-${status.trace_id}-${'0'.repeat(15)}1-01`,
+          ...(chain ? {} : { traceparent: `00-${status.trace_id}-${'0'.repeat(15)}1-01` }),
           ...signatureHeaders([deps.callerWebhookSecret], webhookId, new Date(deps.now()), body),
         },
         body,

@@ -24,6 +24,8 @@ import { healthRoutes, type HealthChecks } from './routes/health';
 import { heartbeatRoutes } from './routes/heartbeat';
 import { keyRoutes } from './routes/keys';
 import { messageRoutes } from './routes/messages';
+import { chainRoutes } from './routes/chains';
+import type { ChainService } from '../chains/chain-service';
 import { metricsRoutes } from './routes/metrics';
 import { routeRoutes } from './routes/route';
 import { misrouteRoutes } from './routes/misroutes';
@@ -37,6 +39,8 @@ export interface AppDeps {
   config: Config;
   catalogue: Catalogue;
   messages: MessageService;
+  /** Chains of messages (`/v1/chains`). */
+  chains: ChainService;
   health: HealthChecks;
   logger: Logger;
   /** Used to fetch remote A2A agent cards. @default a fetch that connects only where the endpoint policy allows */
@@ -107,6 +111,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(agentRoutes({ catalogue: deps.catalogue, maxCapabilities: config.MAX_CAPABILITIES_PER_AGENT, endpoints }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics, endpoints }));
   app.use(messageRoutes({ messages: deps.messages, config, metrics: deps.metrics, logger: deps.logger, endpoints }));
+  app.use(chainRoutes({ chains: deps.chains, config }));
   app.use(routeRoutes({ router: deps.router, metrics: deps.metrics }));
   app.use(misrouteRoutes(deps.lessons));
   app.use(traceRoutes({ messages: deps.messages, config }));

@@ -1,6 +1,6 @@
 /**
  * The operator dashboard served by the api at `/dashboard`: agents with state and circuit, recent messages, one
- * message's attempts, one trace's chain. One self-contained page (no external assets: the api may run offline)
+ * message's attempts, one trace's chain, one chain's steps as a graph (docs/chains.md). One self-contained page (no external assets: the api may run offline)
  * that reads the public API; every value is inserted as text, never as HTML. The page itself is public; its data
  * calls send the API key the operator types in (kept in sessionStorage: gone when the tab closes).
  */
@@ -13,6 +13,8 @@ export function dashboardPage(): string {
   table { border-collapse: collapse; min-width: 60%; } td, th { padding: .25rem .7rem; border-bottom: 1px solid #ddd; text-align: left; font-size: .9rem; }
   .processed, .online, .closed { color: #1a7f37; } .failed, .rejected, .expired, .offline, .open { color: #cf222e; }
   .delivering, .delivered, .routing, .accepted, .busy, .half_open, .draining { color: #9a6700; }
+  .completed, .compensated { color: #1a7f37; } .cancelled { color: #cf222e; } .running, .compensating, .pending, .skipped { color: #9a6700; }
+  #chain svg text { font-size: 12px; } #chain svg rect { fill: #f6f8fa; stroke-width: 2; }
   a { cursor: pointer; color: #0969da; } code { font-size: .85rem; } #detail { margin-top: 1rem; } #attempts { margin-top: .6rem; }
 </style></head>
 <body>
@@ -21,7 +23,8 @@ export function dashboardPage(): string {
 <p id="auth" class="failed"></p>
 <h2>Router</h2><p id="router"></p>
 <h2>Agents</h2><table id="agents"><thead><tr><th>name</th><th>agent id</th><th>state</th><th>instances</th><th>capabilities</th></tr></thead><tbody></tbody></table>
-<h2>Recent messages</h2><table id="messages"><thead><tr><th>message id</th><th>state</th><th>agent</th><th>started</th></tr></thead><tbody></tbody></table>
+<h2>Recent messages</h2><table id="messages"><thead><tr><th>message id</th><th>state</th><th>agent</th><th>started</th><th>chain</th></tr></thead><tbody></tbody></table>
+<h2>Chain</h2><form id="chain-form"><label>chain id <input id="chain-id" size="40"></label> <button type="submit">Show</button></form><div id="chain"></div>
 <div id="detail"></div>
 <script>
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); if (cls) e.className = cls; return e; };
@@ -61,7 +64,11 @@ async function showMessages() {
   const body = document.querySelector('#messages tbody'); body.replaceChildren();
   for (const m of items) {
     const link = el('a', m.message_id); link.dataset.message = m.message_id; link.onclick = () => showMessage(m.message_id);
-    body.append(row([link, el('span', m.state, m.state), el('code', m.agent_id), new Date(m.started_at).toLocaleTimeString()]));
+    // A chain's step: <chain_id>:<step_id>[:compensate]; its chain is one click away.
+    const chainId = m.message_id.includes(':') ? m.message_id.split(':')[0] : undefined;
+    const chainLink = chainId ? el('a', 'chain ' + chainId) : '';
+    if (chainId) chainLink.onclick = () => showChain(chainId);
+    body.append(row([link, el('span', m.state, m.state), el('code', m.agent_id), new Date(m.started_at).toLocaleTimeString(), chainLink]));
   }
 }
 
@@ -95,6 +102,41 @@ async function showTrace(traceId) {
   for (const m of t.messages ?? []) chain.append(row([m.message_id, m.parent_message_id ?? '', el('span', m.state, m.state), el('code', m.agent_id), m.capability, m.duration_ms ?? '']));
   detail.append(el('h2', 'Trace ' + traceId), chain);
 }
+
+const STATE_COLOURS = { completed: '#1a7f37', compensated: '#1a7f37', failed: '#cf222e', cancelled: '#cf222e', running: '#9a6700', pending: '#8c959f', skipped: '#8c959f' };
+const svgEl = (tag, attrs, text) => { const e = document.createElementNS('http://www.w3.org/2000/svg', tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v)); if (text !== undefined) e.textContent = String(text); return e; };
+
+/** The chain's steps as boxes in columns by depth (the longest path of after before them), arrows for after. */
+async function showChain(id) {
+  const c = await get('/v1/chains/' + encodeURIComponent(id));
+  const view = document.querySelector('#chain'); view.replaceChildren();
+  if (!c.steps) { view.append(el('p', c.error ? c.error.code + ': ' + c.error.message : 'no chain ' + id, 'failed')); return; }
+  view.append(el('p', 'chain ' + c.chain_id + ': ' + c.state + (c.error ? ' — ' + c.error.code + (c.error.step ? ' at ' + c.error.step : '') + ': ' + c.error.message : ''), c.state));
+  const byId = new Map(c.steps.map((s) => [s.id, s]));
+  const depth = new Map();
+  const depthOf = (s) => { if (!depth.has(s.id)) { depth.set(s.id, 0); depth.set(s.id, 1 + Math.max(-1, ...(s.after ?? []).map((a) => byId.has(a) ? depthOf(byId.get(a)) : 0))); } return depth.get(s.id); };
+  const rows = new Map(); const place = new Map();
+  for (const s of c.steps) { const d = depthOf(s); const r = rows.get(d) ?? 0; rows.set(d, r + 1); place.set(s.id, { x: 10 + d * 200, y: 10 + r * 80 }); }
+  const width = 10 + (Math.max(...depth.values()) + 1) * 200, height = 10 + Math.max(...rows.values()) * 80;
+  const svg = svgEl('svg', { width, height, viewBox: '0 0 ' + width + ' ' + height });
+  const defs = svgEl('defs', {}); const marker = svgEl('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto' });
+  marker.append(svgEl('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#57606a' })); defs.append(marker); svg.append(defs);
+  for (const s of c.steps) for (const a of s.after ?? []) {
+    const from = place.get(a), to = place.get(s.id); if (!from || !to) continue;
+    svg.append(svgEl('line', { x1: from.x + 160, y1: from.y + 30, x2: to.x, y2: to.y + 30, stroke: '#57606a', 'marker-end': 'url(#arrow)' }));
+  }
+  for (const s of c.steps) {
+    const p = place.get(s.id); const g = svgEl('g', { 'data-step': s.id, cursor: 'pointer' });
+    g.append(svgEl('rect', { x: p.x, y: p.y, width: 160, height: 60, rx: 6, stroke: STATE_COLOURS[s.state] ?? '#57606a' }));
+    g.append(svgEl('text', { x: p.x + 8, y: p.y + 18 }, s.id));
+    g.append(svgEl('text', { x: p.x + 8, y: p.y + 35, fill: STATE_COLOURS[s.state] ?? '#57606a' }, s.state));
+    if (s.compensation) g.append(svgEl('text', { x: p.x + 8, y: p.y + 52 }, '↩ ' + s.compensation.state));
+    g.onclick = () => showMessage(s.message_id);
+    svg.append(g);
+  }
+  view.append(svg);
+}
+document.querySelector('#chain-form').onsubmit = (event) => { event.preventDefault(); showChain(document.querySelector('#chain-id').value.trim()).catch((e) => showAuth(e.message)); };
 
 const refresh = () => {
   if (!sessionStorage.getItem(KEY)) return showAuth('Enter an API key to see the agents and messages of its tenant.');

@@ -4,6 +4,7 @@
  * Error bodies have one shape, `ERROR_BODY` in openapi.ts.
  */
 import { z } from 'zod';
+import { CHAIN_STATES, STEP_STATES } from '../chains/chain';
 import { MESSAGE_STATES } from '../messages/message';
 import { TRANSPORTS } from '../rules/transport';
 
@@ -127,3 +128,21 @@ const keyView = z.looseObject({
 export const createdKeyResponse = keyView.extend({ key: z.string() });
 export const keyListResponse = z.looseObject({ items: z.array(keyView) });
 export const receiptResponse = z.looseObject({ message_id: z.string(), applied: z.boolean(), duplicate: z.boolean(), state });
+
+const sentMessage = {
+  message_id: z.string(),
+  state: z.enum(STEP_STATES),
+  result: z.unknown().optional(),
+  started_at: timestamp.optional(),
+  ended_at: timestamp.optional(),
+  error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+};
+export const chainStatusResponse = z.looseObject({
+  chain_id: z.string(),
+  tenant: z.string(),
+  state: z.enum(CHAIN_STATES),
+  steps: z.array(z.looseObject({ id: z.string(), after: z.array(z.string()).optional(), ...sentMessage, compensation: z.looseObject(sentMessage).optional() })),
+  started_at: timestamp,
+  ended_at: timestamp.optional(),
+});
+export const chainCancelledResponse = z.looseObject({ chain_id: z.string(), cancelled: z.literal(true), state: z.literal('cancelled') });

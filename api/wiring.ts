@@ -17,6 +17,7 @@ import { MisrouteStore } from '../store/misroutes';
 import { LessonCache } from '../router/lessons';
 import { createRouter } from '../router/create-router';
 import type { Router } from '../router/router';
+import { ChainService } from '../chains/chain-service';
 import { createApiKeyStore, type ApiKeyStore } from '../store/api-keys';
 import { catalogueModels, initCatalogueModels } from '../store/models';
 import { endpointPolicy } from '../rules/endpoint-policy';
@@ -33,6 +34,7 @@ export interface ApiServices {
   keys: ApiKeyStore;
   router: Router;
   messages: MessageService;
+  chains: ChainService;
   /** Seal the message inputs the api builds (messages/seal.ts). */
   sealKeys: SealKeys;
   /** Misroute reports and the lessons the router reads from them (store/misroutes.ts, router/lessons.ts). */
@@ -72,7 +74,8 @@ export async function createApiServices(options: {
   const router = await createRouter(catalogue, mongo, config, logger, { lessons: (tenant) => lessons.cache.get(tenant) });
   const sealKeys = await loadSealKeys(config, mongo);
   const messages = new MessageService({ client, queries: catalogue.queries, config, router, sealKeys });
-  return { catalogue, keys, router, messages, sealKeys, lessons };
+  const chains = new ChainService({ client, queries: catalogue.queries, config, endpointPolicy: endpointPolicy(config) });
+  return { catalogue, keys, router, messages, chains, sealKeys, lessons };
 }
 
 export interface ApiReplica {
@@ -107,6 +110,7 @@ export async function startApiReplica(options: {
     config,
     catalogue: services.catalogue,
     messages: services.messages,
+    chains: services.chains,
     router: services.router,
     keys: services.keys,
     lessons: services.lessons,

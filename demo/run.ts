@@ -3,7 +3,9 @@
  * customer-service (classifies the ticket), quality-check (first review), refund (pays back, into a ledger) —
  * pass each ticket along via the gateway, keeping one trace id per ticket. Starts embedded mode itself unless
  * GATEWAY points at a running api (then REACH_API_KEY is its API key, with the send, read and register scopes). Prints every hop (trace, agent, latency) and the number of refunds performed;
- * then sends one ticket again to show it is not refunded twice. Refunds are restricted: the refund capability admits
+ * then sends one ticket again to show it is not refunded twice. Then the same pipeline as chains (demo/chain-pipeline.ts):
+ * the gateway runs the steps, and a refund that fails after the review reopens the ticket (its compensation).
+ * Refunds are restricted: the refund capability admits
  * only keys with the `refunds` scope, which quality-check holds and customer-service does not (shown once).
  */
 import { randomBytes } from 'node:crypto';
@@ -11,6 +13,7 @@ import { createServer } from 'node:http';
 import { ReachAgent, type Delivery, type Handler } from '../sdk';
 import { freePort } from '../supervisor/dev-servers';
 import { startEmbeddedProcess } from '../supervisor/embedded-process';
+import { runChainPipeline } from './chain-pipeline';
 
 const TICKETS = [
   { ticket_id: 't-1001', text: 'The blender arrived broken, I want a refund', order_id: 'o-1', amount: 89 },
@@ -121,6 +124,7 @@ async function main(): Promise<void> {
   console.log(`after re-sending ${TICKETS[0]!.ticket_id}: refunds performed: ${refunds.length}`);
 
   for (const agent of [service, quality, refund]) await agent.drain(2_000);
+  await runChainPipeline(gateway, process.env.REACH_API_KEY!, TICKETS);
   await embedded?.stop();
 }
 

@@ -119,6 +119,12 @@ export const envSchema = z.object({
    * task's artifacts: larger fails the message `result_too_large`), in bytes of JSON (kept in Temporal history). @default 262144
    */
   MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
+  /** Steps one chain may have (`POST /v1/chains`, `runChain`; at most 256). @default 32 */
+  MAX_CHAIN_STEPS: z.coerce.number().int().min(1).max(256).default(32),
+  /** Longest path of `after` in a chain, counted in steps. @default 16 */
+  MAX_CHAIN_DEPTH: z.coerce.number().int().min(1).max(256).default(16),
+  /** Largest chain body (its input and every step's templates) in bytes of JSON, kept in Temporal history. @default 262144 */
+  MAX_CHAIN_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
   /**
    * Most bytes read of any answer from an agent or a card host: an HTTP delivery's answer, an A2A agent's answers
    * (SendMessage, GetTask, CancelTask), a fetched A2A card. The read stops there: a delivery whose answer is longer
@@ -415,6 +421,11 @@ export function circuitPolicy(config: Config) {
 /** How much of an agent's answer the worker reads, and of its result a status keeps. */
 export function answerLimits(config: Config) {
   return { maxAnswerBytes: config.AGENT_ANSWER_MAX_BYTES, maxResultBytes: config.MAX_PAYLOAD_BYTES };
+}
+
+/** The limits of a chain (chains/check-chain.ts). */
+export function chainLimits(config: Pick<Config, 'MAX_CHAIN_STEPS' | 'MAX_CHAIN_DEPTH' | 'MAX_CHAIN_BYTES'>) {
+  return { maxSteps: config.MAX_CHAIN_STEPS, maxDepth: config.MAX_CHAIN_DEPTH, maxBytes: config.MAX_CHAIN_BYTES };
 }
 
 /** The router's similarity settings. */

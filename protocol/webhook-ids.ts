@@ -11,6 +11,11 @@ export function cancelWebhookId(messageId: string): string {
   return `${messageId}/cancelled`;
 }
 
+/** A chain's `reply_to` notice: `<chain id>/chain-ended/<when it ended>` (never a message's `…/ended/…`). */
+export function chainEndedWebhookId(status: { chain_id: string; ended_at?: string; started_at: string }): string {
+  return `${status.chain_id}/chain-ended/${status.ended_at ?? status.started_at}`;
+}
+
 /** `status` is the message's final status (messages/message.ts `MessageStatus`). */
 export function endedWebhookId(status: { message_id: string; completed_at?: string; updated_at: string }): string {
   return `${status.message_id}/ended/${status.completed_at ?? status.updated_at}`;

@@ -47,6 +47,8 @@ export interface AgentCard {
     description?: string;
     tags?: string[];
     parameters?: object;
+    /** JSON Schema of its result: chains check the pointers that read it (docs/chains.md). */
+    returns?: object;
     examples?: string[];
     counter_examples?: string[];
     ack_timeout_ms?: number;

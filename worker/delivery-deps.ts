@@ -9,7 +9,7 @@ import type { ActivityDeps } from '../activities';
 import { AgentQueries } from '../catalogue/agent-queries';
 import { createCatalogue } from '../catalogue/catalogue';
 import { guardedFetch } from '../platform/guarded-fetch';
-import { answerLimits, circuitPolicy, type Config } from '../platform/config';
+import { answerLimits, chainLimits, circuitPolicy, type Config } from '../platform/config';
 import type { WorkerMetrics } from '../platform/metrics';
 import { RoutingStats, routingStatsModel } from '../store/routing-stats';
 import { endpointPolicy } from '../rules/endpoint-policy';
@@ -59,6 +59,7 @@ export async function startDeliveryDeps(options: DeliveryDepsOptions): Promise<D
   const activityDeps: ActivityDeps = {
     queries,
     intake: { queries, config, keys: createApiKeyStore(mongo, config) },
+    chains: { queries, limits: chainLimits(config) },
     circuits,
     stats,
     ...(options.metrics ? { metrics: options.metrics } : {}),

@@ -4,12 +4,14 @@
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { ChainStatus } from '../chains/chain';
 import type { MessageStatus } from '../messages/message';
 
 export interface NotifyCallerInput {
   url: string;
   retry_initial_ms: number;
-  status: MessageStatus;
+  /** A message's final status, or a chain's. */
+  status: MessageStatus | ChainStatus;
 }
 
 export async function notifyCallerWorkflow(input: NotifyCallerInput): Promise<{ delivered: boolean }> {

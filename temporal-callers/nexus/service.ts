@@ -2,7 +2,7 @@
  * Temporal-native callers over Nexus: the Nexus service `agentReach` and its operation `sendMessage`, the same
  * operation as the `sendMessage` workflow, so that workflows in other namespaces can call it through a Nexus
  * endpoint. Names and types only (safe to import from workflows and from callers' workflow bundles); the handler is
- * in `nexus/handler.ts`, on the message worker.
+ * in `handler.ts` beside it, on the message worker.
  */
 import * as nexus from 'nexus-rpc';
 import type { SendMessageInput } from '../contract';

@@ -68,6 +68,20 @@ describe('dashboard', { skip: skipUnlessInstalled([chromiumBinary]) }, () => {
     assert.match(await page.locator('#detail').innerText(), /state: processed/);
     await page.locator('#detail a', { hasText: 'trace' }).click();
     await page.locator('#trace', { hasText: messageId }).waitFor();
+    // A chain: its steps as boxes, by state, with the arrows of after; a step's box opens its message.
+    const chainId = `dash-chain-${Date.now()}`;
+    const target = { agent_id: registered.agent_id, capability: 'echo' };
+    const started = await request('POST', `${system.baseUrl}/v1/chains`, { chain_id: chainId, steps: [{ id: 'first', target }, { id: 'second', target }, { id: 'third', target, after: ['first'] }] });
+    assert.equal(started.status, 202);
+    await eventually('the chain to complete', async () => ((await request('GET', `${system.baseUrl}/v1/chains/${chainId}`)).body.state === 'completed' ? true : undefined));
+    await page.fill('#chain-id', chainId);
+    await page.click('#chain-form button');
+    await page.locator('#chain', { hasText: `chain ${chainId}: completed` }).waitFor();
+    assert.equal(await page.locator('#chain svg g[data-step]').count(), 3);
+    assert.equal(await page.locator('#chain svg line').count(), 2);
+    assert.match(await page.locator('#chain svg g[data-step="second"]').textContent() ?? '', /second\s*completed/);
+    await page.locator('#chain svg g[data-step="second"]').click();
+    await page.locator('#detail h2', { hasText: `Message ${chainId}:second` }).waitFor();
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: join(OUTPUT, 'dashboard.png'), fullPage: true });
     assert.ok(existsSync(join(OUTPUT, 'dashboard.png')));

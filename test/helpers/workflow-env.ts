@@ -12,6 +12,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createPrepareMessage } from '../../activities/prepare-message';
+import { createCapabilityParameters, createPrepareChain } from '../../activities/prepare-chain';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
 import type { A2aPoll } from '../../activities/deliver-a2a';
 import type { Settlement } from '../../activities/settle-message';
@@ -181,7 +182,9 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
       return polls[Math.min(made.length, polls.length) - 1]!;
     },
     async notifyCaller(request) {
-      calls(request.status.target.agent_id).callerNotifications.push(request.status);
+      // Only message runs notify in these scenarios.
+      const status = request.status as MessageStatus;
+      calls(status.target.agent_id).callerNotifications.push(status);
       return { http_status: 200 };
     },
     async recordMissingReceipt(request) {
@@ -192,6 +195,8 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     },
     // Direct sendMessage starts are tested against the whole system (test/integration/temporal-callers.test.ts).
     prepareMessage: createPrepareMessage({}),
+    prepareChain: createPrepareChain(undefined),
+    capabilityParameters: createCapabilityParameters(undefined),
   };
   const worker = await Worker.create({
     connection: env.nativeConnection,

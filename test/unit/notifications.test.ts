@@ -10,6 +10,7 @@ import { createNotifyCaller, type StartedRun } from '../../activities/notify-cal
 import { sealInput, type SealKeys } from '../../messages/seal';
 import { createNotifyCancel } from '../../activities/notify-cancel';
 import type { MessageInput, MessageStatus } from '../../messages/message';
+import type { ChainStatus } from '../../chains/chain';
 import { loadConfig } from '../../platform/config';
 import { endpointPolicy } from '../../rules/endpoint-policy';
 import { newSigningSecret } from '../../rules/signing';
@@ -143,6 +144,32 @@ describe('notifications', () => {
     });
     it('notifications - a notification run started before the deployment sealed (an earlier gateway) is posted as it was', async () => {
       assert.deepEqual(await attempt(undefined, { run_started_at: '2026-10-01T00:00:00.000Z' }), { outcome: 'posted', sent: 1 });
+    });
+  });
+  describe('notifications - a chain\'s reply_to notice', () => {
+    const url = 'http://caller.example/chain-hook';
+    const parent = { workflow_id: 'chain:default:c-1', run_id: 'run-1' };
+    const chainStatus: ChainStatus = { chain_id: 'c-1', tenant: 'default', state: 'compensated', steps: [], started_at: '2026-11-30T10:00:00.000Z', ended_at: '2026-11-30T10:00:05.000Z' };
+    const run = (reply: string): StartedRun => ({ type: 'runChain', started_at: '2026-11-30T10:00:00.000Z', input: { tenant: 'default', chain_id: 'c-1', steps: [], reply_to: { url: reply } } });
+
+    it('notifications - posted for a runChain run whose input names this URL, as chain.ended with the chain\'s webhook-id', async () => {
+      const secret = newSigningSecret();
+      const { sent, fetch } = recordingFetch();
+      const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: secret, sealKeys, startedRun: async () => run(url) });
+      await notifyCaller({ url, status: chainStatus, parent, run_started_at: '2026-11-30T10:00:05.000Z' });
+      assert.equal(sent.length, 1);
+      assert.equal(sent[0]!.headers['webhook-id'], 'c-1/chain-ended/2026-11-30T10:00:05.000Z');
+      assert.equal(sent[0]!.headers.traceparent, undefined);
+      const verified = new Webhook(secret).verify(sent[0]!.body, sent[0]!.headers) as { type: string; data: ChainStatus };
+      assert.equal(verified.type, 'chain.ended');
+      assert.equal(verified.data.state, 'compensated');
+    });
+
+    it('notifications - refused when the URL is not the chain\'s reply_to', async () => {
+      const { sent, fetch } = recordingFetch();
+      const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: newSigningSecret(), sealKeys, startedRun: async () => run('http://caller.example/other') });
+      await assert.rejects(notifyCaller({ url, status: chainStatus, parent, run_started_at: '2026-11-30T10:00:05.000Z' }), /not the chain’s reply_to/);
+      assert.equal(sent.length, 0);
     });
   });
 });

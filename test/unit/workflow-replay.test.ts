@@ -2,8 +2,8 @@
  * Runs in flight must survive a deploy: every stored history (recorded from real runs by
  * `npm run record-histories`) is replayed against today's workflow code, which must issue the same commands.
  * Each folder holds the histories of one workflow shape: `classic/` from before the lean-delivery patch, `lean/`
- * after it (both of the `messageWorkflow` type), `lean-type/` runs of `leanMessageWorkflow`, and `direct/` runs of the public `sendMessage` entry (`v1-` before direct starts were routed by intent,
- * `v2-` after; `test/tools/record-direct-histories.ts`).
+ * after it (both of the `messageWorkflow` type), `lean-type/` runs of `leanMessageWorkflow`, `direct/` runs of the public `sendMessage` entry (`v1-` before direct starts were routed by intent,
+ * `v2-` after; `test/tools/record-direct-histories.ts`), and `chains/` runs of `runChain` (`test/tools/record-chain-histories.ts`).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -39,7 +39,7 @@ async function replayFailures(histories: ReturnType<typeof storedHistories>): Pr
 }
 
 describe('workflow replay', () => {
-  for (const [shape, atLeast] of [['classic', 15], ['lean', 15], ['lean-type', 15], ['direct', 6]] as const) {
+  for (const [shape, atLeast] of [['classic', 15], ['lean', 15], ['lean-type', 15], ['direct', 6], ['chains', 3]] as const) {
     it(`workflow replay - every stored ${shape} history replays against the current workflow code without nondeterminism`, async () => {
       const histories = storedHistories(shape);
       assert.ok(histories.length >= atLeast, `found ${histories.length} stored ${shape} histories`);

@@ -1,0 +1,36 @@
+/**
+ * `runChain` (chains started from Temporal, and by the api): the chain checked in full before any step starts, as
+ * a local activity of the worker, with the api's own check (chains/check-chain.ts). A refusal is a non-retryable
+ * ApplicationFailure whose type is the refusal's code and whose details name the step.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { checkChain, type ChainCheckDeps } from '../chains/check-chain';
+import { CHAIN_FAILURES, type RunChainInput } from '../chains/temporal';
+import type { PlannedStep } from '../chains/plan';
+
+export interface PreparedChain {
+  steps: PlannedStep[];
+}
+
+/** The `parameters` schema of a capability, for an intent step's check after routing; undefined when it declares none. */
+export function createCapabilityParameters(deps: ChainCheckDeps | undefined) {
+  return async function capabilityParameters(request: { tenant: string; agent_id: string; capability: string }): Promise<Record<string, unknown> | undefined> {
+    const found = await deps?.queries.get(request.tenant, request.agent_id);
+    const json = found?.agent.capabilities.find((c) => c.name === request.capability)?.parameters_json;
+    return json ? (JSON.parse(json) as Record<string, unknown>) : undefined;
+  };
+}
+
+export function createPrepareChain(deps: ChainCheckDeps | undefined) {
+  return async function prepareChain(input: RunChainInput): Promise<PreparedChain> {
+    if (!deps) throw ApplicationFailure.nonRetryable('this worker does not run chains', 'not_configured');
+    const { tenant, chain_id: _chainId, key_id: _keyId, key_proofs: _proofs, reply_retry_initial_ms: _retry, ...body } = input;
+    const checked = await checkChain(deps, tenant, body);
+    if (!checked.ok) {
+      const { refusal } = checked;
+      const message = refusal.issues ? `invalid chain: ${refusal.issues.map((i) => `${i.location.replace(/^body\./, '')}: ${i.message}`).join('; ')}` : refusal.message;
+      throw ApplicationFailure.create({ type: refusal.code === 'invalid_request' ? CHAIN_FAILURES.invalidChain : refusal.code, message, nonRetryable: true, details: [refusal] });
+    }
+    return { steps: checked.steps };
+  };
+}

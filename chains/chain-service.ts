@@ -1,0 +1,156 @@
+/**
+ * Chains as the api serves them: start one (once per chain id: a repeat of the same body answers with the chain,
+ * another body under the same id is a conflict), read its status, cancel it. The body is checked in full first
+ * (chains/check-chain.ts), so a refused chain starts nothing. Returns tagged results; routes map them to HTTP.
+ */
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import type { AgentQueries } from '../catalogue/agent-queries';
+import { chainLimits, type Config } from '../platform/config';
+import { keyProof, type Caller } from '../rules/api-key';
+import { checkEndpoint, type EndpointPolicy, type Lookup } from '../rules/endpoint-policy';
+import { canonicalJson, sha256Hex } from '../rules/ids';
+import type { ChainState, ChainStatus } from './chain';
+import { checkChain, type ChainRefusal } from './check-chain';
+import type { ChainBodyInput } from './chain-schema';
+import { plannedSteps } from './plan';
+import { cancelChainUpdate, chainStatusQuery, chainWorkflowId, compensationMessageId, RUN_CHAIN_WORKFLOW, stepMessageId, type ChainMemo, type RunChainInput } from './temporal';
+
+export type StartChainResult =
+  | { kind: 'accepted'; status: ChainStatus }
+  | { kind: 'duplicate'; status: ChainStatus }
+  | { kind: 'conflict'; chain_id: string }
+  | { kind: 'refused'; refusal: ChainRefusal };
+
+export type CancelChainResult = { kind: 'cancelled' } | { kind: 'already_ended'; state: ChainState } | { kind: 'unknown_chain' };
+
+/** Thrown when a running chain's status cannot be read because no worker answers the query. */
+export class ChainStatusUnavailableError extends Error {}
+
+export function newChainId(): string {
+  return `chn_${randomUUID().replaceAll('-', '')}`;
+}
+
+/** The body's hash, kept in the run's memo: equal bodies (key order aside) are the same chain. */
+export function chainBodyHash(body: ChainBodyInput & { chain_id: string }): string {
+  return sha256Hex(canonicalJson(body));
+}
+
+/** Every message id a chain may send: each step's and each compensation's. */
+export function chainMessageIds(body: Pick<ChainBodyInput, 'steps'>, chainId: string): string[] {
+  return body.steps.flatMap((s) => [stepMessageId(chainId, s.id), ...(s.compensate ? [compensationMessageId(chainId, s.id)] : [])]);
+}
+
+/** The proofs that the sender holds `apiKey`, for every message id of the chain (so each step is sent as that key). */
+export function keyProofsFor(apiKey: string, tenant: string, messageIds: readonly string[]): Record<string, string> {
+  return Object.fromEntries(messageIds.map((id) => [id, keyProof(apiKey, tenant, id)!]));
+}
+
+export interface ChainServiceDeps {
+  client: Client;
+  queries: Pick<AgentQueries, 'get' | 'checkReach'>;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'MAX_CHAIN_STEPS' | 'MAX_CHAIN_DEPTH' | 'MAX_CHAIN_BYTES' | 'CALLER_WEBHOOK_SECRET' | 'CALLER_WEBHOOK_RETRY_INITIAL_MS'>;
+  /** Where `reply_to` may point. */
+  endpointPolicy: EndpointPolicy;
+  lookup?: Lookup;
+}
+
+export class ChainService {
+  constructor(private readonly deps: ChainServiceDeps) {}
+
+  /** Checks and starts the chain for `caller`, whose API key (`apiKey`) each step is sent as. */
+  async start(caller: Caller, apiKey: string, value: unknown): Promise<StartChainResult> {
+    const tenant = caller.tenant;
+    const checked = await checkChain({ queries: this.deps.queries, limits: chainLimits(this.deps.config) }, tenant, value, caller);
+    if (!checked.ok) return { kind: 'refused', refusal: checked.refusal };
+    const replyRefusal = checked.body.reply_to && (await this.replyToRefusal(checked.body.reply_to.url));
+    if (replyRefusal) return { kind: 'refused', refusal: replyRefusal };
+    const chainId = checked.body.chain_id ?? newChainId();
+    const body = { ...checked.body, chain_id: chainId };
+    const memo: ChainMemo = { body_hash: chainBodyHash(body) };
+    const input: RunChainInput = {
+      ...body,
+      tenant,
+      key_id: caller.key_id,
+      key_proofs: keyProofsFor(apiKey, tenant, chainMessageIds(body, chainId)),
+      ...(body.reply_to ? { reply_retry_initial_ms: this.deps.config.CALLER_WEBHOOK_RETRY_INITIAL_MS } : {}),
+    };
+    try {
+      await this.deps.client.workflow.start(RUN_CHAIN_WORKFLOW, {
+        workflowId: chainWorkflowId(tenant, chainId),
+        taskQueue: this.deps.config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        memo: { ...memo },
+        staticSummary: `chain ${chainId}: ${body.steps.length} steps`,
+        // The chain id is the idempotency key for ever, as a message id.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      const description = await this.describe(tenant, chainId);
+      if ((description?.memo as Partial<ChainMemo> | undefined)?.body_hash !== memo.body_hash) return { kind: 'conflict', chain_id: chainId };
+      return { kind: 'duplicate', status: await this.statusOf(tenant, chainId, description!) };
+    }
+    const started_at = new Date().toISOString();
+    const steps = plannedSteps(body).map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' as const }));
+    return { kind: 'accepted', status: { chain_id: chainId, tenant, state: 'running', steps, started_at } };
+  }
+
+  async get(tenant: string, chainId: string): Promise<ChainStatus | undefined> {
+    const description = await this.describe(tenant, chainId);
+    return description && this.statusOf(tenant, chainId, description);
+  }
+
+  async cancel(tenant: string, chainId: string, reason?: string): Promise<CancelChainResult> {
+    try {
+      const outcome = await this.deps.client.workflow.getHandle(chainWorkflowId(tenant, chainId)).executeUpdate(cancelChainUpdate, { args: [reason ? { reason } : {}] });
+      return outcome.cancelled ? { kind: 'cancelled' } : { kind: 'already_ended', state: outcome.state };
+    } catch (error) {
+      const description = await this.describe(tenant, chainId);
+      if (!description) return { kind: 'unknown_chain' };
+      if (description.status.name === 'RUNNING') throw error;
+      return { kind: 'already_ended', state: (await this.statusOf(tenant, chainId, description)).state };
+    }
+  }
+
+  /** As for messages: `reply_to` needs the signing secret, and an address the endpoint policy allows. */
+  private async replyToRefusal(url: string): Promise<ChainRefusal | undefined> {
+    if (!this.deps.config.CALLER_WEBHOOK_SECRET) return { code: 'reply_to_unavailable', message: 'reply_to needs CALLER_WEBHOOK_SECRET to be configured on the gateway' };
+    const verdict = await checkEndpoint(url, this.deps.endpointPolicy, this.deps.lookup);
+    return verdict.allowed ? undefined : { code: 'endpoint_not_allowed', message: `reply_to: ${verdict.reason}` };
+  }
+
+  private async describe(tenant: string, chainId: string): Promise<WorkflowExecutionDescription | undefined> {
+    try {
+      return await this.deps.client.workflow.getHandle(chainWorkflowId(tenant, chainId)).describe();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  /** Queried while it runs, its result once completed; a run that failed or was ended by an operator, from its description. */
+  private async statusOf(tenant: string, chainId: string, description: WorkflowExecutionDescription): Promise<ChainStatus> {
+    const handle = this.deps.client.workflow.getHandle(chainWorkflowId(tenant, chainId), description.runId);
+    switch (description.status.name) {
+      case 'RUNNING':
+        try {
+          return await handle.query(chainStatusQuery);
+        } catch (error) {
+          throw new ChainStatusUnavailableError(`status of chain ${chainId} is unavailable: no worker answered`, { cause: error });
+        }
+      case 'COMPLETED':
+        return (await handle.result()) as ChainStatus;
+      default: {
+        const failure = await handle.result().then(
+          () => undefined,
+          (error: Error) => (error.cause as Error | undefined)?.message ?? error.message,
+        );
+        const state: ChainState = description.status.name === 'CANCELLED' ? 'cancelled' : 'failed';
+        const ended = (description.closeTime ?? new Date()).toISOString();
+        return { chain_id: chainId, tenant, state, steps: [], started_at: description.startTime.toISOString(), ended_at: ended, error: { code: 'terminated', message: failure ?? `the chain's run ended as ${description.status.name}` } };
+      }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * What the api, the worker and the chain workflow share about Temporal: the workflow type, ids, the status query
+ * and the cancel update. Safe to import from workflows (no I/O).
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { ChainBody, ChainState, ChainStatus } from './chain';
+
+/** The chain workflow's type, for the api and for Temporal-native callers. */
+export const RUN_CHAIN_WORKFLOW = 'runChain';
+
+/** Workflow id of a chain: unique per (tenant, chain_id); tenants cannot contain ':'. */
+export function chainWorkflowId(tenant: string, chainId: string): string {
+  return `chain:${tenant}:${chainId}`;
+}
+
+/**
+ * A step's message id: `<chain_id>:<step_id>`. Chain ids and step ids hold no `:`, so the ids of two chains' steps
+ * never meet, and they are valid message ids (at most 64 + 1 + 32 characters).
+ */
+export function stepMessageId(chainId: string, stepId: string): string {
+  return `${chainId}:${stepId}`;
+}
+
+/** The message id of a step's compensation: `<chain_id>:<step_id>:compensate`. */
+export function compensationMessageId(chainId: string, stepId: string): string {
+  return `${chainId}:${stepId}:compensate`;
+}
+
+/**
+ * The input of `runChain`: the body of `POST /v1/chains` with its chain id, plus the tenant and, as for
+ * `sendMessage`, who sends: an API key id and, per message id of the chain (steps and compensations), the proof
+ * that the sender holds the key. Each step is checked as a message from that caller.
+ */
+export interface RunChainInput extends ChainBody {
+  tenant: string;
+  chain_id: string;
+  key_id?: string;
+  /** `keyProof(apiKey, tenant, message_id)` for each step's and compensation's message id. */
+  key_proofs?: Record<string, string>;
+  /** First retry delay of the `reply_to` notification (the api's CALLER_WEBHOOK_RETRY_INITIAL_MS). @default 5000 */
+  reply_retry_initial_ms?: number;
+}
+
+/** What every chain run carries in its memo: the body's hash (a repeat of the same body is a duplicate). */
+export interface ChainMemo {
+  body_hash: string;
+}
+
+export const chainStatusQuery = defineQuery<ChainStatus>('chainStatus');
+
+/** Cancels the chain unless it already ended: running steps' messages are cancelled, no new step starts. */
+export const cancelChainUpdate = defineUpdate<{ cancelled: boolean; state: ChainState }, [{ reason?: string }]>('cancelChain');
+
+/** Types of the non-retryable failures `runChain` ends with when it runs nothing. */
+export const CHAIN_FAILURES = {
+  invalidChain: 'invalid_chain',
+  workflowIdMismatch: 'workflow_id_mismatch',
+} as const;

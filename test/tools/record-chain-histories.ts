@@ -1,0 +1,81 @@
+/**
+ * `npx tsx test/tools/record-chain-histories.ts [prefix]`: runs chains (`runChain`, started as a Temporal-native
+ * caller would) against the whole system on local servers and stores each run's history under
+ * test/fixtures/histories/chains/, for the replay test. `prefix` names the code that recorded them (`v1-`, …).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { executeChain } from '../../temporal-callers/chain-client';
+import { chainWorkflowId } from '../../chains/temporal';
+import { resolveTemporalCli } from '../../supervisor/binaries';
+import { startFakeAgent } from '../helpers/fake-agent';
+import { registerAgent } from '../helpers/http';
+import { startTestServers } from '../helpers/servers';
+import { startSystem } from '../helpers/system';
+
+const DIR = resolve(__dirname, '../fixtures/histories/chains');
+const TENANT = 'default';
+
+/** The history without stack traces: they name the recording machine's paths, and replay does not read them. */
+function withoutStackTraces(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutStackTraces);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'stackTrace' ? '' : withoutStackTraces(v)]));
+}
+
+async function main(): Promise<void> {
+  const prefix = process.argv[2] ?? '';
+  mkdirSync(DIR, { recursive: true });
+  const cli = await resolveTemporalCli();
+  if ('sdkDownload' in cli) throw new Error(`recording needs the Temporal CLI: ${cli.reason}`);
+  const servers = await startTestServers();
+  const system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000' });
+  const agent = await startFakeAgent((d) =>
+    d.body.capability === 'refund'
+      ? { status: 202, receipt: { status: 'failed', error: { message: 'declined' } } }
+      : { status: 202, receipt: { status: 'processed', result: { category: 'refund', amount: 42, ok: true } } },
+  );
+  const registered = await registerAgent(system.baseUrl, agent.url, {
+    capabilities: ['classify', 'check', 'refund', 'reopen', 'notify'].map((name) => ({ name, description: `${name} a ticket` })),
+  });
+  agent.secret = registered.secret;
+  const target = (capability: string) => ({ agent_id: registered.agent_id, capability });
+  const classify = { id: 'classify', target: target('classify'), input: { ticket: { $ref: '/input/ticket' } }, compensate: { target: target('reopen') } };
+  const scenarios: Record<string, Record<string, unknown>> = {
+    // classify → (check, notify) fan-out → all done.
+    completed: { input: { ticket: 'T-1' }, steps: [classify, { id: 'check', target: target('check'), input: { category: { $ref: '/steps/classify/result/category' } } }, { id: 'notify', target: target('notify'), after: ['classify'] }] },
+    // classify → check → refund fails: check has no compensation, classify's runs.
+    compensated: { input: { ticket: 'T-2' }, steps: [classify, { id: 'check', target: target('check') }, { id: 'refund', target: target('refund'), on_failure: 'compensate' }] },
+    // A cycle: refused by prepareChain, nothing runs.
+    refused: { steps: [{ id: 'a', target: target('check'), after: ['b'] }, { id: 'b', target: target('check'), after: ['a'] }] },
+  };
+  const idsFile = join(DIR, 'workflow-ids.json');
+  const workflowIds: Record<string, string> = existsSync(idsFile) ? JSON.parse(readFileSync(idsFile, 'utf8')) : {};
+  try {
+    for (const [name, body] of Object.entries(scenarios)) {
+      const chainId = `${prefix}${name}-${Date.now()}`;
+      const outcome = await executeChain(system.client, { tenant: TENANT, chain_id: chainId, ...(body as { steps: never[] }) }, { taskQueue: system.config.TEMPORAL_TASK_QUEUE }).then(
+        (status) => status.state,
+        (error: Error) => `failed: ${(error.cause as Error | undefined)?.message ?? error.message}`,
+      );
+      const workflowId = chainWorkflowId(TENANT, chainId);
+      const file = `${prefix}${name}.json`;
+      const history = execFileSync(cli.path, ['workflow', 'show', '--address', servers.temporalAddress, '--namespace', system.config.TEMPORAL_NAMESPACE, '-w', workflowId, '-o', 'json'], { encoding: 'utf8' });
+      writeFileSync(join(DIR, file), `${JSON.stringify(withoutStackTraces(JSON.parse(history)), null, 2)}\n`);
+      workflowIds[file] = workflowId;
+      console.log(`${file}: ${outcome}`);
+    }
+    const sorted = Object.fromEntries(Object.entries(workflowIds).sort(([a], [b]) => a.localeCompare(b)));
+    writeFileSync(idsFile, `${JSON.stringify(sorted, null, 2)}\n`);
+  } finally {
+    await agent.stop();
+    await system.stop();
+    await servers.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
