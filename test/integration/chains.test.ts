@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually } from '../helpers/eventually';
 import { startFakeAgent, type Behaviour, type Delivery, type FakeAgent } from '../helpers/fake-agent';
-import { registerAgent, request } from '../helpers/http';
-import { startTestServers, type TestServers } from '../helpers/servers';
-import { startSystem, type TestSystem } from '../helpers/system';
+import { request } from '../helpers/http';
+import type { TestSystem } from '../helpers/system';
+import { startSystemWithAgent, type SystemWithAgent } from '../helpers/system-with-agent';
 import { executeChain } from '../../temporal-callers/chain-client';
 import { Webhook } from 'standardwebhooks';
 import { newSigningSecret } from '../../rules/signing';
 
-let servers: TestServers;
+let world: SystemWithAgent | undefined;
 let system: TestSystem;
 let agent: FakeAgent;
 let agentId: string;
@@ -82,19 +82,11 @@ function pipelineSteps(onFailure: 'stop' | 'compensate') {
 }
 
 before(async () => {
-  servers = await startTestServers();
-  system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000', CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100' });
-  agent = await startFakeAgent(pipeline);
-  const registered = await registerAgent(system.baseUrl, agent.url, { capabilities: CAPABILITIES });
-  agentId = registered.agent_id;
-  agent.secret = registered.secret;
+  world = await startSystemWithAgent({ env: { HEARTBEAT_TTL_MS: '3600000', CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100' }, behaviour: pipeline, registration: { capabilities: CAPABILITIES } });
+  ({ system, agent, agentId } = world);
 });
 
-after(async () => {
-  await agent?.stop();
-  await system?.stop();
-  await servers?.stop();
-});
+after(() => world?.stop());
 
 describe('chains', () => {
   it('chains - a 3-step chain completes, each step a message whose params are mapped from the input and earlier results', async () => {

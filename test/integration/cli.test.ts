@@ -4,13 +4,13 @@ import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
-import { registerAgent, TEST_API_KEY } from '../helpers/http';
-import { startTestServers, type TestServers } from '../helpers/servers';
-import { startSystem, type TestSystem } from '../helpers/system';
+import { acceptAndConfirm, type FakeAgent } from '../helpers/fake-agent';
+import { TEST_API_KEY } from '../helpers/http';
+import type { TestSystem } from '../helpers/system';
+import { startSystemWithAgent, type SystemWithAgent } from '../helpers/system-with-agent';
 
 const ROOT = resolve(__dirname, '../..');
-let servers: TestServers;
+let world: SystemWithAgent | undefined;
 let system: TestSystem;
 let agent: FakeAgent;
 let agentId: string;
@@ -29,19 +29,11 @@ async function reach(...args: string[]): Promise<{ code: number; stdout: string;
 }
 
 before(async () => {
-  servers = await startTestServers();
-  system = await startSystem(servers);
-  agent = await startFakeAgent(acceptAndConfirm);
-  const registered = await registerAgent(system.baseUrl, agent.url, { name: 'cli-echo' });
-  agentId = registered.agent_id;
-  agent.secret = registered.secret;
+  world = await startSystemWithAgent({ behaviour: acceptAndConfirm, registration: { name: 'cli-echo' } });
+  ({ system, agent, agentId } = world);
 });
 
-after(async () => {
-  await agent?.stop();
-  await system?.stop();
-  await servers?.stop();
-});
+after(() => world?.stop());
 
 describe('cli', () => {
   it('cli - agents ls and show, human and --json', async () => {

@@ -13,11 +13,11 @@ import type { MessageMemo } from '../../messages/runs';
 import { messageWorkflowId, statusQuery } from '../../messages/temporal';
 import { startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';
-import { startTestServers, type TestServers } from '../helpers/servers';
-import { startSystem, type TestSystem } from '../helpers/system';
+import type { TestSystem } from '../helpers/system';
+import { startSystemWithAgent, type SystemWithAgent } from '../helpers/system-with-agent';
 
 const TENANT = 'default';
-let servers: TestServers;
+let world: SystemWithAgent | undefined;
 let system: TestSystem;
 let agent: FakeAgent;
 let agentId: string;
@@ -39,19 +39,11 @@ async function failureOf(run: Promise<unknown>): Promise<ApplicationFailure> {
 }
 
 before(async () => {
-  servers = await startTestServers();
-  system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000' });
-  agent = await startFakeAgent((d) => ({ status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } }));
-  const registered = await registerAgent(system.baseUrl, agent.url);
-  agentId = registered.agent_id;
-  agent.secret = registered.secret;
+  world = await startSystemWithAgent({ env: { HEARTBEAT_TTL_MS: '3600000' }, behaviour: (d) => ({ status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } }) });
+  ({ system, agent, agentId } = world);
 });
 
-after(async () => {
-  await agent?.stop();
-  await system?.stop();
-  await servers?.stop();
-});
+after(() => world?.stop());
 
 describe('temporal callers - sendMessage started from a Temporal client', () => {
   it('temporal callers - delivered, processed with the agent result, visible on the api; a repeat POST is a duplicate', async () => {
