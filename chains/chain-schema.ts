@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { capabilityName, httpUrl } from '../messages/message-schema';
 import { anyJson, NOT_BLANK_PATTERN, prose } from '../rules/text';
 import { ON_FAILURE } from './chain';
-import { pointerTokens, refOf } from './pointer';
 
 /** Chain ids: no `:` (a step's message id is `<chain_id>:<step_id>`), at most 64 characters. */
 export const CHAIN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -17,18 +16,15 @@ export const MAX_STEP_DEADLINE_MS = 30 * 24 * 3600_000;
 
 export const chainId = z.string().regex(CHAIN_ID_PATTERN, '1–64 characters: letters, digits and ._- (starting with a letter or digit)');
 const stepId = z.string().regex(STEP_ID_PATTERN, '1–32 characters: letters, digits, _ and - (starting with a letter or digit)');
-const pointer = z.string().max(1024).refine((p) => pointerTokens(p) !== undefined, 'a JSON Pointer (RFC 6901): empty, or / followed by tokens with ~0 and ~1 escapes');
+/** A JSON Pointer; what it may name (the input, an earlier step's result) is the plan's check (422 `invalid_reference`). */
+const pointer = z.string().max(1024);
 
-/** A template whose `$ref`s are all pointers. */
-const template = anyJson.refine(function validRefs(value: unknown): boolean {
-  const ref = refOf(value);
-  if (ref !== undefined) return pointerTokens(ref) !== undefined;
-  if (Array.isArray(value)) return value.every(validRefs);
-  if (value !== null && typeof value === 'object') return Object.values(value).every(validRefs);
-  return true;
-}, 'every {"$ref": …} must hold a JSON Pointer');
-/** A step's `input` becomes its message's `params`: an object, or one `$ref` to an object. */
-const inputTemplate = template.refine((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object (the message params), or {"$ref": pointer}');
+/**
+ * A template: any JSON, whose `{"$ref": pointer}` objects the plan checks (chains/plan.ts: a 422 naming the step, as
+ * every rule the OpenAPI document cannot state). A step's `input` becomes its message's `params`: an object.
+ */
+const template = anyJson;
+const inputTemplate = template.refine((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object (the message params), or {"$ref": pointer}').meta({ type: 'object' });
 
 const address = {
   target: z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName }).optional(),
@@ -38,8 +34,11 @@ const address = {
 };
 const targetOrIntent = (a: { target?: unknown; intent?: string | undefined }) => (a.target === undefined) !== (a.intent === undefined || !new RegExp(NOT_BLANK_PATTERN).test(a.intent));
 const targetOrIntentMessage = { message: 'name exactly one of target ({agent_id, capability}) and intent', path: ['target'] };
+/** The same rule in the OpenAPI document. */
+const nonBlankIntent = { required: ['intent'], properties: { intent: { pattern: NOT_BLANK_PATTERN } } };
+const targetOrIntentSchema = { anyOf: [{ required: ['target'], not: nonBlankIntent }, { ...nonBlankIntent, not: { required: ['target'] } }] };
 
-export const compensationBody = z.strictObject(address).refine(targetOrIntent, targetOrIntentMessage);
+export const compensationBody = z.strictObject(address).refine(targetOrIntent, targetOrIntentMessage).meta(targetOrIntentSchema);
 
 export const chainStepBody = z
   .strictObject({
@@ -51,7 +50,8 @@ export const chainStepBody = z
     on_failure: z.enum(ON_FAILURE).optional(),
     compensate: compensationBody.optional(),
   })
-  .refine(targetOrIntent, targetOrIntentMessage);
+  .refine(targetOrIntent, targetOrIntentMessage)
+  .meta(targetOrIntentSchema);
 
 export const chainBody = z.strictObject({
   /** Idempotency key chosen by the caller; generated when absent. */

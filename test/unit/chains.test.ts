@@ -129,14 +129,19 @@ describe('chains - type check', () => {
 });
 
 describe('chains - body', () => {
-  it('chains - the schema takes exactly one of target and intent, pointers only in $ref, ids without ":"', () => {
+  it('chains - the schema takes exactly one of target and intent, ids without ":", an object as input; a $ref that is no pointer is the plan\'s 422', () => {
     assert.ok(chainBody.safeParse({ steps: [{ id: 'a', target: t('c'), input: { x: { $ref: '/input/x' } } }] }).success);
     assert.ok(chainBody.safeParse({ steps: [{ id: 'a', intent: 'refund order 1' }] }).success);
     assert.ok(!chainBody.safeParse({ steps: [{ id: 'a' }] }).success);
     assert.ok(!chainBody.safeParse({ steps: [{ id: 'a', target: t('c'), intent: 'both' }] }).success);
     assert.ok(!chainBody.safeParse({ steps: [{ id: 'a:b', target: t('c') }] }).success);
     assert.ok(!chainBody.safeParse({ chain_id: 'x:y', steps: [{ id: 'a', target: t('c') }] }).success);
-    assert.ok(!chainBody.safeParse({ steps: [{ id: 'a', target: t('c'), input: { x: { $ref: 'no-slash' } } }] }).success);
+    // What the OpenAPI document cannot state is the plan's check: a 422 naming the step, not a 400.
+    const noPointer = chainBody.safeParse({ steps: [{ id: 'a', target: t('c'), input: { x: { $ref: 'no-slash' } } }] });
+    assert.ok(noPointer.success);
+    const planned = checkPlan(noPointer.data, { maxSteps: 32, maxDepth: 16 });
+    assert.equal(!planned.ok && planned.issue.code, 'invalid_reference');
+    assert.equal(!planned.ok && planned.issue.step, 'a');
     assert.ok(!chainBody.safeParse({ steps: [{ id: 'a', target: t('c'), input: [1] }] }).success);
   });
 
