@@ -4,7 +4,7 @@
  * ApplicationFailure whose type is the refusal's code and whose details name the step.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { checkChain, type ChainCheckDeps } from '../chains/check-chain';
+import { capabilitySchemas, checkChain, type ChainCheckDeps } from '../chains/check-chain';
 import { CHAIN_FAILURES, type RunChainInput } from '../chains/temporal';
 import type { PlannedStep } from '../chains/plan';
 
@@ -16,8 +16,8 @@ export interface PreparedChain {
 export function createCapabilityParameters(deps: ChainCheckDeps | undefined) {
   return async function capabilityParameters(request: { tenant: string; agent_id: string; capability: string }): Promise<Record<string, unknown> | undefined> {
     const found = await deps?.queries.get(request.tenant, request.agent_id);
-    const json = found?.agent.capabilities.find((c) => c.name === request.capability)?.parameters_json;
-    return json ? (JSON.parse(json) as Record<string, unknown>) : undefined;
+    const capability = found?.agent.capabilities.find((c) => c.name === request.capability);
+    return capability && capabilitySchemas(capability).parameters;
   };
 }
 

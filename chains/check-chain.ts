@@ -48,6 +48,13 @@ function parsedSchema(json: string | undefined): Record<string, unknown> | undef
   }
 }
 
+/** A capability's stored `parameters` and `returns`, as the type check reads them. */
+export function capabilitySchemas(capability: { parameters_json?: string; returns_json?: string }): CapabilitySchemas {
+  const parameters = parsedSchema(capability.parameters_json);
+  const returns = parsedSchema(capability.returns_json);
+  return { ...(parameters ? { parameters } : {}), ...(returns ? { returns } : {}) };
+}
+
 /** Checks `value` as a chain of `tenant`, sent by `caller` when known (its ACLs are then checked too). */
 export async function checkChain(deps: ChainCheckDeps, tenant: string, value: unknown, caller?: Caller): Promise<ChainCheck> {
   const parsed = chainBody.safeParse(value);
@@ -72,9 +79,7 @@ export async function checkChain(deps: ChainCheckDeps, tenant: string, value: un
     if (caller && (await deps.queries.checkReach(tenant, target.agent_id, target.capability, caller)).kind === 'forbidden') {
       return refused({ code: 'capability_forbidden', step, message: `step ${step}: this API key may not reach ${target.capability}` });
     }
-    const parameters = parsedSchema(capability.parameters_json);
-    const returns = parsedSchema(capability.returns_json);
-    schemas.set(key, { ...(parameters ? { parameters } : {}), ...(returns ? { returns } : {}) });
+    schemas.set(key, capabilitySchemas(capability));
   }
   const typeIssue = typeCheck(plan.steps, body.input, (t) => schemas.get(`${t.agent_id}/${t.capability}`));
   if (typeIssue) return refused({ ...typeIssue });

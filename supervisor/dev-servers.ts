@@ -94,11 +94,16 @@ export function spawnServer(
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
     child.once('error', (error) => resolve(`spawn error: ${error.message}`));
   });
+  return processServer(name, child, exited, 10_000);
+}
+
+/** A spawned process as a LocalServer: `stop` sends SIGTERM, then SIGKILL after the grace period. */
+export function processServer(name: string, child: ChildProcess, exited: Promise<number | string>, defaultGraceMs: number): LocalServer {
   return {
     name,
     child,
     exited,
-    async stop(graceMs = 10_000) {
+    async stop(graceMs = defaultGraceMs) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);

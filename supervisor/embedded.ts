@@ -16,7 +16,7 @@ import { loadConfigOrExit, temporalSqlitePragmas, type Config } from '../platfor
 import { locateModel, obtainModel } from '../router/embeddings/model-files';
 import { cacheDir } from '../platform/cache-dir';
 import { resolveFerretDb, resolveTemporalCli, serversToBuild } from './binaries';
-import { portAcceptsConnections, startFerretDb, startTemporalDevServer, supervisedProcessGroups, waitUntil, type LocalServer } from './dev-servers';
+import { portAcceptsConnections, processServer, startFerretDb, startTemporalDevServer, supervisedProcessGroups, waitUntil, type LocalServer } from './dev-servers';
 import { startTemporalBySdkDownload } from './temporal-sdk-download';
 import { devServerSearchAttributes } from '../messages/search-attributes';
 import { setNamespaceRetention } from '../messages/idempotency-window';
@@ -52,18 +52,7 @@ function spawnOwn(name: string, entry: string, env: NodeJS.ProcessEnv): LocalSer
     createInterface({ input: stream }).on('line', (line) => console.log(`[${name}] ${line}`));
   }
   const exited = new Promise<number | string>((done) => child.once('exit', (code, signal) => done(code ?? signal ?? 'unknown')));
-  return {
-    name,
-    child,
-    exited,
-    async stop(graceMs = 15_000) {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  return processServer(name, child, exited, 15_000);
 }
 
 interface Started {

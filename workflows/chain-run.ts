@@ -66,7 +66,6 @@ function messageOf(address: StepAddress, document: ChainDocument): { params?: Re
 /** What a chain run knows while its steps run: their states, the document their pointers read, what stopped it. */
 export class ChainRun {
   readonly stepStatus: Map<string, StepStatus>;
-  readonly states: Map<string, StepState>;
   readonly document: ChainDocument;
   readonly completedInOrder: string[] = [];
   readonly running = new Map<string, CancellationScope>();
@@ -82,8 +81,12 @@ export class ChainRun {
     readonly taskQueue: string,
   ) {
     this.stepStatus = new Map(status.steps.map((s) => [s.id, s]));
-    this.states = new Map<string, StepState>(steps.map((s) => [s.id, 'pending']));
     this.document = { input: input.input, steps: {} };
+  }
+
+  /** Each step's state, as its status shows it. */
+  states(): Map<string, StepState> {
+    return new Map([...this.stepStatus].map(([id, shown]) => [id, shown.state]));
   }
 
   /** Sends one message of the chain (a step or a compensation) as a child `sendMessage` run in `scope`. */
@@ -134,13 +137,11 @@ export class ChainRun {
     if (step.when) {
       const found = resolvePointer(this.document, step.when.$ref);
       if (!found.ok || !sameJson(found.value, step.when.equals)) {
-        this.states.set(step.id, 'skipped');
         shown.state = 'skipped';
         this.changed = true;
         return;
       }
     }
-    this.states.set(step.id, 'running');
     shown.state = 'running';
     shown.started_at = now();
     const scope = new CancellationScope();
@@ -151,7 +152,6 @@ export class ChainRun {
   private ended(step: PlannedStep, shown: StepStatus, sent: Sent): void {
     this.running.delete(step.id);
     record(shown, sent);
-    this.states.set(step.id, sent.state);
     this.changed = true;
     if (sent.state === 'completed') {
       this.completedInOrder.push(step.id);

@@ -76,7 +76,7 @@ async function runSteps(input: RunChainInput, steps: PlannedStep[], status: Chai
 async function runReadySteps(run: ChainRun): Promise<void> {
   let cancelsSent = false;
   for (;;) {
-    if (!run.stop && !run.cancelRequest()) for (const step of readySteps(run.steps, run.states)) run.start(step);
+    if (!run.stop && !run.cancelRequest()) for (const step of readySteps(run.steps, run.states())) run.start(step);
     if (run.cancelRequest() && !cancelsSent) {
       cancelsSent = true;
       for (const scope of run.running.values()) scope.cancel();

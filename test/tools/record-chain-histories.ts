@@ -3,12 +3,11 @@
  * caller would) against the whole system on local servers and stores each run's history under
  * test/fixtures/histories/chains/, for the replay test. `prefix` names the code that recorded them (`v1-`, …).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { executeChain } from '../../temporal-callers/chain-client';
 import { chainWorkflowId } from '../../chains/temporal';
 import { resolveTemporalCli } from '../../supervisor/binaries';
+import { outcomeOf, recordRuns } from './recorded-runs';
 import { startFakeAgent } from '../helpers/fake-agent';
 import { registerAgent } from '../helpers/http';
 import { startTestServers } from '../helpers/servers';
@@ -26,7 +25,6 @@ function withoutStackTraces(value: unknown): unknown {
 
 async function main(): Promise<void> {
   const prefix = process.argv[2] ?? '';
-  mkdirSync(DIR, { recursive: true });
   const cli = await resolveTemporalCli();
   if ('sdkDownload' in cli) throw new Error(`recording needs the Temporal CLI: ${cli.reason}`);
   const servers = await startTestServers();
@@ -50,24 +48,21 @@ async function main(): Promise<void> {
     // A cycle: refused by prepareChain, nothing runs.
     refused: { steps: [{ id: 'a', target: target('check'), after: ['b'] }, { id: 'b', target: target('check'), after: ['a'] }] },
   };
-  const idsFile = join(DIR, 'workflow-ids.json');
-  const workflowIds: Record<string, string> = existsSync(idsFile) ? JSON.parse(readFileSync(idsFile, 'utf8')) : {};
   try {
-    for (const [name, body] of Object.entries(scenarios)) {
-      const chainId = `${prefix}${name}-${Date.now()}`;
-      const outcome = await executeChain(system.client, { tenant: TENANT, chain_id: chainId, ...(body as { steps: never[] }) }, { taskQueue: system.config.TEMPORAL_TASK_QUEUE }).then(
-        (status) => status.state,
-        (error: Error) => `failed: ${(error.cause as Error | undefined)?.message ?? error.message}`,
-      );
-      const workflowId = chainWorkflowId(TENANT, chainId);
-      const file = `${prefix}${name}.json`;
-      const history = execFileSync(cli.path, ['workflow', 'show', '--address', servers.temporalAddress, '--namespace', system.config.TEMPORAL_NAMESPACE, '-w', workflowId, '-o', 'json'], { encoding: 'utf8' });
-      writeFileSync(join(DIR, file), `${JSON.stringify(withoutStackTraces(JSON.parse(history)), null, 2)}\n`);
-      workflowIds[file] = workflowId;
-      console.log(`${file}: ${outcome}`);
-    }
-    const sorted = Object.fromEntries(Object.entries(workflowIds).sort(([a], [b]) => a.localeCompare(b)));
-    writeFileSync(idsFile, `${JSON.stringify(sorted, null, 2)}\n`);
+    const run = (name: string, body: Record<string, unknown>) => async () => {
+      const id = `${prefix}${name}-${Date.now()}`;
+      const outcome = await outcomeOf(executeChain(system.client, { tenant: TENANT, chain_id: id, ...(body as { steps: never[] }) }, { taskQueue: system.config.TEMPORAL_TASK_QUEUE }));
+      return { workflowId: chainWorkflowId(TENANT, id), outcome };
+    };
+    await recordRuns({
+      dir: DIR,
+      prefix,
+      cliPath: cli.path,
+      address: servers.temporalAddress,
+      namespace: system.config.TEMPORAL_NAMESPACE,
+      scenarios: Object.fromEntries(Object.entries(scenarios).map(([name, body]) => [name, run(name, body)])),
+      clean: withoutStackTraces,
+    });
   } finally {
     await agent.stop();
     await system.stop();

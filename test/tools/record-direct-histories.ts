@@ -4,12 +4,11 @@
  * test/fixtures/histories/direct/, for the replay test. `prefix` names the code that recorded them (for example
  * `v1-` for histories recorded before intent routing), so histories of several versions live side by side.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { executeMessage } from '../../temporal-callers/client';
 import { messageWorkflowId } from '../../messages/temporal';
 import { resolveTemporalCli } from '../../supervisor/binaries';
+import { outcomeOf, recordRuns } from './recorded-runs';
 import { startFakeAgent } from '../helpers/fake-agent';
 import { registerAgent } from '../helpers/http';
 import { startTestServers } from '../helpers/servers';
@@ -20,7 +19,6 @@ const TENANT = 'default';
 
 async function main(): Promise<void> {
   const prefix = process.argv[2] ?? '';
-  mkdirSync(DIR, { recursive: true });
   const cli = await resolveTemporalCli();
   if ('sdkDownload' in cli) throw new Error(`recording needs the Temporal CLI: ${cli.reason}`);
   const servers = await startTestServers();
@@ -36,24 +34,20 @@ async function main(): Promise<void> {
     'intent-only': { intent: 'please refund order 2024090112' },
     'invalid-input': { target: { agent_id: registered.agent_id, capability: 'not a name!' } },
   };
-  const idsFile = join(DIR, 'workflow-ids.json');
-  const workflowIds: Record<string, string> = existsSync(idsFile) ? JSON.parse(readFileSync(idsFile, 'utf8')) : {};
   try {
-    for (const [name, body] of Object.entries(scenarios)) {
-      const messageId = `${prefix}${name}-${Date.now()}`;
-      const outcome = await executeMessage(system.client, { tenant: TENANT, message_id: messageId, ...body }, { taskQueue: system.config.TEMPORAL_TASK_QUEUE }).then(
-        (status) => status.state,
-        (error: Error) => `failed: ${(error.cause as Error | undefined)?.message ?? error.message}`,
-      );
-      const workflowId = messageWorkflowId(TENANT, messageId);
-      const file = `${prefix}${name}.json`;
-      const history = execFileSync(cli.path, ['workflow', 'show', '--address', servers.temporalAddress, '--namespace', system.config.TEMPORAL_NAMESPACE, '-w', workflowId, '-o', 'json'], { encoding: 'utf8' });
-      writeFileSync(join(DIR, file), history);
-      workflowIds[file] = workflowId;
-      console.log(`${file}: ${outcome}`);
-    }
-    const sorted = Object.fromEntries(Object.entries(workflowIds).sort(([a], [b]) => a.localeCompare(b)));
-    writeFileSync(idsFile, `${JSON.stringify(sorted, null, 2)}\n`);
+    const run = (name: string, body: Record<string, unknown>) => async () => {
+      const id = `${prefix}${name}-${Date.now()}`;
+      const outcome = await outcomeOf(executeMessage(system.client, { tenant: TENANT, message_id: id, ...body }, { taskQueue: system.config.TEMPORAL_TASK_QUEUE }));
+      return { workflowId: messageWorkflowId(TENANT, id), outcome };
+    };
+    await recordRuns({
+      dir: DIR,
+      prefix,
+      cliPath: cli.path,
+      address: servers.temporalAddress,
+      namespace: system.config.TEMPORAL_NAMESPACE,
+      scenarios: Object.fromEntries(Object.entries(scenarios).map(([name, body]) => [name, run(name, body)])),
+    });
   } finally {
     await agent.stop();
     await system.stop();

@@ -1,0 +1,45 @@
+/**
+ * What the recording tools share: each scenario is run, its history stored as `<prefix><name>.json` in the folder,
+ * and its workflow id kept in the folder's `workflow-ids.json` (sorted), which the replay test reads beside it.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface RecordedRuns {
+  dir: string;
+  prefix: string;
+  /** The Temporal CLI that shows the histories, and the server and namespace they are on. */
+  cliPath: string;
+  address: string;
+  namespace: string;
+  /** Each scenario by name: runs it, and says which workflow ran and how it ended. */
+  scenarios: Record<string, () => Promise<{ workflowId: string; outcome: string }>>;
+  /** Rewrites a history before it is stored (e.g. to leave out what names the recording machine). */
+  clean?: (history: unknown) => unknown;
+}
+
+/** The ending of a run as the recording tools print it. */
+export function outcomeOf(run: Promise<{ state: string }>): Promise<string> {
+  return run.then(
+    (status) => status.state,
+    (error: Error) => `failed: ${(error.cause as Error | undefined)?.message ?? error.message}`,
+  );
+}
+
+export async function recordRuns(options: RecordedRuns): Promise<void> {
+  const { dir, prefix, clean } = options;
+  mkdirSync(dir, { recursive: true });
+  const idsFile = join(dir, 'workflow-ids.json');
+  const workflowIds: Record<string, string> = existsSync(idsFile) ? JSON.parse(readFileSync(idsFile, 'utf8')) : {};
+  for (const [name, run] of Object.entries(options.scenarios)) {
+    const { workflowId, outcome } = await run();
+    const file = `${prefix}${name}.json`;
+    const history = execFileSync(options.cliPath, ['workflow', 'show', '--address', options.address, '--namespace', options.namespace, '-w', workflowId, '-o', 'json'], { encoding: 'utf8' });
+    writeFileSync(join(dir, file), clean ? `${JSON.stringify(clean(JSON.parse(history)), null, 2)}\n` : history);
+    workflowIds[file] = workflowId;
+    console.log(`${file}: ${outcome}`);
+  }
+  const sorted = Object.fromEntries(Object.entries(workflowIds).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(idsFile, `${JSON.stringify(sorted, null, 2)}\n`);
+}
