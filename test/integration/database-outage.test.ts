@@ -57,6 +57,9 @@ describe('database outage', () => {
     await send('before-outage');
     await eventually('the first message processed (its agent now known to the receipt path)', async () => ((await stateOf('before-outage')) === 'processed' ? true : undefined));
 
+    // The api checks a named capability in its catalogue copy, which holds the agent once refreshed after its
+    // registration (CATALOGUE_REFRESH_MS); until then it reads the database. The outage starts after that.
+    await system.catalogue.index.refresh();
     await servers.stopDatabase();
     await send('during-outage-online');
     await sleep(5_000); // the instance's last heartbeat is now older than its lifetime: it looks offline
