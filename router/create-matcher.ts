@@ -18,6 +18,8 @@ export interface MatcherSettings {
   localModels: string[];
   openai?: { model: string; baseURL?: string; apiKey?: string };
   onnxThreads?: number;
+  /** onnxruntime sessions per local model (onnx-embedder.ts DEFAULT_SESSIONS). */
+  onnxSessions?: number;
   /** Share of BM25 in the blend with semantic scores (0 = semantic only). */
   lexicalWeight: number;
   /** Train a classifier head per catalogue (embedding providers only). */
@@ -48,14 +50,20 @@ export const DEFAULT_LOCAL_MODELS = ['multilingual-e5-small', 'bge-small-en-v1.5
 /** Share of BM25 in the hybrid score; fitted on CLINC150 val and zh dev (never their test splits). */
 export const DEFAULT_LEXICAL_WEIGHT = 0.2;
 
+/** How each local model runs: threads per onnxruntime session, sessions per model. */
+export interface OnnxRunSettings {
+  threads?: number;
+  sessions?: number;
+}
+
 /** The local models, each with the language it reads (none for a multilingual one); undefined if one is missing. */
-export async function loadLocalModels(ids: string[], threads = 1, env: NodeJS.ProcessEnv = process.env): Promise<LanguageModel[] | undefined> {
+export async function loadLocalModels(ids: string[], run: OnnxRunSettings = {}, env: NodeJS.ProcessEnv = process.env): Promise<LanguageModel[] | undefined> {
   const models: LanguageModel[] = [];
   for (const id of ids) {
     const spec = KNOWN_MODELS[id];
     const files = locateModel(id, env);
     if (!spec || !files) return undefined;
-    models.push({ provider: await OnnxEmbedder.load(spec, files, threads), ...(spec.language ? { language: spec.language } : {}) });
+    models.push({ provider: await OnnxEmbedder.load(spec, files, run.threads, run.sessions), ...(spec.language ? { language: spec.language } : {}) });
   }
   return models;
 }
@@ -87,7 +95,7 @@ export async function chooseMatcher(settings: MatcherSettings, env: NodeJS.Proce
     return { factory: embeddingMatcher([{ provider: embedder }], settings), kind: 'openai', provider: embedder.id, note: `OpenAI-compatible embeddings (${settings.openai.model})${settings.head ? ', a head per catalogue' : ''}` };
   }
   if (settings.provider === 'local' || settings.provider === 'auto') {
-    const models = await loadLocalModels(settings.localModels, settings.onnxThreads, env);
+    const models = await loadLocalModels(settings.localModels, { ...(settings.onnxThreads ? { threads: settings.onnxThreads } : {}), ...(settings.onnxSessions ? { sessions: settings.onnxSessions } : {}) }, env);
     if (models) {
       const id = models.map((m) => m.provider.id).join('+');
       const multilingual = models.find((m) => !m.language)?.provider;

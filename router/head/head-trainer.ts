@@ -1,11 +1,14 @@
 /**
- * Trains heads in a worker thread, one at a time: training a large catalogue takes seconds of CPU, which must not
- * stall the api's requests, and two trainings at once would only compete for the same cores. A job trains the
- * head on all its texts, then (for calibration) `folds` heads each without one fold, whose predictions of the
- * texts they did not see are returned beside the head.
+ * Trains heads in worker threads: training a large catalogue takes seconds of CPU, which must not stall the api's
+ * requests. At most one training per core runs at once (more would only compete for the same cores): the models of
+ * one catalogue finish embedding together (onnx-embedder.ts shares their texts out to every core) and then train
+ * side by side. A job trains the head on all its texts, then (for calibration) `folds` heads each without one fold,
+ * whose predictions of the texts they did not see are returned beside the head.
  */
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { extname, join } from 'node:path';
+import { ConcurrencyLimit } from '../../util/concurrency-limit';
 import { heldOutPredictions, type HeldOutSample } from './cross-validation';
 import { trainHead, type HeadModel, type HeadTrainingInput } from './head';
 
@@ -38,7 +41,8 @@ const WORKER_FILE = join(__dirname, `train-worker${extname(__filename)}`);
  */
 const BOOTSTRAP = `${extname(__filename) === '.ts' ? `require(${JSON.stringify(require.resolve('tsx/cjs'))});` : ''}require(${JSON.stringify(WORKER_FILE)});`;
 
-let queue: Promise<unknown> = Promise.resolve();
+/** Trainings at once: one per core, at most two (a catalogue has one head per model, and there are two models). */
+export const TRAININGS_AT_ONCE = Math.max(1, Math.min(2, availableParallelism()));
 
 function runWorker(job: HeadJob): Promise<TrainedHead> {
   return new Promise((resolve, reject) => {
@@ -55,8 +59,8 @@ function runWorker(job: HeadJob): Promise<TrainedHead> {
   });
 }
 
+const trainings = new ConcurrencyLimit(TRAININGS_AT_ONCE);
+
 export function trainInWorker(job: HeadJob): Promise<TrainedHead> {
-  const result = queue.then(() => runWorker(job));
-  queue = result.catch(() => undefined);
-  return result;
+  return trainings.run(() => runWorker(job));
 }
