@@ -313,10 +313,11 @@ export const envSchema = z.object({
   /** Threads of the local model per process. @default 1 */
   ROUTER_ONNX_THREADS: z.coerce.number().int().min(1).max(64).default(1),
   /**
-   * onnxruntime sessions per local model: a catalogue's texts are embedded by all of them at once, so a new head is
-   * ready sooner; each holds its own copy of the model (~75 MB for multilingual-e5-small). @default 2
+   * Worker threads running the local models (each holds every model: ~110 MB for multilingual-e5-small and
+   * bge-small-en). A catalogue's texts are shared out to all of them; the api's own thread never embeds.
+   * @default one per core, at most 2
    */
-  ROUTER_ONNX_SESSIONS: z.coerce.number().int().min(1).max(16).default(2),
+  ROUTER_EMBEDDING_THREADS: z.coerce.number().int().min(1).max(16).optional(),
   /**
    * The judge, a model that reads whether the head's choice does what the request asks (docs/routing.md, "The
    * judge"): `off`, `llm` (the OpenAI-compatible chat endpoint of LLM_BASE_URL / LLM_API_KEY) or `local` (a GGUF
@@ -440,7 +441,7 @@ export function matcherSettings(config: Config) {
     localModels: config.ROUTER_LOCAL_MODELS.split(','),
     lexicalWeight: config.ROUTER_LEXICAL_WEIGHT,
     onnxThreads: config.ROUTER_ONNX_THREADS,
-    onnxSessions: config.ROUTER_ONNX_SESSIONS,
+    ...(config.ROUTER_EMBEDDING_THREADS ? { embeddingThreads: config.ROUTER_EMBEDDING_THREADS } : {}),
     head: config.ROUTER_HEAD === 'on',
     headWaitMs: config.ROUTER_HEAD_WAIT_MS,
     ...(config.EMBEDDINGS_MODEL

@@ -3,8 +3,10 @@
  * OpenAI-compatible embeddings endpoint when configured, BM25 otherwise. Says which, and why.
  */
 import { CombinedEmbedder, type LanguageModel } from './embeddings/combined-embedder';
-import { KNOWN_MODELS, locateModel } from './embeddings/model-files';
-import { OnnxEmbedder } from './embeddings/onnx-embedder';
+import { availableParallelism } from 'node:os';
+import { EmbeddingPool } from './embeddings/embedding-pool';
+import { KNOWN_MODELS, locateModel, type KnownModel } from './embeddings/model-files';
+import type { OnnxModelFiles } from './embeddings/onnx-embedder';
 import { OpenAiEmbedder } from './embeddings/openai-embedder';
 import type { EmbeddingProvider } from './embeddings/provider';
 import { headMatcherFactory, type HeadMatcherOptions } from './head/head-matcher';
@@ -18,8 +20,8 @@ export interface MatcherSettings {
   localModels: string[];
   openai?: { model: string; baseURL?: string; apiKey?: string };
   onnxThreads?: number;
-  /** onnxruntime sessions per local model (onnx-embedder.ts DEFAULT_SESSIONS). */
-  onnxSessions?: number;
+  /** Worker threads that run the local models (embedding-pool.ts). */
+  embeddingThreads?: number;
   /** Share of BM25 in the blend with semantic scores (0 = semantic only). */
   lexicalWeight: number;
   /** Train a classifier head per catalogue (embedding providers only). */
@@ -50,22 +52,29 @@ export const DEFAULT_LOCAL_MODELS = ['multilingual-e5-small', 'bge-small-en-v1.5
 /** Share of BM25 in the hybrid score; fitted on CLINC150 val and zh dev (never their test splits). */
 export const DEFAULT_LEXICAL_WEIGHT = 0.2;
 
-/** How each local model runs: threads per onnxruntime session, sessions per model. */
-export interface OnnxRunSettings {
+/** Worker threads running the local models when not configured: one per core, at most two. */
+export const DEFAULT_EMBEDDING_THREADS = Math.max(1, Math.min(2, availableParallelism()));
+
+/** How the local models run: worker threads, and onnxruntime threads per session. */
+export interface LocalModelRun {
+  workers?: number;
   threads?: number;
-  sessions?: number;
 }
 
-/** The local models, each with the language it reads (none for a multilingual one); undefined if one is missing. */
-export async function loadLocalModels(ids: string[], run: OnnxRunSettings = {}, env: NodeJS.ProcessEnv = process.env): Promise<LanguageModel[] | undefined> {
-  const models: LanguageModel[] = [];
+/**
+ * The local models, each with the language it reads (none for a multilingual one), run by one pool of worker
+ * threads; undefined if one is missing.
+ */
+export async function loadLocalModels(ids: string[], run: LocalModelRun = {}, env: NodeJS.ProcessEnv = process.env): Promise<LanguageModel[] | undefined> {
+  const found: { spec: KnownModel; files: OnnxModelFiles }[] = [];
   for (const id of ids) {
     const spec = KNOWN_MODELS[id];
     const files = locateModel(id, env);
     if (!spec || !files) return undefined;
-    models.push({ provider: await OnnxEmbedder.load(spec, files, run.threads, run.sessions), ...(spec.language ? { language: spec.language } : {}) });
+    found.push({ spec, files });
   }
-  return models;
+  const pool = await EmbeddingPool.start(found, { workers: run.workers ?? DEFAULT_EMBEDDING_THREADS, threads: run.threads ?? 1 });
+  return found.map(({ spec }) => ({ provider: pool.provider(spec), ...(spec.language ? { language: spec.language } : {}) }));
 }
 
 /** Several models as one embedder, for plain similarity. */
@@ -95,7 +104,7 @@ export async function chooseMatcher(settings: MatcherSettings, env: NodeJS.Proce
     return { factory: embeddingMatcher([{ provider: embedder }], settings), kind: 'openai', provider: embedder.id, note: `OpenAI-compatible embeddings (${settings.openai.model})${settings.head ? ', a head per catalogue' : ''}` };
   }
   if (settings.provider === 'local' || settings.provider === 'auto') {
-    const models = await loadLocalModels(settings.localModels, { ...(settings.onnxThreads ? { threads: settings.onnxThreads } : {}), ...(settings.onnxSessions ? { sessions: settings.onnxSessions } : {}) }, env);
+    const models = await loadLocalModels(settings.localModels, { ...(settings.onnxThreads ? { threads: settings.onnxThreads } : {}), ...(settings.embeddingThreads ? { workers: settings.embeddingThreads } : {}) }, env);
     if (models) {
       const id = models.map((m) => m.provider.id).join('+');
       const multilingual = models.find((m) => !m.language)?.provider;

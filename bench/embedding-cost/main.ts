@@ -5,7 +5,8 @@
  * shared: each repeat runs every model in turn, so load hits them alike). The texts are those a head learns from
  * (router/head/head-matcher.ts `trainingTexts`, plus counter-examples): all of zh-routing's, and an even sample of
  * CLINC150's. Per model and set: the median over repeats of wall and process CPU ms per text (one onnxruntime
- * session of one thread: a text's cost on one core; the router runs ROUTER_ONNX_SESSIONS of them per model), and for variants of the first model (`<id>-…`, e.g. its int8 conversion) how near their
+ * session of one thread: a text's cost on one core; the router runs one such session per model in each of its
+ * ROUTER_EMBEDDING_THREADS worker threads), and for variants of the first model (`<id>-…`, e.g. its int8 conversion) how near their
  * vectors are to its own (cosine, same texts).
  * Writes bench/results/embedding-cost.json.
  */
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
     ids.map(async (id) => {
       const files = locateModel(id);
       if (!KNOWN_MODELS[id] || !files) throw new Error(`model ${id} not found (npm run models -- ${id})`);
-      return OnnxEmbedder.load(KNOWN_MODELS[id]!, files, 1, 1);
+      return OnnxEmbedder.load(KNOWN_MODELS[id]!, files, 1);
     }),
   );
   const sets = { 'zh-routing': catalogueTexts(loadZhRouting()), clinc150: sample(catalogueTexts(loadClinc150()), Number(values.clinc)) };

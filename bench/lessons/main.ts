@@ -47,7 +47,7 @@ function report(decided: Decided[], half: number) {
 
 async function main(): Promise<void> {
   const set = loadZhRouting();
-  const models = await loadLocalModels(process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS, { threads: 1 });
+  const models = await loadLocalModels(process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS);
   if (!models) throw new Error('the local models are missing: run `npm run models`');
   const cache = new VectorCache();
   const candidates = candidatesOf(set.agents);

@@ -39,8 +39,8 @@ async function matcherFor(provider: string): Promise<{ factory: MatcherFactory; 
     provider: provider as 'local' | 'lexical',
     localModels: process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS,
     onnxThreads: 1,
-    // The api's default unless set, to compare (e.g. ROUTER_ONNX_SESSIONS=1: one session per model, as before).
-    ...(process.env.ROUTER_ONNX_SESSIONS ? { onnxSessions: Number(process.env.ROUTER_ONNX_SESSIONS) } : {}),
+    // The api's default unless set (ROUTER_EMBEDDING_THREADS), to compare.
+    ...(process.env.ROUTER_EMBEDDING_THREADS ? { embeddingThreads: Number(process.env.ROUTER_EMBEDDING_THREADS) } : {}),
     lexicalWeight: Number(process.env.ROUTER_LEXICAL_WEIGHT ?? DEFAULT_LEXICAL_WEIGHT),
     head: process.env.ROUTER_HEAD !== 'off',
   });

@@ -30,63 +30,45 @@ export interface OnnxModelFiles {
  */
 const BATCH = 8;
 
-/**
- * Sessions per model. Each runs one batch at a time on one thread, so a catalogue's texts are embedded by all of
- * them at once: with two models, the faster one's sessions no longer sit idle while the slower one finishes, and the
- * cores stay busy to the end (zh/en catalogue on 2 cores: docs/benchmarks.md, "Head ready"). Each session holds its
- * own copy of the weights (multilingual-e5-small ~75 MB, bge-small-en ~35 MB).
- */
-export const DEFAULT_SESSIONS = 2;
-
 export class OnnxEmbedder implements EmbeddingProvider {
   readonly id: string;
 
-  /** Runs in progress per session: a query takes the least busy one. */
-  private readonly busy: number[];
-
   private constructor(
     private readonly spec: OnnxModelSpec,
-    private readonly sessions: ort.InferenceSession[],
+    private readonly session: ort.InferenceSession,
     private readonly tokenizer: Tokenizer,
   ) {
     this.id = spec.id;
-    this.busy = sessions.map(() => 0);
   }
 
-  static async load(spec: OnnxModelSpec, files: OnnxModelFiles, threads = 1, sessions = DEFAULT_SESSIONS): Promise<OnnxEmbedder> {
+  static async load(spec: OnnxModelSpec, files: OnnxModelFiles, threads = 1): Promise<OnnxEmbedder> {
     const tokenizerJson = JSON.parse(await readFile(files.tokenizer, 'utf8')) as object;
     // The package's types are ES-module only; its CommonJS build is what this import loads.
     const { Tokenizer: TokenizerClass } = await import('@huggingface/tokenizers');
     const tokenizer = new TokenizerClass(tokenizerJson, {});
-    const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' };
-    const created: ort.InferenceSession[] = [];
-    for (let i = 0; i < Math.max(1, sessions); i++) created.push(await ort.InferenceSession.create(files.model, options));
-    return new OnnxEmbedder(spec, created, tokenizer);
+    const session = await ort.InferenceSession.create(files.model, {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+    });
+    return new OnnxEmbedder(spec, session, tokenizer);
   }
 
-  /** Batches of texts of about the same length, shared out to every session as each becomes free. */
   async embedDocuments(texts: string[]): Promise<Float32Array[]> {
     const prefix = this.spec.documentPrefix ?? '';
     const encoded = texts.map((t) => this.encode(prefix + t));
     const order = [...encoded.keys()].sort((a, b) => encoded[a]!.length - encoded[b]!.length);
-    const batches: number[][] = [];
-    for (let i = 0; i < order.length; i += BATCH) batches.push(order.slice(i, i + BATCH));
     const out: Float32Array[] = new Array(texts.length);
-    let next = 0;
-    const drain = async (session: number) => {
-      while (next < batches.length) {
-        const batch = batches[next++]!;
-        const vectors = await this.run(session, batch.map((j) => encoded[j]!));
-        batch.forEach((j, k) => (out[j] = vectors[k]!));
-      }
-    };
-    await Promise.all(this.sessions.slice(0, batches.length).map((_, session) => drain(session)));
+    for (let i = 0; i < order.length; i += BATCH) {
+      const batch = order.slice(i, i + BATCH);
+      const vectors = await this.run(batch.map((j) => encoded[j]!));
+      batch.forEach((j, k) => (out[j] = vectors[k]!));
+    }
     return out;
   }
 
   async embedQuery(text: string): Promise<Float32Array> {
-    const session = this.busy.indexOf(Math.min(...this.busy));
-    const [vector] = await this.run(session, [this.encode((this.spec.queryPrefix ?? '') + text)]);
+    const [vector] = await this.run([this.encode((this.spec.queryPrefix ?? '') + text)]);
     return vector!;
   }
 
@@ -100,8 +82,7 @@ export class OnnxEmbedder implements EmbeddingProvider {
     return this.tokenizer.encode(text).ids;
   }
 
-  private async run(index: number, encoded: number[][]): Promise<Float32Array[]> {
-    const session = this.sessions[index]!;
+  private async run(encoded: number[][]): Promise<Float32Array[]> {
     const length = Math.max(...encoded.map((ids) => ids.length));
     const ids = new BigInt64Array(encoded.length * length);
     const mask = new BigInt64Array(encoded.length * length);
@@ -116,12 +97,11 @@ export class OnnxEmbedder implements EmbeddingProvider {
       input_ids: new ort.Tensor('int64', ids, shape),
       attention_mask: new ort.Tensor('int64', mask, shape),
     };
-    if (session.inputNames.includes('token_type_ids')) {
+    if (this.session.inputNames.includes('token_type_ids')) {
       feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(encoded.length * length), shape);
     }
-    this.busy[index]!++;
-    const results = await session.run(feeds).finally(() => this.busy[index]!--);
-    const hidden = results[session.outputNames[0]!]!;
+    const results = await this.session.run(feeds);
+    const hidden = results[this.session.outputNames[0]!]!;
     const dims = hidden.dims[2]!;
     const data = hidden.data as Float32Array;
     return encoded.map((row, r) => normalize(this.pool(data, r, row.length, length, dims)));

@@ -1,14 +1,14 @@
 /**
  * Trains heads in worker threads: training a large catalogue takes seconds of CPU, which must not stall the api's
  * requests. At most one training per core runs at once (more would only compete for the same cores): the models of
- * one catalogue finish embedding together (onnx-embedder.ts shares their texts out to every core) and then train
+ * one catalogue finish embedding together (embedding-pool.ts shares their texts out to every core) and then train
  * side by side. A job trains the head on all its texts, then (for calibration) `folds` heads each without one fold,
  * whose predictions of the texts they did not see are returned beside the head.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { ConcurrencyLimit } from '../../util/concurrency-limit';
+import { startWorker } from '../../util/worker-thread';
 import { heldOutPredictions, type HeldOutSample } from './cross-validation';
 import { trainHead, type HeadModel, type HeadTrainingInput } from './head';
 
@@ -33,20 +33,12 @@ export async function trainWithHeldOut(job: HeadJob): Promise<TrainedHead> {
   return { model, heldOut };
 }
 
-/** The worker's file beside this one: `.ts` when run through tsx, `.js` once compiled. */
-const WORKER_FILE = join(__dirname, `train-worker${extname(__filename)}`);
-/**
- * The worker's bootstrap: a TypeScript worker needs tsx's require hook registered in its own thread too (loader
- * flags given to the process do not reach worker threads on Node 20).
- */
-const BOOTSTRAP = `${extname(__filename) === '.ts' ? `require(${JSON.stringify(require.resolve('tsx/cjs'))});` : ''}require(${JSON.stringify(WORKER_FILE)});`;
-
 /** Trainings at once: one per core, at most two (a catalogue has one head per model, and there are two models). */
 export const TRAININGS_AT_ONCE = Math.max(1, Math.min(2, availableParallelism()));
 
 function runWorker(job: HeadJob): Promise<TrainedHead> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: job });
+    const worker = startWorker(join(__dirname, 'train-worker'), job, __filename);
     worker.once('message', (trained: TrainedHead) => {
       resolve(trained);
       // Its onnxruntime sessions (matrix-products.ts) would keep the thread alive.

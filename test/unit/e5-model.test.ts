@@ -41,18 +41,6 @@ describe('multilingual-e5-small', { skip: files ? false : 'model not obtained (n
     const [zh, en, other] = await embedder.embedDocuments(['明天北京会下雨吗', 'will it rain in Beijing tomorrow', 'refund my order please']);
     assert.ok(dot(zh!, en!) > dot(zh!, other!) + 0.05);
   });
-
-  it('e5 model - texts shared out to several sessions come back as one session embeds them, in their order', async () => {
-    const one = await OnnxEmbedder.load(KNOWN_MODELS['multilingual-e5-small']!, files!, 1, 1);
-    const three = await OnnxEmbedder.load(KNOWN_MODELS['multilingual-e5-small']!, files!, 1, 3);
-    // Lengths vary, so the batches (sorted by length) differ from the input order and go to different sessions.
-    const texts = Array.from({ length: 37 }, (_, i) => `${'很长的请求 '.repeat(i % 7)}request ${i} ${'word '.repeat((i * 5) % 11)}`);
-    const [alone, shared] = await Promise.all([one.embedDocuments(texts), three.embedDocuments(texts)]);
-    assert.equal(shared.length, texts.length);
-    shared.forEach((vector, i) => assert.ok(dot(vector, alone[i]!) > 0.99999, `text ${i}`));
-    const queries = await Promise.all(texts.slice(0, 4).map((t) => three.embedQuery(t)));
-    for (const [i, q] of queries.entries()) assert.ok(dot(q, await one.embedQuery(texts[i]!)) > 0.99999, `query ${i}`);
-  });
 });
 
 const int8Files = locateModel('multilingual-e5-small-int8');

@@ -1,0 +1,69 @@
+/**
+ * The local models run in worker threads (router/embeddings/embedding-pool.ts): the vectors are those the model gives
+ * in the api's own thread, in the texts' order, whatever worker embedded them; a failed job fails alone.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { chunksByLength, EmbeddingPool } from '../../router/embeddings/embedding-pool';
+import { KNOWN_MODELS, locateModel } from '../../router/embeddings/model-files';
+import { OnnxEmbedder } from '../../router/embeddings/onnx-embedder';
+import { dot } from '../../router/embeddings/provider';
+
+describe('embedding pool - chunks', () => {
+  it('embedding pool - chunks hold every text once, in order of length', () => {
+    const texts = ['ccc', 'a', 'bbbbbb', 'dd', '', 'eeeee', 'f'];
+    const chunks = chunksByLength(texts, 3);
+    assert.deepEqual(chunks.map((c) => c.length), [3, 3, 1]);
+    assert.deepEqual([...chunks.flat()].sort(), [...texts.keys()].sort());
+    const lengths = chunks.flat().map((i) => texts[i]!.length);
+    assert.deepEqual(lengths, [...lengths].sort((a, b) => a - b));
+  });
+});
+
+const e5 = KNOWN_MODELS['multilingual-e5-small']!;
+const bge = KNOWN_MODELS['bge-small-en-v1.5-q']!;
+const e5Files = locateModel(e5.id);
+const bgeFiles = locateModel(bge.id);
+
+describe('embedding pool - models in worker threads', { skip: e5Files && bgeFiles ? false : 'models not obtained (npm run models)' }, () => {
+  let pool: EmbeddingPool;
+  before(async () => {
+    pool = await EmbeddingPool.start([{ spec: e5, files: e5Files! }, { spec: bge, files: bgeFiles! }], { workers: 3, threads: 1 });
+  });
+  after(() => pool.close());
+
+  it('embedding pool - two models at once, shared out to three workers: the same vectors as in this thread, in order', async () => {
+    // Lengths vary, so chunks (sorted by length) differ from the input order and go to different workers.
+    const texts = Array.from({ length: 53 }, (_, i) => `${'很长的请求 '.repeat(i % 7)}request ${i} ${'word '.repeat((i * 5) % 11)}`);
+    const [pooledE5, pooledBge, query] = await Promise.all([pool.provider(e5).embedDocuments(texts), pool.provider(bge).embedDocuments(texts), pool.provider(e5).embedQuery(texts[3]!)]);
+    for (const [spec, files, pooled] of [[e5, e5Files!, pooledE5], [bge, bgeFiles!, pooledBge]] as const) {
+      // The same chunks here: bge-small-en-v1.5-q quantises its activations per run, so a text's batch-mates nudge
+      // its vector (cosine ~0.998 between batchings).
+      const embedder = await OnnxEmbedder.load(spec, files);
+      const alone: Float32Array[] = [];
+      for (const chunk of chunksByLength(texts)) (await embedder.embedDocuments(chunk.map((i) => texts[i]!))).forEach((v, k) => (alone[chunk[k]!] = v));
+      assert.equal(pooled.length, texts.length);
+      pooled.forEach((vector, i) => assert.ok(dot(vector, alone[i]!) > 0.99999, `${spec.id} text ${i}: ${dot(vector, alone[i]!)}`));
+    }
+    const direct = await (await OnnxEmbedder.load(e5, e5Files!)).embedQuery(texts[3]!);
+    assert.ok(dot(query, direct) > 0.99999);
+  });
+
+  it('embedding pool - a job that fails fails alone; the pool goes on', async () => {
+    await assert.rejects(pool.provider({ ...e5, id: 'no-such-model' }).embedQuery('hello'), /no-such-model is not loaded/);
+    const [vector] = await pool.provider(e5).embedDocuments(['hello']);
+    assert.equal(vector!.length, 384);
+  });
+
+  it('embedding pool - the api thread stays free while a catalogue is embedded', async () => {
+    const texts = Array.from({ length: 160 }, (_, i) => `a capability example number ${i} with some words`);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const started = performance.now();
+    await pool.provider(e5).embedDocuments(texts);
+    clearInterval(timer);
+    const expected = (performance.now() - started) / 5;
+    // In this thread onnxruntime would block the loop for the whole run (a tick or two in all).
+    assert.ok(ticks >= expected / 4, `${ticks} timer ticks in ${Math.round(expected * 5)} ms`);
+  });
+});
