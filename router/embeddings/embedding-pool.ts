@@ -2,7 +2,7 @@
  * The local models run in worker threads, each worker holding one onnxruntime session of every model. onnxruntime-node
  * computes on the thread that calls it: run in the api's own thread, a catalogue's embedding (seconds to tens of
  * seconds) would stall every request, and one thread uses one core. Here a catalogue's texts are cut into chunks
- * of about the same length and shared out to every worker as each becomes free, whatever model they are for, so
+ * of about the same length (one batch each) and shared out to every worker as each becomes free, whatever model they are for, so
  * the cores stay busy until the last text; a request's query goes before any waiting chunk, so it waits for at most
  * the chunk a worker is on. A worker that dies fails only the job it held and is replaced.
  */
@@ -13,8 +13,8 @@ import type { EmbeddingJob, EmbeddingReply, EmbeddingWorkerData } from './embedd
 import type { OnnxModelFiles, OnnxModelSpec } from './onnx-embedder';
 import type { EmbeddingProvider } from './provider';
 
-/** Texts per job: a few of the embedder's batches, so a query never waits long behind one. */
-export const CHUNK = 16;
+/** Texts per job: one of the embedder's batches, so a query waits behind little (~0.05–0.15 s of one model). */
+export const CHUNK = 8;
 
 export interface EmbeddingPoolOptions {
   /** Worker threads (ROUTER_EMBEDDING_THREADS). */
