@@ -298,9 +298,10 @@ export const envSchema = z.object({
   ROUTER_HEAD_ESCALATE: z.coerce.number().min(0).max(1).optional(),
   /**
    * How long a request right after a catalogue change waits for the new head when no previous head can answer
-   * (the first catalogue), before plain similarity does, in ms. @default 2000
+   * (the first catalogue, or a request the previous head refuses), before plain similarity does, in ms. A
+   * catalogue of a few dozen capabilities has its head within it (docs/benchmarks.md, "Head ready"). @default 5000
    */
-  ROUTER_HEAD_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+  ROUTER_HEAD_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000), // router/head/head-matcher.ts DEFAULT_HEAD_WAIT_MS
   /** Share of BM25 in the hybrid match score (0 = embeddings only). @default 0.2 */
   ROUTER_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.2),
   /**

@@ -9,7 +9,7 @@ import { KNOWN_MODELS, locateModel, type KnownModel } from './embeddings/model-f
 import type { OnnxModelFiles } from './embeddings/onnx-embedder';
 import { OpenAiEmbedder } from './embeddings/openai-embedder';
 import type { EmbeddingProvider } from './embeddings/provider';
-import { headMatcherFactory, type HeadMatcherOptions } from './head/head-matcher';
+import { DEFAULT_HEAD_WAIT_MS, headMatcherFactory, type HeadMatcherOptions } from './head/head-matcher';
 import { hybridMatcherFactory, lexicalMatcherFactory, semanticMatcherFactory, type MatcherFactory } from './matcher';
 import { VectorCache } from './semantic-index';
 
@@ -91,7 +91,7 @@ function embeddingMatcher(models: LanguageModel[], settings: MatcherSettings): M
   const similarity = settings.lexicalWeight > 0 ? hybridMatcherFactory(semantic, lexicalMatcherFactory(), settings.lexicalWeight) : semantic;
   if (!settings.head) return similarity;
   return headMatcherFactory(cached, similarity, cache, {
-    waitMs: settings.headWaitMs ?? 2_000,
+    waitMs: settings.headWaitMs ?? DEFAULT_HEAD_WAIT_MS,
     ...(settings.onHeadError ? { onError: settings.onHeadError } : {}),
     ...(settings.onHeadTrained ? { onTrained: settings.onHeadTrained } : {}),
   });

@@ -64,6 +64,13 @@ export interface HeadMatcherOptions {
 /** Capabilities, most probable first, whose card borders are checked for a request (card-borders.ts). */
 const BORDERS_CHECKED = 8;
 
+/**
+ * How long requests right after a catalogue change may wait for its head when no previous head answers them: long
+ * enough for a catalogue of a few dozen capabilities (zh/en, 36: ready in ~3.4 s on two cores), short enough that a
+ * huge one does not hold requests; after it, similarity answers until the head is ready.
+ */
+export const DEFAULT_HEAD_WAIT_MS = 5_000;
+
 /** Folds of the cross-validation that calibrates a head. */
 export const DEFAULT_FOLDS = 4;
 
