@@ -55,7 +55,7 @@ function slotsOf(properties: [string, PropertySchema][]): Slot[] {
   const slots: Slot[] = [];
   for (const [name, p] of properties) {
     const type = typeOf(p);
-    if (type === 'string' && (p.pattern || isLooseIdentifier(name, p))) slots.push({ path: [name], schema: p });
+    if ((type === 'string' && p.pattern) || isLooseIdentifier(name, p)) slots.push({ path: [name], schema: p });
     else if (type === 'array' && p.items && typeOf(p.items) === 'string' && p.items.pattern) slots.push({ path: [name], schema: p, many: true });
     else if (type === 'object' && p.properties) {
       for (const [sub, sp] of Object.entries(p.properties)) if (typeOf(sp) === 'string' && sp.pattern) slots.push({ path: [name, sub], schema: sp });
@@ -125,7 +125,7 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
   const nested = new Map<string, Map<string, string>>();
   for (const [key, value] of ids) {
     const [top, sub] = key.split('.');
-    if (sub === undefined) out[top!] = value;
+    if (sub === undefined) out[top!] = typeOf(properties.find(([n]) => n === top)![1]) === 'integer' ? Number(value) : value;
     else nested.set(top!, (nested.get(top!) ?? new Map()).set(sub, value as string));
   }
   const usedValues = new Set([...ids.values()].flat());

@@ -107,11 +107,21 @@ function accepts(slot: Slot, token: string): boolean {
   return !!re && token.length <= MAX_PATTERN_INPUT && re.test(token);
 }
 
-/** An identifier-like property without a pattern: its name or description says it is an id or a number. */
+/**
+ * An identifier-like property without a pattern: its name or description says it is an id or a number. An integer
+ * one too ({"order_id": {"type": "integer"}}): it takes a token of digits only, as a number.
+ */
 export function isLooseIdentifier(name: string, schema: PropertySchema): boolean {
-  if (typeOf(schema) !== 'string' || schema.pattern || schema.format || schema.enum) return false;
+  const type = typeOf(schema);
+  if ((type !== 'string' && type !== 'integer') || schema.pattern || schema.format || schema.enum) return false;
   const words = nameWords(name);
   return ['id', 'no', 'number', 'code'].includes(words.at(-1)!) || /(单号|编号|工号|id|号码)$/i.test(headTerm(schema) ?? '');
+}
+
+/** A token a loose identifier may take: digits in it, three characters or more; for an integer, digits only. */
+function looseToken(slot: Slot, token: string): boolean {
+  if (typeOf(slot.schema) === 'integer') return /^\d{3,15}$/.test(token);
+  return /\d/.test(token) && token.length >= 3;
 }
 
 /** Initials or a leading word of the name: "AS…" for after_sales_id, "INV…" for invoice_id, "CALL…" for call_id. */
@@ -145,7 +155,7 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
         const role = paired && roles[order] !== 'any' ? roleOf(text, t.start, t.end) : 'any';
         const byRole = role === 'any' ? 0 : role === roles[order] ? 100 : -100;
         offers.push({ slot, token: i, score: (cue > 0 ? 100 + cue : 0) + byRole + specificity(itemSchema(slot).pattern!) * 10 - order * 0.01 });
-      } else if (loose && /\d/.test(t.text) && t.text.length >= 3 && (cue > 0 || prefixedByName(t.text, name))) {
+      } else if (loose && looseToken(slot, t.text) && (cue > 0 || prefixedByName(t.text, name))) {
         offers.push({ slot, token: i, score: cue > 0 ? 50 + cue : 40 });
       }
     });

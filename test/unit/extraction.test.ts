@@ -174,6 +174,18 @@ describe('identifiers, places, addresses, free text', () => {
     assert.deepEqual(extractParametersSync('只有 55550001111', list), {});
   });
 
+  it('identifiers - an integer id (README\'s {"order_id": {"type": "integer"}}) takes the digits after its cue, as a number', () => {
+    const schema = { type: 'object', required: ['order_id'], properties: { order_id: { type: 'integer' }, amount: { type: 'number' } } };
+    assert.deepEqual(extractParametersSync('refund order 1042', schema), { order_id: 1042 });
+    assert.deepEqual(extractParametersSync('refund order #1042, 25.5 dollars back', schema), { order_id: 1042, amount: 25.5 });
+    assert.deepEqual(extractParametersSync('订单2024090112要退款，退35元', schema), { order_id: 2024090112, amount: 35 });
+    // No cue, too short, not digits only, or out of the schema's range: nothing guessed.
+    assert.deepEqual(extractParametersSync('refund 1042 please', { properties: { order_id: { type: 'integer' } } }), {});
+    assert.deepEqual(extractParametersSync('refund order 77', { properties: { order_id: { type: 'integer' } } }), {});
+    assert.deepEqual(extractParametersSync('refund order A1042', { properties: { order_id: { type: 'integer' } } }), {});
+    assert.deepEqual(extractParametersSync('refund order 1042', { properties: { order_id: { type: 'integer', maximum: 999 } } }), {});
+  });
+
   it('places - cities in Chinese and English, with from/to roles', () => {
     const fee = { properties: { from_city: { type: 'string', description: '始发城市' }, to_city: { type: 'string', description: '目的城市' } } };
     const cases: [string, object][] = [
