@@ -314,8 +314,9 @@ export const envSchema = z.object({
   /** Threads of the local model per process. @default 1 */
   ROUTER_ONNX_THREADS: z.coerce.number().int().min(1).max(64).default(1),
   /**
-   * Worker threads running the local models (each holds every model: ~110 MB for multilingual-e5-small and
-   * bge-small-en). A catalogue's texts are shared out to all of them; the api's own thread never embeds.
+   * Worker threads running the local models (each holds every model: ~400 MB of memory per thread with
+   * multilingual-e5-small and bge-small-en — weights, onnxruntime's buffers, tokenizers). A catalogue's texts are
+   * shared out to all of them; the api's own thread never embeds.
    * @default one per core, at most 2
    */
   ROUTER_EMBEDDING_THREADS: z.coerce.number().int().min(1).max(16).optional(),
