@@ -28,13 +28,13 @@ interface Run {
   trainings_ms: number[];
 }
 
-async function readyOnce(set: RoutingDataset, sessions: number): Promise<Run> {
+async function readyOnce(set: RoutingDataset, threads: number): Promise<Run> {
   const trainings: number[] = [];
   const chosen = await chooseMatcher({
     provider: 'local',
     localModels: process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS,
     onnxThreads: 1,
-    embeddingThreads: sessions,
+    embeddingThreads: threads,
     lexicalWeight: DEFAULT_LEXICAL_WEIGHT,
     head: true,
     onHeadTrained: (_model, _capabilities, training) => trainings.push(training.ms + (training.held_out_ms ?? 0)),
@@ -55,22 +55,22 @@ async function readyOnce(set: RoutingDataset, sessions: number): Promise<Run> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { sets: { type: 'string', default: 'zh-routing,clinc150' }, threads: { type: 'string', default: '1,2' }, repeats: { type: 'string', default: '3' } } });
-  const sessions = values.threads.split(',').map(Number);
+  const threadCounts = values.threads.split(',').map(Number);
   const repeats = Number(values.repeats);
   const results: Record<string, unknown> = {};
   for (const name of values.sets.split(',')) {
     const set = name === 'clinc150' ? loadClinc150() : loadZhRouting();
-    const runs = new Map<number, Run[]>(sessions.map((s) => [s, []]));
+    const runs = new Map<number, Run[]>(threadCounts.map((t) => [t, []]));
     for (let r = 0; r < repeats; r++) {
-      for (const s of sessions) {
-        const run = await readyOnce(set, s);
-        runs.get(s)!.push(run);
-        console.log(`${name} threads=${s} repeat ${r + 1}: ready ${run.wall_ms} ms, cpu ${run.cpu_ms} ms, waited ${run.waited_ms} ms`);
+      for (const t of threadCounts) {
+        const run = await readyOnce(set, t);
+        runs.get(t)!.push(run);
+        console.log(`${name} threads=${t} repeat ${r + 1}: ready ${run.wall_ms} ms, cpu ${run.cpu_ms} ms, waited ${run.waited_ms} ms`);
       }
     }
     results[name] = Object.fromEntries(
-      [...runs].map(([s, list]) => [
-        `threads_${s}`,
+      [...runs].map(([t, list]) => [
+        `threads_${t}`,
         { median_wall_ms: median(list.map((x) => x.wall_ms)), median_cpu_ms: median(list.map((x) => x.cpu_ms)), median_waited_ms: median(list.map((x) => x.waited_ms)), runs: list },
       ]),
     );

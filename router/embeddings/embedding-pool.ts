@@ -1,10 +1,11 @@
 /**
- * The local models run in worker threads, each worker holding one onnxruntime session of every model. onnxruntime-node
- * computes on the thread that calls it: run in the api's own thread, a catalogue's embedding (seconds to tens of
- * seconds) would stall every request, and one thread uses one core. Here a catalogue's texts are cut into chunks
- * of about the same length (one batch each) and shared out to every worker as each becomes free, whatever model they are for, so
- * the cores stay busy until the last text; a request's query goes before any waiting chunk, so it waits for at most
- * the chunk a worker is on. A worker that dies fails only the job it held and is replaced.
+ * The local models run in worker threads, each worker holding one onnxruntime session of every model.
+ * onnxruntime-node computes on the thread that calls it: run in the api's own thread, a catalogue's embedding
+ * (seconds to tens of seconds) would stall every request, and one thread uses one core. Here a catalogue's texts
+ * are cut into chunks of about the same length (one batch each) and shared out to every worker as each becomes
+ * free, whatever model they are for, so the cores stay busy until the last text; a request's query goes before any
+ * waiting chunk, so it waits for at most the chunk a worker is on. A worker that dies fails only the job it held
+ * and is replaced.
  */
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
