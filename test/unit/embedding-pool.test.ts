@@ -55,6 +55,19 @@ describe('embedding pool - models in worker threads', { skip: e5Files && bgeFile
     assert.equal(vector!.length, 384);
   });
 
+  it('embedding pool - a worker that dies fails the job it held, and a new worker takes its place', async () => {
+    const workers = (pool as unknown as { workers: { worker: import('node:worker_threads').Worker; busy?: unknown }[] }).workers;
+    const texts = Array.from({ length: 40 }, (_, i) => `text ${i} for a worker that will die`);
+    const job = pool.provider(e5).embedDocuments(texts);
+    const busy = workers.find((w) => w.busy)!;
+    await busy.worker.terminate();
+    await assert.rejects(job, /exited/);
+    const deadline = Date.now() + 30_000;
+    while (workers.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(workers.length, 3);
+    assert.equal((await pool.provider(e5).embedDocuments(texts)).length, texts.length);
+  });
+
   it('embedding pool - the api thread stays free while a catalogue is embedded', async () => {
     const texts = Array.from({ length: 160 }, (_, i) => `a capability example number ${i} with some words`);
     let ticks = 0;
