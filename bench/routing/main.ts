@@ -1,12 +1,14 @@
 /**
  * `npm run bench:routing [-- --provider local,lexical] [--sets clinc150,zh-routing,scale] [--limit N] [--full]
- *    [--judge off|local|llm] [--judge-share 0.3] [--judge-timeout-ms 3000]`
+ *    [--judge off|local|llm] [--judge-share 0.3] [--judge-timeout-ms 3000] [--val]`
  * Routing quality and decision time, per data set and similarity provider, through the api's path (the Router as
  * `createRouter` builds it, default settings: each head fits its own thresholds on its catalogue, nothing is fitted
  * on the evaluation requests), including requests sent right after the catalogue is registered, after a card is
  * edited and after every instance goes offline (bench/routing/routing-live.ts):
  * - CLINC150: 10 agents (domains), 150 capabilities (intents, 10 train examples each, the intent's name as the
  *   description); reported on test + oos_test (every 9th in-scope and every 4th out-of-scope request; all with --full).
+ *   --val: on CLINC150's val + oos_val instead (all of them; where decision rules may be checked), written to
+ *   bench/results/routing-clinc150-val.json.
  * - zh-routing: our catalogue and dev.jsonl (the head never sees a dev request).
  * ROUTER_HEAD=off measures plain similarity.
  * - scale: 1,000 agents × 5 capabilities, decision time only.
@@ -55,6 +57,8 @@ function progress(label: string) {
 const RIGHT_AFTER = 30;
 /** --full: every CLINC150 test request. */
 const FULL = process.argv.includes('--full');
+/** --val: CLINC150's validation split instead of its test split. */
+const VAL = process.argv.includes('--val');
 
 /**
  * One data set through the api's path: register the catalogue and send requests at once; wait for the head
@@ -97,7 +101,7 @@ async function qualitySet(set: RoutingDataset, provider: string, limit?: number,
   return {
     provider: name,
     capabilities: candidatesOf(set.agents).length,
-    evaluated_on: set.test ? 'test + oos_test (a fixed sample unless --full); nothing fitted on them' : 'dev; the head never sees a dev request and fits its thresholds on the catalogue alone',
+    evaluated_on: set.test ? (VAL ? 'val + oos_val (all); nothing fitted on them' : 'test + oos_test (a fixed sample unless --full); nothing fitted on them') : 'dev; the head never sees a dev request and fits its thresholds on the catalogue alone',
     head_ready_after_registration_ms: Math.round(readyMs),
     head_trainings: trainings.slice(trainingsBefore),
     fitted: status.serving?.calibration ?? null,
@@ -108,9 +112,12 @@ async function qualitySet(set: RoutingDataset, provider: string, limit?: number,
   };
 }
 
-/** zh: every dev request. CLINC150: every 9th test request and every 4th out-of-scope one (500 + 250), or all with --full. */
+/**
+ * zh: every dev request. CLINC150: every 9th test request and every 4th out-of-scope one (500 + 250), or all with
+ * --full; with --val every val and oos_val request.
+ */
 function evaluationRequests(set: RoutingDataset, limit?: number) {
-  const rows = set.test ? (FULL ? set.test : [...set.test.filter((r) => r.expected !== null).filter((_, i) => i % 9 === 0), ...set.test.filter((r) => r.expected === null).filter((_, i) => i % 4 === 0)]) : set.fit;
+  const rows = set.test && !VAL ? (FULL ? set.test : [...set.test.filter((r) => r.expected !== null).filter((_, i) => i % 9 === 0), ...set.test.filter((r) => r.expected === null).filter((_, i) => i % 4 === 0)]) : set.fit;
   // Interleaved, so the requests sent right after a change mix in-scope and out-of-scope ones.
   const mixed = [...rows].sort((a, b) => hash(a.text) - hash(b.text));
   return limit ? mixed.slice(0, limit) : mixed;
@@ -193,6 +200,7 @@ async function main(): Promise<void> {
       sets: { type: 'string', default: 'clinc150,zh-routing,scale' },
       limit: { type: 'string' },
       full: { type: 'boolean', default: false },
+      val: { type: 'boolean', default: false },
       agents: { type: 'string', default: '1000' },
       queries: { type: 'string', default: '300' },
       judge: { type: 'string', default: 'off' },
@@ -237,7 +245,7 @@ async function main(): Promise<void> {
       console.log(JSON.stringify(results[provider], null, 2));
     }
     if (judge) writeResultFile(RESULTS, `routing-${setName}-judge-${judgeKind}`, { ...meta, set: setName, results });
-    else if (!limit) writeResultFile(RESULTS, `routing-${setName}`, { ...meta, set: setName, results });
+    else if (!limit) writeResultFile(RESULTS, `routing-${setName}${VAL && setName === 'clinc150' ? '-val' : ''}`, { ...meta, set: setName, results });
   }
   await judge?.close();
 }

@@ -4,7 +4,7 @@
  * A capability's examples are held out one by one, its card's texts (name, description, tags — they repeat each
  * other) all together; out-of-scope texts and excluded clauses are held out too, as the negatives.
  */
-import { predict, trainHead, type HeadModel, type HeadScore, type HeadTrainingInput } from './head';
+import { CARD_TEXTS_UNIT, predict, trainHead, type HeadModel, type HeadScore, type HeadTrainingInput } from './head';
 
 export interface HeldOutSample {
   /** `example`: a text of class `label`; `none`: an out-of-scope text; `excluded`: a text class `label`'s card excludes. */
@@ -12,6 +12,8 @@ export interface HeldOutSample {
   /** Class index (−1 for `none`). */
   label: number;
   chinese: boolean;
+  /** An example of kind `example` that is one of its card's texts (name, description, tags), not a request example. */
+  card: boolean;
   /** The capabilities most probable for it (at most `KEPT`), most probable first, and the probability of "none". */
   ranked: HeadScore[];
   none: number;
@@ -46,9 +48,9 @@ function withoutFold(input: HeadTrainingInput, fold: number, folds: number): Hea
   };
 }
 
-function heldOut(model: HeadModel, kind: HeldOutSample['kind'], label: number, vector: Float32Array, chinese: boolean): HeldOutSample {
+function heldOut(model: HeadModel, kind: HeldOutSample['kind'], label: number, vector: Float32Array, chinese: boolean, card = false): HeldOutSample {
   const prediction = predict(model, vector, chinese);
-  return { kind, label, chinese, ranked: prediction.ranked.slice(0, KEPT), none: prediction.none };
+  return { kind, label, chinese, card, ranked: prediction.ranked.slice(0, KEPT), none: prediction.none };
 }
 
 /**
@@ -79,7 +81,8 @@ export async function heldOutPredictions(input: HeadTrainingInput, folds: number
     const model = await trainHead({ ...withoutFold(input, fold, folds), ...start, options: { ...input.options, ...iterations, timeBudgetMs: budget } });
     input.classes.forEach((c, label) => {
       c.vectors.forEach((v, i) => {
-        if (foldOf(c.units?.[i] ?? i, label, folds) === fold && seen++ % every === 0) samples.push(heldOut(model, 'example', label, v, c.chinese[i]!));
+        const unit = c.units?.[i] ?? i;
+        if (foldOf(unit, label, folds) === fold && seen++ % every === 0) samples.push(heldOut(model, 'example', label, v, c.chinese[i]!, unit === CARD_TEXTS_UNIT));
       });
       c.excluded?.forEach((v, i) => {
         if (foldOf(i, label, folds) === fold) samples.push(heldOut(model, 'excluded', label, v, c.excludedChinese?.[i] ?? false));

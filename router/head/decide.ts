@@ -3,10 +3,14 @@
  * agents (near-identical cards) share their probability as one group, so replicas never split a clear answer.
  * Then, with p₁ and p₂ the best two groups' probabilities, against the operating point of the best group's
  * language direction (the request in its card's language, or cross-lingual: those score lower for the same fit):
- *   - the two close (p₂ ≥ ambiguity·p₁) and together ≥ accept → ambiguous: ask which, naming both;
  *   - p₁ ≥ accept → route to the best group;
+ *   - p₁ < accept, but the two close (p₂ ≥ ambiguity·p₁) and together ≥ accept → ambiguous: ask which, naming both;
  *   - escalate ≤ p₁ < accept → the escalation band, where an LLM decides (without one, escalate = accept: no band);
  *   - below → refuse.
+ * A close runner-up never turns a confident answer into a question: the accept threshold is calibrated on the
+ * best group's probability alone, and the question replaces a refusal, not a routed answer (CLINC150 val: asking
+ * whenever p₂ ≥ 0.8·p₁ refused 60 requests whose first choice was right, 1.1 points of in-scope, for none of its
+ * out-of-scope requests).
  * A request the best group's card excludes (card-borders.ts) is refused first.
  * The operating points are fitted per catalogue when its head trains (calibration.ts), unless set explicitly.
  */
@@ -84,8 +88,8 @@ export function decideByHead(ranked: readonly ScoredGroup[], thresholds: HeadThr
   const { accept, escalate } = operatingPointOf(first, thresholds);
   const p1 = first.probability;
   const p2 = second?.probability ?? 0;
-  if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= accept) return { kind: 'ambiguous', groups: [first, second] };
   if (p1 >= accept) return { kind: 'accept', group: first };
+  if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= accept) return { kind: 'ambiguous', groups: [first, second] };
   if (p1 >= escalate) return { kind: 'escalate', groups: groups.slice(0, ESCALATION_SHORTLIST) };
   return { kind: 'refuse', best: first };
 }

@@ -14,7 +14,7 @@ import { containsCjk } from '../words';
 import { CardBorders, type Lesson } from './card-borders';
 import { exclusionClauses } from './exclusions';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
-import { averagePredictions, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput } from './head';
+import { averagePredictions, CARD_TEXTS_UNIT, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput } from './head';
 import { trainInWorker } from './head-trainer';
 import { calibrationSamples, type JudgingHead } from './held-out-scores';
 
@@ -78,9 +78,6 @@ function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
 
-/** Card texts last in `trainingTexts`: they repeat each other, so cross-validation holds them out together. */
-const CARD_TEXTS_UNIT = -1;
-
 /** What one model's head learns from: the candidates' texts and the generic out-of-scope text, embedded through the cache. */
 export async function headInput(embedder: EmbeddingProvider, candidates: readonly CapabilityCandidate[], generic: string[], cache: VectorCache, options?: Partial<HeadOptions>): Promise<HeadTrainingInput> {
   const texts = candidates.map(trainingTexts);
@@ -94,6 +91,7 @@ export async function headInput(embedder: EmbeddingProvider, candidates: readonl
     key: c.key,
     vectors: vectors[i]!,
     chinese: texts[i]!.map(containsCjk),
+    // Card texts last in `trainingTexts`: they repeat each other, so cross-validation holds them out together.
     units: texts[i]!.map((_, j) => (j < c.capability.examples.length ? j : CARD_TEXTS_UNIT)),
     excluded: take(excluded[i]!.length),
     excludedChinese: excluded[i]!.map(containsCjk),

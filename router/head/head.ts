@@ -22,10 +22,13 @@ export interface ClassTexts {
   excludedChinese?: boolean[];
   /**
    * Per vector, the unit cross-validation holds out together (the card's texts repeat each other, so they go out
-   * as one); by default each vector is its own unit.
+   * as one, unit CARD_TEXTS_UNIT); by default each vector is its own unit.
    */
   units?: number[];
 }
+
+/** The unit of a class's card texts (name, description, tags), held out together by cross-validation. */
+export const CARD_TEXTS_UNIT = -1;
 
 export interface HeadTrainingInput {
   classes: ClassTexts[];

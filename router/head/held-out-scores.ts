@@ -39,7 +39,7 @@ export function calibrationSamples(heads: readonly JudgingHead[]): CalibrationSa
     const own = text.label >= 0 ? first.model.keys[text.label]! : undefined;
     const hit = own !== undefined && best.keys.includes(own);
     const outcome = text.kind === 'example' ? (hit ? 'right' : 'wrong') : text.kind === 'none' ? 'out_of_scope' : hit ? 'excluded' : undefined;
-    if (outcome) samples.push({ score: best.probability, crossLingual: best.crossLingual === true, outcome });
+    if (outcome) samples.push({ score: best.probability, crossLingual: best.crossLingual === true, outcome, ...(text.card ? { card: true } : {}) });
   });
   return samples;
 }

@@ -2,12 +2,12 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { seededRandom } from '../../util/random';
-import { balancedThreshold, calibrate, DEFAULT_CALIBRATION, thresholdFor, type CalibrationSample, type Outcome } from '../../router/head/calibration';
+import { balancedThreshold, calibrate, DEFAULT_CALIBRATION, fittingSamples, thresholdFor, type CalibrationSample, type Outcome } from '../../router/head/calibration';
 import { heldOutPredictions } from '../../router/head/cross-validation';
 import { predict, trainHead, type HeadModel, type HeadTrainingInput } from '../../router/head/head';
 import { calibrationSamples } from '../../router/head/held-out-scores';
 
-const sample = (score: number, outcome: Outcome, crossLingual = false): CalibrationSample => ({ score, outcome, crossLingual });
+const sample = (score: number, outcome: Outcome, crossLingual = false, card = false): CalibrationSample => ({ score, outcome, crossLingual, ...(card ? { card } : {}) });
 
 describe('thresholdFor', () => {
   it('thresholdFor - accepts at most the share asked, midway between the last refused score and the next one up', async () => {
@@ -105,6 +105,36 @@ describe('calibrate', () => {
     assert.ok(fit.same_language.escalate < fit.same_language.accept);
   });
 
+  it('fittingSamples - with enough card texts judged right, they stand for the right answers; the other outcomes all stay', async () => {
+    const cards = Array.from({ length: 20 }, (_, i) => sample(0.2 + i / 100, 'right', false, true));
+    const rest = [sample(0.9, 'right'), sample(0.8, 'wrong'), sample(0.7, 'wrong', false, true), sample(0.1, 'out_of_scope'), sample(0.3, 'excluded')];
+    const fitted = fittingSamples([...cards, ...rest], 20);
+    assert.equal(fitted.fittedOn, 'card_texts');
+    assert.deepEqual(fitted.samples, [...cards, ...rest.slice(1)]);
+    const few = fittingSamples([...cards.slice(1), ...rest], 20);
+    assert.equal(few.fittedOn, 'all_texts');
+    assert.equal(few.samples.length, 24);
+  });
+
+  it('calibrate - the right answers it is fitted on are the card texts: examples that score higher do not lift the threshold', async () => {
+    // Examples held out with their paraphrases left in score high (0.5–0.9); card texts, phrased unlike any, lower
+    // (0.15–0.6). keepRight refuses the least certain 5 % of the card texts, not of all right answers (which would
+    // refuse the lower half of the card texts).
+    const cards = many(40, 0.15, 0.6, 'right', false).map((s) => ({ ...s, card: true }));
+    const examples = many(400, 0.5, 0.9, 'right', false);
+    const samples = [...examples, ...cards, ...many(60, 0, 0.05, 'out_of_scope', false)];
+    const fit = calibrate(samples);
+    assert.equal(fit.same_language.fitted_on, 'card_texts');
+    assert.equal(fit.same_language.accept, thresholdFor(cards.map((s) => s.score), DEFAULT_CALIBRATION.keepRight));
+    assert.ok(fit.same_language.card_right_accepted >= 0.9 && fit.same_language.card_right_accepted <= DEFAULT_CALIBRATION.keepRight, JSON.stringify(fit.same_language));
+    const allTexts = thresholdFor([...examples, ...cards].map((s) => s.score), DEFAULT_CALIBRATION.keepRight);
+    assert.ok(allTexts > fit.same_language.accept + 0.1, `${allTexts} vs ${fit.same_language.accept}`);
+    // Too few card texts judged right: all right answers count, as before.
+    const fewCards = calibrate([...examples, ...cards.slice(0, DEFAULT_CALIBRATION.minSamples - 1), ...many(60, 0, 0.05, 'out_of_scope', false)]);
+    assert.equal(fewCards.same_language.fitted_on, 'all_texts');
+    assert.ok(fewCards.same_language.accept > 0.4, JSON.stringify(fewCards.same_language));
+  });
+
   it('calibrate - same samples, same thresholds', async () => {
     const samples = [...many(50, 0.3, 0.9, 'right', false), ...many(50, 0, 0.5, 'excluded', false)];
     assert.deepEqual(calibrate(samples), calibrate([...samples].reverse()));
@@ -154,6 +184,10 @@ describe('held-out predictions', () => {
     assert.ok(count('right') >= 20, `right ${count('right')}`);
     assert.equal(count('out_of_scope'), 15);
     assert.ok(count('excluded') <= 3);
+    // The card texts (unit −1: two per class here) are marked as such, and only they.
+    assert.equal(heldOut.filter((s) => s.card).length, 6);
+    assert.ok(heldOut.filter((s) => s.card).every((s) => s.kind === 'example'));
+    assert.equal(samples.filter((s) => s.card).length, 6);
     // An English-only head judges no Chinese text: with only such a head, Chinese texts give no sample.
     const chinese = heldOut.map((s) => ({ ...s, chinese: true }));
     assert.equal(calibrationSamples([{ model: full, heldOut: chinese, language: 'en' }]).length, 0);

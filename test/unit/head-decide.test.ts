@@ -82,8 +82,10 @@ const cases: Case[] = [
   { name: 'p₁ just below escalate', ranked: [['a', 0.2999], ['b', 0.1]], kind: 'refuse', keys: [['a']] },
   { name: 'a single capability, low', ranked: [['a', 0.05]], kind: 'refuse', keys: [['a']] },
   { name: 'the best two close and together above accept', ranked: [['a', 0.45], ['b', 0.4], ['c', 0.1]], kind: 'ambiguous', keys: [['a'], ['b']] },
-  { name: 'p₂ exactly at ambiguity·p₁', ranked: [['a', 0.5], ['b', 0.4]], kind: 'ambiguous', keys: [['a'], ['b']] },
-  { name: 'p₂ just below ambiguity·p₁', ranked: [['a', 0.5], ['b', 0.39]], kind: 'accept', keys: [['a']] },
+  { name: 'p₂ exactly at ambiguity·p₁, p₁ below accept', ranked: [['a', 0.3125], ['b', 0.25]], kind: 'ambiguous', keys: [['a'], ['b']] },
+  { name: 'p₂ just below ambiguity·p₁', ranked: [['a', 0.3125], ['b', 0.2499]], kind: 'escalate', keys: [['a'], ['b']] },
+  { name: 'close, but p₁ alone reaches accept: a confident answer is not turned into a question', ranked: [['a', 0.5], ['b', 0.45]], kind: 'accept', keys: [['a']] },
+  { name: 'a tie above accept is still accepted', ranked: [['a', 0.5], ['b', 0.5]], kind: 'accept', keys: [['a']] },
   { name: 'close, both below escalate, but together above accept', ranked: [['a', 0.28], ['b', 0.25]], kind: 'ambiguous', keys: [['a'], ['b']] },
   { name: 'close but together below accept', ranked: [['a', 0.2], ['b', 0.19]], kind: 'refuse', keys: [['a']] },
   { name: 'close, together below accept, in the escalation band', ranked: [['a', 0.33], ['b', 0.15], ['c', 0.14]], kind: 'escalate', keys: [['a'], ['b'], ['c']] },
@@ -93,7 +95,7 @@ const cases: Case[] = [
   { name: 'replicas that overtake the best single capability', ranked: [['x', 0.35], ['a1', 0.3], ['a2', 0.25]], replicas: [['a1', 'a2']], kind: 'accept', keys: [['a1', 'a2']] },
   {
     name: 'two services, each offered twice, close',
-    ranked: [['a1', 0.3], ['b1', 0.28], ['a2', 0.2], ['b2', 0.15]],
+    ranked: [['a1', 0.28], ['b1', 0.26], ['a2', 0.18], ['b2', 0.15]],
     replicas: [['a1', 'a2'], ['b1', 'b2']],
     kind: 'ambiguous',
     keys: [['a1', 'a2'], ['b1', 'b2']],
@@ -155,9 +157,9 @@ describe('decideByHead with crossed card borders', () => {
   });
 
   it('decideByHead - a crossed runner-up is left out: it cannot make the best ambiguous', () => {
-    const close: ScoredGroup[] = [{ keys: ['a'], probability: 0.5 }, { keys: ['b'], probability: 0.45 }];
+    const close: ScoredGroup[] = [{ keys: ['a'], probability: 0.45 }, { keys: ['b'], probability: 0.4 }];
     assert.equal(decideByHead(close, THRESHOLDS).kind, 'ambiguous');
-    assert.deepEqual(decideByHead(close, THRESHOLDS, new Map([['b', { clause, learned: false }]])), { kind: 'accept', group: close[0] });
+    assert.deepEqual(decideByHead(close, THRESHOLDS, new Map([['b', { clause, learned: false }]])), { kind: 'escalate', groups: [close[0]] });
   });
 });
 
@@ -176,7 +178,7 @@ describe('head decision across languages', () => {
 });
 
 describe('resolveThresholds', () => {
-  const fitted = (accept: number, escalate: number) => ({ accept, escalate, samples: { right: 50, wrong: 5, out_of_scope: 50, excluded: 5 }, right_accepted: 0.9, out_of_scope_accepted: 0.04, excluded_accepted: 0.5, pooled: false });
+  const fitted = (accept: number, escalate: number) => ({ accept, escalate, samples: { right: 50, wrong: 5, out_of_scope: 50, excluded: 5 }, right_accepted: 0.9, card_right_accepted: 0.9, out_of_scope_accepted: 0.04, excluded_accepted: 0.5, pooled: false, fitted_on: 'card_texts' as const });
   const calibration: Calibration = { target: 0.05, keep_right: 0.95, same_language: fitted(0.25, 0.1), cross_lingual: fitted(0.12, 0.05) };
 
   it('resolveThresholds - the fitted operating points decide; without an LLM there is no escalation band', () => {
