@@ -7,7 +7,7 @@
  * The prompt is system → card → request → question, so everything before the request is the same for every
  * judgement of a capability. Sequences of one context keep such card prefixes evaluated (prefix-pool.ts,
  * prefix-slots.ts): a judgement of a held card evaluates only the request and the question (~20–80 tokens
- * instead of ~200–330). Bounded: SLOTS sequences of SLOT_TOKENS tokens; a prompt longer than a slot is read on one
+ * instead of ~170–330). Bounded: SLOTS sequences of SLOT_TOKENS tokens; a prompt longer than a slot is read on one
  * long sequence, made when first needed; a prompt longer than that is not read (the judge abstains).
  */
 import { basename } from 'node:path';
