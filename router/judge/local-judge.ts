@@ -1,13 +1,20 @@
 /**
  * The local judge: a GGUF chat model run on the CPU by node-llama-cpp (installed on demand, judge-files.ts). The
- * native library evaluates off the JavaScript thread; one sequence serves one judgement at a time (the caller,
- * bounded-judge.ts, queues them). The answer is read, not generated: P(yes) against P(no) as the first token of the
- * assistant's turn. The system prompt's tokens stay in the context between judgements, so only
- * what follows them is evaluated again.
+ * native library evaluates off the JavaScript thread; one judgement at a time (the caller, bounded-judge.ts, queues
+ * them, and so does this class). The answer is read, not generated: P(yes) against P(no) as the first token of the
+ * assistant's turn.
+ *
+ * The prompt is system → card → request → question, so everything before the request is the same for every
+ * judgement of a capability. Sequences of one context keep such card prefixes evaluated (prefix-pool.ts,
+ * prefix-slots.ts): a judgement of a held card evaluates only the request and the question (~20–80 tokens
+ * instead of ~170–340). Bounded: SLOTS sequences of SLOT_TOKENS tokens; a prompt longer than a slot is read on one
+ * long sequence, made when first needed; a prompt longer than that is not read (the judge abstains).
  */
 import { basename } from 'node:path';
 import { loadLlamaRuntime } from './judge-files';
-import { answerWord, questionText, SYSTEM_PROMPT, yesProbability, type JudgeProvider, type JudgeQuestion } from './question';
+import { PrefixPool, type LlamaSequence } from './prefix-pool';
+import { commonPrefixLength, type Token } from './prefix-slots';
+import { answerWord, questionParts, SYSTEM_PROMPT, yesProbability, type JudgeProvider, type JudgeQuestion } from './question';
 
 /** The part of node-llama-cpp's API used here (the package is not a dependency of the project, so not typed by it). */
 interface LlamaRuntime {
@@ -18,20 +25,14 @@ interface Llama {
   loadModel(options: { modelPath: string; gpuLayers: 0 }): Promise<LlamaModel>;
   dispose(): Promise<void>;
 }
-type Token = number;
 interface LlamaModel {
   readonly tokenizer: unknown;
   detokenize(tokens: readonly Token[]): string;
-  createContext(options: { contextSize: number; threads: number; sequences: 1; batchSize: number }): Promise<LlamaContext>;
+  createContext(options: { contextSize: number; threads: number; sequences: number; batchSize: number }): Promise<LlamaContext>;
 }
 interface LlamaContext {
+  readonly contextSize: number;
   getSequence(): LlamaSequence;
-}
-interface LlamaSequence {
-  readonly contextTokens: readonly Token[];
-  readonly nextTokenIndex: number;
-  eraseContextTokenRanges(ranges: { start: number; end: number }[]): Promise<void>;
-  controlledEvaluate(input: (Token | [Token, { generateNext: { probabilities: true } }])[]): Promise<({ next: { probabilities?: Map<Token, number> } } | undefined)[]>;
 }
 interface ChatWrapper {
   generateContextState(options: { chatHistory: ({ type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: string[] })[] }): {
@@ -43,19 +44,42 @@ export interface LocalJudgeOptions {
   modelPath: string;
   /** CPU threads for evaluation (default 2). */
   threads?: number;
+  /** Card prefixes kept evaluated (default SLOTS). */
+  slots?: number;
 }
 
-/** The prompt holds a few cards with examples: 4k tokens leaves room for long Chinese ones. */
-const CONTEXT_SIZE = 4096;
+/**
+ * The KV cache costs 28 KiB a token with this model (28 layers × 2 KV heads × 128 dimensions × K and V × 2 bytes):
+ * 16 × 512 tokens are 224 MiB, the long sequence 112 MiB more once made. A slot holds a card of up to ~400 tokens
+ * with its request (the zh catalogue's prompts: 170–340 tokens).
+ */
+export const SLOTS = 16;
+export const SLOT_TOKENS = 512;
+const LONG_TOKENS = 4096;
 /** The first token's probabilities of yes and no are summed over the most likely tokens only. */
 const TOKENS_READ = 40;
+const BATCH_SIZE = 512;
+
+interface Loaded {
+  llama: Llama;
+  model: LlamaModel;
+  wrapper: ChatWrapper;
+  slots: PrefixPool;
+  long?: PrefixPool;
+}
 
 export class LocalJudge implements JudgeProvider {
   readonly name: string;
-  private loaded?: Promise<{ llama: Llama; model: LlamaModel; sequence: LlamaSequence; wrapper: ChatWrapper }>;
+  private loaded?: Promise<Loaded>;
+  /** The end of the line: judgements run one at a time, as the pools' state changes between awaits. */
+  private line: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: LocalJudgeOptions) {
     this.name = `local:${basename(options.modelPath)}`;
+  }
+
+  private get threads(): number {
+    return this.options.threads ?? 2;
   }
 
   /** Loads the runtime and the model (once; seconds from a warm page cache): at start, so no request waits for it. */
@@ -63,53 +87,61 @@ export class LocalJudge implements JudgeProvider {
     return this.load();
   }
 
-  private load() {
+  private load(): Promise<Loaded> {
     this.loaded ??= (async () => {
       const runtime = (await loadLlamaRuntime()) as LlamaRuntime | undefined;
       if (!runtime) throw new Error('node-llama-cpp is not installed: run `npm run models -- --judge`');
-      const threads = this.options.threads ?? 2;
-      const llama = await runtime.getLlama({ gpu: false, build: 'never', logLevel: 'error', maxThreads: threads });
+      const llama = await runtime.getLlama({ gpu: false, build: 'never', logLevel: 'error', maxThreads: this.threads });
       const model = await llama.loadModel({ modelPath: this.options.modelPath, gpuLayers: 0 });
-      const context = await model.createContext({ contextSize: CONTEXT_SIZE, threads, sequences: 1, batchSize: 512 });
-      return { llama, model, sequence: context.getSequence(), wrapper: runtime.resolveChatWrapper(model) };
+      const slots = await this.pool(model, this.options.slots ?? SLOTS, SLOT_TOKENS);
+      return { llama, model, wrapper: runtime.resolveChatWrapper(model), slots };
     })();
     this.loaded.catch(() => (this.loaded = undefined));
     return this.loaded;
   }
 
-  async judge(question: JudgeQuestion): Promise<number | undefined> {
-    const { model, sequence, wrapper } = await this.load();
-    const state = wrapper.generateContextState({
-      chatHistory: [
-        { type: 'system', text: SYSTEM_PROMPT },
-        { type: 'user', text: questionText(question) },
-        { type: 'model', response: [] },
-      ],
-    });
-    const tokens = state.contextText.tokenize(model.tokenizer);
-    const kept = await this.keepCommonPrefix(sequence, tokens);
-    const rest = tokens.slice(kept);
-    const last: [Token, { generateNext: { probabilities: true } }] = [rest[rest.length - 1]!, { generateNext: { probabilities: true } }];
-    const output = await sequence.controlledEvaluate([...rest.slice(0, -1), last]);
-    const probabilities = output[output.length - 1]?.next.probabilities;
+  private async pool(model: LlamaModel, sequences: number, tokens: number): Promise<PrefixPool> {
+    const context = await model.createContext({ contextSize: tokens, threads: this.threads, sequences, batchSize: BATCH_SIZE });
+    return new PrefixPool(Array.from({ length: sequences }, () => context.getSequence()), context.contextSize);
+  }
+
+  judge(question: JudgeQuestion): Promise<number | undefined> {
+    const judgement = this.line.then(() => this.read(question));
+    this.line = judgement.catch(() => undefined);
+    return judgement;
+  }
+
+  private async read(question: JudgeQuestion): Promise<number | undefined> {
+    const loaded = await this.load();
+    const { prompt, prefixLength } = this.tokens(loaded, question);
+    const pool = loaded.slots.fits(prompt) ? loaded.slots : await this.longPool(loaded);
+    if (!pool.fits(prompt)) return undefined;
+    const { probabilities } = await pool.read(prompt, prefixLength);
     if (!probabilities) return undefined;
     const mass = { yes: 0, no: 0 };
     let read = 0;
     for (const [token, p] of probabilities) {
       if (read++ >= TOKENS_READ) break;
-      const word = answerWord(model.detokenize([token]));
+      const word = answerWord(loaded.model.detokenize([token]));
       if (word) mass[word] += p;
     }
     return yesProbability(mass.yes, mass.no);
   }
 
-  /** Erases what follows the prompt's common prefix with the context (keeping at least one token to evaluate). */
-  private async keepCommonPrefix(sequence: LlamaSequence, tokens: readonly Token[]): Promise<number> {
-    const held = sequence.contextTokens;
-    let common = 0;
-    while (common < held.length && common < tokens.length - 1 && held[common] === tokens[common]) common++;
-    if (common < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: common, end: sequence.nextTokenIndex }]);
-    return common;
+  private async longPool(loaded: Loaded): Promise<PrefixPool> {
+    loaded.long ??= await this.pool(loaded.model, 1, LONG_TOKENS);
+    return loaded.long;
+  }
+
+  /** The prompt's tokens, and how many of them are its card's prefix (the same for every request to that card). */
+  private tokens({ model, wrapper }: Loaded, question: JudgeQuestion): { prompt: Token[]; prefixLength: number } {
+    const render = (user: string) =>
+      wrapper
+        .generateContextState({ chatHistory: [{ type: 'system', text: SYSTEM_PROMPT }, { type: 'user', text: user }, { type: 'model', response: [] }] })
+        .contextText.tokenize(model.tokenizer);
+    const { card, request } = questionParts(question);
+    const prompt = render(card + request);
+    return { prompt, prefixLength: commonPrefixLength(render(card), prompt) };
   }
 
   async close(): Promise<void> {

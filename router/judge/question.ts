@@ -41,9 +41,20 @@ export function cardText(candidate: CapabilityCandidate): string {
   return lines.join('\n');
 }
 
-/** The user turn. */
+/**
+ * The user turn in two parts: the card (the same for every judgement of a capability, so the local judge keeps it
+ * evaluated: prefix-slots.ts), then the request and the question.
+ */
+export function questionParts(question: JudgeQuestion): { card: string; request: string } {
+  return {
+    card: `${cardText(question.candidate)}\n\nRequest:`,
+    request: ` ${question.intent.slice(0, INTENT_SHOWN)}\n\nDoes this service do what the request asks? Answer yes or no.`,
+  };
+}
+
 export function questionText(question: JudgeQuestion): string {
-  return `${cardText(question.candidate)}\n\nRequest: ${question.intent.slice(0, INTENT_SHOWN)}\n\nDoes this service do what the request asks? Answer yes or no.`;
+  const { card, request } = questionParts(question);
+  return card + request;
 }
 
 /** Whether a first token means yes, no, or neither ("Yes", " no", "YES."…). */
