@@ -24,6 +24,8 @@ function isUnavailable(error: unknown): string | undefined {
   const name = (error as { name?: string })?.name ?? '';
   if (DATABASE_UNREACHABLE.has(name)) return 'database';
   if (name === 'ServiceError' || name === 'TransportError' || name === 'ConnectionError') return 'Temporal';
+  // The api is stopping: its local models' threads are stopped (router/embeddings/embedding-pool.ts).
+  if (name === 'EmbeddingPoolClosed') return 'router';
   return undefined;
 }
 

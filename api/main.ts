@@ -62,7 +62,8 @@ async function main(): Promise<void> {
       messageWorker.shutdown();
       await messageWorker.done;
     }
-    await Promise.all([stopSweeper(), stopA2aProbe()]);
+    // The local models' threads finish their batch first: stopped inside onnxruntime, they abort the process.
+    await Promise.all([stopSweeper(), stopA2aProbe(), services.router.close()]);
     await Promise.allSettled([connection.close(), workerConnection.close(), mongo.close(), telemetry?.shutdown()]);
     logger.info({ signal }, 'api stopped');
     process.exit(0);

@@ -40,6 +40,8 @@ export interface ChosenMatcher {
   note: string;
   /** The multilingual model, for enum parameters that no word names (router/params/enums.ts). */
   parameterEmbedder?: EmbeddingProvider;
+  /** Stops the threads running the local models, letting each finish its batch (before the process exits). */
+  close?: () => Promise<void>;
 }
 
 /**
@@ -61,11 +63,18 @@ export interface LocalModelRun {
   threads?: number;
 }
 
+/** The local models and how to stop the threads that run them. */
+export interface LocalModels {
+  models: LanguageModel[];
+  /** Lets each thread finish the batch it is on, then stops it (embedding-pool.ts). */
+  close(): Promise<void>;
+}
+
 /**
  * The local models, each with the language it reads (none for a multilingual one), run by one pool of worker
  * threads; undefined if one is missing.
  */
-export async function loadLocalModels(ids: string[], run: LocalModelRun = {}, env: NodeJS.ProcessEnv = process.env): Promise<LanguageModel[] | undefined> {
+export async function loadLocalModels(ids: string[], run: LocalModelRun = {}, env: NodeJS.ProcessEnv = process.env): Promise<LocalModels | undefined> {
   const found: { spec: KnownModel; files: OnnxModelFiles }[] = [];
   for (const id of ids) {
     const spec = KNOWN_MODELS[id];
@@ -74,7 +83,7 @@ export async function loadLocalModels(ids: string[], run: LocalModelRun = {}, en
     found.push({ spec, files });
   }
   const pool = await EmbeddingPool.start(found, { workers: run.workers ?? DEFAULT_EMBEDDING_THREADS, threads: run.threads ?? 1 });
-  return found.map(({ spec }) => ({ provider: pool.provider(spec), ...(spec.language ? { language: spec.language } : {}) }));
+  return { models: found.map(({ spec }) => ({ provider: pool.provider(spec), ...(spec.language ? { language: spec.language } : {}) })), close: () => pool.close() };
 }
 
 /** Several models as one embedder, for plain similarity. */
@@ -104,8 +113,9 @@ export async function chooseMatcher(settings: MatcherSettings, env: NodeJS.Proce
     return { factory: embeddingMatcher([{ provider: embedder }], settings), kind: 'openai', provider: embedder.id, note: `OpenAI-compatible embeddings (${settings.openai.model})${settings.head ? ', a head per catalogue' : ''}` };
   }
   if (settings.provider === 'local' || settings.provider === 'auto') {
-    const models = await loadLocalModels(settings.localModels, { ...(settings.onnxThreads ? { threads: settings.onnxThreads } : {}), ...(settings.embeddingThreads ? { workers: settings.embeddingThreads } : {}) }, env);
-    if (models) {
+    const local = await loadLocalModels(settings.localModels, { ...(settings.onnxThreads ? { threads: settings.onnxThreads } : {}), ...(settings.embeddingThreads ? { workers: settings.embeddingThreads } : {}) }, env);
+    if (local) {
+      const { models } = local;
       const id = models.map((m) => m.provider.id).join('+');
       const multilingual = models.find((m) => !m.language)?.provider;
       return {
@@ -114,6 +124,7 @@ export async function chooseMatcher(settings: MatcherSettings, env: NodeJS.Proce
         provider: id,
         note: `local model ${id}${settings.head ? ', a head per catalogue' : ''}`,
         ...(multilingual ? { parameterEmbedder: multilingual } : {}),
+        close: local.close,
       };
     }
     const why = `model files for ${settings.localModels.join(', ')} not found (run \`npm run models\`)`;

@@ -71,6 +71,7 @@ export async function createRouter(
     now: catalogue.now,
     ...(matcher.parameterEmbedder ? { parameterEmbedder: matcher.parameterEmbedder } : {}),
     ...(judge ? { judge } : {}),
+    ...(matcher.close ? { closeModels: matcher.close } : {}),
     ...overrides,
   });
 }

@@ -99,6 +99,8 @@ export interface RouterDeps {
   lessons?: (tenant: string) => Promise<Lessons>;
   /** Reads whether the head's choice does what the request asks, where that matters (ROUTER_JUDGE). */
   judge?: BoundedJudge;
+  /** Stops what the matchers run on (the local models' threads) when the api stops. */
+  closeModels?: () => Promise<void>;
 }
 
 type EligibleAs = Eligibility & { eligible: true };
@@ -143,6 +145,14 @@ export class Router {
   async prepare(tenant: string): Promise<void> {
     const matcher = await (await this.matchersFor(tenant, await this.deps.agents(tenant))).current;
     await matcher.ready?.();
+  }
+
+  /**
+   * Stops the local models' threads, each after the batch it is on: a thread stopped inside onnxruntime's native
+   * call (as `process.exit` would) takes the process down. A request still routing then fails, as at any stop.
+   */
+  async close(): Promise<void> {
+    await this.deps.closeModels?.();
   }
 
   /** The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds. */

@@ -25,7 +25,7 @@ const inScope = (d: Decided) => d.kind === 'in_scope' || d.kind === 'cross_lingu
 const misrouted = (d: Decided) => d.chosen !== null && d.chosen !== d.expected;
 const share = (ds: Decided[], keep: (d: Decided) => boolean) => Math.round((1e4 * ds.filter(keep).length) / Math.max(1, ds.length)) / 1e4;
 
-async function decideAll(models: NonNullable<Awaited<ReturnType<typeof loadLocalModels>>>, cache: VectorCache, candidates: CapabilityCandidate[], rows: (LabelledRequest & { half: number })[]): Promise<Decided[]> {
+async function decideAll(models: NonNullable<Awaited<ReturnType<typeof loadLocalModels>>>['models'], cache: VectorCache, candidates: CapabilityCandidate[], rows: (LabelledRequest & { half: number })[]): Promise<Decided[]> {
   const cached = models.map((m) => ({ ...m, provider: cache.through(m.provider) }));
   const matcher = await headMatcherFactory(cached, semanticMatcherFactory(new CombinedEmbedder(cached), cache), cache, { waitMs: 0 })(candidates);
   await matcher.ready?.();
@@ -47,7 +47,7 @@ function report(decided: Decided[], half: number) {
 
 async function main(): Promise<void> {
   const set = loadZhRouting();
-  const models = await loadLocalModels(process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS);
+  const models = (await loadLocalModels(process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS))?.models;
   if (!models) throw new Error('the local models are missing: run `npm run models`');
   const cache = new VectorCache();
   const candidates = candidatesOf(set.agents);

@@ -33,6 +33,17 @@ interface Pending {
 interface PoolWorker {
   worker: Worker;
   busy?: Pending;
+  /** Settles when the job it is on is answered (or the worker is lost). */
+  idle?: Promise<void>;
+  markIdle?: () => void;
+}
+
+/** The pool is stopping (the api is): what waited, or comes after, fails with this; the api answers 503. */
+export class EmbeddingPoolClosed extends Error {
+  override name = 'EmbeddingPoolClosed';
+  constructor() {
+    super('the embedding pool is closed');
+  }
 }
 
 /** Indexes of `texts` in chunks of `size`, each chunk of texts of about the same length. */
@@ -73,11 +84,20 @@ export class EmbeddingPool {
     };
   }
 
+  /**
+   * Fails what waits, lets each worker finish the batch it is on, then stops it: a worker terminated inside
+   * onnxruntime's native call takes the whole process down (`terminate called after throwing Napi::Error`).
+   */
   async close(): Promise<void> {
     this.closed = true;
-    const error = new Error('the embedding pool is closed');
+    const error = new EmbeddingPoolClosed();
     for (const pending of [...this.queries.splice(0), ...this.chunks.splice(0)]) pending.reject(error);
-    await Promise.all(this.workers.splice(0).map(({ worker }) => worker.terminate()));
+    await Promise.all(
+      this.workers.splice(0).map(async (entry) => {
+        await entry.idle;
+        await entry.worker.terminate();
+      }),
+    );
   }
 
   private async embedDocuments(model: string, texts: string[]): Promise<Float32Array[]> {
@@ -92,7 +112,7 @@ export class EmbeddingPool {
   }
 
   private submit(job: Omit<EmbeddingJob, 'id'>, queue: Pending[]): Promise<Float32Array[]> {
-    if (this.closed) return Promise.reject(new Error('the embedding pool is closed'));
+    if (this.closed) return Promise.reject(new EmbeddingPoolClosed());
     return new Promise((resolve, reject) => {
       queue.push({ job: { ...job, id: this.nextId++ }, resolve, reject });
       this.dispatch();
@@ -106,6 +126,7 @@ export class EmbeddingPool {
       const next = this.queries.shift() ?? this.chunks.shift();
       if (!next) return;
       entry.busy = next;
+      entry.idle = new Promise((resolve) => (entry.markIdle = resolve));
       // A busy worker keeps the process alive (someone awaits its answer); an idle one does not.
       entry.worker.ref();
       entry.worker.postMessage(next.job);
@@ -136,6 +157,7 @@ export class EmbeddingPool {
   private answer(entry: PoolWorker, reply: Exclude<EmbeddingReply, { loaded: true } | { loadError: string }>): void {
     const pending = entry.busy;
     entry.busy = undefined;
+    entry.markIdle?.();
     entry.worker.unref();
     if (pending && pending.job.id === reply.id) {
       if ('error' in reply) pending.reject(new Error(reply.error));
@@ -151,6 +173,7 @@ export class EmbeddingPool {
     this.workers.splice(index, 1);
     entry.busy?.reject(error);
     entry.busy = undefined;
+    entry.markIdle?.();
     if (this.closed) return;
     this.addWorker().catch((startError: Error) => {
       // No worker can start again (the model files are gone): fail what waits rather than hang.

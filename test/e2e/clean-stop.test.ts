@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { configKeyEntry } from '../../rules/config-keys';
+import { locateModel } from '../../router/embeddings/model-files';
 import { freePort, spawnServer, waitUntil, type LocalServer } from '../../supervisor/dev-servers';
 import { eventually } from '../helpers/eventually';
 import { TEST_API_KEY } from '../helpers/http';
@@ -67,6 +68,30 @@ describe('clean stop', () => {
     api.process.child!.kill('SIGTERM');
     assert.equal(await api.process.exited, 0);
     assertCleanStop(api.logFile, 'api stopped');
+  });
+
+  it('clean stop - the api stopped while its local models embed a new catalogue exits 0 (the model threads finish their batch first)', { skip: locateModel('multilingual-e5-small') && locateModel('bge-small-en-v1.5-q') ? false : 'local models not obtained (npm run models)' }, async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const api = start('api', { API_PORT: String(port), PUBLIC_URL: base, ROUTER_PROVIDER: 'local', ENDPOINT_ALLOW_LOOPBACK: 'true' });
+    await waitUntil('api', async () => (await fetch(`${base}/readyz`)).ok, 120_000, api.process);
+    const headers = { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' };
+    // Enough text that embedding it takes seconds on two cores.
+    const capabilities = Array.from({ length: 40 }, (_, c) => ({
+      name: `capability_${c}`,
+      description: `Handles requests of kind ${c} for the test catalogue`,
+      examples: Array.from({ length: 10 }, (_, e) => `please handle request number ${e} of kind ${c} with some extra words`),
+    }));
+    const registered = await fetch(`${base}/v1/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'big-agent', endpoint: 'http://127.0.0.1:9/deliveries', capabilities }) });
+    assert.equal(registered.status, 201, await registered.text());
+    // A route request makes the api embed the new catalogue; the stop comes while it does.
+    void fetch(`${base}/v1/route`, { method: 'POST', headers, body: JSON.stringify({ intent: 'please handle request number 3 of kind 7' }) }).catch(() => undefined);
+    await eventually('the catalogue to be embedded', async () => (api.process.child!.exitCode === null ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    api.process.child!.kill('SIGTERM');
+    assert.equal(await api.process.exited, 0);
+    assertCleanStop(api.logFile, 'api stopped');
+    assert.ok(!/terminate called/.test(readFileSync(api.logFile, 'utf8')), 'no thread stopped inside a native call');
   });
 
   it('clean stop - the worker stopped with SIGINT then SIGTERM (Ctrl-C, then a supervisor) exits 0 and logs a stop', async () => {

@@ -3,6 +3,7 @@
  * in the api's own thread, in the texts' order, whatever worker embedded them; a failed job fails alone.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { chunksByLength, EmbeddingPool } from '../../router/embeddings/embedding-pool';
 import { KNOWN_MODELS, locateModel } from '../../router/embeddings/model-files';
@@ -55,17 +56,34 @@ describe('embedding pool - models in worker threads', { skip: e5Files && bgeFile
     assert.equal(vector!.length, 384);
   });
 
-  it('embedding pool - a worker that dies fails the job it held, and a new worker takes its place', async () => {
-    const workers = (pool as unknown as { workers: { worker: import('node:worker_threads').Worker; busy?: unknown }[] }).workers;
-    const texts = Array.from({ length: 40 }, (_, i) => `text ${i} for a worker that will die`);
+  it('embedding pool - a worker that exits fails the job it held, and a new worker takes its place', async () => {
+    type Entry = { worker: import('node:worker_threads').Worker; busy?: unknown };
+    const workers = (pool as unknown as { workers: Entry[] }).workers;
+    const texts = Array.from({ length: 40 }, (_, i) => `text ${i} for a worker that will exit`);
     const job = pool.provider(e5).embedDocuments(texts);
-    const busy = workers.find((w) => w.busy)!;
-    await busy.worker.terminate();
-    await assert.rejects(job, /exited/);
+    const lost = workers.find((w) => w.busy)!;
+    const batchDone = once(lost.worker, 'message');
+    // The exit as the pool sees it. (Terminating a thread inside onnxruntime's native call aborts the process, which
+    // is why close() waits for the batch; here the thread is stopped once its batch is done.)
+    lost.worker.emit('exit', 1);
+    await assert.rejects(job, /exited with code 1/);
+    await batchDone;
+    await lost.worker.terminate();
     const deadline = Date.now() + 30_000;
     while (workers.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.equal(workers.length, 3);
+    assert.ok(!workers.includes(lost));
     assert.equal((await pool.provider(e5).embedDocuments(texts)).length, texts.length);
+  });
+
+  it('embedding pool - close lets a batch in progress finish before stopping its worker, and fails what waits', async () => {
+    const own = await EmbeddingPool.start([{ spec: e5, files: e5Files! }], { workers: 1, threads: 1 });
+    const texts = Array.from({ length: 24 }, (_, i) => `a text to embed while the pool closes ${i}`);
+    const failed = assert.rejects(own.provider(e5).embedDocuments(texts), /closed/);
+    await new Promise((r) => setTimeout(r, 20));
+    await own.close();
+    await failed;
+    await assert.rejects(own.provider(e5).embedQuery('after close'), /closed/);
   });
 
   it('embedding pool - the api thread stays free while a catalogue is embedded', async () => {
