@@ -4,6 +4,13 @@ import { TENANT_PATTERN } from '../rules/api-key';
 import { parseConfigKeys } from '../rules/config-keys';
 
 /**
+ * How long requests right after a catalogue change may wait for its head when no previous head answers them: long
+ * enough for a catalogue of a few dozen capabilities (zh/en, 36: ready in ~4 s on two cores), short enough that a
+ * huge one does not hold requests; after it, similarity answers until the head is ready.
+ */
+export const DEFAULT_HEAD_WAIT_MS = 5_000;
+
+/**
  * Every knob of Agent-Reach, read from the environment by one zod schema at boot.
  * A bad value stops start-up with a message that names the variable (see {@link loadConfig}).
  */
@@ -301,7 +308,7 @@ export const envSchema = z.object({
    * (the first catalogue, or a request the previous head refuses), before plain similarity does, in ms. A
    * catalogue of a few dozen capabilities has its head within it (docs/benchmarks.md, "Head ready"). @default 5000
    */
-  ROUTER_HEAD_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000), // router/head/head-matcher.ts DEFAULT_HEAD_WAIT_MS
+  ROUTER_HEAD_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_HEAD_WAIT_MS),
   /** Share of BM25 in the hybrid match score (0 = embeddings only). @default 0.2 */
   ROUTER_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.2),
   /**

@@ -3,13 +3,14 @@
  * OpenAI-compatible embeddings endpoint when configured, BM25 otherwise. Says which, and why.
  */
 import { CombinedEmbedder, type LanguageModel } from './embeddings/combined-embedder';
-import { availableParallelism } from 'node:os';
+import { coresUpTo } from '../util/cores';
 import { EmbeddingPool } from './embeddings/embedding-pool';
 import { KNOWN_MODELS, locateModel, type KnownModel } from './embeddings/model-files';
 import type { OnnxModelFiles } from './embeddings/onnx-embedder';
 import { OpenAiEmbedder } from './embeddings/openai-embedder';
 import type { EmbeddingProvider } from './embeddings/provider';
-import { DEFAULT_HEAD_WAIT_MS, headMatcherFactory, type HeadMatcherOptions } from './head/head-matcher';
+import { DEFAULT_HEAD_WAIT_MS } from '../platform/config';
+import { headMatcherFactory, type HeadMatcherOptions } from './head/head-matcher';
 import { hybridMatcherFactory, lexicalMatcherFactory, semanticMatcherFactory, type MatcherFactory } from './matcher';
 import { VectorCache } from './semantic-index';
 
@@ -55,7 +56,7 @@ export const DEFAULT_LOCAL_MODELS = ['multilingual-e5-small', 'bge-small-en-v1.5
 export const DEFAULT_LEXICAL_WEIGHT = 0.2;
 
 /** Worker threads running the local models when not configured: one per core, at most two. */
-export const DEFAULT_EMBEDDING_THREADS = Math.max(1, Math.min(2, availableParallelism()));
+export const DEFAULT_EMBEDDING_THREADS = coresUpTo(2);
 
 /** How the local models run: worker threads, and onnxruntime threads per session. */
 export interface LocalModelRun {

@@ -10,14 +10,13 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { candidatesOf } from '../../router/candidates';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../../router/create-matcher';
 import { decisionSettings } from '../../router/create-router';
 import { runQueueWaitSeconds } from '../lib/cpu';
 import { writeResultFile } from '../lib/result-file';
 import { loadClinc150, loadZhRouting, type RoutingDataset } from '../lib/routing-data';
 import { median } from '../lib/stats';
-import { apiRouter, LiveCatalogue } from '../routing/routing-live';
+import { apiRouter, LiveCatalogue, warmUp } from '../routing/routing-live';
 
 const RESULTS = resolve(__dirname, '..', 'results');
 
@@ -39,8 +38,7 @@ async function readyOnce(set: RoutingDataset, threads: number): Promise<Run> {
     head: true,
     onHeadTrained: (_model, _capabilities, training) => trainings.push(training.ms + (training.held_out_ms ?? 0)),
   });
-  const warmUp = await chosen.factory(candidatesOf(set.agents).slice(0, 1));
-  await warmUp.ready?.();
+  await warmUp(chosen.factory, set.agents);
   trainings.length = 0;
   const router = apiRouter(new LiveCatalogue(set.agents), chosen.factory, decisionSettings({}, chosen.kind));
   const cpu = process.cpuUsage();

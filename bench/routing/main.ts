@@ -27,7 +27,7 @@ import { createJudge } from '../../router/judge/create-judge';
 import type { MatcherFactory } from '../../router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from '../lib/routing-data';
 import { parameterReport, scoringRouter } from './routing-eval';
-import { apiRouter, decideAll, decisionReport, headRevisions, LiveCatalogue } from './routing-live';
+import { apiRouter, decideAll, decisionReport, headRevisions, LiveCatalogue, warmUp } from './routing-live';
 import { percentile } from '../lib/stats';
 
 const RESULTS = resolve(__dirname, '..', 'results');
@@ -70,10 +70,7 @@ async function qualitySet(set: RoutingDataset, provider: string, limit?: number,
   const catalogue = new LiveCatalogue(set.agents);
   const router = apiRouter(catalogue, factory, decisionSettings({}, kind), judge);
   const requests = evaluationRequests(set, limit);
-  // As in an api that has been up a while: models loaded, the generic out-of-scope text embedded (at start), a
-  // first tiny head trained — so the time to a ready head is the catalogue's own.
-  const warmUp = await factory(candidatesOf(set.agents).slice(0, 1));
-  await warmUp.ready?.();
+  await warmUp(factory, set.agents);
   const trainingsBefore = trainings.length;
 
   const registered = performance.now();

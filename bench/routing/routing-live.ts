@@ -7,6 +7,7 @@
 import type { AgentWithInstances } from '../../catalogue/agent-queries';
 import type { HeadSettings } from '../../router/head/decide';
 import type { BoundedJudge } from '../../router/judge/bounded-judge';
+import { candidatesOf } from '../../router/candidates';
 import type { MatcherFactory } from '../../router/matcher';
 import { Router, type RouteDecision } from '../../router/router';
 import type { LabelledRequest } from '../lib/routing-data';
@@ -30,6 +31,15 @@ export class LiveCatalogue {
   allOffline(): void {
     this.agents = this.agents.map((entry) => ({ ...entry, instances: entry.instances.map((i) => ({ ...i, liveness: 'offline' as const })) }));
   }
+}
+
+/**
+ * Brings a matcher factory to where an api that has been up a while is: models loaded, the generic out-of-scope text
+ * embedded (at start), a first tiny head trained — so the time to a catalogue's head is the catalogue's own.
+ */
+export async function warmUp(factory: MatcherFactory, agents: readonly AgentWithInstances[]): Promise<void> {
+  const matcher = await factory(candidatesOf(agents).slice(0, 1));
+  await matcher.ready?.();
 }
 
 export function apiRouter(catalogue: LiveCatalogue, matcherFactory: MatcherFactory, settings: { threshold: number; head: HeadSettings }, judge?: BoundedJudge): Router {

@@ -64,13 +64,6 @@ export interface HeadMatcherOptions {
 /** Capabilities, most probable first, whose card borders are checked for a request (card-borders.ts). */
 const BORDERS_CHECKED = 8;
 
-/**
- * How long requests right after a catalogue change may wait for its head when no previous head answers them: long
- * enough for a catalogue of a few dozen capabilities (zh/en, 36: ready in ~3.4 s on two cores), short enough that a
- * huge one does not hold requests; after it, similarity answers until the head is ready.
- */
-export const DEFAULT_HEAD_WAIT_MS = 5_000;
-
 /** Folds of the cross-validation that calibrates a head. */
 export const DEFAULT_FOLDS = 4;
 
@@ -116,7 +109,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
     // The models share one time budget, so a huge catalogue is ready in about the same time however many there are.
     const budget = (options.head?.timeBudgetMs ?? DEFAULT_HEAD_OPTIONS.timeBudgetMs) / models.length;
     const training = (async () => {
-      // Each model embeds as soon as it can (one model's texts while the other's head trains in the worker).
+      // Both models embed at once (the pool shares their texts out to every core), then train side by side.
       const trained: JudgingHead[] = await Promise.all(
         models.map(async (model) => {
           const input = await headInput(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });

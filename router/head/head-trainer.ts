@@ -5,9 +5,9 @@
  * side by side. A job trains the head on all its texts, then (for calibration) `folds` heads each without one fold,
  * whose predictions of the texts they did not see are returned beside the head.
  */
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ConcurrencyLimit } from '../../util/concurrency-limit';
+import { coresUpTo } from '../../util/cores';
 import { startWorker } from '../../util/worker-thread';
 import { heldOutPredictions, type HeldOutSample } from './cross-validation';
 import { trainHead, type HeadModel, type HeadTrainingInput } from './head';
@@ -34,7 +34,7 @@ export async function trainWithHeldOut(job: HeadJob): Promise<TrainedHead> {
 }
 
 /** Trainings at once: one per core, at most two (a catalogue has one head per model, and there are two models). */
-export const TRAININGS_AT_ONCE = Math.max(1, Math.min(2, availableParallelism()));
+export const TRAININGS_AT_ONCE = coresUpTo(2);
 
 function runWorker(job: HeadJob): Promise<TrainedHead> {
   return new Promise((resolve, reject) => {

@@ -6,12 +6,7 @@
 import { resolve } from 'node:path';
 import { executeChain } from '../../temporal-callers/chain-client';
 import { chainWorkflowId } from '../../chains/temporal';
-import { resolveTemporalCli } from '../../supervisor/binaries';
-import { outcomeOf, recordRuns } from './recorded-runs';
-import { startFakeAgent } from '../helpers/fake-agent';
-import { registerAgent } from '../helpers/http';
-import { startTestServers } from '../helpers/servers';
-import { startSystem } from '../helpers/system';
+import { outcomeOf, recordAgainstSystem } from './recorded-runs';
 
 const DIR = resolve(__dirname, '../fixtures/histories/chains');
 const TENANT = 'default';
@@ -25,49 +20,34 @@ function withoutStackTraces(value: unknown): unknown {
 
 async function main(): Promise<void> {
   const prefix = process.argv[2] ?? '';
-  const cli = await resolveTemporalCli();
-  if ('sdkDownload' in cli) throw new Error(`recording needs the Temporal CLI: ${cli.reason}`);
-  const servers = await startTestServers();
-  const system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000' });
-  const agent = await startFakeAgent((d) =>
-    d.body.capability === 'refund'
-      ? { status: 202, receipt: { status: 'failed', error: { message: 'declined' } } }
-      : { status: 202, receipt: { status: 'processed', result: { category: 'refund', amount: 42, ok: true } } },
-  );
-  const registered = await registerAgent(system.baseUrl, agent.url, {
+  await recordAgainstSystem({
+    dir: DIR,
+    prefix,
+    answer: (d) =>
+      d.body.capability === 'refund'
+        ? { status: 202, receipt: { status: 'failed', error: { message: 'declined' } } }
+        : { status: 202, receipt: { status: 'processed', result: { category: 'refund', amount: 42, ok: true } } },
     capabilities: ['classify', 'check', 'refund', 'reopen', 'notify'].map((name) => ({ name, description: `${name} a ticket` })),
+    clean: withoutStackTraces,
+    scenarios: (system, agentId) => {
+      const target = (capability: string) => ({ agent_id: agentId, capability });
+      const classify = { id: 'classify', target: target('classify'), input: { ticket: { $ref: '/input/ticket' } }, compensate: { target: target('reopen') } };
+      const bodies: Record<string, Record<string, unknown>> = {
+        // classify → (check, notify) fan-out → all done.
+        completed: { input: { ticket: 'T-1' }, steps: [classify, { id: 'check', target: target('check'), input: { category: { $ref: '/steps/classify/result/category' } } }, { id: 'notify', target: target('notify'), after: ['classify'] }] },
+        // classify → check → refund fails: check has no compensation, classify's runs.
+        compensated: { input: { ticket: 'T-2' }, steps: [classify, { id: 'check', target: target('check') }, { id: 'refund', target: target('refund'), on_failure: 'compensate' }] },
+        // A cycle: refused by prepareChain, nothing runs.
+        refused: { steps: [{ id: 'a', target: target('check'), after: ['b'] }, { id: 'b', target: target('check'), after: ['a'] }] },
+      };
+      const run = (name: string, body: Record<string, unknown>) => async () => {
+        const id = `${prefix}${name}-${Date.now()}`;
+        const outcome = await outcomeOf(executeChain(system.client, { tenant: TENANT, chain_id: id, ...(body as { steps: never[] }) }, { taskQueue: system.config.TEMPORAL_TASK_QUEUE }));
+        return { workflowId: chainWorkflowId(TENANT, id), outcome };
+      };
+      return Object.fromEntries(Object.entries(bodies).map(([name, body]) => [name, run(name, body)]));
+    },
   });
-  agent.secret = registered.secret;
-  const target = (capability: string) => ({ agent_id: registered.agent_id, capability });
-  const classify = { id: 'classify', target: target('classify'), input: { ticket: { $ref: '/input/ticket' } }, compensate: { target: target('reopen') } };
-  const scenarios: Record<string, Record<string, unknown>> = {
-    // classify → (check, notify) fan-out → all done.
-    completed: { input: { ticket: 'T-1' }, steps: [classify, { id: 'check', target: target('check'), input: { category: { $ref: '/steps/classify/result/category' } } }, { id: 'notify', target: target('notify'), after: ['classify'] }] },
-    // classify → check → refund fails: check has no compensation, classify's runs.
-    compensated: { input: { ticket: 'T-2' }, steps: [classify, { id: 'check', target: target('check') }, { id: 'refund', target: target('refund'), on_failure: 'compensate' }] },
-    // A cycle: refused by prepareChain, nothing runs.
-    refused: { steps: [{ id: 'a', target: target('check'), after: ['b'] }, { id: 'b', target: target('check'), after: ['a'] }] },
-  };
-  try {
-    const run = (name: string, body: Record<string, unknown>) => async () => {
-      const id = `${prefix}${name}-${Date.now()}`;
-      const outcome = await outcomeOf(executeChain(system.client, { tenant: TENANT, chain_id: id, ...(body as { steps: never[] }) }, { taskQueue: system.config.TEMPORAL_TASK_QUEUE }));
-      return { workflowId: chainWorkflowId(TENANT, id), outcome };
-    };
-    await recordRuns({
-      dir: DIR,
-      prefix,
-      cliPath: cli.path,
-      address: servers.temporalAddress,
-      namespace: system.config.TEMPORAL_NAMESPACE,
-      scenarios: Object.fromEntries(Object.entries(scenarios).map(([name, body]) => [name, run(name, body)])),
-      clean: withoutStackTraces,
-    });
-  } finally {
-    await agent.stop();
-    await system.stop();
-    await servers.stop();
-  }
 }
 
 main().catch((error: unknown) => {

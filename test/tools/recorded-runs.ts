@@ -5,6 +5,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { resolveTemporalCli } from '../../supervisor/binaries';
+import { startFakeAgent, type Behaviour } from '../helpers/fake-agent';
+import { registerAgent } from '../helpers/http';
+import { startTestServers } from '../helpers/servers';
+import { startSystem, type TestSystem } from '../helpers/system';
 
 export interface RecordedRuns {
   dir: string;
@@ -42,4 +47,41 @@ export async function recordRuns(options: RecordedRuns): Promise<void> {
   }
   const sorted = Object.fromEntries(Object.entries(workflowIds).sort(([a], [b]) => a.localeCompare(b)));
   writeFileSync(idsFile, `${JSON.stringify(sorted, null, 2)}\n`);
+}
+
+/** What a recording tool runs its scenarios against: the whole system on local servers and one fake agent. */
+export interface RecordingSetup {
+  dir: string;
+  prefix: string;
+  /** How the fake agent answers, and the capabilities it registers. */
+  answer: Behaviour;
+  capabilities: Record<string, unknown>[];
+  /** The scenarios, given the system and the registered agent's id. */
+  scenarios(system: TestSystem, agentId: string): RecordedRuns['scenarios'];
+  clean?: RecordedRuns['clean'];
+}
+
+export async function recordAgainstSystem(setup: RecordingSetup): Promise<void> {
+  const cli = await resolveTemporalCli();
+  if ('sdkDownload' in cli) throw new Error(`recording needs the Temporal CLI: ${cli.reason}`);
+  const servers = await startTestServers();
+  const system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000' });
+  const agent = await startFakeAgent(setup.answer);
+  try {
+    const registered = await registerAgent(system.baseUrl, agent.url, { capabilities: setup.capabilities });
+    agent.secret = registered.secret;
+    await recordRuns({
+      dir: setup.dir,
+      prefix: setup.prefix,
+      cliPath: cli.path,
+      address: servers.temporalAddress,
+      namespace: system.config.TEMPORAL_NAMESPACE,
+      scenarios: setup.scenarios(system, registered.agent_id),
+      ...(setup.clean ? { clean: setup.clean } : {}),
+    });
+  } finally {
+    await agent.stop();
+    await system.stop();
+    await servers.stop();
+  }
 }

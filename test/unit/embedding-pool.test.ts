@@ -37,16 +37,17 @@ describe('embedding pool - models in worker threads', { skip: e5Files && bgeFile
     // Lengths vary, so chunks (sorted by length) differ from the input order and go to different workers.
     const texts = Array.from({ length: 53 }, (_, i) => `${'很长的请求 '.repeat(i % 7)}request ${i} ${'word '.repeat((i * 5) % 11)}`);
     const [pooledE5, pooledBge, query] = await Promise.all([pool.provider(e5).embedDocuments(texts), pool.provider(bge).embedDocuments(texts), pool.provider(e5).embedQuery(texts[3]!)]);
-    for (const [spec, files, pooled] of [[e5, e5Files!, pooledE5], [bge, bgeFiles!, pooledBge]] as const) {
+    const inThisThread = { [e5.id]: await OnnxEmbedder.load(e5, e5Files!), [bge.id]: await OnnxEmbedder.load(bge, bgeFiles!) };
+    for (const [spec, pooled] of [[e5, pooledE5], [bge, pooledBge]] as const) {
       // The same chunks here: bge-small-en-v1.5-q quantises its activations per run, so a text's batch-mates nudge
       // its vector (cosine ~0.998 between batchings).
-      const embedder = await OnnxEmbedder.load(spec, files);
+      const embedder = inThisThread[spec.id]!;
       const alone: Float32Array[] = [];
       for (const chunk of chunksByLength(texts)) (await embedder.embedDocuments(chunk.map((i) => texts[i]!))).forEach((v, k) => (alone[chunk[k]!] = v));
       assert.equal(pooled.length, texts.length);
       pooled.forEach((vector, i) => assert.ok(dot(vector, alone[i]!) > 0.99999, `${spec.id} text ${i}: ${dot(vector, alone[i]!)}`));
     }
-    const direct = await (await OnnxEmbedder.load(e5, e5Files!)).embedQuery(texts[3]!);
+    const direct = await inThisThread[e5.id]!.embedQuery(texts[3]!);
     assert.ok(dot(query, direct) > 0.99999);
   });
 
