@@ -1,9 +1,12 @@
 /**
- * `npm run bench:lessons`: misroute feedback on the zh/en dev set. The requests the router sends to a wrong
+ * `npm run bench:lessons [-- --judge local|llm]`: misroute feedback on the zh/en dev set. The requests the router sends to a wrong
  * capability in one half of the set (every other request) become lessons of that capability, as an agent's or an
  * operator's report would make them; the router is measured again on the other half (does it generalise: fewer
  * misroutes, in-scope not lower?) and on the taught half sent again (is the same request kept away?). The head,
  * the calibration, card borders and lessons are those of the api (router/head/), default settings, no LLM.
+ * --judge: the same with the judge reviewing the head's acceptances as in the api (router/judge/judge-stage.ts, its
+ * default bounds; the judge reads a capability's lessons with its counter-examples); writes
+ * lessons-zh-routing-judge-<kind>.json.
  */
 import { resolve } from 'node:path';
 import { candidatesOf, type CapabilityCandidate } from '../../router/candidates';
@@ -13,6 +16,10 @@ import { decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, resolveThresholds } f
 import { headMatcherFactory } from '../../router/head/head-matcher';
 import { semanticMatcherFactory } from '../../router/matcher';
 import { VectorCache } from '../../router/semantic-index';
+import { createJudge } from '../../router/judge/create-judge';
+import type { BoundedJudge } from '../../router/judge/bounded-judge';
+import { reviewVerdict } from '../../router/judge/judge-stage';
+import { parseArgs } from 'node:util';
 import { loadZhRouting, type LabelledRequest } from '../lib/routing-data';
 import { writeResultFile } from '../lib/result-file';
 
@@ -25,7 +32,8 @@ const inScope = (d: Decided) => d.kind === 'in_scope' || d.kind === 'cross_lingu
 const misrouted = (d: Decided) => d.chosen !== null && d.chosen !== d.expected;
 const share = (ds: Decided[], keep: (d: Decided) => boolean) => Math.round((1e4 * ds.filter(keep).length) / Math.max(1, ds.length)) / 1e4;
 
-async function decideAll(models: NonNullable<Awaited<ReturnType<typeof loadLocalModels>>>['models'], cache: VectorCache, candidates: CapabilityCandidate[], rows: (LabelledRequest & { half: number })[]): Promise<Decided[]> {
+async function decideAll(models: NonNullable<Awaited<ReturnType<typeof loadLocalModels>>>['models'], cache: VectorCache, candidates: CapabilityCandidate[], rows: (LabelledRequest & { half: number })[], judge: BoundedJudge | undefined, revision: string): Promise<Decided[]> {
+  const byKey = new Map(candidates.map((c) => [c.key, c]));
   const cached = models.map((m) => ({ ...m, provider: cache.through(m.provider) }));
   const matcher = await headMatcherFactory(cached, semanticMatcherFactory(new CombinedEmbedder(cached), cache), cache, { waitMs: 0 })(candidates);
   await matcher.ready?.();
@@ -33,7 +41,9 @@ async function decideAll(models: NonNullable<Awaited<ReturnType<typeof loadLocal
   for (const row of rows) {
     const prediction = (await matcher.classify!(row.text))!;
     const groups = groupScores(prediction.ranked, prediction.same, prediction.crossLingual);
-    const verdict = decideByHead(groups, resolveThresholds(prediction.calibration, DEFAULT_HEAD_SETTINGS, false), prediction.crossed);
+    const thresholds = resolveThresholds(prediction.calibration, DEFAULT_HEAD_SETTINGS, false);
+    const headVerdict = decideByHead(groups, thresholds, prediction.crossed);
+    const verdict = judge ? (await reviewVerdict(judge, { intent: row.text, verdict: headVerdict, groups, thresholds, candidate: (key) => byKey.get(key)!, revision, ...(prediction.gaps ? { gaps: prediction.gaps } : {}) })).verdict : headVerdict;
     out.push({ ...row, chosen: verdict.kind === 'accept' ? verdict.group.keys[0]! : null });
   }
   return out;
@@ -52,17 +62,35 @@ async function main(): Promise<void> {
   const cache = new VectorCache();
   const candidates = candidatesOf(set.agents);
   const rows = set.fit.map((r, i) => ({ ...r, half: i % 2 }));
-  const before = await decideAll(models, cache, candidates, rows);
+  const { values } = parseArgs({ options: { judge: { type: 'string', default: 'off' }, 'judge-share': { type: 'string', default: '0.3' }, 'judge-timeout-ms': { type: 'string', default: '3000' } } });
+  const judgeKind = values.judge as 'off' | 'local' | 'llm';
+  const judge = createJudge(
+    {
+      ROUTER_JUDGE: judgeKind,
+      ROUTER_JUDGE_MODEL: process.env.ROUTER_JUDGE_MODEL,
+      ROUTER_JUDGE_SHARE: Number(values['judge-share']),
+      ROUTER_JUDGE_TIMEOUT_MS: Number(values['judge-timeout-ms']),
+      ROUTER_JUDGE_THREADS: Number(process.env.ROUTER_JUDGE_THREADS ?? 2),
+      LLM_MODEL: process.env.LLM_MODEL,
+      LLM_BASE_URL: process.env.LLM_BASE_URL,
+      LLM_API_KEY: process.env.LLM_API_KEY,
+    },
+    { info: (m) => console.log(m), warn: (m) => console.log(m) },
+  );
+  if (judgeKind !== 'off' && !judge) throw new Error(`--judge ${judgeKind}: no judge could be made (see above)`);
+  const before = await decideAll(models, cache, candidates, rows, judge, 'before');
   const lessons = new Map<string, string[]>();
   for (const d of before) if (d.half === 0 && misrouted(d)) lessons.set(d.chosen!, [...(lessons.get(d.chosen!) ?? []), d.text]);
-  const after = await decideAll(models, cache, candidates.map((c) => (lessons.has(c.key) ? { ...c, misroutes: lessons.get(c.key)! } : c)), rows);
+  const after = await decideAll(models, cache, candidates.map((c) => (lessons.has(c.key) ? { ...c, misroutes: lessons.get(c.key)! } : c)), rows, judge, 'after');
   const result = {
+    ...(judge ? { judge: { name: judge.name, share: Number(values['judge-share']), timeout_ms: Number(values['judge-timeout-ms']) } } : {}),
     lessons: { texts: [...lessons.values()].flat().length, capabilities: lessons.size },
     other_half: { before: report(before, 1), after: report(after, 1) },
     taught_half_sent_again: { before: report(before, 0), after: report(after, 0) },
   };
   console.log(JSON.stringify(result, null, 2));
-  writeResultFile(resolve(__dirname, '..', 'results'), 'lessons-zh-routing', result);
+  writeResultFile(resolve(__dirname, '..', 'results'), judge ? `lessons-zh-routing-judge-${judgeKind}` : 'lessons-zh-routing', result);
+  await judge?.close();
 }
 
 void main();

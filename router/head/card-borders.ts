@@ -6,6 +6,10 @@
  * the clause that names them is often the nearest text. No threshold: nearer is nearer (docs/routing.md). A request
  * an agent reported misrouted to the capability (a lesson, store/misroutes.ts) draws a border only around nearly
  * the same request (LESSON_SIMILARITY).
+ * Nearer is not the only signal: a request that falls just inside a border scores like a right answer too. The
+ * **gap** to the nearest fence (`gap`) tells the judge which accepted requests to read: those whose nearest stated
+ * exclusion, counter-example or lesson among the best capabilities' cards is about as near as the chosen
+ * capability's own texts (router/judge/decision.ts, NEAR_BORDER).
  */
 import type { Crossing, HeadTrainingInput } from './head';
 
@@ -15,6 +19,8 @@ interface Border {
   excluded: Float32Array[];
   /** The exclusion clauses, in the order of `excluded`. */
   clauses: string[];
+  /** The card's counter-examples' vectors (they fence the card in like its clauses, for `gap`). */
+  counter: Float32Array[];
   /** Requests reported misrouted to the capability and applied as lessons, with their vectors. */
   lessons: Lesson[];
 }
@@ -48,19 +54,41 @@ function nearest(query: Float32Array, vectors: readonly Float32Array[]): { index
 }
 
 export class CardBorders {
-  private constructor(private readonly borders: ReadonlyMap<string, Border>) {}
+  private constructor(
+    private readonly borders: ReadonlyMap<string, Border>,
+    /** Every capability's own texts' vectors (a request's gap is measured from its chosen capability's). */
+    private readonly own: ReadonlyMap<string, Float32Array[]>,
+  ) {}
 
   /**
    * The borders of the capabilities that state exclusions or have lessons, from a head's training input, each
    * class's exclusion clauses (in the order of its `excluded` vectors) and its lessons.
    */
-  static of(input: HeadTrainingInput, clauses: readonly (readonly string[])[], lessons: readonly (readonly Lesson[])[] = []): CardBorders {
+  static of(input: HeadTrainingInput, clauses: readonly (readonly string[])[], lessons: readonly (readonly Lesson[])[] = [], counterExamples: readonly (readonly Float32Array[])[] = []): CardBorders {
     const borders = new Map<string, Border>();
     input.classes.forEach((c, i) => {
       const learned = lessons[i] ?? [];
-      if (c.excluded?.length || learned.length) borders.set(c.key, { own: c.vectors, excluded: c.excluded ?? [], clauses: [...clauses[i]!], lessons: [...learned] });
+      const counter = counterExamples[i] ?? [];
+      if (c.excluded?.length || learned.length || counter.length) borders.set(c.key, { own: c.vectors, excluded: c.excluded ?? [], clauses: [...clauses[i]!], lessons: [...learned], counter: [...counter] });
     });
-    return new CardBorders(borders);
+    return new CardBorders(borders, new Map(input.classes.map((c) => [c.key, c.vectors])));
+  }
+
+  /**
+   * How near `key`'s request is to a fence: the similarity of its nearest fence text (exclusion clause,
+   * counter-example or lesson) on the cards of `keys` (the best capabilities, `key` among them) minus that of
+   * `key`'s nearest own text. Above zero the request is nearer a fence than its capability; undefined when none of
+   * those cards has a fence.
+   */
+  gap(query: Float32Array, key: string, keys: readonly string[]): number | undefined {
+    const own = this.own.get(key);
+    const fences = keys.flatMap((k) => {
+      const border = this.borders.get(k);
+      return border ? [...border.excluded, ...border.counter, ...border.lessons.map((l) => l.vector)] : [];
+    });
+    if (fences.length === 0) return undefined;
+    const ownSimilarity = own ? nearest(query, own).similarity : undefined;
+    return ownSimilarity === undefined ? undefined : nearest(query, fences).similarity - ownSimilarity;
   }
 
   /** For each of `keys` whose border the request crosses (query vector of the same model): the clause or lesson. */

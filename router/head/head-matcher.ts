@@ -64,6 +64,25 @@ export interface HeadMatcherOptions {
 /** Capabilities, most probable first, whose card borders are checked for a request (card-borders.ts). */
 const BORDERS_CHECKED = 8;
 
+/** Capabilities, most probable first, whose fences a request's gap is measured against (card-borders.ts, `gap`). */
+const GAP_CANDIDATES = 4;
+
+/** Each of `keys`' gap to the nearest fence on their cards (card-borders.ts), where they have fences. */
+function borderGaps(borders: CardBorders, query: Float32Array, keys: readonly string[]): Map<string, number> {
+  const gaps = new Map<string, number>();
+  for (const key of keys) {
+    const gap = borders.gap(query, key, keys);
+    if (gap !== undefined) gaps.set(key, gap);
+  }
+  return gaps;
+}
+
+/** Per candidate, its counter-examples' vectors: in a head input's "none" texts, after the `generic` ones. */
+function counterExampleVectors(input: HeadTrainingInput, generic: number, candidates: readonly CapabilityCandidate[]): Float32Array[][] {
+  let offset = generic;
+  return candidates.map((c) => input.none.slice(offset, (offset += c.capability.counter_examples?.length ?? 0)));
+}
+
 /** Folds of the cross-validation that calibrates a head. */
 export const DEFAULT_FOLDS = 4;
 
@@ -113,7 +132,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
       const trained: JudgingHead[] = await Promise.all(
         models.map(async (model) => {
           const input = await headInput(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
-          if (model === models[0]) borders = CardBorders.of(input, candidates.map(excludedTexts), await lessonsOf(model.provider, candidates, cache));
+          if (model === models[0]) borders = CardBorders.of(input, candidates.map(excludedTexts), await lessonsOf(model.provider, candidates, cache), counterExampleVectors(input, generic.length, candidates));
           const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
           options.onTrained?.(model.provider.id, candidates.length, head.training);
           return { model: head, heldOut, ...(model.language ? { language: model.language } : {}) };
@@ -144,7 +163,8 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
         // Card borders are drawn in the first model's space (a multilingual one judges every request).
         const first = judges.findIndex(({ m }) => m === models[0]);
         const crossed = borders && first >= 0 ? borders.crossed(queries[first]!, prediction.ranked.slice(0, BORDERS_CHECKED).map((r) => r.key)) : undefined;
-        return { ...prediction, ...(calibration ? { calibration } : {}), ...(crossed?.size ? { crossed } : {}) };
+        const gaps = borders && first >= 0 ? borderGaps(borders, queries[first]!, prediction.ranked.slice(0, GAP_CANDIDATES).map((r) => r.key)) : undefined;
+        return { ...prediction, ...(calibration ? { calibration } : {}), ...(crossed?.size ? { crossed } : {}), ...(gaps?.size ? { gaps } : {}) };
       },
       ready: () => training.then(() => undefined, () => undefined),
       head: () => (heads ? (calibration ? { calibration } : {}) : failure === undefined ? undefined : { error: failure }),

@@ -138,6 +138,8 @@ export interface HeadPrediction {
   calibration?: Calibration;
   /** Capabilities whose card excludes the request (card-borders.ts), each with the clause it falls under. */
   crossed?: ReadonlyMap<string, Crossing>;
+  /** The best capabilities' gaps to the nearest fence on their cards (card-borders.ts, `gap`), where there are fences. */
+  gaps?: ReadonlyMap<string, number>;
 }
 
 function unit(v: Float32Array): Float32Array {

@@ -2,9 +2,13 @@
  * When the judge is asked, and what its answer does (docs/routing.md, "The judge"). Pure functions.
  *
  * When: the head's best group, with r = p₁ / accept (its probability against its operating point), is
- *   accepted with r below UNCERTAIN_ABOVE (a narrow win), or below BORDER_ABOVE when its card draws a border
- *   (exclusion clauses or counter-examples: near misses score like right answers there), or with the runner-up
- *   close (p₂ ≥ CLOSE·p₁).
+ *   accepted with r below UNCERTAIN_ABOVE (a narrow win), or with the runner-up close (p₂ ≥ CLOSE·p₁), or near a
+ *   border: a fence (an exclusion clause, counter-example or lesson on the best capabilities' cards) about as near
+ *   to the request as the chosen capability's own texts (gap > −NEAR_BORDER, card-borders.ts). Near misses score
+ *   like right answers for the head, however sure it is; what sets them apart is a fence nearby. Reading every
+ *   acceptance of a card that has fences (r < 4, the first rule) wanted half of zh/en dev's requests, so the share
+ *   bound let the first-come ones through and read 13 of its 25 accepted near misses; the gap picks 28 % of the
+ *   requests and reads 19 (docs/benchmarks.md).
  * Refusals are not judged: rescuing near refusals (r ≥ 0.4) was tried and in 70 judgements on zh/en dev and
  * CLINC150 never rescued a right answer (twice a wrong one), while spending the judge's share (docs/benchmarks.md).
  * Ambiguous and escalated verdicts are not judged either (the caller is asked which; the LLM chooses).
@@ -18,7 +22,11 @@
  */
 
 export const UNCERTAIN_ABOVE = 1.5;
-export const BORDER_ABOVE = 4;
+/**
+ * In cosine similarity of the multilingual model (multilingual-e5-small, whose similarities of related texts lie in
+ * a narrow band, 0.8–0.95): a request whose nearest fence is within this of its capability's own nearest text is read.
+ */
+export const NEAR_BORDER = 0.03;
 export const CLOSE = 0.5;
 export const HEAD_WEIGHT = 1;
 export const BIAS = 0;
@@ -31,8 +39,8 @@ export interface HeadView {
   best: number;
   accept: number;
   second: number;
-  /** The best capability's card states exclusions or has counter-examples. */
-  border: boolean;
+  /** The request's gap to the nearest fence (card-borders.ts): undefined when no card near it has one. */
+  gap?: number;
 }
 
 export type JudgeReason = 'border' | 'uncertain' | 'close';
@@ -44,7 +52,7 @@ export function judgeReason(view: HeadView): JudgeReason | undefined {
   const r = view.best / view.accept;
   if (r < UNCERTAIN_ABOVE) return 'uncertain';
   if (view.second >= CLOSE * view.best) return 'close';
-  if (view.border && r < BORDER_ABOVE) return 'border';
+  if (view.gap !== undefined && view.gap > -NEAR_BORDER) return 'border';
   return undefined;
 }
 

@@ -5,7 +5,6 @@
  * error, no yes/no) leaves the head's verdict as it was.
  */
 import type { CapabilityCandidate } from '../candidates';
-import { exclusionClauses } from '../head/exclusions';
 import { operatingPointOf, type HeadThresholds, type HeadVerdict, type ScoredGroup } from '../head/decide';
 import type { BoundedJudge } from './bounded-judge';
 import { combinedScore, judgedVerdict, judgeReason, type HeadView, type JudgeReason } from './decision';
@@ -27,10 +26,6 @@ export interface JudgedVerdict {
   explanation?: JudgeExplanation;
 }
 
-function hasBorder(candidate: CapabilityCandidate): boolean {
-  return (candidate.capability.counter_examples?.length ?? 0) > 0 || exclusionClauses(candidate.capability.description).length > 0;
-}
-
 export async function reviewVerdict(
   judge: BoundedJudge,
   input: {
@@ -40,6 +35,8 @@ export async function reviewVerdict(
     thresholds: HeadThresholds;
     candidate: (key: string) => CapabilityCandidate;
     revision: string;
+    /** The head's gaps to the nearest fence (card-borders.ts), by capability. */
+    gaps?: ReadonlyMap<string, number>;
   },
 ): Promise<JudgedVerdict> {
   judge.requestSeen();
@@ -48,7 +45,7 @@ export async function reviewVerdict(
   const first = verdict.group;
   const second = groups.find((g) => g !== first);
   const top = input.candidate(first.keys[0]!);
-  const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: operatingPointOf(first, input.thresholds).accept, second: second?.probability ?? 0, border: hasBorder(top) };
+  const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: operatingPointOf(first, input.thresholds).accept, second: second?.probability ?? 0, gap: input.gaps?.get(top.key) };
   const reason = judgeReason(view);
   if (!reason) return { verdict };
   const base = { judge: judge.name, reason, capability: top.key };

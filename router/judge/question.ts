@@ -1,7 +1,7 @@
 /**
  * What a judge is asked (docs/routing.md, "The judge"): does this capability do what the request asks, yes or no.
  * The capability is shown as its card draws its border: what it does, requests it takes (examples), requests it
- * must not take (counter-examples) and what its description says it does not do. The judge reads the answer
+ * must not take (counter-examples, and lessons: requests its agents reported misrouted) and what its description says it does not do. The judge reads the answer
  * instead of generating it: P(yes) against P(no) as the first token, a signal the router combines with the head's
  * score (decision.ts). A choice among the top candidates ("A, B, or none") was tried first and dropped: the local
  * 1.5B model's letter probabilities were nearly flat and favoured positions (docs/benchmarks.md).
@@ -12,6 +12,8 @@ import { exclusionClauses } from '../head/exclusions';
 /** Examples and counter-examples shown: enough to show the border, short enough to stay fast. */
 const EXAMPLES_SHOWN = 3;
 const COUNTER_EXAMPLES_SHOWN = 3;
+/** Lessons shown (requests agents reported misrouted to the capability, store/misroutes.ts): the latest ones. */
+const LESSONS_SHOWN = 3;
 /** The request is cut here (as for parameter extraction), so a long one cannot fill the model's context. */
 const INTENT_SHOWN = 1_000;
 
@@ -34,7 +36,9 @@ export function cardText(candidate: CapabilityCandidate): string {
   const { capability } = candidate;
   const lines = [`Service: ${candidate.agent_name} — ${humanName(capability.name)}`, `What it does: ${capability.description}`];
   if (capability.examples.length > 0) lines.push(`Requests it takes, e.g.: ${quoted(capability.examples.slice(0, EXAMPLES_SHOWN))}`);
-  const counter = (capability.counter_examples ?? []).slice(0, COUNTER_EXAMPLES_SHOWN);
+  // A lesson is a counter-example learned from an agent's report: the judge reads it like one, so a request like it
+  // (not only nearly the same, as the head's border) is seen to be outside the card.
+  const counter = [...(capability.counter_examples ?? []).slice(0, COUNTER_EXAMPLES_SHOWN), ...(candidate.misroutes ?? []).slice(-LESSONS_SHOWN)];
   if (counter.length > 0) lines.push(`Requests it does not take, e.g.: ${quoted(counter)}`);
   const excluded = exclusionClauses(capability.description);
   if (excluded.length > 0) lines.push(`It does NOT: ${excluded.join('; ')}`);

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { HeadPrediction } from '../../router/head/head';
 import { BoundedJudge } from '../../router/judge/bounded-judge';
-import { BORDER_ABOVE } from '../../router/judge/decision';
+import { NEAR_BORDER, UNCERTAIN_ABOVE } from '../../router/judge/decision';
 import { OpenAiJudge } from '../../router/judge/openai-judge';
 import type { MatcherFactory } from '../../router/matcher';
 import { Router } from '../../router/router';
@@ -88,15 +88,15 @@ const agents = [
 ];
 
 /** A head that gives the forecast capability `p` (accept threshold 0.3 below). */
-function scriptedHead(p: number): MatcherFactory {
-  const prediction: HeadPrediction = { ranked: [{ key: 'weather/forecast', probability: p }], none: 1 - p, same: () => false, crossLingual: new Set() };
+function scriptedHead(p: number, gap?: number): MatcherFactory {
+  const prediction: HeadPrediction = { ranked: [{ key: 'weather/forecast', probability: p }], none: 1 - p, same: () => false, crossLingual: new Set(), ...(gap === undefined ? {} : { gaps: new Map([['weather/forecast', gap]]) }) };
   return async () => ({ provider: 'scripted+head', score: async () => new Map(), classify: async () => prediction });
 }
 
-function routerWith(p: number, judge: BoundedJudge, accept = 0.3) {
+function routerWith(p: number, judge: BoundedJudge, accept = 0.3, gap?: number) {
   return new Router({
     agents: async () => agents,
-    matcherFactory: scriptedHead(p),
+    matcherFactory: scriptedHead(p, gap),
     heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
     openCircuits: async () => new Set(),
     stats: async () => new Map(),
@@ -157,9 +157,17 @@ describe('judge on an OpenAI-compatible endpoint', () => {
 
   it('router judge llm - a clear win on the head is not read at all', async () => {
     const before = received.length;
-    const decision = await route(routerWith(0.9, judgeAt(), 0.9 / (BORDER_ABOVE + 1)), 'Will it be sunny in Nice tomorrow?');
+    const decision = await route(routerWith(0.9, judgeAt(), 0.9 / (UNCERTAIN_ABOVE + 1), -NEAR_BORDER - 0.01), 'Will it be sunny in Nice tomorrow?');
     assert.equal(decision.kind, 'routed');
     assert.equal(decision.explanation.judge, undefined);
     assert.equal(received.length, before);
+  });
+
+  it('router judge llm - a clear win near a fence on the card is read, and a confident "no" overrules it', async () => {
+    behaviours.push(['How warm was Nice last August?', { yes: 0.01 }]);
+    const decision = await route(routerWith(0.9, judgeAt(), 0.9 / (UNCERTAIN_ABOVE + 1), -NEAR_BORDER + 0.01), 'How warm was Nice last August?');
+    assert.equal(decision.kind, 'refused');
+    assert.equal(decision.explanation.judge?.reason, 'border');
+    assert.equal(decision.explanation.judge?.outcome, 'overruled');
   });
 });

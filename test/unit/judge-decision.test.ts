@@ -1,13 +1,13 @@
 /** The judge's decision logic (router/judge/decision.ts, question.ts): when it reads, what its answer does. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BIAS, BORDER_ABOVE, CLOSE, combinedScore, HEAD_WEIGHT, judgedVerdict, judgeReason, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
+import { BIAS, CLOSE, combinedScore, HEAD_WEIGHT, judgedVerdict, judgeReason, NEAR_BORDER, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
 import { cpuBinaryPackage } from '../../router/judge/judge-files';
 import { answerWord, questionText, yesProbability } from '../../router/judge/question';
 import { candidatesOf } from '../../router/candidates';
 import { agentFromCard } from '../../bench/lib/routing-data';
 
-const view = (v: Partial<HeadView>): HeadView => ({ verdict: 'accept', best: 0.6, accept: 0.3, second: 0.05, border: false, ...v });
+const view = (v: Partial<HeadView>): HeadView => ({ verdict: 'accept', best: 0.6, accept: 0.3, second: 0.05, ...v });
 
 describe('judgeReason', () => {
   it('judgeReason - a clear win on a card without a border is not read', () => {
@@ -16,15 +16,16 @@ describe('judgeReason', () => {
   it('judgeReason - a narrow win is read as uncertain', () => {
     assert.equal(judgeReason(view({ best: 0.3 * (UNCERTAIN_ABOVE - 0.1) })), 'uncertain');
   });
-  it('judgeReason - a win on a card with a border is read up to BORDER_ABOVE, not beyond', () => {
-    assert.equal(judgeReason(view({ best: 0.3 * (BORDER_ABOVE - 0.1), border: true })), 'border');
-    assert.equal(judgeReason(view({ accept: 0.2, best: 0.2 * BORDER_ABOVE + 0.01, border: true })), undefined);
+  it('judgeReason - a request near a fence is read however sure the head is; one far from every fence is not', () => {
+    assert.equal(judgeReason(view({ best: 0.99, gap: -NEAR_BORDER + 0.005 })), 'border');
+    assert.equal(judgeReason(view({ best: 0.99, gap: 0.02 })), 'border');
+    assert.equal(judgeReason(view({ best: 0.99, gap: -NEAR_BORDER - 0.005 })), undefined);
   });
   it('judgeReason - a close runner-up is read', () => {
     assert.equal(judgeReason(view({ best: 0.3 * (UNCERTAIN_ABOVE + 1), second: 0.3 * (UNCERTAIN_ABOVE + 1) * CLOSE })), 'close');
   });
   it('judgeReason - refusals, ambiguous and escalated verdicts are not read (left to the head, the caller, the LLM)', () => {
-    assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.29, border: true })), undefined);
+    assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.29, gap: 0.05 })), undefined);
     assert.equal(judgeReason(view({ verdict: 'ambiguous', best: 0.31 })), undefined);
     assert.equal(judgeReason(view({ verdict: 'escalate', best: 0.25 })), undefined);
   });
@@ -78,6 +79,12 @@ describe('the question', () => {
   it('questionText - counter-examples are shown when the card has them', () => {
     const withCounter = { ...card!, capability: { ...card!.capability, counter_examples: ['作废发票'] } };
     assert.match(questionText({ intent: 'x', candidate: withCounter }), /Requests it does not take, e\.g\.: "作废发票"/);
+  });
+  it('questionText - lessons (requests reported misrouted) are shown as counter-examples, the latest three', () => {
+    const taught = { ...card!, capability: { ...card!.capability, counter_examples: ['作废发票'] }, misroutes: ['一', '二', '发票抬头改成公司', '把发票作废重开'] };
+    const text = questionText({ intent: 'x', candidate: taught });
+    assert.match(text, /Requests it does not take, e\.g\.: "作废发票"; "二"; "发票抬头改成公司"; "把发票作废重开"/);
+    assert.doesNotMatch(text, /"一"/);
   });
   it('questionText - a very long request is cut, so it cannot fill the model\'s context', () => {
     const text = questionText({ intent: '发'.repeat(5_000), candidate: card! });
