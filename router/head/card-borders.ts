@@ -61,8 +61,9 @@ export class CardBorders {
   ) {}
 
   /**
-   * The borders of the capabilities that state exclusions or have lessons, from a head's training input, each
-   * class's exclusion clauses (in the order of its `excluded` vectors) and its lessons.
+   * The borders of the capabilities that state exclusions or have counter-examples or lessons, from a head's
+   * training input, each class's exclusion clauses (in the order of its `excluded` vectors), its lessons and its
+   * counter-examples' vectors.
    */
   static of(input: HeadTrainingInput, clauses: readonly (readonly string[])[], lessons: readonly (readonly Lesson[])[] = [], counterExamples: readonly (readonly Float32Array[])[] = []): CardBorders {
     const borders = new Map<string, Border>();
