@@ -7,18 +7,23 @@
  *   to the request as the chosen capability's own texts (gap > −NEAR_BORDER, card-borders.ts). Near misses score
  *   like right answers for the head, however sure it is; what sets them apart is a fence nearby. Reading every
  *   acceptance of a card that has fences (r < 4, the first rule) wanted half of zh/en dev's requests, so the share
- *   bound let the first-come ones through and read 13 of its 25 accepted near misses; the gap picks 28 % of the
- *   requests and reads 19 (docs/benchmarks.md).
+ *   bound let the first-come ones through and read 13 of its 25 accepted near misses; with the gap it wants 28 % of
+ *   the requests and read 18 of them (docs/benchmarks.md).
  * Refusals are not judged: rescuing near refusals (r ≥ 0.4) was tried and in 70 judgements on zh/en dev and
  * CLINC150 never rescued a right answer (twice a wrong one), while spending the judge's share (docs/benchmarks.md).
  * Ambiguous and escalated verdicts are not judged either (the caller is asked which; the LLM chooses).
  *
  * What: neither the head nor the judge decides alone. The judge's log-odds and the head's log-ratio to its
  * threshold add up, and the request stays accepted when
- *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ BIAS
- * All constants were set before measuring, not fitted: the two evidences weigh the same and meet at zero, and both
- * are relative (r to the catalogue's own fitted threshold, P(yes) to the model's), so none depends on a catalogue.
- * On the zh/en dev set's recorded judgements this sits on the trade-off's frontier (docs/benchmarks.md).
+ *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ BIAS        near a fence
+ *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ FAR_BIAS    elsewhere (a narrow win or a close runner-up)
+ * Near a fence a lukewarm "no" is what a near miss gets (P(yes) median 0.24 on zh/en dev, right answers 0.59), so
+ * the two evidences meet at zero. Far from every fence there is no near miss to catch, only out-of-scope requests:
+ * there the model's "no" to a right answer it is unsure of is as lukewarm (CLINC150's narrow wins: right 0.23,
+ * wrong 0.27) and only an out-of-scope-strength "no" counts. FAR_BIAS is the midpoint, in log-odds, between the
+ * judge's median answer to a catalogue's own unshown examples (0.49 zh/en, 0.60 CLINC150) and to generic
+ * out-of-scope text (0.12, 0.04): −1.0 and −1.4; −1 is kept. Both terms are relative (r to the catalogue's own
+ * fitted threshold, P(yes) to the model's). Measured in docs/benchmarks.md.
  */
 
 export const UNCERTAIN_ABOVE = 1.5;
@@ -30,6 +35,7 @@ export const NEAR_BORDER = 0.03;
 export const CLOSE = 0.5;
 export const HEAD_WEIGHT = 1;
 export const BIAS = 0;
+export const FAR_BIAS = -1;
 /** P(yes) is clipped to [1 − CONFIDENCE_CAP, CONFIDENCE_CAP]: no single reading of a small model is certain. */
 const CONFIDENCE_CAP = 0.99;
 
@@ -52,8 +58,18 @@ export function judgeReason(view: HeadView): JudgeReason | undefined {
   const r = view.best / view.accept;
   if (r < UNCERTAIN_ABOVE) return 'uncertain';
   if (view.second >= CLOSE * view.best) return 'close';
-  if (view.gap !== undefined && view.gap > -NEAR_BORDER) return 'border';
+  if (nearFence(view)) return 'border';
   return undefined;
+}
+
+/** The request lies near a fence on the best cards (card-borders.ts): where near misses are. */
+export function nearFence(view: Pick<HeadView, 'gap'>): boolean {
+  return view.gap !== undefined && view.gap > -NEAR_BORDER;
+}
+
+/** The bias a judgement is weighed against: BIAS near a fence, FAR_BIAS elsewhere. */
+export function biasFor(view: Pick<HeadView, 'gap'>): number {
+  return nearFence(view) ? BIAS : FAR_BIAS;
 }
 
 function logit(p: number): number {
@@ -62,10 +78,10 @@ function logit(p: number): number {
 }
 
 /** The combined evidence for taking the request; ≥ 0 accepts. */
-export function combinedScore(yes: number, view: Pick<HeadView, 'best' | 'accept'>, weights = { head: HEAD_WEIGHT, bias: BIAS }): number {
+export function combinedScore(yes: number, view: Pick<HeadView, 'best' | 'accept' | 'gap'>, weights = { head: HEAD_WEIGHT, bias: biasFor(view) }): number {
   return logit(yes) + weights.head * Math.log(view.best / view.accept) - weights.bias;
 }
 
-export function judgedVerdict(yes: number, view: Pick<HeadView, 'best' | 'accept'>, weights = { head: HEAD_WEIGHT, bias: BIAS }): 'accept' | 'refuse' {
+export function judgedVerdict(yes: number, view: Pick<HeadView, 'best' | 'accept' | 'gap'>, weights = { head: HEAD_WEIGHT, bias: biasFor(view) }): 'accept' | 'refuse' {
   return combinedScore(yes, view, weights) >= 0 ? 'accept' : 'refuse';
 }

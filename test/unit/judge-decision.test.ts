@@ -1,7 +1,7 @@
 /** The judge's decision logic (router/judge/decision.ts, question.ts): when it reads, what its answer does. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BIAS, CLOSE, combinedScore, HEAD_WEIGHT, judgedVerdict, judgeReason, NEAR_BORDER, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
+import { BIAS, CLOSE, combinedScore, FAR_BIAS, HEAD_WEIGHT, judgedVerdict, judgeReason, NEAR_BORDER, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
 import { cpuBinaryPackage } from '../../router/judge/judge-files';
 import { answerWord, questionText, yesProbability } from '../../router/judge/question';
 import { candidatesOf } from '../../router/candidates';
@@ -36,9 +36,18 @@ describe('judgeReason', () => {
 });
 
 describe('combined verdict', () => {
-  it('combinedScore - the judge log-odds plus the head log-ratio, less the bias', () => {
-    const score = combinedScore(0.8, { best: 0.6, accept: 0.3 });
-    assert.ok(Math.abs(score - (Math.log(4) + HEAD_WEIGHT * Math.log(2) - BIAS)) < 1e-9);
+  it('combinedScore - the judge log-odds plus the head log-ratio, less the bias: BIAS near a fence, FAR_BIAS elsewhere', () => {
+    const near = combinedScore(0.8, { best: 0.6, accept: 0.3, gap: -NEAR_BORDER / 2 });
+    assert.ok(Math.abs(near - (Math.log(4) + HEAD_WEIGHT * Math.log(2) - BIAS)) < 1e-9);
+    for (const gap of [undefined, -NEAR_BORDER - 0.01]) {
+      const far = combinedScore(0.8, { best: 0.6, accept: 0.3, ...(gap === undefined ? {} : { gap }) });
+      assert.ok(Math.abs(far - (Math.log(4) + HEAD_WEIGHT * Math.log(2) - FAR_BIAS)) < 1e-9);
+    }
+  });
+  it('judgedVerdict - a lukewarm "no" refuses a narrow win near a fence (a near miss), not far from every fence', () => {
+    assert.equal(judgedVerdict(0.3, { best: 0.33, accept: 0.3, gap: 0 }), 'refuse');
+    assert.equal(judgedVerdict(0.3, { best: 0.33, accept: 0.3 }), 'accept');
+    assert.equal(judgedVerdict(0.05, { best: 0.33, accept: 0.3 }), 'refuse');
   });
   it('judgedVerdict - a confident no overrules a narrow acceptance, a confident yes keeps it', () => {
     assert.equal(judgedVerdict(0.02, { best: 0.33, accept: 0.3 }), 'refuse');
