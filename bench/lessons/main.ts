@@ -16,8 +16,8 @@ import { decideByHead, DEFAULT_HEAD_SETTINGS, groupScores, resolveThresholds } f
 import { headMatcherFactory } from '../../router/head/head-matcher';
 import { semanticMatcherFactory } from '../../router/matcher';
 import { VectorCache } from '../../router/semantic-index';
-import { createJudge } from '../../router/judge/create-judge';
 import type { BoundedJudge } from '../../router/judge/bounded-judge';
+import { benchJudge, JUDGE_OPTIONS, type JudgeKind } from '../lib/bench-judge';
 import { reviewVerdict } from '../../router/judge/judge-stage';
 import { parseArgs } from 'node:util';
 import { loadZhRouting, type LabelledRequest } from '../lib/routing-data';
@@ -62,22 +62,9 @@ async function main(): Promise<void> {
   const cache = new VectorCache();
   const candidates = candidatesOf(set.agents);
   const rows = set.fit.map((r, i) => ({ ...r, half: i % 2 }));
-  const { values } = parseArgs({ options: { judge: { type: 'string', default: 'off' }, 'judge-share': { type: 'string', default: '0.3' }, 'judge-timeout-ms': { type: 'string', default: '3000' } } });
-  const judgeKind = values.judge as 'off' | 'local' | 'llm';
-  const judge = createJudge(
-    {
-      ROUTER_JUDGE: judgeKind,
-      ROUTER_JUDGE_MODEL: process.env.ROUTER_JUDGE_MODEL,
-      ROUTER_JUDGE_SHARE: Number(values['judge-share']),
-      ROUTER_JUDGE_TIMEOUT_MS: Number(values['judge-timeout-ms']),
-      ROUTER_JUDGE_THREADS: Number(process.env.ROUTER_JUDGE_THREADS ?? 2),
-      LLM_MODEL: process.env.LLM_MODEL,
-      LLM_BASE_URL: process.env.LLM_BASE_URL,
-      LLM_API_KEY: process.env.LLM_API_KEY,
-    },
-    { info: (m) => console.log(m), warn: (m) => console.log(m) },
-  );
-  if (judgeKind !== 'off' && !judge) throw new Error(`--judge ${judgeKind}: no judge could be made (see above)`);
+  const { values } = parseArgs({ options: JUDGE_OPTIONS });
+  const judgeKind = values.judge as JudgeKind;
+  const judge = benchJudge(values);
   const before = await decideAll(models, cache, candidates, rows, judge, 'before');
   const lessons = new Map<string, string[]>();
   for (const d of before) if (d.half === 0 && misrouted(d)) lessons.set(d.chosen!, [...(lessons.get(d.chosen!) ?? []), d.text]);

@@ -23,7 +23,7 @@ import { candidatesOf } from '../../router/candidates';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../../router/create-matcher';
 import { decisionSettings, DEFAULT_THRESHOLDS } from '../../router/create-router';
 import type { BoundedJudge } from '../../router/judge/bounded-judge';
-import { createJudge } from '../../router/judge/create-judge';
+import { benchJudge, JUDGE_OPTIONS, type JudgeKind } from '../lib/bench-judge';
 import type { MatcherFactory } from '../../router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from '../lib/routing-data';
 import { parameterReport, scoringRouter } from './routing-eval';
@@ -200,26 +200,11 @@ async function main(): Promise<void> {
       val: { type: 'boolean', default: false },
       agents: { type: 'string', default: '1000' },
       queries: { type: 'string', default: '300' },
-      judge: { type: 'string', default: 'off' },
-      'judge-share': { type: 'string', default: '0.3' },
-      'judge-timeout-ms': { type: 'string', default: '3000' },
+      ...JUDGE_OPTIONS,
     },
   });
-  const judgeKind = values.judge as 'off' | 'local' | 'llm';
-  const judge = createJudge(
-    {
-      ROUTER_JUDGE: judgeKind,
-      ROUTER_JUDGE_MODEL: process.env.ROUTER_JUDGE_MODEL,
-      ROUTER_JUDGE_SHARE: Number(values['judge-share']),
-      ROUTER_JUDGE_TIMEOUT_MS: Number(values['judge-timeout-ms']),
-      ROUTER_JUDGE_THREADS: Number(process.env.ROUTER_JUDGE_THREADS ?? 2),
-      LLM_MODEL: process.env.LLM_MODEL,
-      LLM_BASE_URL: process.env.LLM_BASE_URL,
-      LLM_API_KEY: process.env.LLM_API_KEY,
-    },
-    { info: (m) => console.log(m), warn: (m) => console.log(m) },
-  );
-  if (judgeKind !== 'off' && !judge) throw new Error(`--judge ${judgeKind}: no judge could be made (see above)`);
+  const judgeKind = values.judge as JudgeKind;
+  const judge = benchJudge(values);
   const providers = values.provider!.split(',');
   const sets = values.sets!.split(',');
   const limit = values.limit ? Number(values.limit) : undefined;
