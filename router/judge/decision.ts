@@ -8,7 +8,7 @@
  *   like right answers for the head, however sure it is; what sets them apart is a fence nearby. Reading every
  *   acceptance of a card that has fences (r < 4, the first rule) wanted half of zh/en dev's requests, so the share
  *   bound let the first-come ones through and read 13 of its 25 accepted near misses; with the gap it wants 28 % of
- *   the requests and read 18 of them (docs/benchmarks.md).
+ *   the requests and read 18 of those 25 (docs/benchmarks.md).
  * Refusals are not judged: rescuing near refusals (r ≥ 0.4) was tried and in 70 judgements on zh/en dev and
  * CLINC150 never rescued a right answer (twice a wrong one), while spending the judge's share (docs/benchmarks.md).
  * Ambiguous and escalated verdicts are not judged either (the caller is asked which; the LLM chooses).

@@ -1,8 +1,8 @@
 /**
  * What a judge is asked (docs/routing.md, "The judge"): does this capability do what the request asks, yes or no.
  * The capability is shown as its card draws its border: what it does, requests it takes (examples), requests it
- * must not take (counter-examples, and lessons: requests its agents reported misrouted) and what its description says it does not do. The judge reads the answer
- * instead of generating it: P(yes) against P(no) as the first token, a signal the router combines with the head's
+ * must not take (counter-examples, and lessons: requests its agents reported misrouted) and what its description
+ * says it does not do. The judge reads the answer instead of generating it: P(yes) against P(no) as the first token, a signal the router combines with the head's
  * score (decision.ts). A choice among the top candidates ("A, B, or none") was tried first and dropped: the local
  * 1.5B model's letter probabilities were nearly flat and favoured positions (docs/benchmarks.md).
  */
@@ -36,8 +36,8 @@ export function cardText(candidate: CapabilityCandidate): string {
   const { capability } = candidate;
   const lines = [`Service: ${candidate.agent_name} — ${humanName(capability.name)}`, `What it does: ${capability.description}`];
   if (capability.examples.length > 0) lines.push(`Requests it takes, e.g.: ${quoted(capability.examples.slice(0, EXAMPLES_SHOWN))}`);
-  // A lesson is a counter-example learned from an agent's report: the judge reads it like one, so a request like it
-  // (not only nearly the same, as the head's border) is seen to be outside the card.
+  // A lesson is a counter-example learned from an agent's report: the judge reads it like one (on zh/en dev this did
+  // not carry over to other misroutes: docs/benchmarks.md, "Misroute lessons").
   const counter = [...(capability.counter_examples ?? []).slice(0, COUNTER_EXAMPLES_SHOWN), ...(candidate.misroutes ?? []).slice(-LESSONS_SHOWN)];
   if (counter.length > 0) lines.push(`Requests it does not take, e.g.: ${quoted(counter)}`);
   const excluded = exclusionClauses(capability.description);
