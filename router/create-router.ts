@@ -6,6 +6,7 @@ import { matcherSettings, type Config } from '../platform/config';
 import { canReach } from '../rules/acl';
 import { hasScope } from '../rules/api-key';
 import { chooseMatcher } from './create-matcher';
+import { EmbeddingPoolClosed } from './embeddings/embedding-pool';
 import { OpenAiLlm } from './llm';
 import { createJudge } from './judge/create-judge';
 import { DEFAULT_HEAD_SETTINGS, type HeadSettings } from './head/decide';
@@ -36,6 +37,15 @@ export function decisionSettings(config: Partial<Pick<Config, 'ROUTER_THRESHOLD'
   };
 }
 
+/**
+ * A head whose training failed: a warning, unless the api is stopping (its embedding pool closed under the
+ * training): that is a stop, not a failure.
+ */
+export function logHeadError(logger: Pick<Logger, 'info' | 'warn'>, error: Error): void {
+  if (error instanceof EmbeddingPoolClosed) logger.info('router: head training stopped: the router is closing');
+  else logger.warn({ err: error }, 'router: head training failed; similarity decides');
+}
+
 export async function createRouter(
   catalogue: Catalogue,
   connection: Connection,
@@ -45,7 +55,7 @@ export async function createRouter(
 ): Promise<Router> {
   const matcher = await chooseMatcher({
     ...matcherSettings(config),
-    onHeadError: (error) => logger.warn({ err: error }, 'router: head training failed; similarity decides'),
+    onHeadError: (error) => logHeadError(logger, error),
     onHeadTrained: (model, capabilities, training) => logger.info({ model, capabilities, ...training }, 'router: head trained'),
   });
   logger.info({ provider: matcher.provider }, `router: ${matcher.note}`);
