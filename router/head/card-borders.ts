@@ -19,8 +19,8 @@ interface Border {
   excluded: Float32Array[];
   /** The exclusion clauses, in the order of `excluded`. */
   clauses: string[];
-  /** The card's counter-examples' vectors (they fence the card in like its clauses, for `gap`). */
-  counter: Float32Array[];
+  /** Every text that fences the card in, for `gap`: its exclusion clauses, counter-examples and lessons. */
+  fences: Fence[];
   /** Requests reported misrouted to the capability and applied as lessons, with their vectors. */
   lessons: Lesson[];
 }
@@ -28,6 +28,15 @@ interface Border {
 export interface Lesson {
   text: string;
   vector: Float32Array;
+}
+
+/** A text that says what a card does not take (an exclusion clause, a counter-example, a lesson), with its vector. */
+export type Fence = Lesson;
+
+/** The fence nearest a request, and its gap (`CardBorders.gap`). */
+export interface NearestFence {
+  gap: number;
+  fence: string;
 }
 
 /**
@@ -65,12 +74,14 @@ export class CardBorders {
    * training input, each class's exclusion clauses (in the order of its `excluded` vectors), its lessons and its
    * counter-examples' vectors.
    */
-  static of(input: HeadTrainingInput, clauses: readonly (readonly string[])[], lessons: readonly (readonly Lesson[])[] = [], counterExamples: readonly (readonly Float32Array[])[] = []): CardBorders {
+  static of(input: HeadTrainingInput, clauses: readonly (readonly string[])[], lessons: readonly (readonly Lesson[])[] = [], counterExamples: readonly (readonly Fence[])[] = []): CardBorders {
     const borders = new Map<string, Border>();
     input.classes.forEach((c, i) => {
       const learned = lessons[i] ?? [];
       const counter = counterExamples[i] ?? [];
-      if (c.excluded?.length || learned.length || counter.length) borders.set(c.key, { own: c.vectors, excluded: c.excluded ?? [], clauses: [...clauses[i]!], lessons: [...learned], counter: [...counter] });
+      const excluded = c.excluded ?? [];
+      const fences = [...excluded.map((vector, j) => ({ text: clauses[i]![j]!, vector })), ...counter, ...learned];
+      if (fences.length) borders.set(c.key, { own: c.vectors, excluded, clauses: [...clauses[i]!], lessons: [...learned], fences });
     });
     return new CardBorders(borders, new Map(input.classes.map((c) => [c.key, c.vectors])));
   }
@@ -78,18 +89,15 @@ export class CardBorders {
   /**
    * How near `key`'s request is to a fence: the similarity of its nearest fence text (exclusion clause,
    * counter-example or lesson) on the cards of `keys` (the best capabilities, `key` among them) minus that of
-   * `key`'s nearest own text. Above zero the request is nearer a fence than its capability; undefined when none of
-   * those cards has a fence.
+   * `key`'s nearest own text, with that fence's text. Above zero the request is nearer a fence than its capability;
+   * undefined when none of those cards has a fence.
    */
-  gap(query: Float32Array, key: string, keys: readonly string[]): number | undefined {
+  gap(query: Float32Array, key: string, keys: readonly string[]): NearestFence | undefined {
     const own = this.own.get(key);
-    const fences = keys.flatMap((k) => {
-      const border = this.borders.get(k);
-      return border ? [...border.excluded, ...border.counter, ...border.lessons.map((l) => l.vector)] : [];
-    });
-    if (fences.length === 0) return undefined;
-    const ownSimilarity = own ? nearest(query, own).similarity : undefined;
-    return ownSimilarity === undefined ? undefined : nearest(query, fences).similarity - ownSimilarity;
+    const fences = keys.flatMap((k) => this.borders.get(k)?.fences ?? []);
+    if (!own || fences.length === 0) return undefined;
+    const fence = nearest(query, fences.map((f) => f.vector));
+    return { gap: fence.similarity - nearest(query, own).similarity, fence: fences[fence.index]!.text };
   }
 
   /** For each of `keys` whose border the request crosses (query vector of the same model): the clause or lesson. */

@@ -11,7 +11,7 @@ import type { EmbeddingProvider } from '../embeddings/provider';
 import type { IntentMatcher, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../words';
-import { CardBorders, type Lesson } from './card-borders';
+import { CardBorders, type Fence, type Lesson, type NearestFence } from './card-borders';
 import { exclusionClauses } from './exclusions';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
 import { averagePredictions, CARD_TEXTS_UNIT, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput } from './head';
@@ -68,8 +68,8 @@ const BORDERS_CHECKED = 8;
 const GAP_CANDIDATES = 4;
 
 /** Each of `keys`' gap to the nearest fence on their cards (card-borders.ts), where they have fences. */
-function borderGaps(borders: CardBorders, query: Float32Array, keys: readonly string[]): Map<string, number> {
-  const gaps = new Map<string, number>();
+function borderGaps(borders: CardBorders, query: Float32Array, keys: readonly string[]): Map<string, NearestFence> {
+  const gaps = new Map<string, NearestFence>();
   for (const key of keys) {
     const gap = borders.gap(query, key, keys);
     if (gap !== undefined) gaps.set(key, gap);
@@ -77,10 +77,10 @@ function borderGaps(borders: CardBorders, query: Float32Array, keys: readonly st
   return gaps;
 }
 
-/** Per candidate, its counter-examples' vectors: in a head input's "none" texts, after the `generic` ones. */
-function counterExampleVectors(input: HeadTrainingInput, generic: number, candidates: readonly CapabilityCandidate[]): Float32Array[][] {
+/** Per candidate, its counter-examples with their vectors: in a head input's "none" texts, after the `generic` ones. */
+function counterExampleFences(input: HeadTrainingInput, generic: number, candidates: readonly CapabilityCandidate[]): Fence[][] {
   let offset = generic;
-  return candidates.map((c) => input.none.slice(offset, (offset += c.capability.counter_examples?.length ?? 0)));
+  return candidates.map((c) => (c.capability.counter_examples ?? []).map((text) => ({ text, vector: input.none[offset++]! })));
 }
 
 /** Folds of the cross-validation that calibrates a head. */
@@ -132,7 +132,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
       const trained: JudgingHead[] = await Promise.all(
         models.map(async (model) => {
           const input = await headInput(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
-          if (model === models[0]) borders = CardBorders.of(input, candidates.map(excludedTexts), await lessonsOf(model.provider, candidates, cache), counterExampleVectors(input, generic.length, candidates));
+          if (model === models[0]) borders = CardBorders.of(input, candidates.map(excludedTexts), await lessonsOf(model.provider, candidates, cache), counterExampleFences(input, generic.length, candidates));
           const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
           options.onTrained?.(model.provider.id, candidates.length, head.training);
           return { model: head, heldOut, ...(model.language ? { language: model.language } : {}) };

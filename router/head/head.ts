@@ -9,6 +9,7 @@
 import { seededRandom } from '../../util/random';
 import { bestBy } from '../select';
 import type { Calibration } from './calibration';
+import type { NearestFence } from './card-borders';
 import { fitLogistic, logit, type LinearWeights } from './logistic';
 
 export interface ClassTexts {
@@ -139,7 +140,7 @@ export interface HeadPrediction {
   /** Capabilities whose card excludes the request (card-borders.ts), each with the clause it falls under. */
   crossed?: ReadonlyMap<string, Crossing>;
   /** The best capabilities' gaps to the nearest fence on their cards (card-borders.ts, `gap`), where there are fences. */
-  gaps?: ReadonlyMap<string, number>;
+  gaps?: ReadonlyMap<string, NearestFence>;
 }
 
 function unit(v: Float32Array): Float32Array {

@@ -7,12 +7,16 @@
 import type { CapabilityCandidate } from '../candidates';
 import { operatingPointOf, type HeadThresholds, type HeadVerdict, type ScoredGroup } from '../head/decide';
 import type { BoundedJudge } from './bounded-judge';
-import { combinedScore, judgedVerdict, judgeReason, type HeadView, type JudgeReason } from './decision';
+import { combinedScore, judgedVerdict, judgeReason, nearFence, type HeadView, type JudgeReason } from './decision';
+import type { NearestFence } from '../head/card-borders';
 
 export interface JudgeExplanation {
   judge: string;
   reason: JudgeReason;
   capability: string;
+  /** Near a fence: the nearest fence text (an exclusion clause, counter-example or lesson) and its gap. */
+  fence?: string;
+  gap?: number;
   outcome: 'agreed' | 'overruled' | 'over_share' | 'timeout' | 'error' | 'abstained';
   p_yes?: number;
   score?: number;
@@ -35,8 +39,8 @@ export async function reviewVerdict(
     thresholds: HeadThresholds;
     candidate: (key: string) => CapabilityCandidate;
     revision: string;
-    /** The head's gaps to the nearest fence (card-borders.ts), by capability. */
-    gaps?: ReadonlyMap<string, number>;
+    /** The head's nearest fences and their gaps (card-borders.ts), by capability. */
+    gaps?: ReadonlyMap<string, NearestFence>;
   },
 ): Promise<JudgedVerdict> {
   judge.requestSeen();
@@ -45,10 +49,11 @@ export async function reviewVerdict(
   const first = verdict.group;
   const second = groups.find((g) => g !== first);
   const top = input.candidate(first.keys[0]!);
-  const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: operatingPointOf(first, input.thresholds).accept, second: second?.probability ?? 0, gap: input.gaps?.get(top.key) };
+  const nearest = input.gaps?.get(top.key);
+  const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: operatingPointOf(first, input.thresholds).accept, second: second?.probability ?? 0, gap: nearest?.gap };
   const reason = judgeReason(view);
   if (!reason) return { verdict };
-  const base = { judge: judge.name, reason, capability: top.key };
+  const base = { judge: judge.name, reason, capability: top.key, ...(nearest && nearFence(view) ? { fence: nearest.fence, gap: round(nearest.gap) } : {}) };
   const outcome = await judge.ask({ intent: input.intent, candidate: top }, input.revision);
   if (outcome.kind === 'over_share') return { verdict, explanation: { ...base, outcome: 'over_share' } };
   if (outcome.kind === 'timeout' || outcome.kind === 'abstained') return { verdict, explanation: { ...base, outcome: outcome.kind, ms: outcome.ms } };

@@ -89,7 +89,7 @@ const agents = [
 
 /** A head that gives the forecast capability `p` (accept threshold 0.3 below). */
 function scriptedHead(p: number, gap?: number): MatcherFactory {
-  const prediction: HeadPrediction = { ranked: [{ key: 'weather/forecast', probability: p }], none: 1 - p, same: () => false, crossLingual: new Set(), ...(gap === undefined ? {} : { gaps: new Map([['weather/forecast', gap]]) }) };
+  const prediction: HeadPrediction = { ranked: [{ key: 'weather/forecast', probability: p }], none: 1 - p, same: () => false, crossLingual: new Set(), ...(gap === undefined ? {} : { gaps: new Map([['weather/forecast', { gap, fence: 'provide historical weather' }]]) }) };
   return async () => ({ provider: 'scripted+head', score: async () => new Map(), classify: async () => prediction });
 }
 
@@ -169,5 +169,7 @@ describe('judge on an OpenAI-compatible endpoint', () => {
     assert.equal(decision.kind, 'refused');
     assert.equal(decision.explanation.judge?.reason, 'border');
     assert.equal(decision.explanation.judge?.outcome, 'overruled');
+    assert.equal(decision.explanation.judge?.fence, 'provide historical weather');
+    assert.equal(decision.explanation.judge?.gap, Math.round((-NEAR_BORDER + 0.01) * 1000) / 1000);
   });
 });
