@@ -11,7 +11,7 @@
  * exclusion, counter-example or lesson among the best capabilities' cards is about as near as the chosen
  * capability's own texts (router/judge/decision.ts, NEAR_BORDER).
  */
-import type { Crossing, HeadTrainingInput } from './head';
+import type { Crossing, HeadTrainingInput, NearestFence } from './head';
 
 interface Border {
   /** The capability's own texts' vectors. */
@@ -33,11 +33,6 @@ export interface Lesson {
 /** A text that says what a card does not take (an exclusion clause, a counter-example, a lesson), with its vector. */
 export type Fence = Lesson;
 
-/** The fence nearest a request, and its gap (`CardBorders.gap`). */
-export interface NearestFence {
-  gap: number;
-  fence: string;
-}
 
 /**
  * A lesson draws a border only around requests nearly the same as the one reported (cosine in the first model's

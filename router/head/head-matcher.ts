@@ -11,10 +11,10 @@ import type { EmbeddingProvider } from '../embeddings/provider';
 import type { IntentMatcher, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../words';
-import { CardBorders, type Fence, type Lesson, type NearestFence } from './card-borders';
+import { CardBorders, type Fence, type Lesson } from './card-borders';
 import { exclusionClauses } from './exclusions';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
-import { averagePredictions, CARD_TEXTS_UNIT, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput } from './head';
+import { averagePredictions, CARD_TEXTS_UNIT, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput, type NearestFence } from './head';
 import { trainInWorker } from './head-trainer';
 import { calibrationSamples, type JudgingHead } from './held-out-scores';
 

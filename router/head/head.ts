@@ -9,7 +9,6 @@
 import { seededRandom } from '../../util/random';
 import { bestBy } from '../select';
 import type { Calibration } from './calibration';
-import type { NearestFence } from './card-borders';
 import { fitLogistic, logit, type LinearWeights } from './logistic';
 
 export interface ClassTexts {
@@ -114,6 +113,12 @@ export interface HeadModel {
   /** How the training went: samples, L-BFGS iterations, wall time (and that of the held-out heads). */
   training: { samples: number; iterations: number; ms: number; held_out_ms?: number };
   shortlist: number;
+}
+
+/** The fence nearest a request on the best cards, and its gap (card-borders.ts, `CardBorders.gap`). */
+export interface NearestFence {
+  gap: number;
+  fence: string;
 }
 
 /** The border a request crossed (card-borders.ts): the clause, or the lesson (a request reported misrouted) it repeats. */

@@ -8,7 +8,7 @@ import type { CapabilityCandidate } from '../candidates';
 import { operatingPointOf, type HeadThresholds, type HeadVerdict, type ScoredGroup } from '../head/decide';
 import type { BoundedJudge } from './bounded-judge';
 import { combinedScore, judgedVerdict, judgeReason, nearFence, type HeadView, type JudgeReason } from './decision';
-import type { NearestFence } from '../head/card-borders';
+import type { NearestFence } from '../head/head';
 
 export interface JudgeExplanation {
   judge: string;
