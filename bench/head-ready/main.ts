@@ -47,7 +47,10 @@ async function readyOnce(set: RoutingDataset, threads: number): Promise<Run> {
   await router.prepare('bench');
   const wall = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  if ((await router.status('bench')).state !== 'ready') throw new Error(`${set.name}: the head did not become ready`);
+  const state = (await router.status('bench')).state;
+  // Each run has its own model threads (~400 MB each): stopped before the next run starts its own.
+  await chosen.close?.();
+  if (state !== 'ready') throw new Error(`${set.name}: the head did not become ready`);
   return { wall_ms: Math.round(wall), cpu_ms: Math.round((used.user + used.system) / 1000), waited_ms: Math.round(((runQueueWaitSeconds(process.pid) ?? 0) - waited) * 1000), trainings_ms: trainings };
 }
 

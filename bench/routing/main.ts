@@ -35,7 +35,8 @@ const RESULTS = resolve(__dirname, '..', 'results');
 /** Head trainings seen by the matchers built here: model, capabilities, samples, iterations, ms. */
 const trainings: Record<string, unknown>[] = [];
 
-async function matcherFor(provider: string): Promise<{ factory: MatcherFactory; name: string; kind: keyof typeof DEFAULT_THRESHOLDS }> {
+/** `close` stops the local models' threads (~400 MB each) once a set is measured. */
+async function matcherFor(provider: string): Promise<{ factory: MatcherFactory; name: string; kind: keyof typeof DEFAULT_THRESHOLDS; close: () => Promise<void> }> {
   const chosen = await chooseMatcher({
     onHeadTrained: (model, capabilities, training) => trainings.push({ model, capabilities, ...training }),
     provider: provider as 'local' | 'lexical',
@@ -46,7 +47,7 @@ async function matcherFor(provider: string): Promise<{ factory: MatcherFactory; 
     lexicalWeight: Number(process.env.ROUTER_LEXICAL_WEIGHT ?? DEFAULT_LEXICAL_WEIGHT),
     head: process.env.ROUTER_HEAD !== 'off',
   });
-  return { factory: chosen.factory, name: chosen.provider, kind: chosen.kind };
+  return { factory: chosen.factory, name: chosen.provider, kind: chosen.kind, close: async () => chosen.close?.() };
 }
 
 function progress(label: string) {
@@ -66,7 +67,7 @@ const VAL = process.argv.includes('--val');
  * (the previous head should answer); every instance offline (no retraining, the head answers).
  */
 async function qualitySet(set: RoutingDataset, provider: string, limit?: number, judge?: BoundedJudge) {
-  const { factory, name, kind } = await matcherFor(provider);
+  const { factory, name, kind, close } = await matcherFor(provider);
   const catalogue = new LiveCatalogue(set.agents);
   const router = apiRouter(catalogue, factory, decisionSettings({}, kind), judge);
   const requests = evaluationRequests(set, limit);
@@ -94,6 +95,7 @@ async function qualitySet(set: RoutingDataset, provider: string, limit?: number,
   const afterOffline = await decideAll(router, requests.slice(0, RIGHT_AFTER));
   await router.prepare('bench');
   const offlineStatus = await router.status('bench');
+  await close();
 
   return {
     provider: name,
@@ -147,7 +149,7 @@ function scaleCatalogue(agentsCount: number) {
 }
 
 async function scaleSet(provider: string, agentsCount: number, queries: number) {
-  const { factory, name, kind } = await matcherFor(provider);
+  const { factory, name, kind, close } = await matcherFor(provider);
   const agents = scaleCatalogue(agentsCount);
   // Decisions as the api takes them: with the provider's default threshold.
   const router = scoringRouter(agents, factory, DEFAULT_THRESHOLDS[kind], decisionSettings({}, kind).head);
@@ -164,13 +166,15 @@ async function scaleSet(provider: string, agentsCount: number, queries: number) 
   }
   // The query's own embedding, timed alone, to separate model time from the router's own work.
   const embedOnly: number[] = [];
-  const { factory: single } = await matcherFor(provider);
-  const tiny = await single(candidatesOf(agents.slice(0, 1)));
+  await close();
+  const single = await matcherFor(provider);
+  const tiny = await single.factory(candidatesOf(agents.slice(0, 1)));
   for (let i = 0; i < Math.min(queries, 100); i++) {
     const started = performance.now();
     await tiny.score(texts[i % texts.length]!);
     embedOnly.push(performance.now() - started);
   }
+  await single.close();
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const r = (n: number) => Math.round(n * 100) / 100;
   const p50Embed = percentile(sorted(embedOnly), 50);

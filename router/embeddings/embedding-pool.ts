@@ -90,8 +90,7 @@ export class EmbeddingPool {
    */
   async close(): Promise<void> {
     this.closed = true;
-    const error = new EmbeddingPoolClosed();
-    for (const pending of [...this.queries.splice(0), ...this.chunks.splice(0)]) pending.reject(error);
+    this.failWaiting(new EmbeddingPoolClosed());
     await Promise.all(
       this.workers.splice(0).map(async (entry) => {
         await entry.idle;
@@ -177,8 +176,11 @@ export class EmbeddingPool {
     if (this.closed) return;
     this.addWorker().catch((startError: Error) => {
       // No worker can start again (the model files are gone): fail what waits rather than hang.
-      if (this.workers.length > 0) return;
-      for (const pending of [...this.queries.splice(0), ...this.chunks.splice(0)]) pending.reject(startError);
+      if (this.workers.length === 0) this.failWaiting(startError);
     });
+  }
+
+  private failWaiting(error: Error): void {
+    for (const pending of [...this.queries.splice(0), ...this.chunks.splice(0)]) pending.reject(error);
   }
 }

@@ -7,7 +7,7 @@
  * an agent reported misrouted to the capability (a lesson, store/misroutes.ts) draws a border only around nearly
  * the same request (LESSON_SIMILARITY).
  * Nearer is not the only signal: a request that falls just inside a border scores like a right answer too. The
- * **gap** to the nearest fence (`gap`) tells the judge which accepted requests to read: those whose nearest stated
+ * **gap** to the nearest fence (`gaps`) tells the judge which accepted requests to read: those whose nearest stated
  * exclusion, counter-example or lesson among the best capabilities' cards is about as near as the chosen
  * capability's own texts (router/judge/decision.ts, NEAR_BORDER).
  */
@@ -19,7 +19,7 @@ interface Border {
   excluded: Float32Array[];
   /** The exclusion clauses, in the order of `excluded`. */
   clauses: string[];
-  /** Every text that fences the card in, for `gap`: its exclusion clauses, counter-examples and lessons. */
+  /** Every text that fences the card in, for `gaps`: its exclusion clauses, counter-examples and lessons. */
   fences: Fence[];
   /** Requests reported misrouted to the capability and applied as lessons, with their vectors. */
   lessons: Lesson[];
@@ -82,17 +82,21 @@ export class CardBorders {
   }
 
   /**
-   * How near `key`'s request is to a fence: the similarity of its nearest fence text (exclusion clause,
-   * counter-example or lesson) on the cards of `keys` (the best capabilities, `key` among them) minus that of
-   * `key`'s nearest own text, with that fence's text. Above zero the request is nearer a fence than its capability;
-   * undefined when none of those cards has a fence.
+   * How near the request is to a fence, for each of `keys` (the best capabilities): the similarity of the nearest
+   * fence text (exclusion clause, counter-example or lesson) on their cards minus that of the capability's own
+   * nearest text, with that fence's text. Above zero the request is nearer a fence than the capability; empty when
+   * none of those cards has a fence.
    */
-  gap(query: Float32Array, key: string, keys: readonly string[]): NearestFence | undefined {
-    const own = this.own.get(key);
+  gaps(query: Float32Array, keys: readonly string[]): Map<string, NearestFence> {
+    const gaps = new Map<string, NearestFence>();
     const fences = keys.flatMap((k) => this.borders.get(k)?.fences ?? []);
-    if (!own || fences.length === 0) return undefined;
+    if (fences.length === 0) return gaps;
     const fence = nearest(query, fences.map((f) => f.vector));
-    return { gap: fence.similarity - nearest(query, own).similarity, fence: fences[fence.index]!.text };
+    for (const key of keys) {
+      const own = this.own.get(key);
+      if (own) gaps.set(key, { gap: fence.similarity - nearest(query, own).similarity, fence: fences[fence.index]!.text });
+    }
+    return gaps;
   }
 
   /** For each of `keys` whose border the request crosses (query vector of the same model): the clause or lesson. */

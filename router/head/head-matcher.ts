@@ -14,7 +14,7 @@ import { containsCjk } from '../words';
 import { CardBorders, type Fence, type Lesson } from './card-borders';
 import { exclusionClauses } from './exclusions';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
-import { averagePredictions, CARD_TEXTS_UNIT, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput, type NearestFence } from './head';
+import { averagePredictions, CARD_TEXTS_UNIT, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput } from './head';
 import { trainInWorker } from './head-trainer';
 import { calibrationSamples, type JudgingHead } from './held-out-scores';
 
@@ -64,18 +64,8 @@ export interface HeadMatcherOptions {
 /** Capabilities, most probable first, whose card borders are checked for a request (card-borders.ts). */
 const BORDERS_CHECKED = 8;
 
-/** Capabilities, most probable first, whose fences a request's gap is measured against (card-borders.ts, `gap`). */
+/** Capabilities, most probable first, whose fences a request's gap is measured against (card-borders.ts, `gaps`). */
 const GAP_CANDIDATES = 4;
-
-/** Each of `keys`' gap to the nearest fence on their cards (card-borders.ts), where they have fences. */
-function borderGaps(borders: CardBorders, query: Float32Array, keys: readonly string[]): Map<string, NearestFence> {
-  const gaps = new Map<string, NearestFence>();
-  for (const key of keys) {
-    const gap = borders.gap(query, key, keys);
-    if (gap !== undefined) gaps.set(key, gap);
-  }
-  return gaps;
-}
 
 /** Per candidate, its counter-examples with their vectors: in a head input's "none" texts, after the `generic` ones. */
 function counterExampleFences(input: HeadTrainingInput, generic: number, candidates: readonly CapabilityCandidate[]): Fence[][] {
@@ -163,7 +153,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
         // Card borders are drawn in the first model's space (a multilingual one judges every request).
         const first = judges.findIndex(({ m }) => m === models[0]);
         const crossed = borders && first >= 0 ? borders.crossed(queries[first]!, prediction.ranked.slice(0, BORDERS_CHECKED).map((r) => r.key)) : undefined;
-        const gaps = borders && first >= 0 ? borderGaps(borders, queries[first]!, prediction.ranked.slice(0, GAP_CANDIDATES).map((r) => r.key)) : undefined;
+        const gaps = borders && first >= 0 ? borders.gaps(queries[first]!, prediction.ranked.slice(0, GAP_CANDIDATES).map((r) => r.key)) : undefined;
         return { ...prediction, ...(calibration ? { calibration } : {}), ...(crossed?.size ? { crossed } : {}), ...(gaps?.size ? { gaps } : {}) };
       },
       ready: () => training.then(() => undefined, () => undefined),

@@ -115,7 +115,7 @@ export interface HeadModel {
   shortlist: number;
 }
 
-/** The fence nearest a request on the best cards, and its gap (card-borders.ts, `CardBorders.gap`). */
+/** The fence nearest a request on the best cards, and its gap (card-borders.ts, `CardBorders.gaps`). */
 export interface NearestFence {
   gap: number;
   fence: string;
@@ -144,7 +144,7 @@ export interface HeadPrediction {
   calibration?: Calibration;
   /** Capabilities whose card excludes the request (card-borders.ts), each with the clause it falls under. */
   crossed?: ReadonlyMap<string, Crossing>;
-  /** The best capabilities' gaps to the nearest fence on their cards (card-borders.ts, `gap`), where there are fences. */
+  /** The best capabilities' gaps to the nearest fence on their cards (card-borders.ts, `gaps`), where there are fences. */
   gaps?: ReadonlyMap<string, NearestFence>;
 }
 

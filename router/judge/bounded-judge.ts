@@ -7,6 +7,7 @@
  *     judgement already running finishes into the cache for the next time;
  *   - a cache of answers by (catalogue revision, capability, request), LRU-bounded; a hit costs no share.
  */
+import { ConcurrencyLimit } from '../../util/concurrency-limit';
 import { LruCache } from '../../util/lru';
 import type { JudgeProvider, JudgeQuestion } from './question';
 
@@ -31,8 +32,8 @@ const DEFAULT_CACHE_SIZE = 5_000;
 export class BoundedJudge {
   private readonly cache: LruCache<string, number | null>;
   private credit = 1;
-  /** The end of the line: the last judgement queued. */
-  private line: Promise<unknown> = Promise.resolve();
+  /** One judgement at a time per model; the others wait in line. */
+  private readonly line = new ConcurrencyLimit(1);
 
   constructor(
     readonly provider: JudgeProvider,
@@ -60,14 +61,13 @@ export class BoundedJudge {
     this.credit -= 1;
 
     const deadline = started + this.bounds.timeoutMs;
-    const judgement = this.line.then(async () => {
+    const judgement = this.line.run(async () => {
       // Its caller has stopped waiting: not worth the model's time.
       if (performance.now() >= deadline) return undefined;
       const yes = await this.provider.judge(question);
       this.cache.set(key, yes ?? null);
       return yes ?? null;
     });
-    this.line = judgement.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.bounds.timeoutMs);

@@ -11,6 +11,7 @@
  * long sequence, made when first needed; a prompt longer than that is not read (the judge abstains).
  */
 import { basename } from 'node:path';
+import { ConcurrencyLimit } from '../../util/concurrency-limit';
 import { loadLlamaRuntime } from './judge-files';
 import { PrefixPool, type LlamaSequence } from './prefix-pool';
 import { commonPrefixLength, type Token } from './prefix-slots';
@@ -71,8 +72,8 @@ interface Loaded {
 export class LocalJudge implements JudgeProvider {
   readonly name: string;
   private loaded?: Promise<Loaded>;
-  /** The end of the line: judgements run one at a time, as the pools' state changes between awaits. */
-  private line: Promise<unknown> = Promise.resolve();
+  /** Judgements run one at a time, as the pools' state changes between awaits. */
+  private readonly line = new ConcurrencyLimit(1);
 
   constructor(private readonly options: LocalJudgeOptions) {
     this.name = `local:${basename(options.modelPath)}`;
@@ -106,9 +107,7 @@ export class LocalJudge implements JudgeProvider {
   }
 
   judge(question: JudgeQuestion): Promise<number | undefined> {
-    const judgement = this.line.then(() => this.read(question));
-    this.line = judgement.catch(() => undefined);
-    return judgement;
+    return this.line.run(() => this.read(question));
   }
 
   private async read(question: JudgeQuestion): Promise<number | undefined> {

@@ -41,21 +41,21 @@ describe('CardBorders', () => {
     assert.deepEqual([...taught.crossed(at(0.5), ['invoice/issue'])], [['invoice/issue', crossing('cancel an issued invoice')]]);
   });
 
-  it('CardBorders - gap: the nearest fence on the best cards (clauses, counter-examples, lessons) less the nearest own text', () => {
+  it('CardBorders - gaps: the nearest fence on the best cards (clauses, counter-examples, lessons) less the nearest own text', () => {
     const near = (found: { gap: number; fence: string } | undefined, gap: number, fence: string) => {
       assert.ok(found && Math.abs(found.gap - gap) < 1e-6, `gap ${found?.gap} against ${gap}`);
       assert.equal(found.fence, fence);
     };
     // 0.3 rad: own text at 0.1 (cos 0.2), the clause at 0.6 (cos 0.3).
-    near(borders.gap(at(0.3), 'invoice/issue', ['invoice/issue']), Math.cos(0.3) - Math.cos(0.2), 'cancel an issued invoice');
+    near(borders.gaps(at(0.3), ['invoice/issue']).get('invoice/issue'), Math.cos(0.3) - Math.cos(0.2), 'cancel an issued invoice');
     // A card without fences has no gap of its own, but a runner-up's fence counts for it.
-    assert.equal(borders.gap(at(2), 'weather/forecast', ['weather/forecast']), undefined);
-    near(borders.gap(at(1.5), 'weather/forecast', ['weather/forecast', 'invoice/issue']), Math.cos(0.9) - Math.cos(0.5), 'cancel an issued invoice');
+    assert.equal(borders.gaps(at(2), ['weather/forecast']).get('weather/forecast'), undefined);
+    near(borders.gaps(at(1.5), ['weather/forecast', 'invoice/issue']).get('weather/forecast'), Math.cos(0.9) - Math.cos(0.5), 'cancel an issued invoice');
     // Counter-examples and lessons fence a card in too.
     const fenced = CardBorders.of(input, [['cancel an issued invoice'], []], [[], [{ text: 'rain last year', vector: at(2.3) }]], [[], [{ text: 'hourly rain', vector: at(1.9) }]]);
-    near(fenced.gap(at(2.2), 'weather/forecast', ['weather/forecast']), Math.cos(0.1) - Math.cos(0.1), 'rain last year');
-    near(fenced.gap(at(1.85), 'weather/forecast', ['weather/forecast']), Math.cos(0.05) - Math.cos(0.15), 'hourly rain');
-    assert.equal(fenced.gap(at(0), 'nobody/nothing', ['weather/forecast']), undefined);
+    near(fenced.gaps(at(2.2), ['weather/forecast']).get('weather/forecast'), Math.cos(0.1) - Math.cos(0.1), 'rain last year');
+    near(fenced.gaps(at(1.85), ['weather/forecast']).get('weather/forecast'), Math.cos(0.05) - Math.cos(0.15), 'hourly rain');
+    assert.equal(fenced.gaps(at(0), ['weather/forecast']).get('nobody/nothing'), undefined);
   });
 
   for (const [name, query, keys, crossed] of cases) {
