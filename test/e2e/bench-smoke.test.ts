@@ -22,7 +22,15 @@ let runDir: string;
 before(async () => {
   runDir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   servers = await startTestServers();
-  system = await startSystem(servers, { DELIVERY_INITIAL_BACKOFF_MS: '100', DELIVERY_MAX_BACKOFF_MS: '500' });
+  // Backoffs and circuits in seconds, not minutes: with half the attempts failing, five in a row on one agent open
+  // its circuit, and at the default 30 s (60 s when its probe fails too) the message outlasted the harness's wait
+  // and was counted unprocessed — a CI flake. The test checks counting, not timing.
+  system = await startSystem(servers, {
+    DELIVERY_INITIAL_BACKOFF_MS: '100',
+    DELIVERY_MAX_BACKOFF_MS: '500',
+    CIRCUIT_OPEN_MS: '1000',
+    CIRCUIT_MAX_OPEN_MS: '2000',
+  });
 });
 
 after(async () => {
