@@ -11,6 +11,7 @@
  * exclusion, counter-example or lesson among the best capabilities' cards is about as near as the chosen
  * capability's own texts (router/judge/decision.ts, NEAR_BORDER).
  */
+import { containsCjk } from '../words';
 import type { Crossing, HeadTrainingInput, NearestFence } from './head';
 
 interface Border {
@@ -57,11 +58,25 @@ function nearest(query: Float32Array, vectors: readonly Float32Array[]): { index
   return best;
 }
 
+/**
+ * A capability's own texts in the language most of them are written in (a card's few texts in another language are
+ * mostly short tags), against which fences in that language are weighed.
+ */
+interface OwnTexts {
+  chinese: boolean;
+  vectors: Float32Array[];
+}
+
+function ownTexts(vectors: readonly Float32Array[], chinese: readonly boolean[]): OwnTexts {
+  const zh = chinese.filter(Boolean).length * 2 > chinese.length;
+  return { chinese: zh, vectors: vectors.filter((_, i) => chinese[i] === zh) };
+}
+
 export class CardBorders {
   private constructor(
     private readonly borders: ReadonlyMap<string, Border>,
     /** Every capability's own texts' vectors (a request's gap is measured from its chosen capability's). */
-    private readonly own: ReadonlyMap<string, Float32Array[]>,
+    private readonly own: ReadonlyMap<string, OwnTexts>,
   ) {}
 
   /**
@@ -78,23 +93,28 @@ export class CardBorders {
       const fences = [...excluded.map((vector, j) => ({ text: clauses[i]![j]!, vector })), ...counter, ...learned];
       if (fences.length) borders.set(c.key, { own: c.vectors, excluded, clauses: [...clauses[i]!], lessons: [...learned], fences });
     });
-    return new CardBorders(borders, new Map(input.classes.map((c) => [c.key, c.vectors])));
+    return new CardBorders(borders, new Map(input.classes.map((c) => [c.key, ownTexts(c.vectors, c.chinese)])));
   }
 
   /**
    * How near the request is to a fence, for each of `keys` (the best capabilities): the similarity of the nearest
-   * fence text (exclusion clause, counter-example or lesson) on their cards minus that of the capability's own
-   * nearest text, with that fence's text. Above zero the request is nearer a fence than the capability; empty when
-   * none of those cards has a fence.
+   * fence text (exclusion clause, counter-example or lesson) on their cards minus that of the capability's nearest
+   * own text, with that fence's text — both in the language most of the capability's own texts are written in. Above
+   * zero the request is nearer a fence than the capability. Like with like, because the model scores a text in the
+   * request's own language higher whatever it says: a Chinese request to an English card was "near" any Chinese
+   * fence on a runner-up's card (zh/en dev: "明天请一天病假，发烧了" to the English leave card, nearest fence
+   * "保证坐席在预约时间外主动致电"). Empty when none of those cards has a fence in that language.
    */
   gaps(query: Float32Array, keys: readonly string[]): Map<string, NearestFence> {
     const gaps = new Map<string, NearestFence>();
     const fences = keys.flatMap((k) => this.borders.get(k)?.fences ?? []);
     if (fences.length === 0) return gaps;
-    const fence = nearest(query, fences.map((f) => f.vector));
     for (const key of keys) {
       const own = this.own.get(key);
-      if (own) gaps.set(key, { gap: fence.similarity - nearest(query, own).similarity, fence: fences[fence.index]!.text });
+      if (!own || own.vectors.length === 0) continue;
+      const sameLanguage = fences.filter((f) => containsCjk(f.text) === own.chinese);
+      const fence = nearest(query, sameLanguage.map((f) => f.vector));
+      if (fence.index >= 0) gaps.set(key, { gap: fence.similarity - nearest(query, own.vectors).similarity, fence: sameLanguage[fence.index]!.text });
     }
     return gaps;
   }

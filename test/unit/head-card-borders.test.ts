@@ -58,6 +58,29 @@ describe('CardBorders', () => {
     assert.equal(fenced.gaps(at(0), ['weather/forecast']).get('nobody/nothing'), undefined);
   });
 
+  it('CardBorders - gaps weigh like with like: only fences in the language most of the capability\'s own texts are in', () => {
+    const mixed: HeadTrainingInput = {
+      classes: [
+        // An English card (one short Chinese tag), fenced by an English clause at 0.8 rad.
+        { key: 'hr/leave', vectors: [at(0), at(0.1), at(1.2)], chinese: [false, false, true], excluded: [at(0.8)] },
+        // A Chinese card, fenced by a Chinese clause at 0.35 rad: near the request, but in another language than hr/leave.
+        { key: 'calls/notify', vectors: [at(1), at(1.1), at(0.9)], chinese: [true, true, true], excluded: [at(0.35)] },
+      ],
+      none: [],
+    };
+    const twoLanguages = CardBorders.of(mixed, [['approve leave'], ['在预约时间外致电']]);
+    const gaps = twoLanguages.gaps(at(0.3), ['hr/leave', 'calls/notify']);
+    // hr/leave: its English clause (cos 0.5) less its nearest English text (cos 0.2); the nearer Chinese fence is not weighed.
+    assert.equal(gaps.get('hr/leave')?.fence, 'approve leave');
+    assert.ok(Math.abs(gaps.get('hr/leave')!.gap - (Math.cos(0.5) - Math.cos(0.2))) < 1e-6);
+    // calls/notify: the Chinese clause against its Chinese texts.
+    assert.equal(gaps.get('calls/notify')?.fence, '在预约时间外致电');
+    assert.ok(Math.abs(gaps.get('calls/notify')!.gap - (Math.cos(0.05) - Math.cos(0.6))) < 1e-6);
+    // No fence in a capability's language: no gap.
+    const unfenced = { ...mixed, classes: [{ ...mixed.classes[0]!, excluded: [] }, mixed.classes[1]!] };
+    assert.equal(CardBorders.of(unfenced, [[], ['在预约时间外致电']]).gaps(at(0.3), ['hr/leave', 'calls/notify']).get('hr/leave'), undefined);
+  });
+
   for (const [name, query, keys, crossed] of cases) {
     it(`CardBorders - ${name}`, () => {
       assert.deepEqual([...borders.crossed(query, keys)], crossed);
