@@ -9,22 +9,37 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** The first of `count` consecutive ports below `below` that were all free a moment ago. */
-export async function freePortRange(count: number, below = 50_000): Promise<number> {
+/**
+ * Below Linux's ephemeral range (32768–60999 by default), from which the kernel gives outgoing connections their
+ * local ports: a port chosen there was taken by one of the cluster's own connections before its server bound it
+ * (a CI run: api-2 `EADDRINUSE`). Temporal needs it too: it keeps membership ports in a smallint column.
+ */
+const BELOW_EPHEMERAL = 32_768;
+
+/** The first of `count` consecutive ports below `below`, none in `taken`, that were all free a moment ago. */
+export async function freePortRange(count: number, below = BELOW_EPHEMERAL, taken: ReadonlySet<number> = new Set()): Promise<number> {
   for (let tries = 0; tries < 200; tries++) {
     const base = 20_000 + Math.floor(Math.random() * (below - 20_000 - count));
-    const checks = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
+    const ports = Array.from({ length: count }, (_, i) => base + i);
+    if (ports.some((port) => taken.has(port))) continue;
+    const checks = await Promise.all(ports.map(portFree));
     if (checks.every(Boolean)) return base;
   }
   throw new Error(`no ${count} consecutive free ports found`);
 }
 
-/** CLUSTER_* port settings on free ports (Temporal's below 32768: it keeps membership ports in a smallint column). */
+/** CLUSTER_* port settings on free ports, none shared (nothing is bound until the cluster starts). */
 export async function freeClusterPorts(): Promise<Record<string, string>> {
+  const taken = new Set<number>();
+  const range = async (count: number) => {
+    const base = await freePortRange(count, BELOW_EPHEMERAL, taken);
+    for (let i = 0; i < count; i++) taken.add(base + i);
+    return String(base);
+  };
   return {
-    CLUSTER_PORT: String(await freePortRange(4)),
-    CLUSTER_TEMPORAL_PORT: String(await freePortRange(14, 32_768)),
-    CLUSTER_POSTGRES_PORT: String(await freePortRange(1)),
-    CLUSTER_MONGODB_PORT: String(await freePortRange(1)),
+    CLUSTER_PORT: await range(4),
+    CLUSTER_TEMPORAL_PORT: await range(14),
+    CLUSTER_POSTGRES_PORT: await range(1),
+    CLUSTER_MONGODB_PORT: await range(1),
   };
 }
