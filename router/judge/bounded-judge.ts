@@ -25,8 +25,13 @@ export type JudgeOutcome =
   | { kind: 'timeout'; ms: number }
   | { kind: 'error'; message: string; ms: number };
 
-/** Judgements that may run back to back after a quiet spell. */
-const BURST = 3;
+/**
+ * Judgements saved up over a quiet spell, to spend back to back: requests that want reading come in runs (alike
+ * requests together), and with 3 saved the bucket refused reads while the long-run share wanted stayed below the bound
+ * (zh/en dev: 27.5 % wanted at share 0.3, 6 reads refused; with 10, one). The long-run share is bounded the same; a
+ * caller still waits at most the timeout, in line or reading.
+ */
+const BURST = 10;
 const DEFAULT_CACHE_SIZE = 5_000;
 
 export class BoundedJudge {

@@ -39,6 +39,17 @@ describe('BoundedJudge', () => {
     assert.equal(kinds.filter((k) => k === 'over_share').length, 100 - seen.calls);
   });
 
+  it('share - reads saved up over a quiet spell are spent back to back, at most 10', async () => {
+    const { judge, seen } = provider(0.9);
+    const bounded = new BoundedJudge(judge, { share: 0.25, timeoutMs: 1_000 });
+    // 60 requests the router decides without the judge: 15 judgements earned, 10 kept.
+    for (let i = 0; i < 60; i++) bounded.requestSeen();
+    const kinds: string[] = [];
+    for (let i = 0; i < 12; i++) kinds.push((await bounded.ask(question(`run ${i}`), 'r1')).kind);
+    assert.deepEqual(kinds, [...Array(10).fill('answered'), 'over_share', 'over_share']);
+    assert.equal(seen.calls, 10);
+  });
+
   it('cache - the same (revision, capability, request) is answered from the cache at no share; a new revision asks again', async () => {
     const { judge, seen } = provider(0.7);
     const bounded = new BoundedJudge(judge, { share: 1, timeoutMs: 1_000 });
