@@ -21,7 +21,7 @@ interface Border {
   /** The exclusion clauses, in the order of `excluded`. */
   clauses: string[];
   /** Every text that fences the card in, for `gaps`: its exclusion clauses, counter-examples and lessons. */
-  fences: Fence[];
+  fences: WrittenFence[];
   /** Requests reported misrouted to the capability and applied as lessons, with their vectors. */
   lessons: Lesson[];
 }
@@ -33,6 +33,11 @@ export interface Lesson {
 
 /** A text that says what a card does not take (an exclusion clause, a counter-example, a lesson), with its vector. */
 export type Fence = Lesson;
+
+/** A fence and whether it is written in Chinese (fences are weighed against own texts of their language). */
+interface WrittenFence extends Fence {
+  chinese: boolean;
+}
 
 
 /**
@@ -90,7 +95,7 @@ export class CardBorders {
       const learned = lessons[i] ?? [];
       const counter = counterExamples[i] ?? [];
       const excluded = c.excluded ?? [];
-      const fences = [...excluded.map((vector, j) => ({ text: clauses[i]![j]!, vector })), ...counter, ...learned];
+      const fences = [...excluded.map((vector, j) => ({ text: clauses[i]![j]!, vector })), ...counter, ...learned].map((f) => ({ ...f, chinese: containsCjk(f.text) }));
       if (fences.length) borders.set(c.key, { own: c.vectors, excluded, clauses: [...clauses[i]!], lessons: [...learned], fences });
     });
     return new CardBorders(borders, new Map(input.classes.map((c) => [c.key, ownTexts(c.vectors, c.chinese)])));
@@ -109,12 +114,16 @@ export class CardBorders {
     const gaps = new Map<string, NearestFence>();
     const fences = keys.flatMap((k) => this.borders.get(k)?.fences ?? []);
     if (fences.length === 0) return gaps;
+    const nearestWritten = (chinese: boolean) => {
+      const written = fences.filter((f) => f.chinese === chinese);
+      const found = nearest(query, written.map((f) => f.vector));
+      return found.index >= 0 ? { similarity: found.similarity, text: written[found.index]!.text } : undefined;
+    };
+    const nearestFence = { zh: nearestWritten(true), other: nearestWritten(false) };
     for (const key of keys) {
       const own = this.own.get(key);
-      if (!own || own.vectors.length === 0) continue;
-      const sameLanguage = fences.filter((f) => containsCjk(f.text) === own.chinese);
-      const fence = nearest(query, sameLanguage.map((f) => f.vector));
-      if (fence.index >= 0) gaps.set(key, { gap: fence.similarity - nearest(query, own.vectors).similarity, fence: sameLanguage[fence.index]!.text });
+      const fence = own && (own.chinese ? nearestFence.zh : nearestFence.other);
+      if (own && fence) gaps.set(key, { gap: fence.similarity - nearest(query, own.vectors).similarity, fence: fence.text });
     }
     return gaps;
   }

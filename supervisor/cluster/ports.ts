@@ -16,10 +16,10 @@ function portFree(port: number): Promise<boolean> {
  */
 const BELOW_EPHEMERAL = 32_768;
 
-/** The first of `count` consecutive ports below `below`, none in `taken`, that were all free a moment ago. */
-export async function freePortRange(count: number, below = BELOW_EPHEMERAL, taken: ReadonlySet<number> = new Set()): Promise<number> {
+/** The first of `count` consecutive ports between 20000 and the ephemeral range, none in `taken`, all free a moment ago. */
+export async function freePortRange(count: number, taken: ReadonlySet<number> = new Set()): Promise<number> {
   for (let tries = 0; tries < 200; tries++) {
-    const base = 20_000 + Math.floor(Math.random() * (below - 20_000 - count));
+    const base = 20_000 + Math.floor(Math.random() * (BELOW_EPHEMERAL - 20_000 - count));
     const ports = Array.from({ length: count }, (_, i) => base + i);
     if (ports.some((port) => taken.has(port))) continue;
     const checks = await Promise.all(ports.map(portFree));
@@ -32,7 +32,7 @@ export async function freePortRange(count: number, below = BELOW_EPHEMERAL, take
 export async function freeClusterPorts(): Promise<Record<string, string>> {
   const taken = new Set<number>();
   const range = async (count: number) => {
-    const base = await freePortRange(count, BELOW_EPHEMERAL, taken);
+    const base = await freePortRange(count, taken);
     for (let i = 0; i < count; i++) taken.add(base + i);
     return String(base);
   };
