@@ -25,8 +25,10 @@
  * there the model's "no" to a right answer it is unsure of is as lukewarm (CLINC150's narrow wins: right 0.23,
  * wrong 0.27) and only an out-of-scope-strength "no" counts. FAR_BIAS is the midpoint, in log-odds, between the
  * judge's median answer to a catalogue's own unshown examples (0.49 zh/en, 0.60 CLINC150) and to generic
- * out-of-scope text (0.12, 0.04): −1.0 and −1.4; −1 is kept. Both terms are relative (r to the catalogue's own
- * fitted threshold, P(yes) to the model's). Measured in docs/benchmarks.md.
+ * out-of-scope text (0.12, 0.04): −1.0 and −1.4. −1.4 is kept: on zh/en dev the two decide alike (300 random
+ * orders replayed), and on CLINC150, where every read is far from a fence, −1.4 overrules 4 fewer right answers for 2
+ * fewer out-of-scope requests refused. Both terms are relative (r to the catalogue's own fitted threshold, P(yes) to
+ * the model's). Measured in docs/benchmarks.md.
  */
 
 export const UNCERTAIN_ABOVE = 1.5;
@@ -38,7 +40,7 @@ export const NEAR_BORDER = 0.04;
 export const CLOSE = 0.5;
 export const HEAD_WEIGHT = 1;
 export const BIAS = 0;
-export const FAR_BIAS = -1;
+export const FAR_BIAS = -1.4;
 /** P(yes) is clipped to [1 − CONFIDENCE_CAP, CONFIDENCE_CAP]: no single reading of a small model is certain. */
 const CONFIDENCE_CAP = 0.99;
 
