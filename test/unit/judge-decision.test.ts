@@ -1,7 +1,7 @@
 /** The judge's decision logic (router/judge/decision.ts, question.ts): when it reads, what its answer does. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BIAS, CLOSE, combinedScore, FAR_BIAS, HEAD_WEIGHT, judgedVerdict, judgeReason, NEAR_BORDER, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
+import { BIAS, CLOSE, combinedScore, FAR_BIAS, HEAD_WEIGHT, judgedVerdict, judgeReason, NEAR_BORDER, NEAR_HEAD_WEIGHT, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
 import { cpuBinaryPackage } from '../../router/judge/judge-files';
 import { answerWord, questionText, yesProbability } from '../../router/judge/question';
 import { candidatesOf } from '../../router/candidates';
@@ -36,13 +36,19 @@ describe('judgeReason', () => {
 });
 
 describe('combined verdict', () => {
-  it('combinedScore - the judge log-odds plus the head log-ratio, less the bias: BIAS near a fence, FAR_BIAS elsewhere', () => {
+  it('combinedScore - the judge log-odds plus the weighed head log-ratio, less the bias: near a fence NEAR_HEAD_WEIGHT and BIAS, elsewhere HEAD_WEIGHT and FAR_BIAS', () => {
     const near = combinedScore(0.8, { best: 0.6, accept: 0.3, gap: -NEAR_BORDER / 2 });
-    assert.ok(Math.abs(near - (Math.log(4) + HEAD_WEIGHT * Math.log(2) - BIAS)) < 1e-9);
+    assert.ok(Math.abs(near - (Math.log(4) + NEAR_HEAD_WEIGHT * Math.log(2) - BIAS)) < 1e-9);
     for (const gap of [undefined, -NEAR_BORDER - 0.01]) {
       const far = combinedScore(0.8, { best: 0.6, accept: 0.3, ...(gap === undefined ? {} : { gap }) });
       assert.ok(Math.abs(far - (Math.log(4) + HEAD_WEIGHT * Math.log(2) - FAR_BIAS)) < 1e-9);
     }
+  });
+  it('judgedVerdict - near a fence a very sure head counts for less: a lukewarm "no" refuses what it would keep elsewhere', () => {
+    const sure = { best: 1.2, accept: 0.3, gap: 0 };
+    assert.equal(judgedVerdict(0.2, sure), 'refuse');
+    assert.equal(judgedVerdict(0.2, sure, { head: HEAD_WEIGHT, bias: BIAS }), 'accept');
+    assert.equal(judgedVerdict(0.2, { best: 1.2, accept: 0.3 }), 'accept');
   });
   it('judgedVerdict - a lukewarm "no" refuses a narrow win near a fence (a near miss), not far from every fence', () => {
     assert.equal(judgedVerdict(0.3, { best: 0.33, accept: 0.3, gap: 0 }), 'refuse');
