@@ -26,7 +26,8 @@
  * P(yes) with ln r added 0.82). With half the head's weight and the bias set where in-scope answers stay as they
  * were (−0.4: the same decision as before at r ≈ 2.2), 300 random orders of zh/en dev replayed refuse 71.3 % of
  * the near misses instead of 69.2 %, at 88.3 % in-scope either way; with the full weight, a bias that refuses as
- * many near misses costs 0.4 points of in-scope, and without the head near a fence, 1.5 (docs/benchmarks.md).
+ * many near misses costs 0.4 points of in-scope, and leaving the head out near a fence refuses more only at 1.5
+ * points of in-scope (docs/benchmarks.md).
  * Far from every fence there is no near miss to catch, only out-of-scope requests:
  * there the model's "no" to a right answer it is unsure of is as lukewarm (CLINC150's narrow wins: right 0.23,
  * wrong 0.27) and only an out-of-scope-strength "no" counts. FAR_BIAS is the midpoint, in log-odds, between the
@@ -79,14 +80,14 @@ export function nearFence(view: Pick<HeadView, 'gap'>): boolean {
   return view.gap !== undefined && view.gap > -NEAR_BORDER;
 }
 
-/** The bias a judgement is weighed against: BIAS near a fence, FAR_BIAS elsewhere. */
-export function biasFor(view: Pick<HeadView, 'gap'>): number {
-  return nearFence(view) ? BIAS : FAR_BIAS;
+/** How the head's log-ratio and the bias weigh beside the judge: near a fence, elsewhere. */
+export interface Weights {
+  head: number;
+  bias: number;
 }
 
-/** The head's weight beside the judge: NEAR_HEAD_WEIGHT near a fence, HEAD_WEIGHT elsewhere. */
-export function headWeightFor(view: Pick<HeadView, 'gap'>): number {
-  return nearFence(view) ? NEAR_HEAD_WEIGHT : HEAD_WEIGHT;
+export function weightsFor(view: Pick<HeadView, 'gap'>): Weights {
+  return nearFence(view) ? { head: NEAR_HEAD_WEIGHT, bias: BIAS } : { head: HEAD_WEIGHT, bias: FAR_BIAS };
 }
 
 function logit(p: number): number {
@@ -95,10 +96,10 @@ function logit(p: number): number {
 }
 
 /** The combined evidence for taking the request; ≥ 0 accepts. */
-export function combinedScore(yes: number, view: Pick<HeadView, 'best' | 'accept' | 'gap'>, weights = { head: headWeightFor(view), bias: biasFor(view) }): number {
+export function combinedScore(yes: number, view: Pick<HeadView, 'best' | 'accept' | 'gap'>, weights: Weights = weightsFor(view)): number {
   return logit(yes) + weights.head * Math.log(view.best / view.accept) - weights.bias;
 }
 
-export function judgedVerdict(yes: number, view: Pick<HeadView, 'best' | 'accept' | 'gap'>, weights = { head: headWeightFor(view), bias: biasFor(view) }): 'accept' | 'refuse' {
+export function judgedVerdict(yes: number, view: Pick<HeadView, 'best' | 'accept' | 'gap'>, weights: Weights = weightsFor(view)): 'accept' | 'refuse' {
   return combinedScore(yes, view, weights) >= 0 ? 'accept' : 'refuse';
 }
