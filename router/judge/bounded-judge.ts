@@ -27,9 +27,10 @@ export type JudgeOutcome =
 
 /**
  * Judgements saved up over a quiet spell, to spend back to back: requests that want reading come in runs (by chance
- * in the benchmark's shuffled order; alike requests together in real traffic), and with 3 saved the bucket refused reads while the long-run share wanted stayed below the bound
- * (zh/en dev: 27.5 % wanted at share 0.3, 6 reads refused; with 10, none). The long-run share is bounded the same; a
- * caller still waits at most the timeout, in line or reading.
+ * in the benchmark's shuffled order; alike requests together in real traffic), and with 3 saved the bucket refused
+ * reads while the long-run share wanted stayed below the bound (zh/en dev: 27.5 % wanted at share 0.3, 6 reads
+ * refused; with 10, none). The long-run share is bounded the same; a caller still waits at most the timeout, in line
+ * or reading.
  */
 const BURST = 10;
 const DEFAULT_CACHE_SIZE = 5_000;

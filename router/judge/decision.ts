@@ -86,7 +86,7 @@ export interface Weights {
   bias: number;
 }
 
-export function weightsFor(view: Pick<HeadView, 'gap'>): Weights {
+function weightsFor(view: Pick<HeadView, 'gap'>): Weights {
   return nearFence(view) ? { head: NEAR_HEAD_WEIGHT, bias: BIAS } : { head: HEAD_WEIGHT, bias: FAR_BIAS };
 }
 
