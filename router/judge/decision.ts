@@ -12,9 +12,14 @@
  *   still serve: at 0.03 it read 26.6 % of the requests (in 300 random orders of zh/en dev), leaving reads unspent;
  *   at 0.04, 29.7 %, with near misses refused 66.8 → 68.9 % and in-scope unchanged; wider, the bound read first-come
  *   requests far from any fence in place of near ones (0.05: 62.7 %).
- * Refusals are not judged: rescuing near refusals (r ≥ 0.4) was tried and in 70 judgements on zh/en dev and
- * CLINC150 never rescued a right answer (twice a wrong one), while spending the judge's share (docs/benchmarks.md).
- * Ambiguous and escalated verdicts are not judged either (the caller is asked which; the LLM chooses).
+ * Where no card near the request states a fence (no exclusion clause, counter-example or lesson: no gap), a narrow
+ * loss is read too (a refusal with r ≥ NARROW_LOSS): there the only requests to refuse are out-of-scope ones, which
+ * the judge tells apart clearly (CLINC150: P(yes) median 0.04 for generic out-of-scope text, 0.60 for the
+ * catalogue's unshown examples), so it takes back right answers that fell just under the head's threshold as well
+ * as refusing out-of-scope ones just over it. Where cards state fences, refusals are not read: a near miss the head
+ * refused would get a lukewarm answer, and rescuing near refusals (r ≥ 0.4, with a bias near 0) on zh/en dev rescued
+ * no right answer (docs/benchmarks.md).
+ * Ambiguous and escalated verdicts are not judged (the caller is asked which; the LLM chooses).
  *
  * What: neither the head nor the judge decides alone. The judge's log-odds and the head's log-ratio to its
  * threshold add up, and the request stays accepted when
@@ -28,14 +33,17 @@
  * the near misses instead of 69.2 %, at 88.3 % in-scope either way; with the full weight, a bias that refuses as
  * many near misses costs 0.4 points of in-scope, and leaving the head out near a fence refuses more only at 1.5
  * points of in-scope (docs/benchmarks.md).
- * Far from every fence there is no near miss to catch, only out-of-scope requests:
- * there the model's "no" to a right answer it is unsure of is as lukewarm (CLINC150's narrow wins: right 0.23,
- * wrong 0.27) and only an out-of-scope-strength "no" counts. FAR_BIAS is the midpoint, in log-odds, between the
- * judge's median answer to a catalogue's own unshown examples (0.49 zh/en, 0.60 CLINC150) and to generic
- * out-of-scope text (0.12, 0.04): −1.0 and −1.4. −1.4 is kept: on zh/en dev the two decide alike (300 random
- * orders replayed), and on CLINC150, where every read is far from a fence, −1.4 overrules 4 fewer right answers for 2
- * fewer out-of-scope requests refused. Both terms are relative (r to the catalogue's own fitted threshold, P(yes) to
- * the model's). Measured in docs/benchmarks.md.
+ * Far from every fence a near miss is less likely, and the model's "no" to a right answer it is unsure of is as
+ * lukewarm as to a wrong one (CLINC150's narrow wins: right 0.23, wrong 0.27). FAR_BIAS is the midpoint, in
+ * log-odds, between the judge's median answer to a catalogue's own unshown examples (0.49 zh/en, 0.60 CLINC150) and
+ * to generic out-of-scope text (0.12, 0.04): −1.0 and −1.4; on zh/en dev the two decide alike (300 random orders
+ * replayed), −1.4 is kept.
+ * Where no card states a fence at all, there is no near miss to catch, only out-of-scope requests, and only an
+ * out-of-scope-strength "no" counts: NO_FENCE_BIAS, 80 % of the way from the unshown examples' median (0.4 in
+ * log-odds on CLINC150) to the generic out-of-scope text's (−3.2). With the narrow losses read, on CLINC150 (no
+ * fences) it keeps 85.2 % of the in-scope sample and refuses 85.6 % of the out-of-scope one, where the head alone
+ * gives 83.2 / 84.8 % and −1.4 on narrow wins only 79.0 / 93.2 % (docs/benchmarks.md).
+ * Both terms are relative (r to the catalogue's own fitted threshold, P(yes) to the model's).
  */
 
 export const UNCERTAIN_ABOVE = 1.5;
@@ -49,6 +57,9 @@ export const HEAD_WEIGHT = 1;
 export const NEAR_HEAD_WEIGHT = 0.5;
 export const BIAS = -0.4;
 export const FAR_BIAS = -1.4;
+export const NO_FENCE_BIAS = -2.5;
+/** Where no card states a fence, a refusal with r = p₁ / accept at least this is read (a narrow loss). */
+export const NARROW_LOSS = 0.6;
 /** P(yes) is clipped to [1 − CONFIDENCE_CAP, CONFIDENCE_CAP]: no single reading of a small model is certain. */
 const CONFIDENCE_CAP = 0.99;
 
@@ -62,13 +73,14 @@ export interface HeadView {
   gap?: number;
 }
 
-export type JudgeReason = 'border' | 'uncertain' | 'close';
+export type JudgeReason = 'border' | 'uncertain' | 'close' | 'narrow_loss';
 
 /** Why the judge should read this request, or undefined when the head's verdict stands unread. */
 export function judgeReason(view: HeadView): JudgeReason | undefined {
   if (!(view.accept > 0) || !(view.best > 0)) return undefined;
-  if (view.verdict !== 'accept') return undefined;
   const r = view.best / view.accept;
+  if (view.verdict === 'refuse') return view.gap === undefined && r >= NARROW_LOSS ? 'narrow_loss' : undefined;
+  if (view.verdict !== 'accept') return undefined;
   if (r < UNCERTAIN_ABOVE) return 'uncertain';
   if (view.second >= CLOSE * view.best) return 'close';
   if (nearFence(view)) return 'border';
@@ -80,13 +92,14 @@ export function nearFence(view: Pick<HeadView, 'gap'>): boolean {
   return view.gap !== undefined && view.gap > -NEAR_BORDER;
 }
 
-/** How the head's log-ratio and the bias weigh beside the judge: near a fence, elsewhere. */
+/** How the head's log-ratio and the bias weigh beside the judge: near a fence, far from one, where no card has one. */
 export interface Weights {
   head: number;
   bias: number;
 }
 
 function weightsFor(view: Pick<HeadView, 'gap'>): Weights {
+  if (view.gap === undefined) return { head: HEAD_WEIGHT, bias: NO_FENCE_BIAS };
   return nearFence(view) ? { head: NEAR_HEAD_WEIGHT, bias: BIAS } : { head: HEAD_WEIGHT, bias: FAR_BIAS };
 }
 

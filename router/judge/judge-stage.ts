@@ -1,8 +1,9 @@
 /**
- * The judge's place in a head's decision (router.ts, routeByHead): given the head's acceptance, ask the judge when
- * it matters (decision.ts), within its bounds (bounded-judge.ts), and return the verdict to act on (the acceptance,
- * or a refusal) with what happened, for the explanation. Any failure to get an answer (over its share, timeout,
- * error, no yes/no) leaves the head's verdict as it was.
+ * The judge's place in a head's decision (router.ts, routeByHead): given the head's acceptance or refusal, ask the
+ * judge when it matters (decision.ts), within its bounds (bounded-judge.ts), and return the verdict to act on (the
+ * head's, or the other one: a refusal of its acceptance, an acceptance of its refusal) with what happened, for the
+ * explanation. Any failure to get an answer (over its share, timeout, error, no yes/no) leaves the head's verdict
+ * as it was.
  */
 import type { CapabilityCandidate } from '../candidates';
 import { operatingPointOf, type HeadThresholds, type HeadVerdict, type ScoredGroup } from '../head/decide';
@@ -45,8 +46,8 @@ export async function reviewVerdict(
 ): Promise<JudgedVerdict> {
   judge.requestSeen();
   const { verdict, groups } = input;
-  if (verdict.kind !== 'accept') return { verdict };
-  const first = verdict.group;
+  const first = readable(verdict);
+  if (!first) return { verdict };
   const second = groups.find((g) => g !== first);
   const top = input.candidate(first.keys[0]!);
   const nearest = input.gaps?.get(top.key);
@@ -60,7 +61,16 @@ export async function reviewVerdict(
   if (outcome.kind === 'error') return { verdict, explanation: { ...base, outcome: 'error', error: outcome.message, ms: outcome.ms } };
   const judged = judgedVerdict(outcome.yes, view);
   const explanation: JudgeExplanation = { ...base, outcome: 'agreed', p_yes: round(outcome.yes), score: round(combinedScore(outcome.yes, view)), cached: outcome.cached, ms: outcome.ms };
-  return judged === 'refuse' ? { verdict: { kind: 'refuse', best: first }, explanation: { ...explanation, outcome: 'overruled' } } : { verdict, explanation };
+  if (judged === verdict.kind) return { verdict, explanation };
+  const overruled: HeadVerdict = judged === 'refuse' ? { kind: 'refuse', best: first } : { kind: 'accept', group: first };
+  return { verdict: overruled, explanation: { ...explanation, outcome: 'overruled' } };
+}
+
+/** The group a verdict the judge may read is about: an acceptance's, or a refusal's best one (not a card's own exclusion). */
+function readable(verdict: HeadVerdict): ScoredGroup | undefined {
+  if (verdict.kind === 'accept') return verdict.group;
+  if (verdict.kind === 'refuse' && !verdict.crossed) return verdict.best;
+  return undefined;
 }
 
 function round(n: number): number {

@@ -2,8 +2,8 @@
  * The judge on an OpenAI-compatible chat endpoint: a tiny local HTTP server speaks the chat completions protocol
  * (answers with first-token log-probabilities, or plain text, slowly, or with an error), the real OpenAiJudge and
  * BoundedJudge call it, and a Router with a scripted head (fixed probabilities, so the verdict is known) acts on
- * the answer: a "no" overrules a narrow acceptance, a "yes" keeps it, a timeout or an error leaves the head's
- * verdict.
+ * the answer: a "no" overrules a narrow acceptance, a "yes" keeps it; where no card states a fence, a "yes" takes
+ * back a narrow refusal; a timeout or an error leaves the head's verdict.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { HeadPrediction } from '../../router/head/head';
 import { BoundedJudge } from '../../router/judge/bounded-judge';
-import { NEAR_BORDER, UNCERTAIN_ABOVE } from '../../router/judge/decision';
+import { NARROW_LOSS, NEAR_BORDER, UNCERTAIN_ABOVE } from '../../router/judge/decision';
 import { OpenAiJudge } from '../../router/judge/openai-judge';
 import type { MatcherFactory } from '../../router/matcher';
 import { Router } from '../../router/router';
@@ -126,15 +126,36 @@ describe('judge on an OpenAI-compatible endpoint', () => {
     assert.match(sent.messages.find((m) => m.role === 'user')!.content, /It does NOT: provide historical weather/);
   });
 
-  it('router judge llm - a confident "yes" keeps the acceptance; a refusal is not read', async () => {
+  it('router judge llm - a confident "yes" keeps the acceptance', async () => {
     behaviours.push(['Will it rain in Paris tomorrow?', { yes: 0.97 }]);
     const kept = await route(routerWith(0.35, judgeAt()), 'Will it rain in Paris tomorrow?');
     assert.ok(kept.kind === 'routed' && kept.explanation.judge?.outcome === 'agreed' && kept.explanation.decided_by === 'head');
+  });
+
+  it('router judge llm - where no card states a fence, a narrow loss is read: a confident "yes" routes it, a confident "no" keeps it refused', async () => {
     behaviours.push(['Umbrella needed in Paris on Friday?', { yes: 0.97 }]);
-    const before = received.length;
-    const refused = await route(routerWith(0.25, judgeAt()), 'Umbrella needed in Paris on Friday?');
+    const taken = await route(routerWith(0.25, judgeAt()), 'Umbrella needed in Paris on Friday?');
+    assert.equal(taken.kind, 'routed');
+    assert.equal(taken.explanation.head?.verdict, 'refuse');
+    assert.equal(taken.explanation.decided_by, 'judge');
+    assert.equal(taken.explanation.judge?.reason, 'narrow_loss');
+    assert.equal(taken.explanation.judge?.outcome, 'overruled');
+    behaviours.push(['Best umbrella shop in Paris?', { yes: 0.02 }]);
+    const refused = await route(routerWith(0.25, judgeAt()), 'Best umbrella shop in Paris?');
     assert.equal(refused.kind, 'refused');
-    assert.equal(refused.explanation.judge, undefined);
+    assert.equal(refused.explanation.judge?.reason, 'narrow_loss');
+    assert.equal(refused.explanation.judge?.outcome, 'agreed');
+  });
+
+  it('router judge llm - a refusal is not read near a card\'s fence, nor far under the threshold', async () => {
+    behaviours.push(['Umbrella needed in Paris on Sunday?', { yes: 0.97 }]);
+    const before = received.length;
+    const fenced = await route(routerWith(0.25, judgeAt(), 0.3, -NEAR_BORDER - 0.01), 'Umbrella needed in Paris on Sunday?');
+    assert.equal(fenced.kind, 'refused');
+    assert.equal(fenced.explanation.judge, undefined);
+    const far = await route(routerWith(0.3 * NARROW_LOSS - 0.01, judgeAt()), 'Umbrella needed in Paris on Sunday?');
+    assert.equal(far.kind, 'refused');
+    assert.equal(far.explanation.judge, undefined);
     assert.equal(received.length, before);
   });
 

@@ -1,7 +1,7 @@
 /** The judge's decision logic (router/judge/decision.ts, question.ts): when it reads, what its answer does. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BIAS, CLOSE, combinedScore, FAR_BIAS, HEAD_WEIGHT, judgedVerdict, judgeReason, NEAR_BORDER, NEAR_HEAD_WEIGHT, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
+import { BIAS, CLOSE, combinedScore, FAR_BIAS, HEAD_WEIGHT, judgedVerdict, judgeReason, NARROW_LOSS, NEAR_BORDER, NEAR_HEAD_WEIGHT, NO_FENCE_BIAS, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
 import { cpuBinaryPackage } from '../../router/judge/judge-files';
 import { answerWord, questionText, yesProbability } from '../../router/judge/question';
 import { candidatesOf } from '../../router/candidates';
@@ -24,10 +24,15 @@ describe('judgeReason', () => {
   it('judgeReason - a close runner-up is read', () => {
     assert.equal(judgeReason(view({ best: 0.3 * (UNCERTAIN_ABOVE + 1), second: 0.3 * (UNCERTAIN_ABOVE + 1) * CLOSE })), 'close');
   });
-  it('judgeReason - refusals, ambiguous and escalated verdicts are not read (left to the head, the caller, the LLM)', () => {
+  it('judgeReason - refusals where a card states a fence, ambiguous and escalated verdicts are not read (left to the head, the caller, the LLM)', () => {
     assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.29, gap: 0.05 })), undefined);
+    assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.29, gap: -NEAR_BORDER - 0.05 })), undefined);
     assert.equal(judgeReason(view({ verdict: 'ambiguous', best: 0.31 })), undefined);
     assert.equal(judgeReason(view({ verdict: 'escalate', best: 0.25 })), undefined);
+  });
+  it('judgeReason - where no card states a fence, a narrow loss is read; a refusal far under the threshold is not', () => {
+    assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.3 * NARROW_LOSS + 0.001 })), 'narrow_loss');
+    assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.3 * NARROW_LOSS - 0.001 })), undefined);
   });
   it('judgeReason - no threshold or no probability: nothing to weigh', () => {
     assert.equal(judgeReason(view({ accept: 0 })), undefined);
@@ -36,13 +41,20 @@ describe('judgeReason', () => {
 });
 
 describe('combined verdict', () => {
-  it('combinedScore - the judge log-odds plus the weighed head log-ratio, less the bias: near a fence NEAR_HEAD_WEIGHT and BIAS, elsewhere HEAD_WEIGHT and FAR_BIAS', () => {
+  it('combinedScore - the judge log-odds plus the weighed head log-ratio, less the bias: near a fence NEAR_HEAD_WEIGHT and BIAS, far from one HEAD_WEIGHT and FAR_BIAS, where no card has one NO_FENCE_BIAS', () => {
     const near = combinedScore(0.8, { best: 0.6, accept: 0.3, gap: -NEAR_BORDER / 2 });
     assert.ok(Math.abs(near - (Math.log(4) + NEAR_HEAD_WEIGHT * Math.log(2) - BIAS)) < 1e-9);
-    for (const gap of [undefined, -NEAR_BORDER - 0.01]) {
-      const far = combinedScore(0.8, { best: 0.6, accept: 0.3, ...(gap === undefined ? {} : { gap }) });
-      assert.ok(Math.abs(far - (Math.log(4) + HEAD_WEIGHT * Math.log(2) - FAR_BIAS)) < 1e-9);
-    }
+    const far = combinedScore(0.8, { best: 0.6, accept: 0.3, gap: -NEAR_BORDER - 0.01 });
+    assert.ok(Math.abs(far - (Math.log(4) + HEAD_WEIGHT * Math.log(2) - FAR_BIAS)) < 1e-9);
+    const unfenced = combinedScore(0.8, { best: 0.6, accept: 0.3 });
+    assert.ok(Math.abs(unfenced - (Math.log(4) + HEAD_WEIGHT * Math.log(2) - NO_FENCE_BIAS)) < 1e-9);
+  });
+  it('judgedVerdict - where no card states a fence, only an out-of-scope-strength "no" refuses, and a clear "yes" takes back a narrow loss', () => {
+    assert.equal(judgedVerdict(0.1, { best: 0.33, accept: 0.3 }), 'accept');
+    assert.equal(judgedVerdict(0.1, { best: 0.33, accept: 0.3, gap: -NEAR_BORDER - 0.01 }), 'refuse');
+    assert.equal(judgedVerdict(0.02, { best: 0.33, accept: 0.3 }), 'refuse');
+    assert.equal(judgedVerdict(0.5, { best: 0.3 * NARROW_LOSS, accept: 0.3 }), 'accept');
+    assert.equal(judgedVerdict(0.05, { best: 0.3 * NARROW_LOSS, accept: 0.3 }), 'refuse');
   });
   it('judgedVerdict - near a fence a very sure head counts for less: a lukewarm "no" refuses what it would keep elsewhere', () => {
     const sure = { best: 1.2, accept: 0.3, gap: 0 };
