@@ -326,7 +326,7 @@ export class Router {
     const headVerdict = decideByHead(groups, thresholds, prediction.crossed);
     explanation.decided_by = 'head';
     const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
-    const reviewed = this.deps.judge ? await reviewVerdict(this.deps.judge, { intent: request.intent!, verdict: headVerdict, thresholds, candidate: (key) => inPool.get(key)!, revision, ...(prediction.gaps ? { gaps: prediction.gaps } : {}) }) : { verdict: headVerdict };
+    const reviewed = this.deps.judge ? await reviewVerdict(this.deps.judge, { intent: request.intent!, verdict: headVerdict, groups, thresholds, candidate: (key) => inPool.get(key)!, revision, ...(prediction.gaps ? { gaps: prediction.gaps } : {}) }) : { verdict: headVerdict };
     const verdict = reviewed.verdict;
     if (reviewed.explanation) explanation.judge = reviewed.explanation;
     if (reviewed.explanation?.outcome === 'overruled') explanation.decided_by = 'judge';

@@ -43,7 +43,7 @@ async function decideAll(models: NonNullable<Awaited<ReturnType<typeof loadLocal
     const groups = groupScores(prediction.ranked, prediction.same, prediction.crossLingual);
     const thresholds = resolveThresholds(prediction.calibration, DEFAULT_HEAD_SETTINGS, false);
     const headVerdict = decideByHead(groups, thresholds, prediction.crossed);
-    const verdict = judge ? (await reviewVerdict(judge, { intent: row.text, verdict: headVerdict, thresholds, candidate: (key) => byKey.get(key)!, revision, ...(prediction.gaps ? { gaps: prediction.gaps } : {}) })).verdict : headVerdict;
+    const verdict = judge ? (await reviewVerdict(judge, { intent: row.text, verdict: headVerdict, groups, thresholds, candidate: (key) => byKey.get(key)!, revision, ...(prediction.gaps ? { gaps: prediction.gaps } : {}) })).verdict : headVerdict;
     out.push({ ...row, chosen: verdict.kind === 'accept' ? verdict.group.keys[0]! : null });
   }
   return out;

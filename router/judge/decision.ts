@@ -2,7 +2,8 @@
  * When the judge is asked, and what its answer does (docs/routing.md, "The judge"). Pure functions.
  *
  * When: the head's best group, with r = p₁ / accept (its probability against its operating point), is
- *   accepted with r below UNCERTAIN_ABOVE (a narrow win), or near a border: a fence (an exclusion clause, counter-example or lesson on the best capabilities' cards) about as near
+ *   accepted with r below UNCERTAIN_ABOVE (a narrow win), or with the runner-up close (p₂ ≥ CLOSE·p₁), or near a
+ *   border: a fence (an exclusion clause, counter-example or lesson on the best capabilities' cards) about as near
  *   to the request as the chosen capability's own texts (gap > −NEAR_BORDER, card-borders.ts). Near misses score
  *   like right answers for the head, however sure it is; what sets them apart is a fence nearby. Reading every
  *   acceptance of a card that has fences (r < 4, the first rule) wanted half of zh/en dev's requests, so the share
@@ -10,10 +11,7 @@
  *   the requests and read 18 of those 25 (docs/benchmarks.md). NEAR_BORDER is the widest band the share bound can
  *   still serve: at 0.03 it read 26.6 % of the requests (in 300 random orders of zh/en dev), leaving reads unspent;
  *   at 0.04, 29.7 %, with near misses refused 66.8 → 68.9 % and in-scope unchanged; wider, the bound read first-come
- *   requests far from any fence in place of near ones (0.05: 62.7 %). A close runner-up is no reason of its own (it
- *   was, p₂ ≥ 0.5·p₁): the judge reads only the best card, and between two close capabilities it picks the right one
- *   no more often than the head (CLINC150); its reads spent the share for nothing (zh/en dev, 300 random orders:
- *   without them near misses refused 71.3 → 72.3 %, in-scope 88.3 → 88.2 %; CLINC150: 22 reads, no verdict changed).
+ *   requests far from any fence in place of near ones (0.05: 62.7 %).
  * Where no card near the request states a fence (no exclusion clause, counter-example or lesson: no gap), a narrow
  * loss is read too (a refusal with r ≥ NARROW_LOSS): there the only requests to refuse are out-of-scope ones, which
  * the judge tells apart clearly (CLINC150: P(yes) median 0.04 for generic out-of-scope text, 0.60 for the
@@ -26,8 +24,7 @@
  * What: neither the head nor the judge decides alone. The judge's log-odds and the head's log-ratio to its
  * threshold add up, and the request stays accepted when
  *     logit(P(yes)) + NEAR_HEAD_WEIGHT · ln r ≥ BIAS   near a fence
- *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ FAR_BIAS    far from one (a narrow win)
- *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ NO_FENCE_BIAS   where no card has one (a narrow win or loss)
+ *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ FAR_BIAS    elsewhere (a narrow win or a close runner-up)
  * Near a fence a lukewarm "no" is what a near miss gets (P(yes) median 0.24 on zh/en dev, right answers 0.59), and
  * the head's certainty counts for less there: a near miss is by its nature what the head is sure of (among the
  * accepted dev requests read near a fence, P(yes) alone separates right answers from near misses with AUC 0.86,
@@ -55,6 +52,7 @@ export const UNCERTAIN_ABOVE = 1.5;
  * a narrow band, 0.8–0.95): a request whose nearest fence is within this of its capability's own nearest text is read.
  */
 export const NEAR_BORDER = 0.04;
+export const CLOSE = 0.5;
 export const HEAD_WEIGHT = 1;
 export const NEAR_HEAD_WEIGHT = 0.5;
 export const BIAS = -0.4;
@@ -67,14 +65,15 @@ const CONFIDENCE_CAP = 0.99;
 
 export interface HeadView {
   verdict: 'accept' | 'refuse' | 'ambiguous' | 'escalate';
-  /** The best group's probability and its operating point's accept threshold. */
+  /** The best group's probability, its operating point's accept threshold, the runner-up's probability. */
   best: number;
   accept: number;
+  second: number;
   /** The request's gap to the nearest fence (card-borders.ts): undefined when no card near it has one. */
   gap?: number;
 }
 
-export type JudgeReason = 'border' | 'uncertain' | 'narrow_loss';
+export type JudgeReason = 'border' | 'uncertain' | 'close' | 'narrow_loss';
 
 /** Why the judge should read this request, or undefined when the head's verdict stands unread. */
 export function judgeReason(view: HeadView): JudgeReason | undefined {
@@ -83,6 +82,7 @@ export function judgeReason(view: HeadView): JudgeReason | undefined {
   if (view.verdict === 'refuse') return view.gap === undefined && r >= NARROW_LOSS ? 'narrow_loss' : undefined;
   if (view.verdict !== 'accept') return undefined;
   if (r < UNCERTAIN_ABOVE) return 'uncertain';
+  if (view.second >= CLOSE * view.best) return 'close';
   if (nearFence(view)) return 'border';
   return undefined;
 }

@@ -36,6 +36,7 @@ export async function reviewVerdict(
   input: {
     intent: string;
     verdict: HeadVerdict;
+    groups: readonly ScoredGroup[];
     thresholds: HeadThresholds;
     candidate: (key: string) => CapabilityCandidate;
     revision: string;
@@ -44,12 +45,13 @@ export async function reviewVerdict(
   },
 ): Promise<JudgedVerdict> {
   judge.requestSeen();
-  const { verdict } = input;
+  const { verdict, groups } = input;
   const first = readable(verdict);
   if (!first) return { verdict };
+  const second = groups.find((g) => g !== first);
   const top = input.candidate(first.keys[0]!);
   const nearest = input.gaps?.get(top.key);
-  const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: operatingPointOf(first, input.thresholds).accept, gap: nearest?.gap };
+  const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: operatingPointOf(first, input.thresholds).accept, second: second?.probability ?? 0, gap: nearest?.gap };
   const reason = judgeReason(view);
   if (!reason) return { verdict };
   const base = { judge: judge.name, reason, capability: top.key, ...(nearest && nearFence(view) ? { fence: nearest.fence, gap: round(nearest.gap) } : {}) };

@@ -1,13 +1,13 @@
 /** The judge's decision logic (router/judge/decision.ts, question.ts): when it reads, what its answer does. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BIAS, combinedScore, FAR_BIAS, HEAD_WEIGHT, judgedVerdict, judgeReason, NARROW_LOSS, NEAR_BORDER, NEAR_HEAD_WEIGHT, NO_FENCE_BIAS, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
+import { BIAS, CLOSE, combinedScore, FAR_BIAS, HEAD_WEIGHT, judgedVerdict, judgeReason, NARROW_LOSS, NEAR_BORDER, NEAR_HEAD_WEIGHT, NO_FENCE_BIAS, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
 import { cpuBinaryPackage } from '../../router/judge/judge-files';
 import { answerWord, questionText, yesProbability } from '../../router/judge/question';
 import { candidatesOf } from '../../router/candidates';
 import { agentFromCard } from '../../bench/lib/routing-data';
 
-const view = (v: Partial<HeadView>): HeadView => ({ verdict: 'accept', best: 0.6, accept: 0.3, ...v });
+const view = (v: Partial<HeadView>): HeadView => ({ verdict: 'accept', best: 0.6, accept: 0.3, second: 0.05, ...v });
 
 describe('judgeReason', () => {
   it('judgeReason - a clear win on a card without a border is not read', () => {
@@ -20,6 +20,9 @@ describe('judgeReason', () => {
     assert.equal(judgeReason(view({ best: 0.99, gap: -NEAR_BORDER + 0.005 })), 'border');
     assert.equal(judgeReason(view({ best: 0.99, gap: 0.02 })), 'border');
     assert.equal(judgeReason(view({ best: 0.99, gap: -NEAR_BORDER - 0.005 })), undefined);
+  });
+  it('judgeReason - a close runner-up is read', () => {
+    assert.equal(judgeReason(view({ best: 0.3 * (UNCERTAIN_ABOVE + 1), second: 0.3 * (UNCERTAIN_ABOVE + 1) * CLOSE })), 'close');
   });
   it('judgeReason - refusals where a card states a fence, ambiguous and escalated verdicts are not read (left to the head, the caller, the LLM)', () => {
     assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.29, gap: 0.05 })), undefined);
