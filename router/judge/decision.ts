@@ -57,7 +57,7 @@ export const HEAD_WEIGHT = 1;
 export const NEAR_HEAD_WEIGHT = 0.5;
 export const BIAS = -0.4;
 export const FAR_BIAS = -1.4;
-export const NO_FENCE_BIAS = -2.5;
+export const NO_FENCE_BIAS = -2.2;
 /** Where no card states a fence, a refusal with r = p₁ / accept at least this is read (a narrow loss). */
 export const NARROW_LOSS = 0.6;
 /** P(yes) is clipped to [1 − CONFIDENCE_CAP, CONFIDENCE_CAP]: no single reading of a small model is certain. */

@@ -90,16 +90,16 @@ describe('the question', () => {
         name: '发票Agent',
         description: 'invoices',
         tags: [],
-        capabilities: [{ name: 'issue_invoice', description: '为已完成的订单开具电子发票。不能修改、换开或作废已开具的发票。', examples: ['帮我开张发票', '开个专票', '发票开一下', '第四个例子'] }],
+        capabilities: [{ name: 'issue_invoice', description: '为已完成的订单开具电子发票。不能修改、换开或作废已开具的发票。', examples: ['帮我开张发票', '开个专票', '发票开一下', ...Array.from({ length: 7 }, (_, i) => `例子${i + 4}`), '第十一个例子'] }],
       },
       't',
     ),
   ]);
-  it('questionText - shows what the card does, three examples, its exclusions and the request', () => {
+  it('questionText - shows what the card does, ten examples, its exclusions and the request', () => {
     const text = questionText({ intent: '发票抬头写错了，帮我改一下', candidate: card! });
     assert.match(text, /发票Agent — issue invoice/);
-    assert.match(text, /"帮我开张发票"; "开个专票"; "发票开一下"/);
-    assert.doesNotMatch(text, /第四个例子/);
+    assert.match(text, /"帮我开张发票"; "开个专票"; "发票开一下"; "例子4"; .*"例子10"/);
+    assert.doesNotMatch(text, /第十一个例子/);
     assert.match(text, /It does NOT: 修改、换开或作废已开具的发票/);
     assert.match(text, /Request: 发票抬头写错了，帮我改一下/);
   });
