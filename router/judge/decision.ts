@@ -36,13 +36,14 @@
  * Far from every fence a near miss is less likely, and the model's "no" to a right answer it is unsure of is as
  * lukewarm as to a wrong one (CLINC150's narrow wins: right 0.23, wrong 0.27). FAR_BIAS is the midpoint, in
  * log-odds, between the judge's median answer to a catalogue's own unshown examples (0.49 zh/en, 0.60 CLINC150) and
- * to generic out-of-scope text (0.12, 0.04): −1.0 and −1.4; on zh/en dev the two decide alike (300 random orders
- * replayed), −1.4 is kept.
+ * to generic out-of-scope text (0.12, 0.04), with three examples shown: −1.0 and −1.4; on zh/en dev the two decide
+ * alike (300 random orders replayed), −1.4 is kept.
  * Where no card states a fence at all, there is no near miss to catch, only out-of-scope requests, and only an
- * out-of-scope-strength "no" counts: NO_FENCE_BIAS, 80 % of the way from the unshown examples' median (0.4 in
- * log-odds on CLINC150) to the generic out-of-scope text's (−3.2). With the narrow losses read, on CLINC150 (no
- * fences) it keeps 85.2 % of the in-scope sample and refuses 85.6 % of the out-of-scope one, where the head alone
- * gives 83.2 / 84.8 % and −1.4 on narrow wins only 79.0 / 93.2 % (docs/benchmarks.md).
+ * out-of-scope-strength "no" counts: NO_FENCE_BIAS, with narrow losses read too. Replayed on CLINC150 (no fences),
+ * −2.0 to −2.2 keep at least 85 % of the in-scope requests right and refuse at least 85 % of the out-of-scope ones,
+ * both on the issue's 750-request sample and on half of the rest of the test split; −2.2 keeps the most right answers
+ * of those. Live on the sample: 85.6 / 86.4 %, where the head alone gives 83.8 / 84.4 % and −1.4 on narrow wins
+ * only 79.0 / 93.2 % (docs/benchmarks.md).
  * Both terms are relative (r to the catalogue's own fitted threshold, P(yes) to the model's).
  */
 
