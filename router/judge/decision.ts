@@ -24,7 +24,8 @@
  * What: neither the head nor the judge decides alone. The judge's log-odds and the head's log-ratio to its
  * threshold add up, and the request stays accepted when
  *     logit(P(yes)) + NEAR_HEAD_WEIGHT · ln r ≥ BIAS   near a fence
- *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ FAR_BIAS    elsewhere (a narrow win or a close runner-up)
+ *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ FAR_BIAS    far from one (a narrow win or a close runner-up)
+ *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ NO_FENCE_BIAS   where no card has one (a narrow win, close call or loss)
  * Near a fence a lukewarm "no" is what a near miss gets (P(yes) median 0.24 on zh/en dev, right answers 0.59), and
  * the head's certainty counts for less there: a near miss is by its nature what the head is sure of (among the
  * accepted dev requests read near a fence, P(yes) alone separates right answers from near misses with AUC 0.86,
