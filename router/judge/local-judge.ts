@@ -7,8 +7,9 @@
  * The prompt is system → card → request → question, so everything before the request is the same for every
  * judgement of a capability. Sequences of one context keep such card prefixes evaluated (prefix-pool.ts,
  * prefix-slots.ts): a judgement of a held card evaluates only the request and the question (~20–80 tokens
- * instead of ~170–340). Bounded: SLOTS sequences of SLOT_TOKENS tokens; a prompt longer than a slot is read on one
- * long sequence, made when first needed; a prompt longer than that is not read (the judge abstains).
+ * instead of ~200–330 with up to ten examples shown). Bounded: SLOTS sequences of SLOT_TOKENS tokens; a prompt
+ * longer than a slot is read on one long sequence, made when first needed; a prompt longer than that is not read
+ * (the judge abstains).
  */
 import { basename } from 'node:path';
 import { ConcurrencyLimit } from '../../util/concurrency-limit';
@@ -52,7 +53,7 @@ export interface LocalJudgeOptions {
 /**
  * The KV cache costs 28 KiB a token with this model (28 layers × 2 KV heads × 128 dimensions × K and V × 2 bytes):
  * 16 × 512 tokens are 224 MiB, the long sequence 112 MiB more once made. A slot holds a card of up to ~400 tokens
- * with its request (the zh catalogue's prompts: 170–340 tokens).
+ * with its request (the zh catalogue's prompts: ~200–330 tokens, CLINC150's ~175–365, with up to ten examples shown).
  */
 export const SLOTS = 16;
 export const SLOT_TOKENS = 512;
