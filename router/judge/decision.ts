@@ -39,8 +39,7 @@
  * log-odds, between the judge's median answer to a catalogue's own unshown examples (0.49 zh/en, 0.60 CLINC150) and
  * to generic out-of-scope text (0.12, 0.04), with three examples shown: −1.0 and −1.4; on zh/en dev the two decide
  * alike (300 random orders replayed), −1.4 is kept.
- * Where no card states a fence at all, there is no near miss to catch, only out-of-scope requests, and only an
- * out-of-scope-strength "no" counts: NO_FENCE_BIAS, with narrow losses read too. Replayed on CLINC150 (no fences),
+ * Where no card states a fence, only an out-of-scope-strength "no" counts: NO_FENCE_BIAS. Replayed on CLINC150,
  * −2.0 to −2.2 keep at least 85 % of the in-scope requests right and refuse at least 85 % of the out-of-scope ones,
  * both on the issue's 750-request sample and on half of the rest of the test split; −2.2 keeps the most right answers
  * of those. Live on the sample: 85.6 / 86.4 %, where the head alone gives 83.8 / 84.4 % and −1.4 on narrow wins
@@ -81,7 +80,7 @@ export type JudgeReason = 'border' | 'uncertain' | 'close' | 'narrow_loss';
 export function judgeReason(view: HeadView): JudgeReason | undefined {
   if (!(view.accept > 0) || !(view.best > 0)) return undefined;
   const r = view.best / view.accept;
-  if (view.verdict === 'refuse') return view.gap === undefined && r >= NARROW_LOSS ? 'narrow_loss' : undefined;
+  if (view.verdict === 'refuse') return noFence(view) && r >= NARROW_LOSS ? 'narrow_loss' : undefined;
   if (view.verdict !== 'accept') return undefined;
   if (r < UNCERTAIN_ABOVE) return 'uncertain';
   if (view.second >= CLOSE * view.best) return 'close';
@@ -94,6 +93,11 @@ export function nearFence(view: Pick<HeadView, 'gap'>): boolean {
   return view.gap !== undefined && view.gap > -NEAR_BORDER;
 }
 
+/** No card near the request states a fence (card-borders.ts gives no gap): only out-of-scope requests to refuse. */
+function noFence(view: Pick<HeadView, 'gap'>): boolean {
+  return view.gap === undefined;
+}
+
 /** How the head's log-ratio and the bias weigh beside the judge: near a fence, far from one, where no card has one. */
 export interface Weights {
   head: number;
@@ -101,7 +105,7 @@ export interface Weights {
 }
 
 function weightsFor(view: Pick<HeadView, 'gap'>): Weights {
-  if (view.gap === undefined) return { head: HEAD_WEIGHT, bias: NO_FENCE_BIAS };
+  if (noFence(view)) return { head: HEAD_WEIGHT, bias: NO_FENCE_BIAS };
   return nearFence(view) ? { head: NEAR_HEAD_WEIGHT, bias: BIAS } : { head: HEAD_WEIGHT, bias: FAR_BIAS };
 }
 
