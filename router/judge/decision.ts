@@ -1,50 +1,31 @@
 /**
- * When the judge is asked, and what its answer does (docs/routing.md, "The judge"). Pure functions.
+ * When the judge is asked, and what its answer does (docs/routing.md, "The judge"; each constant's measurements in
+ * docs/benchmarks.md, "The judge"). Pure functions.
  *
  * When: the head's best group, with r = p₁ / accept (its probability against its operating point), is
  *   accepted with r below UNCERTAIN_ABOVE (a narrow win), or with the runner-up close (p₂ ≥ CLOSE·p₁), or near a
  *   border: a fence (an exclusion clause, counter-example or lesson on the best capabilities' cards) about as near
  *   to the request as the chosen capability's own texts (gap > −NEAR_BORDER, card-borders.ts). Near misses score
- *   like right answers for the head, however sure it is; what sets them apart is a fence nearby. Reading every
- *   acceptance of a card that has fences (r < 4, the first rule) wanted half of zh/en dev's requests, so the share
- *   bound let the first-come ones through and read 13 of its 25 accepted near misses; with the gap it wants 28 % of
- *   the requests and read 18 of those 25 (docs/benchmarks.md). NEAR_BORDER is the widest band the share bound can
- *   still serve: at 0.03 it read 26.6 % of the requests (in 300 random orders of zh/en dev), leaving reads unspent;
- *   at 0.04, 29.7 %, with near misses refused 66.8 → 68.9 % and in-scope unchanged; wider, the bound read first-come
- *   requests far from any fence in place of near ones (0.05: 62.7 %).
- * Where no card near the request states a fence (no exclusion clause, counter-example or lesson: no gap), a narrow
- * loss is read too (a refusal with r ≥ NARROW_LOSS): there the only requests to refuse are out-of-scope ones, which
- * the judge tells apart clearly (CLINC150: P(yes) median 0.04 for generic out-of-scope text, 0.60 for the
- * catalogue's unshown examples), so it takes back right answers that fell just under the head's threshold as well
- * as refusing out-of-scope ones just over it. Where cards state fences, refusals are not read: a near miss the head
- * refused would get a lukewarm answer, and rescuing near refusals (r ≥ 0.4, with a bias near 0) on zh/en dev rescued
- * no right answer (docs/benchmarks.md).
- * Ambiguous and escalated verdicts are not judged (the caller is asked which; the LLM chooses).
+ *   like right answers for the head, however sure it is; what sets them apart is a fence nearby. NEAR_BORDER is the
+ *   widest band the share bound can still serve (wider, it reads first-come requests far from any fence instead).
+ * Where no card near the request states a fence (no gap), a narrow loss is read too (a refusal with r ≥
+ *   NARROW_LOSS): there the only requests to refuse are out-of-scope ones, which the judge tells apart clearly, so
+ *   it takes back right answers that fell just under the head's threshold. Where cards state fences, refusals are
+ *   not read: a near miss the head refused would get a lukewarm answer, and rescuing near refusals rescued no right
+ *   answer. Ambiguous and escalated verdicts are not judged (the caller is asked which; the LLM chooses).
  *
  * What: neither the head nor the judge decides alone. The judge's log-odds and the head's log-ratio to its
  * threshold add up, and the request stays accepted when
- *     logit(P(yes)) + NEAR_HEAD_WEIGHT · ln r ≥ BIAS   near a fence
- *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ FAR_BIAS    far from one (a narrow win or a close runner-up)
- *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ NO_FENCE_BIAS   where no card has one (a narrow win, close call or loss)
- * Near a fence a lukewarm "no" is what a near miss gets (P(yes) median 0.24 on zh/en dev, right answers 0.59), and
- * the head's certainty counts for less there: a near miss is by its nature what the head is sure of (among the
- * accepted dev requests read near a fence, P(yes) alone separates right answers from near misses with AUC 0.86,
- * P(yes) with ln r added 0.82). With half the head's weight and the bias set where in-scope answers stay as they
- * were (−0.4: the same decision as before at r ≈ 2.2), 300 random orders of zh/en dev replayed refuse 71.3 % of
- * the near misses instead of 69.2 %, at 88.3 % in-scope either way; with the full weight, a bias that refuses as
- * many near misses costs 0.4 points of in-scope, and leaving the head out near a fence refuses more only at 1.5
- * points of in-scope (docs/benchmarks.md).
- * Far from every fence a near miss is less likely, and the model's "no" to a right answer it is unsure of is as
- * lukewarm as to a wrong one (CLINC150's narrow wins: right 0.23, wrong 0.27). FAR_BIAS is the midpoint, in
- * log-odds, between the judge's median answer to a catalogue's own unshown examples (0.49 zh/en, 0.60 CLINC150) and
- * to generic out-of-scope text (0.12, 0.04), with three examples shown: −1.0 and −1.4; on zh/en dev the two decide
- * alike (300 random orders replayed), −1.4 is kept.
- * Where no card states a fence, only an out-of-scope-strength "no" counts: NO_FENCE_BIAS. Replayed on CLINC150,
- * −2.0 to −2.2 keep at least 85 % of the in-scope requests right and refuse at least 85 % of the out-of-scope ones,
- * both on the issue's 750-request sample and on half of the rest of the test split; −2.2 keeps the most right answers
- * of those. Live on the sample: 85.6 / 86.4 %, where the head alone gives 83.8 / 84.4 % and −1.4 on narrow wins
- * only 79.0 / 93.2 % (docs/benchmarks.md).
- * Both terms are relative (r to the catalogue's own fitted threshold, P(yes) to the model's).
+ *     logit(P(yes)) + NEAR_HEAD_WEIGHT · ln r ≥ BIAS        near a fence
+ *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ FAR_BIAS         far from one (a narrow win or a close runner-up)
+ *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ NO_FENCE_BIAS    where no card has one (a narrow win, close call or loss)
+ * Near a fence a lukewarm "no" is what a near miss gets, and the head's certainty counts for less: a near miss is
+ * by its nature what the head is sure of (BIAS keeps in-scope answers as they were with the full weight). Far from
+ * every fence the model's "no" to a right answer it is unsure of is as lukewarm as to a wrong one: FAR_BIAS is the
+ * midpoint, in log-odds, between its median answers to a catalogue's own unshown examples and to generic
+ * out-of-scope text. Where no card states a fence only an out-of-scope-strength "no" counts (NO_FENCE_BIAS, chosen
+ * by replay on CLINC150's sample and the rest of its test split). Both terms are relative (r to the catalogue's own
+ * fitted threshold, P(yes) to the model's).
  */
 
 export const UNCERTAIN_ABOVE = 1.5;
