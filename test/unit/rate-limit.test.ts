@@ -12,7 +12,34 @@ import type { Catalogue } from '../../catalogue/catalogue';
 import { loadConfig } from '../../platform/config';
 import type { ApiKeyStore } from '../../store/api-keys';
 import { createApiMetrics } from '../../platform/metrics';
-import { RateLimiter } from '../../util/rate-limiter';
+import { LruCache } from '../../util/lru';
+import { RateLimiter, type Bucket } from '../../util/rate-limiter';
+
+/** An LRU store that counts every call made on it, and every step of any iterator it hands out (a scan would show). */
+function countingStore(capacity: number) {
+  const counter = { operations: 0 };
+  const cache = new LruCache<string, Bucket>(capacity);
+  const store = new Proxy(cache, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        counter.operations += 1;
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (result && typeof (result as Iterator<unknown>).next === 'function') {
+          const iterator = result as Iterator<unknown>;
+          const next = iterator.next.bind(iterator);
+          iterator.next = () => {
+            counter.operations += 1;
+            return next();
+          };
+        }
+        return result;
+      };
+    },
+  });
+  return { store, counter };
+}
 
 describe('rate limit', () => {
   it('rate limit - a bucket lets a burst through, then one request per refill, per key', () => {
@@ -114,5 +141,60 @@ describe('rate limit', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('rate limit - the buckets are bounded: past its capacity the least recently used key is forgotten, a refused key that keeps asking is not', () => {
+    let now = 0;
+    const limiter = new RateLimiter({ perSecond: 1, burst: 1 }, () => now, new LruCache<string, Bucket>(3));
+    assert.equal(limiter.take('flood-me').allowed, true);
+    for (let i = 0; i < 1000; i++) {
+      limiter.take(`k${i}`);
+      assert.equal(limiter.take('flood-me').allowed, false, 'the spent key stays recent, so it stays spent');
+      assert.ok(limiter.size <= 3);
+    }
+    assert.equal(limiter.size, 3);
+    assert.equal(limiter.take('k0').allowed, true, 'a key pushed out starts again with a full bucket');
+  });
+
+  it('rate limit - a request costs the same store operations with 10 keys as with 50,000 (no scan)', () => {
+    const costOfOneTake = (keys: number) => {
+      const { store, counter } = countingStore(100_000);
+      const limiter = new RateLimiter({ perSecond: 100, burst: 200 }, () => 0, store);
+      for (let i = 0; i < keys; i++) limiter.take(`k${i}`);
+      assert.equal(limiter.size, keys);
+      const before = counter.operations;
+      limiter.take('k1');
+      const known = counter.operations - before;
+      limiter.take('a-new-key');
+      return { known, added: counter.operations - before - known };
+    };
+    const few = costOfOneTake(10);
+    const many = costOfOneTake(50_000);
+    assert.deepEqual(many, few);
+    assert.ok(few.known <= 2 && few.added <= 2, `a take is a look-up and at most an insertion: ${JSON.stringify(few)}`);
+  });
+
+  it('rate limit - a full store evicts one key per new key, at the same cost', () => {
+    const { store, counter } = countingStore(1000);
+    const limiter = new RateLimiter({ perSecond: 100, burst: 200 }, () => 0, store);
+    for (let i = 0; i < 1000; i++) limiter.take(`k${i}`);
+    const before = counter.operations;
+    for (let i = 1000; i < 6000; i++) limiter.take(`k${i}`);
+    assert.equal(limiter.size, 1000);
+    assert.equal((counter.operations - before) / 5000, 2, 'one get and one set per new key');
+  });
+
+  it('rate limit - a request may cost several tokens; one above the burst needs a full bucket and leaves a debt', () => {
+    let now = 0;
+    const limiter = new RateLimiter({ perSecond: 1, burst: 10 }, () => now);
+    assert.deepEqual(limiter.take('t', 6), { allowed: true });
+    assert.deepEqual(limiter.peek('t', 5), { allowed: false, retryAfterSeconds: 1 });
+    assert.deepEqual(limiter.take('t', 5), { allowed: false, retryAfterSeconds: 1 }, '4 left, 5 needed');
+    assert.deepEqual(limiter.take('t', 4), { allowed: true });
+    now += 10_000;
+    assert.deepEqual(limiter.take('t', 25), { allowed: true }, 'a full bucket lets a request larger than the burst through');
+    assert.deepEqual(limiter.take('t'), { allowed: false, retryAfterSeconds: 16 }, 'the 15-token debt is paid back first');
+    now += 16_000;
+    assert.deepEqual(limiter.take('t'), { allowed: true });
   });
 });
