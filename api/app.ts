@@ -9,7 +9,7 @@ import { guardedFetch } from '../platform/guarded-fetch';
 import type { ApiKeyStore } from '../store/api-keys';
 import { RateLimiter } from '../util/rate-limiter';
 import { identifyCaller } from './caller-auth';
-import { ClientLimit } from './client-limit';
+import { clientLimitOf, type ClientLimit } from './client-limit';
 import { errorHandler, notFoundHandler } from './error-middleware';
 import type { MessageService } from '../messages/message-service';
 import { dashboardPage } from './dashboard';
@@ -56,6 +56,8 @@ export interface AppDeps {
   mcp?: McpFace;
   /** Misroute reports and lessons (`/v1/router/misroutes`). */
   lessons: { store: MisrouteStore; cache: LessonCache };
+  /** The per-address limit before authentication, shared with the WebSocket upgrades. @default one of the app's own */
+  clients?: ClientLimit;
 }
 
 /** Counts every request by route template (not raw path, to keep label values few) and status. */
@@ -95,7 +97,7 @@ export function createApp(deps: AppDeps): Express {
   });
   const limiter = new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
   // Before any credential is looked up: an address that keeps failing authentication is refused (api/client-limit.ts).
-  const clients = new ClientLimit({ perSecond: config.UNAUTHENTICATED_RATE_LIMIT_PER_SECOND, burst: config.UNAUTHENTICATED_RATE_LIMIT_BURST });
+  const clients = deps.clients ?? clientLimitOf(config);
   app.use(clients.chargeFailures());
   // A2A agents' push notifications carry the message's token, not an API key (their bodies are not read).
   app.use(a2aPushRoutes({ catalogue: deps.catalogue, messages: deps.messages, clients }));
@@ -111,7 +113,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(agentRoutes({ catalogue: deps.catalogue, maxCapabilities: config.MAX_CAPABILITIES_PER_AGENT, endpoints }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics, endpoints }));
   app.use(messageRoutes({ messages: deps.messages, config, metrics: deps.metrics, logger: deps.logger, endpoints }));
-  app.use(chainRoutes({ chains: deps.chains, config }));
+  app.use(chainRoutes({ chains: deps.chains, config, limiter }));
   app.use(routeRoutes({ router: deps.router, metrics: deps.metrics }));
   app.use(misrouteRoutes(deps.lessons));
   app.use(traceRoutes({ messages: deps.messages, config }));

@@ -24,6 +24,7 @@ import { endpointPolicy } from '../rules/endpoint-policy';
 import type { SealKeys } from '../messages/seal';
 import { loadSealKeys } from '../store/seal-keys';
 import { createApp } from './app';
+import { clientLimitOf } from './client-limit';
 import { McpFace } from './mcp/sessions';
 import { startRoutingWorker } from './routing-worker';
 import { SocketHub } from './ws/socket-hub';
@@ -104,8 +105,11 @@ export async function startApiReplica(options: {
   const { config, logger, services, mongo, connection } = options;
   const metrics = createApiMetrics();
   const mcp = new McpFace({ ...services, config, logger, metrics, endpoints: { policy: endpointPolicy(config) } });
+  // One per-address limit for the api's failed authentications and the WebSocket's failed upgrades.
+  const clients = clientLimitOf(config);
   const app = createApp({
     mcp,
+    clients,
     metrics,
     config,
     catalogue: services.catalogue,
@@ -127,7 +131,7 @@ export async function startApiReplica(options: {
   });
   // WebSocket agents: this replica holds their sockets and serves their deliveries on a task queue of its own.
   const taskQueue = replicaTaskQueue(config.TEMPORAL_TASK_QUEUE);
-  const hub = new SocketHub({ catalogue: services.catalogue, messages: services.messages, taskQueue, logger });
+  const hub = new SocketHub({ catalogue: services.catalogue, messages: services.messages, taskQueue, logger, clients });
   hub.attach(server);
   const socketWorker = await startSocketWorker({
     connection: options.workerConnection,

@@ -29,7 +29,7 @@ export function createCatalogue(models: CatalogueModels, config: Config, now: ()
     circuits,
     store: new AgentStore(models, { secretOverlapMs: config.SECRET_ROTATION_OVERLAP_MS, authCacheMs: config.AGENT_AUTH_CACHE_MS, now, onChange: (id) => index.changedHere(id) }),
     queries: new AgentQueries(models, policy, now, circuits, index),
-    heartbeats: new Heartbeats(models, policy, { writeEveryMs: config.HEARTBEAT_WRITE_EVERY_MS, now, onChange: (id) => index.changedHere(id) }),
+    heartbeats: new Heartbeats(models, policy, { writeEveryMs: config.HEARTBEAT_WRITE_EVERY_MS, maxInstances: config.MAX_INSTANCES_PER_AGENT, now, onChange: (id) => index.changedHere(id) }),
     index,
     policy,
     now,

@@ -10,7 +10,7 @@
 import { instanceKey } from '../rules/ids';
 import { newInstanceDoc } from './agent-store';
 import { recordChange } from './changes';
-import { offlineAfterMs, type HeartbeatPolicy } from '../rules/liveness';
+import { DEFAULT_MAX_INSTANCES_PER_AGENT, instancesToPrune, offlineCutoff, type HeartbeatPolicy } from '../rules/liveness';
 import type { AgentDoc } from '../store/agents';
 import type { CatalogueModels } from '../store/models';
 import type { InstanceDoc, InstanceState, Transport } from '../store/agent-instances';
@@ -28,11 +28,23 @@ export interface HeartbeatInput {
 
 export type HeartbeatResult =
   | { kind: 'ok'; instance: InstanceDoc; transitions: string[]; written: boolean }
-  | { kind: 'unknown_instance' };
+  | { kind: 'unknown_instance' }
+  | { kind: 'too_many_instances'; limit: number };
+
+/** The refusal of an instance past its agent's limit, as the api and the WebSocket hub answer it (422). */
+export function tooManyInstances(agentId: string, instanceId: string, limit: number) {
+  return {
+    code: 'too_many_instances',
+    message: `Agent ${agentId} is at its limit of ${limit} instances and none is offline: instance ${instanceId} cannot be added`,
+    details: { limit, hint: 'an instance offline for longer than offline_after_ms makes room for a new one; MAX_INSTANCES_PER_AGENT sets the limit' },
+  };
+}
 
 export interface HeartbeatsOptions {
   /** Longest time a replica goes without writing an instance's heartbeat, in ms. */
   writeEveryMs: number;
+  /** Instances one agent may have (MAX_INSTANCES_PER_AGENT); a new one past it pushes out an offline one, or is refused. */
+  maxInstances?: number;
   now?: () => Date;
   /** Told of every agent whose instance changed here (came online, changed state, moved, joined). */
   onChange?: (agentId: string) => void;
@@ -140,6 +152,8 @@ export class Heartbeats {
     if (transport === 'http' && !input.endpoint) return { kind: 'unknown_instance' };
     // The agent may have been deregistered through another replica since it was authenticated from cache.
     if (!(await this.models.agents.exists({ _id: agent._id }))) return { kind: 'unknown_instance' };
+    const limit = this.options.maxInstances ?? DEFAULT_MAX_INSTANCES_PER_AGENT;
+    if (!(await this.makeRoom(agent, input.instance_id, now, limit))) return { kind: 'too_many_instances', limit };
     const instance = newInstanceDoc(agent, { ...input, transport }, now);
     if (input.load) instance.load = { in_flight: input.load.in_flight ?? 0, qps: input.load.qps ?? 0 };
     try {
@@ -149,16 +163,44 @@ export class Heartbeats {
       if ((error as { code?: number }).code === 11000) return this.write(agent, instanceKey(agent._id, input.instance_id), input, now);
       throw error;
     }
+    // Replicas that found room for the same last place at once: each gives its new instance back (it beats again).
+    if ((await this.models.instances.countDocuments({ agent_id: agent._id })) > limit) {
+      await this.models.instances.deleteOne({ _id: instance._id });
+      return { kind: 'too_many_instances', limit };
+    }
     this.options.onChange?.(agent._id);
     await recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, instance_id: input.instance_id, type: 'instance_added', at: now, details: { endpoint: input.endpoint } });
     return { kind: 'ok', instance, transitions: ['instance_added'], written: true };
+  }
+
+  /**
+   * Whether the agent has room for one more instance within `limit`, after deleting the offline instances a newcomer
+   * may push out (rules/liveness.ts: instancesToPrune). Each pushed-out instance leaves an `instance_pruned` event.
+   */
+  private async makeRoom(agent: AgentDoc, newcomer: string, now: Date, limit: number): Promise<boolean> {
+    if ((await this.models.instances.countDocuments({ agent_id: agent._id })) < limit) return true;
+    const instances = await this.models.instances
+      .find({ agent_id: agent._id }, { instance_id: 1, last_heartbeat_at: 1 })
+      .lean<Pick<InstanceDoc, '_id' | 'instance_id' | 'last_heartbeat_at'>[]>();
+    const pruned = instancesToPrune(instances, now, this.policy, limit);
+    if (!pruned) return false;
+    // Only if still silent: a heartbeat that came in meanwhile keeps its instance.
+    for (const instance of instances.filter((i) => pruned.includes(i._id))) {
+      const deleted = await this.models.instances.deleteOne({ _id: instance._id, last_heartbeat_at: { $lt: offlineCutoff(now, this.policy) } });
+      if (deleted.deletedCount !== 1) return false;
+      this.written.delete(instance._id);
+      this.options.onChange?.(agent._id);
+      const details = { last_heartbeat_at: instance.last_heartbeat_at.toISOString(), replaced_by: newcomer };
+      await recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, instance_id: instance.instance_id, type: 'instance_pruned', at: now, details });
+    }
+    return true;
   }
 
   /** Marks offline every instance silent for longer than the policy allows; returns how many this call marked. */
   async sweep(): Promise<number> {
     const now = this.now();
     this.pruneWritten(now);
-    const cutoff = new Date(now.getTime() - offlineAfterMs(this.policy));
+    const cutoff = offlineCutoff(now, this.policy);
     const stale = await this.models.instances
       .find({ liveness: 'online', last_heartbeat_at: { $lt: cutoff } }, { agent_id: 1, tenant: 1, instance_id: 1, last_heartbeat_at: 1 })
       .lean<Pick<InstanceDoc, '_id' | 'agent_id' | 'tenant' | 'instance_id' | 'last_heartbeat_at'>[]>();

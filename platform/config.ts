@@ -2,6 +2,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { TENANT_PATTERN } from '../rules/api-key';
 import { parseConfigKeys } from '../rules/config-keys';
+import { DEFAULT_MAX_INSTANCES_PER_AGENT } from '../rules/liveness';
 
 /**
  * How long requests right after a catalogue change may wait for its head when no previous head answers them: long
@@ -121,6 +122,12 @@ export const envSchema = z.object({
   UNAUTHENTICATED_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
   /** Capabilities one agent may declare (at most 1000). @default 100 */
   MAX_CAPABILITIES_PER_AGENT: z.coerce.number().int().min(1).max(1000).default(100),
+  /**
+   * Instances one agent may have (at least 50, the most a registration lists; at most 10000). A heartbeat that would
+   * add one more pushes out the agent's longest-silent offline instance, or is refused 422 `too_many_instances` when
+   * every one is online. @default 64
+   */
+  MAX_INSTANCES_PER_AGENT: z.coerce.number().int().min(50).max(10_000).default(DEFAULT_MAX_INSTANCES_PER_AGENT),
   /**
    * Largest stored message `payload` + `intent`, and result (a receipt's, or an agent's answer to a delivery or an A2A
    * task's artifacts: larger fails the message `result_too_large`), in bytes of JSON (kept in Temporal history). @default 262144

@@ -21,6 +21,28 @@ export function isOnline(lastHeartbeatAt: Date, now: Date, policy: HeartbeatPoli
   return now.getTime() - lastHeartbeatAt.getTime() <= offlineAfterMs(policy);
 }
 
+/** Instances whose last heartbeat is before this are offline. */
+export function offlineCutoff(now: Date, policy: HeartbeatPolicy): Date {
+  return new Date(now.getTime() - offlineAfterMs(policy));
+}
+
+/** The default of MAX_INSTANCES_PER_AGENT: above the 50 instances a registration may list. */
+export const DEFAULT_MAX_INSTANCES_PER_AGENT = 64;
+
+/**
+ * Which of an agent's instances a new one pushes out so the agent stays within `limit` instances: offline ones
+ * only, the longest silent first, as few as will do. Undefined when too few are offline: the new one is refused.
+ * So a fleet restarted under new instance ids takes the old ids' places once they are offline, and no more.
+ */
+export function instancesToPrune<T extends { _id: string; last_heartbeat_at: Date }>(instances: readonly T[], now: Date, policy: HeartbeatPolicy, limit: number): string[] | undefined {
+  const excess = instances.length + 1 - limit;
+  if (excess <= 0) return [];
+  const offline = instances.filter((i) => !isOnline(i.last_heartbeat_at, now, policy));
+  if (offline.length < excess) return undefined;
+  offline.sort((a, b) => a.last_heartbeat_at.getTime() - b.last_heartbeat_at.getTime());
+  return offline.slice(0, excess).map((i) => i._id);
+}
+
 /** What these rules read of an instance (a stored instance, store/agent-instances.ts, is one). */
 export interface Candidate {
   instance_id: string;

@@ -9,6 +9,7 @@ export const AGENT_EVENT_TYPES = [
   'secret_rotated',
   'instance_added',
   'instance_moved',
+  'instance_pruned',
   'online',
   'offline',
   'state_changed',

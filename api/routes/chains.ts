@@ -2,13 +2,14 @@
 import { Router } from 'express';
 import type { Config } from '../../platform/config';
 import { hasScope, type Caller } from '../../rules/api-key';
-import type { ChainStatus } from '../../chains/chain';
+import type { ChainStatus, SentMessage, StepStatus } from '../../chains/chain';
 import { chainIdParams } from '../../chains/chain-schema';
 import type { ChainRefusal } from '../../chains/check-chain';
 import { ChainStatusUnavailableError, type ChainService } from '../../chains/chain-service';
 import { chainWorkflowId } from '../../chains/temporal';
-import { bearerSecret } from '../agent-auth';
+import type { RateLimiter } from '../../util/rate-limiter';
 import { requireCaller } from '../caller-auth';
+import { refuseWhenSpent } from '../client-limit';
 import { ApiError } from '../errors';
 import { cancelBody } from '../schemas';
 import { parseInput } from '../validate';
@@ -17,7 +18,7 @@ import { parseInput } from '../validate';
 function refusalError(refusal: ChainRefusal, caller: Caller): ApiError {
   const step = refusal.step ? { step: refusal.step } : {};
   if (refusal.code === 'invalid_request') return new ApiError(400, 'invalid_request', refusal.message, refusal.issues?.map((issue) => ({ ...issue, ...step })) ?? step);
-  if (refusal.code === 'payload_too_large') return new ApiError(413, 'payload_too_large', refusal.message);
+  if (refusal.code === 'payload_too_large') return new ApiError(413, 'payload_too_large', refusal.message, refusal.step ? step : undefined);
   if (refusal.code === 'capability_forbidden') return new ApiError(403, 'capability_forbidden', hasScope(caller, 'admin') ? refusal.message : "This API key may not reach a step's capability", step);
   return new ApiError(422, refusal.code, refusal.message, step);
 }
@@ -31,21 +32,58 @@ export function chainLinks(config: Config, tenant: string, chainId: string) {
   };
 }
 
-export function chainRoutes(deps: { chains: ChainService; config: Config }): Router {
+/**
+ * The rate-limit units a chain body costs: one per message it may send (each step and each compensation), the
+ * steps counted up to MAX_CHAIN_STEPS (a longer chain is refused). Read before the body is checked: a body that is
+ * no chain costs nothing more than its request.
+ */
+export function chainCost(body: unknown, maxSteps: number): number {
+  const steps = (body as { steps?: unknown } | null)?.steps;
+  if (!Array.isArray(steps)) return 1;
+  const counted = steps.slice(0, maxSteps);
+  const compensations = counted.filter((step) => (step as { compensate?: unknown } | null)?.compensate !== undefined).length;
+  return Math.max(1, counted.length + compensations);
+}
+
+export type ChainSummary = Omit<ChainStatus, 'error'> & { error?: { code: string; step?: string } };
+
+/** A sent message as a key without `read` may see it: where it is, not what the agent answered. */
+function withoutOutcome<T extends SentMessage>({ result: _result, error: _error, ...kept }: T): Omit<T, 'result' | 'error'> {
+  return kept;
+}
+
+/**
+ * A chain's status without what its agents answered (step results and errors, the chain error's message): what a
+ * repeated POST tells a key without the `read` scope, so `send` alone never reads results.
+ */
+export function chainSummary(status: ChainStatus): ChainSummary {
+  const { error, ...rest } = status;
+  const steps = status.steps.map(({ compensation, ...step }): StepStatus => ({
+    ...withoutOutcome(step),
+    ...(compensation ? { compensation: withoutOutcome(compensation) } : {}),
+  }));
+  return { ...rest, steps, ...(error ? { error: { code: error.code, ...(error.step ? { step: error.step } : {}) } } : {}) };
+}
+
+export function chainRoutes(deps: { chains: ChainService; config: Config; limiter: RateLimiter }): Router {
   const router = Router();
-  const withLinks = (status: ChainStatus) => ({ ...status, links: chainLinks(deps.config, status.tenant, status.chain_id) });
+  const withLinks = (status: ChainStatus | ChainSummary) => ({ ...status, links: chainLinks(deps.config, status.tenant, status.chain_id) });
 
   router.post('/v1/chains', async (req, res) => {
     const caller = requireCaller(res, 'send');
+    // As many units as messages: the request itself took one (caller-auth.ts), from the same per-tenant bucket.
+    const extra = chainCost(req.body, deps.config.MAX_CHAIN_STEPS) - 1;
+    if (extra > 0) refuseWhenSpent(res, deps.limiter.take(caller.tenant, extra), 'for this tenant');
     // Each step is sent as this key: the workflow gets the key's proof for each of the chain's message ids.
-    const result = await deps.chains.start(caller, bearerSecret(req)!, req.body);
+    const result = await deps.chains.start(caller, req.body);
     switch (result.kind) {
       case 'refused':
         throw refusalError(result.refusal, caller);
       case 'conflict':
         throw new ApiError(409, 'idempotency_conflict', `Chain ${result.chain_id} was already started with a different body`, { chain_id: result.chain_id });
       case 'duplicate':
-        res.status(200).json(withLinks(result.status));
+        // A retry must learn its chain is there; its results are for keys that may read them.
+        res.status(200).json(withLinks(hasScope(caller, 'read') ? result.status : chainSummary(result.status)));
         return;
       case 'accepted':
         res.location(`/v1/chains/${encodeURIComponent(result.status.chain_id)}`);

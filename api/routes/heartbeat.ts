@@ -3,6 +3,7 @@ import type { Catalogue } from '../../catalogue/catalogue';
 import { offlineAfterMs } from '../../rules/liveness';
 import type { ApiMetrics } from '../../platform/metrics';
 import { instanceView } from '../../catalogue/views';
+import { tooManyInstances } from '../../catalogue/heartbeats';
 import { requireAgent } from '../agent-auth';
 import { requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
@@ -24,6 +25,10 @@ export function heartbeatRoutes(deps: { catalogue: Catalogue; metrics: ApiMetric
       throw new ApiError(404, 'instance_not_found', `Agent ${agent_id} has no instance ${body.instance_id}`, {
         hint: 'send "endpoint" with the heartbeat to add this instance, or register it with PUT /v1/agents/:agent_id',
       });
+    }
+    if (result.kind === 'too_many_instances') {
+      const refusal = tooManyInstances(agent_id, body.instance_id, result.limit);
+      throw new ApiError(422, refusal.code, refusal.message, refusal.details);
     }
     res.json({
       status: 'ok',

@@ -12,7 +12,7 @@
  * socket (1007 / 1009), a failing frame handler answers an error frame, and a socket that misses a pong is
  * terminated, so a half-open connection stops beating for its instance.
  */
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
@@ -20,6 +20,8 @@ import type { SocketSender } from '../../activities/deliver-socket';
 import { ackFrame, type AckFrame, type ErrorFrame } from '../../protocol/frames';
 import { callbackBody } from '../../protocol/receipt';
 import type { Catalogue } from '../../catalogue/catalogue';
+import { tooManyInstances, type HeartbeatResult } from '../../catalogue/heartbeats';
+import type { ClientLimit } from '../client-limit';
 import type { AgentDoc } from '../../store/agents';
 import { AGENT_ID_PATTERN, instanceKey } from '../../rules/ids';
 import { parseBearer } from '../agent-auth';
@@ -44,6 +46,8 @@ export interface SocketHubDeps {
   messages: MessageService;
   /** This replica's task queue for socket deliveries. */
   taskQueue: string;
+  /** The api's per-address limit before authentication: failed upgrades spend it too. */
+  clients: Pick<ClientLimit, 'check' | 'chargeFailure'>;
   logger: Logger;
   /** How often each socket is pinged; one without a pong by the next ping is terminated. @default the heartbeat interval */
   pingIntervalMs?: number;
@@ -66,27 +70,60 @@ export class SocketHub implements SocketSender {
       socket.on('error', (error: Error) => this.deps.logger.debug({ err: error }, 'websocket upgrade socket error'));
       this.upgrade(req, socket, head).catch((error: unknown) => {
         this.deps.logger.warn({ err: error }, 'websocket upgrade failed');
-        refuse(socket, 503, 'Service Unavailable');
+        refuse(socket, { status: 503, code: 'unavailable', message: 'The connection could not be set up; retry shortly' });
       });
     });
   }
 
+  /**
+   * An address whose upgrades keep failing (a malformed request, no or a wrong secret, an unknown agent) spends the
+   * tokens of the api's per-address limit (api/client-limit.ts), and once they are spent is refused 429 before any
+   * secret is checked. An instance past its agent's limit is refused 422 before the upgrade, so the agent backs off.
+   */
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://gateway');
-    const agentId = PATH.exec(url.pathname)?.[1];
-    const instanceId = url.searchParams.get('instance_id') ?? '';
-    if (!agentId || !AGENT_ID_PATTERN.test(agentId) || !INSTANCE_ID.test(instanceId)) return refuse(socket, 400, 'Bad Request');
-    const secret = parseBearer(req.headers.authorization);
-    if (!secret) return refuse(socket, 401, 'Unauthorized');
-    const auth = await this.deps.catalogue.store.authenticate(agentId, secret);
-    if (auth.kind === 'unknown_agent') return refuse(socket, 404, 'Not Found');
-    if (auth.kind !== 'ok') return refuse(socket, 401, 'Unauthorized');
+    const address = req.socket.remoteAddress;
+    const allowed = this.deps.clients.check(address);
+    if (!allowed.allowed) {
+      const seconds = allowed.retryAfterSeconds;
+      return refuse(socket, { status: 429, code: 'rate_limited', message: `Too many failed connections from this address; retry in ${seconds} s`, details: { retry_after_seconds: seconds } }, { 'Retry-After': String(seconds) });
+    }
+    const admitted = await this.admit(req);
+    if ('status' in admitted) {
+      this.deps.clients.chargeFailure(address);
+      return refuse(socket, admitted);
+    }
+    const { agent, instanceId } = admitted;
+    // The first heartbeat, before the upgrade: an instance the agent has no room for gets an HTTP answer, not a socket.
+    const first = await this.beat(agent, instanceId);
+    if (first.kind === 'too_many_instances') return refuse(socket, { status: 422, ...tooManyInstances(agent._id, instanceId, first.limit) });
+    if (first.kind === 'unknown_instance') return refuse(socket, { status: 404, code: 'agent_not_found', message: `No agent ${agent._id}` });
     this.server.handleUpgrade(req, socket, head, (ws) => {
-      this.connect(ws, auth.agent, instanceId).catch((error: unknown) => {
-        this.deps.logger.warn({ err: error, agent_id: agentId }, 'websocket connect failed');
+      this.connect(ws, agent, instanceId).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, agent_id: agent._id }, 'websocket connect failed');
         ws.terminate();
       });
     });
+  }
+
+  /** Who is knocking: the agent (by its secret) and the instance, or how to refuse. */
+  private async admit(req: IncomingMessage): Promise<{ agent: AgentDoc; instanceId: string } | Refusal> {
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    const agentId = PATH.exec(url.pathname)?.[1];
+    const instanceId = url.searchParams.get('instance_id') ?? '';
+    if (!agentId || !AGENT_ID_PATTERN.test(agentId) || !INSTANCE_ID.test(instanceId)) {
+      return { status: 400, code: 'invalid_request', message: 'Connect to /v1/agents/<agent_id>/ws?instance_id=<1-64 of A-Z a-z 0-9 . _ ->' };
+    }
+    const secret = parseBearer(req.headers.authorization);
+    if (!secret) return { status: 401, code: 'unauthenticated', message: 'Send the agent secret as "Authorization: Bearer <secret>"' };
+    const auth = await this.deps.catalogue.store.authenticate(agentId, secret);
+    if (auth.kind === 'unknown_agent') return { status: 404, code: 'agent_not_found', message: `No agent ${agentId}` };
+    if (auth.kind !== 'ok') return { status: 401, code: 'invalid_secret', message: 'The agent secret is not valid for this agent' };
+    return { agent: auth.agent, instanceId };
+  }
+
+  /** A heartbeat of the instance, recording this replica's task queue on it so its deliveries come here. */
+  private beat(agent: AgentDoc, instanceId: string): Promise<HeartbeatResult> {
+    return this.deps.catalogue.heartbeats.beat(agent, { instance_id: instanceId, transport: 'websocket', ws_task_queue: this.deps.taskQueue });
   }
 
   /** Terminates the sockets that did not answer the previous ping, and pings the others. */
@@ -112,10 +149,7 @@ export class SocketHub implements SocketSender {
     socket.on('pong', () => {
       entry.alive = true;
     });
-    const beat = () =>
-      this.deps.catalogue.heartbeats
-        .beat(agent, { instance_id: instanceId, transport: 'websocket', ws_task_queue: this.deps.taskQueue })
-        .catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'websocket heartbeat failed'));
+    const beat = () => this.beat(agent, instanceId).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'websocket heartbeat failed'));
     const timer = setInterval(() => void beat(), this.deps.catalogue.policy.intervalMs);
     socket.on('message', (data: RawData, isBinary: boolean) => {
       this.onFrame(agent, socket, data, isBinary).catch((error: unknown) => {
@@ -127,7 +161,6 @@ export class SocketHub implements SocketSender {
       clearInterval(timer);
       if (this.connected.get(key)?.socket === socket) this.connected.delete(key);
     });
-    await beat();
     socket.send(JSON.stringify({ type: 'ready', agent_id: agent._id, instance_id: instanceId }));
   }
 
@@ -200,6 +233,20 @@ function reply(socket: WebSocket, frame: ErrorFrame): void {
   socket.send(JSON.stringify(frame));
 }
 
-function refuse(socket: Duplex, status: number, text: string): void {
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+/** An upgrade refused, as the api's error answers. */
+interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** Answers the upgrade request with the error shape `{"error":{code,message,details?}}` and closes it. */
+function refuse(socket: Duplex, refusal: Refusal, headers: Record<string, string> = {}): void {
+  const { status, ...error } = refusal;
+  const body = JSON.stringify({ error });
+  const lines = Object.entries({ ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines}\r\n${body}`);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ineligibility, isOnline, offlineAfterMs, pickInstance } from '../../rules/liveness';
+import { ineligibility, instancesToPrune, isOnline, offlineAfterMs, offlineCutoff, pickInstance } from '../../rules/liveness';
 import type { InstanceDoc } from '../../store/agent-instances';
 
 const policy = { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 };
@@ -55,5 +55,27 @@ describe('liveness', () => {
     assert.equal(pickInstance([busyIdle, healthyLoaded, healthyLightToo, healthyLight], now, policy)?.instance_id, 'c');
     assert.equal(pickInstance([busyIdle, instance('x', { state: 'draining' })], now, policy)?.instance_id, 'a');
     assert.equal(pickInstance([instance('x', { last_heartbeat_at: ago(61_000) })], now, policy), undefined);
+  });
+
+  it('liveness - a new instance under the cap pushes nothing out', () => {
+    const instances = [instance('a', { last_heartbeat_at: ago(10_000_000) }), instance('b')];
+    assert.deepEqual(instancesToPrune(instances, now, policy, 3), []);
+  });
+
+  it('liveness - at the cap, a new instance pushes out the longest silent offline one, and only that', () => {
+    const instances = [instance('recent-offline', { last_heartbeat_at: ago(61_000) }), instance('online'), instance('oldest', { last_heartbeat_at: ago(3_600_000) })];
+    assert.deepEqual(instancesToPrune(instances, now, policy, 3), ['agt/oldest']);
+    assert.ok(!isOnline(offlineCutoff(now, policy), new Date(now.getTime() + 1), policy), 'the cutoff is where offline begins');
+  });
+
+  it('liveness - at the cap with every instance online, a new instance is refused and nothing is pushed out', () => {
+    const instances = [instance('a'), instance('b', { last_heartbeat_at: ago(60_000) })];
+    assert.equal(instancesToPrune(instances, now, policy, 2), undefined);
+  });
+
+  it('liveness - an agent already far over the cap (before the cap existed) sheds offline instances down to it', () => {
+    const instances = Array.from({ length: 10 }, (_, i) => instance(`old${i}`, { last_heartbeat_at: ago(100_000 + i * 1000) }));
+    assert.deepEqual(instancesToPrune(instances, now, policy, 4), ['agt/old9', 'agt/old8', 'agt/old7', 'agt/old6', 'agt/old5', 'agt/old4', 'agt/old3']);
+    assert.equal(instancesToPrune([...instances.slice(0, 2), ...[1, 2, 3, 4].map((i) => instance(`live${i}`))], now, policy, 4), undefined, 'too few offline to make room');
   });
 });
