@@ -65,9 +65,10 @@ export class MessageService {
     return cancelMessage(this.runs, tenant, messageId, reason);
   }
 
-  redrive(tenant: string, messageId: string, deadline?: string): Promise<RedriveResult> {
-    const { config, now, sealKeys } = this.deps;
-    return redriveMessage({ runs: this.runs, taskQueue: config.TEMPORAL_TASK_QUEUE, policy: deliveryPolicy(config), sealKeys, ...(now ? { now } : {}) }, tenant, messageId, deadline);
+  /** Redrives a dead letter as a send by `caller` (the target capability's ACL must admit it). */
+  redrive(caller: Caller, messageId: string, deadline?: string): Promise<RedriveResult> {
+    const { config, now, sealKeys, queries } = this.deps;
+    return redriveMessage({ runs: this.runs, queries, taskQueue: config.TEMPORAL_TASK_QUEUE, policy: deliveryPolicy(config), sealKeys, ...(now ? { now } : {}) }, caller, messageId, deadline);
   }
 
   list(tenant: string, filter: MessageFilter): Promise<MessageSummary[]> {

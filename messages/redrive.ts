@@ -1,6 +1,9 @@
 /** Dead letters: a failed or expired message gets a new attempt chain under the same message id. */
 import { arrayFromPayloads } from '@temporalio/common';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { AgentQueries } from '../catalogue/agent-queries';
+import type { Caller } from '../rules/api-key';
+import type { TargetRefusal } from './choose-target';
 import type { DeliveryPolicy, MessageInput, MessageState, MessageStatus } from './message';
 import type { MessageRuns } from './runs';
 import { checkSeal, sealInput, type SealKeys } from './seal';
@@ -9,6 +12,8 @@ import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId } from './
 
 export interface RedriveDeps {
   runs: MessageRuns;
+  /** The redrive is a send by its caller: the target capability's ACL must admit it, as at intake. */
+  queries: Pick<AgentQueries, 'checkReach'>;
   taskQueue: string;
   /** The delivery policy of today's config: a redriven message is delivered as a new one would be. */
   policy: DeliveryPolicy;
@@ -20,17 +25,21 @@ export interface RedriveDeps {
 export type RedriveResult =
   | { kind: 'redriven'; status: MessageStatus }
   | { kind: 'not_redrivable'; state: MessageState }
-  | { kind: 'unknown_message' };
+  | { kind: 'unknown_message' }
+  /** The caller may not send to the message's target (as a send would be refused: ACL, agent or capability gone). */
+  | { kind: 'refused'; refusal: TargetRefusal };
 
 /** Dead letters: the states a message can be redriven from. */
 export const REDRIVABLE_STATES: ReadonlySet<MessageState> = new Set(['failed', 'expired']);
 
 /**
- * Starts a new attempt chain under the same message id for a failed or expired message. The new run carries the
- * earlier attempts and a record of the redrive; the deadline is `deadline`, else the original one if still ahead.
+ * Starts a new attempt chain under the same message id for a failed or expired message, sent by `caller`: its
+ * target capability's ACL is checked as for a send, and the new run's attempts check it again for `caller`. The new
+ * run carries the earlier attempts and a record of the redrive; the deadline is `deadline`, else the original one if still ahead.
  */
-export async function redriveMessage(deps: RedriveDeps, tenant: string, messageId: string, deadline?: string): Promise<RedriveResult> {
+export async function redriveMessage(deps: RedriveDeps, caller: Caller, messageId: string, deadline?: string): Promise<RedriveResult> {
   const { runs } = deps;
+  const tenant = caller.tenant;
   const workflowId = messageWorkflowId(tenant, messageId);
   const description = await runs.describe(tenant, messageId);
   if (!description) return { kind: 'unknown_message' };
@@ -40,6 +49,8 @@ export async function redriveMessage(deps: RedriveDeps, tenant: string, messageI
   const [original] = arrayFromPayloads(runs.client.options.loadedDataConverter.payloadConverter, started?.input?.payloads) as [MessageInput];
   const sealed = checkSeal(original, deps.sealKeys, { workflowId, startedAt: description.startTime.toISOString() });
   if (!sealed.ok) return { kind: 'not_redrivable', state: previous.state };
+  const reach = await deps.queries.checkReach(tenant, original.target.agent_id, original.target.capability, caller);
+  if (reach.kind !== 'ok') return { kind: 'refused', refusal: reach };
   const now = deps.now?.() ?? new Date();
   const keptDeadline = original.deadline && Date.parse(original.deadline) > now.getTime() ? original.deadline : undefined;
   const { deadline: _dropped, seal: _resealed, ...rest } = original;
@@ -47,6 +58,7 @@ export async function redriveMessage(deps: RedriveDeps, tenant: string, messageI
     ...rest,
     ...((deadline ?? keptDeadline) ? { deadline: new Date((deadline ?? keptDeadline)!).toISOString() } : {}),
     policy: deps.policy,
+    caller: { tenant, key_id: caller.key_id, scopes: caller.scopes },
     redrive: {
       previous_attempts: previous.attempts,
       history: [

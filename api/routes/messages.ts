@@ -137,14 +137,18 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
   });
 
   router.post('/v1/messages/:message_id/redrive', async (req, res) => {
-    const { tenant } = requireCaller(res, 'send');
+    const caller = requireCaller(res, 'send');
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
     const body = parseInput(redriveBody, req.body, 'body');
     if (body?.deadline && Date.parse(body.deadline) <= Date.now()) throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
-    const result = await deps.messages.redrive(tenant, message_id, body?.deadline);
+    const result = await deps.messages.redrive(caller, message_id, body?.deadline);
     switch (result.kind) {
       case 'unknown_message':
         throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
+      case 'refused':
+        // Answered as a send to the same target (sendAnswer throws for every refusal): 403 capability_forbidden, 404, 422.
+        sendAnswer(result.refusal, withLinks, caller);
+        return;
       case 'not_redrivable':
         throw new ApiError(409, 'not_redrivable', `Only failed or expired messages can be redriven; ${message_id} is ${result.state}`, {
           state: result.state,
