@@ -21,6 +21,8 @@ import { createSettleMessage } from './settle-message';
 import { speaksA2a } from '../rules/transport';
 import type { SealKeys } from '../messages/seal';
 import type { AnswerLimits } from '../protocol/verdicts';
+import { callerChecks, checked } from './caller-checks';
+import type { RunProvenance } from './run-provenance';
 
 export interface ActivityDeps {
   queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets' | 'agentRecord'>;
@@ -44,9 +46,13 @@ export interface ActivityDeps {
   sealKeys: SealKeys;
   /** What `prepareChain` (runChain) reads; absent → chains fail, non-retryable. */
   chains?: ChainCheckDeps;
+  /** Which run scheduled an activity, as Temporal says: every activity checks it first (caller-checks.ts). */
+  provenance: RunProvenance;
 }
 
 export function createActivities(deps: ActivityDeps) {
+  const checks = callerChecks(deps.provenance, deps.sealKeys);
+  const local = (name: string) => () => checks.local(name);
   const resolveTarget = createResolveTarget(deps);
   const a2a = { ...deps, clients: new A2aClients(deps.fetch, deps.answerLimits.maxAnswerBytes) };
   const deliverHttp = createDeliver(deps);
@@ -58,21 +64,26 @@ export function createActivities(deps: ActivityDeps) {
   /** Tells the agent the caller cancelled: CancelTask for an A2A agent's task, else our cancel notice. */
   const notifyCancel = (request: NotifyCancelRequest): Promise<NotifyCancelResult> =>
     request.a2a_task_id ? cancelA2aTask({ ...request, a2a_task_id: request.a2a_task_id }) : notifyCancelHttp(request);
+  const settleMessage = createSettleMessage(deps);
   return {
-    resolveTarget,
-    deliver,
-    resolveAndDeliver: createResolveAndDeliver({ resolveTarget, deliver, sealKeys: deps.sealKeys }),
-    pollA2aTask: createPollA2aTask(a2a),
-    notifyCancel,
+    // Classic runs (started before the lean shape) resolve and deliver in regular activities.
+    resolveTarget: checked(() => checks.messageRun('resolveTarget'), resolveTarget),
+    deliver: checked((request: DeliverRequest) => checks.messageRun('deliver', request.message), deliver),
+    resolveAndDeliver: checked(local('resolveAndDeliver'), createResolveAndDeliver({ resolveTarget, deliver, sealKeys: deps.sealKeys })),
+    pollA2aTask: checked(local('pollA2aTask'), createPollA2aTask(a2a)),
+    notifyCancel: checked((request: NotifyCancelRequest) => checks.messageRun('notifyCancel', request.message), notifyCancel),
     notifyCaller: createNotifyCaller(deps),
-    settleMessage: createSettleMessage(deps),
-    prepareChain: createPrepareChain(deps.chains),
-    capabilityParameters: createCapabilityParameters(deps.chains),
-    prepareMessage: createPrepareMessage({ ...deps.intake, sealKeys: deps.sealKeys, now: deps.now }),
+    settleMessage: checked(local('settleMessage'), settleMessage),
+    prepareChain: checked(local('prepareChain'), createPrepareChain(deps.chains)),
+    capabilityParameters: checked(local('capabilityParameters'), createCapabilityParameters(deps.chains)),
+    prepareMessage: createPrepareMessage({ ...deps.intake, sealKeys: deps.sealKeys, now: deps.now, provenance: deps.provenance }),
     /** A delivered message got no receipt in time: counts against the instance's circuit. */
-    async recordMissingReceipt(request: { agent_id: string; instance_id: string }): Promise<void> {
-      await deps.circuits.record(request.agent_id, request.instance_id, false);
-    },
+    recordMissingReceipt: checked(
+      () => checks.messageRun('recordMissingReceipt'),
+      async (request: { agent_id: string; instance_id: string }): Promise<void> => {
+        await deps.circuits.record(request.agent_id, request.instance_id, false);
+      },
+    ),
   };
 }
 

@@ -2,38 +2,33 @@
  * Posts a message's final status to the caller's `reply_to` URL, signed with the gateway's caller secret, with its
  * own `webhook-id` (protocol/webhook-ids.ts), the same on every retry; only where the endpoint policy allows.
  *
- * Only for a run the gateway started: the notification run must be the child of a message run (Temporal says
- * whose child it is; its starter cannot choose that) whose input the gateway sealed for this URL. A
- * `notifyCallerWorkflow` started by a namespace client posts nothing (`NotificationRefused`).
+ * Only for a run the gateway started, as Temporal says (run-provenance.ts), never as the request says: the activity
+ * must be scheduled by a `notifyCallerWorkflow` run on the gateway's queue, the child of a gateway run (a message
+ * run whose input the gateway sealed, a `sendMessage` run, a chain) whose own `reply_to` is this URL. A
+ * `notifyCallerWorkflow` started by a namespace client, or an activity scheduled by a foreign run, posts nothing
+ * (`NotificationRefused`).
  */
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { MessageInput, MessageStatus } from '../messages/message';
-import { SEND_MESSAGE_WORKFLOW } from '../temporal-callers/contract';
-import { checkSeal, type SealKeys } from '../messages/seal';
-import { MESSAGE_WORKFLOW_TYPES } from '../messages/temporal';
+import type { MessageStatus } from '../messages/message';
+import { SEND_MESSAGE_WORKFLOW, type SendMessageInput } from '../temporal-callers/contract';
+import type { SealKeys } from '../messages/seal';
+import { MESSAGE_WORKFLOW_TYPES, NOTIFY_CALLER_WORKFLOW } from '../messages/temporal';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
 import { chainEndedWebhookId, endedWebhookId } from '../protocol/webhook-ids';
 import type { ChainStatus } from '../chains/chain';
 import { RUN_CHAIN_WORKFLOW, type RunChainInput } from '../chains/temporal';
 import { drainCapped, IGNORED_ANSWER_MAX_BYTES } from '../platform/capped-body';
+import { FOREIGN_CALLER, type RunProvenance, type StartedRun } from './run-provenance';
+import { sealOfRun } from './caller-checks';
 
 export interface NotifyCallerRequest {
   url: string;
   /** A message's final status, or a chain's. */
   status: MessageStatus | ChainStatus;
-  /** When the notification run started (workflow info). Absent on runs of older workers. */
+  /** Sent by the workflow, not trusted here: the run's start and parent are read from Temporal. */
   run_started_at?: string;
-  /** The message run that started the notification run (workflow info). */
   parent?: { workflow_id: string; run_id: string };
-}
-
-/** A run as Temporal keeps it: its type, start and input (the first argument). */
-export interface StartedRun {
-  type: string;
-  started_at: string;
-  input: unknown;
 }
 
 export interface NotifyCallerDeps {
@@ -42,45 +37,32 @@ export interface NotifyCallerDeps {
   callerWebhookSecret?: string;
   endpointPolicy?: EndpointPolicy;
   sealKeys: SealKeys;
-  /** Reads a run's type, start and input; by default through the worker's Temporal client. */
-  startedRun?: (workflowId: string, runId: string) => Promise<StartedRun>;
+  provenance: Pick<RunProvenance, 'schedulingRun' | 'run' | 'isGatewayRun'>;
 }
 
 const refused = (why: string) => ApplicationFailure.nonRetryable(`notification refused: ${why}`, 'NotificationRefused');
 
-/** The run's type, start and input, from the first event of its history, read with the worker's client. */
-async function startedRunOf(workflowId: string, runId: string): Promise<StartedRun> {
-  const { client } = Context.current();
-  const first = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events?.[0];
-  const started = first?.workflowExecutionStartedEventAttributes;
-  const payload = started?.input?.payloads?.[0];
-  return {
-    type: started?.workflowType?.name ?? '',
-    started_at: new Date(Number(first?.eventTime?.seconds ?? 0) * 1000 + Math.floor((first?.eventTime?.nanos ?? 0) / 1e6)).toISOString(),
-    input: payload ? client.options.loadedDataConverter.payloadConverter.fromPayload(payload) : undefined,
-  };
+/** The runs that may ask for a notification of their end, and the `reply_to` URL each names in its input. */
+const PARENT_TYPES = [...MESSAGE_WORKFLOW_TYPES, SEND_MESSAGE_WORKFLOW, RUN_CHAIN_WORKFLOW];
+
+function replyToOf(parent: StartedRun): string | undefined {
+  if (parent.type === RUN_CHAIN_WORKFLOW) return (parent.input as RunChainInput | undefined)?.reply_to?.url;
+  return (parent.input as SendMessageInput | undefined)?.reply_to?.url;
 }
 
 export function createNotifyCaller(deps: NotifyCallerDeps) {
-  /** Refuses unless a gateway message run with this reply_to URL started this notification. */
+  /** Refuses unless a gateway run with this reply_to URL started the notification run that scheduled this. */
   const checkOrigin = async (request: NotifyCallerRequest): Promise<void> => {
-    const started = request.run_started_at;
-    if (started && Date.parse(started) < Date.parse(deps.sealKeys.since)) return; // started by an earlier gateway
-    if (!request.parent) throw refused('not started by a message run');
-    const { workflow_id, run_id } = request.parent;
-    const parent = await (deps.startedRun ?? startedRunOf)(workflow_id, run_id);
-    // The public entry validates and builds its own input (prepareMessage) before it can notify.
-    if (parent.type === SEND_MESSAGE_WORKFLOW) return;
-    // A chain checks its whole input before it runs, and notifies only its own reply_to.
-    if (parent.type === RUN_CHAIN_WORKFLOW) {
-      if ((parent.input as RunChainInput | undefined)?.reply_to?.url !== request.url) throw refused('the URL is not the chain’s reply_to');
-      return;
-    }
-    if (!MESSAGE_WORKFLOW_TYPES.includes(parent.type)) throw refused(`started by a ${parent.type} run`);
-    const input = parent.input as MessageInput;
-    const seal = checkSeal(input, deps.sealKeys, { workflowId: workflow_id, startedAt: parent.started_at });
+    const run = await deps.provenance.schedulingRun('notifyCaller', [NOTIFY_CALLER_WORKFLOW]).catch((error: ApplicationFailure) => {
+      throw error.type === FOREIGN_CALLER ? refused(error.message) : error;
+    });
+    if (Date.parse(run.started_at) < Date.parse(deps.sealKeys.since)) return; // started by an earlier gateway
+    if (!run.parent) throw refused('not started by a gateway run');
+    const parent = await deps.provenance.run(run.parent.workflow_id, run.parent.run_id);
+    if (!deps.provenance.isGatewayRun(parent, PARENT_TYPES)) throw refused(`started by a ${parent.type} run on task queue ${parent.task_queue}`);
+    const seal = sealOfRun(parent, deps.sealKeys);
     if (!seal.ok) throw refused(seal.reason);
-    if (input.reply_to?.url !== request.url) throw refused('the URL is not the message’s reply_to');
+    if (replyToOf(parent) !== request.url) throw refused('the URL is not the reply_to of the run that asked');
   };
 
   return async function notifyCaller(request: NotifyCallerRequest): Promise<{ http_status: number }> {

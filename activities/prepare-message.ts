@@ -6,7 +6,7 @@
  *
  * Refusals are non-retryable ApplicationFailures: the run fails at once and nothing is delivered.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import type { AgentQueries } from '../catalogue/agent-queries';
 import { SEND_FAILURES } from '../temporal-callers/contract';
 import { chooseTarget, isRefusal, type TargetRefusal } from '../messages/choose-target';
@@ -19,6 +19,12 @@ import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
 import { sealInput, type SealKeys } from '../messages/seal';
 import { directCaller, directLimitsRefusal, parseDirectInput, type InputRefusal } from '../temporal-callers/input';
+import { chainCaller } from '../chains/chain-caller';
+import { chainMessageIds } from '../chains/chain-service';
+import { RUN_CHAIN_WORKFLOW, type RunChainInput } from '../chains/temporal';
+import { SEND_MESSAGE_WORKFLOW } from '../temporal-callers/contract';
+import type { RunProvenance, StartedRun } from './run-provenance';
+import type { Caller } from '../rules/api-key';
 import { endpointPolicy, type EndpointPolicy } from '../rules/endpoint-policy';
 
 export interface PrepareMessageDeps {
@@ -33,6 +39,13 @@ export interface PrepareMessageDeps {
   /** Seals the input built (messages/seal.ts), as the api does. */
   sealKeys: SealKeys;
   now: () => number;
+  /** Who scheduled it: `sendMessage` (locally, or for routing on the api's queue) or a chain (routing a step). */
+  provenance: Pick<RunProvenance, 'isLocal' | 'schedulingRun' | 'run' | 'isGatewayRun'>;
+}
+
+/** What the `sendMessage` run that asks says of itself (from its workflow info). */
+export interface PrepareContext {
+  parent?: { workflow_id: string; run_id: string };
 }
 
 export interface PreparedMessage {
@@ -66,9 +79,37 @@ function refusalOf(refused: TargetRefusal, tenant: string, agentId: string, capa
 const refusal = (type: string, message: string, details?: unknown) =>
   ApplicationFailure.create({ type, message, nonRetryable: true, ...(details === undefined ? {} : { details: [details] }) });
 
+/**
+ * The chain run this message is a step (or compensation) of, as Temporal says: the run routing the step, or the
+ * parent of the `sendMessage` run, when it is a gateway chain. Undefined for any other message.
+ */
+async function chainOf(provenance: PrepareMessageDeps['provenance'], context: PrepareContext | undefined): Promise<StartedRun | undefined> {
+  let parent = context?.parent;
+  if (!provenance.isLocal()) {
+    const run = await provenance.schedulingRun('prepareMessage', [SEND_MESSAGE_WORKFLOW, RUN_CHAIN_WORKFLOW]);
+    if (run.type === RUN_CHAIN_WORKFLOW) return run;
+    parent = run.parent;
+  }
+  if (!parent) return undefined;
+  const run = await provenance.run(parent.workflow_id, parent.run_id);
+  return provenance.isGatewayRun(run, [RUN_CHAIN_WORKFLOW]) ? run : undefined;
+}
+
 export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
-  return async function prepareMessage(request: unknown): Promise<PreparedMessage | NeedsRouting> {
-    if (!deps.queries || !deps.config || !deps.now || !deps.sealKeys) throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
+  /** A chain's message is sent as the chain's caller (chains/chain-caller.ts), if it is one of the chain's. */
+  async function chainStepCaller(chain: StartedRun, tenant: string, messageId: string): Promise<Caller> {
+    const input = chain.input as RunChainInput;
+    if (input?.tenant !== tenant || !chainMessageIds(input, input.chain_id).includes(messageId)) {
+      throw refusal(SEND_FAILURES.forbidden, `message ${messageId} is not a message of chain ${input?.chain_id}`);
+    }
+    const found = await chainCaller({ config: deps.config!, sealKeys: deps.sealKeys!, ...(deps.keys ? { keys: deps.keys } : {}) }, input, { workflowId: chain.workflow_id, startedAt: chain.started_at }, messageId);
+    if ('refusal' in found) throw refusal(found.refusal.type, found.refusal.message);
+    return found.caller;
+  }
+
+  return async function prepareMessage(request: unknown, context?: PrepareContext): Promise<PreparedMessage | NeedsRouting> {
+    if (!deps.queries || !deps.config || !deps.now || !deps.sealKeys || !deps.provenance) throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
+    const chain = await chainOf(deps.provenance, context);
     const refuse = (r: InputRefusal) => refusal(r.type, r.message, r.details);
     const parsed = parseDirectInput(request);
     if ('refusal' in parsed) throw refuse(parsed.refusal);
@@ -79,9 +120,15 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     if (early) throw refusal(early.kind, early.kind === 'reply_to_unavailable' ? 'reply_to needs CALLER_WEBHOOK_SECRET, which this deployment has not set' : `deadline: ${early.kind.replaceAll('_', ' ')}`);
     const limited = await directLimitsRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy ?? endpointPolicy(deps.config) });
     if (limited) throw refuse(limited);
-    const found = await directCaller({ config: deps.config, ...(deps.keys ? { keys: deps.keys } : {}) }, tenantName, body.message_id, keyId, keyProof);
-    if ('refusal' in found) throw refuse(found.refusal);
-    const { caller } = found;
+    let caller: Caller;
+    if (chain && !keyId) {
+      caller = await chainStepCaller(chain, tenantName, body.message_id);
+    } else {
+      const found = await directCaller({ config: deps.config, ...(deps.keys ? { keys: deps.keys } : {}) }, tenantName, body.message_id, body, keyId, keyProof);
+      if ('refusal' in found) throw refuse(found.refusal);
+      if (found.legacy) log.warn('a key proof of the earlier kind (message id only) was accepted: rotate the key (GET /v1/keys shows proofs: legacy)', { key_id: keyId, message_id: body.message_id });
+      caller = found.caller;
+    }
     // Routing needs the router, which lives in the api: the workflow asks the api's routing queue instead.
     if (!body.target?.capability && !deps.router) return { kind: 'needs_routing' };
     const chosen = await chooseTarget({ queries: deps.queries, ...(deps.router ? { router: deps.router } : {}) }, caller, body);

@@ -124,6 +124,8 @@ const keyView = z.looseObject({
   name: z.string(),
   scopes: z.array(z.string()),
   source: z.enum(['api', 'config']),
+  /** `legacy`: created before key proofs bound the body sent; rotate it (docs/security.md). */
+  proofs: z.enum(['bound', 'legacy']),
 });
 export const createdKeyResponse = keyView.extend({ key: z.string() });
 export const keyListResponse = z.looseObject({ items: z.array(keyView) });

@@ -19,13 +19,18 @@ import { canonicalJson } from '../rules/ids';
 /** How far a run's start may lie from the moment its input was sealed (prepare retries, clock skew). */
 export const SEAL_MAX_SKEW_MS = 5 * 60_000;
 
-function macOf(input: MessageInput, sealedAt: string, key: string): string {
+/** A run input the gateway may seal: a message run's, a chain's. */
+interface Sealable {
+  seal?: { at: string; mac: string } | undefined;
+}
+
+function macOf(input: Sealable, sealedAt: string, key: string): string {
   const { seal: _ignored, ...sealed } = input;
   return createHmac('sha256', key).update(`${sealedAt}\n${canonicalJson(sealed)}`).digest('base64url');
 }
 
 /** The input with the gateway's seal, made now. */
-export function sealInput(input: MessageInput, key: string, now: Date): MessageInput {
+export function sealInput<T extends Sealable>(input: T, key: string, now: Date): T {
   const at = now.toISOString();
   return { ...input, seal: { at, mac: macOf(input, at, key) } };
 }
@@ -46,10 +51,16 @@ export type SealVerdict = { ok: true } | { ok: false; reason: string };
 
 /**
  * Whether `input` carries a seal of this gateway, made for this run. A run started before the deployment sealed
- * (an earlier version of the gateway started it) needs none.
+ * (an earlier version of the gateway started it) needs none. `sealedFor`: the workflow id the input belongs to (a
+ * message's by default).
  */
-export function checkSeal(input: MessageInput, { keys, since }: SealKeys, run: RunOfInput): SealVerdict {
-  const seal = input.seal;
+export function checkSeal(input: MessageInput, keys: SealKeys, run: RunOfInput): SealVerdict {
+  return checkSealOf(input, keys, run, messageWorkflowId(input?.tenant, input?.message_id));
+}
+
+/** Whether `input` (of any run the gateway seals) carries a seal of this gateway, made for the run `sealedFor`. */
+export function checkSealOf(input: Sealable, { keys, since }: SealKeys, run: RunOfInput, sealedFor: string): SealVerdict {
+  const seal = input?.seal;
   if (!seal && Date.parse(run.startedAt) < Date.parse(since)) return { ok: true };
   if (!seal || typeof seal.at !== 'string' || typeof seal.mac !== 'string') return { ok: false, reason: 'the input carries no gateway seal' };
   const given = Buffer.from(seal.mac);
@@ -58,9 +69,7 @@ export function checkSeal(input: MessageInput, { keys, since }: SealKeys, run: R
     return expected.length === given.length && timingSafeEqual(expected, given);
   });
   if (!matches) return { ok: false, reason: 'the gateway seal does not match the input' };
-  if (run.workflowId !== messageWorkflowId(input.tenant, input.message_id)) {
-    return { ok: false, reason: `the input was sealed for ${messageWorkflowId(input.tenant, input.message_id)}, not ${run.workflowId}` };
-  }
+  if (run.workflowId !== sealedFor) return { ok: false, reason: `the input was sealed for ${sealedFor}, not ${run.workflowId}` };
   const skew = Math.abs(Date.parse(run.startedAt) - Date.parse(seal.at));
   if (!(skew <= SEAL_MAX_SKEW_MS)) return { ok: false, reason: `the run started ${Math.round(skew / 1000)} s away from its seal (at most ${SEAL_MAX_SKEW_MS / 1000} s)` };
   return { ok: true };

@@ -65,18 +65,18 @@ export function parseApiKey(key: string): { keyId: string; secret: string } | un
 }
 
 /** A new key; shown once, stored as its id and the hash of its secret. */
-export function newApiKey(): { keyId: string; key: string; secretHash: string } {
+export function newApiKey(): { keyId: string; key: string; secret: string; secretHash: string } {
   const keyId = randomBytes(6).toString('hex');
   const secret = randomBytes(32).toString('base64url');
-  return { keyId, key: `rk_${keyId}_${secret}`, secretHash: hashSecret(secret) };
+  return { keyId, key: `rk_${keyId}_${secret}`, secret, secretHash: hashSecret(secret) };
 }
 
 /**
- * Proof that the sender of a direct start holds the API key `key` (not only its id, which is no secret): an HMAC
- * of the tenant and the message id under the SHA-256 of the key's secret, which the gateway stores. It is good for
- * that one message id only; undefined when `key` is not an API key.
+ * The earlier key proof (keys created before rules/key-proof.ts): an HMAC of the tenant and the message id under the
+ * SHA-256 of the key's secret, which the gateway stores. It binds no body, and the stored hash can make it: accepted
+ * only for keys without a proof public key, until they are rotated. Undefined when `key` is not an API key.
  */
-export function keyProof(key: string, tenant: string, messageId: string): string | undefined {
+export function legacyKeyProof(key: string, tenant: string, messageId: string): string | undefined {
   const parsed = parseApiKey(key);
   return parsed && proofUnder(hashSecret(parsed.secret), tenant, messageId);
 }
@@ -85,8 +85,8 @@ function proofUnder(secretHash: string, tenant: string, messageId: string): stri
   return createHmac('sha256', secretHash).update(`agent-reach key proof\n${tenant}\n${messageId}`).digest('base64url');
 }
 
-/** Whether `proof` is the key proof for this tenant and message id of the key whose secret hashes to `secretHash`. */
-export function keyProofMatches(proof: string, secretHash: string, tenant: string, messageId: string): boolean {
+/** Whether `proof` is the earlier proof for this tenant and message id of the key whose secret hashes to `secretHash`. */
+export function legacyProofMatches(proof: string, secretHash: string, tenant: string, messageId: string): boolean {
   const expected = Buffer.from(proofUnder(secretHash, tenant, messageId));
   const given = Buffer.from(proof);
   return expected.length === given.length && timingSafeEqual(expected, given);

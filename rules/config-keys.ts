@@ -1,10 +1,13 @@
 /** Keys bootstrapped from `API_KEYS`: comma-separated `tenant:scope+scope:key` entries. Pure parsing. */
 import { hashSecret } from './ids';
 import { parseApiKey, SCOPE_PATTERN, TENANT_PATTERN } from './api-key';
+import { proofPublicKey } from './key-proof';
 
 export interface ConfigKey {
   key_id: string;
   secret_hash: string;
+  /** The public half of the key's proof key (rules/key-proof.ts): config keys always prove bodies. */
+  proof_public_key: string;
   tenant: string;
   scopes: string[];
 }
@@ -23,7 +26,7 @@ export function parseConfigKeys(text: string): { keys: ConfigKey[] } | { problem
     const parsed = parseApiKey(key);
     if (!parsed) return { problem: `${where}: the key is not of the form rk_<12 hex>_<43 base64url>` };
     if (keys.some((k) => k.key_id === parsed.keyId)) return { problem: `${where}: key id ${parsed.keyId} appears twice` };
-    keys.push({ key_id: parsed.keyId, secret_hash: hashSecret(parsed.secret), tenant, scopes });
+    keys.push({ key_id: parsed.keyId, secret_hash: hashSecret(parsed.secret), proof_public_key: proofPublicKey(parsed.secret), tenant, scopes });
   }
   return { keys };
 }

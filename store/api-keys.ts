@@ -4,7 +4,8 @@
  */
 import { Schema, type Connection, type Model } from 'mongoose';
 import { model } from './model-once';
-import { apiKeySecretMatches, keyProofMatches, newApiKey, parseApiKey, type Caller } from '../rules/api-key';
+import { apiKeySecretMatches, legacyProofMatches, newApiKey, parseApiKey, type Caller } from '../rules/api-key';
+import { proofMatches, proofPublicKey, type ProofSubject } from '../rules/key-proof';
 import type { Config } from '../platform/config';
 import { parseConfigKeys, type ConfigKey } from '../rules/config-keys';
 import { LruCache } from '../util/lru';
@@ -16,6 +17,8 @@ export interface ApiKeyDoc {
   name: string;
   scopes: string[];
   secret_hash: string;
+  /** The public half of its proof key (rules/key-proof.ts); absent on keys created before proofs bound bodies. */
+  proof_public_key?: string;
   created_at: Date;
   /** The key id that created it. */
   created_by: string;
@@ -29,6 +32,8 @@ export interface ApiKeyView {
   name: string;
   scopes: string[];
   source: 'api' | 'config';
+  /** `bound`: its key proofs bind the body sent; `legacy`: a key from before, whose proofs bind only the message id — rotate it. */
+  proofs: 'bound' | 'legacy';
   created_at?: Date;
   revoked_at?: Date;
 }
@@ -42,6 +47,7 @@ const apiKeySchema = new Schema<ApiKeyDoc>(
     name: { type: String, default: '' },
     scopes: { type: [String], required: true },
     secret_hash: { type: String, required: true },
+    proof_public_key: String,
     created_at: { type: Date, required: true },
     created_by: { type: String, required: true },
     revoked_at: Date,
@@ -61,6 +67,7 @@ function view(doc: ApiKeyDoc): ApiKeyView {
     name: doc.name,
     scopes: doc.scopes,
     source: 'api',
+    proofs: doc.proof_public_key ? 'bound' : 'legacy',
     created_at: doc.created_at,
     ...(doc.revoked_at ? { revoked_at: doc.revoked_at } : {}),
   };
@@ -127,13 +134,21 @@ export class ApiKeyStore {
     return { tenant: doc.tenant, key_id: doc._id, scopes: doc.scopes };
   }
 
-  /** The caller of `keyId` when `proof` is its key proof for this tenant and message id (rules/api-key.ts). */
-  async callerByProof(keyId: string, proof: string, tenant: string, messageId: string): Promise<Caller | undefined> {
+  /**
+   * The caller of `keyId` when `proof` is its key proof for `subject` (rules/key-proof.ts), and whether that was an
+   * earlier, id-only proof (a key without a proof public key: accepted for a message until the key is rotated).
+   */
+  async callerByProof(keyId: string, proof: string, subject: ProofSubject): Promise<{ caller: Caller; legacy: boolean } | undefined> {
     const fromConfig = this.configKeys.get(keyId);
     const doc = fromConfig ? undefined : await this.lookup(keyId);
-    const secretHash = fromConfig?.secret_hash ?? (doc && !doc.revoked_at ? doc.secret_hash : undefined);
-    if (!secretHash || !keyProofMatches(proof, secretHash, tenant, messageId)) return undefined;
-    return this.callerById(keyId);
+    const stored = fromConfig ?? (doc && !doc.revoked_at ? doc : undefined);
+    if (!stored) return undefined;
+    const legacy = !stored.proof_public_key;
+    const proven = stored.proof_public_key
+      ? proofMatches(stored.proof_public_key, proof, subject)
+      : subject.kind === 'message' && legacyProofMatches(proof, stored.secret_hash, subject.tenant, subject.id);
+    const caller = proven ? await this.callerById(keyId) : undefined;
+    return caller && { caller, legacy };
   }
 
   private async lookup(keyId: string): Promise<ApiKeyDoc | null> {
@@ -154,6 +169,7 @@ export class ApiKeyStore {
       name: input.name ?? '',
       scopes: [...new Set(input.scopes)],
       secret_hash: made.secretHash,
+      proof_public_key: proofPublicKey(made.secret),
       created_at: this.now(),
       created_by: createdBy,
     };
@@ -165,7 +181,7 @@ export class ApiKeyStore {
   async list(tenant: string): Promise<ApiKeyView[]> {
     const configured = [...this.configKeys.values()]
       .filter((k) => k.tenant === tenant)
-      .map((k): ApiKeyView => ({ key_id: k.key_id, tenant, name: 'API_KEYS', scopes: k.scopes, source: 'config' }));
+      .map((k): ApiKeyView => ({ key_id: k.key_id, tenant, name: 'API_KEYS', scopes: k.scopes, source: 'config', proofs: 'bound' }));
     const stored = await this.model.find({ tenant }).sort({ created_at: 1, _id: 1 }).lean<ApiKeyDoc[]>();
     return [...configured, ...stored.map(view)];
   }

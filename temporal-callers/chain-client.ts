@@ -7,10 +7,11 @@
  */
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { ChainStatus } from '../chains/chain';
-import { chainBodyHash, chainMessageIds, keyProofsFor, newChainId } from '../chains/chain-service';
+import { chainBodyHash, newChainId } from '../chains/chain-service';
 import { chainWorkflowId, RUN_CHAIN_WORKFLOW, type ChainMemo, type RunChainInput } from '../chains/temporal';
 import { DEFAULT_TASK_QUEUE } from './contract';
 import { parseApiKey } from '../rules/api-key';
+import { provenBody, signProof } from '../rules/key-proof';
 
 export { RUN_CHAIN_WORKFLOW, type RunChainInput } from '../chains/temporal';
 export type { ChainStatus } from '../chains/chain';
@@ -20,13 +21,18 @@ export type ChainRequest = Omit<RunChainInput, 'chain_id'> & { chain_id?: string
 
 /**
  * The input sent as the API key `apiKey` (`rk_…`, of the input's tenant): its `key_id`, and the proof that the
- * sender holds it for every message id of the chain. Compute it where the key is kept, never inside a workflow.
+ * sender holds it and sends this very chain body under this chain id (rules/key-proof.ts): every step is then sent
+ * as that key. Change the input afterwards and the chain is refused (`invalid_key_proof`). Compute it where the key
+ * is kept, never inside a workflow.
  */
 export function chainAsKey(input: ChainRequest, apiKey: string): RunChainInput {
   const parsed = parseApiKey(apiKey);
   if (!parsed) throw new Error('not an API key (rk_<key id>_<secret>)');
   const chainId = input.chain_id ?? newChainId();
-  return { ...input, chain_id: chainId, key_id: parsed.keyId, key_proofs: keyProofsFor(apiKey, input.tenant, chainMessageIds(input, chainId)) };
+  const { key_proofs: _earlier, ...request } = input;
+  const body = provenBody('chain', { ...request, chain_id: chainId });
+  const proof = signProof(apiKey, { kind: 'chain', tenant: input.tenant, id: chainId, body })!;
+  return { ...request, chain_id: chainId, key_id: parsed.keyId, key_proof: proof };
 }
 
 export interface StartedChain {
@@ -39,7 +45,7 @@ export interface StartedChain {
 /** Starts the chain; an existing run of the same id is returned instead. */
 export async function startChain(client: Client, request: ChainRequest, options: { taskQueue?: string } = {}): Promise<StartedChain> {
   const input: RunChainInput = { ...request, chain_id: request.chain_id ?? newChainId() };
-  const { tenant: _tenant, key_id: _keyId, key_proofs: _proofs, ...body } = input;
+  const { tenant: _tenant, key_id: _keyId, key_proof: _proof, key_proofs: _proofs, ...body } = input;
   const memo: ChainMemo = { body_hash: chainBodyHash(body) };
   const workflowId = chainWorkflowId(input.tenant, input.chain_id);
   try {

@@ -10,19 +10,22 @@ import { DEFAULT_TASK_QUEUE, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type 
 import type { MessageStatus } from '../messages/message';
 import { messageWorkflowId } from '../messages/temporal';
 import { newMessageId } from '../rules/ids';
-import { keyProof, parseApiKey } from '../rules/api-key';
+import { parseApiKey } from '../rules/api-key';
+import { provenBody, signProof } from '../rules/key-proof';
 
 export { DEFAULT_TASK_QUEUE, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from './contract';
 
 /**
  * The input sent as the API key `apiKey` (`rk_…`, of the input's tenant): its `key_id` and the `key_proof` that the
- * sender holds it, for the input's message id (made here when absent). Compute it where the key is kept (a client,
- * an activity), never inside a workflow: the proof lands in history, the key must not.
+ * sender holds it and sends this very body under the input's message id (made here when absent): change the input
+ * afterwards and the gateway refuses it (`invalid_key_proof`). Compute it where the key is kept (a client, an
+ * activity), never inside a workflow: the proof lands in history (harmless: it proves this one message), the key
+ * must not.
  */
 export function sentAsKey(input: SendMessageInput, apiKey: string): SendMessageInput & { message_id: string } {
   const parsed = parseApiKey(apiKey);
   const message_id = input.message_id ?? newMessageId();
-  const proof = keyProof(apiKey, input.tenant, message_id);
+  const proof = signProof(apiKey, { kind: 'message', tenant: input.tenant, id: message_id, body: provenBody('message', { ...input }) });
   if (!parsed || !proof) throw new Error('not an API key (rk_<key id>_<secret>)');
   return { ...input, message_id, key_id: parsed.keyId, key_proof: proof };
 }

@@ -23,8 +23,9 @@ export interface SendMessageInput extends SendRequest {
    */
   key_id?: string;
   /**
-   * Proof that the sender holds that key (its id is no secret): `keyProof(apiKey, tenant, message_id)` from
-   * `temporal-callers/client.ts`. Required, with `key_id`, when TEMPORAL_CALLERS_REQUIRE_KEY is set.
+   * Proof that the sender holds that key (its id is no secret) and sends this body under this message id:
+   * `sentAsKey(input, apiKey)` from `temporal-callers/client.ts` (rules/key-proof.ts). Required, with `key_id`,
+   * when TEMPORAL_CALLERS_REQUIRE_KEY is set.
    */
   key_proof?: string;
 }
@@ -47,7 +48,7 @@ export const SEND_FAILURES = {
   /** `key_id` is not an API key of the tenant (or was revoked); TEMPORAL_CALLERS_REQUIRE_KEY and none given. */
   unknownKey: 'unknown_key',
   keyRequired: 'key_required',
-  /** `key_proof` is not the proof of `key_id` for this tenant and message id. */
+  /** `key_proof` is not the proof of `key_id` for this tenant, message id and body. */
   invalidKeyProof: 'invalid_key_proof',
   /** As the api's 422s: the deadline is past or too far, or `reply_to` without CALLER_WEBHOOK_SECRET. */
   deadlinePassed: 'deadline_passed',

@@ -7,6 +7,7 @@
  */
 import type { Config } from '../platform/config';
 import { hasScope, KEY_ID_PATTERN, TENANT_PATTERN, type Caller } from '../rules/api-key';
+import { provenBody } from '../rules/key-proof';
 import { sendMessageBody, type SendMessageBody } from '../messages/message-schema';
 import type { ApiKeyStore } from '../store/api-keys';
 import { SEND_FAILURES } from './contract';
@@ -48,7 +49,9 @@ export function parseDirectInput(request: unknown, boundTenant?: string): { inpu
   }
   const issues: { path: string; message: string }[] = [];
   if (keyId !== undefined && (typeof keyId !== 'string' || !KEY_ID_PATTERN.test(keyId))) issues.push({ path: 'key_id', message: 'a key id is 12 hex digits' });
-  if (keyProof !== undefined && (typeof keyProof !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(keyProof))) issues.push({ path: 'key_proof', message: 'a key proof is 43 base64url characters' });
+  if (keyProof !== undefined && (typeof keyProof !== 'string' || !/^([A-Za-z0-9_-]{43}|[A-Za-z0-9_-]{86})$/.test(keyProof))) {
+    issues.push({ path: 'key_proof', message: 'a key proof is 86 base64url characters (43 for keys created before proofs bound the body)' });
+  }
   if (keyProof !== undefined && keyId === undefined) issues.push({ path: 'key_proof', message: 'key_proof needs the key_id it proves' });
   if (typeof tenant !== 'string' || !TENANT_PATTERN.test(tenant)) issues.push({ path: 'tenant', message: 'a tenant is 1–63 of a–z 0–9 _ - starting with a letter or digit' });
   const parsed = sendMessageBody.safeParse(rest);
@@ -80,19 +83,35 @@ export interface DirectCallerDeps {
   keys?: Pick<ApiKeyStore, 'callerById' | 'callerByProof'>;
 }
 
+/** What a direct start sends, as a key proof covers it: its tenant, its message id and its body. */
+export function messageSubject(tenant: string, messageId: string, body: SendMessageBody) {
+  return { kind: 'message' as const, tenant, id: messageId, body: provenBody('message', body as Record<string, unknown>) };
+}
+
 /**
  * The namespace caller, or the key's caller: of this tenant, not revoked, with the `send` scope. A `key_proof`
- * (rules/api-key.ts) proves the sender holds the key; TEMPORAL_CALLERS_REQUIRE_KEY requires one.
+ * (rules/key-proof.ts) proves the sender holds the key and sends this body under this message id;
+ * TEMPORAL_CALLERS_REQUIRE_KEY requires one. `legacy`: an earlier, id-only proof was accepted (a key to rotate).
  */
-export async function directCaller(deps: DirectCallerDeps, tenant: string, messageId: string, keyId?: string, keyProof?: string): Promise<{ caller: Caller } | { refusal: InputRefusal }> {
+export async function directCaller(
+  deps: DirectCallerDeps,
+  tenant: string,
+  messageId: string,
+  body: SendMessageBody,
+  keyId?: string,
+  keyProof?: string,
+): Promise<{ caller: Caller; legacy?: boolean } | { refusal: InputRefusal }> {
   const requireKey = deps.config.TEMPORAL_CALLERS_REQUIRE_KEY;
   if (!keyId || (requireKey && !keyProof)) {
     if (requireKey) return refused(SEND_FAILURES.keyRequired, 'this deployment requires a key_id and its key_proof (an API key with the send scope) on direct starts');
     return { caller: namespaceCaller(tenant) };
   }
-  const caller = keyProof ? await deps.keys?.callerByProof(keyId, keyProof, tenant, messageId) : await deps.keys?.callerById(keyId);
-  if (keyProof && !caller) return refused(SEND_FAILURES.invalidKeyProof, `key_proof is not the proof of key ${keyId} for message ${messageId} in tenant ${tenant} (or the key was revoked)`);
+  const proven = keyProof ? await deps.keys?.callerByProof(keyId, keyProof, messageSubject(tenant, messageId, body)) : undefined;
+  if (keyProof && !proven) {
+    return refused(SEND_FAILURES.invalidKeyProof, `key_proof is not the proof of key ${keyId} for this body of message ${messageId} in tenant ${tenant} (or the key was revoked)`);
+  }
+  const caller = proven?.caller ?? (await deps.keys?.callerById(keyId));
   if (!caller || caller.tenant !== tenant) return refused(SEND_FAILURES.unknownKey, `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
   if (!hasScope(caller, 'send')) return refused(SEND_FAILURES.forbidden, `key ${keyId} lacks the send scope`);
-  return { caller };
+  return { caller, ...(proven?.legacy ? { legacy: true } : {}) };
 }

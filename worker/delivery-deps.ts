@@ -17,6 +17,7 @@ import { createApiKeyStore } from '../store/api-keys';
 import { BatchedCircuits } from '../store/batched-circuits';
 import { catalogueModels } from '../store/models';
 import { loadSealKeys } from '../store/seal-keys';
+import { RunProvenance } from '../activities/run-provenance';
 
 /** Instances whose circuit a worker keeps in memory. */
 const CIRCUIT_CAPACITY = 100_000;
@@ -69,6 +70,7 @@ export async function startDeliveryDeps(options: DeliveryDepsOptions): Promise<D
     now: Date.now,
     endpointPolicy: policy,
     sealKeys,
+    provenance: new RunProvenance({ gatewayTaskQueue: config.TEMPORAL_TASK_QUEUE }),
     ...(config.CALLER_WEBHOOK_SECRET ? { callerWebhookSecret: config.CALLER_WEBHOOK_SECRET } : {}),
   };
   return {

@@ -71,7 +71,10 @@ export async function sendMessage(request: SendMessageInput): Promise<MessageSta
   setHandler(statusQuery, () => provisional);
   let prepared: PreparedMessage;
   try {
-    const local = await localActivities.prepareMessage({ ...request, message_id: messageId });
+    // Who started this run, as Temporal says: a chain's steps are sent as the chain's caller (chains/chain-caller.ts).
+    const { parent } = workflowInfo();
+    const context = parent ? { parent: { workflow_id: parent.workflowId, run_id: parent.runId } } : {};
+    const local = await localActivities.prepareMessage({ ...request, message_id: messageId }, context);
     // Valid, and routed by intent: the router lives in the api, which serves this queue's routing queue.
     prepared = local.kind === 'needs_routing' ? await routedBy(routingTaskQueue(workflowInfo().taskQueue), { ...request, message_id: messageId }) : local;
   } catch (error) {

@@ -6,6 +6,10 @@ import { createSocketActivities } from '../../activities/deliver-socket';
 import { startActivityWorker, type RunningActivityWorker } from '../../platform/activity-worker';
 import type { CircuitStore } from '../../store/circuits';
 import type { SocketHub } from './socket-hub';
+import type { SealKeys } from '../../messages/seal';
+import type { DeliverRequest } from '../../activities/deliver';
+import { RunProvenance } from '../../activities/run-provenance';
+import { callerChecks, checked } from '../../activities/caller-checks';
 
 /** A task queue name unique to this replica's process. */
 export function replicaTaskQueue(base: string): string {
@@ -20,11 +24,16 @@ export async function startSocketWorker(options: {
   circuits: Pick<CircuitStore, 'record'>;
   /** MAX_PAYLOAD_BYTES: the largest result an ack may carry to be kept. */
   maxResultBytes: number;
+  /** TEMPORAL_TASK_QUEUE and the seal keys: only the gateway's own message runs may deliver (activities/caller-checks.ts). */
+  gatewayTaskQueue: string;
+  sealKeys: SealKeys;
 }): Promise<RunningActivityWorker> {
+  const { deliverOverSocket } = createSocketActivities({ sockets: options.hub, circuits: options.circuits, now: Date.now, maxResultBytes: options.maxResultBytes });
+  const checks = callerChecks(new RunProvenance({ gatewayTaskQueue: options.gatewayTaskQueue }), options.sealKeys);
   return startActivityWorker({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    activities: createSocketActivities({ sockets: options.hub, circuits: options.circuits, now: Date.now, maxResultBytes: options.maxResultBytes }),
+    activities: { deliverOverSocket: checked((request: DeliverRequest) => checks.messageRun('deliverOverSocket', request.message), deliverOverSocket) },
   });
 }

@@ -27,6 +27,7 @@ import type { EndpointPolicy } from '../../rules/endpoint-policy';
 import type { SendMessageBody } from '../../messages/message-schema';
 import { operationToken, runOfToken, type OperationRun } from './operation-token';
 import { agentReachService } from './service';
+import type { Caller } from '../../rules/api-key';
 
 export interface NexusHandlerDeps extends DirectCallerDeps {
   /** The one tenant this handler sends for. */
@@ -45,8 +46,8 @@ export interface NexusHandlerDeps extends DirectCallerDeps {
 /** A checked request: the run's input and what a repeat is compared with. */
 interface Message {
   tenant: string;
-  keyId: string | undefined;
-  keyProof: string | undefined;
+  /** Who sends, proven before anything else is read or started. */
+  caller: Caller;
   workflowId: string;
   bodyHash: string;
   input: SendMessageInput & { message_id: string };
@@ -107,12 +108,14 @@ export function agentReachServiceHandler(deps: NexusHandlerDeps) {
     const { tenant, keyId, keyProof, body } = parsed.input;
     const messageId = body.message_id ?? (requestId ? `nexus_${requestId.replaceAll('-', '')}` : undefined);
     if (!messageId) throw refused({ type: SEND_FAILURES.invalidInput, message: 'invalid input: message_id: required (this request has no Nexus request id to make one from)' });
+    // The credential first: an operation without a valid one (or with another tenant's) reads and starts nothing.
+    const found = await directCaller(deps, tenant, messageId, body, keyId, keyProof);
+    if ('refusal' in found) throw refused(found.refusal);
     const limited = await directLimitsRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy });
     if (limited) throw refused(limited);
     return {
       tenant,
-      keyId,
-      keyProof,
+      caller: found.caller,
       body,
       workflowId: messageWorkflowId(tenant, messageId),
       bodyHash: bodyHashOf(body),
@@ -136,11 +139,9 @@ export function agentReachServiceHandler(deps: NexusHandlerDeps) {
     return nexus.HandlerStartOperationResult.async(operationToken(deps.namespace, run));
   }
 
-  /** `forbidden` (or the key's refusal) unless the existing message's capability admits this caller, as on the api. */
+  /** `forbidden` unless the existing message's capability admits this caller, as on the api. */
   async function requireReach(message: Message, target: MessageMemo['target']): Promise<void> {
-    const found = await directCaller(deps, message.tenant, message.input.message_id, message.keyId, message.keyProof);
-    if ('refusal' in found) throw refused(found.refusal);
-    const check = await deps.queries.checkReach(message.tenant, target.agent_id, target.capability, found.caller);
+    const check = await deps.queries.checkReach(message.tenant, target.agent_id, target.capability, message.caller);
     if (check.kind === 'forbidden') throw refused({ type: SEND_FAILURES.forbidden, message: `the ACL of ${target.capability} does not admit this caller` });
   }
 

@@ -8,8 +8,8 @@ import type { ReachCheck } from '../../catalogue/agent-queries';
 import { bodyHashOf, buildMessageInput } from '../../messages/message-input';
 import { checkSeal } from '../../messages/seal';
 import { loadConfig } from '../../platform/config';
-import { keyProof, keyProofMatches, parseApiKey, type Caller } from '../../rules/api-key';
-import { hashSecret } from '../../rules/ids';
+import { legacyKeyProof, parseApiKey, type Caller } from '../../rules/api-key';
+import { proofMatches, proofPublicKey, provenBody, signProof, type ProofSubject } from '../../rules/key-proof';
 import type { RouteRequest } from '../../router/route-request';
 import type { RouteDecision, RouteExplanation, Router } from '../../router/router';
 
@@ -22,13 +22,19 @@ const KEYS: Record<string, Caller> = {
   bbbbbbbbbbbb: { tenant: 'acme', key_id: 'bbbbbbbbbbbb', scopes: ['read'] },
   cccccccccccc: { tenant: 'other', key_id: 'cccccccccccc', scopes: ['admin'] },
 };
-/** The API key of `aaaaaaaaaaaa`, whose secret the store knows only hashed. */
+/** The API key of `aaaaaaaaaaaa`, of which the store knows only the hash of its secret and its proof public key. */
 const BILLING_KEY = `rk_aaaaaaaaaaaa_${'s'.repeat(43)}`;
+const BILLING_PUBLIC_KEY = proofPublicKey(parseApiKey(BILLING_KEY)!.secret);
 const keys = {
   callerById: async (keyId: string) => KEYS[keyId],
-  callerByProof: async (keyId: string, proof: string, tenant: string, messageId: string) =>
-    keyId === 'aaaaaaaaaaaa' && keyProofMatches(proof, hashSecret(parseApiKey(BILLING_KEY)!.secret), tenant, messageId) ? KEYS[keyId] : undefined,
+  callerByProof: async (keyId: string, proof: string, subject: ProofSubject) =>
+    keyId === 'aaaaaaaaaaaa' && proofMatches(BILLING_PUBLIC_KEY, proof, subject) ? { caller: KEYS[keyId]!, legacy: false } : undefined,
 };
+/** A direct start's proof, as `sentAsKey` makes it. */
+const proofOf = (apiKey: string, input: Record<string, unknown>) =>
+  signProof(apiKey, { kind: 'message', tenant: input.tenant as string, id: input.message_id as string, body: provenBody('message', input) })!;
+/** Run as a local activity of the gateway's own sendMessage, with no parent. */
+const provenance = { isLocal: () => true, schedulingRun: async () => assert.fail('a local call reads no run'), run: async () => assert.fail('no parent'), isGatewayRun: () => false };
 const sealKeys = { keys: ['prepare-message-test-seal-key-0123456789abcdef'], since: '2025-01-01T00:00:00.000Z' };
 
 function prepare(reach: ReachCheck = { kind: 'ok' }, requireKey = false, router?: Pick<Router, 'route'>) {
@@ -39,7 +45,7 @@ function prepare(reach: ReachCheck = { kind: 'ok' }, requireKey = false, router?
       return reach;
     },
   };
-  return { prepareMessage: createPrepareMessage({ queries, config: { ...config, TEMPORAL_CALLERS_REQUIRE_KEY: requireKey }, keys, sealKeys, now: () => NOW, ...(router ? { router } : {}) }), checks };
+  return { prepareMessage: createPrepareMessage({ queries, config: { ...config, TEMPORAL_CALLERS_REQUIRE_KEY: requireKey }, keys, sealKeys, now: () => NOW, provenance, ...(router ? { router } : {}) }), checks };
 }
 
 /** The prepared message (not `needs_routing`). */
@@ -158,18 +164,24 @@ describe('prepare message', () => {
     const required = prepare({ kind: 'ok' }, true).prepareMessage;
     assert.equal((await refusal(required({ tenant: 'acme', message_id: 'k', target }))).type, 'key_required');
     assert.equal((await refusal(required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k', target }))).type, 'key_required', 'a key id alone proves nothing');
-    const proof = keyProof(BILLING_KEY, 'acme', 'k')!;
-    assert.equal((await preparedOf(required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', key_proof: proof, message_id: 'k', target }))).input.caller?.key_id, 'aaaaaaaaaaaa');
+    const sent = { tenant: 'acme', key_id: 'aaaaaaaaaaaa', message_id: 'k', target };
+    assert.equal((await preparedOf(required({ ...sent, key_proof: proofOf(BILLING_KEY, sent) }))).input.caller?.key_id, 'aaaaaaaaaaaa');
   });
 
-  it('prepare message - a key proof holds for its key, tenant and message id only', async () => {
+  it('prepare message - a key proof holds for its key, tenant, message id and body only; the stored hash cannot make one', async () => {
     const target = { agent_id: AGENT, capability: 'echo' };
     const required = prepare({ kind: 'ok' }, true).prepareMessage;
-    const proof = keyProof(BILLING_KEY, 'acme', 'k')!;
-    const refusedWith = async (input: Record<string, unknown>) => (await refusal(required({ tenant: 'acme', key_id: 'aaaaaaaaaaaa', target, message_id: 'k', key_proof: proof, ...input }))).type;
+    const sent = { tenant: 'acme', key_id: 'aaaaaaaaaaaa', target, message_id: 'k', payload: { amount: 10 } };
+    const proof = proofOf(BILLING_KEY, sent);
+    assert.equal((await preparedOf(required({ ...sent, key_proof: proof }))).input.caller?.key_id, 'aaaaaaaaaaaa', 'the body it proves');
+    const refusedWith = async (input: Record<string, unknown>) => (await refusal(required({ ...sent, key_proof: proof, ...input }))).type;
     assert.equal(await refusedWith({ message_id: 'k2' }), 'invalid_key_proof', 'another message id');
+    assert.equal(await refusedWith({ payload: { amount: 10_000 } }), 'invalid_key_proof', 'another payload');
+    assert.equal(await refusedWith({ target: { agent_id: AGENT, capability: 'refund' } }), 'invalid_key_proof', 'another target');
+    assert.equal(await refusedWith({ params: { order_id: 1 } }), 'invalid_key_proof', 'params added');
     assert.equal(await refusedWith({ key_id: 'bbbbbbbbbbbb' }), 'invalid_key_proof', 'another key');
-    assert.equal(await refusedWith({ key_proof: keyProof(`rk_aaaaaaaaaaaa_${'t'.repeat(43)}`, 'acme', 'k') }), 'invalid_key_proof', 'a made-up key');
+    assert.equal(await refusedWith({ key_proof: proofOf(`rk_aaaaaaaaaaaa_${'t'.repeat(43)}`, sent) }), 'invalid_key_proof', 'a made-up key');
+    assert.equal(await refusedWith({ key_proof: legacyKeyProof(BILLING_KEY, 'acme', 'k') }), 'invalid_key_proof', 'the id-only proof that the stored hash could make');
     assert.equal(await refusedWith({ key_proof: 'short' }), 'invalid_input');
   });
 });
