@@ -15,6 +15,9 @@ import { checkSeal, type SealKeys } from '../messages/seal';
 import { MESSAGE_WORKFLOW_TYPES, messageWorkflowId } from '../messages/temporal';
 import { SEND_MESSAGE_WORKFLOW } from '../temporal-callers/contract';
 import { foreignCaller, type RunProvenance, type StartedRun } from './run-provenance';
+import { ApplicationFailure } from '@temporalio/common';
+import { chainCaller, type ChainCallerDeps } from '../chains/chain-caller';
+import type { RunChainInput } from '../chains/temporal';
 
 /** The types of run that act for one message. */
 export const MESSAGE_RUN_TYPES: readonly string[] = [...MESSAGE_WORKFLOW_TYPES, SEND_MESSAGE_WORKFLOW];
@@ -25,6 +28,8 @@ export type MessageNamed = Pick<MessageInput, 'tenant' | 'message_id'>;
 export interface CallerChecks {
   local(activity: string): void;
   messageRun(activity: string, message?: MessageNamed): Promise<void>;
+  /** A chain about to run: the caller its steps will be sent as is known and may send (chains/chain-caller.ts). */
+  chainCaller(input: RunChainInput, deps: Omit<ChainCallerDeps, 'sealKeys'> | undefined): Promise<void>;
 }
 
 /** Whether a message run started by Temporal as `run` carries the gateway's seal (or predates sealing). */
@@ -44,6 +49,12 @@ export function callerChecks(provenance: RunProvenance, sealKeys: SealKeys): Cal
       }
       const seal = sealOfRun(run, sealKeys);
       if (!seal.ok) throw foreignCaller(activity, `the run was not started by the gateway (${seal.reason})`);
+    },
+    async chainCaller(input, deps) {
+      if (!deps) throw ApplicationFailure.nonRetryable('this worker does not run chains', 'not_configured');
+      const run = await provenance.currentRun();
+      const found = await chainCaller({ ...deps, sealKeys }, input, { workflowId: run.workflow_id, startedAt: run.started_at });
+      if ('refusal' in found) throw ApplicationFailure.nonRetryable(found.refusal.message, found.refusal.type);
     },
   };
 }

@@ -13,6 +13,7 @@ import { createCancelA2aTask, createDeliverA2a, createPollA2aTask } from './deli
 import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel, type NotifyCancelRequest, type NotifyCancelResult } from './notify-cancel';
 import { createCapabilityParameters, createPrepareChain } from './prepare-chain';
+import { createMapChainStep } from './map-chain-step';
 import { createPrepareMessage, type PrepareMessageDeps } from './prepare-message';
 import type { ChainCheckDeps } from '../chains/check-chain';
 import { createResolveAndDeliver } from './resolve-and-deliver';
@@ -23,6 +24,7 @@ import type { SealKeys } from '../messages/seal';
 import type { AnswerLimits } from '../protocol/verdicts';
 import { callerChecks, checked } from './caller-checks';
 import type { RunProvenance } from './run-provenance';
+import type { RunChainInput } from '../chains/temporal';
 
 export interface ActivityDeps {
   queries: Pick<AgentQueries, 'findTarget' | 'signingSecrets' | 'agentRecord'>;
@@ -74,8 +76,13 @@ export function createActivities(deps: ActivityDeps) {
     notifyCancel: checked((request: NotifyCancelRequest) => checks.messageRun('notifyCancel', request.message), notifyCancel),
     notifyCaller: createNotifyCaller(deps),
     settleMessage: checked(local('settleMessage'), settleMessage),
-    prepareChain: checked(local('prepareChain'), createPrepareChain(deps.chains)),
+    prepareChain: checked(async (input: RunChainInput) => {
+      checks.local('prepareChain');
+      await checks.chainCaller(input, deps.intake && { config: deps.intake.config, ...(deps.intake.keys ? { keys: deps.intake.keys } : {}) });
+    }, createPrepareChain(deps.chains)),
     capabilityParameters: checked(local('capabilityParameters'), createCapabilityParameters(deps.chains)),
+    /** A chain step reading results kept by reference, from their messages (a local activity of runChain). */
+    mapChainStep: checked(local('mapChainStep'), createMapChainStep()),
     prepareMessage: createPrepareMessage({ ...deps.intake, sealKeys: deps.sealKeys, now: deps.now, provenance: deps.provenance }),
     /** A delivered message got no receipt in time: counts against the instance's circuit. */
     recordMissingReceipt: checked(

@@ -105,13 +105,18 @@ export class RunProvenance {
     return run.task_queue === this.deps.gatewayTaskQueue && types.includes(run.type);
   }
 
+  /** The run that scheduled the current activity, whatever it is. */
+  async currentRun(): Promise<StartedRun> {
+    const { workflowExecution } = this.info();
+    return this.run(workflowExecution.workflowId, workflowExecution.runId);
+  }
+
   /**
    * The run that scheduled the current (regular) activity, refused unless it is a gateway run of one of `types`.
    * `activity` names the activity in the refusal.
    */
   async schedulingRun(activity: string, types: readonly string[]): Promise<StartedRun> {
-    const { workflowExecution } = this.info();
-    const run = await this.run(workflowExecution.workflowId, workflowExecution.runId);
+    const run = await this.currentRun();
     if (run.task_queue !== this.deps.gatewayTaskQueue) throw foreignCaller(activity, `scheduled by a run on task queue ${run.task_queue}, not the gateway's`);
     if (!types.includes(run.type)) throw foreignCaller(activity, `scheduled by a ${run.type} run`);
     return run;

@@ -14,11 +14,10 @@
  * Uses node:crypto (through the seal and the proofs): never import from workflows.
  */
 import type { Config } from '../platform/config';
-import { hasScope, type Caller } from '../rules/api-key';
+import { hasScope, namespaceCaller, type Caller } from '../rules/api-key';
 import { provenBody } from '../rules/key-proof';
 import { checkSealOf, type RunOfInput, type SealKeys } from '../messages/seal';
 import type { ApiKeyStore } from '../store/api-keys';
-import { namespaceCaller } from '../temporal-callers/input';
 import { chainWorkflowId, type RunChainInput } from './temporal';
 
 export interface ChainCallerDeps {

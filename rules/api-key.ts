@@ -48,6 +48,15 @@ export interface Caller {
  */
 export type PartialCaller = Pick<Caller, 'tenant'> & Partial<Pick<Caller, 'key_id' | 'scopes'>>;
 
+/**
+ * Who a direct start acts as without a key: only the `send` scope. Whoever can start workflows in the namespace can
+ * send to the tenant's capabilities without an ACL (and those whose ACL admits `send`), never to one restricted to
+ * key ids or to other scopes.
+ */
+export function namespaceCaller(tenant: string): Caller {
+  return { tenant, key_id: 'temporal-namespace', scopes: ['send'] };
+}
+
 /** `admin` holds every built-in scope; a custom scope must be held as such. */
 export function hasScope(caller: { scopes: readonly string[] }, scope: string): boolean {
   if (caller.scopes.includes(scope)) return true;

@@ -6,7 +6,9 @@
  * One home for the worker's `prepareMessage` and the Nexus handler.
  */
 import type { Config } from '../platform/config';
-import { hasScope, KEY_ID_PATTERN, TENANT_PATTERN, type Caller } from '../rules/api-key';
+import { hasScope, KEY_ID_PATTERN, namespaceCaller, TENANT_PATTERN, type Caller } from '../rules/api-key';
+
+export { namespaceCaller } from '../rules/api-key';
 import { provenBody } from '../rules/key-proof';
 import { sendMessageBody, type SendMessageBody } from '../messages/message-schema';
 import type { ApiKeyStore } from '../store/api-keys';
@@ -27,15 +29,6 @@ export interface DirectInput {
 }
 
 const refused = (type: string, message: string, details?: unknown): { refusal: InputRefusal } => ({ refusal: { type, message, ...(details === undefined ? {} : { details }) } });
-
-/**
- * Who a direct start acts as without a key: only the `send` scope. Whoever can start workflows in the namespace can
- * send to the tenant's capabilities without an ACL (and those whose ACL admits `send`), never to one restricted to
- * key ids or to other scopes.
- */
-export function namespaceCaller(tenant: string): Caller {
-  return { tenant, key_id: 'temporal-namespace', scopes: ['send'] };
-}
 
 /**
  * Parses the input with the api's schema. `boundTenant`: the tenant this way in sends for (a missing `tenant` is
