@@ -45,11 +45,17 @@ export function chainCost(body: unknown, maxSteps: number): number {
   return Math.max(1, counted.length + compensations);
 }
 
-export type ChainSummary = Omit<ChainStatus, 'error'> & { error?: { code: string; step?: string } };
+/** What a key without `read` is shown of a sent message: where it is, not what the agent answered. */
+type SentSummary = Pick<SentMessage, 'message_id' | 'state' | 'started_at' | 'ended_at' | 'target'>;
+export type ChainSummary = Pick<ChainStatus, 'chain_id' | 'tenant' | 'state' | 'started_at' | 'ended_at'> & {
+  steps: (SentSummary & Pick<StepStatus, 'id' | 'after'> & { compensation?: SentSummary })[];
+  error?: { code: string; step?: string };
+};
 
-/** A sent message as a key without `read` may see it: where it is, not what the agent answered. */
-function withoutOutcome<T extends SentMessage>({ result: _result, error: _error, ...kept }: T): Omit<T, 'result' | 'error'> {
-  return kept;
+/** Listed field by field, so that what a status gains later (results, references) stays out until it is added here. */
+function sentSummary(sent: SentMessage): SentSummary {
+  const { message_id, state, started_at, ended_at, target } = sent;
+  return { message_id, state, ...(started_at ? { started_at } : {}), ...(ended_at ? { ended_at } : {}), ...(target ? { target } : {}) };
 }
 
 /**
@@ -57,12 +63,22 @@ function withoutOutcome<T extends SentMessage>({ result: _result, error: _error,
  * repeated POST tells a key without the `read` scope, so `send` alone never reads results.
  */
 export function chainSummary(status: ChainStatus): ChainSummary {
-  const { error, ...rest } = status;
-  const steps = status.steps.map(({ compensation, ...step }): StepStatus => ({
-    ...withoutOutcome(step),
-    ...(compensation ? { compensation: withoutOutcome(compensation) } : {}),
+  const { chain_id, tenant, state, started_at, ended_at, error } = status;
+  const steps = status.steps.map((step) => ({
+    id: step.id,
+    after: step.after,
+    ...sentSummary(step),
+    ...(step.compensation ? { compensation: sentSummary(step.compensation) } : {}),
   }));
-  return { ...rest, steps, ...(error ? { error: { code: error.code, ...(error.step ? { step: error.step } : {}) } } : {}) };
+  return {
+    chain_id,
+    tenant,
+    state,
+    steps,
+    started_at,
+    ...(ended_at ? { ended_at } : {}),
+    ...(error ? { error: { code: error.code, ...(error.step ? { step: error.step } : {}) } } : {}),
+  };
 }
 
 export function chainRoutes(deps: { chains: ChainService; config: Config; limiter: RateLimiter }): Router {
