@@ -7,9 +7,12 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { capabilitySchemas, checkChain, type ChainCheckDeps } from '../chains/check-chain';
 import { CHAIN_FAILURES, type RunChainInput } from '../chains/temporal';
 import type { PlannedStep } from '../chains/plan';
+import type { ChainRunLimits } from '../chains/run-state';
 
 export interface PreparedChain {
   steps: PlannedStep[];
+  /** Absent in runs recorded before the limits: such a run applies none. */
+  limits?: ChainRunLimits;
 }
 
 /** The `parameters` schema of a capability, for an intent step's check after routing; undefined when it declares none. */
@@ -31,6 +34,7 @@ export function createPrepareChain(deps: ChainCheckDeps | undefined) {
       const message = refusal.issues ? `invalid chain: ${refusal.issues.map((i) => `${i.location.replace(/^body\./, '')}: ${i.message}`).join('; ')}` : refusal.message;
       throw ApplicationFailure.create({ type: refusal.code === 'invalid_request' ? CHAIN_FAILURES.invalidChain : refusal.code, message, nonRetryable: true, details: [refusal] });
     }
-    return { steps: checked.steps };
+    const { maxMessageBytes, maxHistoryBytes } = deps.limits;
+    return { steps: checked.steps, ...(maxMessageBytes && maxHistoryBytes ? { limits: { max_message_bytes: maxMessageBytes, max_history_bytes: maxHistoryBytes } } : {}) };
   };
 }

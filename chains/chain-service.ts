@@ -49,7 +49,7 @@ export function keyProofsFor(apiKey: string, tenant: string, messageIds: readonl
 export interface ChainServiceDeps {
   client: Client;
   queries: Pick<AgentQueries, 'get' | 'checkReach'>;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'MAX_CHAIN_STEPS' | 'MAX_CHAIN_DEPTH' | 'MAX_CHAIN_BYTES' | 'CALLER_WEBHOOK_SECRET' | 'CALLER_WEBHOOK_RETRY_INITIAL_MS'>;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'MAX_CHAIN_STEPS' | 'MAX_CHAIN_DEPTH' | 'MAX_CHAIN_BYTES' | 'MAX_PAYLOAD_BYTES' | 'CHAIN_HISTORY_MAX_BYTES' | 'CALLER_WEBHOOK_SECRET' | 'CALLER_WEBHOOK_RETRY_INITIAL_MS'>;
   /** Where `reply_to` may point. */
   endpointPolicy: EndpointPolicy;
   lookup?: Lookup;

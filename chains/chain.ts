@@ -56,11 +56,20 @@ export interface StepError {
   message: string;
 }
 
+/** Where a result kept by reference is: its message (the step's, or its compensation's) and its size as JSON. */
+export interface ResultRef {
+  message_id: string;
+  bytes: number;
+}
+
 /** One message the chain sent (a step, or a step's compensation). */
 export interface SentMessage {
   message_id: string;
   state: StepState;
+  /** The agent's result, when it is small enough to be kept in the chain (chains/result-refs.ts). */
   result?: unknown;
+  /** A result too large to be kept in the chain: `GET /v1/messages/<message_id>` serves it. */
+  result_ref?: ResultRef;
   started_at?: string;
   ended_at?: string;
   error?: StepError;

@@ -10,10 +10,15 @@ import { jsonBytes } from '../util/json-bytes';
 import type { ChainStepBody } from './chain';
 import { chainBody, type ChainBodyInput } from './chain-schema';
 import { checkPlan, type PlanLimits, type PlannedStep } from './plan';
+import { knownSizeIssue } from './known-sizes';
 import { typeCheck, type CapabilitySchemas } from './type-check';
 
 export interface ChainLimits extends PlanLimits {
   maxBytes: number;
+  /** The message size cap (MAX_PAYLOAD_BYTES): a step whose message is known now must fit it. */
+  maxMessageBytes?: number;
+  /** History size past which a chain's run continues as new (CHAIN_HISTORY_MAX_BYTES). */
+  maxHistoryBytes?: number;
 }
 
 export interface ChainCheckDeps {
@@ -83,5 +88,7 @@ export async function checkChain(deps: ChainCheckDeps, tenant: string, value: un
   }
   const typeIssue = typeCheck(plan.steps, body.input, (t) => schemas.get(`${t.agent_id}/${t.capability}`));
   if (typeIssue) return refused({ ...typeIssue });
+  const sizeIssue = deps.limits.maxMessageBytes === undefined ? undefined : knownSizeIssue(plan.steps, body.input, deps.limits.maxMessageBytes);
+  if (sizeIssue) return refused({ ...sizeIssue });
   return { ok: true, body, steps: plan.steps };
 }

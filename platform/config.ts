@@ -140,6 +140,11 @@ export const envSchema = z.object({
   /** Largest chain body (its input and every step's templates) in bytes of JSON, kept in Temporal history. @default 262144 */
   MAX_CHAIN_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
   /**
+   * History size, in bytes, past which a chain's run continues as new (with its status, results over 16 KiB by
+   * reference) once no step is running; Temporal refuses a history past 50 MB. @default 8388608 (8 MiB)
+   */
+  CHAIN_HISTORY_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(32 * 1024 * 1024).default(8 * 1024 * 1024),
+  /**
    * Most bytes read of any answer from an agent or a card host: an HTTP delivery's answer, an A2A agent's answers
    * (SendMessage, GetTask, CancelTask), a fetched A2A card. The read stops there: a delivery whose answer is longer
    * fails `result_too_large` (not retried), a card import 422 `agent_card_too_large`. A result must also fit
@@ -446,8 +451,8 @@ export function answerLimits(config: Config) {
 }
 
 /** The limits of a chain (chains/check-chain.ts). */
-export function chainLimits(config: Pick<Config, 'MAX_CHAIN_STEPS' | 'MAX_CHAIN_DEPTH' | 'MAX_CHAIN_BYTES'>) {
-  return { maxSteps: config.MAX_CHAIN_STEPS, maxDepth: config.MAX_CHAIN_DEPTH, maxBytes: config.MAX_CHAIN_BYTES };
+export function chainLimits(config: Pick<Config, 'MAX_CHAIN_STEPS' | 'MAX_CHAIN_DEPTH' | 'MAX_CHAIN_BYTES' | 'MAX_PAYLOAD_BYTES' | 'CHAIN_HISTORY_MAX_BYTES'>) {
+  return { maxSteps: config.MAX_CHAIN_STEPS, maxDepth: config.MAX_CHAIN_DEPTH, maxBytes: config.MAX_CHAIN_BYTES, maxMessageBytes: config.MAX_PAYLOAD_BYTES, maxHistoryBytes: config.CHAIN_HISTORY_MAX_BYTES };
 }
 
 /** The router's similarity settings. */

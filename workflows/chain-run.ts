@@ -3,17 +3,21 @@
  * run as the chain's caller, built from the step's templates (an intent step is routed and its params checked
  * first). Deterministic: no I/O here.
  */
-import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, isCancellation, proxyActivities, proxyLocalActivities, startChild } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, condition, isCancellation, proxyActivities, proxyLocalActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ChainStatus, SentMessage, StepAddress, StepError, StepState, StepStatus } from '../chains/chain';
+import type { ChainStatus, SentMessage, StepAddress, StepCondition, StepError, StepState, StepStatus } from '../chains/chain';
+import { jsonSize } from '../chains/mapped-size';
 import type { PlannedStep } from '../chains/plan';
-import { buildFromTemplate, resolvePointer, sameJson } from '../chains/pointer';
+import { refsIn, resolvePointer, sameJson, sourceOf } from '../chains/pointer';
+import { inlineResultCap, keptResult } from '../chains/result-refs';
+import { historyFull, resumedDocument, type ChainResume, type ChainRunLimits, type ChainStop } from '../chains/run-state';
+import { stepMessage, type ChainDocument, type StepMessage } from '../chains/step-message';
 import type { RunChainInput } from '../chains/temporal';
 import { paramsMisfit } from '../chains/type-check';
 import type { MessageStatus } from '../messages/message';
 import { routingTaskQueue, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../temporal-callers/contract';
 
-const { capabilityParameters } = proxyLocalActivities<Activities>({
+const { capabilityParameters, mapChainStep } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',
   scheduleToCloseTimeout: '2m',
   retry: { maximumInterval: '10s' },
@@ -22,11 +26,11 @@ const { capabilityParameters } = proxyLocalActivities<Activities>({
 /** What one message of the chain came to. */
 type Sent = Omit<SentMessage, 'message_id' | 'started_at'>;
 
-/** The chain's input, built: the document its pointers read. */
-interface ChainDocument {
-  input: unknown;
-  steps: Record<string, { result?: unknown }>;
-}
+/**
+ * Bytes of messages (params, payload, intent) one workflow task may start: every command of a task travels in one
+ * gRPC message, which Temporal caps at 4 MB. Past it, a step waits until the steps started before it have started.
+ */
+const START_BUDGET_BYTES = 1024 * 1024;
 
 export const now = () => new Date().toISOString();
 
@@ -53,25 +57,28 @@ function errorOf(error: unknown): { state: StepState; error: StepError } {
   return { state: 'failed', error: { code: 'failed', message: (cause as Error)?.message ?? String(cause) } };
 }
 
-/** The message a step (or its compensation) sends, built from its templates, or why it cannot be built. */
-function messageOf(address: StepAddress, document: ChainDocument): { params?: Record<string, unknown>; payload?: unknown } | { unmapped: string } {
-  const params = address.input === undefined ? undefined : buildFromTemplate(address.input, document);
-  if (params && !params.ok) return { unmapped: `${params.pointer} names nothing` };
-  if (params && (params.value === null || typeof params.value !== 'object' || Array.isArray(params.value))) return { unmapped: 'input does not come to an object (the message params)' };
-  const payload = address.payload === undefined ? undefined : buildFromTemplate(address.payload, document);
-  if (payload && !payload.ok) return { unmapped: `${payload.pointer} names nothing` };
-  return { ...(params ? { params: params.value as Record<string, unknown> } : {}), ...(payload ? { payload: payload.value } : {}) };
+/** A failure of `mapChainStep` (a result by reference that cannot be read), as the step's message. */
+function unmappable(error: unknown): StepMessage {
+  const cause = error instanceof Error && error.cause instanceof ApplicationFailure ? error.cause : error;
+  return { ok: false, code: 'mapping_failed', message: (cause as Error)?.message ?? String(cause) };
 }
 
 /** What a chain run knows while its steps run: their states, the document their pointers read, what stopped it. */
 export class ChainRun {
   readonly stepStatus: Map<string, StepStatus>;
-  readonly document: ChainDocument;
+  /** The chain input and the results this run holds; results kept by reference are in `referenced`. */
+  document: ChainDocument;
+  /** Step id → message id of results kept only in their messages (a run continued as new). */
+  referenced = new Map<string, string>();
   readonly completedInOrder: string[] = [];
   readonly running = new Map<string, CancellationScope>();
-  stop: { step: string; error: StepError; compensate: boolean } | undefined;
+  stop: ChainStop | undefined;
   /** A step was skipped or ended since the loop last looked. */
   changed = false;
+  /** Largest result the status keeps inline. */
+  readonly inlineCap: number;
+  /** Bytes of messages being started (their child runs not yet started). */
+  private startingBytes = 0;
 
   constructor(
     readonly input: RunChainInput,
@@ -79,9 +86,35 @@ export class ChainRun {
     readonly status: ChainStatus,
     readonly cancelRequest: () => { reason?: string } | undefined,
     readonly taskQueue: string,
+    /** Absent for runs recorded before the limits (their prepareChain result has none): they apply none. */
+    readonly limits: ChainRunLimits | undefined,
   ) {
     this.stepStatus = new Map(status.steps.map((s) => [s.id, s]));
     this.document = { input: input.input, steps: {} };
+    this.inlineCap = inlineResultCap(steps.length + steps.filter((s) => s.compensate).length);
+  }
+
+  /** Takes up where the run before this one stopped (it continued as new). */
+  resume(resume: ChainResume): void {
+    this.completedInOrder.push(...resume.completed_in_order);
+    this.stop = resume.stop;
+    ({ document: this.document, referenced: this.referenced } = resumedDocument(this.input.input, this.status));
+  }
+
+  /** What the next run needs when this one continues as new. */
+  resumeState(cancelRequest: { reason?: string } | undefined): ChainResume {
+    return { status: this.status, completed_in_order: this.completedInOrder, ...(this.stop ? { stop: this.stop } : {}), ...(cancelRequest ? { cancel_request: cancelRequest } : {}), limits: this.limits! };
+  }
+
+  /** Whether this run's history is past its budget: time to continue as new once no step runs. */
+  historyFull(): boolean {
+    return historyFull(this.limits, workflowInfo());
+  }
+
+  /** A message's end into its status: its result inline when small, else by reference to its message. */
+  record(into: SentMessage, sent: Sent): void {
+    const { result, ...rest } = sent;
+    Object.assign(into, rest, keptResult(into.message_id, result, this.inlineCap), { ended_at: now() });
   }
 
   /** Each step's state, as its status shows it. */
@@ -92,27 +125,77 @@ export class ChainRun {
   /** Sends one message of the chain (a step or a compensation) as a child `sendMessage` run in `scope`. */
   send(messageId: string, address: StepAddress, deadlineMs: number | undefined, scope: CancellationScope): Promise<Sent> {
     return scope.run(async () => {
-      const built = messageOf(address, this.document);
-      if ('unmapped' in built) return { state: 'failed', error: { code: 'mapping_failed', message: built.unmapped } };
-      const request = this.requestOf(messageId, address, built, deadlineMs);
+      // Only a step reading a result kept by reference awaits here: any other is built as before, in this very task.
+      const built = this.readsReferenced(address) ? await this.mappedByReference(address) : stepMessage(address, this.document, this.limits?.max_message_bytes);
+      if (!built.ok) return { state: 'failed', error: { code: built.code, message: built.message } };
+      const request = this.requestOf(messageId, address, built.message, deadlineMs);
+      const bytes = this.limits ? jsonSize(request) : 0;
       try {
-        if (request.intent && !request.target) {
-          const routed = await routedTarget(request, this.taskQueue);
-          if (routed && 'misfit' in routed) return { state: 'failed', error: { code: 'params_mismatch', message: routed.misfit } };
-          if (routed) request.target = routed.target;
+        if (this.startingBytes > 0 && this.startingBytes + bytes > START_BUDGET_BYTES) await this.startRoom(bytes);
+        this.startingBytes += bytes;
+        let child;
+        try {
+          if (request.intent && !request.target) {
+            const routed = await routedTarget(request, this.taskQueue);
+            if (routed && 'misfit' in routed) return { state: 'failed', error: { code: 'params_mismatch', message: routed.misfit } };
+            if (routed) request.target = routed.target;
+          }
+          child = await startChild<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, {
+            workflowId: `msg:${this.input.tenant}:${messageId}`,
+            taskQueue: this.taskQueue,
+            args: [request],
+            // As any message: its id never gets a second run, unless the gateway refused the first.
+            workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+          });
+        } finally {
+          this.startingBytes -= bytes;
         }
-        const child = await startChild<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, {
-          workflowId: `msg:${this.input.tenant}:${messageId}`,
-          taskQueue: this.taskQueue,
-          args: [request],
-          // As any message: its id never gets a second run, unless the gateway refused the first.
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-        });
         return sentOf(await child.result());
       } catch (error) {
         return errorOf(error);
       }
     });
+  }
+
+  /** Waits until the messages being started leave room for `bytes` more (or none is being started). */
+  private async startRoom(bytes: number): Promise<void> {
+    const fits = () => this.startingBytes === 0 || this.startingBytes + bytes <= START_BUDGET_BYTES;
+    // Every waiting step wakes when room appears; the first to run takes it, the others wait again.
+    while (!fits()) await condition(fits);
+  }
+
+  /** Whether the templates read a result this run keeps only by reference. */
+  private readsReferenced(templates: { input?: unknown; payload?: unknown }): boolean {
+    if (this.referenced.size === 0) return false;
+    return [templates.input, templates.payload].some((template) => refsIn(template).some(({ ref }) => {
+      const source = sourceOf(ref);
+      return source.kind === 'step' && this.referenced.has(source.step);
+    }));
+  }
+
+  /** A step's message built by `mapChainStep`, which reads the results kept by reference from their messages. */
+  private async mappedByReference(address: StepAddress): Promise<StepMessage> {
+    try {
+      const mapped = await mapChainStep(this.mapRequest({ address: { ...(address.intent ? { intent: address.intent } : {}), input: address.input, payload: address.payload } }));
+      return 'message' in mapped ? mapped.message : unmappable(new Error('mapChainStep built no message'));
+    } catch (error) {
+      return unmappable(error);
+    }
+  }
+
+  /** Whether a step's `when` holds, reading a result kept by reference if it needs one; false when it cannot be read. */
+  private async whenHolds(when: StepCondition): Promise<boolean> {
+    if (!this.readsReferenced({ input: { $ref: when.$ref } })) return holds(this.document, when);
+    try {
+      const mapped = await mapChainStep(this.mapRequest({ when }));
+      return 'when_holds' in mapped && mapped.when_holds;
+    } catch {
+      return false;
+    }
+  }
+
+  private mapRequest(what: { address: StepAddress } | { when: StepCondition }) {
+    return { tenant: this.input.tenant, chain_id: this.input.chain_id, document: this.document, referenced: Object.fromEntries(this.referenced), ...what, ...(this.limits ? { max_bytes: this.limits.max_message_bytes } : {}) };
   }
 
   /** The `sendMessage` input of one message: the chain's caller (its key id and this message's proof), its deadline. */
@@ -134,24 +217,30 @@ export class ChainRun {
   /** Starts a ready step (or skips it when its condition does not hold); its end is recorded when it comes. */
   start(step: PlannedStep): void {
     const shown = this.stepStatus.get(step.id)!;
-    if (step.when) {
-      const found = resolvePointer(this.document, step.when.$ref);
-      if (!found.ok || !sameJson(found.value, step.when.equals)) {
-        shown.state = 'skipped';
-        this.changed = true;
-        return;
-      }
+    const { when } = step;
+    const later = when !== undefined && this.readsReferenced({ input: { $ref: when.$ref } });
+    if (when && !later && !holds(this.document, when)) {
+      shown.state = 'skipped';
+      this.changed = true;
+      return;
     }
     shown.state = 'running';
     shown.started_at = now();
     const scope = new CancellationScope();
     this.running.set(step.id, scope);
-    void this.send(shown.message_id, step, step.deadline_ms, scope).then((sent) => this.ended(step, shown, sent));
+    const sending = later ? this.sendWhen(when, shown, step, scope) : this.send(shown.message_id, step, step.deadline_ms, scope);
+    void sending.then((sent) => this.ended(step, shown, sent));
+  }
+
+  /** Sends the step if its `when` holds once the result it reads is read; else the step is skipped. */
+  private async sendWhen(when: StepCondition, shown: StepStatus, step: PlannedStep, scope: CancellationScope): Promise<Sent> {
+    if (!(await scope.run(() => this.whenHolds(when)))) return { state: 'skipped' };
+    return this.send(shown.message_id, step, step.deadline_ms, scope);
   }
 
   private ended(step: PlannedStep, shown: StepStatus, sent: Sent): void {
     this.running.delete(step.id);
-    record(shown, sent);
+    this.record(shown, sent);
     this.changed = true;
     if (sent.state === 'completed') {
       this.completedInOrder.push(step.id);
@@ -170,6 +259,8 @@ function sentOf(ended: MessageStatus): Sent {
   return { state: ended.state === 'cancelled' ? 'cancelled' : 'failed', error: { code: reason.code, message: reason.message }, target };
 }
 
-export function record(into: SentMessage, sent: Sent): void {
-  Object.assign(into, sent, { ended_at: now() });
+/** Whether a step's `when` holds in this document. */
+function holds(document: ChainDocument, when: StepCondition): boolean {
+  const found = resolvePointer(document, when.$ref);
+  return found.ok && sameJson(found.value, when.equals);
 }

@@ -6,12 +6,14 @@
  * compensate: the completed steps' compensations run as their own messages, latest completed first, each once.
  * A cancel reaches the running steps' messages (their child runs are cancelled). Deterministic: no I/O here.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, condition, proxyLocalActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew, proxyLocalActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { PreparedChain } from '../activities/prepare-chain';
 import type { ChainState, ChainStatus, SentMessage, StepStatus } from '../chains/chain';
-import { compensationOrder, readySteps, type PlannedStep } from '../chains/plan';
+import { compensationOrder, plannedSteps, readySteps } from '../chains/plan';
+import type { ChainResume } from '../chains/run-state';
 import { cancelChainUpdate, chainStatusQuery, chainWorkflowId, CHAIN_FAILURES, compensationMessageId, stepMessageId, type RunChainInput } from '../chains/temporal';
-import { ChainRun, now, record } from './chain-run';
+import { ChainRun, now } from './chain-run';
 import { notifyCallerWorkflow } from './notify-caller';
 
 const { prepareChain } = proxyLocalActivities<Activities>({
@@ -20,15 +22,21 @@ const { prepareChain } = proxyLocalActivities<Activities>({
   retry: { maximumInterval: '10s' },
 });
 
-export async function runChain(input: RunChainInput): Promise<ChainStatus> {
-  const { workflowId, startTime, taskQueue } = workflowInfo();
+/**
+ * `resume`: what the run before this one handed over when it continued as new (its history had grown past
+ * CHAIN_HISTORY_MAX_BYTES); the input stays the one the chain was started with.
+ */
+export async function runChain(input: RunChainInput, resume?: ChainResume): Promise<ChainStatus> {
+  const { workflowId, startTime, taskQueue, continuedFromExecutionRunId } = workflowInfo();
   const tenant = typeof input?.tenant === 'string' ? input.tenant : '';
   const chainId = typeof input?.chain_id === 'string' ? input.chain_id : '';
   if (!chainId || workflowId !== chainWorkflowId(tenant, chainId)) {
     throw ApplicationFailure.nonRetryable(`workflow id ${workflowId} does not match the input: it must be chain:<tenant>:<chain_id>`, CHAIN_FAILURES.workflowIdMismatch);
   }
-  const status: ChainStatus = { chain_id: chainId, tenant, state: 'running', steps: [], started_at: startTime.toISOString() };
-  let cancelRequest: { reason?: string } | undefined;
+  // A client cannot start a run continued from another: only a chain's own run hands over its state.
+  if (resume && !continuedFromExecutionRunId) throw ApplicationFailure.nonRetryable('resume state comes only from a run of this chain that continued as new', CHAIN_FAILURES.invalidChain);
+  const status: ChainStatus = resume?.status ?? { chain_id: chainId, tenant, state: 'running', steps: [], started_at: startTime.toISOString() };
+  let cancelRequest: { reason?: string } | undefined = resume?.cancel_request;
   setHandler(chainStatusQuery, () => status);
   setHandler(cancelChainUpdate, (request) => {
     // Compensations run to their end: a cancel does not stop them.
@@ -36,12 +44,17 @@ export async function runChain(input: RunChainInput): Promise<ChainStatus> {
     cancelRequest ??= request ?? {};
     return { cancelled: true, state: 'cancelled' };
   });
-  const { steps } = await prepareChain(input).catch((error: unknown) => {
-    // The refusal itself (its type names the reason), not the activity failure wrapping it.
-    throw error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause : error;
-  });
-  status.steps = steps.map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' }));
-  const ended = await runSteps(input, steps, status, () => cancelRequest, taskQueue);
+  // A resumed run's chain was checked by its first run.
+  const { steps, limits }: PreparedChain = resume
+    ? { steps: plannedSteps(input), limits: resume.limits }
+    : await prepareChain(input).catch((error: unknown) => {
+        // The refusal itself (its type names the reason), not the activity failure wrapping it.
+        throw error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause : error;
+      });
+  if (!resume) status.steps = steps.map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' }));
+  const run = new ChainRun(input, steps, status, () => cancelRequest, taskQueue, limits);
+  if (resume) run.resume(resume);
+  const ended = await runSteps(run);
   if (input.reply_to) {
     // A child that outlives this run (ABANDON), so the chain ends now while the notification retries for hours.
     await startChild(notifyCallerWorkflow, {
@@ -53,9 +66,15 @@ export async function runChain(input: RunChainInput): Promise<ChainStatus> {
   return ended;
 }
 
+/** Ends this run and starts the next with the chain's state (no step may be running: its child would be cut off). */
+function continueChain(run: ChainRun): Promise<never> {
+  return continueAsNew<typeof runChain>(run.input, run.resumeState(run.cancelRequest()));
+}
+
 /** Runs the steps, then ends the chain: completed, failed, cancelled, or compensated. */
-async function runSteps(input: RunChainInput, steps: PlannedStep[], status: ChainStatus, cancelRequest: () => { reason?: string } | undefined, taskQueue: string): Promise<ChainStatus> {
-  const run = new ChainRun(input, steps, status, cancelRequest, taskQueue);
+async function runSteps(run: ChainRun): Promise<ChainStatus> {
+  const { status, cancelRequest } = run;
+  if (status.state === 'compensating') return compensate(run, { ...run.stop!.error, step: run.stop!.step });
   await runReadySteps(run);
   // Steps that never ran: the chain stopped (or was cancelled) before them.
   const cancelled = cancelRequest();
@@ -72,11 +91,16 @@ async function runSteps(input: RunChainInput, steps: PlannedStep[], status: Chai
   return compensate(run, why);
 }
 
-/** Starts every ready step until none runs: the chain completed, stopped at a failure, or was cancelled. */
+/**
+ * Starts every ready step until none runs: the chain completed, stopped at a failure, or was cancelled. Once the
+ * history is past its budget no step starts; when the running ones have ended, the run continues as new.
+ */
 async function runReadySteps(run: ChainRun): Promise<void> {
   let cancelsSent = false;
   for (;;) {
-    if (!run.stop && !run.cancelRequest()) for (const step of readySteps(run.steps, run.states())) run.start(step);
+    const full = run.historyFull();
+    const going = !run.stop && !run.cancelRequest();
+    if (going && !full) for (const step of readySteps(run.steps, run.states())) run.start(step);
     if (run.cancelRequest() && !cancelsSent) {
       cancelsSent = true;
       for (const scope of run.running.values()) scope.cancel();
@@ -86,7 +110,10 @@ async function runReadySteps(run: ChainRun): Promise<void> {
       run.changed = false;
       continue;
     }
-    if (run.running.size === 0) return;
+    if (run.running.size === 0) {
+      if (going && full && readySteps(run.steps, run.states()).length > 0) await continueChain(run);
+      return;
+    }
     await condition(() => run.changed || (run.cancelRequest() !== undefined && !cancelsSent));
   }
 }
@@ -98,10 +125,14 @@ async function compensate(run: ChainRun, why: NonNullable<ChainStatus['error']>)
   let compensationFailed: StepStatus | undefined;
   for (const step of compensationOrder(run.steps, run.completedInOrder)) {
     const shown = run.stepStatus.get(step.id)!;
-    const compensation: SentMessage = { message_id: compensationMessageId(status.chain_id, step.id), state: 'running', started_at: now() };
-    shown.compensation = compensation;
-    record(compensation, await run.send(compensation.message_id, step.compensate!, undefined, new CancellationScope({ cancellable: false })));
-    if (compensation.state !== 'completed') compensationFailed ??= shown;
+    // Compensations an earlier run of the chain (before it continued as new) already sent are not sent again.
+    if (!shown.compensation?.ended_at) {
+      if (run.historyFull()) await continueChain(run);
+      const compensation: SentMessage = { message_id: compensationMessageId(status.chain_id, step.id), state: 'running', started_at: now() };
+      shown.compensation = compensation;
+      run.record(compensation, await run.send(compensation.message_id, step.compensate!, undefined, new CancellationScope({ cancellable: false })));
+    }
+    if (shown.compensation.state !== 'completed') compensationFailed ??= shown;
   }
   if (compensationFailed) {
     return finish(status, 'failed', { code: 'compensation_failed', message: `the compensation of step ${compensationFailed.id} failed: ${compensationFailed.compensation?.error?.message ?? ''}`, step: compensationFailed.id });

@@ -12,6 +12,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createPrepareMessage } from '../../activities/prepare-message';
+import { createMapChainStep } from '../../activities/map-chain-step';
 import { createCapabilityParameters, createPrepareChain } from '../../activities/prepare-chain';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
 import type { A2aPoll } from '../../activities/deliver-a2a';
@@ -197,6 +198,7 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     prepareMessage: createPrepareMessage({}),
     prepareChain: createPrepareChain(undefined),
     capabilityParameters: createCapabilityParameters(undefined),
+    mapChainStep: createMapChainStep(),
   };
   const worker = await Worker.create({
     connection: env.nativeConnection,
