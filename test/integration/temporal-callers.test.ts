@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { executeMessage, sendMessage } from '../../temporal-callers/client';
+import { executeMessage, sendMessage, sentAsKey } from '../../temporal-callers/client';
+import { legacyKeyProof } from '../../rules/api-key';
 import { SEND_MESSAGE_WORKFLOW } from '../../temporal-callers/contract';
 import type { MessageMemo } from '../../messages/runs';
 import { messageWorkflowId, statusQuery } from '../../messages/temporal';
@@ -187,6 +188,38 @@ describe('temporal callers - trust', () => {
     assert.equal(status.state, 'processed', JSON.stringify(status.reason));
     assert.deepEqual(status.result, { billed: 7 });
     assert.equal(restrictedAgent.deliveries.length, 1, 'only the keyed start was delivered');
+  });
+});
+
+describe('temporal callers - key proofs', () => {
+  it('temporal callers - a key proof sends its own body only; GET /v1/keys shows new keys bound', async () => {
+    const target = { agent_id: agentId, capability: 'echo' };
+    const made = await system.keys.create(TENANT, { scopes: ['send'] }, 'test');
+    const input = sentAsKey({ tenant: TENANT, message_id: newId('proof'), target, payload: { amount: 10 } }, made.key);
+    const status = await executeMessage(system.client, input, taskQueue());
+    assert.equal(status.state, 'processed');
+    // The proof under another message id, or with another body, or another message's proof: refused, nothing delivered.
+    const otherBody = { ...input, message_id: newId('proof-body'), key_proof: sentAsKey({ ...input, message_id: 'x' }, made.key).key_proof };
+    const anotherId = { ...input, message_id: newId('proof-id') };
+    assert.equal((await failureOf(executeMessage(system.client, anotherId, taskQueue()))).type, 'invalid_key_proof');
+    assert.equal((await failureOf(executeMessage(system.client, otherBody, taskQueue()))).type, 'invalid_key_proof');
+    const changed = { ...sentAsKey({ tenant: TENANT, message_id: newId('proof-payload'), target, payload: { amount: 10 } }, made.key), payload: { amount: 10_000 } };
+    assert.equal((await failureOf(executeMessage(system.client, changed, taskQueue()))).type, 'invalid_key_proof');
+    assert.equal(deliveriesOf(anotherId.message_id).length + deliveriesOf(otherBody.message_id).length + deliveriesOf(changed.message_id).length, 0);
+    const listed = await request('GET', `${system.baseUrl}/v1/keys`);
+    assert.equal(listed.body.items.find((k: { key_id: string }) => k.key_id === made.view.key_id).proofs, 'bound');
+  });
+
+  it('temporal callers - a key from before bound proofs keeps its id-only proof, flagged legacy until rotated', async () => {
+    const made = await system.keys.create(TENANT, { scopes: ['send'] }, 'test');
+    // As stored by an earlier version: no proof public key.
+    await system.mongo.collection('api_keys').updateOne({ _id: made.view.key_id as never }, { $unset: { proof_public_key: '' } });
+    const listed = await request('GET', `${system.baseUrl}/v1/keys`);
+    assert.equal(listed.body.items.find((k: { key_id: string }) => k.key_id === made.view.key_id).proofs, 'legacy');
+    const messageId = newId('legacy');
+    const input = { tenant: TENANT, message_id: messageId, target: { agent_id: agentId, capability: 'echo' }, key_id: made.view.key_id, key_proof: legacyKeyProof(made.key, TENANT, messageId)! };
+    const status = await executeMessage(system.client, input, taskQueue());
+    assert.equal(status.state, 'processed');
   });
 });
 
