@@ -27,7 +27,7 @@ export function createCapabilityParameters(deps: ChainCheckDeps | undefined) {
 export function createPrepareChain(deps: ChainCheckDeps | undefined) {
   return async function prepareChain(input: RunChainInput): Promise<PreparedChain> {
     if (!deps) throw ApplicationFailure.nonRetryable('this worker does not run chains', 'not_configured');
-    const { tenant, chain_id: _chainId, key_id: _keyId, key_proofs: _proofs, reply_retry_initial_ms: _retry, ...body } = input;
+    const { tenant, chain_id: _chainId, key_id: _keyId, key_proof: _proof, key_proofs: _proofs, caller: _caller, seal: _seal, reply_retry_initial_ms: _retry, ...body } = input;
     const checked = await checkChain(deps, tenant, body);
     if (!checked.ok) {
       const { refusal } = checked;

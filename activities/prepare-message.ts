@@ -87,12 +87,22 @@ async function chainOf(provenance: PrepareMessageDeps['provenance'], context: Pr
   let parent = context?.parent;
   if (!provenance.isLocal()) {
     const run = await provenance.schedulingRun('prepareMessage', [SEND_MESSAGE_WORKFLOW, RUN_CHAIN_WORKFLOW]);
-    if (run.type === RUN_CHAIN_WORKFLOW) return run;
+    if (run.type === RUN_CHAIN_WORKFLOW) return firstChainRun(provenance, run);
     parent = run.parent;
   }
   if (!parent) return undefined;
-  const run = await provenance.run(parent.workflow_id, parent.run_id);
-  return provenance.isGatewayRun(run, [RUN_CHAIN_WORKFLOW]) ? run : undefined;
+  return firstChainRun(provenance, await provenance.run(parent.workflow_id, parent.run_id));
+}
+
+/**
+ * The chain's first run, whose input and start vouch for its caller (a chain that continued as new runs on under the
+ * same workflow id); undefined unless it and `run` are gateway chains.
+ */
+async function firstChainRun(provenance: PrepareMessageDeps['provenance'], run: StartedRun): Promise<StartedRun | undefined> {
+  if (!provenance.isGatewayRun(run, [RUN_CHAIN_WORKFLOW])) return undefined;
+  if (!run.first_run_id) return run;
+  const first = await provenance.run(run.workflow_id, run.first_run_id);
+  return provenance.isGatewayRun(first, [RUN_CHAIN_WORKFLOW]) ? first : undefined;
 }
 
 export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {

@@ -26,6 +26,8 @@ export interface StartedRun {
   task_queue: string;
   started_at: string;
   parent?: { workflow_id: string; run_id: string };
+  /** The first run of this workflow execution's chain of runs, when this one continued another as new. */
+  first_run_id?: string;
   input: unknown;
 }
 
@@ -59,6 +61,7 @@ async function readStartedRun(workflowId: string, runId: string): Promise<{ run:
     task_queue: started.taskQueue?.name ?? '',
     started_at: new Date(seconds * 1000 + Math.floor((first.eventTime?.nanos ?? 0) / 1e6)).toISOString(),
     ...(parent?.workflowId && parent.runId ? { parent: { workflow_id: parent.workflowId, run_id: parent.runId } } : {}),
+    ...(started.firstExecutionRunId && started.firstExecutionRunId !== runId ? { first_run_id: started.firstExecutionRunId } : {}),
     input: payload ? client.options.loadedDataConverter.payloadConverter.fromPayload(payload) : undefined,
   };
   return { run, inputBytes: payload?.data?.length ?? 0 };

@@ -75,7 +75,7 @@ export async function createApiServices(options: {
   const router = await createRouter(catalogue, mongo, config, logger, { lessons: (tenant) => lessons.cache.get(tenant) });
   const sealKeys = await loadSealKeys(config, mongo);
   const messages = new MessageService({ client, queries: catalogue.queries, config, router, sealKeys });
-  const chains = new ChainService({ client, queries: catalogue.queries, config, endpointPolicy: endpointPolicy(config) });
+  const chains = new ChainService({ client, queries: catalogue.queries, config, endpointPolicy: endpointPolicy(config), sealKeys });
   return { catalogue, keys, router, messages, chains, sealKeys, lessons };
 }
 
@@ -140,6 +140,8 @@ export async function startApiReplica(options: {
     hub,
     circuits: services.catalogue.circuits,
     maxResultBytes: config.MAX_PAYLOAD_BYTES,
+    gatewayTaskQueue: config.TEMPORAL_TASK_QUEUE,
+    sealKeys: services.sealKeys,
   });
   const routingWorker = await startRoutingWorker({
     connection: options.workerConnection,

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import type { AgentQueries } from '../catalogue/agent-queries';
 import { chainLimits, type Config } from '../platform/config';
-import { keyProof, type Caller } from '../rules/api-key';
+import type { Caller } from '../rules/api-key';
+import { sealInput, type SealKeys } from '../messages/seal';
 import { checkEndpoint, type EndpointPolicy, type Lookup } from '../rules/endpoint-policy';
 import { canonicalJson, sha256Hex } from '../rules/ids';
 import type { ChainState, ChainStatus } from './chain';
@@ -41,11 +42,6 @@ export function chainMessageIds(body: Pick<ChainBodyInput, 'steps'>, chainId: st
   return body.steps.flatMap((s) => [stepMessageId(chainId, s.id), ...(s.compensate ? [compensationMessageId(chainId, s.id)] : [])]);
 }
 
-/** The proofs that the sender holds `apiKey`, for every message id of the chain (so each step is sent as that key). */
-export function keyProofsFor(apiKey: string, tenant: string, messageIds: readonly string[]): Record<string, string> {
-  return Object.fromEntries(messageIds.map((id) => [id, keyProof(apiKey, tenant, id)!]));
-}
-
 export interface ChainServiceDeps {
   client: Client;
   queries: Pick<AgentQueries, 'get' | 'checkReach'>;
@@ -53,13 +49,15 @@ export interface ChainServiceDeps {
   /** Where `reply_to` may point. */
   endpointPolicy: EndpointPolicy;
   lookup?: Lookup;
+  /** Seals the chain's input with the caller the api authenticated (chains/chain-caller.ts). */
+  sealKeys: SealKeys;
 }
 
 export class ChainService {
   constructor(private readonly deps: ChainServiceDeps) {}
 
-  /** Checks and starts the chain for `caller`, whose API key (`apiKey`) each step is sent as. */
-  async start(caller: Caller, apiKey: string, value: unknown): Promise<StartChainResult> {
+  /** Checks and starts the chain for `caller`, as whom each step is sent. */
+  async start(caller: Caller, value: unknown): Promise<StartChainResult> {
     const tenant = caller.tenant;
     const checked = await checkChain({ queries: this.deps.queries, limits: chainLimits(this.deps.config) }, tenant, value, caller);
     if (!checked.ok) return { kind: 'refused', refusal: checked.refusal };
@@ -68,13 +66,13 @@ export class ChainService {
     const chainId = checked.body.chain_id ?? newChainId();
     const body = { ...checked.body, chain_id: chainId };
     const memo: ChainMemo = { body_hash: chainBodyHash(body) };
-    const input: RunChainInput = {
+    const unsealed: RunChainInput = {
       ...body,
       tenant,
-      key_id: caller.key_id,
-      key_proofs: keyProofsFor(apiKey, tenant, chainMessageIds(body, chainId)),
+      caller: { tenant, key_id: caller.key_id, scopes: caller.scopes },
       ...(body.reply_to ? { reply_retry_initial_ms: this.deps.config.CALLER_WEBHOOK_RETRY_INITIAL_MS } : {}),
     };
+    const input = sealInput(unsealed, this.deps.sealKeys.keys[0]!, new Date());
     try {
       await this.deps.client.workflow.start(RUN_CHAIN_WORKFLOW, {
         workflowId: chainWorkflowId(tenant, chainId),

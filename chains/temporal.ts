@@ -27,16 +27,23 @@ export function compensationMessageId(chainId: string, stepId: string): string {
 }
 
 /**
- * The input of `runChain`: the body of `POST /v1/chains` with its chain id, plus the tenant and, as for
- * `sendMessage`, who sends: an API key id and, per message id of the chain (steps and compensations), the proof
- * that the sender holds the key. Each step is checked as a message from that caller.
+ * The input of `runChain`: the body of `POST /v1/chains` with its chain id, plus the tenant and who sends
+ * (chains/chain-caller.ts): the caller the api authenticated, under the gateway's seal; or, from a Temporal-native
+ * caller, an API key id and the proof that it sends this chain body. Each step is checked as a message from that
+ * caller; no proof that could send another message is kept in the run's history.
  */
 export interface RunChainInput extends ChainBody {
   tenant: string;
   chain_id: string;
   key_id?: string;
-  /** `keyProof(apiKey, tenant, message_id)` for each step's and compensation's message id. */
+  /** `signProof(apiKey, {kind: 'chain', …})` of this chain body (temporal-callers/chain-client.ts `chainAsKey`). */
+  key_proof?: string;
+  /** Chains started before chain proofs: an id-only proof per message id. Honoured for those runs, never made now. */
   key_proofs?: Record<string, string>;
+  /** The caller the api authenticated (chains it starts), under `seal`. */
+  caller?: { tenant: string; key_id: string; scopes: string[] };
+  /** The gateway's seal on this input (messages/seal.ts), made for this chain's workflow id. */
+  seal?: { at: string; mac: string };
   /** First retry delay of the `reply_to` notification (the api's CALLER_WEBHOOK_RETRY_INITIAL_MS). @default 5000 */
   reply_retry_initial_ms?: number;
 }

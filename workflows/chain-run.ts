@@ -198,19 +198,18 @@ export class ChainRun {
     return { tenant: this.input.tenant, chain_id: this.input.chain_id, document: this.document, referenced: Object.fromEntries(this.referenced), ...what, ...(this.limits ? { max_bytes: this.limits.max_message_bytes } : {}) };
   }
 
-  /** The `sendMessage` input of one message: the chain's caller (its key id and this message's proof), its deadline. */
+  /**
+   * The `sendMessage` input of one message, with its deadline. It carries no credential: the gateway sends it as the
+   * chain's caller, found from this run's own input (chains/chain-caller.ts), since this run is its parent.
+   */
   private requestOf(messageId: string, address: StepAddress, built: { params?: Record<string, unknown>; payload?: unknown }, deadlineMs: number | undefined): SendMessageInput {
-    const { input } = this;
-    const proof = input.key_proofs?.[messageId];
     return {
-      tenant: input.tenant,
+      tenant: this.input.tenant,
       message_id: messageId,
       ...(address.target ? { target: address.target } : {}),
       ...(address.intent ? { intent: address.intent } : {}),
       ...built,
       ...(deadlineMs ? { deadline: new Date(Date.now() + deadlineMs).toISOString() } : {}),
-      ...(input.key_id ? { key_id: input.key_id } : {}),
-      ...(proof ? { key_proof: proof } : {}),
     };
   }
 
