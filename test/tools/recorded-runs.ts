@@ -18,8 +18,8 @@ export interface RecordedRuns {
   cliPath: string;
   address: string;
   namespace: string;
-  /** Each scenario by name: runs it, and says which workflow ran and how it ended. */
-  scenarios: Record<string, () => Promise<{ workflowId: string; outcome: string }>>;
+  /** Each scenario by name: runs it, and says which workflow ran (which run of it: the latest by default) and how it ended. */
+  scenarios: Record<string, () => Promise<{ workflowId: string; runId?: string; outcome: string }>>;
   /** Rewrites a history before it is stored (e.g. to leave out what names the recording machine). */
   clean?: (history: unknown) => unknown;
 }
@@ -38,9 +38,10 @@ export async function recordRuns(options: RecordedRuns): Promise<void> {
   const idsFile = join(dir, 'workflow-ids.json');
   const workflowIds: Record<string, string> = existsSync(idsFile) ? JSON.parse(readFileSync(idsFile, 'utf8')) : {};
   for (const [name, run] of Object.entries(options.scenarios)) {
-    const { workflowId, outcome } = await run();
+    const { workflowId, runId, outcome } = await run();
     const file = `${prefix}${name}.json`;
-    const history = execFileSync(options.cliPath, ['workflow', 'show', '--address', options.address, '--namespace', options.namespace, '-w', workflowId, '-o', 'json'], { encoding: 'utf8' });
+    const which = ['-w', workflowId, ...(runId ? ['-r', runId] : [])];
+    const history = execFileSync(options.cliPath, ['workflow', 'show', '--address', options.address, '--namespace', options.namespace, ...which, '-o', 'json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     writeFileSync(join(dir, file), clean ? `${JSON.stringify(clean(JSON.parse(history)), null, 2)}\n` : history);
     workflowIds[file] = workflowId;
     console.log(`${file}: ${outcome}`);
@@ -59,13 +60,15 @@ export interface RecordingSetup {
   /** The scenarios, given the system and the registered agent's id. */
   scenarios(system: TestSystem, agentId: string): RecordedRuns['scenarios'];
   clean?: RecordedRuns['clean'];
+  /** Settings of the system beyond the recorders' own. */
+  env?: Record<string, string>;
 }
 
 export async function recordAgainstSystem(setup: RecordingSetup): Promise<void> {
   const cli = await resolveTemporalCli();
   if ('sdkDownload' in cli) throw new Error(`recording needs the Temporal CLI: ${cli.reason}`);
   const servers = await startTestServers();
-  const system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000' });
+  const system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000', ...setup.env });
   const agent = await startFakeAgent(setup.answer);
   try {
     const registered = await registerAgent(system.baseUrl, agent.url, { capabilities: setup.capabilities });
