@@ -25,6 +25,9 @@ export type StartChainResult =
 
 export type CancelChainResult = { kind: 'cancelled' } | { kind: 'already_ended'; state: ChainState } | { kind: 'unknown_chain' };
 
+/** Tries of a cancel while the chain's run continues as new under it. */
+const CANCEL_ATTEMPTS = 3;
+
 /** Thrown when a running chain's status cannot be read because no worker answers the query. */
 export class ChainStatusUnavailableError extends Error {}
 
@@ -101,14 +104,19 @@ export class ChainService {
   }
 
   async cancel(tenant: string, chainId: string, reason?: string): Promise<CancelChainResult> {
-    try {
-      const outcome = await this.deps.client.workflow.getHandle(chainWorkflowId(tenant, chainId)).executeUpdate(cancelChainUpdate, { args: [reason ? { reason } : {}] });
-      return outcome.cancelled ? { kind: 'cancelled' } : { kind: 'already_ended', state: outcome.state };
-    } catch (error) {
-      const description = await this.describe(tenant, chainId);
-      if (!description) return { kind: 'unknown_chain' };
-      if (description.status.name === 'RUNNING') throw error;
-      return { kind: 'already_ended', state: (await this.statusOf(tenant, chainId, description)).state };
+    // A chain's run that continues as new while the update is in flight leaves it unanswered: the next run takes it
+    // again (the cancel is idempotent).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcome = await this.deps.client.workflow.getHandle(chainWorkflowId(tenant, chainId)).executeUpdate(cancelChainUpdate, { args: [reason ? { reason } : {}] });
+        return outcome.cancelled ? { kind: 'cancelled' } : { kind: 'already_ended', state: outcome.state };
+      } catch (error) {
+        const description = await this.describe(tenant, chainId);
+        if (!description) return { kind: 'unknown_chain' };
+        if (description.status.name === 'RUNNING' && attempt < CANCEL_ATTEMPTS) continue;
+        if (description.status.name === 'RUNNING') throw error;
+        return { kind: 'already_ended', state: (await this.statusOf(tenant, chainId, description)).state };
+      }
     }
   }
 
@@ -147,7 +155,10 @@ export class ChainService {
         );
         const state: ChainState = description.status.name === 'CANCELLED' ? 'cancelled' : 'failed';
         const ended = (description.closeTime ?? new Date()).toISOString();
-        return { chain_id: chainId, tenant, state, steps: [], started_at: description.startTime.toISOString(), ended_at: ended, error: { code: 'terminated', message: failure ?? `the chain's run ended as ${description.status.name}` } };
+        // The steps as the run last knew them (a query replays its history), when a worker answers.
+        const last = await handle.query(chainStatusQuery).catch(() => undefined);
+        const started = last?.started_at ?? description.startTime.toISOString();
+        return { chain_id: chainId, tenant, state, steps: last?.steps ?? [], started_at: started, ended_at: ended, error: { code: 'terminated', message: failure ?? `the chain's run ended as ${description.status.name}` } };
       }
     }
   }

@@ -167,6 +167,18 @@ describe('chain bounds', () => {
     }
   });
 
+  it('chain bounds - a chain whose run an operator terminates still lists its steps', async () => {
+    const chainId = newChainId('terminated');
+    const started = await request('POST', `${system.baseUrl}/v1/chains`, { chain_id: chainId, steps: [{ id: 'first', target: target('wide') }, { id: 'hold', target: target('hold') }] });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    await eventually(`${chainId}: hold to be delivered`, async () => (agent.deliveries.some((d) => d.body.message_id === `${chainId}:hold`) ? true : undefined));
+    await system.client.workflow.getHandle(chainWorkflowId('default', chainId)).terminate('operator');
+    const { ended } = await watchUntilEnded(chainId);
+    assert.equal(ended.state, 'failed');
+    assert.equal(ended.error.code, 'terminated');
+    assert.deepEqual(ended.steps.map((s: { id: string; state: string }) => [s.id, s.state]), [['first', 'completed'], ['hold', 'running']]);
+  });
+
   it('chain bounds - a step whose message, read from the chain input alone, is over the cap is refused at submission (413 naming it)', async () => {
     const chainId = newChainId('known');
     const refused = await request('POST', `${system.baseUrl}/v1/chains`, {
