@@ -9,7 +9,7 @@ import { startFakeAgent, type Behaviour, type Delivery, type FakeAgent } from '.
 import { request } from '../helpers/http';
 import type { TestSystem } from '../helpers/system';
 import { startSystemWithAgent, type SystemWithAgent } from '../helpers/system-with-agent';
-import { executeChain } from '../../temporal-callers/chain-client';
+import { chainAsKey, executeChain } from '../../temporal-callers/chain-client';
 import { Webhook } from 'standardwebhooks';
 import { newSigningSecret } from '../../rules/signing';
 
@@ -267,6 +267,34 @@ describe('chains', () => {
     assert.deepEqual(direct.steps.map((s) => s.state), ['completed', 'failed']);
     assert.equal(direct.steps[1]!.error!.code, 'forbidden');
     assert.equal(deliveriesOf(direct.chain_id).length, 1);
+  });
+
+  it('chains - from Temporal with chainAsKey the steps are sent as that key; the proof sends only its own chain body; no step proof is kept in history', async () => {
+    const withScope = await system.keys.create('default', { scopes: ['send', 'refunds'] }, 'test');
+    const steps = [{ id: 'first', target: target('check') }, { id: 'pay', target: target('payout'), input: { amount: 5 } }];
+    const taskQueue = { taskQueue: system.config.TEMPORAL_TASK_QUEUE };
+    const proven = chainAsKey({ tenant: 'default', chain_id: newChainId(), steps }, withScope.key);
+    const done = await executeChain(system.client, proven, taskQueue);
+    assert.equal(done.state, 'completed', JSON.stringify(done));
+    // The same proof on another body (a bigger payout), or under another chain id: refused before any step.
+    for (const forged of [{ ...proven, chain_id: newChainId(), steps: [{ id: 'pay', target: target('payout'), input: { amount: 5_000 } }] }, { ...proven, chain_id: newChainId() }]) {
+      const refused = await executeChain(system.client, forged, taskQueue).then(
+        () => assert.fail('a forged chain ran'),
+        (error: { cause?: { type?: string } }) => error.cause?.type,
+      );
+      assert.equal(refused, 'invalid_key_proof');
+      assert.equal(deliveriesOf(forged.chain_id).length, 0);
+    }
+    // A chain the api started holds no proof a reader of its history could reuse: only its caller, under the seal.
+    const apiChain = newChainId();
+    const started = await request('POST', `${system.baseUrl}/v1/chains`, { chain_id: apiChain, steps }, { authorization: `Bearer ${withScope.key}` });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    assert.equal((await endedChain(apiChain)).state, 'completed');
+    // Every payload as its JSON text (the chain's input, each step's start, results): base64 in the history's JSON.
+    const raw = JSON.stringify(await system.client.workflow.getHandle(`chain:default:${apiChain}`).fetchHistory());
+    const payloads = [...raw.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8')).join('\n');
+    assert.match(payloads, /"caller":\{"tenant":"default"/, 'payloads are read as text');
+    assert.doesNotMatch(payloads, /key_proof/);
   });
 
   it('chains - the final status is posted to the chain\'s reply_to, signed, as chain.ended', async () => {
