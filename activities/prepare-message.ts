@@ -18,7 +18,8 @@ import type { Router } from '../router/router';
 import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
 import { sealInput, type SealKeys } from '../messages/seal';
-import { directCaller, directLimitsRefusal, parseDirectInput, type InputRefusal } from '../temporal-callers/input';
+import { asInputRefusal, directCaller, directLimitsRefusal, parseDirectInput, type InputRefusal } from '../temporal-callers/input';
+import { intakeRefusal } from '../messages/intake-refusals';
 import { chainCaller } from '../chains/chain-caller';
 import { chainMessageIds } from '../chains/chain-service';
 import { RUN_CHAIN_WORKFLOW, type RunChainInput } from '../chains/temporal';
@@ -127,7 +128,7 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     if (!body.message_id) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: message_id: required');
     const now = new Date(deps.now());
     const early = refusalBeforeRouting(body, deps.config, now);
-    if (early) throw refusal(early.kind, early.kind === 'reply_to_unavailable' ? 'reply_to needs CALLER_WEBHOOK_SECRET, which this deployment has not set' : `deadline: ${early.kind.replaceAll('_', ' ')}`);
+    if (early) throw refuse(asInputRefusal(intakeRefusal(early)));
     const limited = await directLimitsRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy ?? endpointPolicy(deps.config) });
     if (limited) throw refuse(limited);
     let caller: Caller;

@@ -34,7 +34,7 @@ const refused = (type: string, message: string): ChainCaller => ({ refusal: { ty
 async function keyCaller(deps: ChainCallerDeps, tenant: string, keyId: string, proven?: Caller): Promise<ChainCaller> {
   const caller = proven ?? (await deps.keys?.callerById(keyId));
   if (!caller || caller.tenant !== tenant) return refused('unknown_key', `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
-  if (!hasScope(caller, 'send')) return refused('forbidden', `key ${keyId} lacks the send scope`);
+  if (!hasScope(caller, 'send')) return refused('insufficient_scope', `key ${keyId} lacks the send scope`);
   return { caller };
 }
 

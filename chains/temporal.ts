@@ -8,10 +8,8 @@ import type { ChainBody, ChainState, ChainStatus } from './chain';
 /** The chain workflow's type, for the api and for Temporal-native callers. */
 export const RUN_CHAIN_WORKFLOW = 'runChain';
 
-/** Workflow id of a chain: unique per (tenant, chain_id); tenants cannot contain ':'. */
-export function chainWorkflowId(tenant: string, chainId: string): string {
-  return `chain:${tenant}:${chainId}`;
-}
+/** Workflow id of a chain (platform/temporal-names.ts owns every name the gateway gives in Temporal). */
+export { chainWorkflowId } from '../platform/temporal-names';
 
 /**
  * A step's message id: `<chain_id>:<step_id>`. Chain ids and step ids hold no `:`, so the ids of two chains' steps

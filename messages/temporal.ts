@@ -21,10 +21,8 @@ export const MESSAGE_WORKFLOW_TYPES: readonly string[] = [MESSAGE_WORKFLOW, EARL
 /** Child workflow that posts a message's final status to the caller's `reply_to` URL, with retries. */
 export const NOTIFY_CALLER_WORKFLOW = 'notifyCallerWorkflow';
 
-/** Workflow id of a message: unique per (tenant, message_id); tenants cannot contain ':'. */
-export function messageWorkflowId(tenant: string, messageId: string): string {
-  return `msg:${tenant}:${messageId}`;
-}
+/** Workflow id of a message (platform/temporal-names.ts owns every name the gateway gives in Temporal). */
+export { messageWorkflowId } from '../platform/temporal-names';
 
 /**
  * Custom search attributes of message runs, so operators (and `GET /v1/messages?state=…`) find runs by tenant,

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { DEFAULT_TASK_QUEUE } from './temporal-names';
 import { TENANT_PATTERN } from '../rules/api-key';
 import { parseConfigKeys } from '../rules/config-keys';
 import { DEFAULT_MAX_INSTANCES_PER_AGENT } from '../rules/liveness';
@@ -57,7 +58,7 @@ export const envSchema = z.object({
    */
   IDEMPOTENCY_WINDOW_MS: z.coerce.number().int().min(86_400_000).default(604_800_000),
   /** Task queue served by the worker. @default agent-reach */
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('agent-reach'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   /**
    * Temporal-native callers: refuse `sendMessage` starts that carry no `key_id` (an API key of the tenant with the
    * `send` scope, whose scopes and ACL grants are then enforced). Off: such starts act with the `send` scope only. @default false

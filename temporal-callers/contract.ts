@@ -4,12 +4,13 @@
  */
 import type { MessageStatus } from '../messages/message';
 import type { SendRequest } from '../messages/message-input';
+import type { IntakeCode } from '../messages/intake-refusals';
 
 /** The public entry workflow's type, on the gateway's task queue (`TEMPORAL_TASK_QUEUE`). */
 export const SEND_MESSAGE_WORKFLOW = 'sendMessage';
 
 /** `TEMPORAL_TASK_QUEUE`'s default. */
-export const DEFAULT_TASK_QUEUE = 'agent-reach';
+export { DEFAULT_TASK_QUEUE } from '../platform/temporal-names';
 
 /**
  * The input of `sendMessage`: the body of `POST /v1/messages` plus the tenant. The workflow id must be
@@ -33,18 +34,23 @@ export interface SendMessageInput extends SendRequest {
 /** The signature of `sendMessage`, for typed starts and children by name. */
 export type SendMessageWorkflow = (input: SendMessageInput) => Promise<MessageStatus>;
 
-/** Types of the non-retryable failures `sendMessage` ends with when it delivers nothing. */
+/**
+ * Types of the non-retryable failures `sendMessage` (and a Nexus operation) ends with when it delivers nothing: the
+ * same codes the api answers for the same refusal (messages/intake-refusals.ts), on every way in.
+ */
 export const SEND_FAILURES = {
   /** The input does not pass the api's schema (the message names the fields). */
-  invalidInput: 'invalid_input',
+  invalidInput: 'invalid_request',
   /** The workflow id is not `msg:<tenant>:<message_id>`. */
   workflowIdMismatch: 'workflow_id_mismatch',
   /** An intent-only input, and no api replica took its routing task in time (the router lives in the api). */
   routingUnavailable: 'routing_unavailable',
-  /** As the api's 404s and 403: the agent or capability is not the tenant's, or its ACL does not admit the caller. */
-  unknownAgent: 'unknown_agent',
+  /** As the api's 404, 422 and 403: the agent or capability is not the tenant's, or its ACL does not admit the caller. */
+  unknownAgent: 'agent_not_found',
   unknownCapability: 'unknown_capability',
-  forbidden: 'forbidden',
+  forbidden: 'capability_forbidden',
+  /** The key named lacks the `send` scope. */
+  insufficientScope: 'insufficient_scope',
   /** `key_id` is not an API key of the tenant (or was revoked); TEMPORAL_CALLERS_REQUIRE_KEY and none given. */
   unknownKey: 'unknown_key',
   keyRequired: 'key_required',
@@ -56,23 +62,12 @@ export const SEND_FAILURES = {
   replyToUnavailable: 'reply_to_unavailable',
   /** The input names a tenant other than the one this way in is bound to (a tenant's Nexus endpoint). */
   tenantMismatch: 'tenant_mismatch',
-  /** The message id is taken by a message with another body (the api's 409 `idempotency_conflict`). */
-  conflict: 'conflict',
+  /** The message id is taken by a message with another body (the api's 409). */
+  conflict: 'idempotency_conflict',
   /** As the api's 413 and 422: payload, intent and params too large to store; `reply_to` where the gateway may not connect. */
   payloadTooLarge: 'payload_too_large',
   endpointNotAllowed: 'endpoint_not_allowed',
-} as const;
+} as const satisfies Record<string, IntakeCode>;
 
-/**
- * The task queue on which api replicas route intent-only direct starts (an activity worker beside their socket
- * worker), for the gateway's task queue.
- */
-export function routingTaskQueue(taskQueue: string): string {
-  return `${taskQueue}-routing`;
-}
-
-/** The message id a workflow id names for a tenant, or undefined when it is not `msg:<tenant>:<…>`. */
-export function messageIdOf(workflowId: string, tenant: string): string | undefined {
-  const prefix = `msg:${tenant}:`;
-  return workflowId.startsWith(prefix) && workflowId.length > prefix.length ? workflowId.slice(prefix.length) : undefined;
-}
+/** The names callers need (platform/temporal-names.ts owns them): the routing queue, a message id from a workflow id. */
+export { messageIdOf, routingTaskQueue } from '../platform/temporal-names';

@@ -10,6 +10,7 @@ import { hasScope, KEY_ID_PATTERN, namespaceCaller, TENANT_PATTERN, type Caller 
 
 export { namespaceCaller } from '../rules/api-key';
 import { provenBody } from '../rules/key-proof';
+import type { IntakeRefusal } from '../messages/intake-refusals';
 import { sendMessageBody, type SendMessageBody } from '../messages/message-schema';
 import type { ApiKeyStore } from '../store/api-keys';
 import { SEND_FAILURES } from './contract';
@@ -26,6 +27,11 @@ export interface DirectInput {
   keyId?: string;
   keyProof?: string;
   body: SendMessageBody;
+}
+
+/** An intake refusal (messages/intake-refusals.ts) as a direct start's refusal: its code is the failure type. */
+export function asInputRefusal(refusal: IntakeRefusal): InputRefusal {
+  return { type: refusal.code, message: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }) };
 }
 
 const refused = (type: string, message: string, details?: unknown): { refusal: InputRefusal } => ({ refusal: { type, message, ...(details === undefined ? {} : { details }) } });
@@ -49,7 +55,11 @@ export function parseDirectInput(request: unknown, boundTenant?: string): { inpu
   if (typeof tenant !== 'string' || !TENANT_PATTERN.test(tenant)) issues.push({ path: 'tenant', message: 'a tenant is 1–63 of a–z 0–9 _ - starting with a letter or digit' });
   const parsed = sendMessageBody.safeParse(rest);
   if (!parsed.success) for (const issue of parsed.error.issues) issues.push({ path: issue.path.join('.') || '(input)', message: issue.message });
-  if (issues.length > 0 || !parsed.success) return refused(SEND_FAILURES.invalidInput, `invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+  if (issues.length > 0 || !parsed.success) {
+    // The api's details: each field where it is in the body.
+    const details = issues.map((i) => ({ location: i.path === '(input)' ? 'body' : `body.${i.path}`, message: i.message }));
+    return refused(SEND_FAILURES.invalidInput, `invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, details);
+  }
   return {
     input: {
       tenant: tenant as string,
@@ -105,6 +115,6 @@ export async function directCaller(
   }
   const caller = proven?.caller ?? (await deps.keys?.callerById(keyId));
   if (!caller || caller.tenant !== tenant) return refused(SEND_FAILURES.unknownKey, `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
-  if (!hasScope(caller, 'send')) return refused(SEND_FAILURES.forbidden, `key ${keyId} lacks the send scope`);
+  if (!hasScope(caller, 'send')) return refused(SEND_FAILURES.insufficientScope, `key ${keyId} lacks the send scope`);
   return { caller, ...(proven?.legacy ? { legacy: true } : {}) };
 }

@@ -4,6 +4,7 @@
  * first). Deterministic: no I/O here.
  */
 import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, condition, isCancellation, proxyActivities, proxyLocalActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { messageWorkflowId } from '../platform/temporal-names';
 import type { Activities } from '../activities';
 import type { ChainStatus, SentMessage, StepAddress, StepCondition, StepError, StepState, StepStatus } from '../chains/chain';
 import { jsonSize } from '../chains/mapped-size';
@@ -141,7 +142,7 @@ export class ChainRun {
             if (routed) request.target = routed.target;
           }
           child = await startChild<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, {
-            workflowId: `msg:${this.input.tenant}:${messageId}`,
+            workflowId: messageWorkflowId(this.input.tenant, messageId),
             taskQueue: this.taskQueue,
             args: [request],
             // As any message: its id never gets a second run, unless the gateway refused the first.

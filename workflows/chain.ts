@@ -7,6 +7,7 @@
  * A cancel reaches the running steps' messages (their child runs are cancelled). Deterministic: no I/O here.
  */
 import { ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew, proxyLocalActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
+import { replyWorkflowId } from '../platform/temporal-names';
 import type { Activities } from '../activities';
 import type { PreparedChain } from '../activities/prepare-chain';
 import type { ChainState, ChainStatus, SentMessage, StepStatus } from '../chains/chain';
@@ -58,7 +59,7 @@ export async function runChain(input: RunChainInput, resume?: ChainResume): Prom
   if (input.reply_to) {
     // A child that outlives this run (ABANDON), so the chain ends now while the notification retries for hours.
     await startChild(notifyCallerWorkflow, {
-      workflowId: `${workflowId}:reply:${workflowInfo().runId}`,
+      workflowId: replyWorkflowId(workflowId, workflowInfo().runId),
       args: [{ url: input.reply_to.url, retry_initial_ms: input.reply_retry_initial_ms ?? 5_000, status: ended }],
       parentClosePolicy: 'ABANDON',
     });

@@ -13,6 +13,7 @@
  * whose own earlier runs called it.
  */
 import { patched, startChild, workflowInfo } from '@temporalio/workflow';
+import { replyWorkflowId } from '../platform/temporal-names';
 import type { ResolveAndDeliverResult } from '../activities/resolve-and-deliver';
 import type { DeliverResult } from '../activities/deliver';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
@@ -52,7 +53,7 @@ async function runMessage(input: MessageInput, lean: boolean): Promise<MessageSt
     // A child that outlives this run (ABANDON), so the message ends now while the notification retries for hours.
     const info = workflowInfo();
     await startChild(notifyCallerWorkflow, {
-      workflowId: `${info.workflowId}:reply:${info.runId}`,
+      workflowId: replyWorkflowId(info.workflowId, info.runId),
       args: [{ url: input.reply_to.url, retry_initial_ms: input.reply_to.retry_initial_ms, status }],
       parentClosePolicy: 'ABANDON',
     });

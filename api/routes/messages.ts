@@ -9,6 +9,7 @@ import { requireCaller } from '../caller-auth';
 import type { EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
 import { sendLimitRefusal } from '../../messages/send-limits';
+import { intakeRefusal, intakeStatus, type IntakeRefusal } from '../../messages/intake-refusals';
 import type { SendRequest, SendResult } from '../../messages/intake';
 import type { MessageService } from '../../messages/message-service';
 import { StatusUnavailableError } from '../../messages/runs';
@@ -27,6 +28,11 @@ export function messageLinks(config: Config, tenant: string, messageId: string) 
 }
 
 /** Maps each send outcome to its HTTP answer, in one place (the MCP face maps its refusals through it too). */
+/** An intake refusal as the api answers it: its one code, with the HTTP status of the table. */
+function intakeError(refusal: IntakeRefusal): ApiError {
+  return new ApiError(intakeStatus(refusal.code), refusal.code, refusal.message, refusal.details);
+}
+
 export function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object, caller: Caller): { status: number; body: object } {
   switch (result.kind) {
     case 'accepted':
@@ -34,25 +40,17 @@ export function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => 
     case 'duplicate':
       return { status: 200, body: withLinks(result.status) };
     case 'conflict':
-      throw new ApiError(
-        409,
-        'idempotency_conflict',
-        `Message ${result.message_id} was already sent with a different body`,
-        { message_id: result.message_id },
-      );
     case 'unknown_agent':
-      throw new ApiError(404, 'agent_not_found', 'The target agent is not registered in this tenant');
     case 'unknown_capability':
-      throw new ApiError(422, 'unknown_capability', 'The target agent has no such capability');
-    case 'forbidden':
-      // Why (which scope or key would do) is for the tenant's admins only.
-      throw new ApiError(403, 'capability_forbidden', 'This API key may not reach that capability', hasScope(caller, 'admin') ? { reason: result.reason } : undefined);
     case 'deadline_passed':
-      throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
     case 'deadline_too_far':
-      throw new ApiError(422, 'deadline_too_far', 'The deadline is more than 30 days ahead');
     case 'reply_to_unavailable':
-      throw new ApiError(422, 'reply_to_unavailable', 'reply_to needs CALLER_WEBHOOK_SECRET to be configured on the gateway');
+      throw intakeError(intakeRefusal(result));
+    case 'forbidden': {
+      // Why (which scope or key would do) is for the tenant's admins only.
+      const refusal = intakeRefusal(result);
+      throw new ApiError(intakeStatus(refusal.code), refusal.code, refusal.message, hasScope(caller, 'admin') ? { reason: result.reason } : undefined);
+    }
     case 'rejected': {
       // Recorded as a rejected message (GET shows it); the caller learns at once, with the router's reasons.
       const reason = result.status.reason!;
@@ -78,7 +76,7 @@ export async function acceptMessage(
 ): Promise<SendResult> {
   const limits = { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpoints.policy, ...(deps.endpoints.lookup ? { lookup: deps.endpoints.lookup } : {}) };
   const refused = await sendLimitRefusal(body, limits);
-  if (refused) throw new ApiError(refused.code === 'payload_too_large' ? 413 : 422, refused.code, refused.message, refused.details);
+  if (refused) throw intakeError(refused);
   const result = await deps.messages.send(caller, body, traceId);
   if (result.kind === 'accepted' || result.kind === 'rejected') {
     const routing = result.status.routing;

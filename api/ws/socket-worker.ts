@@ -10,10 +10,11 @@ import type { SealKeys } from '../../messages/seal';
 import type { DeliverRequest } from '../../activities/deliver';
 import { RunProvenance } from '../../activities/run-provenance';
 import { callerChecks, checked } from '../../activities/caller-checks';
+import { socketTaskQueue } from '../../platform/temporal-names';
 
 /** A task queue name unique to this replica's process. */
 export function replicaTaskQueue(base: string): string {
-  return `${base}-ws-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  return socketTaskQueue(base, `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`);
 }
 
 export async function startSocketWorker(options: {

@@ -17,7 +17,8 @@ import { getClient, log, startWorkflow } from '@temporalio/nexus';
 import * as nexus from 'nexus-rpc';
 import type { AgentQueries } from '../../catalogue/agent-queries';
 import { messageIdOf, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../contract';
-import { directCaller, directLimitsRefusal, parseDirectInput, type DirectCallerDeps, type InputRefusal } from '../input';
+import { asInputRefusal, directCaller, directLimitsRefusal, parseDirectInput, type DirectCallerDeps, type InputRefusal } from '../input';
+import { intakeRefusal } from '../../messages/intake-refusals';
 import type { MessageStatus } from '../../messages/message';
 import { bodyHashOf, refusalBeforeRouting, type EarlyRefusal } from '../../messages/message-input';
 import type { MessageMemo } from '../../messages/runs';
@@ -71,10 +72,7 @@ const refused = (refusal: InputRefusal) => operationFailed(ApplicationFailure.cr
 /** An answer that is not ready yet (the existing run is being prepared): the caller's server retries the start. */
 const notYet = (message: string) => new nexus.HandlerError('UNAVAILABLE', message, { retryableOverride: true });
 
-const earlyRefusal = (early: EarlyRefusal): InputRefusal => ({
-  type: early.kind,
-  message: early.kind === 'reply_to_unavailable' ? 'reply_to needs CALLER_WEBHOOK_SECRET, which this deployment has not set' : `deadline: ${early.kind.replaceAll('_', ' ')}`,
-});
+const earlyRefusal = (early: EarlyRefusal): InputRefusal => asInputRefusal(intakeRefusal(early));
 
 /**
  * The final status of a run that has ended; a run that failed fails the operation with the same failure (one that

@@ -265,7 +265,7 @@ describe('chains', () => {
     const direct = await executeChain(system.client, { tenant: 'default', chain_id: newChainId(), steps }, { taskQueue: system.config.TEMPORAL_TASK_QUEUE });
     assert.equal(direct.state, 'failed');
     assert.deepEqual(direct.steps.map((s) => s.state), ['completed', 'failed']);
-    assert.equal(direct.steps[1]!.error!.code, 'forbidden');
+    assert.equal(direct.steps[1]!.error!.code, 'capability_forbidden');
     assert.equal(deliveriesOf(direct.chain_id).length, 1);
   });
 

@@ -182,7 +182,7 @@ describe('temporal callers over Nexus - tenancy', () => {
     const { caller: first } = await heldMessage(ENDPOINT.acme, input);
 
     const other = await refusalOf(ENDPOINT.acme, { ...input, payload: { n: 2 } });
-    assert.equal(other.cause.type, 'conflict');
+    assert.equal(other.cause.type, 'idempotency_conflict');
     assert.equal(other.started, false);
 
     const secondCaller = newId('second');
@@ -194,7 +194,7 @@ describe('temporal callers over Nexus - tenancy', () => {
     assert.deepEqual(two, one);
 
     // After the run ended: another body is still a conflict; the same body gets the final status at once.
-    assert.equal((await refusalOf(ENDPOINT.acme, { ...input, payload: { n: 3 } })).cause.type, 'conflict');
+    assert.equal((await refusalOf(ENDPOINT.acme, { ...input, payload: { n: 3 } })).cause.type, 'idempotency_conflict');
     assert.deepEqual(await runCaller(ENDPOINT.acme, input), one);
     assert.equal(deliveriesOf(messageId).length, 1);
   });
@@ -209,13 +209,13 @@ describe('temporal callers over Nexus - tenancy', () => {
     await eventually('the delivery', async () => deliveriesOf(messageId)[0]);
 
     const repeat = await refusalOf(ENDPOINT.acme, body);
-    assert.equal(repeat.cause.type, 'forbidden');
+    assert.equal(repeat.cause.type, 'capability_forbidden');
     assert.equal(repeat.started, false);
     await sendReceipt(messageId, { refunded: true });
     const ended = await system.client.workflow.getHandle(messageWorkflowId('acme', messageId)).result();
     assert.equal((ended as { state: string }).state, 'processed');
     // Ended: the outcome is not handed out either.
-    assert.equal((await refusalOf(ENDPOINT.acme, body)).cause.type, 'forbidden');
+    assert.equal((await refusalOf(ENDPOINT.acme, body)).cause.type, 'capability_forbidden');
   });
 
   it('temporal callers over Nexus - cancelling an attached operation leaves the run to the caller that started it; the starter cancels its own', async () => {
@@ -249,11 +249,11 @@ describe('temporal callers over Nexus - tenancy', () => {
     const target = targetOf('acme');
     const tooLong = 'x'.repeat(129);
     const long = await refusalOf(ENDPOINT.acme, { message_id: tooLong, target });
-    assert.equal(long.cause.type, 'invalid_input');
+    assert.equal(long.cause.type, 'invalid_request');
     assert.match(long.cause.message, /message_id/);
     assert.equal(long.started, false);
     assert.equal(await runStatus('acme', tooLong), 'none');
-    assert.equal((await refusalOf(ENDPOINT.acme, { message_id: 'not an id!', target })).cause.type, 'invalid_input');
+    assert.equal((await refusalOf(ENDPOINT.acme, { message_id: 'not an id!', target })).cause.type, 'invalid_request');
 
     const bigId = newId('big');
     const big = await refusalOf(ENDPOINT.acme, { message_id: bigId, target, payload: 'x'.repeat(MAX_PAYLOAD_BYTES) });

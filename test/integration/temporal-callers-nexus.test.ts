@@ -155,11 +155,11 @@ describe('temporal callers over Nexus', () => {
     const badCapability = await operationFailureOf(runCaller('nexusCallerWorkflow', bad));
     assert.equal(badCapability.operation.service, NEXUS_SERVICE);
     assert.equal(badCapability.operation.operation, 'sendMessage');
-    assert.equal(badCapability.cause.type, 'invalid_input');
+    assert.equal(badCapability.cause.type, 'invalid_request');
     assert.match(badCapability.cause.message, /target\.capability/);
     // Again after that run failed: the same failure at once, from the ended run.
     const again = await operationFailureOf(runCaller('nexusCallerWorkflow', bad));
-    assert.equal(again.cause.type, 'invalid_input');
+    assert.equal(again.cause.type, 'invalid_request');
     assert.equal(again.cause.message, badCapability.cause.message);
 
     // The endpoint's tenant is the only one: another name is refused by the handler before any run starts.
@@ -168,7 +168,7 @@ describe('temporal callers over Nexus', () => {
     assert.match(badTenant.cause.message, /tenant default only/);
 
     const unknown = await operationFailureOf(runCaller('nexusCallerWorkflow', { message_id: newId('unknown'), target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } }));
-    assert.equal(unknown.cause.type, 'unknown_agent');
+    assert.equal(unknown.cause.type, 'agent_not_found');
     assert.equal(agent.deliveries.length, before, 'nothing delivered');
   });
 });

@@ -99,16 +99,16 @@ describe('temporal callers - sendMessage started from a Temporal client', () => 
     const failure = await failureOf(
       executeMessage(system.client, { tenant: TENANT, message_id: messageId, target: { agent_id: agentId, capability: 'not a name!' } }, taskQueue()),
     );
-    assert.equal(failure.type, 'invalid_input');
+    assert.equal(failure.type, 'invalid_request');
     assert.equal(failure.nonRetryable, true);
     assert.match(failure.message, /target\.capability/);
     assert.ok(Date.now() - startedAt < 10_000, 'failed fast');
 
     const unknown = await failureOf(executeMessage(system.client, { tenant: TENANT, target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } }, taskQueue()));
-    assert.equal(unknown.type, 'unknown_agent');
+    assert.equal(unknown.type, 'agent_not_found');
 
     const badIntent = await failureOf(executeMessage(system.client, { tenant: TENANT, intent: '' }, taskQueue()));
-    assert.equal(badIntent.type, 'invalid_input');
+    assert.equal(badIntent.type, 'invalid_request');
 
     const mismatch = await failureOf(
       system.client.workflow.execute(SEND_MESSAGE_WORKFLOW, {
@@ -177,9 +177,9 @@ describe('temporal callers - trust', () => {
     const readOnly = (await system.keys.create(TENANT, { scopes: ['read', 'billing'] }, 'test')).view.key_id;
 
     const anonymous = await failureOf(executeMessage(system.client, { tenant: TENANT, target, payload: 1 }, taskQueue()));
-    assert.equal(anonymous.type, 'forbidden');
+    assert.equal(anonymous.type, 'capability_forbidden');
     const noSend = await failureOf(executeMessage(system.client, { tenant: TENANT, key_id: readOnly, target, payload: 1 }, taskQueue()));
-    assert.equal(noSend.type, 'forbidden');
+    assert.equal(noSend.type, 'insufficient_scope');
     const unknown = await failureOf(executeMessage(system.client, { tenant: TENANT, key_id: '0123456789ab', target, payload: 1 }, taskQueue()));
     assert.equal(unknown.type, 'unknown_key');
 
@@ -258,7 +258,7 @@ describe('temporal callers - sendMessage as a child of a caller workflow', () =>
     assert.ok(error instanceof WorkflowFailedError, String(error));
     const childFailure = (error.cause as { cause?: Error })?.cause;
     assert.ok(childFailure instanceof ApplicationFailure, String(childFailure));
-    assert.equal(childFailure.type, 'invalid_input');
+    assert.equal(childFailure.type, 'invalid_request');
     assert.match(childFailure.message, /deadline/);
     assert.equal(deliveriesOf(bad).length, 0);
   });

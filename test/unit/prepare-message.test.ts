@@ -98,10 +98,10 @@ describe('prepare message', () => {
   it('prepare message - bad input is refused naming every field, before the catalogue is read', async () => {
     const { prepareMessage, checks } = prepare();
     const failure = await refusal(prepareMessage({ tenant: 'Not A Tenant', message_id: 'm-2', target: { agent_id: AGENT, capability: 'echo' }, deadline: 'soon', extra: 1 }));
-    assert.equal(failure.type, 'invalid_input');
+    assert.equal(failure.type, 'invalid_request');
     for (const field of ['tenant', 'deadline', 'extra']) assert.match(failure.message, new RegExp(field));
     assert.equal(checks.length, 0);
-    assert.equal((await refusal(prepareMessage('nope'))).type, 'invalid_input');
+    assert.equal((await refusal(prepareMessage('nope'))).type, 'invalid_request');
   });
 
   it('prepare message - intent-only input, validated, needs routing where there is no router (the worker)', async () => {
@@ -109,7 +109,7 @@ describe('prepare message', () => {
     assert.deepEqual(await prepareMessage({ tenant: 'acme', message_id: 'm-3', intent: 'refund order 42' }), { kind: 'needs_routing' });
     assert.equal(checks.length, 0);
     // Bad input and the caller's own refusals are answered here, before any routing.
-    assert.equal((await refusal(prepareMessage({ tenant: 'acme', message_id: 'm-3', intent: 7 }))).type, 'invalid_input');
+    assert.equal((await refusal(prepareMessage({ tenant: 'acme', message_id: 'm-3', intent: 7 }))).type, 'invalid_request');
     assert.equal((await refusal(prepare({ kind: 'ok' }, true).prepareMessage({ tenant: 'acme', message_id: 'm-3', intent: 'refund' }))).type, 'key_required');
   });
 
@@ -133,13 +133,13 @@ describe('prepare message', () => {
     assert.equal(rejected.input.target.capability, '');
     const unknown = routerAnswering({ kind: 'refused', code: 'unknown_agent', message: 'no such agent', explanation });
     const failure = await refusal(prepare({ kind: 'ok' }, false, unknown.router).prepareMessage({ tenant: 'acme', message_id: 'm-6', target: { agent_id: AGENT }, intent: 'x' }));
-    assert.equal(failure.type, 'unknown_agent');
+    assert.equal(failure.type, 'agent_not_found');
   });
 
   it('prepare message - catalogue and early refusals carry their kind', async () => {
     const target = { agent_id: AGENT, capability: 'echo' };
-    assert.equal((await refusal(prepare({ kind: 'unknown_agent' }).prepareMessage({ tenant: 'acme', message_id: 'm', target }))).type, 'unknown_agent');
-    assert.equal((await refusal(prepare({ kind: 'forbidden', reason: 'x' }).prepareMessage({ tenant: 'acme', message_id: 'm', target }))).type, 'forbidden');
+    assert.equal((await refusal(prepare({ kind: 'unknown_agent' }).prepareMessage({ tenant: 'acme', message_id: 'm', target }))).type, 'agent_not_found');
+    assert.equal((await refusal(prepare({ kind: 'forbidden', reason: 'x' }).prepareMessage({ tenant: 'acme', message_id: 'm', target }))).type, 'capability_forbidden');
     const past = new Date(NOW - 1000).toISOString();
     assert.equal((await refusal(prepare().prepareMessage({ tenant: 'acme', message_id: 'm', target, deadline: past }))).type, 'deadline_passed');
     assert.equal((await refusal(prepare().prepareMessage({ tenant: 'acme', message_id: 'm', target, reply_to: { url: 'https://x.example/' } }))).type, 'reply_to_unavailable');
@@ -157,7 +157,7 @@ describe('prepare message', () => {
     assert.deepEqual(prepared.input.caller, KEYS.aaaaaaaaaaaa);
     assert.deepEqual(checks[0]!.caller, KEYS.aaaaaaaaaaaa);
     assert.equal(prepared.memo.body_hash, bodyHashOf({ message_id: 'k-1', target }), 'the key id is not part of the body');
-    assert.equal((await refusal(prepareMessage({ tenant: 'acme', key_id: 'bbbbbbbbbbbb', message_id: 'k', target }))).type, 'forbidden');
+    assert.equal((await refusal(prepareMessage({ tenant: 'acme', key_id: 'bbbbbbbbbbbb', message_id: 'k', target }))).type, 'insufficient_scope');
     assert.equal((await refusal(prepareMessage({ tenant: 'acme', key_id: 'cccccccccccc', message_id: 'k', target }))).type, 'unknown_key');
     assert.equal((await refusal(prepareMessage({ tenant: 'acme', key_id: 'dddddddddddd', message_id: 'k', target }))).type, 'unknown_key');
     assert.match((await refusal(prepareMessage({ tenant: 'acme', key_id: 'rk_secret', message_id: 'k', target }))).message, /key_id/);
@@ -182,6 +182,6 @@ describe('prepare message', () => {
     assert.equal(await refusedWith({ key_id: 'bbbbbbbbbbbb' }), 'invalid_key_proof', 'another key');
     assert.equal(await refusedWith({ key_proof: proofOf(`rk_aaaaaaaaaaaa_${'t'.repeat(43)}`, sent) }), 'invalid_key_proof', 'a made-up key');
     assert.equal(await refusedWith({ key_proof: legacyKeyProof(BILLING_KEY, 'acme', 'k') }), 'invalid_key_proof', 'the id-only proof that the stored hash could make');
-    assert.equal(await refusedWith({ key_proof: 'short' }), 'invalid_input');
+    assert.equal(await refusedWith({ key_proof: 'short' }), 'invalid_request');
   });
 });
