@@ -27,7 +27,7 @@ export interface ChainCheckDeps {
 }
 
 export interface ChainRefusal {
-  /** `invalid_request` (the schema), `payload_too_large`, a plan issue's code, `unknown_target`, `forbidden`. */
+  /** `invalid_request` (the schema), `payload_too_large`, a plan issue's code, `agent_not_found`, `unknown_capability`, `capability_forbidden`. */
   code: string;
   message: string;
   step?: string;
@@ -80,7 +80,9 @@ export async function checkChain(deps: ChainCheckDeps, tenant: string, value: un
     if (schemas.has(key)) continue;
     const found = await deps.queries.get(tenant, target.agent_id);
     const capability = found?.agent.capabilities.find((c) => c.name === target.capability);
-    if (!found || !capability) return refused({ code: 'unknown_target', step, message: `step ${step}: ${found ? `agent ${target.agent_id} has no capability ${target.capability}` : `no agent ${target.agent_id} in this tenant`}` });
+    // The codes of a message to the same target (messages/intake-refusals.ts).
+    if (!found) return refused({ code: 'agent_not_found', step, message: `step ${step}: no agent ${target.agent_id} in this tenant` });
+    if (!capability) return refused({ code: 'unknown_capability', step, message: `step ${step}: agent ${target.agent_id} has no capability ${target.capability}` });
     if (caller && (await deps.queries.checkReach(tenant, target.agent_id, target.capability, caller)).kind === 'forbidden') {
       return refused({ code: 'capability_forbidden', step, message: `step ${step}: this API key may not reach ${target.capability}` });
     }

@@ -6,7 +6,9 @@
  *   const status = await executeMessage(client, { tenant: 'acme', message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
  */
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { DEFAULT_TASK_QUEUE, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from './contract';
+import { DEFAULT_TASK_QUEUE, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from './contract';
+import { bodyHashOf } from '../messages/message-input';
+import type { MessageMemo } from '../messages/runs';
 import type { MessageStatus } from '../messages/message';
 import { messageWorkflowId } from '../messages/temporal';
 import { newMessageId } from '../rules/ids';
@@ -44,15 +46,30 @@ export interface StartedMessage {
   started: boolean;
 }
 
-/** Starts the message (a `message_id` is generated when absent); an existing run of the same id is returned instead. */
+/** The message id was already sent with another body (the api's 409): nothing was started. */
+export class MessageConflictError extends Error {
+  readonly type = SEND_FAILURES.conflict;
+  constructor(readonly messageId: string) {
+    super(`message ${messageId} was already sent with a different body`);
+    this.name = 'MessageConflictError';
+  }
+}
+
+/**
+ * Starts the message (a `message_id` is generated when absent); an existing run of the same id and body is returned
+ * instead, and one of another body is a {@link MessageConflictError}, as the api answers a repeated POST.
+ */
 export async function sendMessage(client: Client, input: SendMessageInput, options: SendMessageOptions = {}): Promise<StartedMessage> {
   const message = { ...input, message_id: input.message_id ?? newMessageId() };
   const workflowId = messageWorkflowId(message.tenant, message.message_id);
+  const bodyHash = bodyHashOf(message);
   try {
     const handle = await client.workflow.start<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, {
       workflowId,
       taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
       args: [message],
+      // A repeat is told from a conflict from the start, before the run has prepared its input (as the Nexus face).
+      memo: { body_hash: bodyHash },
       // The message id is the idempotency key for ever, as on the api; only a start the gateway refused (the run
       // failed before a message existed: invalid input, unknown target, ACL) leaves the id free for a corrected one.
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
@@ -61,7 +78,10 @@ export async function sendMessage(client: Client, input: SendMessageInput, optio
     return { handle, message_id: message.message_id, started: true };
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return { handle: client.workflow.getHandle<SendMessageWorkflow>(workflowId), message_id: message.message_id, started: false };
+    const handle = client.workflow.getHandle<SendMessageWorkflow>(workflowId);
+    const memo = (await handle.describe()).memo as Partial<MessageMemo> | undefined;
+    if (memo?.body_hash !== undefined && memo.body_hash !== bodyHash) throw new MessageConflictError(message.message_id);
+    return { handle, message_id: message.message_id, started: false };
   }
 }
 

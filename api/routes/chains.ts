@@ -14,12 +14,13 @@ import { ApiError } from '../errors';
 import { cancelBody } from '../schemas';
 import { parseInput } from '../validate';
 
-/** A refusal of the chain, naming its step: 400 for the schema, 413 for the size, 403 for an ACL, else 422. */
+/** A refusal of the chain, naming its step: 400 for the schema, 413 for the size, 403 for an ACL, 404 for an unknown agent, else 422. */
 function refusalError(refusal: ChainRefusal, caller: Caller): ApiError {
   const step = refusal.step ? { step: refusal.step } : {};
   if (refusal.code === 'invalid_request') return new ApiError(400, 'invalid_request', refusal.message, refusal.issues?.map((issue) => ({ ...issue, ...step })) ?? step);
   if (refusal.code === 'payload_too_large') return new ApiError(413, 'payload_too_large', refusal.message, refusal.step ? step : undefined);
   if (refusal.code === 'capability_forbidden') return new ApiError(403, 'capability_forbidden', hasScope(caller, 'admin') ? refusal.message : "This API key may not reach a step's capability", step);
+  if (refusal.code === 'agent_not_found') return new ApiError(404, 'agent_not_found', refusal.message, step);
   return new ApiError(422, refusal.code, refusal.message, step);
 }
 

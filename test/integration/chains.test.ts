@@ -168,7 +168,8 @@ describe('chains', () => {
       { name: 'reference to a later step', steps: [{ id: 'a', target: target('check'), input: { category: { $ref: '/steps/b/result/ok' } } }, { id: 'b', target: target('check') }], status: 422, code: 'invalid_reference', step: 'a' },
       { name: 'mapping type error', steps: [{ id: 'a', target: target('classify') }, { id: 'b', target: target('refund'), input: { amount: { $ref: '/steps/a/result/category' } } }], status: 422, code: 'mapping_type_error', step: 'b' },
       { name: 'pointer into nothing the source returns', steps: [{ id: 'a', target: target('check') }, { id: 'b', target: target('refund'), input: { approved: { $ref: '/steps/a/result/nothing' } } }], status: 422, code: 'mapping_type_error', step: 'b' },
-      { name: 'unknown capability', steps: [{ id: 'a', target: target('check') }, { id: 'b', target: target('nope') }], status: 422, code: 'unknown_target', step: 'b' },
+      { name: 'unknown capability', steps: [{ id: 'a', target: target('check') }, { id: 'b', target: target('nope') }], status: 422, code: 'unknown_capability', step: 'b' },
+      { name: 'unknown agent', steps: [{ id: 'a', target: { agent_id: 'agt_000000000000000000000000', capability: 'check' } }], status: 404, code: 'agent_not_found', step: 'a' },
       { name: 'bad step body', steps: [{ id: 'a', target: target('check') }, { id: 'b', target: target('check'), on_failure: 'explode' }], status: 400, code: 'invalid_request', step: 'b' },
     ];
     for (const c of cases) {

@@ -173,6 +173,7 @@ describe('foreign activities - a foreign workflow scheduling the gateway activit
       ['pollA2aTask', [{ agent_id: world.agentId, endpoint: receiver.url, task_id: 't-1', message: forgedMessage('forged-poll') }]],
       ['prepareChain', [{ tenant: TENANT, chain_id: 'forged-chain', steps: [{ id: 'a', target: { agent_id: world.agentId, capability: 'refund' } }] }]],
       ['capabilityParameters', [{ tenant: TENANT, agent_id: world.agentId, capability: 'refund' }]],
+      ['mapChainStep', [{ tenant: TENANT, chain_id: 'forged-chain', document: { input: {}, steps: {} }, referenced: { a: `forged-chain:a` } }]],
     ];
     for (const [activity, args] of lookups) {
       assertRefused(await forge('leanMessageWorkflow', { taskQueue: gatewayQueue(), activity, args }));
