@@ -11,15 +11,15 @@ import type { AgentQueries } from '../catalogue/agent-queries';
 import { SEND_FAILURES } from '../temporal-callers/contract';
 import { chooseTarget, isRefusal, type TargetRefusal } from '../messages/choose-target';
 import type { MessageInput } from '../messages/message';
-import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, refusalBeforeRouting, type IntakeConfig } from '../messages/message-input';
+import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, type IntakeConfig } from '../messages/message-input';
+import { refusalBeforeTarget } from '../messages/intake-checks';
 import type { MessageMemo } from '../messages/runs';
 import type { Config } from '../platform/config';
 import type { Router } from '../router/router';
 import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
 import { sealInput, type SealKeys } from '../messages/seal';
-import { asInputRefusal, directCaller, directLimitsRefusal, parseDirectInput, type InputRefusal } from '../temporal-callers/input';
-import { intakeRefusal } from '../messages/intake-refusals';
+import { asInputRefusal, directCaller, parseDirectInput, type InputRefusal } from '../temporal-callers/input';
 import { chainCaller } from '../chains/chain-caller';
 import { chainMessageIds } from '../chains/chain-service';
 import { RUN_CHAIN_WORKFLOW, type RunChainInput } from '../chains/temporal';
@@ -126,11 +126,7 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     if ('refusal' in parsed) throw refuse(parsed.refusal);
     const { tenant: tenantName, keyId, keyProof, body } = parsed.input;
     if (!body.message_id) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: message_id: required');
-    const now = new Date(deps.now());
-    const early = refusalBeforeRouting(body, deps.config, now);
-    if (early) throw refuse(asInputRefusal(intakeRefusal(early)));
-    const limited = await directLimitsRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy ?? endpointPolicy(deps.config) });
-    if (limited) throw refuse(limited);
+    // In the order of every way in (messages/intake-checks.ts): who sends, the checks before the target, the target.
     let caller: Caller;
     if (chain && !keyId) {
       caller = await chainStepCaller(chain, tenantName, body.message_id);
@@ -140,6 +136,9 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
       if (found.legacy) log.warn('a key proof of the earlier kind (message id only) was accepted: rotate the key (GET /v1/keys shows proofs: legacy)', { key_id: keyId, message_id: body.message_id });
       caller = found.caller;
     }
+    const now = new Date(deps.now());
+    const refused = await refusalBeforeTarget(body, { config: deps.config, endpointPolicy: deps.endpointPolicy ?? endpointPolicy(deps.config), now });
+    if (refused) throw refuse(asInputRefusal(refused));
     // Routing needs the router, which lives in the api: the workflow asks the api's routing queue instead.
     if (!body.target?.capability && !deps.router) return { kind: 'needs_routing' };
     const chosen = await chooseTarget({ queries: deps.queries, ...(deps.router ? { router: deps.router } : {}) }, caller, body);

@@ -11,7 +11,10 @@ import type { Caller } from '../rules/api-key';
 import { newMessageId } from '../rules/ids';
 import { chooseTarget } from './choose-target';
 import type { MessageStatus } from './message';
-import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, refusalBeforeRouting, type SendRequest } from './message-input';
+import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, type SendRequest } from './message-input';
+import { refusalBeforeTarget } from './intake-checks';
+import type { IntakeRefusal } from './intake-refusals';
+import type { EndpointPolicy, Lookup } from '../rules/endpoint-policy';
 import type { MessageMemo, MessageRuns } from './runs';
 import { sealInput, type SealKeys } from './seal';
 import { startingStatus } from './status';
@@ -29,9 +32,8 @@ export type SendResult =
   | { kind: 'unknown_capability' }
   /** The capability's ACL does not admit the caller; `reason` is for admins only. */
   | { kind: 'forbidden'; reason: string }
-  | { kind: 'deadline_passed' }
-  | { kind: 'deadline_too_far' }
-  | { kind: 'reply_to_unavailable' }
+  /** A check before the target refused it (intake-checks.ts): the deadline, `reply_to`, the stored size. */
+  | { kind: 'refused'; refusal: IntakeRefusal }
   /** The router refused: the message is recorded, `rejected`, under its id. */
   | { kind: 'rejected'; status: MessageStatus; explanation: unknown };
 
@@ -49,14 +51,19 @@ export interface IntakeDeps {
 export class MessageIntake {
   constructor(private readonly deps: IntakeDeps) {}
 
-  /** Sends on behalf of `caller`, in its tenant; the target capability's ACL must admit it (now and at every attempt). */
-  async send(caller: Caller, body: SendRequest, traceId: string): Promise<SendResult> {
+  /**
+   * Sends on behalf of `caller`, in its tenant; the target capability's ACL must admit it (now and at every attempt).
+   * `endpoints`: where `reply_to` may point (and, in tests, how names resolve).
+   */
+  async send(caller: Caller, body: SendRequest, traceId: string, endpoints: { policy: EndpointPolicy; lookup?: Lookup }): Promise<SendResult> {
     const tenant = caller.tenant;
     const messageId = body.message_id ?? newMessageId();
     const bodyHash = bodyHashOf(body);
     // No lookup before the start: a repeated message id is told by the start itself (already started), and a
     // refusal below is checked against an existing message of that id before it is answered.
-    const chosen = this.refusedBeforeRouting(body) ?? (await chooseTarget(this.deps, caller, body));
+    const checks = { config: this.deps.config, endpointPolicy: endpoints.policy, ...(endpoints.lookup ? { lookup: endpoints.lookup } : {}), now: this.deps.now?.() ?? new Date() };
+    const refusal = await refusalBeforeTarget(body, checks);
+    const chosen = refusal ? ({ kind: 'refused', refusal } as const) : await chooseTarget(this.deps, caller, body);
     if ('kind' in chosen) return body.message_id ? ((await this.repeatOf(caller, tenant, messageId, bodyHash)) ?? chosen) : chosen;
     const { target, routing, rejection } = chosen;
 
@@ -93,11 +100,6 @@ export class MessageIntake {
     return rejection
       ? { kind: 'rejected', status: { ...status, state: 'rejected', reason: rejection }, explanation: routing?.explanation }
       : { kind: 'accepted', status, eagerly_started: eagerlyStarted };
-  }
-
-  /** Refusals that need no catalogue: reply_to without a signing secret, a deadline past or too far. */
-  private refusedBeforeRouting(body: SendRequest): SendResult | undefined {
-    return refusalBeforeRouting(body, this.deps.config, this.deps.now?.() ?? new Date());
   }
 
   /** An existing message under this id: its status (only to a caller the capability admits), or a conflict. */

@@ -26,8 +26,8 @@ export class MessageService {
   }
 
   /** Sends on behalf of `caller`, in its tenant; the target capability's ACL must admit it (now and at every attempt). */
-  send(caller: Caller, body: SendRequest, traceId: string): Promise<SendResult> {
-    return this.intake.send(caller, body, traceId);
+  send(caller: Caller, body: SendRequest, traceId: string, endpoints: Parameters<MessageIntake['send']>[3]): Promise<SendResult> {
+    return this.intake.send(caller, body, traceId, endpoints);
   }
 
   /** The message's status, or undefined when there is no such message; StatusUnavailableError when no worker answers. */

@@ -1,9 +1,9 @@
 /**
  * A direct start's input (Temporal-native callers: a client or child start of `sendMessage`, the Nexus operation),
- * checked as `POST /v1/messages` checks a request: the api's body schema, the same limits (`send-limits.ts`: stored
- * size, `reply_to` endpoint policy); plus what the api takes from the API key: the tenant and the caller (the
- * namespace caller with the `send` scope only, or the key named by `key_id`, proven by `key_proof`).
- * One home for the worker's `prepareMessage` and the Nexus handler.
+ * checked as `POST /v1/messages` checks a request: the api's body schema; plus what the api takes from the API key:
+ * the tenant and the caller (the namespace caller with the `send` scope only, or the key named by `key_id`, proven
+ * by `key_proof`). The checks that follow are every way's (messages/intake-checks.ts). One home for the worker's
+ * `prepareMessage` and the Nexus handler.
  */
 import type { Config } from '../platform/config';
 import { hasScope, KEY_ID_PATTERN, namespaceCaller, TENANT_PATTERN, type Caller } from '../rules/api-key';
@@ -14,7 +14,6 @@ import type { IntakeRefusal } from '../messages/intake-refusals';
 import { sendMessageBody, type SendMessageBody } from '../messages/message-schema';
 import type { ApiKeyStore } from '../store/api-keys';
 import { SEND_FAILURES } from './contract';
-import { sendLimitRefusal, type SendLimits } from '../messages/send-limits';
 
 export interface InputRefusal {
   type: string;
@@ -31,7 +30,10 @@ export interface DirectInput {
 
 /** An intake refusal (messages/intake-refusals.ts) as a direct start's refusal: its code is the failure type. */
 export function asInputRefusal(refusal: IntakeRefusal): InputRefusal {
-  return { type: refusal.code, message: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }) };
+  // The places named in the message too: the Nexus face cannot carry details.
+  const places = Array.isArray(refusal.details) ? (refusal.details as { location?: string; message?: string }[]).filter((d) => d.location && d.message) : [];
+  const message = places.length > 0 ? places.map((d) => `${d.location!.replace(/^body\./, '')}: ${d.message}`).join('; ') : refusal.message;
+  return { type: refusal.code, message, ...(refusal.details === undefined ? {} : { details: refusal.details }) };
 }
 
 const refused = (type: string, message: string, details?: unknown): { refusal: InputRefusal } => ({ refusal: { type, message, ...(details === undefined ? {} : { details }) } });
@@ -68,16 +70,6 @@ export function parseDirectInput(request: unknown, boundTenant?: string): { inpu
       body: parsed.data,
     },
   };
-}
-
-/** The api's limits on what is stored and where `reply_to` may point, as a direct start's refusal. */
-export async function directLimitsRefusal(body: SendMessageBody, limits: SendLimits): Promise<InputRefusal | undefined> {
-  const refusal = await sendLimitRefusal(body, limits);
-  if (refusal?.code === 'endpoint_not_allowed') {
-    // Said in the message too: the Nexus face cannot carry details.
-    return { type: refusal.code, message: refusal.details.map((d) => `${d.location.replace(/^body\./, '')}: ${d.message}`).join('; '), details: refusal.details };
-  }
-  return refusal && { type: refusal.code, message: refusal.message, details: refusal.details };
 }
 
 export interface DirectCallerDeps {

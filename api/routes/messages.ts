@@ -8,7 +8,6 @@ import { hasScope, type Caller } from '../../rules/api-key';
 import { requireCaller } from '../caller-auth';
 import type { EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
-import { sendLimitRefusal } from '../../messages/send-limits';
 import { intakeRefusal, intakeStatus, type IntakeRefusal } from '../../messages/intake-refusals';
 import type { SendRequest, SendResult } from '../../messages/intake';
 import type { MessageService } from '../../messages/message-service';
@@ -42,10 +41,9 @@ export function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => 
     case 'conflict':
     case 'unknown_agent':
     case 'unknown_capability':
-    case 'deadline_passed':
-    case 'deadline_too_far':
-    case 'reply_to_unavailable':
       throw intakeError(intakeRefusal(result));
+    case 'refused':
+      throw intakeError(result.refusal);
     case 'forbidden': {
       // Why (which scope or key would do) is for the tenant's admins only.
       const refusal = intakeRefusal(result);
@@ -65,8 +63,9 @@ export function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => 
 }
 
 /**
- * Intake as every caller face does it (`POST /v1/messages`, the MCP face): the size limit, the `reply_to` endpoint
- * policy, the send, and its metrics and log line. The body is already validated; the caller holds the `send` scope.
+ * Intake as every caller face does it (`POST /v1/messages`, the MCP and A2A faces): the send, through the checks of
+ * every way in (messages/intake-checks.ts), and its metrics and log line. The body is already validated; the caller
+ * holds the `send` scope.
  */
 export async function acceptMessage(
   deps: { messages: MessageService; config: Config; metrics: ApiMetrics; logger: Logger; endpoints: EndpointGuard },
@@ -74,10 +73,7 @@ export async function acceptMessage(
   body: SendRequest,
   traceId: string,
 ): Promise<SendResult> {
-  const limits = { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpoints.policy, ...(deps.endpoints.lookup ? { lookup: deps.endpoints.lookup } : {}) };
-  const refused = await sendLimitRefusal(body, limits);
-  if (refused) throw intakeError(refused);
-  const result = await deps.messages.send(caller, body, traceId);
+  const result = await deps.messages.send(caller, body, traceId, deps.endpoints);
   if (result.kind === 'accepted' || result.kind === 'rejected') {
     const routing = result.status.routing;
     if (routing) deps.metrics.routingDecisions.inc({ outcome: result.kind === 'rejected' ? result.status.reason!.code : 'routed', stage: routing.decided_by, dry_run: 'false' });

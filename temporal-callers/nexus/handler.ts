@@ -17,10 +17,10 @@ import { getClient, log, startWorkflow } from '@temporalio/nexus';
 import * as nexus from 'nexus-rpc';
 import type { AgentQueries } from '../../catalogue/agent-queries';
 import { messageIdOf, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../contract';
-import { asInputRefusal, directCaller, directLimitsRefusal, parseDirectInput, type DirectCallerDeps, type InputRefusal } from '../input';
-import { intakeRefusal } from '../../messages/intake-refusals';
+import { asInputRefusal, directCaller, parseDirectInput, type DirectCallerDeps, type InputRefusal } from '../input';
+import { refusalBeforeTarget } from '../../messages/intake-checks';
 import type { MessageStatus } from '../../messages/message';
-import { bodyHashOf, refusalBeforeRouting, type EarlyRefusal } from '../../messages/message-input';
+import { bodyHashOf } from '../../messages/message-input';
 import type { MessageMemo } from '../../messages/runs';
 import { messageWorkflowId } from '../../messages/temporal';
 import type { Config } from '../../platform/config';
@@ -72,7 +72,6 @@ const refused = (refusal: InputRefusal) => operationFailed(ApplicationFailure.cr
 /** An answer that is not ready yet (the existing run is being prepared): the caller's server retries the start. */
 const notYet = (message: string) => new nexus.HandlerError('UNAVAILABLE', message, { retryableOverride: true });
 
-const earlyRefusal = (early: EarlyRefusal): InputRefusal => asInputRefusal(intakeRefusal(early));
 
 /**
  * The final status of a run that has ended; a run that failed fails the operation with the same failure (one that
@@ -109,8 +108,6 @@ export function agentReachServiceHandler(deps: NexusHandlerDeps) {
     // The credential first: an operation without a valid one (or with another tenant's) reads and starts nothing.
     const found = await directCaller(deps, tenant, messageId, body, keyId, keyProof);
     if ('refusal' in found) throw refused(found.refusal);
-    const limited = await directLimitsRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy });
-    if (limited) throw refused(limited);
     return {
       tenant,
       caller: found.caller,
@@ -174,9 +171,9 @@ export function agentReachServiceHandler(deps: NexusHandlerDeps) {
     sendMessage: {
       async start(ctx, request): Promise<StartResult> {
         const message = await messageOf(request, ctx.requestId);
-        const early = refusalBeforeRouting(message.body, deps.config, new Date(deps.now()));
+        const refusal = await refusalBeforeTarget(message.body, { config: deps.config, endpointPolicy: deps.endpointPolicy, now: new Date(deps.now()) });
         // As on the api: a repeat of an accepted message is answered with it even once its deadline has passed.
-        if (early) return (await repeatOf(ctx, message)) ?? Promise.reject(refused(earlyRefusal(early)));
+        if (refusal) return (await repeatOf(ctx, message)) ?? Promise.reject(refused(asInputRefusal(refusal)));
         try {
           return await startRun(ctx, message, false);
         } catch (error) {
