@@ -1,5 +1,5 @@
 /** `npm run api`: the stateless HTTP api, as production runs it (any number of replicas). */
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startSweeper } from '../catalogue/sweeper';
 import { startA2aProbe } from '../catalogue/a2a-probe';
 import { guardedFetch } from '../platform/guarded-fetch';
@@ -8,7 +8,7 @@ import { retentionPruners } from './retention';
 import { ensureSearchAttributes } from '../messages/search-attributes';
 import { retentionShortfall } from '../messages/idempotency-window';
 import { loadConfigOrExit } from '../platform/config';
-import { connectMongo, connectTemporalClient } from '../platform/connections';
+import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../platform/connections';
 import { installLastResort } from '../platform/last-resort';
 import { createLogger } from '../platform/logger';
 import { startTelemetry } from '../platform/telemetry';
@@ -23,10 +23,10 @@ async function main(): Promise<void> {
   // The api's small socket-delivery worker: only its warnings belong in the api's log.
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
-  const connection = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
+  const connection = await connectTemporalClient(config, logger);
   const telemetry = startTelemetry('api', config.OTEL_EXPORTER_OTLP_ENDPOINT);
   // The socket-delivery worker's connection; also the client's when this process runs the message worker.
-  const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const workerConnection = await connectTemporalWorker(config, logger);
   const client = createTemporalClient(config.API_RUNS_WORKER ? workerConnection : connection, config, Boolean(telemetry));
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   const shortfall = await retentionShortfall(connection.workflowService, config.TEMPORAL_NAMESPACE, config.IDEMPOTENCY_WINDOW_MS).catch(() => undefined);

@@ -48,6 +48,12 @@ export const envSchema = z.object({
   PUBLIC_URL: z.url().optional(),
   /** Temporal frontend, host:port; when set, `npm start` starts no Temporal. @default localhost:7233 */
   TEMPORAL_ADDRESS: z.string().min(1).default('localhost:7233'),
+  /**
+   * A token the api and worker present to Temporal (the SDK's `apiKey`: `Authorization: Bearer …`), for a server that
+   * authorizes calls: a JWT granting the gateway's namespace (cluster mode mints one per process, docs/cluster.md;
+   * elsewhere from your IdP). A secret. Optional (embedded mode's dev server checks none).
+   */
+  TEMPORAL_API_KEY: z.string().regex(/^[A-Za-z0-9._~+/=-]{16,8192}$/, 'a bearer token: 16–8192 URL-safe or base64 characters, no spaces').optional(),
   /** Temporal namespace. @default default */
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   /**
@@ -61,7 +67,8 @@ export const envSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   /**
    * Temporal-native callers: refuse `sendMessage` starts that carry no `key_id` (an API key of the tenant with the
-   * `send` scope, whose scopes and ACL grants are then enforced). Off: such starts act with the `send` scope only. @default false
+   * `send` scope, whose scopes and ACL grants are then enforced). Off: such starts act with the `send` scope only.
+   * Cluster mode and docker-compose.yml turn it on: any namespace of the cluster may call a Nexus endpoint. @default false
    */
   TEMPORAL_CALLERS_REQUIRE_KEY: flag.default(false),
   /**
@@ -267,10 +274,10 @@ export const envSchema = z.object({
   /** Cluster mode: the balancer's port (the api as callers and agents reach it); the two api replicas take the next two. @default 3300 */
   CLUSTER_PORT: port.max(65533).default(3300),
   /**
-   * Cluster mode: the Temporal frontend's gRPC port; history, matching, worker and membership take the next 13 (below
-   * 32768: Temporal stores membership ports as a smallint). @default 7300
+   * Cluster mode: the Temporal frontend's gRPC port; history, matching, worker, the internal frontend, the token keys'
+   * JWKS and membership take the next 14 (below 32768: Temporal stores membership ports as a smallint). @default 7300
    */
-  CLUSTER_TEMPORAL_PORT: port.max(32754).default(7300),
+  CLUSTER_TEMPORAL_PORT: port.max(32753).default(7300),
   /** Cluster mode: PostgreSQL's port. @default 5433 */
   CLUSTER_POSTGRES_PORT: port.default(5433),
   /** Cluster mode: FerretDB's port (MongoDB wire protocol, on PostgreSQL). @default 27030 */

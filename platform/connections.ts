@@ -3,6 +3,10 @@ import { Connection, type ConnectionOptions } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import mongoose from 'mongoose';
 import type { Logger } from 'pino';
+import type { Config } from './config';
+
+/** Where Temporal is, and the token it wants (cluster mode's authorization, docs/cluster.md); none for a dev server. */
+export type TemporalEndpoint = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_API_KEY'>;
 
 const RETRY_EVERY_MS = 1_000;
 
@@ -40,13 +44,20 @@ export async function connectMongo(uri: string, logger: Logger): Promise<mongoos
   );
 }
 
-export async function connectTemporalClient(address: string, logger: Logger): Promise<Connection> {
-  const options: ConnectionOptions = { address, connectTimeout: 5_000 };
+export async function connectTemporalClient(endpoint: TemporalEndpoint, logger: Logger): Promise<Connection> {
+  const address = endpoint.TEMPORAL_ADDRESS;
+  const options: ConnectionOptions = { address, connectTimeout: 5_000, ...apiKeyOf(endpoint) };
   return withStartupRetry(`Temporal at ${address}`, () => Connection.connect(options), logger);
 }
 
-export async function connectTemporalWorker(address: string, logger: Logger): Promise<NativeConnection> {
-  return withStartupRetry(`Temporal at ${address}`, () => NativeConnection.connect({ address }), logger);
+export async function connectTemporalWorker(endpoint: TemporalEndpoint, logger: Logger): Promise<NativeConnection> {
+  const address = endpoint.TEMPORAL_ADDRESS;
+  return withStartupRetry(`Temporal at ${address}`, () => NativeConnection.connect({ address, ...apiKeyOf(endpoint) }), logger);
+}
+
+/** The SDK's `apiKey` option (sent as `Authorization: Bearer …`, over TLS or not as the connection is). */
+function apiKeyOf(endpoint: TemporalEndpoint): { apiKey?: string } {
+  return endpoint.TEMPORAL_API_KEY ? { apiKey: endpoint.TEMPORAL_API_KEY } : {};
 }
 
 /** The URI without its password, for logs. */

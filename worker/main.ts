@@ -15,8 +15,8 @@ async function main(): Promise<void> {
   // One connection's error is logged and the others are served; anything else exits for a clean restart.
   installLastResort({ logger });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
-  const connection = await connectTemporalWorker(config.TEMPORAL_ADDRESS, logger);
-  const admin = await connectTemporalClient(config.TEMPORAL_ADDRESS, logger);
+  const connection = await connectTemporalWorker(config, logger);
+  const admin = await connectTemporalClient(config, logger);
   await ensureSearchAttributes(admin, config.TEMPORAL_NAMESPACE);
   await admin.close();
   const telemetry = startTelemetry('worker', config.OTEL_EXPORTER_OTLP_ENDPOINT);

@@ -38,7 +38,7 @@ export async function freeClusterPorts(): Promise<Record<string, string>> {
   };
   return {
     CLUSTER_PORT: await range(4),
-    CLUSTER_TEMPORAL_PORT: await range(14),
+    CLUSTER_TEMPORAL_PORT: await range(15),
     CLUSTER_POSTGRES_PORT: await range(1),
     CLUSTER_MONGODB_PORT: await range(1),
   };

@@ -1,13 +1,12 @@
 /**
  * Starts cluster mode's processes in order and keeps a handle on each, so that the supervisor (supervisor/cluster.ts)
  * can restart what dies and the tests can kill and restart any of them:
- * PostgreSQL → Temporal schema → Temporal server → namespace → FerretDB on PostgreSQL → workers and api replicas →
- * HAProxy in front of the replicas.
+ * the token key and its JWKS → PostgreSQL → Temporal schema → Temporal server → namespace → FerretDB on PostgreSQL →
+ * workers and api replicas → HAProxy in front of the replicas.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Connection } from '@temporalio/client';
 import type { Config } from '../../platform/config';
 import { newApiKey } from '../../rules/api-key';
 import { configKeyEntry } from '../../rules/config-keys';
@@ -18,14 +17,23 @@ import { waitUntil, type LocalServer } from '../dev-servers';
 import { resolveTemporalServer } from '../temporal-server-binaries';
 import { haproxyBinary, startBalancer, type Balancer } from './balancer';
 import { startFerretDbOnPostgres } from './ferretdb-postgres';
+import { startJwksServer, type JwksServer } from './jwks-server';
 import { keptSecret } from './kept-secret';
 import { spawnNodeProcess } from './node-process';
 import { postgresBinDir, startPostgres } from './postgres';
-import { prepareNamespace, setupTemporalSchema, startTemporalServer } from './temporal-server';
+import { prepareNamespace, setupTemporalSchema, startTemporalServer, withTemporal } from './temporal-server';
+import { mintTemporalToken, permission, SYSTEM_ADMIN, type TokenRequest } from './temporal-tokens';
+import { clusterTokenKey } from './token-key';
 
 /** PostgreSQL's role for Temporal and FerretDB (docker-compose.yml uses the same name). */
 export const POSTGRES_USER = 'agent_reach';
 export const FERRETDB_DATABASE = 'ferretdb';
+/**
+ * How long the tokens of the gateway's own processes live: one is minted at each start of an api or worker, which
+ * cannot take a new one while it runs (production: tokens from the operator's IdP, and a restart to rotate them).
+ */
+const GATEWAY_TOKEN_TTL_SECONDS = 365 * 86_400;
+const SUPERVISOR_TOKEN_TTL_SECONDS = 600;
 
 export interface ClusterOptions {
   config: Config;
@@ -54,6 +62,10 @@ export interface Cluster {
   mongoUri: string;
   apiKey: string;
   dataDir: string;
+  /** A token signed with the cluster's key (tests and `npm run temporal-token`). */
+  mintToken(request: TokenRequest): Promise<string>;
+  /** A short-lived `temporal-system:admin` token: namespaces, Nexus endpoints, anything. */
+  adminToken(): Promise<string>;
   balancer: Balancer;
   members: Map<string, Member>;
   /** Called when a member exits that was not killed or stopped through this handle. */
@@ -120,6 +132,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     watch(member);
     return member;
   };
+  let jwks: JwksServer | undefined;
   const stopAll = async () => {
     const order = [['balancer'], [...members.keys()].filter((n) => /^(api|worker)-/.test(n)), ['ferretdb', 'temporal'], ['postgresql']];
     const starting = [...spawned].filter((server) => ![...members.values()].some((m) => m.current === server));
@@ -135,11 +148,17 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         }),
       );
     }
+    await jwks?.stop();
   };
 
   const abort = () => void stopAll();
   options.signal?.addEventListener('abort', abort, { once: true });
   try {
+    const tokenKey = await clusterTokenKey(dataDir, { create: true });
+    const mintToken = (request: TokenRequest) => mintTemporalToken(tokenKey, request);
+    const adminToken = () => mintToken({ subject: 'agent-reach-supervisor', permissions: [SYSTEM_ADMIN], ttlSeconds: SUPERVISOR_TOKEN_TTL_SECONDS });
+    jwks = await startJwksServer(config.CLUSTER_TEMPORAL_PORT + 7, [tokenKey.publicJwk]);
+
     const password = keptSecret(dataDir, 'postgres-password', () => randomBytes(18).toString('base64url'));
     log('starting PostgreSQL…');
     const postgres = await startPostgres({
@@ -162,10 +181,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       pg,
       historyShards: config.CLUSTER_HISTORY_SHARDS,
       logFile: join(logs, 'temporal.log'),
+      jwksUrl: jwks.url,
+      adminToken,
     };
     const temporalAddress = `127.0.0.1:${config.CLUSTER_TEMPORAL_PORT}`;
     await add('temporal', () => startTemporalServer(temporalOptions));
-    await prepareNamespace(temporalAddress, config.TEMPORAL_NAMESPACE);
+    await prepareNamespace(temporalAddress, await adminToken(), config.TEMPORAL_NAMESPACE);
 
     log('starting FerretDB on PostgreSQL…');
     await postgres.ensureDatabase(FERRETDB_DATABASE);
@@ -191,8 +212,16 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       // Development: agents and webhooks on this machine or its network are fine (as in embedded mode).
       ENDPOINT_ALLOW_LOOPBACK: process.env.ENDPOINT_ALLOW_LOOPBACK || 'true',
       ENDPOINT_ALLOW_PRIVATE: process.env.ENDPOINT_ALLOW_PRIVATE || 'true',
+      // Behind the wall, Nexus callers (any namespace of the cluster may call an endpoint) must prove a key.
+      TEMPORAL_CALLERS_REQUIRE_KEY: process.env.TEMPORAL_CALLERS_REQUIRE_KEY || 'true',
       ...options.appEnv,
     };
+    /** The environment of one api or worker start: with a fresh token for the gateway's namespace. */
+    const memberEnv = async (extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> => ({
+      ...appEnv,
+      TEMPORAL_API_KEY: await mintToken({ subject: 'agent-reach-gateway', permissions: [permission(config.TEMPORAL_NAMESPACE, 'admin')], ttlSeconds: GATEWAY_TOKEN_TTL_SECONDS }),
+      ...extra,
+    });
 
     log(`starting ${config.CLUSTER_WORKERS} workers and 2 api replicas…`);
     const replicaPorts = [config.CLUSTER_PORT + 1, config.CLUSTER_PORT + 2];
@@ -202,9 +231,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const name = `worker-${i}`;
       starts.push(
         add(name, async () => {
-          const server = spawnOwn(name, 'worker/main.ts', { ...appEnv, WORKER_METRICS_PORT: '0' });
+          const server = spawnOwn(name, 'worker/main.ts', await memberEnv({ WORKER_METRICS_PORT: '0' }));
           const identity = `${server.child!.pid}@`;
-          return ready(server, name, async () => (await pollers(temporalAddress, config)).some((p) => p.startsWith(identity)));
+          return ready(server, name, async () => (await pollers(temporalAddress, await adminToken(), config)).some((p) => p.startsWith(identity)));
         }),
       );
     }
@@ -212,7 +241,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const name = `api-${i + 1}`;
       starts.push(
         add(name, async () => {
-          const server = spawnOwn(name, 'api/main.ts', { ...appEnv, API_HOST: '127.0.0.1', API_PORT: String(port) });
+          const server = spawnOwn(name, 'api/main.ts', await memberEnv({ API_HOST: '127.0.0.1', API_PORT: String(port) }));
           return ready(server, name, async () => (await fetch(`${replicaUrls[i]}/readyz`)).ok);
         }),
       );
@@ -239,6 +268,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       mongoUri,
       apiKey,
       dataDir,
+      mintToken,
+      adminToken,
       balancer,
       members,
       onUnexpectedExit: (listener) => void listeners.push(listener),
@@ -258,15 +289,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 }
 
 /** The identities (`pid@host`) of the workers that polled the message task queue lately. */
-async function pollers(address: string, config: Config): Promise<string[]> {
-  const connection = await Connection.connect({ address, connectTimeout: 2_000 });
-  try {
+async function pollers(address: string, token: string, config: Config): Promise<string[]> {
+  return withTemporal(address, token, async (connection) => {
     const { pollers } = await connection.workflowService.describeTaskQueue({
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: { name: config.TEMPORAL_TASK_QUEUE },
     });
     return pollers.map((p) => p.identity ?? '');
-  } finally {
-    await connection.close();
-  }
+  });
 }

@@ -1,7 +1,8 @@
 /**
  * Cluster mode's Temporal server: schemas set up by Temporal's own `temporal-sql-tool`, then `temporal-server start`
- * with deploy/temporal/cluster.yaml (PostgreSQL persistence, SQL visibility, several history shards), then the
- * namespace and our search attributes registered.
+ * with deploy/temporal/cluster.yaml (PostgreSQL persistence, SQL visibility, several history shards, authorization
+ * with the cluster's tokens), then the namespace and our search attributes registered. Every call here carries a
+ * token (`apiKey`): the server refuses calls without one.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { ensureSearchAttributes } from '../../messages/search-attributes';
 import { SEARCH_ATTRIBUTES } from '../../messages/temporal';
-import { namespaceReady, readyOrStopped, spawnServer, waitUntil, type LocalServer } from '../dev-servers';
+import { readyOrStopped, spawnServer, waitUntil, type LocalServer } from '../dev-servers';
 
 const DEPLOY = resolve(__dirname, '../../deploy');
 
@@ -53,7 +54,10 @@ export function setupTemporalSchema(sqlTool: string, pg: PostgresEndpoint, marke
   if (fresh) writeFileSync(markerFile, `${new Date().toISOString()}\n`);
 }
 
-/** The ports the server binds, from the frontend's: history +1, matching +2, worker +3, HTTP +4, membership +10…+13. */
+/**
+ * The ports the server binds, from the frontend's: history +1, matching +2, worker +3, HTTP +4, internal frontend +5
+ * (HTTP +6), membership +10…+14. The supervisor's JWKS takes +7 (start-cluster.ts).
+ */
 export function temporalPorts(frontend: number) {
   return {
     TEMPORAL_FRONTEND_PORT: frontend,
@@ -61,12 +65,18 @@ export function temporalPorts(frontend: number) {
     TEMPORAL_MATCHING_PORT: frontend + 2,
     TEMPORAL_WORKER_PORT: frontend + 3,
     TEMPORAL_FRONTEND_HTTP_PORT: frontend + 4,
+    TEMPORAL_INTERNAL_FRONTEND_PORT: frontend + 5,
+    TEMPORAL_INTERNAL_FRONTEND_HTTP_PORT: frontend + 6,
     TEMPORAL_FRONTEND_MEMBERSHIP_PORT: frontend + 10,
     TEMPORAL_HISTORY_MEMBERSHIP_PORT: frontend + 11,
     TEMPORAL_MATCHING_MEMBERSHIP_PORT: frontend + 12,
     TEMPORAL_WORKER_MEMBERSHIP_PORT: frontend + 13,
+    TEMPORAL_INTERNAL_FRONTEND_MEMBERSHIP_PORT: frontend + 14,
   };
 }
+
+/** The services started: the default four and the internal frontend (cluster.yaml) that Temporal's own callers use. */
+const SERVICES = ['frontend', 'internal-frontend', 'history', 'matching', 'worker'];
 
 export interface TemporalServerOptions {
   binary: string;
@@ -74,12 +84,16 @@ export interface TemporalServerOptions {
   pg: PostgresEndpoint;
   historyShards: number;
   logFile: string;
+  /** Where the server fetches the keys that sign tokens (jwks-server.ts). */
+  jwksUrl: string;
+  /** Mints a `temporal-system:admin` token, for the readiness check. */
+  adminToken: () => Promise<string>;
 }
 
-/** Compose's address of the frontend's HTTP port in deploy/temporal/dynamicconfig.yaml (Nexus callbacks). */
-const COMPOSE_HTTP_ADDRESS = 'temporal:7243';
+/** The internal frontend's HTTP address in deploy/temporal/dynamicconfig.yaml (Nexus callbacks), as compose has it. */
+const COMPOSE_HTTP_ADDRESS = '127.0.0.1:7246';
 
-/** deploy/temporal/dynamicconfig.yaml with this server's HTTP address for Nexus callbacks, written beside its log. */
+/** deploy/temporal/dynamicconfig.yaml with this server's internal HTTP address for Nexus callbacks, written beside its log. */
 function dynamicConfigFile(httpPort: number, logFile: string): string {
   const file = join(dirname(logFile), 'temporal-dynamicconfig.yaml');
   const text = readFileSync(join(DEPLOY, 'temporal/dynamicconfig.yaml'), 'utf8');
@@ -96,25 +110,39 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     TEMPORAL_BIND_ON_IP: '127.0.0.1',
     TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
     TEMPORAL_HISTORY_SHARDS: String(options.historyShards),
-    TEMPORAL_DYNAMIC_CONFIG: dynamicConfigFile(ports.TEMPORAL_FRONTEND_HTTP_PORT, options.logFile),
+    TEMPORAL_DYNAMIC_CONFIG: dynamicConfigFile(ports.TEMPORAL_INTERNAL_FRONTEND_HTTP_PORT, options.logFile),
+    TEMPORAL_JWKS_URL: options.jwksUrl,
     POSTGRES_HOST: options.pg.host,
     POSTGRES_PORT: String(options.pg.port),
     POSTGRES_USER: options.pg.user,
     POSTGRES_PASSWORD: options.pg.password,
   };
-  const args = ['--root', DEPLOY, '--config', 'temporal', '--env', 'cluster', '--allow-no-auth', 'start'];
+  const args = ['--root', DEPLOY, '--config', 'temporal', '--env', 'cluster', 'start', ...SERVICES.flatMap((s) => ['--service', s])];
   const server = spawnServer('temporal', options.binary, args, options.logFile, env);
   const address = `127.0.0.1:${options.port}`;
-  await readyOrStopped('Temporal server', server, () => namespaceReady(address, 'temporal-system'), 120_000);
+  // Ready when it answers an authorized call: the keys are loaded, not only the port open.
+  const ready = async () => withTemporal(address, await options.adminToken(), async (c) => (await c.workflowService.describeNamespace({ namespace: 'temporal-system' }), true));
+  await readyOrStopped('Temporal server', server, ready, 120_000);
   return { ...server, address };
+}
+
+/** Runs `use` on a connection to `address` that carries `token`, then closes it. */
+export async function withTemporal<T>(address: string, token: string, use: (connection: Connection) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect({ address, apiKey: token, connectTimeout: 2_000 });
+  try {
+    return await use(connection);
+  } finally {
+    await connection.close();
+  }
 }
 
 /**
  * Registers the namespace (unless it exists) and our search attributes, then waits until a workflow start that carries
  * them is accepted: the server's namespace cache picks new attributes up a few seconds after they are added.
+ * `adminToken`: a `temporal-system:admin` token.
  */
-export async function prepareNamespace(address: string, namespace: string, retentionDays = 3): Promise<void> {
-  const connection = await Connection.connect({ address });
+export async function prepareNamespace(address: string, adminToken: string, namespace: string, retentionDays = 3): Promise<void> {
+  const connection = await Connection.connect({ address, apiKey: adminToken });
   try {
     try {
       await connection.workflowService.registerNamespace({

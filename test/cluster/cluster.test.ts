@@ -7,15 +7,17 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import type WebSocket from 'ws';
+import { sentAsKey } from '../../temporal-callers/client';
 import { ensureNexusEndpoint } from '../../temporal-callers/nexus/endpoint';
 import { loadConfig } from '../../platform/config';
 import { ReachAgent, type Handler } from '../../sdk';
 import type { Cluster } from '../../supervisor/cluster/start-cluster';
 import { prepareNamespace } from '../../supervisor/cluster/temporal-server';
-import { startTestCluster } from '../helpers/cluster';
+import { permission } from '../../supervisor/cluster/temporal-tokens';
+import { adminConnection, startTestCluster, testToken, workerConnection } from '../helpers/cluster';
 import { eventually } from '../helpers/eventually';
 import { request, TEST_API_KEY } from '../helpers/http';
 import { clusterSkip } from '../helpers/system-packages';
@@ -178,15 +180,16 @@ describe('cluster', { skip: clusterSkip() }, () => {
     const { agentId, runs } = await httpAgent(cluster.url, 'nexus-echo');
     // The gateway's namespace and task queue, as startTestCluster configured them.
     const { TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE } = loadConfig({ ...process.env });
-    await prepareNamespace(cluster.temporalAddress, 'callers', 1);
-    const connection = await Connection.connect({ address: cluster.temporalAddress });
+    await prepareNamespace(cluster.temporalAddress, await cluster.adminToken(), 'callers', 1);
+    const connection = await adminConnection(cluster);
     cleanups.push(() => connection.close());
     await ensureNexusEndpoint(connection, { name: 'agent-reach', namespace: TEMPORAL_NAMESPACE, taskQueue: TEMPORAL_TASK_QUEUE });
-    const workerConnection = await NativeConnection.connect({ address: cluster.temporalAddress });
-    cleanups.push(() => workerConnection.close());
-    const worker = await Worker.create({ connection: workerConnection, namespace: 'callers', taskQueue: 'callers', workflowsPath: require.resolve('../helpers/caller-workflows') });
+    const callerConnection = await workerConnection(cluster, await testToken(cluster, 'callers', [permission('callers', 'write')]));
+    cleanups.push(() => callerConnection.close());
+    const worker = await Worker.create({ connection: callerConnection, namespace: 'callers', taskQueue: 'callers', workflowsPath: require.resolve('../helpers/caller-workflows') });
     const callers = new Client({ connection, namespace: 'callers' });
-    const input = { tenant: 'default', message_id: 'through-nexus', target: { agent_id: agentId, capability: 'echo' }, payload: { via: 'nexus' } };
+    // Nexus callers carry a key proof in cluster mode (TEMPORAL_CALLERS_REQUIRE_KEY is on there).
+    const input = sentAsKey({ tenant: 'default', message_id: 'through-nexus', target: { agent_id: agentId, capability: 'echo' }, payload: { via: 'nexus' } }, TEST_API_KEY);
     const call = (id: string) => callers.workflow.execute('nexusCallerWorkflow', { workflowId: id, taskQueue: 'callers', args: [input, 'agent-reach'] });
     const [first, again] = await worker.runUntil(async () => [await call('nexus-caller-1'), await call('nexus-caller-2')]);
     assert.equal(first.state, 'processed', JSON.stringify(first));
