@@ -5,8 +5,8 @@
  *
  *   1. the schema (`sendMessageBody`, by the way in's parser) and who sends (an API key, a key proof, a chain's
  *      caller: before the body is trusted for anything else);
- *   2. here: `reply_to` needs the caller secret → the deadline → the stored size → `reply_to`'s endpoint policy
- *      (the only one here that does I/O: a DNS lookup);
+ *   2. here: the stored size → `reply_to`'s endpoint policy (a DNS lookup) → `reply_to` needs the caller secret →
+ *      the deadline;
  *   3. the target and its ACL, or the router (`choose-target.ts`);
  *   4. idempotency: the workflow id `msg:<tenant>:<message_id>` (a repeat of an accepted message is answered with
  *      it, even when a check above would refuse it now).
@@ -29,7 +29,8 @@ export interface BeforeTargetDeps {
 
 /** Why the message may not go anywhere, before its target is looked up; undefined when it may. */
 export async function refusalBeforeTarget(body: SendRequest, deps: BeforeTargetDeps): Promise<IntakeRefusal | undefined> {
+  const limited = await sendLimitRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
+  if (limited) return limited;
   const early = refusalBeforeRouting(body, deps.config, deps.now);
-  if (early) return intakeRefusal(early);
-  return sendLimitRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
+  return early && intakeRefusal(early);
 }
