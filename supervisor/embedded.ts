@@ -102,6 +102,11 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
     started.lines.push(`Idempotency  a message id answers with its message for ${formatDays(config.IDEMPOTENCY_WINDOW_MS)} after it ends (namespace retention)`);
     started.env.TEMPORAL_UI_URL ??= `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
     started.lines.push(`Temporal     ${temporal.address} (history in ${options.dbFile})`);
+    started.lines.push(
+      'Trust        one trust domain, for development: the dev server checks no tokens, so any client of it can act as',
+      '             the gateway (start, signal, read any run, poll its queues). The wall between tenants, Temporal\'s',
+      '             authorization per namespace, is cluster mode: npm run cluster (docs/cluster.md, "The wall").',
+    );
   }
   if (!process.env.API_KEYS) {
     const key = developmentKey(dataDir);
