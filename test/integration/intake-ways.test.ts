@@ -6,14 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { WorkflowFailedError } from '@temporalio/client';
 import { executeChain } from '../../temporal-callers/chain-client';
 import { executeMessage } from '../../temporal-callers/client';
 import { ensureNexusEndpoint } from '../../temporal-callers/nexus/endpoint';
 import { INTAKE_REFUSALS } from '../../messages/intake-refusals';
-import { msToTs } from '@temporalio/common/lib/time';
-import { eventually } from '../helpers/eventually';
+import { startCallerNamespace, type CallerNamespace } from '../helpers/caller-namespace';
 import { startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request, TEST_API_KEY } from '../helpers/http';
 import { mcpClient, toolAnswer } from '../helpers/mcp';
@@ -30,10 +28,7 @@ let servers: TestServers;
 let system: TestSystem;
 let agent: FakeAgent;
 let agentId: string;
-let admin: Connection;
-let callers: Client;
-let callerWorker: Worker;
-let callerWorkerRun: Promise<void>;
+let callerNamespace: CallerNamespace;
 let sequence = 0;
 
 const newId = (what: string) => `ways-${what}-${process.pid}-${++sequence}`;
@@ -89,7 +84,7 @@ const temporalClient: Way = async (input, messageId) =>
   );
 
 const nexus: Way = async (input, messageId) =>
-  callers.workflow
+  callerNamespace.callers.workflow
     .execute('nexusCallerWorkflow', { workflowId: `caller-${messageId}`, taskQueue: CALLER_QUEUE, args: [{ message_id: messageId, ...input }, ENDPOINT] })
     .then(
       () => 'accepted',
@@ -122,20 +117,12 @@ before(async () => {
   });
   agentId = registered.agent_id;
   agent.secret = registered.secret;
-  admin = await Connection.connect({ address: system.config.TEMPORAL_ADDRESS });
-  await admin.workflowService.registerNamespace({ namespace: CALLER_NAMESPACE, workflowExecutionRetentionPeriod: msToTs('1 day') });
-  await eventually(`namespace ${CALLER_NAMESPACE}`, async () => (await admin.workflowService.describeNamespace({ namespace: CALLER_NAMESPACE })) && true);
-  await ensureNexusEndpoint(admin, { name: ENDPOINT, namespace: system.config.TEMPORAL_NAMESPACE, taskQueue: system.config.TEMPORAL_TASK_QUEUE });
-  callers = new Client({ connection: admin, namespace: CALLER_NAMESPACE });
-  const connection = await NativeConnection.connect({ address: system.config.TEMPORAL_ADDRESS });
-  callerWorker = await Worker.create({ connection, namespace: CALLER_NAMESPACE, taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('../helpers/caller-workflows') });
-  callerWorkerRun = callerWorker.run().finally(() => connection.close());
+  callerNamespace = await startCallerNamespace(system.config.TEMPORAL_ADDRESS, { namespace: CALLER_NAMESPACE, taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('../helpers/caller-workflows') });
+  await ensureNexusEndpoint(callerNamespace.admin, { name: ENDPOINT, namespace: system.config.TEMPORAL_NAMESPACE, taskQueue: system.config.TEMPORAL_TASK_QUEUE });
 });
 
 after(async () => {
-  callerWorker?.shutdown();
-  await callerWorkerRun;
-  await admin?.close();
+  await callerNamespace?.stop();
   await agent?.stop();
   await system?.stop();
   await servers?.stop();

@@ -8,12 +8,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, NexusOperationFailure } from '@temporalio/common';
-import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { messageWorkflowId } from '../../messages/temporal';
 import { ensureNexusEndpoint } from '../../temporal-callers/nexus/endpoint';
 import { eventually } from '../helpers/eventually';
+import { startCallerNamespace, type CallerNamespace } from '../helpers/caller-namespace';
 import { startFakeAgent, type Delivery, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';
 import { cancelOperation } from '../helpers/nexus-tenancy-caller-workflows';
@@ -33,8 +32,7 @@ let system: TestSystem;
 const agents = {} as Record<'acme' | 'globex', FakeAgent>;
 let admin: Connection;
 let callers: Client;
-let callerWorker: Worker;
-let callerWorkerRun: Promise<void>;
+let callerNamespace: CallerNamespace;
 let sequence = 0;
 const agentOf: Record<'acme' | 'globex', string> = { acme: '', globex: '' };
 const adminKeyOf: Record<'acme' | 'globex', string> = { acme: '', globex: '' };
@@ -102,11 +100,6 @@ async function heldMessage(endpoint: string, input: { message_id: string } & Rec
   return { caller };
 }
 
-async function registerNamespace(name: string): Promise<void> {
-  await admin.workflowService.registerNamespace({ namespace: name, workflowExecutionRetentionPeriod: msToTs('1 day') });
-  await eventually(`namespace ${name}`, async () => (await admin.workflowService.describeNamespace({ namespace: name })) && true);
-}
-
 before(async () => {
   servers = await startTestServers();
   system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000', DEFAULT_ACK_TIMEOUT_MS: '600000', NEXUS_TENANTS: 'acme,globex', MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD_BYTES) });
@@ -124,22 +117,16 @@ before(async () => {
     agent.secret = registered.secret;
   }
 
-  admin = await Connection.connect({ address: system.config.TEMPORAL_ADDRESS });
-  await registerNamespace(CALLER_NAMESPACE);
+  callerNamespace = await startCallerNamespace(system.config.TEMPORAL_ADDRESS, { namespace: CALLER_NAMESPACE, taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('../helpers/nexus-tenancy-caller-workflows') });
+  ({ admin, callers } = callerNamespace);
   const gateway = { namespace: system.config.TEMPORAL_NAMESPACE, taskQueue: system.config.TEMPORAL_TASK_QUEUE };
   await ensureNexusEndpoint(admin, { name: ENDPOINT.acme, ...gateway, tenant: 'acme' });
   await ensureNexusEndpoint(admin, { name: ENDPOINT.globex, ...gateway, tenant: 'globex' });
   await ensureNexusEndpoint(admin, { name: ENDPOINT.default, ...gateway });
-  callers = new Client({ connection: admin, namespace: CALLER_NAMESPACE });
-  const connection = await NativeConnection.connect({ address: system.config.TEMPORAL_ADDRESS });
-  callerWorker = await Worker.create({ connection, namespace: CALLER_NAMESPACE, taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('../helpers/nexus-tenancy-caller-workflows') });
-  callerWorkerRun = callerWorker.run().finally(() => connection.close());
 });
 
 after(async () => {
-  callerWorker?.shutdown();
-  await callerWorkerRun;
-  await admin?.close();
+  await callerNamespace?.stop();
   await Promise.allSettled(Object.values(agents).map((a) => a.stop()));
   await system?.stop();
   await servers?.stop();

@@ -7,14 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, NexusOperationFailure } from '@temporalio/common';
-import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { SEND_MESSAGE_WORKFLOW } from '../../temporal-callers/contract';
 import { messageWorkflowId } from '../../messages/temporal';
 import { ensureNexusEndpoint } from '../../temporal-callers/nexus/endpoint';
 import { NEXUS_SERVICE } from '../../temporal-callers/nexus/service';
 import { eventually } from '../helpers/eventually';
+import { startCallerNamespace, type CallerNamespace } from '../helpers/caller-namespace';
 import { startFakeAgent, type Delivery, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
@@ -30,8 +29,7 @@ let agent: FakeAgent;
 let agentId: string;
 let admin: Connection;
 let callers: Client;
-let callerWorker: Worker;
-let callerWorkerRun: Promise<void>;
+let callerNamespace: CallerNamespace;
 let sequence = 0;
 /** Messages whose receipt the test sends itself (the agent only accepts them). */
 const held = new Set<string>();
@@ -57,11 +55,6 @@ async function operationFailureOf(run: Promise<unknown>): Promise<{ operation: N
   return { operation: error.cause, cause: error.cause.cause };
 }
 
-async function registerNamespace(name: string): Promise<void> {
-  await admin.workflowService.registerNamespace({ namespace: name, workflowExecutionRetentionPeriod: msToTs('1 day') });
-  await eventually(`namespace ${name}`, async () => (await admin.workflowService.describeNamespace({ namespace: name })) && true);
-}
-
 before(async () => {
   servers = await startTestServers();
   system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000' });
@@ -70,19 +63,13 @@ before(async () => {
   agentId = registered.agent_id;
   agent.secret = registered.secret;
 
-  admin = await Connection.connect({ address: system.config.TEMPORAL_ADDRESS });
-  await registerNamespace(CALLER_NAMESPACE);
+  callerNamespace = await startCallerNamespace(system.config.TEMPORAL_ADDRESS, { namespace: CALLER_NAMESPACE, taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('../helpers/caller-workflows') });
+  ({ admin, callers } = callerNamespace);
   await ensureNexusEndpoint(admin, { name: ENDPOINT, namespace: system.config.TEMPORAL_NAMESPACE, taskQueue: system.config.TEMPORAL_TASK_QUEUE });
-  callers = new Client({ connection: admin, namespace: CALLER_NAMESPACE });
-  const connection = await NativeConnection.connect({ address: system.config.TEMPORAL_ADDRESS });
-  callerWorker = await Worker.create({ connection, namespace: CALLER_NAMESPACE, taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('../helpers/caller-workflows') });
-  callerWorkerRun = callerWorker.run().finally(() => connection.close());
 });
 
 after(async () => {
-  callerWorker?.shutdown();
-  await callerWorkerRun;
-  await admin?.close();
+  await callerNamespace?.stop();
   await agent?.stop();
   await system?.stop();
   await servers?.stop();
