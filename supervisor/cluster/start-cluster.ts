@@ -59,6 +59,8 @@ export interface Cluster {
   /** Each api replica directly, in deploy/haproxy.cfg's order (api1, api2). */
   replicaUrls: string[];
   temporalAddress: string;
+  /** Where Temporal fetches the keys its tokens are checked with. */
+  jwksUrl: string;
   mongoUri: string;
   apiKey: string;
   dataDir: string;
@@ -265,6 +267,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       url,
       replicaUrls,
       temporalAddress,
+      jwksUrl: jwks.url,
       mongoUri,
       apiKey,
       dataDir,
