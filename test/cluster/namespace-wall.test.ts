@@ -7,6 +7,9 @@
  * Without HAProxy or PostgreSQL it skips, saying what to install.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, NexusOperationFailure } from '@temporalio/common';
@@ -17,11 +20,10 @@ import { messageWorkflowId } from '../../messages/temporal';
 import { configKeyEntry } from '../../rules/config-keys';
 import type { Cluster } from '../../supervisor/cluster/start-cluster';
 import { prepareNamespace } from '../../supervisor/cluster/temporal-server';
-import { permission } from '../../supervisor/cluster/temporal-tokens';
 import { sentAsKey, type SendMessageInput } from '../../temporal-callers/client';
 import { ensureNexusEndpoint } from '../../temporal-callers/nexus/endpoint';
 import { nexusTaskQueue } from '../../temporal-callers/nexus/tenancy';
-import { adminConnection, startTestCluster, testToken, workerConnection } from '../helpers/cluster';
+import { adminConnection, startTestCluster, workerConnection } from '../helpers/cluster';
 import { eventually } from '../helpers/eventually';
 import { startFakeAgent, type Delivery, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request, TEST_API_KEY } from '../helpers/http';
@@ -37,10 +39,11 @@ const TENANT_ENDPOINT = 'agent-reach-tenant-a';
 const CALLER_QUEUE = 'tenant-a-callers';
 // The gateway's namespace and task queue, as the cluster's processes have them (the defaults).
 const { TEMPORAL_NAMESPACE: GATEWAY, TEMPORAL_TASK_QUEUE: GATEWAY_QUEUE } = loadConfig({});
+const ROOT = join(__dirname, '../..');
 
 let cluster: Cluster;
 let admin: Connection;
-/** The tenant's connections and client: their token grants `tenant-a:admin` and nothing else. */
+/** The tenant's connections and client: their token (`npm run temporal-token`) grants `tenant-a:admin` and nothing else. */
 let tenantConnection: Connection;
 let tenantWorkerConnection: NativeConnection;
 let tenantClient: Client;
@@ -100,6 +103,12 @@ async function nexusRefusal(input: SendMessageInput): Promise<{ type: string | u
   return { type: error.cause.cause.type ?? undefined, started: events.some((e) => e.eventType === EventType.EVENT_TYPE_NEXUS_OPERATION_STARTED) };
 }
 
+/** A token from the documented command, `npm run temporal-token -- …`, with the cluster's data folder. */
+async function tokenCommand(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/temporal-token.ts'), ...args, '--data-dir', cluster.dataDir], { cwd: ROOT });
+  return stdout.trim();
+}
+
 const deliveriesOf = (messageId: string) => [...gatewayAgent.deliveries, ...tenantAgent.deliveries].filter((d) => d.body.message_id === messageId);
 
 /** An agent registered with `apiKey`: it holds the receipt of `held` messages, and confirms the others. */
@@ -128,7 +137,7 @@ describe('cluster - the namespace is the wall', { skip: clusterSkip() }, () => {
     admin = await adminConnection(cluster);
     await prepareNamespace(cluster.temporalAddress, await cluster.adminToken(), TENANT, 1);
     await ensureNexusEndpoint(admin, { name: TENANT_ENDPOINT, namespace: GATEWAY, taskQueue: GATEWAY_QUEUE, tenant: TENANT });
-    const tenantToken = await testToken(cluster, TENANT, [permission(TENANT, 'admin')]);
+    const tenantToken = await tokenCommand('--namespace', TENANT, '--role', 'admin');
     tenantConnection = await Connection.connect({ address: cluster.temporalAddress, apiKey: tenantToken });
     tenantWorkerConnection = await workerConnection(cluster, tenantToken);
     tenantClient = new Client({ connection: tenantConnection, namespace: TENANT });
