@@ -6,6 +6,7 @@
  * In production the JWKS and the tokens come from the operator's IdP instead.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startJwksServer } from '../supervisor/cluster/jwks-server';
@@ -21,12 +22,17 @@ function port(text: string): number {
   return value;
 }
 
+function ip(text: string): string {
+  if (!isIP(text)) throw new InvalidArgumentError('an IP address, e.g. 0.0.0.0 or 127.0.0.1');
+  return text;
+}
+
 const program = new Command('temporal-keys')
   .description("Keeps the token key, writes the gateway's and the operator's tokens, serves the JWKS")
   .requiredOption('--data-dir <folder>', 'where the key is kept')
   .requiredOption('--tokens-dir <folder>', 'where gateway.token and operator.token are written')
   .option('--namespace <name>', "the gateway's namespace", 'default')
-  .option('--host <ip>', 'the interface the JWKS is served on', '0.0.0.0')
+  .option('--host <ip>', 'the interface the JWKS is served on', ip, '0.0.0.0')
   .option('--port <port>', 'the JWKS port', port, 7280)
   .action(async (options: { dataDir: string; tokensDir: string; namespace: string; host: string; port: number }) => {
     const key = await clusterTokenKey(options.dataDir, { create: true });
