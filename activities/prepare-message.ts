@@ -19,7 +19,7 @@ import type { Router } from '../router/router';
 import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
 import { sealInput, type SealKeys } from '../messages/seal';
-import { asInputRefusal, directCaller, parseDirectInput, type InputRefusal } from '../temporal-callers/input';
+import { asInputRefusal, directCaller, parseDirectInput, type InputRefusal } from '../messages/direct-input';
 import { chainCaller } from '../chains/chain-caller';
 import { chainMessageIds } from '../chains/chain-service';
 import { RUN_CHAIN_WORKFLOW, type RunChainInput } from '../chains/temporal';

@@ -2,8 +2,9 @@
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
-import { agentReachServiceHandler, type NexusHandlerDeps } from '../temporal-callers/nexus/handler';
-import { defaultNexusTenant, nexusTaskQueue, type NexusTenancyConfig } from '../temporal-callers/nexus/tenancy';
+import { agentReachServiceHandler, type NexusHandlerDeps } from './nexus/handler';
+import { defaultNexusTenant, type NexusTenancyConfig } from './nexus/tenancy';
+import { nexusTaskQueue } from '../platform/temporal-names';
 import type { Telemetry } from '../platform/telemetry';
 import { endpointPolicy, type EndpointSettings } from '../rules/endpoint-policy';
 

@@ -6,8 +6,8 @@
  */
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startTestServers } from '../../test/helpers/servers';
-import { agentReachServiceHandler } from '../../temporal-callers/nexus/handler';
-import { nexusTaskQueue } from '../../temporal-callers/nexus/tenancy';
+import { agentReachServiceHandler } from '../../worker/nexus/handler';
+import { nexusTaskQueue } from '../../platform/temporal-names';
 
 const IDLE_S = Number(process.argv[2] ?? 10);
 const COUNTS = [0, 10, 50];

@@ -1,12 +1,12 @@
 /**
  * A Nexus endpoint of the `agentReach` service: a name in the cluster's endpoint registry that routes Nexus
- * operations to the gateway's namespace and a task queue, which says the tenant (nexus/tenancy.ts). Operators
+ * operations to the gateway's namespace and a task queue, which says the tenant (worker/nexus/tenancy.ts). Operators
  * create one per tenant with
  * `temporal operator nexus endpoint create --name agent-reach-acme --target-namespace <ns> --target-task-queue agent-reach-nexus-acme`;
  * this does the same from code (tests and benchmarks).
  */
 import type { Connection } from '@temporalio/client';
-import { nexusTaskQueue } from './tenancy';
+import { nexusTaskQueue } from '../../platform/temporal-names';
 
 /** The endpoint name the docs use. Endpoint names match ^[a-zA-Z][a-zA-Z0-9-]*[a-zA-Z0-9]$. */
 export const DEFAULT_NEXUS_ENDPOINT = 'agent-reach';

@@ -22,7 +22,7 @@ import type { Cluster } from '../../supervisor/cluster/start-cluster';
 import { prepareNamespace } from '../../supervisor/cluster/temporal-server';
 import { sentAsKey, type SendMessageInput } from '../../temporal-callers/client';
 import { ensureNexusEndpoint } from '../../temporal-callers/nexus/endpoint';
-import { nexusTaskQueue } from '../../temporal-callers/nexus/tenancy';
+import { nexusTaskQueue } from '../../platform/temporal-names';
 import { adminConnection, startTestCluster, workerConnection } from '../helpers/cluster';
 import { eventually } from '../helpers/eventually';
 import { startFakeAgent, type Delivery, type FakeAgent } from '../helpers/fake-agent';

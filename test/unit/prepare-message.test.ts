@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { createPrepareMessage, type NeedsRouting, type PreparedMessage } from '../../activities/prepare-message';
-import { namespaceCaller } from '../../temporal-callers/input';
+import { namespaceCaller } from '../../rules/api-key';
 import type { ReachCheck } from '../../catalogue/agent-queries';
 import { bodyHashOf, buildMessageInput } from '../../messages/message-input';
 import { checkSeal } from '../../messages/seal';
@@ -142,7 +142,7 @@ describe('prepare message', () => {
     assert.equal((await refusal(prepare({ kind: 'forbidden', reason: 'x' }).prepareMessage({ tenant: 'acme', message_id: 'm', target }))).type, 'capability_forbidden');
     const past = new Date(NOW - 1000).toISOString();
     assert.equal((await refusal(prepare().prepareMessage({ tenant: 'acme', message_id: 'm', target, deadline: past }))).type, 'deadline_passed');
-    assert.equal((await refusal(prepare().prepareMessage({ tenant: 'acme', message_id: 'm', target, reply_to: { url: 'https://x.example/' } }))).type, 'reply_to_unavailable');
+    assert.equal((await refusal(prepare().prepareMessage({ tenant: 'acme', message_id: 'm', target, reply_to: { url: 'https://93.184.216.34/hook' } }))).type, 'reply_to_unavailable');
   });
 
   it('prepare message - a worker without intake dependencies refuses direct starts', async () => {

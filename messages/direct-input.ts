@@ -10,13 +10,12 @@ import { hasScope, KEY_ID_PATTERN, namespaceCaller, TENANT_PATTERN, type Caller 
 
 export { namespaceCaller } from '../rules/api-key';
 import { provenBody } from '../rules/key-proof';
-import type { IntakeRefusal } from '../messages/intake-refusals';
-import { sendMessageBody, type SendMessageBody } from '../messages/message-schema';
+import type { IntakeCode, IntakeRefusal } from './intake-refusals';
+import { sendMessageBody, type SendMessageBody } from './message-schema';
 import type { ApiKeyStore } from '../store/api-keys';
-import { SEND_FAILURES } from './contract';
 
 export interface InputRefusal {
-  type: string;
+  type: IntakeCode;
   message: string;
   details?: unknown;
 }
@@ -36,17 +35,17 @@ export function asInputRefusal(refusal: IntakeRefusal): InputRefusal {
   return { type: refusal.code, message, ...(refusal.details === undefined ? {} : { details: refusal.details }) };
 }
 
-const refused = (type: string, message: string, details?: unknown): { refusal: InputRefusal } => ({ refusal: { type, message, ...(details === undefined ? {} : { details }) } });
+const refused = (type: IntakeCode, message: string, details?: unknown): { refusal: InputRefusal } => ({ refusal: { type, message, ...(details === undefined ? {} : { details }) } });
 
 /**
  * Parses the input with the api's schema. `boundTenant`: the tenant this way in sends for (a missing `tenant` is
  * that one, another is refused); absent: the input must name one.
  */
 export function parseDirectInput(request: unknown, boundTenant?: string): { input: DirectInput } | { refusal: InputRefusal } {
-  if (typeof request !== 'object' || request === null || Array.isArray(request)) return refused(SEND_FAILURES.invalidInput, 'invalid input: an object is required');
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) return refused('invalid_request', 'invalid input: an object is required');
   const { tenant = boundTenant, key_id: keyId, key_proof: keyProof, ...rest } = request as Record<string, unknown>;
   if (boundTenant !== undefined && tenant !== boundTenant) {
-    return refused(SEND_FAILURES.tenantMismatch, `this way in sends for tenant ${boundTenant} only; leave tenant out or name ${boundTenant}`);
+    return refused('tenant_mismatch', `this way in sends for tenant ${boundTenant} only; leave tenant out or name ${boundTenant}`);
   }
   const issues: { path: string; message: string }[] = [];
   if (keyId !== undefined && (typeof keyId !== 'string' || !KEY_ID_PATTERN.test(keyId))) issues.push({ path: 'key_id', message: 'a key id is 12 hex digits' });
@@ -60,7 +59,7 @@ export function parseDirectInput(request: unknown, boundTenant?: string): { inpu
   if (issues.length > 0 || !parsed.success) {
     // The api's details: each field where it is in the body.
     const details = issues.map((i) => ({ location: i.path === '(input)' ? 'body' : `body.${i.path}`, message: i.message }));
-    return refused(SEND_FAILURES.invalidInput, `invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, details);
+    return refused('invalid_request', `invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, details);
   }
   return {
     input: {
@@ -98,15 +97,15 @@ export async function directCaller(
 ): Promise<{ caller: Caller; legacy?: boolean } | { refusal: InputRefusal }> {
   const requireKey = deps.config.TEMPORAL_CALLERS_REQUIRE_KEY;
   if (!keyId || (requireKey && !keyProof)) {
-    if (requireKey) return refused(SEND_FAILURES.keyRequired, 'this deployment requires a key_id and its key_proof (an API key with the send scope) on direct starts');
+    if (requireKey) return refused('key_required', 'this deployment requires a key_id and its key_proof (an API key with the send scope) on direct starts');
     return { caller: namespaceCaller(tenant) };
   }
   const proven = keyProof ? await deps.keys?.callerByProof(keyId, keyProof, messageSubject(tenant, messageId, body)) : undefined;
   if (keyProof && !proven) {
-    return refused(SEND_FAILURES.invalidKeyProof, `key_proof is not the proof of key ${keyId} for this body of message ${messageId} in tenant ${tenant} (or the key was revoked)`);
+    return refused('invalid_key_proof', `key_proof is not the proof of key ${keyId} for this body of message ${messageId} in tenant ${tenant} (or the key was revoked)`);
   }
   const caller = proven?.caller ?? (await deps.keys?.callerById(keyId));
-  if (!caller || caller.tenant !== tenant) return refused(SEND_FAILURES.unknownKey, `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
-  if (!hasScope(caller, 'send')) return refused(SEND_FAILURES.insufficientScope, `key ${keyId} lacks the send scope`);
+  if (!caller || caller.tenant !== tenant) return refused('unknown_key', `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
+  if (!hasScope(caller, 'send')) return refused('insufficient_scope', `key ${keyId} lacks the send scope`);
   return { caller, ...(proven?.legacy ? { legacy: true } : {}) };
 }

@@ -9,8 +9,6 @@ import type { Config } from '../../platform/config';
 
 export type NexusTenancyConfig = Pick<Config, 'NEXUS_TENANTS' | 'NEXUS_DEFAULT_TENANT' | 'DEFAULT_TENANT'>;
 
-/** The task queue a tenant's Nexus endpoint targets (named in platform/temporal-names.ts). */
-export { nexusTaskQueue } from '../../platform/temporal-names';
 
 /** The tenant of the endpoint on the gateway's own task queue. */
 export function defaultNexusTenant(config: NexusTenancyConfig): string {

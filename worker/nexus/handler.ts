@@ -16,8 +16,8 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { getClient, log, startWorkflow } from '@temporalio/nexus';
 import * as nexus from 'nexus-rpc';
 import type { AgentQueries } from '../../catalogue/agent-queries';
-import { messageIdOf, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../contract';
-import { asInputRefusal, directCaller, parseDirectInput, type DirectCallerDeps, type InputRefusal } from '../input';
+import { messageIdOf, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../../temporal-callers/contract';
+import { asInputRefusal, directCaller, parseDirectInput, type DirectCallerDeps, type InputRefusal } from '../../messages/direct-input';
 import { refusalBeforeTarget } from '../../messages/intake-checks';
 import type { MessageStatus } from '../../messages/message';
 import { bodyHashOf } from '../../messages/message-input';
@@ -27,7 +27,7 @@ import type { Config } from '../../platform/config';
 import type { EndpointPolicy } from '../../rules/endpoint-policy';
 import type { SendMessageBody } from '../../messages/message-schema';
 import { operationToken, runOfToken, type OperationRun } from './operation-token';
-import { agentReachService } from './service';
+import { agentReachService } from '../../temporal-callers/nexus/service';
 import type { Caller } from '../../rules/api-key';
 
 export interface NexusHandlerDeps extends DirectCallerDeps {
