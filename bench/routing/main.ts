@@ -4,12 +4,16 @@
  * Routing quality and decision time, per data set and similarity provider, through the api's path (the Router as
  * `createRouter` builds it, default settings: each head fits its own thresholds on its catalogue, nothing is fitted
  * on the evaluation requests), including requests sent right after the catalogue is registered, after a card is
- * edited and after every instance goes offline (bench/routing/routing-live.ts):
+ * edited and after every instance goes offline (bench/routing/routing-live.ts).
+ * Each set is reported on its parts side by side (bench/routing/parts.ts; docs/routing.md, "Tuning and locked
+ * parts"): tune only on `tuning`, keep a change only if `locked` agrees. Sets:
  * - CLINC150: 10 agents (domains), 150 capabilities (intents, 10 train examples each, the intent's name as the
- *   description); reported on test + oos_test (every 9th in-scope and every 4th out-of-scope request; all with --full).
- *   --val: on CLINC150's val + oos_val instead (all of them; where decision rules may be checked), written to
- *   bench/results/routing-clinc150-val.json.
- * - zh-routing: our catalogue and dev.jsonl (the head never sees a dev request).
+ *   description); `tuning` and `locked` are the halves of val + oos_val; `test` is test + oos_test (every 9th
+ *   in-scope and every 4th out-of-scope request; all with --full).
+ *   --val: the val halves only, written to bench/results/routing-clinc150-val.json.
+ * - zh-routing: our catalogue; `tuning` is dev.jsonl's tuning half, `locked` its locked half with locked-holdout.jsonl
+ *   and params-holdout.jsonl (the head never sees any of them).
+ * --limit N: the first N requests of each part.
  * ROUTER_HEAD=off measures plain similarity.
  * - scale: 1,000 agents × 5 capabilities, decision time only.
  * --judge: the same with the judge on (docs/routing.md, "The judge"; ROUTER_JUDGE_MODEL and the LLM_* settings as the
@@ -27,7 +31,9 @@ import { benchJudge, JUDGE_OPTIONS, type JudgeKind } from '../lib/bench-judge';
 import type { MatcherFactory } from '../../router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from '../lib/routing-data';
 import { parameterReport, scoringRouter } from './routing-eval';
-import { apiRouter, decideAll, decisionReport, headRevisions, LiveCatalogue, warmUp } from './routing-live';
+import { apiRouter, type Decided, decideAll, decisionReport, headRevisions, LiveCatalogue, warmUp } from './routing-live';
+import { clincParts, limitParts, type PartRequest, type Parts, zhRoutingParts } from './parts';
+import { type PartFigures, partsTable } from './parts-table';
 import { percentile } from '../lib/stats';
 
 const RESULTS = resolve(__dirname, '..', 'results');
@@ -63,36 +69,39 @@ const VAL = process.argv.includes('--val');
 
 /**
  * One data set through the api's path: register the catalogue and send requests at once; wait for the head
- * (time to ready); the steady decisions on the evaluation requests; a card edited and requests sent at once
- * (the previous head should answer); every instance offline (no retraining, the head answers).
+ * (time to ready); the steady decisions on each part (tuning, locked, and CLINC150's test sample); a card edited and
+ * requests sent at once (the previous head should answer); every instance offline (no retraining, the head answers).
  */
-async function qualitySet(set: RoutingDataset, provider: string, limit?: number, judge?: BoundedJudge) {
+async function qualitySet(set: RoutingDataset, parts: Parts, provider: string, judge?: BoundedJudge) {
   const { factory, name, kind, close } = await matcherFor(provider);
   const catalogue = new LiveCatalogue(set.agents);
   const router = apiRouter(catalogue, factory, decisionSettings({}, kind), judge);
-  const requests = evaluationRequests(set, limit);
+  const firsts = parts.tuning!.slice(0, RIGHT_AFTER);
   await warmUp(factory, set.agents);
   const trainingsBefore = trainings.length;
 
   const registered = performance.now();
-  const afterRegistration = await decideAll(router, requests.slice(0, RIGHT_AFTER));
+  const afterRegistration = await decideAll(router, firsts);
   await router.prepare('bench');
   const readyMs = performance.now() - registered;
   const status = await router.status('bench');
 
-  const steady = await decideAll(router, requests, progress(`${set.name}/${provider} steady`));
-  process.stdout.write('\n');
+  const steady: Record<string, Decided[]> = {};
+  for (const [part, requests] of Object.entries(parts)) {
+    steady[part] = await decideAll(router, requests, progress(`${set.name}/${provider} ${part}`));
+    process.stdout.write('\n');
+  }
 
   catalogue.editCard(0, set.name === 'zh-routing' ? '支持中文和英文请求。' : 'Answers in English.');
   const changed = performance.now();
-  const afterChange = await decideAll(router, requests.slice(0, RIGHT_AFTER));
+  const afterChange = await decideAll(router, firsts);
   await router.prepare('bench');
   const changeReadyMs = performance.now() - changed;
 
   const trainingsBeforeOffline = trainings.length;
   const revisionBeforeOffline = (await router.status('bench')).serving?.revision;
   catalogue.allOffline();
-  const afterOffline = await decideAll(router, requests.slice(0, RIGHT_AFTER));
+  const afterOffline = await decideAll(router, firsts);
   await router.prepare('bench');
   const offlineStatus = await router.status('bench');
   await close();
@@ -100,32 +109,48 @@ async function qualitySet(set: RoutingDataset, provider: string, limit?: number,
   return {
     provider: name,
     capabilities: candidatesOf(set.agents).length,
-    evaluated_on: set.test ? (VAL ? 'val + oos_val (all); nothing fitted on them' : 'test + oos_test (a fixed sample unless --full); nothing fitted on them') : 'dev; the head never sees a dev request and fits its thresholds on the catalogue alone',
+    evaluated_on: PART_NOTES[set.name],
     head_ready_after_registration_ms: Math.round(readyMs),
     head_trainings: trainings.slice(trainingsBefore),
     fitted: status.serving?.calibration ?? null,
-    steady: decisionReport(steady),
+    steady: Object.fromEntries(Object.entries(steady).map(([part, rows]) => [part, partReport(rows)])),
     right_after_registration: { ...decisionReport(afterRegistration), by_revision: headRevisions(afterRegistration) },
     after_card_edit: { ready_ms: Math.round(changeReadyMs), ...decisionReport(afterChange), by_revision: headRevisions(afterChange) },
     after_all_offline: { retrained: trainings.length > trainingsBeforeOffline, same_revision: offlineStatus.serving?.revision === revisionBeforeOffline, by_revision: headRevisions(afterOffline), decided_by: decisionReport(afterOffline).decided_by },
   };
 }
 
-/**
- * zh: every dev request. CLINC150: every 9th test request and every 4th out-of-scope one (500 + 250), or all with
- * --full; with --val every val and oos_val request.
- */
-function evaluationRequests(set: RoutingDataset, limit?: number) {
-  const rows = set.test && !VAL ? (FULL ? set.test : [...set.test.filter((r) => r.expected !== null).filter((_, i) => i % 9 === 0), ...set.test.filter((r) => r.expected === null).filter((_, i) => i % 4 === 0)]) : set.fit;
-  // Interleaved, so the requests sent right after a change mix in-scope and out-of-scope ones.
-  const mixed = [...rows].sort((a, b) => hash(a.text) - hash(b.text));
-  return limit ? mixed.slice(0, limit) : mixed;
+const PART_NOTES: Record<string, string> = {
+  'zh-routing': 'tuning = dev\'s tuning half; locked = dev\'s locked half + locked-holdout + params-holdout (docs/routing.md, "Tuning and locked parts"); the head never sees them and fits its thresholds on the catalogue alone',
+  clinc150: 'tuning and locked = the halves of val + oos_val; test = test + oos_test (a fixed sample unless --full; not with --val); nothing fitted on them',
+};
+
+/** A part's decisions, and by source file where it mixes several (the zh locked part). */
+function partReport(rows: Decided[]) {
+  const sources = [...new Set(rows.map((d) => (d.request as PartRequest).source))];
+  if (sources.length < 2) return decisionReport(rows);
+  const bySource = Object.fromEntries(sources.map((source) => [source, decisionReport(rows.filter((d) => (d.request as PartRequest).source === source))]));
+  return { ...decisionReport(rows), by_source: bySource };
+}
+
+/** Each part interleaved (so the requests sent right after a change mix in-scope and out-of-scope ones), then --limit. */
+function evaluationParts(set: RoutingDataset, limit?: number): Parts {
+  const parts = set.name === 'clinc150' ? clincParts(set, { val: VAL, full: FULL }) : zhRoutingParts(set);
+  const mixed = Object.fromEntries(Object.entries(parts).map(([part, rows]) => [part, [...rows].sort((a, b) => hash(a.text) - hash(b.text))]));
+  return limitParts(mixed, limit);
 }
 
 function hash(text: string): number {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
   return h >>> 0;
+}
+
+/** Parameters on each part (heuristic extraction on the expected capability). */
+async function partParameters(parts: Parts, set: RoutingDataset) {
+  const out: Record<string, unknown> = {};
+  for (const [part, rows] of Object.entries(parts)) out[part] = await parameterReport(rows, set.agents);
+  return out;
 }
 
 /** 1,000 agents × 5 capabilities made from the zh and CLINC150 catalogues (texts repeat; each capability is scored). */
@@ -225,11 +250,13 @@ async function main(): Promise<void> {
       if (setName === 'scale') results[provider] = await scaleSet(provider, Number(values.agents), Number(values.queries));
       else {
         const set = setName === 'clinc150' ? loadClinc150() : loadZhRouting();
-        const quality = await qualitySet(set, provider, limit, judge);
-        results[provider] = setName === 'zh-routing' ? { ...quality, parameters: await parameterReport(set.fit, set.agents) } : quality;
+        const parts = evaluationParts(set, limit);
+        const quality = await qualitySet(set, parts, provider, judge);
+        results[provider] = setName === 'zh-routing' ? { ...quality, parameters: await partParameters(parts, set) } : quality;
       }
       console.log(JSON.stringify(results[provider], null, 2));
     }
+    if (setName !== 'scale') console.log(partsTable(setName, results as Record<string, { steady: Record<string, PartFigures> }>));
     if (judge) writeResultFile(RESULTS, `routing-${setName}-judge-${judgeKind}`, { ...meta, set: setName, results });
     else if (!limit) writeResultFile(RESULTS, `routing-${setName}${VAL && setName === 'clinc150' ? '-val' : ''}`, { ...meta, set: setName, results });
   }
