@@ -349,17 +349,17 @@ export const envSchema = z.object({
   ROUTER_EMBEDDING_THREADS: z.coerce.number().int().min(1).max(16).optional(),
   /**
    * The judge, a model that reads whether the head's choice does what the request asks (docs/routing.md, "The
-   * judge"): `off`, `llm` (the OpenAI-compatible chat endpoint of LLM_BASE_URL / LLM_API_KEY) or `local` (a GGUF
-   * model on the CPU; `npm run models -- --judge` installs it). @default off
+   * judge"): `off`, `llm` (the OpenAI-compatible chat endpoint of LLM_BASE_URL / LLM_API_KEY), `local` (a GGUF
+   * model on the CPU; `npm run models -- --judge` installs it) or `auto`: `local` where it is installed and the host
+   * has 2 CPU cores and 3 GiB of memory free at start, else `off` (logged, and shown in GET /v1/router/status).
+   * @default auto
    */
-  ROUTER_JUDGE: z.enum(['off', 'llm', 'local']).default('off'),
+  ROUTER_JUDGE: z.enum(['off', 'llm', 'local', 'auto']).default('auto'),
   /**
    * The judge's model: for `local` a GGUF file path, for `llm` a chat model name.
    * @default local: the cached Qwen2.5-Coder-1.5B-Instruct Q4_K_M; llm: LLM_MODEL
    */
   ROUTER_JUDGE_MODEL: z.string().min(1).optional(),
-  /** Largest share of requests the judge reads (0–1); past it the head decides alone. @default 0.3 */
-  ROUTER_JUDGE_SHARE: z.coerce.number().min(0).max(1).default(0.3),
   /** How long a request waits for the judge (in line and reading), in ms; then the head's verdict stands. @default 3000 */
   ROUTER_JUDGE_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(3_000),
   /** CPU threads of the local judge. @default 2 */

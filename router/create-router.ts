@@ -8,7 +8,7 @@ import { hasScope } from '../rules/api-key';
 import { chooseMatcher } from './create-matcher';
 import { EmbeddingPoolClosed } from './embeddings/embedding-pool';
 import { OpenAiLlm } from './llm';
-import { createJudge } from './judge/create-judge';
+import { createJudge, judgeStatusOf } from './judge/create-judge';
 import { DEFAULT_HEAD_SETTINGS, type HeadSettings } from './head/decide';
 import { Router, type RouterDeps } from './router';
 import { MongoSessionStore, sessionModel } from '../store/routing-sessions';
@@ -60,7 +60,8 @@ export async function createRouter(
   });
   logger.info({ provider: matcher.provider }, `router: ${matcher.note}`);
   const stats = new RoutingStats(routingStatsModel(connection));
-  const judge = createJudge(config, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) });
+  const judgeStatus = judgeStatusOf(config);
+  const judge = createJudge(config, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) }, process.env, judgeStatus);
   return new Router({
     agents: async (tenant) => {
       await catalogue.index.ensureCurrent(logger);
@@ -81,6 +82,7 @@ export async function createRouter(
     now: catalogue.now,
     ...(matcher.parameterEmbedder ? { parameterEmbedder: matcher.parameterEmbedder } : {}),
     ...(judge ? { judge } : {}),
+    judgeStatus,
     ...(matcher.close ? { closeModels: matcher.close } : {}),
     ...overrides,
   });

@@ -22,6 +22,7 @@ import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './tag-keywords';
 import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
 import { bestBy } from './select';
 import type { BoundedJudge } from './judge/bounded-judge';
+import type { JudgeStatus } from './judge/judge-auto';
 import { reviewVerdict, type JudgeExplanation } from './judge/judge-stage';
 import type { RouteRequest } from './route-request';
 
@@ -99,6 +100,8 @@ export interface RouterDeps {
   lessons?: (tenant: string) => Promise<Lessons>;
   /** Reads whether the head's choice does what the request asks, where that matters (ROUTER_JUDGE). */
   judge?: BoundedJudge;
+  /** What ROUTER_JUDGE came to on this host (shown in the status). */
+  judgeStatus?: JudgeStatus;
   /** Stops what the matchers run on (the local models' threads) when the api stops. */
   closeModels?: () => Promise<void>;
 }
@@ -156,9 +159,11 @@ export class Router {
   }
 
   /** The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds. */
-  async status(tenant: string): Promise<RouterStatus> {
+  async status(tenant: string): Promise<RouterStatus & { judge?: JudgeStatus & Partial<ReturnType<BoundedJudge['load']>> }> {
     const choice = await this.matchersFor(tenant, await this.deps.agents(tenant));
-    return this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
+    const status = this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
+    const judge = this.deps.judgeStatus && { ...this.deps.judgeStatus, ...(this.deps.judge ? this.deps.judge.load() : {}) };
+    return judge ? { ...status, judge } : status;
   }
 
   async route(request: RouteRequest): Promise<RouteDecision> {

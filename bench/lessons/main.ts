@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   for (const d of before) if (d.half === 0 && misrouted(d)) lessons.set(d.chosen!, [...(lessons.get(d.chosen!) ?? []), d.text]);
   const after = await decideAll(models, cache, candidates.map((c) => (lessons.has(c.key) ? { ...c, misroutes: lessons.get(c.key)! } : c)), rows, judge, 'after');
   const result = {
-    ...(judge ? { judge: { name: judge.name, share: Number(values['judge-share']), timeout_ms: Number(values['judge-timeout-ms']) } } : {}),
+    ...(judge ? { judge: { name: judge.name, timeout_ms: Number(values['judge-timeout-ms']) } } : {}),
     lessons: { texts: [...lessons.values()].flat().length, capabilities: lessons.size },
     other_half: { before: report(before, 1), after: report(after, 1) },
     taught_half_sent_again: { before: report(before, 0), after: report(after, 0) },

@@ -1,5 +1,5 @@
 /**
- * The judge a routing benchmark runs with: `--judge off|local|llm`, `--judge-share`, `--judge-timeout-ms` (the api's
+ * The judge a routing benchmark runs with: `--judge off|local|llm`, `--judge-timeout-ms` (the api's
  * defaults), the model and LLM settings from the environment as the api reads them.
  */
 import type { BoundedJudge } from '../../router/judge/bounded-judge';
@@ -10,13 +10,11 @@ export type JudgeKind = 'off' | 'local' | 'llm';
 /** The benchmark's judge options, for `parseArgs`. */
 export const JUDGE_OPTIONS = {
   judge: { type: 'string', default: 'off' },
-  'judge-share': { type: 'string', default: '0.3' },
   'judge-timeout-ms': { type: 'string', default: '3000' },
 } as const;
 
 export interface JudgeArgs {
   judge?: string;
-  'judge-share'?: string;
   'judge-timeout-ms'?: string;
 }
 
@@ -27,7 +25,6 @@ export function benchJudge(args: JudgeArgs): BoundedJudge | undefined {
     {
       ROUTER_JUDGE: kind,
       ROUTER_JUDGE_MODEL: process.env.ROUTER_JUDGE_MODEL,
-      ROUTER_JUDGE_SHARE: Number(args['judge-share'] ?? 0.3),
       ROUTER_JUDGE_TIMEOUT_MS: Number(args['judge-timeout-ms'] ?? 3000),
       ROUTER_JUDGE_THREADS: Number(process.env.ROUTER_JUDGE_THREADS ?? 2),
       LLM_MODEL: process.env.LLM_MODEL,

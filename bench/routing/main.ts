@@ -1,6 +1,6 @@
 /**
  * `npm run bench:routing [-- --provider local,lexical] [--sets clinc150,zh-routing,scale] [--limit N] [--full]
- *    [--judge off|local|llm] [--judge-share 0.3] [--judge-timeout-ms 3000] [--val]`
+ *    [--judge off|local|llm] [--judge-timeout-ms 3000] [--val]`
  * Routing quality and decision time, per data set and similarity provider, through the api's path (the Router as
  * `createRouter` builds it, default settings: each head fits its own thresholds on its catalogue, nothing is fitted
  * on the evaluation requests), including requests sent right after the catalogue is registered, after a card is
@@ -241,7 +241,7 @@ async function main(): Promise<void> {
     at: new Date().toISOString(),
     machine: 'shared 2-core box; figures are noisy',
     node: process.version,
-    ...(judge ? { judge: { name: judge.name, share: Number(values['judge-share']), timeout_ms: Number(values['judge-timeout-ms']), limit: limit ?? null } } : {}),
+    ...(judge ? { judge: { name: judge.name, timeout_ms: Number(values['judge-timeout-ms']), limit: limit ?? null } } : {}),
   };
   for (const setName of sets) {
     const results: Record<string, unknown> = {};

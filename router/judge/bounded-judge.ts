@@ -1,19 +1,17 @@
 /**
  * The judge with its cost bounded (docs/routing.md, "The judge"):
- *   - share: every request earns `share` of a judgement, a judgement spends one (a token bucket holding at most
- *     BURST), so over any long run at most that share of requests reaches the model; past it the head decides alone;
- *   - one judgement at a time per model: the others wait in line;
+ *   - it reads when it is free, not by quota: one judgement at a time, and only as many waiting as it can answer
+ *     within the timeout at its recent pace; past that the least uncertain request is shed (judge-line.ts) and the
+ *     head decides it alone (`busy`). Sequential traffic is always read;
  *   - a timeout: a caller waits at most `timeoutMs` (in line and reading); then the head's verdict stands, and a
  *     judgement already running finishes into the cache for the next time;
- *   - a cache of answers by (catalogue revision, capability, request), LRU-bounded; a hit costs no share.
+ *   - a cache of answers by (catalogue revision, capability, request), LRU-bounded; a hit takes no turn.
  */
-import { ConcurrencyLimit } from '../../util/concurrency-limit';
 import { LruCache } from '../../util/lru';
+import { JudgeLine } from './judge-line';
 import type { JudgeProvider, JudgeQuestion } from './question';
 
 export interface JudgeBounds {
-  /** Share of requests that may be judged, 0–1. */
-  share: number;
   timeoutMs: number;
   cacheSize?: number;
 }
@@ -21,58 +19,61 @@ export interface JudgeBounds {
 export type JudgeOutcome =
   | { kind: 'answered'; yes: number; cached: boolean; ms: number }
   | { kind: 'abstained'; ms: number }
-  | { kind: 'over_share' }
+  /** The judge had no room for it in time: the head decides alone. */
+  | { kind: 'busy' }
   | { kind: 'timeout'; ms: number }
   | { kind: 'error'; message: string; ms: number };
 
-/**
- * Judgements saved up over a quiet spell, to spend back to back: requests that want reading come in runs (by chance
- * in the benchmark's shuffled order; alike requests together in real traffic), and with 3 saved the bucket refused
- * reads while the long-run share wanted stayed below the bound (zh/en dev: 27.5 % wanted at share 0.3, 6 reads
- * refused; with 10, none). The long-run share is bounded the same; a caller still waits at most the timeout, in line
- * or reading.
- */
-const BURST = 10;
 const DEFAULT_CACHE_SIZE = 5_000;
 
 export class BoundedJudge {
   private readonly cache: LruCache<string, number | null>;
-  private credit = 1;
-  /** One judgement at a time per model; the others wait in line. */
-  private readonly line = new ConcurrencyLimit(1);
+  private readonly line: JudgeLine;
 
   constructor(
     readonly provider: JudgeProvider,
     private readonly bounds: JudgeBounds,
   ) {
     this.cache = new LruCache(bounds.cacheSize ?? DEFAULT_CACHE_SIZE);
+    this.line = new JudgeLine(bounds.timeoutMs);
   }
 
   get name(): string {
     return this.provider.name;
   }
 
-  /** Counts a request the router decided (judged or not): each earns its share of a judgement. */
-  requestSeen(): void {
-    this.credit = Math.min(BURST, this.credit + this.bounds.share);
+  /** Requests waiting for the judge now, and how many may (for the router's status). */
+  load(): { waiting: number; capacity: number } {
+    return { waiting: this.line.length, capacity: this.line.capacity() };
   }
 
-  async ask(question: JudgeQuestion, revision: string): Promise<JudgeOutcome> {
+  /**
+   * The judge's reading of `question`. `certainty`: how far the head's verdict is from its threshold (the least
+   * uncertain requests are shed first when the judge is busy).
+   */
+  async ask(question: JudgeQuestion, revision: string, certainty = 0): Promise<JudgeOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const key = `${revision}\n${question.candidate.key}\n${question.intent}`;
     const known = this.cache.get(key);
     if (known !== undefined) return known === null ? { kind: 'abstained', ms: elapsed() } : { kind: 'answered', yes: known, cached: true, ms: elapsed() };
-    if (this.credit < 1) return { kind: 'over_share' };
-    this.credit -= 1;
 
     const deadline = started + this.bounds.timeoutMs;
-    const judgement = this.line.run(async () => {
+    const judgement = this.line.turn(certainty).then(async (admitted): Promise<number | null | undefined | 'busy'> => {
+      if (!admitted) return 'busy';
       // Its caller has stopped waiting: not worth the model's time.
-      if (performance.now() >= deadline) return undefined;
-      const yes = await this.provider.judge(question);
-      this.cache.set(key, yes ?? null);
-      return yes ?? null;
+      if (performance.now() >= deadline) {
+        this.line.done();
+        return undefined;
+      }
+      const reading = performance.now();
+      try {
+        const yes = await this.provider.judge(question);
+        this.cache.set(key, yes ?? null);
+        return yes ?? null;
+      } finally {
+        this.line.done(performance.now() - reading);
+      }
     });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
@@ -80,6 +81,7 @@ export class BoundedJudge {
     });
     try {
       const result = await Promise.race([judgement, timeout]);
+      if (result === 'busy') return { kind: 'busy' };
       if (result === 'timeout' || result === undefined) return { kind: 'timeout', ms: elapsed() };
       return result === null ? { kind: 'abstained', ms: elapsed() } : { kind: 'answered', yes: result, cached: false, ms: elapsed() };
     } catch (error) {

@@ -2,7 +2,7 @@
  * The judge's place in a head's decision (router.ts, routeByHead): given the head's acceptance or refusal, ask the
  * judge when it matters (decision.ts), within its bounds (bounded-judge.ts), and return the verdict to act on (the
  * head's, or the other one: a refusal of its acceptance, an acceptance of its refusal) with what happened, for the
- * explanation. Any failure to get an answer (over its share, timeout, error, no yes/no) leaves the head's verdict
+ * explanation. Any failure to get an answer (the judge busy, a timeout, an error, no yes/no) leaves the head's verdict
  * as it was.
  */
 import type { CapabilityCandidate } from '../candidates';
@@ -18,7 +18,8 @@ export interface JudgeExplanation {
   /** Near a fence: the nearest fence text (an exclusion clause, counter-example or lesson) and its gap. */
   fence?: string;
   gap?: number;
-  outcome: 'agreed' | 'overruled' | 'over_share' | 'timeout' | 'error' | 'abstained';
+  /** `busy`: the judge had no room for it in time (it reads when free), so the head decided alone. */
+  outcome: 'agreed' | 'overruled' | 'busy' | 'timeout' | 'error' | 'abstained';
   p_yes?: number;
   score?: number;
   cached?: boolean;
@@ -44,7 +45,6 @@ export async function reviewVerdict(
     gaps?: ReadonlyMap<string, NearestFence>;
   },
 ): Promise<JudgedVerdict> {
-  judge.requestSeen();
   const { verdict, groups } = input;
   const first = readable(verdict);
   if (!first) return { verdict };
@@ -55,8 +55,9 @@ export async function reviewVerdict(
   const reason = judgeReason(view);
   if (!reason) return { verdict };
   const base = { judge: judge.name, reason, capability: top.key, ...(nearest && nearFence(view) ? { fence: nearest.fence, gap: round(nearest.gap) } : {}) };
-  const outcome = await judge.ask({ intent: input.intent, candidate: top }, input.revision);
-  if (outcome.kind === 'over_share') return { verdict, explanation: { ...base, outcome: 'over_share' } };
+  // The farther the head's verdict is from its threshold, the sooner it is shed when the judge is busy.
+  const outcome = await judge.ask({ intent: input.intent, candidate: top }, input.revision, Math.abs(view.best - view.accept));
+  if (outcome.kind === 'busy') return { verdict, explanation: { ...base, outcome: 'busy' } };
   if (outcome.kind === 'timeout' || outcome.kind === 'abstained') return { verdict, explanation: { ...base, outcome: outcome.kind, ms: outcome.ms } };
   if (outcome.kind === 'error') return { verdict, explanation: { ...base, outcome: 'error', error: outcome.message, ms: outcome.ms } };
   const judged = judgedVerdict(outcome.yes, view);

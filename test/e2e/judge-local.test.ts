@@ -59,7 +59,7 @@ describe('local judge (real model)', { skip: missing }, () => {
       stats: async () => new Map(),
       threshold: 0.5,
       head: { accept: 0.3, escalate: 0.3, ambiguity: 0.8 },
-      judge: new BoundedJudge(judge!, { share: 1, timeoutMs: 600_000 }),
+      judge: new BoundedJudge(judge!, { timeoutMs: 600_000 }),
     });
     const decision = await router.route({ tenant: 't', caller: { tenant: 't' }, intent: '帮我把上个月的工资条发我邮箱' });
     assert.equal(decision.explanation.judge?.outcome, 'overruled', JSON.stringify(decision.explanation.judge));

@@ -99,6 +99,8 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
     ROUTER_PROVIDER: 'lexical',
     // A request waits for its catalogue's head however slow the machine, so the deciding stage is always the same.
     ROUTER_HEAD_WAIT_MS: '60000',
+    // Tests that read the judge give it to their router themselves.
+    ROUTER_JUDGE: 'off',
     API_KEYS: configKeyEntry('default', ['admin', 'metrics'], TEST_API_KEY),
     // Fake agents and receivers listen on 127.0.0.1.
     ENDPOINT_ALLOW_LOOPBACK: 'true',

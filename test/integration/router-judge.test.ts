@@ -106,7 +106,7 @@ function routerWith(p: number, judge: BoundedJudge, accept = 0.3, gap?: number) 
   });
 }
 
-const judgeAt = (timeoutMs = 5_000) => new BoundedJudge(new OpenAiJudge({ model: 'fake-judge', baseURL, apiKey: 'test' }), { share: 1, timeoutMs });
+const judgeAt = (timeoutMs = 5_000) => new BoundedJudge(new OpenAiJudge({ model: 'fake-judge', baseURL, apiKey: 'test' }), { timeoutMs });
 const route = (router: Router, intent: string) => router.route({ tenant: 't', caller: { tenant: 't' }, intent });
 
 describe('judge on an OpenAI-compatible endpoint', () => {

@@ -87,7 +87,9 @@ async function prepareServers(withCluster: boolean, log: Log): Promise<NodeJS.Pr
   if ('sdkDownload' in temporal) throw new Error(`the tests need the Temporal CLI: ${temporal.reason}`);
   const ferret = await resolveFerretDb(log);
   log(`Temporal CLI: ${temporal.path} (${temporal.source}); FerretDB: ${ferret.path} (${ferret.source})`);
-  const env: NodeJS.ProcessEnv = { TEMPORAL_CLI_PATH: temporal.path, FERRETDB_PATH: ferret.path };
+  // The judge (ROUTER_JUDGE=auto by default) would load a 1.2 GB model into every gateway a test starts: the tests
+  // that read it ask for it themselves.
+  const env: NodeJS.ProcessEnv = { TEMPORAL_CLI_PATH: temporal.path, FERRETDB_PATH: ferret.path, ROUTER_JUDGE: process.env.ROUTER_JUDGE ?? 'off' };
   if (withCluster) {
     const cluster = await resolveTemporalServer(log);
     log(`Temporal server: ${cluster.server.path} (${cluster.server.source})`);

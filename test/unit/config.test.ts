@@ -38,12 +38,10 @@ describe('config', () => {
 
   it('config - the judge is off by default; llm needs a chat model; a bad kind or share is refused', () => {
     const config = loadConfig({});
-    assert.equal(config.ROUTER_JUDGE, 'off');
-    assert.equal(config.ROUTER_JUDGE_SHARE, 0.3);
+    assert.equal(config.ROUTER_JUDGE, 'auto');
     assert.throws(() => loadConfig({ ROUTER_JUDGE: 'llm' }), /ROUTER_JUDGE: llm needs a chat model/);
     assert.equal(loadConfig({ ROUTER_JUDGE: 'llm', LLM_MODEL: 'gpt-x' }).ROUTER_JUDGE, 'llm');
     assert.throws(() => loadConfig({ ROUTER_JUDGE: 'gpu' }), /ROUTER_JUDGE/);
-    assert.throws(() => loadConfig({ ROUTER_JUDGE_SHARE: '1.5' }), /ROUTER_JUDGE_SHARE/);
   });
 
   it('config - out-of-range values are refused', () => {

@@ -1,4 +1,4 @@
-/** The judge's cost bounds (router/judge/bounded-judge.ts): share, one at a time, timeout, cache. */
+/** The judge's cost bounds (router/judge/bounded-judge.ts): read when free, busy past capacity, one at a time, timeout, cache. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BoundedJudge } from '../../router/judge/bounded-judge';
@@ -27,50 +27,51 @@ function provider(yes: number | undefined, delayMs = 0) {
 }
 
 describe('BoundedJudge', () => {
-  it('share - over many requests, at most that share reaches the model', async () => {
-    const { judge, seen } = provider(0.9);
-    const bounded = new BoundedJudge(judge, { share: 0.25, timeoutMs: 1_000 });
+  it('free - sequential traffic is always read, however many requests want reading', async () => {
+    const { judge, seen } = provider(0.9, 2);
+    const bounded = new BoundedJudge(judge, { timeoutMs: 1_000 });
     const kinds: string[] = [];
-    for (let i = 0; i < 100; i++) {
-      bounded.requestSeen();
-      kinds.push((await bounded.ask(question(`request ${i}`), 'r1')).kind);
-    }
-    assert.ok(seen.calls <= 26 && seen.calls >= 24, `${seen.calls} judgements for 100 requests at share 0.25`);
-    assert.equal(kinds.filter((k) => k === 'over_share').length, 100 - seen.calls);
+    for (let i = 0; i < 50; i++) kinds.push((await bounded.ask(question(`request ${i}`), 'r1')).kind);
+    assert.deepEqual(new Set(kinds), new Set(['answered']));
+    assert.equal(seen.calls, 50);
   });
 
-  it('share - reads saved up over a quiet spell are spent back to back, at most 10', async () => {
-    const { judge, seen } = provider(0.9);
-    const bounded = new BoundedJudge(judge, { share: 0.25, timeoutMs: 1_000 });
-    // 60 requests the router decides without the judge: 15 judgements earned, 10 kept.
-    for (let i = 0; i < 60; i++) bounded.requestSeen();
-    const kinds: string[] = [];
-    for (let i = 0; i < 12; i++) kinds.push((await bounded.ask(question(`run ${i}`), 'r1')).kind);
-    assert.deepEqual(kinds, [...Array(10).fill('answered'), 'over_share', 'over_share']);
-    assert.equal(seen.calls, 10);
+  it('busy - a burst beyond what can be answered in time is shed, the most certain first; the rest are read one at a time', async () => {
+    const { judge, seen } = provider(0.9, 40);
+    const bounded = new BoundedJudge(judge, { timeoutMs: 200 });
+    await bounded.ask(question('pace'), 'r1'); // one judgement measures the pace
+    const room = bounded.load().capacity + 1;
+    const certainty = (i: number) => 1 - i / 20;
+    const burst = Array.from({ length: 20 }, (_, i) => bounded.ask(question(`burst ${i}`), 'r1', certainty(i)));
+    const kinds = (await Promise.all(burst)).map((o) => o.kind);
+    const busy = kinds.flatMap((k, i) => (k === 'busy' ? [certainty(i)] : []));
+    const read = kinds.flatMap((k, i) => (k === 'answered' ? [certainty(i)] : []));
+    assert.ok(busy.length > 0, 'the burst is shed in part');
+    assert.ok(read.length <= room, `${read.length} read, room for ${room}`);
+    // Every one read was less certain than every one shed, but the first, which found the judge free.
+    assert.ok(Math.min(...busy) > Math.max(...read.slice(1)), JSON.stringify({ busy, read }));
+    assert.equal(seen.mostAtOnce, 1);
+    assert.equal(seen.calls, 1 + read.length);
   });
 
-  it('cache - the same (revision, capability, request) is answered from the cache at no share; a new revision asks again', async () => {
+  it('cache - the same (revision, capability, request) is answered from the cache without a turn; a new revision asks again', async () => {
     const { judge, seen } = provider(0.7);
-    const bounded = new BoundedJudge(judge, { share: 1, timeoutMs: 1_000 });
-    bounded.requestSeen();
+    const bounded = new BoundedJudge(judge, { timeoutMs: 1_000 });
     const first = await bounded.ask(question('rain tomorrow?'), 'r1');
     const again = await bounded.ask(question('rain tomorrow?'), 'r1');
     assert.deepEqual([first.kind, again.kind], ['answered', 'answered']);
     assert.ok(again.kind === 'answered' && again.cached && again.yes === 0.7);
     assert.equal(seen.calls, 1);
-    bounded.requestSeen();
     await bounded.ask(question('rain tomorrow?'), 'r2');
     assert.equal(seen.calls, 2);
   });
 
   it('one at a time - concurrent requests are judged in line', async () => {
     const { judge, seen } = provider(0.5, 20);
-    const bounded = new BoundedJudge(judge, { share: 1, timeoutMs: 5_000 });
+    const bounded = new BoundedJudge(judge, { timeoutMs: 5_000 });
     const answers = await Promise.all(
       [1, 2, 3].map((i) => {
-        bounded.requestSeen();
-        return bounded.ask(question(`q${i}`), 'r1');
+            return bounded.ask(question(`q${i}`), 'r1');
       }),
     );
     assert.deepEqual(answers.map((a) => a.kind), ['answered', 'answered', 'answered']);
@@ -79,8 +80,7 @@ describe('BoundedJudge', () => {
 
   it('timeout - the caller stops waiting; the answer lands in the cache for the next time; a queued one past its time is not run', async () => {
     const { judge, seen } = provider(0.2, 150);
-    const bounded = new BoundedJudge(judge, { share: 1, timeoutMs: 50 });
-    bounded.requestSeen();
+    const bounded = new BoundedJudge(judge, { timeoutMs: 50 });
     const slow = bounded.ask(question('slow'), 'r1');
     const queued = bounded.ask(question('queued'), 'r1');
     assert.equal((await slow).kind, 'timeout');
@@ -93,10 +93,10 @@ describe('BoundedJudge', () => {
 
   it('errors and abstentions - reported as such, the head decides', async () => {
     const failing: JudgeProvider = { name: 'failing', judge: async () => Promise.reject(new Error('endpoint down')) };
-    const bounded = new BoundedJudge(failing, { share: 1, timeoutMs: 1_000 });
+    const bounded = new BoundedJudge(failing, { timeoutMs: 1_000 });
     const outcome = await bounded.ask(question('x'), 'r1');
     assert.ok(outcome.kind === 'error' && /endpoint down/.test(outcome.message));
-    const silent = new BoundedJudge(provider(undefined).judge, { share: 1, timeoutMs: 1_000 });
+    const silent = new BoundedJudge(provider(undefined).judge, { timeoutMs: 1_000 });
     assert.equal((await silent.ask(question('x'), 'r1')).kind, 'abstained');
   });
 });
