@@ -10,6 +10,7 @@ import { EmbeddingPoolClosed } from './embeddings/embedding-pool';
 import { OpenAiLlm } from './llm';
 import { createJudge, judgeStatusOf } from './judge/create-judge';
 import { DEFAULT_HEAD_SETTINGS, type HeadSettings } from './head/decide';
+import type { HeadTraining } from './head/head';
 import { Router, type RouterDeps } from './router';
 import { MongoSessionStore, sessionModel } from '../store/routing-sessions';
 import { RoutingStats, routingStatsModel } from '../store/routing-stats';
@@ -46,6 +47,12 @@ export function logHeadError(logger: Pick<Logger, 'info' | 'warn'>, error: Error
   else logger.warn({ err: error }, 'router: head training failed; similarity decides');
 }
 
+/** A head trained: a warning when the time guard cut its training short (it then depends on the machine's load). */
+export function logHeadTrained(logger: Pick<Logger, 'info' | 'warn'>, training: { model: string; capabilities: number } & HeadTraining): void {
+  if (training.time_guard_cuts) logger.warn(training, "router: head trained, but the time guard cut its training short: it depends on the machine's load");
+  else logger.info(training, 'router: head trained');
+}
+
 export async function createRouter(
   catalogue: Catalogue,
   connection: Connection,
@@ -56,7 +63,7 @@ export async function createRouter(
   const matcher = await chooseMatcher({
     ...matcherSettings(config),
     onHeadError: (error) => logHeadError(logger, error),
-    onHeadTrained: (model, capabilities, training) => logger.info({ model, capabilities, ...training }, 'router: head trained'),
+    onHeadTrained: (model, capabilities, training) => logHeadTrained(logger, { model, capabilities, ...training }),
   });
   logger.info({ provider: matcher.provider }, `router: ${matcher.note}`);
   const stats = new RoutingStats(routingStatsModel(connection));

@@ -27,8 +27,11 @@ export interface IntentMatcher {
   classify?(intent: string, options?: { wait?: boolean }): Promise<HeadPrediction | undefined>;
   /** Settles when the head has trained (or failed to). */
   ready?(): Promise<void>;
-  /** The head once trained (its fitted operating point) or failed; undefined while it trains. */
-  head?(): { calibration?: Calibration; error?: string } | undefined;
+  /**
+   * The head once trained (its fitted operating point; `time_guard`: a note when the time guard cut its training
+   * short, head.ts `timeGuardMs`) or failed; undefined while it trains.
+   */
+  head?(): { calibration?: Calibration; error?: string; time_guard?: string } | undefined;
 }
 
 export type MatcherFactory = (candidates: readonly CapabilityCandidate[]) => Promise<IntentMatcher>;

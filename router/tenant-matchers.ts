@@ -29,6 +29,8 @@ export interface HeadStatus {
   ready_at?: string;
   /** The operating point the head fitted (absent for a head whose calibration could not be fitted). */
   calibration?: Calibration;
+  /** Present when the time guard cut the head's training short: it then depends on the machine's load. */
+  time_guard?: string;
 }
 
 export interface RouterStatus {
@@ -53,13 +55,14 @@ export interface MatcherChoice {
   previousRevision?: string;
 }
 
-function status(build: Build, calibration?: Calibration): HeadStatus {
+function status(build: Build, head?: { calibration?: Calibration; time_guard?: string }): HeadStatus {
   return {
     revision: build.revision,
     capabilities: build.capabilities,
     changed_at: build.started.toISOString(),
     ...(build.readyAt ? { ready_at: build.readyAt.toISOString() } : {}),
-    ...(calibration ? { calibration } : {}),
+    ...(head?.calibration ? { calibration: head.calibration } : {}),
+    ...(head?.time_guard ? { time_guard: head.time_guard } : {}),
   };
 }
 
@@ -114,7 +117,7 @@ export class TenantMatchers {
   status(tenant: string, provider: string): RouterStatus {
     const build = this.latest.get(tenant);
     const serving = this.serving.get(tenant);
-    const servingStatus = serving ? { serving: status(serving, serving.built?.head?.()?.calibration) } : {};
+    const servingStatus = serving ? { serving: status(serving, serving.built?.head?.()) } : {};
     if (!build) return { provider, state: serving ? 'ready' : 'none', ...servingStatus };
     if (serving === build) return { provider, state: 'ready', ...servingStatus };
     const failed = build.built?.head?.()?.error ?? build.error;

@@ -63,22 +63,29 @@ export const FOLD_ITERATIONS = 20;
 /** Held-out examples predicted at most (out-of-scope and excluded texts are always all predicted). */
 export const MAX_PREDICTED_EXAMPLES = 4_000;
 
+export interface HeldOutPredictions {
+  samples: HeldOutSample[];
+  /** Folds whose training the time guard cut short (head.ts `timeGuardMs`). */
+  timeGuardCuts: number;
+}
+
 /**
  * Every training text's prediction by the head trained without its fold, starting from `full` (the head trained
- * on everything). `timeBudgetMs` is shared by the folds. Classes keep their index in every fold (a class whose
- * texts are all held out simply has none to learn from).
+ * on everything). Each fold's head trains for at most FOLD_ITERATIONS, under its own time guard. Classes keep their
+ * index in every fold (a class whose texts are all held out simply has none to learn from).
  */
-export async function heldOutPredictions(input: HeadTrainingInput, folds: number, full?: HeadModel): Promise<HeldOutSample[]> {
+export async function heldOutPredictions(input: HeadTrainingInput, folds: number, full?: HeadModel, now: () => number = Date.now): Promise<HeldOutPredictions> {
   const samples: HeldOutSample[] = [];
+  let timeGuardCuts = 0;
   // A huge catalogue predicts every n-th example only (each prediction scores every capability's prototype).
   const examples = input.classes.reduce((n, c) => n + c.vectors.length, 0);
   const every = Math.max(1, Math.ceil(examples / MAX_PREDICTED_EXAMPLES));
   let seen = 0;
-  const budget = (input.options?.timeBudgetMs ?? Number.POSITIVE_INFINITY) / folds;
   const start = full ? { initial: full.weights } : {};
   const iterations = full ? { maxIterations: Math.min(FOLD_ITERATIONS, input.options?.maxIterations ?? FOLD_ITERATIONS) } : {};
   for (let fold = 0; fold < folds; fold++) {
-    const model = await trainHead({ ...withoutFold(input, fold, folds), ...start, options: { ...input.options, ...iterations, timeBudgetMs: budget } });
+    const model = await trainHead({ ...withoutFold(input, fold, folds), ...start, options: { ...input.options, ...iterations } }, now);
+    if (model.training.stopped === 'time_guard') timeGuardCuts++;
     input.classes.forEach((c, label) => {
       c.vectors.forEach((v, i) => {
         const unit = c.units?.[i] ?? i;
@@ -92,5 +99,5 @@ export async function heldOutPredictions(input: HeadTrainingInput, folds: number
       if (foldOf(i, -1, folds) === fold) samples.push(heldOut(model, 'none', -1, v, input.noneChinese?.[i] ?? false));
     });
   }
-  return samples;
+  return { samples, timeGuardCuts };
 }

@@ -73,6 +73,16 @@ function counterExampleFences(input: HeadTrainingInput, generic: number, candida
   return candidates.map((c) => (c.capability.counter_examples ?? []).map((text) => ({ text, vector: input.none[offset++]! })));
 }
 
+/**
+ * What to say when the time guard cut a training short (head.ts `timeGuardMs`): that head, and the operating point
+ * fitted on it, are not the ones the catalogue alone gives. Undefined when it cut none.
+ */
+export function timeGuardNote(models: readonly LanguageModel[], trained: readonly JudgingHead[], guardMs: number): string | undefined {
+  const cut = trained.flatMap((h, i) => (h.model.training.time_guard_cuts ? [`${models[i]!.provider.id} (${h.model.training.time_guard_cuts})`] : []));
+  if (cut.length === 0) return undefined;
+  return `the ${guardMs} ms time guard cut trainings short: ${cut.join(', ')}; this head depends on the machine's load, a restart may fit another operating point`;
+}
+
 /** Folds of the cross-validation that calibrates a head. */
 export const DEFAULT_FOLDS = 4;
 
@@ -115,13 +125,12 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
     let heads: JudgingHead[] | undefined;
     let calibration: Calibration | undefined;
     let borders: CardBorders | undefined;
-    // The models share one time budget, so a huge catalogue is ready in about the same time however many there are.
-    const budget = (options.head?.timeBudgetMs ?? DEFAULT_HEAD_OPTIONS.timeBudgetMs) / models.length;
+    let timeGuard: string | undefined;
     const training = (async () => {
       // Both models embed at once (the pool shares their texts out to every core), then train side by side.
       const trained: JudgingHead[] = await Promise.all(
         models.map(async (model) => {
-          const input = await headInput(model.provider, candidates, generic, cache, { ...options.head, timeBudgetMs: budget });
+          const input = await headInput(model.provider, candidates, generic, cache, options.head);
           if (model === models[0]) borders = CardBorders.of(input, candidates.map(excludedTexts), await lessonsOf(model.provider, candidates, cache), counterExampleFences(input, generic.length, candidates));
           const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
           options.onTrained?.(model.provider.id, candidates.length, head.training);
@@ -129,6 +138,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
         }),
       );
       calibration = calibrate(calibrationSamples(trained), { ...DEFAULT_CALIBRATION, ...options.calibration });
+      timeGuard = timeGuardNote(models, trained, options.head?.timeGuardMs ?? DEFAULT_HEAD_OPTIONS.timeGuardMs);
       heads = trained;
     })();
     let failure: string | undefined;
@@ -157,7 +167,7 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
         return { ...prediction, ...(calibration ? { calibration } : {}), ...(crossed?.size ? { crossed } : {}), ...(gaps?.size ? { gaps } : {}) };
       },
       ready: () => training.then(() => undefined, () => undefined),
-      head: () => (heads ? (calibration ? { calibration } : {}) : failure === undefined ? undefined : { error: failure }),
+      head: () => (heads ? { ...(calibration ? { calibration } : {}), ...(timeGuard ? { time_guard: timeGuard } : {}) } : failure === undefined ? undefined : { error: failure }),
     };
     return matcher;
   };

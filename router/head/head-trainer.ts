@@ -25,12 +25,15 @@ export interface TrainedHead {
   heldOut: HeldOutSample[];
 }
 
-export async function trainWithHeldOut(job: HeadJob): Promise<TrainedHead> {
-  const model = await trainHead(job.input);
-  const started = Date.now();
-  const heldOut = job.folds > 1 ? await heldOutPredictions(job.input, job.folds, job.warmFolds === false ? undefined : model) : [];
-  model.training.held_out_ms = Date.now() - started;
-  return { model, heldOut };
+/** The head and its held-out predictions; `now` is the clock the time guard reads (head.ts `timeGuardMs`). */
+export async function trainWithHeldOut(job: HeadJob, now: () => number = Date.now): Promise<TrainedHead> {
+  const model = await trainHead(job.input, now);
+  const started = now();
+  const { samples, timeGuardCuts } = job.folds > 1 ? await heldOutPredictions(job.input, job.folds, job.warmFolds === false ? undefined : model, now) : { samples: [], timeGuardCuts: 0 };
+  model.training.held_out_ms = now() - started;
+  const cuts = (model.training.time_guard_cuts ?? 0) + timeGuardCuts;
+  if (cuts > 0) model.training.time_guard_cuts = cuts;
+  return { model, heldOut: samples };
 }
 
 /** Trainings at once: one per core, at most two (a catalogue has one head per model, and there are two models). */

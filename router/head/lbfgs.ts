@@ -12,14 +12,24 @@ export interface LbfgsOptions {
   memory?: number;
   /** Stop when the gradient's largest component falls below this. */
   tolerance?: number;
-  /** Stop at the first iteration that ends after this time (ms since the epoch), keeping the best point so far. */
+  /**
+   * A failure guard, not a budget: stop at the first iteration that ends after this time (ms since the epoch),
+   * keeping the best point so far, and say so (`stopped: 'time_guard'`). Where it fires the result depends on the
+   * machine's speed and load.
+   */
   deadline?: number;
+  /** The clock the deadline is read on (ms since the epoch). */
+  now?: () => number;
 }
+
+/** Why the minimisation stopped: at a minimum (or no further progress), at `maxIterations`, or by the time guard. */
+export type StopReason = 'converged' | 'iterations' | 'time_guard';
 
 export interface LbfgsResult {
   x: Float64Array;
   value: number;
   iterations: number;
+  stopped: StopReason;
 }
 
 function dotProduct(a: Float64Array, b: Float64Array): number {
@@ -69,7 +79,7 @@ function difference(b: Float64Array, a: Float64Array): Float64Array {
 
 // The vector loops live in the small functions above: V8 optimises loops in an async function poorly.
 export async function minimize(objective: Objective, start: Float64Array, options: LbfgsOptions = {}): Promise<LbfgsResult> {
-  const { maxIterations = 100, memory = 8, tolerance = 1e-5, deadline = Number.POSITIVE_INFINITY } = options;
+  const { maxIterations = 100, memory = 8, tolerance = 1e-5, deadline = Number.POSITIVE_INFINITY, now = Date.now } = options;
   const n = start.length;
   let x = Float64Array.from(start);
   let gradient = new Float64Array(n);
@@ -78,7 +88,16 @@ export async function minimize(objective: Objective, start: Float64Array, option
   const y: Float64Array[] = [];
   const rho: number[] = [];
   let iterations = 0;
-  for (; iterations < maxIterations && maxAbs(gradient) > tolerance && Date.now() < deadline; iterations++) {
+  let stopped: StopReason = 'iterations';
+  for (; iterations < maxIterations; iterations++) {
+    if (maxAbs(gradient) <= tolerance) {
+      stopped = 'converged';
+      break;
+    }
+    if (now() >= deadline) {
+      stopped = 'time_guard';
+      break;
+    }
     let d = direction(gradient, s, y, rho);
     let slope = dotProduct(d, gradient);
     if (slope >= 0) {
@@ -97,7 +116,10 @@ export async function minimize(objective: Objective, start: Float64Array, option
       if (nextValue <= value + 1e-4 * step * slope) break;
       step /= 2;
     }
-    if (!(nextValue < value)) break;
+    if (!(nextValue < value)) {
+      stopped = 'converged';
+      break;
+    }
     const sk = difference(next, x);
     const yk = difference(nextGradient, gradient);
     const sy = dotProduct(sk, yk);
@@ -115,7 +137,11 @@ export async function minimize(objective: Objective, start: Float64Array, option
     x = next;
     gradient = nextGradient;
     value = nextValue;
-    if (converged) break;
+    if (converged) {
+      stopped = 'converged';
+      iterations++;
+      break;
+    }
   }
-  return { x, value, iterations };
+  return { x, value, iterations, stopped };
 }

@@ -5,7 +5,7 @@
  * and the "none" class), in plain loops: the classes far from a sample would get ~0 probability and ~0 gradient
  * anyway.
  */
-import { minimize, type Objective } from './lbfgs';
+import { minimize, type Objective, type StopReason } from './lbfgs';
 import { matrixProducts } from './matrix-products';
 
 export interface TrainingSet {
@@ -29,8 +29,10 @@ export interface LogisticOptions {
   /** Inverse regularisation strength, as in scikit-learn: larger fits the samples more closely. */
   c: number;
   maxIterations?: number;
-  /** Training stops at this time (ms since the epoch) with the weights reached so far. */
+  /** A failure guard (lbfgs.ts): training stops at this time (ms since the epoch) with the weights reached so far. */
   deadline?: number;
+  /** The clock the deadline is read on. */
+  now?: () => number;
   /** Weights to start from (a good start makes a large catalogue converge in fewer iterations). */
   initial?: LinearWeights;
 }
@@ -170,7 +172,7 @@ function shortlistObjective(set: TrainingSet, candidates: Int32Array[], totalWei
   };
 }
 
-export async function fitLogistic(set: TrainingSet, options: LogisticOptions): Promise<{ weights: LinearWeights; iterations: number }> {
+export async function fitLogistic(set: TrainingSet, options: LogisticOptions): Promise<{ weights: LinearWeights; iterations: number; stopped: StopReason }> {
   const stride = set.dims + 1;
   let totalWeight = 0;
   for (const w of set.weights) totalWeight += w;
@@ -178,8 +180,9 @@ export async function fitLogistic(set: TrainingSet, options: LogisticOptions): P
   const lambda = 1 / (options.c * totalWeight);
   const objective = set.candidates ? shortlistObjective(set, set.candidates, totalWeight, lambda) : denseObjective(set, totalWeight, lambda);
   const start = options.initial ? Float64Array.from(options.initial) : new Float64Array(set.classes * stride);
-  const { x: theta, iterations } = await minimize(objective, start, { maxIterations: options.maxIterations ?? 200, tolerance: 1e-6, ...(options.deadline ? { deadline: options.deadline } : {}) });
-  return { weights: Float32Array.from(theta), iterations };
+  const guard = { ...(options.deadline ? { deadline: options.deadline } : {}), ...(options.now ? { now: options.now } : {}) };
+  const { x: theta, iterations, stopped } = await minimize(objective, start, { maxIterations: options.maxIterations ?? 200, tolerance: 1e-6, ...guard });
+  return { weights: Float32Array.from(theta), iterations, stopped };
 }
 
 /** The logit of class k for feature vector v. */

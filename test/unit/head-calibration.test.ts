@@ -163,7 +163,7 @@ describe('held-out predictions', () => {
   });
 
   it('cross-validation - every text is predicted once, by a head that did not see it', async () => {
-    const heldOut = await heldOutPredictions(input, 4, full);
+    const { samples: heldOut } = await heldOutPredictions(input, 4, full);
     const examples = heldOut.filter((s) => s.kind === 'example');
     assert.equal(examples.length, 24);
     assert.equal(heldOut.filter((s) => s.kind === 'none').length, 15);
@@ -177,7 +177,7 @@ describe('held-out predictions', () => {
   });
 
   it('held-out scores - right, wrong, out-of-scope and excluded outcomes, one sample per judged text', async () => {
-    const heldOut = await heldOutPredictions(input, 4, full);
+    const { samples: heldOut } = await heldOutPredictions(input, 4, full);
     const samples = calibrationSamples([{ model: full, heldOut }]);
     const count = (o: Outcome) => samples.filter((s) => s.outcome === o).length;
     assert.equal(count('right') + count('wrong'), 24);

@@ -1,7 +1,7 @@
-/** How the api logs a head whose training ended without a head (router/create-router.ts, logHeadError). */
+/** How the api logs a head's training: one that ended without a head, one the time guard cut short (router/create-router.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { logHeadError } from '../../router/create-router';
+import { logHeadError, logHeadTrained } from '../../router/create-router';
 import { EmbeddingPoolClosed } from '../../router/embeddings/embedding-pool';
 
 function recorder() {
@@ -22,5 +22,16 @@ describe('logHeadError', () => {
     const { lines, logger } = recorder();
     logHeadError(logger as never, new EmbeddingPoolClosed());
     assert.deepEqual(lines.map((l) => l.level), ['info']);
+  });
+});
+
+describe('logHeadTrained', () => {
+  const training = { model: 'm', capabilities: 3, samples: 10, iterations: 40, ms: 5 };
+  it('logHeadTrained - a head trained within its iterations is news; one the time guard cut short is a warning', () => {
+    const { lines, logger } = recorder();
+    logHeadTrained(logger as never, { ...training, stopped: 'converged' });
+    logHeadTrained(logger as never, { ...training, stopped: 'time_guard', time_guard_cuts: 2 });
+    assert.deepEqual(lines.map((l) => l.level), ['info', 'warn']);
+    assert.match(String(lines[1]!.args[1]), /time guard/);
   });
 });

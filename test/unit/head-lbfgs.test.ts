@@ -123,6 +123,15 @@ describe('lbfgs', () => {
     assert.ok(Math.abs(short.x[0]! - 1) < 1e-5 && Math.abs(short.x[1]! + 2) < 1e-5, `${short.x}`);
   });
 
+  it('lbfgs - says why it stopped: converged, at its iteration bound, or cut by the time guard (read on the clock given)', async () => {
+    assert.equal((await minimize(rosenbrock, Float64Array.from([-1.2, 1]))).stopped, 'converged');
+    assert.equal((await minimize(rosenbrock, Float64Array.from([-1.2, 1]), { maxIterations: 3 })).stopped, 'iterations');
+    let t = 0;
+    const guarded = await minimize(rosenbrock, Float64Array.from([-1.2, 1]), { deadline: 2, now: () => t++ });
+    assert.equal(guarded.stopped, 'time_guard');
+    assert.equal(guarded.iterations, 2);
+  });
+
   it('lbfgs - deterministic: the same problem gives the same result bit for bit', async () => {
     const a = await minimize(rosenbrock, Float64Array.from([-1.2, 1]));
     const b = await minimize(rosenbrock, Float64Array.from([-1.2, 1]));
