@@ -11,6 +11,7 @@ import type { EmbeddingProvider } from '../embeddings/provider';
 import type { IntentMatcher, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../words';
+import { canonicalOrder } from './canonical-order';
 import { CardBorders, type Fence, type Lesson } from './card-borders';
 import { exclusionClauses } from './exclusions';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
@@ -120,8 +121,9 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
   // The generic out-of-scope texts are the same for every catalogue: embedded once, at start, not after the first
   // registration.
   for (const model of models) cache.embed(model.provider, generic).catch((error: Error) => options.onError?.(error));
-  return async (candidates) => {
-    const fallback = await similarity(candidates);
+  return async (listed) => {
+    const fallback = await similarity(listed);
+    const candidates = canonicalOrder(listed);
     let heads: JudgingHead[] | undefined;
     let calibration: Calibration | undefined;
     let borders: CardBorders | undefined;

@@ -1,18 +1,25 @@
 /**
- * The same catalogue gives the same router, whatever the machine's load: a head and its operating point are
- * trained twice on one synthetic catalogue — once on an idle machine, once while worker threads burn CPU and the
- * trainer reads a clock slowed as a very busy machine would see it — and must give identical thresholds and
- * identical decisions. Iterations bound the training; the time limit is only a failure guard, and when it fires
- * the head says so.
+ * The same catalogue gives the same router, whatever the machine's load and the order its cards were registered
+ * in: a head and its operating point are trained twice on one synthetic catalogue — once on an idle machine, once
+ * while worker threads burn CPU and the trainer reads a clock slowed as a very busy machine would see it — and must
+ * give identical thresholds and identical decisions; likewise through the matcher (training in its worker thread)
+ * with the cards listed in another order. Iterations bound the training; the time limit is only a failure guard,
+ * and when it fires the head says so.
  */
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { before, describe, it } from 'node:test';
+import { createHash } from 'node:crypto';
 import { seededRandom } from '../../util/random';
+import { agentFromCard } from '../../bench/lib/routing-data';
+import { candidatesOf } from '../../router/candidates';
+import type { EmbeddingProvider } from '../../router/embeddings/provider';
+import { lexicalMatcherFactory } from '../../router/matcher';
+import { VectorCache } from '../../router/semantic-index';
 import { calibrate, type Calibration } from '../../router/head/calibration';
 import { DEFAULT_HEAD_SETTINGS, decideByHead, groupScores, resolveThresholds } from '../../router/head/decide';
 import { DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadTrainingInput } from '../../router/head/head';
-import { timeGuardNote } from '../../router/head/head-matcher';
+import { headMatcherFactory, timeGuardNote } from '../../router/head/head-matcher';
 import { trainWithHeldOut } from '../../router/head/head-trainer';
 import { calibrationSamples } from '../../router/head/held-out-scores';
 
@@ -119,3 +126,68 @@ describe('head determinism', () => {
     assert.equal(timeGuardNote([{ provider: { id: 'fake', embedDocuments: async () => [], embedQuery: async () => new Float32Array() } }], [{ model: idle.model, heldOut: [] }], DEFAULT_HEAD_OPTIONS.timeGuardMs), undefined);
   });
 });
+
+/** Each word a fixed pseudo-random direction (from its hash), a text the normalised sum of its words'. */
+const bagOfWords: EmbeddingProvider = {
+  id: 'bag-of-words',
+  async embedDocuments(texts) {
+    return texts.map((text) => {
+      const v = new Float32Array(DIMS);
+      for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+        const random = seededRandom(createHash('sha256').update(word).digest().readUInt32LE(0));
+        for (let i = 0; i < DIMS; i++) v[i]! += random() - 0.5;
+      }
+      return unit(v);
+    });
+  },
+  async embedQuery(text) {
+    return (await this.embedDocuments([text]))[0]!;
+  },
+};
+
+const capabilities = [
+  { name: 'forecast', description: 'Weather forecast for a city', examples: ['will it rain tomorrow', 'weather in paris', 'is it sunny this weekend', 'forecast for london'] },
+  { name: 'refund', description: 'Refund an order. It does NOT handle exchanges.', examples: ['refund my order', 'i want my money back', 'return and refund the shoes'], counter_examples: ['exchange the shoes for a bigger size'] },
+  { name: 'track_parcel', description: 'Where is my parcel', examples: ['track my parcel', 'where is my package', 'delivery status of my order'] },
+  { name: 'book_hotel', description: 'Book a hotel room', examples: ['book a hotel in rome', 'a room for two nights', 'reserve a double room'] },
+  { name: 'invoice', description: 'Send a copy of an invoice', examples: ['send me the invoice', 'i need a receipt for my order', 'invoice copy please'] },
+];
+
+const agents = (order: number[]) => order.map((i) => agentFromCard({ agent_id: `agent-${i}`, name: `agent ${i}`, description: 'a shop service', tags: [], capabilities: [capabilities[i]!] }, 't'));
+
+const asked = ['will it snow in rome tomorrow', 'my money back for the order please', 'exchange the shoes', 'where is the package i ordered', 'a double room in paris', 'receipt for the hotel', 'play some music', 'what is the meaning of life'];
+
+/** The matcher's fitted operating point and its decision on each request, with the cards listed in `order`. */
+async function throughMatcher(order: number[]): Promise<{ calibration: Calibration | undefined; decisions: string[] }> {
+  const matcher = await headMatcherFactory([{ provider: bagOfWords }], lexicalMatcherFactory(), new VectorCache(), { waitMs: 60_000 })(candidatesOf(agents(order)));
+  await matcher.ready!();
+  const calibration = matcher.head!()?.calibration;
+  const thresholds = resolveThresholds(calibration, DEFAULT_HEAD_SETTINGS, false);
+  const decisions = await Promise.all(
+    asked.map(async (text) => {
+      const prediction = (await matcher.classify!(text))!;
+      const verdict = decideByHead(groupScores(prediction.ranked, prediction.same), thresholds);
+      // With the best probability: the two heads must agree to the last bit, not just on the verdict.
+      return verdict.kind === 'accept' ? `accept ${verdict.group.keys[0]}` : `${verdict.kind} ${prediction.ranked[0]!.key} ${prediction.ranked[0]!.probability}`;
+    }),
+  );
+  return { calibration, decisions };
+}
+
+describe('head determinism through the matcher', () => {
+  it('head determinism - the same cards listed in another order, trained once idle and once under load: the same operating point and decisions', async () => {
+    const idle = await throughMatcher([0, 1, 2, 3, 4]);
+    const burners = burnCpu(2);
+    let loaded: Awaited<ReturnType<typeof throughMatcher>>;
+    try {
+      loaded = await throughMatcher([3, 1, 4, 0, 2]);
+    } finally {
+      await Promise.all(burners.map((w) => w.terminate()));
+    }
+    assert.ok(idle.calibration);
+    assert.ok(idle.decisions.some((d) => d.startsWith('accept')) && idle.decisions.some((d) => d.startsWith('refuse')), idle.decisions.join(', '));
+    assert.deepEqual(loaded.calibration, idle.calibration);
+    assert.deepEqual(loaded.decisions, idle.decisions);
+  });
+});
+
