@@ -7,6 +7,7 @@ export interface PartFigures {
   negatives_refused: number | null;
   per_kind: Record<string, { n: number; accepted_and_right?: number | null; refused?: number | null }>;
   p95_decision_ms: number;
+  routed_parameters?: { labelled: number; exact_of_routed_right: number | null; exact_of_labelled: number | null };
 }
 
 const KINDS: [string, string][] = [
@@ -24,12 +25,17 @@ function kindCell(figures: PartFigures, kind: string): string {
   return `${percent(of.accepted_and_right ?? of.refused)} (${of.n})`;
 }
 
+function parametersCell(figures: PartFigures): string {
+  const p = figures.routed_parameters;
+  return p && p.labelled > 0 ? `${percent(p.exact_of_routed_right)} / ${percent(p.exact_of_labelled)} (${p.labelled})` : '—';
+}
+
 export function partsTable(set: string, results: Record<string, { steady: Record<string, PartFigures> }>): string {
-  const header = ['provider', 'part', 'n', 'all in-scope right', ...KINDS.map(([, title]) => title), 'negatives refused', 'p95 ms'];
+  const header = ['provider', 'part', 'n', 'all in-scope right', ...KINDS.map(([, title]) => title), 'negatives refused', 'params exact: of routed right / of labelled', 'p95 ms'];
   const lines = [`${set}: right (in-scope kinds) or refused (others), per part`, `| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
   for (const [provider, result] of Object.entries(results)) {
     for (const [part, figures] of Object.entries(result.steady)) {
-      const cells = [provider, part, String(figures.n), percent(figures.in_scope_accepted_and_right), ...KINDS.map(([kind]) => kindCell(figures, kind)), percent(figures.negatives_refused), figures.p95_decision_ms.toFixed(1)];
+      const cells = [provider, part, String(figures.n), percent(figures.in_scope_accepted_and_right), ...KINDS.map(([kind]) => kindCell(figures, kind)), percent(figures.negatives_refused), parametersCell(figures), figures.p95_decision_ms.toFixed(1)];
       lines.push(`| ${cells.join(' | ')} |`);
     }
   }

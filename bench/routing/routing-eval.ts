@@ -99,6 +99,11 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Exactly the labelled parameters: the same fields, each with the same value, nothing extra. */
+export function sameParameters(got: Record<string, unknown>, want: Record<string, unknown>): boolean {
+  return Object.keys(want).length === Object.keys(got).length && Object.entries(want).every(([k, v]) => sameValue(got[k], v));
+}
+
 /** Heuristic extraction on the expected capability, against the labelled parameters. */
 export async function parameterReport(requests: LabelledRequest[], agents: AgentWithInstances[]) {
   const schemas = new Map<string, unknown>();
@@ -118,7 +123,7 @@ export async function parameterReport(requests: LabelledRequest[], agents: Agent
       if (sameValue(got[k], v)) fieldsRight++;
     }
     for (const [k, v] of Object.entries(got)) if (!(k in want) || !sameValue(want[k], v)) extraWrong++;
-    if (Object.keys(want).length === Object.keys(got).length && Object.entries(want).every(([k, v]) => sameValue(got[k], v))) exact++;
+    if (sameParameters(got, want)) exact++;
   }
   return {
     requests_with_params: labelled.length,

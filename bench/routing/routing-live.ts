@@ -11,6 +11,7 @@ import { candidatesOf } from '../../router/candidates';
 import type { MatcherFactory } from '../../router/matcher';
 import { Router, type RouteDecision } from '../../router/router';
 import type { LabelledRequest } from '../lib/routing-data';
+import { sameParameters } from './routing-eval';
 import { percentile } from '../lib/stats';
 
 /** The tenant's agents as the api's catalogue copy would hand them out: replaced whole on every change. */
@@ -107,7 +108,25 @@ export function decisionReport(rows: Decided[]) {
     refusals,
     p50_decision_ms: round(percentile(times, 50)),
     p95_decision_ms: round(percentile(times, 95)),
+    routed_parameters: routedParameters(rows),
     ...(rows.some((d) => d.decision.explanation.judge) ? { judge: judgeReport(rows) } : {}),
+  };
+}
+
+/**
+ * Parameters as a caller of `POST /v1/route` gets them (the decision's `params`, routed or `input_required`), on the
+ * in-scope requests labelled with parameters: exactly right of those routed to the expected capability, and of all
+ * of them (a refusal or a wrong capability counts as wrong).
+ */
+export function routedParameters(rows: Decided[]) {
+  const labelled = rows.filter((d) => d.request.expected !== null && d.request.params && Object.keys(d.request.params).length > 0);
+  const routedRight = labelled.filter((d) => accepted(d) && isExpected(d, chosen(d)));
+  const exact = routedRight.filter((d) => d.decision.kind !== 'refused' && sameParameters(d.decision.params, d.request.params!));
+  return {
+    labelled: labelled.length,
+    routed_right: routedRight.length,
+    exact_of_routed_right: routedRight.length ? round(exact.length / routedRight.length) : null,
+    exact_of_labelled: labelled.length ? round(exact.length / labelled.length) : null,
   };
 }
 
