@@ -9,6 +9,8 @@ import { guardedFetch } from '../platform/guarded-fetch';
 import type { ApiKeyStore } from '../store/api-keys';
 import { RateLimiter } from '../util/rate-limiter';
 import { identifyCaller } from './caller-auth';
+import { tokenVerifierOf, type TokenVerifier } from '../identity/token-verifier';
+import { mcpAuthorization, protectedResourceRoutes } from './oauth-resource';
 import { clientLimitOf, type ClientLimit } from './client-limit';
 import { errorHandler, notFoundHandler } from './error-middleware';
 import type { MessageService } from '../messages/message-service';
@@ -58,6 +60,8 @@ export interface AppDeps {
   lessons: { store: MisrouteStore; cache: LessonCache };
   /** The per-address limit before authentication, shared with the WebSocket upgrades. @default one of the app's own */
   clients?: ClientLimit;
+  /** Validates OIDC access tokens. @default one for AUTH_OIDC_ISSUER (none when it is unset) */
+  tokens?: TokenVerifier;
 }
 
 /** Counts every request by route template (not raw path, to keep label values few) and status. */
@@ -92,6 +96,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/docs', (_req, res) => {
     res.type('html').send(docsPage());
   });
+  app.use(protectedResourceRoutes(config));
   app.get('/dashboard', (_req, res) => {
     res.type('html').send(dashboardPage());
   });
@@ -102,7 +107,7 @@ export function createApp(deps: AppDeps): Express {
   // A2A agents' push notifications carry the message's token, not an API key (their bodies are not read).
   app.use(a2aPushRoutes({ catalogue: deps.catalogue, messages: deps.messages, clients }));
   // Keys first: an invalid key or an exhausted tenant is refused before its body is read.
-  app.use(identifyCaller(deps.keys, limiter));
+  app.use(identifyCaller(deps.keys, limiter, deps.tokens ?? tokenVerifierOf(config)));
   const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
   // The A2A face (docs/a2a.md) reads its own bodies: one that is not JSON is a JSON-RPC error there.
   app.use(a2aFaceRoutes({ ...deps, endpoints }));
@@ -119,7 +124,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(traceRoutes({ messages: deps.messages, config }));
   app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages, metrics: deps.metrics, maxPayloadBytes: config.MAX_PAYLOAD_BYTES }));
   app.use(keyRoutes({ keys: deps.keys }));
-  if (deps.mcp) app.use(deps.mcp.routes());
+  if (deps.mcp) app.use(mcpAuthorization(config), deps.mcp.routes());
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

@@ -32,14 +32,19 @@ export const capabilityInput = z.strictObject({
   max_delivery_ms: z.number().int().min(1000).max(30 * 24 * 3600 * 1000).optional(),
   /** Deliveries of this capability one instance takes at once. */
   max_concurrency: z.number().int().min(1).max(100_000).optional(),
-  /** Who may reach it: callers holding one of `scopes`, or the API keys `key_ids`. Absent → every caller of the tenant. */
+  /**
+   * Who may reach it: callers holding one of `scopes`, the API keys `key_ids`, the token subjects `subjects` (their
+   * `sub` claim) or token callers in one of `groups` (docs/security.md). Absent → every caller of the tenant.
+   */
   acl: z
     .strictObject({
       scopes: z.array(scopeSchema).min(1).max(20).optional(),
       key_ids: z.array(z.string().regex(KEY_ID_PATTERN, 'a key id is 12 hex digits')).min(1).max(100).optional(),
+      subjects: z.array(z.string().min(1).max(255)).min(1).max(100).optional(),
+      groups: z.array(z.string().min(1).max(255)).min(1).max(100).optional(),
     })
-    .refine((acl) => acl.scopes || acl.key_ids, { message: 'give scopes or key_ids (or leave acl out)' })
-    .meta({ anyOf: [{ required: ['scopes'] }, { required: ['key_ids'] }] })
+    .refine((acl) => acl.scopes || acl.key_ids || acl.subjects || acl.groups, { message: 'give scopes, key_ids, subjects or groups (or leave acl out)' })
+    .meta({ anyOf: [{ required: ['scopes'] }, { required: ['key_ids'] }, { required: ['subjects'] }, { required: ['groups'] }] })
     .optional(),
 });
 

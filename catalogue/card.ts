@@ -1,4 +1,5 @@
 /** Turning a registration (or update) input into the stored card fields. */
+import type { CapabilityAcl } from '../rules/acl';
 import type { AgentDoc, CapabilityDoc } from '../store/agents';
 import type { InstanceState, Transport } from '../store/agent-instances';
 
@@ -53,8 +54,14 @@ function toCapabilityDoc(input: CapabilityInput): CapabilityDoc {
     ...(input.max_attempts ? { max_attempts: input.max_attempts } : {}),
     ...(input.max_delivery_ms ? { max_delivery_ms: input.max_delivery_ms } : {}),
     ...(input.max_concurrency ? { max_concurrency: input.max_concurrency } : {}),
-    ...(input.acl ? { acl: { ...(input.acl.scopes ? { scopes: input.acl.scopes } : {}), ...(input.acl.key_ids ? { key_ids: input.acl.key_ids } : {}) } } : {}),
+    ...(input.acl ? { acl: aclOf(input.acl) } : {}),
   };
+}
+
+/** The ACL as stored: only the lists that were given. */
+function aclOf(acl: CapabilityAcl): CapabilityAcl {
+  const { scopes, key_ids, subjects, groups } = acl;
+  return { ...(scopes ? { scopes } : {}), ...(key_ids ? { key_ids } : {}), ...(subjects ? { subjects } : {}), ...(groups ? { groups } : {}) };
 }
 
 export function cardFields(input: AgentCardInput): CardFields {

@@ -2,7 +2,8 @@
  * Who a chain's messages are sent as, from the chain run's own input — never from a proof carried per message.
  *
  * - A chain the api starts carries the caller it authenticated (`caller`) under the gateway's seal
- *   (messages/seal.ts), made for this chain's workflow id and start: the gateway vouches for its own run.
+ *   (messages/seal.ts), made for this chain's workflow id and start: the gateway vouches for its own run. An API key
+ *   is looked up again (below); a token's subject is taken as sealed (a token has nothing to look up again).
  * - A chain a Temporal-native caller starts carries `key_id` and one `key_proof` of the whole chain body
  *   (rules/key-proof.ts, kind `chain`): it proves that key sends this body under this chain id, and nothing else.
  * - Chains started before either (`key_proofs`: one id-only proof per message id) are honoured per message, as
@@ -39,6 +40,16 @@ async function keyCaller(deps: ChainCallerDeps, tenant: string, keyId: string, p
 }
 
 /**
+ * A token caller, as the gateway validated its token when it started the chain (the seal vouches for it): a token
+ * has no store to look up again, and a chain may outlive the token, as a message does.
+ */
+function tokenCaller(tenant: string, caller: Caller): ChainCaller {
+  if (!caller.subject || caller.tenant !== tenant) return refused('invalid_seal', 'the sealed caller is neither an API key nor a token subject of this tenant');
+  if (!hasScope(caller, 'send')) return refused('insufficient_scope', `subject ${caller.subject.sub} lacks the send scope`);
+  return { caller };
+}
+
+/**
  * The caller of the chain run `run` whose input is `input`, for the message `messageId` of it (needed only by
  * chains of the earlier, per-message proofs).
  */
@@ -48,7 +59,8 @@ export async function chainCaller(deps: ChainCallerDeps, input: RunChainInput, r
     const seal = checkSealOf(input, deps.sealKeys, run, chainWorkflowId(tenant, chainId));
     if (!seal.ok || !input.caller) return refused('invalid_seal', `the chain was not started by the gateway (${seal.ok ? 'it names no caller' : seal.reason})`);
     if (input.caller.key_id === namespaceCaller(tenant).key_id) return { caller: namespaceCaller(tenant) };
-    return keyCaller(deps, tenant, input.caller.key_id);
+    if (input.caller.key_id) return keyCaller(deps, tenant, input.caller.key_id);
+    return tokenCaller(tenant, input.caller);
   }
   if (input.key_id && input.key_proof) {
     const subject = { kind: 'chain' as const, tenant, id: chainId, body: provenBody('chain', { ...input }) };

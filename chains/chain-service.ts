@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import type { AgentQueries } from '../catalogue/agent-queries';
 import { chainLimits, type Config } from '../platform/config';
-import type { Caller } from '../rules/api-key';
+import { recordedCaller, type Caller } from '../rules/api-key';
 import { sealInput, type SealKeys } from '../messages/seal';
 import { checkEndpoint, type EndpointPolicy, type Lookup } from '../rules/endpoint-policy';
 import { canonicalJson, sha256Hex } from '../rules/ids';
@@ -72,7 +72,7 @@ export class ChainService {
     const unsealed: RunChainInput = {
       ...body,
       tenant,
-      caller: { tenant, key_id: caller.key_id, scopes: caller.scopes },
+      caller: recordedCaller({ ...caller, tenant }),
       ...(body.reply_to ? { reply_retry_initial_ms: this.deps.config.CALLER_WEBHOOK_RETRY_INITIAL_MS } : {}),
     };
     const input = sealInput(unsealed, this.deps.sealKeys.keys[0]!, new Date());

@@ -3,6 +3,7 @@
  * and the cancel update. Safe to import from workflows (no I/O).
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { Caller } from '../rules/api-key';
 import type { ChainBody, ChainState, ChainStatus } from './chain';
 
 /** The chain workflow's type, for the api and for Temporal-native callers. */
@@ -39,7 +40,7 @@ export interface RunChainInput extends ChainBody {
   /** Chains started before chain proofs: an id-only proof per message id. Honoured for those runs, never made now. */
   key_proofs?: Record<string, string>;
   /** The caller the api authenticated (chains it starts), under `seal`. */
-  caller?: { tenant: string; key_id: string; scopes: string[] };
+  caller?: Caller;
   /** The gateway's seal on this input (messages/seal.ts), made for this chain's workflow id. */
   seal?: { at: string; mac: string };
   /** First retry delay of the `reply_to` notification (the api's CALLER_WEBHOOK_RETRY_INITIAL_MS). @default 5000 */

@@ -4,7 +4,7 @@
  * message started either way has the same input, memo, search attributes and summary in Temporal UI.
  */
 import type { Config } from '../platform/config';
-import type { Caller } from '../rules/api-key';
+import { recordedCaller, type Caller } from '../rules/api-key';
 import { canonicalJson, sha256Hex } from '../rules/ids';
 import type { DeliveryPolicy, MessageInput, MessageRouting, MessageTarget, Reason } from './message';
 import type { MessageMemo } from './runs';
@@ -115,7 +115,7 @@ export function buildMessageInput(parts: MessageInputParts): MessageInput {
     ...(body.deadline ? { deadline: new Date(body.deadline).toISOString() } : {}),
     ...(body.reply_to ? { reply_to: { url: body.reply_to.url, retry_initial_ms: config.CALLER_WEBHOOK_RETRY_INITIAL_MS } } : {}),
     callback_url: `${config.PUBLIC_URL}/v1/callback`,
-    caller: { tenant, key_id: caller.key_id, scopes: caller.scopes },
+    caller: recordedCaller({ ...caller, tenant }),
     accepted_at: parts.acceptedAt,
     policy: deliveryPolicy(config),
   };

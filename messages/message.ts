@@ -3,6 +3,7 @@
  * Pure types and functions, safe to import from workflows.
  */
 import type { AgentError } from '../protocol/receipt';
+import type { Caller } from '../rules/api-key';
 
 export const MESSAGE_STATES = [
   'accepted',
@@ -134,8 +135,8 @@ export interface MessageInput {
   redrive?: RedriveInput;
   /** Where the caller wants the final status posted (signed), and how fast to retry that. */
   reply_to?: { url: string; retry_initial_ms: number };
-  /** Who sent it (the API key), so every attempt checks the capability's ACL again. Absent on older runs. */
-  caller?: { tenant: string; key_id: string; scopes: string[] };
+  /** Who sent it (an API key, or a token's subject with its groups), so every attempt checks the capability's ACL again. Absent on older runs. */
+  caller?: Caller;
   /** The gateway's seal on this input (messages/seal.ts): runs of inputs it did not build deliver nothing. Absent on older runs. */
   seal?: { at: string; mac: string };
 }

@@ -2,7 +2,7 @@
 import { arrayFromPayloads } from '@temporalio/common';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AgentQueries } from '../catalogue/agent-queries';
-import type { Caller } from '../rules/api-key';
+import { recordedCaller, type Caller } from '../rules/api-key';
 import type { TargetRefusal } from './choose-target';
 import type { DeliveryPolicy, MessageInput, MessageState, MessageStatus } from './message';
 import type { MessageRuns } from './runs';
@@ -58,7 +58,7 @@ export async function redriveMessage(deps: RedriveDeps, caller: Caller, messageI
     ...rest,
     ...((deadline ?? keptDeadline) ? { deadline: new Date((deadline ?? keptDeadline)!).toISOString() } : {}),
     policy: deps.policy,
-    caller: { tenant, key_id: caller.key_id, scopes: caller.scopes },
+    caller: recordedCaller({ ...caller, tenant }),
     redrive: {
       previous_attempts: previous.attempts,
       history: [

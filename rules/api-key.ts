@@ -35,18 +35,46 @@ export const scopeSchema = z.string().regex(SCOPE_PATTERN, 'a scope is 1–64 of
 export const KEY_ID_PATTERN = /^[0-9a-f]{12}$/;
 const KEY_PATTERN = /^rk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
-/** Who is calling: known from a valid API key. */
+/** Who a token caller is, as its issuer says (identity/token-caller.ts): the `sub` claim and the groups claim. */
+export interface TokenSubject {
+  issuer: string;
+  sub: string;
+  groups: string[];
+}
+
+/**
+ * Who is calling: an identity of either kind — an API key (`key_id`) or the subject of an OIDC access token
+ * (`subject`), never both — with its tenant and scopes.
+ */
 export interface Caller {
   tenant: string;
-  key_id: string;
+  /** The API key's id, for a caller with an API key. */
+  key_id?: string;
+  /** The token's subject, for a caller with an OIDC access token. */
+  subject?: TokenSubject;
   scopes: string[];
 }
 
 /**
- * A caller as far as it is known: always its tenant; its key id and scopes when it came with an API key. The router
- * and the ACL take it (benchmarks and tests route by tenant alone).
+ * A caller as far as it is known: always its tenant; its identity and scopes when it came with a credential. The
+ * router and the ACL take it (benchmarks and tests route by tenant alone).
  */
-export type PartialCaller = Pick<Caller, 'tenant'> & Partial<Pick<Caller, 'key_id' | 'scopes'>>;
+export type PartialCaller = Pick<Caller, 'tenant'> & Partial<Pick<Caller, 'key_id' | 'subject' | 'scopes'>>;
+
+/**
+ * The caller's identity as one string, for ownership (MCP sessions), records and logs: `key:<key id>` or
+ * `sub:<issuer>#<sub>`; `(none)` for a caller known by its tenant alone.
+ */
+/** The caller as a run's input records it: its tenant, identity and scopes, nothing else. */
+export function recordedCaller(caller: Caller): Caller {
+  return { tenant: caller.tenant, ...(caller.key_id ? { key_id: caller.key_id } : {}), ...(caller.subject ? { subject: caller.subject } : {}), scopes: caller.scopes };
+}
+
+export function callerIdOf(caller: PartialCaller): string {
+  if (caller.key_id) return `key:${caller.key_id}`;
+  if (caller.subject) return `sub:${caller.subject.issuer}#${caller.subject.sub}`;
+  return '(none)';
+}
 
 /**
  * Who a direct start acts as without a key: only the `send` scope. Whoever can start workflows in the namespace can

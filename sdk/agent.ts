@@ -52,8 +52,8 @@ export interface AgentCard {
     examples?: string[];
     counter_examples?: string[];
     ack_timeout_ms?: number;
-    /** Who may send to it: callers whose API key holds one of `scopes`, or is one of `key_ids`. */
-    acl?: { scopes?: string[]; key_ids?: string[] };
+    /** Who may send to it: callers holding one of `scopes`, API keys `key_ids`, token subjects `subjects`, token callers in `groups`. */
+    acl?: { scopes?: string[]; key_ids?: string[]; subjects?: string[]; groups?: string[] };
   }[];
 }
 

@@ -13,7 +13,7 @@ import { StatusUnavailableError } from '../../messages/runs';
 import type { Config } from '../../platform/config';
 import type { ApiMetrics } from '../../platform/metrics';
 import { canReach } from '../../rules/acl';
-import type { Caller } from '../../rules/api-key';
+import { callerIdOf, type Caller } from '../../rules/api-key';
 import { newTraceId } from '../../rules/ids';
 import { messageId as messageIdSchema } from '../../messages/message-schema';
 import type { AgentDoc, CapabilityDoc } from '../../store/agents';
@@ -69,7 +69,7 @@ export class KeyUser implements User {
     return true;
   }
   get userName(): string {
-    return this.caller.key_id;
+    return callerIdOf(this.caller);
   }
 }
 

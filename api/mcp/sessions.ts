@@ -24,7 +24,7 @@ import { isInitializeRequest, type Tool } from '@modelcontextprotocol/sdk/types.
 import { Router, type Response } from 'express';
 import type { AgentWithInstances } from '../../catalogue/agent-queries';
 import { groupBy } from '../../catalogue/group-by';
-import type { Caller } from '../../rules/api-key';
+import { callerIdOf, type Caller } from '../../rules/api-key';
 import { sha256Hex } from '../../rules/ids';
 import { callerOf } from '../caller-auth';
 import { ApiError } from '../errors';
@@ -80,7 +80,7 @@ export class McpFace {
       const sessionId = req.get('mcp-session-id');
       if (sessionId) {
         const session = this.sessions.get(sessionId);
-        if (!session || session.options.caller.key_id !== caller.key_id) return rpcError(res, 404, 'Session not found: start a new one with initialize');
+        if (!session || callerIdOf(session.options.caller) !== callerIdOf(caller)) return rpcError(res, 404, 'Session not found: start a new one with initialize');
         session.lastSeen = this.now();
         return session.transport.handleRequest(req, res, req.body);
       }
@@ -109,7 +109,7 @@ export class McpFace {
         onsessioninitialized: (id) => {
           session.id = id;
           this.sessions.set(id, session);
-          this.limitSessionsOf(options.caller.key_id);
+          this.limitSessionsOf(callerIdOf(options.caller));
         },
       }),
     };
@@ -130,7 +130,7 @@ export class McpFace {
     let ofKey = 0;
     let ofTenant = 0;
     for (const { options } of this.sessions.values()) {
-      if (options.caller.key_id === caller.key_id) ofKey += 1;
+      if (callerIdOf(options.caller) === callerIdOf(caller)) ofKey += 1;
       if (options.caller.tenant === caller.tenant) ofTenant += 1;
     }
     if (ofKey >= MCP_MAX_SESSIONS_PER_KEY) return undefined;
@@ -139,8 +139,8 @@ export class McpFace {
     return undefined;
   }
 
-  private limitSessionsOf(keyId: string): void {
-    const own = [...this.sessions.values()].filter((s) => s.options.caller.key_id === keyId);
+  private limitSessionsOf(callerId: string): void {
+    const own = [...this.sessions.values()].filter((s) => callerIdOf(s.options.caller) === callerId);
     own.sort((a, b) => a.lastSeen - b.lastSeen);
     for (const session of own.slice(0, Math.max(0, own.length - this.deps.config.MCP_MAX_SESSIONS_PER_KEY))) void this.closeSession(session);
   }
@@ -200,7 +200,7 @@ export class McpFace {
 
   /** Rebuilds the tool list once per key of `sessions` (one tenant's) and tells the sessions whose list changed. */
   private async recheckTools(sessions: Session[]): Promise<void> {
-    for (const ofKey of groupBy(sessions, (s) => s.options.caller.key_id).values()) {
+    for (const ofKey of groupBy(sessions, (s) => callerIdOf(s.options.caller)).values()) {
       await yieldToEventLoop();
       const now = fingerprint(await listedTools(this.deps, ofKey[0]!.options));
       for (const session of ofKey) {

@@ -1,5 +1,6 @@
 /** API keys of the caller's tenant: create (the key is shown once), list, revoke. Admin scope only. */
 import { Router } from 'express';
+import { callerIdOf } from '../../rules/api-key';
 import type { ApiKeyStore } from '../../store/api-keys';
 import { requireCaller } from '../caller-auth';
 import { ApiError } from '../errors';
@@ -12,7 +13,7 @@ export function keyRoutes(deps: { keys: ApiKeyStore }): Router {
   router.post('/v1/keys', async (req, res) => {
     const caller = requireCaller(res, 'admin');
     const body = parseInput(createKeyBody, req.body, 'body');
-    const created = await deps.keys.create(caller.tenant, body, caller.key_id);
+    const created = await deps.keys.create(caller.tenant, body, caller.key_id ?? callerIdOf(caller));
     res.status(201).location(`/v1/keys/${created.view.key_id}`).json({ ...created.view, key: created.key });
   });
 

@@ -4,7 +4,7 @@ import type { ApiMetrics } from '../../platform/metrics';
 import type { Logger } from 'pino';
 import type { MessageStatus } from '../../messages/message';
 import { messageWorkflowId } from '../../messages/temporal';
-import { hasScope, type Caller } from '../../rules/api-key';
+import { callerIdOf, hasScope, type Caller } from '../../rules/api-key';
 import { requireCaller } from '../caller-auth';
 import type { EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
@@ -83,7 +83,7 @@ export async function acceptMessage(
     const { message_id, trace_id } = result.status;
     const { agent_id, capability } = result.status.target;
     const eager = result.kind === 'accepted' && result.eagerly_started ? { eagerly_started: true } : {};
-    deps.logger.info({ message_id, trace_id, agent_id, capability, routed: Boolean(result.status.routing), result: result.kind, ...eager }, 'message sent');
+    deps.logger.info({ message_id, trace_id, caller: callerIdOf(caller), agent_id, capability, routed: Boolean(result.status.routing), result: result.kind, ...eager }, 'message sent');
   }
   return result;
 }

@@ -1,0 +1,212 @@
+/**
+ * OIDC access tokens on every face (docs/security.md, "Signing in with an identity provider"): a real
+ * `oidc-provider` in this process issues client-credentials tokens; the real gateway (Temporal, FerretDB, worker)
+ * takes them on `/v1` (messages, chains), `/mcp` (the official TypeScript client) and `/a2a`, with the mapped tenant,
+ * scopes and groups, ACLs that admit subjects and groups, and API keys working beside them. Every refusal: another
+ * issuer, another audience, expired, `alg: none`, a key not in the JWKS, no tenant, another tenant, a JWKS endpoint
+ * that is down (cached keys keep working; a new key id is a 401, never a 500).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SignJWT, generateKeyPair } from 'jose';
+import { messageWorkflowId } from '../../messages/temporal';
+import { request } from '../helpers/http';
+import { mcpClient, sdkAgent } from '../helpers/mcp';
+import { startTestIdp, type TestIdp } from '../helpers/oidc-provider';
+import { startTestServers, type TestServers } from '../helpers/servers';
+import { startSystem, type TestSystem } from '../helpers/system';
+
+let servers: TestServers;
+let system: TestSystem;
+let idp: TestIdp;
+let otherIdp: TestIdp;
+let agentId: string;
+const stops: (() => Promise<unknown> | void)[] = [];
+let n = 0;
+const unique = (prefix: string) => `${prefix}-${process.pid}-${++n}`;
+
+const CLIENTS = {
+  'svc-ops': { tenant: 'acme', groups: ['ops'] },
+  'svc-plain': { tenant: 'acme', groups: [] },
+  'svc-globex': { tenant: 'globex', groups: ['ops'] },
+  'svc-nowhere': { groups: ['ops'] },
+};
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+before(async () => {
+  servers = await startTestServers();
+  idp = await startTestIdp({ clients: CLIENTS });
+  otherIdp = await startTestIdp({ clients: CLIENTS });
+  // A refetch of the JWKS for an unknown key id is never held back, so a JWKS that is down is tried every time.
+  system = await startSystem(servers, { AUTH_OIDC_ISSUER: idp.issuer, AUTH_OIDC_JWKS_COOLDOWN_MS: '0' });
+  // The agent registers with a token (the `register` scope) in the token's tenant.
+  const registrar = await idp.serviceToken('svc-ops', system.baseUrl, 'register read');
+  const worker = await sdkAgent(system.baseUrl, {
+    name: `oidc-${process.pid}`,
+    capabilities: [
+      { name: 'echo', description: 'Echoes its input' },
+      { name: 'ops-only', description: 'Only for the ops group', acl: { groups: ['ops'] } },
+      { name: 'plain-only', description: 'Only for one subject', acl: { subjects: ['svc-plain'] } },
+    ],
+  }, async (d) => ({ echoed: d.payload ?? d.params ?? null, capability: d.capability }), { apiKey: registrar });
+  stops.push(worker.stop);
+  agentId = worker.agentId;
+});
+
+after(async () => {
+  for (const stop of stops.reverse()) await stop();
+  await system?.stop();
+  await idp?.stop();
+  await otherIdp?.stop();
+  await servers?.stop();
+});
+
+async function send(token: string, capability: string, extra: Record<string, unknown> = {}) {
+  return request('POST', `${system.baseUrl}/v1/messages?wait=20s`, { target: { agent_id: agentId, capability }, payload: { n: 1 }, ...extra }, bearer(token));
+}
+
+describe('oidc', () => {
+  it('oidc - a client-credentials token sends and reads on /v1 as its tenant, with its scopes; the run records the subject and groups', async () => {
+    const token = await idp.serviceToken('svc-ops', system.baseUrl, 'read send');
+    const messageId = unique('oidc-v1');
+    const sent = await send(token, 'echo', { message_id: messageId });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.equal(sent.body.state, 'processed');
+    assert.equal(sent.body.tenant, 'acme');
+    assert.deepEqual(sent.body.result, { echoed: { n: 1 }, capability: 'echo' });
+    const read = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`, undefined, bearer(token));
+    assert.equal(read.status, 200);
+    assert.equal(read.body.state, 'processed');
+    // The message's record (its run's input in Temporal) names the token's subject, issuer and groups.
+    const history = await system.client.workflow.getHandle(messageWorkflowId('acme', messageId)).fetchHistory();
+    const input = JSON.parse(Buffer.from(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!).toString());
+    assert.deepEqual(input.caller, { tenant: 'acme', subject: { issuer: idp.issuer, sub: 'svc-ops', groups: ['ops'] }, scopes: ['read', 'send'] });
+    // Scopes are the token's: one with `read` only cannot send.
+    const readOnly = await idp.serviceToken('svc-ops', system.baseUrl, 'read');
+    const refused = await send(readOnly, 'echo');
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.code, 'insufficient_scope');
+  });
+
+  it('oidc - capability ACLs admit token callers by group and by subject, and refuse the others', async () => {
+    const ops = await idp.serviceToken('svc-ops', system.baseUrl);
+    const plain = await idp.serviceToken('svc-plain', system.baseUrl);
+    assert.equal((await send(ops, 'ops-only')).body.state, 'processed', 'the ops group is admitted');
+    const notInGroup = await send(plain, 'ops-only');
+    assert.equal(notInGroup.status, 403);
+    assert.equal(notInGroup.body.error.code, 'capability_forbidden');
+    assert.equal((await send(plain, 'plain-only')).body.state, 'processed', 'the listed subject is admitted');
+    assert.equal((await send(ops, 'plain-only')).status, 403, 'another subject is not');
+  });
+
+  it('oidc - API keys keep working beside tokens', async () => {
+    const key = (await system.keys.create('acme', { scopes: ['send', 'read'] }, 'oidc-test')).key;
+    const sent = await send(key, 'echo');
+    assert.equal(sent.status, 200);
+    assert.equal(sent.body.state, 'processed');
+    assert.equal((await send(key, 'ops-only')).status, 403, 'a key is in no group');
+  });
+
+  it('oidc - a token starts a chain whose steps are sent as its subject', async () => {
+    const token = await idp.serviceToken('svc-ops', system.baseUrl);
+    const chainId = unique('oidc-chain');
+    const started = await request('POST', `${system.baseUrl}/v1/chains`, {
+      chain_id: chainId,
+      steps: [
+        { id: 'first', target: { agent_id: agentId, capability: 'echo' }, input: { step: 1 } },
+        { id: 'second', target: { agent_id: agentId, capability: 'ops-only' }, input: { step: 2 } },
+      ],
+    }, bearer(token));
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    let chain;
+    for (let i = 0; i < 200; i++) {
+      chain = await request('GET', `${system.baseUrl}/v1/chains/${chainId}`, undefined, bearer(token));
+      if (chain.body.state !== 'running') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(chain!.body.state, 'completed', JSON.stringify(chain!.body));
+  });
+
+  it('oidc - the MCP face: a token for the MCP resource or for the gateway lists tools; one for /mcp is refused on /v1', async () => {
+    const forMcp = await idp.serviceToken('svc-ops', `${system.baseUrl}/mcp`);
+    const client = await mcpClient(system.baseUrl, forMcp);
+    stops.push(() => client.close());
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes('reach_send'), names.join(','));
+    const forGateway = await idp.serviceToken('svc-ops', system.baseUrl);
+    const other = await mcpClient(system.baseUrl, forGateway);
+    stops.push(() => other.close());
+    assert.ok((await other.listTools()).tools.length > 0);
+    const onV1 = await request('GET', `${system.baseUrl}/v1/messages/none-such`, undefined, bearer(forMcp));
+    assert.equal(onV1.status, 401);
+    assert.equal(onV1.body.error.code, 'token_wrong_audience');
+  });
+
+  it('oidc - the A2A face takes a token: the key card of its tenant, SendMessage as its subject', async () => {
+    const token = await idp.serviceToken('svc-ops', system.baseUrl);
+    const card = await request('GET', `${system.baseUrl}/.well-known/agent-card.json`, undefined, bearer(token));
+    assert.equal(card.status, 200);
+    assert.ok(card.body.skills.some((s: { id: string }) => s.id === `${agentId}/ops-only`), 'the card lists the tenant\'s skills the token may reach');
+    const sent = await request('POST', `${system.baseUrl}/a2a`, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: unique('oidc-a2a'), role: 'ROLE_USER', parts: [{ data: { n: 2 } }], metadata: { skill: `${agentId}/ops-only` } } },
+    }, { ...bearer(token), 'a2a-version': '1.0' });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.equal(sent.body.result.task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(sent.body));
+  });
+
+  it('oidc - refused: another issuer, another audience, expired, alg none, an unknown key, no tenant, another tenant', async () => {
+    const v1 = (token: string) => request('GET', `${system.baseUrl}/v1/agents`, undefined, bearer(token));
+    const expectRefusal = async (name: string, token: string, status: number, code: string) => {
+      const answer = await v1(token);
+      assert.equal(answer.status, status, `${name}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.error.code, code, name);
+      if (status === 401) assert.match(answer.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/, name);
+    };
+    await expectRefusal('another issuer', await otherIdp.serviceToken('svc-ops', system.baseUrl), 401, 'token_wrong_issuer');
+    await expectRefusal('another audience', await idp.serviceToken('svc-ops', 'https://elsewhere.example'), 401, 'token_wrong_audience');
+    const signed = (claims: Record<string, unknown>, key = idp.signingKey.key, kid = idp.signingKey.kid) =>
+      new SignJWT({ tenant: 'acme', scope: 'read send', ...claims })
+        .setProtectedHeader({ alg: 'RS256', kid, typ: 'at+jwt' })
+        .setIssuer(idp.issuer)
+        .setAudience(system.baseUrl)
+        .setSubject('svc-ops')
+        .sign(key);
+    const now = Math.floor(Date.now() / 1000);
+    await expectRefusal('expired (past the clock skew)', await signed({ iat: now - 600, exp: now - 300 }), 401, 'token_expired');
+    assert.equal((await v1(await signed({ exp: now + 60 }))).status, 200, 'the same key, unexpired: accepted');
+    const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify({ iss: idp.issuer, aud: system.baseUrl, sub: 'svc-ops', tenant: 'acme', scope: 'read', exp: now + 60 })).toString('base64url')}.`;
+    await expectRefusal('alg none', unsigned, 401, 'token_invalid');
+    const stranger = await generateKeyPair('RS256');
+    await expectRefusal('a key not in the JWKS', await signed({ exp: now + 60 }, stranger.privateKey, 'not-published'), 401, 'token_unknown_key');
+    await expectRefusal('a forged signature under a published kid', await signed({ exp: now + 60 }, stranger.privateKey), 401, 'token_invalid');
+    await expectRefusal('no tenant claim', await idp.serviceToken('svc-nowhere', system.baseUrl), 403, 'token_unmapped');
+    // Another tenant's token: acme's agent does not exist for it.
+    const globex = await idp.serviceToken('svc-globex', system.baseUrl);
+    const crossTenant = await send(globex, 'ops-only');
+    assert.equal(crossTenant.status, 404, JSON.stringify(crossTenant.body));
+    assert.equal(crossTenant.body.error.code, 'agent_not_found');
+    assert.equal((await request('GET', `${system.baseUrl}/v1/agents/${agentId}`, undefined, bearer(globex))).status, 404);
+  });
+
+  it('oidc - JWKS endpoint down: tokens under cached keys keep working; a new key id is a 401 saying the keys cannot be fetched', async () => {
+    const token = await idp.serviceToken('svc-ops', system.baseUrl);
+    const v1 = (t: string) => request('GET', `${system.baseUrl}/v1/agents`, undefined, bearer(t));
+    assert.equal((await v1(token)).status, 200, 'the keys are fetched and cached');
+    idp.jwksDown = true;
+    try {
+      assert.equal((await v1(await idp.serviceToken('svc-ops', system.baseUrl))).status, 200, 'a new token under the cached key');
+      const rotated = await generateKeyPair('RS256');
+      const now = Math.floor(Date.now() / 1000);
+      const newKid = await new SignJWT({ tenant: 'acme', scope: 'read' }).setProtectedHeader({ alg: 'RS256', kid: 'rotated-1' }).setIssuer(idp.issuer).setAudience(system.baseUrl).setSubject('svc-ops').setExpirationTime(now + 60).sign(rotated.privateKey);
+      const refused = await v1(newKid);
+      assert.equal(refused.status, 401, JSON.stringify(refused.body));
+      assert.equal(refused.body.error.code, 'token_keys_unavailable');
+    } finally {
+      idp.jwksDown = false;
+    }
+  });
+});
