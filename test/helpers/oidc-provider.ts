@@ -62,6 +62,8 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
 
   const provider = new Provider(issuer, {
     jwks: { keys: [jwk] },
+    // Registered clients may name the resource's scopes too (MCP clients register with the scopes they will ask for).
+    scopes: ['openid', 'offline_access', ...scopes.split(' ')],
     clients: Object.keys(clients).map((clientId) => ({
       client_id: clientId,
       client_secret: `${clientId}-secret`,
