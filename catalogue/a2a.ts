@@ -151,6 +151,36 @@ export function agentFacePath(agentId: string): string {
 export const BEARER_SCHEME = 'reach_api_key';
 const BEARER_DESCRIPTION = 'An Agent-Reach API key, sent as "Authorization: Bearer rk_…"';
 
+/** The name of an issuer's scheme in our cards: `reach_oidc`, or `reach_oidc_<n>` (from 1) with several issuers. */
+function oidcSchemeName(index: number, count: number): string {
+  return count === 1 ? 'reach_oidc' : `reach_oidc_${index + 1}`;
+}
+
+/** What a token caller needs: the scopes the face checks (`read` for reading, `send` for sending). */
+const TOKEN_SCOPES = ['read', 'send'];
+
+/**
+ * `card` (one we serve: the gateway's or an agent's through it) declaring, beside the API key, an OpenID Connect
+ * scheme per configured issuer (AUTH_OIDC_ISSUER), each one enough on its own. Either spec version, by its shape.
+ */
+export function withTokenSchemes<T extends Record<string, unknown>>(card: T, issuers: readonly string[] | undefined): T {
+  if (!issuers?.length) return card;
+  const named = issuers.map((issuer, i) => ({ name: oidcSchemeName(i, issuers.length), url: `${issuer}/.well-known/openid-configuration` }));
+  const description = 'An access token of the identity provider, sent as "Authorization: Bearer …" (docs/security.md)';
+  if ('supportedInterfaces' in card) {
+    return {
+      ...card,
+      securitySchemes: { ...(card.securitySchemes as object), ...Object.fromEntries(named.map(({ name, url }) => [name, { openIdConnectSecurityScheme: { openIdConnectUrl: url, description } }])) },
+      securityRequirements: [...((card.securityRequirements as object[]) ?? []), ...named.map(({ name }) => ({ schemes: { [name]: { list: TOKEN_SCOPES } } }))],
+    };
+  }
+  return {
+    ...card,
+    securitySchemes: { ...(card.securitySchemes as object), ...Object.fromEntries(named.map(({ name, url }) => [name, { type: 'openIdConnect', openIdConnectUrl: url, description }])) },
+    security: [...((card.security as object[]) ?? []), ...named.map(({ name }) => ({ [name]: TOKEN_SCOPES }))],
+  };
+}
+
 export const DEFAULT_INPUT_MODES = ['text/plain', 'application/json'];
 export const DEFAULT_OUTPUT_MODES = ['application/json', 'text/plain'];
 

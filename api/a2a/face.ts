@@ -13,9 +13,10 @@
  * is not JSON is a JSON-RPC parse error, not our REST error.
  */
 import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import { A2A_FACE_PATH } from '../../catalogue/a2a';
+import { A2A_FACE_PATH, withTokenSchemes } from '../../catalogue/a2a';
 import { hasScope } from '../../rules/api-key';
 import { callerOf, requireCaller } from '../caller-auth';
+import { resourceMetadataUrl } from '../oauth-resource';
 import { ApiError } from '../errors';
 import { agentIdParams } from '../schemas';
 import { parseInput } from '../validate';
@@ -50,7 +51,7 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
 
   const gatewayCardRoute: RequestHandler = async (_req, res) => {
     const caller = callerOf(res);
-    res.json(caller ? await handler.cardFor(new KeyUser(caller)) : publicGatewayCard(deps.config.PUBLIC_URL));
+    res.json(caller ? await handler.cardFor(new KeyUser(caller)) : withTokenSchemes(publicGatewayCard(deps.config.PUBLIC_URL), deps.config.AUTH_OIDC_ISSUER));
   };
   router.get('/.well-known/agent-card.json', gatewayCardRoute);
   router.get(`${A2A_FACE_PATH}/.well-known/agent-card.json`, gatewayCardRoute);
@@ -71,7 +72,8 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
     const id = (req.body as { id?: unknown } | undefined)?.id;
     const caller = callerOf(res);
     if (!caller) {
-      res.set('www-authenticate', 'Bearer');
+      // Where an issuer is configured, the challenge says where to learn which one (RFC 9728), as on /mcp.
+      res.set('www-authenticate', deps.config.AUTH_OIDC_ISSUER?.length ? `Bearer resource_metadata="${resourceMetadataUrl(deps.config, 'gateway')}"` : 'Bearer');
       return rpcError(res, 401, INVALID_REQUEST, 'unauthenticated', 'Send an API key as "Authorization: Bearer rk_…"', id);
     }
     const method = (req.body as { method?: unknown } | undefined)?.method;

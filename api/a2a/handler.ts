@@ -5,7 +5,7 @@
  * transport (face.ts) calls these; every refusal is an A2A error, never an internal one.
  */
 import type { Logger } from 'pino';
-import { agentFacePath, exportA2aCard } from '../../catalogue/a2a';
+import { agentFacePath, exportA2aCard, withTokenSchemes } from '../../catalogue/a2a';
 import type { Catalogue } from '../../catalogue/catalogue';
 import { isTerminal, type MessageStatus } from '../../messages/message';
 import type { MessageService } from '../../messages/message-service';
@@ -102,7 +102,7 @@ export class ReachA2aHandler implements A2ARequestHandler {
 
   /** What the SDK checks protocol versions against: the public card (v1.0 and v0.3 at the same URL). */
   async getAgentCard(): Promise<AgentCardType> {
-    return AgentCard.fromJSON(publicGatewayCard(this.deps.config.PUBLIC_URL));
+    return AgentCard.fromJSON(withTokenSchemes(publicGatewayCard(this.deps.config.PUBLIC_URL), this.deps.config.AUTH_OIDC_ISSUER));
   }
 
   /** The card of the calling key at this face (docs/a2a.md). */
@@ -114,10 +114,10 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const { config, catalogue, logger } = this.deps;
     if (agent) {
       const reachable = (c: CapabilityDoc) => canReach(caller, { tenant: agent.tenant, acl: c.acl }).allowed;
-      return exportA2aCard(agent, `${config.PUBLIC_URL}${agentFacePath(agent._id)}`, '1.0', reachable);
+      return withTokenSchemes(exportA2aCard(agent, `${config.PUBLIC_URL}${agentFacePath(agent._id)}`, '1.0', reachable), config.AUTH_OIDC_ISSUER);
     }
     await catalogue.index.ensureCurrent(logger);
-    return gatewayCard(config.PUBLIC_URL, catalogue.index.agents(caller.tenant).map((a) => a.agent), caller);
+    return withTokenSchemes(gatewayCard(config.PUBLIC_URL, catalogue.index.agents(caller.tenant).map((a) => a.agent), caller), config.AUTH_OIDC_ISSUER);
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<TaskType> {

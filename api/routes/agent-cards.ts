@@ -1,6 +1,6 @@
 /** A2A Agent Cards: import one (inline or fetched from a URL) and export ours. */
 import { Router } from 'express';
-import { agentCardUrl, agentFacePath, exportA2aCard, importA2aCard } from '../../catalogue/a2a';
+import { agentCardUrl, agentFacePath, exportA2aCard, importA2aCard, withTokenSchemes } from '../../catalogue/a2a';
 import { probeA2aAgent } from '../../catalogue/a2a-probe';
 import { canReach } from '../../rules/acl';
 import type { Catalogue } from '../../catalogue/catalogue';
@@ -98,7 +98,7 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     const { agent } = found;
     const faceUrl = `${deps.config.PUBLIC_URL}${agentFacePath(agent._id)}`;
-    res.json(exportA2aCard(agent, faceUrl, a2a_version, (c) => canReach(caller, { tenant, acl: c.acl }).allowed));
+    res.json(withTokenSchemes(exportA2aCard(agent, faceUrl, a2a_version, (c) => canReach(caller, { tenant, acl: c.acl }).allowed), deps.config.AUTH_OIDC_ISSUER));
   });
 
   return router;

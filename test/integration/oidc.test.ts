@@ -34,6 +34,10 @@ const CLIENTS = {
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+type SdkClient = typeof import('@a2a-js/sdk/client', { with: { 'resolution-mode': 'import' } });
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } = require('@a2a-js/sdk/client') as SdkClient;
+
 before(async () => {
   servers = await startTestServers();
   idp = await startTestIdp({ clients: CLIENTS });
@@ -156,6 +160,26 @@ describe('oidc', () => {
     }, { ...bearer(token), 'a2a-version': '1.0' });
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
     assert.equal(sent.body.result.task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(sent.body));
+  });
+
+  it('oidc - A2A cards declare the OpenID Connect scheme beside the API key; the official client reads the extended card with a token', async () => {
+    const publicCard = await request('GET', `${system.baseUrl}/.well-known/agent-card.json`, undefined, { authorization: '' });
+    assert.deepEqual(publicCard.body.securitySchemes.reach_oidc, {
+      openIdConnectSecurityScheme: { openIdConnectUrl: `${idp.issuer}/.well-known/openid-configuration`, description: 'An access token of the identity provider, sent as "Authorization: Bearer …" (docs/security.md)' },
+    });
+    assert.deepEqual(publicCard.body.securityRequirements.map((r: { schemes: object }) => Object.keys(r.schemes)), [['reach_api_key'], ['reach_oidc']], 'either one is enough');
+    const v03 = await request('GET', `${system.baseUrl}/v1/agents/${agentId}/agent-card.json?a2a_version=0.3`, undefined, bearer(await idp.serviceToken('svc-ops', system.baseUrl)));
+    assert.equal(v03.body.securitySchemes.reach_oidc.type, 'openIdConnect');
+    assert.deepEqual(v03.body.security, [{ reach_api_key: [] }, { reach_oidc: ['read', 'send'] }]);
+
+    const token = await idp.serviceToken('svc-plain', system.baseUrl);
+    const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), authorization: `Bearer ${token}` } });
+    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] }));
+    const client = await factory.createFromUrl(system.baseUrl);
+    const card = await client.getAgentCard();
+    const skills = card.skills.map((s) => s.id);
+    assert.ok(skills.includes(`${agentId}/plain-only`) && !skills.includes(`${agentId}/ops-only`), `the extended card of this subject: ${skills.join(', ')}`);
+    assert.ok(Object.keys(card.securitySchemes).includes('reach_oidc'), 'the SDK keeps the scheme');
   });
 
   it('oidc - refused: another issuer, another audience, expired, alg none, an unknown key, no tenant, another tenant', async () => {

@@ -12,6 +12,7 @@ import { callerIdOf } from '../../rules/api-key';
 import { callerFromClaims, claimList } from '../../identity/token-caller';
 import { looksLikeJwt, tokenVerifierOf } from '../../identity/token-verifier';
 import { TokenRefusal } from '../../identity/token-refusal';
+import { withTokenSchemes } from '../../catalogue/a2a';
 
 const mapping = { tenantClaim: 'tenant', scopesClaim: 'scope', groupsClaim: 'groups' };
 
@@ -84,5 +85,13 @@ describe('oidc tokens', () => {
       server.close();
       server.closeAllConnections();
     }
+  });
+  it('oidc tokens - cards declare one OpenID Connect scheme per issuer, each enough alone; none without issuers', () => {
+    const card = { supportedInterfaces: [], securitySchemes: { reach_api_key: {} }, securityRequirements: [{ schemes: { reach_api_key: { list: [] } } }] };
+    const two = withTokenSchemes(card, ['https://a.example', 'https://b.example']);
+    assert.deepEqual(Object.keys(two.securitySchemes), ['reach_api_key', 'reach_oidc_1', 'reach_oidc_2']);
+    assert.equal((two.securitySchemes as Record<string, any>).reach_oidc_2.openIdConnectSecurityScheme.openIdConnectUrl, 'https://b.example/.well-known/openid-configuration');
+    assert.equal(two.securityRequirements.length, 3);
+    assert.equal(withTokenSchemes(card, undefined), card);
   });
 });
