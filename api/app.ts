@@ -9,7 +9,7 @@ import { guardedFetch } from '../platform/guarded-fetch';
 import type { ApiKeyStore } from '../store/api-keys';
 import { RateLimiter } from '../util/rate-limiter';
 import { identifyCaller } from './caller-auth';
-import { tokenVerifierOf, type TokenVerifier } from '../identity/token-verifier';
+import { gatewayAudience, tokenVerifierOf, type TokenVerifier } from '../identity/token-verifier';
 import { mcpAuthorization, protectedResourceRoutes } from './oauth-resource';
 import { clientLimitOf, type ClientLimit } from './client-limit';
 import { errorHandler, notFoundHandler } from './error-middleware';
@@ -97,8 +97,13 @@ export function createApp(deps: AppDeps): Express {
     res.type('html').send(docsPage());
   });
   app.use(protectedResourceRoutes(config));
+  const dashboard = dashboardPage(
+    config.AUTH_OIDC_ISSUER?.length && config.AUTH_OIDC_DASHBOARD_CLIENT_ID
+      ? { issuer: config.AUTH_OIDC_ISSUER[0]!, client_id: config.AUTH_OIDC_DASHBOARD_CLIENT_ID, redirect_uri: `${config.PUBLIC_URL}/dashboard`, resource: gatewayAudience(config) }
+      : undefined,
+  );
   app.get('/dashboard', (_req, res) => {
-    res.type('html').send(dashboardPage());
+    res.type('html').send(dashboard);
   });
   const limiter = new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
   // Before any credential is looked up: an address that keeps failing authentication is refused (api/client-limit.ts).

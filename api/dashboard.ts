@@ -2,9 +2,26 @@
  * The operator dashboard served by the api at `/dashboard`: agents with state and circuit, recent messages, one
  * message's attempts, one trace's chain, one chain's steps as a graph (docs/chains.md). One self-contained page (no external assets: the api may run offline)
  * that reads the public API; every value is inserted as text, never as HTML. The page itself is public; its data
- * calls send the API key the operator types in (kept in sessionStorage: gone when the tab closes).
+ * calls send the API key the operator types in, or — where an issuer and AUTH_OIDC_DASHBOARD_CLIENT_ID are set — the
+ * access token of the operator's sign-in with the identity provider (authorization code + PKCE, in the page: the
+ * gateway keeps no session). Either is kept in sessionStorage: gone when the tab closes.
  */
-export function dashboardPage(): string {
+
+/** How the page signs in with the identity provider: a public client of `issuer`, back to `redirect_uri`. */
+export interface DashboardSignIn {
+  issuer: string;
+  client_id: string;
+  redirect_uri: string;
+  /** The resource (RFC 8707) the token is for: the gateway's audience. */
+  resource: string;
+}
+
+/** JSON safe inside a <script> element. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+export function dashboardPage(signIn?: DashboardSignIn): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Agent-Reach</title>
 <style>
@@ -19,6 +36,7 @@ export function dashboardPage(): string {
 </style></head>
 <body>
 <h1>Agent-Reach</h1>
+<p id="sign-in-bar"${signIn ? '' : ' hidden'}><button id="sign-in" type="button">Sign in with the identity provider</button> <span id="who"></span></p>
 <form id="login"><label>API key (read scope) <input id="api-key" type="password" autocomplete="off" size="60"></label> <button id="use-key" type="submit">Use key</button> <button id="forget-key" type="button">Forget</button></form>
 <p id="auth" class="failed"></p>
 <h2>Router</h2><p id="router"></p>
@@ -30,6 +48,8 @@ export function dashboardPage(): string {
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); if (cls) e.className = cls; return e; };
 const row = (cells) => { const tr = el('tr'); for (const c of cells) { const td = el('td'); td.append(c instanceof Node ? c : el('span', c)); tr.append(td); } return tr; };
 const KEY = 'agent-reach-api-key';
+const SIGN_IN = ${scriptJson(signIn ?? null)};
+const PKCE = 'agent-reach-pkce';
 class AuthError extends Error {}
 const get = async (path) => {
   const response = await fetch(path, { headers: { authorization: 'Bearer ' + (sessionStorage.getItem(KEY) ?? '') } });
@@ -138,13 +158,52 @@ async function showChain(id) {
 }
 document.querySelector('#chain-form').onsubmit = (event) => { event.preventDefault(); showChain(document.querySelector('#chain-id').value.trim()).catch((e) => showAuth(e.message)); };
 
+// Sign-in with the identity provider: authorization code + PKCE (S256), the token kept like a key.
+const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/[+]/g, '-').replace(/[/]/g, '_').replace(/=+$/, '');
+const providerMetadata = async () => (await fetch(SIGN_IN.issuer + '/.well-known/openid-configuration')).json();
+async function startSignIn() {
+  const meta = await providerMetadata();
+  const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
+  const state = b64url(crypto.getRandomValues(new Uint8Array(16)));
+  sessionStorage.setItem(PKCE, JSON.stringify({ verifier, state }));
+  const challenge = b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+  const url = new URL(meta.authorization_endpoint);
+  url.search = new URLSearchParams({ response_type: 'code', client_id: SIGN_IN.client_id, redirect_uri: SIGN_IN.redirect_uri, scope: 'openid read', state, code_challenge: challenge, code_challenge_method: 'S256', resource: SIGN_IN.resource }).toString();
+  location.assign(url.href);
+}
+async function finishSignIn() {
+  const params = new URLSearchParams(location.search);
+  if (!SIGN_IN || (!params.has('code') && !params.has('error'))) return;
+  history.replaceState(null, '', location.pathname);
+  const pending = JSON.parse(sessionStorage.getItem(PKCE) ?? 'null');
+  sessionStorage.removeItem(PKCE);
+  if (params.has('error')) throw new AuthError('sign-in failed: ' + params.get('error') + ' ' + (params.get('error_description') ?? ''));
+  if (!pending || params.get('state') !== pending.state) throw new AuthError('sign-in failed: the answer is not for this sign-in (state)');
+  const meta = await providerMetadata();
+  const form = { grant_type: 'authorization_code', code: params.get('code'), redirect_uri: SIGN_IN.redirect_uri, client_id: SIGN_IN.client_id, code_verifier: pending.verifier, resource: SIGN_IN.resource };
+  const response = await fetch(meta.token_endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  const body = await response.json();
+  if (!response.ok || !body.access_token) throw new AuthError('sign-in failed: ' + (body.error_description ?? body.error ?? response.status));
+  sessionStorage.setItem(KEY, body.access_token);
+}
+const showWho = () => {
+  const credential = sessionStorage.getItem(KEY) ?? '';
+  let who = '';
+  if (credential.split('.').length === 3) {
+    try { who = 'signed in as ' + JSON.parse(atob(credential.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).sub; } catch { who = ''; }
+  }
+  document.querySelector('#who').textContent = who;
+};
+document.querySelector('#sign-in').onclick = () => startSignIn().catch((e) => showAuth('sign-in failed: ' + e.message));
+
 const refresh = () => {
-  if (!sessionStorage.getItem(KEY)) return showAuth('Enter an API key to see the agents and messages of its tenant.');
-  return Promise.all([showRouter(), showAgents(), showMessages()]).then(() => showAuth('')).catch((e) => e instanceof AuthError ? showAuth('The key was refused (' + e.message + ')') : console.error(e));
+  showWho();
+  if (!sessionStorage.getItem(KEY)) return showAuth(SIGN_IN ? 'Sign in, or enter an API key, to see the agents and messages of its tenant.' : 'Enter an API key to see the agents and messages of its tenant.');
+  return Promise.all([showRouter(), showAgents(), showMessages()]).then(() => showAuth('')).catch((e) => e instanceof AuthError ? showAuth('The key or token was refused (' + e.message + ')') : console.error(e));
 };
 document.querySelector('#login').onsubmit = (event) => { event.preventDefault(); sessionStorage.setItem(KEY, document.querySelector('#api-key').value.trim()); document.querySelector('#api-key').value = ''; refresh(); };
 document.querySelector('#forget-key').onclick = () => { sessionStorage.removeItem(KEY); document.querySelector('#agents tbody').replaceChildren(); document.querySelector('#messages tbody').replaceChildren(); refresh(); };
-refresh(); setInterval(refresh, 5000);
+finishSignIn().catch((e) => showAuth(e.message)).then(refresh); setInterval(refresh, 5000);
 </script>
 </body></html>`;
 }

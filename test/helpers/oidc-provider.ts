@@ -8,6 +8,7 @@
  * `users`. `jwksDown` makes the JWKS endpoint answer 503 (the rest keeps working); `signingKey` is the provider's
  * own key, for tokens the provider would not make (expired ones).
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair, type KeyLike } from 'jose';
 
@@ -30,6 +31,8 @@ export interface TestIdp {
   /** While true, `GET /jwks` answers 503. */
   jwksDown: boolean;
   signingKey: { key: KeyLike; kid: string };
+  /** Registers a public client (authorization code + PKCE) under `clientId`, redirecting to `redirectUri`. */
+  registerPublicClient(clientId: string, redirectUri: string): Promise<void>;
   /** A client-credentials access token of `clientId` for `resource`. */
   serviceToken(clientId: string, resource: string, scope?: string): Promise<string>;
   stop(): Promise<void>;
@@ -60,6 +63,7 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
   const port = (server.address() as { port: number }).port;
   const issuer = `http://127.0.0.1:${port}`;
 
+  const namedIds: string[] = [];
   const provider = new Provider(issuer, {
     jwks: { keys: [jwk] },
     // Registered clients may name the resource's scopes too (MCP clients register with the scopes they will ask for).
@@ -77,7 +81,8 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
     features: {
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
-      registration: { enabled: true },
+      // Clients registered by the test (registerPublicClient) get the id it names; others (MCP clients) a random one.
+      registration: { enabled: true, idFactory: () => namedIds.shift() ?? randomUUID() },
       resourceIndicators: {
         enabled: true,
         defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf ?? undefined,
@@ -105,6 +110,15 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
     issuer,
     jwksDown: false,
     signingKey: { key: privateKey, kid },
+    async registerPublicClient(clientId, redirectUri) {
+      namedIds.push(clientId);
+      const response = await fetch(`${issuer}/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+      });
+      if (response.status !== 201) throw new Error(`the test IdP refused to register ${clientId}: ${response.status} ${await response.text()}`);
+    },
     async serviceToken(clientId, resource, scope = 'read send') {
       const response = await fetch(`${issuer}/token`, {
         method: 'POST',
