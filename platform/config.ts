@@ -376,6 +376,14 @@ export const envSchema = z.object({
   ROUTER_JUDGE_MODEL: z.string().min(1).optional(),
   /** How long a request waits for the judge (in line and reading), in ms; then the head's verdict stands. @default 3000 */
   ROUTER_JUDGE_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(3_000),
+  /**
+   * How long a request waits, in ms, for the local judge's model to fill required parameters the heuristic
+   * extraction left empty (in line and generating; values the request does not state are dropped); then the
+   * request is `input_required` as before. 0: the model never fills parameters. Only where the local judge is on
+   * (with LLM_MODEL set, the LLM fills them instead).
+   * @default 8000
+   */
+  ROUTER_PARAMS_MODEL_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(8_000),
   /** CPU threads of the local judge. @default 2 */
   ROUTER_JUDGE_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   /** OpenAI-compatible base URL for embeddings (e.g. http://localhost:11434/v1 for Ollama). Optional. */

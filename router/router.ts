@@ -21,7 +21,8 @@ import { DEFAULT_WEIGHTS, rank, type RankBreakdown, type RankingWeights } from '
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './tag-keywords';
 import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
 import { bestBy } from './select';
-import type { BoundedJudge } from './judge/bounded-judge';
+import type { BoundedJudge, FillOutcome } from './judge/bounded-judge';
+import { groundedFields } from './params/grounded';
 import type { JudgeStatus } from './judge/judge-auto';
 import { reviewVerdict, type JudgeExplanation } from './judge/judge-stage';
 import type { RouteRequest } from './route-request';
@@ -52,8 +53,19 @@ export interface RouteExplanation {
   llm?: { asked: boolean; chose?: string | null; error?: string };
   /** When the judge read the request (ROUTER_JUDGE): why, its P(yes) and whether it changed the head's verdict. */
   judge?: JudgeExplanation;
-  extraction?: { method: 'heuristic' | 'llm' | 'given'; extracted: string[]; missing: string[] };
+  /**
+   * How the parameters were found: `heuristic` rules, the `llm` (LLM_MODEL) or the local judge's `model` filling
+   * required fields the rules left empty (`filled`: its outcome and time; values the request does not state dropped).
+   */
+  extraction?: { method: 'heuristic' | 'llm' | 'model' | 'given'; extracted: string[]; missing: string[]; filled?: FillExplanation };
   timings_ms: { total: number; match: number };
+}
+
+export interface FillExplanation {
+  outcome: 'filled' | 'busy' | 'timeout' | 'error';
+  ms?: number;
+  /** The fields the model gave that the request states. */
+  fields?: string[];
 }
 
 export interface RoutedTarget {
@@ -409,27 +421,44 @@ export class Router {
     const schema = candidate.capability.parameters_json ? (JSON.parse(candidate.capability.parameters_json) as unknown) : undefined;
     const given = request.params ?? {};
     let extracted: Record<string, unknown> = {};
-    let method: 'heuristic' | 'llm' | 'given' = 'given';
+    let method: NonNullable<RouteExplanation['extraction']>['method'] = 'given';
+    let filled: FillExplanation | undefined;
     if (schema && request.intent) {
       method = 'heuristic';
+      const now = this.deps.now?.() ?? new Date();
       const embed = this.deps.parameterEmbedder;
-      extracted = await extractParameters(request.intent, schema, { now: this.deps.now?.() ?? new Date(), ...(embed ? { embed } : {}) });
-      if (this.deps.llm && missingRequired(schema, { ...extracted, ...given }).length > 0) {
+      extracted = await extractParameters(request.intent, schema, { now, ...(embed ? { embed } : {}) });
+      for (const bad of invalidProperties(candidate.capability.parameters_json!, extracted)) delete extracted[bad];
+      const wanted = missingRequired(schema, { ...extracted, ...given });
+      if (wanted.length > 0 && this.deps.llm) {
         try {
-          extracted = { ...extracted, ...(await this.deps.llm.extractParameters(request.intent, schema)) };
+          extracted = { ...extracted, ...groundedFields(await this.deps.llm.extractParameters(request.intent, schema), schema, request.intent) };
           method = 'llm';
         } catch {
           // the heuristic result stands
+        }
+      } else if (wanted.length > 0 && this.deps.judge?.fills) {
+        const outcome = await this.deps.judge.fill({ intent: request.intent, candidate, schema, fields: wanted, today: now.toISOString().slice(0, 10) });
+        filled = fillExplanation(outcome);
+        if (outcome.kind === 'filled') {
+          const stated = groundedFields(outcome.fields, schema, request.intent);
+          filled.fields = Object.keys(stated);
+          extracted = { ...extracted, ...stated };
+          method = 'model';
         }
       }
     }
     for (const bad of schema ? invalidProperties(candidate.capability.parameters_json!, extracted) : []) delete extracted[bad];
     const params = { ...extracted, ...given };
     const missing = schema ? missingRequired(schema, params) : [];
-    explanation.extraction = { method, extracted: Object.keys(extracted), missing };
+    explanation.extraction = { method, extracted: Object.keys(extracted), missing, ...(filled ? { filled } : {}) };
     if (missing.length > 0) return { kind: 'input_required', target, params, missing, message: missingMessage(missing, schema, request.intent ?? ''), explanation };
     return { kind: 'routed', target, params, explanation };
   }
+}
+
+function fillExplanation(outcome: FillOutcome): FillExplanation {
+  return { outcome: outcome.kind, ...('ms' in outcome ? { ms: outcome.ms } : {}) };
 }
 
 function isEligibleInstance(candidate: CapabilityCandidate, instanceId: string, context: Parameters<typeof eligibility>[1]): boolean {

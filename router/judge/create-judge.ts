@@ -7,7 +7,7 @@ import { OpenAiJudge } from './openai-judge';
 import { judgeFits, type JudgeStatus } from './judge-auto';
 import { availableParallelism, freemem } from 'node:os';
 
-type JudgeConfig = Pick<Config, 'ROUTER_JUDGE' | 'ROUTER_JUDGE_MODEL' | 'ROUTER_JUDGE_TIMEOUT_MS' | 'ROUTER_JUDGE_THREADS' | 'LLM_MODEL' | 'LLM_BASE_URL' | 'LLM_API_KEY'>;
+type JudgeConfig = Pick<Config, 'ROUTER_JUDGE' | 'ROUTER_JUDGE_MODEL' | 'ROUTER_JUDGE_TIMEOUT_MS' | 'ROUTER_PARAMS_MODEL_TIMEOUT_MS' | 'ROUTER_JUDGE_THREADS' | 'LLM_MODEL' | 'LLM_BASE_URL' | 'LLM_API_KEY'>;
 
 /** The judge in use and why: what ROUTER_JUDGE says, `auto` decided for this host (judge-auto.ts). */
 export function judgeStatusOf(config: Pick<Config, 'ROUTER_JUDGE' | 'ROUTER_JUDGE_MODEL'>, env: NodeJS.ProcessEnv = process.env, host = { cores: availableParallelism(), freeBytes: freemem() }): JudgeStatus {
@@ -39,7 +39,7 @@ export function createJudge(config: JudgeConfig, logger: { info(msg: string): vo
     logger.info(`router: the judge is ${modelPath} on ${config.ROUTER_JUDGE_THREADS} CPU threads`);
     const local = new LocalJudge({ modelPath, threads: config.ROUTER_JUDGE_THREADS });
     local.warm().catch((error: unknown) => logger.warn(`router: the judge's model could not be loaded: ${(error as Error).message ?? String(error)}`));
-    return new BoundedJudge(local, bounds);
+    return new BoundedJudge(local, { ...bounds, fillTimeoutMs: config.ROUTER_PARAMS_MODEL_TIMEOUT_MS });
   }
   return undefined;
 }

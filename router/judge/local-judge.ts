@@ -16,16 +16,27 @@ import { ConcurrencyLimit } from '../../util/concurrency-limit';
 import { loadLlamaRuntime } from './judge-files';
 import { PrefixPool, type LlamaSequence } from './prefix-pool';
 import { commonPrefixLength, type Token } from './prefix-slots';
+import { FILL_SYSTEM_PROMPT, fillUserPrompt, type FillRequest } from '../params/fill-prompt';
+import { filledFields, fillSchema, type GrammarSchema } from '../params/fill-schema';
 import { answerWord, questionParts, SYSTEM_PROMPT, yesProbability, type JudgeProvider, type JudgeQuestion } from './question';
 
 /** The part of node-llama-cpp's API used here (the package is not a dependency of the project, so not typed by it). */
 interface LlamaRuntime {
   getLlama(options: { gpu: false; build: 'never'; logLevel: 'error'; maxThreads: number }): Promise<Llama>;
   resolveChatWrapper(model: LlamaModel): ChatWrapper;
+  LlamaChatSession: new (options: { contextSequence: LlamaSequence; systemPrompt: string; autoDisposeSequence: false }) => LlamaChatSession;
 }
 interface Llama {
   loadModel(options: { modelPath: string; gpuLayers: 0 }): Promise<LlamaModel>;
+  createGrammarForJsonSchema(schema: GrammarSchema): Promise<LlamaGrammar>;
   dispose(): Promise<void>;
+}
+interface LlamaGrammar {
+  parse(json: string): unknown;
+}
+interface LlamaChatSession {
+  prompt(text: string, options: { grammar: LlamaGrammar; maxTokens: number; temperature: 0; signal?: AbortSignal }): Promise<string>;
+  dispose(options: { disposeSequence: false }): void;
 }
 interface LlamaModel {
   readonly tokenizer: unknown;
@@ -58,16 +69,23 @@ export interface LocalJudgeOptions {
 export const SLOTS = 16;
 export const SLOT_TOKENS = 512;
 const LONG_TOKENS = 4096;
+/** Context of parameter filling: the prompt (a card and the wanted fields' schema, ~200–600 tokens) and the answer. */
+const FILL_TOKENS = 2048;
+/** Most tokens of a filled answer (a few fields of a request: ~20–120). */
+const FILL_ANSWER_TOKENS = 256;
 /** The first token's probabilities of yes and no are summed over the most likely tokens only. */
 const TOKENS_READ = 40;
 const BATCH_SIZE = 512;
 
 interface Loaded {
+  runtime: LlamaRuntime;
   llama: Llama;
   model: LlamaModel;
   wrapper: ChatWrapper;
   slots: PrefixPool;
   long?: PrefixPool;
+  /** The sequence parameters are generated on (its own context, made when first needed). */
+  filling?: LlamaSequence;
 }
 
 export class LocalJudge implements JudgeProvider {
@@ -96,7 +114,7 @@ export class LocalJudge implements JudgeProvider {
       const llama = await runtime.getLlama({ gpu: false, build: 'never', logLevel: 'error', maxThreads: this.threads });
       const model = await llama.loadModel({ modelPath: this.options.modelPath, gpuLayers: 0 });
       const slots = await this.pool(model, this.options.slots ?? SLOTS, SLOT_TOKENS);
-      return { llama, model, wrapper: runtime.resolveChatWrapper(model), slots };
+      return { runtime, llama, model, wrapper: runtime.resolveChatWrapper(model), slots };
     })();
     this.loaded.catch(() => (this.loaded = undefined));
     return this.loaded;
@@ -126,6 +144,27 @@ export class LocalJudge implements JudgeProvider {
       if (word) mass[word] += p;
     }
     return yesProbability(mass.yes, mass.no);
+  }
+
+  /**
+   * The request's values of `request.fields`, generated under the grammar of their schema (fill-schema.ts): what
+   * the model left null is left out. On the same line as judgements (one use of the model at a time).
+   */
+  fill(request: FillRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    return this.line.run(() => this.generate(request, signal));
+  }
+
+  private async generate(request: FillRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const loaded = await this.load();
+    loaded.filling ??= (await loaded.model.createContext({ contextSize: FILL_TOKENS, threads: this.threads, sequences: 1, batchSize: BATCH_SIZE })).getSequence();
+    const grammar = await loaded.llama.createGrammarForJsonSchema(fillSchema(request.schema, request.fields));
+    const session = new loaded.runtime.LlamaChatSession({ contextSequence: loaded.filling, systemPrompt: FILL_SYSTEM_PROMPT, autoDisposeSequence: false });
+    try {
+      const answer = await session.prompt(fillUserPrompt(request), { grammar, maxTokens: FILL_ANSWER_TOKENS, temperature: 0, ...(signal ? { signal } : {}) });
+      return filledFields(grammar.parse(answer), request.fields);
+    } finally {
+      session.dispose({ disposeSequence: false });
+    }
   }
 
   private async longPool(loaded: Loaded): Promise<PrefixPool> {

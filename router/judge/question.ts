@@ -6,6 +6,7 @@
  * score (decision.ts). A choice among the top candidates ("A, B, or none") was tried first and dropped: the local
  * 1.5B model's letter probabilities were nearly flat and favoured positions (docs/benchmarks.md).
  */
+import type { FillRequest } from '../params/fill-prompt';
 import { humanName, type CapabilityCandidate } from '../candidates';
 import { exclusionClauses } from '../head/exclusions';
 
@@ -84,5 +85,7 @@ export interface JudgeProvider {
   /** For the explanation and the cache key, e.g. `local:model.gguf`. */
   readonly name: string;
   judge(question: JudgeQuestion): Promise<number | undefined>;
+  /** The request's values of the wanted fields (fill-schema.ts), where the provider can generate them. */
+  fill?(request: FillRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
   close?(): Promise<void>;
 }

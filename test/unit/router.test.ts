@@ -4,6 +4,9 @@ import { describe, it } from 'node:test';
 import { CombinedEmbedder } from '../../router/embeddings/combined-embedder';
 import { normalize, type EmbeddingProvider } from '../../router/embeddings/provider';
 import type { LlmAssistant } from '../../router/llm';
+import { BoundedJudge } from '../../router/judge/bounded-judge';
+import type { JudgeProvider } from '../../router/judge/question';
+import type { FillRequest } from '../../router/params/fill-prompt';
 import { lexicalMatcherFactory, semanticMatcherFactory } from '../../router/matcher';
 import { Router, type RouterDeps } from '../../router/router';
 import type { SessionStore } from '../../store/routing-sessions';
@@ -135,12 +138,15 @@ describe('router', () => {
     assert.ok(none.kind === 'refused' && none.explanation.llm?.chose === null);
   });
 
-  it('router - the LLM fills required parameters the heuristics missed; invalid values are dropped', async () => {
+  it('router - the LLM fills required parameters the heuristics missed; invalid values and values the request does not state are dropped', async () => {
     const llm: LlmAssistant = { chooseCapability: async () => null, extractParameters: async () => ({ order_id: '2024090112', amount: 'lots' }) };
-    const decision = await routerWith({ llm }).route({ tenant: 't', caller, intent: '我上周那单要退款' });
+    const decision = await routerWith({ llm }).route({ tenant: 't', caller, intent: '我上周那单要退款，单号是 2024.0901.12' });
     assert.ok(decision.kind === 'routed');
     assert.deepEqual(decision.params, { order_id: '2024090112' });
     assert.equal(decision.explanation.extraction?.method, 'llm');
+    const invented = await routerWith({ llm }).route({ tenant: 't', caller, intent: '我上周那单要退款' });
+    assert.ok(invented.kind === 'input_required');
+    assert.deepEqual([invented.params, invented.missing], [{}, ['order_id']]);
   });
 
   it('router - a session sticks to its capability and instance while they stay eligible', async () => {
@@ -229,5 +235,52 @@ describe('semantic matching', () => {
     // zh model: cos 1; en model: cos 0 → Chinese query 0.8, English query 0.2.
     assert.ok(Math.abs(dot(await combined.embedQuery('退款'), doc!) - 0.8) < 1e-6);
     assert.ok(Math.abs(dot(await combined.embedQuery('refund'), doc!) - 0.2) < 1e-6);
+  });
+
+  describe('parameters filled by the judge\'s model', () => {
+    const returnSchema = { type: 'object', required: ['order_id', 'reason'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' }, reason: { type: 'string', description: '退货原因' } } };
+    const agents = [
+      agentFromCard({ agent_id: 'returns', name: 'returns', description: '退货', tags: [], capabilities: [{ name: 'request_return', description: '申请退货', tags: ['退货'], examples: ['我要退货'], parameters: returnSchema }] }, 't'),
+    ];
+    function withFill(answer: Record<string, unknown>, fillTimeoutMs?: number) {
+      const asked: FillRequest[] = [];
+      const provider: JudgeProvider = {
+        name: 'fake',
+        judge: async () => 0.9,
+        fill: async (request) => {
+          asked.push(request);
+          return answer;
+        },
+      };
+      const judge = new BoundedJudge(provider, { timeoutMs: 1_000, ...(fillTimeoutMs ? { fillTimeoutMs } : {}) });
+      return { router: routerWith({ agents: async () => agents, judge }), asked };
+    }
+
+    it('router - a required field the rules left empty is filled by the model, only that field, only as the request states it', async () => {
+      const { router, asked } = withFill({ reason: '尺码不合适', order_id: '11112222' }, 1_000);
+      const decision = await router.route({ tenant: 't', caller, intent: '订单2024090112要退货，尺码不合适' });
+      assert.equal(decision.kind, 'routed');
+      assert.deepEqual(decision.kind === 'routed' && decision.params, { order_id: '2024090112', reason: '尺码不合适' });
+      assert.deepEqual(asked.map((r) => r.fields), [['reason']]);
+      const extraction = decision.explanation.extraction!;
+      assert.equal(extraction.method, 'model');
+      assert.deepEqual([extraction.filled?.outcome, extraction.filled?.fields], ['filled', ['reason']]);
+    });
+
+    it('router - a value the request does not state is dropped: the caller is asked, as without the model', async () => {
+      const { router } = withFill({ reason: '质量问题' }, 1_000);
+      const decision = await router.route({ tenant: 't', caller, intent: '订单2024090112要退货' });
+      assert.equal(decision.kind, 'input_required');
+      assert.deepEqual(decision.kind === 'input_required' && [decision.params, decision.missing], [{ order_id: '2024090112' }, ['reason']]);
+      assert.deepEqual(decision.explanation.extraction!.filled?.fields, []);
+    });
+
+    it('router - without a fill timeout the model is never asked', async () => {
+      const { router, asked } = withFill({ reason: '尺码不合适' });
+      const decision = await router.route({ tenant: 't', caller, intent: '订单2024090112要退货，尺码不合适' });
+      assert.equal(decision.kind, 'input_required');
+      assert.equal(asked.length, 0);
+      assert.deepEqual(decision.explanation.extraction, { method: 'heuristic', extracted: ['order_id'], missing: ['reason'] });
+    });
   });
 });
