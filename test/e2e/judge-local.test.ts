@@ -10,6 +10,7 @@ import { BoundedJudge } from '../../router/judge/bounded-judge';
 import { llamaRuntimeInstalled, locateJudgeModel } from '../../router/judge/judge-files';
 import { LocalJudge } from '../../router/judge/local-judge';
 import type { HeadPrediction } from '../../router/head/head';
+import { lexicalMatcherFactory } from '../../router/matcher';
 import { Router } from '../../router/router';
 import { agentFromCard } from '../../bench/lib/routing-data';
 
@@ -64,5 +65,25 @@ describe('local judge (real model)', { skip: missing }, () => {
     const decision = await router.route({ tenant: 't', caller: { tenant: 't' }, intent: '帮我把上个月的工资条发我邮箱' });
     assert.equal(decision.explanation.judge?.outcome, 'overruled', JSON.stringify(decision.explanation.judge));
     assert.equal(decision.kind, 'refused');
+  });
+
+  it('local judge - fills a missing field the request states under its schema\'s grammar; the router keeps only what is stated', async () => {
+    const schema = { type: 'object', properties: { event: { type: 'string', description: '要看天气的活动' }, days: { type: 'integer', description: '预报天数' } }, required: ['event'] };
+    const filled = await judge!.fill({ intent: '下周六公司运动会那天天气怎么样', candidate: forecast!, schema, fields: ['event'], today: '2026-12-05' });
+    assert.deepEqual(Object.keys(filled), ['event'], 'only the field asked for');
+    assert.match(String(filled.event), /运动会/);
+    const card = { name: 'forecast', description: '查询城市未来几天的天气预报', tags: ['天气'], examples: ['明天北京会下雨吗'], parameters: schema };
+    const router = new Router({
+      agents: async () => [agentFromCard({ agent_id: 'weather-agent', name: '天气Agent', description: 'weather', tags: [], capabilities: [card] }, 't')],
+      matcherFactory: lexicalMatcherFactory(),
+      heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
+      openCircuits: async () => new Set(),
+      stats: async () => new Map(),
+      threshold: 0.05,
+      judge: new BoundedJudge(judge!, { timeoutMs: 60_000, fillTimeoutMs: 120_000 }),
+    });
+    const decision = await router.route({ tenant: 't', caller: { tenant: 't' }, intent: '下周六公司运动会那天天气预报怎么样' });
+    assert.equal(decision.explanation.extraction?.filled?.outcome, 'filled', JSON.stringify(decision.explanation.extraction));
+    assert.ok(decision.kind === 'routed' && /运动会/.test(String(decision.params.event)), JSON.stringify(decision));
   });
 });
