@@ -9,6 +9,7 @@ import { guardedFetch } from '../platform/guarded-fetch';
 import type { ApiKeyStore } from '../store/api-keys';
 import { RateLimiter } from '../util/rate-limiter';
 import { identifyCaller } from './caller-auth';
+import { discoveryUrl } from '../identity/discovery-url';
 import { gatewayAudience, tokenVerifierOf, type TokenVerifier } from '../identity/token-verifier';
 import { mcpAuthorization, protectedResourceRoutes } from './oauth-resource';
 import { clientLimitOf, type ClientLimit } from './client-limit';
@@ -99,7 +100,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(protectedResourceRoutes(config));
   const dashboard = dashboardPage(
     config.AUTH_OIDC_ISSUER?.length && config.AUTH_OIDC_DASHBOARD_CLIENT_ID
-      ? { issuer: config.AUTH_OIDC_ISSUER[0]!, client_id: config.AUTH_OIDC_DASHBOARD_CLIENT_ID, redirect_uri: `${config.PUBLIC_URL}/dashboard`, resource: gatewayAudience(config) }
+      ? { discovery_url: discoveryUrl(config.AUTH_OIDC_ISSUER[0]!), client_id: config.AUTH_OIDC_DASHBOARD_CLIENT_ID, redirect_uri: `${config.PUBLIC_URL}/dashboard`, resource: gatewayAudience(config) }
       : undefined,
   );
   app.get('/dashboard', (_req, res) => {

@@ -9,7 +9,8 @@
 
 /** How the page signs in with the identity provider: a public client of `issuer`, back to `redirect_uri`. */
 export interface DashboardSignIn {
-  issuer: string;
+  /** The issuer's OpenID Connect discovery document. */
+  discovery_url: string;
   client_id: string;
   redirect_uri: string;
   /** The resource (RFC 8707) the token is for: the gateway's audience. */
@@ -160,7 +161,7 @@ document.querySelector('#chain-form').onsubmit = (event) => { event.preventDefau
 
 // Sign-in with the identity provider: authorization code + PKCE (S256), the token kept like a key.
 const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/[+]/g, '-').replace(/[/]/g, '_').replace(/=+$/, '');
-const providerMetadata = async () => (await fetch(SIGN_IN.issuer + '/.well-known/openid-configuration')).json();
+const providerMetadata = async () => (await fetch(SIGN_IN.discovery_url)).json();
 async function startSignIn() {
   const meta = await providerMetadata();
   const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));

@@ -6,6 +6,7 @@
  * gateway's A2A face (docs/a2a.md): its interface is the face, its security scheme our API keys. Pure functions.
  */
 import { z } from 'zod';
+import { discoveryUrl } from '../identity/discovery-url';
 import type { AgentDoc, CapabilityDoc } from '../store/agents';
 import type { AgentCardInput, CapabilityInput } from './card';
 
@@ -165,7 +166,7 @@ const TOKEN_SCOPES = ['read', 'send'];
  */
 export function withTokenSchemes<T extends Record<string, unknown>>(card: T, issuers: readonly string[] | undefined): T {
   if (!issuers?.length) return card;
-  const named = issuers.map((issuer, i) => ({ name: oidcSchemeName(i, issuers.length), url: `${issuer}/.well-known/openid-configuration` }));
+  const named = issuers.map((issuer, i) => ({ name: oidcSchemeName(i, issuers.length), url: discoveryUrl(issuer) }));
   const description = 'An access token of the identity provider, sent as "Authorization: Bearer …" (docs/security.md)';
   if ('supportedInterfaces' in card) {
     return {

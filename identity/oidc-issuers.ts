@@ -5,6 +5,7 @@
  * AUTH_OIDC_JWKS_COOLDOWN_MS (keys rotated at the issuer are picked up that way).
  */
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { discoveryUrl } from './discovery-url';
 import { TokenRefusal } from './token-refusal';
 
 /** What we read of an issuer's `/.well-known/openid-configuration`. */
@@ -63,7 +64,7 @@ export class OidcIssuers {
   }
 
   private async discover(issuer: string): Promise<Known> {
-    const url = `${issuer}/.well-known/openid-configuration`;
+    const url = discoveryUrl(issuer);
     let metadata: IssuerMetadata;
     try {
       const response = await (this.settings.fetch ?? fetch)(url, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS), redirect: 'error' });

@@ -448,12 +448,13 @@ export const envSchema = z.object({
     .optional(),
   /**
    * OpenID Connect: issuers whose JWT access tokens are accepted beside API keys on every face (`/v1`, `/mcp`,
-   * `/a2a`), comma-separated issuer URLs exactly as their tokens' `iss` (discovery at `<issuer>/.well-known/openid-configuration`).
+   * `/a2a`), comma-separated issuer URLs exactly as their tokens' `iss`, trailing slash and all (discovery at
+   * `<issuer without its trailing slash>/.well-known/openid-configuration`).
    * `http://` only on loopback (tests, development). Optional: unset, only API keys are accepted (docs/security.md).
    */
   AUTH_OIDC_ISSUER: z
     .string()
-    .transform((v) => v.split(',').map((issuer) => issuer.trim().replace(/\/$/, '')).filter(Boolean))
+    .transform((v) => v.split(',').map((issuer) => issuer.trim()).filter(Boolean))
     .superRefine((issuers, ctx) => {
       for (const problem of issuers.map(issuerProblem).filter(Boolean)) ctx.addIssue({ code: 'custom', message: problem! });
     })

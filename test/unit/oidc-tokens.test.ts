@@ -10,6 +10,7 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { loadConfig } from '../../platform/config';
 import { callerIdOf } from '../../rules/api-key';
 import { callerFromClaims, claimList } from '../../identity/token-caller';
+import { discoveryUrl } from '../../identity/discovery-url';
 import { looksLikeJwt, tokenVerifierOf } from '../../identity/token-verifier';
 import { TokenRefusal } from '../../identity/token-refusal';
 import { withTokenSchemes } from '../../catalogue/a2a';
@@ -34,7 +35,8 @@ describe('oidc tokens', () => {
 
   it('oidc tokens - AUTH_OIDC_ISSUER: https issuers, http only on loopback, several comma-separated', () => {
     const ok = loadConfig({ AUTH_OIDC_ISSUER: 'https://idp.example/realms/acme/, http://127.0.0.1:8080,http://localhost:9000' });
-    assert.deepEqual(ok.AUTH_OIDC_ISSUER, ['https://idp.example/realms/acme', 'http://127.0.0.1:8080', 'http://localhost:9000']);
+    assert.deepEqual(ok.AUTH_OIDC_ISSUER, ['https://idp.example/realms/acme/', 'http://127.0.0.1:8080', 'http://localhost:9000'], 'exactly as iss, trailing slash and all');
+    assert.equal(discoveryUrl('https://tenant.auth0.example/'), 'https://tenant.auth0.example/.well-known/openid-configuration');
     assert.equal(ok.AUTH_OIDC_TENANT_CLAIM, 'tenant');
     assert.equal(ok.AUTH_OIDC_SCOPES_CLAIM, 'scope');
     assert.throws(() => loadConfig({ AUTH_OIDC_ISSUER: 'http://idp.example' }), /AUTH_OIDC_ISSUER: http:\/\/idp.example: an issuer must be https/);
