@@ -66,7 +66,7 @@ export interface CalibrationOptions {
   minSamples: number;
 }
 
-export const DEFAULT_CALIBRATION: CalibrationOptions = { target: 0.05, keepRight: 0.95, escalateTarget: 0.2, minSamples: 20 };
+export const DEFAULT_CALIBRATION: CalibrationOptions = { target: 0.07, keepRight: 0.95, escalateTarget: 0.2, minSamples: 20 };
 
 function round(n: number): number {
   return Math.round(n * 1e6) / 1e6;

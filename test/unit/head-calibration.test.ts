@@ -82,11 +82,11 @@ describe('calibrate', () => {
 
   it('calibrate - the target caps the out-of-scope texts accepted even where balance would accept more', async () => {
     // Right answers packed into 0.3–0.6, out-of-scope texts spread over 0–0.5: the balanced cut (~0.3) lets ~40 % of
-    // them through, the 5 % target does not.
+    // them through, the 7 % target does not.
     const samples = [...many(100, 0.3, 0.6, 'right', false), ...many(100, 0, 0.5, 'out_of_scope', false)];
     const fit = calibrate(samples);
     assert.ok(fit.same_language.out_of_scope_accepted <= DEFAULT_CALIBRATION.target, JSON.stringify(fit.same_language));
-    assert.ok(fit.same_language.accept >= thresholdFor(samples.filter((s) => s.outcome === 'out_of_scope').map((s) => s.score), 0.05));
+    assert.ok(fit.same_language.accept >= thresholdFor(samples.filter((s) => s.outcome === 'out_of_scope').map((s) => s.score), DEFAULT_CALIBRATION.target));
     const loose = calibrate(samples, { ...DEFAULT_CALIBRATION, target: 0.5 });
     assert.ok(loose.same_language.accept < fit.same_language.accept);
   });
