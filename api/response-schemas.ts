@@ -92,7 +92,14 @@ export const routeDecisionResponse = z.looseObject({
   kind: z.enum(['routed', 'input_required', 'refused']),
   explanation: z.looseObject({}),
 });
-const headStatus = z.looseObject({ revision: z.string(), capabilities: z.number().int(), changed_at: timestamp, ready_at: timestamp.optional(), calibration: z.looseObject({}).optional() });
+const headStatus = z.looseObject({
+  revision: z.string(),
+  capabilities: z.number().int(),
+  changed_at: timestamp,
+  ready_at: timestamp.optional(),
+  calibration: z.looseObject({}).optional(),
+  time_guard: z.string().optional().describe("Only when the training's time guard cut a training short: this head, and its operating point, then depend on the machine's load"),
+});
 export const misrouteResponse = z.looseObject({
   misroute_id: z.string(),
   capability: z.string(),
