@@ -379,11 +379,12 @@ export const envSchema = z.object({
   /**
    * How long a request waits, in ms, for the local judge's model to fill required parameters the heuristic
    * extraction left empty (in line and generating; values the request does not state are dropped); then the
-   * request is `input_required` as before. 0: the model never fills parameters. Only where the local judge is on
-   * (with LLM_MODEL set, the LLM fills them instead).
-   * @default 8000
+   * request is `input_required` as before. 0 (the default): the model never fills parameters — a fill holds the
+   * judge's model for seconds (5–20 s on two busy cores), during which judgements wait. Only where the local judge
+   * is on (with LLM_MODEL set, the LLM fills them instead).
+   * @default 0
    */
-  ROUTER_PARAMS_MODEL_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(8_000),
+  ROUTER_PARAMS_MODEL_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /** CPU threads of the local judge. @default 2 */
   ROUTER_JUDGE_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   /** OpenAI-compatible base URL for embeddings (e.g. http://localhost:11434/v1 for Ollama). Optional. */

@@ -11,7 +11,7 @@ export type JudgeKind = 'off' | 'local' | 'llm';
 export const JUDGE_OPTIONS = {
   judge: { type: 'string', default: 'off' },
   'judge-timeout-ms': { type: 'string', default: '3000' },
-  'params-timeout-ms': { type: 'string', default: '8000' },
+  'params-timeout-ms': { type: 'string', default: '0' },
 } as const;
 
 export interface JudgeArgs {
@@ -29,7 +29,7 @@ export function benchJudge(args: JudgeArgs): BoundedJudge | undefined {
       ROUTER_JUDGE: kind,
       ROUTER_JUDGE_MODEL: process.env.ROUTER_JUDGE_MODEL,
       ROUTER_JUDGE_TIMEOUT_MS: Number(args['judge-timeout-ms'] ?? 3000),
-      ROUTER_PARAMS_MODEL_TIMEOUT_MS: Number(args['params-timeout-ms'] ?? 8000),
+      ROUTER_PARAMS_MODEL_TIMEOUT_MS: Number(args['params-timeout-ms'] ?? 0),
       ROUTER_JUDGE_THREADS: Number(process.env.ROUTER_JUDGE_THREADS ?? 2),
       LLM_MODEL: process.env.LLM_MODEL,
       LLM_BASE_URL: process.env.LLM_BASE_URL,

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:routing [-- --provider local,lexical] [--sets clinc150,zh-routing,scale] [--limit N] [--full]
- *    [--judge off|local|llm] [--judge-timeout-ms 3000] [--val]`
+ *    [--judge off|local|llm] [--judge-timeout-ms 3000] [--params-timeout-ms 0] [--val]`
  * Routing quality and decision time, per data set and similarity provider, through the api's path (the Router as
  * `createRouter` builds it, default settings: each head fits its own thresholds on its catalogue, nothing is fitted
  * on the evaluation requests), including requests sent right after the catalogue is registered, after a card is

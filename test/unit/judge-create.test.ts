@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { createJudge, judgeStatusOf } from '../../router/judge/create-judge';
 import { judgeFits, MIN_FREE_BYTES } from '../../router/judge/judge-auto';
 
-const base = { ROUTER_JUDGE_TIMEOUT_MS: 3_000, ROUTER_PARAMS_MODEL_TIMEOUT_MS: 8_000, ROUTER_JUDGE_THREADS: 2, ROUTER_JUDGE_MODEL: undefined, LLM_MODEL: undefined, LLM_BASE_URL: undefined, LLM_API_KEY: undefined };
+const base = { ROUTER_JUDGE_TIMEOUT_MS: 3_000, ROUTER_PARAMS_MODEL_TIMEOUT_MS: 0, ROUTER_JUDGE_THREADS: 2, ROUTER_JUDGE_MODEL: undefined, LLM_MODEL: undefined, LLM_BASE_URL: undefined, LLM_API_KEY: undefined };
 
 function logs() {
   const lines: string[] = [];
