@@ -154,6 +154,6 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
       config: deps.config,
     });
     const input = sealInput(built, deps.sealKeys.keys[0]!, now);
-    return { kind: 'prepared', input, memo: messageMemoOf(input, bodyHashOf(body)), summary: messageSummaryOf(input) };
+    return { kind: 'prepared', input, memo: messageMemoOf(input, bodyHashOf(body), body.session_id), summary: messageSummaryOf(input) };
   };
 }

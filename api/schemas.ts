@@ -46,6 +46,8 @@ export const capabilityInput = z.strictObject({
     .refine((acl) => acl.scopes || acl.key_ids || acl.subjects || acl.groups, { message: 'give scopes, key_ids, subjects or groups (or leave acl out)' })
     .meta({ anyOf: [{ required: ['scopes'] }, { required: ['key_ids'] }, { required: ['subjects'] }, { required: ['groups'] }] })
     .optional(),
+  /** Kept off the agent's public A2A card: only a key's card (which needs a key that may reach it) shows it. */
+  private: z.boolean().optional(),
 });
 
 const instanceId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1–64 letters, digits and ._-');

@@ -346,7 +346,7 @@ export function exportA2aCard(
     description: agent.description || agent.name,
     version: agent.version,
     ...gatewayAccess(faceUrl, specVersion),
-    capabilities: { ...capabilities, streaming: true, pushNotifications: false },
+    capabilities: { ...capabilities, streaming: true, pushNotifications: false, extendedAgentCard: true },
     defaultInputModes: base.defaultInputModes ?? DEFAULT_INPUT_MODES,
     defaultOutputModes: base.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
     skills: agentSkills(agent, reachable).map((s) => s.skill),

@@ -55,6 +55,7 @@ function toCapabilityDoc(input: CapabilityInput): CapabilityDoc {
     ...(input.max_delivery_ms ? { max_delivery_ms: input.max_delivery_ms } : {}),
     ...(input.max_concurrency ? { max_concurrency: input.max_concurrency } : {}),
     ...(input.acl ? { acl: aclOf(input.acl) } : {}),
+    ...(input.private ? { private: true } : {}),
   };
 }
 

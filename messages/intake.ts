@@ -70,7 +70,7 @@ export class MessageIntake {
     const now = this.deps.now?.() ?? new Date();
     const acceptedAt = now.toISOString();
     const input = sealInput(buildMessageInput({ tenant, messageId, traceId, body, chosen, caller, acceptedAt, config: this.deps.config }), this.deps.sealKeys.keys[0]!, now);
-    const memo = messageMemoOf(input, bodyHash);
+    const memo = messageMemoOf(input, bodyHash, body.session_id);
     let eagerlyStarted = false;
     try {
       // Inside the message's trace, so OpenTelemetry spans (when configured) carry its trace id.

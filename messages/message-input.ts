@@ -121,9 +121,12 @@ export function buildMessageInput(parts: MessageInputParts): MessageInput {
   };
 }
 
-/** What the run carries in its memo (readable without a worker): the body hash tells a repeat from a conflict. */
-export function messageMemoOf(input: MessageInput, bodyHash: string): MessageMemo {
-  return { body_hash: bodyHash, trace_id: input.trace_id, target: input.target, accepted_at: input.accepted_at };
+/**
+ * What the run carries in its memo (readable without a worker): the body hash tells a repeat from a conflict; the
+ * session is the caller's (an A2A task's context id, docs/a2a.md).
+ */
+export function messageMemoOf(input: MessageInput, bodyHash: string, sessionId?: string): MessageMemo {
+  return { body_hash: bodyHash, trace_id: input.trace_id, target: input.target, accepted_at: input.accepted_at, ...(sessionId ? { session_id: sessionId } : {}) };
 }
 
 /** What Temporal UI shows for the run, without decoding payloads. */

@@ -7,8 +7,8 @@ import type { Caller } from '../rules/api-key';
 import type { AgentDoc } from '../store/agents';
 import { cancelMessage, type CancelResult } from './cancel';
 import { deliveryPolicy, MessageIntake, type IntakeDeps, type SendRequest, type SendResult } from './intake';
-import { countMessages, listMessages, type MessageFilter, type MessageSummary } from './list';
-import type { MessageState, MessageStatus } from './message';
+import { countMessages, listMessages, pageOfMessages, type MessageFilter, type MessagePage, type MessagePageFilter, type MessageSummary } from './list';
+import type { MessageInput, MessageState, MessageStatus } from './message';
 import { recordReceipt, type ReceiptBody, type ReceiptResult } from './receipts';
 import { redriveMessage, type RedriveResult } from './redrive';
 import { MessageRuns, type MessageMemo } from './runs';
@@ -33,6 +33,11 @@ export class MessageService {
   /** The message's status, or undefined when there is no such message; StatusUnavailableError when no worker answers. */
   get(tenant: string, messageId: string): Promise<MessageStatus | undefined> {
     return this.runs.get(tenant, messageId);
+  }
+
+  /** What the message was started with (intent, params, payload), or undefined when there is no such message. */
+  input(tenant: string, messageId: string): Promise<MessageInput | undefined> {
+    return this.runs.input(tenant, messageId);
   }
 
   /** The final status when the message ends within `ms`, else undefined. */
@@ -73,6 +78,11 @@ export class MessageService {
 
   list(tenant: string, filter: MessageFilter): Promise<MessageSummary[]> {
     return listMessages(this.deps.client, tenant, filter);
+  }
+
+  /** One page of the tenant's messages (ids in the visibility store's order), with the cursor to the next. */
+  page(tenant: string, filter: MessagePageFilter, pageSize: number, pageToken?: Uint8Array): Promise<MessagePage> {
+    return pageOfMessages(this.deps.client, tenant, filter, pageSize, pageToken);
   }
 
   /** How many messages, of every tenant, are in `state` (for the metrics). */

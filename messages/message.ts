@@ -191,6 +191,8 @@ export interface MessageStatus {
   trace_id: string;
   parent_message_id?: string;
   tenant: string;
+  /** The caller's session (`session_id` of the send), read from the run's memo. */
+  session_id?: string;
   state: MessageState;
   reason?: Reason;
   target: MessageTarget;

@@ -3,7 +3,7 @@
  * it ended), and waiting for it to end.
  */
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
-import type { MessageStatus, MessageTarget } from './message';
+import type { MessageInput, MessageStatus, MessageTarget } from './message';
 import { endedStatus, startingStatus } from './status';
 import { messageWorkflowId, statusQuery } from './temporal';
 
@@ -13,6 +13,8 @@ export interface MessageMemo {
   trace_id: string;
   target: MessageTarget;
   accepted_at: string;
+  /** The caller's session, when it named one (runs started before it was kept have none). */
+  session_id?: string;
 }
 
 /** Thrown when a running message's status cannot be read because no worker answers the query. */
@@ -48,6 +50,12 @@ export class MessageRuns {
 
   /** The status of a run: queried while it runs, its result once completed. */
   async statusOf(tenant: string, messageId: string, description: WorkflowExecutionDescription): Promise<MessageStatus> {
+    const status = await this.runStatus(tenant, messageId, description);
+    const sessionId = (description.memo as Partial<MessageMemo> | undefined)?.session_id;
+    return typeof sessionId === 'string' ? { ...status, session_id: sessionId } : status;
+  }
+
+  private async runStatus(tenant: string, messageId: string, description: WorkflowExecutionDescription): Promise<MessageStatus> {
     const handle = this.handle(tenant, messageId, description.runId);
     switch (description.status.name) {
       case 'RUNNING':
@@ -60,6 +68,23 @@ export class MessageRuns {
         return (await handle.result()) as MessageStatus;
       default:
         return abnormalEnd(tenant, messageId, description);
+    }
+  }
+
+  /** What the message's latest run was started with (its first history event), or undefined when there is none. */
+  async input(tenant: string, messageId: string): Promise<MessageInput | undefined> {
+    const { client } = this;
+    try {
+      const history = await client.workflowService.getWorkflowExecutionHistory({
+        namespace: client.options.namespace,
+        execution: { workflowId: messageWorkflowId(tenant, messageId) },
+        maximumPageSize: 1,
+      });
+      const payload = history.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+      return payload ? (client.options.loadedDataConverter.payloadConverter.fromPayload(payload) as MessageInput) : undefined;
+    } catch (error) {
+      if ((error as { code?: number }).code === 5) return undefined; // gRPC NOT_FOUND
+      throw error;
     }
   }
 

@@ -54,6 +54,8 @@ export interface AgentCard {
     ack_timeout_ms?: number;
     /** Who may send to it: callers holding one of `scopes`, API keys `key_ids`, token subjects `subjects`, token callers in `groups`. */
     acl?: { scopes?: string[]; key_ids?: string[]; subjects?: string[]; groups?: string[] };
+    /** Kept off the agent's public A2A card (docs/a2a.md). */
+    private?: boolean;
   }[];
 }
 

@@ -22,6 +22,8 @@ export interface CapabilityDoc {
   max_concurrency?: number;
   /** Who may reach it (rules/acl.ts); absent → every caller of the tenant. */
   acl?: CapabilityAcl;
+  /** Kept off the agent's public A2A card (docs/a2a.md). */
+  private?: boolean;
 }
 
 export interface AgentDoc {
@@ -71,6 +73,7 @@ const capabilitySchema = new Schema<CapabilityDoc>(
     max_delivery_ms: Number,
     max_concurrency: Number,
     acl: { type: Schema.Types.Mixed },
+    private: { type: Boolean, default: undefined },
   },
   { _id: false },
 );

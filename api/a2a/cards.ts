@@ -4,7 +4,7 @@
  * ACLs) as a skill `<agent_id>/<capability>`, after the `route` skill. Pure.
  */
 import { version } from '../../package.json';
-import { A2A_FACE_PATH, agentSkills, DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, gatewayAccess, type A2aSpecVersion } from '../../catalogue/a2a';
+import { A2A_FACE_PATH, agentFacePath, agentSkills, exportA2aCard, DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, gatewayAccess, type A2aSpecVersion } from '../../catalogue/a2a';
 import type { AgentDoc } from '../../store/agents';
 import { canReach } from '../../rules/acl';
 import type { Caller } from '../../rules/api-key';
@@ -54,4 +54,12 @@ export function gatewayCard(publicUrl: string, agents: readonly AgentDoc[], call
     }
   }
   return { ...gatewayCardBase(publicUrl, specVersion), skills };
+}
+
+/**
+ * An agent's card for anyone, without a key: the agent as its key's card shows it, but with only the capabilities
+ * every caller of its tenant may reach (no ACL) and that the tenant did not mark `private`.
+ */
+export function publicAgentCard(agent: AgentDoc, publicUrl: string, specVersion: A2aSpecVersion = '1.0') {
+  return exportA2aCard(agent, `${publicUrl}${agentFacePath(agent._id)}`, specVersion, (c) => !c.acl && !c.private);
 }

@@ -20,7 +20,7 @@ import { resourceMetadataUrl } from '../oauth-resource';
 import { ApiError } from '../errors';
 import { agentIdParams } from '../schemas';
 import { parseInput } from '../validate';
-import { publicGatewayCard } from './cards';
+import { publicAgentCard, publicGatewayCard } from './cards';
 import { KeyUser, ReachA2aHandler, type A2aDeps } from './handler';
 import { jsonRpcHandler } from './sdk';
 
@@ -29,16 +29,34 @@ const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'CancelTask
 
 /** A JSON-RPC error answered at the HTTP level, with our error code in an ErrorInfo detail. */
 function rpcError(res: Response, httpStatus: number, rpcCode: number, code: string, message: string, id: unknown = null): void {
-  const validId = typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
   res.status(httpStatus).json({
     jsonrpc: '2.0',
-    id: validId,
+    id: isRpcId(id) ? id : null,
     error: { code: rpcCode, message, data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code.toUpperCase(), domain: 'agent-reach', metadata: { code } }] },
   });
 }
 
 const INVALID_REQUEST = -32600;
 const PARSE_ERROR = -32700;
+
+/** A JSON-RPC id the answer may echo: a string, an integer or null. */
+function isRpcId(id: unknown): id is string | number | null {
+  return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
+}
+
+/**
+ * What makes a body a JSON-RPC 2.0 request (an object with `jsonrpc: "2.0"`, a string `method` and, when present, an
+ * id that is a string, an integer or null), or why it is not. The SDK's v1.0 transport answers these -32602; JSON-RPC
+ * and A2A say -32600 (Invalid Request), so the face checks them before the SDK sees the body.
+ */
+export function envelopeProblem(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'The body must be one JSON-RPC request object (batches are not accepted)';
+  const request = body as Record<string, unknown>;
+  if (request.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
+  if ('id' in request && !isRpcId(request.id)) return '"id" must be a string, an integer or null';
+  if (typeof request.method !== 'string' || request.method === '') return '"method" must be a non-empty string';
+  return undefined;
+}
 
 export function a2aFaceRoutes(deps: A2aDeps): Router {
   const handler = new ReachA2aHandler(deps);
@@ -56,9 +74,16 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
   router.get('/.well-known/agent-card.json', gatewayCardRoute);
   router.get(`${A2A_FACE_PATH}/.well-known/agent-card.json`, gatewayCardRoute);
 
+  /** An agent's card: without a key its public card, with one (scope `read`, the agent's tenant) the key's card. */
   router.get(`${A2A_FACE_PATH}/agents/:agent_id/.well-known/agent-card.json`, async (req, res) => {
-    const caller = requireCaller(res, 'read');
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
+    if (!callerOf(res)) {
+      const agent = await deps.catalogue.queries.agentRecord(agent_id);
+      if (!agent) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
+      res.json(publicAgentCard(agent, deps.config.PUBLIC_URL));
+      return;
+    }
+    const caller = requireCaller(res, 'read');
     const found = await deps.catalogue.queries.get(caller.tenant, agent_id);
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     res.json(await handler.cardFor(new KeyUser(caller, found.agent)));
@@ -66,6 +91,13 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
 
   /** Only `POST` to the mount itself goes on to the SDK; anything else leaves this router (404 or 405 later). */
   const onlyPostHere: RequestHandler = (req, _res, next) => next(req.method === 'POST' && req.path === '/' ? undefined : 'router');
+
+  /** A body that is JSON but no JSON-RPC request: Invalid Request (-32600), HTTP 200 as every JSON-RPC error. */
+  const envelope: RequestHandler = (req, res, next) => {
+    const problem = envelopeProblem(req.body);
+    if (problem) return rpcError(res, 200, INVALID_REQUEST, 'invalid_request', `Invalid Request: ${problem}`, (req.body as { id?: unknown } | null)?.id);
+    next();
+  };
 
   /** The key (401), its scope for the method (403) and, at an agent's face, the agent (404). */
   const authorize: RequestHandler = async (req, res, next) => {
@@ -89,9 +121,10 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
     next();
   };
 
-  const json = express.json({ limit: deps.config.MAX_BODY_BYTES });
-  router.use(`${A2A_FACE_PATH}/agents/:agent_id`, onlyPostHere, json, authorize, rpc);
-  router.use(A2A_FACE_PATH, onlyPostHere, json, authorize, rpc);
+  // Not strict: any JSON value is parsed, so valid JSON that is no request object is -32600, not a parse error.
+  const json = express.json({ limit: deps.config.MAX_BODY_BYTES, strict: false });
+  router.use(`${A2A_FACE_PATH}/agents/:agent_id`, onlyPostHere, json, envelope, authorize, rpc);
+  router.use(A2A_FACE_PATH, onlyPostHere, json, envelope, authorize, rpc);
 
   const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
     const type = (error as { type?: string })?.type;

@@ -7,11 +7,13 @@
 import type { Logger } from 'pino';
 import { agentFacePath, exportA2aCard, withTokenSchemes } from '../../catalogue/a2a';
 import type { Catalogue } from '../../catalogue/catalogue';
+import { messagePageQuery } from '../../messages/list';
 import { isTerminal, type MessageStatus } from '../../messages/message';
 import type { MessageService } from '../../messages/message-service';
 import { StatusUnavailableError } from '../../messages/runs';
 import type { Config } from '../../platform/config';
 import type { ApiMetrics } from '../../platform/metrics';
+import { ConcurrencyLimit } from '../../util/concurrency-limit';
 import { canReach } from '../../rules/acl';
 import { callerIdOf, type Caller } from '../../rules/api-key';
 import { newTraceId } from '../../rules/ids';
@@ -40,6 +42,7 @@ import {
   type CancelTaskRequest,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsResponse,
+  type ListTasksRequest,
   type ListTasksResponse,
   type SendMessageRequest,
   type ServerCallContext,
@@ -49,8 +52,9 @@ import {
   type TaskType,
   type User,
 } from './sdk';
-import { sendBodyOf } from './send';
-import { artifactsOf, TASK_STATE_OF, taskOf, taskStatusOf } from './task';
+import { cursorOf, historyLengthOf, listingOf, pageTokenOf } from './list-tasks';
+import { sendBodyOf, traceIdOfContext } from './send';
+import { artifactsOf, contextIdOf, historyOf, TASK_STATE_OF, taskOf, taskStatusOf } from './task';
 
 export interface A2aDeps {
   config: Config;
@@ -97,7 +101,12 @@ function stream(payload: NonNullable<StreamResponse['payload']>): StreamResponse
   return { payload };
 }
 
+/** Tasks one ListTasks page reads at once. */
+const LIST_READS_AT_ONCE = 8;
+
 export class ReachA2aHandler implements A2ARequestHandler {
+  private readonly reads = new ConcurrencyLimit(LIST_READS_AT_ONCE);
+
   constructor(private readonly deps: A2aDeps) {}
 
   /** What the SDK checks protocol versions against: the public card (v1.0 and v0.3 at the same URL). */
@@ -122,22 +131,49 @@ export class ReachA2aHandler implements A2ARequestHandler {
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<TaskType> {
     const user = keyUserOf(context);
-    const status = await this.guard(() => this.accept(user, params));
-    if (params.configuration?.returnImmediately || isTerminal(status.state)) return Task.fromJSON(taskOf(status));
-    const ended = await this.guard(() => this.deps.messages.waitForEnd(status.tenant, status.message_id, this.deps.config.A2A_SEND_WAIT_MS));
-    return Task.fromJSON(taskOf(ended ?? (await this.current(status))));
+    const historyLength = historyLengthOf(params.configuration?.historyLength, 'configuration.historyLength');
+    return this.guard(async () => {
+      const status = await this.accept(user, params);
+      if (params.configuration?.returnImmediately || isTerminal(status.state)) return this.taskWith(status, historyLength);
+      const ended = await this.deps.messages.waitForEnd(status.tenant, status.message_id, this.deps.config.A2A_SEND_WAIT_MS);
+      return this.taskWith(ended ?? (await this.current(status)), historyLength);
+    });
   }
 
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const user = keyUserOf(context);
+    const historyLength = historyLengthOf(params.configuration?.historyLength, 'configuration.historyLength');
     const status = await this.guard(() => this.accept(user, params));
-    yield stream({ $case: 'task', value: Task.fromJSON(taskOf(status)) });
+    yield stream({ $case: 'task', value: await this.guard(() => this.taskWith(status, historyLength)) });
     yield* this.follow(status);
   }
 
   async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<TaskType> {
-    const status = await this.guard(() => this.task(keyUserOf(context), params.id, 'read'));
-    return Task.fromJSON(taskOf(status));
+    const historyLength = historyLengthOf(params.historyLength, 'historyLength');
+    return this.guard(async () => this.taskWith(await this.task(keyUserOf(context), params.id, 'read'), historyLength));
+  }
+
+  /**
+   * A page of the key's tasks (at an agent's face, that agent's), in the visibility store's order: running messages
+   * first, then the ended ones by when they ended, newest first. Each task is read as GetTask reads it.
+   */
+  async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    const { caller, agent } = keyUserOf(context);
+    const { token, ...listing } = listingOf(params, caller.tenant, agent?._id);
+    const query = messagePageQuery(caller.tenant, listing.filter);
+    const cursor = cursorOf(token, query);
+    return this.guard(async () => {
+      requireScope(caller, 'read');
+      if (listing.none) return { tasks: [], nextPageToken: '', pageSize: 0, totalSize: 0 };
+      const page = await this.deps.messages.page(caller.tenant, listing.filter, listing.pageSize, cursor).catch((error: unknown) => {
+        if ((error as { code?: number }).code === 3) throw new RequestMalformedError({ message: 'pageToken is not valid any more; list again from the first page', metadata: { location: 'pageToken' } });
+        throw error;
+      });
+      const statuses = await Promise.all(page.message_ids.map((id) => this.reads.run(() => this.deps.messages.get(caller.tenant, id).catch(() => undefined))));
+      const shown = statuses.filter((s): s is MessageStatus => s !== undefined && (!listing.state || TASK_STATE_OF[s.state] === listing.state) && (!listing.contextId || contextIdOf(s) === listing.contextId));
+      const tasks = await Promise.all(shown.map((s) => this.taskWith(s, listing.historyLength, listing.includeArtifacts)));
+      return { tasks, nextPageToken: pageTokenOf(page.next_page_token, query), pageSize: tasks.length, totalSize: page.total };
+    });
   }
 
   async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<TaskType> {
@@ -152,14 +188,12 @@ export class ReachA2aHandler implements A2ARequestHandler {
     });
   }
 
+  /** The task, then its changes until it ends; a task that already ended has nothing to stream (spec §3.1.6). */
   async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const status = await this.guard(() => this.task(keyUserOf(context), params.id, 'read'));
-    yield stream({ $case: 'task', value: Task.fromJSON(taskOf(status)) });
+    if (isTerminal(status.state)) throw new UnsupportedOperationError(`Task ${params.id} has ended (${TASK_STATE_OF[status.state]}): read it with GetTask`);
+    yield stream({ $case: 'task', value: await this.guard(() => this.taskWith(status, undefined)) });
     yield* this.follow(status);
-  }
-
-  async listTasks(): Promise<ListTasksResponse> {
-    throw new UnsupportedOperationError('ListTasks is not offered: list messages with GET /v1/messages');
   }
 
   async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
@@ -178,15 +212,48 @@ export class ReachA2aHandler implements A2ARequestHandler {
     throw new PushNotificationNotSupportedError('Push notifications are not offered');
   }
 
+  /**
+   * The task with its last `historyLength` messages (all when not given, as a2a-sdk's server answers; none for 0,
+   * which spares the read of the message's input), and its artifacts unless told otherwise.
+   */
+  private async taskWith(status: MessageStatus, historyLength: number | undefined, artifacts = true): Promise<TaskType> {
+    if (historyLength === 0) return Task.fromJSON(taskOf(status, { artifacts }));
+    const input = await this.deps.messages.input(status.tenant, status.message_id);
+    const history = historyOf(status, input);
+    return Task.fromJSON(taskOf(status, { artifacts, history: historyLength === undefined ? history : history.slice(-historyLength) }));
+  }
+
+  /**
+   * A message naming a task: the task must be the key's (TaskNotFoundError) and of the same context; a task here
+   * takes no further message (UnsupportedOperationError): ended tasks never do, and multi-turn is not built.
+   */
+  private async refuseContinuation(user: KeyUser, taskId: string, contextId: string | undefined): Promise<never> {
+    const status = await this.task(user, taskId, 'send');
+    if (contextId && contextId !== contextIdOf(status)) {
+      throw new RequestMalformedError({ message: `message.contextId is not the context of task ${taskId} (${contextIdOf(status)})`, metadata: { location: 'message.contextId' } });
+    }
+    throw new UnsupportedOperationError(
+      isTerminal(status.state)
+        ? `Task ${taskId} has ended (${TASK_STATE_OF[status.state]}) and takes no more messages: send a new message`
+        : `Task ${taskId} is in progress and takes no more messages (no task here waits for input): send a new message`,
+    );
+  }
+
   /** The message through intake, as `POST /v1/messages` sends it; a refusal of the router is a rejected task. */
-  private async accept({ caller, agent }: KeyUser, params: SendMessageRequest): Promise<MessageStatus> {
+  private async accept(user: KeyUser, params: SendMessageRequest): Promise<MessageStatus> {
+    const { caller, agent } = user;
     requireScope(caller, 'send');
+    const message = params.message;
+    if (message?.taskId) await this.refuseContinuation(user, message.taskId, message.contextId || undefined);
     const body = parseInput(sendMessageBody, sendBodyOf(params, agent ? { agent } : {}), 'body');
-    const result = await acceptMessage(this.deps, caller, body, newTraceId());
-    if (result.kind === 'rejected') return result.status;
+    const traceId = message?.contextId ? traceIdOfContext(caller.tenant, message.contextId) : newTraceId();
+    const result = await acceptMessage(this.deps, caller, body, traceId);
+    // A fresh status is built by intake, not read from the run: the session it keeps in the memo is added here.
+    const session = body.session_id ? { session_id: body.session_id } : {};
+    if (result.kind === 'rejected') return { ...result.status, ...session };
     sendAnswer(result, (s) => s, caller); // throws every other refusal, with the codes of POST /v1/messages
     if (result.kind !== 'accepted' && result.kind !== 'duplicate') throw new Error(`unexpected send result ${result.kind}`);
-    return result.status;
+    return { ...result.status, ...session };
   }
 
   /** A task this key may see at this face: a message of its tenant (and, at an agent's face, of that agent). */
@@ -208,7 +275,8 @@ export class ReachA2aHandler implements A2ARequestHandler {
    */
   private async *follow(start: MessageStatus): AsyncGenerator<StreamResponse, void, undefined> {
     const { messages, config } = this.deps;
-    const { tenant, message_id: taskId, trace_id: contextId } = start;
+    const { tenant, message_id: taskId } = start;
+    const contextId = contextIdOf(start);
     const statusUpdate = (status: MessageStatus) =>
       stream({ $case: 'statusUpdate', value: TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status: taskStatusOf(status) }) });
     if (isTerminal(start.state)) return;

@@ -22,6 +22,7 @@ export type {
   AgentCard as AgentCardType,
   CancelTaskRequest,
   GetTaskRequest,
+  ListTasksRequest,
   ListTasksResponse,
   ListTaskPushNotificationConfigsResponse,
   SendMessageRequest,

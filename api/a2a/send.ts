@@ -2,9 +2,10 @@
  * An A2A `SendMessage` as the body of `POST /v1/messages` (docs/a2a.md): text parts are the intent, JSON-object data
  * parts the capability's params (other data parts the payload); the skill named in metadata (`skill`, or
  * `agent_id` and `capability`) is the target, else the router chooses from the intent; the A2A message id is the
- * message id, and the context id the routing session. File parts are refused. Pure: A2A errors are thrown.
+ * message id, and the context id the routing session (and, through its trace id, what ListTasks filters a context
+ * by). File parts are refused. Pure: A2A errors are thrown.
  */
-import { ContentTypeNotSupportedError, RequestMalformedError, UnsupportedOperationError, type SendMessageRequest } from './sdk';
+import { ContentTypeNotSupportedError, RequestMalformedError, type SendMessageRequest } from './sdk';
 import { capabilityOfSkill } from '../../catalogue/a2a';
 import { MESSAGE_ID_PATTERN, sha256Hex } from '../../rules/ids';
 import type { AgentDoc } from '../../store/agents';
@@ -25,6 +26,17 @@ export interface FaceScope {
  */
 export function reachIdOf(a2aId: string): string {
   return MESSAGE_ID_PATTERN.test(a2aId) ? a2aId : `a2a-${sha256Hex(a2aId).slice(0, 40)}`;
+}
+
+const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
+
+/**
+ * The trace id of the messages of an A2A context: a context id that is a trace id (as every context the gateway
+ * made is) is itself, any other is a digest of it within the tenant. So the tasks of one context share a trace, and
+ * `ListTasks` finds them by it.
+ */
+export function traceIdOfContext(tenant: string, contextId: string): string {
+  return TRACE_ID.test(contextId) ? contextId : sha256Hex(`${tenant}\n${contextId}`).slice(0, 32);
 }
 
 type Target = { agent_id: string; capability?: string };
@@ -72,8 +84,9 @@ export function sendBodyOf(request: SendMessageRequest, scope: FaceScope): Recor
   const message = request.message;
   if (!message) throw new RequestMalformedError('params.message is required');
   if (!message.messageId) throw new RequestMalformedError('message.messageId is required');
-  if (message.taskId) {
-    throw new UnsupportedOperationError('Every message is a task of its own here: a message cannot continue a task; send a new message');
+  if (message.contextId && !MESSAGE_ID_PATTERN.test(message.contextId)) {
+    // The spec lets an agent refuse a context id it cannot keep; ours must be an id we can echo as it is.
+    throw new RequestMalformedError({ message: 'message.contextId must be 1–128 of letters, digits and ._:- (starting with a letter or digit)', metadata: { location: 'message.contextId' } });
   }
   const texts: string[] = [];
   const params: Record<string, unknown> = {};
@@ -100,6 +113,6 @@ export function sendBodyOf(request: SendMessageRequest, scope: FaceScope): Recor
     ...(intent.trim() ? { intent } : {}),
     ...(Object.keys(params).length > 0 ? { params } : {}),
     ...(payloads.length > 0 ? { payload: payloads.length === 1 ? payloads[0] : payloads } : {}),
-    ...(message.contextId ? { session_id: reachIdOf(message.contextId) } : {}),
+    ...(message.contextId ? { session_id: message.contextId } : {}),
   };
 }

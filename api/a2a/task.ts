@@ -1,10 +1,10 @@
 /**
- * A message's status as an A2A task (v1.0 JSON): the task id is the message id, its context id the message's trace
- * id; processed is `completed` with the result as an artifact, failed or expired `failed` and rejected `rejected`
+ * A message's status as an A2A task (v1.0 JSON): the task id is the message id, its context id the caller's (the
+ * message's session) or else the message's trace id; processed is `completed` with the result as an artifact, failed or expired `failed` and rejected `rejected`
  * with the reason, cancelled `canceled`; before that, accepted to delivering are `submitted` and delivered
  * `working`. Our own state, target and reason travel in the task's metadata. Pure.
  */
-import type { MessageState, MessageStatus } from '../../messages/message';
+import type { MessageInput, MessageState, MessageStatus } from '../../messages/message';
 
 export type TaskStateName =
   | 'TASK_STATE_SUBMITTED'
@@ -40,13 +40,18 @@ export function artifactsOf(status: MessageStatus): JsonObject[] {
   return [{ artifactId: 'result', name: 'result', parts: partsOf(status.result) }];
 }
 
+/** The task's context: the one the caller gave (kept as the message's session), else the message's trace id. */
+export function contextIdOf(status: Pick<MessageStatus, 'session_id' | 'trace_id'>): string {
+  return status.session_id ?? status.trace_id;
+}
+
 /** Why a message that did not succeed ended so, as an agent message: the reason's text, then the reason as data. */
 function statusMessageOf(status: MessageStatus): JsonObject | undefined {
   const reason = status.reason ?? (status.error ? { code: 'agent_failed', message: status.error.message } : undefined);
   if (!reason) return undefined;
   return {
     messageId: `${status.message_id}:${status.state}`,
-    contextId: status.trace_id,
+    contextId: contextIdOf(status),
     taskId: status.message_id,
     role: 'ROLE_AGENT',
     parts: [{ text: reason.message, mediaType: 'text/plain' }, { data: { ...reason, ...(status.error ? { error: status.error } : {}) }, mediaType: 'application/json' }],
@@ -69,13 +74,35 @@ function metadataOf(status: MessageStatus): JsonObject {
   };
 }
 
-export function taskOf(status: MessageStatus): JsonObject {
-  const artifacts = artifactsOf(status);
+/** The caller's message as the run was started with it: the intent as text, the params and the payload as data. */
+export function userMessageOf(status: MessageStatus, input: Pick<MessageInput, 'intent' | 'params' | 'payload'>): JsonObject {
+  const parts: JsonObject[] = [];
+  if (input.intent !== undefined) parts.push({ text: input.intent, mediaType: 'text/plain' });
+  if (input.params !== undefined) parts.push({ data: input.params, mediaType: 'application/json' });
+  if (input.payload !== undefined) parts.push({ data: input.payload, mediaType: 'application/json' });
+  return { messageId: status.message_id, contextId: contextIdOf(status), taskId: status.message_id, role: 'ROLE_USER', parts };
+}
+
+/** The task's history, oldest first: the caller's message (when its input could be read), then the status message. */
+export function historyOf(status: MessageStatus, input: Pick<MessageInput, 'intent' | 'params' | 'payload'> | undefined): JsonObject[] {
+  const statusMessage = statusMessageOf(status);
+  return [...(input ? [userMessageOf(status, input)] : []), ...(statusMessage ? [statusMessage] : [])];
+}
+
+/** How much of a task to show: its history (already cut to the asked length), and whether its artifacts. */
+export interface TaskView {
+  history?: JsonObject[];
+  artifacts?: boolean;
+}
+
+export function taskOf(status: MessageStatus, view: TaskView = {}): JsonObject {
+  const artifacts = view.artifacts === false ? [] : artifactsOf(status);
   return {
     id: status.message_id,
-    contextId: status.trace_id,
+    contextId: contextIdOf(status),
     status: taskStatusOf(status),
     ...(artifacts.length > 0 ? { artifacts } : {}),
+    ...(view.history && view.history.length > 0 ? { history: view.history } : {}),
     metadata: metadataOf(status),
   };
 }

@@ -1,12 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { gatewayCard, publicGatewayCard } from '../../api/a2a/cards';
+import { gatewayCard, publicAgentCard, publicGatewayCard } from '../../api/a2a/cards';
+import { envelopeProblem } from '../../api/a2a/face';
+import { cursorOf, DEFAULT_PAGE_SIZE, listingOf, MAX_PAGE_SIZE, pageTokenOf } from '../../api/a2a/list-tasks';
 import { Message, Task } from '../../api/a2a/sdk';
-import { reachIdOf, sendBodyOf, targetOf } from '../../api/a2a/send';
-import { TASK_STATE_OF, taskOf } from '../../api/a2a/task';
+import { reachIdOf, sendBodyOf, targetOf, traceIdOfContext } from '../../api/a2a/send';
+import { historyOf, TASK_STATE_OF, taskOf } from '../../api/a2a/task';
+import { messagePageQuery } from '../../messages/list';
 import { cardFields } from '../../catalogue/card';
 import { MESSAGE_STATES, type MessageStatus } from '../../messages/message';
 import type { AgentDoc } from '../../store/agents';
+
+type Sdk = typeof import('@a2a-js/sdk', { with: { 'resolution-mode': 'import' } });
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ListTasksRequest } = require('@a2a-js/sdk') as Sdk;
 
 function status(overrides: Partial<MessageStatus>): MessageStatus {
   return {
@@ -92,10 +99,11 @@ describe('a2a face', () => {
     assert.throws(() => targetOf({ agent_id: 'agt_2' }, scope), { name: 'RequestMalformedError' });
   });
 
-  it('a2a face - refusals: no text and no skill, a file part, a message continuing a task', () => {
+  it('a2a face - refusals: no text and no skill, a file part, a context id we cannot keep as it is', () => {
     assert.throws(() => sendBodyOf(request({ parts: [{ data: { a: 1 } }] }), {}), { name: 'RequestMalformedError' });
     assert.throws(() => sendBodyOf(request({ parts: [{ url: 'https://x/y.pdf', mediaType: 'application/pdf' }] }), {}), { name: 'ContentTypeNotSupportedError' });
-    assert.throws(() => sendBodyOf(request({ taskId: 'm-0', parts: [{ text: 'more' }] }), {}), { name: 'UnsupportedOperationError' });
+    assert.throws(() => sendBodyOf(request({ contextId: 'a/b c', parts: [{ text: 'more' }] }), {}), { name: 'RequestMalformedError' });
+    assert.equal(sendBodyOf(request({ contextId: 'ctx-1', parts: [{ text: 'more' }] }), {}).session_id, 'ctx-1');
     assert.throws(() => sendBodyOf({ tenant: '', configuration: undefined, metadata: undefined, message: undefined }, {}), { name: 'RequestMalformedError' });
   });
 
@@ -116,5 +124,76 @@ describe('a2a face', () => {
     assert.equal((card.skills[1] as { name: string }).name, 'pay: refund');
     const payer = gatewayCard('https://reach.example.com', agents, { tenant: 'default', key_id: '000000000001', scopes: ['send', 'payouts'] });
     assert.ok(payer.skills.some((s) => (s as { id: string }).id === 'agt_1/payout'));
+  });
+
+  it('a2a face - JSON-RPC envelopes: what is no request object is named (Invalid Request), a valid one passes', () => {
+    assert.equal(envelopeProblem({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: {} }), undefined);
+    assert.equal(envelopeProblem({ jsonrpc: '2.0', method: 'GetTask' }), undefined, 'a notification has no id');
+    assert.equal(envelopeProblem({ jsonrpc: '2.0', id: null, method: 'GetTask' }), undefined);
+    for (const bad of [[], 'x', 7, null, { jsonrpc: '1.0', id: 1, method: 'GetTask' }, { id: 1, method: 'GetTask' }, { jsonrpc: '2.0', id: 1 }, { jsonrpc: '2.0', id: 1, method: '' }, { jsonrpc: '2.0', id: 1, method: 5 }, { jsonrpc: '2.0', id: { bad: 1 }, method: 'GetTask' }, { jsonrpc: '2.0', id: 1.5, method: 'GetTask' }]) {
+      assert.ok(envelopeProblem(bad), JSON.stringify(bad));
+    }
+  });
+
+  it("a2a face - a task's context: the caller's (its session), else the trace; history cut from the end", () => {
+    const ended = status({ state: 'rejected', reason: { code: 'no_route', message: 'nothing fits' } });
+    assert.equal(taskOf(ended).contextId, ended.trace_id);
+    const inContext = status({ ...ended, session_id: 'ctx-1' });
+    assert.equal(taskOf(inContext).contextId, 'ctx-1');
+    assert.equal(taskOf(inContext).history, undefined, 'no history unless asked');
+    const history = historyOf(inContext, { intent: 'refund order 5', params: { order_id: 5 } });
+    assert.deepEqual(history.map((m) => m.role), ['ROLE_USER', 'ROLE_AGENT']);
+    assert.deepEqual(history[0]!.parts, [{ text: 'refund order 5', mediaType: 'text/plain' }, { data: { order_id: 5 }, mediaType: 'application/json' }]);
+    assert.ok(history.every((m) => m.contextId === 'ctx-1' && m.taskId === 'm-1'));
+    const task = Task.fromJSON(taskOf(inContext, { history: history.slice(-1) }));
+    assert.equal(task.history.length, 1);
+    assert.equal(task.history[0]!.messageId, 'm-1:rejected');
+    const done = status({ state: 'processed', result: { ok: true } });
+    assert.equal(taskOf(done, { artifacts: false }).artifacts, undefined, 'ListTasks leaves artifacts out unless asked');
+    assert.equal((taskOf(done).artifacts as unknown[]).length, 1);
+  });
+
+  it('a2a face - the trace of a context: a trace id stays itself, any other context id a digest within the tenant', () => {
+    assert.equal(traceIdOfContext('t1', '0af7651916cd43dd8448eb211c80319c'), '0af7651916cd43dd8448eb211c80319c');
+    assert.match(traceIdOfContext('t1', 'ctx-1'), /^[0-9a-f]{32}$/);
+    assert.equal(traceIdOfContext('t1', 'ctx-1'), traceIdOfContext('t1', 'ctx-1'));
+    assert.notEqual(traceIdOfContext('t1', 'ctx-1'), traceIdOfContext('t2', 'ctx-1'));
+    assert.notEqual(traceIdOfContext('t1', '00000000000000000000000000000000'), '00000000000000000000000000000000');
+  });
+
+  it('a2a face - ListTasks: filters as a visibility query, bounds checked, page tokens only for the query they came with', () => {
+    const list = (params: Record<string, unknown>, agentId?: string) => listingOf(ListTasksRequest.fromJSON(params), 't1', agentId);
+    const plain = list({});
+    assert.equal(plain.pageSize, DEFAULT_PAGE_SIZE);
+    assert.equal(plain.includeArtifacts, false);
+    assert.equal(messagePageQuery('t1', plain.filter), "ReachTenant = 't1'");
+    const working = list({ status: 'TASK_STATE_WORKING', contextId: 'ctx-1', pageSize: 2, historyLength: 3, includeArtifacts: true, statusTimestampAfter: '2026-12-01T10:00:00Z' }, 'agt_1');
+    assert.equal(working.state, 'TASK_STATE_WORKING');
+    assert.equal(working.contextId, 'ctx-1');
+    assert.equal(working.historyLength, 3);
+    assert.equal(
+      messagePageQuery('t1', working.filter),
+      `ReachTenant = 't1' AND ExecutionStatus = 'Running' AND ReachAgent = 'agt_1' AND ReachTraceId = '${traceIdOfContext('t1', 'ctx-1')}' AND (ExecutionStatus = 'Running' OR CloseTime >= '2026-12-01T10:00:00.000Z')`,
+    );
+    assert.equal(messagePageQuery('t1', list({ status: 'TASK_STATE_FAILED' }).filter), "ReachTenant = 't1' AND ReachState IN ('failed', 'expired')");
+    assert.equal(list({ status: 'TASK_STATE_INPUT_REQUIRED' }).none, true, 'no task here waits for input');
+    for (const bad of [{ pageSize: 0 }, { pageSize: -1 }, { pageSize: MAX_PAGE_SIZE + 1 }, { pageSize: 1.5 }, { status: 'INVALID_STATUS' }, { historyLength: -1 }, { statusTimestampAfter: '-1' }, { statusTimestampAfter: '2026-13-45T00:00:00Z' }, { contextId: 'a b' }]) {
+      assert.throws(() => list(bad), { name: 'RequestMalformedError' }, JSON.stringify(bad));
+    }
+    const query = messagePageQuery('t1', plain.filter);
+    const token = pageTokenOf(new Uint8Array([1, 2, 3]), query);
+    assert.deepEqual([...cursorOf(token, query)!], [1, 2, 3]);
+    assert.equal(pageTokenOf(new Uint8Array(), query), '', 'the last page has an empty token');
+    assert.equal(cursorOf('', query), undefined);
+    assert.throws(() => cursorOf(token, messagePageQuery('t2', plain.filter)), { name: 'RequestMalformedError' }, 'another query');
+    for (const bad of ['invalid-token-xyz', 'a b', 'x'.repeat(5000), Buffer.from('{"q":1}').toString('base64url')]) assert.throws(() => cursorOf(bad, query), { name: 'RequestMalformedError' });
+  });
+
+  it("a2a face - an agent's public card: the capabilities every caller may reach, without those marked private", () => {
+    const pay = agent('pay', [{ name: 'refund' }, { name: 'payout', acl: { scopes: ['payouts'] } }, { name: 'audit', private: true }]);
+    const card = publicAgentCard(pay, 'https://reach.example.com');
+    assert.deepEqual((card.skills as { id: string }[]).map((s) => s.id), ['refund']);
+    assert.equal((card.capabilities as { extendedAgentCard: boolean }).extendedAgentCard, true, 'the rest is on the extended card');
+    assert.deepEqual((card.supportedInterfaces as { url: string }[])[0]!.url, 'https://reach.example.com/a2a/agents/agt_1');
   });
 });
