@@ -18,7 +18,8 @@ import type { Config } from '../platform/config';
 import type { Router } from '../router/router';
 import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
-import { sealInput, type SealKeys } from '../messages/seal';
+import { checkSealOf, sealInput, type Sealable, type SealKeys } from '../messages/seal';
+import { messageWorkflowId } from '../messages/temporal';
 import { asInputRefusal, directCaller, parseDirectInput, type InputRefusal } from '../messages/direct-input';
 import { chainCaller } from '../chains/chain-caller';
 import { chainMessageIds } from '../chains/chain-service';
@@ -41,7 +42,7 @@ export interface PrepareMessageDeps {
   sealKeys: SealKeys;
   now: () => number;
   /** Who scheduled it: `sendMessage` (locally, or for routing on the api's queue) or a chain (routing a step). */
-  provenance: Pick<RunProvenance, 'isLocal' | 'schedulingRun' | 'run' | 'isGatewayRun'>;
+  provenance: Pick<RunProvenance, 'isLocal' | 'schedulingRun' | 'run' | 'isGatewayRun' | 'currentRun'>;
 }
 
 /** What the `sendMessage` run that asks says of itself (from its workflow info). */
@@ -118,17 +119,35 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     return found.caller;
   }
 
+  /**
+   * The token caller the gateway's Nexus handler vouched for: its seal, made for this run's workflow id when the
+   * handler started it (messages/seal.ts), covers the whole input, caller included. A token's subject only: a key
+   * caller proves itself with its key proof.
+   */
+  async function sealedTokenCaller(request: unknown, sealed: { caller: Caller }, tenant: string, messageId: string): Promise<Caller> {
+    const run = await deps.provenance!.currentRun();
+    const verdict = checkSealOf(request as Sealable, deps.sealKeys!, { workflowId: run.workflow_id, startedAt: run.started_at }, messageWorkflowId(tenant, messageId));
+    if (!verdict.ok) throw refusal(SEND_FAILURES.invalidAccessToken, `the caller in this input was not vouched for by the gateway (${verdict.reason}); send access_token through Nexus`);
+    const { caller } = sealed;
+    if (!caller?.subject || caller.tenant !== tenant || !Array.isArray(caller.scopes)) throw refusal(SEND_FAILURES.invalidAccessToken, 'the sealed caller is not a token subject of this tenant');
+    return caller;
+  }
+
   return async function prepareMessage(request: unknown, context?: PrepareContext): Promise<PreparedMessage | NeedsRouting> {
     if (!deps.queries || !deps.config || !deps.now || !deps.sealKeys || !deps.provenance) throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
     const chain = await chainOf(deps.provenance, context);
     const refuse = (r: InputRefusal) => refusal(r.type, r.message, r.details);
     const parsed = parseDirectInput(request);
     if ('refusal' in parsed) throw refuse(parsed.refusal);
-    const { tenant: tenantName, keyId, keyProof, body } = parsed.input;
+    const { tenant: tenantName, keyId, keyProof, accessToken, sealed, body } = parsed.input;
     if (!body.message_id) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: message_id: required');
+    // A token in a direct start's input would stay in the gateway's history, usable by whoever reads it.
+    if (accessToken) throw refusal(SEND_FAILURES.invalidAccessToken, 'access_token is taken on the Nexus operation only (a direct start keeps its input in history): use key_id and key_proof here');
     // In the order of every way in (messages/intake-checks.ts): who sends, the checks before the target, the target.
     let caller: Caller;
-    if (chain && !keyId) {
+    if (sealed) {
+      caller = await sealedTokenCaller(request, sealed, tenantName, body.message_id);
+    } else if (chain && !keyId) {
       caller = await chainStepCaller(chain, tenantName, body.message_id);
     } else {
       const found = await directCaller({ config: deps.config, ...(deps.keys ? { keys: deps.keys } : {}) }, tenantName, body.message_id, body, keyId, keyProof);

@@ -24,6 +24,10 @@ export interface DirectInput {
   tenant: string;
   keyId?: string;
   keyProof?: string;
+  /** An OIDC access token (Nexus only). */
+  accessToken?: string;
+  /** A token caller the gateway's Nexus handler vouched for, under its seal (checked by `prepareMessage`). */
+  sealed?: { caller: Caller; seal: unknown };
   body: SendMessageBody;
 }
 
@@ -43,7 +47,7 @@ const refused = (type: IntakeCode, message: string, details?: unknown): { refusa
  */
 export function parseDirectInput(request: unknown, boundTenant?: string): { input: DirectInput } | { refusal: InputRefusal } {
   if (typeof request !== 'object' || request === null || Array.isArray(request)) return refused('invalid_request', 'invalid input: an object is required');
-  const { tenant = boundTenant, key_id: keyId, key_proof: keyProof, ...rest } = request as Record<string, unknown>;
+  const { tenant = boundTenant, key_id: keyId, key_proof: keyProof, access_token: accessToken, caller: sealedCaller, seal, ...rest } = request as Record<string, unknown>;
   if (boundTenant !== undefined && tenant !== boundTenant) {
     return refused('tenant_mismatch', `this way in sends for tenant ${boundTenant} only; leave tenant out or name ${boundTenant}`);
   }
@@ -53,6 +57,13 @@ export function parseDirectInput(request: unknown, boundTenant?: string): { inpu
     issues.push({ path: 'key_proof', message: 'a key proof is 86 base64url characters (43 for keys created before proofs bound the body)' });
   }
   if (keyProof !== undefined && keyId === undefined) issues.push({ path: 'key_proof', message: 'key_proof needs the key_id it proves' });
+  if (accessToken !== undefined && (typeof accessToken !== 'string' || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(accessToken) || accessToken.length > 16_384)) {
+    issues.push({ path: 'access_token', message: 'an access token is a JWT (three base64url parts)' });
+  }
+  if (accessToken !== undefined && keyId !== undefined) issues.push({ path: 'access_token', message: 'send either access_token or key_id, not both' });
+  if ((sealedCaller === undefined) !== (seal === undefined) || (sealedCaller !== undefined && (typeof sealedCaller !== 'object' || sealedCaller === null))) {
+    issues.push({ path: 'caller', message: 'caller and seal are set by the gateway only' });
+  }
   if (typeof tenant !== 'string' || !TENANT_PATTERN.test(tenant)) issues.push({ path: 'tenant', message: 'a tenant is 1–63 of a–z 0–9 _ - starting with a letter or digit' });
   const parsed = sendMessageBody.safeParse(rest);
   if (!parsed.success) for (const issue of parsed.error.issues) issues.push({ path: issue.path.join('.') || '(input)', message: issue.message });
@@ -66,6 +77,8 @@ export function parseDirectInput(request: unknown, boundTenant?: string): { inpu
       tenant: tenant as string,
       ...(keyId === undefined ? {} : { keyId: keyId as string }),
       ...(keyProof === undefined ? {} : { keyProof: keyProof as string }),
+      ...(accessToken === undefined ? {} : { accessToken: accessToken as string }),
+      ...(sealedCaller === undefined ? {} : { sealed: { caller: sealedCaller as Caller, seal } }),
       body: parsed.data,
     },
   };

@@ -15,6 +15,7 @@ export const INTAKE_REFUSALS = {
   key_required: { status: 401, meaning: 'this deployment requires a key_id and its key_proof on Temporal ways in' },
   unknown_key: { status: 401, meaning: 'no such API key in this tenant, or it was revoked' },
   invalid_key_proof: { status: 401, meaning: 'key_proof is not the proof of this key for this body and message id' },
+  invalid_access_token: { status: 401, meaning: 'access_token (Nexus) is not a valid token of a configured issuer, or maps to no caller (the message says which check failed)' },
   insufficient_scope: { status: 403, meaning: 'the key lacks the send scope' },
   payload_too_large: { status: 413, meaning: 'payload, intent and params take more than MAX_PAYLOAD_BYTES' },
   endpoint_not_allowed: { status: 422, meaning: 'reply_to points where the gateway may not connect' },

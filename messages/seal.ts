@@ -20,7 +20,7 @@ import { canonicalJson } from '../rules/ids';
 export const SEAL_MAX_SKEW_MS = 5 * 60_000;
 
 /** A run input the gateway may seal: a message run's, a chain's. */
-interface Sealable {
+export interface Sealable {
   seal?: { at: string; mac: string } | undefined;
 }
 

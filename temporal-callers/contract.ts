@@ -2,6 +2,7 @@
  * Temporal-native callers: the public `sendMessage` workflow, started from any Temporal client or as a child of a
  * caller's own workflow. Names and types only (safe to import from workflows and from callers' workflow bundles).
  */
+import type { Caller } from '../rules/api-key';
 import type { MessageStatus } from '../messages/message';
 import type { SendRequest } from '../messages/message-input';
 import type { IntakeCode } from '../messages/intake-refusals';
@@ -29,6 +30,15 @@ export interface SendMessageInput extends SendRequest {
    * when TEMPORAL_CALLERS_REQUIRE_KEY is set.
    */
   key_proof?: string;
+  /**
+   * Nexus only, instead of `key_id` and `key_proof`: an OIDC access token of the tenant (AUTH_OIDC_ISSUER) with the
+   * `send` scope. The gateway checks it before anything else and never stores it: the run it starts carries the
+   * token's subject under the gateway's seal (docs/security.md). Refused on direct starts.
+   */
+  access_token?: string;
+  /** Set by the gateway's Nexus handler only: the token's caller, under `seal` (made for this run's workflow id). */
+  caller?: Caller;
+  seal?: { at: string; mac: string };
 }
 
 /** The signature of `sendMessage`, for typed starts and children by name. */
@@ -56,6 +66,8 @@ export const SEND_FAILURES = {
   keyRequired: 'key_required',
   /** `key_proof` is not the proof of `key_id` for this tenant, message id and body. */
   invalidKeyProof: 'invalid_key_proof',
+  /** Nexus: `access_token` is not a valid token of a configured issuer, maps to no caller, or was sent elsewhere. */
+  invalidAccessToken: 'invalid_access_token',
   /** As the api's 422s: the deadline is past or too far, or `reply_to` without CALLER_WEBHOOK_SECRET. */
   deadlinePassed: 'deadline_passed',
   deadlineTooFar: 'deadline_too_far',

@@ -1,4 +1,5 @@
 /** Builds the Temporal worker of the message workflow with real or test-supplied activity dependencies. */
+import { tokenVerifierOf, type OidcConfig } from '../identity/token-verifier';
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
@@ -23,7 +24,7 @@ export interface MessageWorkerOptions {
    * The `agentReach` Nexus service (docs/architecture.md): on the task queue for NEXUS_DEFAULT_TENANT, and on a
    * Nexus-only worker per tenant of NEXUS_TENANTS. Needs `activityDeps.intake`. Absent: no Nexus service.
    */
-  nexus?: NexusTenancyConfig & NexusHandlerDeps['config'] & EndpointSettings;
+  nexus?: NexusTenancyConfig & NexusHandlerDeps['config'] & EndpointSettings & Partial<OidcConfig>;
 }
 
 /** The message worker and the tenants' Nexus workers, run and stopped together. */
@@ -50,6 +51,8 @@ function nexusHandlers(options: MessageWorkerOptions): Map<string, ReturnType<ty
   const intake = options.activityDeps.intake;
   if (!intake) throw new Error('the Nexus service needs activityDeps.intake (the catalogue and API keys)');
   const policy = options.activityDeps.endpointPolicy ?? endpointPolicy(config);
+  // Nexus callers may send an access token instead of a key proof (AUTH_OIDC_ISSUER; docs/security.md).
+  const tokens = config.AUTH_OIDC_ISSUER?.length ? tokenVerifierOf(config as OidcConfig) : undefined;
   const handlerFor = (tenant: string) =>
     agentReachServiceHandler({
       tenant,
@@ -60,6 +63,8 @@ function nexusHandlers(options: MessageWorkerOptions): Map<string, ReturnType<ty
       config,
       endpointPolicy: policy,
       now: options.activityDeps.now,
+      ...(tokens ? { tokens } : {}),
+      sealKeys: options.activityDeps.sealKeys,
     });
   handlers.set(options.taskQueue, handlerFor(defaultNexusTenant(config)));
   for (const tenant of config.NEXUS_TENANTS) handlers.set(nexusTaskQueue(options.taskQueue, tenant), handlerFor(tenant));

@@ -9,7 +9,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, generateKeyPair } from 'jose';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure, NexusOperationFailure } from '@temporalio/common';
 import { messageWorkflowId } from '../../messages/temporal';
+import { ensureNexusEndpoint } from '../../temporal-callers/nexus/endpoint';
+import { startCallerNamespace, type CallerNamespace } from '../helpers/caller-namespace';
 import { request } from '../helpers/http';
 import { mcpClient, sdkAgent } from '../helpers/mcp';
 import { startTestIdp, type TestIdp } from '../helpers/oidc-provider';
@@ -21,6 +25,9 @@ let system: TestSystem;
 let idp: TestIdp;
 let otherIdp: TestIdp;
 let agentId: string;
+let callerNamespace: CallerNamespace;
+const CALLER_QUEUE = 'oidc-caller-workflows';
+const NEXUS_ENDPOINT = 'agent-reach-oidc-test';
 const stops: (() => Promise<unknown> | void)[] = [];
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${++n}`;
@@ -43,7 +50,7 @@ before(async () => {
   idp = await startTestIdp({ clients: CLIENTS });
   otherIdp = await startTestIdp({ clients: CLIENTS });
   // A refetch of the JWKS for an unknown key id is never held back, so a JWKS that is down is tried every time.
-  system = await startSystem(servers, { AUTH_OIDC_ISSUER: idp.issuer, AUTH_OIDC_JWKS_COOLDOWN_MS: '0' });
+  system = await startSystem(servers, { AUTH_OIDC_ISSUER: idp.issuer, AUTH_OIDC_JWKS_COOLDOWN_MS: '0', NEXUS_DEFAULT_TENANT: 'acme' });
   // The agent registers with a token (the `register` scope) in the token's tenant.
   const registrar = await idp.serviceToken('svc-ops', system.baseUrl, 'register read');
   const worker = await sdkAgent(system.baseUrl, {
@@ -56,10 +63,13 @@ before(async () => {
   }, async (d) => ({ echoed: d.payload ?? d.params ?? null, capability: d.capability }), { apiKey: registrar });
   stops.push(worker.stop);
   agentId = worker.agentId;
+  callerNamespace = await startCallerNamespace(system.config.TEMPORAL_ADDRESS, { namespace: 'oidc-callers', taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('../helpers/caller-workflows') });
+  await ensureNexusEndpoint(callerNamespace.admin, { name: NEXUS_ENDPOINT, namespace: system.config.TEMPORAL_NAMESPACE, taskQueue: system.config.TEMPORAL_TASK_QUEUE });
 });
 
 after(async () => {
   for (const stop of stops.reverse()) await stop();
+  await callerNamespace?.stop();
   await system?.stop();
   await idp?.stop();
   await otherIdp?.stop();
@@ -130,6 +140,50 @@ describe('oidc', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.equal(chain!.body.state, 'completed', JSON.stringify(chain!.body));
+  });
+
+  it('oidc - Nexus: an access token is the caller\'s credential (tenant, scopes, groups); the gateway\'s run keeps its subject, never the token', async () => {
+    const viaNexus = (input: Record<string, unknown>) =>
+      callerNamespace.callers.workflow.execute('nexusCallerWorkflow', { workflowId: unique('oidc-nexus-caller'), taskQueue: CALLER_QUEUE, args: [{ tenant: 'acme', ...input }, NEXUS_ENDPOINT] });
+    const failureOf = async (run: Promise<unknown>) => {
+      const error = await run.then(() => assert.fail('the caller should have failed'), (e: unknown) => e);
+      assert.ok(error instanceof WorkflowFailedError && error.cause instanceof NexusOperationFailure && error.cause.cause instanceof ApplicationFailure, String(error));
+      return error.cause.cause;
+    };
+    const token = await idp.serviceToken('svc-ops', system.baseUrl);
+    const messageId = unique('oidc-nexus');
+    const done = (await viaNexus({ message_id: messageId, target: { agent_id: agentId, capability: 'ops-only' }, payload: { n: 3 }, access_token: token })) as { state: string; result: unknown };
+    assert.equal(done.state, 'processed');
+    assert.deepEqual(done.result, { echoed: { n: 3 }, capability: 'ops-only' });
+    const history = await system.client.workflow.getHandle(messageWorkflowId('acme', messageId)).fetchHistory();
+    const started = JSON.parse(Buffer.from(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!).toString());
+    assert.equal(started.access_token, undefined, 'the token is not in the gateway\'s history');
+    assert.deepEqual(started.caller.subject, { issuer: idp.issuer, sub: 'svc-ops', groups: ['ops'] });
+
+    const plain = await idp.serviceToken('svc-plain', system.baseUrl);
+    assert.equal((await failureOf(viaNexus({ message_id: unique('oidc-nexus'), target: { agent_id: agentId, capability: 'ops-only' }, access_token: plain }))).type, 'capability_forbidden', 'the ACL sees the token\'s groups');
+    const globex = await idp.serviceToken('svc-globex', system.baseUrl);
+    assert.equal((await failureOf(viaNexus({ message_id: unique('oidc-nexus'), target: { agent_id: agentId, capability: 'echo' }, access_token: globex }))).type, 'tenant_mismatch');
+    const readOnly = await idp.serviceToken('svc-ops', system.baseUrl, 'read');
+    assert.equal((await failureOf(viaNexus({ message_id: unique('oidc-nexus'), target: { agent_id: agentId, capability: 'echo' }, access_token: readOnly }))).type, 'insufficient_scope');
+    const otherIssuer = await otherIdp.serviceToken('svc-ops', system.baseUrl);
+    const refused = await failureOf(viaNexus({ message_id: unique('oidc-nexus'), target: { agent_id: agentId, capability: 'echo' }, access_token: otherIssuer }));
+    assert.equal(refused.type, 'invalid_access_token');
+    assert.match(refused.message, /^token_wrong_issuer: /);
+    // A direct start may not carry a token (its input is the gateway's history), nor a caller of its own making.
+    const direct = system.client.workflow.execute('sendMessage', { workflowId: messageWorkflowId('acme', 'oidc-direct-' + process.pid), taskQueue: system.config.TEMPORAL_TASK_QUEUE, args: [{ tenant: 'acme', message_id: 'oidc-direct-' + process.pid, target: { agent_id: agentId, capability: 'echo' }, access_token: token }] });
+    const directError = await direct.then(() => assert.fail('refused'), (e: unknown) => e);
+    assert.ok(directError instanceof WorkflowFailedError && directError.cause instanceof ApplicationFailure);
+    assert.equal(directError.cause.type, 'invalid_access_token');
+    const forgedId = 'oidc-forged-' + process.pid;
+    const forged = system.client.workflow.execute('sendMessage', {
+      workflowId: messageWorkflowId('acme', forgedId),
+      taskQueue: system.config.TEMPORAL_TASK_QUEUE,
+      args: [{ tenant: 'acme', message_id: forgedId, target: { agent_id: agentId, capability: 'ops-only' }, caller: { tenant: 'acme', subject: { issuer: idp.issuer, sub: 'svc-ops', groups: ['ops'] }, scopes: ['send'] }, seal: { at: new Date().toISOString(), mac: 'x'.repeat(43) } }],
+    });
+    const forgedError = await forged.then(() => assert.fail('refused'), (e: unknown) => e);
+    assert.ok(forgedError instanceof WorkflowFailedError && forgedError.cause instanceof ApplicationFailure);
+    assert.equal(forgedError.cause.type, 'invalid_access_token');
   });
 
   it('oidc - the MCP face: a token for the MCP resource or for the gateway lists tools; one for /mcp is refused on /v1', async () => {

@@ -34,7 +34,7 @@ const keys = {
 const proofOf = (apiKey: string, input: Record<string, unknown>) =>
   signProof(apiKey, { kind: 'message', tenant: input.tenant as string, id: input.message_id as string, body: provenBody('message', input) })!;
 /** Run as a local activity of the gateway's own sendMessage, with no parent. */
-const provenance = { isLocal: () => true, schedulingRun: async () => assert.fail('a local call reads no run'), run: async () => assert.fail('no parent'), isGatewayRun: () => false };
+const provenance = { isLocal: () => true, schedulingRun: async () => assert.fail('a local call reads no run'), run: async () => assert.fail('no parent'), isGatewayRun: () => false, currentRun: async () => assert.fail('no sealed caller here') };
 const sealKeys = { keys: ['prepare-message-test-seal-key-0123456789abcdef'], since: '2025-01-01T00:00:00.000Z' };
 
 function prepare(reach: ReachCheck = { kind: 'ok' }, requireKey = false, router?: Pick<Router, 'route'>) {

@@ -28,7 +28,10 @@ import type { EndpointPolicy } from '../../rules/endpoint-policy';
 import type { SendMessageBody } from '../../messages/message-schema';
 import { operationToken, runOfToken, type OperationRun } from './operation-token';
 import { agentReachService } from '../../temporal-callers/nexus/service';
-import type { Caller } from '../../rules/api-key';
+import { hasScope, recordedCaller, type Caller } from '../../rules/api-key';
+import { TokenRefusal } from '../../identity/token-refusal';
+import type { TokenVerifier } from '../../identity/token-verifier';
+import { sealInput, type SealKeys } from '../../messages/seal';
 
 export interface NexusHandlerDeps extends DirectCallerDeps {
   /** The one tenant this handler sends for. */
@@ -42,6 +45,10 @@ export interface NexusHandlerDeps extends DirectCallerDeps {
   /** The SSRF policy `reply_to` must pass, as on the api. */
   endpointPolicy: EndpointPolicy;
   now: () => number;
+  /** Validates `access_token` (AUTH_OIDC_ISSUER); absent → operations carrying one are refused. */
+  tokens?: TokenVerifier;
+  /** Seals the input of a run started for a token caller, so `prepareMessage` knows the gateway vouched for it. */
+  sealKeys?: SealKeys;
 }
 
 /** A checked request: the run's input and what a repeat is compared with. */
@@ -102,9 +109,11 @@ export function agentReachServiceHandler(deps: NexusHandlerDeps) {
   async function messageOf(request: unknown, requestId: string | undefined): Promise<Message & { body: SendMessageBody }> {
     const parsed = parseDirectInput(request, deps.tenant);
     if ('refusal' in parsed) throw refused(parsed.refusal);
-    const { tenant, keyId, keyProof, body } = parsed.input;
+    const { tenant, keyId, keyProof, accessToken, sealed, body } = parsed.input;
+    if (sealed) throw refused({ type: SEND_FAILURES.invalidInput, message: 'invalid input: caller and seal are set by the gateway only' });
     const messageId = body.message_id ?? (requestId ? `nexus_${requestId.replaceAll('-', '')}` : undefined);
     if (!messageId) throw refused({ type: SEND_FAILURES.invalidInput, message: 'invalid input: message_id: required (this request has no Nexus request id to make one from)' });
+    if (accessToken !== undefined) return tokenMessage(tenant, messageId, body, accessToken);
     // The credential first: an operation without a valid one (or with another tenant's) reads and starts nothing.
     const found = await directCaller(deps, tenant, messageId, body, keyId, keyProof);
     if ('refusal' in found) throw refused(found.refusal);
@@ -116,6 +125,26 @@ export function agentReachServiceHandler(deps: NexusHandlerDeps) {
       bodyHash: bodyHashOf(body),
       input: { ...body, tenant, message_id: messageId, ...(keyId === undefined ? {} : { key_id: keyId }), ...(keyProof === undefined ? {} : { key_proof: keyProof }) },
     };
+  }
+
+  /**
+   * A message whose caller is an access token: checked first (signature, issuer, audience, expiry, tenant, `send`),
+   * then dropped — the run's input carries the token's subject under the gateway's seal, never the token.
+   */
+  async function tokenMessage(tenant: string, messageId: string, body: SendMessageBody, token: string): Promise<Message & { body: SendMessageBody }> {
+    if (!deps.tokens || !deps.sealKeys) throw refused({ type: SEND_FAILURES.invalidAccessToken, message: 'this deployment takes no access tokens (AUTH_OIDC_ISSUER is not set): send key_id and key_proof' });
+    let caller: Caller;
+    try {
+      caller = await deps.tokens.verify(token, { forMcp: false });
+    } catch (error) {
+      if (!(error instanceof TokenRefusal)) throw error;
+      throw refused({ type: SEND_FAILURES.invalidAccessToken, message: `${error.code}: ${error.message}` });
+    }
+    if (caller.tenant !== tenant) throw refused({ type: 'tenant_mismatch', message: `the access token is of tenant ${caller.tenant}; this endpoint sends for tenant ${tenant} only` });
+    if (!hasScope(caller, 'send')) throw refused({ type: SEND_FAILURES.insufficientScope, message: `the access token of ${caller.subject?.sub} lacks the send scope` });
+    const unsealed: SendMessageInput & { message_id: string } = { ...body, tenant, message_id: messageId, caller: recordedCaller(caller) };
+    const input = sealInput(unsealed, deps.sealKeys.keys[0]!, new Date(deps.now()));
+    return { tenant, caller, body, workflowId: messageWorkflowId(tenant, messageId), bodyHash: bodyHashOf(body), input };
   }
 
   /** Starts the run, or (`USE_EXISTING`) attaches this operation's completion callback to the open run. */
