@@ -113,14 +113,15 @@ export function createApp(deps: AppDeps): Express {
   // A2A agents' push notifications carry the message's token, not an API key (their bodies are not read).
   app.use(a2aPushRoutes({ catalogue: deps.catalogue, messages: deps.messages, clients }));
   // Keys first: an invalid key or an exhausted tenant is refused before its body is read.
-  app.use(identifyCaller(deps.keys, limiter, deps.tokens ?? tokenVerifierOf(config)));
+  const tokens = deps.tokens ?? tokenVerifierOf(config);
+  app.use(identifyCaller(deps.keys, limiter, tokens));
   const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
   // The A2A face (docs/a2a.md) reads its own bodies: one that is not JSON is a JSON-RPC error there.
-  app.use(a2aFaceRoutes({ ...deps, endpoints }));
+  app.use(a2aFaceRoutes({ ...deps, endpoints, ...(tokens ? { tokens } : {}) }));
   app.use(express.json({ limit: config.MAX_BODY_BYTES }));
   const fetchCards = deps.fetch ?? guardedFetch(endpoints.policy);
   app.use(metricsRoutes({ metrics: deps.metrics, catalogue: deps.catalogue, messages: deps.messages, isPublic: config.METRICS_PUBLIC }));
-  app.use(agentCardRoutes({ catalogue: deps.catalogue, config, endpoints, fetch: fetchCards }));
+  app.use(agentCardRoutes({ catalogue: deps.catalogue, config, endpoints, fetch: fetchCards, ...(tokens ? { tokens } : {}) }));
   app.use(agentRoutes({ catalogue: deps.catalogue, maxCapabilities: config.MAX_CAPABILITIES_PER_AGENT, endpoints }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics, endpoints }));
   app.use(messageRoutes({ messages: deps.messages, config, metrics: deps.metrics, logger: deps.logger, endpoints }));

@@ -10,7 +10,8 @@
 import { Router, type RequestHandler } from 'express';
 import type { Config } from '../platform/config';
 import { BUILT_IN_SCOPES, hasScope } from '../rules/api-key';
-import { mcpResource } from '../identity/token-verifier';
+import { withTokenSchemes } from '../catalogue/a2a';
+import { mcpResource, type TokenVerifier } from '../identity/token-verifier';
 import { bearerChallenge, callerOf } from './caller-auth';
 import { ApiError } from './errors';
 import { originGuard } from './mcp/mcp-origin';
@@ -38,6 +39,17 @@ export function protectedResourceMetadata(config: ResourceConfig, resource: stri
     resource_name: 'Agent-Reach',
     resource_documentation: `${config.PUBLIC_URL}/docs`,
   };
+}
+
+/**
+ * `card` declaring the configured token schemes: an OpenID Connect scheme per issuer, and its OAuth2 flows (code +
+ * PKCE, client credentials) where its metadata can be read now (identity/oidc-issuers.ts keeps it once read).
+ */
+export async function withConfiguredSchemes<T extends Record<string, unknown>>(card: T, config: Pick<Config, 'AUTH_OIDC_ISSUER'>, tokens?: TokenVerifier): Promise<T> {
+  const issuers = config.AUTH_OIDC_ISSUER;
+  if (!issuers?.length) return card;
+  const endpoints = tokens ? await Promise.all(issuers.map((issuer) => tokens.issuers.metadata(issuer).catch(() => undefined))) : [];
+  return withTokenSchemes(card, issuers, endpoints);
 }
 
 /** The metadata routes (only where an issuer is configured: otherwise there is no authorization server to name). */

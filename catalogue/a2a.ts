@@ -164,22 +164,40 @@ const TOKEN_SCOPES = ['read', 'send'];
  * `card` (one we serve: the gateway's or an agent's through it) declaring, beside the API key, an OpenID Connect
  * scheme per configured issuer (AUTH_OIDC_ISSUER), each one enough on its own. Either spec version, by its shape.
  */
-export function withTokenSchemes<T extends Record<string, unknown>>(card: T, issuers: readonly string[] | undefined): T {
+export function withTokenSchemes<T extends Record<string, unknown>>(card: T, issuers: readonly string[] | undefined, endpoints: readonly (IssuerEndpoints | undefined)[] = []): T {
   if (!issuers?.length) return card;
-  const named = issuers.map((issuer, i) => ({ name: oidcSchemeName(i, issuers.length), url: discoveryUrl(issuer) }));
   const description = 'An access token of the identity provider, sent as "Authorization: Bearer …" (docs/security.md)';
-  if ('supportedInterfaces' in card) {
-    return {
-      ...card,
-      securitySchemes: { ...(card.securitySchemes as object), ...Object.fromEntries(named.map(({ name, url }) => [name, { openIdConnectSecurityScheme: { openIdConnectUrl: url, description } }])) },
-      securityRequirements: [...((card.securityRequirements as object[]) ?? []), ...named.map(({ name }) => ({ schemes: { [name]: { list: TOKEN_SCOPES } } }))],
-    };
-  }
-  return {
-    ...card,
-    securitySchemes: { ...(card.securitySchemes as object), ...Object.fromEntries(named.map(({ name, url }) => [name, { type: 'openIdConnect', openIdConnectUrl: url, description }])) },
-    security: [...((card.security as object[]) ?? []), ...named.map(({ name }) => ({ [name]: TOKEN_SCOPES }))],
-  };
+  const v1 = 'supportedInterfaces' in card;
+  const schemes: [string, object][] = [];
+  issuers.forEach((issuer, i) => {
+    const url = discoveryUrl(issuer);
+    schemes.push([oidcSchemeName(i, issuers.length), v1 ? { openIdConnectSecurityScheme: { openIdConnectUrl: url, description } } : { type: 'openIdConnect', openIdConnectUrl: url, description }]);
+    for (const [flow, value] of oauthFlows(endpoints[i])) {
+      const name = `reach_oauth2_${flow === 'authorizationCode' ? 'code' : 'client'}${issuers.length === 1 ? '' : `_${i + 1}`}`;
+      schemes.push([name, v1 ? { oauth2SecurityScheme: { description, oauth2MetadataUrl: url, flows: { [flow]: value } } } : { type: 'oauth2', description, oauth2MetadataUrl: url, flows: { [flow]: value } }]);
+    }
+  });
+  const securitySchemes = { ...(card.securitySchemes as object), ...Object.fromEntries(schemes) };
+  if (v1) return { ...card, securitySchemes, securityRequirements: [...((card.securityRequirements as object[]) ?? []), ...schemes.map(([name]) => ({ schemes: { [name]: { list: TOKEN_SCOPES } } }))] };
+  return { ...card, securitySchemes, security: [...((card.security as object[]) ?? []), ...schemes.map(([name]) => ({ [name]: TOKEN_SCOPES }))] };
+}
+
+/** What an issuer's metadata says of its endpoints, for OAuth2 flows in cards. */
+export interface IssuerEndpoints {
+  authorization_endpoint?: string;
+  token_endpoint?: string;
+}
+
+const FLOW_SCOPES = { read: 'read agents, messages and tasks', send: 'send and cancel messages' };
+
+/** An OAuth2 scheme's flows (one each: A2A v1.0's flows are one of): a user's (code + PKCE) and a service's. */
+function oauthFlows(endpoints: IssuerEndpoints | undefined): [string, object][] {
+  const tokenUrl = endpoints?.token_endpoint;
+  if (!tokenUrl) return [];
+  const flows: [string, object][] = [];
+  if (endpoints.authorization_endpoint) flows.push(['authorizationCode', { authorizationUrl: endpoints.authorization_endpoint, tokenUrl, scopes: FLOW_SCOPES, pkceRequired: true }]);
+  flows.push(['clientCredentials', { tokenUrl, scopes: FLOW_SCOPES }]);
+  return flows;
 }
 
 export const DEFAULT_INPUT_MODES = ['text/plain', 'application/json'];

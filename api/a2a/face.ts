@@ -13,10 +13,10 @@
  * is not JSON is a JSON-RPC parse error, not our REST error.
  */
 import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import { A2A_FACE_PATH, withTokenSchemes } from '../../catalogue/a2a';
+import { A2A_FACE_PATH } from '../../catalogue/a2a';
 import { hasScope } from '../../rules/api-key';
 import { callerOf, requireCaller } from '../caller-auth';
-import { resourceMetadataUrl } from '../oauth-resource';
+import { resourceMetadataUrl, withConfiguredSchemes } from '../oauth-resource';
 import { ApiError } from '../errors';
 import { agentIdParams } from '../schemas';
 import { parseInput } from '../validate';
@@ -69,7 +69,7 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
 
   const gatewayCardRoute: RequestHandler = async (_req, res) => {
     const caller = callerOf(res);
-    res.json(caller ? await handler.cardFor(new KeyUser(caller)) : withTokenSchemes(publicGatewayCard(deps.config.PUBLIC_URL), deps.config.AUTH_OIDC_ISSUER));
+    res.json(caller ? await handler.cardFor(new KeyUser(caller)) : await withConfiguredSchemes(publicGatewayCard(deps.config.PUBLIC_URL), deps.config, deps.tokens));
   };
   router.get('/.well-known/agent-card.json', gatewayCardRoute);
   router.get(`${A2A_FACE_PATH}/.well-known/agent-card.json`, gatewayCardRoute);

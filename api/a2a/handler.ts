@@ -5,7 +5,9 @@
  * transport (face.ts) calls these; every refusal is an A2A error, never an internal one.
  */
 import type { Logger } from 'pino';
-import { agentFacePath, exportA2aCard, withTokenSchemes } from '../../catalogue/a2a';
+import { agentFacePath, exportA2aCard } from '../../catalogue/a2a';
+import type { TokenVerifier } from '../../identity/token-verifier';
+import { withConfiguredSchemes } from '../oauth-resource';
 import type { Catalogue } from '../../catalogue/catalogue';
 import { messagePageQuery } from '../../messages/list';
 import { isTerminal, type MessageStatus } from '../../messages/message';
@@ -64,6 +66,8 @@ export interface A2aDeps {
   logger: Logger;
   /** The endpoint policy intake applies (as on `POST /v1/messages`). */
   endpoints: EndpointGuard;
+  /** Validates access tokens; its issuers' metadata gives the cards' OAuth2 flows. */
+  tokens?: TokenVerifier;
 }
 
 /** Who calls (their API key) and at which face: the gateway's, or one agent's. */
@@ -111,7 +115,7 @@ export class ReachA2aHandler implements A2ARequestHandler {
 
   /** What the SDK checks protocol versions against: the public card (v1.0 and v0.3 at the same URL). */
   async getAgentCard(): Promise<AgentCardType> {
-    return AgentCard.fromJSON(withTokenSchemes(publicGatewayCard(this.deps.config.PUBLIC_URL), this.deps.config.AUTH_OIDC_ISSUER));
+    return AgentCard.fromJSON(await withConfiguredSchemes(publicGatewayCard(this.deps.config.PUBLIC_URL), this.deps.config, this.deps.tokens));
   }
 
   /** The card of the calling key at this face (docs/a2a.md). */
@@ -123,10 +127,10 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const { config, catalogue, logger } = this.deps;
     if (agent) {
       const reachable = (c: CapabilityDoc) => canReach(caller, { tenant: agent.tenant, acl: c.acl }).allowed;
-      return withTokenSchemes(exportA2aCard(agent, `${config.PUBLIC_URL}${agentFacePath(agent._id)}`, '1.0', reachable), config.AUTH_OIDC_ISSUER);
+      return withConfiguredSchemes(exportA2aCard(agent, `${config.PUBLIC_URL}${agentFacePath(agent._id)}`, '1.0', reachable), config, this.deps.tokens);
     }
     await catalogue.index.ensureCurrent(logger);
-    return withTokenSchemes(gatewayCard(config.PUBLIC_URL, catalogue.index.agents(caller.tenant).map((a) => a.agent), caller), config.AUTH_OIDC_ISSUER);
+    return withConfiguredSchemes(gatewayCard(config.PUBLIC_URL, catalogue.index.agents(caller.tenant).map((a) => a.agent), caller), config, this.deps.tokens);
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<TaskType> {

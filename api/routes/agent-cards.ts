@@ -1,6 +1,8 @@
 /** A2A Agent Cards: import one (inline or fetched from a URL) and export ours. */
 import { Router } from 'express';
-import { agentCardUrl, agentFacePath, exportA2aCard, importA2aCard, withTokenSchemes } from '../../catalogue/a2a';
+import { agentCardUrl, agentFacePath, exportA2aCard, importA2aCard } from '../../catalogue/a2a';
+import type { TokenVerifier } from '../../identity/token-verifier';
+import { withConfiguredSchemes } from '../oauth-resource';
 import { probeA2aAgent } from '../../catalogue/a2a-probe';
 import { canReach } from '../../rules/acl';
 import type { Catalogue } from '../../catalogue/catalogue';
@@ -54,7 +56,7 @@ async function fetchCard(url: string, limits: { timeoutMs: number; maxBytes: num
   }
 }
 
-export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; endpoints: EndpointGuard; fetch: typeof fetch }): Router {
+export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; endpoints: EndpointGuard; fetch: typeof fetch; tokens?: TokenVerifier }): Router {
   const router = Router();
   const { store, queries, policy, now } = deps.catalogue;
 
@@ -98,7 +100,7 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     const { agent } = found;
     const faceUrl = `${deps.config.PUBLIC_URL}${agentFacePath(agent._id)}`;
-    res.json(withTokenSchemes(exportA2aCard(agent, faceUrl, a2a_version, (c) => canReach(caller, { tenant, acl: c.acl }).allowed), deps.config.AUTH_OIDC_ISSUER));
+    res.json(await withConfiguredSchemes(exportA2aCard(agent, faceUrl, a2a_version, (c) => canReach(caller, { tenant, acl: c.acl }).allowed), deps.config, deps.tokens));
   });
 
   return router;

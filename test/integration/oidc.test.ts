@@ -221,10 +221,16 @@ describe('oidc', () => {
     assert.deepEqual(publicCard.body.securitySchemes.reach_oidc, {
       openIdConnectSecurityScheme: { openIdConnectUrl: `${idp.issuer}/.well-known/openid-configuration`, description: 'An access token of the identity provider, sent as "Authorization: Bearer …" (docs/security.md)' },
     });
-    assert.deepEqual(publicCard.body.securityRequirements.map((r: { schemes: object }) => Object.keys(r.schemes)), [['reach_api_key'], ['reach_oidc']], 'either one is enough');
+    assert.deepEqual(publicCard.body.securityRequirements.map((r: { schemes: object }) => Object.keys(r.schemes)), [['reach_api_key'], ['reach_oidc'], ['reach_oauth2_code'], ['reach_oauth2_client']], 'any one is enough');
+    // OAuth2 flows from the provider's metadata: a user's (code + PKCE) and a service's.
+    assert.deepEqual(publicCard.body.securitySchemes.reach_oauth2_code.oauth2SecurityScheme.flows, {
+      authorizationCode: { authorizationUrl: `${idp.issuer}/auth`, tokenUrl: `${idp.issuer}/token`, scopes: { read: 'read agents, messages and tasks', send: 'send and cancel messages' }, pkceRequired: true },
+    });
+    assert.equal(publicCard.body.securitySchemes.reach_oauth2_client.oauth2SecurityScheme.flows.clientCredentials.tokenUrl, `${idp.issuer}/token`);
     const v03 = await request('GET', `${system.baseUrl}/v1/agents/${agentId}/agent-card.json?a2a_version=0.3`, undefined, bearer(await idp.serviceToken('svc-ops', system.baseUrl)));
     assert.equal(v03.body.securitySchemes.reach_oidc.type, 'openIdConnect');
-    assert.deepEqual(v03.body.security, [{ reach_api_key: [] }, { reach_oidc: ['read', 'send'] }]);
+    assert.deepEqual(v03.body.security, [{ reach_api_key: [] }, { reach_oidc: ['read', 'send'] }, { reach_oauth2_code: ['read', 'send'] }, { reach_oauth2_client: ['read', 'send'] }]);
+    assert.equal(v03.body.securitySchemes.reach_oauth2_client.type, 'oauth2');
 
     const token = await idp.serviceToken('svc-plain', system.baseUrl);
     const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), authorization: `Bearer ${token}` } });
@@ -234,6 +240,8 @@ describe('oidc', () => {
     const skills = card.skills.map((s) => s.id);
     assert.ok(skills.includes(`${agentId}/plain-only`) && !skills.includes(`${agentId}/ops-only`), `the extended card of this subject: ${skills.join(', ')}`);
     assert.ok(Object.keys(card.securitySchemes).includes('reach_oidc'), 'the SDK keeps the scheme');
+    const parsedFlow = card.securitySchemes.reach_oauth2_code?.scheme;
+    assert.equal(parsedFlow?.$case, 'oauth2SecurityScheme', 'the SDK parses the OAuth2 scheme');
   });
 
   it('oidc - refused: another issuer, another audience, expired, alg none, an unknown key, no tenant, another tenant', async () => {

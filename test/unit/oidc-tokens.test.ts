@@ -95,5 +95,7 @@ describe('oidc tokens', () => {
     assert.equal((two.securitySchemes as Record<string, any>).reach_oidc_2.openIdConnectSecurityScheme.openIdConnectUrl, 'https://b.example/.well-known/openid-configuration');
     assert.equal(two.securityRequirements.length, 3);
     assert.equal(withTokenSchemes(card, undefined), card);
+    const withFlows = withTokenSchemes(card, ['https://a.example'], [{ token_endpoint: 'https://a.example/token' }]);
+    assert.deepEqual(Object.keys(withFlows.securitySchemes), ['reach_api_key', 'reach_oidc', 'reach_oauth2_client'], 'no authorization endpoint: client credentials only');
   });
 });
