@@ -143,6 +143,9 @@ export type A2aSpecVersion = '1.0' | '0.3';
 /** The gateway's A2A face, where every card we serve says to go (docs/a2a.md). */
 export const A2A_FACE_PATH = '/a2a';
 
+/** Where a face's HTTP+JSON (REST) binding is, under the face's JSON-RPC URL. */
+export const REST_PATH = '/rest';
+
 /** One agent's own A2A face: its skills by their own ids, its intents routed among its capabilities only. */
 export function agentFacePath(agentId: string): string {
   return `${A2A_FACE_PATH}/agents/${agentId}`;
@@ -203,13 +206,17 @@ function oauthFlows(endpoints: IssuerEndpoints | undefined): [string, object][] 
 export const DEFAULT_INPUT_MODES = ['text/plain', 'application/json'];
 export const DEFAULT_OUTPUT_MODES = ['application/json', 'text/plain'];
 
-/** Where and how to reach an agent through the face at `url`: JSON-RPC (v1.0, and v0.3 at the same URL), bearer key. */
+/**
+ * Where and how to reach an agent through the face at `url`: JSON-RPC there and HTTP+JSON under `<url>/rest`, each in
+ * v1.0 and v0.3, with a bearer key.
+ */
 export function gatewayAccess(url: string, specVersion: A2aSpecVersion): Record<string, unknown> {
   if (specVersion === '0.3') {
     return {
       protocolVersion: '0.3.0',
       url,
       preferredTransport: 'JSONRPC',
+      additionalInterfaces: [{ url, transport: 'JSONRPC' }, { url: `${url}${REST_PATH}`, transport: 'HTTP+JSON' }],
       securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: BEARER_DESCRIPTION } },
       security: [{ [BEARER_SCHEME]: [] }],
     };
@@ -218,6 +225,8 @@ export function gatewayAccess(url: string, specVersion: A2aSpecVersion): Record<
     supportedInterfaces: [
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: `${url}${REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: `${url}${REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ],
     securitySchemes: { [BEARER_SCHEME]: { httpAuthSecurityScheme: { scheme: 'Bearer', description: BEARER_DESCRIPTION } } },
     securityRequirements: [{ schemes: { [BEARER_SCHEME]: { list: [] } } }],

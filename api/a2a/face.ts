@@ -12,8 +12,8 @@
  * method's scope 403, an unknown agent 404 — each with a JSON-RPC error body. Bodies are parsed here, so a body that
  * is not JSON is a JSON-RPC parse error, not our REST error.
  */
-import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import { A2A_FACE_PATH } from '../../catalogue/a2a';
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { A2A_FACE_PATH, REST_PATH } from '../../catalogue/a2a';
 import { hasScope } from '../../rules/api-key';
 import { callerOf, requireCaller } from '../caller-auth';
 import { resourceMetadataUrl, withConfiguredSchemes } from '../oauth-resource';
@@ -22,7 +22,7 @@ import { agentIdParams } from '../schemas';
 import { parseInput } from '../validate';
 import { publicAgentCard, publicGatewayCard } from './cards';
 import { KeyUser, ReachA2aHandler, type A2aDeps } from './handler';
-import { jsonRpcHandler } from './sdk';
+import { jsonRpcHandler, restHandler } from './sdk';
 
 /** Methods that send or cancel (the `send` scope); every other method reads (`read`). Both spec versions' names. */
 const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'CancelTask', 'message/send', 'message/stream', 'tasks/cancel']);
@@ -35,6 +35,49 @@ function rpcError(res: Response, httpStatus: number, rpcCode: number, code: stri
     error: { code: rpcCode, message, data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code.toUpperCase(), domain: 'agent-reach', metadata: { code } }] },
   });
 }
+
+/** Why a call is refused before the handler: HTTP status, our code, a message. */
+interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
+/** The google.rpc.Status names of the HTTP statuses the face refuses with (HTTP+JSON binding, spec §11.6). */
+const REST_STATUS_NAMES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 413: 'INVALID_ARGUMENT' };
+
+/** An HTTP+JSON error, in the SDK's form, with our error code in an ErrorInfo detail. */
+function restError(res: Response, httpStatus: number, code: string, message: string): void {
+  res.status(httpStatus).json({
+    error: { code: httpStatus, status: REST_STATUS_NAMES[httpStatus] ?? 'UNKNOWN', message, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code.toUpperCase(), domain: 'agent-reach', metadata: { code } }] },
+  });
+}
+
+/**
+ * The HTTP statuses of the spec's error table (§5.4) where the SDK (1.3) answers 400 instead: its REST errors carry
+ * the A2A error's reason, which names the status.
+ */
+const SPEC_REST_STATUSES: Record<string, number> = { TASK_NOT_CANCELABLE: 409, CONTENT_TYPE_NOT_SUPPORTED: 415, INVALID_AGENT_RESPONSE: 502 };
+
+const specRestStatuses: RequestHandler = (_req, res, next) => {
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const error = (body as { error?: { code?: unknown; details?: { reason?: unknown }[] } } | undefined)?.error;
+    const reason = error?.details?.[0]?.reason;
+    const status = typeof reason === 'string' ? SPEC_REST_STATUSES[reason] : undefined;
+    if (!status || res.statusCode < 400) return json(body);
+    res.status(status);
+    return json({ ...(body as object), error: { ...error, code: status } });
+  };
+  next();
+};
+
+const restBodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  const type = (error as { type?: string })?.type;
+  if (type === 'entity.parse.failed') return restError(res, 400, 'invalid_json', 'The body is not valid JSON');
+  if (type === 'entity.too.large') return restError(res, 413, 'payload_too_large', 'The request body is too large');
+  next(error);
+};
 
 const INVALID_REQUEST = -32600;
 const PARSE_ERROR = -32700;
@@ -60,11 +103,9 @@ export function envelopeProblem(body: unknown): string | undefined {
 
 export function a2aFaceRoutes(deps: A2aDeps): Router {
   const handler = new ReachA2aHandler(deps);
-  const rpc = jsonRpcHandler({
-    requestHandler: handler,
-    userBuilder: async (req) => (req.res as Response).locals.a2aUser as KeyUser,
-    legacyCompat: { enabled: true },
-  });
+  const userBuilder = async (req: Request) => (req.res as Response).locals.a2aUser as KeyUser;
+  const rpc = jsonRpcHandler({ requestHandler: handler, userBuilder, legacyCompat: { enabled: true } });
+  const rest = restHandler({ requestHandler: handler, userBuilder, legacyCompat: { enabled: true } });
   const router = Router();
 
   const gatewayCardRoute: RequestHandler = async (_req, res) => {
@@ -80,7 +121,7 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
     if (!callerOf(res)) {
       const agent = await deps.catalogue.queries.agentRecord(agent_id);
       if (!agent) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
-      res.json(publicAgentCard(agent, deps.config.PUBLIC_URL));
+      res.json(await withConfiguredSchemes(publicAgentCard(agent, deps.config.PUBLIC_URL), deps.config, deps.tokens));
       return;
     }
     const caller = requireCaller(res, 'read');
@@ -99,30 +140,48 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
     next();
   };
 
-  /** The key (401), its scope for the method (403) and, at an agent's face, the agent (404). */
-  const authorize: RequestHandler = async (req, res, next) => {
-    const id = (req.body as { id?: unknown } | undefined)?.id;
+  /**
+   * The key (401), its scope for the call (403) and, at an agent's face, the agent (404): the caller as the handler
+   * sees it, or why not (each binding answers that in its own error form).
+   */
+  const callerFor = async (req: Request, res: Response, scope: 'send' | 'read'): Promise<KeyUser | Refusal> => {
     const caller = callerOf(res);
     if (!caller) {
       // Where an issuer is configured, the challenge says where to learn which one (RFC 9728), as on /mcp.
       res.set('www-authenticate', deps.config.AUTH_OIDC_ISSUER?.length ? `Bearer resource_metadata="${resourceMetadataUrl(deps.config, 'gateway')}"` : 'Bearer');
-      return rpcError(res, 401, INVALID_REQUEST, 'unauthenticated', 'Send an API key as "Authorization: Bearer rk_…"', id);
+      return { status: 401, code: 'unauthenticated', message: 'Send an API key as "Authorization: Bearer rk_…"' };
     }
-    const method = (req.body as { method?: unknown } | undefined)?.method;
-    const scope = typeof method === 'string' && SEND_METHODS.has(method) ? 'send' : 'read';
-    if (!hasScope(caller, scope)) return rpcError(res, 403, INVALID_REQUEST, 'insufficient_scope', `This API key lacks the "${scope}" scope`, id);
+    if (!hasScope(caller, scope)) return { status: 403, code: 'insufficient_scope', message: `This API key lacks the "${scope}" scope` };
     const agentId = (req.params as { agent_id?: string }).agent_id;
-    let agent;
-    if (agentId !== undefined) {
-      agent = agentIdParams.safeParse({ agent_id: agentId }).success ? (await deps.catalogue.queries.get(caller.tenant, agentId))?.agent : undefined;
-      if (!agent) return rpcError(res, 404, INVALID_REQUEST, 'agent_not_found', `No agent ${agentId}`, id);
-    }
-    res.locals.a2aUser = new KeyUser(caller, agent);
+    if (agentId === undefined) return new KeyUser(caller);
+    const agent = agentIdParams.safeParse({ agent_id: agentId }).success ? (await deps.catalogue.queries.get(caller.tenant, agentId))?.agent : undefined;
+    return agent ? new KeyUser(caller, agent) : { status: 404, code: 'agent_not_found', message: `No agent ${agentId}` };
+  };
+
+  /** JSON-RPC: the scope is the method's. */
+  const authorize: RequestHandler = async (req, res, next) => {
+    const method = (req.body as { method?: unknown } | undefined)?.method;
+    const user = await callerFor(req, res, typeof method === 'string' && SEND_METHODS.has(method) ? 'send' : 'read');
+    if (!(user instanceof KeyUser)) return rpcError(res, user.status, INVALID_REQUEST, user.code, user.message, (req.body as { id?: unknown } | undefined)?.id);
+    res.locals.a2aUser = user;
+    next();
+  };
+
+  /** HTTP+JSON: every call that is not a read (GET, or POST `…:subscribe`) sends. */
+  const authorizeRest: RequestHandler = async (req, res, next) => {
+    const reads = req.method === 'GET' || (req.method === 'POST' && req.path.endsWith(':subscribe'));
+    const user = await callerFor(req, res, reads ? 'read' : 'send');
+    if (!(user instanceof KeyUser)) return restError(res, user.status, user.code, user.message);
+    res.locals.a2aUser = user;
     next();
   };
 
   // Not strict: any JSON value is parsed, so valid JSON that is no request object is -32600, not a parse error.
   const json = express.json({ limit: deps.config.MAX_BODY_BYTES, strict: false });
+  // The HTTP+JSON binding under `<face>/rest` (the SDK's router, v1.0 paths and v0.3's `/v1/…`), bodies up to our limit.
+  const restJson = express.json({ limit: deps.config.MAX_BODY_BYTES, strict: false, type: ['application/json', 'application/a2a+json'] });
+  router.use(`${A2A_FACE_PATH}/agents/:agent_id${REST_PATH}`, restJson, restBodyErrors, authorizeRest, specRestStatuses, rest);
+  router.use(`${A2A_FACE_PATH}${REST_PATH}`, restJson, restBodyErrors, authorizeRest, specRestStatuses, rest);
   router.use(`${A2A_FACE_PATH}/agents/:agent_id`, onlyPostHere, json, envelope, authorize, rpc);
   router.use(A2A_FACE_PATH, onlyPostHere, json, envelope, authorize, rpc);
 

@@ -16,7 +16,7 @@ export const {
   UnsupportedOperationError,
   A2AError,
 } = require('@a2a-js/sdk/errors') as SdkErrors;
-export const { jsonRpcHandler } = require('@a2a-js/sdk/server/express') as SdkExpress;
+export const { jsonRpcHandler, restHandler } = require('@a2a-js/sdk/server/express') as SdkExpress;
 
 export type {
   AgentCard as AgentCardType,

@@ -2,7 +2,8 @@
  * The A2A face against the A2A v1.0 specification (docs/a2a.md, "Conformance"): the mandatory checks of the A2A
  * project's TCK (a2aproject/a2a-tck, tests/mandatory: JSON-RPC envelopes and error codes, GetTask, CancelTask,
  * ListTasks, the agent cards) ported as raw requests, and what a client does with them driven by the official Python
- * `a2a-sdk` (test/helpers/a2a_conformance.py; skipped, saying why, when the venv lacks it).
+ * `a2a-sdk` (test/helpers/a2a_conformance.py; skipped, saying why, when the venv lacks it), over the JSON-RPC and the
+ * HTTP+JSON (REST) bindings.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -177,5 +178,67 @@ describe('a2a conformance', () => {
     assert.equal(report.continue_ended.error.type, 'UnsupportedOperationError', JSON.stringify(report.continue_ended));
     assert.equal(report.continue_unknown.error.type, 'TaskNotFoundError', JSON.stringify(report.continue_unknown));
     assert.equal(report.continue_other_context.error.type, 'InvalidParamsError', JSON.stringify(report.continue_other_context));
+  });
+
+  it('a2a conformance - HTTP+JSON binding: the same handlers under <face>/rest, the spec\'s HTTP statuses for its errors', async () => {
+    const rest = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      request(method, `${system.baseUrl}/a2a/rest${path}`, body, { authorization: `Bearer ${key}`, ...V1, ...headers });
+    const card = (await request('GET', `${system.baseUrl}/.well-known/agent-card.json`, undefined, { authorization: '' })).body;
+    assert.deepEqual(card.supportedInterfaces.filter((i: { protocolBinding: string }) => i.protocolBinding === 'HTTP+JSON'), [
+      { url: `${system.baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: `${system.baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+    ]);
+    const contextId = `conf-rest-${process.pid}`;
+    const sent = await rest('POST', '/message:send', { message: { messageId: `conf-rest-${process.pid}`, role: 'ROLE_USER', contextId, parts: [{ data: { order_id: 8 } }], metadata: { skill: `${agentId}/refund` } } });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.equal(sent.body.task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(sent.body.task.contextId, contextId);
+    const id = sent.body.task.id as string;
+    const read = await rest('GET', `/tasks/${id}?historyLength=1`);
+    assert.equal(read.body.id, id);
+    assert.equal(read.body.history.length, 1);
+    const listed = await rest('GET', `/tasks?contextId=${contextId}&includeArtifacts=true`);
+    assert.deepEqual(listed.body.tasks.map((t: { id: string }) => t.id), [id]);
+    assert.equal(listed.body.totalSize, 1);
+    const cases: [string, string, unknown, number, string][] = [
+      ['GET', '/tasks/no-such-task', undefined, 404, 'NOT_FOUND'],
+      ['POST', `/tasks/${id}:cancel`, {}, 409, 'FAILED_PRECONDITION'],
+      ['POST', '/message:send', { message: { messageId: `conf-rest-file-${process.pid}`, role: 'ROLE_USER', parts: [{ url: 'https://example.com/x.pdf' }] } }, 415, 'INVALID_ARGUMENT'],
+      ['GET', '/tasks?pageSize=0', undefined, 400, 'INVALID_ARGUMENT'],
+      ['GET', '/tasks?pageToken=invalid-token-xyz', undefined, 400, 'INVALID_ARGUMENT'],
+      ['POST', '/message:send', '{"message": ', 400, 'INVALID_ARGUMENT'],
+      ['POST', `/tasks/${id}/pushNotificationConfigs`, { url: 'https://example.com/hook' }, 400, 'FAILED_PRECONDITION'],
+    ];
+    for (const [method, path, body, status, name] of cases) {
+      const answer = await rest(method, path, body, typeof body === 'string' ? { 'content-type': 'application/json' } : {});
+      assert.equal(answer.status, status, `${method} ${path} → ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.error.status, name, `${method} ${path}`);
+      assert.equal(answer.body.error.code, status);
+    }
+    const subscribed = await rest('GET', `/tasks/${id}:subscribe`);
+    assert.equal(subscribed.status, 400, 'an ended task has nothing to stream');
+    const noKey = await rest('GET', `/tasks/${id}`, undefined, { authorization: '' });
+    assert.equal(noKey.status, 401);
+    assert.equal(noKey.body.error.status, 'UNAUTHENTICATED');
+    const readOnly = (await system.keys.create('default', { scopes: ['read'] }, 'a2a-rest-read')).key;
+    assert.equal((await rest('POST', '/message:send', { message: { messageId: 'x', role: 'ROLE_USER', parts: [{ text: 'x' }] } }, { authorization: `Bearer ${readOnly}` })).status, 403);
+    assert.equal((await rest('GET', `/tasks/${id}`, undefined, { authorization: `Bearer ${readOnly}` })).status, 200);
+    const own = await request('POST', `${system.baseUrl}/a2a/agents/${agentId}/rest/message:send`, { message: { messageId: `conf-rest-own-${process.pid}`, role: 'ROLE_USER', parts: [{ data: { order_id: 6 } }], metadata: { skill: 'refund' } } }, { authorization: `Bearer ${key}`, ...V1 });
+    assert.deepEqual(own.body.task.artifacts[0].parts[0].data, { refund_id: 'r-6' }, JSON.stringify(own.body));
+    assert.equal((await request('GET', `${system.baseUrl}/a2a/agents/agt_000000000000000000000000/rest/tasks`, undefined, { authorization: `Bearer ${key}`, ...V1 })).status, 404);
+  });
+
+  it('a2a conformance - the PyPI a2a-sdk client over HTTP+JSON: the same ListTasks, history and context checks', { skip }, async () => {
+    const report = await runPythonClient('a2a_conformance.py', { base_url: system.baseUrl, key, binding: 'HTTP+JSON', skill: `${agentId}/refund`, run: `py-rest-${process.pid}` });
+    assert.ok(report.sent.every((t: { state: string; context_id: string }) => t.state === 'TASK_STATE_COMPLETED' && t.context_id === `ctx-py-rest-${process.pid}`), JSON.stringify(report.sent));
+    assert.deepEqual(report.get_history.history_roles, ['ROLE_USER']);
+    const listed = report.pages.flatMap((p: { ids: string[] }) => p.ids);
+    assert.deepEqual([...listed].sort(), report.sent.map((t: { id: string }) => t.id).sort());
+    assert.equal(report.pages[0].size, 2);
+    assert.equal(report.completed.length, 3);
+    assert.equal(report.none_failed, 0);
+    assert.ok(report.bad_page_size.error && report.bad_token.error, JSON.stringify([report.bad_page_size, report.bad_token]));
+    assert.ok(report.continue_ended.error, JSON.stringify(report.continue_ended));
+    assert.ok(report.continue_unknown.error, JSON.stringify(report.continue_unknown));
   });
 });

@@ -79,12 +79,14 @@ describe('a2a', () => {
     assert.equal(agentCardUrl('http://h/card.json'), 'http://h/card.json');
   });
 
-  it('a2a - a native agent exports a card SDK clients can use: its face over JSON-RPC, our bearer scheme, its capabilities as skills', () => {
+  it('a2a - a native agent exports a card SDK clients can use: its face over JSON-RPC and HTTP+JSON, our bearer scheme, its capabilities as skills', () => {
     const agent = agentDoc(cardFields({ name: 'refunds', description: 'Refunds orders', capabilities: [{ name: 'refund', tags: ['money'], examples: ['refund 42'] }] }));
     const v1 = exportA2aCard(agent, FACE, '1.0');
     assert.deepEqual(v1.supportedInterfaces, [
       { url: FACE, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: FACE, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: `${FACE}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: `${FACE}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ]);
     assert.deepEqual(v1.securitySchemes, { reach_api_key: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'An Agent-Reach API key, sent as "Authorization: Bearer rk_…"' } } });
     assert.deepEqual(v1.securityRequirements, [{ schemes: { reach_api_key: { list: [] } } }]);
@@ -92,6 +94,7 @@ describe('a2a', () => {
     const v03 = exportA2aCard(agent, FACE, '0.3');
     assert.equal(v03.url, FACE);
     assert.equal(v03.preferredTransport, 'JSONRPC');
+    assert.deepEqual(v03.additionalInterfaces, [{ url: FACE, transport: 'JSONRPC' }, { url: `${FACE}/rest`, transport: 'HTTP+JSON' }]);
     assert.equal(v03.protocolVersion, '0.3.0');
     assert.deepEqual(v03.security, [{ reach_api_key: [] }]);
     assert.ok(!('supportedInterfaces' in v03));
