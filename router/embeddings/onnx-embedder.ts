@@ -1,16 +1,22 @@
 /**
  * A local sentence-embedding model: an ONNX file run by onnxruntime on the CPU, with its Hugging Face
- * tokenizer.json read by a pure-JS tokenizer. No network: the files are found by model-files.ts.
+ * tokenizer.json read by a pure-JS tokenizer (or, where the file holds a SentencePiece vocabulary, encoded by
+ * sentencepiece-unigram.ts). No network: the files are found by model-files.ts.
  */
 import { readFile } from 'node:fs/promises';
 type Tokenizer = InstanceType<typeof import('@huggingface/tokenizers', { with: { 'resolution-mode': 'import' } }).Tokenizer>;
 import * as ort from 'onnxruntime-node';
 import { normalize, type EmbeddingProvider } from './provider';
+import { SentencePieceUnigram, type SentencePieceVocabulary } from './sentencepiece-unigram';
+import { ROW_SPLITS, TOKEN_IDS } from './use-multilingual';
 
 export interface OnnxModelSpec {
   id: string;
-  /** `mean` over tokens (MiniLM, E5) or the `cls` token (BGE), as each model was trained. */
-  pooling: 'mean' | 'cls';
+  /**
+   * `mean` over tokens (MiniLM, E5) or the `cls` token (BGE), as each model was trained; `graph` for a graph that
+   * pools itself and reads a ragged batch, no padding (Universal Sentence Encoder, use-multilingual.ts).
+   */
+  pooling: 'mean' | 'cls' | 'graph';
   queryPrefix?: string;
   documentPrefix?: string;
   /** Longer inputs are cut: descriptions past this carry little extra signal. */
@@ -35,6 +41,15 @@ const PROBE = ['reset my password', 'what will the weather be like in Shanghai t
 /** Largest difference in any component that still counts as the same vector (float rounding, not quantisation). */
 const SAME_VECTOR = 1e-4;
 
+async function loadTokenizer(path: string): Promise<{ encode(text: string): number[] }> {
+  const json = JSON.parse(await readFile(path, 'utf8')) as { type?: string };
+  if (json.type === 'sentencepiece-unigram') return new SentencePieceUnigram(json as SentencePieceVocabulary);
+  // The package's types are ES-module only; its CommonJS build is what this import loads.
+  const { Tokenizer: TokenizerClass } = await import('@huggingface/tokenizers');
+  const tokenizer: Tokenizer = new TokenizerClass(json, {});
+  return { encode: (text) => tokenizer.encode(text).ids };
+}
+
 export class OnnxEmbedder implements EmbeddingProvider {
   readonly id: string;
 
@@ -44,16 +59,13 @@ export class OnnxEmbedder implements EmbeddingProvider {
   private constructor(
     private readonly spec: OnnxModelSpec,
     private readonly session: ort.InferenceSession,
-    private readonly tokenizer: Tokenizer,
+    private readonly tokenizer: { encode(text: string): number[] },
   ) {
     this.id = spec.id;
   }
 
   static async load(spec: OnnxModelSpec, files: OnnxModelFiles, threads = 1): Promise<OnnxEmbedder> {
-    const tokenizerJson = JSON.parse(await readFile(files.tokenizer, 'utf8')) as object;
-    // The package's types are ES-module only; its CommonJS build is what this import loads.
-    const { Tokenizer: TokenizerClass } = await import('@huggingface/tokenizers');
-    const tokenizer = new TokenizerClass(tokenizerJson, {});
+    const tokenizer = await loadTokenizer(files.tokenizer);
     const session = await ort.InferenceSession.create(files.model, {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
@@ -102,10 +114,11 @@ export class OnnxEmbedder implements EmbeddingProvider {
 
   /** Token ids as the model sees them (special tokens included, not cut). */
   tokenize(text: string): number[] {
-    return this.tokenizer.encode(text).ids;
+    return this.tokenizer.encode(text);
   }
 
   private async run(encoded: number[][]): Promise<Float32Array[]> {
+    if (this.spec.pooling === 'graph') return this.runRagged(encoded);
     const length = Math.max(...encoded.map((ids) => ids.length));
     const ids = new BigInt64Array(encoded.length * length);
     const mask = new BigInt64Array(encoded.length * length);
@@ -128,6 +141,20 @@ export class OnnxEmbedder implements EmbeddingProvider {
     const dims = hidden.dims[2]!;
     const data = hidden.data as Float32Array;
     return encoded.map((row, r) => normalize(this.pool(data, r, row.length, length, dims)));
+  }
+
+  /** Every text's ids one after another, and where each text starts and the last ends: the graph's own vectors. */
+  private async runRagged(encoded: number[][]): Promise<Float32Array[]> {
+    const splits = [0];
+    for (const row of encoded) splits.push(splits.at(-1)! + row.length);
+    const results = await this.session.run({
+      [TOKEN_IDS]: new ort.Tensor('int32', Int32Array.from(encoded.flat()), [splits.at(-1)!]),
+      [ROW_SPLITS]: new ort.Tensor('int64', BigInt64Array.from(splits, BigInt), [splits.length]),
+    });
+    const vectors = results[this.session.outputNames[0]!]!;
+    const dims = vectors.dims[1]!;
+    const data = vectors.data as Float32Array;
+    return encoded.map((_, r) => normalize(data.slice(r * dims, (r + 1) * dims)));
   }
 
   private pool(data: Float32Array, row: number, tokens: number, length: number, dims: number): Float32Array {

