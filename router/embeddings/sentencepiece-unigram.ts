@@ -1,10 +1,12 @@
 /**
  * SentencePiece's Unigram encoding, as its library does it (unigram_model.cc, `EncodeOptimized`), for a model whose
  * pieces were read from its model file (use-multilingual.ts): the best-scoring segmentation of the normalised text,
- * path scores summed in float32 as it does (in doubles, near-ties between orders of the same pieces come out
- * the other way), ties going to the piece found first (the one starting earliest), user-defined pieces always taken, an unknown
- * character scored `min − 10` and a run of them merged into one `<unk>`. Hugging Face's Unigram lattice, in
- * doubles, gave other ids for 4 of 1,732 zh/en test texts and matched CONTROL pieces ("<s>") in text; hence this.
+ * path scores summed in float32 as it does, ties going to the piece found first (the one starting earliest),
+ * user-defined pieces always taken, control pieces ("<s>") never read from text, an unknown character scored
+ * `min − 10` and a run of them merged into one `<unk>`. Against the original graph's tokenizer node, on 1,732 zh/en
+ * and CLINC150 texts: the same ids for all but 4, each the same pieces in another order at a near-tie ("232 323 23"
+ * for "23 232 323"; Python sentencepiece 0.2.3 gives the ids given here), vectors still at cosine ≥ 0.997.
+ * Hugging Face's Unigram lattice differed on 5, reading "<s>" in text as the control piece.
  *
  * Normalisation is SentencePiece's `nmt_nfkc` as the Hugging Face JS tokenizer approximates its precompiled map
  * (control characters dropped, unusual spaces made spaces, NFKC — the same ids as the original tokenizer on every
@@ -79,7 +81,7 @@ export class SentencePieceUnigram {
     const unkScore = Math.fround(this.minScore - UNK_PENALTY);
     const offer = (end: number, from: number, id: number, score: number) => {
       const node = best[end]!;
-      if (node.from === -1 || score >= node.score) Object.assign(node, { id, score, from });
+      if (node.from === -1 || score > node.score) Object.assign(node, { id, score, from });
     };
     for (let start = 0; start < n; start++) {
       const here = best[start]!.score;

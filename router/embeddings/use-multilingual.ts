@@ -19,7 +19,8 @@ const EXTENSIONS_DOMAIN = 'ai.onnx.contrib';
 
 /** Field numbers of onnx.proto. */
 const MODEL = { graph: 7, opsetImport: 8 } as const;
-const GRAPH = { node: 1, input: 11 } as const;
+const GRAPH = { node: 1, initializer: 5, input: 11 } as const;
+const TENSOR = { name: 8 } as const;
 const NODE = { input: 1, output: 2, opType: 4, attribute: 5 } as const;
 const VALUE_INFO = { name: 1 } as const;
 const ATTRIBUTE = { name: 1, s: 4 } as const;
@@ -28,7 +29,7 @@ const only = (fields: Field[], number: number) => fields.filter((f) => f.field =
 const bytesOf = (fields: Field[], number: number) => only(fields, number)[0]?.value as Buffer | undefined;
 
 /** The tokenizer node, its SentencePiece model, the strings it read and the two tensors it produced (ids, then row splits). */
-function findTokenizer(graph: Field[]): { index: number; spModel: Buffer; input: string; outputs: string[] } {
+function findTokenizer(graph: Field[]): { index: number; spModel: Buffer; inputs: string[]; outputs: string[] } {
   const index = graph.findIndex((f) => f.field === GRAPH.node && only(readFields(f.value as Buffer), NODE.opType).some((op) => text(op) === TOKENIZER_OP));
   if (index < 0) throw new Error(`no ${TOKENIZER_OP} node in the graph`);
   const fields = readFields(graph[index]!.value as Buffer);
@@ -37,7 +38,7 @@ function findTokenizer(graph: Field[]): { index: number; spModel: Buffer; input:
     .find((a) => only(a, ATTRIBUTE.name).some((n) => text(n) === 'model'));
   const spModel = model && bytesOf(model, ATTRIBUTE.s);
   if (!spModel) throw new Error(`${TOKENIZER_OP} has no model attribute`);
-  return { index, spModel, input: text(only(fields, NODE.input)[0]!), outputs: only(fields, NODE.output).map(text) };
+  return { index, spModel, inputs: only(fields, NODE.input).map(text), outputs: only(fields, NODE.output).map(text) };
 }
 
 /** The ONNX graph without its tokenizer, reading `token_ids` and `row_splits`; and the tokenizer's model. */
@@ -45,15 +46,20 @@ export function cutTokenizer(onnx: Buffer): { onnx: Buffer; spModel: Buffer } {
   const model = readFields(onnx);
   const graphAt = model.findIndex((f) => f.field === MODEL.graph);
   const graph = readFields(model[graphAt]!.value as Buffer);
-  const { index, spModel, input, outputs } = findTokenizer(graph);
-  const isStrings = (f: Field) => f.field === GRAPH.input && only(readFields(f.value as Buffer), VALUE_INFO.name).some((n) => text(n) === input);
+  const { index, spModel, inputs, outputs } = findTokenizer(graph);
+  const named = (f: Field, number: number) => only(readFields(f.value as Buffer), number).map(text)[0];
+  const isStrings = (f: Field) => f.field === GRAPH.input && named(f, VALUE_INFO.name) === inputs[0];
+  // The tokenizer's settings (constants only it read) would stay behind as unused initializers, and onnxruntime
+  // warns about each when it loads the graph.
+  const used = new Set(graph.filter((f, i) => f.field === GRAPH.node && i !== index).flatMap((f) => only(readFields(f.value as Buffer), NODE.input).map(text)));
+  const isSetting = (f: Field) => f.field === GRAPH.initializer && inputs.includes(named(f, TENSOR.name)!) && !used.has(named(f, TENSOR.name)!);
   const [ids, splits] = outputs as [string, string];
   const edited: Field[] = [
     // Identity nodes hand the new inputs to the tensors the tokenizer used to produce.
     { field: GRAPH.node, wire: 2, value: node({ op: 'Identity', inputs: [TOKEN_IDS], outputs: [ids] }, 0) },
     { field: GRAPH.node, wire: 2, value: node({ op: 'Identity', inputs: [ROW_SPLITS], outputs: [splits] }, 1) },
     // The raw-string input only fed the tokenizer.
-    ...graph.filter((f, i) => i !== index && !isStrings(f)),
+    ...graph.filter((f, i) => i !== index && !isStrings(f) && !isSetting(f)),
     { field: GRAPH.input, wire: 2, value: valueInfo({ name: TOKEN_IDS, type: 'int32', shape: ['tokens'] }) },
     { field: GRAPH.input, wire: 2, value: valueInfo({ name: ROW_SPLITS, type: 'int64', shape: ['texts_plus_one'] }) },
   ];
