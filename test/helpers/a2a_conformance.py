@@ -91,6 +91,18 @@ async def main():
         report["bad_page_size"] = await attempt(lambda: client.list_tasks(ListTasksRequest(page_size=101)))
         report["bad_token"] = await attempt(lambda: client.list_tasks(ListTasksRequest(page_token="invalid-token-xyz")))
 
+        streaming = ClientFactory(ClientConfig(httpx_client=http, streaming=True, supported_protocol_bindings=[binding])).create(card)
+        states = []
+        async for event in streaming.send_message(SendMessageRequest(message=message(f"{run}-streamed", {"order_id": 4}, skill, context_id=context))):
+            view = MessageToDict(event)
+            if "task" in view:
+                states.append(view["task"]["status"]["state"])
+            elif "statusUpdate" in view:
+                states.append(view["statusUpdate"]["status"]["state"])
+            elif "artifactUpdate" in view:
+                states.append("artifact")
+        report["streamed"] = states
+
         report["continue_ended"] = await attempt(lambda: send(client, SendMessageRequest(message=message(f"{run}-more", {"order_id": 9}, skill, context_id=context, task_id=sent[0]["id"]))))
         report["continue_unknown"] = await attempt(lambda: send(client, SendMessageRequest(message=message(f"{run}-lost", {"order_id": 9}, skill, task_id="no-such-task"))))
         report["continue_other_context"] = await attempt(lambda: send(client, SendMessageRequest(message=message(f"{run}-other", {"order_id": 9}, skill, context_id="another-context", task_id=sent[0]["id"]))))

@@ -178,6 +178,8 @@ describe('a2a conformance', () => {
     assert.equal(report.continue_ended.error.type, 'UnsupportedOperationError', JSON.stringify(report.continue_ended));
     assert.equal(report.continue_unknown.error.type, 'TaskNotFoundError', JSON.stringify(report.continue_unknown));
     assert.equal(report.continue_other_context.error.type, 'InvalidParamsError', JSON.stringify(report.continue_other_context));
+    assert.equal(report.streamed.at(-1), 'TASK_STATE_COMPLETED', JSON.stringify(report.streamed));
+    assert.equal(report.streamed[0], 'TASK_STATE_SUBMITTED', 'the stream begins with the task');
   });
 
   it('a2a conformance - HTTP+JSON binding: the same handlers under <face>/rest, the spec\'s HTTP statuses for its errors', async () => {
@@ -240,5 +242,25 @@ describe('a2a conformance', () => {
     assert.ok(report.bad_page_size.error && report.bad_token.error, JSON.stringify([report.bad_page_size, report.bad_token]));
     assert.ok(report.continue_ended.error, JSON.stringify(report.continue_ended));
     assert.ok(report.continue_unknown.error, JSON.stringify(report.continue_unknown));
+    assert.equal(report.streamed.at(-1), 'TASK_STATE_COMPLETED', JSON.stringify(report.streamed));
+    assert.ok(report.streamed.includes('artifact'), JSON.stringify(report.streamed));
+  });
+
+  it('a2a conformance - a task sent through one api replica is read, listed and cancelled through another once the first has stopped', async () => {
+    const replica = await system.startReplica();
+    const contextId = `conf-restart-${process.pid}`;
+    const sent = await request('POST', `${replica.baseUrl}/a2a`, {
+      jsonrpc: '2.0', id: 1, method: 'SendMessage',
+      params: { message: { messageId: `conf-restart-${process.pid}`, role: 'ROLE_USER', contextId, parts: [{ data: {} }], metadata: { skill: `${agentId}/slow` } }, configuration: { returnImmediately: true } },
+    }, { authorization: `Bearer ${key}`, ...V1 });
+    const id = sent.body.result.task.id as string;
+    await replica.stop();
+    const read = (await call('GetTask', { id })).body.result;
+    assert.ok(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'].includes(read.status.state), read.status.state);
+    assert.equal(read.contextId, contextId);
+    const listed = (await request('GET', `${system.baseUrl}/a2a/rest/tasks?contextId=${contextId}`, undefined, { authorization: `Bearer ${key}`, ...V1 })).body;
+    assert.deepEqual(listed.tasks.map((t: { id: string }) => t.id), [id]);
+    const cancelled = await request('POST', `${system.baseUrl}/a2a/rest/tasks/${id}:cancel`, {}, { authorization: `Bearer ${key}`, ...V1 });
+    assert.equal(cancelled.body.status.state, 'TASK_STATE_CANCELED', JSON.stringify(cancelled.body));
   });
 });
