@@ -9,6 +9,8 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ErrorCode,
+  McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
   type Tool,
@@ -19,7 +21,8 @@ import { callCapabilityTool, capabilityTools, type CapabilityTool } from './capa
 import type { McpDeps, ToolCall } from './context';
 import { reachTools, visibleReachTools } from './reach-tools';
 import { listResources, readResource, RESOURCE_TEMPLATES } from './resources';
-import { toolError, toolErrorOf } from './tool-result';
+import { errorBody } from '../errors';
+import { toolErrorOf } from './tool-result';
 
 const INSTRUCTIONS =
   'Agent-Reach delivers messages to AI agents durably. Find agents with reach_search_agents, see where an intent would ' +
@@ -65,18 +68,24 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
         ? {}
         : { progress: (progress: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
     };
+    const run = await toolRunner(name);
+    // A tool that does not exist is the protocol's error (the specification's "Unknown tool": -32602), not a tool result.
+    if (!run) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, errorBody('unknown_tool', `No tool ${name}; tools/list shows the tools of this key`));
     try {
-      const reach = tools.find((t) => t.definition.name === name);
-      if (reach) return await reach.run(deps, call, args);
-      if (session.capabilityTools) {
-        const tool = (await sessionCapabilityTools(deps, session)).find((t) => t.definition.name === name);
-        if (tool) return await callCapabilityTool(deps, call, tool, args);
-      }
-      return toolError('unknown_tool', `No tool ${name}; tools/list shows the tools of this key`);
+      return await run(call, args);
     } catch (error) {
       return toolErrorOf(error, deps.logger, name);
     }
   });
+
+  /** How to run the tool called `name`, or undefined when the session has none of that name. */
+  async function toolRunner(name: string): Promise<((call: ToolCall, args: unknown) => Promise<CallToolResult>) | undefined> {
+    const reach = tools.find((t) => t.definition.name === name);
+    if (reach) return (call, args) => reach.run(deps, call, args);
+    if (!session.capabilityTools) return undefined;
+    const tool = (await sessionCapabilityTools(deps, session)).find((t) => t.definition.name === name);
+    return tool && ((call, args) => callCapabilityTool(deps, call, tool, args));
+  }
 
   server.setRequestHandler(ListResourcesRequestSchema, () => listResources(deps, caller));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));

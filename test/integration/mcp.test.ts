@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { messageWorkflowId } from '../../messages/temporal';
 import { eventually } from '../helpers/eventually';
 import { request, TEST_API_KEY } from '../helpers/http';
@@ -214,8 +214,12 @@ describe('mcp', () => {
     assert.equal(unknownAgent.body.error.code, 'agent_not_found');
     const missing = toolAnswer(await client.callTool({ name: 'reach_status', arguments: { message_id: 'no-such-message' } }));
     assert.equal(missing.body.error.code, 'message_not_found');
-    const unknownTool = toolAnswer(await client.callTool({ name: 'no_such_tool', arguments: {} }));
-    assert.equal(unknownTool.body.error.code, 'unknown_tool');
+    // An unknown tool is the protocol's error -32602 (invalid params), our error body as its data.
+    await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (error: McpError) => {
+      assert.equal(error.code, ErrorCode.InvalidParams);
+      assert.equal((error.data as { error: { code: string } }).error.code, 'unknown_tool');
+      return true;
+    });
     await assert.rejects(client.readResource({ uri: 'reach://messages/no-such-message' }), /No message no-such-message/);
     // A message that ends without being processed is a tool error too, with its reason's code and its status.
     const failing = await sdkAgent(system.baseUrl, { name: unique('mcp-failing'), capabilities: [{ name: 'work' }] }, () => {
