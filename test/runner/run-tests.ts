@@ -1,6 +1,6 @@
 /**
  * `npm test`: finds or builds the Temporal CLI and FerretDB, fetches the router's models and makes the venv of the
- * Python test tools first (so no test times out on a set-up), then runs every test file with Node's test runner.
+ * Python test tools and the MCP conformance suite first (so no test times out on a set-up), then runs every test file with Node's test runner.
  * `npm test -- unit` (or integration, e2e, or a path part) filters.
  *
  * A test that needs a system package the machine lacks (HAProxy, PostgreSQL, Chromium) skips, saying what to install; the run
@@ -13,6 +13,7 @@ import { join, relative, resolve } from 'node:path';
 import { DEFAULT_LOCAL_MODELS } from '../../router/create-matcher';
 import { obtainModel } from '../../router/embeddings/model-files';
 import { resolveFerretDb, resolveTemporalCli } from '../../supervisor/binaries';
+import { ensureConformanceTools } from './mcp-conformance-tools';
 import { ensurePythonTools } from './python-tools';
 import { resolveTemporalServer } from '../../supervisor/temporal-server-binaries';
 import { clusterSkip } from '../helpers/system-packages';
@@ -81,6 +82,16 @@ async function preparePythonTools(requireAll: boolean, log: Log): Promise<void> 
   }
 }
 
+/** The MCP conformance suite and its Node 22 (an npm install, once). Without them its test skips, saying why. */
+async function prepareConformanceTools(requireAll: boolean, log: Log): Promise<void> {
+  try {
+    log(`MCP conformance suite: ${(await ensureConformanceTools(log)).cli}`);
+  } catch (error) {
+    if (requireAll) throw error;
+    log(`MCP conformance suite unavailable (${(error as Error).message}); its test skips`);
+  }
+}
+
 /** The servers the tests start, found or built one after the other (each Go build takes every core); their paths as env. */
 async function prepareServers(withCluster: boolean, log: Log): Promise<NodeJS.ProcessEnv> {
   const temporal = await resolveTemporalCli(log);
@@ -126,7 +137,12 @@ async function main(): Promise<void> {
   const requireAll = process.env.REQUIRE_ALL_SUITES === '1';
   // Downloads (models, the Python clients; the unit tests need none of these) go beside the builds.
   const needsPython = files.some((file) => !file.startsWith(join('test', 'unit')));
-  const downloads = Promise.all([obtainModels(log), needsPython ? preparePythonTools(requireAll, log) : undefined]);
+  const needsConformance = files.some((file) => file.includes('mcp-conformance'));
+  const downloads = Promise.all([
+    obtainModels(log),
+    needsPython ? preparePythonTools(requireAll, log) : undefined,
+    needsConformance ? prepareConformanceTools(requireAll, log) : undefined,
+  ]);
   downloads.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   // Cluster mode's Temporal server (a long build) only for a cluster test that will run.
   const withCluster = files.some((file) => file.startsWith(join('test', 'cluster'))) && !clusterSkip();

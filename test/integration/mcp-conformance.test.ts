@@ -1,0 +1,105 @@
+/**
+ * The MCP project's own conformance suite (`@modelcontextprotocol/conformance`, pinned, under the Node 22 it needs;
+ * test/runner/mcp-conformance-tools.ts) against `/mcp` of the real gateway, once per revision with
+ * `--requirements <revision>` and the committed list of expected failures (test/fixtures/mcp-conformance/): the suite
+ * exits non-zero when a scenario not listed fails or a listed one passes. Skipped, saying why, where the suite is not
+ * installed (`npm run mcp-conformance`); `.ci/run` installs it.
+ *
+ * The suite sends no credentials: it talks to a relay that adds the API key to each request, as a client's
+ * configuration does with its headers, and passes everything else (Host and Origin included) through unchanged.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freePort } from '../../supervisor/dev-servers';
+import { startTestServers, type TestServers } from '../helpers/servers';
+import { startSystem, type TestSystem } from '../helpers/system';
+import { conformanceTools } from '../runner/mcp-conformance-tools';
+
+const REVISIONS = ['2025-11-25', '2026-07-28'];
+const EXPECTED_FAILURES = resolve(__dirname, '../fixtures/mcp-conformance');
+
+const tools = conformanceTools();
+const skip = 'missing' in tools ? tools.missing : false;
+
+let servers: TestServers;
+let system: TestSystem;
+let relay: { url: string; stop(): Promise<void> };
+let outputDir: string;
+
+/** An HTTP relay to `target` that sets `authorization: Bearer <key>` on every request; streams are piped. */
+async function keyRelay(target: string, key: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const upstream = new URL(target);
+  const port = await freePort();
+  const server: Server = createServer((req, res) => {
+    const headers = { ...req.headers, authorization: `Bearer ${key}` };
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
+  return {
+    // The suite's DNS-rebinding scenario expects the server to answer for `localhost`.
+    url: `http://localhost:${port}/mcp`,
+    stop: () => {
+      server.closeAllConnections();
+      return new Promise((done) => server.close(() => done()));
+    },
+  };
+}
+
+/** Runs the suite for one revision; its exit status and what it printed. */
+function runSuite(revision: string): Promise<{ status: number | null; output: string }> {
+  if ('missing' in tools) throw new Error(tools.missing);
+  const args = [
+    tools.cli, 'server', '--url', relay.url, '--requirements', revision,
+    '--expected-failures', join(EXPECTED_FAILURES, `${revision}.yml`), '--timeout', '20000', '-o', join(outputDir, revision),
+  ];
+  return new Promise((done, fail) => {
+    const child = spawn(tools.node, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, output }));
+  });
+}
+
+/** The suite's closing part: the summary per scenario and the comparison with the expected failures. */
+function summary(output: string): string {
+  const at = output.indexOf('=== SUMMARY ===');
+  return at < 0 ? output.slice(-4_000) : output.slice(at);
+}
+
+describe('mcp conformance', { skip }, () => {
+  before(async () => {
+    servers = await startTestServers();
+    system = await startSystem(servers);
+    const key = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'mcp-conformance')).key;
+    relay = await keyRelay(system.baseUrl, key);
+    outputDir = mkdtempSync(join(tmpdir(), 'agent-reach-mcp-conformance-'));
+  });
+
+  after(async () => {
+    await relay?.stop();
+    await system?.stop();
+    await servers?.stop();
+    if (outputDir) rmSync(outputDir, { recursive: true, force: true });
+  });
+
+  for (const revision of REVISIONS) {
+    it(`mcp conformance - revision ${revision}: every scenario passes but the expected failures, which still fail`, async () => {
+      const { status, output } = await runSuite(revision);
+      const shown = summary(output);
+      assert.match(shown, /=== SUMMARY ===/, `the suite did not finish:\n${shown}`);
+      assert.equal(status, 0, `the suite's result differs from test/fixtures/mcp-conformance/${revision}.yml:\n${shown}`);
+    });
+  }
+});
