@@ -58,8 +58,11 @@ export function gatewayCard(publicUrl: string, agents: readonly AgentDoc[], call
 
 /**
  * An agent's card for anyone, without a key: the agent as its key's card shows it, but with only the capabilities
- * every caller of its tenant may reach (no ACL) and that the tenant did not mark `private`.
+ * every caller of its tenant may reach (no ACL) and that the tenant did not mark `private`. A card needs a skill
+ * (the spec requires them, the TCK a non-empty list): with none public, the one skill routes by intent.
  */
 export function publicAgentCard(agent: AgentDoc, publicUrl: string, specVersion: A2aSpecVersion = '1.0') {
-  return exportA2aCard(agent, `${publicUrl}${agentFacePath(agent._id)}`, specVersion, (c) => !c.acl && !c.private);
+  const card = exportA2aCard(agent, `${publicUrl}${agentFacePath(agent._id)}`, specVersion, (c) => !c.acl && !c.private);
+  if ((card.skills as unknown[]).length > 0) return card;
+  return { ...card, skills: [{ ...ROUTE_SKILL, description: `Say what you want in a text part: Agent-Reach routes it among the skills of ${agent.name}, which a key's card lists.` }] };
 }

@@ -56,8 +56,10 @@ export function targetOf(metadata: Record<string, unknown>, scope: FaceScope): T
   if (scope.agent) {
     const agent = scope.agent;
     if (agentId && agentId !== agent._id) throw new RequestMalformedError(`This is the face of agent ${agent._id}; send to ${agentId} at its own face or the gateway's`);
+    const named = skill ? capabilityOfSkill(agent, skill) : undefined;
+    // `route` (an agent's public card with no public skill names it) lets the router choose among the agent's.
+    if (skill && !named && skill === ROUTE_SKILL_ID) return { agent_id: agent._id };
     if (skill) {
-      const named = capabilityOfSkill(agent, skill);
       if (!named) throw new RequestMalformedError({ message: `Agent ${agent.name} has no skill "${skill}"`, metadata: { code: 'unknown_capability' } });
       return { agent_id: agent._id, capability: named };
     }

@@ -195,5 +195,8 @@ describe('a2a face', () => {
     assert.deepEqual((card.skills as { id: string }[]).map((s) => s.id), ['refund']);
     assert.equal((card.capabilities as { extendedAgentCard: boolean }).extendedAgentCard, true, 'the rest is on the extended card');
     assert.deepEqual((card.supportedInterfaces as { url: string }[])[0]!.url, 'https://reach.example.com/a2a/agents/agt_1');
+    const hidden = agent('vault', [{ name: 'open', private: true }]);
+    assert.deepEqual((publicAgentCard(hidden, 'https://reach.example.com').skills as { id: string }[]).map((s) => s.id), ['route'], 'a card keeps a skill: routing by intent');
+    assert.deepEqual(targetOf({ skill: 'route' }, { agent: hidden }), { agent_id: 'agt_1' }, 'which the agent\'s face takes');
   });
 });
