@@ -2,7 +2,7 @@
  * Resources: an agent's card `reach://agents/{agent_id}` (as `GET /v1/agents/:id` shows it) and a message's status
  * `reach://messages/{message_id}` (as `GET /v1/messages/:id`), both needing the `read` scope, in the key's tenant.
  * The tenant's agents are listed; messages are read by id only. A resource that does not exist is the protocol's
- * "resource not found" error (-32002), with our error body as its data.
+ * "resource not found" error (-32002), with our error body and the `uri` as its data.
  */
 import { McpError, ErrorCode, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { hasScope, type Caller } from '../../rules/api-key';
@@ -39,8 +39,9 @@ export async function listResources(deps: McpDeps, caller: Caller): Promise<List
   };
 }
 
-function notFound(code: string, message: string): McpError {
-  return new McpError(RESOURCE_NOT_FOUND, message, errorBody(code, message));
+/** The "resource not found" error: our error body, and the URI asked for (as the specification's `data.uri`). */
+function notFound(uri: string, code: string, message: string, details?: unknown): McpError {
+  return new McpError(RESOURCE_NOT_FOUND, message, { ...errorBody(code, message, details), uri });
 }
 
 function asJson(uri: string, value: object): ReadResourceResult {
@@ -50,22 +51,22 @@ function asJson(uri: string, value: object): ReadResourceResult {
 export async function readResource(deps: McpDeps, caller: Caller, uri: string): Promise<ReadResourceResult> {
   if (!hasScope(caller, 'read')) throw new McpError(ErrorCode.InvalidRequest, 'This API key lacks the "read" scope', errorBody('insufficient_scope', 'This API key lacks the "read" scope', { required_scope: 'read' }));
   const match = /^reach:\/\/(agents|messages)\/([^/?#]+)$/.exec(uri);
-  if (!match) throw notFound('resource_not_found', `No resource ${uri}: use reach://agents/{agent_id} or reach://messages/{message_id}`);
+  if (!match) throw notFound(uri, 'resource_not_found', `No resource ${uri}: use reach://agents/{agent_id} or reach://messages/{message_id}`);
   const [, kind, id] = match as unknown as [string, 'agents' | 'messages', string];
   try {
     if (kind === 'agents') {
       const { agent_id } = parseInput(agentIdParams, { agent_id: decodeURIComponent(id) }, 'params');
       const card = await agentCard(deps.catalogue, caller.tenant, agent_id);
-      if (!card) throw notFound('agent_not_found', `No agent ${agent_id}`);
+      if (!card) throw notFound(uri, 'agent_not_found', `No agent ${agent_id}`);
       return asJson(uri, card);
     }
     const { message_id } = parseInput(messageIdParams, { message_id: decodeURIComponent(id) }, 'params');
     const status = await deps.messages.get(caller.tenant, message_id);
-    if (!status) throw notFound('message_not_found', `No message ${message_id}`);
+    if (!status) throw notFound(uri, 'message_not_found', `No message ${message_id}`);
     return asJson(uri, withLinks(deps, status));
   } catch (error) {
     // An id that cannot exist is not found either; the error body says why.
-    if (error instanceof ApiError) throw new McpError(RESOURCE_NOT_FOUND, error.message, errorBody(error.code, error.message, error.details));
+    if (error instanceof ApiError) throw notFound(uri, error.code, error.message, error.details);
     throw error;
   }
 }

@@ -24,7 +24,7 @@ import { listResources, readResource, RESOURCE_TEMPLATES } from './resources';
 import { errorBody } from '../errors';
 import { toolErrorOf } from './tool-result';
 
-const INSTRUCTIONS =
+export const INSTRUCTIONS =
   'Agent-Reach delivers messages to AI agents durably. Find agents with reach_search_agents, see where an intent would ' +
   'go with reach_route, send with reach_send (by intent or to a named agent capability) and read a message with ' +
   'reach_status. Agent cards and message statuses are also resources: reach://agents/{agent_id}, reach://messages/{message_id}.';
@@ -48,12 +48,28 @@ async function sessionCapabilityTools(deps: McpDeps, session: SessionOptions): P
   return capabilityTools(deps.catalogue.index.agents(session.caller.tenant), session.caller);
 }
 
+/** Runs one tool for a caller. */
+export type ToolRun = (call: ToolCall, args: unknown) => Promise<CallToolResult>;
+
+/** How to run the tool called `name` for `session`, or undefined when it has none of that name. */
+export async function toolRunner(deps: McpDeps, session: SessionOptions, name: string): Promise<ToolRun | undefined> {
+  const reach = reachTools(deps.config.MCP_SEND_WAIT_MS).find((t) => t.definition.name === name);
+  if (reach) return (call, args) => reach.run(deps, call, args);
+  if (!session.capabilityTools) return undefined;
+  const tool = (await sessionCapabilityTools(deps, session)).find((t) => t.definition.name === name);
+  return tool && ((call, args) => callCapabilityTool(deps, call, tool, args));
+}
+
+/** What the unknown-tool error says, in either SDK's error class. */
+export function unknownTool(name: string): { message: string; data: object } {
+  return { message: `Unknown tool: ${name}`, data: errorBody('unknown_tool', `No tool ${name}; tools/list shows the tools of this key`) };
+}
+
 export function createSessionServer(deps: McpDeps, session: SessionOptions): Server {
   const server = new Server(
     { name: 'agent-reach', title: 'Agent-Reach', version },
     { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: INSTRUCTIONS },
   );
-  const tools = reachTools(deps.config.MCP_SEND_WAIT_MS);
   const { caller } = session;
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listedTools(deps, session) }));
@@ -68,24 +84,15 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
         ? {}
         : { progress: (progress: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
     };
-    const run = await toolRunner(name);
+    const run = await toolRunner(deps, session, name);
     // A tool that does not exist is the protocol's error (the specification's "Unknown tool": -32602), not a tool result.
-    if (!run) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, errorBody('unknown_tool', `No tool ${name}; tools/list shows the tools of this key`));
+    if (!run) throw new McpError(ErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);
     try {
       return await run(call, args);
     } catch (error) {
       return toolErrorOf(error, deps.logger, name);
     }
   });
-
-  /** How to run the tool called `name`, or undefined when the session has none of that name. */
-  async function toolRunner(name: string): Promise<((call: ToolCall, args: unknown) => Promise<CallToolResult>) | undefined> {
-    const reach = tools.find((t) => t.definition.name === name);
-    if (reach) return (call, args) => reach.run(deps, call, args);
-    if (!session.capabilityTools) return undefined;
-    const tool = (await sessionCapabilityTools(deps, session)).find((t) => t.definition.name === name);
-    return tool && ((call, args) => callCapabilityTool(deps, call, tool, args));
-  }
 
   server.setRequestHandler(ListResourcesRequestSchema, () => listResources(deps, caller));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));

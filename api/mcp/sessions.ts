@@ -1,5 +1,6 @@
 /**
- * The MCP face's Streamable HTTP endpoint, `/mcp` (POST, GET, DELETE), and the sessions it holds.
+ * The MCP face's Streamable HTTP endpoint, `/mcp` (POST, GET, DELETE), and the sessions it holds. A request of
+ * revision 2026-07-28 (no session; modern.ts) is answered on its own; the others are 2025-11-25 sessions.
  *
  * Every request is authenticated as on `/v1/messages` (`identifyCaller`: the API key, its tenant's rate limit); a
  * session belongs to the key that opened it, and a request naming another key's session is answered as if the
@@ -32,6 +33,7 @@ import { mcpQuery } from '../schemas';
 import { parseInput } from '../validate';
 import type { McpDeps } from './context';
 import { originGuard } from './mcp-origin';
+import { isModernRequest, ModernMcp, webRequest } from './modern';
 import { createSessionServer, listedTools, type SessionOptions } from './server';
 
 interface Session {
@@ -69,7 +71,11 @@ export class McpFace {
   private seenRevisions = new Map<string, string>();
   private watching = false;
 
-  constructor(private readonly deps: McpDeps, private readonly now: () => number = Date.now) {}
+  private readonly modern: ModernMcp;
+
+  constructor(private readonly deps: McpDeps, private readonly now: () => number = Date.now) {
+    this.modern = new ModernMcp(deps);
+  }
 
   /** The `/mcp` routes, to mount after `identifyCaller` and the JSON body parser. */
   routes(): Router {
@@ -78,6 +84,13 @@ export class McpFace {
       const caller = callerOf(res);
       if (!caller) throw new ApiError(401, 'unauthenticated', 'Send an API key as "Authorization: Bearer rk_…"');
       const sessionId = req.get('mcp-session-id');
+      if (!sessionId) {
+        const request = webRequest(req);
+        if (await isModernRequest(request, req.body)) {
+          const { capability_tools } = parseInput(mcpQuery, req.query, 'query');
+          return this.modern.serve(request, req.body, { caller, capabilityTools: capability_tools ?? this.deps.config.MCP_CAPABILITY_TOOLS }, res);
+        }
+      }
       if (sessionId) {
         const session = this.sessions.get(sessionId);
         if (!session || callerIdOf(session.options.caller) !== callerIdOf(caller)) return rpcError(res, 404, 'Session not found: start a new one with initialize');
@@ -216,5 +229,6 @@ export class McpFace {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     await Promise.all([...this.sessions.values()].map((s) => this.closeSession(s)));
+    await this.modern.close();
   }
 }

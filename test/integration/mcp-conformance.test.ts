@@ -91,7 +91,7 @@ describe('mcp conformance', { skip }, () => {
     await relay?.stop();
     await system?.stop();
     await servers?.stop();
-    if (outputDir) rmSync(outputDir, { recursive: true, force: true });
+    if (outputDir && !process.env.KEEP_CONFORMANCE_OUTPUT) rmSync(outputDir, { recursive: true, force: true });
   });
 
   for (const revision of REVISIONS) {

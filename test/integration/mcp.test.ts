@@ -220,7 +220,12 @@ describe('mcp', () => {
       assert.equal((error.data as { error: { code: string } }).error.code, 'unknown_tool');
       return true;
     });
-    await assert.rejects(client.readResource({ uri: 'reach://messages/no-such-message' }), /No message no-such-message/);
+    await assert.rejects(client.readResource({ uri: 'reach://messages/no-such-message' }), (error: McpError) => {
+      assert.equal(error.code, -32002);
+      assert.match(error.message, /No message no-such-message/);
+      assert.equal((error.data as { uri: string }).uri, 'reach://messages/no-such-message');
+      return true;
+    });
     // A message that ends without being processed is a tool error too, with its reason's code and its status.
     const failing = await sdkAgent(system.baseUrl, { name: unique('mcp-failing'), capabilities: [{ name: 'work' }] }, () => {
       throw Object.assign(new Error('card declined'), { code: 'declined' });

@@ -1,0 +1,120 @@
+/**
+ * Revision 2026-07-28 of MCP on `/mcp`, beside the 2025-11-25 sessions (sessions.ts): requests without a session,
+ * each carrying its protocol version and client information in `_meta` (stateless), `server/discover`, the
+ * `Mcp-Method`/`Mcp-Name` headers checked against the body, caching hints on the list results. Served by the
+ * official v2 SDK (`@modelcontextprotocol/server`, `createMcpHandler` in its strict modern mode): one server per
+ * request, built for the request's key from the same tools and resources as a session's. Which revision a request
+ * speaks is the SDK's own classification (`isLegacyRequest`): requests without the 2026-07-28 envelope go on to the
+ * sessions, as before.
+ */
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, type ListToolsResult, type McpHttpHandler } from '@modelcontextprotocol/server';
+import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
+import { version } from '../../package.json';
+import type { McpDeps, ToolCall } from './context';
+import { listResources, readResource, RESOURCE_TEMPLATES } from './resources';
+import { INSTRUCTIONS, listedTools, toolRunner, unknownTool, type SessionOptions } from './server';
+import { toolErrorOf } from './tool-result';
+
+/** The request as the v2 SDK takes it (a web `Request`), from express's, whose JSON body is parsed already. */
+export function webRequest(req: ExpressRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const one of value) headers.append(name, one);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  headers.delete('content-length'); // the body below is written anew
+  const hasBody = req.method === 'POST' && req.body !== undefined;
+  return new Request(`http://${req.get('host') ?? 'localhost'}${req.originalUrl}`, { method: req.method, headers, ...(hasBody ? { body: JSON.stringify(req.body) } : {}) });
+}
+
+/** Whether the request speaks 2026-07-28 (the SDK's classification: its `_meta` envelope or the revision's header). */
+export async function isModernRequest(request: Request, parsedBody: unknown): Promise<boolean> {
+  return !(await isLegacyRequest(request, parsedBody));
+}
+
+/** A v1 `McpError` (resources.ts) as the v2 SDK's protocol error, so that it is answered with its code and data. */
+function asProtocolError(error: unknown): unknown {
+  if (error instanceof Error && typeof (error as { code?: unknown }).code === 'number') {
+    const { code, data } = error as Error & { code: number; data?: unknown };
+    return new ProtocolError(code, error.message.replace(/^MCP error -?\d+: /, ''), data);
+  }
+  return error;
+}
+
+function createModernServer(deps: McpDeps, session: SessionOptions): Server {
+  // Lists are per key and follow the catalogue: a client may keep them as long as the catalogue is re-read.
+  const hint = { ttlMs: deps.config.CATALOGUE_REFRESH_MS, cacheScope: 'private' as const };
+  const server = new Server(
+    { name: 'agent-reach', title: 'Agent-Reach', version },
+    {
+      capabilities: { tools: { listChanged: true }, resources: {} },
+      instructions: INSTRUCTIONS,
+      cacheHints: { 'tools/list': hint, 'resources/list': hint, 'resources/templates/list': hint, 'server/discover': hint },
+    },
+  );
+  const { caller } = session;
+  // The same JSON as a session's list; v1's and v2's types say JSON Schema each their own way.
+  server.setRequestHandler('tools/list', async () => ({ tools: (await listedTools(deps, session)) as ListToolsResult['tools'] }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: args } = request.params;
+    const progressToken = request.params._meta?.progressToken;
+    const call: ToolCall = {
+      caller,
+      signal: ctx.mcpReq.signal,
+      ...(progressToken === undefined
+        ? {}
+        : { progress: (progress: number, message: string) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
+    };
+    const run = await toolRunner(deps, session, name);
+    if (!run) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);
+    try {
+      return await run(call, args);
+    } catch (error) {
+      return toolErrorOf(error, deps.logger, name);
+    }
+  });
+  server.setRequestHandler('resources/list', () => listResources(deps, caller));
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler('resources/read', async (request) => {
+    try {
+      return await readResource(deps, caller, request.params.uri);
+    } catch (error) {
+      throw asProtocolError(error);
+    }
+  });
+  return server;
+}
+
+/** The 2026-07-28 leg of `/mcp`: the caller's session options ride on the request's auth info. */
+export class ModernMcp {
+  private readonly handler: McpHttpHandler;
+
+  constructor(deps: McpDeps) {
+    this.handler = createMcpHandler(
+      (ctx) => createModernServer(deps, ctx.authInfo?.extra?.session as SessionOptions),
+      { legacy: 'reject', onerror: (error) => deps.logger.debug({ err: error }, 'MCP 2026-07-28 request refused') },
+    );
+  }
+
+  async serve(request: Request, parsedBody: unknown, session: SessionOptions, res: ExpressResponse): Promise<void> {
+    const answer = await this.handler.fetch(request, {
+      parsedBody,
+      authInfo: { token: '', clientId: session.caller.key_id ?? session.caller.tenant, scopes: [...(session.caller.scopes ?? [])], extra: { session } },
+    });
+    res.status(answer.status);
+    answer.headers.forEach((value, name) => res.setHeader(name, value));
+    if (!answer.body) {
+      res.end();
+      return;
+    }
+    const body = Readable.fromWeb(answer.body as WebReadableStream);
+    res.on('close', () => body.destroy());
+    body.pipe(res);
+  }
+
+  close(): Promise<void> {
+    return this.handler.close();
+  }
+}
