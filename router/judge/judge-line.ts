@@ -26,10 +26,14 @@ export class JudgeLine {
 
   constructor(private readonly timeoutMs: number) {}
 
-  /** How many may wait beside the one reading, so that the last is still answered within the timeout. */
+  /**
+   * How many may wait beside the one reading, so that the last is still answered within the timeout — and at
+   * least one: the one reading may be a judgement whose caller already stopped waiting (it finishes into the
+   * cache), and a request of sequential traffic arriving meanwhile waits for it rather than being shed.
+   */
   capacity(): number {
     if (this.paceMs === undefined || this.paceMs <= 0) return MAX_WAITING;
-    return Math.min(MAX_WAITING, Math.max(0, Math.floor(this.timeoutMs / this.paceMs) - 1));
+    return Math.min(MAX_WAITING, Math.max(1, Math.floor(this.timeoutMs / this.paceMs) - 1));
   }
 
   /** Requests waiting now (not the one reading). */
