@@ -60,6 +60,12 @@ function fixZhWeekday(result: chrono.ParsedResult, ref: { instant: Date }): Date
   return { ...parts, year: alone.start.get('year')!, month: alone.start.get('month')!, day: alone.start.get('day')! };
 }
 
+/**
+ * "for two weeks", "5 days": how long, not when — chrono reads a bare duration as that far ahead ("no updates for
+ * two weeks" would be a date two weeks from now). "in two weeks", "two weeks ago", "3 days later" keep their date.
+ */
+const EN_DURATION = /^(?:for\s+)?(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|few|a couple of|couple of|several|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?|years?)$/i;
+
 /** Every date mention, left to right. `offsetMinutes` is the caller's time zone, for what "today" means. */
 export function datesIn(text: string, now: Date, offsetMinutes: number): DateMention[] {
   const found: DateMention[] = [];
@@ -84,6 +90,7 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
   const parser = CJK.test(text) ? chrono.zh.hans : chrono.en;
   for (const result of parser.parse(masked, ref, { forwardDate: true })) {
     if (!result.start.isCertain('day') && !result.start.isCertain('weekday') && !result.start.isCertain('hour')) continue;
+    if (parser === chrono.en && EN_DURATION.test(result.text.trim())) continue;
     const start = parser === chrono.zh.hans ? fixZhWeekday(result, ref) : partsOf(result.start);
     const mention: DateMention = { start, index: result.index, text: result.text };
     if (result.end) mention.end = partsOf(result.end);

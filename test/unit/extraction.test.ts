@@ -67,6 +67,10 @@ describe('dates', () => {
     ['4月8号到11号请假', ['2025-4-8']],
     ['2024年10月8日至11日', ['2024-10-8']],
     ['no date here', []],
+    ['no updates for two weeks', []],
+    ['it has been 5 days', []],
+    ['deliver in two weeks', ['2025-3-26']],
+    ['it shipped two weeks ago', ['2025-2-26']],
   ];
   for (const [text, want] of cases) it(`dates - ${text}`, () => assert.deepEqual(dateOf(text), want));
 
