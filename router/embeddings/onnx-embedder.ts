@@ -70,6 +70,9 @@ export class OnnxEmbedder implements EmbeddingProvider {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
       graphOptimizationLevel: 'all',
+      // Errors only: the optimiser's notes ("Removing initializer … not used", for constants it folded away in
+      // USE's graph) are not faults, and they filled the log at every start.
+      logSeverityLevel: 3,
     });
     const embedder = new OnnxEmbedder(spec, session, tokenizer);
     if (!(await embedder.batchInvariant())) embedder.batch = 1;
