@@ -12,7 +12,7 @@
  * run. `messageWorkflow` is kept for the runs started before it (classic and patched lean ones) and for `sendMessage`,
  * whose own earlier runs called it.
  */
-import { patched, startChild, workflowInfo } from '@temporalio/workflow';
+import { log, patched, startChild, workflowInfo } from '@temporalio/workflow';
 import { replyWorkflowId } from '../platform/temporal-names';
 import type { ResolveAndDeliverResult } from '../activities/resolve-and-deliver';
 import type { DeliverResult } from '../activities/deliver';
@@ -41,6 +41,14 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
 }
 
 /** Delivers the message, then tells the circuit and the ranking how it went, and the caller's `reply_to`. */
+/**
+ * A best-effort step that failed: the message goes on (its outcome does not depend on it), and the workflow's
+ * replay-safe logger says what was dropped and why.
+ */
+function dropped(input: MessageInput, what: string): (error: unknown) => void {
+  return (error) => log.warn(`message: ${what} failed; the message goes on without it`, { message_id: input.message_id, trace_id: input.trace_id, error: (error as Error)?.message ?? String(error) });
+}
+
 async function runMessage(input: MessageInput, lean: boolean): Promise<MessageStatus> {
   const now = () => new Date().toISOString();
   const run = new MessageRun(input, lean, now);
@@ -48,7 +56,7 @@ async function runMessage(input: MessageInput, lean: boolean): Promise<MessageSt
   // A run the gateway did not start (no seal) ends there: nothing settled, nobody notified.
   if (run.unsealed) return status;
   const settlement = lean ? settlementOf(status, run.receiptCame) : undefined;
-  if (settlement) await leanActivities(input.policy, now).settleMessage(settlement).catch(() => undefined);
+  if (settlement) await leanActivities(input.policy, now).settleMessage(settlement).catch(dropped(input, 'settling the message (its circuit and ranking statistics)'));
   if (input.reply_to) {
     // A child that outlives this run (ABANDON), so the message ends now while the notification retries for hours.
     const info = workflowInfo();
@@ -173,7 +181,7 @@ async function awaitReceipt(
   // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
   if (attempted) attempted.error = `no receipt within ${ackTimeoutMs} ms`;
   run.failed.add(target.instance_id);
-  await activities.recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(() => undefined);
+  await activities.recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(dropped(run.input, 'recording the missing receipt'));
   return { kind: 'next', step: nextStep({ kind: 'receipt_missing', ackTimeoutMs }, run.progress(tries)), target };
 }
 
@@ -214,7 +222,7 @@ async function interruption(run: MessageRun, activities: Pick<RunActivities, 'no
     const delivered = record.lastHttpDelivery();
     if (delivered?.endpoint) {
       const a2aTask = delivered.a2a_task_id ? { a2a_task_id: delivered.a2a_task_id, ...(cancelRequest.reason ? { reason: cancelRequest.reason } : {}) } : {};
-      await activities.notifyCancel({ message: input, agent_id: delivered.agent_id, endpoint: delivered.endpoint, ...a2aTask }).catch(() => undefined);
+      await activities.notifyCancel({ message: input, agent_id: delivered.agent_id, endpoint: delivered.endpoint, ...a2aTask }).catch(dropped(input, 'telling the agent of the cancellation'));
     }
     return record.finish('cancelled', { code: 'cancelled_by_caller', message: cancelRequest.reason ?? 'cancelled by the caller' });
   }
