@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/browser';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent } from '../helpers/http';
 import { startTestIdp, type TestIdp } from '../helpers/oidc-provider';
@@ -28,10 +29,7 @@ describe('dashboard sign-in', { skip: skipUnlessInstalled([chromiumBinary]) }, (
     system = await startSystem(servers, { AUTH_OIDC_ISSUER: idp.issuer, AUTH_OIDC_DASHBOARD_CLIENT_ID: CLIENT_ID });
     await idp.registerPublicClient(CLIENT_ID, `${system.baseUrl}/dashboard`);
     agent = await startFakeAgent(acceptAndConfirm);
-    browser = await chromium.launch({
-      executablePath: chromiumBinary(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/browser';
 import { eventually } from '../helpers/eventually';
 import { acceptAndConfirm, startFakeAgent, type FakeAgent } from '../helpers/fake-agent';
 import { registerAgent, request, TEST_API_KEY } from '../helpers/http';
@@ -26,10 +27,7 @@ describe('dashboard', { skip: skipUnlessInstalled([chromiumBinary]) }, () => {
     servers = await startTestServers();
     system = await startSystem(servers);
     agent = await startFakeAgent(acceptAndConfirm);
-    browser = await chromium.launch({
-      executablePath: chromiumBinary(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
