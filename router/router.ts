@@ -448,7 +448,8 @@ export class Router {
         }
       }
     }
-    for (const bad of schema ? invalidProperties(candidate.capability.parameters_json!, extracted) : []) delete extracted[bad];
+    // The rules' values were checked above; what a model added is checked here.
+    if (method === 'llm' || method === 'model') for (const bad of invalidProperties(candidate.capability.parameters_json!, extracted)) delete extracted[bad];
     const params = { ...extracted, ...given };
     const missing = schema ? missingRequired(schema, params) : [];
     explanation.extraction = { method, extracted: Object.keys(extracted), missing, ...(filled ? { filled } : {}) };

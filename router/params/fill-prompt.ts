@@ -4,6 +4,7 @@
  * (fill-schema.ts), so the prompt only has to say where the values come from.
  */
 import { describe, type CapabilityCandidate } from '../candidates';
+import { MAX_INTENT_CHARS } from './schema';
 
 export interface FillRequest {
   intent: string;
@@ -20,9 +21,6 @@ export const FILL_SYSTEM_PROMPT =
   'You fill in the parameters of a service call from a user\'s request. Answer with one JSON object. Copy values ' +
   'from the request, in its own words and language; use null for every field the request does not state. Never ' +
   'invent a value.';
-
-/** The request is cut here (as for the judge), so a long one cannot fill the model's context. */
-const INTENT_SHOWN = 1_000;
 
 /** A field as the model reads it: name, type and description, and an object's own fields indented below. */
 function fieldLines(name: string, schema: unknown, indent = ''): string[] {
@@ -41,6 +39,6 @@ export function fillUserPrompt(request: FillRequest): string {
     'Fields:',
     ...request.fields.flatMap((name) => fieldLines(name, properties[name])),
     '',
-    `Request: ${request.intent.slice(0, INTENT_SHOWN)}`,
+    `Request: ${request.intent.slice(0, MAX_INTENT_CHARS)}`,
   ].join('\n');
 }

@@ -5,6 +5,8 @@
  * bounds). The answer is checked afterwards against the capability's full schema, as any extraction is.
  */
 
+import { typeOf, type PropertySchema } from './schema';
+
 export type GrammarSchema = Record<string, unknown>;
 
 const STRING_FORMATS = new Set(['date', 'time', 'date-time']);
@@ -16,7 +18,7 @@ const MAX_STRING = 200;
 /** Most nested levels followed; deeper values are asked for as plain strings (and checked afterwards). */
 const MAX_DEPTH = 4;
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
@@ -37,7 +39,7 @@ export function grammarOf(schema: unknown, depth = 0): GrammarSchema {
   if (!isObject(schema) || depth > MAX_DEPTH) return { type: 'string', maxLength: MAX_STRING };
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return described({ enum: schema.enum.filter((v) => v === null || typeof v !== 'object') }, schema);
   if ('const' in schema && (schema.const === null || typeof schema.const !== 'object')) return { const: schema.const };
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  const type = typeOf(schema as PropertySchema);
   if (type === 'object' || (type === undefined && isObject(schema.properties))) {
     const properties = isObject(schema.properties) ? schema.properties : {};
     const fields = Object.fromEntries(Object.entries(properties).map(([name, inner]) => [name, nullable(grammarOf(inner, depth + 1))]));

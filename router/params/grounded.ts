@@ -6,9 +6,7 @@
  * a fixed format) are the model's reading of the request, not copies, and are left to the schema check.
  */
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isObject } from './fill-schema';
 
 /** Lower case, full-width ASCII folded, spaces and common separators dropped. */
 export function comparable(text: string): string {
