@@ -14,7 +14,7 @@ import { isFreeText, labelledText } from './params/free-text';
 import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './params/identifiers';
 import { extractPlaces, placeField, type PlaceField } from './params/places';
 import { quantityFor } from './params/quantities';
-import { headTerm, MAX_INTENT_CHARS, nameWords, numberFits, propertiesOf, type PropertySchema, stringFits, typeOf } from './params/schema';
+import { headTerm, MAX_INTENT_CHARS, nameWords, numberFits, type ObjectSchema, propertiesOf, type PropertySchema, stringFits, typeOf } from './params/schema';
 import { isTimeWindowEnum, timeWindowFor } from './params/time-window';
 
 export type { PropertySchema } from './params/schema';
@@ -216,7 +216,17 @@ export async function extractParameters(intent: string, schema: unknown, options
   return out;
 }
 
+/**
+ * Required parameters not in `params`: top-level names, and `object.field` for a required field of an object that
+ * is present but incomplete (an address read without its province asks for `new_address.province`).
+ */
 export function missingRequired(schema: unknown, params: Record<string, unknown>): string[] {
-  const required = (schema as { required?: string[] } | undefined)?.required ?? [];
-  return required.filter((name) => params[name] === undefined);
+  const required = (schema as ObjectSchema | undefined)?.required ?? [];
+  const missing = required.filter((name) => params[name] === undefined);
+  for (const [name, p] of propertiesOf(schema)) {
+    const value = params[name];
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+    for (const field of p.required ?? []) if ((value as Record<string, unknown>)[field] === undefined) missing.push(`${name}.${field}`);
+  }
+  return missing;
 }

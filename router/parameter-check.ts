@@ -1,4 +1,5 @@
 /** Checks extracted parameters against the capability's JSON Schema; what fails is dropped, not delivered. */
+import type { ErrorObject } from 'ajv';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import { LruCache } from '../util/lru';
 import { RotatingAjv } from '../util/rotating-ajv';
@@ -33,4 +34,53 @@ export function invalidProperties(schemaJson: string, params: Record<string, unk
     if (property) bad.add(decodeURIComponent(property.replace(/~1/g, '/').replace(/~0/g, '~')));
   }
   return [...bad];
+}
+
+function segments(error: ErrorObject): string[] {
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => decodeURIComponent(s.replace(/~1/g, '/').replace(/~0/g, '~')));
+  const extra = (error.params as { additionalProperty?: unknown }).additionalProperty;
+  return error.keyword === 'additionalProperties' && typeof extra === 'string' ? [...path, extra] : path;
+}
+
+/** ajv's check as a plain boolean (its type guard would narrow the parameters away). */
+function accepts(validate: ValidateFunction, value: unknown): boolean {
+  return validate(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Removes the value at `path`: a field of a top-level object alone (the object stays unless emptied), else the whole top-level value. */
+function removeAt(params: Record<string, unknown>, [top, field]: string[]): void {
+  if (top === undefined) return;
+  const value = params[top];
+  if (field === undefined || !isPlainObject(value)) {
+    delete params[top];
+    return;
+  }
+  const { [field]: _dropped, ...rest } = value;
+  if (Object.keys(rest).length > 0) params[top] = rest;
+  else delete params[top];
+}
+
+/**
+ * `params` without the values the schema rejects. A nested field that fails goes alone and its object stays, so an
+ * address read without its province keeps the parts that were read; a missing required field is not a rejection
+ * (the caller is asked for it, by path). What still fails after that goes at the top level.
+ */
+export function validParameters(schemaJson: string, params: Record<string, unknown>): Record<string, unknown> {
+  const validate = validator(schemaJson);
+  if (!validate || accepts(validate, params)) return params;
+  const out = { ...params };
+  for (const error of validate.errors ?? []) if (error.keyword !== 'required') removeAt(out, segments(error));
+  if (accepts(validate, out)) return out;
+  for (const error of validate.errors ?? []) {
+    const top = segments(error)[0];
+    if (error.keyword !== 'required' && top !== undefined) delete out[top];
+  }
+  return out;
 }

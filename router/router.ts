@@ -11,7 +11,7 @@ import { candidatesOf, cardsFingerprint, humanName, type CapabilityCandidate } f
 import { containsCjk } from './words';
 import { allowAll, eligibility, type AclCheck, type Eligibility, type EligibilityContext } from './eligibility';
 import { type Embedder, extractParameters, missingMessage, missingRequired } from './extraction';
-import { invalidProperties } from './parameter-check';
+import { validParameters } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { MatcherFactory, MatchScore } from './matcher';
 import { TenantMatchers, type MatcherChoice, type RouterStatus } from './tenant-matchers';
@@ -22,6 +22,7 @@ import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './tag-keywords';
 import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
 import { bestBy } from './select';
 import type { BoundedJudge, FillOutcome } from './judge/bounded-judge';
+import { isObject } from './params/fill-schema';
 import { groundedFields } from './params/grounded';
 import type { JudgeStatus } from './judge/judge-auto';
 import { reviewVerdict, type JudgeExplanation } from './judge/judge-stage';
@@ -428,11 +429,11 @@ export class Router {
       const now = this.deps.now?.() ?? new Date();
       const embed = this.deps.parameterEmbedder;
       extracted = await extractParameters(request.intent, schema, { now, ...(embed ? { embed } : {}) });
-      for (const bad of invalidProperties(candidate.capability.parameters_json!, extracted)) delete extracted[bad];
-      const wanted = missingRequired(schema, { ...extracted, ...given });
+      extracted = validParameters(candidate.capability.parameters_json!, extracted);
+      const wanted = topLevel(missingRequired(schema, { ...extracted, ...given }));
       if (wanted.length > 0 && this.deps.llm) {
         try {
-          extracted = { ...extracted, ...groundedFields(await this.deps.llm.extractParameters(request.intent, schema), schema, request.intent) };
+          extracted = withFilled(extracted, groundedFields(await this.deps.llm.extractParameters(request.intent, schema), schema, request.intent));
           method = 'llm';
         } catch {
           // the heuristic result stands
@@ -443,19 +444,34 @@ export class Router {
         if (outcome.kind === 'filled') {
           const stated = groundedFields(outcome.fields, schema, request.intent);
           filled.fields = Object.keys(stated);
-          extracted = { ...extracted, ...stated };
+          extracted = withFilled(extracted, stated);
           method = 'model';
         }
       }
     }
     // The rules' values were checked above; what a model added is checked here.
-    if (method === 'llm' || method === 'model') for (const bad of invalidProperties(candidate.capability.parameters_json!, extracted)) delete extracted[bad];
+    if (method === 'llm' || method === 'model') extracted = validParameters(candidate.capability.parameters_json!, extracted);
     const params = { ...extracted, ...given };
     const missing = schema ? missingRequired(schema, params) : [];
     explanation.extraction = { method, extracted: Object.keys(extracted), missing, ...(filled ? { filled } : {}) };
     if (missing.length > 0) return { kind: 'input_required', target, params, missing, message: missingMessage(missing, schema, request.intent ?? ''), explanation };
     return { kind: 'routed', target, params, explanation };
   }
+}
+
+/** The top-level parameters named by missing paths ("new_address.province" → "new_address"), once each. */
+function topLevel(paths: string[]): string[] {
+  return [...new Set(paths.map((path) => path.split('.')[0]!))];
+}
+
+/** What a model filled, added to what the rules read: inside an object the rules' fields stand and the model's complete them. */
+function withFilled(extracted: Record<string, unknown>, filled: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...extracted };
+  for (const [name, value] of Object.entries(filled)) {
+    const read = out[name];
+    out[name] = isObject(read) && isObject(value) ? { ...value, ...read } : value;
+  }
+  return out;
 }
 
 function fillExplanation(outcome: FillOutcome): FillExplanation {

@@ -23,6 +23,10 @@ export function missingMessage(missing: string[], schema: unknown, intent: strin
   if (missing.length === 0) return '';
   const properties = (schema as ObjectSchema | undefined)?.properties ?? {};
   const chinese = CJK.test(intent);
-  const items = missing.map((name) => describe(name, properties[name], chinese));
+  const items = missing.map((path) => {
+    // "new_address.province" is named by the field's own title or description ("省/直辖市").
+    const [name, field] = path.split('.') as [string, string | undefined];
+    return field === undefined ? describe(name, properties[name], chinese) : describe(path, properties[name]?.properties?.[field], chinese);
+  });
   return chinese ? `还需要：${items.join('；')}` : `Still needed: ${items.join('; ')}`;
 }

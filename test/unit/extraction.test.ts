@@ -1,7 +1,7 @@
 /** Parameter extraction (router/extraction.ts and router/params/*), table-driven, on examples written for it. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { extractParameters, extractParametersSync, missingMessage } from '../../router/extraction';
+import { extractParameters, extractParametersSync, missingMessage, missingRequired } from '../../router/extraction';
 import { datesIn, exampleOffset, formatDateTime } from '../../router/params/dates';
 import { enumValueBySimilarity, enumValueLexical, valueDescriptions } from '../../router/params/enums';
 import { numbersIn, parseChineseNumber, parseEnglishNumber } from '../../router/params/numbers';
@@ -261,9 +261,12 @@ describe('missing message', () => {
       order_id: { type: 'string', description: '订单号，8-20位数字' },
       employee_id: { type: 'string', description: 'Employee ID, e.g. E102345' },
       reason: { type: 'string' },
+      new_address: { type: 'object', properties: { province: { type: 'string', description: '省/直辖市' }, receiver_name: { type: 'string' } } },
     },
   };
   const cases: [string, string[], string][] = [
+    ['改地址', ['new_address.province', 'new_address.receiver_name'], '还需要：省/直辖市；new_address.receiver_name'],
+    ['change the address', ['new_address.province'], 'Still needed: new_address.province (省/直辖市)'],
     ['帮我退款', ['order_id', 'reason'], '还需要：订单号（8-20位数字）；reason'],
     ['refund please', ['order_id'], 'Still needed: order_id (订单号，8-20位数字)'],
     ['reset my password', ['employee_id'], 'Still needed: employee_id (Employee ID, e.g. E102345)'],
@@ -271,6 +274,22 @@ describe('missing message', () => {
     ['anything', [], ''],
   ];
   for (const [intent, missing, want] of cases) it(`missing message - ${intent}`, () => assert.equal(missingMessage(missing, schema, intent), want));
+});
+
+describe('missing required', () => {
+  const schema = {
+    required: ['order_id', 'new_address'],
+    properties: {
+      order_id: { type: 'string' },
+      new_address: { type: 'object', required: ['province', 'detail'], properties: { province: { type: 'string' }, detail: { type: 'string' } } },
+      contact: { type: 'object', required: ['phone'], properties: { phone: { type: 'string' } } },
+    },
+  };
+  it('missing required - top-level names, and the fields of an object that is there but incomplete, by path', () => {
+    assert.deepEqual(missingRequired(schema, {}), ['order_id', 'new_address']);
+    assert.deepEqual(missingRequired(schema, { order_id: '1', new_address: { detail: '文一西路969号' } }), ['new_address.province']);
+    assert.deepEqual(missingRequired(schema, { order_id: '1', new_address: { province: '浙江省', detail: 'x' }, contact: {} }), ['contact.phone'], 'an optional object given is checked too');
+  });
 });
 
 describe('schema-driven extraction (issue 25): values the schema describes, not words someone listed', () => {

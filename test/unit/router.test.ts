@@ -91,6 +91,36 @@ describe('router', () => {
     assert.equal(given.kind, 'routed');
   });
 
+  it('router - an address read in part is kept, and the caller is asked for its missing fields by path', async () => {
+    const addressSchema = {
+      type: 'object',
+      required: ['order_id', 'new_address'],
+      properties: {
+        order_id: { type: 'string', pattern: '^\\d{8,20}$' },
+        new_address: {
+          type: 'object',
+          required: ['province', 'city', 'detail', 'receiver_name', 'receiver_phone'],
+          properties: {
+            province: { type: 'string', description: '省/直辖市' },
+            city: { type: 'string', description: '城市' },
+            detail: { type: 'string', description: '详细地址（街道、门牌号）', minLength: 4 },
+            receiver_name: { type: 'string', description: '收件人姓名' },
+            receiver_phone: { type: 'string', pattern: '^1[3-9]\\d{9}$', description: '中国大陆11位手机号' },
+          },
+        },
+      },
+    };
+    const agents = [
+      agentFromCard({ agent_id: 'orders', name: 'orders', description: '订单', tags: [], capabilities: [{ name: 'change_shipping_address', description: '修改收货地址', tags: ['改地址', '收货地址'], examples: ['收货地址改一下'], parameters: addressSchema }] }, 't'),
+    ];
+    const decision = await routerWith({ agents: async () => agents }).route({ tenant: 't', caller, intent: '收件电话换成15012345678，收货地址也改一下，订单2024090200112233' });
+    assert.equal(decision.kind, 'input_required');
+    assert.ok(decision.kind === 'input_required');
+    assert.deepEqual(decision.params, { order_id: '2024090200112233', new_address: { receiver_phone: '15012345678' } });
+    assert.deepEqual(decision.missing, ['new_address.province', 'new_address.city', 'new_address.detail', 'new_address.receiver_name']);
+    assert.equal(decision.message, '还需要：省/直辖市；城市；详细地址（街道、门牌号）；收件人姓名');
+  });
+
   it('router - an explicit target skips matching; an agent alone narrows it; unknown names are refused', async () => {
     const explicit = await routerWith().route({ tenant: 't', caller, target: { agent_id: 'weather-agent', capability: 'forecast' } });
     assert.ok(explicit.kind === 'routed' && explicit.explanation.decided_by === 'explicit');
