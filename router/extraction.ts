@@ -11,6 +11,7 @@ import { extractAddress, addressParts } from './params/address';
 import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention, yearMonthsIn } from './params/dates';
 import { describedLabels, enumStrings, enumValueBySimilarity, enumValueLexical, enumValuesLexical, labelsFor, valueDescriptions, type Embedder } from './params/enums';
 import { isFreeText, labelledText } from './params/free-text';
+import { nameFor } from './params/names';
 import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './params/identifiers';
 import { extractPlaces, placeField, type PlaceField } from './params/places';
 import { quantityFor } from './params/quantities';
@@ -182,7 +183,7 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
       const place = placeField(name, p);
       if (place) placeFields.push([name, place]);
       else if (isFreeText(p)) {
-        const value = labelledText(rest, p, otherTerms(properties, name));
+        const value = labelledText(rest, p, otherTerms(properties, name)) ?? nameFor(rest, p);
         if (value !== undefined) out[name] = value;
       }
     }

@@ -34,7 +34,7 @@ const SURNAMES = new Set(
 const NOT_IN_NAME = /[手电号收的了和先女男在电话，,。\s\d是为改换写]/;
 
 /** A Chinese personal name starting at `at` (a common surname and one or two more characters). */
-function nameAt(text: string, at: number): string | undefined {
+export function nameAt(text: string, at: number): string | undefined {
   const first = text.charAt(at);
   if (!SURNAMES.has(first)) return undefined;
   let name = first;
@@ -45,6 +45,8 @@ function nameAt(text: string, at: number): string | undefined {
   }
   return name.length >= 2 ? name : undefined;
 }
+
+const CJK_CHAR = /[\u4e00-\u9fff]/;
 
 const NAME_CUE = /(?:收件人|收货人|联系人|收件|联系)/g;
 
@@ -65,11 +67,13 @@ export function receiverName(text: string, phone?: string): string | undefined {
   for (const m of text.matchAll(/收(?![件货到下])/g)) {
     for (const len of [3, 2]) {
       const start = m.index! - len;
-      if (start >= 0 && nameAt(text, start) === text.slice(start, m.index!) && !/[市区县路号]/.test(text.slice(start, m.index!))) return text.slice(start, m.index!);
+      // The name starts a phrase ("，刘洋收", "交给刘洋收", "1201室刘洋收"): in "门卫代收" 卫代 is inside a word.
+      const opensPhrase = start === 0 || !CJK_CHAR.test(text.charAt(start - 1)) || /[给交由号室栋层座]/.test(text.charAt(start - 1));
+      if (start >= 0 && opensPhrase && nameAt(text, start) === text.slice(start, m.index!) && !/[市区县路号]/.test(text.slice(start, m.index!))) return text.slice(start, m.index!);
     }
   }
   // English: "recipient Wang Fang", "attn: Li Na", "to Li Na,".
-  const english = text.match(/\b(?:recipient|receiver|addressee|attn|attention|name)\s*(?:is|:)?\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2})\b/);
+  const english = text.match(/\b(?:[Rr]ecipient|[Rr]eceiver|[Aa]ddressee|[Aa]ttn|[Aa]ttention|[Nn]ame)\s*(?:is|:)?\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2})\b/);
   if (english) return english[1];
   if (phone) {
     const at = text.indexOf(phone);

@@ -233,6 +233,28 @@ describe('identifiers, places, addresses, free text', () => {
       addr: { province: 'Guangdong', city: 'Shenzhen', district: 'Nanshan District', detail: 'Room 502, 18 Keyuan Road', receiver_name: 'Wang Fang' },
     });
     assert.deepEqual(extractParametersSync('我收到了，地址不用改', schema), {}, '收到 is not a name followed by 收');
+    assert.deepEqual(extractParametersSync('Ship to 88 Zhongshan Road, Gulou District, Nanjing. Recipient Li Na', schema), {
+      addr: { city: 'Nanjing', district: 'Gulou District', detail: '88 Zhongshan Road', receiver_name: 'Li Na' },
+    }, 'a cue at the start of a sentence');
+    assert.deepEqual(extractParametersSync('湖北省武汉市洪山区珞喻路1037号，备注：门卫代收', schema), {
+      addr: { province: '湖北省', city: '武汉市', district: '洪山区', detail: '珞喻路1037号' },
+    }, 'in 门卫代收 no name is followed by 收');
+  });
+
+  it('names - an organisation by its legal form, a person as a clause after the term, only where the schema names them', () => {
+    const invoice = { properties: { title: { type: 'string', description: '发票抬头（个人姓名或企业名称）' }, tax_id: { type: 'string', pattern: '^[0-9A-HJ-NPQRTUWXY]{15,20}$', description: '纳税人识别号' } } };
+    const cases: [string, Record<string, unknown>][] = [
+      ['需要开企业抬头的发票：上海迅达贸易有限公司，税号91310115MA1K4B2C7D', { title: '上海迅达贸易有限公司', tax_id: '91310115MA1K4B2C7D' }],
+      ['给上海迅达贸易有限公司开张票', { title: '上海迅达贸易有限公司' }],
+      ['Issue a VAT invoice, title Shenzhen Bright Co., Ltd., tax ID 914403001234567890', { title: 'Shenzhen Bright Co., Ltd.', tax_id: '914403001234567890' }],
+      ['个人抬头，写张三就行', { title: '张三' }],
+      ['个人抬头，张三，订单 20240902123456', { title: '张三' }],
+      ['抬头，写我名字就行', {}],
+      ['张三要开发票', {}],
+    ];
+    for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, invoice), want, text);
+    const note = { properties: { note: { type: 'string', description: '配送备注' } } };
+    assert.deepEqual(extractParametersSync('送到上海迅达贸易有限公司前台', note), {}, 'a note is not a name');
   });
 
   it('free text - only when labelled with the property\'s own term', () => {

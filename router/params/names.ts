@@ -1,0 +1,55 @@
+/**
+ * Names as values of free-text properties whose schema says they hold a name: an organisation by its legal form
+ * ("上海迅达贸易有限公司", "Shenzhen Bright Co., Ltd.") where the property names an organisation ("企业名称", "company
+ * name"), and a person's name standing as its own clause after the property's term ("个人抬头，写张三就行") where it
+ * names a person ("个人姓名", "full name"). What the schema does not say it takes is never filled this way.
+ */
+import { nameAt } from './address';
+import { headTerm, type PropertySchema, stringFits } from './schema';
+
+const ORGANISATION_WORDS = /企业|公司|单位|机构|组织|company|organi[sz]ation|business|employer/i;
+const PERSON_WORDS = /个人|姓名|名字|人名|person|individual|full name/i;
+
+const ZH_LEGAL_FORMS = /(?:股份有限公司|有限责任公司|有限公司|集团公司|集团|公司|研究院|研究所|事务所|工作室)/g;
+/** Characters an organisation's name does not start with: what a request writes before it. */
+const NOT_NAME_START = /[的给为是开要请帮替把和与或在到从向写叫跟由抬头票]/;
+const EN_ORGANISATION = /\b((?:[A-Z][A-Za-z&'-]*\.?\s+){0,6}[A-Z][A-Za-z&'-]*,?\s+(?:Co\.,?\s*Ltd\.?|Company Limited|Ltd\.?|Limited|Inc\.?|LLC|Corp\.?|Corporation|GmbH|PLC))(?=[\s,;。，]|$)/;
+
+/** The first organisation name in `text`: Chinese by its legal form and the run of characters before it, or English. */
+export function organisationIn(text: string): string | undefined {
+  for (const form of text.matchAll(ZH_LEGAL_FORMS)) {
+    let start = form.index!;
+    while (start > 0 && /[\u4e00-\u9fff（）()]/.test(text.charAt(start - 1)) && !NOT_NAME_START.test(text.charAt(start - 1)) && form.index! - start < 30) start--;
+    if (form.index! - start >= 2) return text.slice(start, form.index! + form[0].length);
+  }
+  return text.match(EN_ORGANISATION)?.[1]?.trim();
+}
+
+const CLAUSE_END = /[，,。；;！!？?\n]/;
+const LEAD = /^\s*(?:写|是|为|叫|用)?\s*/;
+const TAIL = /\s*(?:就行|就好|就可以|即可|吧|的)?\s*$/;
+
+/** A Chinese personal name that is a clause of its own after `term` ("抬头，张三，…", "抬头，写张三就行"). */
+export function personAfter(text: string, term: string): string | undefined {
+  const at = text.indexOf(term);
+  if (at < 0) return undefined;
+  const clauses = text.slice(at + term.length).split(CLAUSE_END).slice(1, 3);
+  for (const clause of clauses) {
+    const body = clause.replace(LEAD, '').replace(TAIL, '');
+    const name = nameAt(body, 0);
+    if (name && name === body) return name;
+  }
+  return undefined;
+}
+
+/** The name `schema` says the property holds, when the text gives one. */
+export function nameFor(text: string, schema: PropertySchema): string | undefined {
+  const about = `${schema.title ?? ''} ${schema.description ?? ''}`;
+  const organisation = ORGANISATION_WORDS.test(about) ? organisationIn(text) : undefined;
+  if (organisation && stringFits(organisation, schema)) return organisation;
+  const term = headTerm(schema);
+  if (!term || !PERSON_WORDS.test(about)) return undefined;
+  const tail = term.length > 2 ? term.slice(-2) : term;
+  const person = personAfter(text, text.includes(term) ? term : tail);
+  return person && stringFits(person, schema) ? person : undefined;
+}
