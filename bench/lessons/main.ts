@@ -1,7 +1,7 @@
 /**
  * `npm run bench:lessons [-- --judge local|llm]`: misroute feedback on the zh/en dev set. The requests the router sends to a wrong
- * capability in one half of the set (every other request) become lessons of that capability, as an agent's or an
- * operator's report would make them; the router is measured again on the other half (does it generalise: fewer
+ * capability in the set's tuning part become lessons of that capability, as an agent's or an operator's report would
+ * make them; the router is measured again on the locked part (`other_half`: does it generalise: fewer
  * misroutes, in-scope not lower?) and on the taught half sent again (is the same request kept away?). The head,
  * the calibration, card borders and lessons are those of the api (router/head/), default settings, no LLM.
  * --judge: the same with the judge reviewing the head's acceptances as in the api (router/judge/judge-stage.ts, its
@@ -20,6 +20,7 @@ import type { BoundedJudge } from '../../router/judge/bounded-judge';
 import { benchJudge, JUDGE_OPTIONS, type JudgeKind } from '../lib/bench-judge';
 import { reviewVerdict } from '../../router/judge/judge-stage';
 import { parseArgs } from 'node:util';
+import { lockedSplit } from '../lib/locked-split';
 import { loadZhRouting, type LabelledRequest } from '../lib/routing-data';
 import { writeResultFile } from '../lib/result-file';
 
@@ -61,7 +62,9 @@ async function main(): Promise<void> {
   if (!models) throw new Error('the local models are missing: run `npm run models`');
   const cache = new VectorCache();
   const candidates = candidatesOf(set.agents);
-  const rows = set.fit.map((r, i) => ({ ...r, half: i % 2 }));
+  // Taught on the tuning part, measured on the locked part (docs/routing.md, "Tuning and locked parts").
+  const { tuning, locked } = lockedSplit(set.fit);
+  const rows = [...tuning.map((r) => ({ ...r, half: 0 })), ...locked.map((r) => ({ ...r, half: 1 }))];
   const { values } = parseArgs({ options: JUDGE_OPTIONS });
   const judgeKind = values.judge as JudgeKind;
   const judge = benchJudge(values);
