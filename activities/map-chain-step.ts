@@ -11,7 +11,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { StepAddress, StepCondition } from '../chains/chain';
-import { refsIn, resolvePointer, sameJson, sourceOf } from '../chains/pointer';
+import { conditionHolds } from '../chains/condition';
+import { refsIn, sourceOf } from '../chains/pointer';
 import { stepMessage, type ChainDocument, type StepMessage } from '../chains/step-message';
 import { chainWorkflowId, RUN_CHAIN_WORKFLOW } from '../chains/temporal';
 import type { MessageStatus } from '../messages/message';
@@ -79,10 +80,7 @@ export function createMapChainStep(deps: MapChainStepDeps = {}) {
     const steps = { ...request.document.steps };
     for (const step of needed) steps[step] = { result: await read(request.tenant, request.referenced[step]!) };
     const document = { input: request.document.input, steps };
-    if (request.when) {
-      const found = resolvePointer(document, request.when.$ref);
-      return { when_holds: found.ok && sameJson(found.value, request.when.equals) };
-    }
+    if (request.when) return { when_holds: conditionHolds(document, request.when) };
     return { message: stepMessage(request.address ?? {}, document, request.max_bytes) };
   };
 }

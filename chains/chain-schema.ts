@@ -38,6 +38,15 @@ const targetOrIntentMessage = { message: 'name exactly one of target ({agent_id,
 const nonBlankIntent = { required: ['intent'], properties: { intent: { pattern: NOT_BLANK_PATTERN } } };
 const targetOrIntentSchema = { anyOf: [{ required: ['target'], not: nonBlankIntent }, { ...nonBlankIntent, not: { required: ['target'] } }] };
 
+/** The most values a `when`'s `in` may list. */
+export const MAX_WHEN_VALUES = 256;
+const WHEN_OPERATORS = ['equals', 'not_equals', 'in'] as const;
+/** `when`: a pointer and exactly one operator (`null` is a value: only an absent key is absent). */
+const stepCondition = z
+  .strictObject({ $ref: pointer, equals: anyJson.optional(), not_equals: anyJson.optional(), in: z.array(anyJson).min(1).max(MAX_WHEN_VALUES).optional() })
+  .refine((when) => WHEN_OPERATORS.filter((op) => when[op] !== undefined).length === 1, 'name exactly one of equals, not_equals and in')
+  .meta({ oneOf: WHEN_OPERATORS.map((op) => ({ required: [op] })) });
+
 export const compensationBody = z.strictObject(address).refine(targetOrIntent, targetOrIntentMessage).meta(targetOrIntentSchema);
 
 export const chainStepBody = z
@@ -45,7 +54,7 @@ export const chainStepBody = z
     id: stepId,
     ...address,
     after: z.array(stepId).max(256).optional(),
-    when: z.strictObject({ $ref: pointer, equals: anyJson }).optional(),
+    when: stepCondition.optional(),
     deadline_ms: z.number().int().min(1).max(MAX_STEP_DEADLINE_MS).optional(),
     on_failure: z.enum(ON_FAILURE).optional(),
     compensate: compensationBody.optional(),

@@ -9,10 +9,15 @@ export type OnFailure = (typeof ON_FAILURE)[number];
 /** A JSON value in which `{"$ref": "<JSON Pointer>"}` stands for the value the pointer names (chains/pointer.ts). */
 export type Template = unknown;
 
-/** A condition on the document steps read: run the step only when the value at `$ref` equals `equals`. */
+/**
+ * A condition on the document steps read: run the step only when the value at `$ref` equals `equals`, differs from
+ * `not_equals`, or is one of `in` (exactly one of the three; chains/condition.ts).
+ */
 export interface StepCondition {
   $ref: string;
-  equals: unknown;
+  equals?: unknown;
+  not_equals?: unknown;
+  in?: unknown[];
 }
 
 /** Where a step's message goes: a named capability, or an intent the router chooses for. */

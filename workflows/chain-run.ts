@@ -9,7 +9,8 @@ import type { Activities } from '../activities';
 import type { ChainStatus, SentMessage, StepAddress, StepCondition, StepError, StepState, StepStatus } from '../chains/chain';
 import { jsonSize } from '../chains/mapped-size';
 import type { PlannedStep } from '../chains/plan';
-import { refsIn, resolvePointer, sameJson, sourceOf } from '../chains/pointer';
+import { conditionHolds } from '../chains/condition';
+import { refsIn, sourceOf } from '../chains/pointer';
 import { inlineResultCap, keptResult } from '../chains/result-refs';
 import { historyFull, resumedDocument, type ChainResume, type ChainRunLimits, type ChainStop } from '../chains/run-state';
 import { stepMessage, type ChainDocument, type StepMessage } from '../chains/step-message';
@@ -186,7 +187,7 @@ export class ChainRun {
 
   /** Whether a step's `when` holds, reading a result kept by reference if it needs one; false when it cannot be read. */
   private async whenHolds(when: StepCondition): Promise<boolean> {
-    if (!this.readsReferenced({ input: { $ref: when.$ref } })) return holds(this.document, when);
+    if (!this.readsReferenced({ input: { $ref: when.$ref } })) return conditionHolds(this.document, when);
     try {
       const mapped = await mapChainStep(this.mapRequest({ when }));
       return 'when_holds' in mapped && mapped.when_holds;
@@ -219,7 +220,7 @@ export class ChainRun {
     const shown = this.stepStatus.get(step.id)!;
     const { when } = step;
     const later = when !== undefined && this.readsReferenced({ input: { $ref: when.$ref } });
-    if (when && !later && !holds(this.document, when)) {
+    if (when && !later && !conditionHolds(this.document, when)) {
       shown.state = 'skipped';
       this.changed = true;
       return;
@@ -257,10 +258,4 @@ function sentOf(ended: MessageStatus): Sent {
   if (ended.state === 'processed') return { state: 'completed', result: ended.result, target };
   const reason = ended.reason ?? { code: ended.state, message: ended.error?.message ?? `the message ended ${ended.state}` };
   return { state: ended.state === 'cancelled' ? 'cancelled' : 'failed', error: { code: reason.code, message: reason.message }, target };
-}
-
-/** Whether a step's `when` holds in this document. */
-function holds(document: ChainDocument, when: StepCondition): boolean {
-  const found = resolvePointer(document, when.$ref);
-  return found.ok && sameJson(found.value, when.equals);
 }

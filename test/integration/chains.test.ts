@@ -216,7 +216,7 @@ describe('chains', () => {
     assert.equal(late.status, 409);
   });
 
-  it('chains - an intent step is routed like any message, and a `when` that does not hold skips its step', async () => {
+  it('chains - an intent step is routed like any message, and a `when` (equals, not_equals, in) that does not hold skips its step', async () => {
     const chainId = newChainId();
     const started = await startChain({
       chain_id: chainId,
@@ -224,15 +224,21 @@ describe('chains', () => {
       steps: [
         { id: 'weather', intent: 'weather forecast', input: { city: { $ref: '/input/city' } } },
         { id: 'escalate', target: target('release'), when: { $ref: '/input/urgent', equals: true } },
+        { id: 'calm', target: target('release'), after: ['weather'], input: { why: 'calm' }, when: { $ref: '/input/urgent', not_equals: true } },
+        { id: 'south', target: target('release'), after: ['weather'], when: { $ref: '/input/city', in: ['Nice', 'Marseille'] } },
+        { id: 'forecast_done', target: target('release'), after: ['weather'], input: { why: 'done' }, when: { $ref: '/steps/weather/result/done', in: ['forecast', 'nowcast'] } },
+        { id: 'after_skip', target: target('release'), after: ['escalate'], when: { $ref: '/steps/escalate/result/done', not_equals: 'release' } },
       ],
     });
     assert.equal(started.status, 202, JSON.stringify(started.body));
     const ended = await endedChain(chainId);
     assert.equal(ended.state, 'completed', JSON.stringify(ended));
     assert.deepEqual(ended.steps[0].target, { agent_id: agentId, capability: 'forecast' });
-    assert.equal(ended.steps[1].state, 'skipped');
-    const delivered = deliveriesOf(chainId);
-    assert.deepEqual(delivered.map((d) => [d.body.capability, d.body.params]), [['forecast', { city: 'Paris' }]]);
+    // A pointer into a skipped step names nothing: no operator holds, not_equals included.
+    assert.deepEqual(ended.steps.map((s: { id: string; state: string }) => [s.id, s.state]), [['weather', 'completed'], ['escalate', 'skipped'], ['calm', 'completed'], ['south', 'skipped'], ['forecast_done', 'completed'], ['after_skip', 'skipped']]);
+    const delivered = deliveriesOf(chainId).map((d) => [d.body.capability, d.body.params]);
+    assert.deepEqual(delivered[0], ['forecast', { city: 'Paris' }]);
+    assert.deepEqual(delivered.slice(1).map((d) => JSON.stringify(d)).sort(), [['release', { why: 'calm' }], ['release', { why: 'done' }]].map((d) => JSON.stringify(d)).sort());
   });
 
   it('chains - an intent step whose params do not fit the routed capability fails before anything is delivered', async () => {

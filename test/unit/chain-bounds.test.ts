@@ -127,6 +127,9 @@ describe('chains - mapChainStep', () => {
     assert.equal('message' in tooLarge && !tooLarge.message.ok && tooLarge.message.code, 'payload_too_large');
     assert.deepEqual(await mapChainStep({ ...request, when: { $ref: '/steps/a/result/blob', equals: 'x'.repeat(1000) } }), { when_holds: true });
     assert.deepEqual(await mapChainStep({ ...request, when: { $ref: '/steps/a/result/blob', equals: 'no' } }), { when_holds: false });
+    assert.deepEqual(await mapChainStep({ ...request, when: { $ref: '/steps/a/result/blob', not_equals: 'no' } }), { when_holds: true });
+    assert.deepEqual(await mapChainStep({ ...request, when: { $ref: '/steps/a/result/blob', in: ['no', 'x'.repeat(1000)] } }), { when_holds: true });
+    assert.deepEqual(await mapChainStep({ ...request, when: { $ref: '/steps/a/result/missing', not_equals: 'no' } }), { when_holds: false });
   });
 
   it('chains - mapChainStep - refuses a run that is not this chain\'s, and another chain\'s messages, reading nothing', async () => {

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChainStepBody, StepState } from '../../chains/chain';
-import { chainBody } from '../../chains/chain-schema';
+import { chainBody, MAX_WHEN_VALUES } from '../../chains/chain-schema';
+import { conditionHolds } from '../../chains/condition';
 import { checkPlan, compensationOrder, plannedSteps, readySteps, type PlannedStep } from '../../chains/plan';
 import { buildFromTemplate, pointerOf, pointerTokens, refsIn, resolvePointer, sameJson } from '../../chains/pointer';
 import { paramsMisfit, typeCheck, type CapabilitySchemas } from '../../chains/type-check';
@@ -40,6 +41,50 @@ describe('chains - mapping language', () => {
     assert.ok(sameJson({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 }));
     assert.ok(!sameJson({ a: 1 }, { a: '1' }));
     assert.ok(!sameJson([1, 2], [2, 1]));
+  });
+});
+
+describe('chains - when', () => {
+  const document = { input: { status: 'pending', nothing: null, tags: ['a', 'b'] }, steps: { track: { result: { shipped: false } } } };
+
+  it('chains - when: equals, not_equals and in compare JSON values at the pointer', () => {
+    assert.ok(conditionHolds(document, { $ref: '/input/status', equals: 'pending' }));
+    assert.ok(!conditionHolds(document, { $ref: '/input/status', equals: 'shipped' }));
+    assert.ok(conditionHolds(document, { $ref: '/input/status', not_equals: 'shipped' }));
+    assert.ok(!conditionHolds(document, { $ref: '/input/status', not_equals: 'pending' }));
+    assert.ok(conditionHolds(document, { $ref: '/steps/track/result/shipped', not_equals: true }));
+    assert.ok(conditionHolds(document, { $ref: '/input/status', in: ['pending', 'paid'] }));
+    assert.ok(!conditionHolds(document, { $ref: '/input/status', in: ['shipped', 'delivered'] }));
+    // JSON equality: null is a value, arrays compare by their items, 1 is not "1".
+    assert.ok(conditionHolds(document, { $ref: '/input/nothing', equals: null }));
+    assert.ok(!conditionHolds(document, { $ref: '/input/nothing', not_equals: null }));
+    assert.ok(conditionHolds(document, { $ref: '/input/tags', in: [['a'], ['a', 'b']] }));
+    assert.ok(!conditionHolds({ input: { n: 1 } }, { $ref: '/input/n', in: ['1'] }));
+  });
+
+  it('chains - when: a pointer that names nothing holds for no operator, not_equals included', () => {
+    for (const operator of [{ equals: 'x' }, { not_equals: 'x' }, { in: ['x'] }]) {
+      assert.ok(!conditionHolds(document, { $ref: '/steps/skipped/result/status', ...operator }), JSON.stringify(operator));
+      assert.ok(!conditionHolds(document, { $ref: '/input/absent', ...operator }), JSON.stringify(operator));
+    }
+  });
+
+  it('chains - when: the schema takes exactly one operator, and `in` a non-empty, bounded list', () => {
+    const withWhen = (when: unknown) => chainBody.safeParse({ steps: [{ id: 'a', target: t('c'), when }] }).success;
+    assert.ok(withWhen({ $ref: '/input/x', equals: 1 }));
+    assert.ok(withWhen({ $ref: '/input/x', equals: null }));
+    assert.ok(withWhen({ $ref: '/input/x', not_equals: 'shipped' }));
+    assert.ok(withWhen({ $ref: '/input/x', not_equals: null }));
+    assert.ok(withWhen({ $ref: '/input/x', in: ['a', 1, null, { k: [] }] }));
+    assert.ok(withWhen({ $ref: '/input/x', in: Array(MAX_WHEN_VALUES).fill(0) }));
+    assert.ok(!withWhen({ $ref: '/input/x' }));
+    assert.ok(!withWhen({ $ref: '/input/x', equals: 1, not_equals: 2 }));
+    assert.ok(!withWhen({ $ref: '/input/x', equals: 1, in: [1] }));
+    assert.ok(!withWhen({ $ref: '/input/x', in: [] }));
+    assert.ok(!withWhen({ $ref: '/input/x', in: 'a' }));
+    assert.ok(!withWhen({ $ref: '/input/x', in: Array(MAX_WHEN_VALUES + 1).fill(0) }));
+    assert.ok(!withWhen({ $ref: '/input/x', contains: 'a' }));
+    assert.ok(!withWhen({ $ref: '/input/x', not_equals: '\uD800' }));
   });
 });
 
