@@ -28,6 +28,7 @@ import { heartbeatRoutes } from './routes/heartbeat';
 import { keyRoutes } from './routes/keys';
 import { messageRoutes } from './routes/messages';
 import { chainRoutes } from './routes/chains';
+import { chainPlanRoutes } from './routes/chain-plan';
 import type { ChainService } from '../chains/chain-service';
 import { metricsRoutes } from './routes/metrics';
 import { routeRoutes } from './routes/route';
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(agentRoutes({ catalogue: deps.catalogue, maxCapabilities: config.MAX_CAPABILITIES_PER_AGENT, endpoints }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics, endpoints }));
   app.use(messageRoutes({ messages: deps.messages, config, metrics: deps.metrics, logger: deps.logger, endpoints }));
+  app.use(chainPlanRoutes({ router: deps.router, queries: deps.catalogue.queries, chains: deps.chains, config, limiter, metrics: deps.metrics }));
   app.use(chainRoutes({ chains: deps.chains, config, limiter }));
   app.use(routeRoutes({ router: deps.router, metrics: deps.metrics }));
   app.use(misrouteRoutes(deps.lessons));

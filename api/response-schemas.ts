@@ -154,4 +154,12 @@ export const chainStatusResponse = z.looseObject({
   started_at: timestamp,
   ended_at: timestamp.optional(),
 });
+export const chainPlanResponse = z.looseObject({
+  chain: z.looseObject({ steps: z.array(z.looseObject({ id: z.string(), target: z.looseObject({ agent_id: z.string(), capability: z.string() }), after: z.array(z.string()) })) }),
+  steps: z.array(z.looseObject({ id: z.string(), text: z.string(), planner: z.string(), accepted: z.boolean(), capability: z.string() })),
+  unplanned: z.array(z.looseObject({ code: z.enum(['refused', 'condition_not_understood', 'input_required']), text: z.string(), message: z.string() })),
+  runnable: z.boolean(),
+  check: z.looseObject({ ok: z.boolean() }),
+  started: z.boolean().optional(),
+});
 export const chainCancelledResponse = z.looseObject({ chain_id: z.string(), cancelled: z.literal(true), state: z.literal('cancelled') });

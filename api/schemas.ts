@@ -7,6 +7,7 @@ import { MESSAGE_STATES } from '../messages/message';
 import { TRANSPORTS } from '../rules/transport';
 import { anyJson, label, NOT_BLANK_PATTERN, prose } from '../rules/text';
 import { capabilityName, httpUrl, messageId, needsTargetOrIntent, paramsSchema, routeTarget, sessionId, targetOrIntent, targetOrIntentSchema } from '../messages/message-schema';
+import { chainId } from '../chains/chain-schema';
 
 /** The body of `POST /v1/messages` (kept in rules/ so the worker's `sendMessage` workflow validates with it too). */
 export { capabilityName, paramsSchema, sendMessageBody, type SendMessageBody } from '../messages/message-schema';
@@ -138,6 +139,18 @@ export const routeBody = z.strictObject({
   params: paramsSchema.optional(),
 }).refine(needsTargetOrIntent, targetOrIntent).meta(targetOrIntentSchema);
 export type RouteBody = z.output<typeof routeBody>;
+
+/** `POST /v1/chains/plan`: one free-text request → a proposed chain (docs/chains.md, "Planning a chain"). */
+export const chainPlanBody = z.strictObject({
+  intent: prose(10_000),
+  /** Values the plan's chain input starts with (what an `input_required` asked for). */
+  input: paramsSchema.optional(),
+  /** Carried into the proposed chain body (and used by `?run=true`). */
+  chain_id: chainId.optional(),
+  reply_to: z.strictObject({ url: httpUrl }).optional(),
+});
+export type ChainPlanBody = z.output<typeof chainPlanBody>;
+export const chainPlanQuery = z.strictObject({ run: z.enum(['true', 'false']).optional() });
 
 export const messageIdParams = z.strictObject({ message_id: messageId });
 

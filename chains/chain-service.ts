@@ -59,13 +59,19 @@ export interface ChainServiceDeps {
 export class ChainService {
   constructor(private readonly deps: ChainServiceDeps) {}
 
+  /** What `start` would refuse the chain for, without starting it (the planner shows it beside a plan). */
+  async check(caller: Caller, value: unknown): Promise<{ ok: true; body: ChainBodyInput } | { ok: false; refusal: ChainRefusal }> {
+    const checked = await checkChain({ queries: this.deps.queries, limits: chainLimits(this.deps.config) }, caller.tenant, value, caller);
+    if (!checked.ok) return { ok: false, refusal: checked.refusal };
+    const replyRefusal = checked.body.reply_to && (await this.replyToRefusal(checked.body.reply_to.url));
+    return replyRefusal ? { ok: false, refusal: replyRefusal } : { ok: true, body: checked.body };
+  }
+
   /** Checks and starts the chain for `caller`, as whom each step is sent. */
   async start(caller: Caller, value: unknown): Promise<StartChainResult> {
     const tenant = caller.tenant;
-    const checked = await checkChain({ queries: this.deps.queries, limits: chainLimits(this.deps.config) }, tenant, value, caller);
+    const checked = await this.check(caller, value);
     if (!checked.ok) return { kind: 'refused', refusal: checked.refusal };
-    const replyRefusal = checked.body.reply_to && (await this.replyToRefusal(checked.body.reply_to.url));
-    if (replyRefusal) return { kind: 'refused', refusal: replyRefusal };
     const chainId = checked.body.chain_id ?? newChainId();
     const body = { ...checked.body, chain_id: chainId };
     const memo: ChainMemo = { body_hash: chainBodyHash(body) };

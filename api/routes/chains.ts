@@ -15,7 +15,7 @@ import { cancelBody } from '../schemas';
 import { parseInput } from '../validate';
 
 /** A refusal of the chain, naming its step: 400 for the schema, 413 for the size, 403 for an ACL, 404 for an unknown agent, else 422. */
-function refusalError(refusal: ChainRefusal, caller: Caller): ApiError {
+export function refusalError(refusal: ChainRefusal, caller: Caller): ApiError {
   const step = refusal.step ? { step: refusal.step } : {};
   if (refusal.code === 'invalid_request') return new ApiError(400, 'invalid_request', refusal.message, refusal.issues?.map((issue) => ({ ...issue, ...step })) ?? step);
   if (refusal.code === 'payload_too_large') return new ApiError(413, 'payload_too_large', refusal.message, refusal.step ? step : undefined);

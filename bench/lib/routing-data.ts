@@ -33,7 +33,7 @@ interface CardInput {
   name: string;
   description: string;
   tags: string[];
-  capabilities: { name: string; description: string; tags?: string[]; examples?: string[]; parameters?: unknown }[];
+  capabilities: { name: string; description: string; tags?: string[]; examples?: string[]; parameters?: unknown; returns?: unknown }[];
 }
 
 /** A healthy instance that beat just now, so eligibility never hides what the benchmark measures. */
@@ -61,6 +61,7 @@ export function agentFromCard(card: CardInput, tenant: string, now = new Date())
     tags: c.tags ?? [],
     examples: c.examples ?? [],
     ...(c.parameters ? { parameters_json: JSON.stringify(c.parameters) } : {}),
+    ...(c.returns ? { returns_json: JSON.stringify(c.returns) } : {}),
   }));
   const agent = {
     _id: card.agent_id,

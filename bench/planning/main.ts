@@ -1,0 +1,136 @@
+/**
+ * `npm run bench:planning [-- --repeats 3] [--limit N]`
+ * The planner (planner/) on bench/planning/requests.jsonl — multi-step zh/en requests written before its splitter was
+ * tuned — against the zh-routing catalogue, through the api's router (the local models' head, each catalogue's own
+ * fitted thresholds; ROUTER_JUDGE off, no LLM: the offline planner). Reports exact plans (every step's capability,
+ * order, `after`, `$ref`s and `when` pointer right), step precision and recall, whether the proposed body passes the
+ * checks of `POST /v1/chains`, and time to plan (p50/p95 over every plan of every repeat, and per repeat), with the
+ * process's CPU time beside the wall time. Writes bench/results/planning.json.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../../router/create-matcher';
+import { decisionSettings } from '../../router/create-router';
+import { capabilitySchemas, checkChain } from '../../chains/check-chain';
+import { planChain, type ChainPlan } from '../../planner/plan-chain';
+import { splitRequest } from '../../planner/split';
+import { cpuSeconds } from '../lib/cpu';
+import { loadZhRouting } from '../lib/routing-data';
+import { writeResultFile } from '../lib/result-file';
+import { latencyPercentiles, median } from '../lib/stats';
+import { apiRouter, LiveCatalogue, warmUp } from '../routing/routing-live';
+import { scoreCase, scoreSet, type CaseScore, type PlannedStepView, type PlanningCase } from './score';
+
+const RESULTS = resolve(__dirname, '..', 'results');
+const { values: args } = parseArgs({ options: { repeats: { type: 'string', default: '3' }, limit: { type: 'string' }, set: { type: 'string', default: join(__dirname, 'requests.jsonl') } } });
+
+function loadCases(file: string): PlanningCase[] {
+  const cases = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as PlanningCase);
+  return args.limit ? cases.slice(0, Number(args.limit)) : cases;
+}
+
+function viewOf(plan: ChainPlan): PlannedStepView[] {
+  return plan.chain.steps.map((s) => ({
+    id: s.id,
+    capability: `${s.target.agent_id}/${s.target.capability}`,
+    after: s.after,
+    refs: Object.fromEntries(Object.entries(s.input ?? {}).map(([k, v]) => [k, v.$ref])),
+    ...(s.when ? { when: s.when.$ref } : {}),
+  }));
+}
+
+async function main() {
+  const cases = loadCases(args.set!);
+  const set = loadZhRouting();
+  const chosen = await chooseMatcher({ provider: 'local', localModels: process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS, onnxThreads: 1, lexicalWeight: Number(process.env.ROUTER_LEXICAL_WEIGHT ?? DEFAULT_LEXICAL_WEIGHT), head: process.env.ROUTER_HEAD !== 'off' });
+  const catalogue = new LiveCatalogue(set.agents);
+  const router = apiRouter(catalogue, chosen.factory, decisionSettings({}, chosen.kind));
+  await warmUp(chosen.factory, set.agents);
+  await router.prepare('bench');
+  const byId = new Map(set.agents.map((a) => [a.agent._id, a]));
+  const deps = {
+    route: (request: Parameters<typeof router.route>[0]) => router.route(request),
+    schemas: async (_tenant: string, agentId: string, capability: string) => {
+      const found = byId.get(agentId)?.agent.capabilities.find((c) => c.name === capability);
+      return found ? capabilitySchemas(found) : {};
+    },
+  };
+  const queries = { get: async (_t: string, id: string) => byId.get(id), checkReach: async () => ({ kind: 'ok' as const }) };
+  const limits = { maxSteps: 32, maxDepth: 16, maxBytes: 256 * 1024, maxMessageBytes: 256 * 1024 };
+
+  const repeats = Number(args.repeats);
+  const times: number[][] = [];
+  let scores: (CaseScore & { id: string; lang: string; checked: string; runnable: boolean; split_right: boolean; unplanned: string[] })[] = [];
+  const cpuBefore = cpuSeconds(process.pid) ?? 0;
+  const wallBefore = performance.now();
+  for (let r = 0; r < repeats; r++) {
+    const pass: number[] = [];
+    const passScores: typeof scores = [];
+    for (const c of cases) {
+      const started = performance.now();
+      const plan = await planChain(deps, { tenant: 'bench' }, { intent: c.text });
+      pass.push(performance.now() - started);
+      if (r > 0) continue;
+      const check = plan.chain.steps.length ? await checkChain({ queries, limits }, 'bench', plan.chain) : undefined;
+      passScores.push({
+        id: c.id,
+        lang: c.lang,
+        ...scoreCase(c, viewOf(plan)),
+        checked: check === undefined ? 'no steps' : check.ok ? 'ok' : `${check.refusal.code}: ${check.refusal.message}`,
+        runnable: plan.runnable,
+        split_right: splitRequest(c.text).length === c.steps.length,
+        unplanned: plan.unplanned.map((u) => `${u.code}${u.step ? ` ${u.step}` : ''}${u.missing ? ` (${u.missing.join(', ')})` : ''}`),
+      });
+    }
+    if (r === 0) scores = passScores;
+    times.push(pass);
+    process.stdout.write(`  repeat ${r + 1}/${repeats}: p50 ${latencyPercentiles(pass).p50_ms} ms, p95 ${latencyPercentiles(pass).p95_ms} ms\n`);
+  }
+  const wallSeconds = (performance.now() - wallBefore) / 1000;
+  const cpu = (cpuSeconds(process.pid) ?? 0) - cpuBefore;
+  const all = latencyPercentiles(times.flat());
+  const perRepeat = times.map((t) => latencyPercentiles(t));
+  const quality = {
+    all: scoreSet(scores),
+    zh: scoreSet(scores.filter((s) => s.lang === 'zh')),
+    en: scoreSet(scores.filter((s) => s.lang === 'en')),
+    split_right_pct: Math.round((1000 * scores.filter((s) => s.split_right).length) / scores.length) / 10,
+    passes_chain_check_pct: Math.round((1000 * scores.filter((s) => s.checked === 'ok').length) / scores.length) / 10,
+    runnable_pct: Math.round((1000 * scores.filter((s) => s.runnable).length) / scores.length) / 10,
+  };
+  const timing = {
+    plans: times.flat().length,
+    p50_ms: all.p50_ms,
+    p95_ms: all.p95_ms,
+    p99_ms: all.p99_ms,
+    median_of_repeats: { p50_ms: median(perRepeat.map((p) => p.p50_ms!)), p95_ms: median(perRepeat.map((p) => p.p95_ms!)) },
+    per_repeat: perRepeat,
+    wall_s: Math.round(wallSeconds * 10) / 10,
+    cpu_s: Math.round(cpu * 10) / 10,
+  };
+  const file = writeResultFile(RESULTS, 'planning', {
+    at: new Date().toISOString(),
+    machine: 'shared 2-core box; figures are noisy',
+    node: process.version,
+    set: `${args.set!.replace(`${resolve(__dirname, '../..')}/`, '')} (${cases.length} requests)`,
+    planner: 'rules (deterministic splitter), no model',
+    router: { provider: chosen.provider, head: process.env.ROUTER_HEAD !== 'off', judge: 'off', llm: 'none' },
+    goals: { exact_pct: 60, step_recall_pct: 90, p95_ms: 300 },
+    quality,
+    timing,
+    cases: scores,
+  });
+  console.log(JSON.stringify({ quality, timing: { ...timing, per_repeat: undefined } }, null, 2));
+  for (const s of scores.filter((x) => !x.exact)) console.log(`  ✗ ${s.id}: ${s.miss}${s.checked === 'ok' ? '' : ` [check: ${s.checked}]`}`);
+  console.log(`wrote ${file}`);
+  await chosen.close?.();
+}
+
+void main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
