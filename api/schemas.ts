@@ -208,4 +208,6 @@ export const keyIdParams = z.strictObject({ key_id: z.string().regex(KEY_ID_PATT
 /** `/mcp?capability_tools=true|false`: whether the session lists each reachable capability as a tool (default MCP_CAPABILITY_TOOLS). */
 export const mcpQuery = z.strictObject({
   capability_tools: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
+  /** The agent face (api/mcp/agent-face.ts): one agent's capabilities under their own names. */
+  agent: label(128).optional(),
 });

@@ -79,14 +79,18 @@ export function splitArguments(tool: Pick<CapabilityTool, 'parametersJson'>, arg
   return { message_id, params };
 }
 
-/** Every capability of the tenant's agents as a tool, marked reachable or not for `caller`. */
-export function capabilityTools(agents: readonly AgentWithInstances[], caller: Caller): CapabilityTool[] {
+/**
+ * Every capability of the tenant's agents as a tool, marked reachable or not for `caller`. `bare`: named by the
+ * capability alone (the agent face, agent-face.ts, which shows one agent: capability names are unique in it and
+ * already MCP-safe).
+ */
+export function capabilityTools(agents: readonly AgentWithInstances[], caller: Caller, { bare = false } = {}): CapabilityTool[] {
   const taken = new Set<string>();
   const tools: CapabilityTool[] = [];
   for (const { agent } of agents) {
     for (const capability of agent.capabilities) {
-      let name = safeName(`${agent.name}${TOOL_NAME_SEPARATOR}${capability.name}`);
-      if (name.length > MAX_NAME || taken.has(name)) {
+      let name = bare ? capability.name : safeName(`${agent.name}${TOOL_NAME_SEPARATOR}${capability.name}`);
+      if (!bare && (name.length > MAX_NAME || taken.has(name))) {
         // Too long, or another agent's name reads the same once made safe: a short hash of the ids tells them apart.
         const suffix = `_${createHash('sha256').update(`${agent._id}/${capability.name}`).digest('hex').slice(0, 8)}`;
         name = `${name.slice(0, MAX_NAME - suffix.length)}${suffix}`;
@@ -127,5 +131,6 @@ export async function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: Ca
       ]);
     }
   }
-  return sendAndWait(deps, call, { ...(message_id ? { message_id } : {}), target: { agent_id: tool.agent_id, capability: tool.capability }, params }, deps.config.MCP_SEND_WAIT_MS);
+  const body = { ...(message_id ? { message_id } : {}), target: { agent_id: tool.agent_id, capability: tool.capability }, params };
+  return sendAndWait(deps, call, body, deps.config.MCP_SEND_WAIT_MS, { passthrough: true });
 }

@@ -19,10 +19,12 @@ export interface McpDeps {
   endpoints: EndpointGuard;
 }
 
-/** One tool call: who calls (the session's key), how to report progress (when the client asked), and its cancellation. */
+/** One tool call: who calls (the session's key), how to report progress and log lines (when the client asked), and its cancellation. */
 export interface ToolCall {
   caller: Caller;
   /** Present when the client sent a progress token. */
   progress?: (progress: number, message: string) => Promise<void>;
+  /** Present when the client may take log messages (`notifications/message`, 2025-11-25's logging). */
+  log?: (level: 'info' | 'debug', message: string) => Promise<void>;
   signal: AbortSignal;
 }

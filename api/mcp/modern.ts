@@ -9,12 +9,24 @@
  */
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, type ListToolsResult, type McpHttpHandler } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type GetPromptResult,
+  type ListToolsResult,
+  type McpHttpHandler,
+  type ProgressToken,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import { version } from '../../package.json';
 import type { McpDeps, ToolCall } from './context';
 import { listResources, readResource, RESOURCE_TEMPLATES } from './resources';
-import { INSTRUCTIONS, listedTools, toolRunner, unknownTool, type SessionOptions } from './server';
+import { complete, getPrompt, listFaceResources, listFaceTemplates, listPrompts, readFaceResource } from './agent-face-requests';
+import { capabilitiesOf, instructionsOf, listedTools, toolRunner, unknownTool, type SessionOptions } from './server';
 import { toolErrorOf } from './tool-result';
 
 /** The request as the v2 SDK takes it (a web `Request`), from express's, whose JSON body is parsed already. */
@@ -43,30 +55,38 @@ function asProtocolError(error: unknown): unknown {
   return error;
 }
 
+async function asProtocolErrors<T>(answer: () => Promise<T>): Promise<T> {
+  try {
+    return await answer();
+  } catch (error) {
+    throw asProtocolError(error);
+  }
+}
+
 function createModernServer(deps: McpDeps, session: SessionOptions): Server {
   // Lists are per key and follow the catalogue: a client may keep them as long as the catalogue is re-read.
   const hint = { ttlMs: deps.config.CATALOGUE_REFRESH_MS, cacheScope: 'private' as const };
   const server = new Server(
     { name: 'agent-reach', title: 'Agent-Reach', version },
     {
-      capabilities: { tools: { listChanged: true }, resources: {} },
-      instructions: INSTRUCTIONS,
-      cacheHints: { 'tools/list': hint, 'resources/list': hint, 'resources/templates/list': hint, 'server/discover': hint },
+      capabilities: capabilitiesOf(session),
+      instructions: instructionsOf(session),
+      cacheHints: { 'tools/list': hint, 'resources/list': hint, 'resources/templates/list': hint, 'prompts/list': hint, 'server/discover': hint },
     },
   );
   const { caller } = session;
+  const callOf = (ctx: ServerContext, progressToken: ProgressToken | undefined): ToolCall => ({
+    caller,
+    signal: ctx.mcpReq.signal,
+    ...(progressToken === undefined
+      ? {}
+      : { progress: (progress: number, message: string) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
+  });
   // The same JSON as a session's list; v1's and v2's types say JSON Schema each their own way.
   server.setRequestHandler('tools/list', async () => ({ tools: (await listedTools(deps, session)) as ListToolsResult['tools'] }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    const progressToken = request.params._meta?.progressToken;
-    const call: ToolCall = {
-      caller,
-      signal: ctx.mcpReq.signal,
-      ...(progressToken === undefined
-        ? {}
-        : { progress: (progress: number, message: string) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
-    };
+    const call = callOf(ctx, request.params._meta?.progressToken);
     const run = await toolRunner(deps, session, name);
     if (!run) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);
     try {
@@ -75,15 +95,20 @@ function createModernServer(deps: McpDeps, session: SessionOptions): Server {
       return toolErrorOf(error, deps.logger, name);
     }
   });
+  if (session.agent !== undefined) {
+    const agent = session.agent;
+    server.setRequestHandler('resources/list', () => listFaceResources(deps, { caller }, agent));
+    server.setRequestHandler('resources/templates/list', () => listFaceTemplates(deps, { caller }, agent));
+    server.setRequestHandler('resources/read', (request, ctx) => asProtocolErrors(() => readFaceResource(deps, callOf(ctx, request.params._meta?.progressToken), agent, request.params.uri)));
+    server.setRequestHandler('prompts/list', () => listPrompts(deps, { caller }, agent));
+    server.setRequestHandler('prompts/get', (request, ctx) =>
+      asProtocolErrors(async () => (await getPrompt(deps, callOf(ctx, request.params._meta?.progressToken), agent, request.params.name, request.params.arguments)) as GetPromptResult));
+    server.setRequestHandler('completion/complete', (request) => complete(deps, { caller }, agent, request.params.ref, request.params.argument));
+    return server;
+  }
   server.setRequestHandler('resources/list', () => listResources(deps, caller));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-  server.setRequestHandler('resources/read', async (request) => {
-    try {
-      return await readResource(deps, caller, request.params.uri);
-    } catch (error) {
-      throw asProtocolError(error);
-    }
-  });
+  server.setRequestHandler('resources/read', (request) => asProtocolErrors(() => readResource(deps, caller, request.params.uri)));
   return server;
 }
 

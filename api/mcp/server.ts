@@ -6,6 +6,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  LoggingLevelSchema,
+  SetLevelRequestSchema,
+  type LoggingLevel,
+  type ProgressToken,
+  type ServerNotification,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -17,6 +25,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../package.json';
 import { hasScope, type Caller } from '../../rules/api-key';
+import { currentAgentFace } from './agent-face';
+import { complete, getPrompt, listFaceResources, listFaceTemplates, listPrompts, readFaceResource } from './agent-face-requests';
 import { callCapabilityTool, capabilityTools, type CapabilityTool } from './capability-tools';
 import type { McpDeps, ToolCall } from './context';
 import { reachTools, visibleReachTools } from './reach-tools';
@@ -29,14 +39,23 @@ export const INSTRUCTIONS =
   'go with reach_route, send with reach_send (by intent or to a named agent capability) and read a message with ' +
   'reach_status. Agent cards and message statuses are also resources: reach://agents/{agent_id}, reach://messages/{message_id}.';
 
+/** The levels of MCP log lines, least severe first. */
+const LOG_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
+
 export interface SessionOptions {
   caller: Caller;
   /** Whether each reachable capability is listed as a tool of its own. */
   capabilityTools: boolean;
+  /** The agent face (`?agent=`, agent-face.ts): this agent's capabilities under their own names, and nothing else. */
+  agent?: string;
 }
 
-/** The tools a session lists: the reach tools, then the capability tools, as the catalogue is now. */
+/** The tools a session lists: the reach tools, then the capability tools, as the catalogue is now (or the agent face's). */
 export async function listedTools(deps: McpDeps, session: SessionOptions): Promise<Tool[]> {
+  if (session.agent !== undefined) {
+    if (!hasScope(session.caller, 'send')) return [];
+    return (await currentAgentFace(deps, session.caller, session.agent)).tools.map((t) => t.definition);
+  }
   const reach = visibleReachTools(reachTools(deps.config.MCP_SEND_WAIT_MS), session.caller).map((t) => t.definition);
   // Capability tools send messages: a key without the send scope has none.
   if (!session.capabilityTools || !hasScope(session.caller, 'send')) return reach;
@@ -53,6 +72,10 @@ export type ToolRun = (call: ToolCall, args: unknown) => Promise<CallToolResult>
 
 /** How to run the tool called `name` for `session`, or undefined when it has none of that name. */
 export async function toolRunner(deps: McpDeps, session: SessionOptions, name: string): Promise<ToolRun | undefined> {
+  if (session.agent !== undefined) {
+    const tool = (await currentAgentFace(deps, session.caller, session.agent)).tools.find((t) => t.definition.name === name);
+    return tool && ((call, args) => callCapabilityTool(deps, call, tool, args));
+  }
   const reach = reachTools(deps.config.MCP_SEND_WAIT_MS).find((t) => t.definition.name === name);
   if (reach) return (call, args) => reach.run(deps, call, args);
   if (!session.capabilityTools) return undefined;
@@ -65,25 +88,53 @@ export function unknownTool(name: string): { message: string; data: object } {
   return { message: `Unknown tool: ${name}`, data: errorBody('unknown_tool', `No tool ${name}; tools/list shows the tools of this key`) };
 }
 
+/** What a session's server offers: the agent face adds prompts and completions. */
+export function capabilitiesOf(session: SessionOptions) {
+  const face = session.agent !== undefined;
+  return { tools: { listChanged: true }, resources: {}, ...(face ? { prompts: {}, completions: {} } : {}) };
+}
+
+/** What a session's server tells the client about itself. */
+export function instructionsOf(session: SessionOptions): string {
+  if (session.agent === undefined) return INSTRUCTIONS;
+  return `The agent "${session.agent}" through Agent-Reach: its capabilities are the tools, prompts and resources here; every call is a message delivered to it durably.`;
+}
+
+/** Logger name of the log lines a tool call sends (its message's life: accepted, its states, its end). */
+const LOGGER = 'agent-reach';
+
 export function createSessionServer(deps: McpDeps, session: SessionOptions): Server {
   const server = new Server(
     { name: 'agent-reach', title: 'Agent-Reach', version },
-    { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { ...capabilitiesOf(session), logging: {} }, instructions: instructionsOf(session) },
   );
   const { caller } = session;
+  let logLevel: LoggingLevel | undefined;
+  // Answered here rather than by the SDK's own handler, so that a tool call knows the session's level.
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel = request.params.level;
+    return {};
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listedTools(deps, session) }));
 
+  const callOf = (extra: { signal: AbortSignal; sendNotification: (n: ServerNotification) => Promise<void> }, progressToken: ProgressToken | undefined): ToolCall => ({
+    caller,
+    signal: extra.signal,
+    ...(progressToken === undefined
+      ? {}
+      : { progress: (progress: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
+    // Sent only once the client chose a level (logging/setLevel), and only lines at or above it.
+    ...(logLevel === undefined
+      ? {}
+      : { log: async (level: 'info' | 'debug', data: string) => {
+          if (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(logLevel!)) await extra.sendNotification({ method: 'notifications/message', params: { level, logger: LOGGER, data } });
+        } }),
+  });
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
-    const progressToken = request.params._meta?.progressToken;
-    const call: ToolCall = {
-      caller,
-      signal: extra.signal,
-      ...(progressToken === undefined
-        ? {}
-        : { progress: (progress: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
-    };
+    const call = callOf(extra, request.params._meta?.progressToken);
     const run = await toolRunner(deps, session, name);
     // A tool that does not exist is the protocol's error (the specification's "Unknown tool": -32602), not a tool result.
     if (!run) throw new McpError(ErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);
@@ -94,6 +145,17 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
     }
   });
 
+  if (session.agent !== undefined) {
+    const agent = session.agent;
+    server.setRequestHandler(ListResourcesRequestSchema, () => listFaceResources(deps, { caller }, agent));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listFaceTemplates(deps, { caller }, agent));
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readFaceResource(deps, callOf(extra, request.params._meta?.progressToken), agent, request.params.uri));
+    server.setRequestHandler(ListPromptsRequestSchema, () => listPrompts(deps, { caller }, agent));
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+      getPrompt(deps, callOf(extra, request.params._meta?.progressToken), agent, request.params.name, request.params.arguments));
+    server.setRequestHandler(CompleteRequestSchema, (request) => complete(deps, { caller }, agent, request.params.ref, request.params.argument));
+    return server;
+  }
   server.setRequestHandler(ListResourcesRequestSchema, () => listResources(deps, caller));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(deps, caller, request.params.uri));

@@ -61,6 +61,11 @@ function agentsRevision(agents: readonly AgentWithInstances[]): string {
   return agents.map(({ agent }) => `${agent._id}:${agent.revision}`).join(',');
 }
 
+/** Whether a session's tool list is the catalogue's (capability tools, or an agent face). */
+function followsCatalogue(options: SessionOptions): boolean {
+  return options.capabilityTools || options.agent !== undefined;
+}
+
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class McpFace {
@@ -86,10 +91,7 @@ export class McpFace {
       const sessionId = req.get('mcp-session-id');
       if (!sessionId) {
         const request = webRequest(req);
-        if (await isModernRequest(request, req.body)) {
-          const { capability_tools } = parseInput(mcpQuery, req.query, 'query');
-          return this.modern.serve(request, req.body, { caller, capabilityTools: capability_tools ?? this.deps.config.MCP_CAPABILITY_TOOLS }, res);
-        }
+        if (await isModernRequest(request, req.body)) return this.modern.serve(request, req.body, this.optionsOf(caller, req.query), res);
       }
       if (sessionId) {
         const session = this.sessions.get(sessionId);
@@ -98,16 +100,22 @@ export class McpFace {
         return session.transport.handleRequest(req, res, req.body);
       }
       if (req.method !== 'POST' || !isInitializeRequest(req.body)) return rpcError(res, 400, 'No session: send initialize first (without Mcp-Session-Id)');
-      const { capability_tools } = parseInput(mcpQuery, req.query, 'query');
+      const options = this.optionsOf(caller, req.query);
       const full = this.fullFor(caller);
       if (full) {
         res.set('retry-after', String(Math.ceil(this.sweepMs() / 1000)));
         return rpcError(res, 429, `${full}: close a session (DELETE /mcp) or wait for idle ones to close`);
       }
-      const session = await this.open({ caller, capabilityTools: capability_tools ?? this.deps.config.MCP_CAPABILITY_TOOLS });
+      const session = await this.open(options);
       await session.transport.handleRequest(req, res, req.body);
     });
     return router;
+  }
+
+  /** What the query asks of the session (or of one 2026-07-28 request). */
+  private optionsOf(caller: Caller, query: unknown): SessionOptions {
+    const { capability_tools, agent } = parseInput(mcpQuery, query, 'query');
+    return { caller, capabilityTools: capability_tools ?? this.deps.config.MCP_CAPABILITY_TOOLS, ...(agent === undefined ? {} : { agent }) };
   }
 
   private async open(options: SessionOptions): Promise<Session> {
@@ -129,7 +137,7 @@ export class McpFace {
     server.onclose = () => {
       if (session.id) this.sessions.delete(session.id);
     };
-    if (options.capabilityTools) session.toolsFingerprint = fingerprint(await listedTools(this.deps, options));
+    if (followsCatalogue(options)) session.toolsFingerprint = fingerprint(await listedTools(this.deps, options));
     await server.connect(session.transport);
     return session;
   }
@@ -189,7 +197,7 @@ export class McpFace {
 
   /** Tells each capability-tool session whose tool list the last catalogue change altered. */
   private async watchCatalogue(): Promise<void> {
-    const watched = [...this.sessions.values()].filter((s) => s.options.capabilityTools);
+    const watched = [...this.sessions.values()].filter((s) => followsCatalogue(s.options));
     if (watched.length === 0 || this.watching) return;
     this.watching = true;
     try {

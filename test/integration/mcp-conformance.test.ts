@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../supervisor/dev-servers';
+import { FIXTURE_AGENT, startFixtureAgent } from '../helpers/mcp-fixture-agent';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
 import { conformanceTools } from '../runner/mcp-conformance-tools';
@@ -29,15 +30,16 @@ const skip = 'missing' in tools ? tools.missing : false;
 let servers: TestServers;
 let system: TestSystem;
 let relay: { url: string; stop(): Promise<void> };
+let fixture: { stop(): Promise<void> };
 let outputDir: string;
 
-/** An HTTP relay to `target` that sets `authorization: Bearer <key>` on every request; streams are piped. */
+/** An HTTP relay of `/mcp` to `target` (path and query) that sets `authorization: Bearer <key>` on every request; streams are piped. */
 async function keyRelay(target: string, key: string): Promise<{ url: string; stop(): Promise<void> }> {
   const upstream = new URL(target);
   const port = await freePort();
   const server: Server = createServer((req, res) => {
     const headers = { ...req.headers, authorization: `Bearer ${key}` };
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers }, (answer) => {
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: `${upstream.pathname}${upstream.search}`, method: req.method, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
@@ -81,14 +83,17 @@ function summary(output: string): string {
 describe('mcp conformance', { skip }, () => {
   before(async () => {
     servers = await startTestServers();
-    system = await startSystem(servers);
-    const key = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'mcp-conformance')).key;
-    relay = await keyRelay(system.baseUrl, key);
+    // Progress and log lines every 100 ms: the slow fixtures (FIXTURE_WORK_MS) get several while the gateway waits.
+    system = await startSystem(servers, { MCP_PROGRESS_INTERVAL_MS: '100' });
+    const key = (await system.keys.create('default', { scopes: ['read', 'send', 'register'] }, 'mcp-conformance')).key;
+    fixture = await startFixtureAgent(system.baseUrl, key);
+    relay = await keyRelay(`${system.baseUrl}/mcp?agent=${FIXTURE_AGENT}`, key);
     outputDir = mkdtempSync(join(tmpdir(), 'agent-reach-mcp-conformance-'));
   });
 
   after(async () => {
     await relay?.stop();
+    await fixture?.stop();
     await system?.stop();
     await servers?.stop();
     if (outputDir && !process.env.KEEP_CONFORMANCE_OUTPUT) rmSync(outputDir, { recursive: true, force: true });

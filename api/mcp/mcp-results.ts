@@ -1,0 +1,36 @@
+/**
+ * An agent's result passed on as the MCP result itself, when it has that result's shape: a tool result
+ * (`{content: [text | image | audio | resource | resource_link …], structuredContent?, isError?}`), a prompt
+ * (`{messages: […]}`) or a resource's contents (`{contents: […]}`), checked against the SDK's schemas. An agent that
+ * answers this way chooses what the MCP client sees (images, audio, embedded resources, a tool error of its own);
+ * any other result is shown as JSON, as before. The message id rides along in `_meta`.
+ */
+import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema, type CallToolResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+
+/** Where a passed-on result names the message that produced it. */
+export const MESSAGE_ID_META = 'agent-reach/message_id';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parsed<T>(schema: z.ZodType<T>, key: string, value: unknown, messageId: string): T | undefined {
+  if (!isObject(value) || !Array.isArray(value[key])) return undefined;
+  const result = schema.safeParse(value);
+  if (!result.success) return undefined;
+  const meta = isObject(value._meta) ? value._meta : {};
+  return { ...value, _meta: { ...meta, [MESSAGE_ID_META]: messageId } } as T;
+}
+
+export function asToolResult(value: unknown, messageId: string): CallToolResult | undefined {
+  return parsed(CallToolResultSchema as unknown as z.ZodType<CallToolResult>, 'content', value, messageId);
+}
+
+export function asPromptResult(value: unknown, messageId: string): GetPromptResult | undefined {
+  return parsed(GetPromptResultSchema as unknown as z.ZodType<GetPromptResult>, 'messages', value, messageId);
+}
+
+export function asResourceResult(value: unknown, messageId: string): ReadResourceResult | undefined {
+  return parsed(ReadResourceResultSchema as unknown as z.ZodType<ReadResourceResult>, 'contents', value, messageId);
+}
