@@ -19,7 +19,8 @@ import type { MessageStatus } from '../../messages/message';
 import { errorBody } from '../errors';
 import { currentAgentFace, resourceFor, type FaceCapability } from './agent-face';
 import type { McpDeps, ToolCall } from './context';
-import { asPromptResult, asResourceResult } from './mcp-results';
+import { roundPayload } from './input-rounds';
+import { asInputRequired, asPromptResult, asResourceResult, type AgentInputRequired } from './mcp-results';
 import { sendAndAwait } from './send-and-wait';
 
 /** Completion values given at most (the specification's limit). */
@@ -69,7 +70,8 @@ export async function listFaceTemplates(deps: McpDeps, call: Pick<ToolCall, 'cal
 
 /** Sends `params` to the capability and waits: the processed message, or the protocol error saying why not. */
 async function processed(deps: McpDeps, call: ToolCall, target: FaceCapability, params: Record<string, unknown>): Promise<MessageStatus> {
-  const { status, ended } = await sendAndAwait(deps, call, { target: { agent_id: target.agent_id, capability: target.capability.name }, params }, deps.config.MCP_SEND_WAIT_MS);
+  const body = { target: { agent_id: target.agent_id, capability: target.capability.name }, params, ...roundPayload(call.round) };
+  const { status, ended } = await sendAndAwait(deps, call, body, deps.config.MCP_SEND_WAIT_MS);
   if (!ended) {
     const message = `Message ${status.message_id} did not end within ${deps.config.MCP_SEND_WAIT_MS} ms; read it as reach://messages/${status.message_id} on /mcp`;
     throw new McpError(ErrorCode.InternalError, message, errorBody('still_in_flight', message, { message_id: status.message_id, state: status.state }));
@@ -81,7 +83,12 @@ async function processed(deps: McpDeps, call: ToolCall, target: FaceCapability, 
   return status;
 }
 
-export async function getPrompt(deps: McpDeps, call: ToolCall, agent: string, name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
+/** The agent's input_required result, on a 2026-07-28 request (input-rounds.ts). */
+function askingOf(call: ToolCall, status: MessageStatus): AgentInputRequired | undefined {
+  return call.round ? asInputRequired(status.result) : undefined;
+}
+
+export async function getPrompt(deps: McpDeps, call: ToolCall, agent: string, name: string, args: Record<string, string> = {}): Promise<GetPromptResult | AgentInputRequired> {
   const prompt = (await currentAgentFace(deps, call.caller, agent)).prompts.find((p) => p.capability.name === name);
   if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, errorBody('unknown_prompt', `No prompt ${name}; prompts/list shows the prompts of this key`));
   const missing = (parametersOf(prompt.capability).required ?? []).filter((key) => !(key in args));
@@ -89,17 +96,17 @@ export async function getPrompt(deps: McpDeps, call: ToolCall, agent: string, na
     throw new McpError(ErrorCode.InvalidParams, `Missing arguments of ${name}: ${missing.join(', ')}`, errorBody('invalid_request', `Missing arguments of ${name}`, missing.map((key) => ({ location: `arguments.${key}`, message: 'required' }))));
   }
   const status = await processed(deps, call, prompt, args);
-  return asPromptResult(status.result, status.message_id) ?? {
+  return askingOf(call, status) ?? asPromptResult(status.result, status.message_id) ?? {
     messages: [{ role: 'user', content: { type: 'text', text: typeof status.result === 'string' ? status.result : JSON.stringify(status.result ?? null, null, 2) } }],
   };
 }
 
-/** Whether `uri` is one of the agent face's resources (else it is the gateway's own, resources.ts). */
-export async function readFaceResource(deps: McpDeps, call: ToolCall, agent: string, uri: string): Promise<ReadResourceResult> {
+/** Reads one of the agent face's resources. */
+export async function readFaceResource(deps: McpDeps, call: ToolCall, agent: string, uri: string): Promise<ReadResourceResult | AgentInputRequired> {
   const found = resourceFor(await currentAgentFace(deps, call.caller, agent), uri);
   if (!found) throw new McpError(-32002, `Resource not found: ${uri}`, { ...errorBody('resource_not_found', `No resource ${uri}; resources/list and resources/templates/list show this key's`), uri });
   const status = await processed(deps, call, found.resource, { uri, ...found.variables });
-  return asResourceResult(status.result, status.message_id) ?? {
+  return askingOf(call, status) ?? asResourceResult(status.result, status.message_id) ?? {
     contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(status.result ?? null, null, 2) }],
   };
 }

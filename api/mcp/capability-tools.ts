@@ -7,7 +7,7 @@
  * Every capability tool also takes an optional `message_id` (MESSAGE_ID_ARGUMENT), idempotent as on the api.
  */
 import { createHash } from 'node:crypto';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentWithInstances } from '../../catalogue/agent-queries';
 import { invalidProperties } from '../../router/parameter-check';
 import { canReach } from '../../rules/acl';
@@ -19,7 +19,8 @@ import { ApiError } from '../errors';
 import { paramsSchema } from '../schemas';
 import { parseInput } from '../validate';
 import type { McpDeps, ToolCall } from './context';
-import { sendAndWait } from './send-and-wait';
+import { roundPayload } from './input-rounds';
+import { sendAndWait, type ToolAnswer } from './send-and-wait';
 
 /** Between the agent's name and the capability's in a tool name. */
 export const TOOL_NAME_SEPARATOR = '__';
@@ -117,7 +118,7 @@ export function capabilityTools(agents: readonly AgentWithInstances[], caller: C
 }
 
 /** Sends the arguments to the tool's capability as `params` (checked against its schema first) and waits for the outcome. */
-export async function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: CapabilityTool, args: unknown): Promise<CallToolResult> {
+export async function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: CapabilityTool, args: unknown): Promise<ToolAnswer> {
   const { message_id, params } = splitArguments(tool, args);
   // A capability the key may not reach is refused by intake, before anything about its parameters is said.
   if (tool.reachable && tool.parametersJson) {
@@ -131,6 +132,6 @@ export async function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: Ca
       ]);
     }
   }
-  const body = { ...(message_id ? { message_id } : {}), target: { agent_id: tool.agent_id, capability: tool.capability }, params };
+  const body = { ...(message_id ? { message_id } : {}), target: { agent_id: tool.agent_id, capability: tool.capability }, params, ...roundPayload(call.round) };
   return sendAndWait(deps, call, body, deps.config.MCP_SEND_WAIT_MS, { passthrough: true });
 }

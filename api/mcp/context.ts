@@ -6,6 +6,7 @@ import type { Config } from '../../platform/config';
 import type { ApiMetrics } from '../../platform/metrics';
 import type { Router } from '../../router/router';
 import type { Caller } from '../../rules/api-key';
+import type { SealKeys } from '../../messages/seal';
 import type { EndpointGuard } from '../endpoint-check';
 
 export interface McpDeps {
@@ -17,6 +18,18 @@ export interface McpDeps {
   logger: Logger;
   /** The endpoint policy applied to `reply_to` URLs, as on `POST /v1/messages`. */
   endpoints: EndpointGuard;
+  /** The deployment's seal keys: 2026-07-28's requestState is sealed with a key derived from them (input-rounds.ts). */
+  sealKeys: Pick<SealKeys, 'keys'>;
+}
+
+/**
+ * A 2026-07-28 request's round (input-rounds.ts): the client's capabilities, its answers to an agent's input_required
+ * result and the agent's state. Present only on that revision, where an agent's input_required result is passed on.
+ */
+export interface McpRound {
+  clientCapabilities: Record<string, unknown>;
+  inputResponses?: Record<string, unknown>;
+  requestState?: string;
 }
 
 /** One tool call: who calls (the session's key), how to report progress and log lines (when the client asked), and its cancellation. */
@@ -26,5 +39,6 @@ export interface ToolCall {
   progress?: (progress: number, message: string) => Promise<void>;
   /** Present when the client may take log messages (`notifications/message`, 2025-11-25's logging). */
   log?: (level: 'info' | 'debug', message: string) => Promise<void>;
+  round?: McpRound;
   signal: AbortSignal;
 }

@@ -16,6 +16,7 @@ import {
   ProtocolErrorCode,
   Server,
   type GetPromptResult,
+  type ReadResourceResult,
   type ListToolsResult,
   type McpHttpHandler,
   type ProgressToken,
@@ -27,6 +28,9 @@ import type { McpDeps, ToolCall } from './context';
 import { listResources, readResource, RESOURCE_TEMPLATES } from './resources';
 import { complete, getPrompt, listFaceResources, listFaceTemplates, listPrompts, readFaceResource } from './agent-face-requests';
 import { capabilitiesOf, instructionsOf, listedTools, toolRunner, unknownTool, type SessionOptions } from './server';
+import { roundOf, sealedAnswer, stateCodec, type StateCodec } from './input-rounds';
+import { isInputRequired, type AgentInputRequired } from './mcp-results';
+import type { ToolAnswer } from './send-and-wait';
 import { toolErrorOf } from './tool-result';
 
 /** The request as the v2 SDK takes it (a web `Request`), from express's, whose JSON body is parsed already. */
@@ -63,7 +67,7 @@ async function asProtocolErrors<T>(answer: () => Promise<T>): Promise<T> {
   }
 }
 
-function createModernServer(deps: McpDeps, session: SessionOptions): Server {
+function createModernServer(deps: McpDeps, session: SessionOptions, codec: StateCodec): Server {
   // Lists are per key and follow the catalogue: a client may keep them as long as the catalogue is re-read.
   const hint = { ttlMs: deps.config.CATALOGUE_REFRESH_MS, cacheScope: 'private' as const };
   const server = new Server(
@@ -72,12 +76,14 @@ function createModernServer(deps: McpDeps, session: SessionOptions): Server {
       capabilities: capabilitiesOf(session),
       instructions: instructionsOf(session),
       cacheHints: { 'tools/list': hint, 'resources/list': hint, 'resources/templates/list': hint, 'prompts/list': hint, 'server/discover': hint },
+      requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
     },
   );
   const { caller } = session;
-  const callOf = (ctx: ServerContext, progressToken: ProgressToken | undefined): ToolCall => ({
+  const callOf = (ctx: ServerContext, progressToken: ProgressToken | undefined, name: string): ToolCall => ({
     caller,
     signal: ctx.mcpReq.signal,
+    round: roundOf(ctx, name),
     ...(progressToken === undefined
       ? {}
       : { progress: (progress: number, message: string) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
@@ -86,23 +92,35 @@ function createModernServer(deps: McpDeps, session: SessionOptions): Server {
   server.setRequestHandler('tools/list', async () => ({ tools: (await listedTools(deps, session)) as ListToolsResult['tools'] }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    const call = callOf(ctx, request.params._meta?.progressToken);
+    const call = callOf(ctx, request.params._meta?.progressToken, name);
     const run = await toolRunner(deps, session, name);
     if (!run) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);
+    let answer: ToolAnswer;
     try {
-      return await run(call, args);
+      answer = await run(call, args);
     } catch (error) {
       return toolErrorOf(error, deps.logger, name);
     }
+    return isInputRequired(answer) ? sealedAnswer(codec, ctx, name, answer) : answer;
   });
+  /** An agent face's answer, its input_required state sealed for `name`. */
+  const answered = async <T>(ctx: ServerContext, name: string, answer: () => Promise<T | AgentInputRequired>): Promise<T | AgentInputRequired> => {
+    const result = await asProtocolErrors(answer);
+    return isInputRequired(result) ? sealedAnswer(codec, ctx, name, result) : result;
+  };
   if (session.agent !== undefined) {
     const agent = session.agent;
     server.setRequestHandler('resources/list', () => listFaceResources(deps, { caller }, agent));
     server.setRequestHandler('resources/templates/list', () => listFaceTemplates(deps, { caller }, agent));
-    server.setRequestHandler('resources/read', (request, ctx) => asProtocolErrors(() => readFaceResource(deps, callOf(ctx, request.params._meta?.progressToken), agent, request.params.uri)));
+    server.setRequestHandler('resources/read', (request, ctx) => {
+      const { uri } = request.params;
+      return answered(ctx, uri, () => readFaceResource(deps, callOf(ctx, request.params._meta?.progressToken, uri), agent, uri)) as Promise<ReadResourceResult>;
+    });
     server.setRequestHandler('prompts/list', () => listPrompts(deps, { caller }, agent));
-    server.setRequestHandler('prompts/get', (request, ctx) =>
-      asProtocolErrors(async () => (await getPrompt(deps, callOf(ctx, request.params._meta?.progressToken), agent, request.params.name, request.params.arguments)) as GetPromptResult));
+    server.setRequestHandler('prompts/get', (request, ctx) => {
+      const { name } = request.params;
+      return answered(ctx, name, () => getPrompt(deps, callOf(ctx, request.params._meta?.progressToken, name), agent, name, request.params.arguments)) as Promise<GetPromptResult>;
+    });
     server.setRequestHandler('completion/complete', (request) => complete(deps, { caller }, agent, request.params.ref, request.params.argument));
     return server;
   }
@@ -115,10 +133,11 @@ function createModernServer(deps: McpDeps, session: SessionOptions): Server {
 /** The 2026-07-28 leg of `/mcp`: the caller's session options ride on the request's auth info. */
 export class ModernMcp {
   private readonly handler: McpHttpHandler;
+  private codec?: StateCodec;
 
   constructor(deps: McpDeps) {
     this.handler = createMcpHandler(
-      (ctx) => createModernServer(deps, ctx.authInfo?.extra?.session as SessionOptions),
+      (ctx) => createModernServer(deps, ctx.authInfo?.extra?.session as SessionOptions, (this.codec ??= stateCodec(deps.sealKeys))),
       { legacy: 'reject', onerror: (error) => deps.logger.debug({ err: error }, 'MCP 2026-07-28 request refused') },
     );
   }

@@ -11,14 +11,14 @@ import { dryRun } from '../routes/route';
 import { messageIdParams, routeBody, searchAgentsQuery, sendMessageBody } from '../schemas';
 import { parseInput } from '../validate';
 import type { McpDeps, ToolCall } from './context';
-import { sendAndWait, withLinks } from './send-and-wait';
+import { sendAndWait, withLinks, type ToolAnswer } from './send-and-wait';
 import { toolError, toolValue } from './tool-result';
 
 export interface ReachTool {
   definition: Tool;
   /** The scope the key needs; tools it lacks are not listed. */
   scope: BuiltInScope;
-  run(deps: McpDeps, call: ToolCall, args: unknown): Promise<CallToolResult>;
+  run(deps: McpDeps, call: ToolCall, args: unknown): Promise<ToolAnswer>;
 }
 
 /** A tool's input schema for `tools/list`: the zod schema as JSON Schema (what a client may send). */

@@ -10,8 +10,8 @@ import type { MessageStatus } from '../../messages/message';
 import { newTraceId } from '../../rules/ids';
 import { requireScope } from '../caller-auth';
 import { acceptMessage, messageLinks, sendAnswer } from '../routes/messages';
-import type { McpDeps, ToolCall } from './context';
-import { asToolResult } from './mcp-results';
+import type { McpDeps, McpRound, ToolCall } from './context';
+import { asInputRequired, asToolResult, type AgentInputRequired } from './mcp-results';
 import { toolError, toolValue } from './tool-result';
 
 export function withLinks(deps: McpDeps, status: MessageStatus) {
@@ -22,9 +22,12 @@ export function withLinks(deps: McpDeps, status: MessageStatus) {
  * The answer for a message that ended (or is still running): its status, or a tool error when it did not succeed.
  * `passthrough`: a processed result that is an MCP tool result is the answer itself (mcp-results.ts).
  */
-export function endedAnswer(deps: McpDeps, status: MessageStatus, passthrough = false): CallToolResult {
+export function endedAnswer(deps: McpDeps, status: MessageStatus, passthrough = false, round?: McpRound): ToolAnswer {
   const shown = withLinks(deps, status);
-  const own = passthrough && status.state === 'processed' ? asToolResult(status.result, status.message_id) : undefined;
+  const processed = passthrough && status.state === 'processed';
+  const asking = processed && round ? asInputRequired(status.result) : undefined;
+  if (asking) return asking;
+  const own = processed ? asToolResult(status.result, status.message_id) : undefined;
   if (own) return own;
   if (status.state === 'processed') return toolValue(shown);
   const reason = status.reason ?? { code: status.state, message: `The message ended ${status.state}` };
@@ -48,9 +51,12 @@ export async function sendAndAwait(deps: McpDeps, call: ToolCall, body: SendRequ
   return { status: latest, ended: false };
 }
 
-export async function sendAndWait(deps: McpDeps, call: ToolCall, body: SendRequest, waitMs: number, { passthrough = false } = {}): Promise<CallToolResult> {
+/** What a tool call answers: a tool result, or (2026-07-28) an agent's input_required result. */
+export type ToolAnswer = CallToolResult | AgentInputRequired;
+
+export async function sendAndWait(deps: McpDeps, call: ToolCall, body: SendRequest, waitMs: number, { passthrough = false } = {}): Promise<ToolAnswer> {
   const { status: latest, ended } = await sendAndAwait(deps, call, body, waitMs);
-  if (ended) return endedAnswer(deps, latest, passthrough);
+  if (ended) return endedAnswer(deps, latest, passthrough, call.round);
   return toolValue({
     ...withLinks(deps, latest),
     ended: false,

@@ -21,6 +21,8 @@ import {
   McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
+  type GetPromptResult,
+  type ReadResourceResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../package.json';
@@ -32,6 +34,7 @@ import type { McpDeps, ToolCall } from './context';
 import { reachTools, visibleReachTools } from './reach-tools';
 import { listResources, readResource, RESOURCE_TEMPLATES } from './resources';
 import { errorBody } from '../errors';
+import type { ToolAnswer } from './send-and-wait';
 import { toolErrorOf } from './tool-result';
 
 export const INSTRUCTIONS =
@@ -68,7 +71,7 @@ async function sessionCapabilityTools(deps: McpDeps, session: SessionOptions): P
 }
 
 /** Runs one tool for a caller. */
-export type ToolRun = (call: ToolCall, args: unknown) => Promise<CallToolResult>;
+export type ToolRun = (call: ToolCall, args: unknown) => Promise<ToolAnswer>;
 
 /** How to run the tool called `name` for `session`, or undefined when it has none of that name. */
 export async function toolRunner(deps: McpDeps, session: SessionOptions, name: string): Promise<ToolRun | undefined> {
@@ -139,7 +142,8 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
     // A tool that does not exist is the protocol's error (the specification's "Unknown tool": -32602), not a tool result.
     if (!run) throw new McpError(ErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);
     try {
-      return await run(call, args);
+      // A session's call has no round (McpRound): an agent's input_required result is never passed on here.
+      return (await run(call, args)) as CallToolResult;
     } catch (error) {
       return toolErrorOf(error, deps.logger, name);
     }
@@ -149,10 +153,12 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
     const agent = session.agent;
     server.setRequestHandler(ListResourcesRequestSchema, () => listFaceResources(deps, { caller }, agent));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listFaceTemplates(deps, { caller }, agent));
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readFaceResource(deps, callOf(extra, request.params._meta?.progressToken), agent, request.params.uri));
+    // A session's requests have no round (McpRound): an agent's input_required result is never passed on here.
+    server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) =>
+      (await readFaceResource(deps, callOf(extra, request.params._meta?.progressToken), agent, request.params.uri)) as ReadResourceResult);
     server.setRequestHandler(ListPromptsRequestSchema, () => listPrompts(deps, { caller }, agent));
-    server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
-      getPrompt(deps, callOf(extra, request.params._meta?.progressToken), agent, request.params.name, request.params.arguments));
+    server.setRequestHandler(GetPromptRequestSchema, async (request, extra) =>
+      (await getPrompt(deps, callOf(extra, request.params._meta?.progressToken), agent, request.params.name, request.params.arguments)) as GetPromptResult);
     server.setRequestHandler(CompleteRequestSchema, (request) => complete(deps, { caller }, agent, request.params.ref, request.params.argument));
     return server;
   }

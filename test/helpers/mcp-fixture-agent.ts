@@ -6,6 +6,7 @@
  * content (text, image, audio, embedded resources), the gateway reports progress and logs the message's life while
  * it waits, and a failing capability is a tool error.
  */
+import { createHmac, randomUUID } from 'node:crypto';
 import type { AgentCard, Delivery } from '../../sdk';
 import { sdkAgent } from './mcp';
 
@@ -24,6 +25,156 @@ const strings = (...names: string[]) => ({
 });
 
 type Fixture = { card: AgentCard['capabilities'][number]; answer(delivery: Delivery): unknown };
+
+/** What the gateway passes of a 2026-07-28 round (api/mcp/input-rounds.ts), from a delivery's payload. */
+interface Round {
+  client_capabilities: Record<string, unknown>;
+  input_responses?: Record<string, { content?: Record<string, unknown>; roots?: unknown[] } & Record<string, unknown>>;
+  request_state?: string;
+}
+
+function roundOf(delivery: Delivery): Round {
+  const mcp = (delivery.payload as { mcp?: Round } | null)?.mcp;
+  return mcp ?? { client_capabilities: {} };
+}
+
+const elicit = (message: string, property: string, type = 'string') => ({
+  method: 'elicitation/create',
+  params: { message, requestedSchema: { type: 'object', properties: { [property]: { type } }, required: [property] } },
+});
+const sample = (prompt: string, maxTokens = 100) => ({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: text(prompt) }], maxTokens } });
+const askFor = (inputRequests: Record<string, unknown>, requestState?: unknown) => ({
+  resultType: 'input_required',
+  inputRequests,
+  ...(requestState === undefined ? {} : { requestState: JSON.stringify(requestState) }),
+});
+const answered = (round: Round, key: string, field: string): string | undefined => {
+  const value = round.input_responses?.[key]?.content?.[field];
+  return typeof value === 'string' ? value : undefined;
+};
+const stateOf = (round: Round): Record<string, unknown> | undefined => (round.request_state ? (JSON.parse(round.request_state) as Record<string, unknown>) : undefined);
+
+/**
+ * The fixture's own integrity check of its state, as the suite's reference server has: the gateway seals it too, so
+ * a state changed on the way never reaches the agent (the suite's tampered-state scenario is answered by the gateway).
+ */
+const STATE_SECRET = `fixture-${randomUUID()}`;
+const signed = (payload: object) => {
+  const data = JSON.stringify(payload);
+  return { data, hmac: createHmac('sha256', STATE_SECRET).update(data).digest('hex') };
+};
+const verified = (round: Round): Record<string, unknown> | undefined => {
+  const state = stateOf(round) as { data?: string; hmac?: string } | undefined;
+  if (!state?.data || state.hmac !== createHmac('sha256', STATE_SECRET).update(state.data).digest('hex')) return undefined;
+  return JSON.parse(state.data) as Record<string, unknown>;
+};
+
+/** The suite's multi-round-trip fixtures (2026-07-28): each asks the client for input, then answers with what it got. */
+const INPUT_FIXTURES: Fixture[] = [
+  {
+    card: { name: 'test_missing_capability', description: 'Needs sampling from the client' },
+    answer: (d) => (roundOf(d).input_responses?.['sampling'] ? { content: [text('Success')] } : askFor({ sampling: sample('Say something') })),
+  },
+  { card: { name: 'test_streaming_elicitation', description: 'Answers on its response stream' }, answer: () => ({ content: [text('Streaming complete')] }) },
+  { card: { name: 'test_logging_tool', description: 'Logs nothing unless asked' }, answer: () => ({ content: [text('Logging evaluated')] }) },
+  {
+    card: { name: 'test_input_required_result_elicitation', description: 'Asks the client for a name' },
+    answer: (d) => {
+      const name = answered(roundOf(d), 'user_name', 'name');
+      return name !== undefined || roundOf(d).input_responses?.['user_name'] ? { content: [text(`Hello, ${name ?? 'unknown'}!`)] } : askFor({ user_name: elicit('What is your name?', 'name') });
+    },
+  },
+  {
+    card: { name: 'test_input_required_result_sampling', description: 'Asks the client for a sampling' },
+    answer: (d) => {
+      const sampled = roundOf(d).input_responses?.['sample_request'];
+      if (!sampled) return askFor({ sample_request: sample('What is the capital of France?') });
+      const said = (sampled.content as { text?: unknown } | undefined)?.text;
+      return { content: [text(`Sampling result: ${typeof said === 'string' ? said : 'no response'}`)] };
+    },
+  },
+  {
+    card: { name: 'test_input_required_result_list_roots', description: "Asks the client for its roots" },
+    answer: (d) => {
+      const roots = roundOf(d).input_responses?.['roots_request'];
+      return roots ? { content: [text(`Found ${Array.isArray(roots.roots) ? roots.roots.length : 0} root(s)`)] } : askFor({ roots_request: { method: 'roots/list', params: {} } });
+    },
+  },
+  {
+    card: { name: 'test_input_required_result_request_state', description: 'Asks for a confirmation, keeping its state in the client' },
+    answer: (d) => {
+      const round = roundOf(d);
+      const ok = round.input_responses?.['confirm']?.content?.ok;
+      if (stateOf(round)?.kind === 'request-state' && ok === true) return { content: [text('state-ok: requestState validated')] };
+      return askFor({ confirm: elicit('Please confirm', 'ok', 'boolean') }, { kind: 'request-state', nonce: randomUUID() });
+    },
+  },
+  {
+    card: { name: 'test_input_required_result_multiple_inputs', description: 'Asks for a name, a greeting and the roots at once' },
+    answer: (d) => {
+      const round = roundOf(d);
+      const responses = round.input_responses ?? {};
+      if (stateOf(round)?.kind === 'multiple-inputs' && responses['user_name'] && responses['greeting'] && responses['client_roots']) {
+        const greeting = (responses['greeting'].content as { text?: unknown } | undefined)?.text;
+        const roots = responses['client_roots'].roots;
+        return { content: [text(`Name: ${answered(round, 'user_name', 'name') ?? 'unknown'}; Greeting: ${typeof greeting === 'string' ? greeting : 'Hello there!'}; Roots: ${Array.isArray(roots) ? roots.length : 0}`)] };
+      }
+      return askFor(
+        { user_name: elicit('What is your name?', 'name'), greeting: sample('Generate a greeting', 50), client_roots: { method: 'roots/list', params: {} } },
+        { kind: 'multiple-inputs', nonce: randomUUID() },
+      );
+    },
+  },
+  {
+    card: { name: 'test_input_required_result_multi_round', description: 'Asks twice, one question a round' },
+    answer: (d) => {
+      const round = roundOf(d);
+      const state = stateOf(round);
+      if (state?.round === 1 && round.input_responses?.['step1']) {
+        return askFor({ step2: elicit('Step 2: What is your favorite color?', 'color') }, { round: 2, name: answered(round, 'step1', 'name') ?? 'unknown', nonce: randomUUID() });
+      }
+      if (state?.round === 2 && round.input_responses?.['step2']) {
+        return { content: [text(`Multi-round complete for ${typeof state.name === 'string' ? state.name : 'friend'} who likes ${answered(round, 'step2', 'color') ?? 'unknown'}`)] };
+      }
+      return askFor({ step1: elicit('Step 1: What is your name?', 'name') }, { round: 1, nonce: randomUUID() });
+    },
+  },
+  {
+    card: { name: 'test_input_required_result_tampered_state', description: 'Asks for a confirmation with a signed state' },
+    answer: (d) => {
+      const round = roundOf(d);
+      if (round.request_state !== undefined) {
+        const state = verified(round);
+        if (!state) throw new Error('requestState integrity check failed');
+        if (state.kind === 'tamper-test' && round.input_responses?.['confirm']) return { content: [text('integrity-ok: state verified')] };
+      }
+      return askFor({ confirm: elicit('Please confirm', 'ok', 'boolean') }, signed({ kind: 'tamper-test', nonce: randomUUID() }));
+    },
+  },
+  {
+    card: { name: 'test_input_required_result_capabilities', description: 'Asks only for what the client declared' },
+    answer: (d) => {
+      const round = roundOf(d);
+      if (round.input_responses && Object.keys(round.input_responses).length > 0) {
+        return { content: [text(`capabilities-ok: received ${Object.keys(round.input_responses).join(',')}`)] };
+      }
+      const inputRequests: Record<string, unknown> = {
+        ...(round.client_capabilities.elicitation ? { elicit_input: elicit('Elicitation input', 'value') } : {}),
+        ...(round.client_capabilities.sampling ? { sample_input: sample('Sample request', 50) } : {}),
+      };
+      if (Object.keys(inputRequests).length === 0) return { content: [text('No supported capabilities declared')] };
+      return askFor(inputRequests, signed({ kind: 'capabilities-test', nonce: randomUUID() }));
+    },
+  },
+  {
+    card: { name: 'test_input_required_result_prompt', description: 'MRTR: prompt that requires elicitation input', tags: ['mcp:prompt'] },
+    answer: (d) => {
+      const context = answered(roundOf(d), 'user_context', 'context');
+      if (context !== undefined) return { messages: [{ role: 'user', content: text(`Prompt with context: ${context}`) }] };
+      return askFor({ user_context: elicit('What context should the prompt use?', 'context') });
+    },
+  },
+];
 
 /** How long the slow fixtures work: long enough for the gateway to report progress and log states meanwhile. */
 export const FIXTURE_WORK_MS = 3_000;
@@ -110,8 +261,9 @@ const FIXTURES: Fixture[] = [
 
 /** Registers the fixture agent (a key with the `register` scope) and serves its capabilities. */
 export async function startFixtureAgent(gateway: string, apiKey: string): Promise<{ agentId: string; stop(): Promise<void> }> {
-  const byName = new Map(FIXTURES.map((fixture) => [fixture.card.name, fixture]));
-  const card: AgentCard = { name: FIXTURE_AGENT, description: "The MCP conformance suite's fixtures", capabilities: FIXTURES.map((f) => f.card) };
+  const fixtures = [...FIXTURES, ...INPUT_FIXTURES];
+  const byName = new Map(fixtures.map((fixture) => [fixture.card.name, fixture]));
+  const card: AgentCard = { name: FIXTURE_AGENT, description: "The MCP conformance suite's fixtures", capabilities: fixtures.map((f) => f.card) };
   return sdkAgent(gateway, card, (delivery) => {
     const fixture = byName.get(delivery.capability);
     if (!fixture) throw new Error(`no fixture ${delivery.capability}`);
