@@ -5,9 +5,10 @@
  * fitted thresholds; ROUTER_JUDGE off, no LLM: the offline planner). Reports exact plans (every step's capability,
  * order, `after`, `$ref`s and `when` pointer right), step precision and recall, whether the proposed body passes the
  * checks of `POST /v1/chains`, and time to plan (p50/p95 over every plan of every repeat, and per repeat), with the
- * process's CPU time beside the wall time. Writes bench/results/planning.json.
+ * process's CPU time beside the wall time (per plan, and over the run) and the load average at the end. Writes bench/results/planning.json.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../../router/create-matcher';
@@ -61,6 +62,8 @@ async function main() {
 
   const repeats = Number(args.repeats);
   const times: number[][] = [];
+  /** The process's CPU per plan (every thread: the models' worker threads too), one plan at a time. */
+  const cpuPerPlan: number[] = [];
   let scores: (CaseScore & { id: string; lang: string; checked: string; runnable: boolean; split_right: boolean; unplanned: string[] })[] = [];
   const cpuBefore = cpuSeconds(process.pid) ?? 0;
   const wallBefore = performance.now();
@@ -69,8 +72,11 @@ async function main() {
     const passScores: typeof scores = [];
     for (const c of cases) {
       const started = performance.now();
+      const cpuStarted = process.cpuUsage();
       const plan = await planChain(deps, { tenant: 'bench' }, { intent: c.text });
       pass.push(performance.now() - started);
+      const used = process.cpuUsage(cpuStarted);
+      cpuPerPlan.push((used.user + used.system) / 1000);
       if (r > 0) continue;
       const check = plan.chain.steps.length ? await checkChain({ queries, limits }, 'bench', plan.chain) : undefined;
       passScores.push({
@@ -106,6 +112,8 @@ async function main() {
     p99_ms: all.p99_ms,
     median_of_repeats: { p50_ms: median(perRepeat.map((p) => p.p50_ms!)), p95_ms: median(perRepeat.map((p) => p.p95_ms!)) },
     per_repeat: perRepeat,
+    cpu_per_plan: latencyPercentiles(cpuPerPlan),
+    load_average: loadavg().map((l) => Math.round(l * 10) / 10),
     wall_s: Math.round(wallSeconds * 10) / 10,
     cpu_s: Math.round(cpu * 10) / 10,
   };
