@@ -8,18 +8,28 @@ import type { RouteRequest } from '../router/route-request';
 import type { RouteDecision, RouteExplanation } from '../router/router';
 import { connect, type CapabilitySchemas, type RoutedSubRequest, type Unplanned } from './connect';
 import type { When } from './conditions';
+import { modelSplit, type SplitModel } from './model-split';
 import { splitRequest, type SubRequest } from './split';
 
 export interface PlannerDeps {
   route(request: RouteRequest): Promise<RouteDecision>;
   /** The declared `parameters` and `returns` of a capability the router chose. */
   schemas(tenant: string, agentId: string, capability: string): Promise<CapabilitySchemas>;
+  /** A model that may propose the split (the local judge's); without it, only the rules split. */
+  splitModel?: SplitModel;
+  /** How long the model may take to propose a split before the rules' split is used. */
+  modelTimeoutMs?: number;
 }
+
+export type PlannerKind = 'rules' | 'model';
+const DEFAULT_MODEL_TIMEOUT_MS = 15_000;
 
 export interface PlanAsk {
   intent: string;
   /** Values the caller gives (what an `input_required` asked for): the chain input starts with them. */
   input?: Record<string, unknown>;
+  /** `model`: the model proposes the split (checked, else the rules' split is used). Default `rules`. */
+  planner?: PlannerKind;
 }
 
 export interface ProposedStep {
@@ -36,8 +46,8 @@ export interface StepExplanation {
   /** The sub-request it came from, and its condition as said. */
   text: string;
   condition?: { text: string; otherwise: boolean };
-  /** `rules`: the deterministic splitter. */
-  planner: 'rules';
+  /** Which planner made the step: `rules` (the deterministic splitter) or `model` (a model's checked proposal). */
+  planner: PlannerKind;
   /** The router accepted it outright: no ambiguity, no escalation, no refusal. */
   accepted: boolean;
   capability: string;
@@ -60,6 +70,8 @@ export interface ChainPlan {
   unplanned: Unplanned[];
   /** Every step accepted by the router and nothing left unplanned: `?run=true` may start it. */
   runnable: boolean;
+  /** The planner that split the request; `fallback`: why a model's split was not used. */
+  planner: { used: PlannerKind; fallback?: string };
   timings_ms: { split: number; route: number; total: number };
 }
 
@@ -81,7 +93,7 @@ async function routeOne(deps: PlannerDeps, caller: PartialCaller, sub: SubReques
 
 export async function planChain(deps: PlannerDeps, caller: PartialCaller, ask: PlanAsk): Promise<ChainPlan> {
   const started = performance.now();
-  const subs = splitRequest(ask.intent);
+  const { subs, planner } = await splitWith(deps, ask);
   const split = performance.now();
   const routed = await Promise.all(subs.map((sub) => routeOne(deps, caller, sub)));
   const done = performance.now();
@@ -103,7 +115,7 @@ export async function planChain(deps: PlannerDeps, caller: PartialCaller, ask: P
       id: s.id,
       text: part.sub.text,
       ...(part.sub.condition ? { condition: part.sub.condition } : {}),
-      planner: 'rules',
+      planner: planner.used,
       accepted: acceptedOutright(decision),
       capability: `${s.target.agent_id}/${s.target.capability}`,
       ...(scoreOf(explanation, s.target) === undefined ? {} : { score: scoreOf(explanation, s.target)! }),
@@ -121,8 +133,18 @@ export async function planChain(deps: PlannerDeps, caller: PartialCaller, ask: P
     steps: explained,
     unplanned: connected.unplanned,
     runnable,
+    planner,
     timings_ms: { split: round(split - started), route: round(done - split), total: round(performance.now() - started) },
   };
+}
+
+/** The model's split when asked for and usable, else the rules'. */
+async function splitWith(deps: PlannerDeps, ask: PlanAsk): Promise<{ subs: SubRequest[]; planner: ChainPlan['planner'] }> {
+  if (ask.planner !== 'model') return { subs: splitRequest(ask.intent), planner: { used: 'rules' } };
+  if (!deps.splitModel) return { subs: splitRequest(ask.intent), planner: { used: 'rules', fallback: 'no model is configured (ROUTER_JUDGE=local)' } };
+  const proposed = await modelSplit(deps.splitModel, ask.intent, deps.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS);
+  if (proposed.ok) return { subs: proposed.subs, planner: { used: 'model' } };
+  return { subs: splitRequest(ask.intent), planner: { used: 'rules', fallback: proposed.why } };
 }
 
 function scoreOf(explanation: RouteExplanation, target: { agent_id: string; capability: string }): number | undefined {

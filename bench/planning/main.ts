@@ -1,5 +1,7 @@
 /**
- * `npm run bench:planning [-- --repeats 3] [--limit N]`
+ * `npm run bench:planning [-- --repeats 3] [--limit N] [--planner rules|model] [--model-timeout-ms 30000]`
+ * (`--planner model`: the local judge's model proposes each split, checked; the rules' split where it is not usable;
+ * writes bench/results/planning-model.json)
  * The planner (planner/) on bench/planning/requests.jsonl — multi-step zh/en requests written before its splitter was
  * tuned — against the zh-routing catalogue, through the api's router (the local models' head, each catalogue's own
  * fitted thresholds; ROUTER_JUDGE off, no LLM: the offline planner). Reports exact plans (every step's capability,
@@ -16,6 +18,8 @@ import { decisionSettings } from '../../router/create-router';
 import { capabilitySchemas, checkChain } from '../../chains/check-chain';
 import { planChain, type ChainPlan } from '../../planner/plan-chain';
 import { splitRequest } from '../../planner/split';
+import { judgeModelPath, locateJudgeModel } from '../../router/judge/judge-files';
+import { LocalJudge } from '../../router/judge/local-judge';
 import { cpuSeconds } from '../lib/cpu';
 import { loadZhRouting } from '../lib/routing-data';
 import { writeResultFile } from '../lib/result-file';
@@ -24,7 +28,7 @@ import { apiRouter, LiveCatalogue, warmUp } from '../routing/routing-live';
 import { scoreCase, scoreSet, type CaseScore, type PlannedStepView, type PlanningCase } from './score';
 
 const RESULTS = resolve(__dirname, '..', 'results');
-const { values: args } = parseArgs({ options: { repeats: { type: 'string', default: '3' }, limit: { type: 'string' }, set: { type: 'string', default: join(__dirname, 'requests.jsonl') } } });
+const { values: args } = parseArgs({ options: { planner: { type: 'string', default: 'rules' }, 'model-timeout-ms': { type: 'string', default: '30000' }, repeats: { type: 'string', default: '3' }, limit: { type: 'string' }, set: { type: 'string', default: join(__dirname, 'requests.jsonl') } } });
 
 function loadCases(file: string): PlanningCase[] {
   const cases = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as PlanningCase);
@@ -57,6 +61,10 @@ async function main() {
       return found ? capabilitySchemas(found) : {};
     },
   };
+  const useModel = args.planner === 'model';
+  const model = useModel ? new LocalJudge({ modelPath: locateJudgeModel(process.env.ROUTER_JUDGE_MODEL) ?? judgeModelPath(), threads: Number(process.env.ROUTER_JUDGE_THREADS ?? 2) }) : undefined;
+  if (model) await model.warm();
+  const plannerDeps = { ...deps, ...(model ? { splitModel: model, modelTimeoutMs: Number(args['model-timeout-ms']) } : {}) };
   const queries = { get: async (_t: string, id: string) => byId.get(id), checkReach: async () => ({ kind: 'ok' as const }) };
   const limits = { maxSteps: 32, maxDepth: 16, maxBytes: 256 * 1024, maxMessageBytes: 256 * 1024 };
 
@@ -64,7 +72,7 @@ async function main() {
   const times: number[][] = [];
   /** The process's CPU per plan (every thread: the models' worker threads too), one plan at a time. */
   const cpuPerPlan: number[] = [];
-  let scores: (CaseScore & { id: string; lang: string; checked: string; runnable: boolean; split_right: boolean; unplanned: string[] })[] = [];
+  let scores: (CaseScore & { id: string; lang: string; checked: string; runnable: boolean; planner: string; fallback?: string; split_right: boolean; unplanned: string[] })[] = [];
   const cpuBefore = cpuSeconds(process.pid) ?? 0;
   const wallBefore = performance.now();
   for (let r = 0; r < repeats; r++) {
@@ -73,7 +81,7 @@ async function main() {
     for (const c of cases) {
       const started = performance.now();
       const cpuStarted = process.cpuUsage();
-      const plan = await planChain(deps, { tenant: 'bench' }, { intent: c.text });
+      const plan = await planChain(plannerDeps, { tenant: 'bench' }, { intent: c.text, planner: useModel ? 'model' : 'rules' });
       pass.push(performance.now() - started);
       const used = process.cpuUsage(cpuStarted);
       cpuPerPlan.push((used.user + used.system) / 1000);
@@ -85,6 +93,8 @@ async function main() {
         ...scoreCase(c, viewOf(plan)),
         checked: check === undefined ? 'no steps' : check.ok ? 'ok' : `${check.refusal.code}: ${check.refusal.message}`,
         runnable: plan.runnable,
+        planner: plan.planner.used,
+        ...(plan.planner.fallback ? { fallback: plan.planner.fallback } : {}),
         split_right: splitRequest(c.text).length === c.steps.length,
         unplanned: plan.unplanned.map((u) => `${u.code}${u.step ? ` ${u.step}` : ''}${u.missing ? ` (${u.missing.join(', ')})` : ''}`),
       });
@@ -104,6 +114,7 @@ async function main() {
     split_right_pct: Math.round((1000 * scores.filter((s) => s.split_right).length) / scores.length) / 10,
     passes_chain_check_pct: Math.round((1000 * scores.filter((s) => s.checked === 'ok').length) / scores.length) / 10,
     runnable_pct: Math.round((1000 * scores.filter((s) => s.runnable).length) / scores.length) / 10,
+    split_by_model: scores.filter((s) => s.planner === 'model').length,
   };
   const timing = {
     plans: times.flat().length,
@@ -117,12 +128,12 @@ async function main() {
     wall_s: Math.round(wallSeconds * 10) / 10,
     cpu_s: Math.round(cpu * 10) / 10,
   };
-  const file = writeResultFile(RESULTS, 'planning', {
+  const file = writeResultFile(RESULTS, useModel ? 'planning-model' : 'planning', {
     at: new Date().toISOString(),
     machine: 'shared 2-core box; figures are noisy',
     node: process.version,
     set: `${args.set!.replace(`${resolve(__dirname, '../..')}/`, '')} (${cases.length} requests)`,
-    planner: 'rules (deterministic splitter), no model',
+    planner: useModel ? `model (${model!.name}, checked; the rules' split where it is not usable)` : 'rules (deterministic splitter), no model',
     router: { provider: chosen.provider, head: process.env.ROUTER_HEAD !== 'off', judge: 'off', llm: 'none' },
     goals: { exact_pct: 60, step_recall_pct: 90, p95_ms: 300 },
     quality,
@@ -132,6 +143,7 @@ async function main() {
   console.log(JSON.stringify({ quality, timing: { ...timing, per_repeat: undefined } }, null, 2));
   for (const s of scores.filter((x) => !x.exact)) console.log(`  ✗ ${s.id}: ${s.miss}${s.checked === 'ok' ? '' : ` [check: ${s.checked}]`}`);
   console.log(`wrote ${file}`);
+  await model?.close();
   await chosen.close?.();
 }
 

@@ -155,13 +155,26 @@ export class LocalJudge implements JudgeProvider {
   }
 
   private async generate(request: FillRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const answer = await this.generateJson({ system: FILL_SYSTEM_PROMPT, user: fillUserPrompt(request), schema: fillSchema(request.schema, request.fields), maxTokens: FILL_ANSWER_TOKENS }, signal);
+    return filledFields(answer, request.fields);
+  }
+
+  /**
+   * A JSON value generated under the grammar of `schema` (the planner's proposed split, planner/model-split.ts), on
+   * the same line and sequence as filling.
+   */
+  propose(request: { system: string; user: string; schema: GrammarSchema; maxTokens: number }, signal?: AbortSignal): Promise<unknown> {
+    return this.line.run(() => this.generateJson(request, signal));
+  }
+
+  private async generateJson(request: { system: string; user: string; schema: GrammarSchema; maxTokens: number }, signal?: AbortSignal): Promise<unknown> {
     const loaded = await this.load();
     loaded.filling ??= (await loaded.model.createContext({ contextSize: FILL_TOKENS, threads: this.threads, sequences: 1, batchSize: BATCH_SIZE })).getSequence();
-    const grammar = await loaded.llama.createGrammarForJsonSchema(fillSchema(request.schema, request.fields));
-    const session = new loaded.runtime.LlamaChatSession({ contextSequence: loaded.filling, systemPrompt: FILL_SYSTEM_PROMPT, autoDisposeSequence: false });
+    const grammar = await loaded.llama.createGrammarForJsonSchema(request.schema);
+    const session = new loaded.runtime.LlamaChatSession({ contextSequence: loaded.filling, systemPrompt: request.system, autoDisposeSequence: false });
     try {
-      const answer = await session.prompt(fillUserPrompt(request), { grammar, maxTokens: FILL_ANSWER_TOKENS, temperature: 0, ...(signal ? { signal } : {}) });
-      return filledFields(grammar.parse(answer), request.fields);
+      const answer = await session.prompt(request.user, { grammar, maxTokens: request.maxTokens, temperature: 0, ...(signal ? { signal } : {}) });
+      return grammar.parse(answer);
     } finally {
       session.dispose({ disposeSequence: false });
     }

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { conditionWhen, isNegated } from '../../planner/conditions';
 import { connect, type RoutedSubRequest } from '../../planner/connect';
+import { checkedProposal, groundedShare, modelSplit } from '../../planner/model-split';
+import { planChain } from '../../planner/plan-chain';
 import { splitRequest } from '../../planner/split';
 
 const orderStatus = {
@@ -163,5 +165,51 @@ describe('planner - connect', () => {
     assert.deepEqual(plan.steps.map((s) => s.after), [[], ['s1'], ['s1'], ['s3']]);
     assert.deepEqual(plan.steps[2]!.when, { $ref: '/steps/s1/result/status', in: ['pending_payment', 'pending_shipment', 'shipped', 'cancelled', 'after_sales'] });
     assert.deepEqual(plan.unplanned.map((u) => [u.code, u.step]), [['refused', undefined], ['condition_not_understood', 's4']]);
+  });
+});
+
+describe('planner - model split', () => {
+  const request = '查一下订单20240901的状态，如果还没发货就帮我取消';
+  it('planner - model split - a proposal in the request\'s own words becomes sub-requests with links and conditions', () => {
+    const answer = {
+      steps: [
+        { request: '查一下订单20240901的状态', beside_previous: false, only_if: null, otherwise: false },
+        { request: '帮我取消订单20240901', beside_previous: false, only_if: '还没发货', otherwise: false },
+      ],
+    };
+    assert.deepEqual(checkedProposal(answer, request), {
+      ok: true,
+      subs: [
+        { text: '查一下订单20240901的状态', link: 'then' },
+        { text: '帮我取消订单20240901', link: 'then', condition: { text: '还没发货', otherwise: false } },
+      ],
+    });
+  });
+
+  it('planner - model split - a step the request does not ask for, an otherwise without a condition, nothing: refused with why', () => {
+    const invented = checkedProposal({ steps: [{ request: 'send a thank-you gift basket', beside_previous: false, only_if: null, otherwise: false }] }, request);
+    assert.equal(invented.ok, false);
+    assert.match((invented as { why: string }).why, /not the request's own words/);
+    const orphan = checkedProposal({ steps: [{ request: '帮我取消', beside_previous: false, only_if: null, otherwise: true }] }, request);
+    assert.match((orphan as { why: string }).why, /otherwise/);
+    assert.deepEqual(checkedProposal({ steps: [] }, request), { ok: false, why: 'no steps proposed' });
+    assert.equal(groundedShare('Check order 20240901', 'check the status of order 20240901'), 1);
+  });
+
+  it('planner - model split - a model that does not answer in time is a reason, and the rules split is used', async () => {
+    const silent = { propose: (_r: unknown, signal?: AbortSignal) => new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')))) };
+    assert.deepEqual(await modelSplit(silent, request, 20), { ok: false, why: 'no answer within 20 ms' });
+    const plan = await planChain(
+      {
+        splitModel: silent,
+        modelTimeoutMs: 20,
+        route: async () => ({ kind: 'refused', code: 'no_match', message: 'none', explanation: { provider: 'none', threshold: 0, decided_by: 'none', candidates: [], ranking: [], timings_ms: { total: 0, match: 0 } } }),
+        schemas: async () => ({}),
+      },
+      { tenant: 't' },
+      { intent: request, planner: 'model' },
+    );
+    assert.deepEqual(plan.planner, { used: 'rules', fallback: 'no answer within 20 ms' });
+    assert.equal(plan.unplanned.length, 2);
   });
 });
