@@ -3,7 +3,8 @@
  * three hops sent one by one by the caller (`POST /v1/messages?wait=30s`, the next sent when the previous ended),
  * alternating pair by pair. Each is timed from the caller's first call until the final status is in its hands (the
  * chain's through its run's result, a long poll). Reported: P50/P95 of both, and of the chain's overhead over the
- * hops of the same pair.
+ * hops of the same pair; the CPU seconds the gateway's processes (api, worker, Temporal, FerretDB) spent on each
+ * side; and where the time goes, from Temporal's history event timestamps (bench/chains/phases.ts), as medians.
  *
  * With `--faults 0.05`, a second phase: the agent answers 5 % of deliveries 503 (the gateway redelivers) and fails
  * 5 % of the third hops for good (the chain compensates the first two); every chain must end `completed` or
@@ -17,11 +18,14 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { ChainStatus } from '../../chains/chain';
-import { chainWorkflowId } from '../../chains/temporal';
+import { chainWorkflowId, stepMessageId } from '../../chains/temporal';
+import { messageWorkflowId } from '../../platform/temporal-names';
 import { freePort } from '../../supervisor/dev-servers';
 import { writeResultFile } from '../lib/result-file';
 import { summary } from '../lib/stats';
 import { machine } from '../lib/report';
+import { CpuMeter } from '../lib/cpu';
+import { chainPhases, hopPhases, medianPhases, type ChainPhases, type HopPhases } from './phases';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem, type BenchSystem } from '../lib/system';
 
 interface FaultAgent {
@@ -74,11 +78,13 @@ async function api(system: BenchSystem, method: string, path: string, body?: unk
   return { status: answer.status, body: await answer.json() };
 }
 
+const HOPS = ['first', 'second', 'third'];
+
 /** The three hops, one by one: each waits for the previous one's result (as the chain's mapping does). */
 async function hopsOneByOne(system: BenchSystem, agentId: string, id: string): Promise<number> {
   const started = performance.now();
   let n = 0;
-  for (const hop of ['first', 'second', 'third']) {
+  for (const hop of HOPS) {
     const answer = await api(system, 'POST', '/v1/messages?wait=30s', { message_id: `${id}-${hop}`, target: { agent_id: agentId, capability: 'echo' }, params: { n } });
     if (answer.body.state !== 'processed') throw new Error(`hop ${id}-${hop} ended ${answer.body.state}`);
     n = (answer.body.result as { n: number }).n;
@@ -162,23 +168,46 @@ async function main(): Promise<void> {
     const hops: number[] = [];
     const chains: number[] = [];
     const overhead: number[] = [];
+    const chainSteps: ChainPhases[] = [];
+    const hopSteps: HopPhases[] = [];
+    // CPU seconds of the gateway's processes, summed over each side's runs (sampled right before and after each).
+    const cpu = { hops: new Map<string, number>(), chain: new Map<string, number>() };
+    const meter = new CpuMeter();
+    const timedCpu = async <T>(side: Map<string, number>, run: () => Promise<T>): Promise<T> => {
+      meter.sample(system.pids());
+      const before = meter.snapshot();
+      const result = await run();
+      meter.sample(system.pids());
+      for (const [role, seconds] of Object.entries(meter.totals(before))) side.set(role, (side.get(role) ?? 0) + seconds);
+      return result;
+    };
+    const loadBefore = machine().load_average;
     for (let i = 0; i < count; i++) {
       // Alternate which goes first, so neither always follows the other.
-      const runHops = () => hopsOneByOne(system, agentId, `hops-${tag}-${i}`);
-      const runChain = async () => {
-        const { ms, status } = await oneChain(system, client, agentId, `chain-${tag}-${i}`);
-        if (status.state !== 'completed') throw new Error(`chain ${status.chain_id} ended ${status.state}`);
-        return ms;
-      };
+      const hopsId = `hops-${tag}-${i}`;
+      const chainId = `chain-${tag}-${i}`;
+      const runHops = () => timedCpu(cpu.hops, () => hopsOneByOne(system, agentId, hopsId));
+      const runChain = () =>
+        timedCpu(cpu.chain, async () => {
+          const { ms, status } = await oneChain(system, client, agentId, chainId);
+          if (status.state !== 'completed') throw new Error(`chain ${status.chain_id} ended ${status.state}`);
+          return ms;
+        });
       const [h, c] = i % 2 === 0 ? [await runHops(), await runChain()] : await (async () => { const c2 = await runChain(); return [await runHops(), c2]; })();
       hops.push(h);
       chains.push(c);
       overhead.push(c - h);
+      hopSteps.push(await hopPhases(client, HOPS.map((hop) => messageWorkflowId('default', `${hopsId}-${hop}`))));
+      chainSteps.push(await chainPhases(client, chainWorkflowId('default', chainId), HOPS.map((step) => messageWorkflowId('default', stepMessageId(chainId, step)))));
       process.stdout.write(`\r  pair ${i + 1}/${count}   `);
     }
     process.stdout.write('\n');
     const latency = { hops_one_by_one: summary(hops), chain: summary(chains), chain_minus_hops: summary(overhead) };
     console.table(latency);
+    const cpuSeconds = Object.fromEntries(Object.entries(cpu).map(([side, roles]) => [side, Object.fromEntries([...roles].map(([role, seconds]) => [role, Math.round(seconds * 100) / 100]))]));
+    const phases = { hops: medianPhases(hopSteps), chain: medianPhases(chainSteps) };
+    console.log({ cpu_seconds: cpuSeconds, phases });
+    const loadAfter = machine().load_average;
 
     let faults: Record<string, unknown> | undefined;
     if (faultRate > 0) {
@@ -200,7 +229,7 @@ async function main(): Promise<void> {
       faults = { rate: faultRate, chains: total, kills, states, all_completed_or_compensated: ended.every((s) => s.state === 'completed' || s.state === 'compensated'), compensations_run: compensations, duplicate_effects: duplicates.length, duplicate_ids: duplicates.slice(0, 10) };
       console.log(faults);
     }
-    const result = { benchmark: 'seed pipeline as a chain vs the three hops sent one by one', when: new Date().toISOString(), machine: machine(), temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, env, count, warmup, latency, ...(faults ? { faults } : {}) };
+    const result = { benchmark: 'seed pipeline as a chain vs the three hops sent one by one', when: new Date().toISOString(), machine: machine(), load_average_during: { before: loadBefore, after: loadAfter }, temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, env, count, warmup, latency, cpu_seconds: cpuSeconds, phases_median_ms: phases, ...(faults ? { faults } : {}) };
     console.log(`written ${writeResultFile(resolve(__dirname, '../results'), values.name!, result)}`);
   } finally {
     await connection.close();
