@@ -67,6 +67,7 @@ export function createActivities(deps: ActivityDeps) {
   const notifyCancel = (request: NotifyCancelRequest): Promise<NotifyCancelResult> =>
     request.a2a_task_id ? cancelA2aTask({ ...request, a2a_task_id: request.a2a_task_id }) : notifyCancelHttp(request);
   const settleMessage = createSettleMessage(deps);
+  const prepareChain = createPrepareChain(deps.chains);
   return {
     // Classic runs (started before the lean shape) resolve and deliver in regular activities.
     resolveTarget: checked(() => checks.messageRun('resolveTarget'), resolveTarget),
@@ -76,10 +77,12 @@ export function createActivities(deps: ActivityDeps) {
     notifyCancel: checked((request: NotifyCancelRequest) => checks.messageRun('notifyCancel', request.message), notifyCancel),
     notifyCaller: createNotifyCaller(deps),
     settleMessage: checked(local('settleMessage'), settleMessage),
-    prepareChain: checked(async (input: RunChainInput) => {
+    prepareChain: async (input: RunChainInput) => {
       checks.local('prepareChain');
       await checks.chainCaller(input, deps.intake && { config: deps.intake.config, ...(deps.intake.keys ? { keys: deps.intake.keys } : {}) });
-    }, createPrepareChain(deps.chains)),
+      // chainCaller refuses an input whose seal does not check out: a seal here is the gateway's.
+      return prepareChain(input, input.seal !== undefined);
+    },
     capabilityParameters: checked(local('capabilityParameters'), createCapabilityParameters(deps.chains)),
     /** A chain step reading results kept by reference, from their messages (a local activity of runChain). */
     mapChainStep: checked(local('mapChainStep'), createMapChainStep()),

@@ -6,7 +6,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { capabilitySchemas, checkChain, type ChainCheckDeps } from '../chains/check-chain';
 import { CHAIN_FAILURES, type RunChainInput } from '../chains/temporal';
-import type { PlannedStep } from '../chains/plan';
+import { plannedSteps, type PlannedStep } from '../chains/plan';
 import type { ChainRunLimits } from '../chains/run-state';
 
 export interface PreparedChain {
@@ -24,9 +24,15 @@ export function createCapabilityParameters(deps: ChainCheckDeps | undefined) {
   };
 }
 
+/**
+ * `sealChecked`: the input carries the gateway's seal and it checked out (activities/index.ts checks it first): the
+ * api built it after checking the chain in full with this very code and the caller's ACLs, moments before the run
+ * started, so the chain is not checked again (its steps' targets are checked again as each message starts).
+ */
 export function createPrepareChain(deps: ChainCheckDeps | undefined) {
-  return async function prepareChain(input: RunChainInput): Promise<PreparedChain> {
+  return async function prepareChain(input: RunChainInput, sealChecked = false): Promise<PreparedChain> {
     if (!deps) throw ApplicationFailure.nonRetryable('this worker does not run chains', 'not_configured');
+    if (sealChecked) return { steps: plannedSteps(input), ...runLimits(deps) };
     const { tenant, chain_id: _chainId, key_id: _keyId, key_proof: _proof, key_proofs: _proofs, caller: _caller, seal: _seal, reply_retry_initial_ms: _retry, ...body } = input;
     const checked = await checkChain(deps, tenant, body);
     if (!checked.ok) {
@@ -34,7 +40,11 @@ export function createPrepareChain(deps: ChainCheckDeps | undefined) {
       const message = refusal.issues ? `invalid chain: ${refusal.issues.map((i) => `${i.location.replace(/^body\./, '')}: ${i.message}`).join('; ')}` : refusal.message;
       throw ApplicationFailure.create({ type: refusal.code === 'invalid_request' ? CHAIN_FAILURES.invalidChain : refusal.code, message, nonRetryable: true, details: [refusal] });
     }
-    const { maxMessageBytes, maxHistoryBytes } = deps.limits;
-    return { steps: checked.steps, ...(maxMessageBytes && maxHistoryBytes ? { limits: { max_message_bytes: maxMessageBytes, max_history_bytes: maxHistoryBytes } } : {}) };
+    return { steps: checked.steps, ...runLimits(deps) };
   };
+}
+
+function runLimits(deps: ChainCheckDeps): Pick<PreparedChain, 'limits'> {
+  const { maxMessageBytes, maxHistoryBytes } = deps.limits;
+  return maxMessageBytes && maxHistoryBytes ? { limits: { max_message_bytes: maxMessageBytes, max_history_bytes: maxHistoryBytes } } : {};
 }
