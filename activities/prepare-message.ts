@@ -45,9 +45,12 @@ export interface PrepareMessageDeps {
   provenance: Pick<RunProvenance, 'isLocal' | 'schedulingRun' | 'run' | 'isGatewayRun' | 'currentRun'>;
 }
 
-/** What the `sendMessage` run that asks says of itself (from its workflow info). */
+/** What the run that asks says of itself (from its workflow info); read only of a local activity (our own code). */
 export interface PrepareContext {
+  /** A `sendMessage` run's parent. */
   parent?: { workflow_id: string; run_id: string };
+  /** The run asking is the chain this message is a step (or compensation) of: it starts the message itself. */
+  own_chain?: true;
 }
 
 export interface PreparedMessage {
@@ -82,8 +85,9 @@ const refusal = (type: string, message: string, details?: unknown) =>
   ApplicationFailure.create({ type, message, nonRetryable: true, ...(details === undefined ? {} : { details: [details] }) });
 
 /**
- * The chain run this message is a step (or compensation) of, as Temporal says: the run routing the step, or the
- * parent of the `sendMessage` run, when it is a gateway chain. Undefined for any other message.
+ * The chain run this message is a step (or compensation) of, as Temporal says: the run routing the step, the chain
+ * run preparing it locally, or the parent of the `sendMessage` run, when it is a gateway chain. Undefined for any
+ * other message.
  */
 async function chainOf(provenance: PrepareMessageDeps['provenance'], context: PrepareContext | undefined): Promise<StartedRun | undefined> {
   let parent = context?.parent;
@@ -91,6 +95,8 @@ async function chainOf(provenance: PrepareMessageDeps['provenance'], context: Pr
     const run = await provenance.schedulingRun('prepareMessage', [SEND_MESSAGE_WORKFLOW, RUN_CHAIN_WORKFLOW]);
     if (run.type === RUN_CHAIN_WORKFLOW) return firstChainRun(provenance, run);
     parent = run.parent;
+  } else if (context?.own_chain) {
+    return firstChainRun(provenance, await provenance.currentRun());
   }
   if (!parent) return undefined;
   return firstChainRun(provenance, await provenance.run(parent.workflow_id, parent.run_id));

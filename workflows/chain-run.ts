@@ -3,9 +3,12 @@
  * run as the chain's caller, built from the step's templates (an intent step is routed and its params checked
  * first). Deterministic: no I/O here.
  */
-import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, condition, isCancellation, proxyActivities, proxyLocalActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, ChildWorkflowFailure, condition, isCancellation, proxyActivities, proxyLocalActivities, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import { messageWorkflowId } from '../platform/temporal-names';
 import type { Activities } from '../activities';
+import type { PreparedMessage } from '../activities/prepare-message';
+import { MESSAGE_WORKFLOW, messageSearchAttributes } from '../messages/temporal';
+import type { leanMessageWorkflow } from './message';
 import type { ChainStatus, SentMessage, StepAddress, StepCondition, StepError, StepState, StepStatus } from '../chains/chain';
 import { jsonSize } from '../chains/mapped-size';
 import type { PlannedStep } from '../chains/plan';
@@ -19,7 +22,7 @@ import { paramsMisfit } from '../chains/type-check';
 import type { MessageStatus } from '../messages/message';
 import { routingTaskQueue, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../temporal-callers/contract';
 
-const { capabilityParameters, mapChainStep } = proxyLocalActivities<Activities>({
+const { capabilityParameters, mapChainStep, prepareMessage: prepareLocally } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',
   scheduleToCloseTimeout: '2m',
   retry: { maximumInterval: '10s' },
@@ -27,6 +30,9 @@ const { capabilityParameters, mapChainStep } = proxyLocalActivities<Activities>(
 
 /** What one message of the chain came to. */
 type Sent = Omit<SentMessage, 'message_id' | 'started_at'>;
+
+/** A step's message run: a `sendMessage` run (runs before PREPARED_STEPS) or a message run as the api starts one. */
+type MessageChild = ChildWorkflowHandle<SendMessageWorkflow> | ChildWorkflowHandle<typeof leanMessageWorkflow>;
 
 /**
  * Bytes of messages (params, payload, intent) one workflow task may start: every command of a task travels in one
@@ -43,12 +49,37 @@ export const now = () => new Date().toISOString();
  * intent alone and records the refusal as any message would.
  */
 async function routedTarget(request: SendMessageInput, taskQueue: string): Promise<{ target: { agent_id: string; capability: string } } | { misfit: string } | undefined> {
+  const routed = await routedMessage(request, taskQueue);
+  if (!routed) return undefined;
+  if ('misfit' in routed) return routed;
+  return routed.prepared.input.rejection ? undefined : { target: routed.prepared.input.target };
+}
+
+/** As `routedTarget`, with the message the api's `prepareMessage` built: sealed, sent as the chain's caller. */
+async function routedMessage(request: SendMessageInput, taskQueue: string): Promise<{ prepared: PreparedMessage } | { misfit: string } | undefined> {
   const { prepareMessage } = proxyActivities<Activities>({ taskQueue: routingTaskQueue(taskQueue), startToCloseTimeout: '30s', scheduleToCloseTimeout: '1m', retry: { maximumInterval: '5s' } });
   const prepared = await prepareMessage(request);
-  if (prepared.kind !== 'prepared' || prepared.input.rejection) return undefined;
+  if (prepared.kind !== 'prepared') return undefined;
+  if (prepared.input.rejection) return { prepared };
   const target = prepared.input.target;
   const misfit = request.params && paramsMisfit(await capabilityParameters({ tenant: request.tenant, ...target }), request.params);
-  return misfit ? { misfit: `${target.capability}: ${misfit}` } : { target };
+  return misfit ? { misfit: `${target.capability}: ${misfit}` } : { prepared };
+}
+
+/**
+ * A step's message prepared in the chain's own run, as the api prepares one it is posted (checked, its target's ACL
+ * asked as the chain's caller, sealed): by `prepareMessage` as a local activity for a named target, on the api's
+ * routing queue for an intent. Undefined when routing chose nothing the chain can start.
+ */
+async function preparedMessage(request: SendMessageInput, taskQueue: string): Promise<{ prepared: PreparedMessage } | { misfit: string } | undefined> {
+  if (request.intent && !request.target) return routedMessage(request, taskQueue);
+  const prepared = await prepareLocally(request, { own_chain: true });
+  return prepared.kind === 'prepared' ? { prepared } : undefined;
+}
+
+/** A refusal of the step's message before it started (its preparation failed), as the step's error. */
+function refusalOf(error: unknown): Sent {
+  return errorOf(error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause : error);
 }
 
 /** A refusal or failure of a step's message, as the step's error. */
@@ -90,6 +121,8 @@ export class ChainRun {
     readonly taskQueue: string,
     /** Absent for runs recorded before the limits (their prepareChain result has none): they apply none. */
     readonly limits: ChainRunLimits | undefined,
+    /** Whether this run prepares its messages itself (PREPARED_STEPS). */
+    readonly preparesSteps = false,
   ) {
     this.stepStatus = new Map(status.steps.map((s) => [s.id, s]));
     this.document = { input: input.input, steps: {} };
@@ -124,7 +157,10 @@ export class ChainRun {
     return new Map([...this.stepStatus].map(([id, shown]) => [id, shown.state]));
   }
 
-  /** Sends one message of the chain (a step or a compensation) as a child `sendMessage` run in `scope`. */
+  /**
+   * Sends one message of the chain (a step or a compensation) as a child run in `scope`: a `leanMessageWorkflow`
+   * run of the message this run prepared (runs since PREPARED_STEPS), else a `sendMessage` run that prepares it.
+   */
   send(messageId: string, address: StepAddress, deadlineMs: number | undefined, scope: CancellationScope): Promise<Sent> {
     return scope.run(async () => {
       // Only a step reading a result kept by reference awaits here: any other is built as before, in this very task.
@@ -135,27 +171,59 @@ export class ChainRun {
       try {
         if (this.startingBytes > 0 && this.startingBytes + bytes > START_BUDGET_BYTES) await this.startRoom(bytes);
         this.startingBytes += bytes;
-        let child;
+        let child: MessageChild | Sent;
         try {
-          if (request.intent && !request.target) {
-            const routed = await routedTarget(request, this.taskQueue);
-            if (routed && 'misfit' in routed) return { state: 'failed', error: { code: 'params_mismatch', message: routed.misfit } };
-            if (routed) request.target = routed.target;
-          }
-          child = await startChild<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, {
-            workflowId: messageWorkflowId(this.input.tenant, messageId),
-            taskQueue: this.taskQueue,
-            args: [request],
-            // As any message: its id never gets a second run, unless the gateway refused the first.
-            workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-          });
+          child = this.preparesSteps ? await this.startPrepared(request) : await this.startSendMessage(request);
         } finally {
           this.startingBytes -= bytes;
         }
-        return sentOf(await child.result());
+        return 'state' in child ? child : sentOf(await child.result());
       } catch (error) {
         return errorOf(error);
       }
+    });
+  }
+
+  /** A step's message as a child `sendMessage` run, which prepares it (runs before PREPARED_STEPS). */
+  private async startSendMessage(request: SendMessageInput): Promise<MessageChild | Sent> {
+    if (request.intent && !request.target) {
+      const routed = await routedTarget(request, this.taskQueue);
+      if (routed && 'misfit' in routed) return { state: 'failed', error: { code: 'params_mismatch', message: routed.misfit } };
+      if (routed) request.target = routed.target;
+    }
+    return startChild<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, {
+      workflowId: messageWorkflowId(this.input.tenant, request.message_id!),
+      taskQueue: this.taskQueue,
+      args: [request],
+      // As any message: its id never gets a second run, unless the gateway refused the first.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    });
+  }
+
+  /**
+   * A step's message prepared here, then started as the api starts a message: its memo, search attributes and
+   * summary given at the start, so the message's first task only delivers.
+   */
+  private async startPrepared(request: SendMessageInput): Promise<MessageChild | Sent> {
+    let ready;
+    try {
+      ready = await preparedMessage(request, this.taskQueue);
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return refusalOf(error);
+    }
+    if (!ready) return { state: 'failed', error: { code: 'routing_unavailable', message: 'the routing queue answered without routing' } };
+    if ('misfit' in ready) return { state: 'failed', error: { code: 'params_mismatch', message: ready.misfit } };
+    const { input, memo, summary } = ready.prepared;
+    return startChild<typeof leanMessageWorkflow>(MESSAGE_WORKFLOW, {
+      workflowId: messageWorkflowId(input.tenant, input.message_id),
+      taskQueue: this.taskQueue,
+      args: [input],
+      memo: { ...memo },
+      typedSearchAttributes: messageSearchAttributes(input.tenant, input.target.agent_id, input.trace_id),
+      staticSummary: summary.staticSummary,
+      staticDetails: summary.staticDetails,
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
     });
   }
 

@@ -1,12 +1,13 @@
 /**
  * `runChain`: one durable run per chain (docs/chains.md). It checks the chain in full (a local activity, the api's
- * own check), then runs its steps as a DAG: every ready step starts at once as a child `sendMessage` run under the
- * message id `<chain_id>:<step_id>`, so each step is a message like any other (the caller's checks, retries,
- * receipts, circuits, idempotency, trace). A step that fails stops the chain, lets it continue, or makes it
+ * own check), then runs its steps as a DAG: every ready step's message is prepared as the api prepares one (the
+ * chain's caller, its ACLs, the seal) and starts at once as a child message run under the message id
+ * `<chain_id>:<step_id>`, so each step is a message like any other (the caller's checks, retries, receipts,
+ * circuits, idempotency, trace). Runs before PREPARED_STEPS started each as a `sendMessage` run that prepared it. A step that fails stops the chain, lets it continue, or makes it
  * compensate: the completed steps' compensations run as their own messages, latest completed first, each once.
  * A cancel reaches the running steps' messages (their child runs are cancelled). Deterministic: no I/O here.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew, proxyLocalActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew, patched, proxyLocalActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
 import { replyWorkflowId } from '../platform/temporal-names';
 import type { Activities } from '../activities';
 import type { PreparedChain } from '../activities/prepare-chain';
@@ -16,6 +17,13 @@ import type { ChainResume } from '../chains/run-state';
 import { cancelChainUpdate, chainStatusQuery, chainWorkflowId, CHAIN_FAILURES, compensationMessageId, stepMessageId, type RunChainInput } from '../chains/temporal';
 import { ChainRun, now } from './chain-run';
 import { notifyCallerWorkflow } from './notify-caller';
+
+/**
+ * The patch since which a chain prepares each step's message in its own run (a local activity; the api's routing
+ * queue for an intent) and starts it as the api starts a message, instead of as a `sendMessage` run that prepares
+ * it: the message's first task then only delivers (docs/benchmarks.md, "Chains").
+ */
+export const PREPARED_STEPS = 'chain-prepared-steps-v1';
 
 const { prepareChain } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',
@@ -53,7 +61,7 @@ export async function runChain(input: RunChainInput, resume?: ChainResume): Prom
         throw error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause : error;
       });
   if (!resume) status.steps = steps.map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' }));
-  const run = new ChainRun(input, steps, status, () => cancelRequest, taskQueue, limits);
+  const run = new ChainRun(input, steps, status, () => cancelRequest, taskQueue, limits, patched(PREPARED_STEPS));
   if (resume) run.resume(resume);
   const ended = await runSteps(run);
   if (input.reply_to) {

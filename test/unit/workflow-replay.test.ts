@@ -3,7 +3,7 @@
  * `npm run record-histories`) is replayed against today's workflow code, which must issue the same commands.
  * Each folder holds the histories of one workflow shape: `classic/` from before the lean-delivery patch, `lean/`
  * after it (both of the `messageWorkflow` type), `lean-type/` runs of `leanMessageWorkflow`, `direct/` runs of the public `sendMessage` entry (`v1-` before direct starts were routed by intent,
- * `v2-` after; `test/tools/record-direct-histories.ts`), and `chains/` runs of `runChain` (`v1-` before the chain limits, `v2-` with them: results by reference, a step over the size cap, both runs of a chain that continued as new; `test/tools/record-chain-histories.ts`).
+ * `v2-` after; `test/tools/record-direct-histories.ts`), and `chains/` runs of `runChain` (`v1-` before the chain limits, `v2-` with them: results by reference, a step over the size cap, both runs of a chain that continued as new; `v3-` since the chain prepares its steps' messages itself (`PREPARED_STEPS`); `test/tools/record-chain-histories.ts`).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -39,7 +39,7 @@ async function replayFailures(histories: ReturnType<typeof storedHistories>): Pr
 }
 
 describe('workflow replay', () => {
-  for (const [shape, atLeast] of [['classic', 15], ['lean', 15], ['lean-type', 15], ['direct', 6], ['chains', 9]] as const) {
+  for (const [shape, atLeast] of [['classic', 15], ['lean', 15], ['lean-type', 15], ['direct', 6], ['chains', 15]] as const) {
     it(`workflow replay - every stored ${shape} history replays against the current workflow code without nondeterminism`, async () => {
       const histories = storedHistories(shape);
       assert.ok(histories.length >= atLeast, `found ${histories.length} stored ${shape} histories`);
