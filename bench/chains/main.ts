@@ -11,7 +11,10 @@
  * `compensated`, and no message's effect (a processed receipt the gateway applied) may happen twice. With `--kill`,
  * the worker is SIGKILLed 1 s into that phase and the api 4 s in, each started again 2 s later.
  *
- *   --count 30 (pairs)  --warmup 5  --faults 0 (fault phase off)  --fault-chains 40  --kill  --name chains
+ * With `--root <checkout>` the api and the worker run from another checkout (an earlier commit: before and after back
+ * to back on the same machine), the harness from this one.
+ *
+ *   --count 30 (pairs)  --warmup 5  --faults 0 (fault phase off)  --fault-chains 40  --kill  --name chains  --root
  */
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
@@ -21,7 +24,7 @@ import type { ChainStatus } from '../../chains/chain';
 import { chainWorkflowId, stepMessageId } from '../../chains/temporal';
 import { messageWorkflowId } from '../../platform/temporal-names';
 import { freePort } from '../../supervisor/dev-servers';
-import { writeResultFile } from '../lib/result-file';
+import { provenance, writeResultFile } from '../lib/result-file';
 import { summary } from '../lib/stats';
 import { machine } from '../lib/report';
 import { CpuMeter } from '../lib/cpu';
@@ -145,6 +148,7 @@ async function main(): Promise<void> {
       'fault-chains': { type: 'string', default: '40' },
       kill: { type: 'boolean', default: false },
       name: { type: 'string', default: 'chains' },
+      root: { type: 'string' },
     },
   });
   const count = Number(values.count);
@@ -152,7 +156,7 @@ async function main(): Promise<void> {
   const faultRate = Number(values.faults);
   const agent = await startFaultAgent();
   const env = { HEARTBEAT_TTL_MS: '3600000', DELIVERY_INITIAL_BACKOFF_MS: '50' };
-  const system = await startBenchSystem({ env, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), log: (line) => console.log(line) });
+  const system = await startBenchSystem({ env, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), log: (line) => console.log(line), ...(values.root ? { root: resolve(values.root) } : {}) });
   const connection = await Connection.connect({ address: system.temporalAddress });
   try {
     const client = new Client({ connection });
@@ -229,7 +233,7 @@ async function main(): Promise<void> {
       faults = { rate: faultRate, chains: total, kills, states, all_completed_or_compensated: ended.every((s) => s.state === 'completed' || s.state === 'compensated'), compensations_run: compensations, duplicate_effects: duplicates.length, duplicate_ids: duplicates.slice(0, 10) };
       console.log(faults);
     }
-    const result = { benchmark: 'seed pipeline as a chain vs the three hops sent one by one', when: new Date().toISOString(), machine: machine(), load_average_during: { before: loadBefore, after: loadAfter }, temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, env, count, warmup, latency, cpu_seconds: cpuSeconds, phases_median_ms: phases, ...(faults ? { faults } : {}) };
+    const result = { benchmark: 'seed pipeline as a chain vs the three hops sent one by one', ...(values.root ? { gateway_commit: provenance(resolve(values.root)).commit } : {}), when: new Date().toISOString(), machine: machine(), load_average_during: { before: loadBefore, after: loadAfter }, temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, env, count, warmup, latency, cpu_seconds: cpuSeconds, phases_median_ms: phases, ...(faults ? { faults } : {}) };
     console.log(`written ${writeResultFile(resolve(__dirname, '../results'), values.name!, result)}`);
   } finally {
     await connection.close();
