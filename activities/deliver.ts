@@ -5,6 +5,7 @@ import { signatureHeaders } from '../rules/signing';
 import type { MessageInput } from '../messages/message';
 import { deliveryEnvelope } from '../protocol/envelope';
 import { deliveryHeaders } from '../protocol/headers';
+import { deliveryKey } from '../protocol/turns';
 import { answerTooLarge, circuitOutcome, classifyResponse, withinResultSize, type AnswerLimits, type DeliveryVerdict } from '../protocol/verdicts';
 import { AnswerTooLargeError, readCappedText } from '../platform/capped-body';
 import type { Logger } from 'pino';
@@ -109,7 +110,7 @@ export function createDeliver(deps: DeliverDeps) {
       if (!verdict.allowed) return finish({ kind: 'refused', error: `endpoint not allowed: ${verdict.reason}` });
     }
     const body = JSON.stringify(deliveryEnvelope(message, target, attempt));
-    const signed = signatureHeaders(await deps.queries.signingSecrets(target.agent_id), message.message_id, new Date(started), body);
+    const signed = signatureHeaders(await deps.queries.signingSecrets(target.agent_id), deliveryKey(message.message_id, message.turn), new Date(started), body);
     let response: Response;
     try {
       response = await deps.fetch(target.endpoint, {

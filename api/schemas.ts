@@ -10,7 +10,7 @@ import { capabilityName, httpUrl, messageId, needsTargetOrIntent, paramsSchema, 
 import { chainId } from '../chains/chain-schema';
 
 /** The body of `POST /v1/messages` (kept in rules/ so the worker's `sendMessage` workflow validates with it too). */
-export { capabilityName, paramsSchema, sendMessageBody, type SendMessageBody } from '../messages/message-schema';
+export { capabilityName, paramsSchema, replyBody, sendMessageBody, type SendMessageBody } from '../messages/message-schema';
 
 const tag = label(64);
 const jsonSchemaObject = z.record(z.string(), z.unknown());

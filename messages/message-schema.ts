@@ -51,3 +51,16 @@ export const sendMessageBody = z
   .refine(needsTargetOrIntent, targetOrIntent)
   .meta({ ...targetOrIntentSchema, examples: [{ intent: 'echo this back', payload: { text: 'hello' } }] });
 export type SendMessageBody = z.output<typeof sendMessageBody>;
+
+/**
+ * The body of `POST /v1/messages/:id/reply`: the caller's reply to a message waiting for input (state
+ * `input_required`): words, parameters for the capability (merged over the earlier ones) or data; at least one.
+ */
+export const replyBody = z
+  .strictObject({
+    intent: prose(10_000).optional(),
+    params: paramsSchema.optional(),
+    payload: anyJson.optional(),
+  })
+  .refine((b) => b.intent !== undefined || b.params !== undefined || b.payload !== undefined, { message: 'give intent, params or payload', path: ['intent'] });
+export type ReplyBody = z.output<typeof replyBody>;

@@ -8,7 +8,8 @@ import type { AgentDoc } from '../store/agents';
 import { cancelMessage, type CancelResult } from './cancel';
 import { deliveryPolicy, MessageIntake, type IntakeDeps, type SendRequest, type SendResult } from './intake';
 import { countMessages, listMessages, pageOfMessages, type MessageFilter, type MessagePage, type MessagePageFilter, type MessageSummary } from './list';
-import type { MessageInput, MessageState, MessageStatus } from './message';
+import type { MessageInput, MessageState, MessageStatus, ReplyInput } from './message';
+import { replyToMessage, type ReplyResult } from './reply';
 import { recordReceipt, type ReceiptBody, type ReceiptResult } from './receipts';
 import { redriveMessage, type RedriveResult } from './redrive';
 import { MessageRuns, type MessageMemo } from './runs';
@@ -64,6 +65,11 @@ export class MessageService {
       if (error instanceof WorkflowNotFoundError) return false;
       throw error;
     }
+  }
+
+  /** The caller's reply to a message waiting for input: its run delivers it as the next turn. */
+  reply(tenant: string, messageId: string, reply: ReplyInput): Promise<ReplyResult> {
+    return replyToMessage(this.runs, tenant, messageId, reply);
   }
 
   cancel(tenant: string, messageId: string, reason?: string): Promise<CancelResult> {

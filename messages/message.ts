@@ -3,6 +3,7 @@
  * Pure types and functions, safe to import from workflows.
  */
 import type { AgentError } from '../protocol/receipt';
+import type { CallerTurn, InputRequest, Turn } from '../protocol/turns';
 import type { Caller } from '../rules/api-key';
 
 export const MESSAGE_STATES = [
@@ -10,6 +11,8 @@ export const MESSAGE_STATES = [
   'routing',
   'delivering',
   'delivered',
+  /** Not terminal: the agent asked the caller for input and the message waits for the reply (protocol/turns.ts). */
+  'input_required',
   'processed',
   'failed',
   'rejected',
@@ -30,8 +33,9 @@ export const TERMINAL_STATES: ReadonlySet<MessageState> = new Set([
 const NEXT_STATES: Record<MessageState, readonly MessageState[]> = {
   accepted: ['routing', 'cancelled', 'expired'],
   routing: ['delivering', 'rejected', 'failed', 'cancelled', 'expired'],
-  delivering: ['delivering', 'delivered', 'processed', 'failed', 'cancelled', 'expired'],
-  delivered: ['delivering', 'processed', 'failed', 'cancelled', 'expired'],
+  delivering: ['delivering', 'delivered', 'input_required', 'processed', 'failed', 'cancelled', 'expired'],
+  delivered: ['delivering', 'input_required', 'processed', 'failed', 'cancelled', 'expired'],
+  input_required: ['delivering', 'failed', 'cancelled', 'expired'],
   processed: [],
   failed: [],
   rejected: [],
@@ -71,6 +75,8 @@ export type ReasonCode =
   | 'ambiguous'
   /** The chosen capability needs parameters the intent does not give. */
   | 'input_required'
+  /** The agent asked the caller for input and no reply came within INPUT_WAIT_MS (protocol/turns.ts). */
+  | 'input_timeout'
   /** The named capability's agent answered that the message is not for it (a message routed by intent goes elsewhere). */
   | 'misrouted';
 
@@ -139,6 +145,9 @@ export interface MessageInput {
   caller?: Caller;
   /** The gateway's seal on this input (messages/seal.ts): runs of inputs it did not build deliver nothing. Absent on older runs. */
   seal?: { at: string; mac: string };
+  /** Set by the run on a follow-up delivery (never by a caller): its turn and the conversation so far. */
+  turn?: number;
+  history?: Turn[];
 }
 
 export interface RedriveRecord {
@@ -167,6 +176,8 @@ export type AttemptOutcome =
   | 'refused'
   /** The agent answered that the message is not for its capability. */
   | 'misrouted'
+  /** The agent asked the caller for input. */
+  | 'input_required'
   | 'transient_error'
   /** No instance of the agent could take it (all offline or draining): retried like a transient error. */
   | 'unavailable';
@@ -183,6 +194,8 @@ export interface AttemptRecord {
   http_status?: number;
   /** A2A agents: the id of the agent's task for this delivery. */
   a2a_task_id?: string;
+  /** A follow-up delivery's turn (absent for turn 1). */
+  turn?: number;
   error?: string;
 }
 
@@ -208,6 +221,10 @@ export interface MessageStatus {
   deadline?: string;
   /** Each redrive of this message, oldest first. */
   redrives?: RedriveRecord[];
+  /** While the message waits for the caller (state `input_required`): what the agent asks for. */
+  input_required?: InputRequest;
+  /** The conversation after the caller's first message: the agent's questions and the caller's replies, oldest first. */
+  turns?: Turn[];
   updated_at: string;
   delivered_at?: string;
   completed_at?: string;
@@ -217,9 +234,23 @@ export interface MessageStatus {
 export interface ReceiptInput {
   /** The authenticated agent that sent the receipt. */
   agent_id: string;
-  status: 'processed' | 'failed' | 'misrouted';
+  status: 'processed' | 'failed' | 'misrouted' | 'input_required';
   result?: unknown;
   error?: AgentError;
+  /** With `input_required`: what the agent asks the caller for. */
+  input?: InputRequest;
+  /** The delivery turn the receipt reports on (absent: 1). A receipt for another turn than the current one is not applied. */
+  turn?: number;
+}
+
+/** The caller's reply to a message waiting for input: handed to its run, which delivers it as the next turn. */
+export type ReplyInput = Omit<CallerTurn, 'role' | 'at'>;
+
+/** What a reply came to: taken (the message goes on as `turn`), or not (the message does not wait for input). */
+export interface ReplyOutcome {
+  applied: boolean;
+  state: MessageState;
+  turn: number;
 }
 
 export interface ReceiptOutcome {

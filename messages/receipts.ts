@@ -30,6 +30,8 @@ async function applyReceipt(runs: MessageRuns, agent: AgentDoc, body: ReceiptBod
           status: body.status,
           ...(body.result === undefined ? {} : { result: body.result }),
           ...(body.error ? { error: body.error } : {}),
+          ...(body.input ? { input: body.input } : {}),
+          ...(body.turn === undefined ? {} : { turn: body.turn }),
         },
       ],
     });

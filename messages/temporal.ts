@@ -4,7 +4,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CancelInput, MessageState, MessageStatus, ReceiptInput, ReceiptOutcome } from './message';
+import type { CancelInput, MessageState, MessageStatus, ReceiptInput, ReceiptOutcome, ReplyInput, ReplyOutcome } from './message';
 
 /**
  * The workflow type the gateway starts for a message: the lean shape from its first task, with no patch marker
@@ -54,3 +54,9 @@ export const cancelUpdate = defineUpdate<{ cancelled: boolean; state: MessageSta
 
 /** An A2A agent's push notification: its task changed, so the run reads it now rather than at its next poll. */
 export const a2aTaskChangedSignal = defineSignal('a2aTaskChanged');
+
+/**
+ * The caller's reply to a message waiting for input (state `input_required`); rejected (validator) when the message
+ * does not wait for input. The run delivers the message again as the next turn, with the conversation so far.
+ */
+export const replyUpdate = defineUpdate<ReplyOutcome, [ReplyInput]>('reply');

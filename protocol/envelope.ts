@@ -2,6 +2,7 @@
  * The delivery envelope: the JSON body every agent receives for a message, in an HTTP POST to its endpoint or in a
  * WebSocket `delivery` frame. The agent SDK (sdk/agent.ts) reads the same type.
  */
+import { deliveryKey, type Turn } from './turns';
 
 export interface DeliveryEnvelope {
   message_id: string;
@@ -23,6 +24,12 @@ export interface DeliveryEnvelope {
   deadline: string | null;
   /** Where to post the receipt (protocol/receipt.ts). */
   callback_url: string;
+  /** 1 for the message as sent; n + 1 for the follow-up after the caller's n-th reply to an `input_required` answer. */
+  turn: number;
+  /** What an agent de-duplicates by: the message id on turn 1, `<message_id>:turn-<n>` after (protocol/turns.ts). */
+  delivery_key: string;
+  /** On a follow-up: the conversation so far, oldest first (the caller's message, the agent's question, the reply, …). */
+  history?: Turn[];
 }
 
 /** What the gateway knows of a message that goes into its envelope. */
@@ -36,6 +43,9 @@ export interface EnvelopeSource {
   payload?: unknown;
   deadline?: string;
   callback_url: string;
+  /** A follow-up delivery's turn and the conversation so far (absent on turn 1). */
+  turn?: number;
+  history?: Turn[];
 }
 
 export function deliveryEnvelope(message: EnvelopeSource, target: { agent_id: string; capability: string }, attempt: number): DeliveryEnvelope {
@@ -52,5 +62,8 @@ export function deliveryEnvelope(message: EnvelopeSource, target: { agent_id: st
     attempt,
     deadline: message.deadline ?? null,
     callback_url: message.callback_url,
+    turn: message.turn ?? 1,
+    delivery_key: deliveryKey(message.message_id, message.turn),
+    ...(message.history ? { history: message.history } : {}),
   };
 }

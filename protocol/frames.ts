@@ -30,15 +30,18 @@ export const ackFrame = z.looseObject({
   type: z.literal('ack'),
   message_id: z.string(),
   attempt: z.number().int(),
-  status: z.enum(['accepted', 'processed', 'failed', 'duplicate', 'refused', 'misrouted']).optional(),
+  status: z.enum(['accepted', 'processed', 'failed', 'duplicate', 'refused', 'misrouted', 'input_required']).optional(),
   result: z.unknown().optional(),
+  input: z.unknown().optional(),
   error: z.union([z.string(), z.looseObject({ message: z.string() })]).optional(),
 });
 
 /** What an ack says (no status means accepted). */
 export interface AckFrame {
-  status?: 'accepted' | 'processed' | 'failed' | 'duplicate' | 'refused' | 'misrouted';
+  status?: 'accepted' | 'processed' | 'failed' | 'duplicate' | 'refused' | 'misrouted' | 'input_required';
   result?: unknown;
+  /** With `input_required`: what the agent asks the caller for (protocol/turns.ts). */
+  input?: unknown;
   error?: AgentError | string;
 }
 

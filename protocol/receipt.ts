@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { MESSAGE_ID_PATTERN } from '../rules/ids';
 import { anyJson, label, prose } from '../rules/text';
+import { MAX_INPUT_REQUESTS, type InputRequest } from './turns';
 
 /** A failure as the agent reports it; `retryable: true` asks the gateway to deliver the message again later. */
 export interface AgentError {
@@ -17,21 +18,37 @@ export interface AgentError {
  * `misrouted`: the message was not for this capability (the agent did nothing). A message routed by its intent goes
  * to the next capability that clears the router's thresholds, or ends `failed` `no_route`; the report counts towards
  * a lesson (docs/routing.md). A message sent to a named capability ends `failed` `misrouted`.
+ *
+ * `input_required`: the agent needs more from the caller (`input`: a question, optionally the JSON Schema of the data
+ * it wants). The message waits in state `input_required` until the caller replies; the agent then gets it again as a
+ * follow-up delivery (protocol/turns.ts).
  */
-export const RECEIPT_STATUSES = ['processed', 'failed', 'misrouted'] as const;
+export const RECEIPT_STATUSES = ['processed', 'failed', 'misrouted', 'input_required'] as const;
 
-export const callbackBody = z.strictObject({
-  message_id: z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)'),
-  status: z.enum(RECEIPT_STATUSES),
-  result: anyJson.optional(),
-  error: z
-    .strictObject({ code: label(128).optional(), message: prose(4000), retryable: z.boolean().optional() })
-    .optional(),
+/** What the agent asks the caller for. */
+export const inputRequest = z.strictObject({
+  message: prose(4000).min(1),
+  schema: z.record(z.string(), anyJson).optional(),
 });
+
+export const callbackBody = z
+  .strictObject({
+    message_id: z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)'),
+    status: z.enum(RECEIPT_STATUSES),
+    /** Which delivery of the message this reports on: 1 (the default) for the first, n for the n-th turn's follow-up. */
+    turn: z.number().int().min(1).max(MAX_INPUT_REQUESTS + 1).optional(),
+    result: anyJson.optional(),
+    error: z
+      .strictObject({ code: label(128).optional(), message: prose(4000), retryable: z.boolean().optional() })
+      .optional(),
+    input: inputRequest.optional(),
+  })
+  .refine((body) => body.status !== 'input_required' || body.input !== undefined, { message: 'an input_required receipt says what it needs in `input`', path: ['input'] });
 export type CallbackBody = z.output<typeof callbackBody>;
 
 /**
  * The outcome of work an agent did, with or without the message id: a receipt, or the answer to a delivery.
  * (`misrouted` is a receipt only: it says no work was done.)
  */
-export type AgentOutcome = Omit<CallbackBody, 'message_id' | 'status'> & { status: 'processed' | 'failed' };
+export type AgentOutcome = Omit<CallbackBody, 'message_id' | 'status' | 'input' | 'turn'> &
+  ({ status: 'processed' | 'failed'; input?: undefined } | { status: 'input_required'; input: InputRequest });

@@ -1,5 +1,6 @@
 import type { AckFrame } from './frames';
-import type { AgentError } from './receipt';
+import { inputRequest, type AgentError } from './receipt';
+import type { InputRequest } from './turns';
 import { jsonBytes } from '../util/json-bytes';
 
 /** What the gateway makes of an agent's answer to a delivery, over HTTP or WebSocket (docs/protocol.md, "5. Answer, then send the receipt"). */
@@ -9,6 +10,8 @@ export type DeliveryVerdict =
   | { kind: 'accepted' }
   /** The message is not for this capability; the agent did nothing (docs/protocol.md, "Not for you"). */
   | { kind: 'misrouted' }
+  /** The agent needs more from the caller: the message waits for the caller's reply (protocol/turns.ts). */
+  | { kind: 'input_required'; input: InputRequest }
   | { kind: 'duplicate'; processed: boolean; result?: unknown }
   /** Not retried. `code` says why when it is the gateway's refusal of the answer rather than the agent's of the message. */
   | { kind: 'refused'; error: string; code?: typeof RESULT_TOO_LARGE }
@@ -112,6 +115,7 @@ export function classifyResponse(
     if (record?.status === 'processed') return { kind: 'processed', result: record.result ?? null };
     if (record?.status === 'failed') return { kind: 'agent_failed', error: agentError(record.error) };
     if (record?.status === 'misrouted') return { kind: 'misrouted' };
+    if (record?.status === 'input_required') return inputVerdict(record.input);
     return { kind: 'accepted' };
   }
   if (status === 409 && record?.status === 'duplicate') {
@@ -130,6 +134,13 @@ export function classifyResponse(
   return { kind: 'refused', error: `HTTP ${status}${detail}` };
 }
 
+/** An `input_required` answer: what it asks for, or a refusal when it does not say (the caller could not answer). */
+function inputVerdict(input: unknown): DeliveryVerdict {
+  const parsed = inputRequest.safeParse(input);
+  if (!parsed.success) return { kind: 'refused', error: 'the agent answered input_required without a valid `input` ({message, schema?})' };
+  return { kind: 'input_required', input: parsed.data.schema ? { message: parsed.data.message, schema: parsed.data.schema as Record<string, unknown> } : { message: parsed.data.message } };
+}
+
 /** Classifies a WebSocket ack like an HTTP answer. */
 export function verdictOfAck(ack: AckFrame): DeliveryVerdict {
   const error = typeof ack.error === 'string' ? { message: ack.error } : ack.error;
@@ -144,6 +155,8 @@ export function verdictOfAck(ack: AckFrame): DeliveryVerdict {
       return { kind: 'refused', error: error?.message ?? 'refused' };
     case 'misrouted':
       return { kind: 'misrouted' };
+    case 'input_required':
+      return inputVerdict(ack.input);
     default:
       return { kind: 'accepted' };
   }

@@ -19,7 +19,9 @@ export type Delivery = DeliveryEnvelope;
 
 /**
  * Does the work; its return value is the result. Throw to report a failure (`retryable: true` on the error asks for
- * a redelivery), or throw a `MisroutedError` when the message is not for this capability.
+ * a redelivery), a `MisroutedError` when the message is not for this capability, or an `InputRequiredError` to ask
+ * the caller for more: the same message comes back as the next turn (`delivery.turn`) with the caller's reply at the
+ * end of `delivery.history`.
  */
 export type Handler = (delivery: Delivery) => unknown;
 
@@ -31,6 +33,18 @@ export class MisroutedError extends Error {
   constructor(message = 'this message is not for this capability') {
     super(message);
     this.name = 'MisroutedError';
+  }
+}
+
+/**
+ * Thrown by a handler that needs more from the caller: the message waits for the caller's reply (state
+ * `input_required`), then is delivered again as the next turn, with the conversation in `delivery.history` and the
+ * reply's params merged into `delivery.params`. `schema` (JSON Schema) says what data the agent wants, if it says.
+ */
+export class InputRequiredError extends Error {
+  constructor(message: string, readonly schema?: Record<string, unknown>) {
+    super(message);
+    this.name = 'InputRequiredError';
   }
 }
 
@@ -163,39 +177,44 @@ export class ReachAgent {
     void beat();
   }
 
-  /** Runs the handler once per message id; a repeat gets the remembered outcome. */
+  /**
+   * Runs the handler once per delivery key (the message id, or `<message_id>:turn-<n>` for a follow-up turn); a
+   * repeat gets the remembered outcome.
+   */
   private async handle(delivery: Delivery, handler: Handler): Promise<{ inline?: Answer; duplicate?: HandledMessage | 'in_progress' }> {
-    const known = this.store.get(delivery.message_id);
+    const key = delivery.delivery_key ?? delivery.message_id;
+    const known = this.store.get(key);
     if (known) return { duplicate: known };
-    if (this.inFlight.has(delivery.message_id)) return { duplicate: 'in_progress' };
-    this.inFlight.add(delivery.message_id);
+    if (this.inFlight.has(key)) return { duplicate: 'in_progress' };
+    this.inFlight.add(key);
     const work = (async (): Promise<Answer> => {
       try {
         return { status: 'processed', result: (await handler(delivery)) ?? null };
       } catch (error) {
         if (error instanceof MisroutedError) return { status: 'misrouted', error: { message: error.message } };
+        if (error instanceof InputRequiredError) return { status: 'input_required', input: { message: error.message, ...(error.schema ? { schema: error.schema } : {}) } };
         const e = error as Error & { code?: string; retryable?: boolean };
         return { status: 'failed', error: { message: e.message, ...(e.code ? { code: e.code } : {}), ...(e.retryable ? { retryable: true } : {}) } };
       }
     })().then((outcome) => {
-      this.inFlight.delete(delivery.message_id);
+      this.inFlight.delete(key);
       // A misroute is no outcome of work: the same message id may come back for another capability of this agent.
       if (outcome.status !== 'misrouted') {
-        if (!outcome.error?.retryable) this.store.set(delivery.message_id, outcome);
+        if (!outcome.error?.retryable) this.store.set(key, outcome);
         this.options.onHandled?.(delivery.message_id, outcome);
       }
       return outcome;
     });
     const inline = await Promise.race([work, sleep(this.options.inlineMs ?? 2_000).then(() => undefined)]);
     if (inline) return { inline };
-    void work.then((outcome) => this.sendReceipt(delivery.message_id, outcome));
+    void work.then((outcome) => this.sendReceipt(delivery.message_id, outcome, delivery.turn));
     return {};
   }
 
-  /** Posts the receipt, retrying network errors and 5xx up to 6 times (1 s, 2 s, 4 s…). */
-  async sendReceipt(messageId: string, outcome: Answer): Promise<void> {
+  /** Posts the receipt (for the delivery's turn), retrying network errors and 5xx up to 6 times (1 s, 2 s, 4 s…). */
+  async sendReceipt(messageId: string, outcome: Answer, turn?: number): Promise<void> {
     for (let attempt = 0; attempt < 6; attempt++) {
-      const receipt: CallbackBody = { message_id: messageId, ...outcome };
+      const receipt: CallbackBody = { message_id: messageId, ...(turn && turn > 1 ? { turn } : {}), ...outcome };
       const response = await this.call('POST', '/v1/callback', receipt).catch(() => undefined);
       if (response && response.status < 500) return;
       await sleep(1000 * 2 ** attempt);
@@ -221,7 +240,7 @@ export class ReachAgent {
         if (!delivery) return reply(400, { error: { message: 'the delivery is not a JSON object' } });
         this.handle(delivery, handler).then(({ inline, duplicate }) => {
           if (duplicate === 'in_progress') return reply(409, { status: 'duplicate' });
-          if (duplicate) return duplicate.status === 'failed' ? reply(200, duplicate) : reply(409, { status: 'duplicate', result: duplicate.result });
+          if (duplicate) return duplicate.status === 'processed' ? reply(409, { status: 'duplicate', result: duplicate.result }) : reply(200, duplicate);
           if (inline) return reply(200, inline);
           reply(202);
         }, () => reply(500));
@@ -250,7 +269,7 @@ export class ReachAgent {
           duplicate === 'in_progress'
             ? { status: 'duplicate' }
             : duplicate
-              ? duplicate.status === 'failed' ? duplicate : { status: 'duplicate', result: duplicate.result }
+              ? duplicate.status === 'processed' ? { status: 'duplicate', result: duplicate.result } : duplicate
               : inline ?? { status: 'accepted' };
         const sent: SentAckFrame = { type: 'ack', message_id: frame.message_id, attempt: frame.attempt, ...ack };
         socket.send(JSON.stringify(sent));

@@ -6,8 +6,9 @@
  */
 import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
-import { isTerminal, type CancelInput, type MessageInput, type MessageState, type MessageStatus, type MessageTarget, type Reason, type ReceiptInput } from '../messages/message';
-import { a2aTaskChangedSignal, cancelUpdate, receiptUpdate, SA_STATE, statusQuery } from '../messages/temporal';
+import { isTerminal, type CancelInput, type MessageInput, type MessageState, type MessageStatus, type MessageTarget, type Reason, type ReceiptInput, type ReplyInput } from '../messages/message';
+import { a2aTaskChangedSignal, cancelUpdate, receiptUpdate, replyUpdate, SA_STATE, statusQuery } from '../messages/temporal';
+import type { CallerTurn, InputRequest, Turn } from '../protocol/turns';
 import type { RerouteResult } from '../activities/reroute-message';
 import { InstanceFailures, type Progress } from './next-step';
 import { StatusRecord } from './status-record';
@@ -17,6 +18,18 @@ import { StatusRecord } from './status-record';
  * delivered` finds messages stuck there); receipts that come sooner cost no visibility write.
  */
 export const RECEIPT_VISIBLE_AFTER_MS = 2_000;
+
+/** The state a receipt moves the message to, as its update answers. */
+const RECEIPT_STATE: Record<ReceiptInput['status'], MessageState> = { processed: 'processed', failed: 'failed', misrouted: 'routing', input_required: 'input_required' };
+
+/** The caller's words in an input (only what it has). */
+function words(input: Pick<MessageInput, 'intent' | 'params' | 'payload'>): Omit<CallerTurn, 'role' | 'at'> {
+  return {
+    ...(input.intent === undefined ? {} : { intent: input.intent }),
+    ...(input.params === undefined ? {} : { params: input.params }),
+    ...(input.payload === undefined ? {} : { payload: input.payload }),
+  };
+}
 
 export class MessageRun {
   readonly record: StatusRecord;
@@ -46,6 +59,12 @@ export class MessageRun {
   lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
   /** Lean runs: a try that found every instance's circuit open, or the catalogue out, is not spent. */
   sparedTries = 0;
+  /** The delivery turn: 1, then one more after each reply of the caller to an agent's question. */
+  turn = 1;
+  /** The caller's reply that came and is not delivered yet. */
+  reply: ReplyInput | undefined;
+  /** Tries spent on earlier turns: each turn has its own budget of attempts. */
+  private triesBeforeTurn = 0;
 
   constructor(
     readonly input: MessageInput,
@@ -68,6 +87,7 @@ export class MessageRun {
       this.taskChanged = true;
     });
     setHandler(statusQuery, () => this.status);
+    this.listenForReplies();
     setHandler(cancelUpdate, (request) => {
       if (isTerminal(this.status.state)) return { cancelled: false, state: this.status.state };
       this.cancelRequest ??= request;
@@ -76,9 +96,11 @@ export class MessageRun {
     setHandler(
       receiptUpdate,
       (r) => {
-        if (this.receipt || isTerminal(this.status.state)) return { applied: false, state: this.status.state };
+        // No delivery is out while the message waits for input, and a receipt for another turn is a late repeat.
+        const notNow = this.status.state === 'input_required' || (r.turn ?? 1) !== this.turn;
+        if (this.receipt || isTerminal(this.status.state) || notNow) return { applied: false, state: this.status.state };
         this.receipt = r;
-        return { applied: true, state: r.status === 'processed' ? 'processed' : r.status === 'misrouted' ? 'routing' : 'failed' };
+        return { applied: true, state: RECEIPT_STATE[r.status] };
       },
       {
         validator: (r) => {
@@ -90,14 +112,67 @@ export class MessageRun {
     );
   }
 
+  /** The caller's reply to the agent's question, taken only while the message waits for one. */
+  private listenForReplies(): void {
+    setHandler(
+      replyUpdate,
+      (reply) => {
+        this.reply = reply;
+        return { applied: true, state: 'delivering', turn: this.turn + 1 };
+      },
+      {
+        validator: (_reply: ReplyInput) => {
+          if (this.status.state !== 'input_required' || this.reply) throw new Error(`not_waiting_for_input: the message is ${this.status.state}, not waiting for input`);
+        },
+      },
+    );
+  }
+
   /** Writes the state to the visibility store (every change in classic runs; lean runs choose when). */
   showState(state: MessageState): void {
     upsertSearchAttributes([{ key: SA_STATE, value: state }]);
   }
 
-  /** Where the message stands against its budget; a spared try does not count. */
+  /** Where the message stands against its budget (of this turn); a spared try does not count. */
   progress(tries: number): Progress {
-    return { tries: tries - this.sparedTries, maxAttempts: this.maxAttempts, lastFailure: this.lastFailure };
+    return { tries: tries - this.sparedTries - this.triesBeforeTurn, maxAttempts: this.maxAttempts, lastFailure: this.lastFailure };
+  }
+
+  /** How many times the agent asked for input. */
+  inputRequests(): number {
+    return (this.status.turns ?? []).filter((t) => t.role === 'agent').length;
+  }
+
+  /** The agent asked the caller for input: the message waits in `input_required`, visibly. */
+  askedForInput(input: InputRequest): void {
+    this.status.input_required = input;
+    this.addTurn({ role: 'agent', ...input, at: this.now() });
+    this.record.moveTo('input_required');
+    if (this.lean) this.showState('input_required');
+  }
+
+  /** Waits until the caller replies or `ms` pass, but never past the deadline or a cancel request; true if it came. */
+  async replyWithin(ms: number): Promise<boolean> {
+    const bounded = Math.max(0, Math.min(ms, this.deadlineMs - Date.now()));
+    await condition(() => this.reply !== undefined || this.cancelRequest !== undefined, bounded);
+    return this.reply !== undefined;
+  }
+
+  /** The caller replied after `tries` tries: the next turn is delivered, with a fresh budget of attempts. */
+  replied(tries: number): void {
+    const reply = this.reply!;
+    this.reply = undefined;
+    delete this.status.input_required;
+    this.addTurn({ role: 'caller', ...reply, at: this.now() });
+    this.turn += 1;
+    this.triesBeforeTurn = tries - this.sparedTries;
+    this.failed = new InstanceFailures();
+    this.record.moveTo('delivering');
+    if (this.lean) this.showState('delivering');
+  }
+
+  private addTurn(turn: Turn): void {
+    this.status.turns = [...(this.status.turns ?? []), turn];
   }
 
   /** The receipt that came, consumed so that a redelivery's receipt can come too. */
@@ -115,9 +190,18 @@ export class MessageRun {
     this.record.deliveringTo(target);
   }
 
-  /** The input as delivered now: with the rerouted capability's parameters after a misroute. */
+  /**
+   * The input as delivered now: with the rerouted capability's parameters after a misroute; on a follow-up turn, with
+   * the params of the caller's replies merged in (later ones win), the turn and the conversation so far.
+   */
   deliveredInput(): MessageInput {
-    return this.reroutedParams ? { ...this.input, params: this.reroutedParams } : this.input;
+    const input = this.reroutedParams ? { ...this.input, params: this.reroutedParams } : this.input;
+    if (this.turn === 1) return input;
+    const first: CallerTurn = { role: 'caller', ...words(input), at: input.accepted_at };
+    const history = [first, ...(this.status.turns ?? [])];
+    const replied = history.flatMap((t) => (t.role === 'caller' && t.params ? [t.params] : []));
+    const params = replied.length > 0 ? Object.assign({}, ...replied) : undefined;
+    return { ...input, ...(params ? { params } : {}), turn: this.turn, history };
   }
 
   /** The agent answered `misrouted`: note it, and the capability is never chosen again for this message. */

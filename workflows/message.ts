@@ -18,6 +18,7 @@ import type { ResolveAndDeliverResult } from '../activities/resolve-and-deliver'
 import type { DeliverResult } from '../activities/deliver';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
 import type { AttemptRecord, MessageInput, MessageStatus } from '../messages/message';
+import { INPUT_WAIT_MS, MAX_INPUT_REQUESTS, type InputRequest } from '../protocol/turns';
 import { retryDelayMs } from '../rules/backoff';
 import { speaksA2a } from '../rules/transport';
 import { followA2aTask } from './a2a-follow';
@@ -29,6 +30,12 @@ import { settlementOf } from './status-record';
 
 /** The patch that moved delivery to local activities and `ReachState` upserts to the end of the run. */
 export const LEAN_SHAPE = 'lean-delivery-v1';
+
+/**
+ * The patch of multi-turn messages: an agent's `input_required` answer makes the run wait for the caller's reply and
+ * deliver the next turn (protocol/turns.ts). Its marker is written only by runs that take that path.
+ */
+export const MULTI_TURN = 'multi-turn-v1';
 
 /** A message run of the type the gateway starts now: the lean shape, no patch marker. */
 export async function leanMessageWorkflow(input: MessageInput): Promise<MessageStatus> {
@@ -102,8 +109,13 @@ async function deliverMessage(run: MessageRun): Promise<MessageStatus> {
         if (ended) return ended;
         continue;
       }
+      case 'await_input': {
+        const ended = await awaitInput(run, activities, step.input, tries);
+        if (ended) return ended;
+        continue;
+      }
       case 'back_off': {
-        const ended = await backOff(run, step, target, tries);
+        const ended = await backOff(run, activities, step, target, tries);
         if (ended) return ended;
       }
     }
@@ -158,7 +170,7 @@ async function tryOnce(run: MessageRun, activities: RunActivities, tries: number
   const target = lookup.target;
   run.aimAt(target);
   const result = delivery ?? (await activities.deliverTo(target, { message: run.deliveredInput(), target, attempt }));
-  const attempted = result.verdict.kind === 'too_late' ? undefined : record.attempted(target, attempt, result, result.verdict);
+  const attempted = result.verdict.kind === 'too_late' ? undefined : record.attempted(target, attempt, result, result.verdict, run.turn);
   const step = nextStep({ kind: 'answered', verdict: result.verdict }, run.progress(tries));
   if (step.kind !== 'await_receipt') return next(step, target);
   return awaitReceipt(run, activities, { target, result, attempted, tries });
@@ -186,7 +198,7 @@ async function awaitReceipt(
 }
 
 /** Waits out a backoff; a receipt that comes meanwhile (the agent worked but its answer was lost) wins. */
-async function backOff(run: MessageRun, step: Extract<NextStep, { kind: 'back_off' }>, target: DeliveryTarget | undefined, tries: number): Promise<MessageStatus | undefined> {
+async function backOff(run: MessageRun, activities: RunActivities, step: Extract<NextStep, { kind: 'back_off' }>, target: DeliveryTarget | undefined, tries: number): Promise<MessageStatus | undefined> {
   if (step.blameInstance && target) run.failed.add(target.instance_id);
   run.record.noteError(step.error);
   run.lastFailure = step.failure;
@@ -195,7 +207,31 @@ async function backOff(run: MessageRun, step: Extract<NextStep, { kind: 'back_of
   const cutShort = nextStep({ kind: 'receipt_while_backing_off', receipt: run.takeReceipt() }, run.progress(tries));
   if (cutShort.kind === 'finish') return run.record.finishAs(cutShort);
   if (cutShort.kind === 'reroute') return reroute(run);
+  if (cutShort.kind === 'await_input') return awaitInput(run, activities, cutShort.input, tries);
   if (cutShort.kind === 'attempt_now') run.record.noteError(cutShort.error);
+  return undefined;
+}
+
+/**
+ * The agent asked the caller for input: the message waits in `input_required` for the caller's reply, at most
+ * INPUT_WAIT_MS and never past its deadline (else it ends `expired`, `input_timeout`), then goes on to deliver the next
+ * turn. Time spent waiting does not count against the capability's own limit on delivery time.
+ */
+async function awaitInput(run: MessageRun, activities: RunActivities, input: InputRequest, tries: number): Promise<MessageStatus | undefined> {
+  const { record } = run;
+  // Receipts refused `input_required` before this patch: no run replays an earlier path here.
+  if (!patched(MULTI_TURN)) return record.finish('failed', { code: 'agent_failed', message: 'the agent asked for input, which this run cannot wait for' });
+  if (run.inputRequests() >= MAX_INPUT_REQUESTS) {
+    return record.finish('failed', { code: 'agent_failed', message: `the agent asked for input more than ${MAX_INPUT_REQUESTS} times: ${input.message}` });
+  }
+  run.askedForInput(input);
+  const waitStarted = Date.now();
+  if (!(await run.replyWithin(INPUT_WAIT_MS))) {
+    const stopped = await interruption(run, activities);
+    return stopped ?? record.finish('expired', { code: 'input_timeout', message: `no reply to the agent's question within ${INPUT_WAIT_MS / 3_600_000} h` });
+  }
+  run.replied(tries);
+  run.giveUpAt += Date.now() - waitStarted;
   return undefined;
 }
 

@@ -6,6 +6,7 @@
 import type { DeliveryVerdict } from '../protocol/verdicts';
 import type { Reason, ReceiptInput } from '../messages/message';
 import type { AgentError } from '../protocol/receipt';
+import type { InputRequest } from '../protocol/turns';
 
 /** What just happened to the current attempt. */
 export type AttemptEvent =
@@ -39,6 +40,8 @@ export type NextStep =
   | { kind: 'redeliver'; failure: Reason }
   /** The agent answered that the message is not for its capability: choose again (or end), never that one. */
   | { kind: 'reroute' }
+  /** The agent asked the caller for input: wait for the reply, then deliver the next turn. */
+  | { kind: 'await_input'; input: InputRequest }
   | { kind: 'give_up'; reason: Reason; error?: AgentError };
 
 /** How many failures of one instance (transient errors or missing receipts) before the message moves elsewhere. */
@@ -67,11 +70,13 @@ export function nextStep(event: AttemptEvent, progress: Progress): NextStep {
       return afterAnswer(event.verdict, progress);
     case 'receipt':
       if (event.receipt.status === 'misrouted') return { kind: 'reroute' };
+      if (event.receipt.status === 'input_required') return awaitInput(event.receipt);
       return isRetryableFailure(event.receipt)
         ? retryLater(progress, agentFailed(event.receipt.error!), false, event.receipt.error)
         : finishWithReceipt(event.receipt);
     case 'receipt_while_backing_off':
       if (event.receipt.status === 'misrouted') return { kind: 'reroute' };
+      if (event.receipt.status === 'input_required') return awaitInput(event.receipt);
       return isRetryableFailure(event.receipt) ? { kind: 'attempt_now', error: event.receipt.error! } : finishWithReceipt(event.receipt);
     case 'receipt_missing': {
       const failure: Reason = { code: 'ack_timeout', message: `no receipt within ${event.ackTimeoutMs} ms of delivery` };
@@ -92,6 +97,8 @@ function afterAnswer(verdict: DeliveryVerdict, progress: Progress): NextStep {
       return { kind: 'await_receipt' };
     case 'misrouted':
       return { kind: 'reroute' };
+    case 'input_required':
+      return { kind: 'await_input', input: verdict.input };
     case 'agent_failed':
       // A retryable failure: the agent asks to be tried again later, same message id, after a backoff.
       return verdict.error.retryable
@@ -105,6 +112,12 @@ function afterAnswer(verdict: DeliveryVerdict, progress: Progress): NextStep {
     case 'transient':
       return retryLater(progress, { code: 'delivery_exhausted', message: verdict.error }, true, undefined, verdict.retryAfterMs);
   }
+}
+
+/** An `input_required` receipt waits for the caller; one without its question (the api checks for it) is the agent's failure. */
+function awaitInput(receipt: ReceiptInput): NextStep {
+  if (receipt.input) return { kind: 'await_input', input: receipt.input };
+  return { kind: 'finish', state: 'failed', reason: { code: 'agent_failed', message: 'the agent asked for input without saying what it needs' } };
 }
 
 function retryLater(progress: Progress, failure: Reason, blameInstance: boolean, error?: AgentError, retryAfterMs?: number): NextStep {

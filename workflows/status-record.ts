@@ -84,7 +84,7 @@ export class StatusRecord {
     this.status.attempts.push({ attempt, agent_id: agentId, started_at: this.now(), latency_ms: 0, outcome: 'unavailable', error });
   }
 
-  attempted(target: DeliveryTarget, attempt: number, result: DeliverResult, verdict: Exclude<DeliveryVerdict, { kind: 'too_late' }>): AttemptRecord {
+  attempted(target: DeliveryTarget, attempt: number, result: DeliverResult, verdict: Exclude<DeliveryVerdict, { kind: 'too_late' }>, turn = 1): AttemptRecord {
     const record: AttemptRecord = {
       attempt,
       agent_id: target.agent_id,
@@ -95,6 +95,7 @@ export class StatusRecord {
       outcome: verdict.kind === 'transient' ? 'transient_error' : verdict.kind,
       ...(result.http_status === undefined ? {} : { http_status: result.http_status }),
       ...(result.a2a_task_id ? { a2a_task_id: result.a2a_task_id } : {}),
+      ...(turn > 1 ? { turn } : {}),
       ...('error' in verdict && typeof verdict.error === 'string' ? { error: verdict.error } : {}),
     };
     this.status.attempts.push(record);
@@ -103,7 +104,7 @@ export class StatusRecord {
 
   /** The last attempt that reached an agent over HTTP: where a cancel notice goes. */
   lastHttpDelivery(): AttemptRecord | undefined {
-    return this.status.attempts.filter((a) => (a.outcome === 'accepted' || a.outcome === 'duplicate') && a.endpoint?.startsWith('http')).at(-1);
+    return this.status.attempts.filter((a) => (a.outcome === 'accepted' || a.outcome === 'duplicate' || a.outcome === 'input_required') && a.endpoint?.startsWith('http')).at(-1);
   }
 }
 

@@ -9,6 +9,7 @@ import type { MessageInput, MessageState, MessageStatus } from '../../messages/m
 export type TaskStateName =
   | 'TASK_STATE_SUBMITTED'
   | 'TASK_STATE_WORKING'
+  | 'TASK_STATE_INPUT_REQUIRED'
   | 'TASK_STATE_COMPLETED'
   | 'TASK_STATE_FAILED'
   | 'TASK_STATE_REJECTED'
@@ -19,6 +20,7 @@ export const TASK_STATE_OF: Record<MessageState, TaskStateName> = {
   routing: 'TASK_STATE_SUBMITTED',
   delivering: 'TASK_STATE_SUBMITTED',
   delivered: 'TASK_STATE_WORKING',
+  input_required: 'TASK_STATE_INPUT_REQUIRED',
   processed: 'TASK_STATE_COMPLETED',
   failed: 'TASK_STATE_FAILED',
   expired: 'TASK_STATE_FAILED',

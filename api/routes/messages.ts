@@ -12,7 +12,8 @@ import { intakeRefusal, intakeStatus, type IntakeRefusal } from '../../messages/
 import type { SendRequest, SendResult } from '../../messages/intake';
 import type { MessageService } from '../../messages/message-service';
 import { StatusUnavailableError } from '../../messages/runs';
-import { cancelBody, listMessagesQuery, messageIdParams, redriveBody, sendMessageBody, sendMessageQuery } from '../schemas';
+import { cancelBody, listMessagesQuery, messageIdParams, redriveBody, replyBody, sendMessageBody, sendMessageQuery } from '../schemas';
+import { requireStoredSize } from '../stored-size';
 import { traceIdOf } from '../trace';
 import { parseInput } from '../validate';
 
@@ -127,6 +128,25 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
         throw new ApiError(409, 'already_ended', `Message ${message_id} already ended as ${result.state}`, { state: result.state });
       case 'cancelled':
         res.json({ message_id, cancelled: true, state: 'cancelled' });
+    }
+  });
+
+  router.post('/v1/messages/:message_id/reply', async (req, res) => {
+    const { tenant } = requireCaller(res, 'send');
+    const { message_id } = parseInput(messageIdParams, req.params, 'params');
+    const body = parseInput(replyBody, req.body, 'body');
+    requireStoredSize({ params: body.params, payload: body.payload }, deps.config.MAX_PAYLOAD_BYTES);
+    const result = await deps.messages.reply(tenant, message_id, body);
+    switch (result.kind) {
+      case 'unknown_message':
+        throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
+      case 'not_waiting':
+        throw new ApiError(409, 'not_waiting_for_input', `Message ${message_id} is ${result.state}, not waiting for input`, { state: result.state });
+      case 'replied': {
+        const status = await deps.messages.get(tenant, message_id);
+        if (!status) throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
+        res.status(202).json(withLinks(status));
+      }
     }
   });
 
