@@ -5,7 +5,7 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { MessageInput, MessageState, MessageStatus, ReceiptInput } from '../../messages/message';
-import { cancelUpdate, receiptUpdate, statusQuery } from '../../messages/temporal';
+import { cancelUpdate, receiptUpdate, replyUpdate, statusQuery } from '../../messages/temporal';
 import { eventually } from './eventually';
 import { agentOf, messageInput, type Script } from './workflow-env';
 
@@ -29,6 +29,14 @@ export async function awaitingReceipt(handle: WorkflowHandle, attempt: number): 
   });
 }
 
+/** Waits until the agent asked for input and the run waits for the caller's reply. */
+export async function awaitingInput(handle: WorkflowHandle): Promise<MessageStatus> {
+  return eventually('the message waiting for input', async () => {
+    const status = await handle.query(statusQuery);
+    return status.state === 'input_required' ? status : undefined;
+  });
+}
+
 function receipt(messageId: string, status: ReceiptInput['status'], extra: Omit<ReceiptInput, 'agent_id' | 'status'> = {}): { args: [ReceiptInput] } {
   return { args: [{ agent_id: agentOf(messageId), status, ...extra }] };
 }
@@ -42,6 +50,32 @@ async function misroutedAfterDelivery(handle: WorkflowHandle, id: string): Promi
 const inAMinute = () => new Date(Date.now() + 60_000).toISOString();
 
 export const SCENARIOS: Scenario[] = [
+  {
+    // Multi-turn (patch multi-turn-v1): the agent asks inline, the caller replies, turn 2 is processed by receipt.
+    name: 'input-required-then-processed',
+    ends: 'processed',
+    input: (id) => messageInput(id),
+    script: { verdicts: [{ kind: 'input_required', input: { message: 'Which order?', schema: { type: 'object', required: ['order_id'] } } }, { kind: 'accepted' }] },
+    async drive(handle, id) {
+      await awaitingInput(handle);
+      await handle.executeUpdate(replyUpdate, { args: [{ params: { order_id: 7 } }] });
+      await awaitingReceipt(handle, 2);
+      await handle.executeUpdate(receiptUpdate, receipt(id, 'processed', { result: { refunded: 7 }, turn: 2 }));
+    },
+  },
+  {
+    // The agent asks by receipt; the caller cancels instead of replying.
+    name: 'input-required-cancelled',
+    ends: 'cancelled',
+    input: (id) => messageInput(id, { deadline: inAMinute() }),
+    script: { verdicts: [{ kind: 'accepted' }] },
+    async drive(handle, id) {
+      await awaitingReceipt(handle, 1);
+      await handle.executeUpdate(receiptUpdate, receipt(id, 'input_required', { input: { message: 'Which order?' } }));
+      await awaitingInput(handle);
+      await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'never mind' }] });
+    },
+  },
   {
     name: 'rerouted-after-misroute',
     ends: 'processed',

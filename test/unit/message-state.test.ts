@@ -24,3 +24,13 @@ describe('message state', () => {
     assert.ok(canTransition('delivered', 'delivering'));
   });
 });
+
+describe('message state - multi-turn', () => {
+  it('message state - input_required is not terminal: the agent asks after delivery, the reply delivers again, or the message is cancelled or expires', () => {
+    assert.equal(isTerminal('input_required'), false);
+    for (const from of ['delivering', 'delivered'] as const) assert.equal(canTransition(from, 'input_required'), true, from);
+    for (const to of ['delivering', 'cancelled', 'expired', 'failed'] as const) assert.equal(canTransition('input_required', to), true, to);
+    assert.equal(canTransition('input_required', 'processed'), false, 'a waiting message is processed only after the next delivery');
+    assert.equal(canTransition('routing', 'input_required'), false);
+  });
+});

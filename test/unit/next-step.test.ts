@@ -14,6 +14,21 @@ const cases: { name: string; event: AttemptEvent; progress?: Progress; step: Nex
     step: { kind: 'finish', state: 'processed', result: { refunded: true } },
   },
   {
+    name: 'an input_required answer waits for the caller with the question',
+    event: { kind: 'answered', verdict: { kind: 'input_required', input: { message: 'Which order?' } } },
+    step: { kind: 'await_input', input: { message: 'Which order?' } },
+  },
+  {
+    name: 'an input_required receipt waits for the caller, even during a backoff',
+    event: { kind: 'receipt_while_backing_off', receipt: { agent_id: 'a', status: 'input_required', input: { message: 'Which order?', schema: { type: 'object' } } } },
+    step: { kind: 'await_input', input: { message: 'Which order?', schema: { type: 'object' } } },
+  },
+  {
+    name: 'an input_required receipt without its question is the agent failing',
+    event: { kind: 'receipt', receipt: { agent_id: 'a', status: 'input_required' } },
+    step: { kind: 'finish', state: 'failed', reason: { code: 'agent_failed', message: 'the agent asked for input without saying what it needs' } },
+  },
+  {
     name: 'an accepted answer waits for the receipt',
     event: { kind: 'answered', verdict: { kind: 'accepted' } },
     step: { kind: 'await_receipt' },

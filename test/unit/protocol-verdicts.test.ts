@@ -19,6 +19,14 @@ describe('classify response', () => {
     });
   });
 
+  it('classify response - 200 with status input_required asks the caller (over HTTP and WebSocket); without a valid question it is refused', () => {
+    const input = { message: 'Which order?', schema: { type: 'object', required: ['order_id'] } };
+    assert.deepEqual(classifyResponse(200, { status: 'input_required', input }, null, NOW), { kind: 'input_required', input });
+    assert.deepEqual(verdictOfAck({ status: 'input_required', input: { message: 'Which order?' } }), { kind: 'input_required', input: { message: 'Which order?' } });
+    assert.equal(classifyResponse(200, { status: 'input_required' }, null, NOW).kind, 'refused');
+    assert.equal(verdictOfAck({ status: 'input_required', input: { message: '' } }).kind, 'refused');
+  });
+
   it('classify response - 200 with status misrouted says the message is not for this capability; so does a WebSocket ack', () => {
     assert.deepEqual(classifyResponse(200, { status: 'misrouted', error: { message: 'not mine' } }, null, NOW), { kind: 'misrouted' });
     assert.deepEqual(verdictOfAck({ status: 'misrouted' }), { kind: 'misrouted' });
