@@ -46,6 +46,11 @@ export class MessageService {
     return this.runs.waitForEnd(tenant, messageId, ms);
   }
 
+  /** The status when the message ends, or waits for the caller's input, within `ms`; else undefined. */
+  waitForAnswer(tenant: string, messageId: string, ms: number): Promise<MessageStatus | undefined> {
+    return this.runs.waitForEnd(tenant, messageId, ms, { orInput: true });
+  }
+
   receipt(agent: AgentDoc, body: ReceiptBody): Promise<ReceiptResult> {
     return recordReceipt(this.runs, agent, body);
   }

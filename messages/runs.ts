@@ -5,7 +5,7 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import type { MessageInput, MessageStatus, MessageTarget } from './message';
 import { endedStatus, startingStatus } from './status';
-import { messageWorkflowId, statusQuery } from './temporal';
+import { messageWorkflowId, SA_STATE, statusQuery } from './temporal';
 
 /** What every message run carries in its memo, readable without a worker. */
 export interface MessageMemo {
@@ -89,14 +89,19 @@ export class MessageRuns {
   }
 
   /**
-   * Waits up to `ms` for the message to end; returns its final status, or undefined if it is still in flight.
-   * Polls the run's description (no worker needed), backing off from 25 ms to 250 ms.
+   * Waits up to `ms` for the message to end (or, with `orInput`, to wait for the caller's input); returns its status
+   * then, or undefined if it is still in flight. Polls the run's description (no worker needed; a run waiting for
+   * input shows it in its search attributes), backing off from 25 ms to 250 ms.
    */
-  async waitForEnd(tenant: string, messageId: string, ms: number): Promise<MessageStatus | undefined> {
+  async waitForEnd(tenant: string, messageId: string, ms: number, options: { orInput?: boolean } = {}): Promise<MessageStatus | undefined> {
     const deadline = Date.now() + ms;
     for (let pause = 25; ; pause = Math.min(250, pause * 2)) {
       const description = await this.describe(tenant, messageId);
       if (description && description.status.name !== 'RUNNING') return this.statusOf(tenant, messageId, description);
+      if (description && options.orInput && description.typedSearchAttributes.get(SA_STATE) === 'input_required') {
+        const status = await this.statusOf(tenant, messageId, description);
+        if (status.state === 'input_required') return status;
+      }
       if (Date.now() + pause > deadline) return undefined;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }

@@ -25,7 +25,8 @@ import { requireScope } from '../caller-auth';
 import type { EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
 import { acceptMessage, sendAnswer } from '../routes/messages';
-import { sendMessageBody } from '../schemas';
+import { replyBody, sendMessageBody } from '../schemas';
+import { requireStoredSize } from '../stored-size';
 import { parseInput } from '../validate';
 import { gatewayCard, publicGatewayCard } from './cards';
 import {
@@ -55,7 +56,7 @@ import {
   type User,
 } from './sdk';
 import { cursorOf, historyLengthOf, listingOf, pageTokenOf } from './list-tasks';
-import { sendBodyOf, traceIdOfContext } from './send';
+import { replyBodyOf, sendBodyOf, traceIdOfContext } from './send';
 import { artifactsOf, contextIdOf, historyOf, TASK_STATE_OF, taskOf, taskStatusOf } from './task';
 
 export interface A2aDeps {
@@ -105,6 +106,9 @@ function stream(payload: NonNullable<StreamResponse['payload']>): StreamResponse
   return { payload };
 }
 
+/** A reply's A2A message id is kept in the task's history up to this long (longer ones are not kept). */
+const MAX_KEPT_A2A_ID_CHARS = 256;
+
 /** Tasks one ListTasks page reads at once. */
 const LIST_READS_AT_ONCE = 8;
 
@@ -138,9 +142,9 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const historyLength = historyLengthOf(params.configuration?.historyLength, 'configuration.historyLength');
     return this.guard(async () => {
       const status = await this.accept(user, params);
-      if (params.configuration?.returnImmediately || isTerminal(status.state)) return this.taskWith(status, historyLength);
-      const ended = await this.deps.messages.waitForEnd(status.tenant, status.message_id, this.deps.config.A2A_SEND_WAIT_MS);
-      return this.taskWith(ended ?? (await this.current(status)), historyLength);
+      if (params.configuration?.returnImmediately || isTerminal(status.state) || status.state === 'input_required') return this.taskWith(status, historyLength);
+      const answered = await this.deps.messages.waitForAnswer(status.tenant, status.message_id, this.deps.config.A2A_SEND_WAIT_MS);
+      return this.taskWith(answered ?? (await this.current(status)), historyLength);
     });
   }
 
@@ -228,19 +232,30 @@ export class ReachA2aHandler implements A2ARequestHandler {
   }
 
   /**
-   * A message naming a task: the task must be the key's (TaskNotFoundError) and of the same context; a task here
-   * takes no further message (UnsupportedOperationError): ended tasks never do, and multi-turn is not built.
+   * A message naming a task: the task must be the key's (TaskNotFoundError) and of the same context; a task waiting
+   * for input takes it as the caller's reply (the agent gets the next turn), any other refuses it
+   * (UnsupportedOperationError). A repeat of a reply already taken answers the task as it is.
    */
-  private async refuseContinuation(user: KeyUser, taskId: string, contextId: string | undefined): Promise<never> {
+  private async continueTask(user: KeyUser, message: NonNullable<SendMessageRequest['message']>): Promise<MessageStatus> {
+    const taskId = message.taskId;
     const status = await this.task(user, taskId, 'send');
-    if (contextId && contextId !== contextIdOf(status)) {
+    if (message.contextId && message.contextId !== contextIdOf(status)) {
       throw new RequestMalformedError({ message: `message.contextId is not the context of task ${taskId} (${contextIdOf(status)})`, metadata: { location: 'message.contextId' } });
     }
-    throw new UnsupportedOperationError(
-      isTerminal(status.state)
-        ? `Task ${taskId} has ended (${TASK_STATE_OF[status.state]}) and takes no more messages: send a new message`
-        : `Task ${taskId} is in progress and takes no more messages (no task here waits for input): send a new message`,
-    );
+    const body = parseInput(replyBody, replyBodyOf(message), 'body');
+    requireStoredSize({ params: body.params, payload: body.payload }, this.deps.config.MAX_PAYLOAD_BYTES);
+    if (status.turns?.some((t) => t.role === 'caller' && t.a2a_message_id === message.messageId)) return status;
+    const a2aId = message.messageId.length <= MAX_KEPT_A2A_ID_CHARS ? { a2a_message_id: message.messageId } : {};
+    const result = status.state === 'input_required' ? await this.deps.messages.reply(status.tenant, status.message_id, { ...body, ...a2aId }) : { kind: 'not_waiting' as const, state: status.state };
+    if (result.kind === 'unknown_message') throw new TaskNotFoundError(`No task ${taskId}`);
+    if (result.kind === 'not_waiting') {
+      throw new UnsupportedOperationError(
+        isTerminal(result.state)
+          ? `Task ${taskId} has ended (${TASK_STATE_OF[result.state]}) and takes no more messages: send a new message`
+          : `Task ${taskId} is in progress and waits for no input (${TASK_STATE_OF[result.state]}): send a new message, or wait for it`,
+      );
+    }
+    return this.current(status);
   }
 
   /** The message through intake, as `POST /v1/messages` sends it; a refusal of the router is a rejected task. */
@@ -248,7 +263,7 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const { caller, agent } = user;
     requireScope(caller, 'send');
     const message = params.message;
-    if (message?.taskId) await this.refuseContinuation(user, message.taskId, message.contextId || undefined);
+    if (message?.taskId) return this.continueTask(user, message);
     const body = parseInput(sendMessageBody, sendBodyOf(params, agent ? { agent } : {}), 'body');
     const traceId = message?.contextId ? traceIdOfContext(caller.tenant, message.contextId) : newTraceId();
     const result = await acceptMessage(this.deps, caller, body, traceId);
@@ -283,7 +298,7 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const contextId = contextIdOf(start);
     const statusUpdate = (status: MessageStatus) =>
       stream({ $case: 'statusUpdate', value: TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status: taskStatusOf(status) }) });
-    if (isTerminal(start.state)) return;
+    if (isTerminal(start.state) || start.state === 'input_required') return;
     let shown = TASK_STATE_OF[start.state];
     const deadline = Date.now() + config.A2A_SEND_WAIT_MS;
     while (Date.now() < deadline) {
@@ -301,6 +316,8 @@ export class ReachA2aHandler implements A2ARequestHandler {
         shown = TASK_STATE_OF[now.state];
         yield statusUpdate(now);
       }
+      // An interrupted task's stream ends there (spec §3.1.2): the caller answers with a new SendMessage.
+      if (now.state === 'input_required') return;
     }
   }
 

@@ -21,7 +21,7 @@ const STATES_OF_TASK_STATE: Record<number, { name: string; states: readonly Mess
   3: { name: 'TASK_STATE_COMPLETED', states: ['processed'] },
   4: { name: 'TASK_STATE_FAILED', states: ['failed', 'expired'] },
   5: { name: 'TASK_STATE_CANCELED', states: ['cancelled'] },
-  6: { name: 'TASK_STATE_INPUT_REQUIRED', states: [] },
+  6: { name: 'TASK_STATE_INPUT_REQUIRED', states: ['input_required'], running: true },
   7: { name: 'TASK_STATE_REJECTED', states: ['rejected'] },
   8: { name: 'TASK_STATE_AUTH_REQUIRED', states: [] },
 };
@@ -75,7 +75,8 @@ export function listingOf(request: ListTasksRequest, tenant: string, agentId: st
     if (!known) malformed('status must be a task state, e.g. TASK_STATE_WORKING', 'status');
     state = known.name;
     if (known.running) filter.running = true;
-    else filter.states = known.states;
+    // Submitted and working are told apart by their live state; any other, by the state the run shows.
+    if (!known.running || known.states.length > 0) filter.states = known.states;
   }
   if (request.contextId) {
     if (!MESSAGE_ID_PATTERN.test(request.contextId)) malformed('contextId must be 1–128 of letters, digits and ._:-', 'contextId');

@@ -81,15 +81,8 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The body to send (still to be validated with `sendMessageBody`, like any caller's). */
-export function sendBodyOf(request: SendMessageRequest, scope: FaceScope): Record<string, unknown> {
-  const message = request.message;
-  if (!message) throw new RequestMalformedError('params.message is required');
-  if (!message.messageId) throw new RequestMalformedError('message.messageId is required');
-  if (message.contextId && !MESSAGE_ID_PATTERN.test(message.contextId)) {
-    // The spec lets an agent refuse a context id it cannot keep; ours must be an id we can echo as it is.
-    throw new RequestMalformedError({ message: 'message.contextId must be 1–128 of letters, digits and ._:- (starting with a letter or digit)', metadata: { location: 'message.contextId' } });
-  }
+/** What a message says: its text parts (the intent, joined by newlines), JSON-object data (params) and other data (payload). */
+function contentOf(message: NonNullable<SendMessageRequest['message']>): { intent: string; params: Record<string, unknown>; payloads: unknown[] } {
   const texts: string[] = [];
   const params: Record<string, unknown> = {};
   const payloads: unknown[] = [];
@@ -104,17 +97,47 @@ export function sendBodyOf(request: SendMessageRequest, scope: FaceScope): Recor
       throw new ContentTypeNotSupportedError(`File parts are not accepted (${part.mediaType || content.$case}): send text (what you want) and data parts`);
     }
   }
+  return { intent: texts.join('\n'), params, payloads };
+}
+
+/** The message's content in the fields of our send and reply bodies (only those it has). */
+function fieldsOf(content: ReturnType<typeof contentOf>): { intent?: string; params?: Record<string, unknown>; payload?: unknown } {
+  const { intent, params, payloads } = content;
+  return {
+    ...(intent.trim() ? { intent } : {}),
+    ...(Object.keys(params).length > 0 ? { params } : {}),
+    ...(payloads.length > 0 ? { payload: payloads.length === 1 ? payloads[0] : payloads } : {}),
+  };
+}
+
+/** The body to send (still to be validated with `sendMessageBody`, like any caller's). */
+export function sendBodyOf(request: SendMessageRequest, scope: FaceScope): Record<string, unknown> {
+  const message = request.message;
+  if (!message) throw new RequestMalformedError('params.message is required');
+  if (!message.messageId) throw new RequestMalformedError('message.messageId is required');
+  if (message.contextId && !MESSAGE_ID_PATTERN.test(message.contextId)) {
+    // The spec lets an agent refuse a context id it cannot keep; ours must be an id we can echo as it is.
+    throw new RequestMalformedError({ message: 'message.contextId must be 1–128 of letters, digits and ._:- (starting with a letter or digit)', metadata: { location: 'message.contextId' } });
+  }
+  const content = contentOf(message);
   const target = targetOf({ ...request.metadata, ...message.metadata }, scope);
-  const intent = texts.join('\n');
-  if (!target?.capability && !intent.trim()) {
+  if (!target?.capability && !content.intent.trim()) {
     throw new RequestMalformedError('Send a text part (what you want: the router chooses the skill) or name a skill in the metadata (docs/a2a.md)');
   }
   return {
     message_id: reachIdOf(message.messageId),
     ...(target ? { target } : {}),
-    ...(intent.trim() ? { intent } : {}),
-    ...(Object.keys(params).length > 0 ? { params } : {}),
-    ...(payloads.length > 0 ? { payload: payloads.length === 1 ? payloads[0] : payloads } : {}),
+    ...fieldsOf(content),
     ...(message.contextId ? { session_id: message.contextId } : {}),
   };
+}
+
+/**
+ * The body of a reply to a task waiting for input (still to be validated with `replyBody`): the message's content.
+ * A skill named in its metadata changes nothing: the task has its agent.
+ */
+export function replyBodyOf(message: NonNullable<SendMessageRequest['message']>): Record<string, unknown> {
+  const fields = fieldsOf(contentOf(message));
+  if (Object.keys(fields).length === 0) throw new RequestMalformedError('A reply to a task waiting for input needs a text or data part');
+  return fields;
 }

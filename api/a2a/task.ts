@@ -5,6 +5,7 @@
  * `working`. Our own state, target and reason travel in the task's metadata. Pure.
  */
 import type { MessageInput, MessageState, MessageStatus } from '../../messages/message';
+import type { InputRequest, Turn } from '../../protocol/turns';
 
 export type TaskStateName =
   | 'TASK_STATE_SUBMITTED'
@@ -47,8 +48,24 @@ export function contextIdOf(status: Pick<MessageStatus, 'session_id' | 'trace_id
   return status.session_id ?? status.trace_id;
 }
 
-/** Why a message that did not succeed ended so, as an agent message: the reason's text, then the reason as data. */
+/** The agent's question as an A2A message: its text, then the JSON Schema of what it wants (when it gave one). */
+function questionOf(status: MessageStatus, input: InputRequest, messageId: string): JsonObject {
+  const parts: JsonObject[] = [{ text: input.message, mediaType: 'text/plain' }];
+  if (input.schema) parts.push({ data: { schema: input.schema }, mediaType: 'application/json' });
+  return { messageId, contextId: contextIdOf(status), taskId: status.message_id, role: 'ROLE_AGENT', parts };
+}
+
+/** The id of the n-th (from 1) message of the conversation after the caller's first. */
+function turnMessageId(status: MessageStatus, n: number): string {
+  return `${status.message_id}:turn-message-${n}`;
+}
+
+/**
+ * Why a message that did not succeed ended so, as an agent message: the reason's text, then the reason as data.
+ * While the message waits for input: the agent's question.
+ */
 function statusMessageOf(status: MessageStatus): JsonObject | undefined {
+  if (status.state === 'input_required' && status.input_required) return questionOf(status, status.input_required, turnMessageId(status, status.turns?.length ?? 0));
   const reason = status.reason ?? (status.error ? { code: 'agent_failed', message: status.error.message } : undefined);
   if (!reason) return undefined;
   return {
@@ -85,10 +102,21 @@ export function userMessageOf(status: MessageStatus, input: Pick<MessageInput, '
   return { messageId: status.message_id, contextId: contextIdOf(status), taskId: status.message_id, role: 'ROLE_USER', parts };
 }
 
-/** The task's history, oldest first: the caller's message (when its input could be read), then the status message. */
+/** One turn of the conversation as an A2A message: the agent's question, or the caller's reply. */
+function turnMessageOf(status: MessageStatus, turn: Turn, n: number): JsonObject {
+  if (turn.role === 'agent') return questionOf(status, turn, turnMessageId(status, n));
+  return { ...userMessageOf(status, turn), messageId: turn.a2a_message_id ?? turnMessageId(status, n) };
+}
+
+/**
+ * The task's history, oldest first: the caller's message (when its input could be read), the conversation after it
+ * (the agent's questions, the caller's replies), then the status message of a task that did not succeed (a waiting
+ * task's status message is the last question, already there).
+ */
 export function historyOf(status: MessageStatus, input: Pick<MessageInput, 'intent' | 'params' | 'payload'> | undefined): JsonObject[] {
-  const statusMessage = statusMessageOf(status);
-  return [...(input ? [userMessageOf(status, input)] : []), ...(statusMessage ? [statusMessage] : [])];
+  const turns = (status.turns ?? []).map((turn, i) => turnMessageOf(status, turn, i + 1));
+  const statusMessage = status.state === 'input_required' ? undefined : statusMessageOf(status);
+  return [...(input ? [userMessageOf(status, input)] : []), ...turns, ...(statusMessage ? [statusMessage] : [])];
 }
 
 /** How much of a task to show: its history (already cut to the asked length), and whether its artifacts. */

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from '../helpers/http';
 import { sdkAgent } from '../helpers/mcp';
+import { InputRequiredError } from '../../sdk';
 import { pythonModule, runPythonClient } from '../helpers/python';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
@@ -19,6 +20,8 @@ let servers: TestServers;
 let system: TestSystem;
 let agentId: string;
 let key: string;
+/** The delivery keys the agent's `ask` capability was handed, with each delivery's turn and history roles. */
+const askDeliveries: { key: string; turn: number; history: string[] }[] = [];
 const stops: (() => Promise<unknown> | void)[] = [];
 
 before(async () => {
@@ -31,8 +34,15 @@ before(async () => {
       { name: 'slow', description: 'Takes its time' },
       { name: 'payout', description: 'Pays a supplier', acl: { scopes: ['payouts'] } },
       { name: 'audit', description: 'Audits the books', private: true },
+      { name: 'ask', description: 'Refunds an order, asking which one when not told' },
     ],
   }, async (d) => {
+    if (d.capability === 'ask') {
+      askDeliveries.push({ key: d.delivery_key, turn: d.turn, history: (d.history ?? []).map((t) => t.role) });
+      const orderId = (d.params as { order_id?: number }).order_id;
+      if (orderId === undefined) throw new InputRequiredError('Which order should be refunded?', { type: 'object', properties: { order_id: { type: 'integer' } }, required: ['order_id'] });
+      return { refund_id: `r-${orderId}`, turn: d.turn };
+    }
     if (d.capability === 'slow') await new Promise((resolve) => setTimeout(resolve, 120_000).unref());
     return { refund_id: `r-${(d.params as { order_id?: number }).order_id}` };
   }, { inlineMs: 200 });
@@ -146,10 +156,10 @@ describe('a2a conformance', () => {
   it("a2a conformance - cards: the public agent card without a key (no ACL'd or private skill), the extended card with one", async () => {
     const card = await request('GET', `${system.baseUrl}/a2a/agents/${agentId}/.well-known/agent-card.json`, undefined, { authorization: '' });
     assert.equal(card.status, 200);
-    assert.deepEqual(card.body.skills.map((s: { id: string }) => s.id).sort(), ['refund', 'slow']);
+    assert.deepEqual(card.body.skills.map((s: { id: string }) => s.id).sort(), ['ask', 'refund', 'slow']);
     assert.equal(card.body.capabilities.extendedAgentCard, true);
     const extended = await request('POST', `${system.baseUrl}/a2a/agents/${agentId}`, { jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard', params: {} }, { authorization: `Bearer ${key}`, ...V1 });
-    assert.deepEqual(extended.body.result.skills.map((s: { id: string }) => s.id).sort(), ['audit', 'refund', 'slow'], 'private shows with a key; the ACL still applies');
+    assert.deepEqual(extended.body.result.skills.map((s: { id: string }) => s.id).sort(), ['ask', 'audit', 'refund', 'slow'], 'private shows with a key; the ACL still applies');
     const unknown = await request('GET', `${system.baseUrl}/a2a/agents/agt_000000000000000000000000/.well-known/agent-card.json`, undefined, { authorization: '' });
     assert.equal(unknown.status, 404);
   });
@@ -262,5 +272,59 @@ describe('a2a conformance', () => {
     assert.deepEqual(listed.tasks.map((t: { id: string }) => t.id), [id]);
     const cancelled = await request('POST', `${system.baseUrl}/a2a/rest/tasks/${id}:cancel`, {}, { authorization: `Bearer ${key}`, ...V1 });
     assert.equal(cancelled.body.status.state, 'TASK_STATE_CANCELED', JSON.stringify(cancelled.body));
+  });
+
+  it('a2a conformance - multi-turn with the PyPI a2a-sdk client (JSON-RPC and HTTP+JSON): the task goes input-required, the next message with its taskId completes it, the agent handles each turn once', { skip }, async () => {
+    for (const binding of ['JSONRPC', 'HTTP+JSON']) {
+      const run = `py-turns-${binding === 'JSONRPC' ? 'rpc' : 'rest'}-${process.pid}`;
+      const before = askDeliveries.length;
+      const report = await runPythonClient('a2a_multiturn.py', { base_url: system.baseUrl, key, binding, skill: `${agentId}/ask`, run });
+      const { asked, answered, repeated, read, after_end } = report;
+      assert.equal(asked.state, 'TASK_STATE_INPUT_REQUIRED', JSON.stringify(asked));
+      assert.equal(asked.question[0], 'Which order should be refunded?');
+      assert.deepEqual(asked.question[1].schema.required, ['order_id'], 'the schema of what the agent wants');
+      assert.equal(answered.id, asked.id, 'the same task');
+      assert.equal(answered.context_id, `ctx-${run}`);
+      assert.equal(answered.state, 'TASK_STATE_COMPLETED', JSON.stringify(answered));
+      assert.deepEqual(answered.artifacts, [{ refund_id: 'r-5', turn: 2 }]);
+      assert.equal(repeated.ok?.state, 'TASK_STATE_COMPLETED', `a repeat of the reply answers the task: ${JSON.stringify(repeated)}`);
+      assert.deepEqual(read.history.map(([role]: string[]) => role), ['ROLE_USER', 'ROLE_AGENT', 'ROLE_USER'], JSON.stringify(read.history));
+      assert.equal(read.history[2][1], `${run}-reply`, "the reply keeps the client's message id");
+      assert.equal(after_end.error?.type, 'UnsupportedOperationError', JSON.stringify(after_end));
+      const mine = askDeliveries.slice(before);
+      assert.deepEqual(mine.map((d) => d.turn), [1, 2], `each turn handled once: ${JSON.stringify(mine)}`);
+      assert.equal(mine[1]?.key, `${mine[0]?.key}:turn-2`, 'the follow-up has its own delivery key');
+      assert.deepEqual(mine[1]?.history, ['caller', 'agent', 'caller'], 'the follow-up carries the conversation');
+    }
+  });
+
+  it('a2a conformance - multi-turn on /v1: GET shows input_required and the question, POST /v1/messages/:id/reply continues it, a second reply is 409', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const sent = await request('POST', `${system.baseUrl}/v1/messages`, { message_id: `v1-turns-${process.pid}`, target: { agent_id: agentId, capability: 'ask' }, intent: 'refund' }, auth);
+    assert.equal(sent.status, 202, JSON.stringify(sent.body));
+    const id = sent.body.message_id as string;
+    let waiting = sent.body;
+    for (let i = 0; i < 100 && waiting.state !== 'input_required'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      waiting = (await request('GET', `${system.baseUrl}/v1/messages/${id}`, undefined, auth)).body;
+    }
+    assert.equal(waiting.state, 'input_required', JSON.stringify(waiting));
+    assert.equal(waiting.input_required.message, 'Which order should be refunded?');
+    assert.deepEqual(waiting.turns.map((t: { role: string }) => t.role), ['agent']);
+    const bad = await request('POST', `${system.baseUrl}/v1/messages/${id}/reply`, {}, auth);
+    assert.equal(bad.status, 400, JSON.stringify(bad.body));
+    const replied = await request('POST', `${system.baseUrl}/v1/messages/${id}/reply`, { params: { order_id: 11 } }, auth);
+    assert.equal(replied.status, 202, JSON.stringify(replied.body));
+    let ended = replied.body;
+    for (let i = 0; i < 100 && ended.state !== 'processed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      ended = (await request('GET', `${system.baseUrl}/v1/messages/${id}`, undefined, auth)).body;
+    }
+    assert.equal(ended.state, 'processed', JSON.stringify(ended));
+    assert.deepEqual(ended.result, { refund_id: 'r-11', turn: 2 });
+    assert.equal(ended.attempts.at(-1).turn, 2);
+    const again = await request('POST', `${system.baseUrl}/v1/messages/${id}/reply`, { params: { order_id: 12 } }, auth);
+    assert.equal(again.status, 409);
+    assert.equal(again.body.error.code, 'not_waiting_for_input');
   });
 });

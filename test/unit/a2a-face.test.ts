@@ -153,6 +153,23 @@ describe('a2a face', () => {
     assert.equal((taskOf(done).artifacts as unknown[]).length, 1);
   });
 
+  it('a2a face - a task waiting for input: state input-required, the question as its status message, the conversation as its history', () => {
+    const input = { message: 'Which order?', schema: { type: 'object', required: ['order_id'] } };
+    const turns = [
+      { role: 'agent' as const, message: 'Which order?', at: '2026-12-01T10:00:01Z' },
+      { role: 'caller' as const, params: { order_id: 5 }, a2a_message_id: 'reply-1', at: '2026-12-01T10:00:02Z' },
+      { role: 'agent' as const, ...input, at: '2026-12-01T10:00:03Z' },
+    ];
+    const waiting = status({ state: 'input_required', input_required: input, turns, session_id: 'ctx-1' });
+    const task = Task.fromJSON(taskOf(waiting, { history: historyOf(waiting, { intent: 'refund my order' }) }));
+    assert.equal(Task.toJSON(task) && (Task.toJSON(task) as { status: { state: string } }).status.state, 'TASK_STATE_INPUT_REQUIRED');
+    const json = taskOf(waiting) as { status: { message: { role: string; parts: { text?: string; data?: unknown }[] } } };
+    assert.equal(json.status.message.role, 'ROLE_AGENT');
+    assert.equal(json.status.message.parts[0]!.text, 'Which order?');
+    assert.deepEqual(json.status.message.parts[1]!.data, { schema: input.schema });
+    assert.deepEqual(task.history.map((m) => m.messageId), ['m-1', 'm-1:turn-message-1', 'reply-1', 'm-1:turn-message-3'], 'the question is in the history once');
+  });
+
   it('a2a face - the trace of a context: a trace id stays itself, any other context id a digest within the tenant', () => {
     assert.equal(traceIdOfContext('t1', '0af7651916cd43dd8448eb211c80319c'), '0af7651916cd43dd8448eb211c80319c');
     assert.match(traceIdOfContext('t1', 'ctx-1'), /^[0-9a-f]{32}$/);
@@ -176,7 +193,8 @@ describe('a2a face', () => {
       `ReachTenant = 't1' AND ExecutionStatus = 'Running' AND ReachAgent = 'agt_1' AND ReachTraceId = '${traceIdOfContext('t1', 'ctx-1')}' AND (ExecutionStatus = 'Running' OR CloseTime >= '2026-12-01T10:00:00.000Z')`,
     );
     assert.equal(messagePageQuery('t1', list({ status: 'TASK_STATE_FAILED' }).filter), "ReachTenant = 't1' AND ReachState IN ('failed', 'expired')");
-    assert.equal(list({ status: 'TASK_STATE_INPUT_REQUIRED' }).none, true, 'no task here waits for input');
+    assert.equal(messagePageQuery('t1', list({ status: 'TASK_STATE_INPUT_REQUIRED' }).filter), "ReachTenant = 't1' AND ReachState IN ('input_required') AND ExecutionStatus = 'Running'", 'a task waiting for input');
+    assert.equal(list({ status: 'TASK_STATE_AUTH_REQUIRED' }).none, true, 'no task here waits for authorisation');
     for (const bad of [{ pageSize: 0 }, { pageSize: -1 }, { pageSize: MAX_PAGE_SIZE + 1 }, { pageSize: 1.5 }, { status: 'INVALID_STATUS' }, { historyLength: -1 }, { statusTimestampAfter: '-1' }, { statusTimestampAfter: '2026-13-45T00:00:00Z' }, { contextId: 'a b' }]) {
       assert.throws(() => list(bad), { name: 'RequestMalformedError' }, JSON.stringify(bad));
     }
