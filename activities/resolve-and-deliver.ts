@@ -23,6 +23,11 @@ export interface ResolveAndDeliverRequest extends ResolveTargetRequest {
    * extracted for it; the sealed `message` is still the one checked.
    */
   params?: Record<string, unknown>;
+  /**
+   * A follow-up turn of a message that asked for input (protocol/turns.ts): its turn, the conversation so far and
+   * the params with the replies' merged in, laid over the sealed `message` (still the one checked).
+   */
+  follow_up?: Pick<MessageInput, 'turn' | 'history' | 'params'>;
 }
 
 export interface ResolveAndDeliverResult {
@@ -37,11 +42,12 @@ export function createResolveAndDeliver(deps: {
   sealKeys: SealKeys;
 }) {
   return async function resolveAndDeliver(request: ResolveAndDeliverRequest): Promise<ResolveAndDeliverResult> {
-    const { message, attempt, run, params, ...resolve } = request;
+    const { message, attempt, run, params, follow_up, ...resolve } = request;
     const seal = run ? checkSeal(message, deps.sealKeys, { workflowId: run.workflow_id, startedAt: run.started_at }) : { ok: false as const, reason: 'the run is unknown' };
     if (!seal.ok) return { lookup: { kind: 'unsealed', reason: seal.reason } };
     const lookup = await deps.resolveTarget(resolve);
     if (lookup.kind !== 'found' || deliversOverSocket(lookup.target)) return { lookup };
-    return { lookup, delivery: await deps.deliver({ message: params ? { ...message, params } : message, target: lookup.target, attempt }) };
+    const delivered = params || follow_up ? { ...message, ...(params ? { params } : {}), ...follow_up } : message;
+    return { lookup, delivery: await deps.deliver({ message: delivered, target: lookup.target, attempt }) };
   };
 }

@@ -196,12 +196,19 @@ export class MessageRun {
    */
   deliveredInput(): MessageInput {
     const input = this.reroutedParams ? { ...this.input, params: this.reroutedParams } : this.input;
-    if (this.turn === 1) return input;
+    const followUp = this.followUp();
+    return followUp ? { ...input, ...followUp } : input;
+  }
+
+  /** On a follow-up turn: the turn, the conversation so far, and the params with the replies' merged in (later ones win). */
+  followUp(): Pick<MessageInput, 'turn' | 'history' | 'params'> | undefined {
+    if (this.turn === 1) return undefined;
+    const input = this.reroutedParams ? { ...this.input, params: this.reroutedParams } : this.input;
     const first: CallerTurn = { role: 'caller', ...words(input), at: input.accepted_at };
     const history = [first, ...(this.status.turns ?? [])];
     const replied = history.flatMap((t) => (t.role === 'caller' && t.params ? [t.params] : []));
-    const params = replied.length > 0 ? Object.assign({}, ...replied) : undefined;
-    return { ...input, ...(params ? { params } : {}), turn: this.turn, history };
+    const params = replied.length > 0 ? (Object.assign({}, ...replied) as Record<string, unknown>) : undefined;
+    return { turn: this.turn, history, ...(params ? { params } : {}) };
   }
 
   /** The agent answered `misrouted`: note it, and the capability is never chosen again for this message. */

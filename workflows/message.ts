@@ -137,12 +137,14 @@ async function tryOnce(run: MessageRun, activities: RunActivities, tries: number
   const { input, record, destination } = run;
   const attempt = run.earlierAttempts + tries;
   const next = (step: NextStep, target?: DeliveryTarget): Tried => ({ kind: 'next', step, target });
+  const followUp = run.followUp();
   const { lookup, delivery }: ResolveAndDeliverResult | { lookup: { kind: 'outage'; error: string }; delivery?: undefined } = await activities
     .reach({
       tenant: input.tenant,
       target: destination,
       avoid: run.failed.excluded(),
-      ...(run.reroutedParams ? { params: run.reroutedParams } : {}),
+      ...(run.reroutedParams && !followUp ? { params: run.reroutedParams } : {}),
+      ...(followUp ? { follow_up: followUp } : {}),
       ...(input.caller ? { caller: input.caller } : {}),
       message: input,
       attempt,
