@@ -34,6 +34,7 @@ import { metricsRoutes } from './routes/metrics';
 import { routeRoutes } from './routes/route';
 import { misrouteRoutes } from './routes/misroutes';
 import type { MisrouteStore } from '../store/misroutes';
+import type { PushConfigStore } from '../store/a2a-push-configs';
 import type { LessonCache } from '../router/lessons';
 import { traceRoutes } from './routes/traces';
 import type { Router as RouterType } from '../router/router';
@@ -41,6 +42,8 @@ import type { McpFace } from './mcp/sessions';
 
 export interface AppDeps {
   config: Config;
+  /** A2A clients' push notification configs (absent: the A2A face offers none). */
+  pushConfigs?: PushConfigStore;
   catalogue: Catalogue;
   messages: MessageService;
   /** Chains of messages (`/v1/chains`). */

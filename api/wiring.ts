@@ -14,6 +14,9 @@ import { MessageService } from '../messages/message-service';
 import type { Config } from '../platform/config';
 import { createApiMetrics } from '../platform/metrics';
 import { MisrouteStore } from '../store/misroutes';
+import { PushConfigStore } from '../store/a2a-push-configs';
+import { guardedFetch } from '../platform/guarded-fetch';
+import { startPushNotifier } from './a2a/push-notifier';
 import { LessonCache } from '../router/lessons';
 import { createRouter } from '../router/create-router';
 import type { Router } from '../router/router';
@@ -40,6 +43,8 @@ export interface ApiServices {
   sealKeys: SealKeys;
   /** Misroute reports and the lessons the router reads from them (store/misroutes.ts, router/lessons.ts). */
   lessons: { store: MisrouteStore; cache: LessonCache };
+  /** A2A clients' push notification configs (docs/a2a.md, "Push notifications"). */
+  pushConfigs: PushConfigStore;
 }
 
 /**
@@ -72,11 +77,13 @@ export async function createApiServices(options: {
   const misroutes = new MisrouteStore(mongo);
   await misroutes.model.init();
   const lessons = { store: misroutes, cache: new LessonCache((tenant) => misroutes.applied(tenant)) };
+  const pushConfigs = new PushConfigStore(mongo);
+  await pushConfigs.model.init();
   const router = await createRouter(catalogue, mongo, config, logger, { lessons: (tenant) => lessons.cache.get(tenant) });
   const sealKeys = await loadSealKeys(config, mongo);
   const messages = new MessageService({ client, queries: catalogue.queries, config, router, sealKeys });
   const chains = new ChainService({ client, queries: catalogue.queries, config, endpointPolicy: endpointPolicy(config), sealKeys });
-  return { catalogue, keys, router, messages, chains, sealKeys, lessons };
+  return { catalogue, keys, router, messages, chains, sealKeys, lessons, pushConfigs };
 }
 
 export interface ApiReplica {
@@ -118,6 +125,7 @@ export async function startApiReplica(options: {
     router: services.router,
     keys: services.keys,
     lessons: services.lessons,
+    pushConfigs: services.pushConfigs,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     logger,
     health: {
@@ -153,10 +161,16 @@ export async function startApiReplica(options: {
     misroutes: services.lessons.store,
     logger,
   });
+  // Every replica posts A2A task changes to the callers' webhooks; each change is claimed by one (push-notifier.ts).
+  const secret = config.CALLER_WEBHOOK_SECRET;
+  const stopPushNotifier = secret
+    ? startPushNotifier({ store: services.pushConfigs, messages: services.messages, fetch: guardedFetch(endpointPolicy(config)), policy: endpointPolicy(config), secret, logger }, config.A2A_STREAM_POLL_MS)
+    : async () => undefined;
   return {
     server,
     async stop({ dropConnections = false } = {}) {
       hub.close();
+      await stopPushNotifier();
       await mcp.close();
       if (dropConnections) {
         server.closeAllConnections();

@@ -9,6 +9,9 @@ import type { AgentDoc } from '../../store/agents';
 import { canReach } from '../../rules/acl';
 import type { Caller } from '../../rules/api-key';
 import { ROUTE_SKILL_ID, SKILL_ID_SEPARATOR } from './send';
+import type { Config } from '../../platform/config';
+import type { TokenVerifier } from '../../identity/token-verifier';
+import { withConfiguredSchemes } from '../oauth-resource';
 
 /** Skills of one card at most (the route skill included); the rest are reachable all the same, by name or intent. */
 export const MAX_CARD_SKILLS = 1000;
@@ -65,4 +68,18 @@ export function publicAgentCard(agent: AgentDoc, publicUrl: string, specVersion:
   const card = exportA2aCard(agent, `${publicUrl}${agentFacePath(agent._id)}`, specVersion, (c) => !c.acl && !c.private);
   if ((card.skills as unknown[]).length > 0) return card;
   return { ...card, skills: [{ ...ROUTE_SKILL, description: `Say what you want in a text part: Agent-Reach routes it among the skills of ${agent.name}, which a key's card lists.` }] };
+}
+
+/**
+ * A card as the gateway serves it: `capabilities.pushNotifications` true where the face takes push configs (posts are
+ * signed with CALLER_WEBHOOK_SECRET: without it, none is taken), and the identity provider's schemes where set.
+ */
+export async function servedCard<T extends Record<string, unknown>>(card: T, config: Pick<Config, 'AUTH_OIDC_ISSUER' | 'CALLER_WEBHOOK_SECRET'>, tokens?: TokenVerifier): Promise<T> {
+  const capabilities = { ...(card.capabilities as Record<string, unknown> | undefined), pushNotifications: pushConfigsOffered(config) };
+  return withConfiguredSchemes({ ...card, capabilities }, config, tokens);
+}
+
+/** Whether the face takes push notification configs: only where their posts can be signed. */
+export function pushConfigsOffered(config: Pick<Config, 'CALLER_WEBHOOK_SECRET'>): boolean {
+  return Boolean(config.CALLER_WEBHOOK_SECRET);
 }

@@ -16,16 +16,19 @@ import express, { Router, type ErrorRequestHandler, type Request, type RequestHa
 import { A2A_FACE_PATH, REST_PATH } from '../../catalogue/a2a';
 import { hasScope } from '../../rules/api-key';
 import { callerOf, requireCaller } from '../caller-auth';
-import { resourceMetadataUrl, withConfiguredSchemes } from '../oauth-resource';
+import { resourceMetadataUrl } from '../oauth-resource';
 import { ApiError } from '../errors';
 import { agentIdParams } from '../schemas';
 import { parseInput } from '../validate';
-import { publicAgentCard, publicGatewayCard } from './cards';
+import { publicAgentCard, publicGatewayCard, servedCard } from './cards';
 import { KeyUser, ReachA2aHandler, type A2aDeps } from './handler';
 import { jsonRpcHandler, restHandler } from './sdk';
 
 /** Methods that send or cancel (the `send` scope); every other method reads (`read`). Both spec versions' names. */
-const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'CancelTask', 'message/send', 'message/stream', 'tasks/cancel']);
+const SEND_METHODS = new Set([
+  'SendMessage', 'SendStreamingMessage', 'CancelTask', 'CreateTaskPushNotificationConfig', 'DeleteTaskPushNotificationConfig',
+  'message/send', 'message/stream', 'tasks/cancel', 'tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/delete',
+]);
 
 /** A JSON-RPC error answered at the HTTP level, with our error code in an ErrorInfo detail. */
 function rpcError(res: Response, httpStatus: number, rpcCode: number, code: string, message: string, id: unknown = null): void {
@@ -110,7 +113,7 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
 
   const gatewayCardRoute: RequestHandler = async (_req, res) => {
     const caller = callerOf(res);
-    res.json(caller ? await handler.cardFor(new KeyUser(caller)) : await withConfiguredSchemes(publicGatewayCard(deps.config.PUBLIC_URL), deps.config, deps.tokens));
+    res.json(caller ? await handler.cardFor(new KeyUser(caller)) : await servedCard(publicGatewayCard(deps.config.PUBLIC_URL), deps.config, deps.tokens));
   };
   router.get('/.well-known/agent-card.json', gatewayCardRoute);
   router.get(`${A2A_FACE_PATH}/.well-known/agent-card.json`, gatewayCardRoute);
@@ -121,7 +124,7 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
     if (!callerOf(res)) {
       const agent = await deps.catalogue.queries.agentRecord(agent_id);
       if (!agent) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
-      res.json(await withConfiguredSchemes(publicAgentCard(agent, deps.config.PUBLIC_URL), deps.config, deps.tokens));
+      res.json(await servedCard(publicAgentCard(agent, deps.config.PUBLIC_URL), deps.config, deps.tokens));
       return;
     }
     const caller = requireCaller(res, 'read');

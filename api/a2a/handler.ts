@@ -7,7 +7,6 @@
 import type { Logger } from 'pino';
 import { agentFacePath, exportA2aCard } from '../../catalogue/a2a';
 import type { TokenVerifier } from '../../identity/token-verifier';
-import { withConfiguredSchemes } from '../oauth-resource';
 import type { Catalogue } from '../../catalogue/catalogue';
 import { messagePageQuery } from '../../messages/list';
 import { isTerminal, type MessageStatus } from '../../messages/message';
@@ -22,13 +21,15 @@ import { newTraceId } from '../../rules/ids';
 import { messageId as messageIdSchema } from '../../messages/message-schema';
 import type { AgentDoc, CapabilityDoc } from '../../store/agents';
 import { requireScope } from '../caller-auth';
-import type { EndpointGuard } from '../endpoint-check';
+import { requireAllowedEndpoints, type EndpointGuard } from '../endpoint-check';
 import { ApiError } from '../errors';
 import { acceptMessage, sendAnswer } from '../routes/messages';
 import { replyBody, sendMessageBody } from '../schemas';
 import { requireStoredSize } from '../stored-size';
 import { parseInput } from '../validate';
-import { gatewayCard, publicGatewayCard } from './cards';
+import { gatewayCard, publicGatewayCard, pushConfigsOffered, servedCard } from './cards';
+import { a2aConfigOf, pushConfigFieldsOf } from './push-configs';
+import type { PushConfigStore } from '../../store/a2a-push-configs';
 import {
   A2AError,
   AgentCard,
@@ -43,6 +44,9 @@ import {
   type A2ARequestHandler,
   type AgentCardType,
   type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetTaskPushNotificationConfigRequest,
+  type ListTaskPushNotificationConfigsRequest,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsResponse,
   type ListTasksRequest,
@@ -69,6 +73,8 @@ export interface A2aDeps {
   endpoints: EndpointGuard;
   /** Validates access tokens; its issuers' metadata gives the cards' OAuth2 flows. */
   tokens?: TokenVerifier;
+  /** The callers' push notification configs (absent: not offered). */
+  pushConfigs?: PushConfigStore;
 }
 
 /** Who calls (their API key) and at which face: the gateway's, or one agent's. */
@@ -119,7 +125,7 @@ export class ReachA2aHandler implements A2ARequestHandler {
 
   /** What the SDK checks protocol versions against: the public card (v1.0 and v0.3 at the same URL). */
   async getAgentCard(): Promise<AgentCardType> {
-    return AgentCard.fromJSON(await withConfiguredSchemes(publicGatewayCard(this.deps.config.PUBLIC_URL), this.deps.config, this.deps.tokens));
+    return AgentCard.fromJSON(await servedCard(publicGatewayCard(this.deps.config.PUBLIC_URL), this.deps.config, this.deps.tokens));
   }
 
   /** The card of the calling key at this face (docs/a2a.md). */
@@ -131,10 +137,10 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const { config, catalogue, logger } = this.deps;
     if (agent) {
       const reachable = (c: CapabilityDoc) => canReach(caller, { tenant: agent.tenant, acl: c.acl }).allowed;
-      return withConfiguredSchemes(exportA2aCard(agent, `${config.PUBLIC_URL}${agentFacePath(agent._id)}`, '1.0', reachable), config, this.deps.tokens);
+      return servedCard(exportA2aCard(agent, `${config.PUBLIC_URL}${agentFacePath(agent._id)}`, '1.0', reachable), config, this.deps.tokens);
     }
     await catalogue.index.ensureCurrent(logger);
-    return withConfiguredSchemes(gatewayCard(config.PUBLIC_URL, catalogue.index.agents(caller.tenant).map((a) => a.agent), caller), config, this.deps.tokens);
+    return servedCard(gatewayCard(config.PUBLIC_URL, catalogue.index.agents(caller.tenant).map((a) => a.agent), caller), config, this.deps.tokens);
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<TaskType> {
@@ -204,20 +210,59 @@ export class ReachA2aHandler implements A2ARequestHandler {
     yield* this.follow(status);
   }
 
-  async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    throw new PushNotificationNotSupportedError('Push notifications are not offered: follow a task with GetTask or SubscribeToTask');
+  /** Stores the caller's webhook for the task (the key's, scope `send`), within the endpoint policy (spec §3.1.7). */
+  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    const user = keyUserOf(context);
+    const store = this.pushStore();
+    return this.guard(async () => {
+      const status = await this.task(user, params.taskId, 'send');
+      const fields = pushConfigFieldsOf(params);
+      await requireAllowedEndpoints(this.deps.endpoints, [{ location: 'url', url: fields.url }]);
+      const created = await store.create({ tenant: status.tenant, task_id: status.message_id, ...fields });
+      if (created.kind === 'too_many') {
+        throw new RequestMalformedError({ message: `At most ${created.limit} push notification configs per ${created.per}`, metadata: { code: 'too_many_push_configs' } });
+      }
+      return a2aConfigOf(created.config);
+    });
   }
 
-  async getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    throw new PushNotificationNotSupportedError('Push notifications are not offered');
+  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    const user = keyUserOf(context);
+    const store = this.pushStore();
+    return this.guard(async () => {
+      const status = await this.task(user, params.taskId, 'read');
+      const config = await store.get(status.tenant, status.message_id, params.id || status.message_id);
+      if (!config) throw new TaskNotFoundError(`No push notification config ${params.id} for task ${params.taskId}`);
+      return a2aConfigOf(config);
+    });
   }
 
-  async listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
-    throw new PushNotificationNotSupportedError('Push notifications are not offered');
+  async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+    const user = keyUserOf(context);
+    const store = this.pushStore();
+    return this.guard(async () => {
+      const status = await this.task(user, params.taskId, 'read');
+      // At most MAX_CONFIGS_PER_TASK: one page.
+      return { configs: (await store.list(status.tenant, status.message_id)).map(a2aConfigOf), nextPageToken: '' };
+    });
   }
 
-  async deleteTaskPushNotificationConfig(): Promise<void> {
-    throw new PushNotificationNotSupportedError('Push notifications are not offered');
+  /** Deletes the config; one that is not there is deleted already (as a2a-sdk's server answers). */
+  async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+    const user = keyUserOf(context);
+    const store = this.pushStore();
+    await this.guard(async () => {
+      const status = await this.task(user, params.taskId, 'send');
+      await store.delete(status.tenant, status.message_id, params.id || status.message_id);
+    });
+  }
+
+  /** The store of push configs, where the face takes them (CALLER_WEBHOOK_SECRET set); else PushNotificationNotSupported. */
+  private pushStore(): PushConfigStore {
+    if (!this.deps.pushConfigs || !pushConfigsOffered(this.deps.config)) {
+      throw new PushNotificationNotSupportedError('Push notifications need CALLER_WEBHOOK_SECRET on the gateway (their posts are signed with it): follow a task with GetTask or SubscribeToTask');
+    }
+    return this.deps.pushConfigs;
   }
 
   /**

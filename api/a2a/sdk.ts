@@ -21,7 +21,10 @@ export const { jsonRpcHandler, restHandler } = require('@a2a-js/sdk/server/expre
 export type {
   AgentCard as AgentCardType,
   CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
   ListTasksRequest,
   ListTasksResponse,
   ListTaskPushNotificationConfigsResponse,

@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { agentCardUrl, agentFacePath, exportA2aCard, importA2aCard } from '../../catalogue/a2a';
 import type { TokenVerifier } from '../../identity/token-verifier';
-import { withConfiguredSchemes } from '../oauth-resource';
+import { servedCard } from '../a2a/cards';
 import { probeA2aAgent } from '../../catalogue/a2a-probe';
 import { canReach } from '../../rules/acl';
 import type { Catalogue } from '../../catalogue/catalogue';
@@ -100,7 +100,7 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     const { agent } = found;
     const faceUrl = `${deps.config.PUBLIC_URL}${agentFacePath(agent._id)}`;
-    res.json(await withConfiguredSchemes(exportA2aCard(agent, faceUrl, a2a_version, (c) => canReach(caller, { tenant, acl: c.acl }).allowed), deps.config, deps.tokens));
+    res.json(await servedCard(exportA2aCard(agent, faceUrl, a2a_version, (c) => canReach(caller, { tenant, acl: c.acl }).allowed), deps.config, deps.tokens));
   });
 
   return router;

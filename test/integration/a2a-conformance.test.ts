@@ -6,6 +6,10 @@
  * HTTP+JSON (REST) bindings.
  */
 import assert from 'node:assert/strict';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { newSigningSecret } from '../../rules/signing';
 import { after, before, describe, it } from 'node:test';
 import { request } from '../helpers/http';
 import { sdkAgent } from '../helpers/mcp';
@@ -20,13 +24,15 @@ let servers: TestServers;
 let system: TestSystem;
 let agentId: string;
 let key: string;
+/** The gateway's caller secret: push notifications to A2A clients are signed with it. */
+const callerSecret = newSigningSecret();
 /** The delivery keys the agent's `ask` capability was handed, with each delivery's turn and history roles. */
 const askDeliveries: { key: string; turn: number; history: string[] }[] = [];
 const stops: (() => Promise<unknown> | void)[] = [];
 
 before(async () => {
   servers = await startTestServers();
-  system = await startSystem(servers);
+  system = await startSystem(servers, { CALLER_WEBHOOK_SECRET: callerSecret });
   const worker = await sdkAgent(system.baseUrl, {
     name: `a2a-conformance-${process.pid}`,
     capabilities: [
@@ -219,7 +225,8 @@ describe('a2a conformance', () => {
       ['GET', '/tasks?pageSize=0', undefined, 400, 'INVALID_ARGUMENT'],
       ['GET', '/tasks?pageToken=invalid-token-xyz', undefined, 400, 'INVALID_ARGUMENT'],
       ['POST', '/message:send', '{"message": ', 400, 'INVALID_ARGUMENT'],
-      ['POST', `/tasks/${id}/pushNotificationConfigs`, { url: 'https://example.com/hook' }, 400, 'FAILED_PRECONDITION'],
+      ['POST', `/tasks/${id}/pushNotificationConfigs`, { url: 'ftp://example.com/hook' }, 400, 'INVALID_ARGUMENT'],
+      ['GET', `/tasks/${id}/pushNotificationConfigs/no-such-config`, undefined, 404, 'NOT_FOUND'],
     ];
     for (const [method, path, body, status, name] of cases) {
       const answer = await rest(method, path, body, typeof body === 'string' ? { 'content-type': 'application/json' } : {});
@@ -326,5 +333,70 @@ describe('a2a conformance', () => {
     const again = await request('POST', `${system.baseUrl}/v1/messages/${id}/reply`, { params: { order_id: 12 } }, auth);
     assert.equal(again.status, 409);
     assert.equal(again.body.error.code, 'not_waiting_for_input');
+  });
+
+  it('a2a conformance - push notification configs (§3.1.7–3.1.10) over JSON-RPC and HTTP+JSON: created, read, listed, deleted, bounded, tenant-scoped, and each task state change posted signed to the webhook', async () => {
+    const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+    const hook = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    stops.push(() => new Promise((resolve) => hook.close(resolve)));
+    const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+    const card = (await request('GET', `${system.baseUrl}/.well-known/agent-card.json`, undefined, { authorization: '' })).body;
+    assert.equal(card.capabilities.pushNotifications, true, 'the card says so: the gateway signs with its caller secret');
+
+    const asked = (await call('SendMessage', { message: { messageId: `conf-push-${process.pid}`, role: 'ROLE_USER', parts: [{ text: 'refund' }], metadata: { skill: `${agentId}/ask` } } })).body.result.task;
+    assert.equal(asked.status.state, 'TASK_STATE_INPUT_REQUIRED', JSON.stringify(asked));
+    const taskId = asked.id as string;
+    const created = await call('CreateTaskPushNotificationConfig', { taskId, id: 'hook-1', url, token: 'tok-1' });
+    assert.deepEqual(created.body.result, { id: 'hook-1', taskId, url, token: 'tok-1' }, JSON.stringify(created.body));
+    assert.deepEqual((await call('GetTaskPushNotificationConfig', { taskId, id: 'hook-1' })).body.result, created.body.result);
+    assert.equal((await call('GetTaskPushNotificationConfig', { taskId, id: 'nope' })).body.error.code, -32001);
+    assert.equal((await call('CreateTaskPushNotificationConfig', { taskId: 'no-such-task', url })).body.error.code, -32001);
+    assert.equal((await call('CreateTaskPushNotificationConfig', { taskId, url: 'not a url' })).body.error.code, -32602);
+    const metadata = (await call('CreateTaskPushNotificationConfig', { taskId, url: 'http://169.254.169.254/latest' })).body.error;
+    assert.equal(metadata.code, -32602, 'the endpoint policy of reply_to: no cloud metadata address');
+    assert.match(JSON.stringify(metadata.data), /endpoint_not_allowed/);
+    const otherTenant = (await system.keys.create('elsewhere', { scopes: ['read', 'send'] }, 'a2a-push-other')).key;
+    const theirs = await post({ jsonrpc: '2.0', id: 1, method: 'ListTaskPushNotificationConfigs', params: { taskId } }, { authorization: `Bearer ${otherTenant}` });
+    assert.equal(theirs.body.error.code, -32001, "another tenant's key sees no such task");
+    const readOnly = (await system.keys.create('default', { scopes: ['read'] }, 'a2a-push-read')).key;
+    assert.equal((await post({ jsonrpc: '2.0', id: 1, method: 'CreateTaskPushNotificationConfig', params: { taskId, url } }, { authorization: `Bearer ${readOnly}` })).status, 403, 'creating needs the send scope');
+
+    // HTTP+JSON: the same configs.
+    const rest = (method: string, path: string, body?: unknown) => request(method, `${system.baseUrl}/a2a/rest${path}`, body, { authorization: `Bearer ${key}`, ...V1 });
+    const made = await rest('POST', `/tasks/${taskId}/pushNotificationConfigs`, { id: 'hook-2', url });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.deepEqual((await rest('GET', `/tasks/${taskId}/pushNotificationConfigs/hook-2`)).body, { id: 'hook-2', taskId, url });
+    assert.deepEqual((await rest('GET', `/tasks/${taskId}/pushNotificationConfigs`)).body.configs.map((c: { id: string }) => c.id), ['hook-1', 'hook-2']);
+    assert.equal((await rest('DELETE', `/tasks/${taskId}/pushNotificationConfigs/hook-2`)).status, 204);
+    assert.deepEqual((await call('ListTaskPushNotificationConfigs', { taskId })).body.result.configs.map((c: { id: string }) => c.id), ['hook-1']);
+    for (let i = 0; i < 9; i++) assert.ok((await call('CreateTaskPushNotificationConfig', { taskId, id: `spare-${i}`, url: `${url}?spare=${i}` })).body.result);
+    const eleventh = (await call('CreateTaskPushNotificationConfig', { taskId, id: 'one-too-many', url })).body.error;
+    assert.equal(eleventh.code, -32602, 'at most 10 per task');
+    assert.match(JSON.stringify(eleventh.data), /too_many_push_configs/);
+    for (let i = 0; i < 9; i++) await call('DeleteTaskPushNotificationConfig', { taskId, id: `spare-${i}` });
+
+    // The state changes reach the webhook: input-required now, completed after the reply.
+    const posted = () => received.filter((r) => r.headers['x-a2a-notification-token'] === 'tok-1').map((r) => JSON.parse(r.body).task.status.state as string);
+    for (let i = 0; i < 100 && !posted().includes('TASK_STATE_INPUT_REQUIRED'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(posted()[0], 'TASK_STATE_INPUT_REQUIRED', JSON.stringify(posted()));
+    const replied = await call('SendMessage', { message: { messageId: `conf-push-reply-${process.pid}`, role: 'ROLE_USER', taskId, parts: [{ data: { order_id: 21 } }] } });
+    assert.equal(replied.body.result.task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(replied.body));
+    for (let i = 0; i < 100 && !posted().includes('TASK_STATE_COMPLETED'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(posted().at(-1), 'TASK_STATE_COMPLETED', JSON.stringify(posted()));
+    assert.equal(new Set(posted()).size, posted().length, 'each change posted once');
+    const last = received.filter((r) => r.headers['x-a2a-notification-token'] === 'tok-1').at(-1)!;
+    const verified = new Webhook(callerSecret).verify(last.body, last.headers as Record<string, string>) as { task: { id: string; artifacts: { parts: { data: unknown }[] }[] } };
+    assert.equal(verified.task.id, taskId, 'signed with the caller secret, as reply_to is');
+    assert.deepEqual(verified.task.artifacts[0]!.parts[0]!.data, { refund_id: 'r-21', turn: 2 });
+    for (let i = 0; i < 50 && (await call('ListTaskPushNotificationConfigs', { taskId })).body.result.configs?.length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual((await call('ListTaskPushNotificationConfigs', { taskId })).body.result.configs ?? [], [], "an ended task's configs go once its end is posted");
   });
 });
