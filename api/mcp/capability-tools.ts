@@ -20,7 +20,10 @@ import { paramsSchema } from '../schemas';
 import { parseInput } from '../validate';
 import type { McpDeps, ToolCall } from './context';
 import { roundPayload } from './input-rounds';
-import { sendAndWait, type ToolAnswer } from './send-and-wait';
+import { sendAndAwait, sendAndWait, type ToolAnswer } from './send-and-wait';
+import { taskSupportOf, type TaskSupport } from './tasks';
+import type { MessageStatus } from '../../messages/message';
+import type { SendRequest } from '../../messages/intake';
 
 /** Between the agent's name and the capability's in a tool name. */
 export const TOOL_NAME_SEPARATOR = '__';
@@ -34,6 +37,8 @@ export interface CapabilityTool {
   parametersJson?: string;
   /** Whether the key may reach it; only these are listed. */
   reachable: boolean;
+  /** Whether a call may be a task of the Tasks extension (tasks.ts; tag `mcp:task=…`). */
+  taskSupport: TaskSupport;
 }
 
 function safeName(text: string): string {
@@ -97,6 +102,7 @@ export function capabilityTools(agents: readonly AgentWithInstances[], caller: C
         name = `${name.slice(0, MAX_NAME - suffix.length)}${suffix}`;
       }
       taken.add(name);
+      const taskSupport = taskSupportOf(capability.tags);
       const about = `${capability.description || capability.name} — capability "${capability.name}" of agent "${agent.name}"` +
         (agent.description ? ` (${agent.description})` : '');
       tools.push({
@@ -106,19 +112,21 @@ export function capabilityTools(agents: readonly AgentWithInstances[], caller: C
           description: `${about}. Sent through Agent-Reach, durably; returns the agent's result when it finishes in time, else the message id to read with reach_status.`,
           inputSchema: inputSchemaOf(capability.parameters_json),
           annotations: { readOnlyHint: false, openWorldHint: true },
+          execution: { taskSupport },
         },
         agent_id: agent._id,
         capability: capability.name,
         ...(capability.parameters_json ? { parametersJson: capability.parameters_json } : {}),
         reachable: canReach(caller, { tenant: agent.tenant, acl: capability.acl }).allowed,
+        taskSupport,
       });
     }
   }
   return tools;
 }
 
-/** Sends the arguments to the tool's capability as `params` (checked against its schema first) and waits for the outcome. */
-export async function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: CapabilityTool, args: unknown): Promise<ToolAnswer> {
+/** The message a call of the tool sends: its arguments as `params`, checked against the capability's schema first. */
+function capabilityMessage(call: ToolCall, tool: CapabilityTool, args: unknown): SendRequest {
   const { message_id, params } = splitArguments(tool, args);
   // A capability the key may not reach is refused by intake, before anything about its parameters is said.
   if (tool.reachable && tool.parametersJson) {
@@ -132,6 +140,15 @@ export async function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: Ca
       ]);
     }
   }
-  const body = { ...(message_id ? { message_id } : {}), target: { agent_id: tool.agent_id, capability: tool.capability }, params, ...roundPayload(call.round) };
-  return sendAndWait(deps, call, body, deps.config.MCP_SEND_WAIT_MS, { passthrough: true });
+  return { ...(message_id ? { message_id } : {}), target: { agent_id: tool.agent_id, capability: tool.capability }, params, ...roundPayload(call.round) };
+}
+
+/** Sends the arguments to the tool's capability and waits for the outcome. */
+export function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: CapabilityTool, args: unknown): Promise<ToolAnswer> {
+  return sendAndWait(deps, call, capabilityMessage(call, tool, args), deps.config.MCP_SEND_WAIT_MS, { passthrough: true });
+}
+
+/** Sends the arguments to the tool's capability without waiting (a task, tasks.ts): the message as accepted. */
+export async function startCapabilityMessage(deps: McpDeps, call: ToolCall, tool: CapabilityTool, args: unknown): Promise<MessageStatus> {
+  return (await sendAndAwait(deps, call, capabilityMessage(call, tool, args), 0)).status;
 }

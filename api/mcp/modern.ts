@@ -17,6 +17,8 @@ import {
   Server,
   type GetPromptResult,
   type ReadResourceResult,
+  type CallToolResult,
+  type ServerCapabilities,
   type ListToolsResult,
   type McpHttpHandler,
   type ProgressToken,
@@ -27,7 +29,9 @@ import { version } from '../../package.json';
 import type { McpDeps, ToolCall } from './context';
 import { listResources, readResource, RESOURCE_TEMPLATES } from './resources';
 import { complete, getPrompt, listFaceResources, listFaceTemplates, listPrompts, readFaceResource } from './agent-face-requests';
-import { capabilitiesOf, instructionsOf, listedTools, toolRunner, unknownTool, type SessionOptions } from './server';
+import { startCapabilityMessage } from './capability-tools';
+import { capabilitiesOf, capabilityToolFor, instructionsOf, listedTools, toolRunner, unknownTool, type SessionOptions } from './server';
+import { cancelTask, createTaskResult, getTask, missingTasksCapability, taskParams, TASKS_EXTENSION, tasksDeclared, updateTask } from './tasks';
 import { roundOf, sealedAnswer, stateCodec, type StateCodec } from './input-rounds';
 import { isInputRequired, type AgentInputRequired } from './mcp-results';
 import type { ToolAnswer } from './send-and-wait';
@@ -73,7 +77,8 @@ function createModernServer(deps: McpDeps, session: SessionOptions, codec: State
   const server = new Server(
     { name: 'agent-reach', title: 'Agent-Reach', version },
     {
-      capabilities: capabilitiesOf(session),
+      // The Tasks extension (tasks.ts): a capability tool's call may be a task, its message.
+      capabilities: { ...capabilitiesOf(session), extensions: { [TASKS_EXTENSION]: {} } } as ServerCapabilities,
       instructions: instructionsOf(session),
       cacheHints: { 'tools/list': hint, 'resources/list': hint, 'resources/templates/list': hint, 'prompts/list': hint, 'server/discover': hint },
       requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
@@ -93,6 +98,18 @@ function createModernServer(deps: McpDeps, session: SessionOptions, codec: State
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
     const call = callOf(ctx, request.params._meta?.progressToken, name);
+    const task = await capabilityToolFor(deps, session, name);
+    if (task && task.taskSupport !== 'forbidden') {
+      const declared = tasksDeclared(ctx);
+      if (task.taskSupport === 'required' && !declared) throw missingTasksCapability(`${name} runs as a task only`);
+      if (declared) {
+        try {
+          return createTaskResult(deps, await startCapabilityMessage(deps, call, task, args)) as unknown as CallToolResult;
+        } catch (error) {
+          return toolErrorOf(error, deps.logger, name);
+        }
+      }
+    }
     const run = await toolRunner(deps, session, name);
     if (!run) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);
     let answer: ToolAnswer;
@@ -103,6 +120,15 @@ function createModernServer(deps: McpDeps, session: SessionOptions, codec: State
     }
     return isInputRequired(answer) ? sealedAnswer(codec, ctx, name, answer) : answer;
   });
+  // Tasks are messages; only a client that declared the extension may use them (SEP-2575: -32021 otherwise).
+  const taskMethod = <T>(method: string, handle: (taskId: string) => Promise<T>) =>
+    server.setRequestHandler(method, { params: taskParams }, (params, ctx) => {
+      if (!tasksDeclared(ctx)) throw missingTasksCapability(`${method} is part of the Tasks extension`);
+      return handle(params.taskId) as Promise<never>;
+    });
+  taskMethod('tasks/get', (taskId) => getTask(deps, { caller }, taskId));
+  taskMethod('tasks/cancel', (taskId) => cancelTask(deps, { caller }, taskId));
+  taskMethod('tasks/update', (taskId) => updateTask(deps, { caller }, taskId));
   /** An agent face's answer, its input_required state sealed for `name`. */
   const answered = async <T>(ctx: ServerContext, name: string, answer: () => Promise<T | AgentInputRequired>): Promise<T | AgentInputRequired> => {
     const result = await asProtocolErrors(answer);

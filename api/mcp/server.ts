@@ -73,16 +73,23 @@ async function sessionCapabilityTools(deps: McpDeps, session: SessionOptions): P
 /** Runs one tool for a caller. */
 export type ToolRun = (call: ToolCall, args: unknown) => Promise<ToolAnswer>;
 
+/** The capability tool called `name` for `session` (the agent face's, or a capability tool), if it is one. */
+export async function capabilityToolFor(deps: McpDeps, session: SessionOptions, name: string): Promise<CapabilityTool | undefined> {
+  if (session.agent !== undefined) return (await currentAgentFace(deps, session.caller, session.agent)).tools.find((t) => t.definition.name === name);
+  if (!session.capabilityTools || reachTools(deps.config.MCP_SEND_WAIT_MS).some((t) => t.definition.name === name)) return undefined;
+  return (await sessionCapabilityTools(deps, session)).find((t) => t.definition.name === name && t.reachable);
+}
+
 /** How to run the tool called `name` for `session`, or undefined when it has none of that name. */
 export async function toolRunner(deps: McpDeps, session: SessionOptions, name: string): Promise<ToolRun | undefined> {
-  if (session.agent !== undefined) {
-    const tool = (await currentAgentFace(deps, session.caller, session.agent)).tools.find((t) => t.definition.name === name);
+  if (session.agent === undefined) {
+    const reach = reachTools(deps.config.MCP_SEND_WAIT_MS).find((t) => t.definition.name === name);
+    if (reach) return (call, args) => reach.run(deps, call, args);
+    if (!session.capabilityTools) return undefined;
+    const tool = (await sessionCapabilityTools(deps, session)).find((t) => t.definition.name === name);
     return tool && ((call, args) => callCapabilityTool(deps, call, tool, args));
   }
-  const reach = reachTools(deps.config.MCP_SEND_WAIT_MS).find((t) => t.definition.name === name);
-  if (reach) return (call, args) => reach.run(deps, call, args);
-  if (!session.capabilityTools) return undefined;
-  const tool = (await sessionCapabilityTools(deps, session)).find((t) => t.definition.name === name);
+  const tool = await capabilityToolFor(deps, session, name);
   return tool && ((call, args) => callCapabilityTool(deps, call, tool, args));
 }
 

@@ -69,6 +69,41 @@ const verified = (round: Round): Record<string, unknown> | undefined => {
   return JSON.parse(state.data) as Record<string, unknown>;
 };
 
+/** A wait that does not keep the process alive (a cancelled task's agent may still be sleeping when the test ends). */
+const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/** The suite's Tasks fixtures (2026-07-28, api/mcp/tasks.ts): `mcp:task=…` tags say which may or must be tasks. */
+const TASK_FIXTURES: Fixture[] = [
+  {
+    card: { name: 'greet', description: 'Greets, at once (never a task)', tags: ['mcp:task=forbidden'], parameters: strings('name') },
+    answer: ({ params }) => ({ content: [text(`Hello, ${String(params.name)}!`)] }),
+  },
+  {
+    card: { name: 'slow_compute', description: 'Works `seconds` seconds', parameters: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } } },
+    answer: async ({ params }) => {
+      await idle(Number(params.seconds ?? 0) * 1000);
+      return { content: [text(`computed ${String(params.label ?? '')} in ${String(params.seconds ?? 0)} s`)] };
+    },
+  },
+  {
+    card: { name: 'failing_job', description: 'Reports a tool error after a second (only as a task)', tags: ['mcp:task=required'] },
+    answer: async () => {
+      await idle(1_000);
+      return { isError: true, content: [text('failing_job failed, as it always does')] };
+    },
+  },
+  {
+    card: { name: 'protocol_error_job', description: 'Fails: the message ends failed, no result' },
+    answer: () => {
+      throw new Error('protocol_error_job fails on purpose');
+    },
+  },
+  {
+    card: { name: 'confirm_delete', description: 'Deletes after a confirmation (asked for with an input_required result)' },
+    answer: (d) => (roundOf(d).input_responses?.['confirm'] ? { content: [text('deleted')] } : askFor({ confirm: elicit('Delete it?', 'ok', 'boolean') })),
+  },
+];
+
 /** The suite's multi-round-trip fixtures (2026-07-28): each asks the client for input, then answers with what it got. */
 const INPUT_FIXTURES: Fixture[] = [
   {
@@ -261,7 +296,7 @@ const FIXTURES: Fixture[] = [
 
 /** Registers the fixture agent (a key with the `register` scope) and serves its capabilities. */
 export async function startFixtureAgent(gateway: string, apiKey: string): Promise<{ agentId: string; stop(): Promise<void> }> {
-  const fixtures = [...FIXTURES, ...INPUT_FIXTURES];
+  const fixtures = [...FIXTURES, ...INPUT_FIXTURES, ...TASK_FIXTURES];
   const byName = new Map(fixtures.map((fixture) => [fixture.card.name, fixture]));
   const card: AgentCard = { name: FIXTURE_AGENT, description: "The MCP conformance suite's fixtures", capabilities: fixtures.map((f) => f.card) };
   return sdkAgent(gateway, card, (delivery) => {

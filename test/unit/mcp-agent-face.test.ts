@@ -15,7 +15,7 @@ function agent(name: string, capabilities: Partial<CapabilityDoc>[]): AgentWithI
 
 const caller = { tenant: 'acme', key_id: 'aaaaaaaaaaaa', scopes: ['read', 'send'] };
 const fixture = agent('fixture', [
-  { name: 'greet' },
+  { name: 'greet', tags: ['mcp:task=forbidden'] },
   { name: 'hello_prompt', tags: ['mcp:prompt'] },
   { name: 'readme', tags: ['other', 'mcp:resource=test://readme'] },
   { name: 'item', tags: ['mcp:resource=test://items/{id}/data'] },
@@ -26,11 +26,13 @@ describe('mcp agent face', () => {
   it('mcp agent face - tools under their bare names, prompts and resources by their tags, only what the key may reach', () => {
     const face = agentFaceOf([agent('other', [{ name: 'greet' }]), fixture], caller, 'fixture');
     assert.deepEqual(face.tools.map((t) => [t.definition.name, t.agent_id, t.capability]), [['greet', 'agt_fixture', 'greet']]);
+    assert.deepEqual(face.tools[0]!.definition.execution, { taskSupport: 'forbidden' }, 'its tag; without one a capability may be a task');
     assert.deepEqual(face.prompts.map((p) => p.capability.name), ['hello_prompt']);
     assert.deepEqual(face.resources.map((r) => [r.capability.name, r.uri, r.isTemplate]), [['readme', 'test://readme', false], ['item', 'test://items/{id}/data', true]]);
     assert.deepEqual(agentFaceOf([fixture], caller, 'nobody'), { tools: [], prompts: [], resources: [] });
     const admin = agentFaceOf([fixture], { ...caller, scopes: ['send', 'admin'] }, 'fixture');
     assert.deepEqual(admin.tools.map((t) => t.definition.name), ['greet', 'secret']);
+    assert.deepEqual(admin.tools[1]!.definition.execution, { taskSupport: 'optional' });
   });
 
   it('mcp agent face - a URI finds its resource, a template gives its variables', () => {
