@@ -68,11 +68,17 @@ async function routedMessage(request: SendMessageInput, taskQueue: string): Prom
 
 /**
  * A step's message prepared in the chain's own run, as the api prepares one it is posted (checked, its target's ACL
- * asked as the chain's caller, sealed): by `prepareMessage` as a local activity for a named target, on the api's
- * routing queue for an intent. Undefined when routing chose nothing the chain can start.
+ * asked as the chain's caller, sealed) by `prepareMessage` as a local activity, in the very task that starts it (its
+ * seal is as fresh as its start). An intent is routed first on the api's routing queue; a refusal there is the
+ * message as the router built it (a rejected message is recorded, never delivered). Undefined when routing chose
+ * nothing the chain can start.
  */
 async function preparedMessage(request: SendMessageInput, taskQueue: string): Promise<{ prepared: PreparedMessage } | { misfit: string } | undefined> {
-  if (request.intent && !request.target) return routedMessage(request, taskQueue);
+  if (request.intent && !request.target) {
+    const routed = await routedMessage(request, taskQueue);
+    if (!routed || 'misfit' in routed || routed.prepared.input.rejection) return routed;
+    request.target = routed.prepared.input.target;
+  }
   const prepared = await prepareLocally(request, { own_chain: true });
   return prepared.kind === 'prepared' ? { prepared } : undefined;
 }

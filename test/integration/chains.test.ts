@@ -241,6 +241,19 @@ describe('chains', () => {
     assert.deepEqual(delivered.slice(1).map((d) => JSON.stringify(d)).sort(), [['release', { why: 'calm' }], ['release', { why: 'done' }]].map((d) => JSON.stringify(d)).sort());
   });
 
+  it('chains - an intent step the router refuses is a rejected message: the step fails with its reason, nothing is delivered', async () => {
+    const chainId = newChainId();
+    const started = await startChain({ chain_id: chainId, steps: [{ id: 'nowhere', intent: 'zqxv wibble frobnicate the quantum llama' }, { id: 'next', target: target('release') }] });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const ended = await endedChain(chainId);
+    assert.equal(ended.state, 'failed', JSON.stringify(ended));
+    assert.deepEqual(ended.steps.map((s: { state: string }) => s.state), ['failed', 'skipped']);
+    const message = await request('GET', `${system.baseUrl}/v1/messages/${chainId}:nowhere`);
+    assert.equal(message.body.state, 'rejected', JSON.stringify(message.body));
+    assert.equal(ended.steps[0].error.code, message.body.reason.code);
+    assert.equal(deliveriesOf(chainId).length, 0);
+  });
+
   it('chains - an intent step whose params do not fit the routed capability fails before anything is delivered', async () => {
     const chainId = newChainId();
     const started = await startChain({ chain_id: chainId, input: { city: 75 }, steps: [{ id: 'weather', intent: 'weather forecast', input: { city: { $ref: '/input/city' } } }] });
