@@ -114,6 +114,36 @@ describe('websocket', () => {
     }
   });
 
+  it('websocket - multi-turn: an input_required ack makes the message wait; the reply comes as turn 2 with its own delivery key and the history; its receipt names the turn', async () => {
+    const registered = await wsAgent();
+    const agent = await connectAgent(replicaB.baseUrl, registered.agent_id, registered.secret, (d) =>
+      d.turn === 1
+        ? [{ type: 'ack', message_id: d.message_id, attempt: d.attempt, status: 'input_required', input: { message: 'Which order?' } }]
+        : [
+            { type: 'ack', message_id: d.message_id, attempt: d.attempt, status: 'accepted' },
+            { type: 'receipt', message_id: d.message_id, turn: 1, status: 'processed', result: 'a late repeat of turn 1: not applied' },
+            { type: 'receipt', message_id: d.message_id, turn: d.turn, status: 'processed', result: { order: (d.params as { order_id: number }).order_id } },
+          ],
+    );
+    try {
+      const messageId = `ws-turns-${Date.now()}`;
+      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' }, intent: 'refund' });
+      const waiting = await eventually('the message to wait for input', async () => {
+        const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+        return response.body?.state === 'input_required' ? response.body : undefined;
+      });
+      assert.equal(waiting.input_required.message, 'Which order?');
+      assert.equal((await request('POST', `${system.baseUrl}/v1/messages/${messageId}/reply`, { params: { order_id: 9 } })).status, 202);
+      const status = await processed(messageId);
+      assert.deepEqual(status.result, { order: 9 }, 'the receipt of turn 2, not the late one of turn 1');
+      const deliveries = agent.frames.filter((f) => f.type === 'delivery');
+      assert.deepEqual(deliveries.map((f) => [f.turn, f.delivery_key]), [[1, messageId], [2, `${messageId}:turn-2`]]);
+      assert.deepEqual((deliveries[1]!.history as { role: string }[]).map((t) => t.role), ['caller', 'agent', 'caller']);
+    } finally {
+      agent.close();
+    }
+  });
+
   it('websocket - a wrong secret or a malformed instance id is refused at the upgrade', async () => {
     const registered = await wsAgent();
     const attempt = (path: string, secret: string) =>
