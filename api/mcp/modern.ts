@@ -8,6 +8,7 @@
  * sessions, as before.
  */
 import { Readable } from 'node:stream';
+import type { z } from 'zod';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import {
   createMcpHandler,
@@ -121,14 +122,15 @@ function createModernServer(deps: McpDeps, session: SessionOptions, codec: State
     return isInputRequired(answer) ? sealedAnswer(codec, ctx, name, answer) : answer;
   });
   // Tasks are messages; only a client that declared the extension may use them (SEP-2575: -32021 otherwise).
-  const taskMethod = <T>(method: string, handle: (taskId: string) => Promise<T>) =>
+  const taskMethod = <T>(method: string, handle: (params: z.output<typeof taskParams>, ctx: ServerContext) => Promise<T>) =>
     server.setRequestHandler(method, { params: taskParams }, (params, ctx) => {
       if (!tasksDeclared(ctx)) throw missingTasksCapability(`${method} is part of the Tasks extension`);
-      return handle(params.taskId) as Promise<never>;
+      return handle(params, ctx) as Promise<never>;
     });
-  taskMethod('tasks/get', (taskId) => getTask(deps, { caller }, taskId));
-  taskMethod('tasks/cancel', (taskId) => cancelTask(deps, { caller }, taskId));
-  taskMethod('tasks/update', (taskId) => updateTask(deps, { caller }, taskId));
+  taskMethod('tasks/get', ({ taskId }) => getTask(deps, { caller }, taskId));
+  taskMethod('tasks/cancel', ({ taskId }) => cancelTask(deps, { caller }, taskId));
+  // The SDK lifts inputResponses out of the params it hands over (ctx.mcpReq.inputResponses).
+  taskMethod('tasks/update', ({ taskId, inputResponses }, ctx) => updateTask(deps, { caller }, taskId, ctx.mcpReq.inputResponses ?? inputResponses));
   /** An agent face's answer, its input_required state sealed for `name`. */
   const answered = async <T>(ctx: ServerContext, name: string, answer: () => Promise<T | AgentInputRequired>): Promise<T | AgentInputRequired> => {
     const result = await asProtocolErrors(answer);

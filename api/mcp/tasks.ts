@@ -7,7 +7,11 @@
  * after a restart) and `tasks/cancel` cancels it, as `POST /v1/messages/:id/cancel` does. The removed methods
  * (`tasks/result`, `tasks/list`) are the SDK's -32601.
  *
- * Message states as task statuses: in flight → `working`; `processed` → `completed` with the tool result inlined
+ * Message states as task statuses: in flight → `working`; waiting for the caller (`input_required`, the agent's
+ * question) → `input_required` with one elicitation in `inputRequests` (key REPLY_KEY: the question, its JSON Schema
+ * as the requested schema), which `tasks/update` answers: an accepted elicitation's content is the message's reply
+ * (its params, as `POST /v1/messages/:id/reply`), another action is replied as `payload: {action}`; `processed` →
+ * `completed` with the tool result inlined
  * (the agent's own MCP result, an `isError` one included); `cancelled` → `cancelled`; any other end (failed,
  * rejected, expired: the gateway got no result) → `failed` with a JSON-RPC error inlined.
  */
@@ -15,6 +19,7 @@ import { ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcont
 import { z } from 'zod';
 import { isTerminal, type MessageStatus } from '../../messages/message';
 import { hasScope } from '../../rules/api-key';
+import { replyBody, type ReplyBody } from '../../messages/message-schema';
 import { messageIdParams } from '../schemas';
 import { ApiError, errorBody } from '../errors';
 import { parseInput } from '../validate';
@@ -48,9 +53,13 @@ export function missingTasksCapability(why: string): ProtocolError {
   return new ProtocolError(MISSING_CLIENT_CAPABILITY, `${why}: declare the ${TASKS_EXTENSION} extension`, { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
 }
 
-type TaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
+type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** The key of the one input request of a task waiting for its caller (a message asks one question at a time). */
+export const REPLY_KEY = 'reply';
 
 function statusOf(message: MessageStatus): TaskStatus {
+  if (message.state === 'input_required') return 'input_required';
   if (!isTerminal(message.state)) return 'working';
   if (message.state === 'processed') return 'completed';
   if (message.state === 'cancelled') return 'cancelled';
@@ -75,16 +84,24 @@ export function createTaskResult(deps: McpDeps, message: MessageStatus) {
   return { resultType: 'task', ...taskOf(deps, message) };
 }
 
+/** The agent's question as an elicitation: a form of its JSON Schema (an object one), else a free-text answer. */
+function inputRequestsOf(message: MessageStatus) {
+  const question = message.input_required ?? { message: 'The agent needs more input' };
+  const schema = question.schema?.type === 'object' ? question.schema : { type: 'object', properties: { answer: { type: 'string', description: 'Your answer' } }, required: ['answer'] };
+  return { [REPLY_KEY]: { method: 'elicitation/create', params: { message: question.message, requestedSchema: schema } } };
+}
+
 /** `tasks/get`'s DetailedTask: the result or the error inlined once the message ended. */
 function detailedTask(deps: McpDeps, message: MessageStatus) {
   const task = taskOf(deps, message);
   if (task.status === 'completed') return { resultType: 'complete', ...task, result: endedAnswer(deps, message, true) as ToolAnswer };
+  if (task.status === 'input_required') return { resultType: 'complete', ...task, inputRequests: inputRequestsOf(message) };
   if (task.status !== 'failed') return { resultType: 'complete', ...task };
   const reason = message.reason ?? { code: message.state, message: `The message ended ${message.state}` };
   return { resultType: 'complete', ...task, error: { code: ProtocolErrorCode.InternalError, message: `Message ${message.message_id} ended ${message.state}: ${reason.message}`, data: errorBody(reason.code, reason.message) } };
 }
 
-export const taskParams = z.looseObject({ taskId: z.string() });
+export const taskParams = z.looseObject({ taskId: z.string(), inputResponses: z.record(z.string(), z.unknown()).optional() });
 
 /** The message a task id names, in the caller's tenant; -32602 when there is none. */
 async function messageOf(deps: McpDeps, call: Pick<ToolCall, 'caller'>, taskId: string): Promise<MessageStatus> {
@@ -116,12 +133,29 @@ export async function cancelTask(deps: McpDeps, call: Pick<ToolCall, 'caller'>, 
   return { resultType: 'complete' };
 }
 
+/** The reply an elicitation result makes: its accepted content as params, any other action as the payload. */
+function replyOf(response: unknown): ReplyBody {
+  const { action, content } = (typeof response === 'object' && response !== null ? response : {}) as { action?: unknown; content?: unknown };
+  const reply = action === 'accept' && typeof content === 'object' && content !== null ? { params: content } : { payload: { action: typeof action === 'string' ? action : 'unknown' } };
+  try {
+    return parseInput(replyBody, reply, 'params');
+  } catch (error) {
+    if (error instanceof ApiError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, errorBody(error.code, error.message, error.details));
+    throw error;
+  }
+}
+
 /**
- * An acknowledgement: no task of ours ever waits for input (a message has no input_required state yet; an agent asks
- * for input with an input_required result of a tool call instead), so responses sent to one are unsolicited and
- * ignored, as the revision asks of unrecognised information.
+ * Gives a task waiting for its caller the answer to its question (the response under REPLY_KEY) and acknowledges.
+ * Responses to a task that does not wait, or under other keys, are unsolicited and ignored, as the revision asks of
+ * unrecognised information.
  */
-export async function updateTask(deps: McpDeps, call: Pick<ToolCall, 'caller'>, taskId: string) {
-  await messageOf(deps, call, taskId);
+export async function updateTask(deps: McpDeps, call: Pick<ToolCall, 'caller'>, taskId: string, inputResponses: Record<string, unknown> | undefined) {
+  const message = await messageOf(deps, call, taskId);
+  const response = inputResponses?.[REPLY_KEY];
+  if (message.state === 'input_required' && response !== undefined) {
+    const outcome = await deps.messages.reply(call.caller.tenant, message.message_id, replyOf(response));
+    if (outcome.kind === 'unknown_message') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
+  }
   return { resultType: 'complete' };
 }

@@ -7,7 +7,7 @@
  * it waits, and a failing capability is a tool error.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import type { AgentCard, Delivery } from '../../sdk';
+import { InputRequiredError, type AgentCard, type Delivery } from '../../sdk';
 import { sdkAgent } from './mcp';
 
 export const FIXTURE_AGENT = 'mcp-conformance-fixture';
@@ -99,8 +99,12 @@ const TASK_FIXTURES: Fixture[] = [
     },
   },
   {
-    card: { name: 'confirm_delete', description: 'Deletes after a confirmation (asked for with an input_required result)' },
-    answer: (d) => (roundOf(d).input_responses?.['confirm'] ? { content: [text('deleted')] } : askFor({ confirm: elicit('Delete it?', 'ok', 'boolean') })),
+    // As a task: the message waits for the caller (the agent's input_required receipt), tasks/update replies.
+    card: { name: 'confirm_delete', description: 'Deletes after the caller confirms' },
+    answer: (d) => {
+      if (d.turn === undefined || d.turn < 2) throw new InputRequiredError('Delete it?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
+      return { content: [text(d.params.ok === true ? 'deleted' : 'kept')] };
+    },
   },
 ];
 

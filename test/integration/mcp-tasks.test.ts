@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { InputRequiredError } from '../../sdk';
 import { eventually } from '../helpers/eventually';
 import { sdkAgent } from '../helpers/mcp';
 import { startTestServers, type TestServers } from '../helpers/servers';
@@ -58,8 +59,13 @@ before(async () => {
       { name: 'slow', description: 'Works a while', parameters: { type: 'object', properties: { ms: { type: 'number' } } } },
       { name: 'greet', description: 'Greets at once', tags: ['mcp:task=forbidden'] },
       { name: 'batch', description: 'Only as a task', tags: ['mcp:task=required'] },
+      { name: 'ask', description: 'Asks the caller for a city first' },
     ],
   }, async (d) => {
+    if (d.capability === 'ask') {
+      if (d.turn === undefined || d.turn < 2) throw new InputRequiredError('Which city?', { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
+      return { content: [{ type: 'text', text: `weather for ${String(d.params.city)}` }] };
+    }
     await idle(Number(d.params.ms ?? 0));
     return d.capability === 'greet' ? { content: [{ type: 'text', text: 'Hello!' }] } : { content: [{ type: 'text', text: `done ${d.capability}` }] };
   }, { apiKey: key });
@@ -101,6 +107,25 @@ describe('mcp tasks', () => {
     assert.equal(cancelled.result, undefined);
     const status = await fetch(`${system.baseUrl}/v1/messages/${doomed.taskId}`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(((await status.json()) as { state: string }).state, 'cancelled', 'the message itself was cancelled');
+  });
+
+  it('mcp tasks - a task whose agent asks the caller waits in input_required, and tasks/update is the reply', async () => {
+    const created = (await callTool(system.baseUrl, 'ask', {})).result!;
+    const waiting = await eventually('the task waits for input', async () => {
+      const task = (await getTask(system.baseUrl, created.taskId)).result!;
+      return task.status === 'input_required' ? task : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 250 });
+    assert.deepEqual(waiting.inputRequests, {
+      reply: { method: 'elicitation/create', params: { message: 'Which city?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+    });
+    assert.equal('requestState' in waiting, false);
+    const ack = (await rpc(system.baseUrl, 'tasks/update', { taskId: created.taskId, inputResponses: { reply: { action: 'accept', content: { city: 'Lyon' } } } }, { name: created.taskId })).result!;
+    assert.equal(ack.resultType, 'complete');
+    const done = await eventually('the task completed', async () => {
+      const task = (await getTask(system.baseUrl, created.taskId)).result!;
+      return task.status === 'completed' ? task : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 250 });
+    assert.deepEqual(done.result.content, [{ type: 'text', text: 'weather for Lyon' }], 'the reply reached the agent as its next turn');
   });
 
   it('mcp tasks - only a client that declared the extension gets tasks; a sync-only tool never is one', async () => {
