@@ -18,7 +18,7 @@ import { refuseWhenSpent } from '../client-limit';
 import { ApiError } from '../errors';
 import { chainPlanBody, chainPlanQuery } from '../schemas';
 import { parseInput } from '../validate';
-import { chainCost, chainLinks, refusalError } from './chains';
+import { chainCost, chainLinks, startError } from './chains';
 import { decisionOutcome } from './route';
 
 export interface ChainPlanDeps {
@@ -69,11 +69,9 @@ export function chainPlanRoutes(deps: ChainPlanDeps): ExpressRouter {
     const extra = chainCost(chain, deps.config.MAX_CHAIN_STEPS);
     refuseWhenSpent(res, deps.limiter.take(caller.tenant, extra), 'for this tenant');
     const result = await deps.chains.start(caller, chain);
+    const error = startError(result, caller);
+    if (error) throw error;
     switch (result.kind) {
-      case 'refused':
-        throw refusalError(result.refusal, caller);
-      case 'conflict':
-        throw new ApiError(409, 'idempotency_conflict', `Chain ${result.chain_id} was already started with a different body`, { chain_id: result.chain_id });
       case 'duplicate':
       case 'accepted': {
         const status = result.status;

@@ -5,7 +5,7 @@ import { hasScope, type Caller } from '../../rules/api-key';
 import type { ChainStatus, SentMessage, StepStatus } from '../../chains/chain';
 import { chainIdParams } from '../../chains/chain-schema';
 import type { ChainRefusal } from '../../chains/check-chain';
-import { ChainStatusUnavailableError, type ChainService } from '../../chains/chain-service';
+import { ChainStatusUnavailableError, type ChainService, type StartChainResult } from '../../chains/chain-service';
 import { chainWorkflowId } from '../../chains/temporal';
 import type { RateLimiter } from '../../util/rate-limiter';
 import { requireCaller } from '../caller-auth';
@@ -22,6 +22,13 @@ export function refusalError(refusal: ChainRefusal, caller: Caller): ApiError {
   if (refusal.code === 'capability_forbidden') return new ApiError(403, 'capability_forbidden', hasScope(caller, 'admin') ? refusal.message : "This API key may not reach a step's capability", step);
   if (refusal.code === 'agent_not_found') return new ApiError(404, 'agent_not_found', refusal.message, step);
   return new ApiError(422, refusal.code, refusal.message, step);
+}
+
+/** A start that did not start (refused, or the id taken by another body) as the error the api answers. */
+export function startError(result: StartChainResult, caller: Caller): ApiError | undefined {
+  if (result.kind === 'refused') return refusalError(result.refusal, caller);
+  if (result.kind === 'conflict') return new ApiError(409, 'idempotency_conflict', `Chain ${result.chain_id} was already started with a different body`, { chain_id: result.chain_id });
+  return undefined;
 }
 
 export function chainLinks(config: Config, tenant: string, chainId: string) {
@@ -93,11 +100,9 @@ export function chainRoutes(deps: { chains: ChainService; config: Config; limite
     if (extra > 0) refuseWhenSpent(res, deps.limiter.take(caller.tenant, extra), 'for this tenant');
     // Each step is sent as this key: the workflow gets the key's proof for each of the chain's message ids.
     const result = await deps.chains.start(caller, req.body);
+    const error = startError(result, caller);
+    if (error) throw error;
     switch (result.kind) {
-      case 'refused':
-        throw refusalError(result.refusal, caller);
-      case 'conflict':
-        throw new ApiError(409, 'idempotency_conflict', `Chain ${result.chain_id} was already started with a different body`, { chain_id: result.chain_id });
       case 'duplicate':
         // A retry must learn its chain is there; its results are for keys that may read them.
         res.status(200).json(withLinks(hasScope(caller, 'read') ? result.status : chainSummary(result.status)));
