@@ -3,7 +3,7 @@
  * run as the chain's caller, built from the step's templates (an intent step is routed and its params checked
  * first). Deterministic: no I/O here.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, ChildWorkflowFailure, condition, isCancellation, proxyActivities, proxyLocalActivities, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, ChildWorkflowFailure, condition, isCancellation, log, proxyActivities, proxyLocalActivities, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import { messageWorkflowId } from '../platform/temporal-names';
 import type { Activities } from '../activities';
 import type { PreparedMessage } from '../activities/prepare-message';
@@ -265,7 +265,8 @@ export class ChainRun {
     try {
       const mapped = await mapChainStep(this.mapRequest({ when }));
       return 'when_holds' in mapped && mapped.when_holds;
-    } catch {
+    } catch (error) {
+      log.warn('chain: a step condition could not be read; it counts as not holding', { chain_id: this.input.chain_id, ref: when.$ref, error: (error as Error)?.message ?? String(error) });
       return false;
     }
   }

@@ -2,7 +2,7 @@
  * Posts a message's final status to the caller's `reply_to` URL until it answers 2xx, on a widening schedule like
  * Svix's: about 5 s, 30 s, 3 min, 18 min, 2 h, then every 10 h, 8 attempts in all (with the default first delay).
  */
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ChainStatus } from '../chains/chain';
 import type { MessageStatus } from '../messages/message';
@@ -35,7 +35,19 @@ export async function notifyCallerWorkflow(input: NotifyCallerInput): Promise<{ 
       ...(parent ? { parent: { workflow_id: parent.workflowId, run_id: parent.runId } } : {}),
     });
     return { delivered: true };
-  } catch {
+  } catch (error) {
+    const { status } = input;
+    const id = 'message_id' in status ? { message_id: status.message_id, trace_id: status.trace_id } : { chain_id: status.chain_id };
+    log.warn('reply_to: the caller was not told of the end (every attempt failed or the post was refused)', { ...id, url_host: hostOf(input.url), error: (error as Error)?.message ?? String(error) });
     return { delivered: false };
+  }
+}
+
+/** The host alone: a reply_to URL may carry a token in its path or query, which the log must not keep. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch (error) {
+    return `(not a URL: ${(error as Error).message})`;
   }
 }
