@@ -73,8 +73,9 @@ export class MessageService {
   }
 
   /** The caller's reply to a message waiting for input: its run delivers it as the next turn. */
-  reply(tenant: string, messageId: string, reply: ReplyInput): Promise<ReplyResult> {
-    return replyToMessage(this.runs, tenant, messageId, reply);
+  async reply(tenant: string, messageId: string, reply: ReplyInput): Promise<ReplyResult> {
+    const question = reply.params ? (await this.get(tenant, messageId))?.input_required : undefined;
+    return replyToMessage(this.runs, tenant, messageId, reply, question);
   }
 
   cancel(tenant: string, messageId: string, reason?: string): Promise<CancelResult> {

@@ -84,3 +84,20 @@ export function validParameters(schemaJson: string, params: Record<string, unkno
   }
   return out;
 }
+
+/** Most issues named in one refusal. */
+const MAX_ISSUES = 20;
+
+/**
+ * What the schema finds wrong with `value`, as an error's details: where (`params.new_address.province`) and the
+ * schema's complaint. Empty when it fits, or when the schema cannot be compiled (it was checked where it came in).
+ */
+export function schemaIssues(schemaJson: string, value: unknown, root = 'params'): { location: string; message: string }[] {
+  const validate = validator(schemaJson);
+  if (!validate || accepts(validate, value)) return [];
+  return (validate.errors ?? []).slice(0, MAX_ISSUES).map((error) => {
+    const missing = (error.params as { missingProperty?: unknown }).missingProperty;
+    const path = [root, ...segments(error), ...(error.keyword === 'required' && typeof missing === 'string' ? [missing] : [])];
+    return { location: path.join('.'), message: error.message ?? error.keyword };
+  });
+}

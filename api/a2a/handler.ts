@@ -293,6 +293,10 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const a2aId = message.messageId.length <= MAX_KEPT_A2A_ID_CHARS ? { a2a_message_id: message.messageId } : {};
     const result = status.state === 'input_required' ? await this.deps.messages.reply(status.tenant, status.message_id, { ...body, ...a2aId }) : { kind: 'not_waiting' as const, state: status.state };
     if (result.kind === 'unknown_message') throw new TaskNotFoundError(`No task ${taskId}`);
+    if (result.kind === 'invalid') {
+      const issues = result.issues.map((i) => `${i.location} ${i.message}`).join('; ');
+      throw new RequestMalformedError({ message: `The reply's data does not fit the schema of the agent's question: ${issues}`, metadata: { location: result.issues[0]!.location } });
+    }
     if (result.kind === 'not_waiting') {
       throw new UnsupportedOperationError(
         isTerminal(result.state)

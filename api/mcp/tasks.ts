@@ -156,6 +156,10 @@ export async function updateTask(deps: McpDeps, call: Pick<ToolCall, 'caller'>, 
   if (message.state === 'input_required' && response !== undefined) {
     const outcome = await deps.messages.reply(call.caller.tenant, message.message_id, replyOf(response));
     if (outcome.kind === 'unknown_message') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
+    if (outcome.kind === 'invalid') {
+      const message = "The response does not fit the schema of the task's question";
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, errorBody('invalid_request', message, outcome.issues));
+    }
   }
   return { resultType: 'complete' };
 }

@@ -142,6 +142,8 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
         throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
       case 'not_waiting':
         throw new ApiError(409, 'not_waiting_for_input', `Message ${message_id} is ${result.state}, not waiting for input`, { state: result.state });
+      case 'invalid':
+        throw new ApiError(400, 'invalid_request', "The reply's params do not fit the schema of the agent's question", result.issues);
       case 'replied': {
         const status = await deps.messages.get(tenant, message_id);
         if (!status) throw new ApiError(404, 'message_not_found', `No message ${message_id}`);

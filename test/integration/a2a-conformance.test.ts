@@ -320,6 +320,11 @@ describe('a2a conformance', () => {
     assert.deepEqual(waiting.turns.map((t: { role: string }) => t.role), ['agent']);
     const bad = await request('POST', `${system.baseUrl}/v1/messages/${id}/reply`, {}, auth);
     assert.equal(bad.status, 400, JSON.stringify(bad.body));
+    const misfit = await request('POST', `${system.baseUrl}/v1/messages/${id}/reply`, { params: { order_id: 'eleven' } }, auth);
+    assert.equal(misfit.status, 400, 'params that do not fit the schema of the question are refused at the door');
+    assert.deepEqual([misfit.body.error.code, misfit.body.error.details.map((d: { location: string }) => d.location)], ['invalid_request', ['params.order_id']]);
+    const still = (await request('GET', `${system.baseUrl}/v1/messages/${id}`, undefined, auth)).body;
+    assert.deepEqual([still.state, still.turns.length], ['input_required', 1], 'nothing was sent to the agent');
     const replied = await request('POST', `${system.baseUrl}/v1/messages/${id}/reply`, { params: { order_id: 11 } }, auth);
     assert.equal(replied.status, 202, JSON.stringify(replied.body));
     let ended = replied.body;

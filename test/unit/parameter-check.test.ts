@@ -1,7 +1,7 @@
 /** The parameter check's compiled schemas: a bounded cache, and a repeated `$id` still validates. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compiledSchemas, invalidProperties, validParameters } from '../../router/parameter-check';
+import { compiledSchemas, invalidProperties, schemaIssues, validParameters } from '../../router/parameter-check';
 
 describe('parameter check', () => {
   it('parameter check - two different schemas with the same $id both validate', () => {
@@ -51,5 +51,13 @@ describe('parameter check', () => {
     assert.deepEqual(validParameters(addressSchema, params), {});
     const valid = { order_id: '2024090312', new_address: { province: '浙江省', city: '杭州市', detail: '文一西路969号', receiver_phone: '13705718888' } };
     assert.equal(validParameters(addressSchema, valid), valid, 'valid parameters come back untouched');
+  });
+
+  it('parameter check - schema issues name where and what, a missing field by its own path', () => {
+    const params = { order_id: 'abc', new_address: { city: '杭州市', detail: 'x' } };
+    const issues = schemaIssues(addressSchema, params);
+    assert.deepEqual(issues.map((i) => i.location).sort(), ['params.new_address.detail', 'params.new_address.province', 'params.new_address.receiver_phone', 'params.order_id']);
+    assert.ok(issues.every((i) => i.message.length > 0));
+    assert.deepEqual(schemaIssues(addressSchema, { order_id: '2024090312', new_address: { province: '浙江省', city: '杭州市', detail: '文一西路969号', receiver_phone: '13705718888' } }), []);
   });
 });
