@@ -62,5 +62,7 @@ export const replyBody = z
     params: paramsSchema.optional(),
     payload: anyJson.optional(),
   })
-  .refine((b) => b.intent !== undefined || b.params !== undefined || b.payload !== undefined, { message: 'give intent, params or payload', path: ['intent'] });
+  .refine((b) => b.intent !== undefined || b.params !== undefined || b.payload !== undefined, { message: 'give intent, params or payload', path: ['intent'] })
+  // The same rule in the OpenAPI document.
+  .meta({ minProperties: 1 });
 export type ReplyBody = z.output<typeof replyBody>;

@@ -43,7 +43,9 @@ export const callbackBody = z
       .optional(),
     input: inputRequest.optional(),
   })
-  .refine((body) => body.status !== 'input_required' || body.input !== undefined, { message: 'an input_required receipt says what it needs in `input`', path: ['input'] });
+  .refine((body) => body.status !== 'input_required' || body.input !== undefined, { message: 'an input_required receipt says what it needs in `input`', path: ['input'] })
+  // The same rule in the OpenAPI document.
+  .meta({ if: { required: ['status'], properties: { status: { const: 'input_required' } } }, then: { required: ['input'] } });
 export type CallbackBody = z.output<typeof callbackBody>;
 
 /**
