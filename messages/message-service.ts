@@ -2,6 +2,7 @@
  * Everything the api does with messages, behind one small facade: intake, status, receipts, cancel, redrive and
  * list. Each is a module of its own in this folder; this wires them to one Temporal client and the config.
  */
+import type { InputRequest } from '../protocol/turns';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Caller } from '../rules/api-key';
 import type { AgentDoc } from '../store/agents';
@@ -73,9 +74,10 @@ export class MessageService {
   }
 
   /** The caller's reply to a message waiting for input: its run delivers it as the next turn. */
-  async reply(tenant: string, messageId: string, reply: ReplyInput): Promise<ReplyResult> {
-    const question = reply.params ? (await this.get(tenant, messageId))?.input_required : undefined;
-    return replyToMessage(this.runs, tenant, messageId, reply, question);
+  /** `question`: what the message waits for, when the caller has its status already (else it is read for params). */
+  async reply(tenant: string, messageId: string, reply: ReplyInput, question?: InputRequest): Promise<ReplyResult> {
+    const asked = question ?? (reply.params ? (await this.get(tenant, messageId))?.input_required : undefined);
+    return replyToMessage(this.runs, tenant, messageId, reply, asked);
   }
 
   cancel(tenant: string, messageId: string, reason?: string): Promise<CancelResult> {

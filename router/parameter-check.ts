@@ -1,5 +1,6 @@
 /** Checks extracted parameters against the capability's JSON Schema; what fails is dropped, not delivered. */
 import type { ErrorObject } from 'ajv';
+import { isObject } from './params/fill-schema';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import { LruCache } from '../util/lru';
 import { RotatingAjv } from '../util/rotating-ajv';
@@ -50,15 +51,11 @@ function accepts(validate: ValidateFunction, value: unknown): boolean {
   return validate(value);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** Removes the value at `path`: a field of a top-level object alone (the object stays unless emptied), else the whole top-level value. */
 function removeAt(params: Record<string, unknown>, [top, field]: string[]): void {
   if (top === undefined) return;
   const value = params[top];
-  if (field === undefined || !isPlainObject(value)) {
+  if (field === undefined || !isObject(value)) {
     delete params[top];
     return;
   }

@@ -291,7 +291,7 @@ export class ReachA2aHandler implements A2ARequestHandler {
     requireStoredSize({ params: body.params, payload: body.payload }, this.deps.config.MAX_PAYLOAD_BYTES);
     if (status.turns?.some((t) => t.role === 'caller' && t.a2a_message_id === message.messageId)) return status;
     const a2aId = message.messageId.length <= MAX_KEPT_A2A_ID_CHARS ? { a2a_message_id: message.messageId } : {};
-    const result = status.state === 'input_required' ? await this.deps.messages.reply(status.tenant, status.message_id, { ...body, ...a2aId }) : { kind: 'not_waiting' as const, state: status.state };
+    const result = status.state === 'input_required' ? await this.deps.messages.reply(status.tenant, status.message_id, { ...body, ...a2aId }, status.input_required) : { kind: 'not_waiting' as const, state: status.state };
     if (result.kind === 'unknown_message') throw new TaskNotFoundError(`No task ${taskId}`);
     if (result.kind === 'invalid') {
       const issues = result.issues.map((i) => `${i.location} ${i.message}`).join('; ');

@@ -154,7 +154,7 @@ export async function updateTask(deps: McpDeps, call: Pick<ToolCall, 'caller'>, 
   const message = await messageOf(deps, call, taskId);
   const response = inputResponses?.[REPLY_KEY];
   if (message.state === 'input_required' && response !== undefined) {
-    const outcome = await deps.messages.reply(call.caller.tenant, message.message_id, replyOf(response));
+    const outcome = await deps.messages.reply(call.caller.tenant, message.message_id, replyOf(response), message.input_required);
     if (outcome.kind === 'unknown_message') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
     if (outcome.kind === 'invalid') {
       const message = "The response does not fit the schema of the task's question";
