@@ -8,6 +8,7 @@ import type { Router } from '../../router/router';
 import type { Caller } from '../../rules/api-key';
 import type { SealKeys } from '../../messages/seal';
 import type { EndpointGuard } from '../endpoint-check';
+import type { Continuation } from './asking';
 
 export interface McpDeps {
   config: Config;
@@ -30,6 +31,8 @@ export interface McpRound {
   clientCapabilities: Record<string, unknown>;
   inputResponses?: Record<string, unknown>;
   requestState?: string;
+  /** The gateway's own state: the message the client's answer continues (asking.ts). */
+  continues?: Continuation;
 }
 
 /** One tool call: who calls (the session's key), how to report progress and log lines (when the client asked), and its cancellation. */
@@ -40,5 +43,7 @@ export interface ToolCall {
   /** Present when the client may take log messages (`notifications/message`, 2025-11-25's logging). */
   log?: (level: 'info' | 'debug', message: string) => Promise<void>;
   round?: McpRound;
+  /** Present on a 2025-11-25 session whose client declared `elicitation`: asks its user, in the middle of the call. */
+  elicit?: (params: { message: string; requestedSchema: Record<string, unknown> }) => Promise<{ action: string; content?: Record<string, unknown> }>;
   signal: AbortSignal;
 }

@@ -15,6 +15,7 @@
 import { createHmac } from 'node:crypto';
 import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, ProtocolError, ProtocolErrorCode, type InputRequiredResult, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import type { SealKeys } from '../../messages/seal';
+import type { Continuation } from './asking';
 import type { McpRound } from './context';
 import type { AgentInputRequired } from './mcp-results';
 
@@ -25,7 +26,9 @@ interface SealedState {
   /** The tool, prompt or resource URI the state was made for. */
   for: string;
   /** The agent's own state. */
-  state: string;
+  state?: string;
+  /** Or the gateway's: the message the client's answer continues (asking.ts). */
+  continues?: Continuation;
 }
 
 export type StateCodec = RequestStateCodec<SealedState>;
@@ -49,15 +52,17 @@ export function roundOf(ctx: ServerContext, name: string): McpRound {
   return {
     clientCapabilities: typeof clientCapabilities === 'object' && clientCapabilities !== null ? (clientCapabilities as Record<string, unknown>) : {},
     ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
-    ...(sealed ? { requestState: sealed.state } : {}),
+    ...(sealed?.state !== undefined ? { requestState: sealed.state } : {}),
+    ...(sealed?.continues ? { continues: sealed.continues } : {}),
   };
 }
 
 /** The agent's input_required result as the client gets it: its state sealed for `name`. */
 export async function sealedAnswer(codec: StateCodec, ctx: ServerContext, name: string, answer: AgentInputRequired): Promise<InputRequiredResult> {
-  const { requestState, ...rest } = answer;
+  const { requestState, continues, ...rest } = answer;
   // The agent's requests are the SDK's to check (shape, and what the client declared) on the way out.
-  const sealed = requestState === undefined ? rest : { ...rest, requestState: await codec.mint({ for: name, state: requestState }, ctx) };
+  const state: SealedState | undefined = continues ? { for: name, continues } : requestState === undefined ? undefined : { for: name, state: requestState };
+  const sealed = state === undefined ? rest : { ...rest, requestState: await codec.mint(state, ctx) };
   return sealed as InputRequiredResult;
 }
 

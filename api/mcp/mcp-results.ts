@@ -8,6 +8,7 @@
  */
 import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema, type CallToolResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+import type { Continuation } from './asking';
 
 /** Where a passed-on result names the message that produced it. */
 export const MESSAGE_ID_META = 'agent-reach/message_id';
@@ -29,6 +30,8 @@ export interface AgentInputRequired {
   resultType: 'input_required';
   inputRequests?: Record<string, unknown>;
   requestState?: string;
+  /** The gateway's own question instead (asking.ts): the message the answer continues, sealed into the requestState. */
+  continues?: Continuation;
 }
 
 export function asInputRequired(value: unknown): AgentInputRequired | undefined {

@@ -11,6 +11,7 @@ import { dryRun } from '../routes/route';
 import { messageIdParams, routeBody, searchAgentsQuery, sendMessageBody } from '../schemas';
 import { parseInput } from '../validate';
 import type { McpDeps, ToolCall } from './context';
+import { replyTool } from './reply-tool';
 import { sendAndWait, withLinks, type ToolAnswer } from './send-and-wait';
 import { toolError, toolValue } from './tool-result';
 
@@ -82,6 +83,7 @@ export function reachTools(maxWaitMs: number): ReachTool[] {
         return sendAndWait(deps, call, body, wait_ms ?? maxWaitMs);
       },
     },
+    replyTool(maxWaitMs),
     {
       scope: 'read',
       definition: {

@@ -13,6 +13,8 @@ import {
   SetLevelRequestSchema,
   type LoggingLevel,
   type ProgressToken,
+  type ElicitRequestFormParams,
+  type RequestId,
   type ServerNotification,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -110,6 +112,9 @@ export function instructionsOf(session: SessionOptions): string {
   return `The agent "${session.agent}" through Agent-Reach: its capabilities are the tools, prompts and resources here; every call is a message delivered to it durably.`;
 }
 
+/** How long a 2025-11-25 call waits for its user's answer to an elicitation (asking.ts). */
+const ELICITATION_TIMEOUT_MS = 600_000;
+
 /** Logger name of the log lines a tool call sends (its message's life: accepted, its states, its end). */
 const LOGGER = 'agent-reach';
 
@@ -128,9 +133,14 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listedTools(deps, session) }));
 
-  const callOf = (extra: { signal: AbortSignal; sendNotification: (n: ServerNotification) => Promise<void> }, progressToken: ProgressToken | undefined): ToolCall => ({
+  const callOf = (extra: { signal: AbortSignal; requestId: RequestId; sendNotification: (n: ServerNotification) => Promise<void> }, progressToken: ProgressToken | undefined): ToolCall => ({
     caller,
     signal: extra.signal,
+    // A question for the caller goes on the call's own stream, and waits for its user as long as a sealed state lives.
+    ...(server.getClientCapabilities()?.elicitation
+      ? { elicit: (params: { message: string; requestedSchema: Record<string, unknown> }) =>
+          server.elicitInput(params as ElicitRequestFormParams, { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS }) }
+      : {}),
     ...(progressToken === undefined
       ? {}
       : { progress: (progress: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),

@@ -19,10 +19,11 @@ import { ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcont
 import { z } from 'zod';
 import { isTerminal, type MessageStatus } from '../../messages/message';
 import { hasScope } from '../../rules/api-key';
-import { replyBody, type ReplyBody } from '../../messages/message-schema';
+import type { ReplyBody } from '../../messages/message-schema';
 import { messageIdParams } from '../schemas';
 import { ApiError, errorBody } from '../errors';
 import { parseInput } from '../validate';
+import { elicitationOf, REPLY_KEY, replyOf } from './asking';
 import type { McpDeps, ToolCall } from './context';
 import { endedAnswer, type ToolAnswer } from './send-and-wait';
 
@@ -55,9 +56,6 @@ export function missingTasksCapability(why: string): ProtocolError {
 
 type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
-/** The key of the one input request of a task waiting for its caller (a message asks one question at a time). */
-export const REPLY_KEY = 'reply';
-
 function statusOf(message: MessageStatus): TaskStatus {
   if (message.state === 'input_required') return 'input_required';
   if (!isTerminal(message.state)) return 'working';
@@ -84,11 +82,9 @@ export function createTaskResult(deps: McpDeps, message: MessageStatus) {
   return { resultType: 'task', ...taskOf(deps, message) };
 }
 
-/** The agent's question as an elicitation: a form of its JSON Schema (an object one), else a free-text answer. */
+/** The agent's question as the task's one input request. */
 function inputRequestsOf(message: MessageStatus) {
-  const question = message.input_required ?? { message: 'The agent needs more input' };
-  const schema = question.schema?.type === 'object' ? question.schema : { type: 'object', properties: { answer: { type: 'string', description: 'Your answer' } }, required: ['answer'] };
-  return { [REPLY_KEY]: { method: 'elicitation/create', params: { message: question.message, requestedSchema: schema } } };
+  return { [REPLY_KEY]: elicitationOf(message.input_required ?? { message: 'The agent needs more input' }) };
 }
 
 /** `tasks/get`'s DetailedTask: the result or the error inlined once the message ended. */
@@ -133,12 +129,10 @@ export async function cancelTask(deps: McpDeps, call: Pick<ToolCall, 'caller'>, 
   return { resultType: 'complete' };
 }
 
-/** The reply an elicitation result makes: its accepted content as params, any other action as the payload. */
-function replyOf(response: unknown): ReplyBody {
-  const { action, content } = (typeof response === 'object' && response !== null ? response : {}) as { action?: unknown; content?: unknown };
-  const reply = action === 'accept' && typeof content === 'object' && content !== null ? { params: content } : { payload: { action: typeof action === 'string' ? action : 'unknown' } };
+/** The reply an elicitation result makes (asking.ts), a bad one as -32602. */
+function taskReplyOf(response: unknown): ReplyBody {
   try {
-    return parseInput(replyBody, reply, 'params');
+    return replyOf(response);
   } catch (error) {
     if (error instanceof ApiError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, errorBody(error.code, error.message, error.details));
     throw error;
@@ -154,7 +148,7 @@ export async function updateTask(deps: McpDeps, call: Pick<ToolCall, 'caller'>, 
   const message = await messageOf(deps, call, taskId);
   const response = inputResponses?.[REPLY_KEY];
   if (message.state === 'input_required' && response !== undefined) {
-    const outcome = await deps.messages.reply(call.caller.tenant, message.message_id, replyOf(response), message.input_required);
+    const outcome = await deps.messages.reply(call.caller.tenant, message.message_id, taskReplyOf(response), message.input_required);
     if (outcome.kind === 'unknown_message') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
     if (outcome.kind === 'invalid') {
       const message = "The response does not fit the schema of the task's question";
