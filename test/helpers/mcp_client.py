@@ -6,6 +6,7 @@ import json
 import sys
 
 import anyio
+from mcp import types
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
@@ -19,10 +20,10 @@ def answer(result):
     return {"is_error": result.is_error, "body": body}
 
 
-async def session_run(url, key, work):
+async def session_run(url, key, work, **callbacks):
     async with create_mcp_http_client(headers={"Authorization": f"Bearer {key}"}) as http:
         async with streamable_http_client(url, http_client=http) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, **callbacks) as session:
                 init = await session.initialize()
                 return await work(session, init)
 
@@ -49,8 +50,21 @@ async def main():
         report["capability_tools"] = sorted(tool.name for tool in (await session.list_tools()).tools)
         report["forbidden"] = answer(await session.call_tool(job["hidden_tool"], {"order_id": 1}))
 
+    asked = []
+
+    async def elicit(context, params):
+        """The user's answer to the gateway's question (the agent's): the job's."""
+        asked.append({"message": params.message, "schema": params.requested_schema})
+        return types.ElicitResult(action="accept", content=job["ask"]["answer"])
+
+    async def asking(session, init):
+        report["ask"] = answer(await session.call_tool("reach_send", job["ask"]["arguments"]))
+        report["asked"] = asked
+
     await session_run(job["url"], job["key"], generic)
     await session_run(job["url"] + "?capability_tools=true", job["key"], capability_tools)
+    if "ask" in job:
+        await session_run(job["url"], job["key"], asking, elicitation_callback=elicit)
     print(json.dumps(report))
 
 
