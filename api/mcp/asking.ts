@@ -23,18 +23,10 @@ import type { InputRequest } from '../../protocol/turns';
 import { schemaIssues } from '../../router/parameter-check';
 import { ApiError } from '../errors';
 import { parseInput } from '../validate';
-import type { McpDeps } from './context';
+import type { Continuation, McpDeps } from './context';
 
 /** The key of the one input request of a message waiting for its caller (a message asks one question at a time). */
 export const REPLY_KEY = 'reply';
-
-/** How an answer continues a message: as its reply, or as a new message after the router's refusal. */
-export interface Continuation {
-  kind: 'reply' | 'router';
-  message_id: string;
-  /** `reply`: the turns the message had when it asked, so that an answer to an earlier question is not taken for a later one. */
-  asked?: number;
-}
 
 /** What the caller is asked, and how its answer goes on. */
 export interface Asking {

@@ -8,7 +8,6 @@ import type { Router } from '../../router/router';
 import type { Caller } from '../../rules/api-key';
 import type { SealKeys } from '../../messages/seal';
 import type { EndpointGuard } from '../endpoint-check';
-import type { Continuation } from './asking';
 
 export interface McpDeps {
   config: Config;
@@ -21,6 +20,14 @@ export interface McpDeps {
   endpoints: EndpointGuard;
   /** The deployment's seal keys: 2026-07-28's requestState is sealed with a key derived from them (input-rounds.ts). */
   sealKeys: Pick<SealKeys, 'keys'>;
+}
+
+/** How a caller's answer continues a message (asking.ts): as its reply, or as a new message after the router's refusal. */
+export interface Continuation {
+  kind: 'reply' | 'router';
+  message_id: string;
+  /** `reply`: the turns the message had when it asked, so that an answer to an earlier question is not taken for a later one. */
+  asked?: number;
 }
 
 /**

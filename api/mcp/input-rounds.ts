@@ -15,8 +15,7 @@
 import { createHmac } from 'node:crypto';
 import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, ProtocolError, ProtocolErrorCode, type InputRequiredResult, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import type { SealKeys } from '../../messages/seal';
-import type { Continuation } from './asking';
-import type { McpRound } from './context';
+import type { Continuation, McpRound } from './context';
 import type { AgentInputRequired } from './mcp-results';
 
 /** How long a sealed requestState is accepted (the SDK's default: ten minutes). */

@@ -8,7 +8,7 @@
  */
 import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema, type CallToolResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import type { Continuation } from './asking';
+import type { Continuation } from './context';
 
 /** Where a passed-on result names the message that produced it. */
 export const MESSAGE_ID_META = 'agent-reach/message_id';

@@ -1,32 +1,19 @@
 /**
- * The four tools every session has: `reach_route`, `reach_send`, `reach_status`, `reach_search_agents`. Each takes
+ * The tools every session has: `reach_route`, `reach_send`, `reach_reply` (reply-tool.ts), `reach_status`,
+ * `reach_search_agents`. Each takes
  * the arguments of its REST twin (the same zod schemas, so the same rules and messages) and needs the same scope.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { agentView } from '../../catalogue/views';
-import { hasScope, type BuiltInScope } from '../../rules/api-key';
+import { hasScope } from '../../rules/api-key';
 import { requireScope } from '../caller-auth';
 import { dryRun } from '../routes/route';
 import { messageIdParams, routeBody, searchAgentsQuery, sendMessageBody } from '../schemas';
 import { parseInput } from '../validate';
-import type { McpDeps, ToolCall } from './context';
+import { inputSchemaOf, type ReachTool } from './reach-tool';
 import { replyTool } from './reply-tool';
-import { sendAndWait, withLinks, type ToolAnswer } from './send-and-wait';
+import { sendAndWait, withLinks } from './send-and-wait';
 import { toolError, toolValue } from './tool-result';
-
-export interface ReachTool {
-  definition: Tool;
-  /** The scope the key needs; tools it lacks are not listed. */
-  scope: BuiltInScope;
-  run(deps: McpDeps, call: ToolCall, args: unknown): Promise<ToolAnswer>;
-}
-
-/** A tool's input schema for `tools/list`: the zod schema as JSON Schema (what a client may send). */
-export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
-  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { ...json, type: 'object' };
-}
 
 const { shape: sendShape } = sendMessageBody;
 /** `reach_send`: the body of `POST /v1/messages`, and how long to wait for the outcome. */
@@ -127,6 +114,8 @@ export function reachTools(maxWaitMs: number): ReachTool[] {
     },
   ];
 }
+
+export { inputSchemaOf, type ReachTool } from './reach-tool';
 
 /** The tools of `reachTools` the caller's key may use. */
 export function visibleReachTools(tools: ReachTool[], caller: { scopes: readonly string[] }): ReachTool[] {

@@ -8,8 +8,7 @@ import { replyBody } from '../../messages/message-schema';
 import { requireScope } from '../caller-auth';
 import { messageIdParams } from '../schemas';
 import { parseInput } from '../validate';
-import type { ReachTool } from './reach-tools';
-import { inputSchemaOf } from './reach-tools';
+import { inputSchemaOf, type ReachTool } from './reach-tool';
 import { replyAndWait, sendAndWait } from './send-and-wait';
 import { toolError } from './tool-result';
 

@@ -11,8 +11,8 @@ import type { ReplyBody } from '../../messages/message-schema';
 import { newTraceId } from '../../rules/ids';
 import { requireScope } from '../caller-auth';
 import { acceptMessage, messageLinks, sendAnswer } from '../routes/messages';
-import type { McpDeps, McpRound, ToolCall } from './context';
-import { askingOf, continuedSend, elicitationOf, howToAnswer, isFlatForm, REPLY_KEY, replyOf, type Asking, type Continuation } from './asking';
+import type { Continuation, McpDeps, McpRound, ToolCall } from './context';
+import { askingOf, continuedSend, elicitationOf, howToAnswer, isFlatForm, REPLY_KEY, replyOf, type Asking } from './asking';
 import { asInputRequired, asToolResult, type AgentInputRequired } from './mcp-results';
 import { toolError, toolValue } from './tool-result';
 
