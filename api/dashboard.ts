@@ -1,6 +1,6 @@
 /**
- * The operator dashboard served by the api at `/dashboard`: agents with state and circuit, recent messages, one
- * message's attempts, one trace's chain, one chain's steps as a graph (docs/chains.md). One self-contained page (no external assets: the api may run offline)
+ * The operator dashboard served by the api at `/dashboard`: agents with state and circuit, recent messages, recent
+ * chains, one message's attempts, one trace's chain, one chain's steps as a graph (docs/chains.md). One self-contained page (no external assets: the api may run offline)
  * that reads the public API; every value is inserted as text, never as HTML. The page itself is public; its data
  * calls send the API key the operator types in, or — where an issuer and AUTH_OIDC_DASHBOARD_CLIENT_ID are set — the
  * access token of the operator's sign-in with the identity provider (authorization code + PKCE, in the page: the
@@ -43,6 +43,7 @@ export function dashboardPage(signIn?: DashboardSignIn): string {
 <h2>Router</h2><p id="router"></p>
 <h2>Agents</h2><table id="agents"><thead><tr><th>name</th><th>agent id</th><th>state</th><th>instances</th><th>capabilities</th></tr></thead><tbody></tbody></table>
 <h2>Recent messages</h2><table id="messages"><thead><tr><th>message id</th><th>state</th><th>agent</th><th>started</th><th>chain</th></tr></thead><tbody></tbody></table>
+<h2>Recent chains</h2><table id="chains"><thead><tr><th>chain id</th><th>state</th><th>steps</th><th>started</th></tr></thead><tbody></tbody></table>
 <h2>Chain</h2><form id="chain-form"><label>chain id <input id="chain-id" size="40"></label> <button type="submit">Show</button></form><div id="chain"></div>
 <div id="detail"></div>
 <script>
@@ -90,6 +91,16 @@ async function showMessages() {
     const chainLink = chainId ? el('a', 'chain ' + chainId) : '';
     if (chainId) chainLink.onclick = () => showChain(chainId);
     body.append(row([link, el('span', m.state, m.state), el('code', m.agent_id), new Date(m.started_at).toLocaleTimeString(), chainLink]));
+  }
+}
+
+async function showChains() {
+  const { items } = await get('/v1/chains?limit=20');
+  const body = document.querySelector('#chains tbody'); body.replaceChildren();
+  for (const c of items) {
+    const link = el('a', c.chain_id); link.dataset.chain = c.chain_id; link.onclick = () => showChain(c.chain_id);
+    const done = c.steps.filter((s) => s.state === 'completed').length;
+    body.append(row([link, el('span', c.state, c.state), done + ' of ' + c.steps.length + ' completed', new Date(c.started_at).toLocaleTimeString()]));
   }
 }
 
@@ -200,10 +211,10 @@ document.querySelector('#sign-in').onclick = () => startSignIn().catch((e) => sh
 const refresh = () => {
   showWho();
   if (!sessionStorage.getItem(KEY)) return showAuth(SIGN_IN ? 'Sign in, or enter an API key, to see the agents and messages of its tenant.' : 'Enter an API key to see the agents and messages of its tenant.');
-  return Promise.all([showRouter(), showAgents(), showMessages()]).then(() => showAuth('')).catch((e) => e instanceof AuthError ? showAuth('The key or token was refused (' + e.message + ')') : console.error(e));
+  return Promise.all([showRouter(), showAgents(), showMessages(), showChains()]).then(() => showAuth('')).catch((e) => e instanceof AuthError ? showAuth('The key or token was refused (' + e.message + ')') : console.error(e));
 };
 document.querySelector('#login').onsubmit = (event) => { event.preventDefault(); sessionStorage.setItem(KEY, document.querySelector('#api-key').value.trim()); document.querySelector('#api-key').value = ''; refresh(); };
-document.querySelector('#forget-key').onclick = () => { sessionStorage.removeItem(KEY); document.querySelector('#agents tbody').replaceChildren(); document.querySelector('#messages tbody').replaceChildren(); refresh(); };
+document.querySelector('#forget-key').onclick = () => { sessionStorage.removeItem(KEY); document.querySelector('#agents tbody').replaceChildren(); document.querySelector('#messages tbody').replaceChildren(); document.querySelector('#chains tbody').replaceChildren(); refresh(); };
 finishSignIn().catch((e) => showAuth(e.message)).then(refresh); setInterval(refresh, 5000);
 </script>
 </body></html>`;

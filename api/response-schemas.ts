@@ -154,6 +154,22 @@ export const chainStatusResponse = z.looseObject({
   started_at: timestamp,
   ended_at: timestamp.optional(),
 });
+/** A listed chain: its status without what the agents answered (no step results, no error messages). */
+const sentSummary = { message_id: z.string(), state: z.enum(STEP_STATES), started_at: timestamp.optional(), ended_at: timestamp.optional() };
+export const chainPageResponse = z.looseObject({
+  items: z.array(
+    z.looseObject({
+      chain_id: z.string(),
+      tenant: z.string(),
+      state: z.enum(CHAIN_STATES),
+      steps: z.array(z.looseObject({ id: z.string(), after: z.array(z.string()).optional(), ...sentSummary, compensation: z.looseObject(sentSummary).optional() })),
+      started_at: timestamp,
+      ended_at: timestamp.optional(),
+      error: z.looseObject({ code: z.string(), step: z.string().optional() }).optional(),
+    }),
+  ),
+  next_cursor: z.string().optional(),
+});
 export const chainPlanResponse = z.looseObject({
   chain: z.looseObject({ steps: z.array(z.looseObject({ id: z.string(), target: z.looseObject({ agent_id: z.string(), capability: z.string() }), after: z.array(z.string()) })) }),
   steps: z.array(z.looseObject({ id: z.string(), text: z.string(), planner: z.string(), accepted: z.boolean(), capability: z.string() })),

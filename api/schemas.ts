@@ -8,6 +8,8 @@ import { TRANSPORTS } from '../rules/transport';
 import { anyJson, label, NOT_BLANK_PATTERN, prose } from '../rules/text';
 import { capabilityName, httpUrl, messageId, needsTargetOrIntent, paramsSchema, routeTarget, sessionId, targetOrIntent, targetOrIntentSchema } from '../messages/message-schema';
 import { chainId } from '../chains/chain-schema';
+import { CHAIN_STATES } from '../chains/chain';
+import { MAX_PAGE_TOKEN_CHARS } from '../util/page-token';
 
 /** The body of `POST /v1/messages` (kept in rules/ so the worker's `sendMessage` workflow validates with it too). */
 export { capabilityName, paramsSchema, replyBody, sendMessageBody, type SendMessageBody } from '../messages/message-schema';
@@ -161,6 +163,13 @@ export const listMessagesQuery = z.strictObject({
   agent_id: agentId.optional(),
   trace_id: z.string().regex(/^[0-9a-f]{32}$/, '32 lowercase hex digits').optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+
+/** `GET /v1/chains`: the tenant's chains, by state, in pages (each listed chain's status is read: at most 100). */
+export const listChainsQuery = z.strictObject({
+  state: z.enum(CHAIN_STATES).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z.string().max(MAX_PAGE_TOKEN_CHARS).regex(/^[A-Za-z0-9_-]+$/, 'the next_cursor of the previous page').optional(),
 });
 
 /** `GET /v1/router/misroutes`: the tenant's misroute reports, newest first. */

@@ -16,12 +16,27 @@ import { checkChain, type ChainRefusal } from './check-chain';
 import type { ChainBodyInput } from './chain-schema';
 import { plannedSteps } from './plan';
 import { cancelChainUpdate, chainStatusQuery, chainWorkflowId, compensationMessageId, RUN_CHAIN_WORKFLOW, stepMessageId, type ChainMemo, type RunChainInput } from './temporal';
+import { chainListQuery, pageOfChainIds } from './list';
+import { ConcurrencyLimit } from '../util/concurrency-limit';
+import { cursorOfToken, pageTokenOf } from '../util/page-token';
 
 export type StartChainResult =
   | { kind: 'accepted'; status: ChainStatus }
   | { kind: 'duplicate'; status: ChainStatus }
   | { kind: 'conflict'; chain_id: string }
   | { kind: 'refused'; refusal: ChainRefusal };
+
+/** A page of the tenant's chains, and the cursor to the next when there may be more; or a cursor this list never gave. */
+export type ChainListResult = { kind: 'page'; items: ChainStatus[]; next_cursor?: string } | { kind: 'invalid_cursor' };
+
+export interface ChainListFilter {
+  state?: ChainState;
+  limit: number;
+  cursor?: string;
+}
+
+/** Chains' statuses one list page reads at once. */
+const LIST_READS_AT_ONCE = 8;
 
 export type CancelChainResult = { kind: 'cancelled' } | { kind: 'already_ended'; state: ChainState } | { kind: 'unknown_chain' };
 
@@ -57,6 +72,8 @@ export interface ChainServiceDeps {
 }
 
 export class ChainService {
+  private readonly listReads = new ConcurrencyLimit(LIST_READS_AT_ONCE);
+
   constructor(private readonly deps: ChainServiceDeps) {}
 
   /** What `start` would refuse the chain for, without starting it (the planner shows it beside a plan). */
@@ -107,6 +124,29 @@ export class ChainService {
   async get(tenant: string, chainId: string): Promise<ChainStatus | undefined> {
     const description = await this.describe(tenant, chainId);
     return description && this.statusOf(tenant, chainId, description);
+  }
+
+  /**
+   * A page of the tenant's chains, running first, then by when they ended, newest first. Each listed chain's status is
+   * read (its state is in its run, not in visibility), so a page filtered by state may hold fewer than `limit` chains
+   * while a `next_cursor` still leads on. ChainStatusUnavailableError when a running chain's worker does not answer.
+   */
+  async list(tenant: string, filter: ChainListFilter): Promise<ChainListResult> {
+    const query = chainListQuery(tenant, filter.state);
+    const cursor = cursorOfToken(filter.cursor ?? '', query);
+    if (cursor === 'invalid') return { kind: 'invalid_cursor' };
+    let page;
+    try {
+      page = await pageOfChainIds(this.deps.client, tenant, query, filter.limit, cursor);
+    } catch (error) {
+      // Temporal's INVALID_ARGUMENT: a token of ours whose cursor it cannot read.
+      if ((error as { code?: number }).code === 3 && cursor) return { kind: 'invalid_cursor' };
+      throw error;
+    }
+    const statuses = await Promise.all(page.chain_ids.map((id) => this.listReads.run(() => this.get(tenant, id))));
+    const items = statuses.filter((s): s is ChainStatus => s !== undefined && (!filter.state || s.state === filter.state));
+    const next = pageTokenOf(page.next_page_token, query);
+    return { kind: 'page', items, ...(next ? { next_cursor: next } : {}) };
   }
 
   async cancel(tenant: string, chainId: string, reason?: string): Promise<CancelChainResult> {

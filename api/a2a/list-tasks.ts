@@ -5,14 +5,13 @@
  */
 import type { MessagePageFilter } from '../../messages/list';
 import type { MessageState } from '../../messages/message';
-import { MESSAGE_ID_PATTERN, sha256Hex } from '../../rules/ids';
+import { MESSAGE_ID_PATTERN } from '../../rules/ids';
+import { cursorOfToken, pageTokenOf } from '../../util/page-token';
 import { RequestMalformedError, type ListTasksRequest } from './sdk';
 import { traceIdOfContext } from './send';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
-/** Past this, a token is not one of ours (Temporal's cursors are far shorter). */
-const MAX_TOKEN_CHARS = 4096;
 
 /** A2A task states as the proto numbers them, with the message states each stands for. */
 const STATES_OF_TASK_STATE: Record<number, { name: string; states: readonly MessageState[]; running?: boolean }> = {
@@ -98,23 +97,11 @@ export function listingOf(request: ListTasksRequest, tenant: string, agentId: st
 }
 
 /** The caller's token for Temporal's `cursor` of the page after this one, under `query`; empty on the last page. */
-export function pageTokenOf(cursor: Uint8Array, query: string): string {
-  if (cursor.length === 0) return '';
-  return Buffer.from(JSON.stringify({ q: sha256Hex(query).slice(0, 16), c: Buffer.from(cursor).toString('base64') })).toString('base64url');
-}
+export { pageTokenOf };
 
 /** Temporal's cursor from a caller's token made for `query`; anything else is invalid params. */
 export function cursorOf(token: string, query: string): Uint8Array | undefined {
-  if (token === '') return undefined;
-  const invalid = () => malformed('pageToken is not a token this listing gave (give the nextPageToken of the previous page, with the same filters)', 'pageToken');
-  if (token.length > MAX_TOKEN_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) invalid();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch {
-    invalid();
-  }
-  const { q, c } = (parsed ?? {}) as { q?: unknown; c?: unknown };
-  if (q !== sha256Hex(query).slice(0, 16) || typeof c !== 'string' || c === '') invalid();
-  return new Uint8Array(Buffer.from(c as string, 'base64'));
+  const cursor = cursorOfToken(token, query);
+  if (cursor === 'invalid') malformed('pageToken is not a token this listing gave (give the nextPageToken of the previous page, with the same filters)', 'pageToken');
+  return cursor;
 }

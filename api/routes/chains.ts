@@ -1,5 +1,5 @@
-/** `/v1/chains`: start a chain, read its status, cancel it (docs/chains.md). */
-import { Router } from 'express';
+/** `/v1/chains`: start a chain, list the tenant's chains, read one's status, cancel it (docs/chains.md). */
+import { Router, type Response } from 'express';
 import type { Config } from '../../platform/config';
 import { hasScope, type Caller } from '../../rules/api-key';
 import type { ChainStatus, SentMessage, StepStatus } from '../../chains/chain';
@@ -11,7 +11,7 @@ import type { RateLimiter } from '../../util/rate-limiter';
 import { requireCaller } from '../caller-auth';
 import { refuseWhenSpent } from '../client-limit';
 import { ApiError } from '../errors';
-import { cancelBody } from '../schemas';
+import { cancelBody, listChainsQuery } from '../schemas';
 import { parseInput } from '../validate';
 
 /** A refusal of the chain, naming its step: 400 for the schema, 413 for the size, 403 for an ACL, 404 for an unknown agent, else 422. */
@@ -113,17 +113,32 @@ export function chainRoutes(deps: { chains: ChainService; config: Config; limite
     }
   });
 
-  router.get('/v1/chains/:chain_id', async (req, res) => {
-    const { tenant } = requireCaller(res, 'read');
-    const { chain_id } = parseInput(chainIdParams, req.params, 'params');
-    let status: ChainStatus | undefined;
+  /** Reads that need a running chain's worker answer 503 (retry shortly) when none does. */
+  const orUnavailable = async <T>(res: Response, read: () => Promise<T>): Promise<T> => {
     try {
-      status = await deps.chains.get(tenant, chain_id);
+      return await read();
     } catch (error) {
       if (!(error instanceof ChainStatusUnavailableError)) throw error;
       res.set('retry-after', '5');
-      throw new ApiError(503, 'status_unavailable', 'The chain is running but no worker answers; retry shortly');
+      throw new ApiError(503, 'status_unavailable', 'A chain is running but no worker answers; retry shortly');
     }
+  };
+
+  router.get('/v1/chains', async (req, res) => {
+    const { tenant } = requireCaller(res, 'read');
+    const query = parseInput(listChainsQuery, req.query, 'query');
+    const page = await orUnavailable(res, () => deps.chains.list(tenant, query));
+    if (page.kind === 'invalid_cursor') {
+      throw new ApiError(400, 'invalid_request', 'cursor is not one this list gave (give the next_cursor of the previous page, with the same state)', [{ location: 'query.cursor', message: 'not a cursor of this list' }]);
+    }
+    // What the agents answered is read one chain at a time (GET /v1/chains/:chain_id).
+    res.json({ items: page.items.map((status) => withLinks(chainSummary(status))), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) });
+  });
+
+  router.get('/v1/chains/:chain_id', async (req, res) => {
+    const { tenant } = requireCaller(res, 'read');
+    const { chain_id } = parseInput(chainIdParams, req.params, 'params');
+    const status = await orUnavailable(res, () => deps.chains.get(tenant, chain_id));
     if (!status) throw new ApiError(404, 'chain_not_found', `No chain ${chain_id}`);
     res.json(withLinks(status));
   });

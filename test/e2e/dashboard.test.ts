@@ -72,6 +72,11 @@ describe('dashboard', { skip: skipUnlessInstalled([chromiumBinary]) }, () => {
     const started = await request('POST', `${system.baseUrl}/v1/chains`, { chain_id: chainId, steps: [{ id: 'first', target }, { id: 'second', target }, { id: 'third', target, after: ['first'] }] });
     assert.equal(started.status, 202);
     await eventually('the chain to complete', async () => ((await request('GET', `${system.baseUrl}/v1/chains/${chainId}`)).body.state === 'completed' ? true : undefined));
+    // Listed among the recent chains (the page refreshes every 5 s); its link opens the same graph as the form.
+    await page.locator('#chains', { hasText: chainId }).waitFor();
+    assert.match(await page.locator('#chains').innerText(), new RegExp(`${chainId}\\s+completed\\s+3 of 3 completed`));
+    await page.locator(`a[data-chain="${chainId}"]`).click();
+    await page.locator('#chain', { hasText: `chain ${chainId}: completed` }).waitFor();
     await page.fill('#chain-id', chainId);
     await page.click('#chain-form button');
     await page.locator('#chain', { hasText: `chain ${chainId}: completed` }).waitFor();
