@@ -262,7 +262,7 @@ export const envSchema = z.object({
    * prints it. Optional.
    */
   CALLER_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]{24,}$/, 'must look like whsec_<base64>').optional(),
-  /** First retry delay of a failed `reply_to` notification, in ms; then ×6 each time (Svix-like) up to 10 h, 8 attempts. @default 5000 */
+  /** First retry delay of a failed `reply_to` notification, in ms; then ×6 each time up to 10 h, 8 tries in all (docs/api.md has the schedule). @default 5000 */
   CALLER_WEBHOOK_RETRY_INITIAL_MS: positiveMs.default(5_000),
   /** Largest accepted request body, in bytes. @default 1048576 (1 MiB) */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),

@@ -1,6 +1,7 @@
 /**
- * Posts a message's final status to the caller's `reply_to` URL until it answers 2xx, on a widening schedule like
- * Svix's: about 5 s, 30 s, 3 min, 18 min, 2 h, then every 10 h, 8 attempts in all (with the default first delay).
+ * Posts a message's final status to the caller's `reply_to` URL until it answers 2xx, on a widening schedule of its
+ * own (NOTIFY_RETRY): each wait six times the one before, at most 10 h, 8 tries. With the default first delay the
+ * waits are 5 s, 30 s, 3 min, 18 min, 1 h 48 min, 10 h and 10 h (docs/api.md).
  */
 import { log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -14,14 +15,17 @@ export interface NotifyCallerInput {
   status: MessageStatus | ChainStatus;
 }
 
+/** The notification's retries, but the first delay (the api's CALLER_WEBHOOK_RETRY_INITIAL_MS, in the input). */
+export const NOTIFY_RETRY = { backoffCoefficient: 6, maximumIntervalMs: 10 * 60 * 60 * 1000, maximumAttempts: 8 } as const;
+
 export async function notifyCallerWorkflow(input: NotifyCallerInput): Promise<{ delivered: boolean }> {
   const { notifyCaller } = proxyActivities<Activities>({
     startToCloseTimeout: '30s',
     retry: {
       initialInterval: input.retry_initial_ms,
-      backoffCoefficient: 6,
-      maximumInterval: '10h',
-      maximumAttempts: 8,
+      backoffCoefficient: NOTIFY_RETRY.backoffCoefficient,
+      maximumInterval: NOTIFY_RETRY.maximumIntervalMs,
+      maximumAttempts: NOTIFY_RETRY.maximumAttempts,
       nonRetryableErrorTypes: ['NoCallerSecret', 'NotificationRefused'],
     },
   });
