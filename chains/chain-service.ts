@@ -133,19 +133,14 @@ export class ChainService {
    */
   async list(tenant: string, filter: ChainListFilter): Promise<ChainListResult> {
     const query = chainListQuery(tenant, filter.state);
-    const cursor = cursorOfToken(filter.cursor ?? '', query);
+    // The cursor is MACed with the seal keys: one the caller made up never reaches Temporal.
+    const keys = this.deps.sealKeys.keys;
+    const cursor = cursorOfToken(filter.cursor ?? '', query, keys);
     if (cursor === 'invalid') return { kind: 'invalid_cursor' };
-    let page;
-    try {
-      page = await pageOfChainIds(this.deps.client, tenant, query, filter.limit, cursor);
-    } catch (error) {
-      // Temporal's INVALID_ARGUMENT: a token of ours whose cursor it cannot read.
-      if ((error as { code?: number }).code === 3 && cursor) return { kind: 'invalid_cursor' };
-      throw error;
-    }
+    const page = await pageOfChainIds(this.deps.client, tenant, query, filter.limit, cursor);
     const statuses = await Promise.all(page.chain_ids.map((id) => this.listReads.run(() => this.get(tenant, id))));
     const items = statuses.filter((s): s is ChainStatus => s !== undefined && (!filter.state || s.state === filter.state));
-    const next = pageTokenOf(page.next_page_token, query);
+    const next = pageTokenOf(page.next_page_token, query, keys[0]);
     return { kind: 'page', items, ...(next ? { next_cursor: next } : {}) };
   }
 

@@ -33,10 +33,7 @@ export interface ChainIdPage {
   next_page_token: Uint8Array;
 }
 
-/**
- * One page of chain ids under `query`, in the visibility store's order (running first, then by close time, newest
- * first). A cursor Temporal cannot read fails with its INVALID_ARGUMENT error (gRPC code 3).
- */
+/** One page of chain ids under `query`, in the visibility store's order (running first, then by close time, newest first). */
 export async function pageOfChainIds(client: Client, tenant: string, query: string, pageSize: number, pageToken?: Uint8Array): Promise<ChainIdPage> {
   const listed = await client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, pageSize, ...(pageToken ? { nextPageToken: pageToken } : {}) });
   const prefix = chainWorkflowId(tenant, '');

@@ -119,9 +119,12 @@ describe('chain list', () => {
   it('chain list - bad queries are 400 with the error shape: a cursor it never gave, or of another filter, a bad limit or state', async () => {
     const cursor = (await list('?limit=1')).body.next_cursor as string;
     const forged = Buffer.from(JSON.stringify({ q: 'x', c: 'AAAA' })).toString('base64url');
-    // A token of the right query whose cursor Temporal cannot read: its INVALID_ARGUMENT, answered 400 too.
-    const unreadable = pageTokenOf(new TextEncoder().encode('not a temporal cursor'), chainListQuery('default'));
-    for (const query of [`?cursor=${forged}`, `?cursor=${unreadable}`, `?state=failed&cursor=${cursor}`, '?cursor=not%20a%20cursor', '?limit=0', '?limit=101', '?limit=ten', '?state=done', '?tenant=other']) {
+    // Tokens of the right query with a made-up cursor, unsigned or signed with another key: refused before Temporal
+    // (which answers a cursor it cannot read with UNKNOWN after ~19 s of the client's retries).
+    const madeUp = new TextEncoder().encode('not a temporal cursor');
+    const unsigned = pageTokenOf(madeUp, chainListQuery('default'));
+    const otherKey = pageTokenOf(madeUp, chainListQuery('default'), 'not-the-gateways-key');
+    for (const query of [`?cursor=${forged}`, `?cursor=${unsigned}`, `?cursor=${otherKey}`, `?state=failed&cursor=${cursor}`, '?cursor=not%20a%20cursor', '?limit=0', '?limit=101', '?limit=ten', '?state=done', '?tenant=other']) {
       const response = await list(query);
       assert.equal(response.status, 400, `${query}: ${JSON.stringify(response.body)}`);
       assert.equal(response.body.error.code, 'invalid_request', query);

@@ -24,6 +24,18 @@ describe('chain list', () => {
     assert.equal(cursorOfToken('', 'q1'), undefined, 'the first page');
   });
 
+  it('chain list - with keys, only a token signed with one of them gives its cursor: a made-up cursor never reaches Temporal', () => {
+    const cursor = new TextEncoder().encode('{"RunID":"x"}');
+    const signed = pageTokenOf(cursor, 'q', 'k2');
+    assert.deepEqual(cursorOfToken(signed, 'q', ['k1', 'k2']), cursor, 'any key of the rotation');
+    assert.equal(cursorOfToken(signed, 'q', ['k1']), 'invalid', 'a key no longer held');
+    assert.equal(cursorOfToken(pageTokenOf(cursor, 'q'), 'q', ['k1']), 'invalid', 'unsigned');
+    const body = JSON.parse(Buffer.from(signed, 'base64url').toString());
+    const swapped = Buffer.from(JSON.stringify({ ...body, c: Buffer.from('{"RunID":"y"}').toString('base64') })).toString('base64url');
+    assert.equal(cursorOfToken(swapped, 'q', ['k2']), 'invalid', 'another cursor under a genuine MAC');
+    assert.equal(cursorOfToken(signed, 'q2', ['k2']), 'invalid', 'another query');
+  });
+
   it('chain list - made-up tokens are invalid, never a cursor', () => {
     const of = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const digest = JSON.parse(Buffer.from(pageTokenOf(new Uint8Array([1]), 'q'), 'base64url').toString()).q;
