@@ -128,8 +128,9 @@ export function chainRoutes(deps: { chains: ChainService; config: Config; limite
     const { tenant } = requireCaller(res, 'read');
     const query = parseInput(listChainsQuery, req.query, 'query');
     const page = await orUnavailable(res, () => deps.chains.list(tenant, query));
+    // Well-formed (else zod's 400) but not a cursor this list gave, for this state: 422, as other checks zod cannot make.
     if (page.kind === 'invalid_cursor') {
-      throw new ApiError(400, 'invalid_request', 'cursor is not one this list gave (give the next_cursor of the previous page, with the same state)', [{ location: 'query.cursor', message: 'not a cursor of this list' }]);
+      throw new ApiError(422, 'invalid_cursor', 'cursor is not one this list gave (give the next_cursor of the previous page, with the same state)', { location: 'query.cursor' });
     }
     // What the agents answered is read one chain at a time (GET /v1/chains/:chain_id).
     res.json({ items: page.items.map((status) => withLinks(chainSummary(status))), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) });
