@@ -1,5 +1,7 @@
 # One image for the api and the worker (docker-compose.yml picks the command).
 FROM node:20-bookworm-slim AS build
+# The image's npm 10 does not read package.json's allowScripts: skip onnxruntime-node's CUDA fetch (docs/configuration.md#installing).
+ENV ONNXRUNTIME_NODE_INSTALL=skip
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -27,7 +29,7 @@ COPY test test
 RUN npm run build
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production
+ENV NODE_ENV=production ONNXRUNTIME_NODE_INSTALL=skip
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
