@@ -11,6 +11,7 @@ import { loadConfigOrExit } from '../platform/config';
 import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../platform/connections';
 import { installLastResort } from '../platform/last-resort';
 import { createLogger } from '../platform/logger';
+import { withoutNoWorkflowsWarning } from '../platform/activity-worker';
 import { startTelemetry } from '../platform/telemetry';
 import { runMessageWorker } from '../worker/run-message-worker';
 import { createApiServices, createTemporalClient, startApiReplica } from './wiring';
@@ -20,8 +21,9 @@ async function main(): Promise<void> {
   const logger = createLogger('api', config);
   // One connection's error is logged and the others are served; anything else exits for a clean restart.
   installLastResort({ logger });
-  // The api's small socket-delivery worker: only its warnings belong in the api's log.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // The api's small activity workers (socket delivery, routing): only their warnings belong in the api's log, and
+  // not the SDK's warning that they serve no workflows, which they never do.
+  Runtime.install({ logger: withoutNoWorkflowsWarning(new DefaultLogger('WARN')) });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
   const connection = await connectTemporalClient(config, logger);
   const telemetry = startTelemetry('api', config.OTEL_EXPORTER_OTLP_ENDPOINT);

@@ -1,4 +1,6 @@
 /** `npm run worker`: the Temporal worker (workflows + activities), as production runs it (any number of replicas). */
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { withoutNoWorkflowsWarning } from '../platform/activity-worker';
 import { loadConfigOrExit } from '../platform/config';
 import { connectMongo, connectTemporalClient, connectTemporalWorker } from '../platform/connections';
 import { ensureSearchAttributes } from '../messages/search-attributes';
@@ -14,6 +16,8 @@ async function main(): Promise<void> {
   const logger = createLogger('worker', config);
   // One connection's error is logged and the others are served; anything else exits for a clean restart.
   installLastResort({ logger });
+  // The SDK's default runtime logger, without its warning that a Nexus-only worker (NEXUS_TENANTS) polls no workflows.
+  Runtime.install({ logger: withoutNoWorkflowsWarning(new DefaultLogger('INFO')) });
   const mongo = await connectMongo(config.MONGODB_URI, logger);
   const connection = await connectTemporalWorker(config, logger);
   const admin = await connectTemporalClient(config, logger);
