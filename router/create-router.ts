@@ -67,8 +67,10 @@ export async function createRouter(
   });
   logger.info({ provider: matcher.provider }, `router: ${matcher.note}`);
   const stats = new RoutingStats(routingStatsModel(connection));
-  const judgeStatus = judgeStatusOf(config);
-  const judge = createJudge(config, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) }, process.env, judgeStatus);
+  let judgeStatus = judgeStatusOf(config);
+  const judge = createJudge(config, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) }, process.env, judgeStatus, (status) => {
+    judgeStatus = status;
+  });
   return new Router({
     agents: async (tenant) => {
       await catalogue.index.ensureCurrent(logger);
@@ -89,7 +91,7 @@ export async function createRouter(
     now: catalogue.now,
     ...(matcher.parameterEmbedder ? { parameterEmbedder: matcher.parameterEmbedder } : {}),
     ...(judge ? { judge } : {}),
-    judgeStatus,
+    judgeStatus: () => judgeStatus,
     ...(matcher.close ? { closeModels: matcher.close } : {}),
     ...overrides,
   });

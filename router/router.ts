@@ -113,8 +113,8 @@ export interface RouterDeps {
   lessons?: (tenant: string) => Promise<Lessons>;
   /** Reads whether the head's choice does what the request asks, where that matters (ROUTER_JUDGE). */
   judge?: BoundedJudge;
-  /** What ROUTER_JUDGE came to on this host (shown in the status). */
-  judgeStatus?: JudgeStatus;
+  /** What ROUTER_JUDGE came to on this host (shown in the status; `auto`'s probe may change it). */
+  judgeStatus?: () => JudgeStatus;
   /** Stops what the matchers run on (the local models' threads) when the api stops. */
   closeModels?: () => Promise<void>;
 }
@@ -175,7 +175,7 @@ export class Router {
   async status(tenant: string): Promise<RouterStatus & { judge?: JudgeStatus & Partial<ReturnType<BoundedJudge['load']>> }> {
     const choice = await this.matchersFor(tenant, await this.deps.agents(tenant));
     const status = this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
-    const judge = this.deps.judgeStatus && { ...this.deps.judgeStatus, ...(this.deps.judge ? this.deps.judge.load() : {}) };
+    const judge = this.deps.judgeStatus && { ...this.deps.judgeStatus(), ...(this.deps.judge ? this.deps.judge.load() : {}) };
     return judge ? { ...status, judge } : status;
   }
 

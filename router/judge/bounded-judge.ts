@@ -19,6 +19,8 @@ export interface JudgeBounds {
   /** How long a caller waits for parameters to be filled (in line and generating); default: no filling. */
   fillTimeoutMs?: number;
   cacheSize?: number;
+  /** Starts switched off (`auto`, until its probe: judge-probe.ts). */
+  startsOff?: boolean;
 }
 
 export type FillOutcome =
@@ -33,13 +35,16 @@ export type JudgeOutcome =
   /** The judge had no room for it in time: the head decides alone. */
   | { kind: 'busy' }
   | { kind: 'timeout'; ms: number }
-  | { kind: 'error'; message: string; ms: number };
+  | { kind: 'error'; message: string; ms: number }
+  /** The judge is switched off (ROUTER_JUDGE=auto while it probes the host, or after the host failed the probe). */
+  | { kind: 'off' };
 
 const DEFAULT_CACHE_SIZE = 5_000;
 
 export class BoundedJudge {
   private readonly cache: LruCache<string, number | null>;
   private readonly line: JudgeLine;
+  private on: boolean;
 
   constructor(
     readonly provider: JudgeProvider,
@@ -47,6 +52,16 @@ export class BoundedJudge {
   ) {
     this.cache = new LruCache(bounds.cacheSize ?? DEFAULT_CACHE_SIZE);
     this.line = new JudgeLine(bounds.timeoutMs);
+    this.on = !bounds.startsOff;
+  }
+
+  /** Switched off, it reads nothing and fills nothing: the head decides alone, as without a judge. */
+  switchOn(on: boolean): void {
+    this.on = on;
+  }
+
+  get isOn(): boolean {
+    return this.on;
   }
 
   get name(): string {
@@ -63,6 +78,7 @@ export class BoundedJudge {
    * uncertain requests are shed first when the judge is busy).
    */
   async ask(question: JudgeQuestion, revision: string, certainty = 0): Promise<JudgeOutcome> {
+    if (!this.on) return { kind: 'off' };
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const key = `${revision}\n${question.candidate.key}\n${question.intent}`;
@@ -104,7 +120,7 @@ export class BoundedJudge {
 
   /** Whether it fills parameters (a provider that generates, and a fill timeout set). */
   get fills(): boolean {
-    return Boolean(this.provider.fill && this.bounds.fillTimeoutMs);
+    return this.on && Boolean(this.provider.fill && this.bounds.fillTimeoutMs);
   }
 
   /**
@@ -115,7 +131,7 @@ export class BoundedJudge {
   async fill(request: FillRequest): Promise<FillOutcome> {
     const fill = this.provider.fill?.bind(this.provider);
     const timeoutMs = this.bounds.fillTimeoutMs;
-    if (!fill || !timeoutMs) return { kind: 'busy' };
+    if (!fill || !timeoutMs || !this.on) return { kind: 'busy' };
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const abort = new AbortController();

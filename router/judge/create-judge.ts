@@ -5,6 +5,7 @@ import { llamaRuntimeInstalled, locateJudgeModel } from './judge-files';
 import { LocalJudge } from './local-judge';
 import { OpenAiJudge } from './openai-judge';
 import { judgeFits, type JudgeStatus } from './judge-auto';
+import { probeJudge } from './judge-probe';
 import { availableParallelism, freemem } from 'node:os';
 
 type JudgeConfig = Pick<Config, 'ROUTER_JUDGE' | 'ROUTER_JUDGE_MODEL' | 'ROUTER_JUDGE_TIMEOUT_MS' | 'ROUTER_PARAMS_MODEL_TIMEOUT_MS' | 'ROUTER_JUDGE_THREADS' | 'LLM_MODEL' | 'LLM_BASE_URL' | 'LLM_API_KEY'>;
@@ -18,9 +19,22 @@ export function judgeStatusOf(config: Pick<Config, 'ROUTER_JUDGE' | 'ROUTER_JUDG
   return { setting, active: fits ? 'local' : 'off', why };
 }
 
-export function createJudge(config: JudgeConfig, logger: { info(msg: string): void; warn(msg: string): void }, env: NodeJS.ProcessEnv = process.env, status: JudgeStatus = judgeStatusOf(config, env)): BoundedJudge | undefined {
-  const bounds = { timeoutMs: config.ROUTER_JUDGE_TIMEOUT_MS };
-  if (status.setting === 'auto') logger.info(`router: ROUTER_JUDGE=auto: the local judge is ${status.active === 'local' ? 'on' : 'off'} (${status.why})`);
+type JudgeLogger = { info(msg: string): void; warn(msg: string): void };
+
+/**
+ * The judge for `config`. With `auto` on a host that fits, the local judge starts switched off and its timed probe
+ * decides (judge-probe.ts): `onStatus` hears what it came to.
+ */
+export function createJudge(
+  config: JudgeConfig,
+  logger: JudgeLogger,
+  env: NodeJS.ProcessEnv = process.env,
+  status: JudgeStatus = judgeStatusOf(config, env),
+  onStatus: (status: JudgeStatus) => void = () => {},
+): BoundedJudge | undefined {
+  const probing = status.setting === 'auto' && status.active === 'local';
+  const bounds = { timeoutMs: config.ROUTER_JUDGE_TIMEOUT_MS, startsOff: probing };
+  if (status.setting === 'auto') logger.info(`router: ROUTER_JUDGE=auto: the local judge ${probing ? 'fits this host; it is off until a judgement is timed' : 'is off'} (${status.why})`);
   if (status.active === 'llm') {
     const model = config.ROUTER_JUDGE_MODEL ?? config.LLM_MODEL!;
     logger.info(`router: the judge is ${model} at ${config.LLM_BASE_URL ?? 'the OpenAI API'}`);
@@ -38,8 +52,35 @@ export function createJudge(config: JudgeConfig, logger: { info(msg: string): vo
     }
     logger.info(`router: the judge is ${modelPath} on ${config.ROUTER_JUDGE_THREADS} CPU threads`);
     const local = new LocalJudge({ modelPath, threads: config.ROUTER_JUDGE_THREADS });
-    local.warm().catch((error: unknown) => logger.warn(`router: the judge's model could not be loaded: ${(error as Error).message ?? String(error)}`));
-    return new BoundedJudge(local, { ...bounds, fillTimeoutMs: config.ROUTER_PARAMS_MODEL_TIMEOUT_MS });
+    const judge = new BoundedJudge(local, { ...bounds, fillTimeoutMs: config.ROUTER_PARAMS_MODEL_TIMEOUT_MS });
+    const warmed = local.warm().then(
+      () => undefined,
+      (error: unknown) => {
+        const message = (error as Error).message ?? String(error);
+        logger.warn(`router: the judge's model could not be loaded: ${message}`);
+        return message;
+      },
+    );
+    if (probing) {
+      void warmed.then(async (failure) => {
+        if (failure === undefined) await switchByProbe(judge, config.ROUTER_JUDGE_TIMEOUT_MS, status, logger, onStatus);
+        else onStatus({ ...status, active: 'off', why: `its model could not be loaded: ${failure}` });
+      });
+    }
+    return judge;
   }
   return undefined;
+}
+
+/** `auto`: times the judge on this host and switches it on only if it answers in time (judge-probe.ts). */
+export async function switchByProbe(judge: BoundedJudge, timeoutMs: number, status: JudgeStatus, logger: JudgeLogger, onStatus: (status: JudgeStatus) => void, probeOptions: { attempts?: number; retryMs?: number } = {}): Promise<void> {
+  onStatus({ ...status, active: 'off', probing: true, why: `${status.why}; timing a judgement on this host (off meanwhile)` });
+  const result = await probeJudge(judge.provider, {
+    timeoutMs,
+    ...probeOptions,
+    onAttempt: (attempt, { why }) => logger.info(`router: ROUTER_JUDGE=auto: probe ${attempt}: ${why}`),
+  });
+  judge.switchOn(result.fits);
+  onStatus({ setting: status.setting, active: result.fits ? 'local' : 'off', why: `${status.why}; ${result.why}`, ...(result.ms !== undefined ? { probe_ms: Math.round(result.ms) } : {}) });
+  logger.info(`router: ROUTER_JUDGE=auto: the local judge is ${result.fits ? 'on' : 'off'}: ${result.why}`);
 }

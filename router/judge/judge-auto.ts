@@ -2,7 +2,8 @@
  * `ROUTER_JUDGE=auto` (the default): the local judge is on where it fits, off elsewhere. It fits when its model and
  * runtime are installed (`npm run models -- --judge`) and the host has the cores and the memory it needs: at least
  * MIN_CORES CPU cores and MIN_FREE_BYTES of memory free at start (the 1.5B model in Q4_K_M holds about 2.4 GB
- * resident with its context; docs/routing.md). Decided once, at start; logged and shown in `GET /v1/router/status`.
+ * resident with its context; docs/routing.md) — and then a judgement timed on the host answers well within the timeout
+ * (judge-probe.ts; the judge is off until then). Logged and shown in `GET /v1/router/status`.
  * Pure: the host is passed in.
  */
 
@@ -22,6 +23,10 @@ export interface JudgeStatus {
   /** The judge in use. */
   active: 'off' | 'llm' | 'local';
   why: string;
+  /** `auto`: the timed probe's fastest held-card judgement (judge-probe.ts), once measured. */
+  probe_ms?: number;
+  /** `auto`: the probe is still timing the judge (it is off meanwhile). */
+  probing?: boolean;
 }
 
 const GIB = 1024 ** 3;

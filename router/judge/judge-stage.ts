@@ -57,6 +57,7 @@ export async function reviewVerdict(
   const base = { judge: judge.name, reason, capability: top.key, ...(nearest && nearFence(view) ? { fence: nearest.fence, gap: round(nearest.gap) } : {}) };
   // The farther the head's verdict is from its threshold, the sooner it is shed when the judge is busy.
   const outcome = await judge.ask({ intent: input.intent, candidate: top }, input.revision, Math.abs(view.best - view.accept));
+  if (outcome.kind === 'off') return { verdict };
   if (outcome.kind === 'busy') return { verdict, explanation: { ...base, outcome: 'busy' } };
   if (outcome.kind === 'timeout' || outcome.kind === 'abstained') return { verdict, explanation: { ...base, outcome: outcome.kind, ms: outcome.ms } };
   if (outcome.kind === 'error') return { verdict, explanation: { ...base, outcome: 'error', error: outcome.message, ms: outcome.ms } };
