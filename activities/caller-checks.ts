@@ -60,7 +60,6 @@ export function callerChecks(provenance: RunProvenance, sealKeys: SealKeys): Cal
 }
 
 /** `run` once `check` has passed with the same arguments. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function checked<F extends (...args: any[]) => Promise<unknown>>(check: (...args: Parameters<F>) => void | Promise<void>, run: F): F {
   return (async (...args: Parameters<F>) => {
     await check(...args);

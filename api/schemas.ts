@@ -1,11 +1,11 @@
 /** Request bodies and parameters of the public API, as zod schemas (the single source of their shape). */
 import { z } from 'zod';
 import { SEARCH_STATES } from '../catalogue/agent-queries';
-import { AGENT_ID_PATTERN, MESSAGE_ID_PATTERN } from '../rules/ids';
+import { AGENT_ID_PATTERN } from '../rules/ids';
 import { KEY_ID_PATTERN, scopeSchema } from '../rules/api-key';
 import { MESSAGE_STATES } from '../messages/message';
 import { TRANSPORTS } from '../rules/transport';
-import { anyJson, label, NOT_BLANK_PATTERN, prose } from '../rules/text';
+import { label, prose } from '../rules/text';
 import { capabilityName, httpUrl, messageId, needsTargetOrIntent, paramsSchema, routeTarget, sessionId, targetOrIntent, targetOrIntentSchema } from '../messages/message-schema';
 import { chainId } from '../chains/chain-schema';
 import { CHAIN_STATES } from '../chains/chain';

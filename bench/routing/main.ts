@@ -20,7 +20,7 @@
  *   api reads them); writes bench/results/routing-<set>-judge-<kind>.json, also with --limit.
  * Writes bench/results/routing-<set>.json and prints a table.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeResultFile } from '../lib/result-file';
 import { candidatesOf } from '../../router/candidates';

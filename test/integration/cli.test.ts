@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { acceptAndConfirm, type FakeAgent } from '../helpers/fake-agent';
+import { acceptAndConfirm } from '../helpers/fake-agent';
 import { TEST_API_KEY } from '../helpers/http';
 import type { TestSystem } from '../helpers/system';
 import { startSystemWithAgent, type SystemWithAgent } from '../helpers/system-with-agent';
@@ -12,7 +12,6 @@ import { startSystemWithAgent, type SystemWithAgent } from '../helpers/system-wi
 const ROOT = resolve(__dirname, '../..');
 let world: SystemWithAgent | undefined;
 let system: TestSystem;
-let agent: FakeAgent;
 let agentId: string;
 
 async function reach(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -30,7 +29,7 @@ async function reach(...args: string[]): Promise<{ code: number; stdout: string;
 
 before(async () => {
   world = await startSystemWithAgent({ behaviour: acceptAndConfirm, registration: { name: 'cli-echo' } });
-  ({ system, agent, agentId } = world);
+  ({ system, agentId } = world);
 });
 
 after(() => world?.stop());

@@ -1,7 +1,8 @@
 /**
  * `npm test`: finds or builds the Temporal CLI and FerretDB, fetches the router's models and makes the venv of the
  * Python test tools and the MCP conformance suite first (so no test times out on a set-up), then runs every test file with Node's test runner.
- * `npm test -- unit` (or integration, e2e, or a path part) filters.
+ * `npm test -- unit` (or integration, e2e, or a path part) filters; the whole run (no filter) also runs `npm run lint`
+ * and fails if it does.
  *
  * A test that needs a system package the machine lacks (HAProxy, PostgreSQL, Chromium) skips, saying what to install; the run
  * ends with the list of skips and their reasons. REQUIRE_ALL_SUITES=1 (`.ci/run`) turns any skip into a failure.
@@ -109,6 +110,14 @@ async function prepareServers(withCluster: boolean, log: Log): Promise<NodeJS.Pr
   return env;
 }
 
+/** `npm run lint` (eslint.config.mjs), for the whole run: whether it passed. */
+function lint(log: Log): boolean {
+  log('npm run lint');
+  const result = spawnSync('npm', ['run', '--silent', 'lint'], { cwd: ROOT, stdio: 'inherit' });
+  log(result.status === 0 ? 'lint: clean' : 'lint: failed (above)');
+  return result.status === 0;
+}
+
 /** Runs the files with Node's test runner; its exit status and the skips it reported (undefined if it stopped early). */
 function runTestFiles(files: string[], env: NodeJS.ProcessEnv): { status: number; skips: Skip[] | undefined } {
   const reportDir = mkdtempSync(join(tmpdir(), 'agent-reach-test-'));
@@ -150,7 +159,8 @@ async function main(): Promise<void> {
   await downloads;
   const { status, skips } = runTestFiles(files, env);
   const skipsAllowed = reportSkips(skips, requireAll, log);
-  process.exit(status === 0 && !skipsAllowed ? 1 : status);
+  const linted = process.argv.length > 2 || lint(log);
+  process.exit(status === 0 && (!skipsAllowed || !linted) ? 1 : status);
 }
 
 main().catch((error: unknown) => {

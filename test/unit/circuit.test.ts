@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { circuitOutcome, type DeliveryVerdict } from '../../protocol/verdicts';
+import { circuitOutcome } from '../../protocol/verdicts';
 import { closedCircuit, effectiveState, recordOutcome, type Circuit } from '../../rules/circuit';
 
 const policy = { consecutiveFailures: 5, failureRate: 0.5, minRequests: 20, windowMs: 60_000, openMs: 30_000, maxOpenMs: 300_000 };
