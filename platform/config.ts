@@ -364,8 +364,9 @@ export const envSchema = z.object({
   /**
    * The judge, a model that reads whether the head's choice does what the request asks (docs/routing.md, "The
    * judge"): `off`, `llm` (the OpenAI-compatible chat endpoint of LLM_BASE_URL / LLM_API_KEY), `local` (a GGUF
-   * model on the CPU; `npm run models -- --judge` installs it) or `auto`: `local` where it is installed and the host
-   * has 2 CPU cores and 3 GiB of memory free at start, else `off` (logged, and shown in GET /v1/router/status).
+   * model on the CPU; `npm run models -- --judge` installs it) or `auto`: `local` where it is installed, the host
+   * has 2 CPU cores and 3 GiB of memory free at start and a judgement timed there takes at most half of
+   * ROUTER_JUDGE_TIMEOUT_MS (off until that probe ends), else `off` (logged, and shown in GET /v1/router/status).
    * @default auto
    */
   ROUTER_JUDGE: z.enum(['off', 'llm', 'local', 'auto']).default('auto'),
