@@ -42,6 +42,12 @@ export interface McpRound {
   continues?: Continuation;
 }
 
+/** A 2025-11-25 session's client: what it declared, and requests to it on the call's own stream (session-rounds.ts). */
+export interface McpSession {
+  capabilities: Record<string, unknown>;
+  request(method: string, params: Record<string, unknown>): Promise<unknown>;
+}
+
 /** One tool call: who calls (the session's key), how to report progress and log lines (when the client asked), and its cancellation. */
 export interface ToolCall {
   caller: Caller;
@@ -52,5 +58,7 @@ export interface ToolCall {
   round?: McpRound;
   /** Present on a 2025-11-25 session whose client declared `elicitation`: asks its user, in the middle of the call. */
   elicit?: (params: { message: string; requestedSchema: Record<string, unknown> }) => Promise<{ action: string; content?: Record<string, unknown> }>;
+  /** Present on a 2025-11-25 session. */
+  session?: McpSession;
   signal: AbortSignal;
 }

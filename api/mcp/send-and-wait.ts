@@ -14,6 +14,7 @@ import { acceptMessage, messageLinks, sendAnswer } from '../routes/messages';
 import type { Continuation, McpDeps, McpRound, ToolCall } from './context';
 import { askingOf, continuedSend, elicitationOf, howToAnswer, isFlatForm, REPLY_KEY, replyOf, type Asking } from './asking';
 import { asInputRequired, asToolResult, type AgentInputRequired } from './mcp-results';
+import { canPlay, MAX_SESSION_ROUNDS, playRound } from './session-rounds';
 import { toolError, toolValue } from './tool-result';
 
 export function withLinks(deps: McpDeps, status: MessageStatus) {
@@ -67,28 +68,43 @@ async function awaitMessage(deps: McpDeps, call: ToolCall, status: MessageStatus
 /** What a tool call answers: a tool result, or (2026-07-28) an input_required result, the agent's or the gateway's. */
 export type ToolAnswer = CallToolResult | AgentInputRequired;
 
-export async function sendAndWait(deps: McpDeps, call: ToolCall, body: SendRequest, waitMs: number, { passthrough = false } = {}): Promise<ToolAnswer> {
+export async function sendAndWait(deps: McpDeps, call: ToolCall, body: SendRequest, waitMs: number, { passthrough = false, rounds = 0 } = {}): Promise<ToolAnswer> {
   const continues = call.round?.continues;
   if (continues) return continueMessage(deps, call, body, continues, call.round?.inputResponses?.[REPLY_KEY], { waitMs, passthrough });
   const { status, ended } = await sendAndAwait(deps, call, body, waitMs, { asking: true });
-  return answerOf(deps, call, body, status, ended, { waitMs, passthrough });
+  return answerOf(deps, call, body, status, ended, { waitMs, passthrough, rounds });
 }
 
 export interface Waiting {
   waitMs: number;
   passthrough: boolean;
+  /** Rounds of an agent's input_required result played for a 2025-11-25 session so far (session-rounds.ts). */
+  rounds?: number;
 }
 
 /** The answer once the wait is over: the caller asked when the message needs its input, else the message as it is. */
 async function answerOf(deps: McpDeps, call: ToolCall, body: SendRequest, status: MessageStatus, ended: boolean, waiting: Waiting): Promise<ToolAnswer> {
   const asking = await askingOf(deps, status);
   if (asking) return askCaller(deps, call, body, asking, waiting);
+  const round = ended && waiting.passthrough ? await sessionRound(call, status, waiting) : undefined;
+  if (round) {
+    const { message_id: _, ...rest } = body;
+    return sendAndWait(deps, call, { ...rest, payload: round }, waiting.waitMs, { passthrough: true, rounds: (waiting.rounds ?? 0) + 1 });
+  }
   if (ended) return endedAnswer(deps, status, waiting.passthrough, call.round);
   return toolValue({
     ...withLinks(deps, status),
     ended: false,
     hint: `Still in flight after ${waiting.waitMs} ms: read it later with reach_status {"message_id": "${status.message_id}"}`,
   });
+}
+
+/** For a 2025-11-25 session, an agent's input_required result played as requests to its client: the next round's payload. */
+async function sessionRound(call: ToolCall, status: MessageStatus, waiting: Waiting): Promise<{ mcp: Record<string, unknown> } | undefined> {
+  const agentAsks = call.session && status.state === 'processed' ? asInputRequired(status.result) : undefined;
+  if (!agentAsks || !canPlay(call.session!, agentAsks) || (waiting.rounds ?? 0) >= MAX_SESSION_ROUNDS) return undefined;
+  await call.log?.('info', `message ${status.message_id}: the agent asks the client (${Object.keys(agentAsks.inputRequests ?? {}).join(', ')})`);
+  return playRound(call.session!, agentAsks);
 }
 
 /** Asks the caller as its revision can (asking.ts): an input_required result, an elicitation, or a result saying how. */

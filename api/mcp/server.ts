@@ -14,6 +14,10 @@ import {
   type LoggingLevel,
   type ProgressToken,
   type ElicitRequestFormParams,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListRootsResultSchema,
+  ResultSchema,
   type RequestId,
   type ServerNotification,
   ListResourcesRequestSchema,
@@ -112,7 +116,14 @@ export function instructionsOf(session: SessionOptions): string {
   return `The agent "${session.agent}" through Agent-Reach: its capabilities are the tools, prompts and resources here; every call is a message delivered to it durably.`;
 }
 
-/** How long a 2025-11-25 call waits for its user's answer to an elicitation (asking.ts). */
+/** How a 2025-11-25 client's answer to each request of session-rounds.ts is read. */
+const RESULT_SCHEMAS: Record<string, typeof ResultSchema> = {
+  'elicitation/create': ElicitResultSchema as unknown as typeof ResultSchema,
+  'sampling/createMessage': CreateMessageResultSchema as unknown as typeof ResultSchema,
+  'roots/list': ListRootsResultSchema as unknown as typeof ResultSchema,
+};
+
+/** How long a 2025-11-25 call waits for its user's answer to an elicitation (asking.ts) or another request to its client. */
 const ELICITATION_TIMEOUT_MS = 600_000;
 
 /** Logger name of the log lines a tool call sends (its message's life: accepted, its states, its end). */
@@ -136,6 +147,11 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
   const callOf = (extra: { signal: AbortSignal; requestId: RequestId; sendNotification: (n: ServerNotification) => Promise<void> }, progressToken: ProgressToken | undefined): ToolCall => ({
     caller,
     signal: extra.signal,
+    session: {
+      capabilities: (server.getClientCapabilities() ?? {}) as Record<string, unknown>,
+      request: (method: string, params: Record<string, unknown>) =>
+        server.request({ method, params } as never, RESULT_SCHEMAS[method] ?? ResultSchema, { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS }),
+    },
     // A question for the caller goes on the call's own stream, and waits for its user as long as a sealed state lives.
     ...(server.getClientCapabilities()?.elicitation
       ? { elicit: (params: { message: string; requestedSchema: Record<string, unknown> }) =>

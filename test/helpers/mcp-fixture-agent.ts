@@ -108,6 +108,72 @@ const TASK_FIXTURES: Fixture[] = [
   },
 ];
 
+/** What an elicitation came to, as the suite's reference server says it. */
+const elicited = (response: Record<string, unknown> | undefined) => `action=${String(response?.action)}, content=${JSON.stringify(response?.content ?? {})}`;
+const elicitWith = (message: string, properties: Record<string, unknown>, required?: string[]) => ({
+  method: 'elicitation/create',
+  params: { message, requestedSchema: { type: 'object', properties, ...(required ? { required } : {}) } },
+});
+
+/**
+ * The suite's 2025-11-25 fixtures that ask the client in the middle of a call (sampling, elicitation): the agent asks
+ * with an input_required result, which the gateway plays to a 2025-11-25 session as requests on the call's stream
+ * (api/mcp/session-rounds.ts), and answers with what it got.
+ */
+const SESSION_FIXTURES: Fixture[] = [
+  {
+    card: { name: 'test_sampling', description: 'Asks the client for a sampling of `prompt`', parameters: strings('prompt') },
+    answer: (d) => {
+      const sampled = roundOf(d).input_responses?.['sampling'];
+      if (!sampled) return askFor({ sampling: sample(String(d.params.prompt ?? '')) });
+      const said = (sampled.content as { text?: unknown } | undefined)?.text;
+      return { content: [text(`LLM response: ${typeof said === 'string' ? said : 'no response'}`)] };
+    },
+  },
+  {
+    card: { name: 'test_elicitation', description: 'Asks the client\'s user for a name and an email, with `message`', parameters: strings('message') },
+    answer: (d) => {
+      const response = roundOf(d).input_responses?.['user'];
+      if (response) return { content: [text(`User response: ${elicited(response)}`)] };
+      return askFor({
+        user: elicitWith(String(d.params.message ?? ''), { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } }, ['username', 'email']),
+      });
+    },
+  },
+  {
+    card: { name: 'test_elicitation_sep1034_defaults', description: 'Asks with a default for every primitive type (SEP-1034)' },
+    answer: (d) => {
+      const response = roundOf(d).input_responses?.['defaults'];
+      if (response) return { content: [text(`Elicitation completed: ${elicited(response)}`)] };
+      return askFor({
+        defaults: elicitWith('Please review and update the form fields with defaults', {
+          name: { type: 'string', description: 'User name', default: 'John Doe' },
+          age: { type: 'integer', description: 'User age', default: 30 },
+          score: { type: 'number', description: 'User score', default: 95.5 },
+          status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+          verified: { type: 'boolean', description: 'Verification status', default: true },
+        }),
+      });
+    },
+  },
+  {
+    card: { name: 'test_elicitation_sep1330_enums', description: 'Asks with every kind of enum (SEP-1330)' },
+    answer: (d) => {
+      const response = roundOf(d).input_responses?.['enums'];
+      if (response) return { content: [text(`Elicitation completed: ${elicited(response)}`)] };
+      return askFor({
+        enums: elicitWith('Please select options from the enum fields', {
+          untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+          titledSingle: { type: 'string', description: 'Select one option with titles', oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }] },
+          legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+          untitledMulti: { type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+          titledMulti: { type: 'array', description: 'Select multiple options with titles', minItems: 1, maxItems: 3, items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] } },
+        }),
+      });
+    },
+  },
+];
+
 /** The suite's multi-round-trip fixtures (2026-07-28): each asks the client for input, then answers with what it got. */
 const INPUT_FIXTURES: Fixture[] = [
   {
@@ -300,7 +366,7 @@ const FIXTURES: Fixture[] = [
 
 /** Registers the fixture agent (a key with the `register` scope) and serves its capabilities. */
 export async function startFixtureAgent(gateway: string, apiKey: string): Promise<{ agentId: string; stop(): Promise<void> }> {
-  const fixtures = [...FIXTURES, ...INPUT_FIXTURES, ...TASK_FIXTURES];
+  const fixtures = [...FIXTURES, ...INPUT_FIXTURES, ...SESSION_FIXTURES, ...TASK_FIXTURES];
   const byName = new Map(fixtures.map((fixture) => [fixture.card.name, fixture]));
   const card: AgentCard = { name: FIXTURE_AGENT, description: "The MCP conformance suite's fixtures", capabilities: fixtures.map((f) => f.card) };
   return sdkAgent(gateway, card, (delivery) => {
