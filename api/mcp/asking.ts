@@ -35,7 +35,11 @@ export interface Asking {
 }
 
 /** A free-text answer, for a question that gave no JSON Schema of an object. */
-const FREE_TEXT = { type: 'object', properties: { answer: { type: 'string', description: 'Your answer' } }, required: ['answer'] };
+const FREE_TEXT = {
+  type: 'object',
+  properties: { answer: { type: 'string', description: 'Your answer' } },
+  required: ['answer'],
+};
 
 /** The question as an elicitation: a form of its JSON Schema (an object one), else a free-text answer. */
 export function elicitationOf(question: InputRequest) {
@@ -46,27 +50,41 @@ export function elicitationOf(question: InputRequest) {
 /** Whether a 2025-11-25 client can be asked for this schema: that revision's forms hold only strings, numbers and booleans. */
 export function isFlatForm(schema: Record<string, unknown>): boolean {
   const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
-  return Object.values(properties).every((property) => ['string', 'number', 'integer', 'boolean'].includes(property.type as string));
+  return Object.values(properties).every((property) =>
+    ['string', 'number', 'integer', 'boolean'].includes(property.type as string),
+  );
 }
 
 /** What the message asks its caller now, if anything. */
 export async function askingOf(deps: McpDeps, status: MessageStatus): Promise<Asking | undefined> {
   const { message_id } = status;
   if (status.state === 'input_required') {
-    return { continues: { kind: 'reply', message_id, asked: status.turns?.length ?? 0 }, question: status.input_required ?? { message: 'The agent needs more input' } };
+    return {
+      continues: { kind: 'reply', message_id, asked: status.turns?.length ?? 0 },
+      question: status.input_required ?? { message: 'The agent needs more input' },
+    };
   }
   const reason = status.reason;
   if (status.state !== 'rejected' || reason?.code !== 'input_required' || !status.target.capability) return undefined;
-  return { continues: { kind: 'router', message_id }, question: { message: reason.message, schema: await missingSchema(deps, status, reason.missing ?? []) } };
+  return {
+    continues: { kind: 'router', message_id },
+    question: { message: reason.message, schema: await missingSchema(deps, status, reason.missing ?? []) },
+  };
 }
 
 /** The JSON Schema of the parameters a refused message misses: the capability's own, for those (nested ones whole). */
-async function missingSchema(deps: McpDeps, status: MessageStatus, missing: string[]): Promise<Record<string, unknown>> {
+async function missingSchema(
+  deps: McpDeps,
+  status: MessageStatus,
+  missing: string[],
+): Promise<Record<string, unknown>> {
   const { index } = deps.catalogue;
   await index.ensureCurrent(deps.logger);
   const agent = index.agents(status.tenant).find((a) => a.agent._id === status.target.agent_id)?.agent;
   const capability = agent?.capabilities.find((c) => c.name === status.target.capability);
-  const parameters = capability?.parameters_json ? (JSON.parse(capability.parameters_json) as { properties?: Record<string, unknown> }) : {};
+  const parameters = capability?.parameters_json
+    ? (JSON.parse(capability.parameters_json) as { properties?: Record<string, unknown> })
+    : {};
   // "new_address.province" asks for new_address: replies are merged over the params one level deep.
   const names = [...new Set(missing.map((path) => path.split('.')[0]!))];
   const properties = Object.fromEntries(names.map((name) => [name, parameters.properties?.[name] ?? {}]));
@@ -75,25 +93,48 @@ async function missingSchema(deps: McpDeps, status: MessageStatus, missing: stri
 
 /** The reply an elicitation result makes: its accepted content as params, any other action as the payload. */
 export function replyOf(response: unknown): ReplyBody {
-  const { action, content } = (typeof response === 'object' && response !== null ? response : {}) as { action?: unknown; content?: unknown };
-  const reply = action === 'accept' && typeof content === 'object' && content !== null ? { params: content } : { payload: { action: typeof action === 'string' ? action : 'unknown' } };
+  const { action, content } = (typeof response === 'object' && response !== null ? response : {}) as {
+    action?: unknown;
+    content?: unknown;
+  };
+  const reply =
+    action === 'accept' && typeof content === 'object' && content !== null
+      ? { params: content }
+      : { payload: { action: typeof action === 'string' ? action : 'unknown' } };
   return parseInput(replyBody, reply, 'params');
 }
 
 /** The new message an answer to the router's question sends: the refused one's, to its capability, with the params. */
 export function continuedSend(body: SendRequest, refused: MessageStatus, reply: ReplyBody): SendRequest {
-  if (!reply.params) throw new ApiError(422, 'input_required', `Message ${refused.message_id} needs parameters the answer did not give (${reply.payload ? JSON.stringify(reply.payload) : 'none'})`);
+  if (!reply.params)
+    throw new ApiError(
+      422,
+      'input_required',
+      `Message ${refused.message_id} needs parameters the answer did not give (${reply.payload ? JSON.stringify(reply.payload) : 'none'})`,
+    );
   const question = refused.reason?.missing ?? [];
   const params = { ...(refused.params ?? {}), ...reply.params };
   const stillMissing = question.map((path) => path.split('.')[0]!).filter((name) => params[name] === undefined);
-  if (stillMissing.length > 0) throw new ApiError(422, 'input_required', `Still missing: ${stillMissing.join(', ')}`, { missing: stillMissing });
+  if (stillMissing.length > 0)
+    throw new ApiError(422, 'input_required', `Still missing: ${stillMissing.join(', ')}`, { missing: stillMissing });
   const id = continuedId(refused.message_id, params);
-  return { ...body, message_id: id, target: { agent_id: refused.target.agent_id, capability: refused.target.capability }, params, parent_message_id: refused.message_id };
+  return {
+    ...body,
+    message_id: id,
+    target: { agent_id: refused.target.agent_id, capability: refused.target.capability },
+    params,
+    parent_message_id: refused.message_id,
+  };
 }
 
 /** The continued message's id: the refused one's and a digest of its params (at most 128 characters, as every id). */
 function continuedId(refusedId: string, params: Record<string, unknown>): string {
-  const digest = createHash('sha256').update(refusedId).update('\0').update(JSON.stringify(params)).digest('hex').slice(0, 16);
+  const digest = createHash('sha256')
+    .update(refusedId)
+    .update('\0')
+    .update(JSON.stringify(params))
+    .digest('hex')
+    .slice(0, 16);
   return `${refusedId.slice(0, 100)}.input-${digest}`;
 }
 

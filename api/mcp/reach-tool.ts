@@ -14,7 +14,9 @@ export interface ReachTool {
 
 /** A tool's input schema for `tools/list`: the zod schema as JSON Schema (what a client may send). */
 export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
-  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return { ...json, type: 'object' };
 }
-

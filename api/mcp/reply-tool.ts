@@ -16,9 +16,18 @@ function replyArguments(maxWaitMs: number) {
   return z.strictObject({
     ...messageIdParams.shape,
     intent: z.string().optional().describe('Your answer in words'),
-    params: z.record(z.string(), z.unknown()).optional().describe("The parameters the agent asked for (its question's JSON Schema), merged over the earlier ones"),
+    params: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("The parameters the agent asked for (its question's JSON Schema), merged over the earlier ones"),
     payload: z.unknown().optional().describe('Any JSON for the agent'),
-    wait_ms: z.number().int().min(0).max(maxWaitMs).optional().describe(`How long to wait for the message to end, in ms (at most and by default ${maxWaitMs})`),
+    wait_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(maxWaitMs)
+      .optional()
+      .describe(`How long to wait for the message to end, in ms (at most and by default ${maxWaitMs})`),
   });
 }
 
@@ -46,7 +55,10 @@ export function replyTool(maxWaitMs: number): ReachTool {
       const reply = parseInput(replyBody, answer, 'arguments');
       const status = await deps.messages.get(tenant, message_id);
       if (!status) return toolError('message_not_found', `No message ${message_id}`);
-      if (status.state !== 'input_required') return toolError('not_waiting_for_input', `Message ${message_id} is ${status.state}, not waiting for input`, { state: status.state });
+      if (status.state !== 'input_required')
+        return toolError('not_waiting_for_input', `Message ${message_id} is ${status.state}, not waiting for input`, {
+          state: status.state,
+        });
       return replyAndWait(deps, call, { target: status.target }, status, reply, waiting);
     },
   };

@@ -13,7 +13,11 @@ import type { AgentInputRequired } from './mcp-results';
 export const MAX_SESSION_ROUNDS = 10;
 
 /** The client capability each request needs. */
-const CAPABILITY_OF: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+const CAPABILITY_OF: Record<string, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 interface InputRequest {
   method: string;
@@ -34,7 +38,10 @@ export function canPlay(session: McpSession, asking: AgentInputRequired): boolea
 }
 
 /** Puts the result's requests to the client, one after the other: the payload of the agent's next round. */
-export async function playRound(session: McpSession, asking: AgentInputRequired): Promise<{ mcp: Record<string, unknown> }> {
+export async function playRound(
+  session: McpSession,
+  asking: AgentInputRequired,
+): Promise<{ mcp: Record<string, unknown> }> {
   const responses: Record<string, unknown> = {};
   for (const [key, request] of Object.entries(asking.inputRequests ?? {})) {
     if (!isRequest(request)) continue;

@@ -54,11 +54,19 @@ async function startApiProcess(port: number): Promise<ChildProcess> {
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`the api exited (${code ?? signal}) before it was ready:\n${stderr}`))));
-  const ready = eventually('the api process to be ready', async () => {
-    const answer = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-    return answer?.status === 200 ? true : undefined;
-  }, { timeoutMs: 120_000, intervalMs: 250 });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the api exited (${code ?? signal}) before it was ready:\n${stderr}`)),
+    ),
+  );
+  const ready = eventually(
+    'the api process to be ready',
+    async () => {
+      const answer = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+      return answer?.status === 200 ? true : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 250 },
+  );
   await Promise.race([ready, exited]);
   return child;
 }
@@ -91,13 +99,24 @@ async function mcp(baseUrl: string, method: string, params: Record<string, unkno
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
   });
   const text = await response.text();
-  const json = response.headers.get('content-type')?.includes('text/event-stream') ? text.split('\n').filter((l) => l.startsWith('data:')).at(-1)!.slice(5) : text;
+  const json = response.headers.get('content-type')?.includes('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .at(-1)!
+        .slice(5)
+    : text;
   return JSON.parse(json) as { result?: Record<string, any>; error?: { code: number; message: string } };
 }
 
 /** One A2A JSON-RPC request to the gateway's face at `baseUrl`. */
 async function a2a(baseUrl: string, method: string, params: object) {
-  const answer = await request('POST', `${baseUrl}/a2a`, { jsonrpc: '2.0', id: 1, method, params }, { authorization: `Bearer ${key}`, 'a2a-version': '1.0' });
+  const answer = await request(
+    'POST',
+    `${baseUrl}/a2a`,
+    { jsonrpc: '2.0', id: 1, method, params },
+    { authorization: `Bearer ${key}`, 'a2a-version': '1.0' },
+  );
   return answer.body as { result?: any; error?: { code: number; message: string } };
 }
 
@@ -105,14 +124,19 @@ before(async () => {
   servers = await startTestServers();
   system = await startSystem(servers);
   key = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'api-restart')).key;
-  const worker = await sdkAgent(system.baseUrl, {
-    name: AGENT,
-    capabilities: [{ name: 'hold', description: 'Holds its message until the test lets it go' }],
-  }, async (d) => {
-    held.push(d.message_id);
-    await released;
-    return { content: [{ type: 'text', text: `held ${d.message_id}` }] };
-  }, { inlineMs: 100 });
+  const worker = await sdkAgent(
+    system.baseUrl,
+    {
+      name: AGENT,
+      capabilities: [{ name: 'hold', description: 'Holds its message until the test lets it go' }],
+    },
+    async (d) => {
+      held.push(d.message_id);
+      await released;
+      return { content: [{ type: 'text', text: `held ${d.message_id}` }] };
+    },
+    { inlineMs: 100 },
+  );
   stops.push(worker.stop);
   agentId = worker.agentId;
 });
@@ -135,13 +159,20 @@ describe('api restart', () => {
     assert.equal(started.result?.resultType, 'task', JSON.stringify(started));
     const taskId = started.result!.taskId as string;
     const sent = await a2a(baseUrl, 'SendMessage', {
-      message: { messageId: `a2a-restart-${process.pid}`, role: 'ROLE_USER', parts: [{ text: 'hold it' }], metadata: { skill: `${agentId}/hold` } },
+      message: {
+        messageId: `a2a-restart-${process.pid}`,
+        role: 'ROLE_USER',
+        parts: [{ text: 'hold it' }],
+        metadata: { skill: `${agentId}/hold` },
+      },
       configuration: { returnImmediately: true },
     });
     const a2aTaskId = sent.result?.task?.id as string;
     assert.ok(a2aTaskId, JSON.stringify(sent));
     // Both delivered and held by the agent before the kill: in flight, not merely accepted.
-    await eventually('both messages at the agent', async () => (held.length === 2 ? held : undefined), { timeoutMs: 60_000 });
+    await eventually('both messages at the agent', async () => (held.length === 2 ? held : undefined), {
+      timeoutMs: 60_000,
+    });
     assert.ok(held.includes(taskId));
 
     await kill(api);
@@ -154,15 +185,23 @@ describe('api restart', () => {
     assert.equal(a2aWaiting.result?.status?.state, 'TASK_STATE_WORKING', JSON.stringify(a2aWaiting));
 
     release();
-    const done = await eventually('the MCP task to complete', async () => {
-      const read = await mcp(baseUrl, 'tasks/get', { taskId }, taskId);
-      return read.result?.status === 'completed' ? read.result : undefined;
-    }, { timeoutMs: 60_000 });
+    const done = await eventually(
+      'the MCP task to complete',
+      async () => {
+        const read = await mcp(baseUrl, 'tasks/get', { taskId }, taskId);
+        return read.result?.status === 'completed' ? read.result : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     assert.deepEqual(done.result.content, [{ type: 'text', text: `held ${taskId}` }]);
-    const a2aDone = await eventually('the A2A task to complete', async () => {
-      const read = await a2a(baseUrl, 'GetTask', { id: a2aTaskId });
-      return read.result?.status?.state === 'TASK_STATE_COMPLETED' ? read.result : undefined;
-    }, { timeoutMs: 60_000 });
+    const a2aDone = await eventually(
+      'the A2A task to complete',
+      async () => {
+        const read = await a2a(baseUrl, 'GetTask', { id: a2aTaskId });
+        return read.result?.status?.state === 'TASK_STATE_COMPLETED' ? read.result : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     assert.equal(a2aDone.id, a2aTaskId);
     assert.ok(JSON.stringify(a2aDone.artifacts).includes('held a2a-restart-'), JSON.stringify(a2aDone.artifacts));
   });

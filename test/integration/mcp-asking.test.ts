@@ -33,24 +33,32 @@ before(async () => {
   servers = await startTestServers();
   system = await startSystem(servers);
   key = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'mcp-asking')).key;
-  const worker = await sdkAgent(system.baseUrl, {
-    name: AGENT,
-    capabilities: [
-      { name: 'weather', description: 'The weather in a city; asks which city first' },
-      {
-        name: 'request_refund',
-        description: 'Refund an order to the buyer',
-        tags: ['refund'],
-        examples: ['please refund order 2024090112', 'refund my order 2024090577'],
-        parameters: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } } },
-      },
-    ],
-  }, async (d) => {
-    deliveries.push({ message_id: d.message_id, turn: d.turn ?? 1, params: d.params });
-    if (d.capability === 'request_refund') return { refunded: d.params.order_id };
-    if ((d.turn ?? 1) < 2) throw new InputRequiredError('Which city?', CITY);
-    return { forecast: `sunny in ${String(d.params.city)}` };
-  });
+  const worker = await sdkAgent(
+    system.baseUrl,
+    {
+      name: AGENT,
+      capabilities: [
+        { name: 'weather', description: 'The weather in a city; asks which city first' },
+        {
+          name: 'request_refund',
+          description: 'Refund an order to the buyer',
+          tags: ['refund'],
+          examples: ['please refund order 2024090112', 'refund my order 2024090577'],
+          parameters: {
+            type: 'object',
+            required: ['order_id'],
+            properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } },
+          },
+        },
+      ],
+    },
+    async (d) => {
+      deliveries.push({ message_id: d.message_id, turn: d.turn ?? 1, params: d.params });
+      if (d.capability === 'request_refund') return { refunded: d.params.order_id };
+      if ((d.turn ?? 1) < 2) throw new InputRequiredError('Which city?', CITY);
+      return { forecast: `sunny in ${String(d.params.city)}` };
+    },
+  );
   stops.push(worker.stop);
   agentId = worker.agentId;
 });
@@ -62,27 +70,42 @@ after(async () => {
 });
 
 /** A 2026-07-28 client of the v2 SDK that answers every elicitation with `content`, and counts them. */
-async function modernClient(content: Record<string, string>): Promise<{ client: ModernClient; asked: { message: string; schema: unknown }[] }> {
+async function modernClient(
+  content: Record<string, string>,
+): Promise<{ client: ModernClient; asked: { message: string; schema: unknown }[] }> {
   const asked: { message: string; schema: unknown }[] = [];
-  const client = new ModernClient({ name: 'mcp-asking-test', version: '1.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new ModernClient(
+    { name: 'mcp-asking-test', version: '1.0.0' },
+    { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   client.setRequestHandler('elicitation/create', async (req) => {
     asked.push({ message: req.params.message, schema: (req.params as { requestedSchema?: unknown }).requestedSchema });
     return { action: 'accept', content };
   });
-  await client.connect(new ModernTransport(new URL(`${system.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new ModernTransport(new URL(`${system.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   stops.push(() => client.close());
   return { client, asked };
 }
 
 /** A 2025-11-25 session of the v1 SDK client that declared elicitation and answers with `content`. */
-async function elicitingClient(content: Record<string, string>): Promise<{ client: Client; asked: { message: string; schema: unknown }[] }> {
+async function elicitingClient(
+  content: Record<string, string>,
+): Promise<{ client: Client; asked: { message: string; schema: unknown }[] }> {
   const asked: { message: string; schema: unknown }[] = [];
   const client = new Client({ name: 'mcp-asking-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     asked.push({ message: req.params.message, schema: (req.params as { requestedSchema?: unknown }).requestedSchema });
     return { action: 'accept', content };
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   stops.push(() => client.close());
   return { client, asked };
 }
@@ -94,7 +117,9 @@ describe('mcp asking', () => {
   it('mcp asking - 2026-07-28: the agent asks, the client answers the input_required result, the same message goes on to its end', async () => {
     const { client, asked } = await modernClient({ city: 'Lyon' });
     const messageId = `ask-modern-${process.pid}`;
-    const answer = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { ...weather(), message_id: messageId } }));
+    const answer = toolAnswer(
+      await client.callTool({ name: 'reach_send', arguments: { ...weather(), message_id: messageId } }),
+    );
     assert.equal(answer.isError, false, JSON.stringify(answer.body));
     assert.equal(answer.body.message_id, messageId);
     assert.equal(answer.body.state, 'processed');
@@ -108,7 +133,12 @@ describe('mcp asking', () => {
   it('mcp asking - 2026-07-28: the router misses a parameter, the client gives it, the message goes to the chosen capability', async () => {
     const { client, asked } = await modernClient({ order_id: '2024090999' });
     const messageId = `route-modern-${process.pid}`;
-    const answer = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { message_id: messageId, intent: 'please refund my order' } }));
+    const answer = toolAnswer(
+      await client.callTool({
+        name: 'reach_send',
+        arguments: { message_id: messageId, intent: 'please refund my order' },
+      }),
+    );
     assert.equal(answer.isError, false, JSON.stringify(answer.body));
     assert.deepEqual(answer.body.result, { refunded: '2024090999' });
     assert.equal(answer.body.parent_message_id, messageId);
@@ -123,13 +153,19 @@ describe('mcp asking', () => {
   it('mcp asking - 2025-11-25 with elicitation: the question is an elicitation/create in the middle of the call, the answer the reply', async () => {
     const { client, asked } = await elicitingClient({ city: 'Oslo' });
     const messageId = `ask-session-${process.pid}`;
-    const answer = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { ...weather(), message_id: messageId } }));
+    const answer = toolAnswer(
+      await client.callTool({ name: 'reach_send', arguments: { ...weather(), message_id: messageId } }),
+    );
     assert.equal(answer.isError, false, JSON.stringify(answer.body));
     assert.deepEqual(answer.body.result, { forecast: 'sunny in Oslo' });
     assert.deepEqual(asked, [{ message: 'Which city?', schema: CITY }]);
     assert.deepEqual(turnsOf(messageId), [1, 2]);
 
-    const routed = toolAnswer(await (await elicitingClient({ order_id: '2024090888' })).client.callTool({ name: 'reach_send', arguments: { intent: 'please refund my order' } }));
+    const routed = toolAnswer(
+      await (
+        await elicitingClient({ order_id: '2024090888' })
+      ).client.callTool({ name: 'reach_send', arguments: { intent: 'please refund my order' } }),
+    );
     assert.equal(routed.isError, false, JSON.stringify(routed.body));
     assert.deepEqual(routed.body.result, { refunded: '2024090888' });
   });
@@ -138,24 +174,34 @@ describe('mcp asking', () => {
     const client = await mcpClient(system.baseUrl, key);
     stops.push(() => client.close());
     const messageId = `ask-plain-${process.pid}`;
-    const waiting = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { ...weather(), message_id: messageId } }));
+    const waiting = toolAnswer(
+      await client.callTool({ name: 'reach_send', arguments: { ...weather(), message_id: messageId } }),
+    );
     assert.equal(waiting.isError, false, JSON.stringify(waiting.body));
     assert.equal(waiting.body.state, 'input_required');
     assert.equal(waiting.body.message_id, messageId);
     assert.deepEqual(waiting.body.asks, { message: 'Which city?', schema: CITY });
     assert.match(waiting.body.how, /reach_reply/);
 
-    const bad = toolAnswer(await client.callTool({ name: 'reach_reply', arguments: { message_id: messageId, params: { city: 7 } } }));
+    const bad = toolAnswer(
+      await client.callTool({ name: 'reach_reply', arguments: { message_id: messageId, params: { city: 7 } } }),
+    );
     assert.equal(bad.isError, true);
     assert.equal(bad.body.error.code, 'invalid_request');
-    const done = toolAnswer(await client.callTool({ name: 'reach_reply', arguments: { message_id: messageId, params: { city: 'Kyoto' } } }));
+    const done = toolAnswer(
+      await client.callTool({ name: 'reach_reply', arguments: { message_id: messageId, params: { city: 'Kyoto' } } }),
+    );
     assert.equal(done.isError, false, JSON.stringify(done.body));
     assert.deepEqual(done.body.result, { forecast: 'sunny in Kyoto' });
     assert.deepEqual(turnsOf(messageId), [1, 2]);
-    const again = toolAnswer(await client.callTool({ name: 'reach_reply', arguments: { message_id: messageId, params: { city: 'Kyoto' } } }));
+    const again = toolAnswer(
+      await client.callTool({ name: 'reach_reply', arguments: { message_id: messageId, params: { city: 'Kyoto' } } }),
+    );
     assert.equal(again.body.error.code, 'not_waiting_for_input');
 
-    const refused = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { intent: 'please refund my order' } }));
+    const refused = toolAnswer(
+      await client.callTool({ name: 'reach_send', arguments: { intent: 'please refund my order' } }),
+    );
     assert.equal(refused.isError, true);
     assert.equal(refused.body.error.code, 'input_required');
     assert.deepEqual(refused.body.error.details.asks.schema.required, ['order_id']);

@@ -19,10 +19,17 @@ const refused = {
 describe('mcp asking', () => {
   it('mcp asking - a question is an elicitation of its JSON Schema, or of a free-text answer', () => {
     const city = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-    assert.deepEqual(elicitationOf({ message: 'Which city?', schema: city }), { method: 'elicitation/create', params: { message: 'Which city?', requestedSchema: city } });
+    assert.deepEqual(elicitationOf({ message: 'Which city?', schema: city }), {
+      method: 'elicitation/create',
+      params: { message: 'Which city?', requestedSchema: city },
+    });
     assert.deepEqual(elicitationOf({ message: 'Why?' }).params.requestedSchema.required, ['answer']);
     assert.equal(isFlatForm(city), true);
-    assert.equal(isFlatForm({ type: 'object', properties: { address: { type: 'object' } } }), false, '2025-11-25 forms hold no objects');
+    assert.equal(
+      isFlatForm({ type: 'object', properties: { address: { type: 'object' } } }),
+      false,
+      '2025-11-25 forms hold no objects',
+    );
   });
 
   it('mcp asking - an elicitation result is a reply: accepted content as params, another action as the payload', () => {
@@ -39,21 +46,45 @@ describe('mcp asking', () => {
     assert.equal(next.parent_message_id, 'm-1');
     assert.deepEqual(next.payload, { note: 'kept' });
     assert.match(next.message_id!, /^m-1\.input-[0-9a-f]{16}$/);
-    assert.equal(continuedSend(body, refused, { params: { order_id: '2024090112' } }).message_id, next.message_id, 'the same answer, the same message');
+    assert.equal(
+      continuedSend(body, refused, { params: { order_id: '2024090112' } }).message_id,
+      next.message_id,
+      'the same answer, the same message',
+    );
     assert.notEqual(continuedSend(body, refused, { params: { order_id: '2024090113' } }).message_id, next.message_id);
-    assert.throws(() => continuedSend(body, refused, { params: { amount: 6 } }), (e: unknown) => e instanceof ApiError && e.code === 'input_required');
-    assert.throws(() => continuedSend(body, refused, { payload: { action: 'decline' } }), (e: unknown) => e instanceof ApiError && e.code === 'input_required');
-    const long = continuedSend(body, { ...refused, message_id: 'x'.repeat(128) }, { params: { order_id: '2024090112' } });
+    assert.throws(
+      () => continuedSend(body, refused, { params: { amount: 6 } }),
+      (e: unknown) => e instanceof ApiError && e.code === 'input_required',
+    );
+    assert.throws(
+      () => continuedSend(body, refused, { payload: { action: 'decline' } }),
+      (e: unknown) => e instanceof ApiError && e.code === 'input_required',
+    );
+    const long = continuedSend(
+      body,
+      { ...refused, message_id: 'x'.repeat(128) },
+      { params: { order_id: '2024090112' } },
+    );
     assert.ok(long.message_id!.length <= 128);
   });
 
   it("mcp asking - the gateway's question is sealed as the requestState, and comes back naming the message", async () => {
     const codec = stateCodec({ keys: ['k'.repeat(43)] });
-    const ctx = { mcpReq: { method: 'tools/call' }, http: { authInfo: { clientId: 'key-1' } } } as unknown as ServerContext;
+    const ctx = {
+      mcpReq: { method: 'tools/call' },
+      http: { authInfo: { clientId: 'key-1' } },
+    } as unknown as ServerContext;
     const continues = { kind: 'reply' as const, message_id: 'm-2', asked: 1 };
-    const sealed = await sealedAnswer(codec, ctx, 'reach_send', { resultType: 'input_required', inputRequests: {}, continues });
+    const sealed = await sealedAnswer(codec, ctx, 'reach_send', {
+      resultType: 'input_required',
+      inputRequests: {},
+      continues,
+    });
     assert.equal('continues' in sealed, false, 'the message id travels sealed only');
     assert.deepEqual(await codec.verify(sealed.requestState!, ctx), { for: 'reach_send', continues });
-    assert.match(howToAnswer({ continues, question: { message: 'Which city?' } }).how, /reach_reply \{"message_id": "m-2"/);
+    assert.match(
+      howToAnswer({ continues, question: { message: 'Which city?' } }).how,
+      /reach_reply \{"message_id": "m-2"/,
+    );
   });
 });

@@ -10,7 +10,10 @@ function client(capabilities: Record<string, unknown>): McpSession & { asked: st
   return { capabilities, asked, request: async (method) => (asked.push(method), { answered: method }) };
 }
 
-const elicit = { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object', properties: {} } } };
+const elicit = {
+  method: 'elicitation/create',
+  params: { message: 'Name?', requestedSchema: { type: 'object', properties: {} } },
+};
 const sample = { method: 'sampling/createMessage', params: { messages: [], maxTokens: 10 } };
 
 describe('mcp session rounds', () => {
@@ -18,13 +21,26 @@ describe('mcp session rounds', () => {
     const asking = { resultType: 'input_required' as const, inputRequests: { name: elicit, text: sample } };
     assert.equal(canPlay(client({ elicitation: {}, sampling: {} }), asking), true);
     assert.equal(canPlay(client({ elicitation: {} }), asking), false, 'no sampling declared');
-    assert.equal(canPlay(client({ elicitation: {} }), { resultType: 'input_required', inputRequests: { x: { method: 'tools/call' } } }), false);
-    assert.equal(canPlay(client({ elicitation: {} }), { resultType: 'input_required', inputRequests: { x: 'nonsense' } }), false);
+    assert.equal(
+      canPlay(client({ elicitation: {} }), {
+        resultType: 'input_required',
+        inputRequests: { x: { method: 'tools/call' } },
+      }),
+      false,
+    );
+    assert.equal(
+      canPlay(client({ elicitation: {} }), { resultType: 'input_required', inputRequests: { x: 'nonsense' } }),
+      false,
+    );
   });
 
   it("mcp session rounds - each request goes to the client; the answers and the agent's state are the next round's payload", async () => {
     const session = client({ elicitation: {}, sampling: {} });
-    const payload = await playRound(session, { resultType: 'input_required', inputRequests: { name: elicit, text: sample }, requestState: 'step-1' });
+    const payload = await playRound(session, {
+      resultType: 'input_required',
+      inputRequests: { name: elicit, text: sample },
+      requestState: 'step-1',
+    });
     assert.deepEqual(session.asked, ['elicitation/create', 'sampling/createMessage']);
     assert.deepEqual(payload, {
       mcp: {
