@@ -13,6 +13,7 @@ import { createCancelA2aTask, createDeliverA2a, createPollA2aTask } from './deli
 import { createNotifyCaller } from './notify-caller';
 import { createNotifyCancel, type NotifyCancelRequest, type NotifyCancelResult } from './notify-cancel';
 import { createCapabilityParameters, createPrepareChain } from './prepare-chain';
+import { createChainStepActivities } from './chain-step';
 import { createMapChainStep } from './map-chain-step';
 import { createPrepareMessage, type PrepareMessageDeps } from './prepare-message';
 import type { ChainCheckDeps } from '../chains/check-chain';
@@ -68,6 +69,8 @@ export function createActivities(deps: ActivityDeps) {
     request.a2a_task_id ? cancelA2aTask({ ...request, a2a_task_id: request.a2a_task_id }) : notifyCancelHttp(request);
   const settleMessage = createSettleMessage(deps);
   const prepareChain = createPrepareChain(deps.chains);
+  const prepareMessage = createPrepareMessage({ ...deps.intake, sealKeys: deps.sealKeys, now: deps.now, provenance: deps.provenance });
+  const chainSteps = createChainStepActivities({ prepareMessage, provenance: deps.provenance });
   return {
     // Classic runs (started before the lean shape) resolve and deliver in regular activities.
     resolveTarget: checked(() => checks.messageRun('resolveTarget'), resolveTarget),
@@ -86,7 +89,11 @@ export function createActivities(deps: ActivityDeps) {
     capabilityParameters: checked(local('capabilityParameters'), createCapabilityParameters(deps.chains)),
     /** A chain step reading results kept by reference, from their messages (a local activity of runChain). */
     mapChainStep: checked(local('mapChainStep'), createMapChainStep()),
-    prepareMessage: createPrepareMessage({ ...deps.intake, sealKeys: deps.sealKeys, now: deps.now, provenance: deps.provenance }),
+    prepareMessage,
+    /** A chain's step started by the chain itself and awaited a while (a local activity of runChain). */
+    sendChainStep: checked(local('sendChainStep'), chainSteps.sendChainStep),
+    /** A chain's step that did not end within that while: a regular activity of runChain, for its own messages. */
+    awaitChainStep: chainSteps.awaitChainStep,
     /** A delivered message got no receipt in time: counts against the instance's circuit. */
     recordMissingReceipt: checked(
       () => checks.messageRun('recordMissingReceipt'),

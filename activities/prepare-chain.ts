@@ -33,7 +33,7 @@ export function createPrepareChain(deps: ChainCheckDeps | undefined) {
   return async function prepareChain(input: RunChainInput, sealChecked = false): Promise<PreparedChain> {
     if (!deps) throw ApplicationFailure.nonRetryable('this worker does not run chains', 'not_configured');
     if (sealChecked) return { steps: plannedSteps(input), ...runLimits(deps) };
-    const { tenant, chain_id: _chainId, key_id: _keyId, key_proof: _proof, key_proofs: _proofs, caller: _caller, seal: _seal, reply_retry_initial_ms: _retry, ...body } = input;
+    const { tenant, chain_id: _chainId, key_id: _keyId, key_proof: _proof, key_proofs: _proofs, caller: _caller, seal: _seal, reply_retry_initial_ms: _retry, limits: _limits, ...body } = input;
     const checked = await checkChain(deps, tenant, body);
     if (!checked.ok) {
       const { refusal } = checked;

@@ -97,6 +97,7 @@ export class ChainService {
       tenant,
       caller: recordedCaller({ ...caller, tenant }),
       ...(body.reply_to ? { reply_retry_initial_ms: this.deps.config.CALLER_WEBHOOK_RETRY_INITIAL_MS } : {}),
+      ...this.sealedLimits(),
     };
     const input = sealInput(unsealed, this.deps.sealKeys.keys[0]!, new Date());
     try {
@@ -159,6 +160,12 @@ export class ChainService {
         return { kind: 'already_ended', state: (await this.statusOf(tenant, chainId, description)).state };
       }
     }
+  }
+
+  /** The limits the chain's run applies, sealed into its input: the run need not ask the worker's `prepareChain`. */
+  private sealedLimits(): Pick<RunChainInput, 'limits'> {
+    const { MAX_PAYLOAD_BYTES, CHAIN_HISTORY_MAX_BYTES } = this.deps.config;
+    return MAX_PAYLOAD_BYTES && CHAIN_HISTORY_MAX_BYTES ? { limits: { max_message_bytes: MAX_PAYLOAD_BYTES, max_history_bytes: CHAIN_HISTORY_MAX_BYTES } } : {};
   }
 
   /** As for messages: `reply_to` needs the signing secret, and an address the endpoint policy allows. */

@@ -5,6 +5,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { Caller } from '../rules/api-key';
 import type { ChainBody, ChainState, ChainStatus } from './chain';
+import type { ChainRunLimits } from './run-state';
 
 /** The chain workflow's type, for the api and for Temporal-native callers. */
 export const RUN_CHAIN_WORKFLOW = 'runChain';
@@ -43,6 +44,11 @@ export interface RunChainInput extends ChainBody {
   caller?: Caller;
   /** The gateway's seal on this input (messages/seal.ts), made for this chain's workflow id. */
   seal?: { at: string; mac: string };
+  /**
+   * The limits the run applies (the api's MAX_PAYLOAD_BYTES and CHAIN_HISTORY_MAX_BYTES), under `seal`: a chain the
+   * api sealed with them is not checked again by `prepareChain` (runs since DIRECT_STEPS).
+   */
+  limits?: ChainRunLimits;
   /** First retry delay of the `reply_to` notification (the api's CALLER_WEBHOOK_RETRY_INITIAL_MS). @default 5000 */
   reply_retry_initial_ms?: number;
 }

@@ -1,7 +1,7 @@
 /**
- * What one chain run knows while its steps run, and how it sends one message of the chain: a child `sendMessage`
- * run as the chain's caller, built from the step's templates (an intent step is routed and its params checked
- * first). Deterministic: no I/O here.
+ * What one chain run knows while its steps run, and how it sends one message of the chain as the chain's caller,
+ * built from the step's templates (an intent step is routed and its params checked first): started by the chain
+ * itself (DIRECT_STEPS: chain-direct-step.ts), or, in runs before it, as a child run. Deterministic: no I/O here.
  */
 import { ActivityFailure, ApplicationFailure, CancellationScope, ChildWorkflowFailure, condition, isCancellation, log, proxyActivities, proxyLocalActivities, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import { messageWorkflowId } from '../platform/temporal-names';
@@ -19,7 +19,8 @@ import { historyFull, resumedDocument, type ChainResume, type ChainRunLimits, ty
 import { stepMessage, type ChainDocument, type StepMessage } from '../chains/step-message';
 import type { RunChainInput } from '../chains/temporal';
 import { paramsMisfit } from '../chains/type-check';
-import type { MessageStatus } from '../messages/message';
+import { sentOf, type ChainSent } from '../chains/chain-sent';
+import { LocalWaits, sendDirect } from './chain-direct-step';
 import { routingTaskQueue, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../temporal-callers/contract';
 
 const { capabilityParameters, mapChainStep, prepareMessage: prepareLocally } = proxyLocalActivities<Activities>({
@@ -28,8 +29,14 @@ const { capabilityParameters, mapChainStep, prepareMessage: prepareLocally } = p
   retry: { maximumInterval: '10s' },
 });
 
-/** What one message of the chain came to. */
-type Sent = Omit<SentMessage, 'message_id' | 'started_at'>;
+/** What one message of the chain came to (its start and end times when the one who saw it end knows them). */
+type Sent = ChainSent;
+
+/**
+ * How this run sends a message: a child `sendMessage` run that prepares it (runs before PREPARED_STEPS), a child
+ * message run it prepared (before DIRECT_STEPS), or a message it prepares and starts itself (chain-direct-step.ts).
+ */
+export type ChainShape = 'send-message' | 'prepared' | 'direct';
 
 /** A step's message run: a `sendMessage` run (runs before PREPARED_STEPS) or a message run as the api starts one. */
 type MessageChild = ChildWorkflowHandle<SendMessageWorkflow> | ChildWorkflowHandle<typeof leanMessageWorkflow>;
@@ -118,6 +125,8 @@ export class ChainRun {
   readonly inlineCap: number;
   /** Bytes of messages being started (their child runs not yet started). */
   private startingBytes = 0;
+  /** What local waiting for steps' ends the current workflow task has left (direct steps). */
+  private readonly waits = new LocalWaits();
 
   constructor(
     readonly input: RunChainInput,
@@ -127,8 +136,7 @@ export class ChainRun {
     readonly taskQueue: string,
     /** Absent for runs recorded before the limits (their prepareChain result has none): they apply none. */
     readonly limits: ChainRunLimits | undefined,
-    /** Whether this run prepares its messages itself (PREPARED_STEPS). */
-    readonly preparesSteps = false,
+    readonly shape: ChainShape = 'send-message',
   ) {
     this.stepStatus = new Map(status.steps.map((s) => [s.id, s]));
     this.document = { input: input.input, steps: {} };
@@ -155,7 +163,7 @@ export class ChainRun {
   /** A message's end into its status: its result inline when small, else by reference to its message. */
   record(into: SentMessage, sent: Sent): void {
     const { result, ...rest } = sent;
-    Object.assign(into, rest, keptResult(into.message_id, result, this.inlineCap), { ended_at: now() });
+    Object.assign(into, rest, keptResult(into.message_id, result, this.inlineCap), { ended_at: rest.ended_at ?? now() });
   }
 
   /** Each step's state, as its status shows it. */
@@ -163,23 +171,21 @@ export class ChainRun {
     return new Map([...this.stepStatus].map(([id, shown]) => [id, shown.state]));
   }
 
-  /**
-   * Sends one message of the chain (a step or a compensation) as a child run in `scope`: a `leanMessageWorkflow`
-   * run of the message this run prepared (runs since PREPARED_STEPS), else a `sendMessage` run that prepares it.
-   */
+  /** Sends one message of the chain (a step or a compensation) in `scope`, as this run's shape sends one. */
   send(messageId: string, address: StepAddress, deadlineMs: number | undefined, scope: CancellationScope): Promise<Sent> {
     return scope.run(async () => {
       // Only a step reading a result kept by reference awaits here: any other is built as before, in this very task.
       const built = this.readsReferenced(address) ? await this.mappedByReference(address) : stepMessage(address, this.document, this.limits?.max_message_bytes);
       if (!built.ok) return { state: 'failed', error: { code: built.code, message: built.message } };
       const request = this.requestOf(messageId, address, built.message, deadlineMs);
+      if (this.shape === 'direct') return this.sendDirect(request);
       const bytes = this.limits ? jsonSize(request) : 0;
       try {
         if (this.startingBytes > 0 && this.startingBytes + bytes > START_BUDGET_BYTES) await this.startRoom(bytes);
         this.startingBytes += bytes;
         let child: MessageChild | Sent;
         try {
-          child = this.preparesSteps ? await this.startPrepared(request) : await this.startSendMessage(request);
+          child = this.shape === 'prepared' ? await this.startPrepared(request) : await this.startSendMessage(request);
         } finally {
           this.startingBytes -= bytes;
         }
@@ -188,6 +194,28 @@ export class ChainRun {
         return errorOf(error);
       }
     });
+  }
+
+  /**
+   * A message this run starts itself (DIRECT_STEPS). An intent is routed first on the api's routing queue; a refusal
+   * there is started as the router built it (a rejected message is recorded, never delivered).
+   */
+  private async sendDirect(request: SendMessageInput): Promise<Sent> {
+    const step = { tenant: this.input.tenant, chain_id: this.input.chain_id, message_id: request.message_id! };
+    if (request.intent && !request.target) {
+      let routed;
+      try {
+        routed = await routedMessage(request, this.taskQueue);
+      } catch (error) {
+        // A cancel while routing: nothing was started.
+        return refusalOf(error);
+      }
+      if (!routed) return { state: 'failed', error: { code: 'routing_unavailable', message: 'the routing queue answered without routing' } };
+      if ('misfit' in routed) return { state: 'failed', error: { code: 'params_mismatch', message: routed.misfit } };
+      if (routed.prepared.input.rejection) return sendDirect({ ...step, send: { prepared: routed.prepared } }, this.waits, refusalOf);
+      request.target = routed.prepared.input.target;
+    }
+    return sendDirect({ ...step, send: { request } }, this.waits, refusalOf);
   }
 
   /** A step's message as a child `sendMessage` run, which prepares it (runs before PREPARED_STEPS). */
@@ -325,12 +353,4 @@ export class ChainRun {
       this.stop = { step: step.id, error: sent.error!, compensate: step.on_failure === 'compensate' };
     }
   }
-}
-
-/** What a step's message came to. */
-function sentOf(ended: MessageStatus): Sent {
-  const target = ended.agent ? { agent_id: ended.agent.agent_id, capability: ended.agent.capability } : ended.target;
-  if (ended.state === 'processed') return { state: 'completed', result: ended.result, target };
-  const reason = ended.reason ?? { code: ended.state, message: ended.error?.message ?? `the message ended ${ended.state}` };
-  return { state: ended.state === 'cancelled' ? 'cancelled' : 'failed', error: { code: reason.code, message: reason.message }, target };
 }

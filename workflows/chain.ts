@@ -1,11 +1,13 @@
 /**
  * `runChain`: one durable run per chain (docs/chains.md). It checks the chain in full (a local activity, the api's
- * own check), then runs its steps as a DAG: every ready step's message is prepared as the api prepares one (the
- * chain's caller, its ACLs, the seal) and starts at once as a child message run under the message id
- * `<chain_id>:<step_id>`, so each step is a message like any other (the caller's checks, retries, receipts,
- * circuits, idempotency, trace). Runs before PREPARED_STEPS started each as a `sendMessage` run that prepared it. A step that fails stops the chain, lets it continue, or makes it
- * compensate: the completed steps' compensations run as their own messages, latest completed first, each once.
- * A cancel reaches the running steps' messages (their child runs are cancelled). Deterministic: no I/O here.
+ * own check; a chain the api checked and sealed is not checked again), then runs its steps as a DAG: every ready
+ * step's message is prepared as the api prepares one (the chain's caller, its ACLs, the seal) and started at once
+ * as the api starts one, under the message id `<chain_id>:<step_id>`, so each step is a message like any other (the
+ * caller's checks, retries, receipts, circuits, idempotency, trace). Runs before DIRECT_STEPS started each as a
+ * child run (before PREPARED_STEPS, a `sendMessage` run that prepared it). A step that fails stops the chain, lets
+ * it continue, or makes it compensate: the completed steps' compensations run as their own messages, latest
+ * completed first, each once. A cancel reaches the running steps' messages (they are cancelled). Deterministic: no
+ * I/O here.
  */
 import { ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew, patched, proxyLocalActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
 import { replyWorkflowId } from '../platform/temporal-names';
@@ -15,7 +17,7 @@ import type { ChainState, ChainStatus, SentMessage, StepStatus } from '../chains
 import { compensationOrder, plannedSteps, readySteps } from '../chains/plan';
 import type { ChainResume } from '../chains/run-state';
 import { cancelChainUpdate, chainStatusQuery, chainWorkflowId, CHAIN_FAILURES, compensationMessageId, stepMessageId, type RunChainInput } from '../chains/temporal';
-import { ChainRun, now } from './chain-run';
+import { ChainRun, now, type ChainShape } from './chain-run';
 import { notifyCallerWorkflow } from './notify-caller';
 
 /**
@@ -24,6 +26,14 @@ import { notifyCallerWorkflow } from './notify-caller';
  * it: the message's first task then only delivers (docs/benchmarks.md, "Chains").
  */
 export const PREPARED_STEPS = 'chain-prepared-steps-v1';
+
+/**
+ * The patch since which a chain starts each step's message itself, as the api starts one, and awaits its end in a
+ * local activity (then, for a long step, a regular one) instead of as a child run (workflows/chain-direct-step.ts);
+ * and since which a chain the api sealed with its limits is not checked again by `prepareChain` (its seal is
+ * checked when its first message is prepared, before anything is sent). docs/benchmarks.md, "Chains".
+ */
+export const DIRECT_STEPS = 'chain-direct-steps-v1';
 
 const { prepareChain } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',
@@ -53,15 +63,20 @@ export async function runChain(input: RunChainInput, resume?: ChainResume): Prom
     cancelRequest ??= request ?? {};
     return { cancelled: true, state: 'cancelled' };
   });
-  // A resumed run's chain was checked by its first run.
+  const direct = patched(DIRECT_STEPS);
+  // A resumed run's chain was checked by its first run; a chain the api sealed, by the api.
+  const sealed = direct && input.seal && input.limits ? input.limits : undefined;
   const { steps, limits }: PreparedChain = resume
     ? { steps: plannedSteps(input), limits: resume.limits }
-    : await prepareChain(input).catch((error: unknown) => {
+    : sealed
+      ? { steps: sealedSteps(input), limits: sealed }
+      : await prepareChain(input).catch((error: unknown) => {
         // The refusal itself (its type names the reason), not the activity failure wrapping it.
         throw error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause : error;
       });
   if (!resume) status.steps = steps.map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' }));
-  const run = new ChainRun(input, steps, status, () => cancelRequest, taskQueue, limits, patched(PREPARED_STEPS));
+  const shape: ChainShape = direct ? 'direct' : patched(PREPARED_STEPS) ? 'prepared' : 'send-message';
+  const run = new ChainRun(input, steps, status, () => cancelRequest, taskQueue, limits, shape);
   if (resume) run.resume(resume);
   const ended = await runSteps(run);
   if (input.reply_to) {
@@ -73,6 +88,15 @@ export async function runChain(input: RunChainInput, resume?: ChainResume): Prom
     });
   }
   return ended;
+}
+
+/** The steps of a chain the api checked; an input that is no chain fails the run (its seal cannot be the api's). */
+function sealedSteps(input: RunChainInput) {
+  try {
+    return plannedSteps(input);
+  } catch (error) {
+    throw ApplicationFailure.nonRetryable(`invalid chain: ${(error as Error)?.message ?? String(error)}`, CHAIN_FAILURES.invalidChain);
+  }
 }
 
 /** Ends this run and starts the next with the chain's state (no step may be running: its child would be cut off). */

@@ -39,9 +39,9 @@ function messagePhases(events: TimedEvent[]) {
 }
 
 export interface ChainPhases {
-  /** The chain's start to its first step's start command (its first task: prepareChain). */
+  /** The chain's start to its first step's start (command, or its message's run: its first task: prepareChain). */
   start_to_first_step_ms: number;
-  /** Per step: the start command to the step's first workflow task (child start, recorded in the parent first). */
+  /** Per step: its start to its first workflow task (a child's: recorded in the parent first; a direct step's: eager). */
   step_start_ms: number;
   /** Per step: its first workflow task to its end. */
   step_run_ms: number;
@@ -56,7 +56,10 @@ export interface ChainPhases {
 export async function chainPhases(client: Client, chainWorkflowId: string, stepWorkflowIds: string[]): Promise<ChainPhases> {
   const chain = await timedEvents(client, chainWorkflowId);
   const steps = await Promise.all(stepWorkflowIds.map(async (id) => messagePhases(await timedEvents(client, id))));
-  const starts = chain.filter((e) => e.type === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED).map((e) => e.at);
+  // A child step starts with the chain's start command; a step the chain starts itself (a local activity: no event
+  // of its own in the chain's history), with its message's run.
+  const childStarts = chain.filter((e) => e.type === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED).map((e) => e.at);
+  const starts = childStarts.length > 0 ? childStarts : steps.map((s) => s.started);
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
   const chainStarted = first(chain, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED);
   return {

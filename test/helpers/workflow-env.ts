@@ -14,6 +14,7 @@ import type { Activities } from '../../activities';
 import { createPrepareMessage } from '../../activities/prepare-message';
 import { createMapChainStep } from '../../activities/map-chain-step';
 import { createCapabilityParameters, createPrepareChain } from '../../activities/prepare-chain';
+import { createChainStepActivities } from '../../activities/chain-step';
 import type { DeliverRequest, DeliverResult } from '../../activities/deliver';
 import type { A2aPoll } from '../../activities/deliver-a2a';
 import type { Settlement } from '../../activities/settle-message';
@@ -199,6 +200,8 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     prepareChain: createPrepareChain(undefined),
     capabilityParameters: createCapabilityParameters(undefined),
     mapChainStep: createMapChainStep(),
+    // Chains are tested against the whole system (test/integration/chains.test.ts).
+    ...createChainStepActivities({ prepareMessage: createPrepareMessage({}), provenance: { schedulingRun: () => Promise.reject(new Error('no chains here')) } }),
   };
   const worker = await Worker.create({
     connection: env.nativeConnection,
