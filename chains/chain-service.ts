@@ -11,7 +11,11 @@ import { recordedCaller, type Caller } from '../rules/api-key';
 import { sealInput, type SealKeys } from '../messages/seal';
 import { checkEndpoint, type EndpointPolicy, type Lookup } from '../rules/endpoint-policy';
 import { canonicalJson, sha256Hex } from '../rules/ids';
-import type { ChainState, ChainStatus } from './chain';
+import type { ChainState, ChainStatus, StepStatus } from './chain';
+import { sentOf } from './chain-sent';
+import { inlineResultCap, keptResult } from './result-refs';
+import { MessageRuns } from '../messages/runs';
+import { isTerminal } from '../messages/message';
 import { checkChain, type ChainRefusal } from './check-chain';
 import type { ChainBodyInput } from './chain-schema';
 import { plannedSteps } from './plan';
@@ -184,6 +188,35 @@ export class ChainService {
     }
   }
 
+  /**
+   * The steps of a chain whose run ended abnormally, each unfinished one as its message says: a run that waited for
+   * its steps in a local activity (DIRECT_STEPS) records what its last workflow task saw only when that task ends,
+   * and an operator's terminate may come first. Bounded: at most MAX_CHAIN_STEPS messages are read.
+   */
+  private async endedSteps(tenant: string, chainId: string, known: StepStatus[]): Promise<StepStatus[]> {
+    const steps = known.length > 0 ? known : await this.plannedStatus(tenant, chainId);
+    const runs = new MessageRuns(this.deps.client);
+    const cap = inlineResultCap(steps.length);
+    return Promise.all(steps.map(async (step) => {
+      if (step.state !== 'pending' && step.state !== 'running') return step;
+      const message = await runs.get(tenant, step.message_id).catch(() => undefined);
+      if (!message) return step;
+      if (!isTerminal(message.state)) return { ...step, state: 'running' as const };
+      const { result, ...sent } = sentOf(message);
+      return { ...step, ...sent, ...keptResult(step.message_id, result, cap) };
+    }));
+  }
+
+  /** The chain's steps as its input plans them, all pending (its first history event: one page of one event). */
+  private async plannedStatus(tenant: string, chainId: string): Promise<StepStatus[]> {
+    const { client } = this.deps;
+    const history = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId: chainWorkflowId(tenant, chainId) }, maximumPageSize: 1 });
+    const payload = history.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    const input = payload ? (client.options.loadedDataConverter.payloadConverter.fromPayload(payload) as RunChainInput) : undefined;
+    if (!input?.steps) return [];
+    return plannedSteps(input).map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' as const }));
+  }
+
   /** Queried while it runs, its result once completed; a run that failed or was ended by an operator, from its description. */
   private async statusOf(tenant: string, chainId: string, description: WorkflowExecutionDescription): Promise<ChainStatus> {
     const handle = this.deps.client.workflow.getHandle(chainWorkflowId(tenant, chainId), description.runId);
@@ -206,7 +239,8 @@ export class ChainService {
         // The steps as the run last knew them (a query replays its history), when a worker answers.
         const last = await handle.query(chainStatusQuery).catch(() => undefined);
         const started = last?.started_at ?? description.startTime.toISOString();
-        return { chain_id: chainId, tenant, state, steps: last?.steps ?? [], started_at: started, ended_at: ended, error: { code: 'terminated', message: failure ?? `the chain's run ended as ${description.status.name}` } };
+        const steps = await this.endedSteps(tenant, chainId, last?.steps ?? []);
+        return { chain_id: chainId, tenant, state, steps, started_at: started, ended_at: ended, error: { code: 'terminated', message: failure ?? `the chain's run ended as ${description.status.name}` } };
       }
     }
   }

@@ -9,7 +9,7 @@
  * so one task waits at most LOCAL_WAIT_MS in all, and takes at most LOCAL_RESULT_BYTES of results (they travel in
  * its completion, and the history's size is read between tasks): past either, steps are awaited by activity.
  */
-import { ActivityCancellationType, CancellationScope, getExternalWorkflowHandle, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, getExternalWorkflowHandle, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { PreparedMessage } from '../activities/prepare-message';
 import type { ChainSent } from '../chains/chain-sent';
@@ -18,7 +18,7 @@ import { messageWorkflowId } from '../platform/temporal-names';
 import type { SendMessageInput } from '../temporal-callers/contract';
 
 /** Most time one workflow task of a chain waits for its steps' ends in local activities, in all. */
-export const LOCAL_WAIT_MS = 2_000;
+export const LOCAL_WAIT_MS = 1_000;
 /** Most bytes of results one workflow task of a chain takes from local activities. */
 export const LOCAL_RESULT_BYTES = 1024 * 1024;
 
@@ -37,21 +37,36 @@ const { awaitChainStep } = proxyActivities<Activities>({
   retry: { maximumInterval: '10s' },
 });
 
-/** What local waiting the current workflow task has left (a regular activity's end always comes in a new task). */
+/**
+ * What local waiting the current workflow task has left. A new task is told by the history's length, which
+ * Temporal gives each task (a task's local activities all see the same).
+ */
 export class LocalWaits {
+  private task = -1;
   private waitedMs = 0;
   private bytes = 0;
 
   allowance(): number {
+    this.current();
     return this.bytes >= LOCAL_RESULT_BYTES ? 0 : Math.max(0, LOCAL_WAIT_MS - this.waitedMs);
   }
 
   spent(waitedMs: number, bytes: number): void {
+    this.current();
     this.waitedMs += waitedMs;
     this.bytes += bytes;
   }
 
-  newTask(): void {
+  /** Bytes of results this task took locally: the history's size, read between tasks, does not count them yet. */
+  takenBytes(): number {
+    this.current();
+    return this.bytes;
+  }
+
+  private current(): void {
+    const { historyLength } = workflowInfo();
+    if (historyLength === this.task) return;
+    this.task = historyLength;
     this.waitedMs = 0;
     this.bytes = 0;
   }
@@ -79,9 +94,7 @@ export async function sendDirect(step: DirectStep, waits: LocalWaits, refusal: (
   waits.spent(sent.waited_ms, 'ended' in sent ? jsonSize(sent.ended) : 0);
   if ('ended' in sent) return sent.ended;
   try {
-    const ended = await awaitChainStep({ tenant: step.tenant, chain_id: step.chain_id, message_id: step.message_id });
-    waits.newTask();
-    return ended;
+    return await awaitChainStep({ tenant: step.tenant, chain_id: step.chain_id, message_id: step.message_id });
   } catch (error) {
     return isCancellation(error) ? cancelStep(step) : refusal(error);
   }

@@ -157,7 +157,8 @@ export class ChainRun {
 
   /** Whether this run's history is past its budget: time to continue as new once no step runs. */
   historyFull(): boolean {
-    return historyFull(this.limits, workflowInfo());
+    const { historySize, continueAsNewSuggested } = workflowInfo();
+    return historyFull(this.limits, { historySize: historySize + this.waits.takenBytes(), continueAsNewSuggested });
   }
 
   /** A message's end into its status: its result inline when small, else by reference to its message. */
