@@ -3,7 +3,8 @@
  * caller would) against the whole system on local servers and stores each run's history under
  * test/fixtures/histories/chains/, for the replay test. `prefix` names the code that recorded them (`v1-`, …;
  * `v2-` with the chain's limits: results by reference, a step over the size cap, a run that continues as new; `v3-`
- * since the chain prepares its steps' messages itself, PREPARED_STEPS).
+ * since the chain prepares its steps' messages itself, PREPARED_STEPS; `v4-` since it starts them itself and awaits
+ * them in local activities, DIRECT_STEPS).
  */
 import { resolve } from 'node:path';
 import { executeChain } from '../../temporal-callers/chain-client';

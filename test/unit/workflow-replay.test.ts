@@ -3,7 +3,7 @@
  * `npm run record-histories`) is replayed against today's workflow code, which must issue the same commands.
  * Each folder holds the histories of one workflow shape: `classic/` from before the lean-delivery patch, `lean/`
  * after it (both of the `messageWorkflow` type), `lean-type/` runs of `leanMessageWorkflow`, `direct/` runs of the public `sendMessage` entry (`v1-` before direct starts were routed by intent,
- * `v2-` after; `test/tools/record-direct-histories.ts`), and `chains/` runs of `runChain` (`v1-` before the chain limits, `v2-` with them: results by reference, a step over the size cap, both runs of a chain that continued as new; `v3-` since the chain prepares its steps' messages itself (`PREPARED_STEPS`); `test/tools/record-chain-histories.ts`).
+ * `v2-` after; `test/tools/record-direct-histories.ts`), and `chains/` runs of `runChain` (`v1-` before the chain limits, `v2-` with them: results by reference, a step over the size cap, both runs of a chain that continued as new; `v3-` since the chain prepares its steps' messages itself (`PREPARED_STEPS`); `v4-` since it starts them itself and awaits them in local activities (`DIRECT_STEPS`); `test/tools/record-chain-histories.ts`).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
