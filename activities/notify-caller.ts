@@ -17,6 +17,7 @@ import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { signatureHeaders } from '../rules/signing';
 import { chainEndedWebhookId, endedWebhookId } from '../protocol/webhook-ids';
 import type { ChainStatus } from '../chains/chain';
+import { withAggregate, type SummaryAsk } from '../chains/aggregate';
 import { RUN_CHAIN_WORKFLOW, type RunChainInput } from '../chains/temporal';
 import { drainCapped, IGNORED_ANSWER_MAX_BYTES } from '../platform/capped-body';
 import { FOREIGN_CALLER, type RunProvenance, type StartedRun } from './run-provenance';
@@ -50,31 +51,43 @@ function replyToOf(parent: StartedRun): string | undefined {
   return (parent.input as SendMessageInput | undefined)?.reply_to?.url;
 }
 
+function summaryAskOfRun(run: StartedRun | undefined): SummaryAsk | undefined {
+  if (run?.type !== RUN_CHAIN_WORKFLOW) return undefined;
+  const summary = (run.input as RunChainInput | undefined)?.summary;
+  return typeof summary?.request === 'string' ? { request: summary.request } : undefined;
+}
+
 export function createNotifyCaller(deps: NotifyCallerDeps) {
-  /** Refuses unless a gateway run with this reply_to URL started the notification run that scheduled this. */
-  const checkOrigin = async (request: NotifyCallerRequest): Promise<void> => {
+  /**
+   * Refuses unless a gateway run with this reply_to URL started the notification run that scheduled this; returns
+   * that run (undefined for a run started before the gateway's seal keys, which is not read).
+   */
+  const checkOrigin = async (request: NotifyCallerRequest): Promise<StartedRun | undefined> => {
     const run = await deps.provenance.schedulingRun('notifyCaller', [NOTIFY_CALLER_WORKFLOW]).catch((error: ApplicationFailure) => {
       throw error.type === FOREIGN_CALLER ? refused(error.message) : error;
     });
-    if (Date.parse(run.started_at) < Date.parse(deps.sealKeys.since)) return; // started by an earlier gateway
+    if (Date.parse(run.started_at) < Date.parse(deps.sealKeys.since)) return undefined; // started by an earlier gateway
     if (!run.parent) throw refused('not started by a gateway run');
     const parent = await deps.provenance.run(run.parent.workflow_id, run.parent.run_id);
     if (!deps.provenance.isGatewayRun(parent, PARENT_TYPES)) throw refused(`started by a ${parent.type} run on task queue ${parent.task_queue}`);
     const seal = sealOfRun(parent, deps.sealKeys);
     if (!seal.ok) throw refused(seal.reason);
     if (replyToOf(parent) !== request.url) throw refused('the URL is not the reply_to of the run that asked');
+    return parent;
   };
 
   return async function notifyCaller(request: NotifyCallerRequest): Promise<{ http_status: number }> {
     if (!deps.callerWebhookSecret) throw ApplicationFailure.nonRetryable('CALLER_WEBHOOK_SECRET is not set', 'NoCallerSecret');
-    await checkOrigin(request);
+    const parent = await checkOrigin(request);
     if (deps.endpointPolicy) {
       const verdict = await checkEndpoint(request.url, deps.endpointPolicy);
       if (!verdict.allowed) throw ApplicationFailure.nonRetryable(`reply_to not allowed: ${verdict.reason}`, 'ReplyToNotAllowed');
     }
     const { status } = request;
     const chain = 'chain_id' in status;
-    const body = JSON.stringify({ type: chain ? 'chain.ended' : 'message.ended', data: status });
+    // A chain's status goes with its aggregate: results by step id, and the summary its body asked for.
+    const data = chain ? withAggregate(status, summaryAskOfRun(parent)) : status;
+    const body = JSON.stringify({ type: chain ? 'chain.ended' : 'message.ended', data });
     const webhookId = chain ? chainEndedWebhookId(status) : endedWebhookId(status);
     let response: Response;
     try {

@@ -39,11 +39,15 @@ import type { LessonCache } from '../router/lessons';
 import { traceRoutes } from './routes/traces';
 import type { Router as RouterType } from '../router/router';
 import type { McpFace } from './mcp/sessions';
+import type { PlanTaskStore } from '../store/plan-tasks';
+import { A2aPlanTasks } from './a2a/plan-tasks';
 
 export interface AppDeps {
   config: Config;
   /** A2A clients' push notification configs (absent: the A2A face offers none). */
   pushConfigs?: PushConfigStore;
+  /** The A2A skill plan_and_run's waiting plans (absent: the skill is not served). */
+  planTasks?: PlanTaskStore;
   catalogue: Catalogue;
   messages: MessageService;
   /** Chains of messages (`/v1/chains`). */
@@ -59,6 +63,8 @@ export interface AppDeps {
   keys: ApiKeyStore;
   /** Resolves host names for the endpoint policy (the system resolver when absent). */
   lookup?: Lookup;
+  /** The per-tenant rate limit (shared with the MCP face). @default one of the app's own */
+  limiter?: RateLimiter;
   /** The MCP face, served at `/mcp` (docs/mcp.md); absent, there is no `/mcp`. */
   mcp?: McpFace;
   /** Misroute reports and lessons (`/v1/router/misroutes`). */
@@ -80,6 +86,11 @@ function countRequests(metrics: ApiMetrics): RequestHandler {
     });
     next();
   };
+}
+
+/** The per-tenant rate limit of RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST. */
+export function rateLimiterOf(config: Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST'>): RateLimiter {
+  return new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -110,7 +121,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/dashboard', (_req, res) => {
     res.type('html').send(dashboard);
   });
-  const limiter = new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
+  const limiter = deps.limiter ?? rateLimiterOf(config);
   // Before any credential is looked up: an address that keeps failing authentication is refused (api/client-limit.ts).
   const clients = deps.clients ?? clientLimitOf(config);
   app.use(clients.chargeFailures());
@@ -121,7 +132,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(identifyCaller(deps.keys, limiter, tokens));
   const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
   // The A2A face (docs/a2a.md) reads its own bodies: one that is not JSON is a JSON-RPC error there.
-  app.use(a2aFaceRoutes({ ...deps, endpoints, ...(tokens ? { tokens } : {}) }));
+  const plans = deps.planTasks && new A2aPlanTasks({ router: deps.router, queries: deps.catalogue.queries, chains: deps.chains, config, metrics: deps.metrics, store: deps.planTasks, limiter });
+  app.use(a2aFaceRoutes({ ...deps, endpoints, ...(tokens ? { tokens } : {}), ...(plans ? { plans } : {}) }));
   app.use(express.json({ limit: config.MAX_BODY_BYTES }));
   const fetchCards = deps.fetch ?? guardedFetch(endpoints.policy);
   app.use(metricsRoutes({ metrics: deps.metrics, catalogue: deps.catalogue, messages: deps.messages, isPublic: config.METRICS_PUBLIC }));

@@ -15,6 +15,7 @@ import type { Config } from '../platform/config';
 import { createApiMetrics } from '../platform/metrics';
 import { MisrouteStore } from '../store/misroutes';
 import { PushConfigStore } from '../store/a2a-push-configs';
+import { PlanTaskStore } from '../store/plan-tasks';
 import { guardedFetch } from '../platform/guarded-fetch';
 import { startPushNotifier } from './a2a/push-notifier';
 import { LessonCache } from '../router/lessons';
@@ -26,7 +27,7 @@ import { catalogueModels, initCatalogueModels } from '../store/models';
 import { endpointPolicy } from '../rules/endpoint-policy';
 import type { SealKeys } from '../messages/seal';
 import { loadSealKeys } from '../store/seal-keys';
-import { createApp } from './app';
+import { createApp, rateLimiterOf } from './app';
 import { clientLimitOf } from './client-limit';
 import { McpFace } from './mcp/sessions';
 import { startRoutingWorker } from './routing-worker';
@@ -43,8 +44,8 @@ export interface ApiServices {
   sealKeys: SealKeys;
   /** Misroute reports and the lessons the router reads from them (store/misroutes.ts, router/lessons.ts). */
   lessons: { store: MisrouteStore; cache: LessonCache };
-  /** A2A clients' push notification configs (docs/a2a.md, "Push notifications"). */
   pushConfigs: PushConfigStore;
+  planTasks: PlanTaskStore;
 }
 
 /**
@@ -79,11 +80,13 @@ export async function createApiServices(options: {
   const lessons = { store: misroutes, cache: new LessonCache((tenant) => misroutes.applied(tenant)) };
   const pushConfigs = new PushConfigStore(mongo);
   await pushConfigs.model.init();
+  const planTasks = new PlanTaskStore(mongo);
+  await planTasks.model.init();
   const router = await createRouter(catalogue, mongo, config, logger, { lessons: (tenant) => lessons.cache.get(tenant) });
   const sealKeys = await loadSealKeys(config, mongo);
   const messages = new MessageService({ client, queries: catalogue.queries, config, router, sealKeys });
   const chains = new ChainService({ client, queries: catalogue.queries, config, endpointPolicy: endpointPolicy(config), sealKeys });
-  return { catalogue, keys, router, messages, chains, sealKeys, lessons, pushConfigs };
+  return { catalogue, keys, router, messages, chains, sealKeys, lessons, pushConfigs, planTasks };
 }
 
 export interface ApiReplica {
@@ -111,11 +114,14 @@ export async function startApiReplica(options: {
 }): Promise<ApiReplica> {
   const { config, logger, services, mongo, connection } = options;
   const metrics = createApiMetrics();
-  const mcp = new McpFace({ ...services, config, logger, metrics, endpoints: { policy: endpointPolicy(config) } });
+  // One per-tenant rate limit for the app and the MCP face (whose plan_and_run costs what /v1/chains costs).
+  const limiter = rateLimiterOf(config);
+  const mcp = new McpFace({ ...services, config, logger, metrics, limiter, endpoints: { policy: endpointPolicy(config) } });
   // One per-address limit for the api's failed authentications and the WebSocket's failed upgrades.
   const clients = clientLimitOf(config);
   const app = createApp({
     mcp,
+    limiter,
     clients,
     metrics,
     config,
@@ -126,6 +132,7 @@ export async function startApiReplica(options: {
     keys: services.keys,
     lessons: services.lessons,
     pushConfigs: services.pushConfigs,
+    planTasks: services.planTasks,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     logger,
     health: {

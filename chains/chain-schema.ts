@@ -70,6 +70,8 @@ export const chainBody = z.strictObject({
   steps: z.array(chainStepBody).min(1).max(256),
   /** Where to post the chain's final status (signed with CALLER_WEBHOOK_SECRET). */
   reply_to: z.strictObject({ url: httpUrl }).optional(),
+  /** The caller's words asking to be told how it went ("tell me the result"): the chain's aggregate gains a summary. */
+  summary: z.strictObject({ request: prose(1000) }).optional(),
 });
 export type ChainBodyInput = z.output<typeof chainBody>;
 

@@ -11,6 +11,7 @@ import { recordedCaller, type Caller } from '../rules/api-key';
 import { sealInput, type SealKeys } from '../messages/seal';
 import { checkEndpoint, type EndpointPolicy, type Lookup } from '../rules/endpoint-policy';
 import { canonicalJson, sha256Hex } from '../rules/ids';
+import { withAggregate, type ChainAggregate, type SummaryAsk } from './aggregate';
 import type { ChainState, ChainStatus, StepStatus } from './chain';
 import { sentOf } from './chain-sent';
 import { inlineResultCap, keptResult } from './result-refs';
@@ -26,7 +27,7 @@ import { cursorOfToken, pageTokenOf } from '../util/page-token';
 
 export type StartChainResult =
   | { kind: 'accepted'; status: ChainStatus }
-  | { kind: 'duplicate'; status: ChainStatus }
+  | { kind: 'duplicate'; status: ChainStatus & ChainAggregate }
   | { kind: 'conflict'; chain_id: string }
   | { kind: 'refused'; refusal: ChainRefusal };
 
@@ -64,6 +65,12 @@ export function chainMessageIds(body: Pick<ChainBodyInput, 'steps'>, chainId: st
   return body.steps.flatMap((s) => [stepMessageId(chainId, s.id), ...(s.compensate ? [compensationMessageId(chainId, s.id)] : [])]);
 }
 
+/** The summary a chain's run asked for, from its memo. */
+function summaryAskOf(description: WorkflowExecutionDescription): SummaryAsk | undefined {
+  const summary = (description.memo as Partial<ChainMemo> | undefined)?.summary;
+  return typeof summary?.request === 'string' ? { request: summary.request } : undefined;
+}
+
 export interface ChainServiceDeps {
   client: Client;
   queries: Pick<AgentQueries, 'get' | 'checkReach'>;
@@ -95,7 +102,7 @@ export class ChainService {
     if (!checked.ok) return { kind: 'refused', refusal: checked.refusal };
     const chainId = checked.body.chain_id ?? newChainId();
     const body = { ...checked.body, chain_id: chainId };
-    const memo: ChainMemo = { body_hash: chainBodyHash(body) };
+    const memo: ChainMemo = { body_hash: chainBodyHash(body), ...(body.summary ? { summary: body.summary } : {}) };
     const unsealed: RunChainInput = {
       ...body,
       tenant,
@@ -119,16 +126,28 @@ export class ChainService {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       const description = await this.describe(tenant, chainId);
       if ((description?.memo as Partial<ChainMemo> | undefined)?.body_hash !== memo.body_hash) return { kind: 'conflict', chain_id: chainId };
-      return { kind: 'duplicate', status: await this.statusOf(tenant, chainId, description!) };
+      return { kind: 'duplicate', status: withAggregate(await this.statusOf(tenant, chainId, description!), summaryAskOf(description!)) };
     }
     const started_at = new Date().toISOString();
     const steps = plannedSteps(body).map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' as const }));
     return { kind: 'accepted', status: { chain_id: chainId, tenant, state: 'running', steps, started_at } };
   }
 
-  async get(tenant: string, chainId: string): Promise<ChainStatus | undefined> {
+  /** The chain's status with its aggregate (chains/aggregate.ts). */
+  async get(tenant: string, chainId: string): Promise<(ChainStatus & ChainAggregate) | undefined> {
     const description = await this.describe(tenant, chainId);
-    return description && this.statusOf(tenant, chainId, description);
+    return description && withAggregate(await this.statusOf(tenant, chainId, description), summaryAskOf(description));
+  }
+
+  /** The status (with its aggregate) once the chain ended, within `ms`; else undefined. Polled, as messages are. */
+  async waitForEnd(tenant: string, chainId: string, ms: number, signal?: AbortSignal): Promise<(ChainStatus & ChainAggregate) | undefined> {
+    const deadline = Date.now() + ms;
+    for (let pause = 25; ; pause = Math.min(250, pause * 2)) {
+      const description = await this.describe(tenant, chainId);
+      if (description && description.status.name !== 'RUNNING') return withAggregate(await this.statusOf(tenant, chainId, description), summaryAskOf(description));
+      if (Date.now() + pause > deadline || signal?.aborted) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 
   /**

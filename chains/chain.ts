@@ -47,6 +47,8 @@ export interface ChainBody {
   input?: unknown;
   steps: ChainStepBody[];
   reply_to?: { url: string };
+  /** The caller asked to be told how it went (chains/aggregate.ts): the aggregate gains a summary. */
+  summary?: { request: string };
 }
 
 export const CHAIN_STATES = ['running', 'compensating', 'completed', 'failed', 'compensated', 'cancelled'] as const;

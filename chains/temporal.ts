@@ -56,6 +56,8 @@ export interface RunChainInput extends ChainBody {
 /** What every chain run carries in its memo: the body's hash (a repeat of the same body is a duplicate). */
 export interface ChainMemo {
   body_hash: string;
+  /** The body's `summary` ask, so that a read adds the summary without the run's history (chains/aggregate.ts). */
+  summary?: { request: string };
 }
 
 export const chainStatusQuery = defineQuery<ChainStatus>('chainStatus');

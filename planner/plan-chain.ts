@@ -10,6 +10,7 @@ import { connect, type CapabilitySchemas, type RoutedSubRequest, type Unplanned 
 import type { When } from './conditions';
 import { modelSplit, type SplitModel } from './model-split';
 import { splitRequest, type SubRequest } from './split';
+import { isSummaryRequest } from './summary-request';
 
 export interface PlannerDeps {
   route(request: RouteRequest): Promise<RouteDecision>;
@@ -64,7 +65,7 @@ export interface StepExplanation {
 
 export interface ChainPlan {
   /** A body `POST /v1/chains` takes as it is. */
-  chain: { input?: Record<string, unknown>; steps: ProposedStep[] };
+  chain: { input?: Record<string, unknown>; steps: ProposedStep[]; summary?: { request: string } };
   steps: StepExplanation[];
   /** What could not be planned: refused sub-requests, conditions not understood, parameters missing. */
   unplanned: Unplanned[];
@@ -93,7 +94,8 @@ async function routeOne(deps: PlannerDeps, caller: PartialCaller, sub: SubReques
 
 export async function planChain(deps: PlannerDeps, caller: PartialCaller, ask: PlanAsk): Promise<ChainPlan> {
   const started = performance.now();
-  const { subs, planner } = await splitWith(deps, ask);
+  const { subs: said, planner } = await splitWith(deps, ask);
+  const { subs, summary } = summaryOf(said);
   const split = performance.now();
   const routed = await Promise.all(subs.map((sub) => routeOne(deps, caller, sub)));
   const done = performance.now();
@@ -129,13 +131,20 @@ export async function planChain(deps: PlannerDeps, caller: PartialCaller, ask: P
   });
   const runnable = steps.length > 0 && connected.unplanned.length === 0 && explained.every((s) => s.accepted);
   return {
-    chain: { ...(Object.keys(connected.input).length > 0 ? { input: connected.input } : {}), steps },
+    chain: { ...(Object.keys(connected.input).length > 0 ? { input: connected.input } : {}), steps, ...(summary ? { summary } : {}) },
     steps: explained,
     unplanned: connected.unplanned,
     runnable,
     planner,
     timings_ms: { split: round(split - started), route: round(done - split), total: round(performance.now() - started) },
   };
+}
+
+/** A last clause that only asks to be told how it went is the chain's summary ask, not a step (planner/summary-request.ts). */
+function summaryOf(subs: SubRequest[]): { subs: SubRequest[]; summary?: { request: string } } {
+  const last = subs[subs.length - 1];
+  if (subs.length < 2 || !last || last.condition || !isSummaryRequest(last.text)) return { subs };
+  return { subs: subs.slice(0, -1), summary: { request: last.text } };
 }
 
 /** The model's split when asked for and usable, else the rules'. */

@@ -1,14 +1,14 @@
 /**
  * The gateway's own A2A card (docs/a2a.md). Without a key: the public card, whose one skill sends by intent and which
  * says a fuller card comes with a key. With a key: every capability of the key's tenant that the key may reach (its
- * ACLs) as a skill `<agent_id>/<capability>`, after the `route` skill. Pure.
+ * ACLs) as a skill `<agent_id>/<capability>`, after the `route` and `plan_and_run` skills. Pure.
  */
 import { version } from '../../package.json';
 import { A2A_FACE_PATH, agentFacePath, agentSkills, exportA2aCard, DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, gatewayAccess, type A2aSpecVersion } from '../../catalogue/a2a';
 import type { AgentDoc } from '../../store/agents';
 import { canReach } from '../../rules/acl';
 import type { Caller } from '../../rules/api-key';
-import { ROUTE_SKILL_ID, SKILL_ID_SEPARATOR } from './send';
+import { PLAN_AND_RUN_SKILL_ID, ROUTE_SKILL_ID, SKILL_ID_SEPARATOR } from './send';
 import type { Config } from '../../platform/config';
 import type { TokenVerifier } from '../../identity/token-verifier';
 import { withConfiguredSchemes } from '../oauth-resource';
@@ -24,6 +24,19 @@ const ROUTE_SKILL = {
     'answers rejected (no route, ambiguous, or parameters missing). JSON-object data parts are the parameters.',
   tags: ['routing', 'gateway'],
   examples: ['refund order 1042', '订单2024090112要退款，退35元'],
+};
+
+/** The skill that plans a chain from one request and runs it on the caller's yes (plan-tasks.ts). */
+const PLAN_AND_RUN_SKILL = {
+  id: PLAN_AND_RUN_SKILL_ID,
+  name: 'Plan and run a chain',
+  description:
+    'Say a multi-step request in a text part (zh or en; e.g. "check order 20240901, and if it has not shipped, cancel it, then ' +
+    'tell me the result"): Agent-Reach splits it, routes each step and answers the plan as an input-required task (the plan ' +
+    'as a data part). Reply on the same task "yes" (or a data part {"confirm": true}) to run it, "no" to cancel. A plan the ' +
+    'router did not accept whole is rejected, and nothing runs.',
+  tags: ['planning', 'chains', 'gateway'],
+  examples: ['Check the status of order 20240901, and if it has not shipped yet, cancel the order, then tell me the result', '查一下订单20240901的状态，如果还没发货就帮我取消，然后告诉我结果'],
 };
 
 function gatewayCardBase(publicUrl: string, specVersion: A2aSpecVersion) {
@@ -46,9 +59,9 @@ export function publicGatewayCard(publicUrl: string, specVersion: A2aSpecVersion
   return { ...gatewayCardBase(publicUrl, specVersion), skills: [ROUTE_SKILL] };
 }
 
-/** The card of one key: the route skill and every capability the key may reach, up to MAX_CARD_SKILLS. */
+/** The card of one key: the route and plan_and_run skills and every capability the key may reach, up to MAX_CARD_SKILLS. */
 export function gatewayCard(publicUrl: string, agents: readonly AgentDoc[], caller: Caller, specVersion: A2aSpecVersion = '1.0') {
-  const skills: object[] = [ROUTE_SKILL];
+  const skills: object[] = [ROUTE_SKILL, PLAN_AND_RUN_SKILL];
   for (const agent of agents) {
     const reachable = agentSkills(agent, (c) => canReach(caller, { tenant: agent.tenant, acl: c.acl }).allowed);
     for (const { capability, skill } of reachable) {

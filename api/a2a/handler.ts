@@ -60,7 +60,8 @@ import {
   type User,
 } from './sdk';
 import { cursorOf, historyLengthOf, listingOf, pageTokenOf } from './list-tasks';
-import { replyBodyOf, sendBodyOf, traceIdOfContext } from './send';
+import { PLAN_AND_RUN_SKILL_ID, replyBodyOf, sendBodyOf, traceIdOfContext } from './send';
+import { isPlanTaskId, planMessageOf, type A2aPlanTasks } from './plan-tasks';
 import { artifactsOf, contextIdOf, historyOf, TASK_STATE_OF, taskOf, taskStatusOf } from './task';
 
 export interface A2aDeps {
@@ -75,6 +76,8 @@ export interface A2aDeps {
   tokens?: TokenVerifier;
   /** The callers' push notification configs (absent: not offered). */
   pushConfigs?: PushConfigStore;
+  /** The `plan_and_run` skill's tasks (absent: the skill is not served). */
+  plans?: A2aPlanTasks;
 }
 
 /** Who calls (their API key) and at which face: the gateway's, or one agent's. */
@@ -147,6 +150,8 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const user = keyUserOf(context);
     const historyLength = historyLengthOf(params.configuration?.historyLength, 'configuration.historyLength');
     return this.guard(async () => {
+      const planned = await this.planAnswer(user, params, params.configuration?.returnImmediately ? 0 : this.deps.config.A2A_SEND_WAIT_MS);
+      if (planned) return planned;
       const status = await this.accept(user, params);
       if (params.configuration?.returnImmediately || isTerminal(status.state) || status.state === 'input_required') return this.taskWith(status, historyLength);
       const answered = await this.deps.messages.waitForAnswer(status.tenant, status.message_id, this.deps.config.A2A_SEND_WAIT_MS);
@@ -157,6 +162,12 @@ export class ReachA2aHandler implements A2ARequestHandler {
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const user = keyUserOf(context);
     const historyLength = historyLengthOf(params.configuration?.historyLength, 'configuration.historyLength');
+    // A plan task is answered as it stands (waiting for the caller, or its chain just started): read on with GetTask.
+    const planned = await this.guard(() => this.planAnswer(user, params, 0));
+    if (planned) {
+      yield stream({ $case: 'task', value: planned });
+      return;
+    }
     const status = await this.guard(() => this.accept(user, params));
     yield stream({ $case: 'task', value: await this.guard(() => this.taskWith(status, historyLength)) });
     yield* this.follow(status);
@@ -164,7 +175,10 @@ export class ReachA2aHandler implements A2ARequestHandler {
 
   async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<TaskType> {
     const historyLength = historyLengthOf(params.historyLength, 'historyLength');
-    return this.guard(async () => this.taskWith(await this.task(keyUserOf(context), params.id, 'read'), historyLength));
+    const user = keyUserOf(context);
+    const plans = this.plansFor(user, params.id);
+    if (plans) return this.guard(async () => Task.fromJSON(await plans.get(user.caller, params.id)));
+    return this.guard(async () => this.taskWith(await this.task(user, params.id, 'read'), historyLength));
   }
 
   /**
@@ -192,6 +206,8 @@ export class ReachA2aHandler implements A2ARequestHandler {
 
   async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<TaskType> {
     const user = keyUserOf(context);
+    const plans = this.plansFor(user, params.id);
+    if (plans) return this.guard(async () => Task.fromJSON(await plans.cancel(user.caller, params.id)));
     return this.guard(async () => {
       const status = await this.task(user, params.id, 'send');
       const reason = typeof params.metadata?.reason === 'string' ? params.metadata.reason.slice(0, 1000) : undefined;
@@ -255,6 +271,25 @@ export class ReachA2aHandler implements A2ARequestHandler {
       const status = await this.task(user, params.taskId, 'send');
       await store.delete(status.tenant, status.message_id, params.id || status.message_id);
     });
+  }
+
+  /** The plan tasks, when `taskId` is one (at the gateway's face only). */
+  private plansFor(user: KeyUser, taskId: string): A2aPlanTasks | undefined {
+    return this.deps.plans && !user.agent && isPlanTaskId(taskId) ? this.deps.plans : undefined;
+  }
+
+  /**
+   * A message to the `plan_and_run` skill, or a reply on a plan task: the skill's task (plan-tasks.ts); undefined for
+   * any other message. `waitMs`: how long a confirmed plan's chain is waited for.
+   */
+  private async planAnswer(user: KeyUser, params: SendMessageRequest, waitMs: number): Promise<TaskType | undefined> {
+    const message = params.message;
+    if (!message) return undefined;
+    const plans = message.taskId ? this.plansFor(user, message.taskId) : undefined;
+    if (plans) return Task.fromJSON(await plans.reply(user.caller, message.taskId, planMessageOf(message), waitMs));
+    const skill = { ...params.metadata, ...message.metadata }.skill;
+    if (message.taskId || skill !== PLAN_AND_RUN_SKILL_ID || user.agent || !this.deps.plans) return undefined;
+    return Task.fromJSON(await this.deps.plans.plan(user.caller, planMessageOf(message)));
   }
 
   /** The store of push configs, where the face takes them (CALLER_WEBHOOK_SECRET set); else PushNotificationNotSupported. */

@@ -12,6 +12,8 @@ import type { AgentDoc } from '../../store/agents';
 
 /** The skill of the gateway's card that sends by intent (the router chooses). */
 export const ROUTE_SKILL_ID = 'route';
+/** The skill of the gateway's card that plans a chain and runs it on the caller's yes (plan-tasks.ts). */
+export const PLAN_AND_RUN_SKILL_ID = 'plan_and_run';
 /** Between the agent id and the capability in the skill ids of the gateway's card. */
 export const SKILL_ID_SEPARATOR = '/';
 

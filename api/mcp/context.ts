@@ -8,6 +8,8 @@ import type { Router } from '../../router/router';
 import type { Caller } from '../../rules/api-key';
 import type { SealKeys } from '../../messages/seal';
 import type { EndpointGuard } from '../endpoint-check';
+import type { ChainService } from '../../chains/chain-service';
+import type { RateLimiter } from '../../util/rate-limiter';
 
 export interface McpDeps {
   config: Config;
@@ -20,6 +22,10 @@ export interface McpDeps {
   endpoints: EndpointGuard;
   /** The deployment's seal keys: 2026-07-28's requestState is sealed with a key derived from them (input-rounds.ts). */
   sealKeys: Pick<SealKeys, 'keys'>;
+  /** Chains (`reach_plan_and_run`, plan-and-run.ts). */
+  chains: Pick<ChainService, 'check' | 'start' | 'get' | 'waitForEnd'>;
+  /** The api's per-tenant rate limit: a planned chain costs what `POST /v1/chains/plan` and `/v1/chains` cost. */
+  limiter: Pick<RateLimiter, 'take'>;
 }
 
 /** How a caller's answer continues a message (asking.ts): as its reply, or as a new message after the router's refusal. */

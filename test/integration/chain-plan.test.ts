@@ -84,7 +84,7 @@ async function plan(body: Record<string, unknown>, query = '') {
   return request('POST', `${system.baseUrl}/v1/chains/plan${query}`, body);
 }
 
-type Notified = { type: string; data: { chain_id: string; state: string; error?: { code: string; step?: string }; steps: { id: string; state: string; result?: unknown; compensation?: { state: string } }[] } };
+type Notified = { type: string; data: { chain_id: string; state: string; results?: Record<string, unknown>; summary?: Record<string, unknown>; error?: { code: string; step?: string }; steps: { id: string; state: string; result?: unknown; compensation?: { state: string } }[] } };
 
 async function notification(receiver: FakeAgent): Promise<Notified> {
   const delivery = await eventually('the reply_to notification', async () => receiver.deliveries[0], { timeoutMs: 60_000 });
@@ -119,7 +119,7 @@ describe('chain plan', () => {
     const receiver = await startFakeAgent(() => ({ status: 204 }));
     try {
       const chainId = `planned-${Date.now()}`;
-      const intent = 'Check the status of order 20240901, and if it has not shipped yet, cancel the order, then request a refund for order 20240901, then check the refund status';
+      const intent = 'Check the status of order 20240901, and if it has not shipped yet, cancel the order, then request a refund for order 20240901, then check the refund status, then tell me the result';
       const answer = await plan({ intent, chain_id: chainId, reply_to: { url: receiver.url } }, '?run=true');
       assert.equal(answer.status, 202, JSON.stringify(answer.body));
       const { chain, steps, unplanned } = answer.body;
@@ -141,6 +141,9 @@ describe('chain plan', () => {
       assert.equal(ended.data.state, 'completed');
       assert.deepEqual(ended.data.steps.map((s) => [s.id, s.state]), [['s1', 'completed'], ['s2', 'skipped'], ['s3', 'completed'], ['s4', 'completed']]);
       assert.deepEqual(ended.data.steps[3]!.result, { status: 'approved', refund_id: 'RF-20240901' });
+      assert.deepEqual(chain.summary, { request: 'tell me the result' }, 'the last clause asks for the summary, not a step');
+      assert.deepEqual(ended.data.results, { s1: { status: 'shipped' }, s3: { refund_id: 'RF-20240901' }, s4: { status: 'approved', refund_id: 'RF-20240901' } });
+      assert.deepEqual(ended.data.summary, { request: 'tell me the result', state: 'completed', completed: ['s1', 's3', 's4'], skipped: ['s2'], failed: [], not_run: [], text: 's1 query_order_status: completed\ns2: skipped\ns3 request_refund: completed\ns4 query_refund_status: completed' });
       const delivered = deliveriesOf(chainId);
       assert.deepEqual(delivered.map((d) => d.body.capability), ['query_order_status', 'request_refund', 'query_refund_status']);
       assert.deepEqual(delivered[2]!.body.params, { refund_id: 'RF-20240901' });

@@ -49,7 +49,7 @@ describe('mcp 2026-07-28', () => {
     assert.equal(client.getServerVersion()?.name, 'agent-reach');
 
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
+    assert.deepEqual(names, ['reach_plan_and_run', 'reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
 
     const sent = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: worker.agentId, capability: 'echo' }, params: { n: 7 } } }));
     assert.equal(sent.isError, false);

@@ -61,7 +61,7 @@ describe('mcp python', () => {
     });
 
     assert.equal(report.server, 'agent-reach');
-    assert.deepEqual(report.tools, ['reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
+    assert.deepEqual(report.tools, ['reach_plan_and_run', 'reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
     assert.equal(report.route.body.kind, 'routed');
     assert.equal(report.send.is_error, false, JSON.stringify(report.send.body));
     assert.equal(report.send.body.state, 'processed');
@@ -69,7 +69,7 @@ describe('mcp python', () => {
     assert.equal(report.status.body.state, 'processed');
     assert.equal(report.bad.is_error, true);
     assert.equal(report.bad.body.error.code, 'invalid_request');
-    assert.equal(report.after_bad, 5);
+    assert.equal(report.after_bad, 6);
     assert.ok(report.capability_tools.includes(`${name}__refund`));
     assert.ok(!report.capability_tools.includes(`${name}__payout`));
     assert.equal(report.forbidden.is_error, true);

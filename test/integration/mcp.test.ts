@@ -48,7 +48,7 @@ describe('mcp', () => {
   it('mcp - a key lists the reach tools its scopes allow; without a key /mcp is 401', async () => {
     const full = await connect(await keyWith(['read', 'send']));
     const names = (await full.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
+    assert.deepEqual(names, ['reach_plan_and_run', 'reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
     const send = (await full.listTools()).tools.find((t) => t.name === 'reach_send')!;
     assert.ok('intent' in (send.inputSchema.properties ?? {}) && 'wait_ms' in (send.inputSchema.properties ?? {}));
 
@@ -236,7 +236,7 @@ describe('mcp', () => {
     assert.equal(failed.body.error.code, 'agent_failed');
     assert.equal(failed.body.error.details.state, 'failed');
     assert.deepEqual(failed.body.error.details.error, { message: 'card declined', code: 'declined' });
-    assert.equal((await client.listTools()).tools.length, 5);
+    assert.equal((await client.listTools()).tools.length, 6);
   });
 
   it('mcp - capability tools: an ACL hides a capability from a key without the scope, and refuses it when called', async () => {
@@ -274,7 +274,7 @@ describe('mcp', () => {
 
     // Without the session's choice, the gateway's default (MCP_CAPABILITY_TOOLS=false) lists only the reach tools.
     const generic = await connect(await keyWith(['read', 'send', 'refunds']));
-    assert.equal((await generic.listTools()).tools.length, 5);
+    assert.equal((await generic.listTools()).tools.length, 6);
   });
 
   it('mcp - a capability tool called again with the same message_id (a retry after a lost answer) gives the same message, delivered once', async () => {
@@ -353,7 +353,7 @@ describe('mcp', () => {
       stderr: 'inherit',
     }));
     stops.push(() => client.close());
-    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['reach_plan_and_run', 'reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
     const route = toolAnswer(await client.callTool({ name: 'reach_route', arguments: { target: { agent_id: worker.agentId, capability: 'double' } } }));
     assert.equal(route.body.kind, 'routed');
     const sent = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: worker.agentId, capability: 'double' }, params: { n: 21 } } }));
@@ -376,12 +376,12 @@ describe('mcp', () => {
       stderr: 'ignore',
     }));
     stops.push(() => client.close());
-    assert.equal((await client.listTools()).tools.length, 5);
+    assert.equal((await client.listTools()).tools.length, 6);
     assert.equal(proxy.sessions.length, 1);
     // End the relay's session at the gateway, as an idle sweep or a replica restart would.
     const ended = await fetch(`${system.baseUrl}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${TEST_API_KEY}`, 'mcp-session-id': proxy.sessions[0]! } });
     assert.equal(ended.status, 200);
-    assert.equal((await client.listTools()).tools.length, 5);
+    assert.equal((await client.listTools()).tools.length, 6);
     assert.equal(proxy.sessions.length, 2);
     await notified;
   });

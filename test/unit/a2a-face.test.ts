@@ -120,8 +120,8 @@ describe('a2a face', () => {
     assert.equal((pub.capabilities as { extendedAgentCard: boolean }).extendedAgentCard, true);
     const agents = [agent('pay', [{ name: 'refund' }, { name: 'payout', acl: { scopes: ['payouts'] } }]), agent('ship', [{ name: 'track' }], 'agt_2')];
     const card = gatewayCard('https://reach.example.com', agents, { tenant: 'default', key_id: '000000000001', scopes: ['send'] });
-    assert.deepEqual(card.skills.map((s) => (s as { id: string }).id), ['route', 'agt_1/refund', 'agt_2/track']);
-    assert.equal((card.skills[1] as { name: string }).name, 'pay: refund');
+    assert.deepEqual(card.skills.map((s) => (s as { id: string }).id), ['route', 'plan_and_run', 'agt_1/refund', 'agt_2/track']);
+    assert.equal((card.skills[2] as { name: string }).name, 'pay: refund');
     const payer = gatewayCard('https://reach.example.com', agents, { tenant: 'default', key_id: '000000000001', scopes: ['send', 'payouts'] });
     assert.ok(payer.skills.some((s) => (s as { id: string }).id === 'agt_1/payout'));
   });
