@@ -36,7 +36,12 @@ export function spendOrRefuse(take: (units: number) => RateDecision): Spend {
     if (units <= 0) return;
     const decision = take(units);
     if (decision.allowed) return;
-    throw new ApiError(429, 'rate_limited', `Too many requests for this tenant; retry in ${decision.retryAfterSeconds} s`, { retry_after_seconds: decision.retryAfterSeconds });
+    throw new ApiError(
+      429,
+      'rate_limited',
+      `Too many requests for this tenant; retry in ${decision.retryAfterSeconds} s`,
+      { retry_after_seconds: decision.retryAfterSeconds },
+    );
   };
 }
 
@@ -51,16 +56,42 @@ export interface PlanAnswer extends ChainPlan {
 }
 
 /** Plans the intent for `caller` (nothing runs): 422 when it splits into nothing or into too many steps. */
-export async function proposePlan(deps: PlanningDeps, caller: Caller, body: ChainPlanBody, spend: Spend): Promise<PlanAnswer> {
+export async function proposePlan(
+  deps: PlanningDeps,
+  caller: Caller,
+  body: ChainPlanBody,
+  spend: Spend,
+): Promise<PlanAnswer> {
   const parts = splitRequest(body.intent).length;
-  if (parts === 0) throw new ApiError(422, 'intent_required', 'The intent asks for nothing the planner can split into steps');
-  if (parts > deps.config.MAX_CHAIN_STEPS) throw new ApiError(422, 'too_many_steps', `The intent splits into ${parts} steps; a chain has at most ${deps.config.MAX_CHAIN_STEPS}`);
+  if (parts === 0)
+    throw new ApiError(422, 'intent_required', 'The intent asks for nothing the planner can split into steps');
+  if (parts > deps.config.MAX_CHAIN_STEPS)
+    throw new ApiError(
+      422,
+      'too_many_steps',
+      `The intent splits into ${parts} steps; a chain has at most ${deps.config.MAX_CHAIN_STEPS}`,
+    );
   // Each sub-request is routed as a dry run: one unit each.
   spend(parts - 1);
-  const plan = await planChain(plannerDeps(deps), caller, { intent: body.intent, ...(body.input ? { input: body.input } : {}) });
-  const chain: PlannedChain = { ...(body.chain_id ? { chain_id: body.chain_id } : {}), ...plan.chain, ...(body.reply_to ? { reply_to: body.reply_to } : {}) };
+  const plan = await planChain(plannerDeps(deps), caller, {
+    intent: body.intent,
+    ...(body.input ? { input: body.input } : {}),
+  });
+  const chain: PlannedChain = {
+    ...(body.chain_id ? { chain_id: body.chain_id } : {}),
+    ...plan.chain,
+    ...(body.reply_to ? { reply_to: body.reply_to } : {}),
+  };
   const checked = plan.chain.steps.length > 0 ? await deps.chains.check(caller, chain) : undefined;
-  const check: PlanCheck = checked && !checked.ok ? { ok: false, code: checked.refusal.code, message: checked.refusal.message, ...(checked.refusal.step ? { step: checked.refusal.step } : {}) } : { ok: checked !== undefined };
+  const check: PlanCheck =
+    checked && !checked.ok
+      ? {
+          ok: false,
+          code: checked.refusal.code,
+          message: checked.refusal.message,
+          ...(checked.refusal.step ? { step: checked.refusal.step } : {}),
+        }
+      : { ok: checked !== undefined };
   return { ...plan, chain, check, runnable: plan.runnable && check.ok };
 }
 
@@ -68,12 +99,18 @@ export async function proposePlan(deps: PlanningDeps, caller: Caller, body: Chai
  * Starts a planned chain, at its cost in units (one per message it may send). Callers start only a runnable plan;
  * the chain's refusals and conflicts are thrown with the codes of `POST /v1/chains`.
  */
-export async function startPlannedChain(deps: PlanningDeps, caller: Caller, chain: PlannedChain, spend: Spend): Promise<{ kind: 'accepted' | 'duplicate'; status: ChainStatus }> {
+export async function startPlannedChain(
+  deps: PlanningDeps,
+  caller: Caller,
+  chain: PlannedChain,
+  spend: Spend,
+): Promise<{ kind: 'accepted' | 'duplicate'; status: ChainStatus }> {
   spend(chainCost(chain, deps.config.MAX_CHAIN_STEPS));
   const result = await deps.chains.start(caller, chain);
   const error = startError(result, caller);
   if (error) throw error;
-  if (result.kind !== 'accepted' && result.kind !== 'duplicate') throw new Error(`unexpected chain start ${result.kind}`);
+  if (result.kind !== 'accepted' && result.kind !== 'duplicate')
+    throw new Error(`unexpected chain start ${result.kind}`);
   return result;
 }
 
@@ -89,8 +126,10 @@ export function planText(answer: PlanAnswer): string {
 
 /** Why a plan is not runnable, in a sentence: nothing runs. */
 export function notRunnable(answer: PlanAnswer): string {
-  if (answer.unplanned.length > 0) return `Not runnable: ${answer.unplanned.map((u) => `${u.code} (${u.text})`).join('; ')}. Nothing runs; give what is missing and plan again, or correct the chain and POST it to /v1/chains.`;
-  if (!answer.check.ok) return `Not runnable: the chain would be refused (${answer.check.code}: ${answer.check.message}). Nothing runs.`;
+  if (answer.unplanned.length > 0)
+    return `Not runnable: ${answer.unplanned.map((u) => `${u.code} (${u.text})`).join('; ')}. Nothing runs; give what is missing and plan again, or correct the chain and POST it to /v1/chains.`;
+  if (!answer.check.ok)
+    return `Not runnable: the chain would be refused (${answer.check.code}: ${answer.check.message}). Nothing runs.`;
   return 'Not runnable: the router did not accept every step outright (ambiguous or escalated). Nothing runs; correct the chain and POST it to /v1/chains.';
 }
 
@@ -98,7 +137,11 @@ function plannerDeps(deps: PlanningDeps) {
   return {
     route: async (request: Parameters<Router['route']>[0]) => {
       const decision = await deps.router.route(request);
-      deps.metrics.routingDecisions.inc({ outcome: decisionOutcome(decision), stage: decision.explanation.decided_by, dry_run: 'true' });
+      deps.metrics.routingDecisions.inc({
+        outcome: decisionOutcome(decision),
+        stage: decision.explanation.decided_by,
+        dry_run: 'true',
+      });
       return decision;
     },
     schemas: async (tenant: string, agentId: string, capability: string) => {

@@ -17,7 +17,9 @@ const PLAN_ID = /^pln_([0-9a-z]{1,12})_([0-9a-f]{64})$/;
 export type PlanIdCheck = { ok: true } | { ok: false; why: 'malformed' | 'expired' | 'not_this_plan' };
 
 function mac(key: Buffer, caller: Caller, expires: number, chain: unknown): string {
-  return createHmac('sha256', key).update(`${caller.tenant}\0${callerIdOf(caller)}\0${expires}\0${canonicalJson(chain)}`).digest('hex');
+  return createHmac('sha256', key)
+    .update(`${caller.tenant}\0${callerIdOf(caller)}\0${expires}\0${canonicalJson(chain)}`)
+    .digest('hex');
 }
 
 function keyOf(sealKeys: Pick<SealKeys, 'keys'>): Buffer {
@@ -30,7 +32,13 @@ export function planId(sealKeys: Pick<SealKeys, 'keys'>, caller: Caller, chain: 
 }
 
 /** Whether `id` is this key's plan id for exactly this chain body, still valid. */
-export function checkPlanId(sealKeys: Pick<SealKeys, 'keys'>, caller: Caller, chain: unknown, id: string, now = Date.now()): PlanIdCheck {
+export function checkPlanId(
+  sealKeys: Pick<SealKeys, 'keys'>,
+  caller: Caller,
+  chain: unknown,
+  id: string,
+  now = Date.now(),
+): PlanIdCheck {
   const parts = PLAN_ID.exec(id);
   if (!parts) return { ok: false, why: 'malformed' };
   const expires = parseInt(parts[1]!, 36);

@@ -33,7 +33,8 @@ export interface ChainAggregate {
 
 export function chainResults(status: Pick<ChainStatus, 'steps'>): Record<string, unknown> {
   const results: Record<string, unknown> = {};
-  for (const step of status.steps) if (step.state === 'completed' && step.result !== undefined) results[step.id] = step.result;
+  for (const step of status.steps)
+    if (step.state === 'completed' && step.result !== undefined) results[step.id] = step.result;
   return results;
 }
 
@@ -41,9 +42,14 @@ const NOT_RUN: readonly StepState[] = ['cancelled', 'pending', 'running'];
 
 export function chainSummaryReport(status: Pick<ChainStatus, 'state' | 'steps'>, ask: SummaryAsk): ChainSummaryReport {
   const ids = (state: StepState) => status.steps.filter((s) => s.state === state).map((s) => s.id);
-  const failed = status.steps.filter((s) => s.state === 'failed').map((s) => ({ step: s.id, code: s.error?.code ?? 'failed', message: s.error?.message ?? '' }));
+  const failed = status.steps
+    .filter((s) => s.state === 'failed')
+    .map((s) => ({ step: s.id, code: s.error?.code ?? 'failed', message: s.error?.message ?? '' }));
   const text = status.steps
-    .map((s) => `${s.id}${s.target ? ` ${s.target.capability}` : ''}: ${s.state}${s.state === 'failed' && s.error ? ` (${s.error.code})` : ''}`)
+    .map(
+      (s) =>
+        `${s.id}${s.target ? ` ${s.target.capability}` : ''}: ${s.state}${s.state === 'failed' && s.error ? ` (${s.error.code})` : ''}`,
+    )
     .join('\n');
   return {
     request: ask.request,

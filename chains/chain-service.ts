@@ -163,7 +163,7 @@ export class ChainService {
     if (cursor === 'invalid') return { kind: 'invalid_cursor' };
     const page = await pageOfChainIds(this.deps.client, tenant, query, filter.limit, cursor);
     const statuses = await Promise.all(page.chain_ids.map((id) => this.listReads.run(() => this.get(tenant, id))));
-    const items = statuses.filter((s): s is ChainStatus => s !== undefined && (!filter.state || s.state === filter.state));
+    const items = statuses.filter((s): s is ChainStatus & ChainAggregate => s !== undefined && (!filter.state || s.state === filter.state));
     const next = pageTokenOf(page.next_page_token, query, keys[0]);
     return { kind: 'page', items, ...(next ? { next_cursor: next } : {}) };
   }

@@ -9,7 +9,7 @@ const EN = new RegExp(
   '^(?:and\\s+)?(?:then\\s+|finally\\s+)?(?:please\\s+)?' +
     '(?:tell me|let me know|notify me|inform me|update me|report back(?: to me)?|report to me|send me|email me|text me|message me|ping me|give me)' +
     '(?:\\s+(?:the\\s+|a\\s+)?(?:result|results|outcome|summary|how it went|what happened|everything|about it|back))?' +
-    '(?:\\s+(?:when|once|after)\\s+(?:it is|it\'s|it has|you are|you\'re|you have|everything is|all is)?\\s*(?:done|finished|complete|completed|over))?' +
+    "(?:\\s+(?:when|once|after)\\s+(?:it is|it's|it has|you are|you're|you have|everything is|all is)?\\s*(?:done|finished|complete|completed|over))?" +
     '\\s*[.!]*$',
   'i',
 );

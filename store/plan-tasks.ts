@@ -52,23 +52,37 @@ function plain(doc: PlanTaskDoc): PlanTask {
   return task;
 }
 
-export type CreatePlanTaskResult = { kind: 'created' | 'existing'; task: PlanTask } | { kind: 'too_many'; limit: number };
+export type CreatePlanTaskResult =
+  { kind: 'created' | 'existing'; task: PlanTask } | { kind: 'too_many'; limit: number };
 
 export class PlanTaskStore {
   readonly model: Model<PlanTaskDoc>;
 
-  constructor(connection: Connection, private readonly now: () => Date = () => new Date()) {
+  constructor(
+    connection: Connection,
+    private readonly now: () => Date = () => new Date(),
+  ) {
     this.model = model(connection, 'A2aPlanTask', planTaskSchema);
   }
 
   /** Stores a plan waiting for its answer; the same task id again gives the one there (a repeated message). */
-  async create(task: Omit<PlanTask, 'state' | 'created_at' | 'expires_at'>, ttlMs: number): Promise<CreatePlanTaskResult> {
+  async create(
+    task: Omit<PlanTask, 'state' | 'created_at' | 'expires_at'>,
+    ttlMs: number,
+  ): Promise<CreatePlanTaskResult> {
     const now = this.now();
     await this.model.deleteMany({ tenant: task.tenant, expires_at: { $lt: now } });
     const existing = await this.get(task.tenant, task.task_id);
     if (existing) return { kind: 'existing', task: existing };
-    if ((await this.model.countDocuments({ tenant: task.tenant })) >= MAX_PLAN_TASKS_PER_TENANT) return { kind: 'too_many', limit: MAX_PLAN_TASKS_PER_TENANT };
-    const doc: PlanTaskDoc = { _id: idOf(task.tenant, task.task_id), ...task, state: 'input_required', created_at: now, expires_at: new Date(now.getTime() + ttlMs) };
+    if ((await this.model.countDocuments({ tenant: task.tenant })) >= MAX_PLAN_TASKS_PER_TENANT)
+      return { kind: 'too_many', limit: MAX_PLAN_TASKS_PER_TENANT };
+    const doc: PlanTaskDoc = {
+      _id: idOf(task.tenant, task.task_id),
+      ...task,
+      state: 'input_required',
+      created_at: now,
+      expires_at: new Date(now.getTime() + ttlMs),
+    };
     await this.model.create(doc);
     return { kind: 'created', task: plain(doc) };
   }
@@ -81,11 +95,21 @@ export class PlanTaskStore {
 
   /** The caller said no: the task reads canceled until it expires. False when it no longer waits. */
   async decline(tenant: string, taskId: string): Promise<boolean> {
-    return (await this.model.updateOne({ _id: idOf(tenant, taskId), state: 'input_required' }, { $set: { state: 'declined' } })).modifiedCount > 0;
+    return (
+      (
+        await this.model.updateOne(
+          { _id: idOf(tenant, taskId), state: 'input_required' },
+          { $set: { state: 'declined' } },
+        )
+      ).modifiedCount > 0
+    );
   }
 
   /** The caller said yes and its chain started: the task is its chain now, kept `keepMs`. */
   async confirm(tenant: string, taskId: string, keepMs: number): Promise<void> {
-    await this.model.updateOne({ _id: idOf(tenant, taskId), state: 'input_required' }, { $set: { state: 'confirmed', expires_at: new Date(this.now().getTime() + keepMs) } });
+    await this.model.updateOne(
+      { _id: idOf(tenant, taskId), state: 'input_required' },
+      { $set: { state: 'confirmed', expires_at: new Date(this.now().getTime() + keepMs) } },
+    );
   }
 }

@@ -48,8 +48,16 @@ export function planTaskOf(shown: ShownPlan, state: 'input_required' | 'declined
   return {
     id: task_id,
     contextId: context_id,
-    status: { state: state === 'input_required' ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_CANCELED', timestamp: shown.at.toISOString(), message },
-    metadata: { kind: PLAN_AND_RUN_SKILL_ID, chain_id: task_id, state: state === 'input_required' ? 'input_required' : 'declined' },
+    status: {
+      state: state === 'input_required' ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_CANCELED',
+      timestamp: shown.at.toISOString(),
+      message,
+    },
+    metadata: {
+      kind: PLAN_AND_RUN_SKILL_ID,
+      chain_id: task_id,
+      state: state === 'input_required' ? 'input_required' : 'declined',
+    },
   };
 }
 
@@ -59,7 +67,11 @@ export function rejectedPlanTaskOf(shown: ShownPlan, why: string): JsonObject {
   return {
     id: task_id,
     contextId: context_id,
-    status: { state: 'TASK_STATE_REJECTED', timestamp: shown.at.toISOString(), message: agentMessage(task_id, context_id, 'rejected', [text(why), data(plan)]) },
+    status: {
+      state: 'TASK_STATE_REJECTED',
+      timestamp: shown.at.toISOString(),
+      message: agentMessage(task_id, context_id, 'rejected', [text(why), data(plan)]),
+    },
     metadata: { kind: PLAN_AND_RUN_SKILL_ID, state: 'rejected' },
   };
 }
@@ -68,26 +80,70 @@ export function rejectedPlanTaskOf(shown: ShownPlan, why: string): JsonObject {
 export function chainTaskOf(status: ChainStatus & Partial<ChainAggregate>, contextId: string): JsonObject {
   const taskId = status.chain_id;
   const ended = status.state !== 'running' && status.state !== 'compensating';
-  const aggregate = { chain_id: taskId, state: status.state, results: status.results ?? {}, ...(status.summary ? { summary: status.summary } : {}) };
+  const aggregate = {
+    chain_id: taskId,
+    state: status.state,
+    results: status.results ?? {},
+    ...(status.summary ? { summary: status.summary } : {}),
+  };
   const parts = [...(status.summary ? [text(status.summary.text)] : []), data(aggregate)];
-  const failure = status.error ? agentMessage(taskId, contextId, status.state, [text(status.error.message), data(status.error)]) : undefined;
+  const failure = status.error
+    ? agentMessage(taskId, contextId, status.state, [text(status.error.message), data(status.error)])
+    : undefined;
   return {
     id: taskId,
     contextId,
-    status: { state: TASK_STATE_OF_CHAIN[status.state], timestamp: status.ended_at ?? status.started_at, ...(failure ? { message: failure } : {}) },
+    status: {
+      state: TASK_STATE_OF_CHAIN[status.state],
+      timestamp: status.ended_at ?? status.started_at,
+      ...(failure ? { message: failure } : {}),
+    },
     ...(ended ? { artifacts: [{ artifactId: 'result', name: 'result', parts }] } : {}),
     metadata: { kind: PLAN_AND_RUN_SKILL_ID, chain_id: taskId, state: status.state },
   };
 }
 
-const YES = new Set(['yes', 'y', 'run', 'run it', 'ok', 'okay', 'confirm', 'go', 'go ahead', 'sure', '是', '好', '好的', '确认', '运行', '执行', '可以', '行']);
-const NO = new Set(['no', 'n', 'cancel', 'stop', 'do not run', "don't run", 'decline', '否', '不', '不要', '取消', '算了']);
+const YES = new Set([
+  'yes',
+  'y',
+  'run',
+  'run it',
+  'ok',
+  'okay',
+  'confirm',
+  'go',
+  'go ahead',
+  'sure',
+  '是',
+  '好',
+  '好的',
+  '确认',
+  '运行',
+  '执行',
+  '可以',
+  '行',
+]);
+const NO = new Set([
+  'no',
+  'n',
+  'cancel',
+  'stop',
+  'do not run',
+  "don't run",
+  'decline',
+  '否',
+  '不',
+  '不要',
+  '取消',
+  '算了',
+]);
 
 /** What the caller's reply to a plan says: run it, cancel it, or neither (undefined). */
 export function replyVerdict(parts: { text?: string; data?: unknown }[]): 'run' | 'cancel' | undefined {
   for (const part of parts) {
     const value = part.data as { confirm?: unknown } | undefined;
-    if (typeof value === 'object' && value !== null && typeof value.confirm === 'boolean') return value.confirm ? 'run' : 'cancel';
+    if (typeof value === 'object' && value !== null && typeof value.confirm === 'boolean')
+      return value.confirm ? 'run' : 'cancel';
   }
   const said = parts
     .map((p) => p.text ?? '')

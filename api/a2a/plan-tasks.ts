@@ -15,13 +15,27 @@ import { MESSAGE_ID_PATTERN, newTraceId, sha256Hex } from '../../rules/ids';
 import type { PlanTask, PlanTaskStore } from '../../store/plan-tasks';
 import type { RateLimiter } from '../../util/rate-limiter';
 import { requireScope } from '../caller-auth';
-import { notRunnable, proposePlan, spendOrRefuse, startPlannedChain, type PlanAnswer, type PlanningDeps } from '../chain-planning';
+import {
+  notRunnable,
+  proposePlan,
+  spendOrRefuse,
+  startPlannedChain,
+  type PlanAnswer,
+  type PlanningDeps,
+} from '../chain-planning';
 import { ApiError } from '../errors';
 import { PLAN_TTL_MS } from '../plan-token';
 import { chainPlanBody } from '../schemas';
 import { parseInput } from '../validate';
 import { chainTaskOf, planTaskOf, rejectedPlanTaskOf, replyVerdict, REPLY_HINT } from './plan-task-view';
-import { ContentTypeNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError, type SendMessageRequest } from './sdk';
+import {
+  ContentTypeNotSupportedError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+  type SendMessageRequest,
+} from './sdk';
 
 type JsonObject = Record<string, unknown>;
 
@@ -64,8 +78,22 @@ export class A2aPlanTasks {
     const plan = await proposePlan(this.deps, caller, { ...body, chain_id: taskId }, this.spend(caller));
     const shown = { task_id: taskId, context_id: message.contextId ?? newTraceId(), plan, at: new Date() };
     if (!plan.runnable) return rejectedPlanTaskOf(shown, notRunnable(plan));
-    const created = await this.deps.store.create({ tenant: caller.tenant, task_id: taskId, context_id: shown.context_id, caller_id: callerIdOf(caller), plan_json: JSON.stringify(plan) }, PLAN_TTL_MS);
-    if (created.kind === 'too_many') throw new ApiError(429, 'too_many_plans', `At most ${created.limit} plan tasks per tenant at once: answer or let some expire`);
+    const created = await this.deps.store.create(
+      {
+        tenant: caller.tenant,
+        task_id: taskId,
+        context_id: shown.context_id,
+        caller_id: callerIdOf(caller),
+        plan_json: JSON.stringify(plan),
+      },
+      PLAN_TTL_MS,
+    );
+    if (created.kind === 'too_many')
+      throw new ApiError(
+        429,
+        'too_many_plans',
+        `At most ${created.limit} plan tasks per tenant at once: answer or let some expire`,
+      );
     return this.view(caller, created.task);
   }
 
@@ -74,12 +102,22 @@ export class A2aPlanTasks {
     requireScope(caller, 'send');
     const task = await this.task(caller, taskId);
     if (message.contextId && message.contextId !== task.context_id) {
-      throw new RequestMalformedError({ message: `message.contextId is not the context of task ${taskId} (${task.context_id})`, metadata: { location: 'message.contextId' } });
+      throw new RequestMalformedError({
+        message: `message.contextId is not the context of task ${taskId} (${task.context_id})`,
+        metadata: { location: 'message.contextId' },
+      });
     }
     if (task.state === 'confirmed') return this.view(caller, task); // a repeated yes
-    if (task.state === 'declined') throw new UnsupportedOperationError(`Task ${taskId} was declined (canceled) and takes no more messages: send a new message`);
+    if (task.state === 'declined')
+      throw new UnsupportedOperationError(
+        `Task ${taskId} was declined (canceled) and takes no more messages: send a new message`,
+      );
     const verdict = replyVerdict(message.parts);
-    if (!verdict) throw new RequestMalformedError({ message: `Task ${taskId} waits for your answer to its plan. ${REPLY_HINT}`, metadata: { location: 'message.parts' } });
+    if (!verdict)
+      throw new RequestMalformedError({
+        message: `Task ${taskId} waits for your answer to its plan. ${REPLY_HINT}`,
+        metadata: { location: 'message.parts' },
+      });
     if (verdict === 'cancel') {
       await this.deps.store.decline(caller.tenant, taskId);
       return planTaskOf(shownOf(task), 'declined');
@@ -99,14 +137,22 @@ export class A2aPlanTasks {
   async cancel(caller: Caller, taskId: string): Promise<JsonObject> {
     requireScope(caller, 'send');
     const task = await this.task(caller, taskId);
-    if (task.state === 'declined') throw new TaskNotCancelableError({ message: `Task ${taskId} is already canceled`, metadata: { state: 'canceled' } });
+    if (task.state === 'declined')
+      throw new TaskNotCancelableError({
+        message: `Task ${taskId} is already canceled`,
+        metadata: { state: 'canceled' },
+      });
     if (task.state === 'input_required') {
       await this.deps.store.decline(caller.tenant, taskId);
       return planTaskOf(shownOf(task), 'declined');
     }
     const result = await this.deps.chains.cancel(caller.tenant, taskId, 'cancelled through the A2A face');
     if (result.kind === 'unknown_chain') throw new TaskNotFoundError(`No task ${taskId}`);
-    if (result.kind === 'already_ended') throw new TaskNotCancelableError({ message: `Task ${taskId} already ended (${result.state})`, metadata: { state: result.state } });
+    if (result.kind === 'already_ended')
+      throw new TaskNotCancelableError({
+        message: `Task ${taskId} already ended (${result.state})`,
+        metadata: { state: result.state },
+      });
     return this.view(caller, task);
   }
 
@@ -130,7 +176,12 @@ export class A2aPlanTasks {
 }
 
 function shownOf(task: PlanTask) {
-  return { task_id: task.task_id, context_id: task.context_id, plan: JSON.parse(task.plan_json) as PlanAnswer, at: task.created_at };
+  return {
+    task_id: task.task_id,
+    context_id: task.context_id,
+    plan: JSON.parse(task.plan_json) as PlanAnswer,
+    at: task.created_at,
+  };
 }
 
 /** An A2A message's parts as the skill reads them (file parts are refused, as everywhere on the face). */
@@ -143,15 +194,23 @@ export function planMessageOf(message: NonNullable<SendMessageRequest['message']
   });
   if (!message.messageId) throw new RequestMalformedError('message.messageId is required');
   if (message.contextId && !MESSAGE_ID_PATTERN.test(message.contextId)) {
-    throw new RequestMalformedError({ message: 'message.contextId must be 1–128 of letters, digits and ._:- (starting with a letter or digit)', metadata: { location: 'message.contextId' } });
+    throw new RequestMalformedError({
+      message: 'message.contextId must be 1–128 of letters, digits and ._:- (starting with a letter or digit)',
+      metadata: { location: 'message.contextId' },
+    });
   }
   return { messageId: message.messageId, ...(message.contextId ? { contextId: message.contextId } : {}), parts };
 }
 
 /** The message as the body of `POST /v1/chains/plan`: its text the intent, its JSON-object data parts the input. */
 function bodyOf(message: PlanMessage): Record<string, unknown> {
-  const intent = message.parts.map((p) => p.text ?? '').filter(Boolean).join('\n');
+  const intent = message.parts
+    .map((p) => p.text ?? '')
+    .filter(Boolean)
+    .join('\n');
   const input: Record<string, unknown> = {};
-  for (const part of message.parts) if (typeof part.data === 'object' && part.data !== null && !Array.isArray(part.data)) Object.assign(input, part.data);
+  for (const part of message.parts)
+    if (typeof part.data === 'object' && part.data !== null && !Array.isArray(part.data))
+      Object.assign(input, part.data);
   return { intent, ...(Object.keys(input).length > 0 ? { input } : {}) };
 }

@@ -19,7 +19,16 @@ import { z } from 'zod';
 import { newChainId } from '../../chains/chain-service';
 import type { Caller } from '../../rules/api-key';
 import { requireScope } from '../caller-auth';
-import { notRunnable, planText, proposePlan, spendOrRefuse, startPlannedChain, type PlanAnswer, type PlannedChain, type PlanningDeps } from '../chain-planning';
+import {
+  notRunnable,
+  planText,
+  proposePlan,
+  spendOrRefuse,
+  startPlannedChain,
+  type PlanAnswer,
+  type PlannedChain,
+  type PlanningDeps,
+} from '../chain-planning';
 import { checkPlanId, planId } from '../plan-token';
 import { chainLinks } from '../routes/chains';
 import { chainPlanBody } from '../schemas';
@@ -36,7 +45,13 @@ const CONFIRM_KEY = 'confirm_plan';
 const planShape = chainPlanBody.shape;
 /** Either a request to plan, or the confirmation of a plan shown. */
 export function planAndRunArguments(maxWaitMs: number) {
-  const waitMs = z.number().int().min(0).max(maxWaitMs).optional().describe(`How long to wait for the chain to end once started, in ms (at most and by default ${maxWaitMs})`);
+  const waitMs = z
+    .number()
+    .int()
+    .min(0)
+    .max(maxWaitMs)
+    .optional()
+    .describe(`How long to wait for the chain to end once started, in ms (at most and by default ${maxWaitMs})`);
   return z.union([
     z.strictObject({ ...planShape, wait_ms: waitMs }),
     z.strictObject({
@@ -51,7 +66,11 @@ export function planAndRunArguments(maxWaitMs: number) {
 const confirmForm = (answer: PlanAnswer): ElicitRequestFormParams => ({
   mode: 'form',
   message: planText(answer),
-  requestedSchema: { type: 'object', properties: { run: { type: 'boolean', title: 'Run this plan', description: 'Start the chain now' } }, required: ['run'] },
+  requestedSchema: {
+    type: 'object',
+    properties: { run: { type: 'boolean', title: 'Run this plan', description: 'Start the chain now' } },
+    required: ['run'],
+  },
 });
 
 /** Whether an elicitation's answer says to run. */
@@ -60,7 +79,13 @@ export function confirmed(result: { action: string; content?: Record<string, unk
 }
 
 function planningDeps(deps: McpDeps): PlanningDeps {
-  return { router: deps.router, queries: deps.catalogue.queries, chains: deps.chains, config: deps.config, metrics: deps.metrics };
+  return {
+    router: deps.router,
+    queries: deps.catalogue.queries,
+    chains: deps.chains,
+    config: deps.config,
+    metrics: deps.metrics,
+  };
 }
 
 const spendFor = (deps: McpDeps, caller: Caller) => spendOrRefuse((units) => deps.limiter.take(caller.tenant, units));
@@ -69,7 +94,14 @@ export async function planAndRun(deps: McpDeps, call: ToolCall, args: unknown, m
   const caller = requireScope(call.caller, 'send');
   const round = call.round;
   // A 2026-07-28 client's answer to the confirmation asked below: the plan comes back in its sealed requestState.
-  if (round?.requestState !== undefined) return answerRound(deps, call, caller, round.requestState, round.inputResponses?.[CONFIRM_KEY] as ElicitResult | undefined);
+  if (round?.requestState !== undefined)
+    return answerRound(
+      deps,
+      call,
+      caller,
+      round.requestState,
+      round.inputResponses?.[CONFIRM_KEY] as ElicitResult | undefined,
+    );
   const parsed = parseInput(planAndRunArguments(maxWaitMs), args ?? {}, 'arguments');
   const waitMs = parsed.wait_ms ?? maxWaitMs;
   if ('confirm' in parsed) {
@@ -78,11 +110,17 @@ export async function planAndRun(deps: McpDeps, call: ToolCall, args: unknown, m
     return run(deps, call, caller, parsed.plan as PlannedChain, waitMs);
   }
   const { wait_ms: _, ...body } = parsed;
-  const answer = await proposePlan(planningDeps(deps), caller, { ...body, chain_id: body.chain_id ?? newChainId() }, spendFor(deps, caller));
+  const answer = await proposePlan(
+    planningDeps(deps),
+    caller,
+    { ...body, chain_id: body.chain_id ?? newChainId() },
+    spendFor(deps, caller),
+  );
   if (!answer.runnable) return toolValue({ ...answer, started: false, why: notRunnable(answer) });
   if (call.elicit) {
     const reply = await call.elicit(confirmForm(answer));
-    if (!confirmed(reply)) return toolValue({ ...answer, started: false, why: `You did not confirm (${reply.action}): nothing runs` });
+    if (!confirmed(reply))
+      return toolValue({ ...answer, started: false, why: `You did not confirm (${reply.action}): nothing runs` });
     return run(deps, call, caller, answer.chain, waitMs, answer);
   }
   if (round?.clientCapabilities.elicitation) return askInRound(answer, waitMs);
@@ -104,14 +142,32 @@ function askInRound(answer: PlanAnswer, waitMs: number): AgentInputRequired {
   } as AgentInputRequired;
 }
 
-async function answerRound(deps: McpDeps, call: ToolCall, caller: Caller, state: string, reply: ElicitResult | undefined): Promise<ToolAnswer> {
+async function answerRound(
+  deps: McpDeps,
+  call: ToolCall,
+  caller: Caller,
+  state: string,
+  reply: ElicitResult | undefined,
+): Promise<ToolAnswer> {
   const { chain, wait_ms } = JSON.parse(state) as { chain: PlannedChain; wait_ms: number };
-  if (!confirmed(reply)) return toolValue({ chain, started: false, why: `You did not confirm (${reply?.action ?? 'no answer'}): nothing runs` });
+  if (!confirmed(reply))
+    return toolValue({
+      chain,
+      started: false,
+      why: `You did not confirm (${reply?.action ?? 'no answer'}): nothing runs`,
+    });
   return run(deps, call, caller, chain, wait_ms);
 }
 
 /** Starts the chain and waits up to `waitMs` for its end: its status with the aggregate, or where it stands. */
-async function run(deps: McpDeps, call: ToolCall, caller: Caller, chain: PlannedChain, waitMs: number, plan?: PlanAnswer): Promise<ToolAnswer> {
+async function run(
+  deps: McpDeps,
+  call: ToolCall,
+  caller: Caller,
+  chain: PlannedChain,
+  waitMs: number,
+  plan?: PlanAnswer,
+): Promise<ToolAnswer> {
   const started = await startPlannedChain(planningDeps(deps), caller, chain, spendFor(deps, caller));
   const { chain_id } = started.status;
   await call.log?.('info', `chain ${chain_id}: ${started.kind === 'duplicate' ? 'already started' : 'started'}`);
@@ -120,7 +176,12 @@ async function run(deps: McpDeps, call: ToolCall, caller: Caller, chain: Planned
   const shown = { ...(plan ? { plan: { chain: plan.chain, steps: plan.steps } } : {}), started: true, links };
   if (ended) return toolValue({ ...shown, status: ended });
   const now = (await deps.chains.get(caller.tenant, chain_id).catch(() => undefined)) ?? started.status;
-  return toolValue({ ...shown, status: now, ended: false, hint: `Still running after ${waitMs} ms: read it at ${links.self} (GET, scope read)` });
+  return toolValue({
+    ...shown,
+    status: now,
+    ended: false,
+    hint: `Still running after ${waitMs} ms: read it at ${links.self} (GET, scope read)`,
+  });
 }
 
 function planIdRefusal(why: 'malformed' | 'expired' | 'not_this_plan'): string {

@@ -1,13 +1,18 @@
 /** An order desk's capabilities and a fake agent's behaviour for them: what the planned-chain suites route to. */
 import type { Behaviour } from './fake-agent';
 
-const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required });
+const object = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: 'object',
+  properties,
+  required,
+});
 const ORDER_STATES = ['pending_payment', 'pending_shipment', 'shipped', 'delivered', 'cancelled'];
 
 export const ORDER_DESK = [
   {
     name: 'query_order_status',
-    description: 'Check the current status of an order: pending payment, pending shipment, shipped, delivered or cancelled',
+    description:
+      'Check the current status of an order: pending payment, pending shipment, shipped, delivered or cancelled',
     examples: ['check the status of order 123', 'has my order shipped yet'],
     parameters: object({ order_id: { type: 'string' } }, ['order_id']),
     returns: object({ status: { type: 'string', enum: ORDER_STATES } }),

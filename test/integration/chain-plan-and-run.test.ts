@@ -27,12 +27,26 @@ const { SendMessageRequest } = require('@a2a-js/sdk') as Sdk;
 
 /** The official TypeScript A2A client of the gateway, its fetch carrying `apiKey`; it reads the card itself. */
 async function a2aClient(apiKey: string) {
-  const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), authorization: `Bearer ${apiKey}` } });
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] }));
+  const fetchImpl: typeof fetch = (input, init) =>
+    fetch(input, {
+      ...init,
+      headers: { ...Object.fromEntries(new Headers(init?.headers)), authorization: `Bearer ${apiKey}` },
+    });
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    }),
+  );
   return factory.createFromUrl(system.baseUrl);
 }
 
-type TaskJson = { id: string; contextId: string; status: { state: string; message?: { parts: { text?: string; data?: any }[] } }; artifacts?: { parts: { text?: string; data?: any }[] }[]; metadata: Record<string, unknown> };
+type TaskJson = {
+  id: string;
+  contextId: string;
+  status: { state: string; message?: { parts: { text?: string; data?: any }[] } };
+  artifacts?: { parts: { text?: string; data?: any }[] }[];
+  metadata: Record<string, unknown>;
+};
 const taskJson = (value: unknown) => Task.toJSON(value as never) as TaskJson;
 
 let world: SystemWithAgent | undefined;
@@ -43,28 +57,44 @@ const stops: (() => Promise<unknown>)[] = [];
 const TOOL = 'reach_plan_and_run';
 let order = 30_000_000 + (process.pid % 1_000_000);
 const nextOrder = () => String(++order);
-const intentFor = (orderId: string) => `Check the status of order ${orderId}, and if it has not shipped yet, cancel the order, then tell me the result`;
-const deliveredFor = (orderId: string) => agent.deliveries.filter((d) => (d.body.params as { order_id?: string } | undefined)?.order_id === orderId).map((d) => d.body.capability);
+const intentFor = (orderId: string) =>
+  `Check the status of order ${orderId}, and if it has not shipped yet, cancel the order, then tell me the result`;
+const deliveredFor = (orderId: string) =>
+  agent.deliveries
+    .filter((d) => (d.body.params as { order_id?: string } | undefined)?.order_id === orderId)
+    .map((d) => d.body.capability);
 
 /** A 2025-11-25 session; with `answer`, the client declares elicitation and answers every one with it. */
 async function sessionClient(answer?: (message: string) => ElicitResult): Promise<{ client: Client; asked: string[] }> {
   const asked: string[] = [];
-  const client = new Client({ name: 'plan-and-run-test', version: '1.0.0' }, answer ? { capabilities: { elicitation: { form: {} } } } : {});
+  const client = new Client(
+    { name: 'plan-and-run-test', version: '1.0.0' },
+    answer ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
   if (answer) {
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       asked.push(request.params.message);
       return answer(request.params.message);
     });
   }
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   stops.push(() => client.close());
   return { client, asked };
 }
 
-const call = async (client: Client, args: Record<string, unknown>) => toolAnswer(await client.callTool({ name: TOOL, arguments: args }, undefined, { timeout: 120_000 }));
+const call = async (client: Client, args: Record<string, unknown>) =>
+  toolAnswer(await client.callTool({ name: TOOL, arguments: args }, undefined, { timeout: 120_000 }));
 
 before(async () => {
-  world = await startSystemWithAgent({ env: { HEARTBEAT_TTL_MS: '3600000' }, behaviour: orderDesk, registration: { capabilities: ORDER_DESK } });
+  world = await startSystemWithAgent({
+    env: { HEARTBEAT_TTL_MS: '3600000' },
+    behaviour: orderDesk,
+    registration: { capabilities: ORDER_DESK },
+  });
   ({ system, agent } = world);
   key = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'plan-and-run')).key;
 });
@@ -89,7 +119,18 @@ describe('plan and run', () => {
     const { status } = answer.body;
     assert.equal(status.state, 'completed');
     assert.deepEqual(status.results, { s1: { status: 'pending_shipment' }, s2: { success: true } });
-    assert.deepEqual({ ...status.summary, text: undefined }, { request: 'tell me the result', state: 'completed', completed: ['s1', 's2'], skipped: [], failed: [], not_run: [], text: undefined });
+    assert.deepEqual(
+      { ...status.summary, text: undefined },
+      {
+        request: 'tell me the result',
+        state: 'completed',
+        completed: ['s1', 's2'],
+        skipped: [],
+        failed: [],
+        not_run: [],
+        text: undefined,
+      },
+    );
     assert.equal(status.summary.text, 's1 query_order_status: completed\ns2 cancel_order: completed');
     assert.deepEqual(deliveredFor(orderId), ['query_order_status', 'cancel_order']);
   });
@@ -102,7 +143,9 @@ describe('plan and run', () => {
     assert.equal(declined.body.started, false);
     assert.match(declined.body.why, /did not confirm \(decline\)/);
     assert.equal(asked.length, 1);
-    const refused = await call(client, { intent: `Check the status of order ${orderId}, then sing me a lullaby about penguins` });
+    const refused = await call(client, {
+      intent: `Check the status of order ${orderId}, then sing me a lullaby about penguins`,
+    });
     assert.equal(refused.body.started, false);
     assert.equal(refused.body.runnable, false);
     assert.match(refused.body.why, /refused \(sing me a lullaby about penguins\)/);
@@ -139,7 +182,11 @@ describe('plan and run', () => {
 
     const stranger = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'plan-and-run-other')).key;
     const otherClient = new Client({ name: 'plan-and-run-other', version: '1.0.0' });
-    await otherClient.connect(new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${stranger}` } } }));
+    await otherClient.connect(
+      new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${stranger}` } },
+      }),
+    );
     stops.push(() => otherClient.close());
     const notMine = await call(otherClient, confirmation);
     assert.equal(notMine.body.error.code, 'plan_not_confirmable', "another key cannot confirm this key's plan");
@@ -148,15 +195,27 @@ describe('plan and run', () => {
   it('plan and run - MCP 2026-07-28 with elicitation: input_required carries the confirmation; the v2 client answers it and the chain runs', async () => {
     const orderId = nextOrder();
     const asked: string[] = [];
-    const client = new ModernClient({ name: 'plan-and-run-modern', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
+    const client = new ModernClient(
+      { name: 'plan-and-run-modern', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
+    );
     client.setRequestHandler('elicitation/create', (request) => {
       asked.push(request.params.message);
       return { action: 'accept', content: { run: true } };
     });
-    await client.connect(new ModernTransport(new URL(`${system.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(
+      new ModernTransport(new URL(`${system.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
     stops.push(() => client.close());
     assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
-    const answer = toolAnswer(await client.callTool({ name: TOOL, arguments: { intent: intentFor(orderId), wait_ms: 30_000 } }, { timeout: 120_000 }));
+    const answer = toolAnswer(
+      await client.callTool(
+        { name: TOOL, arguments: { intent: intentFor(orderId), wait_ms: 30_000 } },
+        { timeout: 120_000 },
+      ),
+    );
     assert.equal(answer.isError, false, JSON.stringify(answer.body));
     assert.equal(asked.length, 1);
     assert.match(asked[0]!, /Run this plan/);
@@ -169,22 +228,47 @@ describe('plan and run', () => {
     const orderId = nextOrder();
     const client = await a2aClient(key);
     const card = await client.getAgentCard();
-    assert.ok(card.skills.some((s) => s.id === 'plan_and_run'), "the key's card offers the skill");
-    const message = (messageId: string, parts: object[], extra: object = {}) => SendMessageRequest.fromJSON({ message: { messageId, role: 'ROLE_USER', parts, ...extra } });
-    const asked = taskJson(await client.sendMessage(message(`plan-${orderId}`, [{ text: intentFor(orderId) }], { metadata: { skill: 'plan_and_run' } })));
+    assert.ok(
+      card.skills.some((s) => s.id === 'plan_and_run'),
+      "the key's card offers the skill",
+    );
+    const message = (messageId: string, parts: object[], extra: object = {}) =>
+      SendMessageRequest.fromJSON({ message: { messageId, role: 'ROLE_USER', parts, ...extra } });
+    const asked = taskJson(
+      await client.sendMessage(
+        message(`plan-${orderId}`, [{ text: intentFor(orderId) }], { metadata: { skill: 'plan_and_run' } }),
+      ),
+    );
     assert.equal(asked.status.state, 'TASK_STATE_INPUT_REQUIRED');
     const [said, plan] = asked.status.message!.parts;
     assert.match(said!.text!, /Run this plan/);
-    assert.deepEqual(plan!.data.chain.steps.map((s: { target: { capability: string } }) => s.target.capability), ['query_order_status', 'cancel_order']);
+    assert.deepEqual(
+      plan!.data.chain.steps.map((s: { target: { capability: string } }) => s.target.capability),
+      ['query_order_status', 'cancel_order'],
+    );
     assert.equal(plan!.data.chain.chain_id, asked.id, 'the task id is the chain id');
     assert.deepEqual(plan!.data.unplanned, []);
-    assert.equal(taskJson(await client.getTask({ tenant: '', id: asked.id })).status.state, 'TASK_STATE_INPUT_REQUIRED');
-    const again = taskJson(await client.sendMessage(message(`plan-${orderId}`, [{ text: intentFor(orderId) }], { metadata: { skill: 'plan_and_run' } })));
+    assert.equal(
+      taskJson(await client.getTask({ tenant: '', id: asked.id })).status.state,
+      'TASK_STATE_INPUT_REQUIRED',
+    );
+    const again = taskJson(
+      await client.sendMessage(
+        message(`plan-${orderId}`, [{ text: intentFor(orderId) }], { metadata: { skill: 'plan_and_run' } }),
+      ),
+    );
     assert.equal(again.id, asked.id, 'the same message is the same task');
-    await assert.rejects(client.sendMessage(message(`maybe-${orderId}`, [{ text: 'maybe' }], { taskId: asked.id })), /Reply "yes"/);
+    await assert.rejects(
+      client.sendMessage(message(`maybe-${orderId}`, [{ text: 'maybe' }], { taskId: asked.id })),
+      /Reply "yes"/,
+    );
     assert.deepEqual(deliveredFor(orderId), [], 'nothing runs before the yes');
 
-    const ran = taskJson(await client.sendMessage(message(`yes-${orderId}`, [{ text: 'yes' }], { taskId: asked.id, contextId: asked.contextId })));
+    const ran = taskJson(
+      await client.sendMessage(
+        message(`yes-${orderId}`, [{ text: 'yes' }], { taskId: asked.id, contextId: asked.contextId }),
+      ),
+    );
     assert.equal(ran.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(ran));
     assert.equal(ran.id, asked.id);
     assert.equal(ran.contextId, asked.contextId);
@@ -195,25 +279,50 @@ describe('plan and run', () => {
     assert.deepEqual(deliveredFor(orderId), ['query_order_status', 'cancel_order']);
     const read = taskJson(await client.getTask({ tenant: '', id: asked.id }));
     assert.equal(read.status.state, 'TASK_STATE_COMPLETED');
-    const repeated = taskJson(await client.sendMessage(message(`yes-${orderId}`, [{ data: { confirm: true } }], { taskId: asked.id })));
+    const repeated = taskJson(
+      await client.sendMessage(message(`yes-${orderId}`, [{ data: { confirm: true } }], { taskId: asked.id })),
+    );
     assert.equal(repeated.status.state, 'TASK_STATE_COMPLETED');
     assert.deepEqual(deliveredFor(orderId), ['query_order_status', 'cancel_order'], 'a second yes runs nothing more');
 
-    const stranger = await a2aClient((await system.keys.create('default', { scopes: ['read', 'send'] }, 'plan-and-run-a2a-other')).key);
-    await assert.rejects(stranger.getTask({ tenant: '', id: asked.id }), { name: 'TaskNotFoundError' }, "another key does not see this key's plan");
+    const stranger = await a2aClient(
+      (await system.keys.create('default', { scopes: ['read', 'send'] }, 'plan-and-run-a2a-other')).key,
+    );
+    await assert.rejects(
+      stranger.getTask({ tenant: '', id: asked.id }),
+      { name: 'TaskNotFoundError' },
+      "another key does not see this key's plan",
+    );
   });
 
   it('plan and run - A2A: "no" cancels and nothing runs; a plan the router did not accept whole is rejected', async () => {
     const orderId = nextOrder();
     const client = await a2aClient(key);
-    const message = (messageId: string, parts: object[], extra: object = {}) => SendMessageRequest.fromJSON({ message: { messageId, role: 'ROLE_USER', parts, ...extra } });
-    const asked = taskJson(await client.sendMessage(message(`plan-no-${orderId}`, [{ text: intentFor(orderId) }], { metadata: { skill: 'plan_and_run' } })));
-    const declined = taskJson(await client.sendMessage(message(`no-${orderId}`, [{ text: 'No' }], { taskId: asked.id })));
+    const message = (messageId: string, parts: object[], extra: object = {}) =>
+      SendMessageRequest.fromJSON({ message: { messageId, role: 'ROLE_USER', parts, ...extra } });
+    const asked = taskJson(
+      await client.sendMessage(
+        message(`plan-no-${orderId}`, [{ text: intentFor(orderId) }], { metadata: { skill: 'plan_and_run' } }),
+      ),
+    );
+    const declined = taskJson(
+      await client.sendMessage(message(`no-${orderId}`, [{ text: 'No' }], { taskId: asked.id })),
+    );
     assert.equal(declined.status.state, 'TASK_STATE_CANCELED');
-    await assert.rejects(client.sendMessage(message(`yes-late-${orderId}`, [{ text: 'yes' }], { taskId: asked.id })), { name: 'UnsupportedOperationError' });
+    await assert.rejects(client.sendMessage(message(`yes-late-${orderId}`, [{ text: 'yes' }], { taskId: asked.id })), {
+      name: 'UnsupportedOperationError',
+    });
     assert.equal(taskJson(await client.getTask({ tenant: '', id: asked.id })).status.state, 'TASK_STATE_CANCELED');
 
-    const refused = taskJson(await client.sendMessage(message(`plan-lullaby-${orderId}`, [{ text: `Check the status of order ${orderId}, then sing me a lullaby about penguins` }], { metadata: { skill: 'plan_and_run' } })));
+    const refused = taskJson(
+      await client.sendMessage(
+        message(
+          `plan-lullaby-${orderId}`,
+          [{ text: `Check the status of order ${orderId}, then sing me a lullaby about penguins` }],
+          { metadata: { skill: 'plan_and_run' } },
+        ),
+      ),
+    );
     assert.equal(refused.status.state, 'TASK_STATE_REJECTED');
     assert.match(refused.status.message!.parts[0]!.text!, /refused \(sing me a lullaby about penguins\)/);
     assert.equal(refused.status.message!.parts[1]!.data.runnable, false);

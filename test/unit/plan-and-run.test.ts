@@ -16,18 +16,56 @@ const status: ChainStatus = {
   ended_at: '2026-01-01T00:00:01.000Z',
   error: { code: 'agent_failed', message: 'ledger closed', step: 's3' },
   steps: [
-    { id: 's1', after: [], message_id: 'c1:s1', state: 'completed', result: { status: 'pending_shipment' }, target: { agent_id: 'a', capability: 'query_order_status' } },
+    {
+      id: 's1',
+      after: [],
+      message_id: 'c1:s1',
+      state: 'completed',
+      result: { status: 'pending_shipment' },
+      target: { agent_id: 'a', capability: 'query_order_status' },
+    },
     { id: 's2', after: ['s1'], message_id: 'c1:s2', state: 'skipped' },
-    { id: 's3', after: ['s1'], message_id: 'c1:s3', state: 'failed', error: { code: 'agent_failed', message: 'ledger closed' }, target: { agent_id: 'a', capability: 'request_refund' } },
-    { id: 's4', after: ['s3'], message_id: 'c1:s4', state: 'completed', result_ref: { message_id: 'c1:s4', bytes: 99_999 } },
+    {
+      id: 's3',
+      after: ['s1'],
+      message_id: 'c1:s3',
+      state: 'failed',
+      error: { code: 'agent_failed', message: 'ledger closed' },
+      target: { agent_id: 'a', capability: 'request_refund' },
+    },
+    {
+      id: 's4',
+      after: ['s3'],
+      message_id: 'c1:s4',
+      state: 'completed',
+      result_ref: { message_id: 'c1:s4', bytes: 99_999 },
+    },
     { id: 's5', after: ['s4'], message_id: 'c1:s5', state: 'cancelled' },
   ],
 };
 
 describe('plan and run', () => {
   it('plan and run - a last clause that only asks to be told is a summary ask; one naming what to tell is a step', () => {
-    for (const said of ['告诉我结果', '把结果发给我', '通知我一下', 'tell me the result', 'let me know', 'notify me when done', 'Tell me how it went.', 'send me the summary']) assert.equal(isSummaryRequest(said), true, said);
-    for (const said of ['告诉我订单明细', 'tell me the refund status', 'send me the invoice', 'notify the team', 'cancel the order', '']) assert.equal(isSummaryRequest(said), false, said);
+    for (const said of [
+      '告诉我结果',
+      '把结果发给我',
+      '通知我一下',
+      'tell me the result',
+      'let me know',
+      'notify me when done',
+      'Tell me how it went.',
+      'send me the summary',
+    ])
+      assert.equal(isSummaryRequest(said), true, said);
+    for (const said of [
+      '告诉我订单明细',
+      'tell me the refund status',
+      'send me the invoice',
+      'notify the team',
+      'cancel the order',
+      '',
+    ])
+      assert.equal(isSummaryRequest(said), false, said);
   });
 
   it('plan and run - the aggregate: completed results by step id (not those kept by reference), and the summary asked for', () => {
@@ -52,11 +90,20 @@ describe('plan and run', () => {
     const chain = { chain_id: 'chn_1', steps: [{ id: 's1', target: { agent_id: 'a', capability: 'c' }, after: [] }] };
     const id = planId(keys, caller, chain, 1_000);
     assert.deepEqual(checkPlanId(keys, caller, { ...chain }, id, 2_000), { ok: true });
-    assert.deepEqual(checkPlanId(keys, caller, { ...chain, chain_id: 'chn_2' }, id, 2_000), { ok: false, why: 'not_this_plan' });
-    assert.deepEqual(checkPlanId(keys, { ...caller, key_id: 'k2' }, chain, id, 2_000), { ok: false, why: 'not_this_plan' });
+    assert.deepEqual(checkPlanId(keys, caller, { ...chain, chain_id: 'chn_2' }, id, 2_000), {
+      ok: false,
+      why: 'not_this_plan',
+    });
+    assert.deepEqual(checkPlanId(keys, { ...caller, key_id: 'k2' }, chain, id, 2_000), {
+      ok: false,
+      why: 'not_this_plan',
+    });
     assert.deepEqual(checkPlanId(keys, caller, chain, id, 1_000 + PLAN_TTL_MS + 1), { ok: false, why: 'expired' });
     assert.deepEqual(checkPlanId(keys, caller, chain, 'pln_x', 2_000), { ok: false, why: 'malformed' });
-    assert.deepEqual(checkPlanId({ keys: [Buffer.alloc(32, 8)] } as never, caller, chain, id, 2_000), { ok: false, why: 'not_this_plan' });
+    assert.deepEqual(checkPlanId({ keys: [Buffer.alloc(32, 8)] } as never, caller, chain, id, 2_000), {
+      ok: false,
+      why: 'not_this_plan',
+    });
   });
 
   it('plan and run - what confirms: an accepted elicitation with run true; an A2A yes or {confirm: true}', () => {
@@ -79,7 +126,10 @@ describe('plan and run', () => {
     assert.equal(ended.status.state, 'TASK_STATE_FAILED');
     assert.equal(ended.contextId, 'ctx1');
     assert.equal(ended.artifacts[0].parts[1].data.results.s1.status, 'pending_shipment');
-    const running = chainTaskOf({ ...status, state: 'running', ended_at: undefined, error: undefined } as ChainStatus, 'ctx1') as any;
+    const running = chainTaskOf(
+      { ...status, state: 'running', ended_at: undefined, error: undefined } as ChainStatus,
+      'ctx1',
+    ) as any;
     assert.equal(running.status.state, 'TASK_STATE_WORKING');
     assert.equal(running.artifacts, undefined);
   });
