@@ -16,6 +16,7 @@ import { createApiMetrics } from '../platform/metrics';
 import { MisrouteStore } from '../store/misroutes';
 import { PushConfigStore } from '../store/a2a-push-configs';
 import { PlanTaskStore } from '../store/plan-tasks';
+import type { RateLimiter } from '../util/rate-limiter';
 import { guardedFetch } from '../platform/guarded-fetch';
 import { startPushNotifier } from './a2a/push-notifier';
 import { LessonCache } from '../router/lessons';
@@ -46,6 +47,8 @@ export interface ApiServices {
   lessons: { store: MisrouteStore; cache: LessonCache };
   pushConfigs: PushConfigStore;
   planTasks: PlanTaskStore;
+  /** The per-tenant rate limit, one for the app and the MCP face (whose plan_and_run costs what /v1/chains costs). */
+  limiter: RateLimiter;
 }
 
 /**
@@ -86,7 +89,7 @@ export async function createApiServices(options: {
   const sealKeys = await loadSealKeys(config, mongo);
   const messages = new MessageService({ client, queries: catalogue.queries, config, router, sealKeys });
   const chains = new ChainService({ client, queries: catalogue.queries, config, endpointPolicy: endpointPolicy(config), sealKeys });
-  return { catalogue, keys, router, messages, chains, sealKeys, lessons, pushConfigs, planTasks };
+  return { catalogue, keys, router, messages, chains, sealKeys, lessons, pushConfigs, planTasks, limiter: rateLimiterOf(config) };
 }
 
 export interface ApiReplica {
@@ -114,25 +117,16 @@ export async function startApiReplica(options: {
 }): Promise<ApiReplica> {
   const { config, logger, services, mongo, connection } = options;
   const metrics = createApiMetrics();
-  // One per-tenant rate limit for the app and the MCP face (whose plan_and_run costs what /v1/chains costs).
-  const limiter = rateLimiterOf(config);
-  const mcp = new McpFace({ ...services, config, logger, metrics, limiter, endpoints: { policy: endpointPolicy(config) } });
+  const mcp = new McpFace({ ...services, config, logger, metrics, endpoints: { policy: endpointPolicy(config) } });
   // One per-address limit for the api's failed authentications and the WebSocket's failed upgrades.
   const clients = clientLimitOf(config);
   const app = createApp({
     mcp,
-    limiter,
     clients,
     metrics,
     config,
-    catalogue: services.catalogue,
-    messages: services.messages,
-    chains: services.chains,
-    router: services.router,
-    keys: services.keys,
-    lessons: services.lessons,
-    pushConfigs: services.pushConfigs,
-    planTasks: services.planTasks,
+    // The catalogue, messages, chains, router, keys, lessons, the A2A stores and the per-tenant rate limit.
+    ...services,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     logger,
     health: {

@@ -36,6 +36,7 @@ import { parseInput } from '../validate';
 import type { McpDeps, ToolCall } from './context';
 import type { AgentInputRequired } from './mcp-results';
 import type { ToolAnswer } from './send-and-wait';
+import { inputSchemaOf, type ReachTool } from './reach-tool';
 import { toolError, toolValue } from './tool-result';
 
 export const PLAN_AND_RUN_TOOL = 'reach_plan_and_run';
@@ -193,4 +194,24 @@ function planIdRefusal(why: 'malformed' | 'expired' | 'not_this_plan'): string {
     case 'not_this_plan':
       return 'plan_id is not the id of this plan for this key: send the chain exactly as answered, or plan again (an edited plan goes to POST /v1/chains)';
   }
+}
+
+/** The tool as `tools/list` shows it (reach-tools.ts lists it). */
+export function planAndRunTool(maxWaitMs: number): ReachTool {
+  return {
+    scope: 'send',
+    definition: {
+      name: PLAN_AND_RUN_TOOL,
+      title: 'Plan a chain from one request, and run it when confirmed',
+      description:
+        'Splits one free-text request (zh or en; e.g. "check order 20240901, and if it has not shipped, cancel it, then tell me ' +
+        'the result") into steps, routes each to an agent capability and answers the plan: the chain body, why each step is ' +
+        'there, and what could not be planned. Nothing runs until you confirm: by the elicitation the tool asks, or by ' +
+        'calling again with {"confirm": true, "plan": <chain>, "plan_id": <plan_id>}. A plan the router did not accept whole ' +
+        'is never run. Once started, waits up to `wait_ms` and returns the chain status with `results` by step id.',
+      inputSchema: inputSchemaOf(planAndRunArguments(maxWaitMs)),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    run: (deps, call, args) => planAndRun(deps, call, args, maxWaitMs),
+  };
 }

@@ -12,7 +12,7 @@ import { dryRun } from '../routes/route';
 import { messageIdParams, routeBody, searchAgentsQuery, sendMessageBody } from '../schemas';
 import { parseInput } from '../validate';
 import { inputSchemaOf, type ReachTool } from './reach-tool';
-import { PLAN_AND_RUN_TOOL, planAndRun, planAndRunArguments } from './plan-and-run';
+import { planAndRunTool } from './plan-and-run';
 import { replyTool } from './reply-tool';
 import { sendAndWait, withLinks } from './send-and-wait';
 import { toolError, toolValue } from './tool-result';
@@ -72,23 +72,7 @@ export function reachTools(maxWaitMs: number): ReachTool[] {
         return sendAndWait(deps, call, body, wait_ms ?? maxWaitMs);
       },
     },
-    replyTool(maxWaitMs),
-    {
-      scope: 'send',
-      definition: {
-        name: PLAN_AND_RUN_TOOL,
-        title: 'Plan a chain from one request, and run it when confirmed',
-        description:
-          'Splits one free-text request (zh or en; e.g. "check order 20240901, and if it has not shipped, cancel it, then tell me ' +
-          'the result") into steps, routes each to an agent capability and answers the plan: the chain body, why each step is ' +
-          'there, and what could not be planned. Nothing runs until you confirm: by the elicitation the tool asks, or by ' +
-          'calling again with {"confirm": true, "plan": <chain>, "plan_id": <plan_id>}. A plan the router did not accept whole ' +
-          'is never run. Once started, waits up to `wait_ms` and returns the chain status with `results` by step id.',
-        inputSchema: inputSchemaOf(planAndRunArguments(maxWaitMs)),
-        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-      },
-      run: (deps, call, args) => planAndRun(deps, call, args, maxWaitMs),
-    },
+    ...[replyTool(maxWaitMs), planAndRunTool(maxWaitMs)],
     {
       scope: 'read',
       definition: {
