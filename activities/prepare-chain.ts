@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { capabilitySchemas, checkChain, type ChainCheckDeps } from '../chains/check-chain';
-import { CHAIN_FAILURES, type RunChainInput } from '../chains/temporal';
+import type { RunChainInput } from '../chains/temporal';
 import { plannedSteps, type PlannedStep } from '../chains/plan';
 import type { ChainRunLimits } from '../chains/run-state';
 
@@ -38,7 +38,7 @@ export function createPrepareChain(deps: ChainCheckDeps | undefined) {
     if (!checked.ok) {
       const { refusal } = checked;
       const message = refusal.issues ? `invalid chain: ${refusal.issues.map((i) => `${i.location.replace(/^body\./, '')}: ${i.message}`).join('; ')}` : refusal.message;
-      throw ApplicationFailure.create({ type: refusal.code === 'invalid_request' ? CHAIN_FAILURES.invalidChain : refusal.code, message, nonRetryable: true, details: [refusal] });
+      throw ApplicationFailure.create({ type: refusal.code, message, nonRetryable: true, details: [refusal] });
     }
     return { steps: checked.steps, ...runLimits(deps) };
   };

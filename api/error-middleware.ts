@@ -1,9 +1,10 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import type { ErrorCode } from '../rules/error-codes';
 import { ApiError, errorBody } from './errors';
 
 /** Errors raised by express.json() carry a `type`; each maps to a client error. */
-const BODY_PARSER_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+const BODY_PARSER_ERRORS: Record<string, { status: number; code: ErrorCode; message: string }> = {
   'entity.parse.failed': { status: 400, code: 'invalid_json', message: 'The request body is not valid JSON' },
   'entity.too.large': { status: 413, code: 'payload_too_large', message: 'The request body is too large' },
   'encoding.unsupported': { status: 415, code: 'unsupported_encoding', message: 'Unsupported content encoding' },

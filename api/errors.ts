@@ -1,11 +1,14 @@
+import type { ErrorCode } from '../rules/error-codes';
+
 /**
  * The api's one error type and one error body: `{"error": {"code", "message", "details"}}`.
  * Routes and services throw {@link ApiError}; the error middleware turns it, and anything else, into a response.
+ * Its code is one of the table's (rules/error-codes.ts), which also says the status it answers with.
  */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
   ) {
@@ -16,9 +19,9 @@ export class ApiError extends Error {
 
 export interface ErrorBody {
   /** `details` is always present: what is wrong and where, or null when the message says it all. */
-  error: { code: string; message: string; details: unknown };
+  error: { code: ErrorCode; message: string; details: unknown };
 }
 
-export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, details?: unknown): ErrorBody {
   return { error: { code, message, details: details ?? null } };
 }

@@ -34,7 +34,7 @@ export type HeartbeatResult =
 /** The refusal of an instance past its agent's limit, as the api and the WebSocket hub answer it (422). */
 export function tooManyInstances(agentId: string, instanceId: string, limit: number) {
   return {
-    code: 'too_many_instances',
+    code: 'too_many_instances' as const,
     message: `Agent ${agentId} is at its limit of ${limit} instances and none is offline: instance ${instanceId} cannot be added`,
     details: { limit, hint: 'an instance offline for longer than offline_after_ms makes room for a new one; MAX_INSTANCES_PER_AGENT sets the limit' },
   };

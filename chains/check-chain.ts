@@ -6,6 +6,7 @@
  */
 import type { AgentQueries } from '../catalogue/agent-queries';
 import type { Caller } from '../rules/api-key';
+import type { ErrorCode } from '../rules/error-codes';
 import { jsonBytes } from '../util/json-bytes';
 import type { ChainStepBody } from './chain';
 import { chainBody, type ChainBodyInput } from './chain-schema';
@@ -28,7 +29,7 @@ export interface ChainCheckDeps {
 
 export interface ChainRefusal {
   /** `invalid_request` (the schema), `payload_too_large`, a plan issue's code, `agent_not_found`, `unknown_capability`, `capability_forbidden`. */
-  code: string;
+  code: ErrorCode;
   message: string;
   step?: string;
   issues?: { location: string; message: string }[];

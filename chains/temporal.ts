@@ -4,6 +4,7 @@
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { Caller } from '../rules/api-key';
+import type { ErrorCode } from '../rules/error-codes';
 import type { ChainBody, ChainState, ChainStatus } from './chain';
 import type { ChainRunLimits } from './run-state';
 
@@ -67,6 +68,7 @@ export const cancelChainUpdate = defineUpdate<{ cancelled: boolean; state: Chain
 
 /** Types of the non-retryable failures `runChain` ends with when it runs nothing. */
 export const CHAIN_FAILURES = {
-  invalidChain: 'invalid_chain',
+  /** The body (or the resume state) does not pass the schema: the api's and sendMessage's code for the same refusal. */
+  invalidChain: 'invalid_request',
   workflowIdMismatch: 'workflow_id_mismatch',
-} as const;
+} as const satisfies Record<string, ErrorCode>;

@@ -1,35 +1,41 @@
 /**
  * The refusals of message intake, one code each, whichever way a message came in: the HTTP api, the MCP and A2A faces
- * (as `ApiError`s, with the HTTP status below), a Temporal client or child start of `sendMessage`, a Nexus operation
+ * (as `ApiError`s, with the error table's HTTP status), a Temporal client or child start of `sendMessage`, a Nexus operation
  * and a chain's step (as non-retryable failures whose type is the code). What each way in checks, and in what order,
  * is in docs/security.md ("Ways in").
  *
  * Pure (no I/O): safe to import from workflows.
  */
+import { ERROR_CODES, type ErrorCode } from '../rules/error-codes';
 
-/** Every intake refusal: its code, its HTTP status on the api, and what it means. */
-export const INTAKE_REFUSALS = {
-  invalid_request: { status: 400, meaning: 'the message does not pass the schema (details name each field)' },
-  workflow_id_mismatch: { status: 400, meaning: 'a direct start whose workflow id is not msg:<tenant>:<message_id>' },
-  tenant_mismatch: { status: 403, meaning: 'the input names a tenant other than the one this way in sends for' },
-  key_required: { status: 401, meaning: 'this deployment requires a key_id and its key_proof on Temporal ways in' },
-  unknown_key: { status: 401, meaning: 'no such API key in this tenant, or it was revoked' },
-  invalid_key_proof: { status: 401, meaning: 'key_proof is not the proof of this key for this body and message id' },
-  invalid_access_token: { status: 401, meaning: 'access_token (Nexus) is not a valid token of a configured issuer, or maps to no caller (the message says which check failed)' },
-  insufficient_scope: { status: 403, meaning: 'the key lacks the send scope' },
-  payload_too_large: { status: 413, meaning: 'payload, intent and params take more than MAX_PAYLOAD_BYTES' },
-  endpoint_not_allowed: { status: 422, meaning: 'reply_to points where the gateway may not connect' },
-  reply_to_unavailable: { status: 422, meaning: 'reply_to needs CALLER_WEBHOOK_SECRET, which this deployment has not set' },
-  deadline_passed: { status: 422, meaning: 'the deadline is already past' },
-  deadline_too_far: { status: 422, meaning: 'the deadline is more than 30 days ahead' },
-  agent_not_found: { status: 404, meaning: 'the target agent is not registered in this tenant' },
-  unknown_capability: { status: 422, meaning: 'the target agent has no such capability' },
-  capability_forbidden: { status: 403, meaning: "the capability's ACL does not admit this caller" },
-  idempotency_conflict: { status: 409, meaning: 'the message id was already sent with a different body' },
-  routing_unavailable: { status: 503, meaning: 'an intent-only direct start, and no api replica routed it in time' },
-} as const;
+/** The codes intake refuses with; their HTTP status and meaning are the error table's (rules/error-codes.ts). */
+const INTAKE_CODES = [
+  'invalid_request',
+  'workflow_id_mismatch',
+  'tenant_mismatch',
+  'key_required',
+  'unknown_key',
+  'invalid_key_proof',
+  'invalid_access_token',
+  'insufficient_scope',
+  'payload_too_large',
+  'endpoint_not_allowed',
+  'reply_to_unavailable',
+  'deadline_passed',
+  'deadline_too_far',
+  'agent_not_found',
+  'unknown_capability',
+  'capability_forbidden',
+  'idempotency_conflict',
+  'routing_unavailable',
+] as const satisfies readonly ErrorCode[];
 
-export type IntakeCode = keyof typeof INTAKE_REFUSALS;
+export type IntakeCode = (typeof INTAKE_CODES)[number];
+
+/** Every intake refusal with its row of the error table: its HTTP status on the api, and what it means. */
+export const INTAKE_REFUSALS = Object.fromEntries(INTAKE_CODES.map((code) => [code, ERROR_CODES[code]])) as {
+  [C in IntakeCode]: (typeof ERROR_CODES)[C];
+};
 
 export interface IntakeRefusal {
   code: IntakeCode;
@@ -39,7 +45,7 @@ export interface IntakeRefusal {
 
 /** The HTTP status of an intake refusal. */
 export function intakeStatus(code: IntakeCode): number {
-  return INTAKE_REFUSALS[code].status;
+  return ERROR_CODES[code].status;
 }
 
 /** Refusals as the catalogue, the early checks and idempotency say them (messages/intake.ts `SendResult`). */

@@ -49,7 +49,7 @@ export function startMessageChild(input: SendMessageInput, options: MessageChild
  * Sends the message through the gateway's Nexus endpoint (`endpoint` names it; an operator creates one per tenant,
  * targeting the gateway's namespace and that tenant's task queue) and returns its final status. `tenant` may be left
  * out: the endpoint's. Failures arrive as a NexusOperationFailure whose cause is the refusal or the run's own
- * failure (e.g. an ApplicationFailure of type `invalid_input`, `tenant_mismatch` or `conflict`).
+ * failure (e.g. an ApplicationFailure of type `invalid_request`, `tenant_mismatch` or `idempotency_conflict`: rules/error-codes.ts).
  */
 export function sendMessageViaNexus(endpoint: string, input: NexusSendInput, options: Partial<StartNexusOperationOptions> = {}): Promise<MessageStatus> {
   return createNexusClient({ endpoint, service: agentReachService }).executeOperation('sendMessage', withMessageId(input), options);

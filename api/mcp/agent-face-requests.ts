@@ -77,7 +77,7 @@ async function processed(deps: McpDeps, call: ToolCall, target: FaceCapability, 
     throw new McpError(ErrorCode.InternalError, message, errorBody('still_in_flight', message, { message_id: status.message_id, state: status.state }));
   }
   if (status.state !== 'processed') {
-    const reason = status.reason ?? { code: status.state, message: `The message ended ${status.state}` };
+    const reason = status.reason ?? { code: 'failed' as const, message: `The message ended ${status.state}` };
     throw new McpError(ErrorCode.InternalError, `Message ${status.message_id} ended ${status.state}: ${reason.message}`, errorBody(reason.code, reason.message, { message_id: status.message_id, state: status.state }));
   }
   return status;

@@ -7,6 +7,7 @@
 import { McpError, ErrorCode, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { hasScope, type Caller } from '../../rules/api-key';
 import { ApiError, errorBody } from '../errors';
+import type { ErrorCode as ReachErrorCode } from '../../rules/error-codes';
 import { agentCard } from '../routes/agents';
 import { agentIdParams, messageIdParams } from '../schemas';
 import { parseInput } from '../validate';
@@ -40,7 +41,7 @@ export async function listResources(deps: McpDeps, caller: Caller): Promise<List
 }
 
 /** The "resource not found" error: our error body, and the URI asked for (as the specification's `data.uri`). */
-function notFound(uri: string, code: string, message: string, details?: unknown): McpError {
+function notFound(uri: string, code: ReachErrorCode, message: string, details?: unknown): McpError {
   return new McpError(RESOURCE_NOT_FOUND, message, { ...errorBody(code, message, details), uri });
 }
 

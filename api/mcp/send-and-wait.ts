@@ -33,7 +33,7 @@ export function endedAnswer(deps: McpDeps, status: MessageStatus, passthrough = 
   const own = processed ? asToolResult(status.result, status.message_id) : undefined;
   if (own) return own;
   if (status.state === 'processed') return toolValue(shown);
-  const reason = status.reason ?? { code: status.state, message: `The message ended ${status.state}` };
+  const reason = status.reason ?? { code: 'failed' as const, message: `The message ended ${status.state}` };
   return toolError(reason.code, `Message ${status.message_id} ended ${status.state}: ${reason.message}`, shown);
 }
 

@@ -93,7 +93,7 @@ function detailedTask(deps: McpDeps, message: MessageStatus) {
   if (task.status === 'completed') return { resultType: 'complete', ...task, result: endedAnswer(deps, message, true) as ToolAnswer };
   if (task.status === 'input_required') return { resultType: 'complete', ...task, inputRequests: inputRequestsOf(message) };
   if (task.status !== 'failed') return { resultType: 'complete', ...task };
-  const reason = message.reason ?? { code: message.state, message: `The message ended ${message.state}` };
+  const reason = message.reason ?? { code: 'failed' as const, message: `The message ended ${message.state}` };
   return { resultType: 'complete', ...task, error: { code: ProtocolErrorCode.InternalError, message: `Message ${message.message_id} ended ${message.state}: ${reason.message}`, data: errorBody(reason.code, reason.message) } };
 }
 

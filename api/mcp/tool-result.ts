@@ -7,12 +7,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { StatusUnavailableError } from '../../messages/runs';
 import { ApiError, errorBody } from '../errors';
+import type { ErrorCode } from '../../rules/error-codes';
 
 export function toolValue(value: object): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown> };
 }
 
-export function toolError(code: string, message: string, details?: unknown): CallToolResult {
+export function toolError(code: ErrorCode, message: string, details?: unknown): CallToolResult {
   const body = errorBody(code, message, details);
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body, null, 2) }], structuredContent: { ...body } };
 }
