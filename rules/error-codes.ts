@@ -32,6 +32,8 @@ export interface ErrorCodeEntry {
 
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
+/** A refusal before the request reaches its method: who calls, and may they (A2A's face, MCP's tasks and resources). */
+const INVALID_REQUEST = -32600;
 /** MCP's "resource not found". */
 const RESOURCE_NOT_FOUND = -32002;
 const SEND: readonly TemporalRun[] = ['sendMessage', 'Nexus'];
@@ -46,19 +48,19 @@ export const ERROR_CODES = {
   unreadable_body: { status: 400, meaning: 'the body could not be read (e.g. declared gzip and not); answered with the reader\'s 4xx status' },
   unsupported_encoding: { status: 415, meaning: 'the body has a content encoding the api does not read' },
   unsupported_charset: { status: 415, meaning: 'the body has a charset the api does not read' },
-  payload_too_large: { status: 413, jsonRpc: INVALID_PARAMS, temporal: SEND_AND_CHAIN, meaning: 'the body is over MAX_BODY_BYTES, or payload, intent and params (a result, a chain, a mapped step) over what is stored' },
+  payload_too_large: { status: 413, jsonRpc: INVALID_PARAMS, temporal: SEND_AND_CHAIN, meaning: 'the body is over MAX_BODY_BYTES, or payload, intent and params (a result, a chain, a mapped step) over what is stored (A2A: -32600 for a body over MAX_BODY_BYTES)' },
   not_found: { status: 404, meaning: 'no such route' },
   method_not_allowed: { status: 405, meaning: 'the path does not serve this method; Allow lists those it does' },
   rate_limited: { status: 429, meaning: "the tenant used its rate (or this address failed authentication too often); retry after Retry-After" },
   unavailable: { status: 503, meaning: 'the database or Temporal is unreachable (or the api is stopping); retry shortly' },
   status_unavailable: { status: 503, meaning: 'the message or chain is in flight and no worker answers its status query; retry shortly' },
-  internal: { status: 500, jsonRpc: INTERNAL_ERROR, meaning: 'an unexpected error, logged; a socket frame so refused was not recorded: send it again' },
+  internal: { status: 500, meaning: 'an unexpected error, logged; a socket frame so refused was not recorded: send it again' },
   // Who is calling.
-  unauthenticated: { status: 401, meaning: 'no credential: send an API key, an access token or the agent secret as a bearer' },
-  invalid_api_key: { status: 401, meaning: 'the API key is unknown, revoked or mistyped' },
+  unauthenticated: { status: 401, jsonRpc: INVALID_REQUEST, meaning: 'no credential: send an API key, an access token or the agent secret as a bearer' },
+  invalid_api_key: { status: 401, jsonRpc: INVALID_REQUEST, meaning: 'the API key is unknown, revoked or mistyped' },
   invalid_secret: { status: 401, meaning: 'the agent secret is not valid (for this agent)' },
   invalid_push_token: { status: 401, meaning: 'the A2A push notification token is not the one given with the message' },
-  insufficient_scope: { status: 403, jsonRpc: INVALID_PARAMS, temporal: SEND, meaning: 'the key or token lacks the scope this call needs (details.required_scope)' },
+  insufficient_scope: { status: 403, jsonRpc: INVALID_REQUEST, temporal: SEND, meaning: 'the key or token lacks the scope this call needs (details.required_scope)' },
   register_needs_api_key: { status: 403, meaning: 'an agent secret re-registers its own agent only; registering another needs a register key' },
   not_your_message: { status: 403, meaning: 'the receipt is for a message not delivered to this agent' },
   tenant_mismatch: { status: 403, temporal: SEND, meaning: 'the input names a tenant other than the one this way in sends for' },
@@ -75,7 +77,7 @@ export const ERROR_CODES = {
   token_keys_unavailable: { status: 401, meaning: "the issuer's signing keys cannot be fetched now; try again later" },
   token_unmapped: { status: 403, meaning: 'the access token maps to no tenant or caller' },
   // What was asked for.
-  agent_not_found: { status: 404, jsonRpc: INVALID_PARAMS, temporal: SEND_AND_CHAIN, meaning: 'no such agent in this tenant (MCP resources/read: -32002)' },
+  agent_not_found: { status: 404, jsonRpc: INVALID_PARAMS, temporal: SEND_AND_CHAIN, meaning: "no such agent in this tenant (A2A: -32600 at an unknown agent's face; MCP resources/read: -32002)" },
   message_not_found: { status: 404, jsonRpc: INVALID_PARAMS, meaning: 'no such message in this tenant (MCP resources/read: -32002)' },
   chain_not_found: { status: 404, meaning: 'no such chain in this tenant' },
   key_not_found: { status: 404, meaning: 'no such API key in this tenant' },
@@ -118,6 +120,7 @@ export const ERROR_CODES = {
   mapping_type_error: { status: 422, temporal: CHAIN, meaning: "a mapped value's type does not fit the parameter it fills" },
   workflow_id_mismatch: { status: 400, temporal: ['sendMessage', 'runChain'], meaning: 'a direct start whose workflow id is not msg:<tenant>:<message_id> (chain:<tenant>:<chain_id>)' },
   routing_unavailable: { status: 503, temporal: SEND, meaning: 'an intent-only start and no api replica routed it in time; a chain step so routed fails with it' },
+  foreign_caller: { meaning: "an activity of a chain's run (mapChainStep) was scheduled by another run, or for a message of another chain" },
   not_configured: { temporal: ['sendMessage', 'runChain'], meaning: 'this worker takes no direct starts (its store is not configured)' },
   // Why a message ended other than processed (its reason.code); the four the router decides are also a send's 422.
   no_route: { status: 422, jsonRpc: INVALID_PARAMS, meaning: 'the router found no capability matching the intent well enough' },

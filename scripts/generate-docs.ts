@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { apiTable } from './docs/api-table';
 import { configurationTable } from './docs/config-table';
+import { errorTable } from './docs/error-table';
 import { replaceBetweenMarkers } from './docs/markers';
 
 const ROOT = resolve(__dirname, '..');
@@ -13,6 +14,7 @@ const ROOT = resolve(__dirname, '..');
 /** Each generated part: the file it lives in, its marker name, and how to produce it. */
 const GENERATED = [
   { file: 'docs/configuration.md', marker: 'config-table', render: configurationTable },
+  { file: 'docs/api.md', marker: 'error-table', render: errorTable },
   { file: 'docs/api.md', marker: 'api-table', render: apiTable },
 ];
 

@@ -15,6 +15,7 @@
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { A2A_FACE_PATH, REST_PATH } from '../../catalogue/a2a';
 import { hasScope } from '../../rules/api-key';
+import type { ErrorCode } from '../../rules/error-codes';
 import { callerOf, requireCaller } from '../caller-auth';
 import { resourceMetadataUrl } from '../oauth-resource';
 import { ApiError } from '../errors';
@@ -31,7 +32,7 @@ const SEND_METHODS = new Set([
 ]);
 
 /** A JSON-RPC error answered at the HTTP level, with our error code in an ErrorInfo detail. */
-function rpcError(res: Response, httpStatus: number, rpcCode: number, code: string, message: string, id: unknown = null): void {
+function rpcError(res: Response, httpStatus: number, rpcCode: number, code: ErrorCode, message: string, id: unknown = null): void {
   res.status(httpStatus).json({
     jsonrpc: '2.0',
     id: isRpcId(id) ? id : null,
@@ -42,7 +43,7 @@ function rpcError(res: Response, httpStatus: number, rpcCode: number, code: stri
 /** Why a call is refused before the handler: HTTP status, our code, a message. */
 interface Refusal {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
 }
 
