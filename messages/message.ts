@@ -51,12 +51,17 @@ export function canTransition(from: MessageState, to: MessageState): boolean {
   return NEXT_STATES[from].includes(to);
 }
 
-/** Reason codes of terminal states other than `processed`. */
+/**
+ * Reason codes of terminal states other than `processed` (rules/error-codes.ts): a target refused in the run has the
+ * code the api answers for the same refusal. Messages ended before 2026-12 may read `unknown_agent` and `forbidden`.
+ */
 export type ReasonCode =
-  | 'unknown_agent'
+  | 'agent_not_found'
   | 'unknown_capability'
   /** The capability's ACL no longer admits the sender. */
-  | 'forbidden'
+  | 'capability_forbidden'
+  /** The run's input was not built by the gateway (no gateway seal on its caller). */
+  | 'invalid_access_token'
   | 'no_available_instance'
   | 'agent_refused'
   | 'delivery_exhausted'

@@ -163,17 +163,17 @@ export function lookupRefusal(kind: 'unknown_agent' | 'unknown_capability' | 'fo
   const { agent_id, capability } = target;
   switch (kind) {
     case 'unknown_agent':
-      return { code: 'unknown_agent', message: `no agent ${agent_id} in this tenant` };
+      return { code: 'agent_not_found', message: `no agent ${agent_id} in this tenant` };
     case 'unknown_capability':
       return { code: 'unknown_capability', message: `agent ${agent_id} has no capability ${capability}` };
     case 'forbidden':
-      return { code: 'forbidden', message: `the sender may not reach ${capability} of agent ${agent_id} (its access list changed)` };
+      return { code: 'capability_forbidden', message: `the sender may not reach ${capability} of agent ${agent_id} (its access list changed)` };
   }
 }
 
 /** A run whose input the gateway did not build (messages/seal.ts): nothing is delivered, nobody notified. */
 export function unsealedRefusal(reason: string): Reason {
-  return { code: 'forbidden', message: `refused: this run's input was not built by the gateway (${reason}); send through the api or the sendMessage workflow` };
+  return { code: 'invalid_access_token', message: `refused: this run's input was not built by the gateway (${reason}); send through the api or the sendMessage workflow` };
 }
 
 /**

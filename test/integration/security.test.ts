@@ -287,7 +287,7 @@ describe('security - capability ACLs', () => {
     const updated = await api('PUT', `/v1/agents/${registered.body.agent_id}`, { ...card, capabilities: [{ ...card.capabilities[0], acl: { scopes: ['treasury'] } }] }, { authorization: `Bearer ${registered.body.secret}` });
     assert.equal(updated.status, 200);
     const status = await endState(sent.body.message_id);
-    assert.equal(status.reason.code, 'forbidden');
+    assert.equal(status.reason.code, 'capability_forbidden');
     assert.ok(['rejected', 'failed'].includes(status.state));
   });
 });

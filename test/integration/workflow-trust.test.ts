@@ -29,7 +29,7 @@ describe('workflow trust', () => {
       const { caller: _dropped, ...forged } = messageInput(id, { reply_to: replyTo });
       const status = (await (await workflows.start(forged, { verdicts: [{ kind: 'processed', result: 'ok' }] }, { sealed: false, workflowType })).result()) as MessageStatus;
       assert.equal(status.state, 'rejected');
-      assert.equal(status.reason?.code, 'forbidden');
+      assert.equal(status.reason?.code, 'invalid_access_token');
       assert.match(status.reason!.message, /not built by the gateway \(the input carries no gateway seal\)/);
       const calls = workflows.calls(id);
       assert.deepEqual([calls.deliveries.length, calls.callerNotifications.length, calls.settlements.length], [0, 0, 0]);

@@ -173,10 +173,10 @@ describe('next step', () => {
 
   it('next step - a target the catalogue refuses says which and why', () => {
     const target = { agent_id: 'agt_1', capability: 'refund' };
-    assert.deepEqual(lookupRefusal('unknown_agent', target), { code: 'unknown_agent', message: 'no agent agt_1 in this tenant' });
+    assert.deepEqual(lookupRefusal('unknown_agent', target), { code: 'agent_not_found', message: 'no agent agt_1 in this tenant' });
     assert.deepEqual(lookupRefusal('unknown_capability', target), { code: 'unknown_capability', message: 'agent agt_1 has no capability refund' });
     assert.deepEqual(lookupRefusal('forbidden', target), {
-      code: 'forbidden',
+      code: 'capability_forbidden',
       message: 'the sender may not reach refund of agent agt_1 (its access list changed)',
     });
   });
