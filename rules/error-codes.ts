@@ -163,7 +163,3 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** The HTTP status of a code the api answers with. */
-export function statusOf(code: ErrorCode): number | undefined {
-  return (ERROR_CODES[code] as ErrorCodeEntry).status;
-}
