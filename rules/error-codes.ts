@@ -152,6 +152,8 @@ export const ERROR_CODES = {
   mapping_failed: { meaning: "a step: its input could not be built from the chain input and earlier results" },
   params_mismatch: { meaning: "a step: its mapped params do not fit the capability's parameters" },
   // A plan's unplanned parts (POST /v1/chains/plan).
+  too_many_plans: { status: 429, jsonRpc: INVALID_PARAMS, meaning: 'A2A plan_and_run: the tenant has as many plan tasks waiting as it may; answer or let some expire' },
+  plan_not_confirmable: { meaning: 'MCP reach_plan_and_run: the confirmed plan is not the one planned for this key, or it expired (details.why)' },
   refused: { meaning: 'a plan: the router found no capability for a part of the intent' },
   condition_not_understood: { meaning: 'a plan: a part runs on a condition no earlier step answers' },
   still_in_flight: { jsonRpc: INTERNAL_ERROR, meaning: 'MCP prompt of an agent face: the message has not ended in the time waited' },
