@@ -3,7 +3,6 @@
  * outcome in it, not with our receipt. The run reads the task with GetTask until it ends; its outcome is then the
  * message's receipt.
  */
-import { condition } from '@temporalio/workflow';
 import type { A2aPoll } from '../activities/deliver-a2a';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
 import { a2aActivities, A2A_FIRST_READ_WAIT_MS, A2A_POLL_FIRST_MS, A2A_POLL_MAX_MS } from './message-activities';
@@ -24,10 +23,9 @@ export async function followA2aTask(run: MessageRun, target: DeliveryTarget, tas
     const untilDeadline = Math.max(0, run.deadlineMs - Date.now());
     if (poll > 0) {
       const pause = Math.min(A2A_POLL_FIRST_MS * 2 ** (poll - 1), A2A_POLL_MAX_MS, Math.max(0, heardAt + ackTimeoutMs - Date.now()), untilDeadline);
-      await condition(() => run.receipt !== undefined || run.cancelRequest !== undefined || run.taskChanged, pause);
-      run.taskChanged = false;
+      await run.taskNewsWithin(pause);
     }
-    if (run.receipt) return true;
+    if (run.hasReceipt) return true;
     if (run.cancelRequest || Date.now() >= run.deadlineMs) return false;
     if (!shown && Date.now() - followed >= RECEIPT_VISIBLE_AFTER_MS && run.status.state === 'delivered') {
       run.showState('delivered');
@@ -40,7 +38,7 @@ export async function followA2aTask(run: MessageRun, target: DeliveryTarget, tas
     if ('outcome' in polled) {
       heardAt = Date.now();
       if (polled.outcome.kind === 'ended') {
-        run.receipt ??= polled.outcome.misrouted ? { agent_id: target.agent_id, status: 'misrouted' } : { agent_id: target.agent_id, ...polled.outcome.outcome };
+        run.receiptFromTask(polled.outcome.misrouted ? { agent_id: target.agent_id, status: 'misrouted' } : { agent_id: target.agent_id, ...polled.outcome.outcome });
         return true;
       }
     } else if (!polled.failure.transient) {

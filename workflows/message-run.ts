@@ -36,33 +36,33 @@ export class MessageRun {
   readonly status: MessageStatus;
   readonly deadlineMs: number;
   /** The receipt that came and is not consumed yet (a redelivery's receipt can come after it is). */
-  receipt: ReceiptInput | undefined;
-  cancelRequest: CancelInput | undefined;
+  private pendingReceipt: ReceiptInput | undefined;
+  private cancelled: CancelInput | undefined;
   /** An A2A agent's push notification: its task changed, read it now. */
-  taskChanged = false;
+  private taskChanged = false;
   /** A receipt came at some point (the settlement tells the circuit and the ranking). */
-  receiptCame = false;
+  private anyReceipt = false;
   /** The input carried no valid seal: the run ends rejected, nothing settled, nobody notified. */
-  unsealed = false;
+  private noSeal = false;
   /** Where the message goes: the input's target until an agent answers `misrouted` and the router chooses again. */
-  destination: MessageTarget;
+  private target: MessageTarget;
   /** The parameters the router extracted for the rerouted capability. */
-  reroutedParams: Record<string, unknown> | undefined;
-  readonly misroutedTo: string[] = [];
+  private rerouted: Record<string, unknown> | undefined;
+  private readonly misroutedCapabilities: string[] = [];
   /** Instances that failed this message twice (errors or missing receipts): the next attempts go elsewhere if they can. */
-  failed = new InstanceFailures();
+  private failed = new InstanceFailures();
   /** A redriven run numbers its attempts after the earlier runs' ones, with a fresh budget of attempts. */
   readonly earlierAttempts: number;
   /** The capability may set its own caps on attempts and on total delivery time. */
-  maxAttempts: number;
-  giveUpAt = Number.POSITIVE_INFINITY;
-  lastFailure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
+  private maxAttempts: number;
+  private giveUpTime = Number.POSITIVE_INFINITY;
+  private failure: Reason = { code: 'delivery_exhausted', message: 'no delivery was attempted' };
   /** Lean runs: a try that found every instance's circuit open, or the catalogue out, is not spent. */
-  sparedTries = 0;
+  private sparedTries = 0;
   /** The delivery turn: 1, then one more after each reply of the caller to an agent's question. */
-  turn = 1;
+  private currentTurn = 1;
   /** The caller's reply that came and is not delivered yet. */
-  reply: ReplyInput | undefined;
+  private reply: ReplyInput | undefined;
   /** Tries spent on earlier turns: each turn has its own budget of attempts. */
   private triesBeforeTurn = 0;
 
@@ -76,9 +76,100 @@ export class MessageRun {
     });
     this.status = this.record.status;
     this.deadlineMs = input.deadline ? Date.parse(input.deadline) : Number.POSITIVE_INFINITY;
-    this.destination = input.target;
+    this.target = input.target;
     this.earlierAttempts = this.status.attempts.length;
     this.maxAttempts = input.policy.maxAttempts;
+  }
+
+  /** The caller's cancel request, once it came. */
+  get cancelRequest(): CancelInput | undefined {
+    return this.cancelled;
+  }
+
+  /** A receipt came and is not consumed yet. */
+  get hasReceipt(): boolean {
+    return this.pendingReceipt !== undefined;
+  }
+
+  /** A receipt came at some point of the run. */
+  get receiptCame(): boolean {
+    return this.anyReceipt;
+  }
+
+  /** The input carried no valid seal (see markUnsealed). */
+  get unsealed(): boolean {
+    return this.noSeal;
+  }
+
+  /** Where the message goes now. */
+  get destination(): MessageTarget {
+    return this.target;
+  }
+
+  /** The parameters the router extracted for the rerouted capability, after a misroute. */
+  get reroutedParams(): Record<string, unknown> | undefined {
+    return this.rerouted;
+  }
+
+  /** The capabilities that answered `misrouted`, in order. */
+  get misroutedTo(): readonly string[] {
+    return this.misroutedCapabilities;
+  }
+
+  /** When the capability's own limit on delivery time runs out (never, without one). */
+  get giveUpAt(): number {
+    return this.giveUpTime;
+  }
+
+  /** Why the latest try failed. */
+  get lastFailure(): Reason {
+    return this.failure;
+  }
+
+  /** The delivery turn. */
+  get turn(): number {
+    return this.currentTurn;
+  }
+
+  /** Instances this message should not go to now. */
+  avoided(): string[] {
+    return this.failed.excluded();
+  }
+
+  /** An instance failed this message (an error or a missing receipt). */
+  blame(instanceId: string): void {
+    this.failed.add(instanceId);
+  }
+
+  /** A try failed, and why. */
+  noteFailure(failure: Reason): void {
+    this.failure = failure;
+  }
+
+  /** A try that does not count against the budget (every circuit open, or the catalogue out). */
+  spareTry(): void {
+    this.sparedTries++;
+  }
+
+  /** The input carried no valid seal: the run ends rejected, nothing settled, nobody notified. */
+  markUnsealed(): void {
+    this.noSeal = true;
+  }
+
+  /** Time spent waiting for the caller does not count against the capability's limit on delivery time. */
+  postponeGiveUp(ms: number): void {
+    this.giveUpTime += ms;
+  }
+
+  /** The outcome of an A2A task stands as the receipt, unless one came already. */
+  receiptFromTask(receipt: ReceiptInput): void {
+    this.pendingReceipt ??= receipt;
+  }
+
+  /** Waits until a receipt, a cancel request or an A2A push comes, or `ms` pass; the push is consumed. */
+  async taskNewsWithin(ms: number): Promise<void> {
+    await condition(() => this.pendingReceipt !== undefined || this.cancelled !== undefined || this.taskChanged, ms);
+    this.taskChanged = false;
   }
 
   /** Answers the status query, the cancel and receipt updates, and an A2A agent's push signal. */
@@ -90,16 +181,16 @@ export class MessageRun {
     this.listenForReplies();
     setHandler(cancelUpdate, (request) => {
       if (isTerminal(this.status.state)) return { cancelled: false, state: this.status.state };
-      this.cancelRequest ??= request;
+      this.cancelled ??= request;
       return { cancelled: true, state: 'cancelled' };
     });
     setHandler(
       receiptUpdate,
       (r) => {
         // No delivery is out while the message waits for input, and a receipt for another turn is a late repeat.
-        const notNow = this.status.state === 'input_required' || (r.turn ?? 1) !== this.turn;
-        if (this.receipt || isTerminal(this.status.state) || notNow) return { applied: false, state: this.status.state };
-        this.receipt = r;
+        const notNow = this.status.state === 'input_required' || (r.turn ?? 1) !== this.currentTurn;
+        if (this.pendingReceipt || isTerminal(this.status.state) || notNow) return { applied: false, state: this.status.state };
+        this.pendingReceipt = r;
         return { applied: true, state: RECEIPT_STATE[r.status] };
       },
       {
@@ -118,7 +209,7 @@ export class MessageRun {
       replyUpdate,
       (reply) => {
         this.reply = reply;
-        return { applied: true, state: 'delivering', turn: this.turn + 1 };
+        return { applied: true, state: 'delivering', turn: this.currentTurn + 1 };
       },
       {
         validator: (_reply: ReplyInput) => {
@@ -135,7 +226,7 @@ export class MessageRun {
 
   /** Where the message stands against its budget (of this turn); a spared try does not count. */
   progress(tries: number): Progress {
-    return { tries: tries - this.sparedTries - this.triesBeforeTurn, maxAttempts: this.maxAttempts, lastFailure: this.lastFailure };
+    return { tries: tries - this.sparedTries - this.triesBeforeTurn, maxAttempts: this.maxAttempts, lastFailure: this.failure };
   }
 
   /** How many times the agent asked for input. */
@@ -154,7 +245,7 @@ export class MessageRun {
   /** Waits until the caller replies or `ms` pass, but never past the deadline or a cancel request; true if it came. */
   async replyWithin(ms: number): Promise<boolean> {
     const bounded = Math.max(0, Math.min(ms, this.deadlineMs - Date.now()));
-    await condition(() => this.reply !== undefined || this.cancelRequest !== undefined, bounded);
+    await condition(() => this.reply !== undefined || this.cancelled !== undefined, bounded);
     return this.reply !== undefined;
   }
 
@@ -164,7 +255,7 @@ export class MessageRun {
     this.reply = undefined;
     delete this.status.input_required;
     this.addTurn({ role: 'caller', ...reply, at: this.now() });
-    this.turn += 1;
+    this.currentTurn += 1;
     this.triesBeforeTurn = tries - this.sparedTries;
     this.failed = new InstanceFailures();
     this.record.moveTo('delivering');
@@ -177,16 +268,16 @@ export class MessageRun {
 
   /** The receipt that came, consumed so that a redelivery's receipt can come too. */
   takeReceipt(): ReceiptInput {
-    const taken = this.receipt!;
-    this.receipt = undefined;
-    this.receiptCame = true;
+    const taken = this.pendingReceipt!;
+    this.pendingReceipt = undefined;
+    this.anyReceipt = true;
     return taken;
   }
 
   /** The instance this attempt goes to, with its capability's own caps. */
   aimAt(target: DeliveryTarget): void {
     this.maxAttempts = target.max_attempts ?? this.input.policy.maxAttempts;
-    if (target.max_delivery_ms) this.giveUpAt = Date.parse(this.input.accepted_at) + target.max_delivery_ms;
+    if (target.max_delivery_ms) this.giveUpTime = Date.parse(this.input.accepted_at) + target.max_delivery_ms;
     this.record.deliveringTo(target);
   }
 
@@ -195,26 +286,26 @@ export class MessageRun {
    * the params of the caller's replies merged in (later ones win), the turn and the conversation so far.
    */
   deliveredInput(): MessageInput {
-    const input = this.reroutedParams ? { ...this.input, params: this.reroutedParams } : this.input;
+    const input = this.rerouted ? { ...this.input, params: this.rerouted } : this.input;
     const followUp = this.followUp();
     return followUp ? { ...input, ...followUp } : input;
   }
 
   /** On a follow-up turn: the turn, the conversation so far, and the params with the replies' merged in (later ones win). */
   followUp(): Pick<MessageInput, 'turn' | 'history' | 'params'> | undefined {
-    if (this.turn === 1) return undefined;
-    const input = this.reroutedParams ? { ...this.input, params: this.reroutedParams } : this.input;
+    if (this.currentTurn === 1) return undefined;
+    const input = this.rerouted ? { ...this.input, params: this.rerouted } : this.input;
     const first: CallerTurn = { role: 'caller', ...words(input), at: input.accepted_at };
     const history = [first, ...(this.status.turns ?? [])];
     const replied = history.flatMap((t) => (t.role === 'caller' && t.params ? [t.params] : []));
     const params = replied.length > 0 ? (Object.assign({}, ...replied) as Record<string, unknown>) : undefined;
-    return { turn: this.turn, history, ...(params ? { params } : {}) };
+    return { turn: this.currentTurn, history, ...(params ? { params } : {}) };
   }
 
   /** The agent answered `misrouted`: note it, and the capability is never chosen again for this message. */
   misrouted(): string {
-    const capability = `${this.destination.agent_id}/${this.destination.capability}`;
-    this.misroutedTo.push(capability);
+    const capability = `${this.target.agent_id}/${this.target.capability}`;
+    this.misroutedCapabilities.push(capability);
     this.record.misroutedTo(capability);
     return capability;
   }
@@ -222,16 +313,16 @@ export class MessageRun {
   /** The router chose another capability: deliver there from a clean slate of failed instances. */
   reroutedTo(next: Extract<RerouteResult, { kind: 'routed' }>): void {
     this.record.rerouted(next.target, next.params, next.routing);
-    this.destination = next.target;
-    this.reroutedParams = next.params ?? {};
+    this.target = next.target;
+    this.rerouted = next.params ?? {};
     this.failed = new InstanceFailures();
   }
 
   /** Waits until a receipt comes or `ms` pass, but never past the deadline or a cancel request; true if it came. */
   async receiptWithin(ms: number): Promise<boolean> {
     const bounded = Math.max(0, Math.min(ms, this.deadlineMs - Date.now()));
-    await condition(() => this.receipt !== undefined || this.cancelRequest !== undefined, bounded);
-    return this.receipt !== undefined;
+    await condition(() => this.pendingReceipt !== undefined || this.cancelled !== undefined, bounded);
+    return this.pendingReceipt !== undefined;
   }
 
   /** As receiptWithin, after a delivery: a lean run shows `delivered` to the visibility store once the wait is long. */
@@ -239,7 +330,7 @@ export class MessageRun {
     if (!this.lean || ms <= RECEIPT_VISIBLE_AFTER_MS) return this.receiptWithin(ms);
     const waitStarted = Date.now();
     if (await this.receiptWithin(RECEIPT_VISIBLE_AFTER_MS)) return true;
-    if (this.cancelRequest || Date.now() >= this.deadlineMs) return false;
+    if (this.cancelled || Date.now() >= this.deadlineMs) return false;
     if (this.status.state === 'delivered') this.showState('delivered');
     return this.receiptWithin(ms - (Date.now() - waitStarted));
   }

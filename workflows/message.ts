@@ -102,7 +102,7 @@ async function deliverMessage(run: MessageRun): Promise<MessageStatus> {
       case 'attempt_now':
         continue;
       case 'redeliver':
-        run.lastFailure = step.failure;
+        run.noteFailure(step.failure);
         continue;
       case 'reroute': {
         const ended = await reroute(run);
@@ -142,7 +142,7 @@ async function tryOnce(run: MessageRun, activities: RunActivities, tries: number
     .reach({
       tenant: input.tenant,
       target: destination,
-      avoid: run.failed.excluded(),
+      avoid: run.avoided(),
       ...(run.reroutedParams && !followUp ? { params: run.reroutedParams } : {}),
       ...(followUp ? { follow_up: followUp } : {}),
       ...(input.caller ? { caller: input.caller } : {}),
@@ -153,19 +153,19 @@ async function tryOnce(run: MessageRun, activities: RunActivities, tries: number
     .catch((error: Error) => ({ lookup: { kind: 'outage' as const, error: (error.cause as Error | undefined)?.message ?? error.message } }));
   switch (lookup.kind) {
     case 'unsealed':
-      run.unsealed = true;
+      run.markUnsealed();
       return { kind: 'ended', status: record.finish('rejected', unsealedRefusal(lookup.reason)) };
     case 'unknown_agent':
     case 'unknown_capability':
     case 'forbidden':
       return { kind: 'ended', status: record.finish(run.status.state === 'routing' ? 'rejected' : 'failed', lookupRefusal(lookup.kind, destination)) };
     case 'outage':
-      run.sparedTries++;
+      run.spareTry();
       return next(nextStep({ kind: 'unavailable', error: `the target could not be looked up: ${lookup.error}` }, run.progress(tries)));
     case 'no_available_instance': {
       const error = unavailability(lookup.instances);
       record.unavailable(attempt, destination.agent_id, error);
-      if (run.lean && waitsOnCircuits(lookup.instances)) run.sparedTries++;
+      if (run.lean && waitsOnCircuits(lookup.instances)) run.spareTry();
       return next(nextStep({ kind: 'unavailable', error }, run.progress(tries)));
     }
   }
@@ -184,7 +184,7 @@ async function awaitReceipt(
   activities: RunActivities,
   { target, result, attempted, tries }: { target: DeliveryTarget; result: DeliverResult; attempted: AttemptRecord | undefined; tries: number },
 ): Promise<Tried> {
-  run.record.delivered(run.receipt !== undefined);
+  run.record.delivered(run.hasReceipt);
   const ackTimeoutMs = target.ack_timeout_ms ?? run.input.policy.defaultAckTimeoutMs;
   const a2aTask = speaksA2a(target) ? result.a2a_task_id : undefined;
   if (await (a2aTask ? followA2aTask(run, target, a2aTask, ackTimeoutMs) : run.receiptAfterDelivery(ackTimeoutMs))) {
@@ -194,16 +194,16 @@ async function awaitReceipt(
   if (stopped) return { kind: 'ended', status: stopped };
   // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
   if (attempted) attempted.error = `no receipt within ${ackTimeoutMs} ms`;
-  run.failed.add(target.instance_id);
+  run.blame(target.instance_id);
   await activities.recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(dropped(run.input, 'recording the missing receipt'));
   return { kind: 'next', step: nextStep({ kind: 'receipt_missing', ackTimeoutMs }, run.progress(tries)), target };
 }
 
 /** Waits out a backoff; a receipt that comes meanwhile (the agent worked but its answer was lost) wins. */
 async function backOff(run: MessageRun, activities: RunActivities, step: Extract<NextStep, { kind: 'back_off' }>, target: DeliveryTarget | undefined, tries: number): Promise<MessageStatus | undefined> {
-  if (step.blameInstance && target) run.failed.add(target.instance_id);
+  if (step.blameInstance && target) run.blame(target.instance_id);
   run.record.noteError(step.error);
-  run.lastFailure = step.failure;
+  run.noteFailure(step.failure);
   const delay = Math.min(retryDelayMs(tries, run.input.policy, Math.random(), step.retryAfterMs), Math.max(0, run.giveUpAt - Date.now()));
   if (!(await run.receiptWithin(delay))) return undefined;
   const cutShort = nextStep({ kind: 'receipt_while_backing_off', receipt: run.takeReceipt() }, run.progress(tries));
@@ -233,7 +233,7 @@ async function awaitInput(run: MessageRun, activities: RunActivities, input: Inp
     return stopped ?? record.finish('expired', { code: 'input_timeout', message: `no reply to the agent's question within ${INPUT_WAIT_MS / 3_600_000} h` });
   }
   run.replied(tries);
-  run.giveUpAt += Date.now() - waitStarted;
+  run.postponeGiveUp(Date.now() - waitStarted);
   return undefined;
 }
 
