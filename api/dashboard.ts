@@ -22,10 +22,8 @@ function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
-export function dashboardPage(signIn?: DashboardSignIn): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Agent-Reach</title>
-<style>
+/** The page's style: states coloured green (done well), red (failed) or amber (under way). */
+const STYLE = `<style>
   body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1b1f24; }
   h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; }
   table { border-collapse: collapse; min-width: 60%; } td, th { padding: .25rem .7rem; border-bottom: 1px solid #ddd; text-align: left; font-size: .9rem; }
@@ -34,11 +32,10 @@ export function dashboardPage(signIn?: DashboardSignIn): string {
   .completed, .compensated { color: #1a7f37; } .cancelled { color: #cf222e; } .running, .compensating, .pending, .skipped { color: #9a6700; }
   #chain svg text { font-size: 12px; } #chain svg rect { fill: #f6f8fa; stroke-width: 2; }
   a { cursor: pointer; color: #0969da; } code { font-size: .85rem; } #detail { margin-top: 1rem; } #attempts { margin-top: .6rem; }
-</style></head>
-<body>
-<h1>Agent-Reach</h1>
-<p id="sign-in-bar"${signIn ? '' : ' hidden'}><button id="sign-in" type="button">Sign in with the identity provider</button> <span id="who"></span></p>
-<form id="login"><label>API key (read scope) <input id="api-key" type="password" autocomplete="off" size="60"></label> <button id="use-key" type="submit">Use key</button> <button id="forget-key" type="button">Forget</button></form>
+</style>`;
+
+/** The key form and the tables the script fills: router, agents, messages, chains, one chain, one message. */
+const TABLES = `<form id="login"><label>API key (read scope) <input id="api-key" type="password" autocomplete="off" size="60"></label> <button id="use-key" type="submit">Use key</button> <button id="forget-key" type="button">Forget</button></form>
 <p id="auth" class="failed"></p>
 <h2>Router</h2><p id="router"></p>
 <h2>Agents</h2><table id="agents"><thead><tr><th>name</th><th>agent id</th><th>state</th><th>instances</th><th>capabilities</th></tr></thead><tbody></tbody></table>
@@ -46,12 +43,16 @@ export function dashboardPage(signIn?: DashboardSignIn): string {
 <h2>Recent chains</h2><table id="chains"><thead><tr><th>chain id</th><th>state</th><th>steps</th><th>started</th></tr></thead><tbody></tbody></table>
 <h2>Chain</h2><form id="chain-form"><label>chain id <input id="chain-id" size="40"></label> <button type="submit">Show</button></form><div id="chain"></div>
 <div id="detail"></div>
-<script>
-const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); if (cls) e.className = cls; return e; };
+`;
+
+/** Script: building elements as text (never HTML), and where the credential is kept. */
+const SCRIPT_HELPERS = `const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); if (cls) e.className = cls; return e; };
 const row = (cells) => { const tr = el('tr'); for (const c of cells) { const td = el('td'); td.append(c instanceof Node ? c : el('span', c)); tr.append(td); } return tr; };
 const KEY = 'agent-reach-api-key';
-const SIGN_IN = ${scriptJson(signIn ?? null)};
-const PKCE = 'agent-reach-pkce';
+`;
+
+/** Script: reading the API with the kept credential; a refusal is an AuthError. */
+const SCRIPT_FETCH = `const PKCE = 'agent-reach-pkce';
 class AuthError extends Error {}
 const get = async (path) => {
   const response = await fetch(path, { headers: { authorization: 'Bearer ' + (sessionStorage.getItem(KEY) ?? '') } });
@@ -61,7 +62,10 @@ const get = async (path) => {
 };
 const showAuth = (text) => { document.querySelector('#auth').textContent = text; };
 
-async function showAgents() {
+`;
+
+/** Script: the agents, router, messages and chains tables, one message's attempts and routing, one trace. */
+const SCRIPT_TABLES = `async function showAgents() {
   const { items } = await get('/v1/agents?limit=100');
   const body = document.querySelector('#agents tbody'); body.replaceChildren();
   for (const a of items) {
@@ -135,7 +139,10 @@ async function showTrace(traceId) {
   detail.append(el('h2', 'Trace ' + traceId), chain);
 }
 
-const STATE_COLOURS = { completed: '#1a7f37', compensated: '#1a7f37', failed: '#cf222e', cancelled: '#cf222e', running: '#9a6700', pending: '#8c959f', skipped: '#8c959f' };
+`;
+
+/** Script: one chain's steps as a graph. */
+const SCRIPT_CHAIN_GRAPH = `const STATE_COLOURS = { completed: '#1a7f37', compensated: '#1a7f37', failed: '#cf222e', cancelled: '#cf222e', running: '#9a6700', pending: '#8c959f', skipped: '#8c959f' };
 const svgEl = (tag, attrs, text) => { const e = document.createElementNS('http://www.w3.org/2000/svg', tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v)); if (text !== undefined) e.textContent = String(text); return e; };
 
 /** The chain's steps as boxes in columns by depth (the longest path of after before them), arrows for after. */
@@ -170,7 +177,10 @@ async function showChain(id) {
 }
 document.querySelector('#chain-form').onsubmit = (event) => { event.preventDefault(); showChain(document.querySelector('#chain-id').value.trim()).catch((e) => showAuth(e.message)); };
 
-// Sign-in with the identity provider: authorization code + PKCE (S256), the token kept like a key.
+`;
+
+/** Script: signing in with the identity provider, and who is signed in. */
+const SCRIPT_SIGN_IN = `// Sign-in with the identity provider: authorization code + PKCE (S256), the token kept like a key.
 const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/[+]/g, '-').replace(/[/]/g, '_').replace(/=+$/, '');
 const providerMetadata = async () => (await fetch(SIGN_IN.discovery_url)).json();
 async function startSignIn() {
@@ -208,7 +218,10 @@ const showWho = () => {
 };
 document.querySelector('#sign-in').onclick = () => startSignIn().catch((e) => showAuth('sign-in failed: ' + e.message));
 
-const refresh = () => {
+`;
+
+/** Script: the key form, and the refresh every 5 s. */
+const SCRIPT_REFRESH = `const refresh = () => {
   showWho();
   if (!sessionStorage.getItem(KEY)) return showAuth(SIGN_IN ? 'Sign in, or enter an API key, to see the agents and messages of its tenant.' : 'Enter an API key to see the agents and messages of its tenant.');
   return Promise.all([showRouter(), showAgents(), showMessages(), showChains()]).then(() => showAuth('')).catch((e) => e instanceof AuthError ? showAuth('The key or token was refused (' + e.message + ')') : console.error(e));
@@ -216,6 +229,17 @@ const refresh = () => {
 document.querySelector('#login').onsubmit = (event) => { event.preventDefault(); sessionStorage.setItem(KEY, document.querySelector('#api-key').value.trim()); document.querySelector('#api-key').value = ''; refresh(); };
 document.querySelector('#forget-key').onclick = () => { sessionStorage.removeItem(KEY); document.querySelector('#agents tbody').replaceChildren(); document.querySelector('#messages tbody').replaceChildren(); document.querySelector('#chains tbody').replaceChildren(); refresh(); };
 finishSignIn().catch((e) => showAuth(e.message)).then(refresh); setInterval(refresh, 5000);
-</script>
+`;
+
+export function dashboardPage(signIn?: DashboardSignIn): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Agent-Reach</title>
+${STYLE}</head>
+<body>
+<h1>Agent-Reach</h1>
+<p id="sign-in-bar"${signIn ? '' : ' hidden'}><button id="sign-in" type="button">Sign in with the identity provider</button> <span id="who"></span></p>
+${TABLES}<script>
+${SCRIPT_HELPERS}const SIGN_IN = ${scriptJson(signIn ?? null)};
+${SCRIPT_FETCH}${SCRIPT_TABLES}${SCRIPT_CHAIN_GRAPH}${SCRIPT_SIGN_IN}${SCRIPT_REFRESH}</script>
 </body></html>`;
 }

@@ -18,7 +18,6 @@ const MAX_LINES = 80;
  */
 const ALLOWED = new Map<string, number>([
   ['api/a2a/face.ts:a2aFaceRoutes', 93],  // another helper works in this folder
-  ['api/dashboard.ts:dashboardPage', 197],
   ['api/mcp/modern.ts:createModernServer', 85],  // another helper works in this folder
   ['api/mcp/reach-tools.ts:reachTools', 84],  // another helper works in this folder
   ['api/routes/agents.ts:agentRoutes', 86],
