@@ -198,27 +198,20 @@ export class Router {
       ranking: [],
       timings_ms: { total: 0, match: 0 },
     };
-    const finish = <T extends RouteDecision>(decision: T): T => {
-      explanation.timings_ms.total = round(performance.now() - started);
-      return decision;
-    };
-    const showReason = (e: Ineligible) => this.showReason(request.caller, e);
+    const decision = await this.decide(request, agents, all, context, explanation);
+    explanation.timings_ms.total = round(performance.now() - started);
+    return decision;
+  }
 
+  /** The explicit target's capability, else the head's choice, else similarity's, within the target agent if named. */
+  private async decide(request: RouteRequest, agents: readonly AgentWithInstances[], all: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
     let pool = all;
     if (request.target) {
       pool = all.filter((c) => c.agent_id === request.target!.agent_id);
-      if (pool.length === 0) return finish(refuse('unknown_agent', `no agent ${request.target.agent_id} in this tenant`, explanation));
-      if (request.target.capability) {
-        const named = pool.find((c) => c.capability.name === request.target!.capability);
-        if (!named) return finish(refuse('unknown_capability', `agent ${request.target.agent_id} has no capability ${request.target.capability}`, explanation));
-        explanation.decided_by = 'explicit';
-        const e = eligibility(named, context);
-        explanation.candidates.push({ key: named.key, match: 1, semantic: 1, parts: {}, rules: [], eligible: e.eligible, ...(e.eligible ? {} : { reason: showReason(e) }) });
-        if (!e.eligible) return finish(refuse('no_eligible_capability', `${named.key} cannot take messages now (${showReason(e)})`, explanation));
-        return finish(await this.withParameters(request, named, e.instance.instance_id, explanation));
-      }
+      if (pool.length === 0) return refuse('unknown_agent', `no agent ${request.target.agent_id} in this tenant`, explanation);
+      if (request.target.capability) return this.routeToCapability(request, pool, context, explanation);
     }
-    if (!request.intent?.trim()) return finish(refuse('intent_required', 'an intent is needed to choose a capability', explanation));
+    if (!request.intent?.trim()) return refuse('intent_required', 'an intent is needed to choose a capability', explanation);
     if (request.exclude?.length) pool = pool.filter((c) => !request.exclude!.includes(c.key));
 
     const matchStarted = performance.now();
@@ -227,26 +220,36 @@ export class Router {
     if (prediction) {
       explanation.provider = provider;
       explanation.timings_ms.match = round(performance.now() - matchStarted);
-      return finish(await this.routeByHead(request, prediction, pool, context, explanation, revision));
+      return this.routeByHead(request, prediction, pool, context, explanation, revision);
     }
     const matcher = await choice.current;
     explanation.provider = matcher.provider;
     const semantic = await matcher.score(request.intent);
     explanation.timings_ms.match = round(performance.now() - matchStarted);
-    const intent = prepareIntent(request.intent);
-    // Rules add at most MAX_RULE_BONUS: further below the threshold nothing can pass, so of those only the best few
-    // are scored (for the explanation and the LLM's shortlist). Keeps thousands of capabilities cheap.
+    return this.routeBySimilarity(request, request.intent, pool, semantic, context, explanation);
+  }
+
+  /** The request names the capability: it takes the message if it is eligible, else the request is refused. */
+  private async routeToCapability(request: RouteRequest, pool: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
+    const target = request.target!;
+    const named = pool.find((c) => c.capability.name === target.capability);
+    if (!named) return refuse('unknown_capability', `agent ${target.agent_id} has no capability ${target.capability}`, explanation);
+    explanation.decided_by = 'explicit';
+    const e = eligibility(named, context);
+    const showReason = (ineligible: Ineligible) => this.showReason(request.caller, ineligible);
+    explanation.candidates.push({ key: named.key, match: 1, semantic: 1, parts: {}, rules: [], eligible: e.eligible, ...(e.eligible ? {} : { reason: showReason(e) }) });
+    if (!e.eligible) return refuse('no_eligible_capability', `${named.key} cannot take messages now (${showReason(e)})`, explanation);
+    return this.withParameters(request, named, e.instance.instance_id, explanation);
+  }
+
+  /**
+   * The candidates scored by similarity and rules: the best that passes the threshold and is eligible (ranked), else
+   * the LLM's choice from the eligible shortlist, else a refusal saying why.
+   */
+  private async routeBySimilarity(request: RouteRequest, intent: string, pool: CapabilityCandidate[], semantic: Map<string, MatchScore>, context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
+    const showReason = (e: Ineligible) => this.showReason(request.caller, e);
     const keep = Math.max(EXPLAINED, this.deps.llm ? LLM_SHORTLIST * 4 : 0);
-    const semanticOf = (c: CapabilityCandidate) => semantic.get(c.key)?.score ?? 0;
-    const floor = this.deps.threshold - MAX_RULE_BONUS;
-    const contenders = pool.filter((c) => semanticOf(c) >= floor);
-    const rest = contenders.length >= keep ? [] : bestBy(pool.filter((c) => semanticOf(c) < floor), keep - contenders.length, semanticOf);
-    const scored = [...contenders, ...rest].map((candidate) => {
-      const s = semantic.get(candidate.key) ?? NO_MATCH;
-      const rules = ruleMatch(candidate, intent);
-      return { candidate, semantic: s, rules, match: s.score + rules.bonus };
-    });
-    scored.sort((a, b) => b.match - a.match || (a.candidate.key < b.candidate.key ? -1 : 1));
+    const scored = this.scoreCandidates(intent, pool, semantic, keep);
     // Eligibility only where it can matter: what passes the threshold, what the explanation lists, and the
     // shortlist the LLM may choose from. With thousands of capabilities, checking all would dominate the decision.
     const passing = scored.filter((s) => s.match >= this.deps.threshold).length;
@@ -264,20 +267,40 @@ export class Router {
     const above = withEligibility.filter((s) => s.match >= this.deps.threshold);
     const eligibleAbove = above.filter((s) => s.eligibility.eligible);
     if (eligibleAbove.length === 0) {
-      const fromLlm = await this.askLlm(request.intent, withEligibility.filter((s) => s.eligibility.eligible).slice(0, LLM_SHORTLIST).map((s) => s.candidate), explanation);
+      const fromLlm = await this.askLlm(intent, withEligibility.filter((s) => s.eligibility.eligible).slice(0, LLM_SHORTLIST).map((s) => s.candidate), explanation);
       if (fromLlm) {
         const e = withEligibility.find((s) => s.candidate.key === fromLlm.key)!.eligibility as EligibleAs;
         explanation.decided_by = 'llm';
-        return finish(await this.withParameters(request, fromLlm, e.instance.instance_id, explanation));
+        return this.withParameters(request, fromLlm, e.instance.instance_id, explanation);
       }
       if (above.length > 0) {
-        return finish(refuse('no_eligible_capability', `${above[0]!.candidate.key} matches but cannot take messages now (${showReason(above[0]!.eligibility as Ineligible)})`, explanation));
+        return refuse('no_eligible_capability', `${above[0]!.candidate.key} matches but cannot take messages now (${showReason(above[0]!.eligibility as Ineligible)})`, explanation);
       }
-      return finish(refuse('no_match', `no capability matches the intent well enough (best ${round(scored[0]?.match ?? 0)} < threshold ${this.deps.threshold})`, explanation));
+      return refuse('no_match', `no capability matches the intent well enough (best ${round(scored[0]?.match ?? 0)} < threshold ${this.deps.threshold})`, explanation);
     }
 
     explanation.decided_by = 'match';
-    return finish(await this.chooseRanked(request, eligibleAbove.map((s) => ({ candidate: s.candidate, match: s.match, eligibility: s.eligibility as EligibleAs })), context, explanation));
+    return this.chooseRanked(request, eligibleAbove.map((s) => ({ candidate: s.candidate, match: s.match, eligibility: s.eligibility as EligibleAs })), context, explanation);
+  }
+
+  /**
+   * Semantic score plus rule bonus, best first. Rules add at most MAX_RULE_BONUS: further below the threshold nothing
+   * can pass, so of those only the best `keep` are scored (for the explanation and the LLM's shortlist). Keeps
+   * thousands of capabilities cheap.
+   */
+  private scoreCandidates(intentText: string, pool: CapabilityCandidate[], semantic: Map<string, MatchScore>, keep: number) {
+    const intent = prepareIntent(intentText);
+    const semanticOf = (c: CapabilityCandidate) => semantic.get(c.key)?.score ?? 0;
+    const floor = this.deps.threshold - MAX_RULE_BONUS;
+    const contenders = pool.filter((c) => semanticOf(c) >= floor);
+    const rest = contenders.length >= keep ? [] : bestBy(pool.filter((c) => semanticOf(c) < floor), keep - contenders.length, semanticOf);
+    const scored = [...contenders, ...rest].map((candidate) => {
+      const s = semantic.get(candidate.key) ?? NO_MATCH;
+      const rules = ruleMatch(candidate, intent);
+      return { candidate, semantic: s, rules, match: s.score + rules.bonus };
+    });
+    scored.sort((a, b) => b.match - a.match || (a.candidate.key < b.candidate.key ? -1 : 1));
+    return scored;
   }
 
   /**

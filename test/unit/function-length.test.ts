@@ -31,7 +31,6 @@ const ALLOWED = new Map<string, number>([
   ['bench/planning/main.ts:main', 101],
   ['cli/reach.ts:buildProgram', 118],
   ['router/extraction.ts:extractParametersSync', 82],
-  ['router/router.ts:Router.route', 100],
   ['supervisor/cluster/start-cluster.ts:startCluster', 213],
   ['worker/nexus/handler.ts:agentReachServiceHandler', 132],
 ]);
