@@ -32,7 +32,6 @@ const ALLOWED = new Map<string, number>([
   ['cli/reach.ts:buildProgram', 118],
   ['router/extraction.ts:extractParametersSync', 82],
   ['supervisor/cluster/start-cluster.ts:startCluster', 213],
-  ['worker/nexus/handler.ts:agentReachServiceHandler', 132],
 ]);
 
 interface Measured {

@@ -104,113 +104,134 @@ async function describe(workflowId: string): Promise<WorkflowExecutionDescriptio
   }
 }
 
-export function agentReachServiceHandler(deps: NexusHandlerDeps) {
-  /** The request checked as the api checks a POST, or refused before anything starts. */
-  async function messageOf(request: unknown, requestId: string | undefined): Promise<Message & { body: SendMessageBody }> {
-    const parsed = parseDirectInput(request, deps.tenant);
-    if ('refusal' in parsed) throw refused(parsed.refusal);
-    const { tenant, keyId, keyProof, accessToken, sealed, body } = parsed.input;
-    if (sealed) throw refused({ type: SEND_FAILURES.invalidInput, message: 'invalid input: caller and seal are set by the gateway only' });
-    const messageId = body.message_id ?? (requestId ? `nexus_${requestId.replaceAll('-', '')}` : undefined);
-    if (!messageId) throw refused({ type: SEND_FAILURES.invalidInput, message: 'invalid input: message_id: required (this request has no Nexus request id to make one from)' });
-    if (accessToken !== undefined) return tokenMessage(tenant, messageId, body, accessToken);
-    // The credential first: an operation without a valid one (or with another tenant's) reads and starts nothing.
-    const found = await directCaller(deps, tenant, messageId, body, keyId, keyProof);
-    if ('refusal' in found) throw refused(found.refusal);
-    return {
-      tenant,
-      caller: found.caller,
-      body,
-      workflowId: messageWorkflowId(tenant, messageId),
-      bodyHash: bodyHashOf(body),
-      input: { ...body, tenant, message_id: messageId, ...(keyId === undefined ? {} : { key_id: keyId }), ...(keyProof === undefined ? {} : { key_proof: keyProof }) },
-    };
-  }
+/** The request checked as the api checks a POST, or refused before anything starts. */
+async function messageOf(deps: NexusHandlerDeps, request: unknown, requestId: string | undefined): Promise<Message & { body: SendMessageBody }> {
+  const parsed = parseDirectInput(request, deps.tenant);
+  if ('refusal' in parsed) throw refused(parsed.refusal);
+  const { tenant, keyId, keyProof, accessToken, sealed, body } = parsed.input;
+  if (sealed) throw refused({ type: SEND_FAILURES.invalidInput, message: 'invalid input: caller and seal are set by the gateway only' });
+  const messageId = body.message_id ?? (requestId ? `nexus_${requestId.replaceAll('-', '')}` : undefined);
+  if (!messageId) throw refused({ type: SEND_FAILURES.invalidInput, message: 'invalid input: message_id: required (this request has no Nexus request id to make one from)' });
+  if (accessToken !== undefined) return tokenMessage(deps, tenant, messageId, body, accessToken);
+  // The credential first: an operation without a valid one (or with another tenant's) reads and starts nothing.
+  const found = await directCaller(deps, tenant, messageId, body, keyId, keyProof);
+  if ('refusal' in found) throw refused(found.refusal);
+  return {
+    tenant,
+    caller: found.caller,
+    body,
+    workflowId: messageWorkflowId(tenant, messageId),
+    bodyHash: bodyHashOf(body),
+    input: { ...body, tenant, message_id: messageId, ...(keyId === undefined ? {} : { key_id: keyId }), ...(keyProof === undefined ? {} : { key_proof: keyProof }) },
+  };
+}
 
-  /**
-   * A message whose caller is an access token: checked first (signature, issuer, audience, expiry, tenant, `send`),
-   * then dropped — the run's input carries the token's subject under the gateway's seal, never the token.
-   */
-  async function tokenMessage(tenant: string, messageId: string, body: SendMessageBody, token: string): Promise<Message & { body: SendMessageBody }> {
-    if (!deps.tokens || !deps.sealKeys) throw refused({ type: SEND_FAILURES.invalidAccessToken, message: 'this deployment takes no access tokens (AUTH_OIDC_ISSUER is not set): send key_id and key_proof' });
-    let caller: Caller;
+/**
+ * A message whose caller is an access token: checked first (signature, issuer, audience, expiry, tenant, `send`),
+ * then dropped — the run's input carries the token's subject under the gateway's seal, never the token.
+ */
+async function tokenMessage(deps: NexusHandlerDeps, tenant: string, messageId: string, body: SendMessageBody, token: string): Promise<Message & { body: SendMessageBody }> {
+  if (!deps.tokens || !deps.sealKeys) throw refused({ type: SEND_FAILURES.invalidAccessToken, message: 'this deployment takes no access tokens (AUTH_OIDC_ISSUER is not set): send key_id and key_proof' });
+  let caller: Caller;
+  try {
+    caller = await deps.tokens.verify(token, { forMcp: false });
+  } catch (error) {
+    if (!(error instanceof TokenRefusal)) throw error;
+    throw refused({ type: SEND_FAILURES.invalidAccessToken, message: `${error.code}: ${error.message}` });
+  }
+  if (caller.tenant !== tenant) throw refused({ type: 'tenant_mismatch', message: `the access token is of tenant ${caller.tenant}; this endpoint sends for tenant ${tenant} only` });
+  if (!hasScope(caller, 'send')) throw refused({ type: SEND_FAILURES.insufficientScope, message: `the access token of ${caller.subject?.sub} lacks the send scope` });
+  const unsealed: SendMessageInput & { message_id: string } = { ...body, tenant, message_id: messageId, caller: recordedCaller(caller) };
+  const input = sealInput(unsealed, deps.sealKeys.keys[0]!, new Date(deps.now()));
+  return { tenant, caller, body, workflowId: messageWorkflowId(tenant, messageId), bodyHash: bodyHashOf(body), input };
+}
+
+/** Starts the run, or (`USE_EXISTING`) attaches this operation's completion callback to the open run. */
+async function startRun(deps: NexusHandlerDeps, ctx: nexus.StartOperationContext, message: Message, attach: boolean): Promise<StartResult> {
+  await startWorkflow<SendMessageWorkflow>(ctx, SEND_MESSAGE_WORKFLOW, {
+    workflowId: message.workflowId,
+    taskQueue: deps.messageTaskQueue,
+    args: [message.input],
+    // A repeat is told from a conflict from the start, before the run has prepared its input.
+    memo: { body_hash: message.bodyHash },
+    workflowIdConflictPolicy: attach ? 'USE_EXISTING' : 'FAIL',
+    // The message id is the idempotency key for ever, as on the api: never a second run under the same id.
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+  });
+  const run: OperationRun = { workflowId: message.workflowId, attached: attach };
+  return nexus.HandlerStartOperationResult.async(operationToken(deps.namespace, run));
+}
+
+/** `forbidden` unless the existing message's capability admits this caller, as on the api. */
+async function requireReach(deps: NexusHandlerDeps, message: Message, target: MessageMemo['target']): Promise<void> {
+  const check = await deps.queries.checkReach(message.tenant, target.agent_id, target.capability, message.caller);
+  if (check.kind === 'forbidden') throw refused({ type: SEND_FAILURES.forbidden, message: `the ACL of ${target.capability} does not admit this caller` });
+}
+
+/**
+ * The answer to a message id already taken, as a repeated POST gets it: `conflict` for another body; else, once
+ * the ACL admits the caller, the open run (attached) or the ended run's outcome. Undefined when there is no run.
+ */
+async function repeatOf(deps: NexusHandlerDeps, ctx: nexus.StartOperationContext, message: Message): Promise<StartResult | undefined> {
+  const description = await describe(message.workflowId);
+  if (!description) return undefined;
+  const memo = description.memo as Partial<MessageMemo> | undefined;
+  const open = description.status.name === 'RUNNING';
+  if (open && memo?.body_hash === undefined) throw notYet(`message ${message.input.message_id} is being started; its body is not known yet`);
+  if (memo?.body_hash !== message.bodyHash) {
+    throw refused({ type: SEND_FAILURES.conflict, message: `message ${message.input.message_id} was already sent with a different body` });
+  }
+  // The target is known once the run has prepared its input (milliseconds); a run that ended before has none.
+  if (memo.target?.capability) await requireReach(deps, message, memo.target);
+  else if (open) throw notYet(`message ${message.input.message_id} is being prepared; its target is not known yet`);
+  if (open) {
     try {
-      caller = await deps.tokens.verify(token, { forMcp: false });
+      return await startRun(deps, ctx, message, true);
     } catch (error) {
-      if (!(error instanceof TokenRefusal)) throw error;
-      throw refused({ type: SEND_FAILURES.invalidAccessToken, message: `${error.code}: ${error.message}` });
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      // It ended since: answered below.
     }
-    if (caller.tenant !== tenant) throw refused({ type: 'tenant_mismatch', message: `the access token is of tenant ${caller.tenant}; this endpoint sends for tenant ${tenant} only` });
-    if (!hasScope(caller, 'send')) throw refused({ type: SEND_FAILURES.insufficientScope, message: `the access token of ${caller.subject?.sub} lacks the send scope` });
-    const unsealed: SendMessageInput & { message_id: string } = { ...body, tenant, message_id: messageId, caller: recordedCaller(caller) };
-    const input = sealInput(unsealed, deps.sealKeys.keys[0]!, new Date(deps.now()));
-    return { tenant, caller, body, workflowId: messageWorkflowId(tenant, messageId), bodyHash: bodyHashOf(body), input };
   }
+  return nexus.HandlerStartOperationResult.sync(await endedRun(message.workflowId));
+}
 
-  /** Starts the run, or (`USE_EXISTING`) attaches this operation's completion callback to the open run. */
-  async function startRun(ctx: nexus.StartOperationContext, message: Message, attach: boolean): Promise<StartResult> {
-    await startWorkflow<SendMessageWorkflow>(ctx, SEND_MESSAGE_WORKFLOW, {
-      workflowId: message.workflowId,
-      taskQueue: deps.messageTaskQueue,
-      args: [message.input],
-      // A repeat is told from a conflict from the start, before the run has prepared its input.
-      memo: { body_hash: message.bodyHash },
-      workflowIdConflictPolicy: attach ? 'USE_EXISTING' : 'FAIL',
-      // The message id is the idempotency key for ever, as on the api: never a second run under the same id.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-    const run: OperationRun = { workflowId: message.workflowId, attached: attach };
-    return nexus.HandlerStartOperationResult.async(operationToken(deps.namespace, run));
+/** A sendMessage operation: the message checked, then its run started, or a repeat answered as the api answers it. */
+async function startOperation(deps: NexusHandlerDeps, ctx: nexus.StartOperationContext, request: unknown): Promise<StartResult> {
+  const message = await messageOf(deps, request, ctx.requestId);
+  const refusal = await refusalBeforeTarget(message.body, { config: deps.config, endpointPolicy: deps.endpointPolicy, now: new Date(deps.now()) });
+  // As on the api: a repeat of an accepted message is answered with it even once its deadline has passed.
+  if (refusal) return (await repeatOf(deps, ctx, message)) ?? Promise.reject(refused(asInputRefusal(refusal)));
+  try {
+    return await startRun(deps, ctx, message, false);
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    const repeat = await repeatOf(deps, ctx, message);
+    if (repeat) return repeat;
+    throw notYet(`message ${message.input.message_id} was taken and is gone (past the idempotency window)`);
   }
+}
 
-  /** `forbidden` unless the existing message's capability admits this caller, as on the api. */
-  async function requireReach(message: Message, target: MessageMemo['target']): Promise<void> {
-    const check = await deps.queries.checkReach(message.tenant, target.agent_id, target.capability, message.caller);
-    if (check.kind === 'forbidden') throw refused({ type: SEND_FAILURES.forbidden, message: `the ACL of ${target.capability} does not admit this caller` });
+/** Cancels the run if this operation started it; an attached operation leaves the other caller's run alone. */
+async function cancelOperation(deps: NexusHandlerDeps, token: string): Promise<void> {
+  let run: OperationRun;
+  try {
+    run = runOfToken(token);
+  } catch (error) {
+    throw new nexus.HandlerError('BAD_REQUEST', `not an operation token of this service: ${(error as Error).message}`);
   }
-
-  /**
-   * The answer to a message id already taken, as a repeated POST gets it: `conflict` for another body; else, once
-   * the ACL admits the caller, the open run (attached) or the ended run's outcome. Undefined when there is no run.
-   */
-  async function repeatOf(ctx: nexus.StartOperationContext, message: Message): Promise<StartResult | undefined> {
-    const description = await describe(message.workflowId);
-    if (!description) return undefined;
-    const memo = description.memo as Partial<MessageMemo> | undefined;
-    const open = description.status.name === 'RUNNING';
-    if (open && memo?.body_hash === undefined) throw notYet(`message ${message.input.message_id} is being started; its body is not known yet`);
-    if (memo?.body_hash !== message.bodyHash) {
-      throw refused({ type: SEND_FAILURES.conflict, message: `message ${message.input.message_id} was already sent with a different body` });
-    }
-    // The target is known once the run has prepared its input (milliseconds); a run that ended before has none.
-    if (memo.target?.capability) await requireReach(message, memo.target);
-    else if (open) throw notYet(`message ${message.input.message_id} is being prepared; its target is not known yet`);
-    if (open) {
-      try {
-        return await startRun(ctx, message, true);
-      } catch (error) {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-        // It ended since: answered below.
-      }
-    }
-    return nexus.HandlerStartOperationResult.sync(await endedRun(message.workflowId));
+  if (messageIdOf(run.workflowId, deps.tenant) === undefined) throw new nexus.HandlerError('NOT_FOUND', `no operation of tenant ${deps.tenant} has that token`);
+  if (run.attached) {
+    log.info('cancel of an attached operation: the run is left to the caller that started it', { workflowId: run.workflowId });
+    return;
   }
+  await getClient().workflow.getHandle(run.workflowId).cancel();
+}
 
+export function agentReachServiceHandler(deps: NexusHandlerDeps) {
   return nexus.serviceHandler(agentReachService, {
     sendMessage: {
       async start(ctx, request): Promise<StartResult> {
-        const message = await messageOf(request, ctx.requestId);
-        const refusal = await refusalBeforeTarget(message.body, { config: deps.config, endpointPolicy: deps.endpointPolicy, now: new Date(deps.now()) });
-        // As on the api: a repeat of an accepted message is answered with it even once its deadline has passed.
-        if (refusal) return (await repeatOf(ctx, message)) ?? Promise.reject(refused(asInputRefusal(refusal)));
-        try {
-          return await startRun(ctx, message, false);
-        } catch (error) {
-          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-          const repeat = await repeatOf(ctx, message);
-          if (repeat) return repeat;
-          throw notYet(`message ${message.input.message_id} was taken and is gone (past the idempotency window)`);
-        }
+        return startOperation(deps, ctx, request);
       },
       getInfo() {
         throw new nexus.HandlerError('NOT_IMPLEMENTED', 'Method not implemented');
@@ -218,20 +239,8 @@ export function agentReachServiceHandler(deps: NexusHandlerDeps) {
       getResult() {
         throw new nexus.HandlerError('NOT_IMPLEMENTED', 'Method not implemented');
       },
-      /** Cancels the run if this operation started it; an attached operation leaves the other caller's run alone. */
       async cancel(_ctx, token) {
-        let run: OperationRun;
-        try {
-          run = runOfToken(token);
-        } catch (error) {
-          throw new nexus.HandlerError('BAD_REQUEST', `not an operation token of this service: ${(error as Error).message}`);
-        }
-        if (messageIdOf(run.workflowId, deps.tenant) === undefined) throw new nexus.HandlerError('NOT_FOUND', `no operation of tenant ${deps.tenant} has that token`);
-        if (run.attached) {
-          log.info('cancel of an attached operation: the run is left to the caller that started it', { workflowId: run.workflowId });
-          return;
-        }
-        await getClient().workflow.getHandle(run.workflowId).cancel();
+        await cancelOperation(deps, token);
       },
     },
   });
