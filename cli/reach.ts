@@ -55,15 +55,8 @@ const humanStatus = (s: any) =>
 
 const TERMINAL = new Set(['processed', 'failed', 'rejected', 'cancelled', 'expired']);
 
-export function buildProgram(): Command {
-  const program = new Command('reach')
-    .description('Operate Agent-Reach from the command line')
-    .option('--api <url>', 'api base URL', process.env.REACH_API ?? 'http://127.0.0.1:3000')
-    .option('--key <rk_…>', 'API key (default $REACH_API_KEY)', process.env.REACH_API_KEY)
-    .option('--json', 'machine-readable output', false)
-    .showHelpAfterError();
-  const ctx = (): Context => ({ api: program.opts().api.replace(/\/$/, ''), json: program.opts().json, key: program.opts().key });
-
+/** The catalogue: `agents ls`, `agents show`. */
+function addAgentCommands(program: Command, ctx: () => Context): void {
   const agents = program.command('agents').description('the catalogue');
   agents
     .command('ls')
@@ -92,7 +85,10 @@ export function buildProgram(): Command {
         ].join('\n'),
       );
     });
+}
 
+/** `send`: a message to a named capability, by default waiting until it ends. */
+function addSendCommand(program: Command, ctx: () => Context): void {
   program
     .command('send <agent_id> <capability>')
     .option('--payload <json>', 'payload as JSON', '{}')
@@ -118,7 +114,10 @@ export function buildProgram(): Command {
       print(ctx(), status, () => humanStatus(status));
       if (['failed', 'rejected', 'expired', 'cancelled'].includes(status.state)) process.exitCode = 1;
     });
+}
 
+/** `status` of a message, `trace` of a chain of messages. */
+function addTrackingCommands(program: Command, ctx: () => Context): void {
   program.command('status <message_id>').action(async (messageId: string) => {
     const status = await call(ctx(), 'GET', `/v1/messages/${messageId}`);
     print(ctx(), status, () => humanStatus(status));
@@ -130,7 +129,10 @@ export function buildProgram(): Command {
       [`trace ${trace.trace_id}`, ...trace.messages.map((m: any) => `  ${m.parent_message_id ? '└─ ' : ''}${m.message_id}  ${m.state}  ${m.agent_id}/${m.capability}  ${m.duration_ms ?? '…'} ms`)].join('\n'),
     );
   });
+}
 
+/** `route`: the router's dry run. */
+function addRouteCommand(program: Command, ctx: () => Context): void {
   program
     .command('route <intent...>')
     .description('dry run of the router: which capability an intent would reach, and why')
@@ -147,12 +149,18 @@ export function buildProgram(): Command {
         return [head, `candidates (threshold ${decision.explanation.threshold}, ${decision.explanation.provider}):`, ...rows].join('\n');
       });
     });
+}
 
+/** `redrive` of a message that ended badly. */
+function addRedriveCommand(program: Command, ctx: () => Context): void {
   program.command('redrive <message_id>').action(async (messageId: string) => {
     const status = await call(ctx(), 'POST', `/v1/messages/${messageId}/redrive`);
     print(ctx(), status, () => `${messageId}: redriven (${status.redrives.length} redrive${status.redrives.length === 1 ? '' : 's'})`);
   });
+}
 
+/** The tenant's API keys: `keys ls`, `keys new`, `keys revoke`. */
+function addKeyCommands(program: Command, ctx: () => Context): void {
   const keys = program.command('keys').description("the tenant's API keys (admin scope)");
   keys.command('ls').action(async () => {
     const list = await call(ctx(), 'GET', '/v1/keys');
@@ -170,7 +178,23 @@ export function buildProgram(): Command {
     await call(ctx(), 'DELETE', `/v1/keys/${keyId}`);
     print(ctx(), { key_id: keyId, revoked: true }, () => `${keyId}: revoked`);
   });
+}
 
+export function buildProgram(): Command {
+  const program = new Command('reach')
+    .description('Operate Agent-Reach from the command line')
+    .option('--api <url>', 'api base URL', process.env.REACH_API ?? 'http://127.0.0.1:3000')
+    .option('--key <rk_…>', 'API key (default $REACH_API_KEY)', process.env.REACH_API_KEY)
+    .option('--json', 'machine-readable output', false)
+    .showHelpAfterError();
+  const ctx = (): Context => ({ api: program.opts().api.replace(/\/$/, ''), json: program.opts().json, key: program.opts().key });
+
+  addAgentCommands(program, ctx);
+  addSendCommand(program, ctx);
+  addTrackingCommands(program, ctx);
+  addRouteCommand(program, ctx);
+  addRedriveCommand(program, ctx);
+  addKeyCommands(program, ctx);
   return program;
 }
 
