@@ -13,13 +13,13 @@ import { configKeyEntry } from '../../rules/config-keys';
 import { newSigningSecret } from '../../rules/signing';
 import { resolveFerretDb } from '../binaries';
 import { DEV_KEY_FILE } from '../dev-key';
-import { waitUntil, type LocalServer } from '../dev-servers';
+import { waitUntil } from '../dev-servers';
 import { resolveTemporalServer } from '../temporal-server-binaries';
+import { ClusterMembers, type Member } from './cluster-members';
 import { haproxyBinary, startBalancer, type Balancer } from './balancer';
 import { startFerretDbOnPostgres } from './ferretdb-postgres';
 import { startJwksServer, type JwksServer } from './jwks-server';
 import { keptSecret } from './kept-secret';
-import { spawnNodeProcess } from './node-process';
 import { postgresBinDir, startPostgres } from './postgres';
 import { prepareNamespace, setupTemporalSchema, startTemporalServer, withTemporal } from './temporal-server';
 import { mintTemporalToken, permission, SYSTEM_ADMIN, type TokenRequest } from './temporal-tokens';
@@ -45,13 +45,7 @@ export interface ClusterOptions {
   signal?: AbortSignal;
 }
 
-/** One supervised process: its current incarnation, and how to start another one. */
-export interface Member {
-  name: string;
-  current: LocalServer;
-  /** Starts it again (same data, same ports) and waits until it is ready. */
-  restart(): Promise<void>;
-}
+export type { Member } from './cluster-members';
 
 export interface Cluster {
   /** The balancer: the api as callers and agents reach it. */
@@ -88,71 +82,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const temporalBinaries = await resolveTemporalServer(log);
   const ferretBinary = await resolveFerretDb(log);
 
-  const members = new Map<string, Member>();
-  const expected = new Set<LocalServer>();
-  /** Our own processes from their spawn on, so that a stop during start-up reaches those not yet ready. */
-  const spawned = new Set<LocalServer>();
-  const spawnOwn = (name: string, entry: string, env: NodeJS.ProcessEnv): LocalServer => {
-    const server = spawnNodeProcess(name, entry, env, join(logs, `${name}.log`));
-    spawned.add(server);
-    void server.exited.then(() => spawned.delete(server));
-    return server;
-  };
-  /** Waits until `server` is ready; stops it when it does not get there. */
-  const ready = async (server: LocalServer, what: string, check: () => Promise<boolean>): Promise<LocalServer> => {
-    try {
-      await waitUntil(what, check, 180_000, server);
-      return server;
-    } catch (error) {
-      expected.add(server);
-      await server.stop();
-      throw error;
-    }
-  };
-  const listeners: ((member: Member, code: number | string) => void)[] = [];
-  const watch = (member: Member) => {
-    members.set(member.name, member);
-    const server = member.current;
-    void server.exited.then((code) => {
-      if (expected.has(server) || member.current !== server) return;
-      for (const listener of listeners) listener(member, code);
-    });
-  };
-  /** A member whose `start` makes a ready incarnation; restart replaces it. */
-  const add = async (name: string, start: () => Promise<LocalServer>): Promise<Member> => {
-    options.signal?.throwIfAborted();
-    const member: Member = {
-      name,
-      current: await start(),
-      async restart() {
-        expected.add(member.current);
-        await member.current.stop();
-        member.current = await start();
-        watch(member);
-      },
-    };
-    watch(member);
-    return member;
-  };
+  const run = new ClusterMembers(logs, options.signal);
   let jwks: JwksServer | undefined;
   const stopAll = async () => {
-    const order = [['balancer'], [...members.keys()].filter((n) => /^(api|worker)-/.test(n)), ['ferretdb', 'temporal'], ['postgresql']];
-    const starting = [...spawned].filter((server) => ![...members.values()].some((m) => m.current === server));
-    starting.forEach((server) => expected.add(server));
-    await Promise.allSettled(starting.map((server) => server.stop()));
-    for (const names of order) {
-      await Promise.allSettled(
-        names.map((name) => {
-          const member = members.get(name);
-          if (!member) return undefined;
-          expected.add(member.current);
-          return member.current.stop();
-        }),
-      );
-    }
+    await run.stopAll();
     await jwks?.stop();
   };
-
   const abort = () => void stopAll();
   options.signal?.addEventListener('abort', abort, { once: true });
   try {
@@ -160,95 +95,18 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const mintToken = (request: TokenRequest) => mintTemporalToken(tokenKey, request);
     const adminToken = () => mintToken({ subject: 'agent-reach-supervisor', permissions: [SYSTEM_ADMIN], ttlSeconds: SUPERVISOR_TOKEN_TTL_SECONDS });
     jwks = await startJwksServer(config.CLUSTER_TEMPORAL_PORT + 7, [tokenKey.publicJwk]);
-
-    const password = keptSecret(dataDir, 'postgres-password', () => randomBytes(18).toString('base64url'));
-    log('starting PostgreSQL…');
-    const postgres = await startPostgres({
-      dataDir: join(dataDir, 'postgresql'),
-      port: config.CLUSTER_POSTGRES_PORT,
-      user: POSTGRES_USER,
-      password,
-      logFile: join(logs, 'postgresql.log'),
-      log,
-    });
-    await add('postgresql', async () => postgres);
-    const pg = { host: '127.0.0.1', port: config.CLUSTER_POSTGRES_PORT, user: POSTGRES_USER, password };
-
-    log('setting up Temporal schemas…');
-    setupTemporalSchema(temporalBinaries.sqlTool.path, pg, join(dataDir, 'temporal-schema-created'), log);
-    log(`starting Temporal server (${config.CLUSTER_HISTORY_SHARDS} history shards)…`);
-    const temporalOptions = {
-      binary: temporalBinaries.server.path,
-      port: config.CLUSTER_TEMPORAL_PORT,
-      pg,
-      historyShards: config.CLUSTER_HISTORY_SHARDS,
-      logFile: join(logs, 'temporal.log'),
-      jwksUrl: jwks.url,
-      adminToken,
-    };
-    const temporalAddress = `127.0.0.1:${config.CLUSTER_TEMPORAL_PORT}`;
-    await add('temporal', () => startTemporalServer(temporalOptions));
-    await prepareNamespace(temporalAddress, await adminToken(), config.TEMPORAL_NAMESPACE);
-
-    log('starting FerretDB on PostgreSQL…');
-    await postgres.ensureDatabase(FERRETDB_DATABASE);
-    const ferretOptions = {
-      binary: ferretBinary.path,
-      port: config.CLUSTER_MONGODB_PORT,
-      postgresqlUrl: postgres.url(FERRETDB_DATABASE),
-      stateDir: join(dataDir, 'ferretdb'),
-      logFile: join(logs, 'ferretdb.log'),
-    };
-    await add('ferretdb', () => startFerretDbOnPostgres(ferretOptions));
-    const mongoUri = `mongodb://127.0.0.1:${config.CLUSTER_MONGODB_PORT}/agent-reach`;
+    const stores = await startStores(run, { ...options, dataDir, logs, jwksUrl: jwks.url, adminToken, temporalBinaries, ferretBinary });
 
     const url = `http://127.0.0.1:${config.CLUSTER_PORT}`;
     const apiKey = keptSecret(dataDir, DEV_KEY_FILE, () => newApiKey().key);
-    const appEnv: NodeJS.ProcessEnv = {
-      ...process.env,
-      TEMPORAL_ADDRESS: temporalAddress,
-      MONGODB_URI: mongoUri,
-      PUBLIC_URL: url,
-      API_KEYS: process.env.API_KEYS || configKeyEntry(config.DEFAULT_TENANT, ['admin', 'metrics'], apiKey),
-      CALLER_WEBHOOK_SECRET: process.env.CALLER_WEBHOOK_SECRET || keptSecret(dataDir, 'caller-webhook-secret', newSigningSecret),
-      // Development: agents and webhooks on this machine or its network are fine (as in embedded mode).
-      ENDPOINT_ALLOW_LOOPBACK: process.env.ENDPOINT_ALLOW_LOOPBACK || 'true',
-      ENDPOINT_ALLOW_PRIVATE: process.env.ENDPOINT_ALLOW_PRIVATE || 'true',
-      // Behind the wall, Nexus callers (any namespace of the cluster may call an endpoint) must prove a key.
-      TEMPORAL_CALLERS_REQUIRE_KEY: process.env.TEMPORAL_CALLERS_REQUIRE_KEY || 'true',
-      ...options.appEnv,
-    };
+    const appEnv = appEnvironment(options, { ...stores, dataDir, url, apiKey });
     /** The environment of one api or worker start: with a fresh token for the gateway's namespace. */
     const memberEnv = async (extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> => ({
       ...appEnv,
       TEMPORAL_API_KEY: await mintToken({ subject: 'agent-reach-gateway', permissions: [permission(config.TEMPORAL_NAMESPACE, 'admin')], ttlSeconds: GATEWAY_TOKEN_TTL_SECONDS }),
       ...extra,
     });
-
-    log(`starting ${config.CLUSTER_WORKERS} workers and 2 api replicas…`);
-    const replicaPorts = [config.CLUSTER_PORT + 1, config.CLUSTER_PORT + 2];
-    const replicaUrls = replicaPorts.map((port) => `http://127.0.0.1:${port}`);
-    const starts: Promise<Member>[] = [];
-    for (let i = 1; i <= config.CLUSTER_WORKERS; i++) {
-      const name = `worker-${i}`;
-      starts.push(
-        add(name, async () => {
-          const server = spawnOwn(name, 'worker/main.ts', await memberEnv({ WORKER_METRICS_PORT: '0' }));
-          const identity = `${server.child!.pid}@`;
-          return ready(server, name, async () => (await pollers(temporalAddress, await adminToken(), config)).some((p) => p.startsWith(identity)));
-        }),
-      );
-    }
-    replicaPorts.forEach((port, i) => {
-      const name = `api-${i + 1}`;
-      starts.push(
-        add(name, async () => {
-          const server = spawnOwn(name, 'api/main.ts', await memberEnv({ API_HOST: '127.0.0.1', API_PORT: String(port) }));
-          return ready(server, name, async () => (await fetch(`${replicaUrls[i]}/readyz`)).ok);
-        }),
-      );
-    });
-    await Promise.all(starts);
+    const { replicaPorts, replicaUrls } = await startApps(run, config, log, { memberEnv, temporalAddress: stores.temporalAddress, adminToken });
 
     log('starting the balancer…');
     const balancerOptions = {
@@ -258,7 +116,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       logFile: join(logs, 'balancer.log'),
     };
     const balancer = await startBalancer(balancerOptions);
-    await add('balancer', async () => balancer);
+    await run.add('balancer', async () => balancer);
     await waitUntil('both replicas in rotation', async () => Object.values(await balancer.replicaStates()).filter((s) => s === 'UP').length === 2, 60_000);
 
     options.signal?.throwIfAborted();
@@ -266,29 +124,129 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     return {
       url,
       replicaUrls,
-      temporalAddress,
+      temporalAddress: stores.temporalAddress,
       jwksUrl: jwks.url,
-      mongoUri,
+      mongoUri: stores.mongoUri,
       apiKey,
       dataDir,
       mintToken,
       adminToken,
       balancer,
-      members,
-      onUnexpectedExit: (listener) => void listeners.push(listener),
-      async kill(name, signal = 'SIGKILL') {
-        const member = members.get(name);
-        if (!member) throw new Error(`no cluster member ${name}`);
-        expected.add(member.current);
-        member.current.child?.kill(signal);
-        await member.current.exited;
-      },
+      members: run.members,
+      onUnexpectedExit: (listener) => run.onUnexpectedExit(listener),
+      kill: (name, signal = 'SIGKILL') => run.kill(name, signal),
       stop: stopAll,
     };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+interface StoreSetup extends ClusterOptions {
+  dataDir: string;
+  logs: string;
+  jwksUrl: string;
+  adminToken: () => Promise<string>;
+  temporalBinaries: Awaited<ReturnType<typeof resolveTemporalServer>>;
+  ferretBinary: Awaited<ReturnType<typeof resolveFerretDb>>;
+}
+
+/** PostgreSQL, Temporal on it (schemas, server, namespace), FerretDB on it: where the gateway keeps its state. */
+async function startStores(run: ClusterMembers, { config, log, dataDir, logs, jwksUrl, adminToken, temporalBinaries, ferretBinary }: StoreSetup): Promise<{ temporalAddress: string; mongoUri: string }> {
+  const password = keptSecret(dataDir, 'postgres-password', () => randomBytes(18).toString('base64url'));
+  log('starting PostgreSQL…');
+  const postgres = await startPostgres({
+    dataDir: join(dataDir, 'postgresql'),
+    port: config.CLUSTER_POSTGRES_PORT,
+    user: POSTGRES_USER,
+    password,
+    logFile: join(logs, 'postgresql.log'),
+    log,
+  });
+  await run.add('postgresql', async () => postgres);
+  const pg = { host: '127.0.0.1', port: config.CLUSTER_POSTGRES_PORT, user: POSTGRES_USER, password };
+
+  log('setting up Temporal schemas…');
+  setupTemporalSchema(temporalBinaries.sqlTool.path, pg, join(dataDir, 'temporal-schema-created'), log);
+  log(`starting Temporal server (${config.CLUSTER_HISTORY_SHARDS} history shards)…`);
+  const temporalOptions = {
+    binary: temporalBinaries.server.path,
+    port: config.CLUSTER_TEMPORAL_PORT,
+    pg,
+    historyShards: config.CLUSTER_HISTORY_SHARDS,
+    logFile: join(logs, 'temporal.log'),
+    jwksUrl,
+    adminToken,
+  };
+  const temporalAddress = `127.0.0.1:${config.CLUSTER_TEMPORAL_PORT}`;
+  await run.add('temporal', () => startTemporalServer(temporalOptions));
+  await prepareNamespace(temporalAddress, await adminToken(), config.TEMPORAL_NAMESPACE);
+
+  log('starting FerretDB on PostgreSQL…');
+  await postgres.ensureDatabase(FERRETDB_DATABASE);
+  const ferretOptions = {
+    binary: ferretBinary.path,
+    port: config.CLUSTER_MONGODB_PORT,
+    postgresqlUrl: postgres.url(FERRETDB_DATABASE),
+    stateDir: join(dataDir, 'ferretdb'),
+    logFile: join(logs, 'ferretdb.log'),
+  };
+  await run.add('ferretdb', () => startFerretDbOnPostgres(ferretOptions));
+  return { temporalAddress, mongoUri: `mongodb://127.0.0.1:${config.CLUSTER_MONGODB_PORT}/agent-reach` };
+}
+
+/** The environment of the api replicas and workers (each start adds its own token). */
+function appEnvironment(options: ClusterOptions, at: { temporalAddress: string; mongoUri: string; dataDir: string; url: string; apiKey: string }): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: at.temporalAddress,
+    MONGODB_URI: at.mongoUri,
+    PUBLIC_URL: at.url,
+    API_KEYS: process.env.API_KEYS || configKeyEntry(options.config.DEFAULT_TENANT, ['admin', 'metrics'], at.apiKey),
+    CALLER_WEBHOOK_SECRET: process.env.CALLER_WEBHOOK_SECRET || keptSecret(at.dataDir, 'caller-webhook-secret', newSigningSecret),
+    // Development: agents and webhooks on this machine or its network are fine (as in embedded mode).
+    ENDPOINT_ALLOW_LOOPBACK: process.env.ENDPOINT_ALLOW_LOOPBACK || 'true',
+    ENDPOINT_ALLOW_PRIVATE: process.env.ENDPOINT_ALLOW_PRIVATE || 'true',
+    // Behind the wall, Nexus callers (any namespace of the cluster may call an endpoint) must prove a key.
+    TEMPORAL_CALLERS_REQUIRE_KEY: process.env.TEMPORAL_CALLERS_REQUIRE_KEY || 'true',
+    ...options.appEnv,
+  };
+}
+
+interface AppSetup {
+  memberEnv: (extra: NodeJS.ProcessEnv) => Promise<NodeJS.ProcessEnv>;
+  temporalAddress: string;
+  adminToken: () => Promise<string>;
+}
+
+/** The workers (ready once they poll the task queue) and the two api replicas (ready once `/readyz` says so). */
+async function startApps(run: ClusterMembers, config: Config, log: (line: string) => void, { memberEnv, temporalAddress, adminToken }: AppSetup): Promise<{ replicaPorts: number[]; replicaUrls: string[] }> {
+  log(`starting ${config.CLUSTER_WORKERS} workers and 2 api replicas…`);
+  const replicaPorts = [config.CLUSTER_PORT + 1, config.CLUSTER_PORT + 2];
+  const replicaUrls = replicaPorts.map((port) => `http://127.0.0.1:${port}`);
+  const starts: Promise<Member>[] = [];
+  for (let i = 1; i <= config.CLUSTER_WORKERS; i++) {
+    const name = `worker-${i}`;
+    starts.push(
+      run.add(name, async () => {
+        const server = run.spawnOwn(name, 'worker/main.ts', await memberEnv({ WORKER_METRICS_PORT: '0' }));
+        const identity = `${server.child!.pid}@`;
+        return run.ready(server, name, async () => (await pollers(temporalAddress, await adminToken(), config)).some((p) => p.startsWith(identity)));
+      }),
+    );
+  }
+  replicaPorts.forEach((port, i) => {
+    const name = `api-${i + 1}`;
+    starts.push(
+      run.add(name, async () => {
+        const server = run.spawnOwn(name, 'api/main.ts', await memberEnv({ API_HOST: '127.0.0.1', API_PORT: String(port) }));
+        return run.ready(server, name, async () => (await fetch(`${replicaUrls[i]}/readyz`)).ok);
+      }),
+    );
+  });
+  await Promise.all(starts);
+  return { replicaPorts, replicaUrls };
 }
 
 /** The identities (`pid@host`) of the workers that polled the message task queue lately. */

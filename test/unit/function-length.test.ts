@@ -30,7 +30,6 @@ const ALLOWED = new Map<string, number>([
   ['bench/lib/system.ts:startBenchSystem', 97],
   ['bench/planning/main.ts:main', 101],
   ['router/extraction.ts:extractParametersSync', 82],
-  ['supervisor/cluster/start-cluster.ts:startCluster', 213],
 ]);
 
 interface Measured {
