@@ -113,6 +113,24 @@ function otherTerms(properties: [string, PropertySchema][], name: string): strin
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 const URL = /https?:\/\/[^\s，。,;；）)]+/g;
 
+/**
+ * Year-month properties (a pattern that takes "2024-06" and not a whole date): "2024年7月", "June 2024", each into
+ * `out`; the text without the months taken.
+ */
+function assignYearMonths(properties: ReturnType<typeof propertiesOf>, out: Extracted, text: string): string {
+  let rest = text;
+  const monthFields = properties.filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && !!p.pattern && stringFits('2024-06', p) && !stringFits('2024-06-01', p));
+  const months = monthFields.length > 0 ? yearMonthsIn(rest) : [];
+  monthFields.forEach(([name], i) => {
+    const month = months[i];
+    if (month) {
+      out[name] = month.value;
+      rest = blank(rest, [{ start: month.index, end: month.index + month.length }]);
+    }
+  });
+  return rest;
+}
+
 /** Everything that can be found without a model: synchronous, no I/O. */
 export function extractParametersSync(intent: string, schema: unknown, options: Omit<ExtractionOptions, 'embed'> = {}): Extracted {
   const text = normalise(intent);
@@ -136,16 +154,7 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
   const urls = [...text.matchAll(URL)].map((m) => m[0]);
   rest = blank(rest, [...rest.matchAll(EMAIL), ...rest.matchAll(URL)].map((m) => ({ start: m.index!, end: m.index! + m[0].length })));
 
-  // Year-month properties (a pattern that takes "2024-06" and not a whole date): "2024年7月", "June 2024".
-  const monthFields = properties.filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && !!p.pattern && stringFits('2024-06', p) && !stringFits('2024-06-01', p));
-  const months = monthFields.length > 0 ? yearMonthsIn(rest) : [];
-  monthFields.forEach(([name], i) => {
-    const month = months[i];
-    if (month) {
-      out[name] = month.value;
-      rest = blank(rest, [{ start: month.index, end: month.index + month.length }]);
-    }
-  });
+  rest = assignYearMonths(properties, out, rest);
 
   const offsetFor = (p: PropertySchema) => options.timeZoneOffsetMinutes ?? exampleOffset(p.description) ?? -now.getTimezoneOffset();
   const dateFields = properties.filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && (p.format === 'date' || p.format === 'date-time'));

@@ -29,7 +29,6 @@ const ALLOWED = new Map<string, number>([
   ['bench/lib/scenario.ts:runScenario', 141],
   ['bench/lib/system.ts:startBenchSystem', 97],
   ['bench/planning/main.ts:main', 101],
-  ['router/extraction.ts:extractParametersSync', 82],
 ]);
 
 interface Measured {
