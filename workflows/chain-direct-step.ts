@@ -9,7 +9,7 @@
  * so one task waits at most LOCAL_WAIT_MS in all, and takes at most LOCAL_RESULT_BYTES of results (they travel in
  * its completion, and the history's size is read between tasks): past either, steps are awaited by activity.
  */
-import { ActivityCancellationType, CancellationScope, getExternalWorkflowHandle, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, getExternalWorkflowHandle, isCancellation, log, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { PreparedMessage } from '../activities/prepare-message';
 import type { ChainSent } from '../chains/chain-sent';
@@ -104,7 +104,15 @@ export async function sendDirect(step: DirectStep, waits: LocalWaits, refusal: (
 function cancelStep(step: DirectStep): Promise<ChainSent> {
   return CancellationScope.nonCancellable(async () => {
     // Fails when no message started (or it already ended): its end, or its absence, is read next.
-    await getExternalWorkflowHandle(messageWorkflowId(step.tenant, step.message_id)).cancel().catch(() => undefined);
+    await getExternalWorkflowHandle(messageWorkflowId(step.tenant, step.message_id))
+      .cancel()
+      .catch((error: unknown) =>
+        log.info('chain step: its message could not be cancelled (none started, or it had ended); its end is read next', {
+          chain_id: step.chain_id,
+          message_id: step.message_id,
+          why: (error as Error).message ?? String(error),
+        }),
+      );
     return awaitChainStep({ tenant: step.tenant, chain_id: step.chain_id, message_id: step.message_id });
   });
 }
