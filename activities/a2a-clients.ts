@@ -10,7 +10,14 @@ import { answerTooLargeMessage, isTransientStatus, RESULT_TOO_LARGE } from '../p
 import { cappedResponse } from '../platform/capped-body';
 import { LruCache } from '../util/lru';
 import type { AgentDoc } from '../store/agents';
-import { AgentCard, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type A2aClient } from '../protocol/a2a-sdk';
+import {
+  AgentCard,
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type A2aClient,
+} from '../protocol/a2a-sdk';
 
 /** Agents whose profile (parsed kept card), and instances whose client card, a worker keeps. */
 const CARD_CAPACITY = 1_000;
@@ -29,16 +36,25 @@ const INTERNAL_ERROR = -32603;
 
 export function classifyCallError(error: unknown, httpStatus: number | undefined, timeoutMs: number): CallFailure {
   const err = error as { name?: string; message?: string; code?: unknown; cause?: { code?: string; message?: string } };
-  if (err?.cause?.code === 'ENDPOINT_NOT_ALLOWED') return { transient: false, error: err.cause.message ?? 'endpoint not allowed' };
-  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return { transient: true, error: `timeout after ${timeoutMs} ms` };
+  if (err?.cause?.code === 'ENDPOINT_NOT_ALLOWED')
+    return { transient: false, error: err.cause.message ?? 'endpoint not allowed' };
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError')
+    return { transient: true, error: `timeout after ${timeoutMs} ms` };
   if (httpStatus !== undefined && httpStatus >= 300) {
-    return { transient: isTransientStatus(httpStatus), error: `HTTP ${httpStatus}: ${(err?.message ?? '').slice(0, 300)}` };
+    return {
+      transient: isTransientStatus(httpStatus),
+      error: `HTTP ${httpStatus}: ${(err?.message ?? '').slice(0, 300)}`,
+    };
   }
   if (typeof err?.code === 'number') {
     // The agent answered with an A2A (JSON-RPC) error: it does not take this message, except when it broke.
-    return { transient: err.code === INTERNAL_ERROR, error: `${err.name ?? 'A2AError'} (${err.code}): ${err.message ?? ''}`.slice(0, 500) };
+    return {
+      transient: err.code === INTERNAL_ERROR,
+      error: `${err.name ?? 'A2AError'} (${err.code}): ${err.message ?? ''}`.slice(0, 500),
+    };
   }
-  if (httpStatus !== undefined) return { transient: false, error: `the agent's answer is not A2A: ${err?.message ?? String(error)}`.slice(0, 500) };
+  if (httpStatus !== undefined)
+    return { transient: false, error: `the agent's answer is not A2A: ${err?.message ?? String(error)}`.slice(0, 500) };
   return { transient: true, error: err?.cause?.code ?? err?.cause?.message ?? err?.message ?? 'network error' };
 }
 
@@ -72,7 +88,12 @@ export class A2aClients {
   }
 
   /** One call with a client of the instance at `endpoint`, bounded by `timeoutMs`; never throws. */
-  async call<T>(profile: AgentProfile, endpoint: string, timeoutMs: number, run: (client: A2aClient, options: { signal: AbortSignal }) => Promise<T>): Promise<A2aCall<T>> {
+  async call<T>(
+    profile: AgentProfile,
+    endpoint: string,
+    timeoutMs: number,
+    run: (client: A2aClient, options: { signal: AbortSignal }) => Promise<T>,
+  ): Promise<A2aCall<T>> {
     let httpStatus: number | undefined;
     let tooLarge = false;
     const fetchImpl: typeof fetch = async (input, init) => {
@@ -82,11 +103,18 @@ export class A2aClients {
     };
     const status = () => (httpStatus === undefined ? {} : { http_status: httpStatus });
     try {
-      const value = await run(await this.clientFor(profile, endpoint, fetchImpl), { signal: AbortSignal.timeout(timeoutMs) });
+      const value = await run(await this.clientFor(profile, endpoint, fetchImpl), {
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       return { ok: true, value, ...status() };
     } catch (error) {
       // However the SDK wraps the read's error, an answer cut at the cap is refused, not retried.
-      if (tooLarge) return { ok: false, failure: { transient: false, code: RESULT_TOO_LARGE, error: answerTooLargeMessage(this.maxAnswerBytes) }, ...status() };
+      if (tooLarge)
+        return {
+          ok: false,
+          failure: { transient: false, code: RESULT_TOO_LARGE, error: answerTooLargeMessage(this.maxAnswerBytes) },
+          ...status(),
+        };
       return { ok: false, failure: classifyCallError(error, httpStatus, timeoutMs), ...status() };
     }
   }
@@ -99,6 +127,8 @@ export class A2aClients {
       this.cards.set(key, card);
     }
     const transports = [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })];
-    return new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports })).createFromAgentCard(card);
+    return new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports }),
+    ).createFromAgentCard(card);
   }
 }

@@ -53,14 +53,20 @@ export function callerChecks(provenance: RunProvenance, sealKeys: SealKeys): Cal
     async chainCaller(input, deps) {
       if (!deps) throw ApplicationFailure.nonRetryable('this worker does not run chains', 'not_configured');
       const run = await provenance.currentRun();
-      const found = await chainCaller({ ...deps, sealKeys }, input, { workflowId: run.workflow_id, startedAt: run.started_at });
+      const found = await chainCaller({ ...deps, sealKeys }, input, {
+        workflowId: run.workflow_id,
+        startedAt: run.started_at,
+      });
       if ('refusal' in found) throw ApplicationFailure.nonRetryable(found.refusal.message, found.refusal.type);
     },
   };
 }
 
 /** `run` once `check` has passed with the same arguments. */
-export function checked<F extends (...args: any[]) => Promise<unknown>>(check: (...args: Parameters<F>) => void | Promise<void>, run: F): F {
+export function checked<F extends (...args: any[]) => Promise<unknown>>(
+  check: (...args: Parameters<F>) => void | Promise<void>,
+  run: F,
+): F {
   return (async (...args: Parameters<F>) => {
     await check(...args);
     return run(...args);

@@ -37,7 +37,9 @@ const AWAIT_SLICE_MS = 5_000;
  * api's routing queue prepared it (a router's refusal, recorded as a rejected message); and how long to wait for its
  * end here (0: start it and answer at once).
  */
-export type SendChainStepRequest = ({ request: SendMessageInput } | { prepared: PreparedMessage }) & { wait_ms: number };
+export type SendChainStepRequest = ({ request: SendMessageInput } | { prepared: PreparedMessage }) & {
+  wait_ms: number;
+};
 
 /** What a step came to; `running` when it had not ended within the wait (the chain awaits it by `awaitChainStep`). */
 export type SendChainStepResult = { ended: ChainSent; waited_ms: number } | { running: true; waited_ms: number };
@@ -54,7 +56,11 @@ export interface ChainStepDeps {
 }
 
 /** The step's message run's close event within `ms` (undefined: still running); `ms` 0 looks once without waiting. */
-async function closeEvent(client: Client, workflowId: string, ms: number): Promise<temporal.api.history.v1.IHistoryEvent | undefined> {
+async function closeEvent(
+  client: Client,
+  workflowId: string,
+  ms: number,
+): Promise<temporal.api.history.v1.IHistoryEvent | undefined> {
   const deadline = Date.now() + Math.max(ms, 1);
   const request = {
     namespace: client.options.namespace,
@@ -78,22 +84,44 @@ async function closeEvent(client: Client, workflowId: string, ms: number): Promi
 
 /** What a closed message run came to, as the chain's status records it (as a child run's end read before). */
 function endedOf(client: Client, event: temporal.api.history.v1.IHistoryEvent): ChainSent {
-  const ended_at = new Date(Number(event.eventTime?.seconds ?? 0) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6)).toISOString();
+  const ended_at = new Date(
+    Number(event.eventTime?.seconds ?? 0) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6),
+  ).toISOString();
   switch (event.eventType) {
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED: {
       const payload = event.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
-      const status = payload ? (client.options.loadedDataConverter.payloadConverter.fromPayload(payload) as MessageStatus) : undefined;
+      const status = payload
+        ? (client.options.loadedDataConverter.payloadConverter.fromPayload(payload) as MessageStatus)
+        : undefined;
       if (status) return { ...sentOf(status), ended_at };
-      return { state: 'failed', error: { code: 'failed', message: 'the message run ended without a status' }, ended_at };
+      return {
+        state: 'failed',
+        error: { code: 'failed', message: 'the message run ended without a status' },
+        ended_at,
+      };
     }
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
       return { state: 'cancelled', error: { code: 'cancelled', message: 'the chain was cancelled' }, ended_at };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED: {
       const failure = event.workflowExecutionFailedEventAttributes?.failure;
-      return { state: 'failed', error: { code: failure?.applicationFailureInfo?.type || 'failed', message: failure?.message ?? 'the message run failed' }, ended_at };
+      return {
+        state: 'failed',
+        error: {
+          code: failure?.applicationFailureInfo?.type || 'failed',
+          message: failure?.message ?? 'the message run failed',
+        },
+        ended_at,
+      };
     }
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
-      return { state: 'failed', error: { code: 'failed', message: event.workflowExecutionTerminatedEventAttributes?.reason || 'the message run was terminated' }, ended_at };
+      return {
+        state: 'failed',
+        error: {
+          code: 'failed',
+          message: event.workflowExecutionTerminatedEventAttributes?.reason || 'the message run was terminated',
+        },
+        ended_at,
+      };
     default:
       return { state: 'failed', error: { code: 'failed', message: 'the message run timed out' }, ended_at };
   }
@@ -125,7 +153,10 @@ export function createChainStepActivities(deps: ChainStepDeps) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       const existing = await client.workflow.getHandle(workflowId).describe();
       if ((existing.memo as Partial<MessageMemo> | undefined)?.body_hash !== memo.body_hash) {
-        throw ApplicationFailure.nonRetryable(`message ${input.message_id} was already sent with another body`, 'idempotency_conflict');
+        throw ApplicationFailure.nonRetryable(
+          `message ${input.message_id} was already sent with another body`,
+          'idempotency_conflict',
+        );
       }
     }
     return workflowId;
@@ -134,8 +165,13 @@ export function createChainStepActivities(deps: ChainStepDeps) {
   return {
     async sendChainStep(step: SendChainStepRequest): Promise<SendChainStepResult> {
       const { wait_ms } = step;
-      const prepared = 'prepared' in step ? step.prepared : await deps.prepareMessage(step.request, { own_chain: true });
-      if (prepared.kind !== 'prepared') throw ApplicationFailure.nonRetryable('the step needs routing: the chain routes it first', 'routing_unavailable');
+      const prepared =
+        'prepared' in step ? step.prepared : await deps.prepareMessage(step.request, { own_chain: true });
+      if (prepared.kind !== 'prepared')
+        throw ApplicationFailure.nonRetryable(
+          'the step needs routing: the chain routes it first',
+          'routing_unavailable',
+        );
       const { client } = Context.current();
       const started_at = new Date().toISOString();
       const workflowId = await start(client, prepared);
@@ -149,8 +185,15 @@ export function createChainStepActivities(deps: ChainStepDeps) {
     async awaitChainStep(request: AwaitChainStepRequest): Promise<ChainSent> {
       const run = await deps.provenance.schedulingRun('awaitChainStep', [RUN_CHAIN_WORKFLOW]);
       const chain = run.input as RunChainInput | undefined;
-      if (chain?.tenant !== request.tenant || chain.chain_id !== request.chain_id || !chainMessageIds(chain, chain.chain_id).includes(request.message_id)) {
-        throw foreignCaller('awaitChainStep', `message ${request.message_id} is not a message of the chain ${run.workflow_id}`);
+      if (
+        chain?.tenant !== request.tenant ||
+        chain.chain_id !== request.chain_id ||
+        !chainMessageIds(chain, chain.chain_id).includes(request.message_id)
+      ) {
+        throw foreignCaller(
+          'awaitChainStep',
+          `message ${request.message_id} is not a message of the chain ${run.workflow_id}`,
+        );
       }
       const context = Context.current();
       const { client } = context;
@@ -162,7 +205,11 @@ export function createChainStepActivities(deps: ChainStepDeps) {
           event = await Promise.race([closeEvent(client, workflowId, AWAIT_SLICE_MS), context.cancelled]);
         } catch (error) {
           // Only after a cancel that came while the step was being started: its message never started.
-          if ((error as { code?: number }).code === NOT_FOUND) return { state: 'cancelled', error: { code: 'cancelled', message: 'the chain was cancelled before the step\'s message started' } };
+          if ((error as { code?: number }).code === NOT_FOUND)
+            return {
+              state: 'cancelled',
+              error: { code: 'cancelled', message: "the chain was cancelled before the step's message started" },
+            };
           throw error;
         }
         if (event) return endedOf(client, event);

@@ -6,14 +6,32 @@
 import type { AgentQueries } from '../catalogue/agent-queries';
 import { offersPush, skillIdOf, type AgentProfile } from '../catalogue/a2a';
 import type { MessageInput } from '../messages/message';
-import { isTask, outcomeOfTask, sendMessageRequestOf, verdictOfAnswer, type TaskOutcome } from '../protocol/a2a-delivery';
+import {
+  isTask,
+  outcomeOfTask,
+  sendMessageRequestOf,
+  verdictOfAnswer,
+  type TaskOutcome,
+} from '../protocol/a2a-delivery';
 import { pushToken, pushUrlOf } from '../rules/a2a-push';
-import { oversizedResult, RESULT_TOO_LARGE, withinResultSize, type AnswerLimits, type DeliveryVerdict } from '../protocol/verdicts';
+import {
+  oversizedResult,
+  RESULT_TOO_LARGE,
+  withinResultSize,
+  type AnswerLimits,
+  type DeliveryVerdict,
+} from '../protocol/verdicts';
 import { checkEndpoint, type EndpointPolicy } from '../rules/endpoint-policy';
 import { CancelTaskRequest, GetTaskRequest, Message, SendMessageRequest, Task } from '../protocol/a2a-sdk';
 import type { A2aClients, CallFailure } from './a2a-clients';
 import type { NotifyCancelRequest, NotifyCancelResult } from './notify-cancel';
-import { attemptFinisher, pastDeadline, type AttemptOutcomeDeps, type DeliverRequest, type DeliverResult } from './deliver';
+import {
+  attemptFinisher,
+  pastDeadline,
+  type AttemptOutcomeDeps,
+  type DeliverRequest,
+  type DeliverResult,
+} from './deliver';
 
 export interface A2aDeps extends AttemptOutcomeDeps {
   clients: A2aClients;
@@ -25,7 +43,10 @@ export interface A2aDeps extends AttemptOutcomeDeps {
 
 type Json = Record<string, unknown>;
 
-async function profileOf(deps: Pick<A2aDeps, 'queries' | 'clients'>, agentId: string): Promise<AgentProfile | undefined> {
+async function profileOf(
+  deps: Pick<A2aDeps, 'queries' | 'clients'>,
+  agentId: string,
+): Promise<AgentProfile | undefined> {
   const agent = await deps.queries.agentRecord(agentId);
   return agent && deps.clients.profileOf(agent);
 }
@@ -41,11 +62,18 @@ function verdictOfFailure(failure: CallFailure): DeliveryVerdict {
  */
 function keptOutcome(read: A2aPoll, maxResultBytes: number): A2aPoll {
   const tooLarge = (message: string): A2aPoll => ({
-    outcome: { kind: 'ended', state: 'completed', outcome: { status: 'failed', error: { code: RESULT_TOO_LARGE, message, retryable: false } } },
+    outcome: {
+      kind: 'ended',
+      state: 'completed',
+      outcome: { status: 'failed', error: { code: RESULT_TOO_LARGE, message, retryable: false } },
+    },
   });
   if ('failure' in read) return read.failure.code ? tooLarge(read.failure.error) : read;
   const { outcome } = read;
-  const oversized = outcome.kind === 'ended' && outcome.outcome.status === 'processed' ? oversizedResult(outcome.outcome.result, maxResultBytes) : undefined;
+  const oversized =
+    outcome.kind === 'ended' && outcome.outcome.status === 'processed'
+      ? oversizedResult(outcome.outcome.result, maxResultBytes)
+      : undefined;
   return oversized ? tooLarge(oversized) : read;
 }
 
@@ -53,7 +81,8 @@ export function createDeliverA2a(deps: A2aDeps) {
   return async function deliverA2a(request: DeliverRequest): Promise<DeliverResult> {
     const { message, target, attempt } = request;
     const started = deps.now();
-    if (pastDeadline(message, started)) return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
+    if (pastDeadline(message, started))
+      return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
     const finish = attemptFinisher(deps, request, started, 'a2a');
     if (deps.endpointPolicy) {
       const allowed = await checkEndpoint(target.endpoint, deps.endpointPolicy);
@@ -62,11 +91,28 @@ export function createDeliverA2a(deps: A2aDeps) {
     const agent = await deps.queries.agentRecord(target.agent_id);
     if (!agent) return finish({ kind: 'transient', error: `agent ${target.agent_id} not found` });
     const profile = deps.clients.profileOf(agent);
-    const push = offersPush(profile.card) && agent.signing_secret
-      ? { url: pushUrlOf(message.callback_url, agent._id, message.message_id), token: pushToken(agent.signing_secret, agent._id, message.message_id) }
-      : undefined;
-    const send = SendMessageRequest.fromJSON(sendMessageRequestOf({ message, target, attempt, skillId: skillIdOf(profile, target.capability), ...(push ? { push } : {}) }));
-    const answer = await deps.clients.call(profile, target.endpoint, message.policy.attemptTimeoutMs, (client, options) => client.sendMessage(send, options));
+    const push =
+      offersPush(profile.card) && agent.signing_secret
+        ? {
+            url: pushUrlOf(message.callback_url, agent._id, message.message_id),
+            token: pushToken(agent.signing_secret, agent._id, message.message_id),
+          }
+        : undefined;
+    const send = SendMessageRequest.fromJSON(
+      sendMessageRequestOf({
+        message,
+        target,
+        attempt,
+        skillId: skillIdOf(profile, target.capability),
+        ...(push ? { push } : {}),
+      }),
+    );
+    const answer = await deps.clients.call(
+      profile,
+      target.endpoint,
+      message.policy.attemptTimeoutMs,
+      (client, options) => client.sendMessage(send, options),
+    );
     const status = answer.http_status === undefined ? {} : { http_status: answer.http_status };
     if (!answer.ok) return finish(verdictOfFailure(answer.failure), status);
     const json = answerJson(answer.value);
@@ -77,7 +123,9 @@ export function createDeliverA2a(deps: A2aDeps) {
 
 /** The JSON form of SendMessage's answer (a Task or a Message), in v1.0 names. */
 function answerJson(answer: object): Json {
-  return ('status' in answer && 'id' in answer ? Task.toJSON(answer as never) : Message.toJSON(answer as never)) as Json;
+  return (
+    'status' in answer && 'id' in answer ? Task.toJSON(answer as never) : Message.toJSON(answer as never)
+  ) as Json;
 }
 
 export interface A2aTaskRequest {
@@ -98,17 +146,25 @@ const FIRST_REREAD_MS = 50;
  * twice as long each time) until it ends or `wait_ms` has passed, so a quick task's end is seen without a round
  * through Temporal's timers.
  */
-export function createPollA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries' | 'now' | 'answerLimits'> & { sleep?: (ms: number) => Promise<void> }) {
+export function createPollA2aTask(
+  deps: Pick<A2aDeps, 'clients' | 'queries' | 'now' | 'answerLimits'> & { sleep?: (ms: number) => Promise<void> },
+) {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   return async function pollA2aTask(request: A2aTaskRequest & { wait_ms?: number }): Promise<A2aPoll> {
     const profile = await profileOf(deps, request.agent_id);
     if (!profile) return { failure: { transient: false, error: `agent ${request.agent_id} not found` } };
     const until = deps.now() + (request.wait_ms ?? 0);
     for (let pause = FIRST_REREAD_MS; ; pause *= 2) {
-      const read = await deps.clients.call(profile, request.endpoint, request.message.policy.attemptTimeoutMs, (client, options) =>
-        client.getTask(GetTaskRequest.fromJSON({ id: request.task_id }), options),
+      const read = await deps.clients.call(
+        profile,
+        request.endpoint,
+        request.message.policy.attemptTimeoutMs,
+        (client, options) => client.getTask(GetTaskRequest.fromJSON({ id: request.task_id }), options),
       );
-      const polled = keptOutcome(read.ok ? { outcome: outcomeOfTask(Task.toJSON(read.value) as Json) } : { failure: read.failure }, deps.answerLimits.maxResultBytes);
+      const polled = keptOutcome(
+        read.ok ? { outcome: outcomeOfTask(Task.toJSON(read.value) as Json) } : { failure: read.failure },
+        deps.answerLimits.maxResultBytes,
+      );
       const underWay = 'outcome' in polled && polled.outcome.kind === 'pending';
       if (!underWay || deps.now() + pause > until) return polled;
       await sleep(pause);
@@ -118,15 +174,25 @@ export function createPollA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries' | 'n
 
 /** `CancelTask`, best effort: the caller cancelled the message whose task this is. */
 export function createCancelA2aTask(deps: Pick<A2aDeps, 'clients' | 'queries' | 'endpointPolicy'>) {
-  return async function cancelA2aTask(request: NotifyCancelRequest & { a2a_task_id: string }): Promise<NotifyCancelResult> {
+  return async function cancelA2aTask(
+    request: NotifyCancelRequest & { a2a_task_id: string },
+  ): Promise<NotifyCancelResult> {
     if (deps.endpointPolicy) {
       const allowed = await checkEndpoint(request.endpoint, deps.endpointPolicy);
       if (!allowed.allowed) return { error: `endpoint not allowed: ${allowed.reason}` };
     }
     const profile = await profileOf(deps, request.agent_id);
     if (!profile) return { error: `agent ${request.agent_id} not found` };
-    const cancel = CancelTaskRequest.fromJSON({ id: request.a2a_task_id, ...(request.reason ? { metadata: { reason: request.reason } } : {}) });
-    const done = await deps.clients.call(profile, request.endpoint, request.message.policy.attemptTimeoutMs, (client, options) => client.cancelTask(cancel, options));
+    const cancel = CancelTaskRequest.fromJSON({
+      id: request.a2a_task_id,
+      ...(request.reason ? { metadata: { reason: request.reason } } : {}),
+    });
+    const done = await deps.clients.call(
+      profile,
+      request.endpoint,
+      request.message.policy.attemptTimeoutMs,
+      (client, options) => client.cancelTask(cancel, options),
+    );
     if (!done.ok) return { error: done.failure.error };
     return { a2a_state: outcomeOfTask(Task.toJSON(done.value) as Json).state };
   };

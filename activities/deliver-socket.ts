@@ -10,20 +10,40 @@ import { pastDeadline, type DeliverRequest, type DeliverResult } from './deliver
 
 export interface SocketSender {
   /** Sends the envelope to the instance's socket and resolves with its ack, or with why it could not. */
-  send(agentId: string, instanceId: string, envelope: object, timeoutMs: number): Promise<{ ack: AckFrame } | { failure: string }>;
+  send(
+    agentId: string,
+    instanceId: string,
+    envelope: object,
+    timeoutMs: number,
+  ): Promise<{ ack: AckFrame } | { failure: string }>;
 }
 
 /** `maxResultBytes`: the most a result may take as JSON to be kept (MAX_PAYLOAD_BYTES; a frame is capped at 1 MiB already). */
-export function createSocketActivities(deps: { sockets: SocketSender; circuits: Pick<CircuitStore, 'record'>; now: () => number; maxResultBytes: number }) {
+export function createSocketActivities(deps: {
+  sockets: SocketSender;
+  circuits: Pick<CircuitStore, 'record'>;
+  now: () => number;
+  maxResultBytes: number;
+}) {
   return {
     async deliverOverSocket(request: DeliverRequest): Promise<DeliverResult> {
       const { message, target, attempt } = request;
       const started = deps.now();
-      if (pastDeadline(message, started)) return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
-      const sent = await deps.sockets.send(target.agent_id, target.instance_id, deliveryEnvelope(message, target, attempt), message.policy.attemptTimeoutMs);
-      const verdict: DeliveryVerdict = 'ack' in sent ? withinResultSize(verdictOfAck(sent.ack), deps.maxResultBytes) : { kind: 'transient', error: sent.failure };
+      if (pastDeadline(message, started))
+        return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
+      const sent = await deps.sockets.send(
+        target.agent_id,
+        target.instance_id,
+        deliveryEnvelope(message, target, attempt),
+        message.policy.attemptTimeoutMs,
+      );
+      const verdict: DeliveryVerdict =
+        'ack' in sent
+          ? withinResultSize(verdictOfAck(sent.ack), deps.maxResultBytes)
+          : { kind: 'transient', error: sent.failure };
       const linkWorked = circuitOutcome(verdict);
-      if (linkWorked !== undefined) await deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined);
+      if (linkWorked !== undefined)
+        await deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined);
       return { verdict, started_at: new Date(started).toISOString(), latency_ms: deps.now() - started };
     },
   };

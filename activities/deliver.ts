@@ -6,7 +6,14 @@ import type { MessageInput } from '../messages/message';
 import { deliveryEnvelope } from '../protocol/envelope';
 import { deliveryHeaders } from '../protocol/headers';
 import { deliveryKey } from '../protocol/turns';
-import { answerTooLarge, circuitOutcome, classifyResponse, withinResultSize, type AnswerLimits, type DeliveryVerdict } from '../protocol/verdicts';
+import {
+  answerTooLarge,
+  circuitOutcome,
+  classifyResponse,
+  withinResultSize,
+  type AnswerLimits,
+  type DeliveryVerdict,
+} from '../protocol/verdicts';
 import { AnswerTooLargeError, readCappedText } from '../platform/capped-body';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../platform/metrics';
@@ -75,17 +82,33 @@ export type AttemptDetails = Pick<DeliverResult, 'http_status' | 'a2a_task_id'>;
  * record an outcome must not fail the delivery. (The ranking hears how the message ended, not each attempt: see
  * settle-message.ts.)
  */
-export function attemptFinisher(deps: AttemptOutcomeDeps, request: DeliverRequest, started: number, transport: 'http' | 'a2a') {
+export function attemptFinisher(
+  deps: AttemptOutcomeDeps,
+  request: DeliverRequest,
+  started: number,
+  transport: 'http' | 'a2a',
+) {
   const { message, target, attempt } = request;
   return async (verdict: DeliveryVerdict, details: AttemptDetails = {}): Promise<DeliverResult> => {
     const latency = deps.now() - started;
     const linkWorked = circuitOutcome(verdict);
-    if (linkWorked !== undefined) await deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined);
+    if (linkWorked !== undefined)
+      await deps.circuits.record(target.agent_id, target.instance_id, linkWorked).catch(() => undefined);
     deps.metrics?.deliveryAttempts.inc({ outcome: verdict.kind, transport });
     deps.metrics?.deliveryLatency.observe({ transport }, latency / 1000);
     if (attempt > 1) deps.metrics?.retries.inc();
     deps.logger?.info(
-      { message_id: message.message_id, trace_id: message.trace_id, agent_id: target.agent_id, instance_id: target.instance_id, attempt, transport, outcome: verdict.kind, ...details, latency_ms: latency },
+      {
+        message_id: message.message_id,
+        trace_id: message.trace_id,
+        agent_id: target.agent_id,
+        instance_id: target.instance_id,
+        attempt,
+        transport,
+        outcome: verdict.kind,
+        ...details,
+        latency_ms: latency,
+      },
       'delivery attempt',
     );
     return { verdict, ...details, started_at: new Date(started).toISOString(), latency_ms: latency };
@@ -101,16 +124,23 @@ export function createDeliver(deps: DeliverDeps) {
   return async function deliver(request: DeliverRequest): Promise<DeliverResult> {
     const { message, target, attempt } = request;
     const started = deps.now();
-    if (pastDeadline(message, started)) return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
+    if (pastDeadline(message, started))
+      return { verdict: { kind: 'too_late' }, started_at: new Date(started).toISOString(), latency_ms: 0 };
     const timeoutMs = message.policy.attemptTimeoutMs;
     const finished = attemptFinisher(deps, request, started, 'http');
-    const finish = (verdict: DeliveryVerdict, httpStatus?: number) => finished(verdict, httpStatus === undefined ? {} : { http_status: httpStatus });
+    const finish = (verdict: DeliveryVerdict, httpStatus?: number) =>
+      finished(verdict, httpStatus === undefined ? {} : { http_status: httpStatus });
     if (deps.endpointPolicy) {
       const verdict = await checkEndpoint(target.endpoint, deps.endpointPolicy);
       if (!verdict.allowed) return finish({ kind: 'refused', error: `endpoint not allowed: ${verdict.reason}` });
     }
     const body = JSON.stringify(deliveryEnvelope(message, target, attempt));
-    const signed = signatureHeaders(await deps.queries.signingSecrets(target.agent_id), deliveryKey(message.message_id, message.turn), new Date(started), body);
+    const signed = signatureHeaders(
+      await deps.queries.signingSecrets(target.agent_id),
+      deliveryKey(message.message_id, message.turn),
+      new Date(started),
+      body,
+    );
     let response: Response;
     try {
       response = await deps.fetch(target.endpoint, {
@@ -122,7 +152,8 @@ export function createDeliver(deps: DeliverDeps) {
       });
     } catch (error) {
       // The host now resolves where the policy refuses (checked on the connection's own lookup): not retried.
-      if (isEndpointNotAllowed(error)) return finish({ kind: 'refused', error: (error as { cause: Error }).cause.message });
+      if (isEndpointNotAllowed(error))
+        return finish({ kind: 'refused', error: (error as { cause: Error }).cause.message });
       return finish({ kind: 'transient', error: describeNetworkError(error, timeoutMs) });
     }
     const { maxAnswerBytes, maxResultBytes } = deps.answerLimits;
@@ -131,7 +162,10 @@ export function createDeliver(deps: DeliverDeps) {
       answer = await readJson(response, maxAnswerBytes);
     } catch (error) {
       if (error instanceof AnswerTooLargeError) return finish(answerTooLarge(maxAnswerBytes), response.status);
-      return finish({ kind: 'transient', error: `reading the answer: ${describeNetworkError(error, timeoutMs)}` }, response.status);
+      return finish(
+        { kind: 'transient', error: `reading the answer: ${describeNetworkError(error, timeoutMs)}` },
+        response.status,
+      );
     }
     const verdict = classifyResponse(response.status, answer, response.headers.get('retry-after'), deps.now());
     return finish(withinResultSize(verdict, maxResultBytes), response.status);

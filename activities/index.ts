@@ -61,7 +61,8 @@ export function createActivities(deps: ActivityDeps) {
   const deliverHttp = createDeliver(deps);
   const deliverA2a = createDeliverA2a(a2a);
   /** Delivers from this worker: our envelope over HTTP, or an A2A SendMessage. */
-  const deliver = (request: DeliverRequest): Promise<DeliverResult> => (speaksA2a(request.target) ? deliverA2a(request) : deliverHttp(request));
+  const deliver = (request: DeliverRequest): Promise<DeliverResult> =>
+    speaksA2a(request.target) ? deliverA2a(request) : deliverHttp(request);
   const cancelA2aTask = createCancelA2aTask(a2a);
   const notifyCancelHttp = createNotifyCancel(deps);
   /** Tells the agent the caller cancelled: CancelTask for an A2A agent's task, else our cancel notice. */
@@ -69,20 +70,34 @@ export function createActivities(deps: ActivityDeps) {
     request.a2a_task_id ? cancelA2aTask({ ...request, a2a_task_id: request.a2a_task_id }) : notifyCancelHttp(request);
   const settleMessage = createSettleMessage(deps);
   const prepareChain = createPrepareChain(deps.chains);
-  const prepareMessage = createPrepareMessage({ ...deps.intake, sealKeys: deps.sealKeys, now: deps.now, provenance: deps.provenance });
+  const prepareMessage = createPrepareMessage({
+    ...deps.intake,
+    sealKeys: deps.sealKeys,
+    now: deps.now,
+    provenance: deps.provenance,
+  });
   const chainSteps = createChainStepActivities({ prepareMessage, provenance: deps.provenance });
   return {
     // Classic runs (started before the lean shape) resolve and deliver in regular activities.
     resolveTarget: checked(() => checks.messageRun('resolveTarget'), resolveTarget),
     deliver: checked((request: DeliverRequest) => checks.messageRun('deliver', request.message), deliver),
-    resolveAndDeliver: checked(local('resolveAndDeliver'), createResolveAndDeliver({ resolveTarget, deliver, sealKeys: deps.sealKeys })),
+    resolveAndDeliver: checked(
+      local('resolveAndDeliver'),
+      createResolveAndDeliver({ resolveTarget, deliver, sealKeys: deps.sealKeys }),
+    ),
     pollA2aTask: checked(local('pollA2aTask'), createPollA2aTask(a2a)),
-    notifyCancel: checked((request: NotifyCancelRequest) => checks.messageRun('notifyCancel', request.message), notifyCancel),
+    notifyCancel: checked(
+      (request: NotifyCancelRequest) => checks.messageRun('notifyCancel', request.message),
+      notifyCancel,
+    ),
     notifyCaller: createNotifyCaller(deps),
     settleMessage: checked(local('settleMessage'), settleMessage),
     prepareChain: async (input: RunChainInput) => {
       checks.local('prepareChain');
-      await checks.chainCaller(input, deps.intake && { config: deps.intake.config, ...(deps.intake.keys ? { keys: deps.intake.keys } : {}) });
+      await checks.chainCaller(
+        input,
+        deps.intake && { config: deps.intake.config, ...(deps.intake.keys ? { keys: deps.intake.keys } : {}) },
+      );
       // chainCaller refuses an input whose seal does not check out: a seal here is the gateway's.
       return prepareChain(input, input.seal !== undefined);
     },

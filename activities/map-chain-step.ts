@@ -51,7 +51,10 @@ async function resultOfRun(tenant: string, messageId: string): Promise<unknown> 
     const status = (await client.workflow.getHandle(messageWorkflowId(tenant, messageId)).result()) as MessageStatus;
     return status.result;
   } catch (error) {
-    throw ApplicationFailure.nonRetryable(`the result of message ${messageId} can no longer be read: ${(error as Error).message}`, RESULT_UNAVAILABLE);
+    throw ApplicationFailure.nonRetryable(
+      `the result of message ${messageId} can no longer be read: ${(error as Error).message}`,
+      RESULT_UNAVAILABLE,
+    );
   }
 }
 
@@ -62,20 +65,38 @@ function activityRun(): { workflow_id: string; workflow_type: string } {
 
 /** The steps whose referenced results the templates read. */
 function neededSteps(request: MapChainStepRequest): string[] {
-  const templates = [request.address?.input, request.address?.payload, request.when ? { $ref: request.when.$ref } : undefined];
-  const steps = templates.flatMap((template) => refsIn(template).map(({ ref }) => sourceOf(ref))).flatMap((source) => (source.kind === 'step' ? [source.step] : []));
+  const templates = [
+    request.address?.input,
+    request.address?.payload,
+    request.when ? { $ref: request.when.$ref } : undefined,
+  ];
+  const steps = templates
+    .flatMap((template) => refsIn(template).map(({ ref }) => sourceOf(ref)))
+    .flatMap((source) => (source.kind === 'step' ? [source.step] : []));
   return [...new Set(steps)].filter((step) => request.referenced[step] !== undefined);
 }
 
 export function createMapChainStep(deps: MapChainStepDeps = {}) {
   return async function mapChainStep(request: MapChainStepRequest): Promise<MapChainStepResult> {
     const run = (deps.scheduledBy ?? activityRun)();
-    if (run.workflow_type !== RUN_CHAIN_WORKFLOW || run.workflow_id !== chainWorkflowId(request.tenant, request.chain_id)) {
-      throw ApplicationFailure.nonRetryable(`mapChainStep refused: scheduled by ${run.workflow_type} ${run.workflow_id}, not by the run of chain ${request.chain_id}`, 'foreign_caller');
+    if (
+      run.workflow_type !== RUN_CHAIN_WORKFLOW ||
+      run.workflow_id !== chainWorkflowId(request.tenant, request.chain_id)
+    ) {
+      throw ApplicationFailure.nonRetryable(
+        `mapChainStep refused: scheduled by ${run.workflow_type} ${run.workflow_id}, not by the run of chain ${request.chain_id}`,
+        'foreign_caller',
+      );
     }
     const needed = neededSteps(request);
-    const foreign = needed.map((step) => request.referenced[step]!).find((messageId) => !messageId.startsWith(`${request.chain_id}:`));
-    if (foreign) throw ApplicationFailure.nonRetryable(`mapChainStep refused: message ${foreign} is not of chain ${request.chain_id}`, 'foreign_caller');
+    const foreign = needed
+      .map((step) => request.referenced[step]!)
+      .find((messageId) => !messageId.startsWith(`${request.chain_id}:`));
+    if (foreign)
+      throw ApplicationFailure.nonRetryable(
+        `mapChainStep refused: message ${foreign} is not of chain ${request.chain_id}`,
+        'foreign_caller',
+      );
     const read = deps.readResult ?? resultOfRun;
     const steps = { ...request.document.steps };
     for (const step of needed) steps[step] = { result: await read(request.tenant, request.referenced[step]!) };

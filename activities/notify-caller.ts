@@ -63,13 +63,16 @@ export function createNotifyCaller(deps: NotifyCallerDeps) {
    * that run (undefined for a run started before the gateway's seal keys, which is not read).
    */
   const checkOrigin = async (request: NotifyCallerRequest): Promise<StartedRun | undefined> => {
-    const run = await deps.provenance.schedulingRun('notifyCaller', [NOTIFY_CALLER_WORKFLOW]).catch((error: ApplicationFailure) => {
-      throw error.type === FOREIGN_CALLER ? refused(error.message) : error;
-    });
+    const run = await deps.provenance
+      .schedulingRun('notifyCaller', [NOTIFY_CALLER_WORKFLOW])
+      .catch((error: ApplicationFailure) => {
+        throw error.type === FOREIGN_CALLER ? refused(error.message) : error;
+      });
     if (Date.parse(run.started_at) < Date.parse(deps.sealKeys.since)) return undefined; // started by an earlier gateway
     if (!run.parent) throw refused('not started by a gateway run');
     const parent = await deps.provenance.run(run.parent.workflow_id, run.parent.run_id);
-    if (!deps.provenance.isGatewayRun(parent, PARENT_TYPES)) throw refused(`started by a ${parent.type} run on task queue ${parent.task_queue}`);
+    if (!deps.provenance.isGatewayRun(parent, PARENT_TYPES))
+      throw refused(`started by a ${parent.type} run on task queue ${parent.task_queue}`);
     const seal = sealOfRun(parent, deps.sealKeys);
     if (!seal.ok) throw refused(seal.reason);
     if (replyToOf(parent) !== request.url) throw refused('the URL is not the reply_to of the run that asked');
@@ -77,11 +80,13 @@ export function createNotifyCaller(deps: NotifyCallerDeps) {
   };
 
   return async function notifyCaller(request: NotifyCallerRequest): Promise<{ http_status: number }> {
-    if (!deps.callerWebhookSecret) throw ApplicationFailure.nonRetryable('CALLER_WEBHOOK_SECRET is not set', 'NoCallerSecret');
+    if (!deps.callerWebhookSecret)
+      throw ApplicationFailure.nonRetryable('CALLER_WEBHOOK_SECRET is not set', 'NoCallerSecret');
     const parent = await checkOrigin(request);
     if (deps.endpointPolicy) {
       const verdict = await checkEndpoint(request.url, deps.endpointPolicy);
-      if (!verdict.allowed) throw ApplicationFailure.nonRetryable(`reply_to not allowed: ${verdict.reason}`, 'ReplyToNotAllowed');
+      if (!verdict.allowed)
+        throw ApplicationFailure.nonRetryable(`reply_to not allowed: ${verdict.reason}`, 'ReplyToNotAllowed');
     }
     const { status } = request;
     const chain = 'chain_id' in status;

@@ -27,20 +27,34 @@ export interface NotifyCancelResult {
 }
 
 /** The cancel notice to an agent of ours (activities/index.ts sends CancelTask to an A2A agent instead). */
-export function createNotifyCancel(deps: { fetch: typeof fetch; now: () => number; queries: Pick<AgentQueries, 'signingSecrets'>; endpointPolicy?: EndpointPolicy }) {
+export function createNotifyCancel(deps: {
+  fetch: typeof fetch;
+  now: () => number;
+  queries: Pick<AgentQueries, 'signingSecrets'>;
+  endpointPolicy?: EndpointPolicy;
+}) {
   return async function notifyCancel(request: NotifyCancelRequest): Promise<NotifyCancelResult> {
     const { message } = request;
     if (deps.endpointPolicy) {
       const verdict = await checkEndpoint(request.endpoint, deps.endpointPolicy);
       if (!verdict.allowed) return { error: `endpoint not allowed: ${verdict.reason}` };
     }
-    const notice: CancelNotice = { event: 'cancelled', message_id: message.message_id, trace_id: message.trace_id, tenant: message.tenant };
+    const notice: CancelNotice = {
+      event: 'cancelled',
+      message_id: message.message_id,
+      trace_id: message.trace_id,
+      tenant: message.tenant,
+    };
     const body = JSON.stringify(notice);
     const secrets = await deps.queries.signingSecrets(request.agent_id);
     try {
       const response = await deps.fetch(request.endpoint, {
         method: 'POST',
-        headers: { ...deliveryHeaders(message), [REACH_EVENT_HEADER]: 'cancelled', ...signatureHeaders(secrets, cancelWebhookId(message.message_id), new Date(deps.now()), body) },
+        headers: {
+          ...deliveryHeaders(message),
+          [REACH_EVENT_HEADER]: 'cancelled',
+          ...signatureHeaders(secrets, cancelWebhookId(message.message_id), new Date(deps.now()), body),
+        },
         body,
         signal: AbortSignal.timeout(message.policy.attemptTimeoutMs),
         redirect: 'manual',

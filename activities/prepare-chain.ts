@@ -17,7 +17,11 @@ export interface PreparedChain {
 
 /** The `parameters` schema of a capability, for an intent step's check after routing; undefined when it declares none. */
 export function createCapabilityParameters(deps: ChainCheckDeps | undefined) {
-  return async function capabilityParameters(request: { tenant: string; agent_id: string; capability: string }): Promise<Record<string, unknown> | undefined> {
+  return async function capabilityParameters(request: {
+    tenant: string;
+    agent_id: string;
+    capability: string;
+  }): Promise<Record<string, unknown> | undefined> {
     const found = await deps?.queries.get(request.tenant, request.agent_id);
     const capability = found?.agent.capabilities.find((c) => c.name === request.capability);
     return capability && capabilitySchemas(capability).parameters;
@@ -33,11 +37,24 @@ export function createPrepareChain(deps: ChainCheckDeps | undefined) {
   return async function prepareChain(input: RunChainInput, sealChecked = false): Promise<PreparedChain> {
     if (!deps) throw ApplicationFailure.nonRetryable('this worker does not run chains', 'not_configured');
     if (sealChecked) return { steps: plannedSteps(input), ...runLimits(deps) };
-    const { tenant, chain_id: _chainId, key_id: _keyId, key_proof: _proof, key_proofs: _proofs, caller: _caller, seal: _seal, reply_retry_initial_ms: _retry, limits: _limits, ...body } = input;
+    const {
+      tenant,
+      chain_id: _chainId,
+      key_id: _keyId,
+      key_proof: _proof,
+      key_proofs: _proofs,
+      caller: _caller,
+      seal: _seal,
+      reply_retry_initial_ms: _retry,
+      limits: _limits,
+      ...body
+    } = input;
     const checked = await checkChain(deps, tenant, body);
     if (!checked.ok) {
       const { refusal } = checked;
-      const message = refusal.issues ? `invalid chain: ${refusal.issues.map((i) => `${i.location.replace(/^body\./, '')}: ${i.message}`).join('; ')}` : refusal.message;
+      const message = refusal.issues
+        ? `invalid chain: ${refusal.issues.map((i) => `${i.location.replace(/^body\./, '')}: ${i.message}`).join('; ')}`
+        : refusal.message;
       throw ApplicationFailure.create({ type: refusal.code, message, nonRetryable: true, details: [refusal] });
     }
     return { steps: checked.steps, ...runLimits(deps) };
@@ -46,5 +63,7 @@ export function createPrepareChain(deps: ChainCheckDeps | undefined) {
 
 function runLimits(deps: ChainCheckDeps): Pick<PreparedChain, 'limits'> {
   const { maxMessageBytes, maxHistoryBytes } = deps.limits;
-  return maxMessageBytes && maxHistoryBytes ? { limits: { max_message_bytes: maxMessageBytes, max_history_bytes: maxHistoryBytes } } : {};
+  return maxMessageBytes && maxHistoryBytes
+    ? { limits: { max_message_bytes: maxMessageBytes, max_history_bytes: maxHistoryBytes } }
+    : {};
 }

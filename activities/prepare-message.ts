@@ -11,7 +11,13 @@ import type { AgentQueries } from '../catalogue/agent-queries';
 import { SEND_FAILURES } from '../temporal-callers/contract';
 import { chooseTarget, isRefusal, type TargetRefusal } from '../messages/choose-target';
 import type { MessageInput } from '../messages/message';
-import { bodyHashOf, buildMessageInput, messageMemoOf, messageSummaryOf, type IntakeConfig } from '../messages/message-input';
+import {
+  bodyHashOf,
+  buildMessageInput,
+  messageMemoOf,
+  messageSummaryOf,
+  type IntakeConfig,
+} from '../messages/message-input';
 import { refusalBeforeTarget } from '../messages/intake-checks';
 import type { MessageMemo } from '../messages/runs';
 import type { Config } from '../platform/config';
@@ -31,7 +37,9 @@ import { endpointPolicy, type EndpointPolicy } from '../rules/endpoint-policy';
 
 export interface PrepareMessageDeps {
   queries: Pick<AgentQueries, 'checkReach'>;
-  config: IntakeConfig & Pick<Config, 'TEMPORAL_CALLERS_REQUIRE_KEY' | 'MAX_PAYLOAD_BYTES'> & Parameters<typeof endpointPolicy>[0];
+  config: IntakeConfig &
+    Pick<Config, 'TEMPORAL_CALLERS_REQUIRE_KEY' | 'MAX_PAYLOAD_BYTES'> &
+    Parameters<typeof endpointPolicy>[0];
   /** Where `reply_to` may point; from `config` when absent. */
   endpointPolicy?: EndpointPolicy;
   /** Chooses the target of intent-only messages; absent (the worker) → such inputs come back `needs_routing`. */
@@ -67,7 +75,13 @@ export interface NeedsRouting {
 }
 
 /** A catalogue refusal as the api's 404s and 403 say it. */
-function refusalOf(refused: TargetRefusal, tenant: string, agentId: string, capability: string, keyId: string | undefined): ApplicationFailure {
+function refusalOf(
+  refused: TargetRefusal,
+  tenant: string,
+  agentId: string,
+  capability: string,
+  keyId: string | undefined,
+): ApplicationFailure {
   switch (refused.kind) {
     case 'unknown_agent':
       return refusal(SEND_FAILURES.unknownAgent, `no agent ${agentId} in tenant ${tenant}`);
@@ -76,20 +90,30 @@ function refusalOf(refused: TargetRefusal, tenant: string, agentId: string, capa
     case 'forbidden':
       return refusal(
         SEND_FAILURES.forbidden,
-        keyId ? `the ACL of ${capability} does not admit key ${keyId}` : `the ACL of ${capability} does not admit callers without a key_id (they hold only the send scope)`,
+        keyId
+          ? `the ACL of ${capability} does not admit key ${keyId}`
+          : `the ACL of ${capability} does not admit callers without a key_id (they hold only the send scope)`,
       );
   }
 }
 
 const refusal = (type: string, message: string, details?: unknown) =>
-  ApplicationFailure.create({ type, message, nonRetryable: true, ...(details === undefined ? {} : { details: [details] }) });
+  ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable: true,
+    ...(details === undefined ? {} : { details: [details] }),
+  });
 
 /**
  * The chain run this message is a step (or compensation) of, as Temporal says: the run routing the step, the chain
  * run preparing it locally, or the parent of the `sendMessage` run, when it is a gateway chain. Undefined for any
  * other message.
  */
-async function chainOf(provenance: PrepareMessageDeps['provenance'], context: PrepareContext | undefined): Promise<StartedRun | undefined> {
+async function chainOf(
+  provenance: PrepareMessageDeps['provenance'],
+  context: PrepareContext | undefined,
+): Promise<StartedRun | undefined> {
   let parent = context?.parent;
   if (!provenance.isLocal()) {
     const run = await provenance.schedulingRun('prepareMessage', [SEND_MESSAGE_WORKFLOW, RUN_CHAIN_WORKFLOW]);
@@ -106,7 +130,10 @@ async function chainOf(provenance: PrepareMessageDeps['provenance'], context: Pr
  * The chain's first run, whose input and start vouch for its caller (a chain that continued as new runs on under the
  * same workflow id); undefined unless it and `run` are gateway chains.
  */
-async function firstChainRun(provenance: PrepareMessageDeps['provenance'], run: StartedRun): Promise<StartedRun | undefined> {
+async function firstChainRun(
+  provenance: PrepareMessageDeps['provenance'],
+  run: StartedRun,
+): Promise<StartedRun | undefined> {
   if (!provenance.isGatewayRun(run, [RUN_CHAIN_WORKFLOW])) return undefined;
   if (!run.first_run_id) return run;
   const first = await provenance.run(run.workflow_id, run.first_run_id);
@@ -120,7 +147,12 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     if (input?.tenant !== tenant || !chainMessageIds(input, input.chain_id).includes(messageId)) {
       throw refusal(SEND_FAILURES.forbidden, `message ${messageId} is not a message of chain ${input?.chain_id}`);
     }
-    const found = await chainCaller({ config: deps.config!, sealKeys: deps.sealKeys!, ...(deps.keys ? { keys: deps.keys } : {}) }, input, { workflowId: chain.workflow_id, startedAt: chain.started_at }, messageId);
+    const found = await chainCaller(
+      { config: deps.config!, sealKeys: deps.sealKeys!, ...(deps.keys ? { keys: deps.keys } : {}) },
+      input,
+      { workflowId: chain.workflow_id, startedAt: chain.started_at },
+      messageId,
+    );
     if ('refusal' in found) throw refusal(found.refusal.type, found.refusal.message);
     return found.caller;
   }
@@ -130,17 +162,36 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
    * handler started it (messages/seal.ts), covers the whole input, caller included. A token's subject only: a key
    * caller proves itself with its key proof.
    */
-  async function sealedTokenCaller(request: unknown, sealed: { caller: Caller }, tenant: string, messageId: string): Promise<Caller> {
+  async function sealedTokenCaller(
+    request: unknown,
+    sealed: { caller: Caller },
+    tenant: string,
+    messageId: string,
+  ): Promise<Caller> {
     const run = await deps.provenance!.currentRun();
-    const verdict = checkSealOf(request as Sealable, deps.sealKeys!, { workflowId: run.workflow_id, startedAt: run.started_at }, messageWorkflowId(tenant, messageId));
-    if (!verdict.ok) throw refusal(SEND_FAILURES.invalidAccessToken, `the caller in this input was not vouched for by the gateway (${verdict.reason}); send access_token through Nexus`);
+    const verdict = checkSealOf(
+      request as Sealable,
+      deps.sealKeys!,
+      { workflowId: run.workflow_id, startedAt: run.started_at },
+      messageWorkflowId(tenant, messageId),
+    );
+    if (!verdict.ok)
+      throw refusal(
+        SEND_FAILURES.invalidAccessToken,
+        `the caller in this input was not vouched for by the gateway (${verdict.reason}); send access_token through Nexus`,
+      );
     const { caller } = sealed;
-    if (!caller?.subject || caller.tenant !== tenant || !Array.isArray(caller.scopes)) throw refusal(SEND_FAILURES.invalidAccessToken, 'the sealed caller is not a token subject of this tenant');
+    if (!caller?.subject || caller.tenant !== tenant || !Array.isArray(caller.scopes))
+      throw refusal(SEND_FAILURES.invalidAccessToken, 'the sealed caller is not a token subject of this tenant');
     return caller;
   }
 
-  return async function prepareMessage(request: unknown, context?: PrepareContext): Promise<PreparedMessage | NeedsRouting> {
-    if (!deps.queries || !deps.config || !deps.now || !deps.sealKeys || !deps.provenance) throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
+  return async function prepareMessage(
+    request: unknown,
+    context?: PrepareContext,
+  ): Promise<PreparedMessage | NeedsRouting> {
+    if (!deps.queries || !deps.config || !deps.now || !deps.sealKeys || !deps.provenance)
+      throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
     const chain = await chainOf(deps.provenance, context);
     const refuse = (r: InputRefusal) => refusal(r.type, r.message, r.details);
     const parsed = parseDirectInput(request);
@@ -148,7 +199,11 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     const { tenant: tenantName, keyId, keyProof, accessToken, sealed, body } = parsed.input;
     if (!body.message_id) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: message_id: required');
     // A token in a direct start's input would stay in the gateway's history, usable by whoever reads it.
-    if (accessToken) throw refusal(SEND_FAILURES.invalidAccessToken, 'access_token is taken on the Nexus operation only (a direct start keeps its input in history): use key_id and key_proof here');
+    if (accessToken)
+      throw refusal(
+        SEND_FAILURES.invalidAccessToken,
+        'access_token is taken on the Nexus operation only (a direct start keeps its input in history): use key_id and key_proof here',
+      );
     // In the order of every way in (messages/intake-checks.ts): who sends, the checks before the target, the target.
     let caller: Caller;
     if (sealed) {
@@ -156,18 +211,38 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
     } else if (chain && !keyId) {
       caller = await chainStepCaller(chain, tenantName, body.message_id);
     } else {
-      const found = await directCaller({ config: deps.config, ...(deps.keys ? { keys: deps.keys } : {}) }, tenantName, body.message_id, body, keyId, keyProof);
+      const found = await directCaller(
+        { config: deps.config, ...(deps.keys ? { keys: deps.keys } : {}) },
+        tenantName,
+        body.message_id,
+        body,
+        keyId,
+        keyProof,
+      );
       if ('refusal' in found) throw refuse(found.refusal);
-      if (found.legacy) log.warn('a key proof of the earlier kind (message id only) was accepted: rotate the key (GET /v1/keys shows proofs: legacy)', { key_id: keyId, message_id: body.message_id });
+      if (found.legacy)
+        log.warn(
+          'a key proof of the earlier kind (message id only) was accepted: rotate the key (GET /v1/keys shows proofs: legacy)',
+          { key_id: keyId, message_id: body.message_id },
+        );
       caller = found.caller;
     }
     const now = new Date(deps.now());
-    const refused = await refusalBeforeTarget(body, { config: deps.config, endpointPolicy: deps.endpointPolicy ?? endpointPolicy(deps.config), now });
+    const refused = await refusalBeforeTarget(body, {
+      config: deps.config,
+      endpointPolicy: deps.endpointPolicy ?? endpointPolicy(deps.config),
+      now,
+    });
     if (refused) throw refuse(asInputRefusal(refused));
     // Routing needs the router, which lives in the api: the workflow asks the api's routing queue instead.
     if (!body.target?.capability && !deps.router) return { kind: 'needs_routing' };
-    const chosen = await chooseTarget({ queries: deps.queries, ...(deps.router ? { router: deps.router } : {}) }, caller, body);
-    if (isRefusal(chosen)) throw refusalOf(chosen, tenantName, body.target?.agent_id ?? '', body.target?.capability ?? '', keyId);
+    const chosen = await chooseTarget(
+      { queries: deps.queries, ...(deps.router ? { router: deps.router } : {}) },
+      caller,
+      body,
+    );
+    if (isRefusal(chosen))
+      throw refusalOf(chosen, tenantName, body.target?.agent_id ?? '', body.target?.capability ?? '', keyId);
     const built = buildMessageInput({
       tenant: tenantName,
       messageId: body.message_id,
@@ -179,6 +254,11 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
       config: deps.config,
     });
     const input = sealInput(built, deps.sealKeys.keys[0]!, now);
-    return { kind: 'prepared', input, memo: messageMemoOf(input, bodyHashOf(body), body.session_id), summary: messageSummaryOf(input) };
+    return {
+      kind: 'prepared',
+      input,
+      memo: messageMemoOf(input, bodyHashOf(body), body.session_id),
+      summary: messageSummaryOf(input),
+    };
   };
 }

@@ -26,18 +26,34 @@ export type RerouteResult =
   | { kind: 'routed'; target: MessageTarget; params?: Record<string, unknown>; routing: MessageRouting }
   | { kind: 'refused'; reason: Reason; routing: MessageRouting };
 
-export function createRerouteMessage(deps: { router: Pick<Router, 'route'>; misroutes: Pick<MisrouteStore, 'report'>; onReportError?: (error: Error) => void }) {
+export function createRerouteMessage(deps: {
+  router: Pick<Router, 'route'>;
+  misroutes: Pick<MisrouteStore, 'report'>;
+  onReportError?: (error: Error) => void;
+}) {
   return async function rerouteMessage(request: RerouteRequest): Promise<RerouteResult> {
     // The lesson is a side matter: a message is never held up by the store.
-    await deps.misroutes.report(request.tenant, request.misrouted, request.intent, request.message_id).catch((error: Error) => deps.onReportError?.(error));
+    await deps.misroutes
+      .report(request.tenant, request.misrouted, request.intent, request.message_id)
+      .catch((error: Error) => deps.onReportError?.(error));
     const decision = await deps.router.route({
       tenant: request.tenant,
       caller: request.caller ?? { tenant: request.tenant, key_id: '', scopes: [] },
       intent: request.intent,
       exclude: request.exclude,
     });
-    const routing: MessageRouting = { decided_by: decision.explanation.decided_by, provider: decision.explanation.provider, explanation: decision.explanation };
-    if (decision.kind === 'routed') return { kind: 'routed', target: { agent_id: decision.target.agent_id, capability: decision.target.capability }, params: decision.params, routing };
+    const routing: MessageRouting = {
+      decided_by: decision.explanation.decided_by,
+      provider: decision.explanation.provider,
+      explanation: decision.explanation,
+    };
+    if (decision.kind === 'routed')
+      return {
+        kind: 'routed',
+        target: { agent_id: decision.target.agent_id, capability: decision.target.capability },
+        params: decision.params,
+        routing,
+      };
     return { kind: 'refused', reason: rejectionOf(decision)!, routing };
   };
 }

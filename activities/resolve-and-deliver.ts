@@ -43,7 +43,9 @@ export function createResolveAndDeliver(deps: {
 }) {
   return async function resolveAndDeliver(request: ResolveAndDeliverRequest): Promise<ResolveAndDeliverResult> {
     const { message, attempt, run, params, follow_up, ...resolve } = request;
-    const seal = run ? checkSeal(message, deps.sealKeys, { workflowId: run.workflow_id, startedAt: run.started_at }) : { ok: false as const, reason: 'the run is unknown' };
+    const seal = run
+      ? checkSeal(message, deps.sealKeys, { workflowId: run.workflow_id, startedAt: run.started_at })
+      : { ok: false as const, reason: 'the run is unknown' };
     if (!seal.ok) return { lookup: { kind: 'unsealed', reason: seal.reason } };
     const lookup = await deps.resolveTarget(resolve);
     if (lookup.kind !== 'found' || deliversOverSocket(lookup.target)) return { lookup };

@@ -14,6 +14,12 @@ export interface ResolveTargetRequest {
 /** Reads the catalogue, before every attempt, for where the message goes now (the agent may have moved). */
 export function createResolveTarget(deps: { queries: Pick<AgentQueries, 'findTarget'> }) {
   return async function resolveTarget(request: ResolveTargetRequest): Promise<TargetLookup> {
-    return deps.queries.findTarget(request.tenant, request.target.agent_id, request.target.capability, request.avoid ?? [], request.caller);
+    return deps.queries.findTarget(
+      request.tenant,
+      request.target.agent_id,
+      request.target.capability,
+      request.avoid ?? [],
+      request.caller,
+    );
   };
 }

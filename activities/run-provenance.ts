@@ -38,7 +38,8 @@ export const FOREIGN_CALLER = 'foreign_caller';
 const KEPT_RUNS = 2_000;
 const MAX_KEPT_INPUT_BYTES = 64 * 1024;
 
-export const foreignCaller = (activity: string, why: string) => ApplicationFailure.nonRetryable(`${activity} refused: ${why}`, FOREIGN_CALLER);
+export const foreignCaller = (activity: string, why: string) =>
+  ApplicationFailure.nonRetryable(`${activity} refused: ${why}`, FOREIGN_CALLER);
 
 /** Reads a run's first history event with the worker's client (one page of one event). */
 async function readStartedRun(workflowId: string, runId: string): Promise<{ run: StartedRun; inputBytes: number }> {
@@ -61,7 +62,9 @@ async function readStartedRun(workflowId: string, runId: string): Promise<{ run:
     task_queue: started.taskQueue?.name ?? '',
     started_at: new Date(seconds * 1000 + Math.floor((first.eventTime?.nanos ?? 0) / 1e6)).toISOString(),
     ...(parent?.workflowId && parent.runId ? { parent: { workflow_id: parent.workflowId, run_id: parent.runId } } : {}),
-    ...(started.firstExecutionRunId && started.firstExecutionRunId !== runId ? { first_run_id: started.firstExecutionRunId } : {}),
+    ...(started.firstExecutionRunId && started.firstExecutionRunId !== runId
+      ? { first_run_id: started.firstExecutionRunId }
+      : {}),
     input: payload ? client.options.loadedDataConverter.payloadConverter.fromPayload(payload) : undefined,
   };
   return { run, inputBytes: payload?.data?.length ?? 0 };
@@ -91,7 +94,8 @@ export class RunProvenance {
 
   /** Refuses unless the current activity is a local one: what the gateway only ever runs locally. */
   requireLocal(activity: string): void {
-    if (!this.isLocal()) throw foreignCaller(activity, 'the gateway runs it only as a local activity of its own workflows');
+    if (!this.isLocal())
+      throw foreignCaller(activity, 'the gateway runs it only as a local activity of its own workflows');
   }
 
   /** A run's start, as Temporal keeps it. */
@@ -120,7 +124,8 @@ export class RunProvenance {
    */
   async schedulingRun(activity: string, types: readonly string[]): Promise<StartedRun> {
     const run = await this.currentRun();
-    if (run.task_queue !== this.deps.gatewayTaskQueue) throw foreignCaller(activity, `scheduled by a run on task queue ${run.task_queue}, not the gateway's`);
+    if (run.task_queue !== this.deps.gatewayTaskQueue)
+      throw foreignCaller(activity, `scheduled by a run on task queue ${run.task_queue}, not the gateway's`);
     if (!types.includes(run.type)) throw foreignCaller(activity, `scheduled by a ${run.type} run`);
     return run;
   }

@@ -17,12 +17,19 @@ export interface Settlement {
   latency_ms: number;
 }
 
-export function createSettleMessage(deps: { circuits: Pick<CircuitStore, 'record'>; stats?: Pick<RoutingStats, 'record'> }) {
+export function createSettleMessage(deps: {
+  circuits: Pick<CircuitStore, 'record'>;
+  stats?: Pick<RoutingStats, 'record'>;
+}) {
   return async function settleMessage(settlement: Settlement): Promise<void> {
     // Both advisory: failing to record must not fail the message.
     await Promise.all([
-      settlement.receipt_came ? deps.circuits.record(settlement.agent_id, settlement.instance_id, true).catch(() => undefined) : undefined,
-      deps.stats?.record(settlement.agent_id, settlement.capability, settlement.processed, settlement.latency_ms).catch(() => undefined),
+      settlement.receipt_came
+        ? deps.circuits.record(settlement.agent_id, settlement.instance_id, true).catch(() => undefined)
+        : undefined,
+      deps.stats
+        ?.record(settlement.agent_id, settlement.capability, settlement.processed, settlement.latency_ms)
+        .catch(() => undefined),
     ]);
   };
 }

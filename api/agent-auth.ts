@@ -24,7 +24,11 @@ function requireBearer(req: Request): string {
  * The agent owning the presented secret (receipts: the message says which agent it expects). `cached` reuses a
  * recent record (receipts; see AgentStore.findBySecret).
  */
-export async function agentBySecret(req: Request, store: AgentStore, options: { cached?: boolean } = {}): Promise<AgentDoc> {
+export async function agentBySecret(
+  req: Request,
+  store: AgentStore,
+  options: { cached?: boolean } = {},
+): Promise<AgentDoc> {
   const agent = await store.findBySecret(requireBearer(req), options);
   if (!agent) throw new ApiError(401, 'invalid_secret', 'The agent secret is not valid');
   return agent;
@@ -37,11 +41,20 @@ export async function agentBySecret(req: Request, store: AgentStore, options: { 
  * learns anything of other tenants' agents.
  * `cached` reuses a recent record (heartbeats only; see AgentStore.authenticate).
  */
-export async function requireAgent(req: Request, store: AgentStore, agentId: string, options: { cached?: boolean } = {}): Promise<AgentDoc> {
+export async function requireAgent(
+  req: Request,
+  store: AgentStore,
+  agentId: string,
+  options: { cached?: boolean } = {},
+): Promise<AgentDoc> {
   const secret = requireBearer(req);
   const result = await store.authenticate(agentId, secret, options);
   if (result.kind === 'ok') return result.agent;
-  if (result.kind === 'unknown_agent' || looksLikeApiKey(secret) || (await isOtherTenantsSecret(store, secret, result.tenant))) {
+  if (
+    result.kind === 'unknown_agent' ||
+    looksLikeApiKey(secret) ||
+    (await isOtherTenantsSecret(store, secret, result.tenant))
+  ) {
     throw new ApiError(404, 'agent_not_found', `No agent ${agentId}`, { hint: 'register first with POST /v1/agents' });
   }
   throw new ApiError(401, 'invalid_secret', 'The agent secret is not valid for this agent');

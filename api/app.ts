@@ -115,7 +115,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(protectedResourceRoutes(config));
   const dashboard = dashboardPage(
     config.AUTH_OIDC_ISSUER?.length && config.AUTH_OIDC_DASHBOARD_CLIENT_ID
-      ? { discovery_url: discoveryUrl(config.AUTH_OIDC_ISSUER[0]!), client_id: config.AUTH_OIDC_DASHBOARD_CLIENT_ID, redirect_uri: `${config.PUBLIC_URL}/dashboard`, resource: gatewayAudience(config) }
+      ? {
+          discovery_url: discoveryUrl(config.AUTH_OIDC_ISSUER[0]!),
+          client_id: config.AUTH_OIDC_DASHBOARD_CLIENT_ID,
+          redirect_uri: `${config.PUBLIC_URL}/dashboard`,
+          resource: gatewayAudience(config),
+        }
       : undefined,
   );
   app.get('/dashboard', (_req, res) => {
@@ -132,21 +137,56 @@ export function createApp(deps: AppDeps): Express {
   app.use(identifyCaller(deps.keys, limiter, tokens));
   const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
   // The A2A face (docs/a2a.md) reads its own bodies: one that is not JSON is a JSON-RPC error there.
-  const plans = deps.planTasks && new A2aPlanTasks({ router: deps.router, queries: deps.catalogue.queries, chains: deps.chains, config, metrics: deps.metrics, store: deps.planTasks, limiter });
+  const plans =
+    deps.planTasks &&
+    new A2aPlanTasks({
+      router: deps.router,
+      queries: deps.catalogue.queries,
+      chains: deps.chains,
+      config,
+      metrics: deps.metrics,
+      store: deps.planTasks,
+      limiter,
+    });
   app.use(a2aFaceRoutes({ ...deps, endpoints, ...(tokens ? { tokens } : {}), ...(plans ? { plans } : {}) }));
   app.use(express.json({ limit: config.MAX_BODY_BYTES }));
   const fetchCards = deps.fetch ?? guardedFetch(endpoints.policy);
-  app.use(metricsRoutes({ metrics: deps.metrics, catalogue: deps.catalogue, messages: deps.messages, isPublic: config.METRICS_PUBLIC }));
-  app.use(agentCardRoutes({ catalogue: deps.catalogue, config, endpoints, fetch: fetchCards, ...(tokens ? { tokens } : {}) }));
+  app.use(
+    metricsRoutes({
+      metrics: deps.metrics,
+      catalogue: deps.catalogue,
+      messages: deps.messages,
+      isPublic: config.METRICS_PUBLIC,
+    }),
+  );
+  app.use(
+    agentCardRoutes({ catalogue: deps.catalogue, config, endpoints, fetch: fetchCards, ...(tokens ? { tokens } : {}) }),
+  );
   app.use(agentRoutes({ catalogue: deps.catalogue, maxCapabilities: config.MAX_CAPABILITIES_PER_AGENT, endpoints }));
   app.use(heartbeatRoutes({ catalogue: deps.catalogue, metrics: deps.metrics, endpoints }));
   app.use(messageRoutes({ messages: deps.messages, config, metrics: deps.metrics, logger: deps.logger, endpoints }));
-  app.use(chainPlanRoutes({ router: deps.router, queries: deps.catalogue.queries, chains: deps.chains, config, limiter, metrics: deps.metrics }));
+  app.use(
+    chainPlanRoutes({
+      router: deps.router,
+      queries: deps.catalogue.queries,
+      chains: deps.chains,
+      config,
+      limiter,
+      metrics: deps.metrics,
+    }),
+  );
   app.use(chainRoutes({ chains: deps.chains, config, limiter }));
   app.use(routeRoutes({ router: deps.router, metrics: deps.metrics }));
   app.use(misrouteRoutes(deps.lessons));
   app.use(traceRoutes({ messages: deps.messages, config }));
-  app.use(callbackRoutes({ agents: deps.catalogue.store, messages: deps.messages, metrics: deps.metrics, maxPayloadBytes: config.MAX_PAYLOAD_BYTES }));
+  app.use(
+    callbackRoutes({
+      agents: deps.catalogue.store,
+      messages: deps.messages,
+      metrics: deps.metrics,
+      maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
+    }),
+  );
   app.use(keyRoutes({ keys: deps.keys }));
   if (deps.mcp) app.use(mcpAuthorization(config), deps.mcp.routes());
   app.use(notFoundHandler);

@@ -35,14 +35,19 @@ function isMcpPath(path: string): boolean {
  * for a token naming no tenant), then takes one token of its tenant's rate limit (429 with Retry-After when empty).
  * Requests without a credential go on: the route decides.
  */
-export function identifyCaller(keys: Pick<ApiKeyStore, 'authenticate'>, limiter: RateLimiter, tokens?: TokenVerifier): RequestHandler {
+export function identifyCaller(
+  keys: Pick<ApiKeyStore, 'authenticate'>,
+  limiter: RateLimiter,
+  tokens?: TokenVerifier,
+): RequestHandler {
   return async (req, res, next) => {
     const credential = bearerSecret(req);
     if (!credential) return next();
     let caller: Caller | undefined;
     if (looksLikeApiKey(credential)) {
       caller = await keys.authenticate(credential);
-      if (!caller) throw new ApiError(401, 'invalid_api_key', 'The API key is not valid (unknown, revoked or mistyped)');
+      if (!caller)
+        throw new ApiError(401, 'invalid_api_key', 'The API key is not valid (unknown, revoked or mistyped)');
     } else if (tokens && looksLikeJwt(credential)) {
       caller = await tokenCaller(tokens, credential, isMcpPath(req.path), res);
     } else {
@@ -59,7 +64,8 @@ async function tokenCaller(tokens: TokenVerifier, token: string, forMcp: boolean
     return await tokens.verify(token, { forMcp });
   } catch (error) {
     if (!(error instanceof TokenRefusal)) throw error;
-    if (error.status === 401) res.set('www-authenticate', bearerChallenge({ error: 'invalid_token', error_description: error.message }));
+    if (error.status === 401)
+      res.set('www-authenticate', bearerChallenge({ error: 'invalid_token', error_description: error.message }));
     throw new ApiError(error.status, error.code, error.message);
   }
 }
@@ -67,7 +73,12 @@ async function tokenCaller(tokens: TokenVerifier, token: string, forMcp: boolean
 /** The caller, who must hold `scope` (401 without a credential, 403 without the scope). */
 export function requireCaller(res: Response, scope: BuiltInScope | typeof METRICS_SCOPE): Caller {
   const caller = callerOf(res);
-  if (!caller) throw new ApiError(401, 'unauthenticated', 'Send an API key as "Authorization: Bearer rk_…" (or an access token of the configured identity provider)');
+  if (!caller)
+    throw new ApiError(
+      401,
+      'unauthenticated',
+      'Send an API key as "Authorization: Bearer rk_…" (or an access token of the configured identity provider)',
+    );
   return requireScope(caller, scope);
 }
 

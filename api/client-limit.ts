@@ -52,8 +52,13 @@ export class ClientLimit {
 }
 
 /** The limit as configured (UNAUTHENTICATED_RATE_LIMIT_*). */
-export function clientLimitOf(config: Pick<Config, 'UNAUTHENTICATED_RATE_LIMIT_PER_SECOND' | 'UNAUTHENTICATED_RATE_LIMIT_BURST'>): ClientLimit {
-  return new ClientLimit({ perSecond: config.UNAUTHENTICATED_RATE_LIMIT_PER_SECOND, burst: config.UNAUTHENTICATED_RATE_LIMIT_BURST });
+export function clientLimitOf(
+  config: Pick<Config, 'UNAUTHENTICATED_RATE_LIMIT_PER_SECOND' | 'UNAUTHENTICATED_RATE_LIMIT_BURST'>,
+): ClientLimit {
+  return new ClientLimit({
+    perSecond: config.UNAUTHENTICATED_RATE_LIMIT_PER_SECOND,
+    burst: config.UNAUTHENTICATED_RATE_LIMIT_BURST,
+  });
 }
 
 function addressOf(remote: string | undefined): string {
@@ -61,7 +66,11 @@ function addressOf(remote: string | undefined): string {
 }
 
 /** 429 `rate_limited` with Retry-After when `decision` refuses. */
-export function refuseWhenSpent(res: Response, decision: RateDecision, what = 'from this address before authentication'): void {
+export function refuseWhenSpent(
+  res: Response,
+  decision: RateDecision,
+  what = 'from this address before authentication',
+): void {
   if (decision.allowed) return;
   res.set('retry-after', String(decision.retryAfterSeconds));
   throw new ApiError(429, 'rate_limited', `Too many requests ${what}; retry in ${decision.retryAfterSeconds} s`, {

@@ -56,13 +56,18 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const clientStatus = clientBodyError(error);
     if (clientStatus) {
-      res.status(clientStatus).json(errorBody('unreadable_body', `The request body could not be read: ${(error as Error).message}`));
+      res
+        .status(clientStatus)
+        .json(errorBody('unreadable_body', `The request body could not be read: ${(error as Error).message}`));
       return;
     }
     const dependency = isUnavailable(error);
     if (dependency) {
       logger.warn({ err: error, path: req.path }, `${dependency} unavailable`);
-      res.status(503).set('retry-after', '5').json(errorBody('unavailable', `The ${dependency} is unavailable; retry shortly`));
+      res
+        .status(503)
+        .set('retry-after', '5')
+        .json(errorBody('unavailable', `The ${dependency} is unavailable; retry shortly`));
       return;
     }
     logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error');

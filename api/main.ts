@@ -29,18 +29,43 @@ async function main(): Promise<void> {
   const telemetry = startTelemetry('api', config.OTEL_EXPORTER_OTLP_ENDPOINT);
   // The socket-delivery worker's connection; also the client's when this process runs the message worker.
   const workerConnection = await connectTemporalWorker(config, logger);
-  const client = createTemporalClient(config.API_RUNS_WORKER ? workerConnection : connection, config, Boolean(telemetry));
+  const client = createTemporalClient(
+    config.API_RUNS_WORKER ? workerConnection : connection,
+    config,
+    Boolean(telemetry),
+  );
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
-  const shortfall = await retentionShortfall(connection.workflowService, config.TEMPORAL_NAMESPACE, config.IDEMPOTENCY_WINDOW_MS).catch(() => undefined);
+  const shortfall = await retentionShortfall(
+    connection.workflowService,
+    config.TEMPORAL_NAMESPACE,
+    config.IDEMPOTENCY_WINDOW_MS,
+  ).catch(() => undefined);
   if (shortfall) logger.warn(shortfall);
   const services = await createApiServices({ config, logger, mongo, client });
   if (!config.API_KEYS) logger.warn('API_KEYS is not set: only keys created earlier through /v1/keys are accepted');
   // Embeds the default tenant's catalogue now, so the first routed message does not wait for it.
-  services.router.prepare(config.DEFAULT_TENANT).catch((error: unknown) => logger.warn({ err: error }, 'router warm-up failed'));
+  services.router
+    .prepare(config.DEFAULT_TENANT)
+    .catch((error: unknown) => logger.warn({ err: error }, 'router warm-up failed'));
   const messageWorker = config.API_RUNS_WORKER
-    ? await runMessageWorker({ config, mongo, logger, connection: workerConnection, ...(telemetry ? { telemetry } : {}) })
+    ? await runMessageWorker({
+        config,
+        mongo,
+        logger,
+        connection: workerConnection,
+        ...(telemetry ? { telemetry } : {}),
+      })
     : undefined;
-  const replica = await startApiReplica({ config, logger, services, mongo, connection, workerConnection, host: config.API_HOST, port: config.API_PORT });
+  const replica = await startApiReplica({
+    config,
+    logger,
+    services,
+    mongo,
+    connection,
+    workerConnection,
+    host: config.API_HOST,
+    port: config.API_PORT,
+  });
   logger.info({ url: config.PUBLIC_URL }, 'api listening');
   // Every replica sweeps; the conditional updates make each offline transition happen (and be recorded) once,
   // and replicas deleting the same old documents only find fewer to delete.
@@ -48,7 +73,12 @@ async function main(): Promise<void> {
   const stopSweeper = startSweeper(services.catalogue.heartbeats, config.SWEEP_INTERVAL_MS, logger, pruners);
   const stopIndex = services.catalogue.index.start(logger);
   const stopA2aProbe = startA2aProbe(
-    { catalogue: services.catalogue.index, heartbeats: services.catalogue.heartbeats, fetch: guardedFetch(endpointPolicy(config)), timeoutMs: config.A2A_FETCH_TIMEOUT_MS },
+    {
+      catalogue: services.catalogue.index,
+      heartbeats: services.catalogue.heartbeats,
+      fetch: guardedFetch(endpointPolicy(config)),
+      timeoutMs: config.A2A_FETCH_TIMEOUT_MS,
+    },
     config.A2A_PROBE_INTERVAL_MS,
     logger,
   );

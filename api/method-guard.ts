@@ -27,7 +27,11 @@ function knownPaths(operations: readonly { method: string; path: string }[]): Kn
         .split('/')
         .map((segment) => (segment.startsWith(':') ? '[^/]+' : escape(segment)))
         .join('/');
-      known = { pattern: new RegExp(`^${source}/?$`, 'i'), params: (path.match(/:/g) ?? []).length, methods: new Set() };
+      known = {
+        pattern: new RegExp(`^${source}/?$`, 'i'),
+        params: (path.match(/:/g) ?? []).length,
+        methods: new Set(),
+      };
       byPath.set(path, known);
     }
     known.methods.add(method.toUpperCase());
@@ -55,6 +59,10 @@ export function methodGuard(operations: readonly { method: string; path: string 
       res.status(204).end();
       return;
     }
-    res.status(405).json(errorBody('method_not_allowed', `${req.method} is not served on ${req.path}; use ${allow}`, { allow: allowed }));
+    res
+      .status(405)
+      .json(
+        errorBody('method_not_allowed', `${req.method} is not served on ${req.path}; use ${allow}`, { allow: allowed }),
+      );
   };
 }

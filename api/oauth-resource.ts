@@ -45,10 +45,16 @@ export function protectedResourceMetadata(config: ResourceConfig, resource: stri
  * `card` declaring the configured token schemes: an OpenID Connect scheme per issuer, and its OAuth2 flows (code +
  * PKCE, client credentials) where its metadata can be read now (identity/oidc-issuers.ts keeps it once read).
  */
-export async function withConfiguredSchemes<T extends Record<string, unknown>>(card: T, config: Pick<Config, 'AUTH_OIDC_ISSUER'>, tokens?: TokenVerifier): Promise<T> {
+export async function withConfiguredSchemes<T extends Record<string, unknown>>(
+  card: T,
+  config: Pick<Config, 'AUTH_OIDC_ISSUER'>,
+  tokens?: TokenVerifier,
+): Promise<T> {
   const issuers = config.AUTH_OIDC_ISSUER;
   if (!issuers?.length) return card;
-  const endpoints = tokens ? await Promise.all(issuers.map((issuer) => tokens.issuers.metadata(issuer).catch(() => undefined))) : [];
+  const endpoints = tokens
+    ? await Promise.all(issuers.map((issuer) => tokens.issuers.metadata(issuer).catch(() => undefined)))
+    : [];
   return withTokenSchemes(card, issuers, endpoints);
 }
 
@@ -70,16 +76,32 @@ export function protectedResourceRoutes(config: ResourceConfig): Router {
  * Host/Origin check (DNS rebinding), which comes before anything else there.
  */
 export function mcpAuthorization(config: ResourceConfig & Parameters<typeof originGuard>[0]): Router {
-  const metadata = config.AUTH_OIDC_ISSUER?.length ? { resource_metadata: resourceMetadataUrl(config, 'mcp') } : undefined;
+  const metadata = config.AUTH_OIDC_ISSUER?.length
+    ? { resource_metadata: resourceMetadataUrl(config, 'mcp') }
+    : undefined;
   const authorize: RequestHandler = (_req, res, next) => {
     const caller = callerOf(res);
     if (!caller) {
-      res.set('www-authenticate', bearerChallenge({ ...metadata, ...(metadata ? { scope: MCP_SCOPES.join(' ') } : {}) }));
-      throw new ApiError(401, 'unauthenticated', metadata ? 'Send a bearer access token (see the resource metadata in WWW-Authenticate) or an API key' : 'Send an API key as "Authorization: Bearer rk_…"');
+      res.set(
+        'www-authenticate',
+        bearerChallenge({ ...metadata, ...(metadata ? { scope: MCP_SCOPES.join(' ') } : {}) }),
+      );
+      throw new ApiError(
+        401,
+        'unauthenticated',
+        metadata
+          ? 'Send a bearer access token (see the resource metadata in WWW-Authenticate) or an API key'
+          : 'Send an API key as "Authorization: Bearer rk_…"',
+      );
     }
     if (!MCP_SCOPES.some((scope) => hasScope(caller, scope))) {
-      res.set('www-authenticate', bearerChallenge({ error: 'insufficient_scope', scope: MCP_SCOPES.join(' '), ...metadata }));
-      throw new ApiError(403, 'insufficient_scope', 'The MCP face needs the "read" or the "send" scope', { required_scope: MCP_SCOPES.join(' ') });
+      res.set(
+        'www-authenticate',
+        bearerChallenge({ error: 'insufficient_scope', scope: MCP_SCOPES.join(' '), ...metadata }),
+      );
+      throw new ApiError(403, 'insufficient_scope', 'The MCP face needs the "read" or the "send" scope', {
+        required_scope: MCP_SCOPES.join(' '),
+      });
     }
     next();
   };

@@ -13,7 +13,11 @@ const state = z.enum(MESSAGE_STATES);
 
 export const healthResponse = z.looseObject({ status: z.literal('ok') });
 export const pushReceivedResponse = z.looseObject({ received: z.literal(true) });
-export const readinessResponse = z.looseObject({ status: z.enum(['ready', 'not_ready']), database: z.boolean(), temporal: z.boolean() });
+export const readinessResponse = z.looseObject({
+  status: z.enum(['ready', 'not_ready']),
+  database: z.boolean(),
+  temporal: z.boolean(),
+});
 export const anyObject = z.looseObject({});
 
 const instance = z.looseObject({
@@ -46,7 +50,12 @@ export const registeredResponse = z.looseObject({
   agent: agentResponse,
   heartbeat: heartbeatAdvice,
 });
-export const reregisteredResponse = z.looseObject({ agent_id: z.string(), reregistered: z.literal(true), agent: agentResponse, heartbeat: heartbeatAdvice });
+export const reregisteredResponse = z.looseObject({
+  agent_id: z.string(),
+  reregistered: z.literal(true),
+  agent: agentResponse,
+  heartbeat: heartbeatAdvice,
+});
 export const updatedAgentResponse = z.looseObject({ agent: agentResponse, heartbeat: heartbeatAdvice });
 export const importedResponse = z.looseObject({
   agent_id: z.string(),
@@ -87,7 +96,11 @@ export const messageStatusResponse = z.looseObject({
 export const messageListResponse = z.looseObject({
   items: z.array(z.looseObject({ message_id: z.string(), state: z.string(), started_at: timestamp })),
 });
-export const cancelledResponse = z.looseObject({ message_id: z.string(), cancelled: z.literal(true), state: z.literal('cancelled') });
+export const cancelledResponse = z.looseObject({
+  message_id: z.string(),
+  cancelled: z.literal(true),
+  state: z.literal('cancelled'),
+});
 export const routeDecisionResponse = z.looseObject({
   kind: z.enum(['routed', 'input_required', 'refused']),
   explanation: z.looseObject({}),
@@ -98,7 +111,12 @@ const headStatus = z.looseObject({
   changed_at: timestamp,
   ready_at: timestamp.optional(),
   calibration: z.looseObject({}).optional(),
-  time_guard: z.string().optional().describe("Only when the training's time guard cut a training short: this head, and its operating point, then depend on the machine's load"),
+  time_guard: z
+    .string()
+    .optional()
+    .describe(
+      "Only when the training's time guard cut a training short: this head, and its operating point, then depend on the machine's load",
+    ),
 });
 export const misrouteResponse = z.looseObject({
   misroute_id: z.string(),
@@ -122,7 +140,17 @@ export const routerStatusResponse = z.looseObject({
 });
 export const traceResponse = z.looseObject({
   trace_id: z.string(),
-  messages: z.array(z.looseObject({ message_id: z.string(), state, agent_id: z.string(), capability: z.string(), attempts: z.number().int(), accepted_at: timestamp, links })),
+  messages: z.array(
+    z.looseObject({
+      message_id: z.string(),
+      state,
+      agent_id: z.string(),
+      capability: z.string(),
+      attempts: z.number().int(),
+      accepted_at: timestamp,
+      links,
+    }),
+  ),
 });
 
 const keyView = z.looseObject({
@@ -136,7 +164,12 @@ const keyView = z.looseObject({
 });
 export const createdKeyResponse = keyView.extend({ key: z.string() });
 export const keyListResponse = z.looseObject({ items: z.array(keyView) });
-export const receiptResponse = z.looseObject({ message_id: z.string(), applied: z.boolean(), duplicate: z.boolean(), state });
+export const receiptResponse = z.looseObject({
+  message_id: z.string(),
+  applied: z.boolean(),
+  duplicate: z.boolean(),
+  state,
+});
 
 const sentMessage = {
   message_id: z.string(),
@@ -150,19 +183,38 @@ export const chainStatusResponse = z.looseObject({
   chain_id: z.string(),
   tenant: z.string(),
   state: z.enum(CHAIN_STATES),
-  steps: z.array(z.looseObject({ id: z.string(), after: z.array(z.string()).optional(), ...sentMessage, compensation: z.looseObject(sentMessage).optional() })),
+  steps: z.array(
+    z.looseObject({
+      id: z.string(),
+      after: z.array(z.string()).optional(),
+      ...sentMessage,
+      compensation: z.looseObject(sentMessage).optional(),
+    }),
+  ),
   started_at: timestamp,
   ended_at: timestamp.optional(),
 });
 /** A listed chain: its status without what the agents answered (no step results, no error messages). */
-const sentSummary = { message_id: z.string(), state: z.enum(STEP_STATES), started_at: timestamp.optional(), ended_at: timestamp.optional() };
+const sentSummary = {
+  message_id: z.string(),
+  state: z.enum(STEP_STATES),
+  started_at: timestamp.optional(),
+  ended_at: timestamp.optional(),
+};
 export const chainPageResponse = z.looseObject({
   items: z.array(
     z.looseObject({
       chain_id: z.string(),
       tenant: z.string(),
       state: z.enum(CHAIN_STATES),
-      steps: z.array(z.looseObject({ id: z.string(), after: z.array(z.string()).optional(), ...sentSummary, compensation: z.looseObject(sentSummary).optional() })),
+      steps: z.array(
+        z.looseObject({
+          id: z.string(),
+          after: z.array(z.string()).optional(),
+          ...sentSummary,
+          compensation: z.looseObject(sentSummary).optional(),
+        }),
+      ),
       started_at: timestamp,
       ended_at: timestamp.optional(),
       error: z.looseObject({ code: z.string(), step: z.string().optional() }).optional(),
@@ -171,11 +223,37 @@ export const chainPageResponse = z.looseObject({
   next_cursor: z.string().optional(),
 });
 export const chainPlanResponse = z.looseObject({
-  chain: z.looseObject({ steps: z.array(z.looseObject({ id: z.string(), target: z.looseObject({ agent_id: z.string(), capability: z.string() }), after: z.array(z.string()) })) }),
-  steps: z.array(z.looseObject({ id: z.string(), text: z.string(), planner: z.string(), accepted: z.boolean(), capability: z.string() })),
-  unplanned: z.array(z.looseObject({ code: z.enum(['refused', 'condition_not_understood', 'input_required']), text: z.string(), message: z.string() })),
+  chain: z.looseObject({
+    steps: z.array(
+      z.looseObject({
+        id: z.string(),
+        target: z.looseObject({ agent_id: z.string(), capability: z.string() }),
+        after: z.array(z.string()),
+      }),
+    ),
+  }),
+  steps: z.array(
+    z.looseObject({
+      id: z.string(),
+      text: z.string(),
+      planner: z.string(),
+      accepted: z.boolean(),
+      capability: z.string(),
+    }),
+  ),
+  unplanned: z.array(
+    z.looseObject({
+      code: z.enum(['refused', 'condition_not_understood', 'input_required']),
+      text: z.string(),
+      message: z.string(),
+    }),
+  ),
   runnable: z.boolean(),
   check: z.looseObject({ ok: z.boolean() }),
   started: z.boolean().optional(),
 });
-export const chainCancelledResponse = z.looseObject({ chain_id: z.string(), cancelled: z.literal(true), state: z.literal('cancelled') });
+export const chainCancelledResponse = z.looseObject({
+  chain_id: z.string(),
+  cancelled: z.literal(true),
+  state: z.literal('cancelled'),
+});

@@ -14,7 +14,13 @@ export function retentionPruners(
 ): Pruner[] {
   const before = (ms: number) => new Date(now().getTime() - ms);
   return [
-    { name: 'agent_events', prune: () => deleteOlderThan(models.events, 'at', before(config.AGENT_EVENT_RETENTION_MS)) },
-    { name: 'routing_sessions', prune: () => deleteOlderThan(sessionModel(mongo), 'updated_at', before(config.ROUTER_SESSION_TTL_MS)) },
+    {
+      name: 'agent_events',
+      prune: () => deleteOlderThan(models.events, 'at', before(config.AGENT_EVENT_RETENTION_MS)),
+    },
+    {
+      name: 'routing_sessions',
+      prune: () => deleteOlderThan(sessionModel(mongo), 'updated_at', before(config.ROUTER_SESSION_TTL_MS)),
+    },
   ];
 }

@@ -33,14 +33,21 @@ export async function startRoutingWorker(options: {
   // Only the gateway's own runs may ask (activities/caller-checks.ts): a foreign run routes and records nothing.
   const provenance = new RunProvenance({ gatewayTaskQueue: config.TEMPORAL_TASK_QUEUE });
   const checks = callerChecks(provenance, sealKeys);
-  const rerouteMessage = createRerouteMessage({ router, misroutes, onReportError: (error) => logger.warn({ err: error }, 'router: a misroute report was not stored') });
+  const rerouteMessage = createRerouteMessage({
+    router,
+    misroutes,
+    onReportError: (error) => logger.warn({ err: error }, 'router: a misroute report was not stored'),
+  });
   return startActivityWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: routingTaskQueue(config.TEMPORAL_TASK_QUEUE),
     activities: {
       prepareMessage: createPrepareMessage({ queries, config, keys, router, sealKeys, now: Date.now, provenance }),
-      rerouteMessage: checked((request: RerouteRequest) => checks.messageRun('rerouteMessage', request), rerouteMessage),
+      rerouteMessage: checked(
+        (request: RerouteRequest) => checks.messageRun('rerouteMessage', request),
+        rerouteMessage,
+      ),
     },
   });
 }

@@ -6,17 +6,32 @@ import { KEY_ID_PATTERN, scopeSchema } from '../rules/api-key';
 import { MESSAGE_STATES } from '../messages/message';
 import { TRANSPORTS } from '../rules/transport';
 import { label, prose } from '../rules/text';
-import { capabilityName, httpUrl, messageId, needsTargetOrIntent, paramsSchema, routeTarget, sessionId, targetOrIntent, targetOrIntentSchema } from '../messages/message-schema';
+import {
+  capabilityName,
+  httpUrl,
+  messageId,
+  needsTargetOrIntent,
+  paramsSchema,
+  routeTarget,
+  sessionId,
+  targetOrIntent,
+  targetOrIntentSchema,
+} from '../messages/message-schema';
 import { chainId } from '../chains/chain-schema';
 import { CHAIN_STATES } from '../chains/chain';
 import { MAX_PAGE_TOKEN_CHARS } from '../util/page-token';
 
 /** The body of `POST /v1/messages` (kept in rules/ so the worker's `sendMessage` workflow validates with it too). */
-export { capabilityName, paramsSchema, replyBody, sendMessageBody, type SendMessageBody } from '../messages/message-schema';
+export {
+  capabilityName,
+  paramsSchema,
+  replyBody,
+  sendMessageBody,
+  type SendMessageBody,
+} from '../messages/message-schema';
 
 const tag = label(64);
 const jsonSchemaObject = z.record(z.string(), z.unknown());
-
 
 export const capabilityInput = z.strictObject({
   name: capabilityName,
@@ -28,11 +43,21 @@ export const capabilityInput = z.strictObject({
   /** Requests that sound like this capability but that it does not handle: the router learns to refuse them. */
   counter_examples: z.array(label(1000)).max(50).optional(),
   /** How long to wait for the processed receipt after delivery, in ms. */
-  ack_timeout_ms: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
+  ack_timeout_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(7 * 24 * 3600 * 1000)
+    .optional(),
   /** Delivery attempts for this capability before the message fails (default DELIVERY_MAX_ATTEMPTS). */
   max_attempts: z.number().int().min(1).max(100).optional(),
   /** Longest time to keep trying to deliver, from acceptance, in ms; then the message fails. */
-  max_delivery_ms: z.number().int().min(1000).max(30 * 24 * 3600 * 1000).optional(),
+  max_delivery_ms: z
+    .number()
+    .int()
+    .min(1000)
+    .max(30 * 24 * 3600 * 1000)
+    .optional(),
   /** Deliveries of this capability one instance takes at once. */
   max_concurrency: z.number().int().min(1).max(100_000).optional(),
   /**
@@ -46,8 +71,17 @@ export const capabilityInput = z.strictObject({
       subjects: z.array(z.string().min(1).max(255)).min(1).max(100).optional(),
       groups: z.array(z.string().min(1).max(255)).min(1).max(100).optional(),
     })
-    .refine((acl) => acl.scopes || acl.key_ids || acl.subjects || acl.groups, { message: 'give scopes, key_ids, subjects or groups (or leave acl out)' })
-    .meta({ anyOf: [{ required: ['scopes'] }, { required: ['key_ids'] }, { required: ['subjects'] }, { required: ['groups'] }] })
+    .refine((acl) => acl.scopes || acl.key_ids || acl.subjects || acl.groups, {
+      message: 'give scopes, key_ids, subjects or groups (or leave acl out)',
+    })
+    .meta({
+      anyOf: [
+        { required: ['scopes'] },
+        { required: ['key_ids'] },
+        { required: ['subjects'] },
+        { required: ['groups'] },
+      ],
+    })
     .optional(),
   /** Kept off the agent's public A2A card: only a key's card (which needs a key that may reach it) shows it. */
   private: z.boolean().optional(),
@@ -63,8 +97,13 @@ export const instanceInput = z
     endpoint: httpUrl.optional(),
     state: instanceState.optional(),
   })
-  .refine((i) => i.transport === 'websocket' || i.endpoint, { message: 'an http or a2a instance needs an endpoint', path: ['endpoint'] })
-  .meta({ anyOf: [{ required: ['endpoint'] }, { required: ['transport'], properties: { transport: { const: 'websocket' } } }] });
+  .refine((i) => i.transport === 'websocket' || i.endpoint, {
+    message: 'an http or a2a instance needs an endpoint',
+    path: ['endpoint'],
+  })
+  .meta({
+    anyOf: [{ required: ['endpoint'] }, { required: ['transport'], properties: { transport: { const: 'websocket' } } }],
+  });
 
 export const registerAgentBody = z
   .strictObject({
@@ -107,7 +146,10 @@ export const heartbeatBody = z.strictObject({
   instance_id: instanceId,
   state: instanceState.optional(),
   load: z
-    .strictObject({ in_flight: z.number().int().min(0).max(1_000_000).optional(), qps: z.number().min(0).max(1_000_000).optional() })
+    .strictObject({
+      in_flight: z.number().int().min(0).max(1_000_000).optional(),
+      qps: z.number().min(0).max(1_000_000).optional(),
+    })
     .optional(),
   /** A new address for this instance (it moved), or the address of a new instance joining. */
   endpoint: httpUrl.optional(),
@@ -132,14 +174,16 @@ export const importAgentBody = z
 
 export const agentCardQuery = z.strictObject({ a2a_version: z.enum(['1.0', '0.3']).default('1.0') });
 
-
 /** `POST /v1/route`: what the router would do with a message, without sending anything. */
-export const routeBody = z.strictObject({
-  intent: prose(10_000).optional(),
-  target: routeTarget.optional(),
-  session_id: sessionId.optional(),
-  params: paramsSchema.optional(),
-}).refine(needsTargetOrIntent, targetOrIntent).meta(targetOrIntentSchema);
+export const routeBody = z
+  .strictObject({
+    intent: prose(10_000).optional(),
+    target: routeTarget.optional(),
+    session_id: sessionId.optional(),
+    params: paramsSchema.optional(),
+  })
+  .refine(needsTargetOrIntent, targetOrIntent)
+  .meta(targetOrIntentSchema);
 export type RouteBody = z.output<typeof routeBody>;
 
 /** `POST /v1/chains/plan`: one free-text request → a proposed chain (docs/chains.md, "Planning a chain"). */
@@ -161,7 +205,10 @@ export const traceParams = z.strictObject({ trace_id: z.string().regex(/^[0-9a-f
 export const listMessagesQuery = z.strictObject({
   state: z.enum(MESSAGE_STATES).optional(),
   agent_id: agentId.optional(),
-  trace_id: z.string().regex(/^[0-9a-f]{32}$/, '32 lowercase hex digits').optional(),
+  trace_id: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, '32 lowercase hex digits')
+    .optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
@@ -169,7 +216,11 @@ export const listMessagesQuery = z.strictObject({
 export const listChainsQuery = z.strictObject({
   state: z.enum(CHAIN_STATES).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(MAX_PAGE_TOKEN_CHARS).regex(/^[A-Za-z0-9_-]+$/, 'the next_cursor of the previous page').optional(),
+  cursor: z
+    .string()
+    .max(MAX_PAGE_TOKEN_CHARS)
+    .regex(/^[A-Za-z0-9_-]+$/, 'the next_cursor of the previous page')
+    .optional(),
 });
 
 /** `GET /v1/router/misroutes`: the tenant's misroute reports, newest first. */
@@ -178,7 +229,9 @@ export const listMisroutesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
-export const misrouteParams = z.strictObject({ misroute_id: z.string().regex(/^[A-Za-z0-9_-]{32}$/, 'a misroute id is 32 base64url characters') });
+export const misrouteParams = z.strictObject({
+  misroute_id: z.string().regex(/^[A-Za-z0-9_-]{32}$/, 'a misroute id is 32 base64url characters'),
+});
 
 /** `POST /v1/router/misroutes/:misroute_id`: an operator applies a report as a lesson, or dismisses it. */
 export const decideMisrouteBody = z.strictObject({ state: z.enum(['applied', 'dismissed']) });
@@ -205,18 +258,23 @@ export const sendMessageQuery = z.strictObject({
 
 export const redriveBody = z.strictObject({ deadline: z.iso.datetime({ offset: true }).optional() }).optional();
 
-export const createKeyBody = z.strictObject({
-  /** A label for people. */
-  name: label(128).optional(),
-  /** `read`, `send`, `register`, `admin`, or custom scopes that capability ACLs name. */
-  scopes: z.array(scopeSchema).min(1).max(20),
-}).meta({ examples: [{ name: 'reporting', scopes: ['read'] }] });
+export const createKeyBody = z
+  .strictObject({
+    /** A label for people. */
+    name: label(128).optional(),
+    /** `read`, `send`, `register`, `admin`, or custom scopes that capability ACLs name. */
+    scopes: z.array(scopeSchema).min(1).max(20),
+  })
+  .meta({ examples: [{ name: 'reporting', scopes: ['read'] }] });
 
 export const keyIdParams = z.strictObject({ key_id: z.string().regex(KEY_ID_PATTERN, 'a key id is 12 hex digits') });
 
 /** `/mcp?capability_tools=true|false`: whether the session lists each reachable capability as a tool (default MCP_CAPABILITY_TOOLS). */
 export const mcpQuery = z.strictObject({
-  capability_tools: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
+  capability_tools: z
+    .enum(['true', 'false', '1', '0'])
+    .transform((v) => v === 'true' || v === '1')
+    .optional(),
   /** The agent face (api/mcp/agent-face.ts): one agent's capabilities under their own names. */
   agent: label(128).optional(),
 });

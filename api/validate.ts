@@ -2,7 +2,11 @@ import type { z } from 'zod';
 import { ApiError } from './errors';
 
 /** Parses `value` with `schema`, or throws a 400 whose details name each invalid field. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'params' | 'query' | 'arguments'): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: 'body' | 'params' | 'query' | 'arguments',
+): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new ApiError(

@@ -85,11 +85,30 @@ export async function createApiServices(options: {
   await pushConfigs.model.init();
   const planTasks = new PlanTaskStore(mongo);
   await planTasks.model.init();
-  const router = await createRouter(catalogue, mongo, config, logger, { lessons: (tenant) => lessons.cache.get(tenant) });
+  const router = await createRouter(catalogue, mongo, config, logger, {
+    lessons: (tenant) => lessons.cache.get(tenant),
+  });
   const sealKeys = await loadSealKeys(config, mongo);
   const messages = new MessageService({ client, queries: catalogue.queries, config, router, sealKeys });
-  const chains = new ChainService({ client, queries: catalogue.queries, config, endpointPolicy: endpointPolicy(config), sealKeys });
-  return { catalogue, keys, router, messages, chains, sealKeys, lessons, pushConfigs, planTasks, limiter: rateLimiterOf(config) };
+  const chains = new ChainService({
+    client,
+    queries: catalogue.queries,
+    config,
+    endpointPolicy: endpointPolicy(config),
+    sealKeys,
+  });
+  return {
+    catalogue,
+    keys,
+    router,
+    messages,
+    chains,
+    sealKeys,
+    lessons,
+    pushConfigs,
+    planTasks,
+    limiter: rateLimiterOf(config),
+  };
 }
 
 export interface ApiReplica {
@@ -136,7 +155,9 @@ export async function startApiReplica(options: {
   });
   const server: Server = await new Promise((resolve, reject) => {
     // Express 5 hands a listen error to this callback (not only to 'error'): a port taken is a failure, not a start.
-    const listening = app.listen(options.port, options.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    const listening = app.listen(options.port, options.host, (error?: Error) =>
+      error ? reject(error) : resolve(listening),
+    );
   });
   // WebSocket agents: this replica holds their sockets and serves their deliveries on a task queue of its own.
   const taskQueue = replicaTaskQueue(config.TEMPORAL_TASK_QUEUE);
@@ -165,7 +186,17 @@ export async function startApiReplica(options: {
   // Every replica posts A2A task changes to the callers' webhooks; each change is claimed by one (push-notifier.ts).
   const secret = config.CALLER_WEBHOOK_SECRET;
   const stopPushNotifier = secret
-    ? startPushNotifier({ store: services.pushConfigs, messages: services.messages, fetch: guardedFetch(endpointPolicy(config)), policy: endpointPolicy(config), secret, logger }, config.A2A_STREAM_POLL_MS)
+    ? startPushNotifier(
+        {
+          store: services.pushConfigs,
+          messages: services.messages,
+          fetch: guardedFetch(endpointPolicy(config)),
+          policy: endpointPolicy(config),
+          secret,
+          logger,
+        },
+        config.A2A_STREAM_POLL_MS,
+      )
     : async () => undefined;
   return {
     server,

@@ -29,7 +29,10 @@ export interface A2aProbeDeps {
 }
 
 /** Where an A2A instance's liveness is read: the URL its card was imported from, else the well-known card of its origin. */
-export function probeUrlOf(agent: Pick<AgentDoc, 'source'>, instance: Pick<InstanceDoc, 'endpoint'>): string | undefined {
+export function probeUrlOf(
+  agent: Pick<AgentDoc, 'source'>,
+  instance: Pick<InstanceDoc, 'endpoint'>,
+): string | undefined {
   if (agent.source?.url) return agent.source.url;
   if (!instance.endpoint) return undefined;
   return agentCardUrl(new URL(instance.endpoint).origin);
@@ -37,7 +40,11 @@ export function probeUrlOf(agent: Pick<AgentDoc, 'source'>, instance: Pick<Insta
 
 async function cardAnswers(url: string, deps: Pick<A2aProbeDeps, 'fetch' | 'timeoutMs'>): Promise<boolean> {
   try {
-    const response = await deps.fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(deps.timeoutMs), redirect: 'manual' });
+    const response = await deps.fetch(url, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(deps.timeoutMs),
+      redirect: 'manual',
+    });
     await response.body?.cancel();
     return response.ok;
   } catch {
@@ -49,11 +56,16 @@ async function cardAnswers(url: string, deps: Pick<A2aProbeDeps, 'fetch' | 'time
 type Probed = { agent: AgentDoc; instance: InstanceDoc };
 
 function a2aInstancesOf(entries: readonly AgentWithInstances[]): Probed[] {
-  return entries.flatMap(({ agent, instances }) => instances.filter((i) => i.transport === 'a2a').map((instance) => ({ agent, instance })));
+  return entries.flatMap(({ agent, instances }) =>
+    instances.filter((i) => i.transport === 'a2a').map((instance) => ({ agent, instance })),
+  );
 }
 
 /** Probes `probed`, PROBES_AT_ONCE at a time; beats for those whose card answered. */
-async function probeInstances(deps: Pick<A2aProbeDeps, 'heartbeats' | 'fetch' | 'timeoutMs'>, probed: Probed[]): Promise<{ alive: number; silent: number }> {
+async function probeInstances(
+  deps: Pick<A2aProbeDeps, 'heartbeats' | 'fetch' | 'timeoutMs'>,
+  probed: Probed[],
+): Promise<{ alive: number; silent: number }> {
   let alive = 0;
   let silent = 0;
   const queue = [...probed];
@@ -74,16 +86,28 @@ async function probeInstances(deps: Pick<A2aProbeDeps, 'heartbeats' | 'fetch' | 
 
 /** One round: probes the A2A instances (the least recently confirmed first), beats for those whose card answered. */
 export async function probeA2aOnce(deps: A2aProbeDeps): Promise<{ alive: number; silent: number }> {
-  const probed = a2aInstancesOf(deps.catalogue.allAgents()).sort((a, b) => a.instance.last_heartbeat_at.getTime() - b.instance.last_heartbeat_at.getTime());
+  const probed = a2aInstancesOf(deps.catalogue.allAgents()).sort(
+    (a, b) => a.instance.last_heartbeat_at.getTime() - b.instance.last_heartbeat_at.getTime(),
+  );
   return probeInstances(deps, probed.slice(0, PROBES_PER_ROUND));
 }
 
 /** Probes one agent's A2A instances now (an import from an inline card: nobody has read its card yet). */
-export async function probeA2aAgent(deps: Pick<A2aProbeDeps, 'heartbeats' | 'fetch' | 'timeoutMs'>, found: AgentWithInstances): Promise<{ alive: number; silent: number }> {
+export async function probeA2aAgent(
+  deps: Pick<A2aProbeDeps, 'heartbeats' | 'fetch' | 'timeoutMs'>,
+  found: AgentWithInstances,
+): Promise<{ alive: number; silent: number }> {
   return probeInstances(deps, a2aInstancesOf([found]));
 }
 
 /** Runs `probeA2aOnce` every `intervalMs`, skipping a tick while a round runs; returns a stop function. */
-export function startA2aProbe(deps: A2aProbeDeps, intervalMs: number, logger: Pick<Logger, 'warn'>): () => Promise<void> {
-  return startPeriodic(() => probeA2aOnce(deps).catch((error: unknown) => logger.warn({ err: error }, 'A2A probe failed; will retry')), intervalMs);
+export function startA2aProbe(
+  deps: A2aProbeDeps,
+  intervalMs: number,
+  logger: Pick<Logger, 'warn'>,
+): () => Promise<void> {
+  return startPeriodic(
+    () => probeA2aOnce(deps).catch((error: unknown) => logger.warn({ err: error }, 'A2A probe failed; will retry')),
+    intervalMs,
+  );
 }

@@ -35,7 +35,10 @@ export const a2aCardSchema = z.looseObject({
   protocolVersion: z.string().optional(),
   url: z.string().optional(),
   preferredTransport: z.string().optional(),
-  additionalInterfaces: z.array(z.looseObject({ url: z.string(), transport: z.string() })).max(20).optional(),
+  additionalInterfaces: z
+    .array(z.looseObject({ url: z.string(), transport: z.string() }))
+    .max(20)
+    .optional(),
   skills: z.array(skillSchema).min(1).max(100),
 });
 export type A2aCard = z.infer<typeof a2aCardSchema>;
@@ -70,18 +73,35 @@ export interface CardInterface {
 }
 
 /** What interfacesOf reads of a card: its interfaces in either spec version's fields. */
-type CardAccess = Pick<A2aCard, 'supportedInterfaces' | 'url' | 'preferredTransport' | 'additionalInterfaces' | 'protocolVersion'>;
+type CardAccess = Pick<
+  A2aCard,
+  'supportedInterfaces' | 'url' | 'preferredTransport' | 'additionalInterfaces' | 'protocolVersion'
+>;
 
 /** Interfaces in order of preference (v1.0 fields first, else v0.3's, whose version is the card's). */
 function interfacesOf(card: CardAccess): { specVersion: '1.0' | '0.3'; interfaces: CardInterface[] } | undefined {
   if (card.supportedInterfaces?.length) {
-    return { specVersion: '1.0', interfaces: card.supportedInterfaces.map((i) => ({ url: i.url, binding: i.protocolBinding.toUpperCase(), version: i.protocolVersion ?? '1.0' })) };
+    return {
+      specVersion: '1.0',
+      interfaces: card.supportedInterfaces.map((i) => ({
+        url: i.url,
+        binding: i.protocolBinding.toUpperCase(),
+        version: i.protocolVersion ?? '1.0',
+      })),
+    };
   }
   if (card.url) {
     const version = card.protocolVersion ?? '0.3.0';
     const preferred = { url: card.url, binding: (card.preferredTransport ?? 'JSONRPC').toUpperCase(), version };
-    const others = (card.additionalInterfaces ?? []).map((i) => ({ url: i.url, binding: i.transport.toUpperCase(), version }));
-    return { specVersion: '0.3', interfaces: [preferred, ...others.filter((i) => i.url !== preferred.url || i.binding !== preferred.binding)] };
+    const others = (card.additionalInterfaces ?? []).map((i) => ({
+      url: i.url,
+      binding: i.transport.toUpperCase(),
+      version,
+    }));
+    return {
+      specVersion: '0.3',
+      interfaces: [preferred, ...others.filter((i) => i.url !== preferred.url || i.binding !== preferred.binding)],
+    };
   }
   return undefined;
 }
@@ -91,17 +111,26 @@ export function importA2aCard(raw: unknown): A2aImport {
   if (!parsed.success) {
     return {
       kind: 'invalid',
-      problems: parsed.error.issues.map((i) => ({ location: ['card', ...i.path.map(String)].join('.'), message: i.message })),
+      problems: parsed.error.issues.map((i) => ({
+        location: ['card', ...i.path.map(String)].join('.'),
+        message: i.message,
+      })),
     };
   }
   const card = parsed.data;
   const found = interfacesOf(card);
   if (!found) {
-    return { kind: 'invalid', problems: [{ location: 'card', message: 'neither supportedInterfaces (v1.0) nor url (v0.3) is present' }] };
+    return {
+      kind: 'invalid',
+      problems: [{ location: 'card', message: 'neither supportedInterfaces (v1.0) nor url (v0.3) is present' }],
+    };
   }
   const endpoint = found.interfaces.find((i) => HTTP_BINDINGS.has(i.binding) && httpUrl.safeParse(i.url).success)?.url;
   if (!endpoint) {
-    return { kind: 'invalid', problems: [{ location: 'card', message: 'no interface with an http(s) URL and a JSONRPC or HTTP+JSON binding' }] };
+    return {
+      kind: 'invalid',
+      problems: [{ location: 'card', message: 'no interface with an http(s) URL and a JSONRPC or HTTP+JSON binding' }],
+    };
   }
   const names = capabilityNamesOf(card.skills);
   const capabilities: CapabilityInput[] = card.skills.map((skill, i) => ({
@@ -167,22 +196,48 @@ const TOKEN_SCOPES = ['read', 'send'];
  * `card` (one we serve: the gateway's or an agent's through it) declaring, beside the API key, an OpenID Connect
  * scheme per configured issuer (AUTH_OIDC_ISSUER), each one enough on its own. Either spec version, by its shape.
  */
-export function withTokenSchemes<T extends Record<string, unknown>>(card: T, issuers: readonly string[] | undefined, endpoints: readonly (IssuerEndpoints | undefined)[] = []): T {
+export function withTokenSchemes<T extends Record<string, unknown>>(
+  card: T,
+  issuers: readonly string[] | undefined,
+  endpoints: readonly (IssuerEndpoints | undefined)[] = [],
+): T {
   if (!issuers?.length) return card;
   const description = 'An access token of the identity provider, sent as "Authorization: Bearer …" (docs/security.md)';
   const v1 = 'supportedInterfaces' in card;
   const schemes: [string, object][] = [];
   issuers.forEach((issuer, i) => {
     const url = discoveryUrl(issuer);
-    schemes.push([oidcSchemeName(i, issuers.length), v1 ? { openIdConnectSecurityScheme: { openIdConnectUrl: url, description } } : { type: 'openIdConnect', openIdConnectUrl: url, description }]);
+    schemes.push([
+      oidcSchemeName(i, issuers.length),
+      v1
+        ? { openIdConnectSecurityScheme: { openIdConnectUrl: url, description } }
+        : { type: 'openIdConnect', openIdConnectUrl: url, description },
+    ]);
     for (const [flow, value] of oauthFlows(endpoints[i])) {
       const name = `reach_oauth2_${flow === 'authorizationCode' ? 'code' : 'client'}${issuers.length === 1 ? '' : `_${i + 1}`}`;
-      schemes.push([name, v1 ? { oauth2SecurityScheme: { description, oauth2MetadataUrl: url, flows: { [flow]: value } } } : { type: 'oauth2', description, oauth2MetadataUrl: url, flows: { [flow]: value } }]);
+      schemes.push([
+        name,
+        v1
+          ? { oauth2SecurityScheme: { description, oauth2MetadataUrl: url, flows: { [flow]: value } } }
+          : { type: 'oauth2', description, oauth2MetadataUrl: url, flows: { [flow]: value } },
+      ]);
     }
   });
   const securitySchemes = { ...(card.securitySchemes as object), ...Object.fromEntries(schemes) };
-  if (v1) return { ...card, securitySchemes, securityRequirements: [...((card.securityRequirements as object[]) ?? []), ...schemes.map(([name]) => ({ schemes: { [name]: { list: TOKEN_SCOPES } } }))] };
-  return { ...card, securitySchemes, security: [...((card.security as object[]) ?? []), ...schemes.map(([name]) => ({ [name]: TOKEN_SCOPES }))] };
+  if (v1)
+    return {
+      ...card,
+      securitySchemes,
+      securityRequirements: [
+        ...((card.securityRequirements as object[]) ?? []),
+        ...schemes.map(([name]) => ({ schemes: { [name]: { list: TOKEN_SCOPES } } })),
+      ],
+    };
+  return {
+    ...card,
+    securitySchemes,
+    security: [...((card.security as object[]) ?? []), ...schemes.map(([name]) => ({ [name]: TOKEN_SCOPES }))],
+  };
 }
 
 /** What an issuer's metadata says of its endpoints, for OAuth2 flows in cards. */
@@ -198,7 +253,11 @@ function oauthFlows(endpoints: IssuerEndpoints | undefined): [string, object][] 
   const tokenUrl = endpoints?.token_endpoint;
   if (!tokenUrl) return [];
   const flows: [string, object][] = [];
-  if (endpoints.authorization_endpoint) flows.push(['authorizationCode', { authorizationUrl: endpoints.authorization_endpoint, tokenUrl, scopes: FLOW_SCOPES, pkceRequired: true }]);
+  if (endpoints.authorization_endpoint)
+    flows.push([
+      'authorizationCode',
+      { authorizationUrl: endpoints.authorization_endpoint, tokenUrl, scopes: FLOW_SCOPES, pkceRequired: true },
+    ]);
   flows.push(['clientCredentials', { tokenUrl, scopes: FLOW_SCOPES }]);
   return flows;
 }
@@ -216,7 +275,10 @@ export function gatewayAccess(url: string, specVersion: A2aSpecVersion): Record<
       protocolVersion: '0.3.0',
       url,
       preferredTransport: 'JSONRPC',
-      additionalInterfaces: [{ url, transport: 'JSONRPC' }, { url: `${url}${REST_PATH}`, transport: 'HTTP+JSON' }],
+      additionalInterfaces: [
+        { url, transport: 'JSONRPC' },
+        { url: `${url}${REST_PATH}`, transport: 'HTTP+JSON' },
+      ],
       securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: BEARER_DESCRIPTION } },
       security: [{ [BEARER_SCHEME]: [] }],
     };
@@ -228,7 +290,9 @@ export function gatewayAccess(url: string, specVersion: A2aSpecVersion): Record<
       { url: `${url}${REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: `${url}${REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ],
-    securitySchemes: { [BEARER_SCHEME]: { httpAuthSecurityScheme: { scheme: 'Bearer', description: BEARER_DESCRIPTION } } },
+    securitySchemes: {
+      [BEARER_SCHEME]: { httpAuthSecurityScheme: { scheme: 'Bearer', description: BEARER_DESCRIPTION } },
+    },
     securityRequirements: [{ schemes: { [BEARER_SCHEME]: { list: [] } } }],
   };
 }
@@ -239,8 +303,16 @@ export function gatewayAccess(url: string, specVersion: A2aSpecVersion): Record<
  * original document, so they go too.
  */
 const ACCESS_FIELDS = [
-  'supportedInterfaces', 'url', 'preferredTransport', 'additionalInterfaces', 'protocolVersion',
-  'securitySchemes', 'securityRequirements', 'security', 'signatures', 'supportsAuthenticatedExtendedCard',
+  'supportedInterfaces',
+  'url',
+  'preferredTransport',
+  'additionalInterfaces',
+  'protocolVersion',
+  'securitySchemes',
+  'securityRequirements',
+  'security',
+  'signatures',
+  'supportsAuthenticatedExtendedCard',
 ];
 const SKILL_ACCESS_FIELDS = ['securityRequirements', 'security'];
 
@@ -277,7 +349,10 @@ export function skillTags(agent: Pick<AgentDoc, 'tags'>, capability: Pick<Capabi
  * The agent's capabilities (those `reachable` admits) as A2A skills. An imported skill keeps its own fields; its
  * description, tags and examples are the capability's (imported from it, changed only by an update of the agent).
  */
-export function agentSkills(agent: AgentDoc, reachable: (capability: CapabilityDoc) => boolean = () => true): AgentSkill[] {
+export function agentSkills(
+  agent: AgentDoc,
+  reachable: (capability: CapabilityDoc) => boolean = () => true,
+): AgentSkill[] {
   const card = keptCard(agent);
   const imported = new Map<string, JsonObject>();
   if (card) capabilityNamesOf(card.skills).forEach((name, i) => imported.set(name, card.skills[i]!));
@@ -321,26 +396,40 @@ export function skillIdOf(profile: Pick<AgentProfile, 'skillIds'>, capability: s
 /** Whether the agent's card offers push notifications. */
 export function offersPush(card: A2aCard | undefined): boolean {
   const capabilities = card?.capabilities;
-  return typeof capabilities === 'object' && capabilities !== null && (capabilities as JsonObject).pushNotifications === true;
+  return (
+    typeof capabilities === 'object' && capabilities !== null && (capabilities as JsonObject).pushNotifications === true
+  );
 }
 
 /** The binding and protocol version to speak at `endpoint`, from the card's interfaces (JSON-RPC, v1.0 when it lists none there). */
-export function interfaceAt(card: CardAccess | undefined, endpoint: string): { protocolBinding: string; protocolVersion: string } {
+export function interfaceAt(
+  card: CardAccess | undefined,
+  endpoint: string,
+): { protocolBinding: string; protocolVersion: string } {
   const found = card && interfacesOf(card);
   const atEndpoint = found?.interfaces.filter((i) => i.url === endpoint) ?? [];
   const chosen = atEndpoint.find((i) => i.version === '1.0') ?? atEndpoint[0];
   if (chosen) return { protocolBinding: chosen.binding, protocolVersion: chosen.version };
-  return { protocolBinding: 'JSONRPC', protocolVersion: found?.specVersion === '0.3' ? found.interfaces[0]!.version : '1.0' };
+  return {
+    protocolBinding: 'JSONRPC',
+    protocolVersion: found?.specVersion === '0.3' ? found.interfaces[0]!.version : '1.0',
+  };
 }
 
 /** The card the A2A client is built from: the agent's kept card narrowed to the one interface at `endpoint`. */
-export function clientCardOf(card: (CardAccess & Partial<A2aCard>) | undefined, endpoint: string, name: string): JsonObject {
+export function clientCardOf(
+  card: (CardAccess & Partial<A2aCard>) | undefined,
+  endpoint: string,
+  name: string,
+): JsonObject {
   const { protocolBinding, protocolVersion } = interfaceAt(card, endpoint);
   return {
     name: card?.name ?? name,
     description: card?.description ?? name,
     version: card?.version ?? '1',
-    supportedInterfaces: [{ url: endpoint, protocolBinding, protocolVersion: protocolVersion.startsWith('0.3') ? '0.3' : protocolVersion }],
+    supportedInterfaces: [
+      { url: endpoint, protocolBinding, protocolVersion: protocolVersion.startsWith('0.3') ? '0.3' : protocolVersion },
+    ],
     capabilities: typeof card?.capabilities === 'object' && card.capabilities !== null ? card.capabilities : {},
     defaultInputModes: Array.isArray(card?.defaultInputModes) ? card.defaultInputModes : DEFAULT_INPUT_MODES,
     defaultOutputModes: Array.isArray(card?.defaultOutputModes) ? card.defaultOutputModes : DEFAULT_OUTPUT_MODES,

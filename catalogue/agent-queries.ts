@@ -84,12 +84,18 @@ export class AgentQueries {
   }
 
   async events(tenant: string, agentId: string, limit: number): Promise<AgentEventDoc[]> {
-    return this.models.events.find({ tenant, agent_id: agentId }).sort({ at: -1, _id: -1 }).limit(limit).lean<AgentEventDoc[]>();
+    return this.models.events
+      .find({ tenant, agent_id: agentId })
+      .sort({ at: -1, _id: -1 })
+      .limit(limit)
+      .lean<AgentEventDoc[]>();
   }
 
   /** The agent's record, from the copy when it has it (an A2A delivery reads the kept card from it). */
   async agentRecord(agentId: string): Promise<AgentDoc | undefined> {
-    return this.copy?.agent(agentId)?.agent ?? (await this.models.agents.findById(agentId).lean<AgentDoc>()) ?? undefined;
+    return (
+      this.copy?.agent(agentId)?.agent ?? (await this.models.agents.findById(agentId).lean<AgentDoc>()) ?? undefined
+    );
   }
 
   /** The secrets to sign deliveries to `agentId` with: the current one, and the previous one during its overlap. */
@@ -100,7 +106,10 @@ export class AgentQueries {
         .findById(agentId, { signing_secret: 1, previous_signing_secret: 1, previous_secret_expires_at: 1 })
         .lean<Pick<AgentDoc, 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'>>());
     if (!agent?.signing_secret) return [];
-    const previousValid = agent.previous_signing_secret && agent.previous_secret_expires_at && agent.previous_secret_expires_at > this.now();
+    const previousValid =
+      agent.previous_signing_secret &&
+      agent.previous_secret_expires_at &&
+      agent.previous_secret_expires_at > this.now();
     return previousValid ? [agent.signing_secret, agent.previous_signing_secret!] : [agent.signing_secret];
   }
 
@@ -110,7 +119,13 @@ export class AgentQueries {
    * failing over needs somewhere else to go, and a lone instance is retried rather than abandoned.
    * With `caller`, a capability whose ACL does not admit the caller is `forbidden`.
    */
-  async findTarget(tenant: string, agentId: string, capability: string, avoid: readonly string[] = [], caller?: Caller): Promise<TargetLookup> {
+  async findTarget(
+    tenant: string,
+    agentId: string,
+    capability: string,
+    avoid: readonly string[] = [],
+    caller?: Caller,
+  ): Promise<TargetLookup> {
     const copied = this.copy?.agent(agentId, tenant);
     if (copied) {
       const lookup = await this.targetIn(copied, capability, avoid, caller);
@@ -131,7 +146,12 @@ export class AgentQueries {
     return found ? reachOf(found, capability, caller) : { kind: 'unknown_agent' };
   }
 
-  private async targetIn(found: AgentWithInstances, capability: string, avoid: readonly string[], caller?: Caller): Promise<TargetLookup> {
+  private async targetIn(
+    found: AgentWithInstances,
+    capability: string,
+    avoid: readonly string[],
+    caller?: Caller,
+  ): Promise<TargetLookup> {
     const agentId = found.agent._id;
     const cap = found.agent.capabilities.find((c) => c.name === capability);
     if (!cap) return { kind: 'unknown_capability' };

@@ -17,7 +17,8 @@ export type RegisterResult =
   | { kind: 'reregistered'; agent: AgentDoc }
   | { kind: 'name_taken' };
 
-export type AuthResult = { kind: 'ok'; agent: AgentDoc } | { kind: 'unknown_agent' } | { kind: 'invalid_secret'; tenant: string };
+export type AuthResult =
+  { kind: 'ok'; agent: AgentDoc } | { kind: 'unknown_agent' } | { kind: 'invalid_secret'; tenant: string };
 
 export interface AgentStoreOptions {
   /** How long the previous secret keeps working after a rotation, in ms. */
@@ -36,7 +37,11 @@ function isDuplicateKey(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
 }
 
-export function newInstanceDoc(agent: Pick<AgentDoc, '_id' | 'tenant'>, input: ResolvedInstanceInput, now: Date): InstanceDoc {
+export function newInstanceDoc(
+  agent: Pick<AgentDoc, '_id' | 'tenant'>,
+  input: ResolvedInstanceInput,
+  now: Date,
+): InstanceDoc {
   return {
     _id: instanceKey(agent._id, input.instance_id),
     agent_id: agent._id,
@@ -60,9 +65,9 @@ export function secretIsValid(agent: AgentDoc, secret: string, now: Date): boole
   if (secretMatches(secret, agent.secret_hash)) return true;
   return Boolean(
     agent.previous_secret_hash &&
-      agent.previous_secret_expires_at &&
-      agent.previous_secret_expires_at > now &&
-      secretMatches(secret, agent.previous_secret_hash),
+    agent.previous_secret_expires_at &&
+    agent.previous_secret_expires_at > now &&
+    secretMatches(secret, agent.previous_secret_hash),
   );
 }
 
@@ -81,7 +86,12 @@ export class AgentStore {
   }
 
   /** Registers a new agent; with the secret of an agent of the same tenant and name, re-registers that one. */
-  async register(tenant: string, input: AgentCardInput, presentedSecret?: string, source?: AgentDoc['source']): Promise<RegisterResult> {
+  async register(
+    tenant: string,
+    input: AgentCardInput,
+    presentedSecret?: string,
+    source?: AgentDoc['source'],
+  ): Promise<RegisterResult> {
     const existing = await this.models.agents.findOne({ tenant, name: input.name }).lean<AgentDoc>();
     if (existing) {
       if (!presentedSecret || !secretIsValid(existing, presentedSecret, this.now())) return { kind: 'name_taken' };
@@ -122,7 +132,11 @@ export class AgentStore {
   /** Replaces the card (a new revision). Instances are replaced only when the input names some. */
   async update(agent: AgentDoc, input: AgentCardInput): Promise<AgentDoc | 'name_taken'> {
     if (input.name !== agent.name) {
-      const clash = await this.models.agents.exists({ tenant: agent.tenant, name: input.name, _id: { $ne: agent._id } });
+      const clash = await this.models.agents.exists({
+        tenant: agent.tenant,
+        name: input.name,
+        _id: { $ne: agent._id },
+      });
       if (clash) return 'name_taken';
     }
     try {
@@ -138,7 +152,11 @@ export class AgentStore {
     const now = this.now();
     const fields = cardFields(input);
     const updated = await this.models.agents
-      .findOneAndUpdate({ _id: agent._id }, { $set: { ...fields, updated_at: now }, $inc: { revision: 1 } }, { new: true })
+      .findOneAndUpdate(
+        { _id: agent._id },
+        { $set: { ...fields, updated_at: now }, $inc: { revision: 1 } },
+        { new: true },
+      )
       .lean<AgentDoc>();
     if (!updated) throw new Error(`agent ${agent._id} vanished during update`);
     if (input.instances || input.endpoint) await this.replaceInstances(updated, instanceInputs(input), now);
@@ -158,13 +176,33 @@ export class AgentStore {
     await this.models.instances.deleteMany({ agent_id: agent._id, _id: { $nin: keep } });
     for (const input of inputs) {
       const fresh = newInstanceDoc(agent, input, now);
-      const { _id, agent_id, tenant, instance_id, created_at, last_heartbeat_at, liveness, liveness_changed_at, load, ...changeable } = fresh;
+      const {
+        _id,
+        agent_id,
+        tenant,
+        instance_id,
+        created_at,
+        last_heartbeat_at,
+        liveness,
+        liveness_changed_at,
+        load,
+        ...changeable
+      } = fresh;
       await this.models.instances.updateOne(
         { _id },
         {
           $set: changeable,
           ...(input.endpoint ? {} : { $unset: { endpoint: 1 } }),
-          $setOnInsert: { agent_id, tenant, instance_id, created_at, last_heartbeat_at, liveness, liveness_changed_at, load },
+          $setOnInsert: {
+            agent_id,
+            tenant,
+            instance_id,
+            created_at,
+            last_heartbeat_at,
+            liveness,
+            liveness_changed_at,
+            load,
+          },
         },
         { upsert: true },
       );
@@ -175,7 +213,12 @@ export class AgentStore {
     this.forget(agent._id);
     await this.models.instances.deleteMany({ agent_id: agent._id });
     await this.models.agents.deleteOne({ _id: agent._id });
-    await recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, type: 'deregistered', at: this.now() });
+    await recordChange(this.models, {
+      tenant: agent.tenant,
+      agent_id: agent._id,
+      type: 'deregistered',
+      at: this.now(),
+    });
   }
 
   /**
@@ -222,7 +265,8 @@ export class AgentStore {
     if (!agent) {
       agent = (await this.models.agents.findById(agentId).lean<AgentDoc>()) ?? undefined;
       if (!agent) return { kind: 'unknown_agent' };
-      if (this.options.authCacheMs) this.authCache.set(agentId, { agent, until: now.getTime() + this.options.authCacheMs });
+      if (this.options.authCacheMs)
+        this.authCache.set(agentId, { agent, until: now.getTime() + this.options.authCacheMs });
     }
     return secretIsValid(agent, secret, now) ? { kind: 'ok', agent } : { kind: 'invalid_secret', tenant: agent.tenant };
   }
@@ -230,7 +274,8 @@ export class AgentStore {
   private forget(agentId: string): void {
     this.options.onChange?.(agentId);
     this.authCache.delete(agentId);
-    for (const [hash, entry] of [...this.bySecretCache.items()]) if (entry.agent._id === agentId) this.bySecretCache.delete(hash);
+    for (const [hash, entry] of [...this.bySecretCache.items()])
+      if (entry.agent._id === agentId) this.bySecretCache.delete(hash);
   }
 
   /**
@@ -245,14 +290,17 @@ export class AgentStore {
     const hit = cached ? this.bySecretCache.get(hash) : undefined;
     const valid = hit && hit.until > now.getTime() ? hit.agent : undefined;
     const agent = valid ?? (await this.readBySecret(hash, hit?.agent));
-    if (agent && cached && !valid && agent !== hit?.agent && this.options.authCacheMs) this.bySecretCache.set(hash, { agent, until: now.getTime() + this.options.authCacheMs });
+    if (agent && cached && !valid && agent !== hit?.agent && this.options.authCacheMs)
+      this.bySecretCache.set(hash, { agent, until: now.getTime() + this.options.authCacheMs });
     return agent && secretIsValid(agent, secret, now) ? agent : null;
   }
 
   /** The agent of a secret hash from the database, or `stale` (an earlier read) while the database is unreachable. */
   private async readBySecret(hash: string, stale: AgentDoc | undefined): Promise<AgentDoc | null> {
     try {
-      return await this.models.agents.findOne({ $or: [{ secret_hash: hash }, { previous_secret_hash: hash }] }).lean<AgentDoc>();
+      return await this.models.agents
+        .findOne({ $or: [{ secret_hash: hash }, { previous_secret_hash: hash }] })
+        .lean<AgentDoc>();
     } catch (error) {
       if (stale) return stale;
       throw error;

@@ -62,7 +62,12 @@ function toCapabilityDoc(input: CapabilityInput): CapabilityDoc {
 /** The ACL as stored: only the lists that were given. */
 function aclOf(acl: CapabilityAcl): CapabilityAcl {
   const { scopes, key_ids, subjects, groups } = acl;
-  return { ...(scopes ? { scopes } : {}), ...(key_ids ? { key_ids } : {}), ...(subjects ? { subjects } : {}), ...(groups ? { groups } : {}) };
+  return {
+    ...(scopes ? { scopes } : {}),
+    ...(key_ids ? { key_ids } : {}),
+    ...(subjects ? { subjects } : {}),
+    ...(groups ? { groups } : {}),
+  };
 }
 
 export function cardFields(input: AgentCardInput): CardFields {

@@ -111,7 +111,12 @@ export class CatalogueIndex {
   }
 
   /** Search in memory, agents in id order; `online` is derived from the heartbeat ages in this copy. */
-  search(tenant: string, search: AgentSearch, now: Date, policy: HeartbeatPolicy): { items: AgentWithInstances[]; next_cursor?: string } {
+  search(
+    tenant: string,
+    search: AgentSearch,
+    now: Date,
+    policy: HeartbeatPolicy,
+  ): { items: AgentWithInstances[]; next_cursor?: string } {
     const needle = search.q?.toLowerCase();
     const matches = (entry: AgentWithInstances): boolean => {
       const { agent, instances } = entry;
@@ -123,7 +128,8 @@ export class CatalogueIndex {
         const online = instances.filter((i) => isOnline(i.last_heartbeat_at, now, policy));
         if (search.state === 'online' && online.length === 0) return false;
         if (search.state === 'offline' && online.length > 0) return false;
-        if (!['online', 'offline'].includes(search.state) && !online.some((i) => i.state === search.state)) return false;
+        if (!['online', 'offline'].includes(search.state) && !online.some((i) => i.state === search.state))
+          return false;
       }
       return true;
     };

@@ -16,7 +16,11 @@ export type ChangeEvent = Omit<AgentEventDoc, '_id'>;
  * Records the event and increments the change counter that per-process indexes poll (no change streams needed).
  * With `transitionId`, a second record of the same transition is refused; returns whether this call recorded it.
  */
-export async function recordChange(models: CatalogueModels, event: ChangeEvent, transitionId?: string): Promise<boolean> {
+export async function recordChange(
+  models: CatalogueModels,
+  event: ChangeEvent,
+  transitionId?: string,
+): Promise<boolean> {
   try {
     await models.events.create({ _id: transitionId ?? `${event.type}:${event.agent_id}:${randomUUID()}`, ...event });
   } catch (error) {

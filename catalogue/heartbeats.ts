@@ -10,7 +10,12 @@
 import { instanceKey } from '../rules/ids';
 import { newInstanceDoc } from './agent-store';
 import { recordChange } from './changes';
-import { DEFAULT_MAX_INSTANCES_PER_AGENT, instancesToPrune, offlineCutoff, type HeartbeatPolicy } from '../rules/liveness';
+import {
+  DEFAULT_MAX_INSTANCES_PER_AGENT,
+  instancesToPrune,
+  offlineCutoff,
+  type HeartbeatPolicy,
+} from '../rules/liveness';
 import type { AgentDoc } from '../store/agents';
 import type { CatalogueModels } from '../store/models';
 import type { InstanceDoc, InstanceState, Transport } from '../store/agent-instances';
@@ -36,7 +41,10 @@ export function tooManyInstances(agentId: string, instanceId: string, limit: num
   return {
     code: 'too_many_instances' as const,
     message: `Agent ${agentId} is at its limit of ${limit} instances and none is offline: instance ${instanceId} cannot be added`,
-    details: { limit, hint: 'an instance offline for longer than offline_after_ms makes room for a new one; MAX_INSTANCES_PER_AGENT sets the limit' },
+    details: {
+      limit,
+      hint: 'an instance offline for longer than offline_after_ms makes room for a new one; MAX_INSTANCES_PER_AGENT sets the limit',
+    },
   };
 }
 
@@ -111,12 +119,25 @@ export class Heartbeats {
     if (input.endpoint) set.endpoint = input.endpoint;
     if (input.transport) set.transport = input.transport;
     if (input.ws_task_queue) set.ws_task_queue = input.ws_task_queue;
-    const previous = await this.models.instances.findOneAndUpdate({ _id: key }, { $set: set }, { new: false }).lean<InstanceDoc>();
+    const previous = await this.models.instances
+      .findOneAndUpdate({ _id: key }, { $set: set }, { new: false })
+      .lean<InstanceDoc>();
     if (!previous) return this.join(agent, input, now);
 
     const transitions: string[] = [];
-    const change = async (type: 'online' | 'state_changed' | 'instance_moved', details?: Record<string, unknown>, transitionId?: string) => {
-      const event = { tenant: agent.tenant, agent_id: agent._id, instance_id: input.instance_id, type, at: now, ...(details ? { details } : {}) };
+    const change = async (
+      type: 'online' | 'state_changed' | 'instance_moved',
+      details?: Record<string, unknown>,
+      transitionId?: string,
+    ) => {
+      const event = {
+        tenant: agent.tenant,
+        agent_id: agent._id,
+        instance_id: input.instance_id,
+        type,
+        at: now,
+        ...(details ? { details } : {}),
+      };
       this.options.onChange?.(agent._id);
       if (await recordChange(this.models, event, transitionId)) transitions.push(type);
     };
@@ -125,8 +146,10 @@ export class Heartbeats {
       const offlineSince = previous.liveness_changed_at;
       await change('online', { offline_since: offlineSince.toISOString() }, `online:${key}:${offlineSince.getTime()}`);
     }
-    if (input.state && input.state !== previous.state) await change('state_changed', { from: previous.state, to: input.state });
-    if (input.endpoint && input.endpoint !== previous.endpoint) await change('instance_moved', { from: previous.endpoint, to: input.endpoint });
+    if (input.state && input.state !== previous.state)
+      await change('state_changed', { from: previous.state, to: input.state });
+    if (input.endpoint && input.endpoint !== previous.endpoint)
+      await change('instance_moved', { from: previous.endpoint, to: input.endpoint });
     // A WebSocket instance that reconnected to another replica moved too (the copies that route its deliveries must see it).
     else if (input.ws_task_queue && input.ws_task_queue !== previous.ws_task_queue) {
       await change('instance_moved', { from_replica: previous.ws_task_queue ?? null, to_replica: input.ws_task_queue });
@@ -160,7 +183,8 @@ export class Heartbeats {
       await this.models.instances.create(instance);
     } catch (error) {
       // Two first heartbeats raced; the other one created it.
-      if ((error as { code?: number }).code === 11000) return this.write(agent, instanceKey(agent._id, input.instance_id), input, now);
+      if ((error as { code?: number }).code === 11000)
+        return this.write(agent, instanceKey(agent._id, input.instance_id), input, now);
       throw error;
     }
     // Replicas that found room for the same last place at once: each gives its new instance back (it beats again).
@@ -169,7 +193,14 @@ export class Heartbeats {
       return { kind: 'too_many_instances', limit };
     }
     this.options.onChange?.(agent._id);
-    await recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, instance_id: input.instance_id, type: 'instance_added', at: now, details: { endpoint: input.endpoint } });
+    await recordChange(this.models, {
+      tenant: agent.tenant,
+      agent_id: agent._id,
+      instance_id: input.instance_id,
+      type: 'instance_added',
+      at: now,
+      details: { endpoint: input.endpoint },
+    });
     return { kind: 'ok', instance, transitions: ['instance_added'], written: true };
   }
 
@@ -186,12 +217,22 @@ export class Heartbeats {
     if (!pruned) return false;
     // Only if still silent: a heartbeat that came in meanwhile keeps its instance.
     for (const instance of instances.filter((i) => pruned.includes(i._id))) {
-      const deleted = await this.models.instances.deleteOne({ _id: instance._id, last_heartbeat_at: { $lt: offlineCutoff(now, this.policy) } });
+      const deleted = await this.models.instances.deleteOne({
+        _id: instance._id,
+        last_heartbeat_at: { $lt: offlineCutoff(now, this.policy) },
+      });
       if (deleted.deletedCount !== 1) return false;
       this.written.delete(instance._id);
       this.options.onChange?.(agent._id);
       const details = { last_heartbeat_at: instance.last_heartbeat_at.toISOString(), replaced_by: newcomer };
-      await recordChange(this.models, { tenant: agent.tenant, agent_id: agent._id, instance_id: instance.instance_id, type: 'instance_pruned', at: now, details });
+      await recordChange(this.models, {
+        tenant: agent.tenant,
+        agent_id: agent._id,
+        instance_id: instance.instance_id,
+        type: 'instance_pruned',
+        at: now,
+        details,
+      });
     }
     return true;
   }
@@ -202,7 +243,10 @@ export class Heartbeats {
     this.pruneWritten(now);
     const cutoff = offlineCutoff(now, this.policy);
     const stale = await this.models.instances
-      .find({ liveness: 'online', last_heartbeat_at: { $lt: cutoff } }, { agent_id: 1, tenant: 1, instance_id: 1, last_heartbeat_at: 1 })
+      .find(
+        { liveness: 'online', last_heartbeat_at: { $lt: cutoff } },
+        { agent_id: 1, tenant: 1, instance_id: 1, last_heartbeat_at: 1 },
+      )
       .lean<Pick<InstanceDoc, '_id' | 'agent_id' | 'tenant' | 'instance_id' | 'last_heartbeat_at'>[]>();
     let marked = 0;
     for (const instance of stale) {

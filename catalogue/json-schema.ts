@@ -11,7 +11,9 @@ import { patternProblem, re2RegExpEngine } from '../util/safe-pattern';
 export const MAX_SCHEMA_DEPTH = 32;
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 
-const ajv = new RotatingAjv(() => new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: re2RegExpEngine } }));
+const ajv = new RotatingAjv(
+  () => new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: re2RegExpEngine } }),
+);
 
 export interface SchemaProblem {
   /** JSON Pointer inside the schema, e.g. `/properties/amount/type`. */

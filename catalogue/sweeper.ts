@@ -12,7 +12,11 @@ export interface Pruner {
 type SweepLogger = Record<'info' | 'warn', (fields: object, message: string) => void>;
 
 /** One sweep: marks silent instances offline, then prunes each collection. A failing step does not stop the others. */
-export async function sweepOnce(heartbeats: Pick<Heartbeats, 'sweep'>, pruners: Pruner[], logger: SweepLogger): Promise<void> {
+export async function sweepOnce(
+  heartbeats: Pick<Heartbeats, 'sweep'>,
+  pruners: Pruner[],
+  logger: SweepLogger,
+): Promise<void> {
   try {
     const marked = await heartbeats.sweep();
     if (marked > 0) logger.info({ marked }, 'instances marked offline');
@@ -30,6 +34,11 @@ export async function sweepOnce(heartbeats: Pick<Heartbeats, 'sweep'>, pruners: 
 }
 
 /** Runs `sweepOnce` every `intervalMs`, skipping a tick while the previous sweep runs; returns a stop function. */
-export function startSweeper(heartbeats: Heartbeats, intervalMs: number, logger: Logger, pruners: Pruner[] = []): () => Promise<void> {
+export function startSweeper(
+  heartbeats: Heartbeats,
+  intervalMs: number,
+  logger: Logger,
+  pruners: Pruner[] = [],
+): () => Promise<void> {
   return startPeriodic(() => sweepOnce(heartbeats, pruners, logger), intervalMs);
 }

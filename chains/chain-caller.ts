@@ -34,7 +34,8 @@ const refused = (type: string, message: string): ChainCaller => ({ refusal: { ty
 /** The key's caller now: of the chain's tenant, not revoked, with the `send` scope. */
 async function keyCaller(deps: ChainCallerDeps, tenant: string, keyId: string, proven?: Caller): Promise<ChainCaller> {
   const caller = proven ?? (await deps.keys?.callerById(keyId));
-  if (!caller || caller.tenant !== tenant) return refused('unknown_key', `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
+  if (!caller || caller.tenant !== tenant)
+    return refused('unknown_key', `no API key ${keyId} in tenant ${tenant} (or it was revoked)`);
   if (!hasScope(caller, 'send')) return refused('insufficient_scope', `key ${keyId} lacks the send scope`);
   return { caller };
 }
@@ -44,8 +45,10 @@ async function keyCaller(deps: ChainCallerDeps, tenant: string, keyId: string, p
  * has no store to look up again, and a chain may outlive the token, as a message does.
  */
 function tokenCaller(tenant: string, caller: Caller): ChainCaller {
-  if (!caller.subject || caller.tenant !== tenant) return refused('invalid_seal', 'the sealed caller is neither an API key nor a token subject of this tenant');
-  if (!hasScope(caller, 'send')) return refused('insufficient_scope', `subject ${caller.subject.sub} lacks the send scope`);
+  if (!caller.subject || caller.tenant !== tenant)
+    return refused('invalid_seal', 'the sealed caller is neither an API key nor a token subject of this tenant');
+  if (!hasScope(caller, 'send'))
+    return refused('insufficient_scope', `subject ${caller.subject.sub} lacks the send scope`);
   return { caller };
 }
 
@@ -53,11 +56,20 @@ function tokenCaller(tenant: string, caller: Caller): ChainCaller {
  * The caller of the chain run `run` whose input is `input`, for the message `messageId` of it (needed only by
  * chains of the earlier, per-message proofs).
  */
-export async function chainCaller(deps: ChainCallerDeps, input: RunChainInput, run: RunOfInput, messageId?: string): Promise<ChainCaller> {
+export async function chainCaller(
+  deps: ChainCallerDeps,
+  input: RunChainInput,
+  run: RunOfInput,
+  messageId?: string,
+): Promise<ChainCaller> {
   const { tenant, chain_id: chainId } = input;
   if (input.seal) {
     const seal = checkSealOf(input, deps.sealKeys, run, chainWorkflowId(tenant, chainId));
-    if (!seal.ok || !input.caller) return refused('invalid_seal', `the chain was not started by the gateway (${seal.ok ? 'it names no caller' : seal.reason})`);
+    if (!seal.ok || !input.caller)
+      return refused(
+        'invalid_seal',
+        `the chain was not started by the gateway (${seal.ok ? 'it names no caller' : seal.reason})`,
+      );
     if (input.caller.key_id === namespaceCaller(tenant).key_id) return { caller: namespaceCaller(tenant) };
     if (input.caller.key_id) return keyCaller(deps, tenant, input.caller.key_id);
     return tokenCaller(tenant, input.caller);
@@ -65,17 +77,31 @@ export async function chainCaller(deps: ChainCallerDeps, input: RunChainInput, r
   if (input.key_id && input.key_proof) {
     const subject = { kind: 'chain' as const, tenant, id: chainId, body: provenBody('chain', { ...input }) };
     const proven = await deps.keys?.callerByProof(input.key_id, input.key_proof, subject);
-    if (!proven || proven.legacy) return refused('invalid_key_proof', `key_proof is not the proof of key ${input.key_id} for this body of chain ${chainId} in tenant ${tenant} (or the key was revoked)`);
+    if (!proven || proven.legacy)
+      return refused(
+        'invalid_key_proof',
+        `key_proof is not the proof of key ${input.key_id} for this body of chain ${chainId} in tenant ${tenant} (or the key was revoked)`,
+      );
     return keyCaller(deps, tenant, input.key_id, proven.caller);
   }
   if (input.key_id && input.key_proofs) {
     const proof = messageId === undefined ? undefined : input.key_proofs[messageId];
     if (messageId === undefined) return keyCaller(deps, tenant, input.key_id);
-    const proven = proof ? await deps.keys?.callerByProof(input.key_id, proof, { kind: 'message', tenant, id: messageId, body: {} }) : undefined;
-    if (!proven) return refused('invalid_key_proof', `the chain holds no valid proof of key ${input.key_id} for message ${messageId}`);
+    const proven = proof
+      ? await deps.keys?.callerByProof(input.key_id, proof, { kind: 'message', tenant, id: messageId, body: {} })
+      : undefined;
+    if (!proven)
+      return refused(
+        'invalid_key_proof',
+        `the chain holds no valid proof of key ${input.key_id} for message ${messageId}`,
+      );
     return keyCaller(deps, tenant, input.key_id, proven.caller);
   }
-  if (deps.config.TEMPORAL_CALLERS_REQUIRE_KEY) return refused('key_required', 'this deployment requires a key_id and its key_proof (an API key with the send scope) on chains started from Temporal');
+  if (deps.config.TEMPORAL_CALLERS_REQUIRE_KEY)
+    return refused(
+      'key_required',
+      'this deployment requires a key_id and its key_proof (an API key with the send scope) on chains started from Temporal',
+    );
   // As for a direct start without a proof: the namespace is trusted to name its key (docs/security.md).
   return input.key_id ? keyCaller(deps, tenant, input.key_id) : { caller: namespaceCaller(tenant) };
 }

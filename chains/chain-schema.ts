@@ -14,8 +14,12 @@ export const STEP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 /** The longest `deadline_ms` of a step: 30 days, as a message's deadline. */
 export const MAX_STEP_DEADLINE_MS = 30 * 24 * 3600_000;
 
-export const chainId = z.string().regex(CHAIN_ID_PATTERN, '1–64 characters: letters, digits and ._- (starting with a letter or digit)');
-const stepId = z.string().regex(STEP_ID_PATTERN, '1–32 characters: letters, digits, _ and - (starting with a letter or digit)');
+export const chainId = z
+  .string()
+  .regex(CHAIN_ID_PATTERN, '1–64 characters: letters, digits and ._- (starting with a letter or digit)');
+const stepId = z
+  .string()
+  .regex(STEP_ID_PATTERN, '1–32 characters: letters, digits, _ and - (starting with a letter or digit)');
 /** A JSON Pointer; what it may name (the input, an earlier step's result) is the plan's check (422 `invalid_reference`). */
 const pointer = z.string().max(1024);
 
@@ -24,7 +28,12 @@ const pointer = z.string().max(1024);
  * every rule the OpenAPI document cannot state). A step's `input` becomes its message's `params`: an object.
  */
 const template = anyJson;
-const inputTemplate = template.refine((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object (the message params), or {"$ref": pointer}').meta({ type: 'object' });
+const inputTemplate = template
+  .refine(
+    (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+    'an object (the message params), or {"$ref": pointer}',
+  )
+  .meta({ type: 'object' });
 
 const address = {
   target: z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName }).optional(),
@@ -32,22 +41,42 @@ const address = {
   input: inputTemplate.optional(),
   payload: template.optional(),
 };
-const targetOrIntent = (a: { target?: unknown; intent?: string | undefined }) => (a.target === undefined) !== (a.intent === undefined || !new RegExp(NOT_BLANK_PATTERN).test(a.intent));
-const targetOrIntentMessage = { message: 'name exactly one of target ({agent_id, capability}) and intent', path: ['target'] };
+const targetOrIntent = (a: { target?: unknown; intent?: string | undefined }) =>
+  (a.target === undefined) !== (a.intent === undefined || !new RegExp(NOT_BLANK_PATTERN).test(a.intent));
+const targetOrIntentMessage = {
+  message: 'name exactly one of target ({agent_id, capability}) and intent',
+  path: ['target'],
+};
 /** The same rule in the OpenAPI document. */
 const nonBlankIntent = { required: ['intent'], properties: { intent: { pattern: NOT_BLANK_PATTERN } } };
-const targetOrIntentSchema = { anyOf: [{ required: ['target'], not: nonBlankIntent }, { ...nonBlankIntent, not: { required: ['target'] } }] };
+const targetOrIntentSchema = {
+  anyOf: [
+    { required: ['target'], not: nonBlankIntent },
+    { ...nonBlankIntent, not: { required: ['target'] } },
+  ],
+};
 
 /** The most values a `when`'s `in` may list. */
 export const MAX_WHEN_VALUES = 256;
 const WHEN_OPERATORS = ['equals', 'not_equals', 'in'] as const;
 /** `when`: a pointer and exactly one operator (`null` is a value: only an absent key is absent). */
 const stepCondition = z
-  .strictObject({ $ref: pointer, equals: anyJson.optional(), not_equals: anyJson.optional(), in: z.array(anyJson).min(1).max(MAX_WHEN_VALUES).optional() })
-  .refine((when) => WHEN_OPERATORS.filter((op) => when[op] !== undefined).length === 1, 'name exactly one of equals, not_equals and in')
+  .strictObject({
+    $ref: pointer,
+    equals: anyJson.optional(),
+    not_equals: anyJson.optional(),
+    in: z.array(anyJson).min(1).max(MAX_WHEN_VALUES).optional(),
+  })
+  .refine(
+    (when) => WHEN_OPERATORS.filter((op) => when[op] !== undefined).length === 1,
+    'name exactly one of equals, not_equals and in',
+  )
   .meta({ oneOf: WHEN_OPERATORS.map((op) => ({ required: [op] })) });
 
-export const compensationBody = z.strictObject(address).refine(targetOrIntent, targetOrIntentMessage).meta(targetOrIntentSchema);
+export const compensationBody = z
+  .strictObject(address)
+  .refine(targetOrIntent, targetOrIntentMessage)
+  .meta(targetOrIntentSchema);
 
 export const chainStepBody = z
   .strictObject({

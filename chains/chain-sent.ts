@@ -11,6 +11,13 @@ export type ChainSent = Omit<SentMessage, 'message_id'>;
 export function sentOf(ended: MessageStatus): ChainSent {
   const target = ended.agent ? { agent_id: ended.agent.agent_id, capability: ended.agent.capability } : ended.target;
   if (ended.state === 'processed') return { state: 'completed', result: ended.result, target };
-  const reason = ended.reason ?? { code: ended.state, message: ended.error?.message ?? `the message ended ${ended.state}` };
-  return { state: ended.state === 'cancelled' ? 'cancelled' : 'failed', error: { code: reason.code, message: reason.message }, target };
+  const reason = ended.reason ?? {
+    code: ended.state,
+    message: ended.error?.message ?? `the message ended ${ended.state}`,
+  };
+  return {
+    state: ended.state === 'cancelled' ? 'cancelled' : 'failed',
+    error: { code: reason.code, message: reason.message },
+    target,
+  };
 }

@@ -4,7 +4,12 @@
  * (chains/check-chain.ts), so a refused chain starts nothing. Returns tagged results; routes map them to HTTP.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionDescription,
+} from '@temporalio/client';
 import type { AgentQueries } from '../catalogue/agent-queries';
 import { chainLimits, type Config } from '../platform/config';
 import { recordedCaller, type Caller } from '../rules/api-key';
@@ -20,7 +25,16 @@ import { isTerminal } from '../messages/message';
 import { checkChain, type ChainRefusal } from './check-chain';
 import type { ChainBodyInput } from './chain-schema';
 import { plannedSteps } from './plan';
-import { cancelChainUpdate, chainStatusQuery, chainWorkflowId, compensationMessageId, RUN_CHAIN_WORKFLOW, stepMessageId, type ChainMemo, type RunChainInput } from './temporal';
+import {
+  cancelChainUpdate,
+  chainStatusQuery,
+  chainWorkflowId,
+  compensationMessageId,
+  RUN_CHAIN_WORKFLOW,
+  stepMessageId,
+  type ChainMemo,
+  type RunChainInput,
+} from './temporal';
 import { chainListQuery, pageOfChainIds } from './list';
 import { ConcurrencyLimit } from '../util/concurrency-limit';
 import { cursorOfToken, pageTokenOf } from '../util/page-token';
@@ -43,7 +57,8 @@ export interface ChainListFilter {
 /** Chains' statuses one list page reads at once. */
 const LIST_READS_AT_ONCE = 8;
 
-export type CancelChainResult = { kind: 'cancelled' } | { kind: 'already_ended'; state: ChainState } | { kind: 'unknown_chain' };
+export type CancelChainResult =
+  { kind: 'cancelled' } | { kind: 'already_ended'; state: ChainState } | { kind: 'unknown_chain' };
 
 /** Tries of a cancel while the chain's run continues as new under it. */
 const CANCEL_ATTEMPTS = 3;
@@ -62,7 +77,10 @@ export function chainBodyHash(body: ChainBodyInput & { chain_id: string }): stri
 
 /** Every message id a chain may send: each step's and each compensation's. */
 export function chainMessageIds(body: Pick<ChainBodyInput, 'steps'>, chainId: string): string[] {
-  return body.steps.flatMap((s) => [stepMessageId(chainId, s.id), ...(s.compensate ? [compensationMessageId(chainId, s.id)] : [])]);
+  return body.steps.flatMap((s) => [
+    stepMessageId(chainId, s.id),
+    ...(s.compensate ? [compensationMessageId(chainId, s.id)] : []),
+  ]);
 }
 
 /** The summary a chain's run asked for, from its memo. */
@@ -74,7 +92,17 @@ function summaryAskOf(description: WorkflowExecutionDescription): SummaryAsk | u
 export interface ChainServiceDeps {
   client: Client;
   queries: Pick<AgentQueries, 'get' | 'checkReach'>;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'MAX_CHAIN_STEPS' | 'MAX_CHAIN_DEPTH' | 'MAX_CHAIN_BYTES' | 'MAX_PAYLOAD_BYTES' | 'CHAIN_HISTORY_MAX_BYTES' | 'CALLER_WEBHOOK_SECRET' | 'CALLER_WEBHOOK_RETRY_INITIAL_MS'>;
+  config: Pick<
+    Config,
+    | 'TEMPORAL_TASK_QUEUE'
+    | 'MAX_CHAIN_STEPS'
+    | 'MAX_CHAIN_DEPTH'
+    | 'MAX_CHAIN_BYTES'
+    | 'MAX_PAYLOAD_BYTES'
+    | 'CHAIN_HISTORY_MAX_BYTES'
+    | 'CALLER_WEBHOOK_SECRET'
+    | 'CALLER_WEBHOOK_RETRY_INITIAL_MS'
+  >;
   /** Where `reply_to` may point. */
   endpointPolicy: EndpointPolicy;
   lookup?: Lookup;
@@ -88,8 +116,16 @@ export class ChainService {
   constructor(private readonly deps: ChainServiceDeps) {}
 
   /** What `start` would refuse the chain for, without starting it (the planner shows it beside a plan). */
-  async check(caller: Caller, value: unknown): Promise<{ ok: true; body: ChainBodyInput } | { ok: false; refusal: ChainRefusal }> {
-    const checked = await checkChain({ queries: this.deps.queries, limits: chainLimits(this.deps.config) }, caller.tenant, value, caller);
+  async check(
+    caller: Caller,
+    value: unknown,
+  ): Promise<{ ok: true; body: ChainBodyInput } | { ok: false; refusal: ChainRefusal }> {
+    const checked = await checkChain(
+      { queries: this.deps.queries, limits: chainLimits(this.deps.config) },
+      caller.tenant,
+      value,
+      caller,
+    );
     if (!checked.ok) return { ok: false, refusal: checked.refusal };
     const replyRefusal = checked.body.reply_to && (await this.replyToRefusal(checked.body.reply_to.url));
     return replyRefusal ? { ok: false, refusal: replyRefusal } : { ok: true, body: checked.body };
@@ -125,11 +161,20 @@ export class ChainService {
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       const description = await this.describe(tenant, chainId);
-      if ((description?.memo as Partial<ChainMemo> | undefined)?.body_hash !== memo.body_hash) return { kind: 'conflict', chain_id: chainId };
-      return { kind: 'duplicate', status: withAggregate(await this.statusOf(tenant, chainId, description!), summaryAskOf(description!)) };
+      if ((description?.memo as Partial<ChainMemo> | undefined)?.body_hash !== memo.body_hash)
+        return { kind: 'conflict', chain_id: chainId };
+      return {
+        kind: 'duplicate',
+        status: withAggregate(await this.statusOf(tenant, chainId, description!), summaryAskOf(description!)),
+      };
     }
     const started_at = new Date().toISOString();
-    const steps = plannedSteps(body).map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' as const }));
+    const steps = plannedSteps(body).map((s) => ({
+      id: s.id,
+      after: s.after,
+      message_id: stepMessageId(chainId, s.id),
+      state: 'pending' as const,
+    }));
     return { kind: 'accepted', status: { chain_id: chainId, tenant, state: 'running', steps, started_at } };
   }
 
@@ -140,11 +185,17 @@ export class ChainService {
   }
 
   /** The status (with its aggregate) once the chain ended, within `ms`; else undefined. Polled, as messages are. */
-  async waitForEnd(tenant: string, chainId: string, ms: number, signal?: AbortSignal): Promise<(ChainStatus & ChainAggregate) | undefined> {
+  async waitForEnd(
+    tenant: string,
+    chainId: string,
+    ms: number,
+    signal?: AbortSignal,
+  ): Promise<(ChainStatus & ChainAggregate) | undefined> {
     const deadline = Date.now() + ms;
     for (let pause = 25; ; pause = Math.min(250, pause * 2)) {
       const description = await this.describe(tenant, chainId);
-      if (description && description.status.name !== 'RUNNING') return withAggregate(await this.statusOf(tenant, chainId, description), summaryAskOf(description));
+      if (description && description.status.name !== 'RUNNING')
+        return withAggregate(await this.statusOf(tenant, chainId, description), summaryAskOf(description));
       if (Date.now() + pause > deadline || signal?.aborted) return undefined;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
@@ -163,7 +214,9 @@ export class ChainService {
     if (cursor === 'invalid') return { kind: 'invalid_cursor' };
     const page = await pageOfChainIds(this.deps.client, tenant, query, filter.limit, cursor);
     const statuses = await Promise.all(page.chain_ids.map((id) => this.listReads.run(() => this.get(tenant, id))));
-    const items = statuses.filter((s): s is ChainStatus & ChainAggregate => s !== undefined && (!filter.state || s.state === filter.state));
+    const items = statuses.filter(
+      (s): s is ChainStatus & ChainAggregate => s !== undefined && (!filter.state || s.state === filter.state),
+    );
     const next = pageTokenOf(page.next_page_token, query, keys[0]);
     return { kind: 'page', items, ...(next ? { next_cursor: next } : {}) };
   }
@@ -173,7 +226,9 @@ export class ChainService {
     // again (the cancel is idempotent).
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcome = await this.deps.client.workflow.getHandle(chainWorkflowId(tenant, chainId)).executeUpdate(cancelChainUpdate, { args: [reason ? { reason } : {}] });
+        const outcome = await this.deps.client.workflow
+          .getHandle(chainWorkflowId(tenant, chainId))
+          .executeUpdate(cancelChainUpdate, { args: [reason ? { reason } : {}] });
         return outcome.cancelled ? { kind: 'cancelled' } : { kind: 'already_ended', state: outcome.state };
       } catch (error) {
         const description = await this.describe(tenant, chainId);
@@ -188,12 +243,18 @@ export class ChainService {
   /** The limits the chain's run applies, sealed into its input: the run need not ask the worker's `prepareChain`. */
   private sealedLimits(): Pick<RunChainInput, 'limits'> {
     const { MAX_PAYLOAD_BYTES, CHAIN_HISTORY_MAX_BYTES } = this.deps.config;
-    return MAX_PAYLOAD_BYTES && CHAIN_HISTORY_MAX_BYTES ? { limits: { max_message_bytes: MAX_PAYLOAD_BYTES, max_history_bytes: CHAIN_HISTORY_MAX_BYTES } } : {};
+    return MAX_PAYLOAD_BYTES && CHAIN_HISTORY_MAX_BYTES
+      ? { limits: { max_message_bytes: MAX_PAYLOAD_BYTES, max_history_bytes: CHAIN_HISTORY_MAX_BYTES } }
+      : {};
   }
 
   /** As for messages: `reply_to` needs the signing secret, and an address the endpoint policy allows. */
   private async replyToRefusal(url: string): Promise<ChainRefusal | undefined> {
-    if (!this.deps.config.CALLER_WEBHOOK_SECRET) return { code: 'reply_to_unavailable', message: 'reply_to needs CALLER_WEBHOOK_SECRET to be configured on the gateway' };
+    if (!this.deps.config.CALLER_WEBHOOK_SECRET)
+      return {
+        code: 'reply_to_unavailable',
+        message: 'reply_to needs CALLER_WEBHOOK_SECRET to be configured on the gateway',
+      };
     const verdict = await checkEndpoint(url, this.deps.endpointPolicy, this.deps.lookup);
     return verdict.allowed ? undefined : { code: 'endpoint_not_allowed', message: `reply_to: ${verdict.reason}` };
   }
@@ -216,35 +277,54 @@ export class ChainService {
     const steps = known.length > 0 ? known : await this.plannedStatus(tenant, chainId);
     const runs = new MessageRuns(this.deps.client);
     const cap = inlineResultCap(steps.length);
-    return Promise.all(steps.map(async (step) => {
-      if (step.state !== 'pending' && step.state !== 'running') return step;
-      const message = await runs.get(tenant, step.message_id).catch(() => undefined);
-      if (!message) return step;
-      if (!isTerminal(message.state)) return { ...step, state: 'running' as const };
-      const { result, ...sent } = sentOf(message);
-      return { ...step, ...sent, ...keptResult(step.message_id, result, cap) };
-    }));
+    return Promise.all(
+      steps.map(async (step) => {
+        if (step.state !== 'pending' && step.state !== 'running') return step;
+        const message = await runs.get(tenant, step.message_id).catch(() => undefined);
+        if (!message) return step;
+        if (!isTerminal(message.state)) return { ...step, state: 'running' as const };
+        const { result, ...sent } = sentOf(message);
+        return { ...step, ...sent, ...keptResult(step.message_id, result, cap) };
+      }),
+    );
   }
 
   /** The chain's steps as its input plans them, all pending (its first history event: one page of one event). */
   private async plannedStatus(tenant: string, chainId: string): Promise<StepStatus[]> {
     const { client } = this.deps;
-    const history = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId: chainWorkflowId(tenant, chainId) }, maximumPageSize: 1 });
+    const history = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId: chainWorkflowId(tenant, chainId) },
+      maximumPageSize: 1,
+    });
     const payload = history.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-    const input = payload ? (client.options.loadedDataConverter.payloadConverter.fromPayload(payload) as RunChainInput) : undefined;
+    const input = payload
+      ? (client.options.loadedDataConverter.payloadConverter.fromPayload(payload) as RunChainInput)
+      : undefined;
     if (!input?.steps) return [];
-    return plannedSteps(input).map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' as const }));
+    return plannedSteps(input).map((s) => ({
+      id: s.id,
+      after: s.after,
+      message_id: stepMessageId(chainId, s.id),
+      state: 'pending' as const,
+    }));
   }
 
   /** Queried while it runs, its result once completed; a run that failed or was ended by an operator, from its description. */
-  private async statusOf(tenant: string, chainId: string, description: WorkflowExecutionDescription): Promise<ChainStatus> {
+  private async statusOf(
+    tenant: string,
+    chainId: string,
+    description: WorkflowExecutionDescription,
+  ): Promise<ChainStatus> {
     const handle = this.deps.client.workflow.getHandle(chainWorkflowId(tenant, chainId), description.runId);
     switch (description.status.name) {
       case 'RUNNING':
         try {
           return await handle.query(chainStatusQuery);
         } catch (error) {
-          throw new ChainStatusUnavailableError(`status of chain ${chainId} is unavailable: no worker answered`, { cause: error });
+          throw new ChainStatusUnavailableError(`status of chain ${chainId} is unavailable: no worker answered`, {
+            cause: error,
+          });
         }
       case 'COMPLETED':
         return (await handle.result()) as ChainStatus;
@@ -259,7 +339,15 @@ export class ChainService {
         const last = await handle.query(chainStatusQuery).catch(() => undefined);
         const started = last?.started_at ?? description.startTime.toISOString();
         const steps = await this.endedSteps(tenant, chainId, last?.steps ?? []);
-        return { chain_id: chainId, tenant, state, steps, started_at: started, ended_at: ended, error: { code: 'terminated', message: failure ?? `the chain's run ended as ${description.status.name}` } };
+        return {
+          chain_id: chainId,
+          tenant,
+          state,
+          steps,
+          started_at: started,
+          ended_at: ended,
+          error: { code: 'terminated', message: failure ?? `the chain's run ended as ${description.status.name}` },
+        };
       }
     }
   }

@@ -35,13 +35,18 @@ export interface ChainRefusal {
   issues?: { location: string; message: string }[];
 }
 
-export type ChainCheck = { ok: true; body: ChainBodyInput; steps: PlannedStep[] } | { ok: false; refusal: ChainRefusal };
+export type ChainCheck =
+  { ok: true; body: ChainBodyInput; steps: PlannedStep[] } | { ok: false; refusal: ChainRefusal };
 
 const refused = (refusal: ChainRefusal): ChainCheck => ({ ok: false, refusal });
 
 /** Every (step, address) that names a target: the step's own and its compensation's. */
-function namedTargets(steps: readonly ChainStepBody[]): { step: string; target: { agent_id: string; capability: string } }[] {
-  return steps.flatMap((s) => [s.target, s.compensate?.target].filter((t) => t !== undefined).map((target) => ({ step: s.id, target: target! })));
+function namedTargets(
+  steps: readonly ChainStepBody[],
+): { step: string; target: { agent_id: string; capability: string } }[] {
+  return steps.flatMap((s) =>
+    [s.target, s.compensate?.target].filter((t) => t !== undefined).map((target) => ({ step: s.id, target: target! })),
+  );
 }
 
 function parsedSchema(json: string | undefined): Record<string, unknown> | undefined {
@@ -62,17 +67,35 @@ export function capabilitySchemas(capability: { parameters_json?: string; return
 }
 
 /** Checks `value` as a chain of `tenant`, sent by `caller` when known (its ACLs are then checked too). */
-export async function checkChain(deps: ChainCheckDeps, tenant: string, value: unknown, caller?: Caller): Promise<ChainCheck> {
+export async function checkChain(
+  deps: ChainCheckDeps,
+  tenant: string,
+  value: unknown,
+  caller?: Caller,
+): Promise<ChainCheck> {
   const parsed = chainBody.safeParse(value);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({ location: ['body', ...issue.path.map(String)].join('.'), message: issue.message }));
+    const issues = parsed.error.issues.map((issue) => ({
+      location: ['body', ...issue.path.map(String)].join('.'),
+      message: issue.message,
+    }));
     const stepIndex = parsed.error.issues[0]?.path[0] === 'steps' ? parsed.error.issues[0].path[1] : undefined;
-    const stepOf = typeof stepIndex === 'number' ? (value as { steps?: { id?: unknown }[] }).steps?.[stepIndex]?.id : undefined;
-    return refused({ code: 'invalid_request', message: 'Invalid request body', ...(typeof stepOf === 'string' ? { step: stepOf } : {}), issues });
+    const stepOf =
+      typeof stepIndex === 'number' ? (value as { steps?: { id?: unknown }[] }).steps?.[stepIndex]?.id : undefined;
+    return refused({
+      code: 'invalid_request',
+      message: 'Invalid request body',
+      ...(typeof stepOf === 'string' ? { step: stepOf } : {}),
+      issues,
+    });
   }
   const body = parsed.data;
   const bytes = jsonBytes(body);
-  if (bytes > deps.limits.maxBytes) return refused({ code: 'payload_too_large', message: `the chain takes ${bytes} bytes of JSON; at most ${deps.limits.maxBytes} are kept` });
+  if (bytes > deps.limits.maxBytes)
+    return refused({
+      code: 'payload_too_large',
+      message: `the chain takes ${bytes} bytes of JSON; at most ${deps.limits.maxBytes} are kept`,
+    });
   const plan = checkPlan(body, deps.limits);
   if (!plan.ok) return refused({ ...plan.issue });
   const schemas = new Map<string, CapabilitySchemas>();
@@ -82,16 +105,36 @@ export async function checkChain(deps: ChainCheckDeps, tenant: string, value: un
     const found = await deps.queries.get(tenant, target.agent_id);
     const capability = found?.agent.capabilities.find((c) => c.name === target.capability);
     // The codes of a message to the same target (messages/intake-refusals.ts).
-    if (!found) return refused({ code: 'agent_not_found', step, message: `step ${step}: no agent ${target.agent_id} in this tenant` });
-    if (!capability) return refused({ code: 'unknown_capability', step, message: `step ${step}: agent ${target.agent_id} has no capability ${target.capability}` });
-    if (caller && (await deps.queries.checkReach(tenant, target.agent_id, target.capability, caller)).kind === 'forbidden') {
-      return refused({ code: 'capability_forbidden', step, message: `step ${step}: this API key may not reach ${target.capability}` });
+    if (!found)
+      return refused({
+        code: 'agent_not_found',
+        step,
+        message: `step ${step}: no agent ${target.agent_id} in this tenant`,
+      });
+    if (!capability)
+      return refused({
+        code: 'unknown_capability',
+        step,
+        message: `step ${step}: agent ${target.agent_id} has no capability ${target.capability}`,
+      });
+    if (
+      caller &&
+      (await deps.queries.checkReach(tenant, target.agent_id, target.capability, caller)).kind === 'forbidden'
+    ) {
+      return refused({
+        code: 'capability_forbidden',
+        step,
+        message: `step ${step}: this API key may not reach ${target.capability}`,
+      });
     }
     schemas.set(key, capabilitySchemas(capability));
   }
   const typeIssue = typeCheck(plan.steps, body.input, (t) => schemas.get(`${t.agent_id}/${t.capability}`));
   if (typeIssue) return refused({ ...typeIssue });
-  const sizeIssue = deps.limits.maxMessageBytes === undefined ? undefined : knownSizeIssue(plan.steps, body.input, deps.limits.maxMessageBytes);
+  const sizeIssue =
+    deps.limits.maxMessageBytes === undefined
+      ? undefined
+      : knownSizeIssue(plan.steps, body.input, deps.limits.maxMessageBytes);
   if (sizeIssue) return refused({ ...sizeIssue });
   return { ok: true, body, steps: plan.steps };
 }

@@ -15,17 +15,23 @@ export interface SizeIssue {
 }
 
 function readsOnlyInput(address: StepAddress): boolean {
-  return [address.input, address.payload].every((template) => refsIn(template).every(({ ref }) => sourceOf(ref).kind === 'input'));
+  return [address.input, address.payload].every((template) =>
+    refsIn(template).every(({ ref }) => sourceOf(ref).kind === 'input'),
+  );
 }
 
 /** The first step or compensation whose message, known now, is over `maxBytes`. */
 export function knownSizeIssue(steps: readonly PlannedStep[], input: unknown, maxBytes: number): SizeIssue | undefined {
   const document = { input, steps: {} };
   for (const step of steps) {
-    for (const [address, what] of [[step, 'its message'], [step.compensate, 'its compensation']] as const) {
+    for (const [address, what] of [
+      [step, 'its message'],
+      [step.compensate, 'its compensation'],
+    ] as const) {
       if (!address || !readsOnlyInput(address)) continue;
       const built = stepMessage(address, document, maxBytes);
-      if (!built.ok && built.code === 'payload_too_large') return { step: step.id, code: 'payload_too_large', message: `step ${step.id}: ${what}: ${built.message}` };
+      if (!built.ok && built.code === 'payload_too_large')
+        return { step: step.id, code: 'payload_too_large', message: `step ${step.id}: ${what}: ${built.message}` };
     }
   }
   return undefined;

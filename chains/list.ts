@@ -22,7 +22,11 @@ const RUN_STATUSES: Record<ChainState, readonly string[]> = {
  * as new is left out: its chain is listed once, at its latest run. The tenant is validated (a–z 0–9 _ -).
  */
 export function chainListQuery(tenant: string, state?: ChainState): string {
-  const clauses = [`WorkflowType = '${RUN_CHAIN_WORKFLOW}'`, `WorkflowId STARTS_WITH '${chainWorkflowId(tenant, '')}'`, `ExecutionStatus != 'ContinuedAsNew'`];
+  const clauses = [
+    `WorkflowType = '${RUN_CHAIN_WORKFLOW}'`,
+    `WorkflowId STARTS_WITH '${chainWorkflowId(tenant, '')}'`,
+    `ExecutionStatus != 'ContinuedAsNew'`,
+  ];
   if (state) clauses.push(`ExecutionStatus IN (${RUN_STATUSES[state].map((s) => `'${s}'`).join(', ')})`);
   return clauses.join(' AND ');
 }
@@ -34,9 +38,25 @@ export interface ChainIdPage {
 }
 
 /** One page of chain ids under `query`, in the visibility store's order (running first, then by close time, newest first). */
-export async function pageOfChainIds(client: Client, tenant: string, query: string, pageSize: number, pageToken?: Uint8Array): Promise<ChainIdPage> {
-  const listed = await client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, pageSize, ...(pageToken ? { nextPageToken: pageToken } : {}) });
+export async function pageOfChainIds(
+  client: Client,
+  tenant: string,
+  query: string,
+  pageSize: number,
+  pageToken?: Uint8Array,
+): Promise<ChainIdPage> {
+  const listed = await client.workflowService.listWorkflowExecutions({
+    namespace: client.options.namespace,
+    query,
+    pageSize,
+    ...(pageToken ? { nextPageToken: pageToken } : {}),
+  });
   const prefix = chainWorkflowId(tenant, '');
-  const ids = (listed.executions ?? []).map((run) => run.execution?.workflowId ?? '').filter((id) => id.startsWith(prefix));
-  return { chain_ids: [...new Set(ids.map((id) => id.slice(prefix.length)))], next_page_token: listed.nextPageToken ?? new Uint8Array() };
+  const ids = (listed.executions ?? [])
+    .map((run) => run.execution?.workflowId ?? '')
+    .filter((id) => id.startsWith(prefix));
+  return {
+    chain_ids: [...new Set(ids.map((id) => id.slice(prefix.length)))],
+    next_page_token: listed.nextPageToken ?? new Uint8Array(),
+  };
 }

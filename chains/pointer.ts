@@ -64,7 +64,8 @@ export function refsIn(template: unknown, at: string[] = []): TemplateRef[] {
   const ref = refOf(template);
   if (ref !== undefined) return [{ ref, at }];
   if (Array.isArray(template)) return template.flatMap((item, i) => refsIn(item, [...at, String(i)]));
-  if (template !== null && typeof template === 'object') return Object.entries(template).flatMap(([k, v]) => refsIn(v, [...at, k]));
+  if (template !== null && typeof template === 'object')
+    return Object.entries(template).flatMap(([k, v]) => refsIn(v, [...at, k]));
   return [];
 }
 
@@ -96,22 +97,28 @@ export function buildFromTemplate(template: unknown, document: unknown): Built {
 }
 
 /** A step's source of data, from a pointer's first tokens: the chain input, or a step's result. */
-export type RefSource = { kind: 'input'; rest: string[] } | { kind: 'step'; step: string; rest: string[] } | { kind: 'invalid' };
+export type RefSource =
+  { kind: 'input'; rest: string[] } | { kind: 'step'; step: string; rest: string[] } | { kind: 'invalid' };
 
 export function sourceOf(pointer: string): RefSource {
   const tokens = pointerTokens(pointer);
   if (!tokens) return { kind: 'invalid' };
   if (tokens[0] === 'input') return { kind: 'input', rest: tokens.slice(1) };
-  if (tokens[0] === 'steps' && tokens.length >= 3 && tokens[2] === 'result') return { kind: 'step', step: tokens[1]!, rest: tokens.slice(3) };
+  if (tokens[0] === 'steps' && tokens.length >= 3 && tokens[2] === 'result')
+    return { kind: 'step', step: tokens[1]!, rest: tokens.slice(3) };
   return { kind: 'invalid' };
 }
 
 /** Whether two JSON values are equal (object key order aside): `when`'s `equals`. */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   const aKeys = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
   const bKeys = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return aKeys.length === bKeys.length && aKeys.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    aKeys.length === bKeys.length &&
+    aKeys.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }

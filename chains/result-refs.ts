@@ -19,7 +19,11 @@ export function inlineResultCap(messageCount: number): number {
 }
 
 /** A message's result as the chain's status keeps it: itself when small enough, else a reference to its message. */
-export function keptResult(messageId: string, result: unknown, cap: number): { result?: unknown } | { result_ref: ResultRef } {
+export function keptResult(
+  messageId: string,
+  result: unknown,
+  cap: number,
+): { result?: unknown } | { result_ref: ResultRef } {
   if (result === undefined) return {};
   const bytes = jsonSize(result);
   return bytes <= cap ? { result } : { result_ref: { message_id: messageId, bytes } };

@@ -31,7 +31,10 @@ export interface ChainResume {
 }
 
 /** The document of a resumed run, and the steps whose results it reads from their messages (step id → message id). */
-export function resumedDocument(input: unknown, status: ChainStatus): { document: ChainDocument; referenced: Map<string, string> } {
+export function resumedDocument(
+  input: unknown,
+  status: ChainStatus,
+): { document: ChainDocument; referenced: Map<string, string> } {
   const document: ChainDocument = { input, steps: {} };
   const referenced = new Map<string, string>();
   for (const step of status.steps) {
@@ -43,6 +46,9 @@ export function resumedDocument(input: unknown, status: ChainStatus): { document
 }
 
 /** Whether a run's history is past its budget (or Temporal suggests continuing as new). */
-export function historyFull(limits: ChainRunLimits | undefined, info: { historySize: number; continueAsNewSuggested: boolean }): boolean {
+export function historyFull(
+  limits: ChainRunLimits | undefined,
+  info: { historySize: number; continueAsNewSuggested: boolean },
+): boolean {
   return limits !== undefined && (info.historySize > limits.max_history_bytes || info.continueAsNewSuggested);
 }

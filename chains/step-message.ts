@@ -35,15 +35,26 @@ export function stepMessage(address: StepAddress, document: ChainDocument, maxBy
       const size = mappedSize(template, document, Math.max(0, left));
       if (!size.ok && 'pointer' in size) return unmapped(`${size.pointer} names nothing`);
       if (!size.ok) {
-        return { ok: false, code: 'payload_too_large', message: `the step's params, payload and intent, mapped, take more than ${maxBytes} bytes of JSON (MAX_PAYLOAD_BYTES): nothing was sent` };
+        return {
+          ok: false,
+          code: 'payload_too_large',
+          message: `the step's params, payload and intent, mapped, take more than ${maxBytes} bytes of JSON (MAX_PAYLOAD_BYTES): nothing was sent`,
+        };
       }
       left -= size.bytes;
     }
   }
   const params = address.input === undefined ? undefined : buildFromTemplate(address.input, document);
   if (params && !params.ok) return unmapped(`${params.pointer} names nothing`);
-  if (params && (params.value === null || typeof params.value !== 'object' || Array.isArray(params.value))) return unmapped('input does not come to an object (the message params)');
+  if (params && (params.value === null || typeof params.value !== 'object' || Array.isArray(params.value)))
+    return unmapped('input does not come to an object (the message params)');
   const payload = address.payload === undefined ? undefined : buildFromTemplate(address.payload, document);
   if (payload && !payload.ok) return unmapped(`${payload.pointer} names nothing`);
-  return { ok: true, message: { ...(params ? { params: params.value as Record<string, unknown> } : {}), ...(payload ? { payload: payload.value } : {}) } };
+  return {
+    ok: true,
+    message: {
+      ...(params ? { params: params.value as Record<string, unknown> } : {}),
+      ...(payload ? { payload: payload.value } : {}),
+    },
+  };
 }

@@ -64,7 +64,9 @@ export interface ChainMemo {
 export const chainStatusQuery = defineQuery<ChainStatus>('chainStatus');
 
 /** Cancels the chain unless it already ended: running steps' messages are cancelled, no new step starts. */
-export const cancelChainUpdate = defineUpdate<{ cancelled: boolean; state: ChainState }, [{ reason?: string }]>('cancelChain');
+export const cancelChainUpdate = defineUpdate<{ cancelled: boolean; state: ChainState }, [{ reason?: string }]>(
+  'cancelChain',
+);
 
 /** Types of the non-retryable failures `runChain` ends with when it runs nothing. */
 export const CHAIN_FAILURES = {

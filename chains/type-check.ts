@@ -45,7 +45,8 @@ export function schemaAt(schema: unknown, tokens: readonly string[]): Record<str
     const node = here as { properties?: Record<string, unknown>; items?: unknown; additionalProperties?: unknown };
     if (node.properties && typeof node.properties === 'object') {
       if (Object.prototype.hasOwnProperty.call(node.properties, token)) here = node.properties[token];
-      else if (node.additionalProperties !== null && typeof node.additionalProperties === 'object') here = node.additionalProperties;
+      else if (node.additionalProperties !== null && typeof node.additionalProperties === 'object')
+        here = node.additionalProperties;
       else return 'absent';
     } else if (node.items && typeof node.items === 'object') {
       here = node.items;
@@ -57,13 +58,19 @@ export function schemaAt(schema: unknown, tokens: readonly string[]): Record<str
 }
 
 function agree(source: readonly JsonType[], destination: readonly JsonType[]): boolean {
-  const widened = (types: readonly JsonType[]) => new Set<JsonType>(types.flatMap((t) => (t === 'integer' || t === 'number' ? ['integer', 'number'] : [t])));
+  const widened = (types: readonly JsonType[]) =>
+    new Set<JsonType>(types.flatMap((t) => (t === 'integer' || t === 'number' ? ['integer', 'number'] : [t])));
   const wanted = widened(destination);
   return [...widened(source)].some((t) => wanted.has(t));
 }
 
 /** The types a pointer gives: from the chain input's value, or the source step's declared `returns`. */
-function sourceTypes(ref: string, chainInput: unknown, steps: ReadonlyMap<string, PlannedStep>, lookup: SchemaLookup): { types?: JsonType[] } | { issue: string } {
+function sourceTypes(
+  ref: string,
+  chainInput: unknown,
+  steps: ReadonlyMap<string, PlannedStep>,
+  lookup: SchemaLookup,
+): { types?: JsonType[] } | { issue: string } {
   const source = sourceOf(ref);
   if (source.kind === 'input') {
     const found = resolvePointer({ input: chainInput }, ref);
@@ -74,12 +81,20 @@ function sourceTypes(ref: string, chainInput: unknown, steps: ReadonlyMap<string
   const returns = target && lookup(target)?.returns;
   if (!returns) return {};
   const at = schemaAt(returns, source.rest);
-  if (at === 'absent') return { issue: `${ref}: ${target.capability} of step ${source.step} returns no ${pointerOf(source.rest)}` };
+  if (at === 'absent')
+    return { issue: `${ref}: ${target.capability} of step ${source.step} returns no ${pointerOf(source.rest)}` };
   return at === 'unknown' ? {} : { types: typesOf(at) };
 }
 
 /** Checks one address (a step or its compensation) against its capability's `parameters`. */
-function addressIssue(stepId: string, where: string, address: StepAddress, chainInput: unknown, steps: ReadonlyMap<string, PlannedStep>, lookup: SchemaLookup): PlanIssue | undefined {
+function addressIssue(
+  stepId: string,
+  where: string,
+  address: StepAddress,
+  chainInput: unknown,
+  steps: ReadonlyMap<string, PlannedStep>,
+  lookup: SchemaLookup,
+): PlanIssue | undefined {
   const parameters = address.target && lookup(address.target)?.parameters;
   if (!parameters) return undefined;
   // Literal parameters (no pointer in them) are checked as they are.
@@ -92,35 +107,56 @@ function addressIssue(stepId: string, where: string, address: StepAddress, chain
   for (const { ref, at } of refsIn(address.input)) {
     const destination = schemaAt(parameters, at);
     const name = `${where}${pointerOf(at) || ' (the whole input)'}`;
-    if (destination === 'absent') return { step: stepId, code: 'mapping_type_error', message: `${name}: ${address.target!.capability} takes no such parameter` };
+    if (destination === 'absent')
+      return {
+        step: stepId,
+        code: 'mapping_type_error',
+        message: `${name}: ${address.target!.capability} takes no such parameter`,
+      };
     const given = sourceTypes(ref, chainInput, steps, lookup);
     if ('issue' in given) return { step: stepId, code: 'mapping_type_error', message: `${name}: ${given.issue}` };
     const wanted = destination === 'unknown' ? undefined : typesOf(destination);
     if (given.types && wanted && !agree(given.types, wanted)) {
-      return { step: stepId, code: 'mapping_type_error', message: `${name}: ${ref} gives ${given.types.join('|')}, ${address.target!.capability} wants ${wanted.join('|')}` };
+      return {
+        step: stepId,
+        code: 'mapping_type_error',
+        message: `${name}: ${ref} gives ${given.types.join('|')}, ${address.target!.capability} wants ${wanted.join('|')}`,
+      };
     }
   }
   return undefined;
 }
 
 /** The first mapping whose types do not agree, naming its step. */
-export function typeCheck(steps: readonly PlannedStep[], chainInput: unknown, lookup: SchemaLookup): PlanIssue | undefined {
+export function typeCheck(
+  steps: readonly PlannedStep[],
+  chainInput: unknown,
+  lookup: SchemaLookup,
+): PlanIssue | undefined {
   const byId = new Map(steps.map((s) => [s.id, s]));
   for (const step of steps) {
-    const issue = addressIssue(step.id, 'input', step, chainInput, byId, lookup) ?? (step.compensate ? addressIssue(step.id, 'compensate.input', step.compensate, chainInput, byId, lookup) : undefined);
+    const issue =
+      addressIssue(step.id, 'input', step, chainInput, byId, lookup) ??
+      (step.compensate
+        ? addressIssue(step.id, 'compensate.input', step.compensate, chainInput, byId, lookup)
+        : undefined);
     if (issue) return issue;
   }
   return undefined;
 }
 
 /** Whether `params` fit the top-level types `parameters` declares (intent steps, after routing); the first misfit. */
-export function paramsMisfit(parameters: Record<string, unknown> | undefined, params: Record<string, unknown>): string | undefined {
+export function paramsMisfit(
+  parameters: Record<string, unknown> | undefined,
+  params: Record<string, unknown>,
+): string | undefined {
   if (!parameters) return undefined;
   for (const [name, value] of Object.entries(params)) {
     const at = schemaAt(parameters, [name]);
     if (at === 'absent') return `${name}: no such parameter`;
     const wanted = at === 'unknown' ? undefined : typesOf(at);
-    if (wanted && !agree([jsonTypeOf(value)], wanted)) return `${name}: ${jsonTypeOf(value)} given, ${wanted.join('|')} wanted`;
+    if (wanted && !agree([jsonTypeOf(value)], wanted))
+      return `${name}: ${jsonTypeOf(value)} given, ${wanted.join('|')} wanted`;
   }
   return undefined;
 }

@@ -9,14 +9,24 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InitializeResultSchema, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  InitializeResultSchema,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Command } from 'commander';
 
 const program = new Command('reach-mcp')
   .description('The Agent-Reach MCP server over stdio, relaying to a gateway')
   .option('--api <url>', 'the gateway', process.env.REACH_API ?? 'http://127.0.0.1:3000')
   .option('--key <key>', 'an API key (rk_…)', process.env.REACH_API_KEY)
-  .option('--capability-tools', 'also list each reachable capability as a tool of its own (default: the gateway\'s MCP_CAPABILITY_TOOLS)')
+  .option(
+    '--capability-tools',
+    "also list each reachable capability as a tool of its own (default: the gateway's MCP_CAPABILITY_TOOLS)",
+  )
   .parse();
 const options = program.opts<{ api: string; key?: string; capabilityTools?: boolean }>();
 
@@ -49,10 +59,12 @@ function connectUpstream(): StreamableHTTPClientTransport {
     const id = 'id' in message ? message.id : undefined;
     const own = id === undefined ? undefined : ownRequests.get(id);
     if (own) return own(message);
-    if (clientInitialize && isJSONRPCResultResponse(message) && message.id === clientInitialize.id) useProtocolOf(transport, message);
+    if (clientInitialize && isJSONRPCResultResponse(message) && message.id === clientInitialize.id)
+      useProtocolOf(transport, message);
     void local.send(message);
   };
-  transport.onerror = (error) => process.stderr.write(`reach-mcp: ${error.message}
+  transport.onerror = (error) =>
+    process.stderr.write(`reach-mcp: ${error.message}
 `);
   return transport;
 }
@@ -79,7 +91,8 @@ function reopenSession(): Promise<void> {
     const answered = new Promise<JSONRPCMessage>((resolve) => ownRequests.set(id, resolve));
     await upstream.send({ ...clientInitialize!, id });
     const answer = await answered.finally(() => ownRequests.delete(id));
-    if (!isJSONRPCResultResponse(answer)) throw new Error(`the gateway refused a new session: ${JSON.stringify(answer)}`);
+    if (!isJSONRPCResultResponse(answer))
+      throw new Error(`the gateway refused a new session: ${JSON.stringify(answer)}`);
     useProtocolOf(upstream, answer);
     await upstream.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     await local.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
@@ -94,7 +107,8 @@ async function relay(message: JSONRPCMessage): Promise<void> {
   try {
     await upstream.send(message);
   } catch (error) {
-    const sessionGone = error instanceof StreamableHTTPError && error.code === 404 && clientInitialize && message !== clientInitialize;
+    const sessionGone =
+      error instanceof StreamableHTTPError && error.code === 404 && clientInitialize && message !== clientInitialize;
     if (!sessionGone) throw error;
     await reopenSession();
     await upstream.send(message);
@@ -111,7 +125,11 @@ local.onmessage = (message: JSONRPCMessage) => {
     process.stderr.write(`reach-mcp: ${url.origin}: ${reason}\n`);
     // A request must be answered, or the client waits for ever: the failure becomes its error answer.
     if (isJSONRPCRequest(message)) {
-      await local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Agent-Reach gateway at ${url.origin}: ${reason}` } });
+      await local.send({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: -32000, message: `Agent-Reach gateway at ${url.origin}: ${reason}` },
+      });
     }
   });
   inFlight.add(sending);

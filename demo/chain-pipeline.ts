@@ -20,9 +20,18 @@ export interface DemoTicket {
 /** The order whose refund the payment provider declines. */
 const DECLINED_ORDER = 'o-3';
 
-async function startAgent(gateway: string, name: string, capabilities: AgentCard['capabilities'], handler: Handler): Promise<ReachAgent> {
+async function startAgent(
+  gateway: string,
+  name: string,
+  capabilities: AgentCard['capabilities'],
+  handler: Handler,
+): Promise<ReachAgent> {
   const port = await freePort();
-  const agent = new ReachAgent({ gateway, endpoint: `http://127.0.0.1:${port}/`, card: { name: `${name}-${process.pid}`, capabilities } });
+  const agent = new ReachAgent({
+    gateway,
+    endpoint: `http://127.0.0.1:${port}/`,
+    card: { name: `${name}-${process.pid}`, capabilities },
+  });
   await agent.register();
   createServer(agent.httpHandler(handler)).listen(port, '127.0.0.1').unref();
   agent.startHeartbeats();
@@ -41,7 +50,10 @@ function ticketChain(chainId: string, ticket: DemoTicket, ids: { service: string
         id: 'classify',
         target: { agent_id: ids.service, capability: 'classify' },
         input: { text: { $ref: '/input/text' } },
-        compensate: { target: { agent_id: ids.service, capability: 'reopen' }, input: { ticket_id: { $ref: '/input/ticket_id' } } },
+        compensate: {
+          target: { agent_id: ids.service, capability: 'reopen' },
+          input: { ticket_id: { $ref: '/input/ticket_id' } },
+        },
       },
       {
         id: 'review',
@@ -60,14 +72,22 @@ function ticketChain(chainId: string, ticket: DemoTicket, ids: { service: string
   };
 }
 
-export async function runChainPipeline(gateway: string, adminKey: string, tickets: readonly DemoTicket[]): Promise<void> {
+export async function runChainPipeline(
+  gateway: string,
+  adminKey: string,
+  tickets: readonly DemoTicket[],
+): Promise<void> {
   const refunds: string[] = [];
   const reopened: string[] = [];
   const service = await startAgent(
     gateway,
     'customer-service-chains',
     [
-      { name: 'classify', parameters: object({ text: { type: 'string' } }), returns: object({ category: { type: 'string' } }) },
+      {
+        name: 'classify',
+        parameters: object({ text: { type: 'string' } }),
+        returns: object({ category: { type: 'string' } }),
+      },
       { name: 'reopen', parameters: object({ ticket_id: { type: 'string' } }) },
     ],
     (d: Delivery) => {
@@ -78,21 +98,43 @@ export async function runChainPipeline(gateway: string, adminKey: string, ticket
       return { category: /refund|退款|broken|坏/i.test(String(d.params.text)) ? 'refund' : 'question' };
     },
   );
-  const quality = await startAgent(gateway, 'quality-check-chains', [{ name: 'review', parameters: object({ amount: { type: 'number' } }), returns: object({ approved: { type: 'boolean' } }) }], (d: Delivery) => ({
-    approved: Number(d.params.amount) <= 500,
-    rule: 'refunds up to 500 are approved automatically',
-  }));
+  const quality = await startAgent(
+    gateway,
+    'quality-check-chains',
+    [
+      {
+        name: 'review',
+        parameters: object({ amount: { type: 'number' } }),
+        returns: object({ approved: { type: 'boolean' } }),
+      },
+    ],
+    (d: Delivery) => ({
+      approved: Number(d.params.amount) <= 500,
+      rule: 'refunds up to 500 are approved automatically',
+    }),
+  );
   const refund = await startAgent(
     gateway,
     'refund-chains',
-    [{ name: 'refund', parameters: object({ order_id: { type: 'string' }, amount: { type: 'number' } }), acl: { scopes: ['refunds'] } }],
+    [
+      {
+        name: 'refund',
+        parameters: object({ order_id: { type: 'string' }, amount: { type: 'number' } }),
+        acl: { scopes: ['refunds'] },
+      },
+    ],
     (d: Delivery) => {
-      if (d.params.order_id === DECLINED_ORDER) throw Object.assign(new Error('the payment provider declined the refund'), { code: 'declined' });
+      if (d.params.order_id === DECLINED_ORDER)
+        throw Object.assign(new Error('the payment provider declined the refund'), { code: 'declined' });
       refunds.push(`${d.params.order_id} ${d.params.amount}`);
       return { refund_id: `r-${d.params.order_id}` };
     },
   );
-  const ids = { service: service.identity!.agent_id, quality: quality.identity!.agent_id, refund: refund.identity!.agent_id };
+  const ids = {
+    service: service.identity!.agent_id,
+    quality: quality.identity!.agent_id,
+    refund: refund.identity!.agent_id,
+  };
   // The chain's caller may reach the refund capability: its key holds the `refunds` scope.
   const created = await fetch(`${gateway}/v1/keys`, {
     method: 'POST',
@@ -102,7 +144,11 @@ export async function runChainPipeline(gateway: string, adminKey: string, ticket
   if (created.status !== 201) throw new Error(`creating the chains key: ${created.status} ${await created.text()}`);
   const key = ((await created.json()) as { key: string }).key;
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${gateway}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${gateway}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
 
@@ -111,7 +157,8 @@ export async function runChainPipeline(gateway: string, adminKey: string, ticket
   const chainIds = tickets.map((t) => `${t.ticket_id}-chain-${run}`);
   for (const [i, ticket] of tickets.entries()) {
     const started = await call('POST', '/v1/chains', ticketChain(chainIds[i]!, ticket, ids));
-    if (started.status !== 202) throw new Error(`chain of ${ticket.ticket_id}: ${started.status} ${JSON.stringify(started.body)}`);
+    if (started.status !== 202)
+      throw new Error(`chain of ${ticket.ticket_id}: ${started.status} ${JSON.stringify(started.body)}`);
   }
   const ended = async (chainId: string) => {
     for (let i = 0; i < 600; i++) {
@@ -127,9 +174,13 @@ export async function runChainPipeline(gateway: string, adminKey: string, ticket
     console.log(`${ticket.ticket_id} chain ${status.state.padEnd(11)} ${String(took).padStart(5)} ms`);
     for (const step of status.steps) {
       const compensation = step.compensation ? `  ↩ ${step.compensation.message_id} ${step.compensation.state}` : '';
-      console.log(`  ${step.id.padEnd(9)} ${step.state.padEnd(9)} ${JSON.stringify(step.result ?? step.error?.message ?? null)}${compensation}`);
+      console.log(
+        `  ${step.id.padEnd(9)} ${step.state.padEnd(9)} ${JSON.stringify(step.result ?? step.error?.message ?? null)}${compensation}`,
+      );
     }
   }
-  console.log(`refunds performed: ${refunds.length} (${refunds.join(', ')}); tickets reopened by compensation: ${reopened.join(', ') || 'none'}`);
+  console.log(
+    `refunds performed: ${refunds.length} (${refunds.join(', ')}); tickets reopened by compensation: ${reopened.join(', ') || 'none'}`,
+  );
   for (const agent of [service, quality, refund]) await agent.drain(2_000);
 }

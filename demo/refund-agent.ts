@@ -30,7 +30,11 @@ const agent = new ReachAgent({
       {
         name: 'refund',
         description: 'Refund an order',
-        parameters: { type: 'object', required: ['order_id', 'amount'], properties: { order_id: { type: 'string' }, amount: { type: 'number' } } },
+        parameters: {
+          type: 'object',
+          required: ['order_id', 'amount'],
+          properties: { order_id: { type: 'string' }, amount: { type: 'number' } },
+        },
         ack_timeout_ms: Number(process.env.ACK_TIMEOUT_MS ?? 5000),
       },
     ],

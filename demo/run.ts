@@ -25,7 +25,13 @@ const TICKETS = [
 
 type Ticket = (typeof TICKETS)[number];
 
-async function post(gateway: string, path: string, body: unknown, key = process.env.REACH_API_KEY, headers: Record<string, string> = {}): Promise<Response> {
+async function post(
+  gateway: string,
+  path: string,
+  body: unknown,
+  key = process.env.REACH_API_KEY,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${gateway}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
@@ -33,13 +39,35 @@ async function post(gateway: string, path: string, body: unknown, key = process.
   });
 }
 
-async function send(gateway: string, messageId: string, agentId: string, capability: string, payload: unknown, traceId: string, parent?: string, key?: string) {
-  const body = { message_id: messageId, target: { agent_id: agentId, capability }, payload, ...(parent ? { parent_message_id: parent } : {}) };
-  const response = await post(gateway, '/v1/messages', body, key, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` });
+async function send(
+  gateway: string,
+  messageId: string,
+  agentId: string,
+  capability: string,
+  payload: unknown,
+  traceId: string,
+  parent?: string,
+  key?: string,
+) {
+  const body = {
+    message_id: messageId,
+    target: { agent_id: agentId, capability },
+    payload,
+    ...(parent ? { parent_message_id: parent } : {}),
+  };
+  const response = await post(gateway, '/v1/messages', body, key, {
+    traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+  });
   if (response.status >= 400) throw new Error(`send ${messageId}: ${response.status} ${await response.text()}`);
 }
 
-async function startAgent(gateway: string, name: string, capability: string, handler: Handler, acl?: { scopes: string[] }): Promise<ReachAgent> {
+async function startAgent(
+  gateway: string,
+  name: string,
+  capability: string,
+  handler: Handler,
+  acl?: { scopes: string[] },
+): Promise<ReachAgent> {
   const port = await freePort();
   const card = { name: `${name}-${process.pid}`, capabilities: [{ name: capability, ...(acl ? { acl } : {}) }] };
   const agent = new ReachAgent({ gateway, endpoint: `http://127.0.0.1:${port}/`, card });
@@ -58,11 +86,17 @@ async function main(): Promise<void> {
   const refunds: { order_id: string; amount: number }[] = [];
   const ids: Record<string, string> = {};
 
-  const refund = await startAgent(gateway, 'refund', 'refund', (d: Delivery) => {
-    const ticket = d.payload as Ticket;
-    refunds.push({ order_id: ticket.order_id, amount: ticket.amount });
-    return { refund_id: `r-${ticket.ticket_id}`, amount: ticket.amount };
-  }, { scopes: ['refunds'] });
+  const refund = await startAgent(
+    gateway,
+    'refund',
+    'refund',
+    (d: Delivery) => {
+      const ticket = d.payload as Ticket;
+      refunds.push({ order_id: ticket.order_id, amount: ticket.amount });
+      return { refund_id: `r-${ticket.ticket_id}`, amount: ticket.amount };
+    },
+    { scopes: ['refunds'] },
+  );
   // quality-check's own key: it may send refunds; the others send with the development key, which may not.
   const created = await post(gateway, '/v1/keys', { name: 'quality-check', scopes: ['send', 'refunds'] });
   if (created.status !== 201) throw new Error(`creating the refunds key: ${created.status} ${await created.text()}`);
@@ -71,14 +105,25 @@ async function main(): Promise<void> {
   const quality = await startAgent(gateway, 'quality-check', 'review', async (d: Delivery) => {
     const ticket = d.payload as Ticket;
     const approved = ticket.amount <= 500;
-    if (approved) await send(gateway, `${ticket.ticket_id}-refund`, ids.refund!, 'refund', ticket, d.trace_id, d.message_id, refundsKey);
+    if (approved)
+      await send(
+        gateway,
+        `${ticket.ticket_id}-refund`,
+        ids.refund!,
+        'refund',
+        ticket,
+        d.trace_id,
+        d.message_id,
+        refundsKey,
+      );
     return { approved, rule: 'refunds up to 500 are approved automatically' };
   });
   ids.quality = quality.identity!.agent_id;
   const service = await startAgent(gateway, 'customer-service', 'classify', async (d: Delivery) => {
     const ticket = d.payload as Ticket;
     const category = /refund|退款|broken|坏/i.test(ticket.text) ? 'refund' : 'question';
-    if (category === 'refund') await send(gateway, `${ticket.ticket_id}-review`, ids.quality!, 'review', ticket, d.trace_id, d.message_id);
+    if (category === 'refund')
+      await send(gateway, `${ticket.ticket_id}-review`, ids.quality!, 'review', ticket, d.trace_id, d.message_id);
     return { category };
   });
   ids.service = service.identity!.agent_id;
@@ -90,7 +135,9 @@ async function main(): Promise<void> {
   }
   const hops = (t: Ticket) => [t.ticket_id, `${t.ticket_id}-review`, `${t.ticket_id}-refund`];
   const status = async (id: string) =>
-    (await fetch(`${gateway}/v1/messages/${id}`, { headers: { authorization: `Bearer ${process.env.REACH_API_KEY}` } })).json() as Promise<Record<string, any>>;
+    (
+      await fetch(`${gateway}/v1/messages/${id}`, { headers: { authorization: `Bearer ${process.env.REACH_API_KEY}` } })
+    ).json() as Promise<Record<string, any>>;
   const settled = async () => {
     for (const t of TICKETS) {
       for (const id of hops(t)) {
@@ -109,14 +156,21 @@ async function main(): Promise<void> {
       const s = await status(id);
       if (s.error?.code === 'message_not_found') continue;
       const latency = Date.parse(s.completed_at ?? s.updated_at) - Date.parse(s.accepted_at);
-      console.log(`  trace ${s.trace_id.slice(0, 12)}…  ${id.padEnd(16)} ${s.state.padEnd(9)} ${String(latency).padStart(5)} ms  ${JSON.stringify(s.result)}`);
+      console.log(
+        `  trace ${s.trace_id.slice(0, 12)}…  ${id.padEnd(16)} ${s.state.padEnd(9)} ${String(latency).padStart(5)} ms  ${JSON.stringify(s.result)}`,
+      );
     }
   }
   console.log(`\nthe chain of one ticket: ${gateway}/v1/traces/${traces[TICKETS[0]!.ticket_id]}`);
   console.log(`refunds performed: ${refunds.length} (${refunds.map((r) => `${r.order_id} ${r.amount}`).join(', ')})`);
 
-  const direct = await post(gateway, '/v1/messages', { target: { agent_id: ids.refund, capability: 'refund' }, payload: TICKETS[3] });
-  console.log(`a refund sent directly without the refunds scope: ${direct.status} ${((await direct.json()) as { error: { code: string } }).error.code}`);
+  const direct = await post(gateway, '/v1/messages', {
+    target: { agent_id: ids.refund, capability: 'refund' },
+    payload: TICKETS[3],
+  });
+  console.log(
+    `a refund sent directly without the refunds scope: ${direct.status} ${((await direct.json()) as { error: { code: string } }).error.code}`,
+  );
 
   // The seed's failure: the same ticket sent again (a caller retry). The message id makes it the same message.
   await send(gateway, TICKETS[0]!.ticket_id, ids.service!, 'classify', TICKETS[0], traces[TICKETS[0]!.ticket_id]!);

@@ -36,7 +36,10 @@ const DISCOVERY_TIMEOUT_MS = 5_000;
 export class OidcIssuers {
   private readonly known = new Map<string, Promise<Known>>();
 
-  constructor(readonly issuers: readonly string[], private readonly settings: IssuerSettings) {}
+  constructor(
+    readonly issuers: readonly string[],
+    private readonly settings: IssuerSettings,
+  ) {}
 
   has(issuer: string): boolean {
     return this.issuers.includes(issuer);
@@ -67,15 +70,29 @@ export class OidcIssuers {
     const url = discoveryUrl(issuer);
     let metadata: IssuerMetadata;
     try {
-      const response = await (this.settings.fetch ?? fetch)(url, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS), redirect: 'error' });
+      const response = await (this.settings.fetch ?? fetch)(url, {
+        signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+        redirect: 'error',
+      });
       if (!response.ok) throw new Error(`${url} answered ${response.status}`);
       metadata = (await response.json()) as IssuerMetadata;
     } catch (error) {
-      throw new TokenRefusal('token_keys_unavailable', `The discovery document of ${issuer} cannot be read now (${(error as Error).message}); try again later`);
+      throw new TokenRefusal(
+        'token_keys_unavailable',
+        `The discovery document of ${issuer} cannot be read now (${(error as Error).message}); try again later`,
+      );
     }
-    if (metadata.issuer !== issuer) throw new TokenRefusal('token_keys_unavailable', `The discovery document at ${url} names issuer ${String(metadata.issuer)}, not ${issuer}`);
-    if (typeof metadata.jwks_uri !== 'string' || !URL.canParse(metadata.jwks_uri)) throw new TokenRefusal('token_keys_unavailable', `The discovery document of ${issuer} has no jwks_uri`);
-    const keys = createRemoteJWKSet(new URL(metadata.jwks_uri), { cacheMaxAge: this.settings.jwksCacheMs, cooldownDuration: this.settings.jwksCooldownMs });
+    if (metadata.issuer !== issuer)
+      throw new TokenRefusal(
+        'token_keys_unavailable',
+        `The discovery document at ${url} names issuer ${String(metadata.issuer)}, not ${issuer}`,
+      );
+    if (typeof metadata.jwks_uri !== 'string' || !URL.canParse(metadata.jwks_uri))
+      throw new TokenRefusal('token_keys_unavailable', `The discovery document of ${issuer} has no jwks_uri`);
+    const keys = createRemoteJWKSet(new URL(metadata.jwks_uri), {
+      cacheMaxAge: this.settings.jwksCacheMs,
+      cooldownDuration: this.settings.jwksCooldownMs,
+    });
     return { metadata, keys };
   }
 }

@@ -22,10 +22,13 @@ export function claimList(value: unknown): string[] {
 
 export function callerFromClaims(claims: Record<string, unknown>, mapping: ClaimMapping): Mapped {
   const { iss, sub } = claims;
-  if (typeof iss !== 'string' || typeof sub !== 'string' || !sub) return { unmapped: 'the token names no subject (sub)' };
+  if (typeof iss !== 'string' || typeof sub !== 'string' || !sub)
+    return { unmapped: 'the token names no subject (sub)' };
   const tenant = claims[mapping.tenantClaim];
-  if (typeof tenant !== 'string') return { unmapped: `the token has no "${mapping.tenantClaim}" claim (AUTH_OIDC_TENANT_CLAIM) naming its tenant` };
-  if (!TENANT_PATTERN.test(tenant)) return { unmapped: `the "${mapping.tenantClaim}" claim is not a tenant name (lowercase letters, digits, _ and -)` };
+  if (typeof tenant !== 'string')
+    return { unmapped: `the token has no "${mapping.tenantClaim}" claim (AUTH_OIDC_TENANT_CLAIM) naming its tenant` };
+  if (!TENANT_PATTERN.test(tenant))
+    return { unmapped: `the "${mapping.tenantClaim}" claim is not a tenant name (lowercase letters, digits, _ and -)` };
   const scopes = [...new Set(claimList(claims[mapping.scopesClaim]).filter((scope) => SCOPE_PATTERN.test(scope)))];
   const groups = [...new Set(claimList(claims[mapping.groupsClaim]))];
   return { caller: { tenant, subject: { issuer: iss, sub, groups }, scopes } };

@@ -15,7 +15,10 @@ export type TokenRefusalCode =
   | 'token_unmapped';
 
 export class TokenRefusal extends Error {
-  constructor(readonly code: TokenRefusalCode, message: string) {
+  constructor(
+    readonly code: TokenRefusalCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'TokenRefusal';
   }
@@ -30,19 +33,39 @@ export function refusalOf(error: unknown, issuer: string): TokenRefusal {
   if (error instanceof TokenRefusal) return error;
   if (error instanceof errors.JWTExpired) return new TokenRefusal('token_expired', 'The token has expired (exp)');
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'aud') return new TokenRefusal('token_wrong_audience', 'The token is not for this gateway (aud is not its resource URL)');
-    if (error.claim === 'iss') return new TokenRefusal('token_wrong_issuer', 'The token comes from an issuer this gateway does not trust');
+    if (error.claim === 'aud')
+      return new TokenRefusal(
+        'token_wrong_audience',
+        'The token is not for this gateway (aud is not its resource URL)',
+      );
+    if (error.claim === 'iss')
+      return new TokenRefusal('token_wrong_issuer', 'The token comes from an issuer this gateway does not trust');
     if (error.claim === 'nbf') return new TokenRefusal('token_not_yet_valid', 'The token is not valid yet (nbf)');
     return new TokenRefusal('token_invalid', `The token's "${error.claim}" claim is not valid: ${error.reason}`);
   }
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
-    return new TokenRefusal('token_unknown_key', `The token is signed with a key ${issuer} does not publish (its kid is not in the issuer's JWKS)`);
+    return new TokenRefusal(
+      'token_unknown_key',
+      `The token is signed with a key ${issuer} does not publish (its kid is not in the issuer's JWKS)`,
+    );
   }
-  if (error instanceof errors.JOSEAlgNotAllowed) return new TokenRefusal('token_invalid', 'The token is not signed with an accepted algorithm (unsigned tokens are never accepted)');
-  if (error instanceof errors.JWSSignatureVerificationFailed) return new TokenRefusal('token_invalid', "The token's signature does not verify");
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) {
+  if (error instanceof errors.JOSEAlgNotAllowed)
+    return new TokenRefusal(
+      'token_invalid',
+      'The token is not signed with an accepted algorithm (unsigned tokens are never accepted)',
+    );
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return new TokenRefusal('token_invalid', "The token's signature does not verify");
+  if (
+    error instanceof errors.JWSInvalid ||
+    error instanceof errors.JWTInvalid ||
+    error instanceof errors.JOSENotSupported
+  ) {
     return new TokenRefusal('token_invalid', `The token is malformed: ${(error as Error).message}`);
   }
   // Fetching the issuer's keys failed (timeout, refused connection, not 200, not a JWKS).
-  return new TokenRefusal('token_keys_unavailable', `The signing keys of ${issuer} cannot be fetched now, and the token's key is not among those cached; try again later`);
+  return new TokenRefusal(
+    'token_keys_unavailable',
+    `The signing keys of ${issuer} cannot be fetched now, and the token's key is not among those cached; try again later`,
+  );
 }

@@ -46,19 +46,29 @@ export class TokenVerifier {
   readonly issuers: OidcIssuers;
   private readonly mapping: ClaimMapping;
 
-  constructor(private readonly config: OidcConfig & { AUTH_OIDC_ISSUER: string[] }, fetchImpl?: typeof fetch) {
+  constructor(
+    private readonly config: OidcConfig & { AUTH_OIDC_ISSUER: string[] },
+    fetchImpl?: typeof fetch,
+  ) {
     this.issuers = new OidcIssuers(config.AUTH_OIDC_ISSUER, {
       jwksCacheMs: config.AUTH_OIDC_JWKS_CACHE_MS,
       jwksCooldownMs: config.AUTH_OIDC_JWKS_COOLDOWN_MS,
       ...(fetchImpl ? { fetch: fetchImpl } : {}),
     });
-    this.mapping = { tenantClaim: config.AUTH_OIDC_TENANT_CLAIM, scopesClaim: config.AUTH_OIDC_SCOPES_CLAIM, groupsClaim: config.AUTH_OIDC_GROUPS_CLAIM };
+    this.mapping = {
+      tenantClaim: config.AUTH_OIDC_TENANT_CLAIM,
+      scopesClaim: config.AUTH_OIDC_SCOPES_CLAIM,
+      groupsClaim: config.AUTH_OIDC_GROUPS_CLAIM,
+    };
   }
 
   /** The caller `token` proves, for a request to the MCP face (`forMcp`) or another; a TokenRefusal otherwise. */
   async verify(token: string, options: { forMcp: boolean }): Promise<Caller> {
     const issuer = this.issuerOf(token);
-    const audience = [gatewayAudience(this.config), ...(options.forMcp ? [this.config.PUBLIC_URL, mcpResource(this.config)] : [])];
+    const audience = [
+      gatewayAudience(this.config),
+      ...(options.forMcp ? [this.config.PUBLIC_URL, mcpResource(this.config)] : []),
+    ];
     let payload;
     try {
       ({ payload } = await jwtVerify(token, await this.issuers.keys(issuer), {
@@ -72,7 +82,8 @@ export class TokenVerifier {
       throw refusalOf(error, issuer);
     }
     const mapped = callerFromClaims(payload as Record<string, unknown>, this.mapping);
-    if ('unmapped' in mapped) throw new TokenRefusal('token_unmapped', `The token maps to no caller: ${mapped.unmapped}`);
+    if ('unmapped' in mapped)
+      throw new TokenRefusal('token_unmapped', `The token maps to no caller: ${mapped.unmapped}`);
     return mapped.caller;
   }
 
@@ -84,7 +95,11 @@ export class TokenVerifier {
     } catch (error) {
       throw refusalOf(error, '(unknown issuer)');
     }
-    if (typeof iss !== 'string' || !this.issuers.has(iss)) throw new TokenRefusal('token_wrong_issuer', `The token comes from an issuer this gateway does not trust (${typeof iss === 'string' ? iss : 'no iss'}; AUTH_OIDC_ISSUER)`);
+    if (typeof iss !== 'string' || !this.issuers.has(iss))
+      throw new TokenRefusal(
+        'token_wrong_issuer',
+        `The token comes from an issuer this gateway does not trust (${typeof iss === 'string' ? iss : 'no iss'}; AUTH_OIDC_ISSUER)`,
+      );
     return iss;
   }
 }

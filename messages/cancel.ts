@@ -4,13 +4,18 @@ import type { MessageState } from './message';
 import type { MessageRuns } from './runs';
 
 export type CancelResult =
-  | { kind: 'cancelled' }
-  | { kind: 'already_ended'; state: MessageState }
-  | { kind: 'unknown_message' };
+  { kind: 'cancelled' } | { kind: 'already_ended'; state: MessageState } | { kind: 'unknown_message' };
 
-export async function cancelMessage(runs: MessageRuns, tenant: string, messageId: string, reason?: string): Promise<CancelResult> {
+export async function cancelMessage(
+  runs: MessageRuns,
+  tenant: string,
+  messageId: string,
+  reason?: string,
+): Promise<CancelResult> {
   try {
-    const outcome = await runs.handle(tenant, messageId).executeUpdate(cancelUpdate, { args: [reason ? { reason } : {}] });
+    const outcome = await runs
+      .handle(tenant, messageId)
+      .executeUpdate(cancelUpdate, { args: [reason ? { reason } : {}] });
     return outcome.cancelled ? { kind: 'cancelled' } : { kind: 'already_ended', state: outcome.state };
   } catch (error) {
     const description = await runs.describe(tenant, messageId);

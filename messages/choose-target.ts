@@ -19,20 +19,32 @@ export interface ChooseTargetDeps {
   router?: Pick<Router, 'route'>;
 }
 
-export async function chooseTarget(deps: ChooseTargetDeps, caller: Caller, body: SendRequest): Promise<ChosenTarget | TargetRefusal> {
+export async function chooseTarget(
+  deps: ChooseTargetDeps,
+  caller: Caller,
+  body: SendRequest,
+): Promise<ChosenTarget | TargetRefusal> {
   const tenant = caller.tenant;
   if (body.target?.capability) {
     // An agent with no instance available right now is fine: the workflow retries until one comes back.
     const check = await deps.queries.checkReach(tenant, body.target.agent_id, body.target.capability, caller);
     if (check.kind !== 'ok') return check;
-    return { target: { agent_id: body.target.agent_id, capability: body.target.capability }, ...(body.params ? { params: body.params } : {}) };
+    return {
+      target: { agent_id: body.target.agent_id, capability: body.target.capability },
+      ...(body.params ? { params: body.params } : {}),
+    };
   }
   if (!deps.router) throw new Error('no router configured for messages without a capability');
   const decision = await deps.router.route(routeRequest(caller, body));
   if (decision.kind === 'refused' && decision.code === 'unknown_agent') return { kind: 'unknown_agent' };
-  const routing: MessageRouting = { decided_by: decision.explanation.decided_by, provider: decision.explanation.provider, explanation: decision.explanation };
+  const routing: MessageRouting = {
+    decided_by: decision.explanation.decided_by,
+    provider: decision.explanation.provider,
+    explanation: decision.explanation,
+  };
   const rejection = rejectionOf(decision);
-  if (decision.kind === 'refused') return { target: { agent_id: body.target?.agent_id ?? '', capability: '' }, routing, rejection: rejection! };
+  if (decision.kind === 'refused')
+    return { target: { agent_id: body.target?.agent_id ?? '', capability: '' }, routing, rejection: rejection! };
   const target = { agent_id: decision.target.agent_id, capability: decision.target.capability };
   return { target, params: decision.params, routing, ...(rejection ? { rejection } : {}) };
 }
@@ -47,9 +59,23 @@ export function rejectionOf(decision: RouteDecision): Reason | undefined {
     case 'routed':
       return undefined;
     case 'input_required':
-      return { code: 'input_required', message: decision.message ?? `${decision.target.capability} needs ${decision.missing.join(', ')}, which the intent does not give`, missing: decision.missing };
+      return {
+        code: 'input_required',
+        message:
+          decision.message ??
+          `${decision.target.capability} needs ${decision.missing.join(', ')}, which the intent does not give`,
+        missing: decision.missing,
+      };
     case 'refused':
-      if (decision.code === 'ambiguous') return { code: 'ambiguous', message: decision.message, ...(decision.choices ? { choices: decision.choices } : {}) };
-      return { code: decision.code === 'no_eligible_capability' ? 'no_eligible_capability' : 'no_route', message: decision.message };
+      if (decision.code === 'ambiguous')
+        return {
+          code: 'ambiguous',
+          message: decision.message,
+          ...(decision.choices ? { choices: decision.choices } : {}),
+        };
+      return {
+        code: decision.code === 'no_eligible_capability' ? 'no_eligible_capability' : 'no_route',
+        message: decision.message,
+      };
   }
 }

@@ -17,7 +17,11 @@ export async function namespaceRetentionMs(service: WorkflowService, namespace: 
 }
 
 /** Sets the namespace's retention to `windowMs` (embedded mode, which owns its Temporal). */
-export async function setNamespaceRetention(service: WorkflowService, namespace: string, windowMs: number): Promise<void> {
+export async function setNamespaceRetention(
+  service: WorkflowService,
+  namespace: string,
+  windowMs: number,
+): Promise<void> {
   await service.updateNamespace({
     namespace,
     config: { workflowExecutionRetentionTtl: msToTs(Math.ceil(windowMs / 1000) * 1000) },
@@ -25,7 +29,11 @@ export async function setNamespaceRetention(service: WorkflowService, namespace:
 }
 
 /** A warning when the namespace forgets closed runs sooner than the idempotency window promises, else undefined. */
-export async function retentionShortfall(service: WorkflowService, namespace: string, windowMs: number): Promise<string | undefined> {
+export async function retentionShortfall(
+  service: WorkflowService,
+  namespace: string,
+  windowMs: number,
+): Promise<string | undefined> {
   const retentionMs = await namespaceRetentionMs(service, namespace);
   if (retentionMs >= windowMs) return undefined;
   return `namespace ${namespace} keeps closed runs ${Math.round(retentionMs / 3_600_000)} h, less than IDEMPOTENCY_WINDOW_MS (${Math.round(windowMs / 3_600_000)} h): a message id repeated after ${Math.round(retentionMs / 3_600_000)} h starts a new run`;

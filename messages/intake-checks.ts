@@ -28,8 +28,15 @@ export interface BeforeTargetDeps {
 }
 
 /** Why the message may not go anywhere, before its target is looked up; undefined when it may. */
-export async function refusalBeforeTarget(body: SendRequest, deps: BeforeTargetDeps): Promise<IntakeRefusal | undefined> {
-  const limited = await sendLimitRefusal(body, { maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES, endpointPolicy: deps.endpointPolicy, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
+export async function refusalBeforeTarget(
+  body: SendRequest,
+  deps: BeforeTargetDeps,
+): Promise<IntakeRefusal | undefined> {
+  const limited = await sendLimitRefusal(body, {
+    maxPayloadBytes: deps.config.MAX_PAYLOAD_BYTES,
+    endpointPolicy: deps.endpointPolicy,
+    ...(deps.lookup ? { lookup: deps.lookup } : {}),
+  });
   if (limited) return limited;
   const early = refusalBeforeRouting(body, deps.config, deps.now);
   return early && intakeRefusal(early);

@@ -62,18 +62,34 @@ export type IntakeKind =
 export function intakeRefusal(refused: IntakeKind, target?: { agent_id?: string; capability?: string }): IntakeRefusal {
   switch (refused.kind) {
     case 'unknown_agent':
-      return { code: 'agent_not_found', message: `The target agent${target?.agent_id ? ` ${target.agent_id}` : ''} is not registered in this tenant` };
+      return {
+        code: 'agent_not_found',
+        message: `The target agent${target?.agent_id ? ` ${target.agent_id}` : ''} is not registered in this tenant`,
+      };
     case 'unknown_capability':
-      return { code: 'unknown_capability', message: `The target agent has no capability${target?.capability ? ` ${target.capability}` : ''}` };
+      return {
+        code: 'unknown_capability',
+        message: `The target agent has no capability${target?.capability ? ` ${target.capability}` : ''}`,
+      };
     case 'forbidden':
-      return { code: 'capability_forbidden', message: `This caller may not reach ${target?.capability ? `capability ${target.capability}` : 'that capability'}` };
+      return {
+        code: 'capability_forbidden',
+        message: `This caller may not reach ${target?.capability ? `capability ${target.capability}` : 'that capability'}`,
+      };
     case 'deadline_passed':
       return { code: 'deadline_passed', message: 'The deadline is already past' };
     case 'deadline_too_far':
       return { code: 'deadline_too_far', message: 'The deadline is more than 30 days ahead' };
     case 'reply_to_unavailable':
-      return { code: 'reply_to_unavailable', message: 'reply_to needs CALLER_WEBHOOK_SECRET to be configured on the gateway' };
+      return {
+        code: 'reply_to_unavailable',
+        message: 'reply_to needs CALLER_WEBHOOK_SECRET to be configured on the gateway',
+      };
     case 'conflict':
-      return { code: 'idempotency_conflict', message: `Message ${refused.message_id} was already sent with a different body`, details: { message_id: refused.message_id } };
+      return {
+        code: 'idempotency_conflict',
+        message: `Message ${refused.message_id} was already sent with a different body`,
+        details: { message_id: refused.message_id },
+      };
   }
 }

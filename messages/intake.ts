@@ -55,39 +55,56 @@ export class MessageIntake {
    * Sends on behalf of `caller`, in its tenant; the target capability's ACL must admit it (now and at every attempt).
    * `endpoints`: where `reply_to` may point (and, in tests, how names resolve).
    */
-  async send(caller: Caller, body: SendRequest, traceId: string, endpoints: { policy: EndpointPolicy; lookup?: Lookup }): Promise<SendResult> {
+  async send(
+    caller: Caller,
+    body: SendRequest,
+    traceId: string,
+    endpoints: { policy: EndpointPolicy; lookup?: Lookup },
+  ): Promise<SendResult> {
     const tenant = caller.tenant;
     const messageId = body.message_id ?? newMessageId();
     const bodyHash = bodyHashOf(body);
     // No lookup before the start: a repeated message id is told by the start itself (already started), and a
     // refusal below is checked against an existing message of that id before it is answered.
-    const checks = { config: this.deps.config, endpointPolicy: endpoints.policy, ...(endpoints.lookup ? { lookup: endpoints.lookup } : {}), now: this.deps.now?.() ?? new Date() };
+    const checks = {
+      config: this.deps.config,
+      endpointPolicy: endpoints.policy,
+      ...(endpoints.lookup ? { lookup: endpoints.lookup } : {}),
+      now: this.deps.now?.() ?? new Date(),
+    };
     const refusal = await refusalBeforeTarget(body, checks);
     const chosen = refusal ? ({ kind: 'refused', refusal } as const) : await chooseTarget(this.deps, caller, body);
-    if ('kind' in chosen) return body.message_id ? ((await this.repeatOf(caller, tenant, messageId, bodyHash)) ?? chosen) : chosen;
+    if ('kind' in chosen)
+      return body.message_id ? ((await this.repeatOf(caller, tenant, messageId, bodyHash)) ?? chosen) : chosen;
     const { target, routing, rejection } = chosen;
 
     const now = this.deps.now?.() ?? new Date();
     const acceptedAt = now.toISOString();
-    const input = sealInput(buildMessageInput({ tenant, messageId, traceId, body, chosen, caller, acceptedAt, config: this.deps.config }), this.deps.sealKeys.keys[0]!, now);
+    const input = sealInput(
+      buildMessageInput({ tenant, messageId, traceId, body, chosen, caller, acceptedAt, config: this.deps.config }),
+      this.deps.sealKeys.keys[0]!,
+      now,
+    );
     const memo = messageMemoOf(input, bodyHash, body.session_id);
     let eagerlyStarted = false;
     try {
       // Inside the message's trace, so OpenTelemetry spans (when configured) carry its trace id.
-      const handle = await context.with(contextForTrace(traceId), () => this.deps.runs.client.workflow.start(MESSAGE_WORKFLOW, {
-        workflowId: messageWorkflowId(tenant, messageId),
-        taskQueue: this.deps.config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        memo: { ...memo },
-        typedSearchAttributes: messageSearchAttributes(tenant, target.agent_id, traceId),
-        // What Temporal UI shows for the run, without decoding payloads.
-        ...messageSummaryOf(input),
-        // The message id is the idempotency key for ever: never a second run under the same id.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        workflowIdConflictPolicy: 'FAIL',
-        // With the message worker in this process, its first workflow task comes back with the start.
-        requestEagerStart: this.deps.config.API_RUNS_WORKER,
-      }));
+      const handle = await context.with(contextForTrace(traceId), () =>
+        this.deps.runs.client.workflow.start(MESSAGE_WORKFLOW, {
+          workflowId: messageWorkflowId(tenant, messageId),
+          taskQueue: this.deps.config.TEMPORAL_TASK_QUEUE,
+          args: [input],
+          memo: { ...memo },
+          typedSearchAttributes: messageSearchAttributes(tenant, target.agent_id, traceId),
+          // What Temporal UI shows for the run, without decoding payloads.
+          ...messageSummaryOf(input),
+          // The message id is the idempotency key for ever: never a second run under the same id.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          workflowIdConflictPolicy: 'FAIL',
+          // With the message worker in this process, its first workflow task comes back with the start.
+          requestEagerStart: this.deps.config.API_RUNS_WORKER,
+        }),
+      );
       eagerlyStarted = handle.eagerlyStarted;
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -98,12 +115,21 @@ export class MessageIntake {
     }
     const status = startingStatus(input, acceptedAt);
     return rejection
-      ? { kind: 'rejected', status: { ...status, state: 'rejected', reason: rejection }, explanation: routing?.explanation }
+      ? {
+          kind: 'rejected',
+          status: { ...status, state: 'rejected', reason: rejection },
+          explanation: routing?.explanation,
+        }
       : { kind: 'accepted', status, eagerly_started: eagerlyStarted };
   }
 
   /** An existing message under this id: its status (only to a caller the capability admits), or a conflict. */
-  private async repeatOf(caller: Caller, tenant: string, messageId: string, bodyHash: string): Promise<SendResult | undefined> {
+  private async repeatOf(
+    caller: Caller,
+    tenant: string,
+    messageId: string,
+    bodyHash: string,
+  ): Promise<SendResult | undefined> {
     const existing = await this.existing(tenant, messageId, bodyHash);
     return existing && ((await this.refusal(caller, existing)) ?? existing);
   }

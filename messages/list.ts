@@ -27,7 +27,10 @@ export async function listMessages(client: Client, tenant: string, filter: Messa
   if (filter.agent_id) clauses.push(`ReachAgent = '${filter.agent_id}'`);
   if (filter.trace_id) clauses.push(`ReachTraceId = '${filter.trace_id}'`);
   const items: MessageSummary[] = [];
-  for await (const run of client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(filter.limit, 1000) })) {
+  for await (const run of client.workflow.list({
+    query: clauses.join(' AND '),
+    pageSize: Math.min(filter.limit, 1000),
+  })) {
     const prefix = messageWorkflowId(tenant, '');
     items.push({
       message_id: run.workflowId.slice(prefix.length),
@@ -72,7 +75,8 @@ export function messagePageQuery(tenant: string, filter: MessagePageFilter): str
   if (filter.running) clauses.push(`ExecutionStatus = 'Running'`);
   if (filter.agent_id) clauses.push(`ReachAgent = '${filter.agent_id}'`);
   if (filter.trace_id) clauses.push(`ReachTraceId = '${filter.trace_id}'`);
-  if (filter.changed_since) clauses.push(`(ExecutionStatus = 'Running' OR CloseTime >= '${filter.changed_since.toISOString()}')`);
+  if (filter.changed_since)
+    clauses.push(`(ExecutionStatus = 'Running' OR CloseTime >= '${filter.changed_since.toISOString()}')`);
   return clauses.join(' AND ');
 }
 
@@ -81,16 +85,34 @@ export function messagePageQuery(tenant: string, filter: MessagePageFilter): str
  * first), with Temporal's cursor to the next page and the count of all matches. A token Temporal cannot read is its
  * INVALID_ARGUMENT error (gRPC code 3).
  */
-export async function pageOfMessages(client: Client, tenant: string, filter: MessagePageFilter, pageSize: number, pageToken?: Uint8Array): Promise<MessagePage> {
+export async function pageOfMessages(
+  client: Client,
+  tenant: string,
+  filter: MessagePageFilter,
+  pageSize: number,
+  pageToken?: Uint8Array,
+): Promise<MessagePage> {
   const query = messagePageQuery(tenant, filter);
   const [listed, counted] = await Promise.all([
-    client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, pageSize, ...(pageToken ? { nextPageToken: pageToken } : {}) }),
+    client.workflowService.listWorkflowExecutions({
+      namespace: client.options.namespace,
+      query,
+      pageSize,
+      ...(pageToken ? { nextPageToken: pageToken } : {}),
+    }),
     client.workflow.count(query),
   ]);
   const prefix = messageWorkflowId(tenant, '');
   return {
     // A redriven message has several runs: it is listed once, at its latest.
-    message_ids: [...new Set((listed.executions ?? []).map((run) => run.execution?.workflowId ?? '').filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length)))],
+    message_ids: [
+      ...new Set(
+        (listed.executions ?? [])
+          .map((run) => run.execution?.workflowId ?? '')
+          .filter((id) => id.startsWith(prefix))
+          .map((id) => id.slice(prefix.length)),
+      ),
+    ],
     next_page_token: listed.nextPageToken ?? new Uint8Array(),
     total: counted.count,
   };

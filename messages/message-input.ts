@@ -31,7 +31,8 @@ export interface ChosenTarget {
 }
 
 /** A refusal that needs no catalogue. */
-export type EarlyRefusal = { kind: 'deadline_passed' } | { kind: 'deadline_too_far' } | { kind: 'reply_to_unavailable' };
+export type EarlyRefusal =
+  { kind: 'deadline_passed' } | { kind: 'deadline_too_far' } | { kind: 'reply_to_unavailable' };
 
 /** Furthest a deadline may be set ahead. */
 export const MAX_DEADLINE_MS = 30 * 24 * 3600 * 1000;
@@ -76,7 +77,11 @@ export function bodyHashOf(body: SendRequest): string {
 }
 
 /** Refusals that need no catalogue: reply_to without a signing secret, a deadline past or too far. */
-export function refusalBeforeRouting(body: SendRequest, config: Pick<IntakeConfig, 'CALLER_WEBHOOK_SECRET'>, now: Date): EarlyRefusal | undefined {
+export function refusalBeforeRouting(
+  body: SendRequest,
+  config: Pick<IntakeConfig, 'CALLER_WEBHOOK_SECRET'>,
+  now: Date,
+): EarlyRefusal | undefined {
   if (body.reply_to && !config.CALLER_WEBHOOK_SECRET) return { kind: 'reply_to_unavailable' };
   if (body.deadline) {
     const remaining = Date.parse(body.deadline) - now.getTime();
@@ -113,7 +118,9 @@ export function buildMessageInput(parts: MessageInputParts): MessageInput {
     ...(routing ? { routing } : {}),
     ...(rejection ? { rejection } : {}),
     ...(body.deadline ? { deadline: new Date(body.deadline).toISOString() } : {}),
-    ...(body.reply_to ? { reply_to: { url: body.reply_to.url, retry_initial_ms: config.CALLER_WEBHOOK_RETRY_INITIAL_MS } } : {}),
+    ...(body.reply_to
+      ? { reply_to: { url: body.reply_to.url, retry_initial_ms: config.CALLER_WEBHOOK_RETRY_INITIAL_MS } }
+      : {}),
     callback_url: `${config.PUBLIC_URL}/v1/callback`,
     caller: recordedCaller({ ...caller, tenant }),
     accepted_at: parts.acceptedAt,
@@ -126,14 +133,22 @@ export function buildMessageInput(parts: MessageInputParts): MessageInput {
  * session is the caller's (an A2A task's context id, docs/a2a.md).
  */
 export function messageMemoOf(input: MessageInput, bodyHash: string, sessionId?: string): MessageMemo {
-  return { body_hash: bodyHash, trace_id: input.trace_id, target: input.target, accepted_at: input.accepted_at, ...(sessionId ? { session_id: sessionId } : {}) };
+  return {
+    body_hash: bodyHash,
+    trace_id: input.trace_id,
+    target: input.target,
+    accepted_at: input.accepted_at,
+    ...(sessionId ? { session_id: sessionId } : {}),
+  };
 }
 
 /** What Temporal UI shows for the run, without decoding payloads. */
 export function messageSummaryOf(input: MessageInput): { staticSummary: string; staticDetails: string } {
   const { target, routing, rejection } = input;
   return {
-    staticSummary: rejection ? `rejected by the router: ${rejection.code}` : `${target.capability} → ${target.agent_id}${routing ? ` (routed: ${routing.decided_by})` : ''}`,
+    staticSummary: rejection
+      ? `rejected by the router: ${rejection.code}`
+      : `${target.capability} → ${target.agent_id}${routing ? ` (routed: ${routing.decided_by})` : ''}`,
     staticDetails: `message ${input.message_id} · trace ${input.trace_id}${input.parent_message_id ? ` · after ${input.parent_message_id}` : ''}${input.intent ? ` · “${input.intent.slice(0, 200)}”` : ''}`,
   };
 }

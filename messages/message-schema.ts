@@ -12,15 +12,27 @@ export const capabilityName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits and _.- (at most 64), starting with a letter or digit');
 
-export const messageId = z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)');
+export const messageId = z
+  .string()
+  .regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)');
 
-export const sessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, '1–128 characters: letters, digits and ._:-');
+export const sessionId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, '1–128 characters: letters, digits and ._:-');
 /** Parameters for the capability, as its `parameters` schema describes them. */
 export const paramsSchema = z.record(z.string().max(128), anyJson);
-export const routeTarget = z.strictObject({ agent_id: z.string().min(1).max(64), capability: capabilityName.optional() });
-export const needsTargetOrIntent = (b: { target?: { capability?: string | undefined } | undefined; intent?: string | undefined }) =>
-  Boolean(b.target?.capability) || Boolean(b.intent?.trim());
-export const targetOrIntent = { message: 'give a target with a capability, or an intent for the router', path: ['intent'] };
+export const routeTarget = z.strictObject({
+  agent_id: z.string().min(1).max(64),
+  capability: capabilityName.optional(),
+});
+export const needsTargetOrIntent = (b: {
+  target?: { capability?: string | undefined } | undefined;
+  intent?: string | undefined;
+}) => Boolean(b.target?.capability) || Boolean(b.intent?.trim());
+export const targetOrIntent = {
+  message: 'give a target with a capability, or an intent for the router',
+  path: ['intent'],
+};
 /** The same rule in the OpenAPI document. */
 export const targetOrIntentSchema = {
   anyOf: [
@@ -31,22 +43,22 @@ export const targetOrIntentSchema = {
 
 export const sendMessageBody = z
   .strictObject({
-  /** Idempotency key chosen by the caller; generated when absent. */
-  message_id: messageId.optional(),
-  /** Where the message goes. Without `capability` (or without `target`), the router chooses from `intent`. */
-  target: routeTarget.optional(),
-  /** What the caller wants, in natural language (Chinese or English): routed when no capability is named. */
-  intent: prose(10_000).optional(),
-  /** Same session → same agent and instance while it stays healthy and matches. */
-  session_id: sessionId.optional(),
-  params: paramsSchema.optional(),
-  payload: anyJson.optional(),
-  /** ISO date-time after which the message is no longer delivered (state `expired`); at most 30 days ahead. */
-  deadline: z.iso.datetime({ offset: true }).optional(),
-  /** The message this one was sent on behalf of (an agent passing work on): links the hops of a trace. */
-  parent_message_id: messageId.optional(),
-  /** Where to post the final status (signed with CALLER_WEBHOOK_SECRET), retried for about a day. */
-  reply_to: z.strictObject({ url: httpUrl }).optional(),
+    /** Idempotency key chosen by the caller; generated when absent. */
+    message_id: messageId.optional(),
+    /** Where the message goes. Without `capability` (or without `target`), the router chooses from `intent`. */
+    target: routeTarget.optional(),
+    /** What the caller wants, in natural language (Chinese or English): routed when no capability is named. */
+    intent: prose(10_000).optional(),
+    /** Same session → same agent and instance while it stays healthy and matches. */
+    session_id: sessionId.optional(),
+    params: paramsSchema.optional(),
+    payload: anyJson.optional(),
+    /** ISO date-time after which the message is no longer delivered (state `expired`); at most 30 days ahead. */
+    deadline: z.iso.datetime({ offset: true }).optional(),
+    /** The message this one was sent on behalf of (an agent passing work on): links the hops of a trace. */
+    parent_message_id: messageId.optional(),
+    /** Where to post the final status (signed with CALLER_WEBHOOK_SECRET), retried for about a day. */
+    reply_to: z.strictObject({ url: httpUrl }).optional(),
   })
   .refine(needsTargetOrIntent, targetOrIntent)
   .meta({ ...targetOrIntentSchema, examples: [{ intent: 'echo this back', payload: { text: 'hello' } }] });
@@ -62,7 +74,10 @@ export const replyBody = z
     params: paramsSchema.optional(),
     payload: anyJson.optional(),
   })
-  .refine((b) => b.intent !== undefined || b.params !== undefined || b.payload !== undefined, { message: 'give intent, params or payload', path: ['intent'] })
+  .refine((b) => b.intent !== undefined || b.params !== undefined || b.payload !== undefined, {
+    message: 'give intent, params or payload',
+    path: ['intent'],
+  })
   // The same rule in the OpenAPI document.
   .meta({ minProperties: 1 });
 export type ReplyBody = z.output<typeof replyBody>;

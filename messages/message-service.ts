@@ -8,7 +8,15 @@ import type { Caller } from '../rules/api-key';
 import type { AgentDoc } from '../store/agents';
 import { cancelMessage, type CancelResult } from './cancel';
 import { deliveryPolicy, MessageIntake, type IntakeDeps, type SendRequest, type SendResult } from './intake';
-import { countMessages, listMessages, pageOfMessages, type MessageFilter, type MessagePage, type MessagePageFilter, type MessageSummary } from './list';
+import {
+  countMessages,
+  listMessages,
+  pageOfMessages,
+  type MessageFilter,
+  type MessagePage,
+  type MessagePageFilter,
+  type MessageSummary,
+} from './list';
 import type { MessageInput, MessageState, MessageStatus, ReplyInput } from './message';
 import { replyToMessage, type ReplyResult } from './reply';
 import { recordReceipt, type ReceiptBody, type ReceiptResult } from './receipts';
@@ -28,7 +36,12 @@ export class MessageService {
   }
 
   /** Sends on behalf of `caller`, in its tenant; the target capability's ACL must admit it (now and at every attempt). */
-  send(caller: Caller, body: SendRequest, traceId: string, endpoints: Parameters<MessageIntake['send']>[3]): Promise<SendResult> {
+  send(
+    caller: Caller,
+    body: SendRequest,
+    traceId: string,
+    endpoints: Parameters<MessageIntake['send']>[3],
+  ): Promise<SendResult> {
     return this.intake.send(caller, body, traceId, endpoints);
   }
 
@@ -87,7 +100,19 @@ export class MessageService {
   /** Redrives a dead letter as a send by `caller` (the target capability's ACL must admit it). */
   redrive(caller: Caller, messageId: string, deadline?: string): Promise<RedriveResult> {
     const { config, now, sealKeys, queries } = this.deps;
-    return redriveMessage({ runs: this.runs, queries, taskQueue: config.TEMPORAL_TASK_QUEUE, policy: deliveryPolicy(config), sealKeys, ...(now ? { now } : {}) }, caller, messageId, deadline);
+    return redriveMessage(
+      {
+        runs: this.runs,
+        queries,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        policy: deliveryPolicy(config),
+        sealKeys,
+        ...(now ? { now } : {}),
+      },
+      caller,
+      messageId,
+      deadline,
+    );
   }
 
   list(tenant: string, filter: MessageFilter): Promise<MessageSummary[]> {

@@ -9,9 +9,7 @@ import { receiptUpdate } from './temporal';
 export type ReceiptBody = Omit<ReceiptInput, 'agent_id'> & { message_id: string };
 
 export type ReceiptResult =
-  | { kind: 'recorded'; outcome: ReceiptOutcome }
-  | { kind: 'unknown_message' }
-  | { kind: 'not_your_message' };
+  { kind: 'recorded'; outcome: ReceiptOutcome } | { kind: 'unknown_message' } | { kind: 'not_your_message' };
 
 /**
  * Hands the receipt to the run. (The instance's circuit hears of it from the run itself when the message ends:
@@ -43,7 +41,12 @@ async function applyReceipt(runs: MessageRuns, agent: AgentDoc, body: ReceiptBod
 }
 
 /** The update could not reach a running workflow: the message is unknown, or over and the receipt changes nothing. */
-async function receiptForEndedRun(runs: MessageRuns, agent: AgentDoc, messageId: string, cause: unknown): Promise<ReceiptResult> {
+async function receiptForEndedRun(
+  runs: MessageRuns,
+  agent: AgentDoc,
+  messageId: string,
+  cause: unknown,
+): Promise<ReceiptResult> {
   const description = await runs.describe(agent.tenant, messageId);
   if (!description) return { kind: 'unknown_message' };
   if (description.status.name === 'RUNNING') throw cause;

@@ -37,22 +37,33 @@ export const REDRIVABLE_STATES: ReadonlySet<MessageState> = new Set(['failed', '
  * target capability's ACL is checked as for a send, and the new run's attempts check it again for `caller`. The new
  * run carries the earlier attempts and a record of the redrive; the deadline is `deadline`, else the original one if still ahead.
  */
-export async function redriveMessage(deps: RedriveDeps, caller: Caller, messageId: string, deadline?: string): Promise<RedriveResult> {
+export async function redriveMessage(
+  deps: RedriveDeps,
+  caller: Caller,
+  messageId: string,
+  deadline?: string,
+): Promise<RedriveResult> {
   const { runs } = deps;
   const tenant = caller.tenant;
   const workflowId = messageWorkflowId(tenant, messageId);
   const description = await runs.describe(tenant, messageId);
   if (!description) return { kind: 'unknown_message' };
   const previous = await runs.statusOf(tenant, messageId, description);
-  if (description.status.name === 'RUNNING' || !REDRIVABLE_STATES.has(previous.state)) return { kind: 'not_redrivable', state: previous.state };
-  const started = (await runs.handle(tenant, messageId, description.runId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
-  const [original] = arrayFromPayloads(runs.client.options.loadedDataConverter.payloadConverter, started?.input?.payloads) as [MessageInput];
+  if (description.status.name === 'RUNNING' || !REDRIVABLE_STATES.has(previous.state))
+    return { kind: 'not_redrivable', state: previous.state };
+  const started = (await runs.handle(tenant, messageId, description.runId).fetchHistory()).events?.[0]
+    ?.workflowExecutionStartedEventAttributes;
+  const [original] = arrayFromPayloads(
+    runs.client.options.loadedDataConverter.payloadConverter,
+    started?.input?.payloads,
+  ) as [MessageInput];
   const sealed = checkSeal(original, deps.sealKeys, { workflowId, startedAt: description.startTime.toISOString() });
   if (!sealed.ok) return { kind: 'not_redrivable', state: previous.state };
   const reach = await deps.queries.checkReach(tenant, original.target.agent_id, original.target.capability, caller);
   if (reach.kind !== 'ok') return { kind: 'refused', refusal: reach };
   const now = deps.now?.() ?? new Date();
-  const keptDeadline = original.deadline && Date.parse(original.deadline) > now.getTime() ? original.deadline : undefined;
+  const keptDeadline =
+    original.deadline && Date.parse(original.deadline) > now.getTime() ? original.deadline : undefined;
   const { deadline: _dropped, seal: _resealed, ...rest } = original;
   const unsealed: MessageInput = {
     ...rest,
@@ -63,7 +74,11 @@ export async function redriveMessage(deps: RedriveDeps, caller: Caller, messageI
       previous_attempts: previous.attempts,
       history: [
         ...(original.redrive?.history ?? []),
-        { at: now.toISOString(), previous_state: previous.state, ...(previous.reason ? { previous_reason: previous.reason } : {}) },
+        {
+          at: now.toISOString(),
+          previous_state: previous.state,
+          ...(previous.reason ? { previous_reason: previous.reason } : {}),
+        },
       ],
     },
   };

@@ -18,7 +18,13 @@ export type ReplyResult =
  * `question`: what the message waits for, when known. A reply's params are checked against the schema the agent gave
  * with its question, so the agent never gets data it said it cannot take (a reply in words only is not checked).
  */
-export async function replyToMessage(runs: MessageRuns, tenant: string, messageId: string, reply: ReplyInput, question?: InputRequest): Promise<ReplyResult> {
+export async function replyToMessage(
+  runs: MessageRuns,
+  tenant: string,
+  messageId: string,
+  reply: ReplyInput,
+  question?: InputRequest,
+): Promise<ReplyResult> {
   if (question?.schema && reply.params) {
     const issues = schemaIssues(JSON.stringify(question.schema), reply.params);
     if (issues.length > 0) return { kind: 'invalid', issues };

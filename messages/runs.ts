@@ -2,7 +2,12 @@
  * A message's runs in Temporal, read by the api: the latest run, its status (queried while it runs, its result once
  * it ended), and waiting for it to end.
  */
-import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { MessageInput, MessageStatus, MessageTarget } from './message';
 import { endedStatus, startingStatus } from './status';
 import { messageWorkflowId, SA_STATE, statusQuery } from './temporal';
@@ -19,7 +24,10 @@ export interface MessageMemo {
 
 /** Thrown when a running message's status cannot be read because no worker answers the query. */
 export class StatusUnavailableError extends Error {
-  constructor(readonly messageId: string, options?: ErrorOptions) {
+  constructor(
+    readonly messageId: string,
+    options?: ErrorOptions,
+  ) {
     super(`status of ${messageId} is unavailable: no worker answered`, options);
     this.name = 'StatusUnavailableError';
   }
@@ -55,7 +63,11 @@ export class MessageRuns {
     return typeof sessionId === 'string' ? { ...status, session_id: sessionId } : status;
   }
 
-  private async runStatus(tenant: string, messageId: string, description: WorkflowExecutionDescription): Promise<MessageStatus> {
+  private async runStatus(
+    tenant: string,
+    messageId: string,
+    description: WorkflowExecutionDescription,
+  ): Promise<MessageStatus> {
     const handle = this.handle(tenant, messageId, description.runId);
     switch (description.status.name) {
       case 'RUNNING':
@@ -81,7 +93,9 @@ export class MessageRuns {
         maximumPageSize: 1,
       });
       const payload = history.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-      return payload ? (client.options.loadedDataConverter.payloadConverter.fromPayload(payload) as MessageInput) : undefined;
+      return payload
+        ? (client.options.loadedDataConverter.payloadConverter.fromPayload(payload) as MessageInput)
+        : undefined;
     } catch (error) {
       if ((error as { code?: number }).code === 5) return undefined; // gRPC NOT_FOUND
       throw error;
@@ -93,7 +107,12 @@ export class MessageRuns {
    * then, or undefined if it is still in flight. Polls the run's description (no worker needed; a run waiting for
    * input shows it in its search attributes), backing off from 25 ms to 250 ms.
    */
-  async waitForEnd(tenant: string, messageId: string, ms: number, options: { orInput?: boolean } = {}): Promise<MessageStatus | undefined> {
+  async waitForEnd(
+    tenant: string,
+    messageId: string,
+    ms: number,
+    options: { orInput?: boolean } = {},
+  ): Promise<MessageStatus | undefined> {
     const deadline = Date.now() + ms;
     for (let pause = 25; ; pause = Math.min(250, pause * 2)) {
       const description = await this.describe(tenant, messageId);
@@ -112,7 +131,12 @@ export class MessageRuns {
 function abnormalEnd(tenant: string, messageId: string, description: WorkflowExecutionDescription): MessageStatus {
   const memo = description.memo as Partial<MessageMemo> | undefined;
   const closed = (description.closeTime ?? new Date()).toISOString();
-  const state = description.status.name === 'CANCELLED' ? 'cancelled' : description.status.name === 'TIMED_OUT' ? 'expired' : 'failed';
+  const state =
+    description.status.name === 'CANCELLED'
+      ? 'cancelled'
+      : description.status.name === 'TIMED_OUT'
+        ? 'expired'
+        : 'failed';
   const started = startingStatus(
     {
       message_id: messageId,
@@ -123,5 +147,10 @@ function abnormalEnd(tenant: string, messageId: string, description: WorkflowExe
     },
     closed,
   );
-  return endedStatus(started, state, { code: 'terminated', message: `the workflow run ended as ${description.status.name}` }, closed);
+  return endedStatus(
+    started,
+    state,
+    { code: 'terminated', message: `the workflow run ended as ${description.status.name}` },
+    closed,
+  );
 }

@@ -26,7 +26,9 @@ export interface Sealable {
 
 function macOf(input: Sealable, sealedAt: string, key: string): string {
   const { seal: _ignored, ...sealed } = input;
-  return createHmac('sha256', key).update(`${sealedAt}\n${canonicalJson(sealed)}`).digest('base64url');
+  return createHmac('sha256', key)
+    .update(`${sealedAt}\n${canonicalJson(sealed)}`)
+    .digest('base64url');
 }
 
 /** The input with the gateway's seal, made now. */
@@ -59,18 +61,29 @@ export function checkSeal(input: MessageInput, keys: SealKeys, run: RunOfInput):
 }
 
 /** Whether `input` (of any run the gateway seals) carries a seal of this gateway, made for the run `sealedFor`. */
-export function checkSealOf(input: Sealable, { keys, since }: SealKeys, run: RunOfInput, sealedFor: string): SealVerdict {
+export function checkSealOf(
+  input: Sealable,
+  { keys, since }: SealKeys,
+  run: RunOfInput,
+  sealedFor: string,
+): SealVerdict {
   const seal = input?.seal;
   if (!seal && Date.parse(run.startedAt) < Date.parse(since)) return { ok: true };
-  if (!seal || typeof seal.at !== 'string' || typeof seal.mac !== 'string') return { ok: false, reason: 'the input carries no gateway seal' };
+  if (!seal || typeof seal.at !== 'string' || typeof seal.mac !== 'string')
+    return { ok: false, reason: 'the input carries no gateway seal' };
   const given = Buffer.from(seal.mac);
   const matches = keys.some((key) => {
     const expected = Buffer.from(macOf(input, seal.at, key));
     return expected.length === given.length && timingSafeEqual(expected, given);
   });
   if (!matches) return { ok: false, reason: 'the gateway seal does not match the input' };
-  if (run.workflowId !== sealedFor) return { ok: false, reason: `the input was sealed for ${sealedFor}, not ${run.workflowId}` };
+  if (run.workflowId !== sealedFor)
+    return { ok: false, reason: `the input was sealed for ${sealedFor}, not ${run.workflowId}` };
   const skew = Math.abs(Date.parse(run.startedAt) - Date.parse(seal.at));
-  if (!(skew <= SEAL_MAX_SKEW_MS)) return { ok: false, reason: `the run started ${Math.round(skew / 1000)} s away from its seal (at most ${SEAL_MAX_SKEW_MS / 1000} s)` };
+  if (!(skew <= SEAL_MAX_SKEW_MS))
+    return {
+      ok: false,
+      reason: `the run started ${Math.round(skew / 1000)} s away from its seal (at most ${SEAL_MAX_SKEW_MS / 1000} s)`,
+    };
   return { ok: true };
 }

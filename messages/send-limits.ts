@@ -32,9 +32,17 @@ export interface SendLimits {
 }
 
 /** Why a message may not start under these limits, or undefined when it may. */
-export async function sendLimitRefusal(body: Pick<SendRequest, 'payload' | 'intent' | 'params' | 'reply_to'>, limits: SendLimits): Promise<SendLimitRefusal | undefined> {
+export async function sendLimitRefusal(
+  body: Pick<SendRequest, 'payload' | 'intent' | 'params' | 'reply_to'>,
+  limits: SendLimits,
+): Promise<SendLimitRefusal | undefined> {
   const excess = storedSizeExcess(storedFields(body), limits.maxPayloadBytes);
-  if (excess) return { code: 'payload_too_large', message: `${excess.fields.join(' and ')} take ${excess.bytes} bytes; at most ${excess.max_bytes} are stored`, details: excess };
+  if (excess)
+    return {
+      code: 'payload_too_large',
+      message: `${excess.fields.join(' and ')} take ${excess.bytes} bytes; at most ${excess.max_bytes} are stored`,
+      details: excess,
+    };
   if (body.reply_to) {
     const verdict = await checkEndpoint(body.reply_to.url, limits.endpointPolicy, limits.lookup);
     if (!verdict.allowed) {

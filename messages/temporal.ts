@@ -4,7 +4,15 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CancelInput, MessageState, MessageStatus, ReceiptInput, ReceiptOutcome, ReplyInput, ReplyOutcome } from './message';
+import type {
+  CancelInput,
+  MessageState,
+  MessageStatus,
+  ReceiptInput,
+  ReceiptOutcome,
+  ReplyInput,
+  ReplyOutcome,
+} from './message';
 
 /**
  * The workflow type the gateway starts for a message: the lean shape from its first task, with no patch marker

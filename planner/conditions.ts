@@ -6,7 +6,8 @@
  * Pure. A condition the lexicon cannot read against any earlier result is left unread: the planner says so.
  */
 
-export type When = { $ref: string; equals: unknown } | { $ref: string; not_equals: unknown } | { $ref: string; in: unknown[] };
+export type When =
+  { $ref: string; equals: unknown } | { $ref: string; not_equals: unknown } | { $ref: string; in: unknown[] };
 
 interface FieldSchema {
   type?: unknown;
@@ -30,9 +31,17 @@ interface Reading {
 /** Most specific first: the first reading a source's `returns` can hold wins. */
 const READINGS: Reading[] = [
   { pattern: /符合|可以退|能退|合格|够格|有资格|eligible|qualif|allowed/i, field: 'eligible', values: [true] },
-  { pattern: /到账|退回来|退到|credited|refunded|paid out|completed|went through/i, field: 'status', values: ['completed'] },
+  {
+    pattern: /到账|退回来|退到|credited|refunded|paid out|completed|went through/i,
+    field: 'status',
+    values: ['completed'],
+  },
   { pattern: /签收|送达|到货|收到货|delivered|arrived|received/i, field: 'status', values: ['delivered'] },
-  { pattern: /发货|发出|出库|寄出|shipped|dispatched|sent out|on its way/i, field: 'status', values: ['shipped', 'in_transit', 'out_for_delivery', 'delivered'] },
+  {
+    pattern: /发货|发出|出库|寄出|shipped|dispatched|sent out|on its way/i,
+    field: 'status',
+    values: ['shipped', 'in_transit', 'out_for_delivery', 'delivered'],
+  },
   { pattern: /异常|出问题|exception|problem|abnormal|stuck/i, field: 'status', values: ['exception'] },
   { pattern: /拒绝|驳回|没通过|不通过|rejected|denied|declined|refused/i, field: 'status', values: ['rejected'] },
   { pattern: /通过|同意|批准|approved/i, field: 'status', values: ['approved', 'completed'] },
@@ -42,7 +51,11 @@ const READINGS: Reading[] = [
   { pattern: /失败|fail/i, field: 'success', values: [false] },
   { pattern: /下雨|有雨|雨|rain/i, field: 'condition', values: ['rain'] },
   { pattern: /下雪|雪|snow/i, field: 'condition', values: ['snow'] },
-  { pattern: /污染|空气不好|空气差|雾霾|严重|unhealthy|poor|bad|polluted|hazardous/i, field: 'level', values: ['unhealthy_sensitive', 'unhealthy', 'very_unhealthy', 'hazardous'] },
+  {
+    pattern: /污染|空气不好|空气差|雾霾|严重|unhealthy|poor|bad|polluted|hazardous/i,
+    field: 'level',
+    values: ['unhealthy_sensitive', 'unhealthy', 'very_unhealthy', 'hazardous'],
+  },
   { pattern: /预警|警报|警告|台风|暴雨|warning|alert|typhoon|storm/i, field: 'alerts', present: true },
 ];
 
@@ -69,9 +82,14 @@ function whenOf(ref: string, reading: Reading, schema: FieldSchema, negated: boo
     const values = negated ? schema.enum.filter((v) => !holds.includes(v)) : holds;
     return values.length === 1 ? { $ref: ref, equals: values[0] } : { $ref: ref, in: values };
   }
-  if (schema.type === 'boolean' && typeof wanted[0] === 'boolean') return { $ref: ref, equals: negated ? !wanted[0] : wanted[0] };
+  if (schema.type === 'boolean' && typeof wanted[0] === 'boolean')
+    return { $ref: ref, equals: negated ? !wanted[0] : wanted[0] };
   if (schema.type === 'boolean' || typeof wanted[0] === 'boolean') return undefined;
-  return negated ? { $ref: ref, not_equals: wanted[0] } : wanted.length === 1 ? { $ref: ref, equals: wanted[0] } : { $ref: ref, in: wanted };
+  return negated
+    ? { $ref: ref, not_equals: wanted[0] }
+    : wanted.length === 1
+      ? { $ref: ref, equals: wanted[0] }
+      : { $ref: ref, in: wanted };
 }
 
 function readAgainst(words: string, sources: readonly ConditionSource[], negated: boolean): When | undefined {
@@ -91,7 +109,14 @@ function readAgainst(words: string, sources: readonly ConditionSource[], negated
  * only points back ("if so", "如果可以", "if not") is read in the words of the request it follows (`previous`);
  * `otherwise` turns it around.
  */
-export function conditionWhen(condition: { text: string; otherwise: boolean }, sources: readonly ConditionSource[], previous?: string): When | undefined {
+export function conditionWhen(
+  condition: { text: string; otherwise: boolean },
+  sources: readonly ConditionSource[],
+  previous?: string,
+): When | undefined {
   const negated = isNegated(condition.text) !== condition.otherwise;
-  return readAgainst(condition.text, sources, negated) ?? (previous === undefined ? undefined : readAgainst(previous, sources, negated));
+  return (
+    readAgainst(condition.text, sources, negated) ??
+    (previous === undefined ? undefined : readAgainst(previous, sources, negated))
+  );
 }

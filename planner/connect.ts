@@ -103,7 +103,11 @@ export function connect(parts: readonly RoutedSubRequest[], given: Record<string
 
   parts.forEach((part, index) => {
     if (!part.target) {
-      unplanned.push({ code: 'refused', text: part.sub.text, message: part.refusal?.message ?? 'the router found no capability for it' });
+      unplanned.push({
+        code: 'refused',
+        text: part.sub.text,
+        message: part.refusal?.message ?? 'the router found no capability for it',
+      });
       return;
     }
     const id = `s${steps.length + 1}`;
@@ -135,7 +139,10 @@ export function connect(parts: readonly RoutedSubRequest[], given: Record<string
     }
 
     if (part.sub.condition) {
-      const sources: ConditionSource[] = earlier.map((s) => ({ stepId: s.id, ...(parts[s.part]!.schemas.returns ? { returns: parts[s.part]!.schemas.returns } : {}) }));
+      const sources: ConditionSource[] = earlier.map((s) => ({
+        stepId: s.id,
+        ...(parts[s.part]!.schemas.returns ? { returns: parts[s.part]!.schemas.returns } : {}),
+      }));
       const when = conditionWhen(part.sub.condition, sources, previous ? parts[previous.part]!.sub.text : undefined);
       if (when) {
         step.when = when;
@@ -143,7 +150,12 @@ export function connect(parts: readonly RoutedSubRequest[], given: Record<string
         if (!ancestorsOf(id, afterOf).has(source)) step.after.push(source);
       } else {
         const said = part.sub.condition.text || '(the step before)';
-        unplanned.push({ code: 'condition_not_understood', step: id, text: part.sub.text, message: `step ${id} runs only ${part.sub.condition.otherwise ? 'unless' : 'if'} "${said}", which no earlier step's declared result can tell: add its when, or remove the step` });
+        unplanned.push({
+          code: 'condition_not_understood',
+          step: id,
+          text: part.sub.text,
+          message: `step ${id} runs only ${part.sub.condition.otherwise ? 'unless' : 'if'} "${said}", which no earlier step's declared result can tell: add its when, or remove the step`,
+        });
       }
       if (!part.sub.condition.otherwise) lastIf = step;
     }
@@ -158,7 +170,11 @@ export function connect(parts: readonly RoutedSubRequest[], given: Record<string
         text: part.sub.text,
         message: `step ${id} (${part.target.capability}) needs ${missing.join(', ')}: add them to the chain input and plan again`,
         missing,
-        schema: { type: 'object', properties: Object.fromEntries(missing.map((name) => [name, properties[name] ?? {}])), required: missing },
+        schema: {
+          type: 'object',
+          properties: Object.fromEntries(missing.map((name) => [name, properties[name] ?? {}])),
+          required: missing,
+        },
       });
     }
     steps.push(step);

@@ -9,7 +9,10 @@ import type { SubRequest } from './split';
 
 /** What the planner asks of a model: one JSON value under `schema`'s grammar. */
 export interface SplitModel {
-  propose(request: { system: string; user: string; schema: Record<string, unknown>; maxTokens: number }, signal?: AbortSignal): Promise<unknown>;
+  propose(
+    request: { system: string; user: string; schema: Record<string, unknown>; maxTokens: number },
+    signal?: AbortSignal,
+  ): Promise<unknown>;
 }
 
 export const MAX_MODEL_STEPS = 6;
@@ -74,17 +77,31 @@ export function checkedProposal(answer: unknown, request: string): ModelSplit {
   const subs: SubRequest[] = [];
   let condition: string | undefined;
   for (const [index, step] of steps.entries()) {
-    const { request: text, beside_previous, only_if, otherwise } = (step ?? {}) as { request?: unknown; beside_previous?: unknown; only_if?: unknown; otherwise?: unknown };
+    const {
+      request: text,
+      beside_previous,
+      only_if,
+      otherwise,
+    } = (step ?? {}) as { request?: unknown; beside_previous?: unknown; only_if?: unknown; otherwise?: unknown };
     if (typeof text !== 'string' || !text.trim()) return { ok: false, why: `step ${index + 1} asks for nothing` };
     const share = groundedShare(text, request);
-    if (share < GROUNDED) return { ok: false, why: `step ${index + 1} ("${text}") is not the request's own words (${Math.round(share * 100)} %)` };
-    if (otherwise === true && condition === undefined) return { ok: false, why: `step ${index + 1} is an "otherwise" with no condition before it` };
+    if (share < GROUNDED)
+      return {
+        ok: false,
+        why: `step ${index + 1} ("${text}") is not the request's own words (${Math.round(share * 100)} %)`,
+      };
+    if (otherwise === true && condition === undefined)
+      return { ok: false, why: `step ${index + 1} is an "otherwise" with no condition before it` };
     const when = typeof only_if === 'string' && only_if.trim() ? only_if.trim() : undefined;
     if (when) condition = when;
     subs.push({
       text: text.trim(),
       link: beside_previous === true && index > 0 ? 'parallel' : 'then',
-      ...(otherwise === true ? { condition: { text: condition!, otherwise: true } } : when ? { condition: { text: when, otherwise: false } } : {}),
+      ...(otherwise === true
+        ? { condition: { text: condition!, otherwise: true } }
+        : when
+          ? { condition: { text: when, otherwise: false } }
+          : {}),
     });
   }
   return { ok: true, subs };
@@ -95,10 +112,21 @@ export async function modelSplit(model: SplitModel, request: string, timeoutMs: 
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    const answer = await model.propose({ system: SPLIT_SYSTEM_PROMPT, user: request, schema: SPLIT_SCHEMA as unknown as Record<string, unknown>, maxTokens: MAX_ANSWER_TOKENS }, abort.signal);
+    const answer = await model.propose(
+      {
+        system: SPLIT_SYSTEM_PROMPT,
+        user: request,
+        schema: SPLIT_SCHEMA as unknown as Record<string, unknown>,
+        maxTokens: MAX_ANSWER_TOKENS,
+      },
+      abort.signal,
+    );
     return checkedProposal(answer, request);
   } catch (error) {
-    return { ok: false, why: abort.signal.aborted ? `no answer within ${timeoutMs} ms` : `the model failed: ${(error as Error).message}` };
+    return {
+      ok: false,
+      why: abort.signal.aborted ? `no answer within ${timeoutMs} ms` : `the model failed: ${(error as Error).message}`,
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -84,9 +84,17 @@ export function acceptedOutright(decision: RouteDecision): boolean {
   return explanation.head === undefined || explanation.head.verdict === 'accept';
 }
 
-async function routeOne(deps: PlannerDeps, caller: PartialCaller, sub: SubRequest): Promise<{ routed: RoutedSubRequest; decision: RouteDecision }> {
+async function routeOne(
+  deps: PlannerDeps,
+  caller: PartialCaller,
+  sub: SubRequest,
+): Promise<{ routed: RoutedSubRequest; decision: RouteDecision }> {
   const decision = await deps.route({ tenant: caller.tenant, caller, intent: sub.text });
-  if (decision.kind === 'refused') return { decision, routed: { sub, params: {}, schemas: {}, refusal: { code: decision.code, message: decision.message } } };
+  if (decision.kind === 'refused')
+    return {
+      decision,
+      routed: { sub, params: {}, schemas: {}, refusal: { code: decision.code, message: decision.message } },
+    };
   const target = { agent_id: decision.target.agent_id, capability: decision.target.capability };
   const schemas = await deps.schemas(caller.tenant, target.agent_id, target.capability);
   return { decision, routed: { sub, target, params: decision.params, schemas } };
@@ -131,12 +139,20 @@ export async function planChain(deps: PlannerDeps, caller: PartialCaller, ask: P
   });
   const runnable = steps.length > 0 && connected.unplanned.length === 0 && explained.every((s) => s.accepted);
   return {
-    chain: { ...(Object.keys(connected.input).length > 0 ? { input: connected.input } : {}), steps, ...(summary ? { summary } : {}) },
+    chain: {
+      ...(Object.keys(connected.input).length > 0 ? { input: connected.input } : {}),
+      steps,
+      ...(summary ? { summary } : {}),
+    },
     steps: explained,
     unplanned: connected.unplanned,
     runnable,
     planner,
-    timings_ms: { split: round(split - started), route: round(done - split), total: round(performance.now() - started) },
+    timings_ms: {
+      split: round(split - started),
+      route: round(done - split),
+      total: round(performance.now() - started),
+    },
   };
 }
 
@@ -148,16 +164,26 @@ function summaryOf(subs: SubRequest[]): { subs: SubRequest[]; summary?: { reques
 }
 
 /** The model's split when asked for and usable, else the rules'. */
-async function splitWith(deps: PlannerDeps, ask: PlanAsk): Promise<{ subs: SubRequest[]; planner: ChainPlan['planner'] }> {
+async function splitWith(
+  deps: PlannerDeps,
+  ask: PlanAsk,
+): Promise<{ subs: SubRequest[]; planner: ChainPlan['planner'] }> {
   if (ask.planner !== 'model') return { subs: splitRequest(ask.intent), planner: { used: 'rules' } };
-  if (!deps.splitModel) return { subs: splitRequest(ask.intent), planner: { used: 'rules', fallback: 'no model is configured (ROUTER_JUDGE=local)' } };
+  if (!deps.splitModel)
+    return {
+      subs: splitRequest(ask.intent),
+      planner: { used: 'rules', fallback: 'no model is configured (ROUTER_JUDGE=local)' },
+    };
   const proposed = await modelSplit(deps.splitModel, ask.intent, deps.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS);
   if (proposed.ok) return { subs: proposed.subs, planner: { used: 'model' } };
   return { subs: splitRequest(ask.intent), planner: { used: 'rules', fallback: proposed.why } };
 }
 
 function scoreOf(explanation: RouteExplanation, target: { agent_id: string; capability: string }): number | undefined {
-  return explanation.head?.score ?? explanation.candidates.find((c) => c.key === `${target.agent_id}/${target.capability}`)?.match;
+  return (
+    explanation.head?.score ??
+    explanation.candidates.find((c) => c.key === `${target.agent_id}/${target.capability}`)?.match
+  );
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;

@@ -47,24 +47,114 @@ const ZH_MARKERS: [RegExp, Marker][] = [
 ];
 
 /** Where a sequencer starts inside a piece: before it, the piece ends. */
-const EN_INLINE = /(?<!\band)\s(?=(?:and\s+)?(?:then|after that|afterwards|finally|at the same time|meanwhile|otherwise|if|in case)\b)|(?<!\band)\s(?=and\s+(?:VERBS)\b)/i;
+const EN_INLINE =
+  /(?<!\band)\s(?=(?:and\s+)?(?:then|after that|afterwards|finally|at the same time|meanwhile|otherwise|if|in case)\b)|(?<!\band)\s(?=and\s+(?:VERBS)\b)/i;
 const ZH_INLINE = /(?=然后|接着|随后|最后|同时|否则|不然|如果|要是|假如|并且)/;
 
 /** English imperative heads: a clause that starts with one asks for something. */
 const EN_VERBS = [
-  'check', 'track', 'send', 'call', 'request', 'issue', 'cancel', 'schedule', 'book', 'look', 'show', 'get', 'file', 'report',
-  'reset', 'submit', 'explain', 'start', 'open', 'put', 'estimate', 'triage', 'audit', 'record', 'change', 'text', 'email',
-  'resend', 'judge', 'inspect', 'find', 'tell', 'refund', 'return', 'give', 'let', 'notify', 'remind', 'update', 'merge', 'add',
-  'register', 'please', 'can', 'could', 'would', 'help', 'lodge', 'arrange', 'query', 'see', 'confirm', 'verify', 'apply',
-  'stop', 'block', 'ask', 'phone', 'ring', 'message', 'forward', 'create', 'make', 'pay', 'move', 'set', 'raise', 'what',
-  "what's", 'how', 'where', 'when', 'is', 'are', 'does', 'do', 'will', 'why', 'which', 'who', 'i', "i'd", 'we',
+  'check',
+  'track',
+  'send',
+  'call',
+  'request',
+  'issue',
+  'cancel',
+  'schedule',
+  'book',
+  'look',
+  'show',
+  'get',
+  'file',
+  'report',
+  'reset',
+  'submit',
+  'explain',
+  'start',
+  'open',
+  'put',
+  'estimate',
+  'triage',
+  'audit',
+  'record',
+  'change',
+  'text',
+  'email',
+  'resend',
+  'judge',
+  'inspect',
+  'find',
+  'tell',
+  'refund',
+  'return',
+  'give',
+  'let',
+  'notify',
+  'remind',
+  'update',
+  'merge',
+  'add',
+  'register',
+  'please',
+  'can',
+  'could',
+  'would',
+  'help',
+  'lodge',
+  'arrange',
+  'query',
+  'see',
+  'confirm',
+  'verify',
+  'apply',
+  'stop',
+  'block',
+  'ask',
+  'phone',
+  'ring',
+  'message',
+  'forward',
+  'create',
+  'make',
+  'pay',
+  'move',
+  'set',
+  'raise',
+  'what',
+  "what's",
+  'how',
+  'where',
+  'when',
+  'is',
+  'are',
+  'does',
+  'do',
+  'will',
+  'why',
+  'which',
+  'who',
+  'i',
+  "i'd",
+  'we',
 ];
 const EN_VERB_HEAD = new RegExp(`^(?:${EN_VERBS.map(escape).join('|')})\\b`, 'i');
-const EN_INLINE_SPLIT = new RegExp(EN_INLINE.source.replace('VERBS', EN_VERBS.filter((v) => !/^(?:i|i'd|we|is|are|do|does|will|can|could|would|what|what's|how|where|when|why|which|who|please)$/.test(v)).map(escape).join('|')), 'i');
+const EN_INLINE_SPLIT = new RegExp(
+  EN_INLINE.source.replace(
+    'VERBS',
+    EN_VERBS.filter(
+      (v) =>
+        !/^(?:i|i'd|we|is|are|do|does|will|can|could|would|what|what's|how|where|when|why|which|who|please)$/.test(v),
+    )
+      .map(escape)
+      .join('|'),
+  ),
+  'i',
+);
 
 /** Chinese: a clause that asks for something starts (after 帮我 / 请 / 先 …) with a verb or with 给 / 把 / 对 / 为. */
 const ZH_POLITE = /^(?:请|麻烦|帮忙|帮我|帮|先|再|就|我要|我想|我想要|顺便|一下|你|给我)*/;
-const ZH_VERB_HEAD = /^(?:查|问|看|取消|开|申请|预约|登记|发|打|通知|改|修改|退款|退货|投诉|重置|提交|估算|计算|撤销|撤回|解释|说明|判定|判断|合并|告诉|加入|回访|初审|分派|评分|质检|追踪|跟踪|提醒|拦截|寄|给|把|对|为|替|确认|核实|安排|登|报|办|催|拉黑|停止|设置|重新|搞|弄)/;
+const ZH_VERB_HEAD =
+  /^(?:查|问|看|取消|开|申请|预约|登记|发|打|通知|改|修改|退款|退货|投诉|重置|提交|估算|计算|撤销|撤回|解释|说明|判定|判断|合并|告诉|加入|回访|初审|分派|评分|质检|追踪|跟踪|提醒|拦截|寄|给|把|对|为|替|确认|核实|安排|登|报|办|催|拉黑|停止|设置|重新|搞|弄)/;
 
 function escape(word: string): string {
   return word.replace(/[.*+?^${}()|[\]\\']/g, '\\$&');

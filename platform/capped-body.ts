@@ -50,5 +50,7 @@ export const IGNORED_ANSWER_MAX_BYTES = 64 * 1024;
 
 /** Reads and drops an answer whose content does not matter (a notice's), at most `maxBytes` of it; never throws. */
 export async function drainCapped(response: Response, maxBytes: number): Promise<void> {
-  await cappedResponse(response, maxBytes).arrayBuffer().catch(() => undefined);
+  await cappedResponse(response, maxBytes)
+    .arrayBuffer()
+    .catch(() => undefined);
 }

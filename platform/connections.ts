@@ -11,14 +11,20 @@ export type TemporalEndpoint = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_API_K
 const RETRY_EVERY_MS = 1_000;
 
 /** Calls `connect` until it succeeds or `timeoutMs` passes, logging each failure once per 10 s. */
-export async function withStartupRetry<T>(what: string, connect: () => Promise<T>, logger: Logger, timeoutMs = 120_000): Promise<T> {
+export async function withStartupRetry<T>(
+  what: string,
+  connect: () => Promise<T>,
+  logger: Logger,
+  timeoutMs = 120_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastLog = 0;
   for (;;) {
     try {
       return await connect();
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`could not connect to ${what} within ${timeoutMs} ms`, { cause: error });
+      if (Date.now() > deadline)
+        throw new Error(`could not connect to ${what} within ${timeoutMs} ms`, { cause: error });
       if (Date.now() - lastLog > 10_000) {
         logger.warn({ err: (error as Error).message }, `waiting for ${what}`);
         lastLog = Date.now();
@@ -52,7 +58,11 @@ export async function connectTemporalClient(endpoint: TemporalEndpoint, logger: 
 
 export async function connectTemporalWorker(endpoint: TemporalEndpoint, logger: Logger): Promise<NativeConnection> {
   const address = endpoint.TEMPORAL_ADDRESS;
-  return withStartupRetry(`Temporal at ${address}`, () => NativeConnection.connect({ address, ...apiKeyOf(endpoint) }), logger);
+  return withStartupRetry(
+    `Temporal at ${address}`,
+    () => NativeConnection.connect({ address, ...apiKeyOf(endpoint) }),
+    logger,
+  );
 }
 
 /** The SDK's `apiKey` option (sent as `Authorization: Bearer …`, over TLS or not as the connection is). */

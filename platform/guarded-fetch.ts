@@ -25,11 +25,13 @@ export function policyLookup(policy: EndpointPolicy): LookupFunction {
       if (error) return callback(error, '', 0);
       for (const { address } of addresses) {
         const verdict = addressVerdict(address, policy);
-        if (!verdict.allowed) return callback(new EndpointNotAllowedError(`${hostname} resolves to ${verdict.reason}`), '', 0);
+        if (!verdict.allowed)
+          return callback(new EndpointNotAllowedError(`${hostname} resolves to ${verdict.reason}`), '', 0);
       }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const [first] = addresses;
-      if (!first) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
+      if (!first)
+        return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
       callback(null, first.address, first.family);
     });
   };

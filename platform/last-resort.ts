@@ -49,7 +49,11 @@ const DEPENDENCY_CALL_ERRORS = new Set([
 /** Whether `error` concerns one connection or one request only, so the process may go on serving the others. */
 export function isConfinedError(error: unknown): boolean {
   const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
-  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || CONNECTION_CODE_PREFIXES.some((p) => code.startsWith(p)))) return true;
+  if (
+    typeof code === 'string' &&
+    (CONNECTION_CODES.has(code) || CONNECTION_CODE_PREFIXES.some((p) => code.startsWith(p)))
+  )
+    return true;
   return typeof name === 'string' && DEPENDENCY_CALL_ERRORS.has(name);
 }
 

@@ -23,16 +23,26 @@ export function startTelemetry(service: string, endpoint: string | undefined): T
   if (!endpoint) return undefined;
   const resource = new Resource({ 'service.name': `agent-reach-${service}` });
   const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` });
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1_000 })] });
+  const provider = new BasicTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1_000 })],
+  });
   // The context manager makes `context.with` carry the active span across awaits (the no-op default would drop it).
-  provider.register({ propagator: new W3CTraceContextPropagator(), contextManager: new AsyncLocalStorageContextManager().enable() });
+  provider.register({
+    propagator: new W3CTraceContextPropagator(),
+    contextManager: new AsyncLocalStorageContextManager().enable(),
+  });
   return { exporter, resource, shutdown: () => provider.shutdown() };
 }
 
 /** An OpenTelemetry context whose parent is our trace id, so spans started in it belong to the message's trace. */
 export function contextForTrace(traceId: string): Context {
   const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
-  return propagation.extract(context.active(), { traceparent }, { get: (carrier, key) => carrier[key as 'traceparent'], keys: () => ['traceparent'] });
+  return propagation.extract(
+    context.active(),
+    { traceparent },
+    { get: (carrier, key) => carrier[key as 'traceparent'], keys: () => ['traceparent'] },
+  );
 }
 
 export { context, trace };

@@ -14,7 +14,9 @@ export function messageWorkflowId(tenant: string, messageId: string): string {
 /** The message id a workflow id names for a tenant, or undefined when it is not `msg:<tenant>:<…>`. */
 export function messageIdOf(workflowId: string, tenant: string): string | undefined {
   const prefix = `msg:${tenant}:`;
-  return workflowId.startsWith(prefix) && workflowId.length > prefix.length ? workflowId.slice(prefix.length) : undefined;
+  return workflowId.startsWith(prefix) && workflowId.length > prefix.length
+    ? workflowId.slice(prefix.length)
+    : undefined;
 }
 
 /** Workflow id of a chain: unique per (tenant, chain_id); tenants cannot contain ':'. */

@@ -77,7 +77,10 @@ export function sendMessageRequestOf(delivery: A2aDelivery): Json {
 /** A task state in either spelling (`TASK_STATE_COMPLETED`, `completed`, `input-required`) as v1.0's short name. */
 export function taskStateOf(state: unknown): string {
   if (typeof state !== 'string') return 'unknown';
-  return state.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
+  return state
+    .replace(/^TASK_STATE_/, '')
+    .toLowerCase()
+    .replace(/_/g, '-');
 }
 
 /** The value of one part: its text, its data (unwrapped from `{value}` when we wrapped it), or a file's reference. */
@@ -89,7 +92,13 @@ function partValue(part: Json): unknown {
   }
   const file = isObject(part.file) ? part.file : part;
   const ref = ['url', 'uri', 'fileWithUri'].map((k) => file[k]).find((v) => typeof v === 'string');
-  return { file: { ...(ref ? { url: ref } : {}), ...(typeof file.mediaType === 'string' ? { media_type: file.mediaType } : {}), ...(typeof file.filename === 'string' ? { name: file.filename } : {}) } };
+  return {
+    file: {
+      ...(ref ? { url: ref } : {}),
+      ...(typeof file.mediaType === 'string' ? { media_type: file.mediaType } : {}),
+      ...(typeof file.filename === 'string' ? { name: file.filename } : {}),
+    },
+  };
 }
 
 function partsOf(value: unknown): Json[] {
@@ -103,7 +112,8 @@ function partsOf(value: unknown): Json[] {
 export function resultOfTask(task: Json): unknown {
   const artifactParts = partsOf(task.artifacts).flatMap((artifact) => partsOf(artifact.parts));
   const status = isObject(task.status) ? task.status : {};
-  const parts = artifactParts.length > 0 ? artifactParts : partsOf(isObject(status.message) ? status.message.parts : undefined);
+  const parts =
+    artifactParts.length > 0 ? artifactParts : partsOf(isObject(status.message) ? status.message.parts : undefined);
   return resultOfParts(parts);
 }
 
@@ -128,7 +138,9 @@ function statusText(task: Json): string | undefined {
 function saysMisrouted(task: Json): boolean {
   const status = isObject(task.status) ? task.status : {};
   const message = isObject(status.message) ? status.message : {};
-  return [task.metadata, message.metadata].some((metadata) => isObject(metadata) && metadata[REACH_METADATA_KEY] === 'misrouted');
+  return [task.metadata, message.metadata].some(
+    (metadata) => isObject(metadata) && metadata[REACH_METADATA_KEY] === 'misrouted',
+  );
 }
 
 /** What a task says of the message: still under way (with its state), or ended as the agent's outcome. */
@@ -156,9 +168,14 @@ export function outcomeOfTask(task: Json): TaskOutcome {
       return { kind: 'ended', state, outcome: { status: 'processed', result: resultOfTask(task) } };
     default: {
       const message = statusText(task) ?? `the agent's task ended ${state}`;
-      const outcome: AgentOutcome = { status: 'failed', error: { code: `a2a_${state.replace(/-/g, '_')}`, message, retryable: false } };
+      const outcome: AgentOutcome = {
+        status: 'failed',
+        error: { code: `a2a_${state.replace(/-/g, '_')}`, message, retryable: false },
+      };
       if (state !== 'rejected') return { kind: 'ended', state, outcome };
-      return saysMisrouted(task) ? { kind: 'ended', state, outcome, misrouted: true } : { kind: 'ended', state, outcome, refused: true };
+      return saysMisrouted(task)
+        ? { kind: 'ended', state, outcome, misrouted: true }
+        : { kind: 'ended', state, outcome, refused: true };
     }
   }
 }
@@ -178,7 +195,8 @@ export function verdictOfAnswer(answer: Json): DeliveryVerdict {
   const outcome = outcomeOfTask(answer);
   if (outcome.kind === 'pending') return { kind: 'accepted' };
   if (outcome.misrouted) return { kind: 'misrouted' };
-  if (outcome.refused) return { kind: 'refused', error: outcome.outcome.error?.message ?? 'the agent rejected the task' };
+  if (outcome.refused)
+    return { kind: 'refused', error: outcome.outcome.error?.message ?? 'the agent rejected the task' };
   return outcome.outcome.status === 'processed'
     ? { kind: 'processed', result: outcome.outcome.result ?? null }
     : { kind: 'agent_failed', error: outcome.outcome.error! };

@@ -8,8 +8,18 @@ type Sdk = typeof import('@a2a-js/sdk', { with: { 'resolution-mode': 'import' } 
 type SdkClient = typeof import('@a2a-js/sdk/client', { with: { 'resolution-mode': 'import' } });
 
 /* eslint-disable @typescript-eslint/no-require-imports */
-export const { AgentCard, CancelTaskRequest, GetTaskRequest, Message, SendMessageRequest, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } = require('@a2a-js/sdk') as Sdk;
-export const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } = require('@a2a-js/sdk/client') as SdkClient;
+export const {
+  AgentCard,
+  CancelTaskRequest,
+  GetTaskRequest,
+  Message,
+  SendMessageRequest,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskStatusUpdateEvent,
+} = require('@a2a-js/sdk') as Sdk;
+export const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } =
+  require('@a2a-js/sdk/client') as SdkClient;
 
 /** A client the SDK's ClientFactory makes. */
 export type A2aClient = Awaited<ReturnType<InstanceType<SdkClient['ClientFactory']>['createFromAgentCard']>>;

@@ -48,7 +48,11 @@ export interface EnvelopeSource {
   history?: Turn[];
 }
 
-export function deliveryEnvelope(message: EnvelopeSource, target: { agent_id: string; capability: string }, attempt: number): DeliveryEnvelope {
+export function deliveryEnvelope(
+  message: EnvelopeSource,
+  target: { agent_id: string; capability: string },
+  attempt: number,
+): DeliveryEnvelope {
   return {
     message_id: message.message_id,
     trace_id: message.trace_id,

@@ -17,7 +17,11 @@ export interface CancelNotice {
 }
 
 /** The `idempotency-key` is the delivery's key: the message id, or for a follow-up turn `<message_id>:turn-<n>`. */
-export function deliveryHeaders(message: { message_id: string; trace_id: string; turn?: number }): Record<string, string> {
+export function deliveryHeaders(message: {
+  message_id: string;
+  trace_id: string;
+  turn?: number;
+}): Record<string, string> {
   const spanId = randomBytes(8).toString('hex');
   return {
     'content-type': 'application/json',

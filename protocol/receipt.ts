@@ -33,19 +33,32 @@ export const inputRequest = z.strictObject({
 
 export const callbackBody = z
   .strictObject({
-    message_id: z.string().regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)'),
+    message_id: z
+      .string()
+      .regex(MESSAGE_ID_PATTERN, '1–128 characters: letters, digits and ._:- (starting with a letter or digit)'),
     status: z.enum(RECEIPT_STATUSES),
     /** Which delivery of the message this reports on: 1 (the default) for the first, n for the n-th turn's follow-up. */
-    turn: z.number().int().min(1).max(MAX_INPUT_REQUESTS + 1).optional(),
+    turn: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_INPUT_REQUESTS + 1)
+      .optional(),
     result: anyJson.optional(),
     error: z
       .strictObject({ code: label(128).optional(), message: prose(4000), retryable: z.boolean().optional() })
       .optional(),
     input: inputRequest.optional(),
   })
-  .refine((body) => body.status !== 'input_required' || body.input !== undefined, { message: 'an input_required receipt says what it needs in `input`', path: ['input'] })
+  .refine((body) => body.status !== 'input_required' || body.input !== undefined, {
+    message: 'an input_required receipt says what it needs in `input`',
+    path: ['input'],
+  })
   // The same rule in the OpenAPI document.
-  .meta({ if: { required: ['status'], properties: { status: { const: 'input_required' } } }, then: { required: ['input'] } });
+  .meta({
+    if: { required: ['status'], properties: { status: { const: 'input_required' } } },
+    then: { required: ['input'] },
+  });
 export type CallbackBody = z.output<typeof callbackBody>;
 
 /**

@@ -49,7 +49,9 @@ export function answerTooLargeMessage(maxAnswerBytes: number): string {
 /** Why a result was not kept, or undefined when it fits in a status. */
 export function oversizedResult(result: unknown, maxResultBytes: number): string | undefined {
   const bytes = jsonBytes(result);
-  return bytes > maxResultBytes ? `the agent's result takes ${bytes} bytes of JSON; at most ${maxResultBytes} are kept (MAX_PAYLOAD_BYTES)` : undefined;
+  return bytes > maxResultBytes
+    ? `the agent's result takes ${bytes} bytes of JSON; at most ${maxResultBytes} are kept (MAX_PAYLOAD_BYTES)`
+    : undefined;
 }
 
 /** The verdict itself, or a refusal when the result it carries is larger than a status keeps. */
@@ -137,8 +139,14 @@ export function classifyResponse(
 /** An `input_required` answer: what it asks for, or a refusal when it does not say (the caller could not answer). */
 function inputVerdict(input: unknown): DeliveryVerdict {
   const parsed = inputRequest.safeParse(input);
-  if (!parsed.success) return { kind: 'refused', error: 'the agent answered input_required without a valid `input` ({message, schema?})' };
-  return { kind: 'input_required', input: parsed.data.schema ? { message: parsed.data.message, schema: parsed.data.schema as Record<string, unknown> } : { message: parsed.data.message } };
+  if (!parsed.success)
+    return { kind: 'refused', error: 'the agent answered input_required without a valid `input` ({message, schema?})' };
+  return {
+    kind: 'input_required',
+    input: parsed.data.schema
+      ? { message: parsed.data.message, schema: parsed.data.schema as Record<string, unknown> }
+      : { message: parsed.data.message },
+  };
 }
 
 /** Classifies a WebSocket ack like an HTTP answer. */
@@ -150,7 +158,9 @@ export function verdictOfAck(ack: AckFrame): DeliveryVerdict {
     case 'failed':
       return { kind: 'agent_failed', error: error ?? { message: 'the agent reported a failure' } };
     case 'duplicate':
-      return ack.result === undefined ? { kind: 'duplicate', processed: false } : { kind: 'duplicate', processed: true, result: ack.result };
+      return ack.result === undefined
+        ? { kind: 'duplicate', processed: false }
+        : { kind: 'duplicate', processed: true, result: ack.result };
     case 'refused':
       return { kind: 'refused', error: error?.message ?? 'refused' };
     case 'misrouted':

@@ -59,7 +59,12 @@ const agentHashes = new WeakMap<AgentWithInstances['agent'], string>();
 function agentHash(agent: AgentWithInstances['agent']): string {
   let hash = agentHashes.get(agent);
   if (hash === undefined) {
-    const text = [agent._id, agent.name, agent.description, agent.capabilities.map((c) => [c.name, c.description, c.tags, c.examples, c.counter_examples ?? []])];
+    const text = [
+      agent._id,
+      agent.name,
+      agent.description,
+      agent.capabilities.map((c) => [c.name, c.description, c.tags, c.examples, c.counter_examples ?? []]),
+    ];
     hash = createHash('sha1').update(JSON.stringify(text)).digest('base64');
     agentHashes.set(agent, hash);
   }
@@ -79,7 +84,10 @@ export function cardsFingerprint(agents: readonly AgentWithInstances[]): string 
 
 /** "query_order_status" → "query order status": names carry meaning for the matchers too. */
 export function humanName(name: string): string {
-  return name.replace(/[_\-.]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return name
+    .replace(/[_\-.]+/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
 }
 
 /** The capability's own description, as the matchers read it. */

@@ -75,7 +75,11 @@ export interface LocalModels {
  * The local models, each with the language it reads (none for a multilingual one), run by one pool of worker
  * threads; undefined if one is missing.
  */
-export async function loadLocalModels(ids: string[], run: LocalModelRun = {}, env: NodeJS.ProcessEnv = process.env): Promise<LocalModels | undefined> {
+export async function loadLocalModels(
+  ids: string[],
+  run: LocalModelRun = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LocalModels | undefined> {
   const found: { spec: KnownModel; files: OnnxModelFiles }[] = [];
   for (const id of ids) {
     const spec = KNOWN_MODELS[id];
@@ -83,8 +87,17 @@ export async function loadLocalModels(ids: string[], run: LocalModelRun = {}, en
     if (!spec || !files) return undefined;
     found.push({ spec, files });
   }
-  const pool = await EmbeddingPool.start(found, { workers: run.workers ?? DEFAULT_EMBEDDING_THREADS, threads: run.threads ?? 1 });
-  return { models: found.map(({ spec }) => ({ provider: pool.provider(spec), ...(spec.language ? { language: spec.language } : {}) })), close: () => pool.close() };
+  const pool = await EmbeddingPool.start(found, {
+    workers: run.workers ?? DEFAULT_EMBEDDING_THREADS,
+    threads: run.threads ?? 1,
+  });
+  return {
+    models: found.map(({ spec }) => ({
+      provider: pool.provider(spec),
+      ...(spec.language ? { language: spec.language } : {}),
+    })),
+    close: () => pool.close(),
+  };
 }
 
 /** Several models as one embedder, for plain similarity. */
@@ -98,7 +111,10 @@ function embeddingMatcher(models: LanguageModel[], settings: MatcherSettings): M
   // Each model embeds a catalogue text once, through the cache, whether similarity or a head asks for it.
   const cached = models.map((m) => ({ ...m, provider: cache.through(m.provider) }));
   const semantic = semanticMatcherFactory(asOneEmbedder(cached), cache);
-  const similarity = settings.lexicalWeight > 0 ? hybridMatcherFactory(semantic, lexicalMatcherFactory(), settings.lexicalWeight) : semantic;
+  const similarity =
+    settings.lexicalWeight > 0
+      ? hybridMatcherFactory(semantic, lexicalMatcherFactory(), settings.lexicalWeight)
+      : semantic;
   if (!settings.head) return similarity;
   return headMatcherFactory(cached, similarity, cache, {
     waitMs: settings.headWaitMs ?? DEFAULT_HEAD_WAIT_MS,
@@ -107,14 +123,29 @@ function embeddingMatcher(models: LanguageModel[], settings: MatcherSettings): M
   });
 }
 
-export async function chooseMatcher(settings: MatcherSettings, env: NodeJS.ProcessEnv = process.env): Promise<ChosenMatcher> {
+export async function chooseMatcher(
+  settings: MatcherSettings,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ChosenMatcher> {
   if (settings.provider === 'openai' || (settings.provider === 'auto' && settings.openai)) {
     if (!settings.openai) throw new Error('ROUTER_PROVIDER=openai needs EMBEDDINGS_MODEL');
     const embedder = new OpenAiEmbedder(settings.openai);
-    return { factory: embeddingMatcher([{ provider: embedder }], settings), kind: 'openai', provider: embedder.id, note: `OpenAI-compatible embeddings (${settings.openai.model})${settings.head ? ', a head per catalogue' : ''}` };
+    return {
+      factory: embeddingMatcher([{ provider: embedder }], settings),
+      kind: 'openai',
+      provider: embedder.id,
+      note: `OpenAI-compatible embeddings (${settings.openai.model})${settings.head ? ', a head per catalogue' : ''}`,
+    };
   }
   if (settings.provider === 'local' || settings.provider === 'auto') {
-    const local = await loadLocalModels(settings.localModels, { ...(settings.onnxThreads ? { threads: settings.onnxThreads } : {}), ...(settings.embeddingThreads ? { workers: settings.embeddingThreads } : {}) }, env);
+    const local = await loadLocalModels(
+      settings.localModels,
+      {
+        ...(settings.onnxThreads ? { threads: settings.onnxThreads } : {}),
+        ...(settings.embeddingThreads ? { workers: settings.embeddingThreads } : {}),
+      },
+      env,
+    );
     if (local) {
       const { models } = local;
       const id = models.map((m) => m.provider.id).join('+');
@@ -130,7 +161,17 @@ export async function chooseMatcher(settings: MatcherSettings, env: NodeJS.Proce
     }
     const why = `model files for ${settings.localModels.join(', ')} not found (run \`npm run models\`)`;
     if (settings.provider === 'local') throw new Error(`ROUTER_PROVIDER=local, but ${why}`);
-    return { factory: lexicalMatcherFactory(), kind: 'lexical', provider: 'lexical', note: `lexical matching (BM25): ${why}` };
+    return {
+      factory: lexicalMatcherFactory(),
+      kind: 'lexical',
+      provider: 'lexical',
+      note: `lexical matching (BM25): ${why}`,
+    };
   }
-  return { factory: lexicalMatcherFactory(), kind: 'lexical', provider: 'lexical', note: 'lexical matching (BM25), as configured' };
+  return {
+    factory: lexicalMatcherFactory(),
+    kind: 'lexical',
+    provider: 'lexical',
+    note: 'lexical matching (BM25), as configured',
+  };
 }

@@ -27,7 +27,10 @@ export const DEFAULT_THRESHOLDS = { local: 0.77, openai: 0.5, lexical: 0.46 } as
  * The decision's settings as configured: similarity's threshold, and the head's (each catalogue's head fits its own
  * thresholds; configured ones override them). The routing benchmark decides with these too.
  */
-export function decisionSettings(config: Partial<Pick<Config, 'ROUTER_THRESHOLD' | 'ROUTER_HEAD_ACCEPT' | 'ROUTER_HEAD_ESCALATE'>>, kind: keyof typeof DEFAULT_THRESHOLDS): { threshold: number; head: HeadSettings } {
+export function decisionSettings(
+  config: Partial<Pick<Config, 'ROUTER_THRESHOLD' | 'ROUTER_HEAD_ACCEPT' | 'ROUTER_HEAD_ESCALATE'>>,
+  kind: keyof typeof DEFAULT_THRESHOLDS,
+): { threshold: number; head: HeadSettings } {
   return {
     threshold: config.ROUTER_THRESHOLD ?? DEFAULT_THRESHOLDS[kind],
     head: {
@@ -48,8 +51,15 @@ export function logHeadError(logger: Pick<Logger, 'info' | 'warn'>, error: Error
 }
 
 /** A head trained: a warning when the time guard cut its training short (it then depends on the machine's load). */
-export function logHeadTrained(logger: Pick<Logger, 'info' | 'warn'>, training: { model: string; capabilities: number } & HeadTraining): void {
-  if (training.time_guard_cuts) logger.warn(training, "router: head trained, but the time guard cut its training short: it depends on the machine's load");
+export function logHeadTrained(
+  logger: Pick<Logger, 'info' | 'warn'>,
+  training: { model: string; capabilities: number } & HeadTraining,
+): void {
+  if (training.time_guard_cuts)
+    logger.warn(
+      training,
+      "router: head trained, but the time guard cut its training short: it depends on the machine's load",
+    );
   else logger.info(training, 'router: head trained');
 }
 
@@ -68,9 +78,15 @@ export async function createRouter(
   logger.info({ provider: matcher.provider }, `router: ${matcher.note}`);
   const stats = new RoutingStats(routingStatsModel(connection));
   let judgeStatus = judgeStatusOf(config);
-  const judge = createJudge(config, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) }, process.env, judgeStatus, (status) => {
-    judgeStatus = status;
-  });
+  const judge = createJudge(
+    config,
+    { info: (m) => logger.info(m), warn: (m) => logger.warn(m) },
+    process.env,
+    judgeStatus,
+    (status) => {
+      judgeStatus = status;
+    },
+  );
   return new Router({
     agents: async (tenant) => {
       await catalogue.index.ensureCurrent(logger);
@@ -82,10 +98,20 @@ export async function createRouter(
     stats: () => stats.snapshot(),
     sessions: new MongoSessionStore(sessionModel(connection), config.ROUTER_SESSION_TTL_MS),
     ...(config.LLM_MODEL
-      ? { llm: new OpenAiLlm({ model: config.LLM_MODEL, ...(config.LLM_BASE_URL ? { baseURL: config.LLM_BASE_URL } : {}), ...(config.LLM_API_KEY ? { apiKey: config.LLM_API_KEY } : {}) }) }
+      ? {
+          llm: new OpenAiLlm({
+            model: config.LLM_MODEL,
+            ...(config.LLM_BASE_URL ? { baseURL: config.LLM_BASE_URL } : {}),
+            ...(config.LLM_API_KEY ? { apiKey: config.LLM_API_KEY } : {}),
+          }),
+        }
       : {}),
     // Capabilities with an ACL are ineligible for callers it does not admit; only admins read why.
-    acl: (caller, candidate) => canReach(caller, { tenant: caller.tenant, ...(candidate.capability.acl ? { acl: candidate.capability.acl } : {}) }),
+    acl: (caller, candidate) =>
+      canReach(caller, {
+        tenant: caller.tenant,
+        ...(candidate.capability.acl ? { acl: candidate.capability.acl } : {}),
+      }),
     isAdmin: (caller) => hasScope({ scopes: caller.scopes ?? [] }, 'admin'),
     ...decisionSettings(config, matcher.kind),
     now: catalogue.now,

@@ -28,9 +28,12 @@ export type Eligibility =
 
 export function eligibility(candidate: CapabilityCandidate, context: EligibilityContext): Eligibility {
   const access = context.acl(context.caller, candidate);
-  if (!access.allowed) return { eligible: false, reason: 'not_permitted', ...(access.reason ? { detail: access.reason } : {}) };
+  if (!access.allowed)
+    return { eligible: false, reason: 'not_permitted', ...(access.reason ? { detail: access.reason } : {}) };
   if (candidate.instances.length === 0) return { eligible: false, reason: 'no_instance' };
-  const closed = candidate.instances.filter((i) => !context.openCircuits.has(instanceKey(candidate.agent_id, i.instance_id)));
+  const closed = candidate.instances.filter(
+    (i) => !context.openCircuits.has(instanceKey(candidate.agent_id, i.instance_id)),
+  );
   if (closed.length === 0) return { eligible: false, reason: 'circuit_open' };
   const instance = pickInstance(closed, context.now, context.heartbeat);
   if (!instance) {
@@ -40,6 +43,13 @@ export function eligibility(candidate: CapabilityCandidate, context: Eligibility
   const online = closed.filter((i) => ineligibility(i, context.now, context.heartbeat) === undefined);
   const inFlight = online.reduce((sum, i) => sum + (i.load?.in_flight ?? 0), 0);
   const capacity = candidate.capability.max_concurrency;
-  if (capacity !== undefined && inFlight >= capacity) return { eligible: false, reason: 'at_capacity', detail: `${inFlight} in flight of ${capacity}` };
-  return { eligible: true, instance, busy: instance.state === 'busy', in_flight: inFlight, ...(capacity === undefined ? {} : { capacity }) };
+  if (capacity !== undefined && inFlight >= capacity)
+    return { eligible: false, reason: 'at_capacity', detail: `${inFlight} in flight of ${capacity}` };
+  return {
+    eligible: true,
+    instance,
+    busy: instance.state === 'busy',
+    in_flight: inFlight,
+    ...(capacity === undefined ? {} : { capacity }),
+  };
 }

@@ -9,13 +9,32 @@
  */
 import { extractAddress, addressParts } from './params/address';
 import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention, yearMonthsIn } from './params/dates';
-import { describedLabels, enumStrings, enumValueBySimilarity, enumValueLexical, enumValuesLexical, labelsFor, valueDescriptions, type Embedder } from './params/enums';
+import {
+  describedLabels,
+  enumStrings,
+  enumValueBySimilarity,
+  enumValueLexical,
+  enumValuesLexical,
+  labelsFor,
+  valueDescriptions,
+  type Embedder,
+} from './params/enums';
 import { isFreeText, labelledText } from './params/free-text';
 import { nameFor } from './params/names';
 import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './params/identifiers';
 import { extractPlaces, placeField, type PlaceField } from './params/places';
 import { quantityFor } from './params/quantities';
-import { headTerm, MAX_INTENT_CHARS, nameWords, numberFits, type ObjectSchema, propertiesOf, type PropertySchema, stringFits, typeOf } from './params/schema';
+import {
+  headTerm,
+  MAX_INTENT_CHARS,
+  nameWords,
+  numberFits,
+  type ObjectSchema,
+  propertiesOf,
+  type PropertySchema,
+  stringFits,
+  typeOf,
+} from './params/schema';
 import { isTimeWindowEnum, timeWindowFor } from './params/time-window';
 
 export type { PropertySchema } from './params/schema';
@@ -43,7 +62,9 @@ export function enumLabels(schema: PropertySchema): Map<string, string[]> {
 
 /** Full-width digits and letters as ASCII, so "１２３" is read as 123; nothing else changes length. */
 function normalise(intent: string): string {
-  return intent.slice(0, MAX_INTENT_CHARS).replace(/[０-９Ａ-Ｚａ-ｚ]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
+  return intent
+    .slice(0, MAX_INTENT_CHARS)
+    .replace(/[０-９Ａ-Ｚａ-ｚ]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
 }
 
 function blank(text: string, spans: { start: number; end: number }[]): string {
@@ -57,9 +78,11 @@ function slotsOf(properties: [string, PropertySchema][]): Slot[] {
   for (const [name, p] of properties) {
     const type = typeOf(p);
     if ((type === 'string' && p.pattern) || isLooseIdentifier(name, p)) slots.push({ path: [name], schema: p });
-    else if (type === 'array' && p.items && typeOf(p.items) === 'string' && p.items.pattern) slots.push({ path: [name], schema: p, many: true });
+    else if (type === 'array' && p.items && typeOf(p.items) === 'string' && p.items.pattern)
+      slots.push({ path: [name], schema: p, many: true });
     else if (type === 'object' && p.properties) {
-      for (const [sub, sp] of Object.entries(p.properties)) if (typeOf(sp) === 'string' && sp.pattern) slots.push({ path: [name, sub], schema: sp });
+      for (const [sub, sp] of Object.entries(p.properties))
+        if (typeOf(sp) === 'string' && sp.pattern) slots.push({ path: [name, sub], schema: sp });
     }
   }
   return slots;
@@ -74,7 +97,11 @@ function pairRole(name: string): 'start' | 'end' | undefined {
 }
 
 /** Date and date-time properties filled from the mentions: a start/end pair takes a range or two dates. */
-function assignDates(dateFields: [string, PropertySchema][], mentions: DateMention[], offsetFor: (p: PropertySchema) => number): Extracted {
+function assignDates(
+  dateFields: [string, PropertySchema][],
+  mentions: DateMention[],
+  offsetFor: (p: PropertySchema) => number,
+): Extracted {
   const out: Extracted = {};
   const write = (name: string, p: PropertySchema, parts: DateMention['start']) => {
     const value = p.format === 'date-time' ? formatDateTime(parts, offsetFor(p)) : formatDate(parts);
@@ -107,7 +134,10 @@ function valid(value: unknown, p: PropertySchema): boolean {
 
 /** The head terms of the other properties ("税号" for a title's value to stop before). */
 function otherTerms(properties: [string, PropertySchema][], name: string): string[] {
-  return properties.filter(([n]) => n !== name).flatMap(([, p]) => headTerm(p) ?? []).filter((t) => t.length >= 2 && t.length <= 12);
+  return properties
+    .filter(([n]) => n !== name)
+    .flatMap(([, p]) => headTerm(p) ?? [])
+    .filter((t) => t.length >= 2 && t.length <= 12);
 }
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
@@ -119,7 +149,14 @@ const URL = /https?:\/\/[^\s，。,;；）)]+/g;
  */
 function assignYearMonths(properties: ReturnType<typeof propertiesOf>, out: Extracted, text: string): string {
   let rest = text;
-  const monthFields = properties.filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && !!p.pattern && stringFits('2024-06', p) && !stringFits('2024-06-01', p));
+  const monthFields = properties.filter(
+    ([name, p]) =>
+      !(name in out) &&
+      typeOf(p) === 'string' &&
+      !!p.pattern &&
+      stringFits('2024-06', p) &&
+      !stringFits('2024-06-01', p),
+  );
   const months = monthFields.length > 0 ? yearMonthsIn(rest) : [];
   monthFields.forEach(([name], i) => {
     const month = months[i];
@@ -132,7 +169,11 @@ function assignYearMonths(properties: ReturnType<typeof propertiesOf>, out: Extr
 }
 
 /** Everything that can be found without a model: synchronous, no I/O. */
-export function extractParametersSync(intent: string, schema: unknown, options: Omit<ExtractionOptions, 'embed'> = {}): Extracted {
+export function extractParametersSync(
+  intent: string,
+  schema: unknown,
+  options: Omit<ExtractionOptions, 'embed'> = {},
+): Extracted {
   const text = normalise(intent);
   const properties = propertiesOf(schema);
   const out: Extracted = {};
@@ -144,26 +185,42 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
   const nested = new Map<string, Map<string, string>>();
   for (const [key, value] of ids) {
     const [top, sub] = key.split('.');
-    if (sub === undefined) out[top!] = typeOf(properties.find(([n]) => n === top)![1]) === 'integer' ? Number(value) : value;
+    if (sub === undefined)
+      out[top!] = typeOf(properties.find(([n]) => n === top)![1]) === 'integer' ? Number(value) : value;
     else nested.set(top!, (nested.get(top!) ?? new Map()).set(sub, value as string));
   }
   const usedValues = new Set([...ids.values()].flat());
-  let rest = blank(text, tokensIn(text).filter((t) => usedValues.has(t.text)));
+  let rest = blank(
+    text,
+    tokensIn(text).filter((t) => usedValues.has(t.text)),
+  );
 
   const emails = [...text.matchAll(EMAIL)].map((m) => m[0]);
   const urls = [...text.matchAll(URL)].map((m) => m[0]);
-  rest = blank(rest, [...rest.matchAll(EMAIL), ...rest.matchAll(URL)].map((m) => ({ start: m.index!, end: m.index! + m[0].length })));
+  rest = blank(
+    rest,
+    [...rest.matchAll(EMAIL), ...rest.matchAll(URL)].map((m) => ({ start: m.index!, end: m.index! + m[0].length })),
+  );
 
   rest = assignYearMonths(properties, out, rest);
 
-  const offsetFor = (p: PropertySchema) => options.timeZoneOffsetMinutes ?? exampleOffset(p.description) ?? -now.getTimezoneOffset();
-  const dateFields = properties.filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && (p.format === 'date' || p.format === 'date-time'));
-  const defaultOffset = options.timeZoneOffsetMinutes ?? dateFields.map(([, p]) => exampleOffset(p.description)).find((o) => o !== undefined) ?? -now.getTimezoneOffset();
+  const offsetFor = (p: PropertySchema) =>
+    options.timeZoneOffsetMinutes ?? exampleOffset(p.description) ?? -now.getTimezoneOffset();
+  const dateFields = properties.filter(
+    ([name, p]) => !(name in out) && typeOf(p) === 'string' && (p.format === 'date' || p.format === 'date-time'),
+  );
+  const defaultOffset =
+    options.timeZoneOffsetMinutes ??
+    dateFields.map(([, p]) => exampleOffset(p.description)).find((o) => o !== undefined) ??
+    -now.getTimezoneOffset();
   const mentions = datesIn(rest, now, defaultOffset);
   Object.assign(out, assignDates(dateFields, mentions, offsetFor));
   // Numbers inside a written date or clock time are not quantities; "next 7 days" or "90天内" still are.
   const absolute = mentions.filter((m) => /\d{4}|[月号点:：]|\d\s*(?:am|pm)\b/i.test(m.text));
-  const withoutDates = blank(rest, absolute.map((m) => ({ start: m.index, end: m.index + m.text.length })));
+  const withoutDates = blank(
+    rest,
+    absolute.map((m) => ({ start: m.index, end: m.index + m.text.length })),
+  );
 
   const placeFields: [string, PlaceField][] = [];
   for (const [name, p] of properties) {
@@ -210,9 +267,15 @@ export function extractParametersSync(intent: string, schema: unknown, options: 
  * The parameters the intent states for `schema`. With `embed`, enum properties that no word of the intent names
  * are matched by meaning, and taken only when one value is clearly closest.
  */
-export async function extractParameters(intent: string, schema: unknown, options: ExtractionOptions = {}): Promise<Extracted> {
+export async function extractParameters(
+  intent: string,
+  schema: unknown,
+  options: ExtractionOptions = {},
+): Promise<Extracted> {
   const out = extractParametersSync(intent, schema, options);
-  const open = propertiesOf(schema).filter(([name, p]) => !(name in out) && typeOf(p) === 'string' && Array.isArray(p.enum) && !isTimeWindowEnum(p.enum));
+  const open = propertiesOf(schema).filter(
+    ([name, p]) => !(name in out) && typeOf(p) === 'string' && Array.isArray(p.enum) && !isTimeWindowEnum(p.enum),
+  );
   if (!options.embed || open.length === 0) return out;
   try {
     const query = await options.embed.embedQuery(normalise(intent));
@@ -236,7 +299,8 @@ export function missingRequired(schema: unknown, params: Record<string, unknown>
   for (const [name, p] of propertiesOf(schema)) {
     const value = params[name];
     if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
-    for (const field of p.required ?? []) if ((value as Record<string, unknown>)[field] === undefined) missing.push(`${name}.${field}`);
+    for (const field of p.required ?? [])
+      if ((value as Record<string, unknown>)[field] === undefined) missing.push(`${name}.${field}`);
   }
   return missing;
 }

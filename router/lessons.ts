@@ -15,7 +15,12 @@ export const NO_LESSONS: Lessons = new Map();
 export function lessonsFingerprint(lessons: Lessons): string {
   if (lessons.size === 0) return '';
   const hash = createHash('sha1');
-  for (const key of [...lessons.keys()].sort()) hash.update(key).update('\n').update(JSON.stringify(lessons.get(key))).update('\n');
+  for (const key of [...lessons.keys()].sort())
+    hash
+      .update(key)
+      .update('\n')
+      .update(JSON.stringify(lessons.get(key)))
+      .update('\n');
   return hash.digest('hex').slice(0, 16);
 }
 

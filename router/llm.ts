@@ -67,6 +67,8 @@ export class OpenAiLlm implements LlmAssistant {
       'parameters',
       schema as Record<string, unknown>,
     );
-    return answer !== null && typeof answer === 'object' && !Array.isArray(answer) ? (answer as Record<string, unknown>) : {};
+    return answer !== null && typeof answer === 'object' && !Array.isArray(answer)
+      ? (answer as Record<string, unknown>)
+      : {};
   }
 }

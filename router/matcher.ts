@@ -75,7 +75,11 @@ export function semanticMatcherFactory(embedder: EmbeddingProvider, cache = new 
  * Semantic and lexical scores blended: the model carries meaning across wording, BM25 carries rare exact terms
  * (product words, ids, jargon) that a small model blurs. `lexicalWeight` of the lexical score, the rest semantic.
  */
-export function hybridMatcherFactory(semantic: MatcherFactory, lexical: MatcherFactory, lexicalWeight: number): MatcherFactory {
+export function hybridMatcherFactory(
+  semantic: MatcherFactory,
+  lexical: MatcherFactory,
+  lexicalWeight: number,
+): MatcherFactory {
   return async (candidates) => {
     const [s, l] = await Promise.all([semantic(candidates), lexical(candidates)]);
     return {

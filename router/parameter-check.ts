@@ -6,7 +6,9 @@ import { LruCache } from '../util/lru';
 import { RotatingAjv } from '../util/rotating-ajv';
 import { re2RegExpEngine } from '../util/safe-pattern';
 
-const ajv = new RotatingAjv(() => new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: re2RegExpEngine } }));
+const ajv = new RotatingAjv(
+  () => new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: re2RegExpEngine } }),
+);
 
 /** Compiled validators by schema text: a bounded set, however many cards come and go. */
 export const compiledSchemas = new LruCache<string, ValidateFunction | null>(500);
@@ -89,12 +91,20 @@ const MAX_ISSUES = 20;
  * What the schema finds wrong with `value`, as an error's details: where (`params.new_address.province`) and the
  * schema's complaint. Empty when it fits, or when the schema cannot be compiled (it was checked where it came in).
  */
-export function schemaIssues(schemaJson: string, value: unknown, root = 'params'): { location: string; message: string }[] {
+export function schemaIssues(
+  schemaJson: string,
+  value: unknown,
+  root = 'params',
+): { location: string; message: string }[] {
   const validate = validator(schemaJson);
   if (!validate || accepts(validate, value)) return [];
   return (validate.errors ?? []).slice(0, MAX_ISSUES).map((error) => {
     const missing = (error.params as { missingProperty?: unknown }).missingProperty;
-    const path = [root, ...segments(error), ...(error.keyword === 'required' && typeof missing === 'string' ? [missing] : [])];
+    const path = [
+      root,
+      ...segments(error),
+      ...(error.keyword === 'required' && typeof missing === 'string' ? [missing] : []),
+    ];
     return { location: path.join('.'), message: error.message ?? error.keyword };
   });
 }

@@ -79,7 +79,16 @@ export function breakdown(input: RankInput, weights: RankingWeights): RankBreakd
   const load = -loadPenalty(input, weights);
   const busy = input.busy ? -weights.busy : 0;
   const exploration = explorationBonus(input.stats, weights);
-  return { key: input.key, match: input.match, success, latency, load, busy, exploration, total: input.match + success + latency + load + busy + exploration };
+  return {
+    key: input.key,
+    match: input.match,
+    success,
+    latency,
+    load,
+    busy,
+    exploration,
+    total: input.match + success + latency + load + busy + exploration,
+  };
 }
 
 function byKey(a: { key: string }, b: { key: string }): number {

@@ -15,7 +15,17 @@ import { validParameters } from './parameter-check';
 import type { LlmAssistant } from './llm';
 import type { MatcherFactory, MatchScore } from './matcher';
 import { TenantMatchers, type MatcherChoice, type RouterStatus } from './tenant-matchers';
-import { decideByHead, DEFAULT_HEAD_SETTINGS, type CrossedBorder, groupScores, operatingPointOf, resolveThresholds, type HeadSettings, type ScoredGroup, type ThresholdSource } from './head/decide';
+import {
+  decideByHead,
+  DEFAULT_HEAD_SETTINGS,
+  type CrossedBorder,
+  groupScores,
+  operatingPointOf,
+  resolveThresholds,
+  type HeadSettings,
+  type ScoredGroup,
+  type ThresholdSource,
+} from './head/decide';
 import type { HeadPrediction } from './head/head';
 import { DEFAULT_WEIGHTS, rank, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './tag-keywords';
@@ -48,7 +58,18 @@ export interface RouteExplanation {
    * trains), the thresholds of the best group's language direction and where they come from (fitted on the
    * catalogue, configured, or Router 2.0's fixed ones), the probability of "none", the verdict.
    */
-  head?: { revision: string; accept: number; escalate: number; thresholds: ThresholdSource; none: number; verdict: string; best: number; cross_lingual: boolean; score: number; crossed?: CrossedBorder };
+  head?: {
+    revision: string;
+    accept: number;
+    escalate: number;
+    thresholds: ThresholdSource;
+    none: number;
+    verdict: string;
+    best: number;
+    cross_lingual: boolean;
+    score: number;
+    crossed?: CrossedBorder;
+  };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
   llm?: { asked: boolean; chose?: string | null; error?: string };
@@ -58,7 +79,12 @@ export interface RouteExplanation {
    * How the parameters were found: `heuristic` rules, the `llm` (LLM_MODEL) or the local judge's `model` filling
    * required fields the rules left empty (`filled`: its outcome and time; values the request does not state dropped).
    */
-  extraction?: { method: 'heuristic' | 'llm' | 'model' | 'given'; extracted: string[]; missing: string[]; filled?: FillExplanation };
+  extraction?: {
+    method: 'heuristic' | 'llm' | 'model' | 'given';
+    extracted: string[];
+    missing: string[];
+    filled?: FillExplanation;
+  };
   timings_ms: { total: number; match: number };
 }
 
@@ -77,10 +103,18 @@ export interface RoutedTarget {
 
 export type RouteDecision =
   | { kind: 'routed'; target: RoutedTarget; params: Record<string, unknown>; explanation: RouteExplanation }
-  | { kind: 'input_required'; target: RoutedTarget; params: Record<string, unknown>; missing: string[]; message?: string; explanation: RouteExplanation }
+  | {
+      kind: 'input_required';
+      target: RoutedTarget;
+      params: Record<string, unknown>;
+      missing: string[];
+      message?: string;
+      explanation: RouteExplanation;
+    }
   | { kind: 'refused'; code: RefusalCode; message: string; explanation: RouteExplanation; choices?: RouteChoice[] };
 
-export type RefusalCode = 'no_match' | 'ambiguous' | 'no_eligible_capability' | 'unknown_agent' | 'unknown_capability' | 'intent_required';
+export type RefusalCode =
+  'no_match' | 'ambiguous' | 'no_eligible_capability' | 'unknown_agent' | 'unknown_capability' | 'intent_required';
 
 /** For an `ambiguous` refusal: the capabilities the intent could mean, so the caller can say which. */
 export interface RouteChoice {
@@ -172,10 +206,15 @@ export class Router {
   }
 
   /** The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds. */
-  async status(tenant: string): Promise<RouterStatus & { judge?: JudgeStatus & Partial<ReturnType<BoundedJudge['load']>> }> {
+  async status(
+    tenant: string,
+  ): Promise<RouterStatus & { judge?: JudgeStatus & Partial<ReturnType<BoundedJudge['load']>> }> {
     const choice = await this.matchersFor(tenant, await this.deps.agents(tenant));
     const status = this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
-    const judge = this.deps.judgeStatus && { ...this.deps.judgeStatus(), ...(this.deps.judge ? this.deps.judge.load() : {}) };
+    const judge = this.deps.judgeStatus && {
+      ...this.deps.judgeStatus(),
+      ...(this.deps.judge ? this.deps.judge.load() : {}),
+    };
     return judge ? { ...status, judge } : status;
   }
 
@@ -204,14 +243,22 @@ export class Router {
   }
 
   /** The explicit target's capability, else the head's choice, else similarity's, within the target agent if named. */
-  private async decide(request: RouteRequest, agents: readonly AgentWithInstances[], all: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
+  private async decide(
+    request: RouteRequest,
+    agents: readonly AgentWithInstances[],
+    all: CapabilityCandidate[],
+    context: EligibilityContext,
+    explanation: RouteExplanation,
+  ): Promise<RouteDecision> {
     let pool = all;
     if (request.target) {
       pool = all.filter((c) => c.agent_id === request.target!.agent_id);
-      if (pool.length === 0) return refuse('unknown_agent', `no agent ${request.target.agent_id} in this tenant`, explanation);
+      if (pool.length === 0)
+        return refuse('unknown_agent', `no agent ${request.target.agent_id} in this tenant`, explanation);
       if (request.target.capability) return this.routeToCapability(request, pool, context, explanation);
     }
-    if (!request.intent?.trim()) return refuse('intent_required', 'an intent is needed to choose a capability', explanation);
+    if (!request.intent?.trim())
+      return refuse('intent_required', 'an intent is needed to choose a capability', explanation);
     if (request.exclude?.length) pool = pool.filter((c) => !request.exclude!.includes(c.key));
 
     const matchStarted = performance.now();
@@ -230,15 +277,34 @@ export class Router {
   }
 
   /** The request names the capability: it takes the message if it is eligible, else the request is refused. */
-  private async routeToCapability(request: RouteRequest, pool: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
+  private async routeToCapability(
+    request: RouteRequest,
+    pool: CapabilityCandidate[],
+    context: EligibilityContext,
+    explanation: RouteExplanation,
+  ): Promise<RouteDecision> {
     const target = request.target!;
     const named = pool.find((c) => c.capability.name === target.capability);
-    if (!named) return refuse('unknown_capability', `agent ${target.agent_id} has no capability ${target.capability}`, explanation);
+    if (!named)
+      return refuse(
+        'unknown_capability',
+        `agent ${target.agent_id} has no capability ${target.capability}`,
+        explanation,
+      );
     explanation.decided_by = 'explicit';
     const e = eligibility(named, context);
     const showReason = (ineligible: Ineligible) => this.showReason(request.caller, ineligible);
-    explanation.candidates.push({ key: named.key, match: 1, semantic: 1, parts: {}, rules: [], eligible: e.eligible, ...(e.eligible ? {} : { reason: showReason(e) }) });
-    if (!e.eligible) return refuse('no_eligible_capability', `${named.key} cannot take messages now (${showReason(e)})`, explanation);
+    explanation.candidates.push({
+      key: named.key,
+      match: 1,
+      semantic: 1,
+      parts: {},
+      rules: [],
+      eligible: e.eligible,
+      ...(e.eligible ? {} : { reason: showReason(e) }),
+    });
+    if (!e.eligible)
+      return refuse('no_eligible_capability', `${named.key} cannot take messages now (${showReason(e)})`, explanation);
     return this.withParameters(request, named, e.instance.instance_id, explanation);
   }
 
@@ -246,14 +312,23 @@ export class Router {
    * The candidates scored by similarity and rules: the best that passes the threshold and is eligible (ranked), else
    * the LLM's choice from the eligible shortlist, else a refusal saying why.
    */
-  private async routeBySimilarity(request: RouteRequest, intent: string, pool: CapabilityCandidate[], semantic: Map<string, MatchScore>, context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
+  private async routeBySimilarity(
+    request: RouteRequest,
+    intent: string,
+    pool: CapabilityCandidate[],
+    semantic: Map<string, MatchScore>,
+    context: EligibilityContext,
+    explanation: RouteExplanation,
+  ): Promise<RouteDecision> {
     const showReason = (e: Ineligible) => this.showReason(request.caller, e);
     const keep = Math.max(EXPLAINED, this.deps.llm ? LLM_SHORTLIST * 4 : 0);
     const scored = this.scoreCandidates(intent, pool, semantic, keep);
     // Eligibility only where it can matter: what passes the threshold, what the explanation lists, and the
     // shortlist the LLM may choose from. With thousands of capabilities, checking all would dominate the decision.
     const passing = scored.filter((s) => s.match >= this.deps.threshold).length;
-    const withEligibility = scored.slice(0, Math.max(passing, keep)).map((s) => ({ ...s, eligibility: eligibility(s.candidate, context) }));
+    const withEligibility = scored
+      .slice(0, Math.max(passing, keep))
+      .map((s) => ({ ...s, eligibility: eligibility(s.candidate, context) }));
     explanation.candidates = withEligibility.slice(0, EXPLAINED).map((s) => ({
       key: s.candidate.key,
       match: round(s.match),
@@ -267,20 +342,40 @@ export class Router {
     const above = withEligibility.filter((s) => s.match >= this.deps.threshold);
     const eligibleAbove = above.filter((s) => s.eligibility.eligible);
     if (eligibleAbove.length === 0) {
-      const fromLlm = await this.askLlm(intent, withEligibility.filter((s) => s.eligibility.eligible).slice(0, LLM_SHORTLIST).map((s) => s.candidate), explanation);
+      const fromLlm = await this.askLlm(
+        intent,
+        withEligibility
+          .filter((s) => s.eligibility.eligible)
+          .slice(0, LLM_SHORTLIST)
+          .map((s) => s.candidate),
+        explanation,
+      );
       if (fromLlm) {
         const e = withEligibility.find((s) => s.candidate.key === fromLlm.key)!.eligibility as EligibleAs;
         explanation.decided_by = 'llm';
         return this.withParameters(request, fromLlm, e.instance.instance_id, explanation);
       }
       if (above.length > 0) {
-        return refuse('no_eligible_capability', `${above[0]!.candidate.key} matches but cannot take messages now (${showReason(above[0]!.eligibility as Ineligible)})`, explanation);
+        return refuse(
+          'no_eligible_capability',
+          `${above[0]!.candidate.key} matches but cannot take messages now (${showReason(above[0]!.eligibility as Ineligible)})`,
+          explanation,
+        );
       }
-      return refuse('no_match', `no capability matches the intent well enough (best ${round(scored[0]?.match ?? 0)} < threshold ${this.deps.threshold})`, explanation);
+      return refuse(
+        'no_match',
+        `no capability matches the intent well enough (best ${round(scored[0]?.match ?? 0)} < threshold ${this.deps.threshold})`,
+        explanation,
+      );
     }
 
     explanation.decided_by = 'match';
-    return this.chooseRanked(request, eligibleAbove.map((s) => ({ candidate: s.candidate, match: s.match, eligibility: s.eligibility as EligibleAs })), context, explanation);
+    return this.chooseRanked(
+      request,
+      eligibleAbove.map((s) => ({ candidate: s.candidate, match: s.match, eligibility: s.eligibility as EligibleAs })),
+      context,
+      explanation,
+    );
   }
 
   /**
@@ -288,12 +383,24 @@ export class Router {
    * can pass, so of those only the best `keep` are scored (for the explanation and the LLM's shortlist). Keeps
    * thousands of capabilities cheap.
    */
-  private scoreCandidates(intentText: string, pool: CapabilityCandidate[], semantic: Map<string, MatchScore>, keep: number) {
+  private scoreCandidates(
+    intentText: string,
+    pool: CapabilityCandidate[],
+    semantic: Map<string, MatchScore>,
+    keep: number,
+  ) {
     const intent = prepareIntent(intentText);
     const semanticOf = (c: CapabilityCandidate) => semantic.get(c.key)?.score ?? 0;
     const floor = this.deps.threshold - MAX_RULE_BONUS;
     const contenders = pool.filter((c) => semanticOf(c) >= floor);
-    const rest = contenders.length >= keep ? [] : bestBy(pool.filter((c) => semanticOf(c) < floor), keep - contenders.length, semanticOf);
+    const rest =
+      contenders.length >= keep
+        ? []
+        : bestBy(
+            pool.filter((c) => semanticOf(c) < floor),
+            keep - contenders.length,
+            semanticOf,
+          );
     const scored = [...contenders, ...rest].map((candidate) => {
       const s = semantic.get(candidate.key) ?? NO_MATCH;
       const rules = ruleMatch(candidate, intent);
@@ -310,9 +417,17 @@ export class Router {
    * request right after a tenant's first catalogue, and keeps the previous head's answer if the current one is
    * still training then. Undefined: no head is ready (similarity decides).
    */
-  private async headPrediction(choice: MatcherChoice, intent: string, pool: readonly CapabilityCandidate[]): Promise<{ prediction?: HeadPrediction; revision: string; provider: string }> {
+  private async headPrediction(
+    choice: MatcherChoice,
+    intent: string,
+    pool: readonly CapabilityCandidate[],
+  ): Promise<{ prediction?: HeadPrediction; revision: string; provider: string }> {
     if (choice.previous) {
-      const previous = { prediction: await choice.previous.classify?.(intent), revision: choice.previousRevision!, provider: choice.previous.provider };
+      const previous = {
+        prediction: await choice.previous.classify?.(intent),
+        revision: choice.previousRevision!,
+        provider: choice.previous.provider,
+      };
       if (previous.prediction && this.verdictOf(previous.prediction, pool).kind === 'accept') return previous;
       const current = await choice.current;
       const prediction = await current.classify?.(intent);
@@ -326,19 +441,39 @@ export class Router {
   /** The head's verdict on a prediction, among the capabilities in `pool`, with the thresholds in force. */
   private verdictOf(prediction: HeadPrediction, pool: readonly CapabilityCandidate[]) {
     const inPool = new Set(pool.map((c) => c.key));
-    const groups = groupScores(prediction.ranked.filter((s) => inPool.has(s.key)), prediction.same, prediction.crossLingual);
-    return decideByHead(groups, resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined), prediction.crossed);
+    const groups = groupScores(
+      prediction.ranked.filter((s) => inPool.has(s.key)),
+      prediction.same,
+      prediction.crossLingual,
+    );
+    return decideByHead(
+      groups,
+      resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined),
+      prediction.crossed,
+    );
   }
 
   /**
    * Among capabilities that match well enough and can take the message: the ranking's first (match blended with
    * success, latency and load), or the session's capability while it stays eligible and matches about as well.
    */
-  private async chooseRanked(request: RouteRequest, choices: RankedChoice[], context: EligibilityContext, explanation: RouteExplanation): Promise<RouteDecision> {
+  private async chooseRanked(
+    request: RouteRequest,
+    choices: RankedChoice[],
+    context: EligibilityContext,
+    explanation: RouteExplanation,
+  ): Promise<RouteDecision> {
     const stats = await this.deps.stats();
     const weights = this.deps.weights ?? DEFAULT_WEIGHTS;
     const ranked = rank(
-      choices.map(({ candidate, match, eligibility: e }) => ({ key: candidate.key, match, stats: stats.get(candidate.key), busy: e.busy, in_flight: e.in_flight, ...(e.capacity === undefined ? {} : { capacity: e.capacity }) })),
+      choices.map(({ candidate, match, eligibility: e }) => ({
+        key: candidate.key,
+        match,
+        stats: stats.get(candidate.key),
+        busy: e.busy,
+        in_flight: e.in_flight,
+        ...(e.capacity === undefined ? {} : { capacity: e.capacity }),
+      })),
       weights,
     );
     explanation.ranking = ranked.slice(0, EXPLAINED).map(roundBreakdown);
@@ -346,20 +481,39 @@ export class Router {
     let instanceId = chosen.eligibility.instance.instance_id;
     const sticky = request.session_id ? await this.deps.sessions?.get(request.tenant, request.session_id) : undefined;
     if (sticky) {
-      const same = choices.find((c) => c.candidate.key === sticky.key && c.match >= ranked[0]!.match - weights.matchMargin);
+      const same = choices.find(
+        (c) => c.candidate.key === sticky.key && c.match >= ranked[0]!.match - weights.matchMargin,
+      );
       if (same) {
         chosen = same;
-        instanceId = isEligibleInstance(same.candidate, sticky.instance_id, context) ? sticky.instance_id : same.eligibility.instance.instance_id;
+        instanceId = isEligibleInstance(same.candidate, sticky.instance_id, context)
+          ? sticky.instance_id
+          : same.eligibility.instance.instance_id;
         explanation.decided_by = 'session';
       }
     }
-    if (request.session_id) await this.deps.sessions?.set(request.tenant, request.session_id, { key: chosen.candidate.key, instance_id: instanceId });
+    if (request.session_id)
+      await this.deps.sessions?.set(request.tenant, request.session_id, {
+        key: chosen.candidate.key,
+        instance_id: instanceId,
+      });
     return this.withParameters(request, chosen.candidate, instanceId, explanation);
   }
 
   /** The decision from a trained head's probabilities (head/decide.ts), then eligibility, ranking and parameters. */
-  private async routeByHead(request: RouteRequest, prediction: HeadPrediction, pool: CapabilityCandidate[], context: EligibilityContext, explanation: RouteExplanation, revision: string): Promise<RouteDecision> {
-    const thresholds = resolveThresholds(prediction.calibration, this.deps.head ?? DEFAULT_HEAD_SETTINGS, this.deps.llm !== undefined);
+  private async routeByHead(
+    request: RouteRequest,
+    prediction: HeadPrediction,
+    pool: CapabilityCandidate[],
+    context: EligibilityContext,
+    explanation: RouteExplanation,
+    revision: string,
+  ): Promise<RouteDecision> {
+    const thresholds = resolveThresholds(
+      prediction.calibration,
+      this.deps.head ?? DEFAULT_HEAD_SETTINGS,
+      this.deps.llm !== undefined,
+    );
     const inPool = new Map(pool.map((c) => [c.key, c]));
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
     const probability = new Map(ranked.map((s) => [s.key, s.probability]));
@@ -367,13 +521,34 @@ export class Router {
     const headVerdict = decideByHead(groups, thresholds, prediction.crossed);
     explanation.decided_by = 'head';
     const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
-    const reviewed = this.deps.judge ? await reviewVerdict(this.deps.judge, { intent: request.intent!, verdict: headVerdict, groups, thresholds, candidate: (key) => inPool.get(key)!, revision, ...(prediction.gaps ? { gaps: prediction.gaps } : {}) }) : { verdict: headVerdict };
+    const reviewed = this.deps.judge
+      ? await reviewVerdict(this.deps.judge, {
+          intent: request.intent!,
+          verdict: headVerdict,
+          groups,
+          thresholds,
+          candidate: (key) => inPool.get(key)!,
+          revision,
+          ...(prediction.gaps ? { gaps: prediction.gaps } : {}),
+        })
+      : { verdict: headVerdict };
     const verdict = reviewed.verdict;
     if (reviewed.explanation) explanation.judge = reviewed.explanation;
     if (reviewed.explanation?.outcome === 'overruled') explanation.decided_by = 'judge';
     explanation.threshold = round(point.accept);
     const best = round(groups[0]?.probability ?? 0);
-    explanation.head = { revision, accept: round(point.accept), escalate: round(point.escalate), thresholds: thresholds.source, none: round(prediction.none), verdict: headVerdict.kind, best, cross_lingual: groups[0]?.crossLingual === true, score: best, ...(headVerdict.kind === 'refuse' && headVerdict.crossed ? { crossed: headVerdict.crossed } : {}) };
+    explanation.head = {
+      revision,
+      accept: round(point.accept),
+      escalate: round(point.escalate),
+      thresholds: thresholds.source,
+      none: round(prediction.none),
+      verdict: headVerdict.kind,
+      best,
+      cross_lingual: groups[0]?.crossLingual === true,
+      score: best,
+      ...(headVerdict.kind === 'refuse' && headVerdict.crossed ? { crossed: headVerdict.crossed } : {}),
+    };
     const judged = new Map<string, Eligibility>();
     const eligibilityOf = (key: string) => {
       let e = judged.get(key);
@@ -382,30 +557,61 @@ export class Router {
     };
     explanation.candidates = ranked.slice(0, EXPLAINED).map((s) => {
       const e = eligibilityOf(s.key);
-      return { key: s.key, match: round(s.probability), semantic: round(s.probability), parts: { probability: round(s.probability) }, rules: [], eligible: e.eligible, ...(e.eligible ? {} : { reason: this.showReason(request.caller, e) }) };
+      return {
+        key: s.key,
+        match: round(s.probability),
+        semantic: round(s.probability),
+        parts: { probability: round(s.probability) },
+        rules: [],
+        eligible: e.eligible,
+        ...(e.eligible ? {} : { reason: this.showReason(request.caller, e) }),
+      };
     });
     const eligibleIn = (among: readonly ScoredGroup[]): RankedChoice[] =>
-      among.flatMap((g) => g.keys).flatMap((key) => {
-        const e = eligibilityOf(key);
-        return e.eligible ? [{ candidate: inPool.get(key)!, match: probability.get(key)!, eligibility: e }] : [];
-      });
+      among
+        .flatMap((g) => g.keys)
+        .flatMap((key) => {
+          const e = eligibilityOf(key);
+          return e.eligible ? [{ candidate: inPool.get(key)!, match: probability.get(key)!, eligibility: e }] : [];
+        });
 
     if (verdict.kind === 'accept') {
       const choices = eligibleIn([verdict.group]);
       if (choices.length === 0) {
         const first = verdict.group.keys[0]!;
-        return refuse('no_eligible_capability', `${first} matches but cannot take messages now (${this.showReason(request.caller, eligibilityOf(first) as Ineligible)})`, explanation);
+        return refuse(
+          'no_eligible_capability',
+          `${first} matches but cannot take messages now (${this.showReason(request.caller, eligibilityOf(first) as Ineligible)})`,
+          explanation,
+        );
       }
       return this.chooseRanked(request, choices, context, explanation);
     }
     if (verdict.kind === 'refuse' && verdict.crossed) {
-      return refuse('no_match', `${verdict.crossed.key} is the nearest capability, but its card says it does not do this ("${verdict.crossed.clause}")`, explanation);
+      return refuse(
+        'no_match',
+        `${verdict.crossed.key} is the nearest capability, but its card says it does not do this ("${verdict.crossed.clause}")`,
+        explanation,
+      );
     }
     if (verdict.kind === 'refuse') {
-      if (explanation.decided_by === 'judge') return refuse('no_match', `the judge read that ${explanation.judge!.capability} does not do what the intent asks`, explanation);
-      return refuse('no_match', `no capability matches the intent well enough (best probability ${best} < ${explanation.head.escalate})`, explanation);
+      if (explanation.decided_by === 'judge')
+        return refuse(
+          'no_match',
+          `the judge read that ${explanation.judge!.capability} does not do what the intent asks`,
+          explanation,
+        );
+      return refuse(
+        'no_match',
+        `no capability matches the intent well enough (best probability ${best} < ${explanation.head.escalate})`,
+        explanation,
+      );
     }
-    const fromLlm = await this.askLlm(request.intent!, eligibleIn(verdict.groups).map((c) => c.candidate), explanation);
+    const fromLlm = await this.askLlm(
+      request.intent!,
+      eligibleIn(verdict.groups).map((c) => c.candidate),
+      explanation,
+    );
     if (fromLlm) {
       explanation.decided_by = 'llm';
       const e = eligibilityOf(fromLlm.key) as EligibleAs;
@@ -417,18 +623,43 @@ export class Router {
     if (verdict.kind === 'ambiguous') {
       const choices = verdict.groups.map((g) => {
         const c = inPool.get(g.keys[0]!)!;
-        return { agent_id: c.agent_id, capability: c.capability.name, description: c.capability.description, probability: round(g.probability) };
+        return {
+          agent_id: c.agent_id,
+          capability: c.capability.name,
+          description: c.capability.description,
+          probability: round(g.probability),
+        };
       });
-      return refuse('ambiguous', ambiguityQuestion(request.intent!, verdict.groups.map((g) => inPool.get(g.keys[0]!)!)), explanation, choices);
+      return refuse(
+        'ambiguous',
+        ambiguityQuestion(
+          request.intent!,
+          verdict.groups.map((g) => inPool.get(g.keys[0]!)!),
+        ),
+        explanation,
+        choices,
+      );
     }
-    return refuse('no_match', `not confident enough to choose (best probability ${best} < ${explanation.head.accept}) and the LLM could not decide`, explanation);
+    return refuse(
+      'no_match',
+      `not confident enough to choose (best probability ${best} < ${explanation.head.accept}) and the LLM could not decide`,
+      explanation,
+    );
   }
 
   private showReason(caller: PartialCaller, e: Ineligible): string {
-    return e.reason === 'not_permitted' && !this.deps.isAdmin?.(caller) ? 'not_permitted' : e.detail ? `${e.reason}: ${e.detail}` : e.reason;
+    return e.reason === 'not_permitted' && !this.deps.isAdmin?.(caller)
+      ? 'not_permitted'
+      : e.detail
+        ? `${e.reason}: ${e.detail}`
+        : e.reason;
   }
 
-  private async askLlm(intent: string, shortlist: CapabilityCandidate[], explanation: RouteExplanation): Promise<CapabilityCandidate | undefined> {
+  private async askLlm(
+    intent: string,
+    shortlist: CapabilityCandidate[],
+    explanation: RouteExplanation,
+  ): Promise<CapabilityCandidate | undefined> {
     if (!this.deps.llm || shortlist.length === 0) return undefined;
     try {
       const key = await this.deps.llm.chooseCapability(intent, shortlist);
@@ -440,9 +671,16 @@ export class Router {
     }
   }
 
-  private async withParameters(request: RouteRequest, candidate: CapabilityCandidate, instanceId: string, explanation: RouteExplanation): Promise<RouteDecision> {
+  private async withParameters(
+    request: RouteRequest,
+    candidate: CapabilityCandidate,
+    instanceId: string,
+    explanation: RouteExplanation,
+  ): Promise<RouteDecision> {
     const target = { agent_id: candidate.agent_id, capability: candidate.capability.name, instance_id: instanceId };
-    const schema = candidate.capability.parameters_json ? (JSON.parse(candidate.capability.parameters_json) as unknown) : undefined;
+    const schema = candidate.capability.parameters_json
+      ? (JSON.parse(candidate.capability.parameters_json) as unknown)
+      : undefined;
     const given = request.params ?? {};
     let extracted: Record<string, unknown> = {};
     let method: NonNullable<RouteExplanation['extraction']>['method'] = 'given';
@@ -456,13 +694,22 @@ export class Router {
       const wanted = topLevel(missingRequired(schema, { ...extracted, ...given }));
       if (wanted.length > 0 && this.deps.llm) {
         try {
-          extracted = withFilled(extracted, groundedFields(await this.deps.llm.extractParameters(request.intent, schema), schema, request.intent));
+          extracted = withFilled(
+            extracted,
+            groundedFields(await this.deps.llm.extractParameters(request.intent, schema), schema, request.intent),
+          );
           method = 'llm';
         } catch {
           // the heuristic result stands
         }
       } else if (wanted.length > 0 && this.deps.judge?.fills) {
-        const outcome = await this.deps.judge.fill({ intent: request.intent, candidate, schema, fields: wanted, today: now.toISOString().slice(0, 10) });
+        const outcome = await this.deps.judge.fill({
+          intent: request.intent,
+          candidate,
+          schema,
+          fields: wanted,
+          today: now.toISOString().slice(0, 10),
+        });
         filled = fillExplanation(outcome);
         if (outcome.kind === 'filled') {
           const stated = groundedFields(outcome.fields, schema, request.intent);
@@ -473,11 +720,20 @@ export class Router {
       }
     }
     // The rules' values were checked above; what a model added is checked here.
-    if (method === 'llm' || method === 'model') extracted = validParameters(candidate.capability.parameters_json!, extracted);
+    if (method === 'llm' || method === 'model')
+      extracted = validParameters(candidate.capability.parameters_json!, extracted);
     const params = { ...extracted, ...given };
     const missing = schema ? missingRequired(schema, params) : [];
     explanation.extraction = { method, extracted: Object.keys(extracted), missing, ...(filled ? { filled } : {}) };
-    if (missing.length > 0) return { kind: 'input_required', target, params, missing, message: missingMessage(missing, schema, request.intent ?? ''), explanation };
+    if (missing.length > 0)
+      return {
+        kind: 'input_required',
+        target,
+        params,
+        missing,
+        message: missingMessage(missing, schema, request.intent ?? ''),
+        explanation,
+      };
     return { kind: 'routed', target, params, explanation };
   }
 }
@@ -501,7 +757,11 @@ function fillExplanation(outcome: FillOutcome): FillExplanation {
   return { outcome: outcome.kind, ...('ms' in outcome ? { ms: outcome.ms } : {}) };
 }
 
-function isEligibleInstance(candidate: CapabilityCandidate, instanceId: string, context: Parameters<typeof eligibility>[1]): boolean {
+function isEligibleInstance(
+  candidate: CapabilityCandidate,
+  instanceId: string,
+  context: Parameters<typeof eligibility>[1],
+): boolean {
   const only = { ...candidate, instances: candidate.instances.filter((i) => i.instance_id === instanceId) };
   return eligibility(only, context).eligible;
 }
@@ -509,10 +769,17 @@ function isEligibleInstance(candidate: CapabilityCandidate, instanceId: string, 
 /** "Did you mean A or B?", in the caller's language. */
 function ambiguityQuestion(intent: string, candidates: CapabilityCandidate[]): string {
   const names = candidates.map((c) => `${humanName(c.capability.name)} (${c.agent_name})`);
-  return containsCjk(intent) ? `无法确定您要哪一项：${names.join(' 还是 ')}？请说明。` : `Not sure which you mean: ${names.join(' or ')}? Please say which.`;
+  return containsCjk(intent)
+    ? `无法确定您要哪一项：${names.join(' 还是 ')}？请说明。`
+    : `Not sure which you mean: ${names.join(' or ')}? Please say which.`;
 }
 
-function refuse(code: RefusalCode, message: string, explanation: RouteExplanation, choices?: RouteChoice[]): RouteDecision {
+function refuse(
+  code: RefusalCode,
+  message: string,
+  explanation: RouteExplanation,
+  choices?: RouteChoice[],
+): RouteDecision {
   return { kind: 'refused', code, message, explanation, ...(choices ? { choices } : {}) };
 }
 
@@ -521,5 +788,14 @@ function round(n: number): number {
 }
 
 function roundBreakdown(b: RankBreakdown): RankBreakdown {
-  return { key: b.key, match: round(b.match), success: round(b.success), latency: round(b.latency), load: round(b.load), busy: round(b.busy), exploration: round(b.exploration), total: round(b.total) };
+  return {
+    key: b.key,
+    match: round(b.match),
+    success: round(b.success),
+    latency: round(b.latency),
+    load: round(b.load),
+    busy: round(b.busy),
+    exploration: round(b.exploration),
+    total: round(b.total),
+  };
 }

@@ -34,7 +34,11 @@ export class VectorCache {
 
   /** The provider with its document vectors kept here (queries are not cached). */
   through(provider: EmbeddingProvider): EmbeddingProvider {
-    return { id: provider.id, embedDocuments: (texts) => this.embed(provider, texts), embedQuery: (text) => provider.embedQuery(text) };
+    return {
+      id: provider.id,
+      embedDocuments: (texts) => this.embed(provider, texts),
+      embedQuery: (text) => provider.embedQuery(text),
+    };
   }
 
   async embed(provider: EmbeddingProvider, texts: string[]): Promise<Float32Array[]> {
@@ -72,7 +76,11 @@ export class SemanticIndex {
     private readonly dims: number,
   ) {}
 
-  static async build(provider: EmbeddingProvider, candidates: readonly CapabilityCandidate[], cache: VectorCache): Promise<SemanticIndex> {
+  static async build(
+    provider: EmbeddingProvider,
+    candidates: readonly CapabilityCandidate[],
+    cache: VectorCache,
+  ): Promise<SemanticIndex> {
     const texts = candidates.map(capabilityTexts);
     const flat = await cache.embed(provider, texts.flat());
     const dims = flat[0]?.length ?? 0;
@@ -85,7 +93,13 @@ export class SemanticIndex {
       prototypes.set(mean(own), i * dims);
       vectors.push(own);
     });
-    return new SemanticIndex(provider, candidates.map((c) => c.key), prototypes, vectors, dims);
+    return new SemanticIndex(
+      provider,
+      candidates.map((c) => c.key),
+      prototypes,
+      vectors,
+      dims,
+    );
   }
 
   async score(intent: string): Promise<Map<string, SemanticScore>> {
@@ -106,7 +120,11 @@ export class SemanticIndex {
         nearest = -1;
         for (const v of this.vectors[i]!) nearest = Math.max(nearest, dot(query, v));
       }
-      scores.set(this.keys[i]!, { score: PROTOTYPE_WEIGHT * p + (1 - PROTOTYPE_WEIGHT) * nearest, prototype: p, nearest });
+      scores.set(this.keys[i]!, {
+        score: PROTOTYPE_WEIGHT * p + (1 - PROTOTYPE_WEIGHT) * nearest,
+        prototype: p,
+        nearest,
+      });
     }
     return scores;
   }

@@ -35,7 +35,13 @@ function prepareTag(tag: string): PreparedTag {
   const lower = tag.toLowerCase().normalize('NFKC').trim();
   if (!lower) return { tag, words: [] };
   if (containsCjk(lower)) return { tag, phrase: lower };
-  return { tag, words: lower.split(/[\s_\-/]+/).filter(Boolean).map(stem) };
+  return {
+    tag,
+    words: lower
+      .split(/[\s_\-/]+/)
+      .filter(Boolean)
+      .map(stem),
+  };
 }
 
 function matches(prepared: PreparedTag, intent: PreparedIntent): boolean {
@@ -60,8 +66,12 @@ function prepared(tags: readonly string[]): PreparedTag[] {
 }
 
 export function ruleMatch(candidate: CapabilityCandidate, intent: PreparedIntent): RuleMatch {
-  const own = prepared(candidate.capability.tags).filter((t) => matches(t, intent)).map((t) => t.tag);
-  const agentLevel = prepared(candidate.agent_tags).filter((t) => !own.includes(t.tag) && matches(t, intent)).map((t) => t.tag);
+  const own = prepared(candidate.capability.tags)
+    .filter((t) => matches(t, intent))
+    .map((t) => t.tag);
+  const agentLevel = prepared(candidate.agent_tags)
+    .filter((t) => !own.includes(t.tag) && matches(t, intent))
+    .map((t) => t.tag);
   const bonus = Math.min(MAX_RULE_BONUS, own.length * TAG_BONUS + agentLevel.length * (TAG_BONUS / 2));
   return { bonus, matched: [...own, ...agentLevel] };
 }

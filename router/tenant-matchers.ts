@@ -91,7 +91,12 @@ export class TenantMatchers {
   }
 
   private start(tenant: string, revision: string, candidates: CapabilityCandidate[]): Build {
-    const build: Build = { revision, capabilities: candidates.length, started: this.now(), matcher: this.factory(candidates) };
+    const build: Build = {
+      revision,
+      capabilities: candidates.length,
+      started: this.now(),
+      matcher: this.factory(candidates),
+    };
     this.latest.set(tenant, build);
     build.matcher.then(
       async (matcher) => {

@@ -20,7 +20,12 @@ export function pushToken(signingSecret: string, agentId: string, messageId: str
 }
 
 /** Whether `presented` is the token of this message under one of the agent's signing secrets. */
-export function pushTokenMatches(presented: string | undefined, secrets: readonly string[], agentId: string, messageId: string): boolean {
+export function pushTokenMatches(
+  presented: string | undefined,
+  secrets: readonly string[],
+  agentId: string,
+  messageId: string,
+): boolean {
   if (!presented) return false;
   const given = Buffer.from(presented);
   return secrets.some((secret) => {

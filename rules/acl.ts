@@ -7,7 +7,9 @@
 import { hasScope, type PartialCaller } from './api-key';
 
 function shownCaller(caller: PartialCaller): string {
-  return caller.subject ? `subject ${caller.subject.sub} (groups [${caller.subject.groups.join(', ')}])` : `key ${caller.key_id ?? '(none)'}`;
+  return caller.subject
+    ? `subject ${caller.subject.sub} (groups [${caller.subject.groups.join(', ')}])`
+    : `key ${caller.key_id ?? '(none)'}`;
 }
 
 export interface CapabilityAcl {
@@ -38,7 +40,8 @@ export interface AclVerdict {
  * capabilities without an ACL — the shape the router's `AclCheck` hook passes.
  */
 export function canReach(caller: PartialCaller, capability: Reachable): AclVerdict {
-  if (caller.tenant !== capability.tenant) return { allowed: false, reason: 'the capability belongs to another tenant' };
+  if (caller.tenant !== capability.tenant)
+    return { allowed: false, reason: 'the capability belongs to another tenant' };
   const acl = capability.acl;
   if (!acl) return { allowed: true };
   if (caller.key_id && acl.key_ids?.includes(caller.key_id)) return { allowed: true };
@@ -53,5 +56,8 @@ export function canReach(caller: PartialCaller, capability: Reachable): AclVerdi
     ...(acl.subjects?.length ? [`one of ${acl.subjects.length} listed subjects`] : []),
     ...(acl.groups?.length ? [`group ${acl.groups.map((g) => `"${g}"`).join(' or ')}`] : []),
   ];
-  return { allowed: false, reason: `${shownCaller(caller)} has scopes [${scopes.join(', ')}]; the capability needs ${needs.join(' or ') || 'an explicit grant'}` };
+  return {
+    allowed: false,
+    reason: `${shownCaller(caller)} has scopes [${scopes.join(', ')}]; the capability needs ${needs.join(' or ') || 'an explicit grant'}`,
+  };
 }

@@ -67,7 +67,12 @@ export type PartialCaller = Pick<Caller, 'tenant'> & Partial<Pick<Caller, 'key_i
  */
 /** The caller as a run's input records it: its tenant, identity and scopes, nothing else. */
 export function recordedCaller(caller: Caller): Caller {
-  return { tenant: caller.tenant, ...(caller.key_id ? { key_id: caller.key_id } : {}), ...(caller.subject ? { subject: caller.subject } : {}), scopes: caller.scopes };
+  return {
+    tenant: caller.tenant,
+    ...(caller.key_id ? { key_id: caller.key_id } : {}),
+    ...(caller.subject ? { subject: caller.subject } : {}),
+    scopes: caller.scopes,
+  };
 }
 
 export function callerIdOf(caller: PartialCaller): string {

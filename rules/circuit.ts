@@ -32,7 +32,14 @@ export interface Circuit {
 }
 
 export function closedCircuit(now: number): Circuit {
-  return { state: 'closed', consecutive_failures: 0, window_started_at: now, window_total: 0, window_failures: 0, times_opened: 0 };
+  return {
+    state: 'closed',
+    consecutive_failures: 0,
+    window_started_at: now,
+    window_total: 0,
+    window_failures: 0,
+    times_opened: 0,
+  };
 }
 
 /** Open circuits become half-open once their open time is over. */
@@ -51,7 +58,11 @@ export function recordOutcome(circuit: Circuit, ok: boolean, now: number, policy
   const windowExpired = now - circuit.window_started_at >= policy.windowMs;
   const window = windowExpired
     ? { window_started_at: now, window_total: 0, window_failures: 0 }
-    : { window_started_at: circuit.window_started_at, window_total: circuit.window_total, window_failures: circuit.window_failures };
+    : {
+        window_started_at: circuit.window_started_at,
+        window_total: circuit.window_total,
+        window_failures: circuit.window_failures,
+      };
   const next: Circuit = {
     ...circuit,
     ...window,
@@ -64,6 +75,7 @@ export function recordOutcome(circuit: Circuit, ok: boolean, now: number, policy
   if (state === 'half_open') return open(next, now);
   if (state === 'open') return next;
   const tooMany = next.consecutive_failures >= policy.consecutiveFailures;
-  const tooOften = next.window_total >= policy.minRequests && next.window_failures / next.window_total >= policy.failureRate;
+  const tooOften =
+    next.window_total >= policy.minRequests && next.window_failures / next.window_total >= policy.failureRate;
   return tooMany || tooOften ? open(next, now) : next;
 }

@@ -64,16 +64,27 @@ export function addressVerdict(text: string, policy: EndpointPolicy): EndpointVe
   if (METADATA_ADDRESSES.has(shown)) return { allowed: false, reason: `${shown} is a cloud metadata address` };
   const range = address.range();
   if (range === 'linkLocal') return { allowed: false, reason: `${shown} is link-local` };
-  if (range === 'loopback') return policy.allowLoopback ? { allowed: true } : { allowed: false, reason: `${shown} is loopback (ENDPOINT_ALLOW_LOOPBACK is off)` };
-  if (PRIVATE_RANGES.has(range)) return policy.allowPrivate ? { allowed: true } : { allowed: false, reason: `${shown} is private (ENDPOINT_ALLOW_PRIVATE is off)` };
+  if (range === 'loopback')
+    return policy.allowLoopback
+      ? { allowed: true }
+      : { allowed: false, reason: `${shown} is loopback (ENDPOINT_ALLOW_LOOPBACK is off)` };
+  if (PRIVATE_RANGES.has(range))
+    return policy.allowPrivate
+      ? { allowed: true }
+      : { allowed: false, reason: `${shown} is private (ENDPOINT_ALLOW_PRIVATE is off)` };
   if (range !== 'unicast') return { allowed: false, reason: `${shown} is not a public unicast address (${range})` };
   return { allowed: true };
 }
 
-const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const systemLookup: Lookup = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** The verdict for a URL: its host, or every address its host name resolves to. */
-export async function checkEndpoint(url: string, policy: EndpointPolicy, lookup: Lookup = systemLookup): Promise<EndpointVerdict> {
+export async function checkEndpoint(
+  url: string,
+  policy: EndpointPolicy,
+  lookup: Lookup = systemLookup,
+): Promise<EndpointVerdict> {
   let host: string;
   try {
     host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
@@ -81,12 +92,16 @@ export async function checkEndpoint(url: string, policy: EndpointPolicy, lookup:
     return { allowed: false, reason: 'not a URL' };
   }
   if (ipaddr.isValid(host)) return addressVerdict(host, policy);
-  if (METADATA_HOSTS.has(host.replace(/\.$/, ''))) return { allowed: false, reason: `${host} is a cloud metadata host` };
+  if (METADATA_HOSTS.has(host.replace(/\.$/, '')))
+    return { allowed: false, reason: `${host} is a cloud metadata host` };
   let addresses: string[];
   try {
     addresses = await lookup(host);
   } catch (error) {
-    return { allowed: false, reason: `${host} does not resolve (${(error as { code?: string }).code ?? 'lookup failed'})` };
+    return {
+      allowed: false,
+      reason: `${host} does not resolve (${(error as { code?: string }).code ?? 'lookup failed'})`,
+    };
   }
   if (addresses.length === 0) return { allowed: false, reason: `${host} does not resolve` };
   for (const address of addresses) {

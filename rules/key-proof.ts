@@ -47,7 +47,10 @@ export function provenBody(kind: ProofSubject['kind'], input: Record<string, unk
 }
 
 function statement(subject: ProofSubject): Buffer {
-  return Buffer.from(`agent-reach key proof v2\n${subject.kind}\n${subject.tenant}\n${subject.id}\n${sha256Hex(canonicalJson(subject.body))}`, 'utf8');
+  return Buffer.from(
+    `agent-reach key proof v2\n${subject.kind}\n${subject.tenant}\n${subject.id}\n${sha256Hex(canonicalJson(subject.body))}`,
+    'utf8',
+  );
 }
 
 function privateKeyOf(secret: string): KeyObject {
@@ -71,7 +74,11 @@ export function signProof(apiKey: string, subject: ProofSubject): string | undef
 export function proofMatches(publicKey: string, proof: string, subject: ProofSubject): boolean {
   if (!KEY_PROOF_PATTERN.test(proof)) return false;
   try {
-    const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519, Buffer.from(publicKey, 'base64url')]), format: 'der', type: 'spki' });
+    const key = createPublicKey({
+      key: Buffer.concat([SPKI_ED25519, Buffer.from(publicKey, 'base64url')]),
+      format: 'der',
+      type: 'spki',
+    });
     return verify(null, statement(subject), key, Buffer.from(proof, 'base64url'));
   } catch {
     return false;

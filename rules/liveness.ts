@@ -34,7 +34,12 @@ export const DEFAULT_MAX_INSTANCES_PER_AGENT = 64;
  * only, the longest silent first, as few as will do. Undefined when too few are offline: the new one is refused.
  * So a fleet restarted under new instance ids takes the old ids' places once they are offline, and no more.
  */
-export function instancesToPrune<T extends { _id: string; last_heartbeat_at: Date }>(instances: readonly T[], now: Date, policy: HeartbeatPolicy, limit: number): string[] | undefined {
+export function instancesToPrune<T extends { _id: string; last_heartbeat_at: Date }>(
+  instances: readonly T[],
+  now: Date,
+  policy: HeartbeatPolicy,
+  limit: number,
+): string[] | undefined {
   const excess = instances.length + 1 - limit;
   if (excess <= 0) return [];
   const offline = instances.filter((i) => !isOnline(i.last_heartbeat_at, now, policy));

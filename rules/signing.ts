@@ -14,7 +14,12 @@ export function newSigningSecret(): string {
  * Headers signing `body`. Several secrets (during a rotation) give several space-separated signatures, so an
  * agent that still holds the previous secret verifies too.
  */
-export function signatureHeaders(secrets: string[], messageId: string, timestamp: Date, body: string): Record<string, string> {
+export function signatureHeaders(
+  secrets: string[],
+  messageId: string,
+  timestamp: Date,
+  body: string,
+): Record<string, string> {
   if (secrets.length === 0) return {};
   const signatures = secrets.map((secret) => new Webhook(secret).sign(messageId, timestamp, body));
   return {

@@ -3,7 +3,11 @@
 import { jsonBytes } from '../util/json-bytes';
 
 /** The fields of a message body that are stored with it. */
-export function storedFields(body: { payload?: unknown; intent?: string | undefined; params?: unknown }): Record<string, unknown> {
+export function storedFields(body: {
+  payload?: unknown;
+  intent?: string | undefined;
+  params?: unknown;
+}): Record<string, unknown> {
   return { payload: body.payload, intent: body.intent, params: body.params };
 }
 

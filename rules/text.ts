@@ -39,7 +39,8 @@ export function isWellFormedJson(value: unknown, depth = 0): boolean {
 export const LABEL_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]*$';
 export const PROSE_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$';
 /** Some character other than the white space `String.prototype.trim` removes (an intent must say something). */
-export const NOT_BLANK_PATTERN = '[^\\t\\n\\u000B\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
+export const NOT_BLANK_PATTERN =
+  '[^\\t\\n\\u000B\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
 
 export const label = (max: number) =>
   z
@@ -50,6 +51,10 @@ export const label = (max: number) =>
     .meta({ pattern: LABEL_PATTERN });
 
 export const prose = (max: number) =>
-  z.string().max(max).refine(isProse, 'must be well-formed text without control characters').meta({ pattern: PROSE_PATTERN });
+  z
+    .string()
+    .max(max)
+    .refine(isProse, 'must be well-formed text without control characters')
+    .meta({ pattern: PROSE_PATTERN });
 
 export const anyJson = z.unknown().refine(isWellFormedJson, 'strings must be well-formed Unicode (no lone surrogates)');

@@ -36,8 +36,16 @@ const program = new Command('temporal-keys')
   .option('--port <port>', 'the JWKS port', port, 7280)
   .action(async (options: { dataDir: string; tokensDir: string; namespace: string; host: string; port: number }) => {
     const key = await clusterTokenKey(options.dataDir, { create: true });
-    const gateway = await mintTemporalToken(key, { subject: 'agent-reach-gateway', permissions: [permission(options.namespace, 'admin')], ttlSeconds: GATEWAY_TOKEN_TTL_SECONDS });
-    const operator = await mintTemporalToken(key, { subject: 'operator', permissions: [SYSTEM_ADMIN], ttlSeconds: OPERATOR_TOKEN_TTL_SECONDS });
+    const gateway = await mintTemporalToken(key, {
+      subject: 'agent-reach-gateway',
+      permissions: [permission(options.namespace, 'admin')],
+      ttlSeconds: GATEWAY_TOKEN_TTL_SECONDS,
+    });
+    const operator = await mintTemporalToken(key, {
+      subject: 'operator',
+      permissions: [SYSTEM_ADMIN],
+      ttlSeconds: OPERATOR_TOKEN_TTL_SECONDS,
+    });
     mkdirSync(options.tokensDir, { recursive: true });
     writeFileSync(join(options.tokensDir, 'gateway.token'), `${gateway}\n`, { mode: 0o600 });
     writeFileSync(join(options.tokensDir, 'operator.token'), `${operator}\n`, { mode: 0o600 });

@@ -12,7 +12,13 @@ import type { DeliveryEnvelope } from '../protocol/envelope';
 import type { AckFrame, DeliveryFrame, SentAckFrame } from '../protocol/frames';
 import { REACH_EVENT_HEADER } from '../protocol/headers';
 import type { CallbackBody } from '../protocol/receipt';
-import { FileStore, MemoryStore, type HandledMessage, type IdempotencyStore, type StoreWindow } from './idempotency-store';
+import {
+  FileStore,
+  MemoryStore,
+  type HandledMessage,
+  type IdempotencyStore,
+  type StoreWindow,
+} from './idempotency-store';
 
 /** A message delivered to this agent: the gateway's delivery envelope (protocol/envelope.ts). */
 export type Delivery = DeliveryEnvelope;
@@ -42,7 +48,10 @@ export class MisroutedError extends Error {
  * reply's params merged into `delivery.params`. `schema` (JSON Schema) says what data the agent wants, if it says.
  */
 export class InputRequiredError extends Error {
-  constructor(message: string, readonly schema?: Record<string, unknown>) {
+  constructor(
+    message: string,
+    readonly schema?: Record<string, unknown>,
+  ) {
     super(message);
     this.name = 'InputRequiredError';
   }
@@ -123,7 +132,9 @@ export class ReachAgent {
 
   constructor(private readonly options: ReachAgentOptions) {
     const file = options.identityFile;
-    this.store = options.store ?? (file ? new FileStore(`${file}.handled.jsonl`, options.handledWindow) : new MemoryStore(options.handledWindow));
+    this.store =
+      options.store ??
+      (file ? new FileStore(`${file}.handled.jsonl`, options.handledWindow) : new MemoryStore(options.handledWindow));
     if (file && existsSync(file)) this.identity = JSON.parse(readFileSync(file, 'utf8')) as Identity;
   }
 
@@ -131,7 +142,12 @@ export class ReachAgent {
     return this.options.instanceId ?? 'i1';
   }
 
-  private async call(method: string, path: string, body?: unknown, credential = this.identity?.secret): Promise<Response> {
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    credential = this.identity?.secret,
+  ): Promise<Response> {
     return fetch(`${this.options.gateway}${path}`, {
       method,
       headers: { 'content-type': 'application/json', ...(credential ? { authorization: `Bearer ${credential}` } : {}) },
@@ -153,9 +169,15 @@ export class ReachAgent {
     if (this.identity && apiKey && (response.status === 401 || response.status === 403)) {
       response = await this.call('POST', '/v1/agents', card, apiKey);
     }
-    const body = (await response.json()) as { agent_id?: string; secret?: string; signing_secret?: string; error?: { message: string } };
+    const body = (await response.json()) as {
+      agent_id?: string;
+      secret?: string;
+      signing_secret?: string;
+      error?: { message: string };
+    };
     if (!response.ok) throw new Error(`registration failed: ${response.status} ${body.error?.message ?? ''}`);
-    if (body.secret && body.signing_secret) this.identity = { agent_id: body.agent_id!, secret: body.secret, signing_secret: body.signing_secret };
+    if (body.secret && body.signing_secret)
+      this.identity = { agent_id: body.agent_id!, secret: body.secret, signing_secret: body.signing_secret };
     if (this.options.identityFile && this.identity) {
       mkdirSync(dirname(this.options.identityFile), { recursive: true });
       writeFileSync(this.options.identityFile, JSON.stringify(this.identity), { mode: 0o600 });
@@ -181,7 +203,10 @@ export class ReachAgent {
    * Runs the handler once per delivery key (the message id, or `<message_id>:turn-<n>` for a follow-up turn); a
    * repeat gets the remembered outcome.
    */
-  private async handle(delivery: Delivery, handler: Handler): Promise<{ inline?: Answer; duplicate?: HandledMessage | 'in_progress' }> {
+  private async handle(
+    delivery: Delivery,
+    handler: Handler,
+  ): Promise<{ inline?: Answer; duplicate?: HandledMessage | 'in_progress' }> {
     const key = delivery.delivery_key ?? delivery.message_id;
     const known = this.store.get(key);
     if (known) return { duplicate: known };
@@ -192,9 +217,20 @@ export class ReachAgent {
         return { status: 'processed', result: (await handler(delivery)) ?? null };
       } catch (error) {
         if (error instanceof MisroutedError) return { status: 'misrouted', error: { message: error.message } };
-        if (error instanceof InputRequiredError) return { status: 'input_required', input: { message: error.message, ...(error.schema ? { schema: error.schema } : {}) } };
+        if (error instanceof InputRequiredError)
+          return {
+            status: 'input_required',
+            input: { message: error.message, ...(error.schema ? { schema: error.schema } : {}) },
+          };
         const e = error as Error & { code?: string; retryable?: boolean };
-        return { status: 'failed', error: { message: e.message, ...(e.code ? { code: e.code } : {}), ...(e.retryable ? { retryable: true } : {}) } };
+        return {
+          status: 'failed',
+          error: {
+            message: e.message,
+            ...(e.code ? { code: e.code } : {}),
+            ...(e.retryable ? { retryable: true } : {}),
+          },
+        };
       }
     })().then((outcome) => {
       this.inFlight.delete(key);
@@ -227,7 +263,10 @@ export class ReachAgent {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const reply = (status: number, body?: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? '' : JSON.stringify(body));
+        const reply = (status: number, body?: unknown) =>
+          res
+            .writeHead(status, { 'content-type': 'application/json' })
+            .end(body === undefined ? '' : JSON.stringify(body));
         const raw = Buffer.concat(chunks).toString('utf8');
         try {
           new Webhook(this.identity!.signing_secret).verify(raw, req.headers as Record<string, string>);
@@ -238,12 +277,18 @@ export class ReachAgent {
         if (this.state === 'draining') return reply(503, { error: { message: 'draining' } });
         const delivery = parseFrame(raw) as Delivery | undefined;
         if (!delivery) return reply(400, { error: { message: 'the delivery is not a JSON object' } });
-        this.handle(delivery, handler).then(({ inline, duplicate }) => {
-          if (duplicate === 'in_progress') return reply(409, { status: 'duplicate' });
-          if (duplicate) return duplicate.status === 'processed' ? reply(409, { status: 'duplicate', result: duplicate.result }) : reply(200, duplicate);
-          if (inline) return reply(200, inline);
-          reply(202);
-        }, () => reply(500));
+        this.handle(delivery, handler).then(
+          ({ inline, duplicate }) => {
+            if (duplicate === 'in_progress') return reply(409, { status: 'duplicate' });
+            if (duplicate)
+              return duplicate.status === 'processed'
+                ? reply(409, { status: 'duplicate', result: duplicate.result })
+                : reply(200, duplicate);
+            if (inline) return reply(200, inline);
+            reply(202);
+          },
+          () => reply(500),
+        );
       });
     };
   }
@@ -264,16 +309,21 @@ export class ReachAgent {
       const received = isBinary ? undefined : parseFrame(data.toString());
       if (received?.type !== 'delivery') return;
       const frame = received as DeliveryFrame;
-      this.handle(frame, handler).then(({ inline, duplicate }) => {
-        const ack: AckFrame =
-          duplicate === 'in_progress'
-            ? { status: 'duplicate' }
-            : duplicate
-              ? duplicate.status === 'processed' ? { status: 'duplicate', result: duplicate.result } : duplicate
-              : inline ?? { status: 'accepted' };
-        const sent: SentAckFrame = { type: 'ack', message_id: frame.message_id, attempt: frame.attempt, ...ack };
-        socket.send(JSON.stringify(sent));
-      }, (error: Error) => this.reportError(error));
+      this.handle(frame, handler).then(
+        ({ inline, duplicate }) => {
+          const ack: AckFrame =
+            duplicate === 'in_progress'
+              ? { status: 'duplicate' }
+              : duplicate
+                ? duplicate.status === 'processed'
+                  ? { status: 'duplicate', result: duplicate.result }
+                  : duplicate
+                : (inline ?? { status: 'accepted' });
+          const sent: SentAckFrame = { type: 'ack', message_id: frame.message_id, attempt: frame.attempt, ...ack };
+          socket.send(JSON.stringify(sent));
+        },
+        (error: Error) => this.reportError(error),
+      );
     });
     socket.on('close', () => {
       if (this.state === 'draining') return;
@@ -298,7 +348,10 @@ export class ReachAgent {
   /** Graceful stop: report draining, finish in-flight work, then stop heartbeating (the gateway marks it offline). */
   async drain(timeoutMs = 30_000): Promise<void> {
     this.state = 'draining';
-    await this.call('POST', `/v1/agents/${this.identity!.agent_id}/heartbeat`, { instance_id: this.instanceId, state: 'draining' }).catch(() => undefined);
+    await this.call('POST', `/v1/agents/${this.identity!.agent_id}/heartbeat`, {
+      instance_id: this.instanceId,
+      state: 'draining',
+    }).catch(() => undefined);
     const deadline = Date.now() + timeoutMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) await sleep(50);
     clearTimeout(this.heartbeatTimer);

@@ -54,7 +54,8 @@ export class MemoryStore implements IdempotencyStore {
     this.maxEntries = window.maxEntries ?? DEFAULT_MAX_ENTRIES;
     this.maxAgeMs = window.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
     this.now = window.now ?? Date.now;
-    if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
+    if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1)
+      throw new RangeError('maxEntries must be a positive integer');
     if (!(this.maxAgeMs > 0)) throw new RangeError('maxAgeMs must be positive');
   }
 
@@ -156,7 +157,9 @@ export class FileStore extends MemoryStore {
 
   private compactIfLarge(): void {
     if (this.lines <= 2 * Math.max(this.size, 100)) return;
-    const text = [...this.handled].map(([id, { outcome, at }]) => `${JSON.stringify({ id, at, ...outcome })}\n`).join('');
+    const text = [...this.handled]
+      .map(([id, { outcome, at }]) => `${JSON.stringify({ id, at, ...outcome })}\n`)
+      .join('');
     writeFileSync(`${this.path}.tmp`, text);
     renameSync(`${this.path}.tmp`, this.path);
     this.lines = this.size;

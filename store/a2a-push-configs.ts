@@ -52,7 +52,8 @@ const pushConfigSchema = new Schema<PushConfigDoc>(
 pushConfigSchema.index({ tenant: 1, task_id: 1 });
 pushConfigSchema.index({ created_at: 1 });
 
-export type CreateResult = { kind: 'created'; config: PushConfig } | { kind: 'too_many'; limit: number; per: 'task' | 'tenant' };
+export type CreateResult =
+  { kind: 'created'; config: PushConfig } | { kind: 'too_many'; limit: number; per: 'task' | 'tenant' };
 
 const idOf = (tenant: string, taskId: string, configId: string) => `${tenant}/${taskId}/${configId}`;
 
@@ -64,7 +65,10 @@ function plain(doc: PushConfigDoc): PushConfig {
 export class PushConfigStore {
   readonly model: Model<PushConfigDoc>;
 
-  constructor(connection: Connection, private readonly now: () => Date = () => new Date()) {
+  constructor(
+    connection: Connection,
+    private readonly now: () => Date = () => new Date(),
+  ) {
     this.model = model(connection, 'A2aPushConfig', pushConfigSchema);
   }
 
@@ -73,8 +77,10 @@ export class PushConfigStore {
     const _id = idOf(config.tenant, config.task_id, config.config_id);
     const replacing = await this.model.exists({ _id });
     if (!replacing) {
-      if ((await this.model.countDocuments({ tenant: config.tenant, task_id: config.task_id })) >= MAX_CONFIGS_PER_TASK) return { kind: 'too_many', limit: MAX_CONFIGS_PER_TASK, per: 'task' };
-      if ((await this.model.countDocuments({ tenant: config.tenant })) >= MAX_CONFIGS_PER_TENANT) return { kind: 'too_many', limit: MAX_CONFIGS_PER_TENANT, per: 'tenant' };
+      if ((await this.model.countDocuments({ tenant: config.tenant, task_id: config.task_id })) >= MAX_CONFIGS_PER_TASK)
+        return { kind: 'too_many', limit: MAX_CONFIGS_PER_TASK, per: 'task' };
+      if ((await this.model.countDocuments({ tenant: config.tenant })) >= MAX_CONFIGS_PER_TENANT)
+        return { kind: 'too_many', limit: MAX_CONFIGS_PER_TENANT, per: 'tenant' };
     }
     const doc: PushConfigDoc = { _id, ...config, last_state: '', failures: 0, created_at: this.now() };
     await this.model.replaceOne({ _id }, doc, { upsert: true });
@@ -87,7 +93,11 @@ export class PushConfigStore {
   }
 
   async list(tenant: string, taskId: string): Promise<PushConfig[]> {
-    const docs = await this.model.find({ tenant, task_id: taskId }).sort({ created_at: 1 }).limit(MAX_CONFIGS_PER_TASK).lean<PushConfigDoc[]>();
+    const docs = await this.model
+      .find({ tenant, task_id: taskId })
+      .sort({ created_at: 1 })
+      .limit(MAX_CONFIGS_PER_TASK)
+      .lean<PushConfigDoc[]>();
     return docs.map(plain);
   }
 
@@ -104,7 +114,10 @@ export class PushConfigStore {
 
   /** Claims the post of `state` to the config: true for the one replica whose update moved it from `from`. */
   async claim(config: PushConfig, from: string, state: string): Promise<boolean> {
-    const result = await this.model.updateOne({ _id: idOf(config.tenant, config.task_id, config.config_id), last_state: from }, { $set: { last_state: state } });
+    const result = await this.model.updateOne(
+      { _id: idOf(config.tenant, config.task_id, config.config_id), last_state: from },
+      { $set: { last_state: state } },
+    );
     return result.modifiedCount > 0;
   }
 
@@ -115,12 +128,19 @@ export class PushConfigStore {
       await this.model.deleteOne({ _id });
       return;
     }
-    await this.model.updateOne({ _id, last_state: claimed }, { $set: { last_state: config.last_state }, $inc: { failures: 1 } });
+    await this.model.updateOne(
+      { _id, last_state: claimed },
+      { $set: { last_state: config.last_state }, $inc: { failures: 1 } },
+    );
   }
 
   /** A post went through: the failures in a row start over. */
   async posted(config: PushConfig): Promise<void> {
-    if (config.failures > 0) await this.model.updateOne({ _id: idOf(config.tenant, config.task_id, config.config_id) }, { $set: { failures: 0 } });
+    if (config.failures > 0)
+      await this.model.updateOne(
+        { _id: idOf(config.tenant, config.task_id, config.config_id) },
+        { $set: { failures: 0 } },
+      );
   }
 
   /** The task ended and its final state was posted (or it is gone): the config goes. */

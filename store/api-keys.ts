@@ -138,7 +138,11 @@ export class ApiKeyStore {
    * The caller of `keyId` when `proof` is its key proof for `subject` (rules/key-proof.ts), and whether that was an
    * earlier, id-only proof (a key without a proof public key: accepted for a message until the key is rotated).
    */
-  async callerByProof(keyId: string, proof: string, subject: ProofSubject): Promise<{ caller: Caller; legacy: boolean } | undefined> {
+  async callerByProof(
+    keyId: string,
+    proof: string,
+    subject: ProofSubject,
+  ): Promise<{ caller: Caller; legacy: boolean } | undefined> {
     const fromConfig = this.configKeys.get(keyId);
     const doc = fromConfig ? undefined : await this.lookup(keyId);
     const stored = fromConfig ?? (doc && !doc.revoked_at ? doc : undefined);
@@ -161,7 +165,11 @@ export class ApiKeyStore {
   }
 
   /** A new key of `tenant`; the key itself is returned only here. */
-  async create(tenant: string, input: { name?: string; scopes: string[] }, createdBy: string): Promise<{ key: string; view: ApiKeyView }> {
+  async create(
+    tenant: string,
+    input: { name?: string; scopes: string[] },
+    createdBy: string,
+  ): Promise<{ key: string; view: ApiKeyView }> {
     const made = newApiKey();
     const doc: ApiKeyDoc = {
       _id: made.keyId,
@@ -181,7 +189,14 @@ export class ApiKeyStore {
   async list(tenant: string): Promise<ApiKeyView[]> {
     const configured = [...this.configKeys.values()]
       .filter((k) => k.tenant === tenant)
-      .map((k): ApiKeyView => ({ key_id: k.key_id, tenant, name: 'API_KEYS', scopes: k.scopes, source: 'config', proofs: 'bound' }));
+      .map((k): ApiKeyView => ({
+        key_id: k.key_id,
+        tenant,
+        name: 'API_KEYS',
+        scopes: k.scopes,
+        source: 'config',
+        proofs: 'bound',
+      }));
     const stored = await this.model.find({ tenant }).sort({ created_at: 1, _id: 1 }).lean<ApiKeyDoc[]>();
     return [...configured, ...stored.map(view)];
   }
@@ -189,7 +204,10 @@ export class ApiKeyStore {
   /** Revokes a key of `tenant` (at once on this replica; within the cache time on others). */
   async revoke(tenant: string, keyId: string): Promise<RevokeResult> {
     if (this.configKeys.get(keyId)?.tenant === tenant) return 'config_key';
-    const result = await this.model.updateOne({ _id: keyId, tenant, revoked_at: { $exists: false } }, { $set: { revoked_at: this.now() } });
+    const result = await this.model.updateOne(
+      { _id: keyId, tenant, revoked_at: { $exists: false } },
+      { $set: { revoked_at: this.now() } },
+    );
     this.cache.delete(keyId);
     if (result.matchedCount === 1) return 'revoked';
     return (await this.model.exists({ _id: keyId, tenant })) ? 'revoked' : 'not_found';
@@ -197,8 +215,16 @@ export class ApiKeyStore {
 }
 
 /** The store for a process: MongoDB keys plus the bootstrap keys of `API_KEYS` (validated at config load). */
-export function createApiKeyStore(connection: Connection, config: Pick<Config, 'API_KEYS' | 'API_KEY_CACHE_MS'>, now?: () => Date): ApiKeyStore {
+export function createApiKeyStore(
+  connection: Connection,
+  config: Pick<Config, 'API_KEYS' | 'API_KEY_CACHE_MS'>,
+  now?: () => Date,
+): ApiKeyStore {
   const parsed = config.API_KEYS ? parseConfigKeys(config.API_KEYS) : { keys: [] };
   if ('problem' in parsed) throw new Error(`API_KEYS: ${parsed.problem}`);
-  return new ApiKeyStore(apiKeyModel(connection), { configKeys: parsed.keys, cacheMs: config.API_KEY_CACHE_MS, ...(now ? { now } : {}) });
+  return new ApiKeyStore(apiKeyModel(connection), {
+    configKeys: parsed.keys,
+    cacheMs: config.API_KEY_CACHE_MS,
+    ...(now ? { now } : {}),
+  });
 }

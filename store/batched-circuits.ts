@@ -66,10 +66,12 @@ export class BatchedCircuits {
     const open = new Set<string>();
     const prefix = `${agentId}/`;
     for (const [key, circuit] of this.sharedOpen) {
-      if (key.startsWith(prefix) && !this.local.has(key) && effectiveState(circuit, now, this.policy) === 'open') open.add(key.slice(prefix.length));
+      if (key.startsWith(prefix) && !this.local.has(key) && effectiveState(circuit, now, this.policy) === 'open')
+        open.add(key.slice(prefix.length));
     }
     for (const [key, circuit] of this.local.items()) {
-      if (key.startsWith(prefix) && effectiveState(circuit, now, this.policy) === 'open') open.add(key.slice(prefix.length));
+      if (key.startsWith(prefix) && effectiveState(circuit, now, this.policy) === 'open')
+        open.add(key.slice(prefix.length));
     }
     return open;
   }
@@ -93,7 +95,8 @@ export class BatchedCircuits {
     } catch (error) {
       // What was not written is kept for the next flush (and bounded there).
       for (const [key, entry] of batch) {
-        if (!written.has(key)) for (const outcome of entry.outcomes) this.keep(key, entry.agent_id, entry.instance_id, outcome);
+        if (!written.has(key))
+          for (const outcome of entry.outcomes) this.keep(key, entry.agent_id, entry.instance_id, outcome);
       }
       throw error;
     }

@@ -7,7 +7,14 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { model } from './model-once';
 import { instanceKey } from '../rules/ids';
-import { closedCircuit, effectiveState, recordOutcome, type Circuit, type CircuitPolicy, type CircuitState } from '../rules/circuit';
+import {
+  closedCircuit,
+  effectiveState,
+  recordOutcome,
+  type Circuit,
+  type CircuitPolicy,
+  type CircuitState,
+} from '../rules/circuit';
 
 export interface CircuitDoc extends Circuit {
   _id: string;
@@ -57,7 +64,11 @@ export class CircuitStore {
     const _id = instanceKey(agentId, instanceId);
     const current = await this.model.findById(_id).lean<CircuitDoc>();
     const next = recordOutcome(current ?? closedCircuit(now.getTime()), ok, now.getTime(), this.policy);
-    await this.model.replaceOne({ _id }, { _id, agent_id: agentId, instance_id: instanceId, ...next, updated_at: now }, { upsert: true });
+    await this.model.replaceOne(
+      { _id },
+      { _id, agent_id: agentId, instance_id: instanceId, ...next, updated_at: now },
+      { upsert: true },
+    );
     return next;
   }
 
@@ -67,7 +78,11 @@ export class CircuitStore {
     const current = await this.model.findById(_id).lean<CircuitDoc>();
     const start = current ?? closedCircuit(outcomes[0]?.at ?? this.now().getTime());
     const next = outcomes.reduce((circuit, o) => recordOutcome(circuit, o.ok, o.at, this.policy), start as Circuit);
-    await this.model.replaceOne({ _id }, { _id, agent_id: agentId, instance_id: instanceId, ...stripDoc(next), updated_at: this.now() }, { upsert: true });
+    await this.model.replaceOne(
+      { _id },
+      { _id, agent_id: agentId, instance_id: instanceId, ...stripDoc(next), updated_at: this.now() },
+      { upsert: true },
+    );
     return stripDoc(next);
   }
 
@@ -100,7 +115,9 @@ export class CircuitStore {
 }
 
 /** The circuit fields of a stored record (or of a circuit computed from one). */
-function stripDoc(circuit: Circuit & Partial<Pick<CircuitDoc, '_id' | 'agent_id' | 'instance_id' | 'updated_at'>>): Circuit {
+function stripDoc(
+  circuit: Circuit & Partial<Pick<CircuitDoc, '_id' | 'agent_id' | 'instance_id' | 'updated_at'>>,
+): Circuit {
   const { _id, agent_id, instance_id, updated_at, ...fields } = circuit;
   return fields;
 }

@@ -83,7 +83,11 @@ export class MisrouteStore {
     return this.upsert(tenant, capability, intent, (current, now) => {
       if (current?.message_ids.includes(messageId)) return undefined;
       const reports = (current?.reports ?? 0) + 1;
-      const applies = current?.state !== 'dismissed' && current?.state !== 'applied' && this.policy.applyAfter > 0 && reports >= this.policy.applyAfter;
+      const applies =
+        current?.state !== 'dismissed' &&
+        current?.state !== 'applied' &&
+        this.policy.applyAfter > 0 &&
+        reports >= this.policy.applyAfter;
       return {
         reports,
         message_ids: [...(current?.message_ids ?? []), messageId].slice(-MESSAGE_IDS_KEPT),
@@ -97,14 +101,29 @@ export class MisrouteStore {
    * The document of (tenant, capability, request text) as `change` makes it from the stored one (none: a new
    * report); `change` answering undefined leaves it as it is. A new document may push the oldest out (trim).
    */
-  private async upsert(tenant: string, capability: string, intent: string, change: (current: MisrouteDoc | undefined, now: Date) => Partial<MisrouteDoc> | undefined): Promise<MisrouteDoc> {
+  private async upsert(
+    tenant: string,
+    capability: string,
+    intent: string,
+    change: (current: MisrouteDoc | undefined, now: Date) => Partial<MisrouteDoc> | undefined,
+  ): Promise<MisrouteDoc> {
     const text = intent.trim().slice(0, MISROUTE_TEXT_MAX);
     const _id = misrouteId(tenant, capability, text);
     const now = this.now();
     const current = await this.model.findById(_id).lean<MisrouteDoc>();
     const fields = change(current ?? undefined, now);
     if (current && !fields) return current;
-    const fresh: MisrouteDoc = { _id, tenant, capability, text, reports: 0, message_ids: [], state: 'pending', first_reported_at: now, last_reported_at: now };
+    const fresh: MisrouteDoc = {
+      _id,
+      tenant,
+      capability,
+      text,
+      reports: 0,
+      message_ids: [],
+      state: 'pending',
+      first_reported_at: now,
+      last_reported_at: now,
+    };
     const next: MisrouteDoc = { ...(current ?? fresh), ...fields };
     await this.model.replaceOne({ _id }, next, { upsert: true });
     if (!current) await this.trim(tenant);
@@ -116,7 +135,12 @@ export class MisrouteStore {
     let excess = (await this.model.countDocuments({ tenant })) - this.policy.maxPerTenant;
     for (const states of [['pending', 'dismissed'], ['applied']]) {
       if (excess <= 0) return;
-      const oldest = await this.model.find({ tenant, state: { $in: states } }).sort({ last_reported_at: 1 }).limit(excess).select({ _id: 1 }).lean<{ _id: string }[]>();
+      const oldest = await this.model
+        .find({ tenant, state: { $in: states } })
+        .sort({ last_reported_at: 1 })
+        .limit(excess)
+        .select({ _id: 1 })
+        .lean<{ _id: string }[]>();
       await this.model.deleteMany({ _id: { $in: oldest.map((d) => d._id) } });
       excess -= oldest.length;
     }
@@ -135,11 +159,21 @@ export class MisrouteStore {
    * again what is known changes only who decided.
    */
   async teach(tenant: string, capability: string, intent: string, by: string): Promise<MisrouteDoc> {
-    return this.upsert(tenant, capability, intent, (current, now) => ({ reports: current?.reports || 1, state: 'applied', decided_at: now, decided_by: by }));
+    return this.upsert(tenant, capability, intent, (current, now) => ({
+      reports: current?.reports || 1,
+      state: 'applied',
+      decided_at: now,
+      decided_by: by,
+    }));
   }
 
   /** An operator's decision; undefined when the tenant has no such lesson. */
-  async decide(tenant: string, id: string, state: 'applied' | 'dismissed', by: string): Promise<MisrouteDoc | undefined> {
+  async decide(
+    tenant: string,
+    id: string,
+    state: 'applied' | 'dismissed',
+    by: string,
+  ): Promise<MisrouteDoc | undefined> {
     const current = await this.model.findOne({ _id: id, tenant }).lean<MisrouteDoc>();
     if (!current) return undefined;
     const next = { ...current, state, decided_at: this.now(), decided_by: by };
@@ -149,7 +183,11 @@ export class MisrouteStore {
 
   /** The tenant's applied lessons by capability (what the router learns from). */
   async applied(tenant: string): Promise<Map<string, string[]>> {
-    const docs = await this.model.find({ tenant, state: 'applied' }).sort({ _id: 1 }).select({ capability: 1, text: 1 }).lean<Pick<MisrouteDoc, 'capability' | 'text'>[]>();
+    const docs = await this.model
+      .find({ tenant, state: 'applied' })
+      .sort({ _id: 1 })
+      .select({ capability: 1, text: 1 })
+      .lean<Pick<MisrouteDoc, 'capability' | 'text'>[]>();
     const byCapability = new Map<string, string[]>();
     for (const d of docs) byCapability.set(d.capability, [...(byCapability.get(d.capability) ?? []), d.text]);
     return byCapability;

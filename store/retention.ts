@@ -5,8 +5,16 @@ import type { Model } from 'mongoose';
 export const RETENTION_BATCH = 1_000;
 
 /** Deletes up to `limit` documents whose date `field` is before `cutoff`; returns how many went. */
-export async function deleteOlderThan<T>(model: Model<T>, field: string, cutoff: Date, limit = RETENTION_BATCH): Promise<number> {
-  const stale = await model.find({ [field]: { $lt: cutoff } } as never, { _id: 1 }).limit(limit).lean<{ _id: unknown }[]>();
+export async function deleteOlderThan<T>(
+  model: Model<T>,
+  field: string,
+  cutoff: Date,
+  limit = RETENTION_BATCH,
+): Promise<number> {
+  const stale = await model
+    .find({ [field]: { $lt: cutoff } } as never, { _id: 1 })
+    .limit(limit)
+    .lean<{ _id: unknown }[]>();
   if (stale.length === 0) return 0;
   const { deletedCount } = await model.deleteMany({ _id: { $in: stale.map((d) => d._id) } } as never);
   return deletedCount;

@@ -81,7 +81,10 @@ export class RoutingStats {
     this.pending = new Map();
     for (const [_id, samples] of batch) {
       const current = await this.model.findById(_id).lean<RoutingStatsDoc>();
-      const next = samples.reduce<CapabilityStats | undefined>((stats, s) => nextStats(stats, s.ok, s.latencyMs), current ?? undefined)!;
+      const next = samples.reduce<CapabilityStats | undefined>(
+        (stats, s) => nextStats(stats, s.ok, s.latencyMs),
+        current ?? undefined,
+      )!;
       await this.model.replaceOne({ _id }, { _id, ...next, updated_at: new Date(this.now()) }, { upsert: true });
     }
   }
@@ -94,7 +97,12 @@ export class RoutingStats {
   async snapshot(): Promise<Map<string, CapabilityStats>> {
     if (this.cached && this.now() - this.cached.at < this.cacheMs) return this.cached.stats;
     const docs = await this.model.find({}).lean<RoutingStatsDoc[]>();
-    const stats = new Map(docs.map(({ _id, successes, failures, latency_ewma_ms }) => [_id, { successes, failures, ...(latency_ewma_ms === undefined ? {} : { latency_ewma_ms }) }]));
+    const stats = new Map(
+      docs.map(({ _id, successes, failures, latency_ewma_ms }) => [
+        _id,
+        { successes, failures, ...(latency_ewma_ms === undefined ? {} : { latency_ewma_ms }) },
+      ]),
+    );
     this.cached = { at: this.now(), stats };
     return stats;
   }

@@ -17,14 +17,21 @@ interface GatewaySecretDoc {
 }
 
 const gatewaySecretSchema = new Schema<GatewaySecretDoc>(
-  { _id: { type: String, required: true }, key: { type: String, required: true }, created_at: { type: Date, required: true } },
+  {
+    _id: { type: String, required: true },
+    key: { type: String, required: true },
+    created_at: { type: Date, required: true },
+  },
   { versionKey: false, collection: 'gateway_secrets' },
 );
 
 const SEAL_KEY_ID = 'message-seal';
 
 /** The seal keys (the sealing one first) and since when runs are sealed. */
-export async function loadSealKeys(config: Pick<Config, 'MESSAGE_SEAL_KEYS'>, connection: Connection): Promise<{ keys: string[]; since: string }> {
+export async function loadSealKeys(
+  config: Pick<Config, 'MESSAGE_SEAL_KEYS'>,
+  connection: Connection,
+): Promise<{ keys: string[]; since: string }> {
   const secrets = model(connection, 'GatewaySecret', gatewaySecretSchema);
   let stored = await secrets.findById(SEAL_KEY_ID).lean();
   if (!stored) {

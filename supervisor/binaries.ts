@@ -5,7 +5,16 @@
  * Builds are cached outside the work tree, in {@link cacheDir}.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  createWriteStream,
+} from 'node:fs';
 import { cacheDir } from '../platform/cache-dir';
 import { delimiter, join } from 'node:path';
 
@@ -27,7 +36,6 @@ export interface SdkDownload {
 }
 
 type Log = (line: string) => void;
-
 
 export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
@@ -56,7 +64,11 @@ export async function runWithProgress(
   log(`${what} (first run only; output in ${options.logFile})`);
   const started = Date.now();
   const out = createWriteStream(options.logFile);
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.pipe(out);
   child.stderr.pipe(out);
   const timer = setInterval(() => log(`  … ${Math.round((Date.now() - started) / 1000)} s`), 15_000);
@@ -99,7 +111,8 @@ async function buildFerretDb(target: string, log: Log): Promise<void> {
     encoding: 'utf8',
     cwd: cacheDir(),
   });
-  if (download.status !== 0) throw new Error(`go mod download of FerretDB failed: ${download.stderr || download.stdout}`);
+  if (download.status !== 0)
+    throw new Error(`go mod download of FerretDB failed: ${download.stderr || download.stdout}`);
   const moduleDir = (JSON.parse(download.stdout) as { Dir: string }).Dir;
   const source = join(cacheDir(), `src-ferretdb-${FERRETDB_VERSION}`);
   rmSync(source, { recursive: true, force: true });
@@ -123,8 +136,18 @@ interface ServerBinary {
   build: (target: string, log: Log) => Promise<void>;
 }
 
-const TEMPORAL_CLI: ServerBinary = { envVar: 'TEMPORAL_CLI_PATH', command: 'temporal', cached: `temporal-${TEMPORAL_CLI_VERSION}`, build: buildTemporalCli };
-const FERRETDB: ServerBinary = { envVar: 'FERRETDB_PATH', command: 'ferretdb', cached: `ferretdb-${FERRETDB_VERSION}`, build: buildFerretDb };
+const TEMPORAL_CLI: ServerBinary = {
+  envVar: 'TEMPORAL_CLI_PATH',
+  command: 'temporal',
+  cached: `temporal-${TEMPORAL_CLI_VERSION}`,
+  build: buildTemporalCli,
+};
+const FERRETDB: ServerBinary = {
+  envVar: 'FERRETDB_PATH',
+  command: 'ferretdb',
+  cached: `ferretdb-${FERRETDB_VERSION}`,
+  build: buildFerretDb,
+};
 
 /** The binary from its variable, PATH or the cache; undefined when only a build would give it. */
 function findExisting(options: ServerBinary, env: NodeJS.ProcessEnv = process.env): FoundBinary | undefined {
@@ -137,7 +160,10 @@ function findExisting(options: ServerBinary, env: NodeJS.ProcessEnv = process.en
 }
 
 /** Of the servers wanted, those a start will build (not found): for its plan line; nothing is built here. */
-export function serversToBuild(wanted: { temporalCli: boolean; ferretDb: boolean }, env: NodeJS.ProcessEnv = process.env): string[] {
+export function serversToBuild(
+  wanted: { temporalCli: boolean; ferretDb: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   return [
     ...(wanted.temporalCli && !findExisting(TEMPORAL_CLI, env) ? [`Temporal CLI ${TEMPORAL_CLI_VERSION}`] : []),
     ...(wanted.ferretDb && !findExisting(FERRETDB, env) ? [`FerretDB ${FERRETDB_VERSION}`] : []),
@@ -148,7 +174,8 @@ async function findOrBuild(options: ServerBinary, log: Log): Promise<FoundBinary
   const existing = findExisting(options);
   if (existing) return existing;
   const cached = join(cacheDir(), 'bin', options.cached);
-  if (!goAvailable()) throw new Error(`${options.command} not found (set ${options.envVar}) and Go is not installed to build it`);
+  if (!goAvailable())
+    throw new Error(`${options.command} not found (set ${options.envVar}) and Go is not installed to build it`);
   mkdirSync(join(cacheDir(), 'bin'), { recursive: true });
   const partial = `${cached}.partial-${process.pid}`;
   await options.build(partial, log);

@@ -69,13 +69,20 @@ async function main(): Promise<void> {
       'Agent-Reach is running (cluster mode)',
       `  API          ${cluster.url} (HAProxy; statistics on http://127.0.0.1:${config.CLUSTER_PORT + 3}/stats)`,
       `  Replicas     ${cluster.replicaUrls.join(', ')}`,
-      `  Workers      ${config.CLUSTER_WORKERS} (pids ${[...cluster.members.keys()].filter((n) => n.startsWith('worker-')).map(m).join(', ')})`,
+      `  Workers      ${config.CLUSTER_WORKERS} (pids ${[...cluster.members.keys()]
+        .filter((n) => n.startsWith('worker-'))
+        .map(m)
+        .join(', ')})`,
       `  Temporal     ${cluster.temporalAddress} (server on PostgreSQL, ${config.CLUSTER_HISTORY_SHARDS} history shards)`,
       `  Tokens       Temporal requires them (keys: ${cluster.jwksUrl}); docs/cluster.md, "The wall"`,
       `               a tenant's: npm run temporal-token -- --namespace <ns> --role write; the operator's: -- --system-admin`,
       `  MongoDB      ${cluster.mongoUri} (FerretDB on PostgreSQL)`,
       `  PostgreSQL   127.0.0.1:${config.CLUSTER_POSTGRES_PORT} (data in ${join(cluster.dataDir, 'postgresql')})`,
-      ...(process.env.API_KEYS ? [] : [`  API key      ${cluster.apiKey} (tenant ${config.DEFAULT_TENANT}, admin; export REACH_API_KEY=… for the CLI and SDK)`]),
+      ...(process.env.API_KEYS
+        ? []
+        : [
+            `  API key      ${cluster.apiKey} (tenant ${config.DEFAULT_TENANT}, admin; export REACH_API_KEY=… for the CLI and SDK)`,
+          ]),
       `  Logs         ${join(cluster.dataDir, 'logs')}`,
       'Press Ctrl-C to stop.',
       '',

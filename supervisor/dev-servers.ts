@@ -25,7 +25,9 @@ export function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -52,7 +54,8 @@ export async function waitUntil(
   void server?.exited.then((code) => (exitedWith = code));
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (exitedWith !== undefined) throw new Error(`${what}: ${server?.name} exited (${exitedWith}) before it was ready`);
+    if (exitedWith !== undefined)
+      throw new Error(`${what}: ${server?.name} exited (${exitedWith}) before it was ready`);
     if (await check().catch(() => false)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -85,7 +88,12 @@ export function spawnServer(
 ): LocalServer {
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: ownProcessGroups, ...(env ? { env } : {}), ...(account ?? {}) });
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownProcessGroups,
+    ...(env ? { env } : {}),
+    ...(account ?? {}),
+  });
   // Two sources into one file: neither may end it while the other still writes.
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
@@ -98,7 +106,12 @@ export function spawnServer(
 }
 
 /** A spawned process as a LocalServer: `stop` sends SIGTERM, then SIGKILL after the grace period. */
-export function processServer(name: string, child: ChildProcess, exited: Promise<number | string>, defaultGraceMs: number): LocalServer {
+export function processServer(
+  name: string,
+  child: ChildProcess,
+  exited: Promise<number | string>,
+  defaultGraceMs: number,
+): LocalServer {
   return {
     name,
     child,
@@ -133,8 +146,19 @@ export interface TemporalDevServerOptions {
   taskQueuePartitions?: number;
 }
 
-export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<LocalServer & { address: string }> {
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace];
+export async function startTemporalDevServer(
+  options: TemporalDevServerOptions,
+): Promise<LocalServer & { address: string }> {
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--namespace',
+    options.namespace,
+  ];
   args.push(...(options.uiPort === undefined ? ['--headless'] : ['--ui-port', String(options.uiPort)]));
   if (options.dbFile) {
     mkdirSync(dirname(options.dbFile), { recursive: true });
@@ -142,8 +166,10 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   }
   for (const pragma of options.sqlitePragmas ?? []) args.push('--sqlite-pragma', pragma);
   const partitions = options.taskQueuePartitions ?? 1;
-  for (const key of ['matching.numTaskqueueReadPartitions', 'matching.numTaskqueueWritePartitions']) args.push('--dynamic-config-value', `${key}=${partitions}`);
-  for (const [name, type] of Object.entries(options.searchAttributes ?? {})) args.push('--search-attribute', `${name}=${type}`);
+  for (const key of ['matching.numTaskqueueReadPartitions', 'matching.numTaskqueueWritePartitions'])
+    args.push('--dynamic-config-value', `${key}=${partitions}`);
+  for (const [name, type] of Object.entries(options.searchAttributes ?? {}))
+    args.push('--search-attribute', `${name}=${type}`);
   args.push('--log-level', 'warn');
   const server = spawnServer('temporal', options.binary, args, options.logFile);
   const address = `127.0.0.1:${options.port}`;
@@ -152,7 +178,12 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
 }
 
 /** Waits until `check` passes; a server that does not get there in time is stopped, and the error thrown. */
-export async function readyOrStopped(what: string, server: LocalServer, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+export async function readyOrStopped(
+  what: string,
+  server: LocalServer,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   try {
     await waitUntil(what, check, timeoutMs, server);
   } catch (error) {
@@ -190,7 +221,10 @@ export async function startFerretDb(options: FerretDbOptions): Promise<LocalServ
   return runFerretDb({
     ...options,
     stateDir: options.dataDir,
-    storage: ['--handler=sqlite', `--sqlite-url=file:${options.dataDir.replace(/\/?$/, '/')}${sqliteQuery(options.pragmas ?? [])}`],
+    storage: [
+      '--handler=sqlite',
+      `--sqlite-url=file:${options.dataDir.replace(/\/?$/, '/')}${sqliteQuery(options.pragmas ?? [])}`,
+    ],
   });
 }
 
@@ -207,7 +241,14 @@ export async function runFerretDb(options: {
   const server = spawnServer(
     'ferretdb',
     options.binary,
-    [...options.storage, `--listen-addr=127.0.0.1:${options.port}`, `--state-dir=${options.stateDir}`, '--debug-addr=-', '--telemetry=disable', '--log-level=WARN'],
+    [
+      ...options.storage,
+      `--listen-addr=127.0.0.1:${options.port}`,
+      `--state-dir=${options.stateDir}`,
+      '--debug-addr=-',
+      '--telemetry=disable',
+      '--log-level=WARN',
+    ],
     options.logFile,
     options.env,
   );

@@ -16,7 +16,15 @@ import { loadConfigOrExit, temporalSqlitePragmas, type Config } from '../platfor
 import { locateModel, obtainModel } from '../router/embeddings/model-files';
 import { cacheDir } from '../platform/cache-dir';
 import { resolveFerretDb, resolveTemporalCli, serversToBuild } from './binaries';
-import { portAcceptsConnections, processServer, startFerretDb, startTemporalDevServer, supervisedProcessGroups, waitUntil, type LocalServer } from './dev-servers';
+import {
+  portAcceptsConnections,
+  processServer,
+  startFerretDb,
+  startTemporalDevServer,
+  supervisedProcessGroups,
+  waitUntil,
+  type LocalServer,
+} from './dev-servers';
 import { startTemporalBySdkDownload } from './temporal-sdk-download';
 import { devServerSearchAttributes } from '../messages/search-attributes';
 import { setNamespaceRetention } from '../messages/idempotency-window';
@@ -51,7 +59,9 @@ function spawnOwn(name: string, entry: string, env: NodeJS.ProcessEnv): LocalSer
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => console.log(`[${name}] ${line}`));
   }
-  const exited = new Promise<number | string>((done) => child.once('exit', (code, signal) => done(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((done) =>
+    child.once('exit', (code, signal) => done(code ?? signal ?? 'unknown')),
+  );
   return processServer(name, child, exited, 15_000);
 }
 
@@ -64,7 +74,10 @@ interface Started {
 async function startServers(config: Config, dataDir: string): Promise<Started> {
   const started: Started = { servers: [], env: { ...process.env }, lines: [] };
   const logs = join(dataDir, 'logs');
-  const models = config.ROUTER_PROVIDER === 'auto' || config.ROUTER_PROVIDER === 'local' ? config.ROUTER_LOCAL_MODELS.split(',') : [];
+  const models =
+    config.ROUTER_PROVIDER === 'auto' || config.ROUTER_PROVIDER === 'local'
+      ? config.ROUTER_LOCAL_MODELS.split(',')
+      : [];
   const ourTemporal = !process.env.TEMPORAL_ADDRESS;
   const ourMongo = !process.env.MONGODB_URI;
   // Ports first: a clash is better known before minutes of building.
@@ -73,7 +86,10 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
     await ensurePortFree(config.EMBEDDED_TEMPORAL_UI_PORT, 'EMBEDDED_TEMPORAL_UI_PORT');
   }
   if (ourMongo) await ensurePortFree(config.EMBEDDED_MONGODB_PORT, 'EMBEDDED_MONGODB_PORT');
-  announceFirstStart(serversToBuild({ temporalCli: ourTemporal, ferretDb: ourMongo }), models.filter((id) => !locateModel(id)));
+  announceFirstStart(
+    serversToBuild({ temporalCli: ourTemporal, ferretDb: ourMongo }),
+    models.filter((id) => !locateModel(id)),
+  );
   // Downloads (the models) go beside the Go builds, which take the CPU; the two builds go one after the other.
   const modelsObtained = Promise.all(models.map((id) => obtainModel(id, (line) => say(`model ${id}: ${line}`))));
   modelsObtained.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
@@ -98,20 +114,28 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
     started.env.TEMPORAL_ADDRESS = temporal.address;
     // The idempotency window is the namespace's retention of closed runs: this Temporal is ours, so set it.
     const connection = await Connection.connect({ address: temporal.address });
-    await setNamespaceRetention(connection.workflowService, config.TEMPORAL_NAMESPACE, config.IDEMPOTENCY_WINDOW_MS).finally(() => connection.close());
-    started.lines.push(`Idempotency  a message id answers with its message for ${formatDays(config.IDEMPOTENCY_WINDOW_MS)} after it ends (namespace retention)`);
+    await setNamespaceRetention(
+      connection.workflowService,
+      config.TEMPORAL_NAMESPACE,
+      config.IDEMPOTENCY_WINDOW_MS,
+    ).finally(() => connection.close());
+    started.lines.push(
+      `Idempotency  a message id answers with its message for ${formatDays(config.IDEMPOTENCY_WINDOW_MS)} after it ends (namespace retention)`,
+    );
     started.env.TEMPORAL_UI_URL ??= `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
     started.lines.push(`Temporal     ${temporal.address} (history in ${options.dbFile})`);
     started.lines.push(
       'Trust        one trust domain, for development: the dev server checks no tokens, so any client of it can act as',
-      '             the gateway (start, signal, read any run, poll its queues). The wall between tenants, Temporal\'s',
+      "             the gateway (start, signal, read any run, poll its queues). The wall between tenants, Temporal's",
       '             authorization per namespace, is cluster mode: npm run cluster (docs/cluster.md, "The wall").',
     );
   }
   if (!process.env.API_KEYS) {
     const key = developmentKey(dataDir);
     started.env.API_KEYS = configKeyEntry(config.DEFAULT_TENANT, ['admin', 'metrics'], key);
-    started.lines.push(`API key      ${key} (tenant ${config.DEFAULT_TENANT}, admin; export REACH_API_KEY=… for the CLI and SDK)`);
+    started.lines.push(
+      `API key      ${key} (tenant ${config.DEFAULT_TENANT}, admin; export REACH_API_KEY=… for the CLI and SDK)`,
+    );
   }
   // Development: agents and webhooks on this machine or its network are fine.
   started.env.ENDPOINT_ALLOW_LOOPBACK ??= 'true';
@@ -134,7 +158,9 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
   }
   if (models.length > 0) {
     const found = await modelsObtained;
-    started.lines.push(`Router       ${found.every(Boolean) ? `local models ${models.join(' + ')}` : 'lexical matching (local models unavailable)'}`);
+    started.lines.push(
+      `Router       ${found.every(Boolean) ? `local models ${models.join(' + ')}` : 'lexical matching (local models unavailable)'}`,
+    );
   }
   return started;
 }
@@ -143,10 +169,16 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
 function announceFirstStart(builds: string[], fetches: string[]): void {
   if (builds.length === 0 && fetches.length === 0) return;
   const work = [
-    ...(builds.length > 0 ? [`building ${builds.join(' and ')} with Go (one after the other: each takes both cores)`] : []),
-    ...(fetches.length > 0 ? [`fetching the router model${fetches.length > 1 ? 's' : ''} ${fetches.join(', ')} meanwhile`] : []),
+    ...(builds.length > 0
+      ? [`building ${builds.join(' and ')} with Go (one after the other: each takes both cores)`]
+      : []),
+    ...(fetches.length > 0
+      ? [`fetching the router model${fetches.length > 1 ? 's' : ''} ${fetches.join(', ')} meanwhile`]
+      : []),
   ];
-  say(`first start: ${work.join(', ')}; about 5 min on 2 free cores, 15 or more on a busy machine; cached in ${cacheDir()}, later starts take seconds`);
+  say(
+    `first start: ${work.join(', ')}; about 5 min on 2 free cores, 15 or more on a busy machine; cached in ${cacheDir()}, later starts take seconds`,
+  );
 }
 
 /** True once a worker polls the task queue, so "running" means messages are being processed. */
@@ -222,7 +254,11 @@ async function main(): Promise<void> {
     watch(spawnOwn('api', 'api/main.ts', { ...started.env, API_RUNS_WORKER: String(apiRunsWorker) }));
     const api = `http://127.0.0.1:${config.API_PORT}`;
     await waitUntil('api', async () => (await fetch(`${api}/readyz`)).ok, 120_000);
-    await waitUntil('worker', () => workerPolling(started.env.TEMPORAL_ADDRESS ?? config.TEMPORAL_ADDRESS, config), 120_000);
+    await waitUntil(
+      'worker',
+      () => workerPolling(started.env.TEMPORAL_ADDRESS ?? config.TEMPORAL_ADDRESS, config),
+      120_000,
+    );
     console.log(
       [
         '',

@@ -20,7 +20,10 @@ export async function startTemporalBySdkDownload(options: {
       uiPort: options.uiPort,
       dbFilename: options.dbFile,
       namespace: options.namespace,
-      extraArgs: Object.entries(options.searchAttributes ?? {}).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+      extraArgs: Object.entries(options.searchAttributes ?? {}).flatMap(([name, type]) => [
+        '--search-attribute',
+        `${name}=${type}`,
+      ]),
     },
   });
   return {

@@ -44,7 +44,8 @@ function found(key: keyof typeof NAMES): FoundBinary | undefined {
 
 /** Builds both commands with one `go install` into a private GOBIN, then moves them into the cache atomically. */
 async function buildBoth(log: Log): Promise<void> {
-  if (!goAvailable()) throw new Error('temporal-server not found (set TEMPORAL_SERVER_PATH) and Go is not installed to build it');
+  if (!goAvailable())
+    throw new Error('temporal-server not found (set TEMPORAL_SERVER_PATH) and Go is not installed to build it');
   const gobin = join(cacheDir(), `gobin-temporal-server-${process.pid}`);
   mkdirSync(gobin, { recursive: true });
   mkdirSync(join(cacheDir(), 'bin'), { recursive: true });

@@ -43,7 +43,11 @@ export interface StartedChain {
 }
 
 /** Starts the chain; an existing run of the same id is returned instead. */
-export async function startChain(client: Client, request: ChainRequest, options: { taskQueue?: string } = {}): Promise<StartedChain> {
+export async function startChain(
+  client: Client,
+  request: ChainRequest,
+  options: { taskQueue?: string } = {},
+): Promise<StartedChain> {
   const input: RunChainInput = { ...request, chain_id: request.chain_id ?? newChainId() };
   const { tenant: _tenant, key_id: _keyId, key_proof: _proof, key_proofs: _proofs, ...body } = input;
   const memo: ChainMemo = { body_hash: chainBodyHash(body) };
@@ -65,7 +69,11 @@ export async function startChain(client: Client, request: ChainRequest, options:
 }
 
 /** Starts the chain (or finds its run) and waits for its final status: `completed`, `failed`, `compensated`, `cancelled`. */
-export async function executeChain(client: Client, request: ChainRequest, options: { taskQueue?: string } = {}): Promise<ChainStatus> {
+export async function executeChain(
+  client: Client,
+  request: ChainRequest,
+  options: { taskQueue?: string } = {},
+): Promise<ChainStatus> {
   const { handle } = await startChain(client, request, options);
   return handle.result();
 }

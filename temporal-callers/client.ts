@@ -6,7 +6,13 @@
  *   const status = await executeMessage(client, { tenant: 'acme', message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
  */
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { DEFAULT_TASK_QUEUE, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from './contract';
+import {
+  DEFAULT_TASK_QUEUE,
+  SEND_FAILURES,
+  SEND_MESSAGE_WORKFLOW,
+  type SendMessageInput,
+  type SendMessageWorkflow,
+} from './contract';
 import { bodyHashOf } from '../messages/message-input';
 import type { MessageMemo } from '../messages/runs';
 import type { MessageStatus } from '../messages/message';
@@ -15,7 +21,13 @@ import { newMessageId } from '../rules/ids';
 import { parseApiKey } from '../rules/api-key';
 import { provenBody, signProof } from '../rules/key-proof';
 
-export { DEFAULT_TASK_QUEUE, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from './contract';
+export {
+  DEFAULT_TASK_QUEUE,
+  SEND_FAILURES,
+  SEND_MESSAGE_WORKFLOW,
+  type SendMessageInput,
+  type SendMessageWorkflow,
+} from './contract';
 
 /**
  * The input sent as the API key `apiKey` (`rk_…`, of the input's tenant): its `key_id` and the `key_proof` that the
@@ -27,7 +39,12 @@ export { DEFAULT_TASK_QUEUE, SEND_FAILURES, SEND_MESSAGE_WORKFLOW, type SendMess
 export function sentAsKey(input: SendMessageInput, apiKey: string): SendMessageInput & { message_id: string } {
   const parsed = parseApiKey(apiKey);
   const message_id = input.message_id ?? newMessageId();
-  const proof = signProof(apiKey, { kind: 'message', tenant: input.tenant, id: message_id, body: provenBody('message', { ...input }) });
+  const proof = signProof(apiKey, {
+    kind: 'message',
+    tenant: input.tenant,
+    id: message_id,
+    body: provenBody('message', { ...input }),
+  });
   if (!parsed || !proof) throw new Error('not an API key (rk_<key id>_<secret>)');
   return { ...input, message_id, key_id: parsed.keyId, key_proof: proof };
 }
@@ -59,7 +76,11 @@ export class MessageConflictError extends Error {
  * Starts the message (a `message_id` is generated when absent); an existing run of the same id and body is returned
  * instead, and one of another body is a {@link MessageConflictError}, as the api answers a repeated POST.
  */
-export async function sendMessage(client: Client, input: SendMessageInput, options: SendMessageOptions = {}): Promise<StartedMessage> {
+export async function sendMessage(
+  client: Client,
+  input: SendMessageInput,
+  options: SendMessageOptions = {},
+): Promise<StartedMessage> {
   const message = { ...input, message_id: input.message_id ?? newMessageId() };
   const workflowId = messageWorkflowId(message.tenant, message.message_id);
   const bodyHash = bodyHashOf(message);
@@ -80,13 +101,18 @@ export async function sendMessage(client: Client, input: SendMessageInput, optio
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     const handle = client.workflow.getHandle<SendMessageWorkflow>(workflowId);
     const memo = (await handle.describe()).memo as Partial<MessageMemo> | undefined;
-    if (memo?.body_hash !== undefined && memo.body_hash !== bodyHash) throw new MessageConflictError(message.message_id);
+    if (memo?.body_hash !== undefined && memo.body_hash !== bodyHash)
+      throw new MessageConflictError(message.message_id);
     return { handle, message_id: message.message_id, started: false };
   }
 }
 
 /** Starts the message (or finds its run) and waits for its final status: `processed`, `failed`, `rejected`, … */
-export async function executeMessage(client: Client, input: SendMessageInput, options: SendMessageOptions = {}): Promise<MessageStatus> {
+export async function executeMessage(
+  client: Client,
+  input: SendMessageInput,
+  options: SendMessageOptions = {},
+): Promise<MessageStatus> {
   const { handle } = await sendMessage(client, input, options);
   return handle.result();
 }

@@ -6,7 +6,15 @@
  *   const status = await executeMessageChild({ tenant: 'acme', message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
  *   const status = await sendMessageViaNexus('agent-reach-acme', { message_id: 'order-42', target: { agent_id, capability: 'echo' }, payload });
  */
-import { createNexusClient, executeChild, startChild, uuid4, type ChildWorkflowHandle, type ChildWorkflowOptions, type StartNexusOperationOptions } from '@temporalio/workflow';
+import {
+  createNexusClient,
+  executeChild,
+  startChild,
+  uuid4,
+  type ChildWorkflowHandle,
+  type ChildWorkflowOptions,
+  type StartNexusOperationOptions,
+} from '@temporalio/workflow';
 import { DEFAULT_TASK_QUEUE, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from './contract';
 import type { MessageStatus } from '../messages/message';
 import { messageWorkflowId } from '../messages/temporal';
@@ -36,12 +44,18 @@ function childOptions(input: SendMessageInput, options: MessageChildOptions) {
 }
 
 /** Runs the message as a child workflow and returns its final status. */
-export function executeMessageChild(input: SendMessageInput, options: MessageChildOptions = {}): Promise<MessageStatus> {
+export function executeMessageChild(
+  input: SendMessageInput,
+  options: MessageChildOptions = {},
+): Promise<MessageStatus> {
   return executeChild<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, childOptions(input, options));
 }
 
 /** Starts the message as a child workflow; `await handle.result()` later. */
-export function startMessageChild(input: SendMessageInput, options: MessageChildOptions = {}): Promise<ChildWorkflowHandle<SendMessageWorkflow>> {
+export function startMessageChild(
+  input: SendMessageInput,
+  options: MessageChildOptions = {},
+): Promise<ChildWorkflowHandle<SendMessageWorkflow>> {
   return startChild<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, childOptions(input, options));
 }
 
@@ -51,6 +65,14 @@ export function startMessageChild(input: SendMessageInput, options: MessageChild
  * out: the endpoint's. Failures arrive as a NexusOperationFailure whose cause is the refusal or the run's own
  * failure (e.g. an ApplicationFailure of type `invalid_request`, `tenant_mismatch` or `idempotency_conflict`: rules/error-codes.ts).
  */
-export function sendMessageViaNexus(endpoint: string, input: NexusSendInput, options: Partial<StartNexusOperationOptions> = {}): Promise<MessageStatus> {
-  return createNexusClient({ endpoint, service: agentReachService }).executeOperation('sendMessage', withMessageId(input), options);
+export function sendMessageViaNexus(
+  endpoint: string,
+  input: NexusSendInput,
+  options: Partial<StartNexusOperationOptions> = {},
+): Promise<MessageStatus> {
+  return createNexusClient({ endpoint, service: agentReachService }).executeOperation(
+    'sendMessage',
+    withMessageId(input),
+    options,
+  );
 }

@@ -12,7 +12,8 @@ export class LruCache<K, V> {
   private oldest = this.entries.keys();
 
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`an LRU capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`an LRU capacity must be a positive integer, got ${capacity}`);
   }
 
   get size(): number {

@@ -22,7 +22,9 @@ function macOf(key: string, query: string, cursor: string): string {
 export function pageTokenOf(cursor: Uint8Array, query: string, key?: string): string {
   if (cursor.length === 0) return '';
   const c = Buffer.from(cursor).toString('base64');
-  return Buffer.from(JSON.stringify({ q: queryDigest(query), c, ...(key ? { m: macOf(key, query, c) } : {}) })).toString('base64url');
+  return Buffer.from(
+    JSON.stringify({ q: queryDigest(query), c, ...(key ? { m: macOf(key, query, c) } : {}) }),
+  ).toString('base64url');
 }
 
 function macMatches(mac: unknown, keys: readonly string[], query: string, cursor: string): boolean {
@@ -38,7 +40,11 @@ function macMatches(mac: unknown, keys: readonly string[], query: string, cursor
  * Temporal's cursor from a token made for `query` (with one of `keys`, when given): undefined for the first page
  * (''), 'invalid' for anything else.
  */
-export function cursorOfToken(token: string, query: string, keys?: readonly string[]): Uint8Array | undefined | 'invalid' {
+export function cursorOfToken(
+  token: string,
+  query: string,
+  keys?: readonly string[],
+): Uint8Array | undefined | 'invalid' {
   if (token === '') return undefined;
   if (token.length > MAX_PAGE_TOKEN_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) return 'invalid';
   let parsed: unknown;

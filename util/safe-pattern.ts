@@ -24,19 +24,23 @@ const compiled = new LruCache<string, Compiled>(2_000);
  * Escaped backslashes are copied as they are, so `\\u0041` stays a backslash followed by "u0041".
  */
 export function toRe2Syntax(pattern: string): string {
-  return pattern.replace(/\\\\|\\u\{([0-9A-Fa-f]{1,6})\}|\\u([0-9A-Fa-f]{4})/g, (whole, braced?: string, four?: string) =>
-    (braced ?? four) ? `\\x{${braced ?? four}}` : whole,
+  return pattern.replace(
+    /\\\\|\\u\{([0-9A-Fa-f]{1,6})\}|\\u([0-9A-Fa-f]{4})/g,
+    (whole, braced?: string, four?: string) => ((braced ?? four) ? `\\x{${braced ?? four}}` : whole),
   );
 }
 
 function compile(pattern: string): Compiled {
-  if (pattern.length > MAX_PATTERN_CHARS) return { problem: `the pattern is longer than ${MAX_PATTERN_CHARS} characters` };
+  if (pattern.length > MAX_PATTERN_CHARS)
+    return { problem: `the pattern is longer than ${MAX_PATTERN_CHARS} characters` };
   try {
     const re = RE2JS.compile(toRe2Syntax(pattern));
     // ajv keys its shared pattern cache by toString(), as it would a RegExp's "/…/u": each pattern needs its own.
     return { pattern: { test: (text) => re.matcher(text).find(), toString: () => `re2:${pattern}` } };
   } catch (error) {
-    return { problem: `the pattern is not supported by the linear-time engine (RE2: no backreferences or lookaround): ${(error as Error).message}` };
+    return {
+      problem: `the pattern is not supported by the linear-time engine (RE2: no backreferences or lookaround): ${(error as Error).message}`,
+    };
   }
 }
 

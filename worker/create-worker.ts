@@ -19,7 +19,10 @@ export interface MessageWorkerOptions {
   /** OpenTelemetry: spans of workflow runs and activities. A prebuilt bundle must include {@link otelWorkflowModule}. */
   telemetry?: Telemetry;
   /** Concurrency and cache knobs (see `workerTuning` in platform/config.ts); Temporal's defaults when absent. */
-  tuning?: Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'maxCachedWorkflows'>;
+  tuning?: Pick<
+    WorkerOptions,
+    'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'maxCachedWorkflows'
+  >;
   /**
    * The `agentReach` Nexus service (docs/architecture.md): on the task queue for NEXUS_DEFAULT_TENANT, and on a
    * Nexus-only worker per tenant of NEXUS_TENANTS. Needs `activityDeps.intake`. Absent: no Nexus service.
@@ -67,7 +70,8 @@ function nexusHandlers(options: MessageWorkerOptions): Map<string, ReturnType<ty
       sealKeys: options.activityDeps.sealKeys,
     });
   handlers.set(options.taskQueue, handlerFor(defaultNexusTenant(config)));
-  for (const tenant of config.NEXUS_TENANTS) handlers.set(nexusTaskQueue(options.taskQueue, tenant), handlerFor(tenant));
+  for (const tenant of config.NEXUS_TENANTS)
+    handlers.set(nexusTaskQueue(options.taskQueue, tenant), handlerFor(tenant));
   return handlers;
 }
 
@@ -96,9 +100,16 @@ export async function createMessageWorker(options: MessageWorkerOptions): Promis
   });
   // A worker polls one task queue: each tenant's Nexus queue has its own (Nexus tasks only, on the same connection).
   const tenantWorkers = await Promise.all(
-    [...handlers].filter(([queue]) => queue !== options.taskQueue).map(([taskQueue, handler]) =>
-      Worker.create({ connection: options.connection, namespace: options.namespace, taskQueue, nexusServices: [handler] }),
-    ),
+    [...handlers]
+      .filter(([queue]) => queue !== options.taskQueue)
+      .map(([taskQueue, handler]) =>
+        Worker.create({
+          connection: options.connection,
+          namespace: options.namespace,
+          taskQueue,
+          nexusServices: [handler],
+        }),
+      ),
   );
   return runTogether([main, ...tenantWorkers]);
 }

@@ -50,7 +50,10 @@ export async function startDeliveryDeps(options: DeliveryDepsOptions): Promise<D
   const warn = (what: string) => (error: unknown) => logger.warn({ err: error }, `${what} failed`);
   await catalogue.index.refresh().catch(warn('catalogue copy load'));
   const stopIndex = catalogue.index.start(logger);
-  const circuits = new BatchedCircuits(catalogue.circuits, circuitPolicy(config), { capacity: CIRCUIT_CAPACITY, maxPending: CIRCUIT_MAX_PENDING });
+  const circuits = new BatchedCircuits(catalogue.circuits, circuitPolicy(config), {
+    capacity: CIRCUIT_CAPACITY,
+    maxPending: CIRCUIT_MAX_PENDING,
+  });
   const stopCircuits = circuits.start(config.CIRCUIT_FLUSH_MS, warn('circuit flush'));
   const stats = new RoutingStats(routingStatsModel(mongo));
   const stopStats = stats.start(options.statsFlushMs ?? STATS_FLUSH_MS, warn('routing stats flush'));

@@ -28,11 +28,20 @@ async function main(): Promise<void> {
   if (config.WORKER_METRICS_PORT) {
     createServer((req, res) => {
       if (req.url !== '/metrics') return void res.writeHead(404).end();
-      void metrics.registry.metrics().then((text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text));
+      void metrics.registry
+        .metrics()
+        .then((text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text));
     }).listen(config.WORKER_METRICS_PORT);
     logger.info({ port: config.WORKER_METRICS_PORT }, 'worker metrics on /metrics');
   }
-  const worker = await runMessageWorker({ config, mongo, logger, connection, metrics, ...(telemetry ? { telemetry } : {}) });
+  const worker = await runMessageWorker({
+    config,
+    mongo,
+    logger,
+    connection,
+    metrics,
+    ...(telemetry ? { telemetry } : {}),
+  });
   // The SDK drains the worker at the first signal and then lets go of them; ours stay, so a second signal (a
   // supervisor's SIGTERM after a Ctrl-C) waits for the drain instead of killing the process in the middle of it.
   let stopping = false;

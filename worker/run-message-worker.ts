@@ -26,7 +26,12 @@ export async function runMessageWorker(options: {
   telemetry?: Telemetry;
 }): Promise<RunningMessageWorker> {
   const { config, logger } = options;
-  const deliveryDeps = await startDeliveryDeps({ config, mongo: options.mongo, logger, ...(options.metrics ? { metrics: options.metrics } : {}) });
+  const deliveryDeps = await startDeliveryDeps({
+    config,
+    mongo: options.mongo,
+    logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
   const worker = await createMessageWorker({
     connection: options.connection,
     namespace: config.TEMPORAL_NAMESPACE,

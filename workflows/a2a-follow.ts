@@ -14,7 +14,12 @@ import { RECEIPT_VISIBLE_AFTER_MS, type MessageRun } from './message-run';
  * an answer "still working" counts as word from it), or a cancel or the deadline interrupts. True when the outcome
  * came; false when the agent no longer knows the task (deliver again) or the wait ended without it.
  */
-export async function followA2aTask(run: MessageRun, target: DeliveryTarget, taskId: string, ackTimeoutMs: number): Promise<boolean> {
+export async function followA2aTask(
+  run: MessageRun,
+  target: DeliveryTarget,
+  taskId: string,
+  ackTimeoutMs: number,
+): Promise<boolean> {
   const { pollA2aTask } = a2aActivities(run.input.policy);
   const followed = Date.now();
   let heardAt = followed;
@@ -22,7 +27,12 @@ export async function followA2aTask(run: MessageRun, target: DeliveryTarget, tas
   for (let poll = 0; ; poll++) {
     const untilDeadline = Math.max(0, run.deadlineMs - Date.now());
     if (poll > 0) {
-      const pause = Math.min(A2A_POLL_FIRST_MS * 2 ** (poll - 1), A2A_POLL_MAX_MS, Math.max(0, heardAt + ackTimeoutMs - Date.now()), untilDeadline);
+      const pause = Math.min(
+        A2A_POLL_FIRST_MS * 2 ** (poll - 1),
+        A2A_POLL_MAX_MS,
+        Math.max(0, heardAt + ackTimeoutMs - Date.now()),
+        untilDeadline,
+      );
       await run.taskNewsWithin(pause);
     }
     if (run.hasReceipt) return true;
@@ -32,13 +42,21 @@ export async function followA2aTask(run: MessageRun, target: DeliveryTarget, tas
       shown = true;
     }
     const waitMs = poll === 0 ? Math.min(A2A_FIRST_READ_WAIT_MS, untilDeadline) : 0;
-    const polled = await pollA2aTask({ message: run.input, agent_id: target.agent_id, endpoint: target.endpoint, task_id: taskId, wait_ms: waitMs }).catch(
-      (error: Error): A2aPoll => ({ failure: { transient: true, error: error.message } }),
-    );
+    const polled = await pollA2aTask({
+      message: run.input,
+      agent_id: target.agent_id,
+      endpoint: target.endpoint,
+      task_id: taskId,
+      wait_ms: waitMs,
+    }).catch((error: Error): A2aPoll => ({ failure: { transient: true, error: error.message } }));
     if ('outcome' in polled) {
       heardAt = Date.now();
       if (polled.outcome.kind === 'ended') {
-        run.receiptFromTask(polled.outcome.misrouted ? { agent_id: target.agent_id, status: 'misrouted' } : { agent_id: target.agent_id, ...polled.outcome.outcome });
+        run.receiptFromTask(
+          polled.outcome.misrouted
+            ? { agent_id: target.agent_id, status: 'misrouted' }
+            : { agent_id: target.agent_id, ...polled.outcome.outcome },
+        );
         return true;
       }
     } else if (!polled.failure.transient) {

@@ -9,7 +9,16 @@
  * so one task waits at most LOCAL_WAIT_MS in all, and takes at most LOCAL_RESULT_BYTES of results (they travel in
  * its completion, and the history's size is read between tasks): past either, steps are awaited by activity.
  */
-import { ActivityCancellationType, CancellationScope, getExternalWorkflowHandle, isCancellation, log, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  proxyActivities,
+  proxyLocalActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { PreparedMessage } from '../activities/prepare-message';
 import type { ChainSent } from '../chains/chain-sent';
@@ -84,7 +93,11 @@ export interface DirectStep {
  * Sends one message and answers what it came to. A refusal of its preparation fails it (`refusal`); a cancel of the
  * calling scope cancels its message, whose end is then awaited (it may have ended otherwise meanwhile).
  */
-export async function sendDirect(step: DirectStep, waits: LocalWaits, refusal: (error: unknown) => ChainSent): Promise<ChainSent> {
+export async function sendDirect(
+  step: DirectStep,
+  waits: LocalWaits,
+  refusal: (error: unknown) => ChainSent,
+): Promise<ChainSent> {
   let sent;
   try {
     sent = await sendChainStep({ ...step.send, wait_ms: waits.allowance() });
@@ -107,11 +120,14 @@ function cancelStep(step: DirectStep): Promise<ChainSent> {
     await getExternalWorkflowHandle(messageWorkflowId(step.tenant, step.message_id))
       .cancel()
       .catch((error: unknown) =>
-        log.info('chain step: its message could not be cancelled (none started, or it had ended); its end is read next', {
-          chain_id: step.chain_id,
-          message_id: step.message_id,
-          why: (error as Error).message ?? String(error),
-        }),
+        log.info(
+          'chain step: its message could not be cancelled (none started, or it had ended); its end is read next',
+          {
+            chain_id: step.chain_id,
+            message_id: step.message_id,
+            why: (error as Error).message ?? String(error),
+          },
+        ),
       );
     return awaitChainStep({ tenant: step.tenant, chain_id: step.chain_id, message_id: step.message_id });
   });

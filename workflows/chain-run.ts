@@ -3,27 +3,63 @@
  * built from the step's templates (an intent step is routed and its params checked first): started by the chain
  * itself (DIRECT_STEPS: chain-direct-step.ts), or, in runs before it, as a child run. Deterministic: no I/O here.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, ChildWorkflowFailure, condition, isCancellation, log, proxyActivities, proxyLocalActivities, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  condition,
+  isCancellation,
+  log,
+  proxyActivities,
+  proxyLocalActivities,
+  startChild,
+  workflowInfo,
+  type ChildWorkflowHandle,
+} from '@temporalio/workflow';
 import { messageWorkflowId } from '../platform/temporal-names';
 import type { Activities } from '../activities';
 import type { PreparedMessage } from '../activities/prepare-message';
 import { MESSAGE_WORKFLOW, messageSearchAttributes } from '../messages/temporal';
 import type { leanMessageWorkflow } from './message';
-import type { ChainStatus, SentMessage, StepAddress, StepCondition, StepError, StepState, StepStatus } from '../chains/chain';
+import type {
+  ChainStatus,
+  SentMessage,
+  StepAddress,
+  StepCondition,
+  StepError,
+  StepState,
+  StepStatus,
+} from '../chains/chain';
 import { jsonSize } from '../chains/mapped-size';
 import type { PlannedStep } from '../chains/plan';
 import { conditionHolds } from '../chains/condition';
 import { refsIn, sourceOf } from '../chains/pointer';
 import { inlineResultCap, keptResult } from '../chains/result-refs';
-import { historyFull, resumedDocument, type ChainResume, type ChainRunLimits, type ChainStop } from '../chains/run-state';
+import {
+  historyFull,
+  resumedDocument,
+  type ChainResume,
+  type ChainRunLimits,
+  type ChainStop,
+} from '../chains/run-state';
 import { stepMessage, type ChainDocument, type StepMessage } from '../chains/step-message';
 import type { RunChainInput } from '../chains/temporal';
 import { paramsMisfit } from '../chains/type-check';
 import { sentOf, type ChainSent } from '../chains/chain-sent';
 import { LocalWaits, sendDirect } from './chain-direct-step';
-import { routingTaskQueue, SEND_MESSAGE_WORKFLOW, type SendMessageInput, type SendMessageWorkflow } from '../temporal-callers/contract';
+import {
+  routingTaskQueue,
+  SEND_MESSAGE_WORKFLOW,
+  type SendMessageInput,
+  type SendMessageWorkflow,
+} from '../temporal-callers/contract';
 
-const { capabilityParameters, mapChainStep, prepareMessage: prepareLocally } = proxyLocalActivities<Activities>({
+const {
+  capabilityParameters,
+  mapChainStep,
+  prepareMessage: prepareLocally,
+} = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',
   scheduleToCloseTimeout: '2m',
   retry: { maximumInterval: '10s' },
@@ -55,7 +91,10 @@ export const now = () => new Date().toISOString();
  * fails the step before anything is delivered. Undefined when the router refused: the message then starts with its
  * intent alone and records the refusal as any message would.
  */
-async function routedTarget(request: SendMessageInput, taskQueue: string): Promise<{ target: { agent_id: string; capability: string } } | { misfit: string } | undefined> {
+async function routedTarget(
+  request: SendMessageInput,
+  taskQueue: string,
+): Promise<{ target: { agent_id: string; capability: string } } | { misfit: string } | undefined> {
   const routed = await routedMessage(request, taskQueue);
   if (!routed) return undefined;
   if ('misfit' in routed) return routed;
@@ -63,13 +102,22 @@ async function routedTarget(request: SendMessageInput, taskQueue: string): Promi
 }
 
 /** As `routedTarget`, with the message the api's `prepareMessage` built: sealed, sent as the chain's caller. */
-async function routedMessage(request: SendMessageInput, taskQueue: string): Promise<{ prepared: PreparedMessage } | { misfit: string } | undefined> {
-  const { prepareMessage } = proxyActivities<Activities>({ taskQueue: routingTaskQueue(taskQueue), startToCloseTimeout: '30s', scheduleToCloseTimeout: '1m', retry: { maximumInterval: '5s' } });
+async function routedMessage(
+  request: SendMessageInput,
+  taskQueue: string,
+): Promise<{ prepared: PreparedMessage } | { misfit: string } | undefined> {
+  const { prepareMessage } = proxyActivities<Activities>({
+    taskQueue: routingTaskQueue(taskQueue),
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: '1m',
+    retry: { maximumInterval: '5s' },
+  });
   const prepared = await prepareMessage(request);
   if (prepared.kind !== 'prepared') return undefined;
   if (prepared.input.rejection) return { prepared };
   const target = prepared.input.target;
-  const misfit = request.params && paramsMisfit(await capabilityParameters({ tenant: request.tenant, ...target }), request.params);
+  const misfit =
+    request.params && paramsMisfit(await capabilityParameters({ tenant: request.tenant, ...target }), request.params);
   return misfit ? { misfit: `${target.capability}: ${misfit}` } : { prepared };
 }
 
@@ -80,7 +128,10 @@ async function routedMessage(request: SendMessageInput, taskQueue: string): Prom
  * message as the router built it (a rejected message is recorded, never delivered). Undefined when routing chose
  * nothing the chain can start.
  */
-async function preparedMessage(request: SendMessageInput, taskQueue: string): Promise<{ prepared: PreparedMessage } | { misfit: string } | undefined> {
+async function preparedMessage(
+  request: SendMessageInput,
+  taskQueue: string,
+): Promise<{ prepared: PreparedMessage } | { misfit: string } | undefined> {
   if (request.intent && !request.target) {
     const routed = await routedMessage(request, taskQueue);
     if (!routed || 'misfit' in routed || routed.prepared.input.rejection) return routed;
@@ -97,9 +148,11 @@ function refusalOf(error: unknown): Sent {
 
 /** A refusal or failure of a step's message, as the step's error. */
 function errorOf(error: unknown): { state: StepState; error: StepError } {
-  if (isCancellation(error)) return { state: 'cancelled', error: { code: 'cancelled', message: 'the chain was cancelled' } };
+  if (isCancellation(error))
+    return { state: 'cancelled', error: { code: 'cancelled', message: 'the chain was cancelled' } };
   const cause = error instanceof ChildWorkflowFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure) return { state: 'failed', error: { code: cause.type ?? 'failed', message: cause.message } };
+  if (cause instanceof ApplicationFailure)
+    return { state: 'failed', error: { code: cause.type ?? 'failed', message: cause.message } };
   return { state: 'failed', error: { code: 'failed', message: (cause as Error)?.message ?? String(cause) } };
 }
 
@@ -152,7 +205,13 @@ export class ChainRun {
 
   /** What the next run needs when this one continues as new. */
   resumeState(cancelRequest: { reason?: string } | undefined): ChainResume {
-    return { status: this.status, completed_in_order: this.completedInOrder, ...(this.stop ? { stop: this.stop } : {}), ...(cancelRequest ? { cancel_request: cancelRequest } : {}), limits: this.limits! };
+    return {
+      status: this.status,
+      completed_in_order: this.completedInOrder,
+      ...(this.stop ? { stop: this.stop } : {}),
+      ...(cancelRequest ? { cancel_request: cancelRequest } : {}),
+      limits: this.limits!,
+    };
   }
 
   /** Whether this run's history is past its budget: time to continue as new once no step runs. */
@@ -164,7 +223,9 @@ export class ChainRun {
   /** A message's end into its status: its result inline when small, else by reference to its message. */
   record(into: SentMessage, sent: Sent): void {
     const { result, ...rest } = sent;
-    Object.assign(into, rest, keptResult(into.message_id, result, this.inlineCap), { ended_at: rest.ended_at ?? now() });
+    Object.assign(into, rest, keptResult(into.message_id, result, this.inlineCap), {
+      ended_at: rest.ended_at ?? now(),
+    });
   }
 
   /** Each step's state, as its status shows it. */
@@ -173,10 +234,17 @@ export class ChainRun {
   }
 
   /** Sends one message of the chain (a step or a compensation) in `scope`, as this run's shape sends one. */
-  send(messageId: string, address: StepAddress, deadlineMs: number | undefined, scope: CancellationScope): Promise<Sent> {
+  send(
+    messageId: string,
+    address: StepAddress,
+    deadlineMs: number | undefined,
+    scope: CancellationScope,
+  ): Promise<Sent> {
     return scope.run(async () => {
       // Only a step reading a result kept by reference awaits here: any other is built as before, in this very task.
-      const built = this.readsReferenced(address) ? await this.mappedByReference(address) : stepMessage(address, this.document, this.limits?.max_message_bytes);
+      const built = this.readsReferenced(address)
+        ? await this.mappedByReference(address)
+        : stepMessage(address, this.document, this.limits?.max_message_bytes);
       if (!built.ok) return { state: 'failed', error: { code: built.code, message: built.message } };
       const request = this.requestOf(messageId, address, built.message, deadlineMs);
       if (this.shape === 'direct') return this.sendDirect(request);
@@ -211,9 +279,14 @@ export class ChainRun {
         // A cancel while routing: nothing was started.
         return refusalOf(error);
       }
-      if (!routed) return { state: 'failed', error: { code: 'routing_unavailable', message: 'the routing queue answered without routing' } };
+      if (!routed)
+        return {
+          state: 'failed',
+          error: { code: 'routing_unavailable', message: 'the routing queue answered without routing' },
+        };
       if ('misfit' in routed) return { state: 'failed', error: { code: 'params_mismatch', message: routed.misfit } };
-      if (routed.prepared.input.rejection) return sendDirect({ ...step, send: { prepared: routed.prepared } }, this.waits, refusalOf);
+      if (routed.prepared.input.rejection)
+        return sendDirect({ ...step, send: { prepared: routed.prepared } }, this.waits, refusalOf);
       request.target = routed.prepared.input.target;
     }
     return sendDirect({ ...step, send: { request } }, this.waits, refusalOf);
@@ -223,7 +296,8 @@ export class ChainRun {
   private async startSendMessage(request: SendMessageInput): Promise<MessageChild | Sent> {
     if (request.intent && !request.target) {
       const routed = await routedTarget(request, this.taskQueue);
-      if (routed && 'misfit' in routed) return { state: 'failed', error: { code: 'params_mismatch', message: routed.misfit } };
+      if (routed && 'misfit' in routed)
+        return { state: 'failed', error: { code: 'params_mismatch', message: routed.misfit } };
       if (routed) request.target = routed.target;
     }
     return startChild<SendMessageWorkflow>(SEND_MESSAGE_WORKFLOW, {
@@ -247,7 +321,11 @@ export class ChainRun {
       if (isCancellation(error)) throw error;
       return refusalOf(error);
     }
-    if (!ready) return { state: 'failed', error: { code: 'routing_unavailable', message: 'the routing queue answered without routing' } };
+    if (!ready)
+      return {
+        state: 'failed',
+        error: { code: 'routing_unavailable', message: 'the routing queue answered without routing' },
+      };
     if ('misfit' in ready) return { state: 'failed', error: { code: 'params_mismatch', message: ready.misfit } };
     const { input, memo, summary } = ready.prepared;
     return startChild<typeof leanMessageWorkflow>(MESSAGE_WORKFLOW, {
@@ -272,16 +350,26 @@ export class ChainRun {
   /** Whether the templates read a result this run keeps only by reference. */
   private readsReferenced(templates: { input?: unknown; payload?: unknown }): boolean {
     if (this.referenced.size === 0) return false;
-    return [templates.input, templates.payload].some((template) => refsIn(template).some(({ ref }) => {
-      const source = sourceOf(ref);
-      return source.kind === 'step' && this.referenced.has(source.step);
-    }));
+    return [templates.input, templates.payload].some((template) =>
+      refsIn(template).some(({ ref }) => {
+        const source = sourceOf(ref);
+        return source.kind === 'step' && this.referenced.has(source.step);
+      }),
+    );
   }
 
   /** A step's message built by `mapChainStep`, which reads the results kept by reference from their messages. */
   private async mappedByReference(address: StepAddress): Promise<StepMessage> {
     try {
-      const mapped = await mapChainStep(this.mapRequest({ address: { ...(address.intent ? { intent: address.intent } : {}), input: address.input, payload: address.payload } }));
+      const mapped = await mapChainStep(
+        this.mapRequest({
+          address: {
+            ...(address.intent ? { intent: address.intent } : {}),
+            input: address.input,
+            payload: address.payload,
+          },
+        }),
+      );
       return 'message' in mapped ? mapped.message : unmappable(new Error('mapChainStep built no message'));
     } catch (error) {
       return unmappable(error);
@@ -295,20 +383,36 @@ export class ChainRun {
       const mapped = await mapChainStep(this.mapRequest({ when }));
       return 'when_holds' in mapped && mapped.when_holds;
     } catch (error) {
-      log.warn('chain: a step condition could not be read; it counts as not holding', { chain_id: this.input.chain_id, ref: when.$ref, error: (error as Error)?.message ?? String(error) });
+      log.warn('chain: a step condition could not be read; it counts as not holding', {
+        chain_id: this.input.chain_id,
+        ref: when.$ref,
+        error: (error as Error)?.message ?? String(error),
+      });
       return false;
     }
   }
 
   private mapRequest(what: { address: StepAddress } | { when: StepCondition }) {
-    return { tenant: this.input.tenant, chain_id: this.input.chain_id, document: this.document, referenced: Object.fromEntries(this.referenced), ...what, ...(this.limits ? { max_bytes: this.limits.max_message_bytes } : {}) };
+    return {
+      tenant: this.input.tenant,
+      chain_id: this.input.chain_id,
+      document: this.document,
+      referenced: Object.fromEntries(this.referenced),
+      ...what,
+      ...(this.limits ? { max_bytes: this.limits.max_message_bytes } : {}),
+    };
   }
 
   /**
    * The `sendMessage` input of one message, with its deadline. It carries no credential: the gateway sends it as the
    * chain's caller, found from this run's own input (chains/chain-caller.ts), since this run is its parent.
    */
-  private requestOf(messageId: string, address: StepAddress, built: { params?: Record<string, unknown>; payload?: unknown }, deadlineMs: number | undefined): SendMessageInput {
+  private requestOf(
+    messageId: string,
+    address: StepAddress,
+    built: { params?: Record<string, unknown>; payload?: unknown },
+    deadlineMs: number | undefined,
+  ): SendMessageInput {
     return {
       tenant: this.input.tenant,
       message_id: messageId,
@@ -333,12 +437,19 @@ export class ChainRun {
     shown.started_at = now();
     const scope = new CancellationScope();
     this.running.set(step.id, scope);
-    const sending = later ? this.sendWhen(when, shown, step, scope) : this.send(shown.message_id, step, step.deadline_ms, scope);
+    const sending = later
+      ? this.sendWhen(when, shown, step, scope)
+      : this.send(shown.message_id, step, step.deadline_ms, scope);
     void sending.then((sent) => this.ended(step, shown, sent));
   }
 
   /** Sends the step if its `when` holds once the result it reads is read; else the step is skipped. */
-  private async sendWhen(when: StepCondition, shown: StepStatus, step: PlannedStep, scope: CancellationScope): Promise<Sent> {
+  private async sendWhen(
+    when: StepCondition,
+    shown: StepStatus,
+    step: PlannedStep,
+    scope: CancellationScope,
+  ): Promise<Sent> {
     if (!(await scope.run(() => this.whenHolds(when)))) return { state: 'skipped' };
     return this.send(shown.message_id, step, step.deadline_ms, scope);
   }

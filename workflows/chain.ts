@@ -9,14 +9,33 @@
  * completed first, each once. A cancel reaches the running steps' messages (they are cancelled). Deterministic: no
  * I/O here.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew, patched, proxyLocalActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  patched,
+  proxyLocalActivities,
+  setHandler,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { replyWorkflowId } from '../platform/temporal-names';
 import type { Activities } from '../activities';
 import type { PreparedChain } from '../activities/prepare-chain';
 import type { ChainState, ChainStatus, SentMessage, StepStatus } from '../chains/chain';
 import { compensationOrder, plannedSteps, readySteps } from '../chains/plan';
 import type { ChainResume } from '../chains/run-state';
-import { cancelChainUpdate, chainStatusQuery, chainWorkflowId, CHAIN_FAILURES, compensationMessageId, stepMessageId, type RunChainInput } from '../chains/temporal';
+import {
+  cancelChainUpdate,
+  chainStatusQuery,
+  chainWorkflowId,
+  CHAIN_FAILURES,
+  compensationMessageId,
+  stepMessageId,
+  type RunChainInput,
+} from '../chains/temporal';
 import { ChainRun, now, type ChainShape } from './chain-run';
 import { notifyCallerWorkflow } from './notify-caller';
 
@@ -50,11 +69,24 @@ export async function runChain(input: RunChainInput, resume?: ChainResume): Prom
   const tenant = typeof input?.tenant === 'string' ? input.tenant : '';
   const chainId = typeof input?.chain_id === 'string' ? input.chain_id : '';
   if (!chainId || workflowId !== chainWorkflowId(tenant, chainId)) {
-    throw ApplicationFailure.nonRetryable(`workflow id ${workflowId} does not match the input: it must be chain:<tenant>:<chain_id>`, CHAIN_FAILURES.workflowIdMismatch);
+    throw ApplicationFailure.nonRetryable(
+      `workflow id ${workflowId} does not match the input: it must be chain:<tenant>:<chain_id>`,
+      CHAIN_FAILURES.workflowIdMismatch,
+    );
   }
   // A client cannot start a run continued from another: only a chain's own run hands over its state.
-  if (resume && !continuedFromExecutionRunId) throw ApplicationFailure.nonRetryable('resume state comes only from a run of this chain that continued as new', CHAIN_FAILURES.invalidChain);
-  const status: ChainStatus = resume?.status ?? { chain_id: chainId, tenant, state: 'running', steps: [], started_at: startTime.toISOString() };
+  if (resume && !continuedFromExecutionRunId)
+    throw ApplicationFailure.nonRetryable(
+      'resume state comes only from a run of this chain that continued as new',
+      CHAIN_FAILURES.invalidChain,
+    );
+  const status: ChainStatus = resume?.status ?? {
+    chain_id: chainId,
+    tenant,
+    state: 'running',
+    steps: [],
+    started_at: startTime.toISOString(),
+  };
   let cancelRequest: { reason?: string } | undefined = resume?.cancel_request;
   setHandler(chainStatusQuery, () => status);
   setHandler(cancelChainUpdate, (request) => {
@@ -71,10 +103,16 @@ export async function runChain(input: RunChainInput, resume?: ChainResume): Prom
     : sealed
       ? { steps: sealedSteps(input), limits: sealed }
       : await prepareChain(input).catch((error: unknown) => {
-        // The refusal itself (its type names the reason), not the activity failure wrapping it.
-        throw error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause : error;
-      });
-  if (!resume) status.steps = steps.map((s) => ({ id: s.id, after: s.after, message_id: stepMessageId(chainId, s.id), state: 'pending' }));
+          // The refusal itself (its type names the reason), not the activity failure wrapping it.
+          throw error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause : error;
+        });
+  if (!resume)
+    status.steps = steps.map((s) => ({
+      id: s.id,
+      after: s.after,
+      message_id: stepMessageId(chainId, s.id),
+      state: 'pending',
+    }));
   const shape: ChainShape = direct ? 'direct' : patched(PREPARED_STEPS) ? 'prepared' : 'send-message';
   const run = new ChainRun(input, steps, status, () => cancelRequest, taskQueue, limits, shape);
   if (resume) run.resume(resume);
@@ -95,7 +133,10 @@ function sealedSteps(input: RunChainInput) {
   try {
     return plannedSteps(input);
   } catch (error) {
-    throw ApplicationFailure.nonRetryable(`invalid chain: ${(error as Error)?.message ?? String(error)}`, CHAIN_FAILURES.invalidChain);
+    throw ApplicationFailure.nonRetryable(
+      `invalid chain: ${(error as Error)?.message ?? String(error)}`,
+      CHAIN_FAILURES.invalidChain,
+    );
   }
 }
 
@@ -116,7 +157,11 @@ async function runSteps(run: ChainRun): Promise<ChainStatus> {
     shown.state = cancelled ? 'cancelled' : 'skipped';
     shown.error = { code: 'not_run', message: 'the chain ended before this step could start' };
   }
-  if (cancelled) return finish(status, 'cancelled', { code: 'cancelled_by_caller', message: cancelled.reason ?? 'cancelled by the caller' });
+  if (cancelled)
+    return finish(status, 'cancelled', {
+      code: 'cancelled_by_caller',
+      message: cancelled.reason ?? 'cancelled by the caller',
+    });
   const { stop } = run;
   if (!stop) return finish(status, 'completed');
   const why = { ...stop.error, step: stop.step };
@@ -161,14 +206,30 @@ async function compensate(run: ChainRun, why: NonNullable<ChainStatus['error']>)
     // Compensations an earlier run of the chain (before it continued as new) already sent are not sent again.
     if (!shown.compensation?.ended_at) {
       if (run.historyFull()) await continueChain(run);
-      const compensation: SentMessage = { message_id: compensationMessageId(status.chain_id, step.id), state: 'running', started_at: now() };
+      const compensation: SentMessage = {
+        message_id: compensationMessageId(status.chain_id, step.id),
+        state: 'running',
+        started_at: now(),
+      };
       shown.compensation = compensation;
-      run.record(compensation, await run.send(compensation.message_id, step.compensate!, undefined, new CancellationScope({ cancellable: false })));
+      run.record(
+        compensation,
+        await run.send(
+          compensation.message_id,
+          step.compensate!,
+          undefined,
+          new CancellationScope({ cancellable: false }),
+        ),
+      );
     }
     if (shown.compensation.state !== 'completed') compensationFailed ??= shown;
   }
   if (compensationFailed) {
-    return finish(status, 'failed', { code: 'compensation_failed', message: `the compensation of step ${compensationFailed.id} failed: ${compensationFailed.compensation?.error?.message ?? ''}`, step: compensationFailed.id });
+    return finish(status, 'failed', {
+      code: 'compensation_failed',
+      message: `the compensation of step ${compensationFailed.id} failed: ${compensationFailed.compensation?.error?.message ?? ''}`,
+      step: compensationFailed.id,
+    });
   }
   return finish(status, 'compensated', why);
 }

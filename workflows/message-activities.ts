@@ -59,7 +59,10 @@ function classicActivities(policy: DeliveryPolicy, now: () => string): RunActivi
     startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
     retry: { maximumAttempts: 3 },
   });
-  const { recordMissingReceipt } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+  const { recordMissingReceipt } = proxyActivities<Activities>({
+    startToCloseTimeout: '30s',
+    retry: { maximumAttempts: 3 },
+  });
   const { notifyCancel } = proxyActivities<Activities>({
     startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
     retry: { maximumAttempts: 1 }, // best effort
@@ -77,7 +80,10 @@ function classicActivities(policy: DeliveryPolicy, now: () => string): RunActivi
  * worker that runs the workflow task (they read in-memory copies); WebSocket delivery stays a regular activity on
  * the queue of the replica holding the socket.
  */
-export function leanActivities(policy: DeliveryPolicy, now: () => string): RunActivities & Pick<Activities, 'settleMessage'> {
+export function leanActivities(
+  policy: DeliveryPolicy,
+  now: () => string,
+): RunActivities & Pick<Activities, 'settleMessage'> {
   const { recordMissingReceipt, settleMessage } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30s',
     scheduleToCloseTimeout: '5m',
@@ -90,10 +96,23 @@ export function leanActivities(policy: DeliveryPolicy, now: () => string): RunAc
     scheduleToCloseTimeout: '5m',
     retry: { maximumInterval: '10s', maximumAttempts: LOOKUP_TRIES },
   });
-  const { notifyCancel } = proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
+  const { notifyCancel } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: policy.attemptTimeoutMs + ACTIVITY_MARGIN_MS,
+    retry: { maximumAttempts: 1 },
+  });
   // HTTP targets are delivered inside resolveAndDeliver; deliverTo is left with WebSocket targets.
-  const unreachable = async (): Promise<DeliverResult> => ({ verdict: { kind: 'transient', error: 'no delivery was made for an HTTP target' }, started_at: now(), latency_ms: 0 });
-  return { reach: resolveAndDeliver, deliverTo: deliveryOver(unreachable, policy, now), recordMissingReceipt, notifyCancel, settleMessage };
+  const unreachable = async (): Promise<DeliverResult> => ({
+    verdict: { kind: 'transient', error: 'no delivery was made for an HTTP target' },
+    started_at: now(),
+    latency_ms: 0,
+  });
+  return {
+    reach: resolveAndDeliver,
+    deliverTo: deliveryOver(unreachable, policy, now),
+    recordMissingReceipt,
+    notifyCancel,
+    settleMessage,
+  };
 }
 
 /**
@@ -111,17 +130,31 @@ export async function rerouted(request: RerouteRequest): Promise<RerouteResult> 
     return await rerouteMessage(request);
   } catch (error) {
     const routing = { decided_by: 'none', provider: 'none', explanation: null };
-    return { kind: 'refused', reason: { code: 'no_route', message: `no api replica routed it again within ${REROUTE_WAIT} (${(error as Error).message})` }, routing };
+    return {
+      kind: 'refused',
+      reason: {
+        code: 'no_route',
+        message: `no api replica routed it again within ${REROUTE_WAIT} (${(error as Error).message})`,
+      },
+      routing,
+    };
   }
 }
 
 /** Reading an A2A agent's task: a local activity (GetTask, repeated for up to its wait), failures reported, not retried here. */
 export function a2aActivities(policy: DeliveryPolicy) {
-  return proxyLocalActivities<Activities>({ startToCloseTimeout: policy.attemptTimeoutMs + A2A_FIRST_READ_WAIT_MS + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
+  return proxyLocalActivities<Activities>({
+    startToCloseTimeout: policy.attemptTimeoutMs + A2A_FIRST_READ_WAIT_MS + ACTIVITY_MARGIN_MS,
+    retry: { maximumAttempts: 1 },
+  });
 }
 
 /** Delivers over HTTP with `deliverHttp`, or over the socket's replica; a lost delivery activity is a transient error. */
-function deliveryOver(deliverHttp: (request: DeliverRequest) => Promise<DeliverResult>, policy: DeliveryPolicy, now: () => string) {
+function deliveryOver(
+  deliverHttp: (request: DeliverRequest) => Promise<DeliverResult>,
+  policy: DeliveryPolicy,
+  now: () => string,
+) {
   return async (target: DeliveryTarget, request: DeliverRequest): Promise<DeliverResult> => {
     try {
       if (!deliversOverSocket(target)) return await deliverHttp(request);
@@ -133,7 +166,11 @@ function deliveryOver(deliverHttp: (request: DeliverRequest) => Promise<DeliverR
       });
       return await deliverOverSocket(request);
     } catch (error) {
-      return { verdict: { kind: 'transient', error: `delivery activity failed: ${(error as Error).message}` }, started_at: now(), latency_ms: 0 };
+      return {
+        verdict: { kind: 'transient', error: `delivery activity failed: ${(error as Error).message}` },
+        started_at: now(),
+        latency_ms: 0,
+      };
     }
   };
 }

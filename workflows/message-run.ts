@@ -6,8 +6,25 @@
  */
 import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
-import { isTerminal, type CancelInput, type MessageInput, type MessageState, type MessageStatus, type MessageTarget, type Reason, type ReceiptInput, type ReplyInput } from '../messages/message';
-import { a2aTaskChangedSignal, cancelUpdate, receiptUpdate, replyUpdate, SA_STATE, statusQuery } from '../messages/temporal';
+import {
+  isTerminal,
+  type CancelInput,
+  type MessageInput,
+  type MessageState,
+  type MessageStatus,
+  type MessageTarget,
+  type Reason,
+  type ReceiptInput,
+  type ReplyInput,
+} from '../messages/message';
+import {
+  a2aTaskChangedSignal,
+  cancelUpdate,
+  receiptUpdate,
+  replyUpdate,
+  SA_STATE,
+  statusQuery,
+} from '../messages/temporal';
 import type { CallerTurn, InputRequest, Turn } from '../protocol/turns';
 import type { RerouteResult } from '../activities/reroute-message';
 import { InstanceFailures, type Progress } from './next-step';
@@ -20,7 +37,12 @@ import { StatusRecord } from './status-record';
 export const RECEIPT_VISIBLE_AFTER_MS = 2_000;
 
 /** The state a receipt moves the message to, as its update answers. */
-const RECEIPT_STATE: Record<ReceiptInput['status'], MessageState> = { processed: 'processed', failed: 'failed', misrouted: 'routing', input_required: 'input_required' };
+const RECEIPT_STATE: Record<ReceiptInput['status'], MessageState> = {
+  processed: 'processed',
+  failed: 'failed',
+  misrouted: 'routing',
+  input_required: 'input_required',
+};
 
 /** The caller's words in an input (only what it has). */
 function words(input: Pick<MessageInput, 'intent' | 'params' | 'payload'>): Omit<CallerTurn, 'role' | 'at'> {
@@ -189,7 +211,8 @@ export class MessageRun {
       (r) => {
         // No delivery is out while the message waits for input, and a receipt for another turn is a late repeat.
         const notNow = this.status.state === 'input_required' || (r.turn ?? 1) !== this.currentTurn;
-        if (this.pendingReceipt || isTerminal(this.status.state) || notNow) return { applied: false, state: this.status.state };
+        if (this.pendingReceipt || isTerminal(this.status.state) || notNow)
+          return { applied: false, state: this.status.state };
         this.pendingReceipt = r;
         return { applied: true, state: RECEIPT_STATE[r.status] };
       },
@@ -213,7 +236,8 @@ export class MessageRun {
       },
       {
         validator: (_reply: ReplyInput) => {
-          if (this.status.state !== 'input_required' || this.reply) throw new Error(`not_waiting_for_input: the message is ${this.status.state}, not waiting for input`);
+          if (this.status.state !== 'input_required' || this.reply)
+            throw new Error(`not_waiting_for_input: the message is ${this.status.state}, not waiting for input`);
         },
       },
     );
@@ -226,7 +250,11 @@ export class MessageRun {
 
   /** Where the message stands against its budget (of this turn); a spared try does not count. */
   progress(tries: number): Progress {
-    return { tries: tries - this.sparedTries - this.triesBeforeTurn, maxAttempts: this.maxAttempts, lastFailure: this.failure };
+    return {
+      tries: tries - this.sparedTries - this.triesBeforeTurn,
+      maxAttempts: this.maxAttempts,
+      lastFailure: this.failure,
+    };
   }
 
   /** How many times the agent asked for input. */

@@ -24,7 +24,15 @@ import { speaksA2a } from '../rules/transport';
 import { followA2aTask } from './a2a-follow';
 import { leanActivities, rerouted, runActivities, type RunActivities } from './message-activities';
 import { MessageRun } from './message-run';
-import { lookupRefusal, nextStep, outOfTime, unavailability, unsealedRefusal, waitsOnCircuits, type NextStep } from './next-step';
+import {
+  lookupRefusal,
+  nextStep,
+  outOfTime,
+  unavailability,
+  unsealedRefusal,
+  waitsOnCircuits,
+  type NextStep,
+} from './next-step';
 import { notifyCallerWorkflow } from './notify-caller';
 import { settlementOf } from './status-record';
 
@@ -53,7 +61,12 @@ export async function messageWorkflow(input: MessageInput): Promise<MessageStatu
  * replay-safe logger says what was dropped and why.
  */
 function dropped(input: MessageInput, what: string): (error: unknown) => void {
-  return (error) => log.warn(`message: ${what} failed; the message goes on without it`, { message_id: input.message_id, trace_id: input.trace_id, error: (error as Error)?.message ?? String(error) });
+  return (error) =>
+    log.warn(`message: ${what} failed; the message goes on without it`, {
+      message_id: input.message_id,
+      trace_id: input.trace_id,
+      error: (error as Error)?.message ?? String(error),
+    });
 }
 
 async function runMessage(input: MessageInput, lean: boolean): Promise<MessageStatus> {
@@ -63,7 +76,10 @@ async function runMessage(input: MessageInput, lean: boolean): Promise<MessageSt
   // A run the gateway did not start (no seal) ends there: nothing settled, nobody notified.
   if (run.unsealed) return status;
   const settlement = lean ? settlementOf(status, run.receiptCame) : undefined;
-  if (settlement) await leanActivities(input.policy, now).settleMessage(settlement).catch(dropped(input, 'settling the message (its circuit and ranking statistics)'));
+  if (settlement)
+    await leanActivities(input.policy, now)
+      .settleMessage(settlement)
+      .catch(dropped(input, 'settling the message (its circuit and ranking statistics)'));
   if (input.reply_to) {
     // A child that outlives this run (ABANDON), so the message ends now while the notification retries for hours.
     const info = workflowInfo();
@@ -138,7 +154,10 @@ async function tryOnce(run: MessageRun, activities: RunActivities, tries: number
   const attempt = run.earlierAttempts + tries;
   const next = (step: NextStep, target?: DeliveryTarget): Tried => ({ kind: 'next', step, target });
   const followUp = run.followUp();
-  const { lookup, delivery }: ResolveAndDeliverResult | { lookup: { kind: 'outage'; error: string }; delivery?: undefined } = await activities
+  const {
+    lookup,
+    delivery,
+  }: ResolveAndDeliverResult | { lookup: { kind: 'outage'; error: string }; delivery?: undefined } = await activities
     .reach({
       tenant: input.tenant,
       target: destination,
@@ -150,7 +169,9 @@ async function tryOnce(run: MessageRun, activities: RunActivities, tries: number
       attempt,
       run: place,
     })
-    .catch((error: Error) => ({ lookup: { kind: 'outage' as const, error: (error.cause as Error | undefined)?.message ?? error.message } }));
+    .catch((error: Error) => ({
+      lookup: { kind: 'outage' as const, error: (error.cause as Error | undefined)?.message ?? error.message },
+    }));
   switch (lookup.kind) {
     case 'unsealed':
       run.markUnsealed();
@@ -158,10 +179,21 @@ async function tryOnce(run: MessageRun, activities: RunActivities, tries: number
     case 'unknown_agent':
     case 'unknown_capability':
     case 'forbidden':
-      return { kind: 'ended', status: record.finish(run.status.state === 'routing' ? 'rejected' : 'failed', lookupRefusal(lookup.kind, destination)) };
+      return {
+        kind: 'ended',
+        status: record.finish(
+          run.status.state === 'routing' ? 'rejected' : 'failed',
+          lookupRefusal(lookup.kind, destination),
+        ),
+      };
     case 'outage':
       run.spareTry();
-      return next(nextStep({ kind: 'unavailable', error: `the target could not be looked up: ${lookup.error}` }, run.progress(tries)));
+      return next(
+        nextStep(
+          { kind: 'unavailable', error: `the target could not be looked up: ${lookup.error}` },
+          run.progress(tries),
+        ),
+      );
     case 'no_available_instance': {
       const error = unavailability(lookup.instances);
       record.unavailable(attempt, destination.agent_id, error);
@@ -172,7 +204,10 @@ async function tryOnce(run: MessageRun, activities: RunActivities, tries: number
   const target = lookup.target;
   run.aimAt(target);
   const result = delivery ?? (await activities.deliverTo(target, { message: run.deliveredInput(), target, attempt }));
-  const attempted = result.verdict.kind === 'too_late' ? undefined : record.attempted(target, attempt, result, result.verdict, run.turn);
+  const attempted =
+    result.verdict.kind === 'too_late'
+      ? undefined
+      : record.attempted(target, attempt, result, result.verdict, run.turn);
   const step = nextStep({ kind: 'answered', verdict: result.verdict }, run.progress(tries));
   if (step.kind !== 'await_receipt') return next(step, target);
   return awaitReceipt(run, activities, { target, result, attempted, tries });
@@ -182,29 +217,49 @@ async function tryOnce(run: MessageRun, activities: RunActivities, tries: number
 async function awaitReceipt(
   run: MessageRun,
   activities: RunActivities,
-  { target, result, attempted, tries }: { target: DeliveryTarget; result: DeliverResult; attempted: AttemptRecord | undefined; tries: number },
+  {
+    target,
+    result,
+    attempted,
+    tries,
+  }: { target: DeliveryTarget; result: DeliverResult; attempted: AttemptRecord | undefined; tries: number },
 ): Promise<Tried> {
   run.record.delivered(run.hasReceipt);
   const ackTimeoutMs = target.ack_timeout_ms ?? run.input.policy.defaultAckTimeoutMs;
   const a2aTask = speaksA2a(target) ? result.a2a_task_id : undefined;
   if (await (a2aTask ? followA2aTask(run, target, a2aTask, ackTimeoutMs) : run.receiptAfterDelivery(ackTimeoutMs))) {
-    return { kind: 'next', step: nextStep({ kind: 'receipt', receipt: run.takeReceipt() }, run.progress(tries)), target };
+    return {
+      kind: 'next',
+      step: nextStep({ kind: 'receipt', receipt: run.takeReceipt() }, run.progress(tries)),
+      target,
+    };
   }
   const stopped = await interruption(run, activities);
   if (stopped) return { kind: 'ended', status: stopped };
   // No receipt in time: redeliver under the same message id — to this instance once more, then elsewhere.
   if (attempted) attempted.error = `no receipt within ${ackTimeoutMs} ms`;
   run.blame(target.instance_id);
-  await activities.recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id }).catch(dropped(run.input, 'recording the missing receipt'));
+  await activities
+    .recordMissingReceipt({ agent_id: target.agent_id, instance_id: target.instance_id })
+    .catch(dropped(run.input, 'recording the missing receipt'));
   return { kind: 'next', step: nextStep({ kind: 'receipt_missing', ackTimeoutMs }, run.progress(tries)), target };
 }
 
 /** Waits out a backoff; a receipt that comes meanwhile (the agent worked but its answer was lost) wins. */
-async function backOff(run: MessageRun, activities: RunActivities, step: Extract<NextStep, { kind: 'back_off' }>, target: DeliveryTarget | undefined, tries: number): Promise<MessageStatus | undefined> {
+async function backOff(
+  run: MessageRun,
+  activities: RunActivities,
+  step: Extract<NextStep, { kind: 'back_off' }>,
+  target: DeliveryTarget | undefined,
+  tries: number,
+): Promise<MessageStatus | undefined> {
   if (step.blameInstance && target) run.blame(target.instance_id);
   run.record.noteError(step.error);
   run.noteFailure(step.failure);
-  const delay = Math.min(retryDelayMs(tries, run.input.policy, Math.random(), step.retryAfterMs), Math.max(0, run.giveUpAt - Date.now()));
+  const delay = Math.min(
+    retryDelayMs(tries, run.input.policy, Math.random(), step.retryAfterMs),
+    Math.max(0, run.giveUpAt - Date.now()),
+  );
   if (!(await run.receiptWithin(delay))) return undefined;
   const cutShort = nextStep({ kind: 'receipt_while_backing_off', receipt: run.takeReceipt() }, run.progress(tries));
   if (cutShort.kind === 'finish') return run.record.finishAs(cutShort);
@@ -219,18 +274,36 @@ async function backOff(run: MessageRun, activities: RunActivities, step: Extract
  * INPUT_WAIT_MS and never past its deadline (else it ends `expired`, `input_timeout`), then goes on to deliver the next
  * turn. Time spent waiting does not count against the capability's own limit on delivery time.
  */
-async function awaitInput(run: MessageRun, activities: RunActivities, input: InputRequest, tries: number): Promise<MessageStatus | undefined> {
+async function awaitInput(
+  run: MessageRun,
+  activities: RunActivities,
+  input: InputRequest,
+  tries: number,
+): Promise<MessageStatus | undefined> {
   const { record } = run;
   // Receipts refused `input_required` before this patch: no run replays an earlier path here.
-  if (!patched(MULTI_TURN)) return record.finish('failed', { code: 'agent_failed', message: 'the agent asked for input, which this run cannot wait for' });
+  if (!patched(MULTI_TURN))
+    return record.finish('failed', {
+      code: 'agent_failed',
+      message: 'the agent asked for input, which this run cannot wait for',
+    });
   if (run.inputRequests() >= MAX_INPUT_REQUESTS) {
-    return record.finish('failed', { code: 'agent_failed', message: `the agent asked for input more than ${MAX_INPUT_REQUESTS} times: ${input.message}` });
+    return record.finish('failed', {
+      code: 'agent_failed',
+      message: `the agent asked for input more than ${MAX_INPUT_REQUESTS} times: ${input.message}`,
+    });
   }
   run.askedForInput(input);
   const waitStarted = Date.now();
   if (!(await run.replyWithin(INPUT_WAIT_MS))) {
     const stopped = await interruption(run, activities);
-    return stopped ?? record.finish('expired', { code: 'input_timeout', message: `no reply to the agent's question within ${INPUT_WAIT_MS / 3_600_000} h` });
+    return (
+      stopped ??
+      record.finish('expired', {
+        code: 'input_timeout',
+        message: `no reply to the agent's question within ${INPUT_WAIT_MS / 3_600_000} h`,
+      })
+    );
   }
   run.replied(tries);
   run.postponeGiveUp(Date.now() - waitStarted);
@@ -246,26 +319,47 @@ async function reroute(run: MessageRun): Promise<MessageStatus | undefined> {
   const misrouted = run.misrouted();
   const why = `${misrouted} answered that the message is not for it`;
   if (!input.intent || !input.routing) return record.finish('failed', { code: 'misrouted', message: why });
-  const next = await rerouted({ tenant: input.tenant, message_id: input.message_id, intent: input.intent, ...(input.caller ? { caller: input.caller } : {}), misrouted, exclude: [...run.misroutedTo] });
-  if (next.kind === 'refused') return record.finish('failed', { ...next.reason, message: `${why}; ${next.reason.message}` });
+  const next = await rerouted({
+    tenant: input.tenant,
+    message_id: input.message_id,
+    intent: input.intent,
+    ...(input.caller ? { caller: input.caller } : {}),
+    misrouted,
+    exclude: [...run.misroutedTo],
+  });
+  if (next.kind === 'refused')
+    return record.finish('failed', { ...next.reason, message: `${why}; ${next.reason.message}` });
   run.reroutedTo(next);
   return undefined;
 }
 
 /** The end state when the caller cancelled or the deadline passed, else undefined. */
-async function interruption(run: MessageRun, activities: Pick<RunActivities, 'notifyCancel'>): Promise<MessageStatus | undefined> {
+async function interruption(
+  run: MessageRun,
+  activities: Pick<RunActivities, 'notifyCancel'>,
+): Promise<MessageStatus | undefined> {
   const { cancelRequest, record, input } = run;
   if (cancelRequest) {
     // Best effort, and over HTTP only: a WebSocket agent learns of it when its receipt is answered "not applied".
     const delivered = record.lastHttpDelivery();
     if (delivered?.endpoint) {
-      const a2aTask = delivered.a2a_task_id ? { a2a_task_id: delivered.a2a_task_id, ...(cancelRequest.reason ? { reason: cancelRequest.reason } : {}) } : {};
-      await activities.notifyCancel({ message: input, agent_id: delivered.agent_id, endpoint: delivered.endpoint, ...a2aTask }).catch(dropped(input, 'telling the agent of the cancellation'));
+      const a2aTask = delivered.a2a_task_id
+        ? { a2a_task_id: delivered.a2a_task_id, ...(cancelRequest.reason ? { reason: cancelRequest.reason } : {}) }
+        : {};
+      await activities
+        .notifyCancel({ message: input, agent_id: delivered.agent_id, endpoint: delivered.endpoint, ...a2aTask })
+        .catch(dropped(input, 'telling the agent of the cancellation'));
     }
-    return record.finish('cancelled', { code: 'cancelled_by_caller', message: cancelRequest.reason ?? 'cancelled by the caller' });
+    return record.finish('cancelled', {
+      code: 'cancelled_by_caller',
+      message: cancelRequest.reason ?? 'cancelled by the caller',
+    });
   }
   if (Date.now() >= run.deadlineMs) {
-    return record.finish('expired', { code: 'deadline_exceeded', message: `the deadline ${input.deadline} passed before the message was processed` });
+    return record.finish('expired', {
+      code: 'deadline_exceeded',
+      message: `the deadline ${input.deadline} passed before the message was processed`,
+    });
   }
   return undefined;
 }

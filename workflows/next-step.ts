@@ -77,10 +77,17 @@ export function nextStep(event: AttemptEvent, progress: Progress): NextStep {
     case 'receipt_while_backing_off':
       if (event.receipt.status === 'misrouted') return { kind: 'reroute' };
       if (event.receipt.status === 'input_required') return awaitInput(event.receipt);
-      return isRetryableFailure(event.receipt) ? { kind: 'attempt_now', error: event.receipt.error! } : finishWithReceipt(event.receipt);
+      return isRetryableFailure(event.receipt)
+        ? { kind: 'attempt_now', error: event.receipt.error! }
+        : finishWithReceipt(event.receipt);
     case 'receipt_missing': {
-      const failure: Reason = { code: 'ack_timeout', message: `no receipt within ${event.ackTimeoutMs} ms of delivery` };
-      return outOfAttempts(progress) ? { kind: 'give_up', reason: withAttempts(failure, progress.tries) } : { kind: 'redeliver', failure };
+      const failure: Reason = {
+        code: 'ack_timeout',
+        message: `no receipt within ${event.ackTimeoutMs} ms of delivery`,
+      };
+      return outOfAttempts(progress)
+        ? { kind: 'give_up', reason: withAttempts(failure, progress.tries) }
+        : { kind: 'redeliver', failure };
     }
   }
 }
@@ -92,7 +99,9 @@ function afterAnswer(verdict: DeliveryVerdict, progress: Progress): NextStep {
     case 'processed':
       return { kind: 'finish', state: 'processed', result: verdict.result };
     case 'duplicate':
-      return verdict.processed ? { kind: 'finish', state: 'processed', result: verdict.result } : { kind: 'await_receipt' };
+      return verdict.processed
+        ? { kind: 'finish', state: 'processed', result: verdict.result }
+        : { kind: 'await_receipt' };
     case 'accepted':
       return { kind: 'await_receipt' };
     case 'misrouted':
@@ -108,21 +117,48 @@ function afterAnswer(verdict: DeliveryVerdict, progress: Progress): NextStep {
       // A business refusal (the agent's other instances would refuse too), or the gateway's refusal of the answer.
       return verdict.code
         ? { kind: 'finish', state: 'failed', reason: { code: verdict.code, message: verdict.error } }
-        : { kind: 'finish', state: 'failed', reason: { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` } };
+        : {
+            kind: 'finish',
+            state: 'failed',
+            reason: { code: 'agent_refused', message: `the agent refused the message: ${verdict.error}` },
+          };
     case 'transient':
-      return retryLater(progress, { code: 'delivery_exhausted', message: verdict.error }, true, undefined, verdict.retryAfterMs);
+      return retryLater(
+        progress,
+        { code: 'delivery_exhausted', message: verdict.error },
+        true,
+        undefined,
+        verdict.retryAfterMs,
+      );
   }
 }
 
 /** An `input_required` receipt waits for the caller; one without its question (the api checks for it) is the agent's failure. */
 function awaitInput(receipt: ReceiptInput): NextStep {
   if (receipt.input) return { kind: 'await_input', input: receipt.input };
-  return { kind: 'finish', state: 'failed', reason: { code: 'agent_failed', message: 'the agent asked for input without saying what it needs' } };
+  return {
+    kind: 'finish',
+    state: 'failed',
+    reason: { code: 'agent_failed', message: 'the agent asked for input without saying what it needs' },
+  };
 }
 
-function retryLater(progress: Progress, failure: Reason, blameInstance: boolean, error?: AgentError, retryAfterMs?: number): NextStep {
-  if (outOfAttempts(progress)) return { kind: 'give_up', reason: withAttempts(failure, progress.tries), ...(error ? { error } : {}) };
-  return { kind: 'back_off', failure, blameInstance, ...(error ? { error } : {}), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+function retryLater(
+  progress: Progress,
+  failure: Reason,
+  blameInstance: boolean,
+  error?: AgentError,
+  retryAfterMs?: number,
+): NextStep {
+  if (outOfAttempts(progress))
+    return { kind: 'give_up', reason: withAttempts(failure, progress.tries), ...(error ? { error } : {}) };
+  return {
+    kind: 'back_off',
+    failure,
+    blameInstance,
+    ...(error ? { error } : {}),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  };
 }
 
 function outOfAttempts(progress: Progress): boolean {
@@ -138,10 +174,18 @@ function agentFailed(error: AgentError): Reason {
 }
 
 function finishWithReceipt(receipt: ReceiptInput): NextStep {
-  const recorded = { ...(receipt.result === undefined ? {} : { result: receipt.result }), ...(receipt.error ? { error: receipt.error } : {}) };
+  const recorded = {
+    ...(receipt.result === undefined ? {} : { result: receipt.result }),
+    ...(receipt.error ? { error: receipt.error } : {}),
+  };
   return receipt.status === 'processed'
     ? { kind: 'finish', state: 'processed', ...recorded }
-    : { kind: 'finish', state: 'failed', reason: { code: 'agent_failed', message: receipt.error?.message ?? 'the agent reported a failure' }, ...recorded };
+    : {
+        kind: 'finish',
+        state: 'failed',
+        reason: { code: 'agent_failed', message: receipt.error?.message ?? 'the agent reported a failure' },
+        ...recorded,
+      };
 }
 
 /** Why no instance could take the message, one `instance: reason` per registered instance. */
@@ -155,11 +199,17 @@ export function withAttempts(reason: Reason, attempts: number): Reason {
 
 /** Why the message failed when the capability's own time limit for delivery passed. */
 export function outOfTime(lastFailure: Reason): Reason {
-  return { code: lastFailure.code, message: `no delivery succeeded within the capability's time limit; last error: ${lastFailure.message}` };
+  return {
+    code: lastFailure.code,
+    message: `no delivery succeeded within the capability's time limit; last error: ${lastFailure.message}`,
+  };
 }
 
 /** Why the message cannot go to its target: `rejected` before any attempt, `failed` after one (the catalogue changed). */
-export function lookupRefusal(kind: 'unknown_agent' | 'unknown_capability' | 'forbidden', target: { agent_id: string; capability: string }): Reason {
+export function lookupRefusal(
+  kind: 'unknown_agent' | 'unknown_capability' | 'forbidden',
+  target: { agent_id: string; capability: string },
+): Reason {
   const { agent_id, capability } = target;
   switch (kind) {
     case 'unknown_agent':
@@ -167,13 +217,19 @@ export function lookupRefusal(kind: 'unknown_agent' | 'unknown_capability' | 'fo
     case 'unknown_capability':
       return { code: 'unknown_capability', message: `agent ${agent_id} has no capability ${capability}` };
     case 'forbidden':
-      return { code: 'capability_forbidden', message: `the sender may not reach ${capability} of agent ${agent_id} (its access list changed)` };
+      return {
+        code: 'capability_forbidden',
+        message: `the sender may not reach ${capability} of agent ${agent_id} (its access list changed)`,
+      };
   }
 }
 
 /** A run whose input the gateway did not build (messages/seal.ts): nothing is delivered, nobody notified. */
 export function unsealedRefusal(reason: string): Reason {
-  return { code: 'invalid_access_token', message: `refused: this run's input was not built by the gateway (${reason}); send through the api or the sendMessage workflow` };
+  return {
+    code: 'invalid_access_token',
+    message: `refused: this run's input was not built by the gateway (${reason}); send through the api or the sendMessage workflow`,
+  };
 }
 
 /**

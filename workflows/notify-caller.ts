@@ -16,7 +16,11 @@ export interface NotifyCallerInput {
 }
 
 /** The notification's retries, but the first delay (the api's CALLER_WEBHOOK_RETRY_INITIAL_MS, in the input). */
-export const NOTIFY_RETRY = { backoffCoefficient: 6, maximumIntervalMs: 10 * 60 * 60 * 1000, maximumAttempts: 8 } as const;
+export const NOTIFY_RETRY = {
+  backoffCoefficient: 6,
+  maximumIntervalMs: 10 * 60 * 60 * 1000,
+  maximumAttempts: 8,
+} as const;
 
 export async function notifyCallerWorkflow(input: NotifyCallerInput): Promise<{ delivered: boolean }> {
   const { notifyCaller } = proxyActivities<Activities>({
@@ -41,8 +45,15 @@ export async function notifyCallerWorkflow(input: NotifyCallerInput): Promise<{ 
     return { delivered: true };
   } catch (error) {
     const { status } = input;
-    const id = 'message_id' in status ? { message_id: status.message_id, trace_id: status.trace_id } : { chain_id: status.chain_id };
-    log.warn('reply_to: the caller was not told of the end (every attempt failed or the post was refused)', { ...id, url_host: hostOf(input.url), error: (error as Error)?.message ?? String(error) });
+    const id =
+      'message_id' in status
+        ? { message_id: status.message_id, trace_id: status.trace_id }
+        : { chain_id: status.chain_id };
+    log.warn('reply_to: the caller was not told of the end (every attempt failed or the post was refused)', {
+      ...id,
+      url_host: hostOf(input.url),
+      error: (error as Error)?.message ?? String(error),
+    });
     return { delivered: false };
   }
 }

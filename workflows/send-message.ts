@@ -7,7 +7,18 @@
  * message runs the very code of `messageWorkflow` (status query, receipt and cancel updates, search attributes,
  * settlement, reply_to), and the result is its final status.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, TimeoutFailure, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  TimeoutFailure,
+  setCurrentDetails,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { PreparedMessage } from '../activities/prepare-message';
 import { messageIdOf, routingTaskQueue, SEND_FAILURES, type SendMessageInput } from '../temporal-callers/contract';
@@ -35,7 +46,11 @@ async function routedBy(taskQueue: string, request: SendMessageInput): Promise<P
   });
   try {
     const prepared = await prepareMessage(request);
-    if (prepared.kind !== 'prepared') throw ApplicationFailure.nonRetryable('the routing queue answered without routing', SEND_FAILURES.routingUnavailable);
+    if (prepared.kind !== 'prepared')
+      throw ApplicationFailure.nonRetryable(
+        'the routing queue answered without routing',
+        SEND_FAILURES.routingUnavailable,
+      );
     return prepared;
   } catch (error) {
     if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) {
@@ -67,7 +82,10 @@ export async function sendMessage(request: SendMessageInput): Promise<MessageSta
   const acceptedAt = startTime.toISOString();
   const named = (value: unknown) => (typeof value === 'string' ? value : '');
   const target = { agent_id: named(request.target?.agent_id), capability: named(request.target?.capability) };
-  const provisional = startingStatus({ message_id: messageId, trace_id: '', tenant, target, accepted_at: acceptedAt }, acceptedAt);
+  const provisional = startingStatus(
+    { message_id: messageId, trace_id: '', tenant, target, accepted_at: acceptedAt },
+    acceptedAt,
+  );
   setHandler(statusQuery, () => provisional);
   let prepared: PreparedMessage;
   try {
@@ -76,7 +94,10 @@ export async function sendMessage(request: SendMessageInput): Promise<MessageSta
     const context = parent ? { parent: { workflow_id: parent.workflowId, run_id: parent.runId } } : {};
     const local = await localActivities.prepareMessage({ ...request, message_id: messageId }, context);
     // Valid, and routed by intent: the router lives in the api, which serves this queue's routing queue.
-    prepared = local.kind === 'needs_routing' ? await routedBy(routingTaskQueue(workflowInfo().taskQueue), { ...request, message_id: messageId }) : local;
+    prepared =
+      local.kind === 'needs_routing'
+        ? await routedBy(routingTaskQueue(workflowInfo().taskQueue), { ...request, message_id: messageId })
+        : local;
   } catch (error) {
     throw refusalIn(error);
   }

@@ -5,7 +5,16 @@
 import type { DeliverResult } from '../activities/deliver';
 import type { Settlement } from '../activities/settle-message';
 import type { DeliveryTarget } from '../catalogue/agent-queries';
-import { canTransition, type AttemptRecord, type MessageInput, type MessageRouting, type MessageState, type MessageTarget, type MessageStatus, type Reason } from '../messages/message';
+import {
+  canTransition,
+  type AttemptRecord,
+  type MessageInput,
+  type MessageRouting,
+  type MessageState,
+  type MessageTarget,
+  type MessageStatus,
+  type Reason,
+} from '../messages/message';
 import { startingStatus } from '../messages/status';
 import type { AgentError } from '../protocol/receipt';
 import type { DeliveryVerdict } from '../protocol/verdicts';
@@ -81,10 +90,23 @@ export class StatusRecord {
   }
 
   unavailable(attempt: number, agentId: string, error: string): void {
-    this.status.attempts.push({ attempt, agent_id: agentId, started_at: this.now(), latency_ms: 0, outcome: 'unavailable', error });
+    this.status.attempts.push({
+      attempt,
+      agent_id: agentId,
+      started_at: this.now(),
+      latency_ms: 0,
+      outcome: 'unavailable',
+      error,
+    });
   }
 
-  attempted(target: DeliveryTarget, attempt: number, result: DeliverResult, verdict: Exclude<DeliveryVerdict, { kind: 'too_late' }>, turn = 1): AttemptRecord {
+  attempted(
+    target: DeliveryTarget,
+    attempt: number,
+    result: DeliverResult,
+    verdict: Exclude<DeliveryVerdict, { kind: 'too_late' }>,
+    turn = 1,
+  ): AttemptRecord {
     const record: AttemptRecord = {
       attempt,
       agent_id: target.agent_id,
@@ -104,7 +126,13 @@ export class StatusRecord {
 
   /** The last attempt that reached an agent over HTTP: where a cancel notice goes. */
   lastHttpDelivery(): AttemptRecord | undefined {
-    return this.status.attempts.filter((a) => (a.outcome === 'accepted' || a.outcome === 'duplicate' || a.outcome === 'input_required') && a.endpoint?.startsWith('http')).at(-1);
+    return this.status.attempts
+      .filter(
+        (a) =>
+          (a.outcome === 'accepted' || a.outcome === 'duplicate' || a.outcome === 'input_required') &&
+          a.endpoint?.startsWith('http'),
+      )
+      .at(-1);
   }
 }
 

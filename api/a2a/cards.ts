@@ -4,7 +4,16 @@
  * ACLs) as a skill `<agent_id>/<capability>`, after the `route` and `plan_and_run` skills. Pure.
  */
 import { version } from '../../package.json';
-import { A2A_FACE_PATH, agentFacePath, agentSkills, exportA2aCard, DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, gatewayAccess, type A2aSpecVersion } from '../../catalogue/a2a';
+import {
+  A2A_FACE_PATH,
+  agentFacePath,
+  agentSkills,
+  exportA2aCard,
+  DEFAULT_INPUT_MODES,
+  DEFAULT_OUTPUT_MODES,
+  gatewayAccess,
+  type A2aSpecVersion,
+} from '../../catalogue/a2a';
 import type { AgentDoc } from '../../store/agents';
 import { canReach } from '../../rules/acl';
 import type { Caller } from '../../rules/api-key';
@@ -36,7 +45,10 @@ const PLAN_AND_RUN_SKILL = {
     'as a data part). Reply on the same task "yes" (or a data part {"confirm": true}) to run it, "no" to cancel. A plan the ' +
     'router did not accept whole is rejected, and nothing runs.',
   tags: ['planning', 'chains', 'gateway'],
-  examples: ['Check the status of order 20240901, and if it has not shipped yet, cancel the order, then tell me the result', '查一下订单20240901的状态，如果还没发货就帮我取消，然后告诉我结果'],
+  examples: [
+    'Check the status of order 20240901, and if it has not shipped yet, cancel the order, then tell me the result',
+    '查一下订单20240901的状态，如果还没发货就帮我取消，然后告诉我结果',
+  ],
 };
 
 function gatewayCardBase(publicUrl: string, specVersion: A2aSpecVersion) {
@@ -60,13 +72,22 @@ export function publicGatewayCard(publicUrl: string, specVersion: A2aSpecVersion
 }
 
 /** The card of one key: the route and plan_and_run skills and every capability the key may reach, up to MAX_CARD_SKILLS. */
-export function gatewayCard(publicUrl: string, agents: readonly AgentDoc[], caller: Caller, specVersion: A2aSpecVersion = '1.0') {
+export function gatewayCard(
+  publicUrl: string,
+  agents: readonly AgentDoc[],
+  caller: Caller,
+  specVersion: A2aSpecVersion = '1.0',
+) {
   const skills: object[] = [ROUTE_SKILL, PLAN_AND_RUN_SKILL];
   for (const agent of agents) {
     const reachable = agentSkills(agent, (c) => canReach(caller, { tenant: agent.tenant, acl: c.acl }).allowed);
     for (const { capability, skill } of reachable) {
       if (skills.length >= MAX_CARD_SKILLS) break;
-      skills.push({ ...skill, id: `${agent._id}${SKILL_ID_SEPARATOR}${capability.name}`, name: `${agent.name}: ${String(skill.name)}` });
+      skills.push({
+        ...skill,
+        id: `${agent._id}${SKILL_ID_SEPARATOR}${capability.name}`,
+        name: `${agent.name}: ${String(skill.name)}`,
+      });
     }
   }
   return { ...gatewayCardBase(publicUrl, specVersion), skills };
@@ -78,17 +99,37 @@ export function gatewayCard(publicUrl: string, agents: readonly AgentDoc[], call
  * (the spec requires them, the TCK a non-empty list): with none public, the one skill routes by intent.
  */
 export function publicAgentCard(agent: AgentDoc, publicUrl: string, specVersion: A2aSpecVersion = '1.0') {
-  const card = exportA2aCard(agent, `${publicUrl}${agentFacePath(agent._id)}`, specVersion, (c) => !c.acl && !c.private);
+  const card = exportA2aCard(
+    agent,
+    `${publicUrl}${agentFacePath(agent._id)}`,
+    specVersion,
+    (c) => !c.acl && !c.private,
+  );
   if ((card.skills as unknown[]).length > 0) return card;
-  return { ...card, skills: [{ ...ROUTE_SKILL, description: `Say what you want in a text part: Agent-Reach routes it among the skills of ${agent.name}, which a key's card lists.` }] };
+  return {
+    ...card,
+    skills: [
+      {
+        ...ROUTE_SKILL,
+        description: `Say what you want in a text part: Agent-Reach routes it among the skills of ${agent.name}, which a key's card lists.`,
+      },
+    ],
+  };
 }
 
 /**
  * A card as the gateway serves it: `capabilities.pushNotifications` true where the face takes push configs (posts are
  * signed with CALLER_WEBHOOK_SECRET: without it, none is taken), and the identity provider's schemes where set.
  */
-export async function servedCard<T extends Record<string, unknown>>(card: T, config: Pick<Config, 'AUTH_OIDC_ISSUER' | 'CALLER_WEBHOOK_SECRET'>, tokens?: TokenVerifier): Promise<T> {
-  const capabilities = { ...(card.capabilities as Record<string, unknown> | undefined), pushNotifications: pushConfigsOffered(config) };
+export async function servedCard<T extends Record<string, unknown>>(
+  card: T,
+  config: Pick<Config, 'AUTH_OIDC_ISSUER' | 'CALLER_WEBHOOK_SECRET'>,
+  tokens?: TokenVerifier,
+): Promise<T> {
+  const capabilities = {
+    ...(card.capabilities as Record<string, unknown> | undefined),
+    pushNotifications: pushConfigsOffered(config),
+  };
   return withConfiguredSchemes({ ...card, capabilities }, config, tokens);
 }
 

@@ -27,16 +27,42 @@ import { jsonRpcHandler, restHandler } from './sdk';
 
 /** Methods that send or cancel (the `send` scope); every other method reads (`read`). Both spec versions' names. */
 const SEND_METHODS = new Set([
-  'SendMessage', 'SendStreamingMessage', 'CancelTask', 'CreateTaskPushNotificationConfig', 'DeleteTaskPushNotificationConfig',
-  'message/send', 'message/stream', 'tasks/cancel', 'tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/delete',
+  'SendMessage',
+  'SendStreamingMessage',
+  'CancelTask',
+  'CreateTaskPushNotificationConfig',
+  'DeleteTaskPushNotificationConfig',
+  'message/send',
+  'message/stream',
+  'tasks/cancel',
+  'tasks/pushNotificationConfig/set',
+  'tasks/pushNotificationConfig/delete',
 ]);
 
 /** A JSON-RPC error answered at the HTTP level, with our error code in an ErrorInfo detail. */
-function rpcError(res: Response, httpStatus: number, rpcCode: number, code: ErrorCode, message: string, id: unknown = null): void {
+function rpcError(
+  res: Response,
+  httpStatus: number,
+  rpcCode: number,
+  code: ErrorCode,
+  message: string,
+  id: unknown = null,
+): void {
   res.status(httpStatus).json({
     jsonrpc: '2.0',
     id: isRpcId(id) ? id : null,
-    error: { code: rpcCode, message, data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code.toUpperCase(), domain: 'agent-reach', metadata: { code } }] },
+    error: {
+      code: rpcCode,
+      message,
+      data: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: code.toUpperCase(),
+          domain: 'agent-reach',
+          metadata: { code },
+        },
+      ],
+    },
   });
 }
 
@@ -48,12 +74,30 @@ interface Refusal {
 }
 
 /** The google.rpc.Status names of the HTTP statuses the face refuses with (HTTP+JSON binding, spec §11.6). */
-const REST_STATUS_NAMES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 413: 'INVALID_ARGUMENT' };
+const REST_STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  413: 'INVALID_ARGUMENT',
+};
 
 /** An HTTP+JSON error, in the SDK's form, with our error code in an ErrorInfo detail. */
 function restError(res: Response, httpStatus: number, code: string, message: string): void {
   res.status(httpStatus).json({
-    error: { code: httpStatus, status: REST_STATUS_NAMES[httpStatus] ?? 'UNKNOWN', message, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code.toUpperCase(), domain: 'agent-reach', metadata: { code } }] },
+    error: {
+      code: httpStatus,
+      status: REST_STATUS_NAMES[httpStatus] ?? 'UNKNOWN',
+      message,
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: code.toUpperCase(),
+          domain: 'agent-reach',
+          metadata: { code },
+        },
+      ],
+    },
   });
 }
 
@@ -61,7 +105,11 @@ function restError(res: Response, httpStatus: number, code: string, message: str
  * The HTTP statuses of the spec's error table (§5.4) where the SDK (1.3) answers 400 instead: its REST errors carry
  * the A2A error's reason, which names the status.
  */
-const SPEC_REST_STATUSES: Record<string, number> = { TASK_NOT_CANCELABLE: 409, CONTENT_TYPE_NOT_SUPPORTED: 415, INVALID_AGENT_RESPONSE: 502 };
+const SPEC_REST_STATUSES: Record<string, number> = {
+  TASK_NOT_CANCELABLE: 409,
+  CONTENT_TYPE_NOT_SUPPORTED: 415,
+  INVALID_AGENT_RESPONSE: 502,
+};
 
 const specRestStatuses: RequestHandler = (_req, res, next) => {
   const json = res.json.bind(res);
@@ -97,7 +145,8 @@ function isRpcId(id: unknown): id is string | number | null {
  * and A2A say -32600 (Invalid Request), so the face checks them before the SDK sees the body.
  */
 export function envelopeProblem(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'The body must be one JSON-RPC request object (batches are not accepted)';
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return 'The body must be one JSON-RPC request object (batches are not accepted)';
   const request = body as Record<string, unknown>;
   if (request.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
   if ('id' in request && !isRpcId(request.id)) return '"id" must be a string, an integer or null';
@@ -114,7 +163,11 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
 
   const gatewayCardRoute: RequestHandler = async (_req, res) => {
     const caller = callerOf(res);
-    res.json(caller ? await handler.cardFor(new KeyUser(caller)) : await servedCard(publicGatewayCard(deps.config.PUBLIC_URL), deps.config, deps.tokens));
+    res.json(
+      caller
+        ? await handler.cardFor(new KeyUser(caller))
+        : await servedCard(publicGatewayCard(deps.config.PUBLIC_URL), deps.config, deps.tokens),
+    );
   };
   router.get('/.well-known/agent-card.json', gatewayCardRoute);
   router.get(`${A2A_FACE_PATH}/.well-known/agent-card.json`, gatewayCardRoute);
@@ -135,12 +188,21 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
   });
 
   /** Only `POST` to the mount itself goes on to the SDK; anything else leaves this router (404 or 405 later). */
-  const onlyPostHere: RequestHandler = (req, _res, next) => next(req.method === 'POST' && req.path === '/' ? undefined : 'router');
+  const onlyPostHere: RequestHandler = (req, _res, next) =>
+    next(req.method === 'POST' && req.path === '/' ? undefined : 'router');
 
   /** A body that is JSON but no JSON-RPC request: Invalid Request (-32600), HTTP 200 as every JSON-RPC error. */
   const envelope: RequestHandler = (req, res, next) => {
     const problem = envelopeProblem(req.body);
-    if (problem) return rpcError(res, 200, INVALID_REQUEST, 'invalid_request', `Invalid Request: ${problem}`, (req.body as { id?: unknown } | null)?.id);
+    if (problem)
+      return rpcError(
+        res,
+        200,
+        INVALID_REQUEST,
+        'invalid_request',
+        `Invalid Request: ${problem}`,
+        (req.body as { id?: unknown } | null)?.id,
+      );
     next();
   };
 
@@ -152,21 +214,39 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
     const caller = callerOf(res);
     if (!caller) {
       // Where an issuer is configured, the challenge says where to learn which one (RFC 9728), as on /mcp.
-      res.set('www-authenticate', deps.config.AUTH_OIDC_ISSUER?.length ? `Bearer resource_metadata="${resourceMetadataUrl(deps.config, 'gateway')}"` : 'Bearer');
+      res.set(
+        'www-authenticate',
+        deps.config.AUTH_OIDC_ISSUER?.length
+          ? `Bearer resource_metadata="${resourceMetadataUrl(deps.config, 'gateway')}"`
+          : 'Bearer',
+      );
       return { status: 401, code: 'unauthenticated', message: 'Send an API key as "Authorization: Bearer rk_…"' };
     }
-    if (!hasScope(caller, scope)) return { status: 403, code: 'insufficient_scope', message: `This API key lacks the "${scope}" scope` };
+    if (!hasScope(caller, scope))
+      return { status: 403, code: 'insufficient_scope', message: `This API key lacks the "${scope}" scope` };
     const agentId = (req.params as { agent_id?: string }).agent_id;
     if (agentId === undefined) return new KeyUser(caller);
-    const agent = agentIdParams.safeParse({ agent_id: agentId }).success ? (await deps.catalogue.queries.get(caller.tenant, agentId))?.agent : undefined;
-    return agent ? new KeyUser(caller, agent) : { status: 404, code: 'agent_not_found', message: `No agent ${agentId}` };
+    const agent = agentIdParams.safeParse({ agent_id: agentId }).success
+      ? (await deps.catalogue.queries.get(caller.tenant, agentId))?.agent
+      : undefined;
+    return agent
+      ? new KeyUser(caller, agent)
+      : { status: 404, code: 'agent_not_found', message: `No agent ${agentId}` };
   };
 
   /** JSON-RPC: the scope is the method's. */
   const authorize: RequestHandler = async (req, res, next) => {
     const method = (req.body as { method?: unknown } | undefined)?.method;
     const user = await callerFor(req, res, typeof method === 'string' && SEND_METHODS.has(method) ? 'send' : 'read');
-    if (!(user instanceof KeyUser)) return rpcError(res, user.status, INVALID_REQUEST, user.code, user.message, (req.body as { id?: unknown } | undefined)?.id);
+    if (!(user instanceof KeyUser))
+      return rpcError(
+        res,
+        user.status,
+        INVALID_REQUEST,
+        user.code,
+        user.message,
+        (req.body as { id?: unknown } | undefined)?.id,
+      );
     res.locals.a2aUser = user;
     next();
   };
@@ -183,16 +263,29 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
   // Not strict: any JSON value is parsed, so valid JSON that is no request object is -32600, not a parse error.
   const json = express.json({ limit: deps.config.MAX_BODY_BYTES, strict: false });
   // The HTTP+JSON binding under `<face>/rest` (the SDK's router, v1.0 paths and v0.3's `/v1/…`), bodies up to our limit.
-  const restJson = express.json({ limit: deps.config.MAX_BODY_BYTES, strict: false, type: ['application/json', 'application/a2a+json'] });
-  router.use(`${A2A_FACE_PATH}/agents/:agent_id${REST_PATH}`, restJson, restBodyErrors, authorizeRest, specRestStatuses, rest);
+  const restJson = express.json({
+    limit: deps.config.MAX_BODY_BYTES,
+    strict: false,
+    type: ['application/json', 'application/a2a+json'],
+  });
+  router.use(
+    `${A2A_FACE_PATH}/agents/:agent_id${REST_PATH}`,
+    restJson,
+    restBodyErrors,
+    authorizeRest,
+    specRestStatuses,
+    rest,
+  );
   router.use(`${A2A_FACE_PATH}${REST_PATH}`, restJson, restBodyErrors, authorizeRest, specRestStatuses, rest);
   router.use(`${A2A_FACE_PATH}/agents/:agent_id`, onlyPostHere, json, envelope, authorize, rpc);
   router.use(A2A_FACE_PATH, onlyPostHere, json, envelope, authorize, rpc);
 
   const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
     const type = (error as { type?: string })?.type;
-    if (type === 'entity.parse.failed') return rpcError(res, 200, PARSE_ERROR, 'invalid_json', 'Parse error: the body is not valid JSON');
-    if (type === 'entity.too.large') return rpcError(res, 413, INVALID_REQUEST, 'payload_too_large', 'The request body is too large');
+    if (type === 'entity.parse.failed')
+      return rpcError(res, 200, PARSE_ERROR, 'invalid_json', 'Parse error: the body is not valid JSON');
+    if (type === 'entity.too.large')
+      return rpcError(res, 413, INVALID_REQUEST, 'payload_too_large', 'The request body is too large');
     next(error);
   };
   router.use(bodyErrors);

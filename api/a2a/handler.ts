@@ -82,7 +82,10 @@ export interface A2aDeps {
 
 /** Who calls (their API key) and at which face: the gateway's, or one agent's. */
 export class KeyUser implements User {
-  constructor(readonly caller: Caller, readonly agent?: AgentDoc) {}
+  constructor(
+    readonly caller: Caller,
+    readonly agent?: AgentDoc,
+  ) {}
   get isAuthenticated(): boolean {
     return true;
   }
@@ -106,7 +109,8 @@ export function a2aErrorOf(error: unknown, logger: Logger): Error {
     if (error.details !== undefined) metadata.details = JSON.stringify(error.details);
     return new RequestMalformedError({ message: error.message, metadata });
   }
-  if (error instanceof StatusUnavailableError) return new Error('The message is in flight but no worker answers; retry shortly');
+  if (error instanceof StatusUnavailableError)
+    return new Error('The message is in flight but no worker answers; retry shortly');
   logger.error({ err: error }, 'A2A request failed');
   return new Error('An unexpected error occurred; it has been logged');
 }
@@ -128,7 +132,9 @@ export class ReachA2aHandler implements A2ARequestHandler {
 
   /** What the SDK checks protocol versions against: the public card (v1.0 and v0.3 at the same URL). */
   async getAgentCard(): Promise<AgentCardType> {
-    return AgentCard.fromJSON(await servedCard(publicGatewayCard(this.deps.config.PUBLIC_URL), this.deps.config, this.deps.tokens));
+    return AgentCard.fromJSON(
+      await servedCard(publicGatewayCard(this.deps.config.PUBLIC_URL), this.deps.config, this.deps.tokens),
+    );
   }
 
   /** The card of the calling key at this face (docs/a2a.md). */
@@ -140,26 +146,50 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const { config, catalogue, logger } = this.deps;
     if (agent) {
       const reachable = (c: CapabilityDoc) => canReach(caller, { tenant: agent.tenant, acl: c.acl }).allowed;
-      return servedCard(exportA2aCard(agent, `${config.PUBLIC_URL}${agentFacePath(agent._id)}`, '1.0', reachable), config, this.deps.tokens);
+      return servedCard(
+        exportA2aCard(agent, `${config.PUBLIC_URL}${agentFacePath(agent._id)}`, '1.0', reachable),
+        config,
+        this.deps.tokens,
+      );
     }
     await catalogue.index.ensureCurrent(logger);
-    return servedCard(gatewayCard(config.PUBLIC_URL, catalogue.index.agents(caller.tenant).map((a) => a.agent), caller), config, this.deps.tokens);
+    return servedCard(
+      gatewayCard(
+        config.PUBLIC_URL,
+        catalogue.index.agents(caller.tenant).map((a) => a.agent),
+        caller,
+      ),
+      config,
+      this.deps.tokens,
+    );
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<TaskType> {
     const user = keyUserOf(context);
     const historyLength = historyLengthOf(params.configuration?.historyLength, 'configuration.historyLength');
     return this.guard(async () => {
-      const planned = await this.planAnswer(user, params, params.configuration?.returnImmediately ? 0 : this.deps.config.A2A_SEND_WAIT_MS);
+      const planned = await this.planAnswer(
+        user,
+        params,
+        params.configuration?.returnImmediately ? 0 : this.deps.config.A2A_SEND_WAIT_MS,
+      );
       if (planned) return planned;
       const status = await this.accept(user, params);
-      if (params.configuration?.returnImmediately || isTerminal(status.state) || status.state === 'input_required') return this.taskWith(status, historyLength);
-      const answered = await this.deps.messages.waitForAnswer(status.tenant, status.message_id, this.deps.config.A2A_SEND_WAIT_MS);
+      if (params.configuration?.returnImmediately || isTerminal(status.state) || status.state === 'input_required')
+        return this.taskWith(status, historyLength);
+      const answered = await this.deps.messages.waitForAnswer(
+        status.tenant,
+        status.message_id,
+        this.deps.config.A2A_SEND_WAIT_MS,
+      );
       return this.taskWith(answered ?? (await this.current(status)), historyLength);
     });
   }
 
-  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  async *sendMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     const user = keyUserOf(context);
     const historyLength = historyLengthOf(params.configuration?.historyLength, 'configuration.historyLength');
     // A plan task is answered as it stands (waiting for the caller, or its chain just started): read on with GetTask.
@@ -193,14 +223,36 @@ export class ReachA2aHandler implements A2ARequestHandler {
     return this.guard(async () => {
       requireScope(caller, 'read');
       if (listing.none) return { tasks: [], nextPageToken: '', pageSize: 0, totalSize: 0 };
-      const page = await this.deps.messages.page(caller.tenant, listing.filter, listing.pageSize, cursor).catch((error: unknown) => {
-        if ((error as { code?: number }).code === 3) throw new RequestMalformedError({ message: 'pageToken is not valid any more; list again from the first page', metadata: { location: 'pageToken' } });
-        throw error;
-      });
-      const statuses = await Promise.all(page.message_ids.map((id) => this.reads.run(() => this.deps.messages.get(caller.tenant, id).catch(() => undefined))));
-      const shown = statuses.filter((s): s is MessageStatus => s !== undefined && (!listing.state || TASK_STATE_OF[s.state] === listing.state) && (!listing.contextId || contextIdOf(s) === listing.contextId));
-      const tasks = await Promise.all(shown.map((s) => this.taskWith(s, listing.historyLength, listing.includeArtifacts)));
-      return { tasks, nextPageToken: pageTokenOf(page.next_page_token, query), pageSize: tasks.length, totalSize: page.total };
+      const page = await this.deps.messages
+        .page(caller.tenant, listing.filter, listing.pageSize, cursor)
+        .catch((error: unknown) => {
+          if ((error as { code?: number }).code === 3)
+            throw new RequestMalformedError({
+              message: 'pageToken is not valid any more; list again from the first page',
+              metadata: { location: 'pageToken' },
+            });
+          throw error;
+        });
+      const statuses = await Promise.all(
+        page.message_ids.map((id) =>
+          this.reads.run(() => this.deps.messages.get(caller.tenant, id).catch(() => undefined)),
+        ),
+      );
+      const shown = statuses.filter(
+        (s): s is MessageStatus =>
+          s !== undefined &&
+          (!listing.state || TASK_STATE_OF[s.state] === listing.state) &&
+          (!listing.contextId || contextIdOf(s) === listing.contextId),
+      );
+      const tasks = await Promise.all(
+        shown.map((s) => this.taskWith(s, listing.historyLength, listing.includeArtifacts)),
+      );
+      return {
+        tasks,
+        nextPageToken: pageTokenOf(page.next_page_token, query),
+        pageSize: tasks.length,
+        totalSize: page.total,
+      };
     });
   }
 
@@ -211,23 +263,40 @@ export class ReachA2aHandler implements A2ARequestHandler {
     return this.guard(async () => {
       const status = await this.task(user, params.id, 'send');
       const reason = typeof params.metadata?.reason === 'string' ? params.metadata.reason.slice(0, 1000) : undefined;
-      const result = await this.deps.messages.cancel(status.tenant, status.message_id, reason || 'cancelled through the A2A face');
+      const result = await this.deps.messages.cancel(
+        status.tenant,
+        status.message_id,
+        reason || 'cancelled through the A2A face',
+      );
       if (result.kind === 'unknown_message') throw new TaskNotFoundError(`No task ${params.id}`);
-      if (result.kind === 'already_ended') throw new TaskNotCancelableError({ message: `Task ${params.id} already ended (${result.state})`, metadata: { state: result.state } });
+      if (result.kind === 'already_ended')
+        throw new TaskNotCancelableError({
+          message: `Task ${params.id} already ended (${result.state})`,
+          metadata: { state: result.state },
+        });
       return Task.fromJSON(taskOf(await this.current(status)));
     });
   }
 
   /** The task, then its changes until it ends; a task that already ended has nothing to stream (spec §3.1.6). */
-  async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  async *resubscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     const status = await this.guard(() => this.task(keyUserOf(context), params.id, 'read'));
-    if (isTerminal(status.state)) throw new UnsupportedOperationError(`Task ${params.id} has ended (${TASK_STATE_OF[status.state]}): read it with GetTask`);
+    if (isTerminal(status.state))
+      throw new UnsupportedOperationError(
+        `Task ${params.id} has ended (${TASK_STATE_OF[status.state]}): read it with GetTask`,
+      );
     yield stream({ $case: 'task', value: await this.guard(() => this.taskWith(status, undefined)) });
     yield* this.follow(status);
   }
 
   /** Stores the caller's webhook for the task (the key's, scope `send`), within the endpoint policy (spec §3.1.7). */
-  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  async createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     const user = keyUserOf(context);
     const store = this.pushStore();
     return this.guard(async () => {
@@ -236,13 +305,19 @@ export class ReachA2aHandler implements A2ARequestHandler {
       await requireAllowedEndpoints(this.deps.endpoints, [{ location: 'url', url: fields.url }]);
       const created = await store.create({ tenant: status.tenant, task_id: status.message_id, ...fields });
       if (created.kind === 'too_many') {
-        throw new RequestMalformedError({ message: `At most ${created.limit} push notification configs per ${created.per}`, metadata: { code: 'too_many_push_configs' } });
+        throw new RequestMalformedError({
+          message: `At most ${created.limit} push notification configs per ${created.per}`,
+          metadata: { code: 'too_many_push_configs' },
+        });
       }
       return a2aConfigOf(created.config);
     });
   }
 
-  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  async getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     const user = keyUserOf(context);
     const store = this.pushStore();
     return this.guard(async () => {
@@ -253,7 +328,10 @@ export class ReachA2aHandler implements A2ARequestHandler {
     });
   }
 
-  async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+  async listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     const user = keyUserOf(context);
     const store = this.pushStore();
     return this.guard(async () => {
@@ -264,7 +342,10 @@ export class ReachA2aHandler implements A2ARequestHandler {
   }
 
   /** Deletes the config; one that is not there is deleted already (as a2a-sdk's server answers). */
-  async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+  async deleteTaskPushNotificationConfig(
+    params: DeleteTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<void> {
     const user = keyUserOf(context);
     const store = this.pushStore();
     await this.guard(async () => {
@@ -295,7 +376,9 @@ export class ReachA2aHandler implements A2ARequestHandler {
   /** The store of push configs, where the face takes them (CALLER_WEBHOOK_SECRET set); else PushNotificationNotSupported. */
   private pushStore(): PushConfigStore {
     if (!this.deps.pushConfigs || !pushConfigsOffered(this.deps.config)) {
-      throw new PushNotificationNotSupportedError('Push notifications need CALLER_WEBHOOK_SECRET on the gateway (their posts are signed with it): follow a task with GetTask or SubscribeToTask');
+      throw new PushNotificationNotSupportedError(
+        'Push notifications need CALLER_WEBHOOK_SECRET on the gateway (their posts are signed with it): follow a task with GetTask or SubscribeToTask',
+      );
     }
     return this.deps.pushConfigs;
   }
@@ -304,11 +387,17 @@ export class ReachA2aHandler implements A2ARequestHandler {
    * The task with its last `historyLength` messages (all when not given, as a2a-sdk's server answers; none for 0,
    * which spares the read of the message's input), and its artifacts unless told otherwise.
    */
-  private async taskWith(status: MessageStatus, historyLength: number | undefined, artifacts = true): Promise<TaskType> {
+  private async taskWith(
+    status: MessageStatus,
+    historyLength: number | undefined,
+    artifacts = true,
+  ): Promise<TaskType> {
     if (historyLength === 0) return Task.fromJSON(taskOf(status, { artifacts }));
     const input = await this.deps.messages.input(status.tenant, status.message_id);
     const history = historyOf(status, input);
-    return Task.fromJSON(taskOf(status, { artifacts, history: historyLength === undefined ? history : history.slice(-historyLength) }));
+    return Task.fromJSON(
+      taskOf(status, { artifacts, history: historyLength === undefined ? history : history.slice(-historyLength) }),
+    );
   }
 
   /**
@@ -316,21 +405,33 @@ export class ReachA2aHandler implements A2ARequestHandler {
    * for input takes it as the caller's reply (the agent gets the next turn), any other refuses it
    * (UnsupportedOperationError). A repeat of a reply already taken answers the task as it is.
    */
-  private async continueTask(user: KeyUser, message: NonNullable<SendMessageRequest['message']>): Promise<MessageStatus> {
+  private async continueTask(
+    user: KeyUser,
+    message: NonNullable<SendMessageRequest['message']>,
+  ): Promise<MessageStatus> {
     const taskId = message.taskId;
     const status = await this.task(user, taskId, 'send');
     if (message.contextId && message.contextId !== contextIdOf(status)) {
-      throw new RequestMalformedError({ message: `message.contextId is not the context of task ${taskId} (${contextIdOf(status)})`, metadata: { location: 'message.contextId' } });
+      throw new RequestMalformedError({
+        message: `message.contextId is not the context of task ${taskId} (${contextIdOf(status)})`,
+        metadata: { location: 'message.contextId' },
+      });
     }
     const body = parseInput(replyBody, replyBodyOf(message), 'body');
     requireStoredSize({ params: body.params, payload: body.payload }, this.deps.config.MAX_PAYLOAD_BYTES);
     if (status.turns?.some((t) => t.role === 'caller' && t.a2a_message_id === message.messageId)) return status;
     const a2aId = message.messageId.length <= MAX_KEPT_A2A_ID_CHARS ? { a2a_message_id: message.messageId } : {};
-    const result = status.state === 'input_required' ? await this.deps.messages.reply(status.tenant, status.message_id, { ...body, ...a2aId }, status.input_required) : { kind: 'not_waiting' as const, state: status.state };
+    const result =
+      status.state === 'input_required'
+        ? await this.deps.messages.reply(status.tenant, status.message_id, { ...body, ...a2aId }, status.input_required)
+        : { kind: 'not_waiting' as const, state: status.state };
     if (result.kind === 'unknown_message') throw new TaskNotFoundError(`No task ${taskId}`);
     if (result.kind === 'invalid') {
       const issues = result.issues.map((i) => `${i.location} ${i.message}`).join('; ');
-      throw new RequestMalformedError({ message: `The reply's data does not fit the schema of the agent's question: ${issues}`, metadata: { location: result.issues[0]!.location } });
+      throw new RequestMalformedError({
+        message: `The reply's data does not fit the schema of the agent's question: ${issues}`,
+        metadata: { location: result.issues[0]!.location },
+      });
     }
     if (result.kind === 'not_waiting') {
       throw new UnsupportedOperationError(
@@ -355,7 +456,8 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const session = body.session_id ? { session_id: body.session_id } : {};
     if (result.kind === 'rejected') return { ...result.status, ...session };
     sendAnswer(result, (s) => s, caller); // throws every other refusal, with the codes of POST /v1/messages
-    if (result.kind !== 'accepted' && result.kind !== 'duplicate') throw new Error(`unexpected send result ${result.kind}`);
+    if (result.kind !== 'accepted' && result.kind !== 'duplicate')
+      throw new Error(`unexpected send result ${result.kind}`);
     return { ...result.status, ...session };
   }
 
@@ -381,7 +483,10 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const { tenant, message_id: taskId } = start;
     const contextId = contextIdOf(start);
     const statusUpdate = (status: MessageStatus) =>
-      stream({ $case: 'statusUpdate', value: TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status: taskStatusOf(status) }) });
+      stream({
+        $case: 'statusUpdate',
+        value: TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status: taskStatusOf(status) }),
+      });
     if (isTerminal(start.state) || start.state === 'input_required') return;
     let shown = TASK_STATE_OF[start.state];
     const deadline = Date.now() + config.A2A_SEND_WAIT_MS;
@@ -390,7 +495,10 @@ export class ReachA2aHandler implements A2ARequestHandler {
       const ended = await this.guard(() => messages.waitForEnd(tenant, taskId, slice));
       if (ended) {
         for (const artifact of artifactsOf(ended)) {
-          yield stream({ $case: 'artifactUpdate', value: TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, artifact, lastChunk: true }) });
+          yield stream({
+            $case: 'artifactUpdate',
+            value: TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, artifact, lastChunk: true }),
+          });
         }
         yield statusUpdate(ended);
         return;

@@ -54,19 +54,25 @@ export function historyLengthOf(value: number | undefined, location: string): nu
 
 function pageSizeOf(value: number | undefined): number {
   if (value === undefined) return DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) malformed(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}`, 'pageSize');
+  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE)
+    malformed(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}`, 'pageSize');
   return value;
 }
 
 function changedSinceOf(value: string | undefined): Date | undefined {
   if (value === undefined || value === '') return undefined;
   const at = /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(at.getTime())) malformed('statusTimestampAfter must be an ISO 8601 timestamp, e.g. 2026-01-31T12:00:00Z', 'statusTimestampAfter');
+  if (Number.isNaN(at.getTime()))
+    malformed('statusTimestampAfter must be an ISO 8601 timestamp, e.g. 2026-01-31T12:00:00Z', 'statusTimestampAfter');
   return at;
 }
 
 /** The listing a request asks for, over the tenant's messages (at an agent's face, that agent's only). */
-export function listingOf(request: ListTasksRequest, tenant: string, agentId: string | undefined): Omit<TaskListing, 'cursor'> & { token: string } {
+export function listingOf(
+  request: ListTasksRequest,
+  tenant: string,
+  agentId: string | undefined,
+): Omit<TaskListing, 'cursor'> & { token: string } {
   const filter: MessagePageFilter = agentId ? { agent_id: agentId } : {};
   let state: string | undefined;
   if (request.status !== 0) {
@@ -78,7 +84,8 @@ export function listingOf(request: ListTasksRequest, tenant: string, agentId: st
     if (!known.running || known.states.length > 0) filter.states = known.states;
   }
   if (request.contextId) {
-    if (!MESSAGE_ID_PATTERN.test(request.contextId)) malformed('contextId must be 1–128 of letters, digits and ._:-', 'contextId');
+    if (!MESSAGE_ID_PATTERN.test(request.contextId))
+      malformed('contextId must be 1–128 of letters, digits and ._:-', 'contextId');
     filter.trace_id = traceIdOfContext(tenant, request.contextId);
   }
   const changedSince = changedSinceOf(request.statusTimestampAfter);
@@ -102,6 +109,10 @@ export { pageTokenOf };
 /** Temporal's cursor from a caller's token made for `query`; anything else is invalid params. */
 export function cursorOf(token: string, query: string): Uint8Array | undefined {
   const cursor = cursorOfToken(token, query);
-  if (cursor === 'invalid') malformed('pageToken is not a token this listing gave (give the nextPageToken of the previous page, with the same filters)', 'pageToken');
+  if (cursor === 'invalid')
+    malformed(
+      'pageToken is not a token this listing gave (give the nextPageToken of the previous page, with the same filters)',
+      'pageToken',
+    );
   return cursor;
 }

@@ -12,7 +12,9 @@ import type { PushConfig } from '../../store/a2a-push-configs';
 import { RequestMalformedError, type TaskPushNotificationConfig } from './sdk';
 
 const configFields = z.strictObject({
-  config_id: z.string().regex(MESSAGE_ID_PATTERN, 'id: 1–128 of letters, digits and ._:- (starting with a letter or digit)'),
+  config_id: z
+    .string()
+    .regex(MESSAGE_ID_PATTERN, 'id: 1–128 of letters, digits and ._:- (starting with a letter or digit)'),
   url: httpUrl.max(2048),
   token: label(512).optional(),
   authentication: z.strictObject({ scheme: label(64), credentials: label(4096) }).optional(),
@@ -26,7 +28,9 @@ export function pushConfigFieldsOf(params: TaskPushNotificationConfig): PushConf
     config_id: params.id || params.taskId,
     url: params.url,
     ...(params.token ? { token: params.token } : {}),
-    ...(auth && (auth.scheme || auth.credentials) ? { authentication: { scheme: auth.scheme, credentials: auth.credentials } } : {}),
+    ...(auth && (auth.scheme || auth.credentials)
+      ? { authentication: { scheme: auth.scheme, credentials: auth.credentials } }
+      : {}),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

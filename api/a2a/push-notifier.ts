@@ -47,7 +47,9 @@ async function post(deps: PushNotifierDeps, config: PushConfig, status: MessageS
       'content-type': 'application/json',
       'user-agent': 'agent-reach',
       ...(config.token ? { [PUSH_TOKEN_HEADER]: config.token } : {}),
-      ...(config.authentication ? { authorization: `${config.authentication.scheme} ${config.authentication.credentials}` } : {}),
+      ...(config.authentication
+        ? { authorization: `${config.authentication.scheme} ${config.authentication.credentials}` }
+        : {}),
       ...signatureHeaders([deps.secret], pushWebhookId(config, state), new Date((deps.now ?? Date.now)()), body),
     },
     body,
@@ -65,7 +67,11 @@ export async function notifyChanges(deps: PushNotifierDeps): Promise<number> {
   let posted = 0;
   for (const config of configs) {
     const key = `${config.tenant}/${config.task_id}`;
-    if (!statuses.has(key)) statuses.set(key, deps.messages.get(config.tenant, config.task_id).catch(() => undefined));
+    if (!statuses.has(key))
+      statuses.set(
+        key,
+        deps.messages.get(config.tenant, config.task_id).catch(() => undefined),
+      );
     const status = await statuses.get(key);
     if (!status) continue; // unreadable now (no worker answers): the next round
     const state = TASK_STATE_OF[status.state];
@@ -80,7 +86,10 @@ export async function notifyChanges(deps: PushNotifierDeps): Promise<number> {
       posted++;
       await (ended ? deps.store.forget(config) : deps.store.posted(config));
     } catch (error) {
-      deps.logger.warn({ task_id: config.task_id, config_id: config.config_id, state, err: error }, 'A2A push notification failed; it is posted again next round');
+      deps.logger.warn(
+        { task_id: config.task_id, config_id: config.config_id, state, err: error },
+        'A2A push notification failed; it is posted again next round',
+      );
       await deps.store.failed(config, state);
     }
   }
@@ -95,7 +104,10 @@ export function startPushNotifier(deps: PushNotifierDeps, intervalMs: number): (
   const next = () => {
     timer = setTimeout(() => {
       round = notifyChanges(deps)
-        .then(() => undefined, (error: unknown) => deps.logger.warn({ err: error }, 'A2A push notification round failed'))
+        .then(
+          () => undefined,
+          (error: unknown) => deps.logger.warn({ err: error }, 'A2A push notification round failed'),
+        )
         .finally(() => {
           if (!stopped) next();
         });

@@ -38,7 +38,11 @@ export function a2aPushRoutes(deps: {
     const agent = await deps.catalogue.queries.agentRecord(agent_id);
     const secrets = agent ? await deps.catalogue.queries.signingSecrets(agent_id) : [];
     if (!agent || !pushTokenMatches(req.get(PUSH_TOKEN_HEADER), secrets, agent_id, message_id)) {
-      throw new ApiError(401, 'invalid_push_token', `${PUSH_TOKEN_HEADER} is not the token given with message ${message_id}`);
+      throw new ApiError(
+        401,
+        'invalid_push_token',
+        `${PUSH_TOKEN_HEADER} is not the token given with message ${message_id}`,
+      );
     }
     refuseWhenSpent(res, perMessage.take(`${agent.tenant}\n${message_id}`), `for message ${message_id}`);
     if (!(await deps.messages.a2aTaskChanged(agent.tenant, message_id, agent_id))) {

@@ -34,4 +34,6 @@ export type {
   Task as TaskType,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk' with { 'resolution-mode': 'import' };
-export type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server' with { 'resolution-mode': 'import' };
+export type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server' with {
+  'resolution-mode': 'import',
+};

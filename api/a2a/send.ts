@@ -46,7 +46,11 @@ type Target = { agent_id: string; capability?: string };
 function stringField(metadata: Record<string, unknown>, key: string): string | undefined {
   const value = metadata[key];
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') throw new RequestMalformedError({ message: `metadata.${key} must be a string`, metadata: { location: `metadata.${key}` } });
+  if (typeof value !== 'string')
+    throw new RequestMalformedError({
+      message: `metadata.${key} must be a string`,
+      metadata: { location: `metadata.${key}` },
+    });
   return value;
 }
 
@@ -57,12 +61,19 @@ export function targetOf(metadata: Record<string, unknown>, scope: FaceScope): T
   const capability = stringField(metadata, 'capability');
   if (scope.agent) {
     const agent = scope.agent;
-    if (agentId && agentId !== agent._id) throw new RequestMalformedError(`This is the face of agent ${agent._id}; send to ${agentId} at its own face or the gateway's`);
+    if (agentId && agentId !== agent._id)
+      throw new RequestMalformedError(
+        `This is the face of agent ${agent._id}; send to ${agentId} at its own face or the gateway's`,
+      );
     const named = skill ? capabilityOfSkill(agent, skill) : undefined;
     // `route` (an agent's public card with no public skill names it) lets the router choose among the agent's.
     if (skill && !named && skill === ROUTE_SKILL_ID) return { agent_id: agent._id };
     if (skill) {
-      if (!named) throw new RequestMalformedError({ message: `Agent ${agent.name} has no skill "${skill}"`, metadata: { code: 'unknown_capability' } });
+      if (!named)
+        throw new RequestMalformedError({
+          message: `Agent ${agent.name} has no skill "${skill}"`,
+          metadata: { code: 'unknown_capability' },
+        });
       return { agent_id: agent._id, capability: named };
     }
     return { agent_id: agent._id, ...(capability ? { capability } : {}) };
@@ -70,12 +81,18 @@ export function targetOf(metadata: Record<string, unknown>, scope: FaceScope): T
   if (skill && skill !== ROUTE_SKILL_ID) {
     const at = skill.indexOf(SKILL_ID_SEPARATOR);
     if (at <= 0 || at === skill.length - 1) {
-      throw new RequestMalformedError({ message: `No skill "${skill}": skills of this card are "${ROUTE_SKILL_ID}" or "<agent_id>/<capability>"`, metadata: { code: 'unknown_capability' } });
+      throw new RequestMalformedError({
+        message: `No skill "${skill}": skills of this card are "${ROUTE_SKILL_ID}" or "<agent_id>/<capability>"`,
+        metadata: { code: 'unknown_capability' },
+      });
     }
     return { agent_id: skill.slice(0, at), capability: skill.slice(at + 1) };
   }
   if (agentId) return { agent_id: agentId, ...(capability ? { capability } : {}) };
-  if (capability) throw new RequestMalformedError('metadata.capability needs metadata.agent_id (or name the skill in metadata.skill)');
+  if (capability)
+    throw new RequestMalformedError(
+      'metadata.capability needs metadata.agent_id (or name the skill in metadata.skill)',
+    );
   return undefined;
 }
 
@@ -84,7 +101,11 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** What a message says: its text parts (the intent, joined by newlines), JSON-object data (params) and other data (payload). */
-function contentOf(message: NonNullable<SendMessageRequest['message']>): { intent: string; params: Record<string, unknown>; payloads: unknown[] } {
+function contentOf(message: NonNullable<SendMessageRequest['message']>): {
+  intent: string;
+  params: Record<string, unknown>;
+  payloads: unknown[];
+} {
   const texts: string[] = [];
   const params: Record<string, unknown> = {};
   const payloads: unknown[] = [];
@@ -96,14 +117,20 @@ function contentOf(message: NonNullable<SendMessageRequest['message']>): { inten
       if (isJsonObject(content.value)) Object.assign(params, content.value);
       else payloads.push(content.value);
     } else {
-      throw new ContentTypeNotSupportedError(`File parts are not accepted (${part.mediaType || content.$case}): send text (what you want) and data parts`);
+      throw new ContentTypeNotSupportedError(
+        `File parts are not accepted (${part.mediaType || content.$case}): send text (what you want) and data parts`,
+      );
     }
   }
   return { intent: texts.join('\n'), params, payloads };
 }
 
 /** The message's content in the fields of our send and reply bodies (only those it has). */
-function fieldsOf(content: ReturnType<typeof contentOf>): { intent?: string; params?: Record<string, unknown>; payload?: unknown } {
+function fieldsOf(content: ReturnType<typeof contentOf>): {
+  intent?: string;
+  params?: Record<string, unknown>;
+  payload?: unknown;
+} {
   const { intent, params, payloads } = content;
   return {
     ...(intent.trim() ? { intent } : {}),
@@ -119,12 +146,17 @@ export function sendBodyOf(request: SendMessageRequest, scope: FaceScope): Recor
   if (!message.messageId) throw new RequestMalformedError('message.messageId is required');
   if (message.contextId && !MESSAGE_ID_PATTERN.test(message.contextId)) {
     // The spec lets an agent refuse a context id it cannot keep; ours must be an id we can echo as it is.
-    throw new RequestMalformedError({ message: 'message.contextId must be 1–128 of letters, digits and ._:- (starting with a letter or digit)', metadata: { location: 'message.contextId' } });
+    throw new RequestMalformedError({
+      message: 'message.contextId must be 1–128 of letters, digits and ._:- (starting with a letter or digit)',
+      metadata: { location: 'message.contextId' },
+    });
   }
   const content = contentOf(message);
   const target = targetOf({ ...request.metadata, ...message.metadata }, scope);
   if (!target?.capability && !content.intent.trim()) {
-    throw new RequestMalformedError('Send a text part (what you want: the router chooses the skill) or name a skill in the metadata (docs/a2a.md)');
+    throw new RequestMalformedError(
+      'Send a text part (what you want: the router chooses the skill) or name a skill in the metadata (docs/a2a.md)',
+    );
   }
   return {
     message_id: reachIdOf(message.messageId),
@@ -140,6 +172,7 @@ export function sendBodyOf(request: SendMessageRequest, scope: FaceScope): Recor
  */
 export function replyBodyOf(message: NonNullable<SendMessageRequest['message']>): Record<string, unknown> {
   const fields = fieldsOf(contentOf(message));
-  if (Object.keys(fields).length === 0) throw new RequestMalformedError('A reply to a task waiting for input needs a text or data part');
+  if (Object.keys(fields).length === 0)
+    throw new RequestMalformedError('A reply to a task waiting for input needs a text or data part');
   return fields;
 }

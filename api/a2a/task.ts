@@ -65,7 +65,8 @@ function turnMessageId(status: MessageStatus, n: number): string {
  * While the message waits for input: the agent's question.
  */
 function statusMessageOf(status: MessageStatus): JsonObject | undefined {
-  if (status.state === 'input_required' && status.input_required) return questionOf(status, status.input_required, turnMessageId(status, status.turns?.length ?? 0));
+  if (status.state === 'input_required' && status.input_required)
+    return questionOf(status, status.input_required, turnMessageId(status, status.turns?.length ?? 0));
   const reason = status.reason ?? (status.error ? { code: 'agent_failed', message: status.error.message } : undefined);
   if (!reason) return undefined;
   return {
@@ -73,7 +74,10 @@ function statusMessageOf(status: MessageStatus): JsonObject | undefined {
     contextId: contextIdOf(status),
     taskId: status.message_id,
     role: 'ROLE_AGENT',
-    parts: [{ text: reason.message, mediaType: 'text/plain' }, { data: { ...reason, ...(status.error ? { error: status.error } : {}) }, mediaType: 'application/json' }],
+    parts: [
+      { text: reason.message, mediaType: 'text/plain' },
+      { data: { ...reason, ...(status.error ? { error: status.error } : {}) }, mediaType: 'application/json' },
+    ],
   };
 }
 
@@ -94,12 +98,21 @@ function metadataOf(status: MessageStatus): JsonObject {
 }
 
 /** The caller's message as the run was started with it: the intent as text, the params and the payload as data. */
-export function userMessageOf(status: MessageStatus, input: Pick<MessageInput, 'intent' | 'params' | 'payload'>): JsonObject {
+export function userMessageOf(
+  status: MessageStatus,
+  input: Pick<MessageInput, 'intent' | 'params' | 'payload'>,
+): JsonObject {
   const parts: JsonObject[] = [];
   if (input.intent !== undefined) parts.push({ text: input.intent, mediaType: 'text/plain' });
   if (input.params !== undefined) parts.push({ data: input.params, mediaType: 'application/json' });
   if (input.payload !== undefined) parts.push({ data: input.payload, mediaType: 'application/json' });
-  return { messageId: status.message_id, contextId: contextIdOf(status), taskId: status.message_id, role: 'ROLE_USER', parts };
+  return {
+    messageId: status.message_id,
+    contextId: contextIdOf(status),
+    taskId: status.message_id,
+    role: 'ROLE_USER',
+    parts,
+  };
 }
 
 /** One turn of the conversation as an A2A message: the agent's question, or the caller's reply. */
@@ -113,7 +126,10 @@ function turnMessageOf(status: MessageStatus, turn: Turn, n: number): JsonObject
  * (the agent's questions, the caller's replies), then the status message of a task that did not succeed (a waiting
  * task's status message is the last question, already there).
  */
-export function historyOf(status: MessageStatus, input: Pick<MessageInput, 'intent' | 'params' | 'payload'> | undefined): JsonObject[] {
+export function historyOf(
+  status: MessageStatus,
+  input: Pick<MessageInput, 'intent' | 'params' | 'payload'> | undefined,
+): JsonObject[] {
   const turns = (status.turns ?? []).map((turn, i) => turnMessageOf(status, turn, i + 1));
   const statusMessage = status.state === 'input_required' ? undefined : statusMessageOf(status);
   return [...(input ? [userMessageOf(status, input)] : []), ...turns, ...(statusMessage ? [statusMessage] : [])];

@@ -37,7 +37,9 @@ export interface AgentFace {
 const EMPTY: AgentFace = { tools: [], prompts: [], resources: [] };
 
 function resourceUriOf(capability: CapabilityDoc): string | undefined {
-  return capability.tags.find((tag) => tag.startsWith(RESOURCE_TAG_PREFIX))?.slice(RESOURCE_TAG_PREFIX.length) || undefined;
+  return (
+    capability.tags.find((tag) => tag.startsWith(RESOURCE_TAG_PREFIX))?.slice(RESOURCE_TAG_PREFIX.length) || undefined
+  );
 }
 
 function isPrompt(capability: CapabilityDoc): boolean {
@@ -49,7 +51,9 @@ export function agentFaceOf(agents: readonly AgentWithInstances[], caller: Calle
   const found = agents.find(({ agent }) => agent.name === name);
   if (!found) return EMPTY;
   const { agent } = found;
-  const reachable = agent.capabilities.filter((capability) => canReach(caller, { tenant: agent.tenant, acl: capability.acl }).allowed);
+  const reachable = agent.capabilities.filter(
+    (capability) => canReach(caller, { tenant: agent.tenant, acl: capability.acl }).allowed,
+  );
   const prompts: FaceCapability[] = [];
   const resources: FaceResource[] = [];
   const toolNames = new Set<string>();
@@ -59,7 +63,9 @@ export function agentFaceOf(agents: readonly AgentWithInstances[], caller: Calle
     else if (isPrompt(capability)) prompts.push({ agent_id: agent._id, capability });
     else toolNames.add(capability.name);
   }
-  const tools = capabilityTools([found], caller, { bare: true }).filter((tool) => tool.reachable && toolNames.has(tool.capability));
+  const tools = capabilityTools([found], caller, { bare: true }).filter(
+    (tool) => tool.reachable && toolNames.has(tool.capability),
+  );
   return { tools, prompts, resources };
 }
 
@@ -91,7 +97,10 @@ export function matchUriTemplate(template: string, uri: string): Record<string, 
 }
 
 /** The resource of the face that `uri` names, with the template's variables, or undefined. */
-export function resourceFor(face: AgentFace, uri: string): { resource: FaceResource; variables: Record<string, string> } | undefined {
+export function resourceFor(
+  face: AgentFace,
+  uri: string,
+): { resource: FaceResource; variables: Record<string, string> } | undefined {
   const exact = face.resources.find((resource) => !resource.isTemplate && resource.uri === uri);
   if (exact) return { resource: exact, variables: {} };
   for (const resource of face.resources.filter((r) => r.isTemplate)) {

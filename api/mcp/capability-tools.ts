@@ -69,14 +69,21 @@ function declaresMessageId(schema: Record<string, unknown> | undefined): boolean
 function inputSchemaOf(parametersJson: string | undefined): Tool['inputSchema'] {
   const schema = parametersJson ? (JSON.parse(parametersJson) as Record<string, unknown>) : undefined;
   // A tool's input is an object; a capability whose parameters are something else takes any object.
-  if (schema?.type !== 'object') return { type: 'object', properties: { [MESSAGE_ID_ARGUMENT]: MESSAGE_ID_PROPERTY }, additionalProperties: true };
+  if (schema?.type !== 'object')
+    return { type: 'object', properties: { [MESSAGE_ID_ARGUMENT]: MESSAGE_ID_PROPERTY }, additionalProperties: true };
   if (declaresMessageId(schema)) return schema as Tool['inputSchema'];
-  const properties = { ...(schema.properties as Record<string, unknown> | undefined), [MESSAGE_ID_ARGUMENT]: MESSAGE_ID_PROPERTY };
+  const properties = {
+    ...(schema.properties as Record<string, unknown> | undefined),
+    [MESSAGE_ID_ARGUMENT]: MESSAGE_ID_PROPERTY,
+  };
   return { ...schema, type: 'object', properties };
 }
 
 /** The message id (when given) and the params, from a capability tool's arguments. */
-export function splitArguments(tool: Pick<CapabilityTool, 'parametersJson'>, args: unknown): { message_id?: string; params: Record<string, unknown> } {
+export function splitArguments(
+  tool: Pick<CapabilityTool, 'parametersJson'>,
+  args: unknown,
+): { message_id?: string; params: Record<string, unknown> } {
   const all = parseInput(paramsSchema, args ?? {}, 'arguments');
   const schema = tool.parametersJson ? (JSON.parse(tool.parametersJson) as Record<string, unknown>) : undefined;
   if (declaresMessageId(schema) || !(MESSAGE_ID_ARGUMENT in all)) return { params: all };
@@ -90,7 +97,11 @@ export function splitArguments(tool: Pick<CapabilityTool, 'parametersJson'>, arg
  * capability alone (the agent face, agent-face.ts, which shows one agent: capability names are unique in it and
  * already MCP-safe).
  */
-export function capabilityTools(agents: readonly AgentWithInstances[], caller: Caller, { bare = false } = {}): CapabilityTool[] {
+export function capabilityTools(
+  agents: readonly AgentWithInstances[],
+  caller: Caller,
+  { bare = false } = {},
+): CapabilityTool[] {
   const taken = new Set<string>();
   const tools: CapabilityTool[] = [];
   for (const { agent } of agents) {
@@ -103,7 +114,8 @@ export function capabilityTools(agents: readonly AgentWithInstances[], caller: C
       }
       taken.add(name);
       const taskSupport = taskSupportOf(capability.tags);
-      const about = `${capability.description || capability.name} — capability "${capability.name}" of agent "${agent.name}"` +
+      const about =
+        `${capability.description || capability.name} — capability "${capability.name}" of agent "${agent.name}"` +
         (agent.description ? ` (${agent.description})` : '');
       tools.push({
         definition: {
@@ -131,7 +143,9 @@ function capabilityMessage(call: ToolCall, tool: CapabilityTool, args: unknown):
   // A capability the key may not reach is refused by intake, before anything about its parameters is said.
   if (tool.reachable && tool.parametersJson) {
     const required = (JSON.parse(tool.parametersJson) as { required?: unknown }).required;
-    const missing = Array.isArray(required) ? required.filter((key): key is string => typeof key === 'string' && !(key in params)) : [];
+    const missing = Array.isArray(required)
+      ? required.filter((key): key is string => typeof key === 'string' && !(key in params))
+      : [];
     const invalid = invalidProperties(tool.parametersJson, params);
     if (missing.length > 0 || invalid.length > 0) {
       throw new ApiError(400, 'invalid_request', `Arguments do not match the parameters of ${tool.capability}`, [
@@ -140,15 +154,32 @@ function capabilityMessage(call: ToolCall, tool: CapabilityTool, args: unknown):
       ]);
     }
   }
-  return { ...(message_id ? { message_id } : {}), target: { agent_id: tool.agent_id, capability: tool.capability }, params, ...roundPayload(call.round) };
+  return {
+    ...(message_id ? { message_id } : {}),
+    target: { agent_id: tool.agent_id, capability: tool.capability },
+    params,
+    ...roundPayload(call.round),
+  };
 }
 
 /** Sends the arguments to the tool's capability and waits for the outcome. */
-export function callCapabilityTool(deps: McpDeps, call: ToolCall, tool: CapabilityTool, args: unknown): Promise<ToolAnswer> {
-  return sendAndWait(deps, call, capabilityMessage(call, tool, args), deps.config.MCP_SEND_WAIT_MS, { passthrough: true });
+export function callCapabilityTool(
+  deps: McpDeps,
+  call: ToolCall,
+  tool: CapabilityTool,
+  args: unknown,
+): Promise<ToolAnswer> {
+  return sendAndWait(deps, call, capabilityMessage(call, tool, args), deps.config.MCP_SEND_WAIT_MS, {
+    passthrough: true,
+  });
 }
 
 /** Sends the arguments to the tool's capability without waiting (a task, tasks.ts): the message as accepted. */
-export async function startCapabilityMessage(deps: McpDeps, call: ToolCall, tool: CapabilityTool, args: unknown): Promise<MessageStatus> {
+export async function startCapabilityMessage(
+  deps: McpDeps,
+  call: ToolCall,
+  tool: CapabilityTool,
+  args: unknown,
+): Promise<MessageStatus> {
   return (await sendAndAwait(deps, call, capabilityMessage(call, tool, args), 0)).status;
 }

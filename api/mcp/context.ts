@@ -63,7 +63,10 @@ export interface ToolCall {
   log?: (level: 'info' | 'debug', message: string) => Promise<void>;
   round?: McpRound;
   /** Present on a 2025-11-25 session whose client declared `elicitation`: asks its user, in the middle of the call. */
-  elicit?: (params: { message: string; requestedSchema: Record<string, unknown> }) => Promise<{ action: string; content?: Record<string, unknown> }>;
+  elicit?: (params: {
+    message: string;
+    requestedSchema: Record<string, unknown>;
+  }) => Promise<{ action: string; content?: Record<string, unknown> }>;
   /** Present on a 2025-11-25 session. */
   session?: McpSession;
   signal: AbortSignal;

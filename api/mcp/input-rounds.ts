@@ -13,7 +13,15 @@
  * elsewhere is refused by the SDK with -32602 before any message is sent; the agent gets back only what it minted.
  */
 import { createHmac } from 'node:crypto';
-import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, ProtocolError, ProtocolErrorCode, type InputRequiredResult, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  ProtocolError,
+  ProtocolErrorCode,
+  type InputRequiredResult,
+  type RequestStateCodec,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { SealKeys } from '../../messages/seal';
 import type { Continuation, McpRound } from './context';
 import type { AgentInputRequired } from './mcp-results';
@@ -46,10 +54,14 @@ export function stateCodec(sealKeys: Pick<SealKeys, 'keys'>): StateCodec {
 export function roundOf(ctx: ServerContext, name: string): McpRound {
   const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
   const sealed = ctx.mcpReq.requestState<SealedState>();
-  if (sealed !== undefined && sealed.for !== name) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `requestState was made for ${sealed.for}, not ${name}`);
+  if (sealed !== undefined && sealed.for !== name)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `requestState was made for ${sealed.for}, not ${name}`);
   const clientCapabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
   return {
-    clientCapabilities: typeof clientCapabilities === 'object' && clientCapabilities !== null ? (clientCapabilities as Record<string, unknown>) : {},
+    clientCapabilities:
+      typeof clientCapabilities === 'object' && clientCapabilities !== null
+        ? (clientCapabilities as Record<string, unknown>)
+        : {},
     ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
     ...(sealed?.state !== undefined ? { requestState: sealed.state } : {}),
     ...(sealed?.continues ? { continues: sealed.continues } : {}),
@@ -57,10 +69,19 @@ export function roundOf(ctx: ServerContext, name: string): McpRound {
 }
 
 /** The agent's input_required result as the client gets it: its state sealed for `name`. */
-export async function sealedAnswer(codec: StateCodec, ctx: ServerContext, name: string, answer: AgentInputRequired): Promise<InputRequiredResult> {
+export async function sealedAnswer(
+  codec: StateCodec,
+  ctx: ServerContext,
+  name: string,
+  answer: AgentInputRequired,
+): Promise<InputRequiredResult> {
   const { requestState, continues, ...rest } = answer;
   // The agent's requests are the SDK's to check (shape, and what the client declared) on the way out.
-  const state: SealedState | undefined = continues ? { for: name, continues } : requestState === undefined ? undefined : { for: name, state: requestState };
+  const state: SealedState | undefined = continues
+    ? { for: name, continues }
+    : requestState === undefined
+      ? undefined
+      : { for: name, state: requestState };
   const sealed = state === undefined ? rest : { ...rest, requestState: await codec.mint(state, ctx) };
   return sealed as InputRequiredResult;
 }

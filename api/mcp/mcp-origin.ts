@@ -23,7 +23,9 @@ function hostnameOf(url: string): string {
 }
 
 /** The host names `/mcp` answers for, or undefined when any is (the check is off). */
-export function mcpAllowedHosts(config: Pick<Config, 'MCP_ALLOWED_HOSTS' | 'API_HOST' | 'PUBLIC_URL'>): string[] | undefined {
+export function mcpAllowedHosts(
+  config: Pick<Config, 'MCP_ALLOWED_HOSTS' | 'API_HOST' | 'PUBLIC_URL'>,
+): string[] | undefined {
   const configured = config.MCP_ALLOWED_HOSTS;
   if (configured === '*') return undefined;
   if (configured) return configured;
@@ -41,14 +43,20 @@ function originAllowed(origin: string, hosts: string[] | undefined, origins: str
   }
 }
 
-export function originGuard(config: Pick<Config, 'MCP_ALLOWED_HOSTS' | 'MCP_ALLOWED_ORIGINS' | 'API_HOST' | 'PUBLIC_URL'>): RequestHandler {
+export function originGuard(
+  config: Pick<Config, 'MCP_ALLOWED_HOSTS' | 'MCP_ALLOWED_ORIGINS' | 'API_HOST' | 'PUBLIC_URL'>,
+): RequestHandler {
   const hosts = mcpAllowedHosts(config);
   const origins = config.MCP_ALLOWED_ORIGINS;
   const hostCheck = hosts ? hostHeaderValidation(hosts) : undefined;
   return (req, res, next) => {
     const origin = req.get('origin');
     if (origin !== undefined && !originAllowed(origin, hosts, origins)) {
-      res.status(403).json({ jsonrpc: '2.0', error: { code: -32000, message: `Origin ${origin} is not allowed (MCP_ALLOWED_ORIGINS)` }, id: null });
+      res.status(403).json({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: `Origin ${origin} is not allowed (MCP_ALLOWED_ORIGINS)` },
+        id: null,
+      });
       return;
     }
     if (hostCheck) return hostCheck(req, res, next);

@@ -6,7 +6,14 @@
  * any other result is shown as JSON, as before. The message id rides along in `_meta`. On 2026-07-28, an agent may
  * also answer with an input_required result (input-rounds.ts).
  */
-import { CallToolResultSchema, GetPromptResultSchema, ReadResourceResultSchema, type CallToolResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  GetPromptResultSchema,
+  ReadResourceResultSchema,
+  type CallToolResult,
+  type GetPromptResult,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Continuation } from './context';
 
@@ -40,7 +47,11 @@ export function asInputRequired(value: unknown): AgentInputRequired | undefined 
   if (inputRequests !== undefined && !isObject(inputRequests)) return undefined;
   if (requestState !== undefined && typeof requestState !== 'string') return undefined;
   if (inputRequests === undefined && requestState === undefined) return undefined;
-  return { resultType: 'input_required', ...(inputRequests ? { inputRequests } : {}), ...(requestState !== undefined ? { requestState } : {}) };
+  return {
+    resultType: 'input_required',
+    ...(inputRequests ? { inputRequests } : {}),
+    ...(requestState !== undefined ? { requestState } : {}),
+  };
 }
 
 export function isInputRequired(value: unknown): value is AgentInputRequired {

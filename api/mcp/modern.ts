@@ -29,10 +29,34 @@ import type { Request as ExpressRequest, Response as ExpressResponse } from 'exp
 import { version } from '../../package.json';
 import type { McpDeps, ToolCall } from './context';
 import { listResources, readResource, RESOURCE_TEMPLATES } from './resources';
-import { complete, getPrompt, listFaceResources, listFaceTemplates, listPrompts, readFaceResource } from './agent-face-requests';
+import {
+  complete,
+  getPrompt,
+  listFaceResources,
+  listFaceTemplates,
+  listPrompts,
+  readFaceResource,
+} from './agent-face-requests';
 import { startCapabilityMessage } from './capability-tools';
-import { capabilitiesOf, capabilityToolFor, instructionsOf, listedTools, toolRunner, unknownTool, type SessionOptions } from './server';
-import { cancelTask, createTaskResult, getTask, missingTasksCapability, taskParams, TASKS_EXTENSION, tasksDeclared, updateTask } from './tasks';
+import {
+  capabilitiesOf,
+  capabilityToolFor,
+  instructionsOf,
+  listedTools,
+  toolRunner,
+  unknownTool,
+  type SessionOptions,
+} from './server';
+import {
+  cancelTask,
+  createTaskResult,
+  getTask,
+  missingTasksCapability,
+  taskParams,
+  TASKS_EXTENSION,
+  tasksDeclared,
+  updateTask,
+} from './tasks';
 import { roundOf, sealedAnswer, stateCodec, type StateCodec } from './input-rounds';
 import { isInputRequired, type AgentInputRequired } from './mcp-results';
 import type { ToolAnswer } from './send-and-wait';
@@ -47,7 +71,11 @@ export function webRequest(req: ExpressRequest): Request {
   }
   headers.delete('content-length'); // the body below is written anew
   const hasBody = req.method === 'POST' && req.body !== undefined;
-  return new Request(`http://${req.get('host') ?? 'localhost'}${req.originalUrl}`, { method: req.method, headers, ...(hasBody ? { body: JSON.stringify(req.body) } : {}) });
+  return new Request(`http://${req.get('host') ?? 'localhost'}${req.originalUrl}`, {
+    method: req.method,
+    headers,
+    ...(hasBody ? { body: JSON.stringify(req.body) } : {}),
+  });
 }
 
 /** Whether the request speaks 2026-07-28 (the SDK's classification: its `_meta` envelope or the revision's header). */
@@ -81,7 +109,13 @@ function createModernServer(deps: McpDeps, session: SessionOptions, codec: State
       // The Tasks extension (tasks.ts): a capability tool's call may be a task, its message.
       capabilities: { ...capabilitiesOf(session), extensions: { [TASKS_EXTENSION]: {} } } as ServerCapabilities,
       instructions: instructionsOf(session),
-      cacheHints: { 'tools/list': hint, 'resources/list': hint, 'resources/templates/list': hint, 'prompts/list': hint, 'server/discover': hint },
+      cacheHints: {
+        'tools/list': hint,
+        'resources/list': hint,
+        'resources/templates/list': hint,
+        'prompts/list': hint,
+        'server/discover': hint,
+      },
       requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
     },
   );
@@ -92,10 +126,15 @@ function createModernServer(deps: McpDeps, session: SessionOptions, codec: State
     round: roundOf(ctx, name),
     ...(progressToken === undefined
       ? {}
-      : { progress: (progress: number, message: string) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
+      : {
+          progress: (progress: number, message: string) =>
+            ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }),
+        }),
   });
   // The same JSON as a session's list; v1's and v2's types say JSON Schema each their own way.
-  server.setRequestHandler('tools/list', async () => ({ tools: (await listedTools(deps, session)) as ListToolsResult['tools'] }));
+  server.setRequestHandler('tools/list', async () => ({
+    tools: (await listedTools(deps, session)) as ListToolsResult['tools'],
+  }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
     const call = callOf(ctx, request.params._meta?.progressToken, name);
@@ -105,14 +144,18 @@ function createModernServer(deps: McpDeps, session: SessionOptions, codec: State
       if (task.taskSupport === 'required' && !declared) throw missingTasksCapability(`${name} runs as a task only`);
       if (declared) {
         try {
-          return createTaskResult(deps, await startCapabilityMessage(deps, call, task, args)) as unknown as CallToolResult;
+          return createTaskResult(
+            deps,
+            await startCapabilityMessage(deps, call, task, args),
+          ) as unknown as CallToolResult;
         } catch (error) {
           return toolErrorOf(error, deps.logger, name);
         }
       }
     }
     const run = await toolRunner(deps, session, name);
-    if (!run) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);
+    if (!run)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);
     let answer: ToolAnswer;
     try {
       answer = await run(call, args);
@@ -122,7 +165,10 @@ function createModernServer(deps: McpDeps, session: SessionOptions, codec: State
     return isInputRequired(answer) ? sealedAnswer(codec, ctx, name, answer) : answer;
   });
   // Tasks are messages; only a client that declared the extension may use them (SEP-2575: -32021 otherwise).
-  const taskMethod = <T>(method: string, handle: (params: z.output<typeof taskParams>, ctx: ServerContext) => Promise<T>) =>
+  const taskMethod = <T>(
+    method: string,
+    handle: (params: z.output<typeof taskParams>, ctx: ServerContext) => Promise<T>,
+  ) =>
     server.setRequestHandler(method, { params: taskParams }, (params, ctx) => {
       if (!tasksDeclared(ctx)) throw missingTasksCapability(`${method} is part of the Tasks extension`);
       return handle(params, ctx) as Promise<never>;
@@ -130,9 +176,15 @@ function createModernServer(deps: McpDeps, session: SessionOptions, codec: State
   taskMethod('tasks/get', ({ taskId }) => getTask(deps, { caller }, taskId));
   taskMethod('tasks/cancel', ({ taskId }) => cancelTask(deps, { caller }, taskId));
   // The SDK lifts inputResponses out of the params it hands over (ctx.mcpReq.inputResponses).
-  taskMethod('tasks/update', ({ taskId, inputResponses }, ctx) => updateTask(deps, { caller }, taskId, ctx.mcpReq.inputResponses ?? inputResponses));
+  taskMethod('tasks/update', ({ taskId, inputResponses }, ctx) =>
+    updateTask(deps, { caller }, taskId, ctx.mcpReq.inputResponses ?? inputResponses),
+  );
   /** An agent face's answer, its input_required state sealed for `name`. */
-  const answered = async <T>(ctx: ServerContext, name: string, answer: () => Promise<T | AgentInputRequired>): Promise<T | AgentInputRequired> => {
+  const answered = async <T>(
+    ctx: ServerContext,
+    name: string,
+    answer: () => Promise<T | AgentInputRequired>,
+  ): Promise<T | AgentInputRequired> => {
     const result = await asProtocolErrors(answer);
     return isInputRequired(result) ? sealedAnswer(codec, ctx, name, result) : result;
   };
@@ -142,19 +194,27 @@ function createModernServer(deps: McpDeps, session: SessionOptions, codec: State
     server.setRequestHandler('resources/templates/list', () => listFaceTemplates(deps, { caller }, agent));
     server.setRequestHandler('resources/read', (request, ctx) => {
       const { uri } = request.params;
-      return answered(ctx, uri, () => readFaceResource(deps, callOf(ctx, request.params._meta?.progressToken, uri), agent, uri)) as Promise<ReadResourceResult>;
+      return answered(ctx, uri, () =>
+        readFaceResource(deps, callOf(ctx, request.params._meta?.progressToken, uri), agent, uri),
+      ) as Promise<ReadResourceResult>;
     });
     server.setRequestHandler('prompts/list', () => listPrompts(deps, { caller }, agent));
     server.setRequestHandler('prompts/get', (request, ctx) => {
       const { name } = request.params;
-      return answered(ctx, name, () => getPrompt(deps, callOf(ctx, request.params._meta?.progressToken, name), agent, name, request.params.arguments)) as Promise<GetPromptResult>;
+      return answered(ctx, name, () =>
+        getPrompt(deps, callOf(ctx, request.params._meta?.progressToken, name), agent, name, request.params.arguments),
+      ) as Promise<GetPromptResult>;
     });
-    server.setRequestHandler('completion/complete', (request) => complete(deps, { caller }, agent, request.params.ref, request.params.argument));
+    server.setRequestHandler('completion/complete', (request) =>
+      complete(deps, { caller }, agent, request.params.ref, request.params.argument),
+    );
     return server;
   }
   server.setRequestHandler('resources/list', () => listResources(deps, caller));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-  server.setRequestHandler('resources/read', (request) => asProtocolErrors(() => readResource(deps, caller, request.params.uri)));
+  server.setRequestHandler('resources/read', (request) =>
+    asProtocolErrors(() => readResource(deps, caller, request.params.uri)),
+  );
   return server;
 }
 
@@ -165,7 +225,12 @@ export class ModernMcp {
 
   constructor(deps: McpDeps) {
     this.handler = createMcpHandler(
-      (ctx) => createModernServer(deps, ctx.authInfo?.extra?.session as SessionOptions, (this.codec ??= stateCodec(deps.sealKeys))),
+      (ctx) =>
+        createModernServer(
+          deps,
+          ctx.authInfo?.extra?.session as SessionOptions,
+          (this.codec ??= stateCodec(deps.sealKeys)),
+        ),
       { legacy: 'reject', onerror: (error) => deps.logger.debug({ err: error }, 'MCP 2026-07-28 request refused') },
     );
   }
@@ -173,7 +238,12 @@ export class ModernMcp {
   async serve(request: Request, parsedBody: unknown, session: SessionOptions, res: ExpressResponse): Promise<void> {
     const answer = await this.handler.fetch(request, {
       parsedBody,
-      authInfo: { token: '', clientId: session.caller.key_id ?? session.caller.tenant, scopes: [...(session.caller.scopes ?? [])], extra: { session } },
+      authInfo: {
+        token: '',
+        clientId: session.caller.key_id ?? session.caller.tenant,
+        scopes: [...(session.caller.scopes ?? [])],
+        extra: { session },
+      },
     });
     res.status(answer.status);
     answer.headers.forEach((value, name) => res.setHeader(name, value));

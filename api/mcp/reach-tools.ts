@@ -28,7 +28,9 @@ function sendArguments(maxWaitMs: number) {
       .min(0)
       .max(maxWaitMs)
       .optional()
-      .describe(`How long to wait for the message to end, in ms (0 = do not wait; at most and by default ${maxWaitMs})`),
+      .describe(
+        `How long to wait for the message to end, in ms (0 = do not wait; at most and by default ${maxWaitMs})`,
+      ),
   });
 }
 
@@ -111,7 +113,10 @@ export function reachTools(maxWaitMs: number): ReachTool[] {
         await index.ensureCurrent(deps.logger);
         const at = now();
         const page = index.search(tenant, query, at, policy);
-        return toolValue({ items: page.items.map((item) => agentView(item, at, policy)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) });
+        return toolValue({
+          items: page.items.map((item) => agentView(item, at, policy)),
+          ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+        });
       },
     },
   ];

@@ -4,7 +4,13 @@
  * The tenant's agents are listed; messages are read by id only. A resource that does not exist is the protocol's
  * "resource not found" error (-32002), with our error body and the `uri` as its data.
  */
-import { McpError, ErrorCode, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpError,
+  ErrorCode,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { hasScope, type Caller } from '../../rules/api-key';
 import { ApiError, errorBody } from '../errors';
 import type { ErrorCode as ReachErrorCode } from '../../rules/error-codes';
@@ -21,8 +27,20 @@ const LISTED_AGENTS = 200;
 const JSON_TYPE = 'application/json';
 
 export const RESOURCE_TEMPLATES: ListResourceTemplatesResult['resourceTemplates'] = [
-  { uriTemplate: 'reach://agents/{agent_id}', name: 'agent', title: 'Agent card', description: 'An agent of the catalogue: capabilities with their parameter schemas, instances, liveness', mimeType: JSON_TYPE },
-  { uriTemplate: 'reach://messages/{message_id}', name: 'message', title: 'Message status', description: "A message's state, result or reason, and attempts", mimeType: JSON_TYPE },
+  {
+    uriTemplate: 'reach://agents/{agent_id}',
+    name: 'agent',
+    title: 'Agent card',
+    description: 'An agent of the catalogue: capabilities with their parameter schemas, instances, liveness',
+    mimeType: JSON_TYPE,
+  },
+  {
+    uriTemplate: 'reach://messages/{message_id}',
+    name: 'message',
+    title: 'Message status',
+    description: "A message's state, result or reason, and attempts",
+    mimeType: JSON_TYPE,
+  },
 ];
 
 export async function listResources(deps: McpDeps, caller: Caller): Promise<ListResourcesResult> {
@@ -50,9 +68,19 @@ function asJson(uri: string, value: object): ReadResourceResult {
 }
 
 export async function readResource(deps: McpDeps, caller: Caller, uri: string): Promise<ReadResourceResult> {
-  if (!hasScope(caller, 'read')) throw new McpError(ErrorCode.InvalidRequest, 'This API key lacks the "read" scope', errorBody('insufficient_scope', 'This API key lacks the "read" scope', { required_scope: 'read' }));
+  if (!hasScope(caller, 'read'))
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      'This API key lacks the "read" scope',
+      errorBody('insufficient_scope', 'This API key lacks the "read" scope', { required_scope: 'read' }),
+    );
   const match = /^reach:\/\/(agents|messages)\/([^/?#]+)$/.exec(uri);
-  if (!match) throw notFound(uri, 'resource_not_found', `No resource ${uri}: use reach://agents/{agent_id} or reach://messages/{message_id}`);
+  if (!match)
+    throw notFound(
+      uri,
+      'resource_not_found',
+      `No resource ${uri}: use reach://agents/{agent_id} or reach://messages/{message_id}`,
+    );
   const [, kind, id] = match as unknown as [string, 'agents' | 'messages', string];
   try {
     if (kind === 'agents') {

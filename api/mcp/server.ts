@@ -34,7 +34,14 @@ import {
 import { version } from '../../package.json';
 import { hasScope, type Caller } from '../../rules/api-key';
 import { currentAgentFace } from './agent-face';
-import { complete, getPrompt, listFaceResources, listFaceTemplates, listPrompts, readFaceResource } from './agent-face-requests';
+import {
+  complete,
+  getPrompt,
+  listFaceResources,
+  listFaceTemplates,
+  listPrompts,
+  readFaceResource,
+} from './agent-face-requests';
 import { callCapabilityTool, capabilityTools, type CapabilityTool } from './capability-tools';
 import type { McpDeps, ToolCall } from './context';
 import { reachTools, visibleReachTools } from './reach-tools';
@@ -68,7 +75,10 @@ export async function listedTools(deps: McpDeps, session: SessionOptions): Promi
   const reach = visibleReachTools(reachTools(deps.config.MCP_SEND_WAIT_MS), session.caller).map((t) => t.definition);
   // Capability tools send messages: a key without the send scope has none.
   if (!session.capabilityTools || !hasScope(session.caller, 'send')) return reach;
-  return [...reach, ...(await sessionCapabilityTools(deps, session)).filter((t) => t.reachable).map((t) => t.definition)];
+  return [
+    ...reach,
+    ...(await sessionCapabilityTools(deps, session)).filter((t) => t.reachable).map((t) => t.definition),
+  ];
 }
 
 async function sessionCapabilityTools(deps: McpDeps, session: SessionOptions): Promise<CapabilityTool[]> {
@@ -80,9 +90,15 @@ async function sessionCapabilityTools(deps: McpDeps, session: SessionOptions): P
 export type ToolRun = (call: ToolCall, args: unknown) => Promise<ToolAnswer>;
 
 /** The capability tool called `name` for `session` (the agent face's, or a capability tool), if it is one. */
-export async function capabilityToolFor(deps: McpDeps, session: SessionOptions, name: string): Promise<CapabilityTool | undefined> {
-  if (session.agent !== undefined) return (await currentAgentFace(deps, session.caller, session.agent)).tools.find((t) => t.definition.name === name);
-  if (!session.capabilityTools || reachTools(deps.config.MCP_SEND_WAIT_MS).some((t) => t.definition.name === name)) return undefined;
+export async function capabilityToolFor(
+  deps: McpDeps,
+  session: SessionOptions,
+  name: string,
+): Promise<CapabilityTool | undefined> {
+  if (session.agent !== undefined)
+    return (await currentAgentFace(deps, session.caller, session.agent)).tools.find((t) => t.definition.name === name);
+  if (!session.capabilityTools || reachTools(deps.config.MCP_SEND_WAIT_MS).some((t) => t.definition.name === name))
+    return undefined;
   return (await sessionCapabilityTools(deps, session)).find((t) => t.definition.name === name && t.reachable);
 }
 
@@ -101,7 +117,10 @@ export async function toolRunner(deps: McpDeps, session: SessionOptions, name: s
 
 /** What the unknown-tool error says, in either SDK's error class. */
 export function unknownTool(name: string): { message: string; data: object } {
-  return { message: `Unknown tool: ${name}`, data: errorBody('unknown_tool', `No tool ${name}; tools/list shows the tools of this key`) };
+  return {
+    message: `Unknown tool: ${name}`,
+    data: errorBody('unknown_tool', `No tool ${name}; tools/list shows the tools of this key`),
+  };
 }
 
 /** What a session's server offers: the agent face adds prompts and completions. */
@@ -144,28 +163,50 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listedTools(deps, session) }));
 
-  const callOf = (extra: { signal: AbortSignal; requestId: RequestId; sendNotification: (n: ServerNotification) => Promise<void> }, progressToken: ProgressToken | undefined): ToolCall => ({
+  const callOf = (
+    extra: { signal: AbortSignal; requestId: RequestId; sendNotification: (n: ServerNotification) => Promise<void> },
+    progressToken: ProgressToken | undefined,
+  ): ToolCall => ({
     caller,
     signal: extra.signal,
     session: {
       capabilities: (server.getClientCapabilities() ?? {}) as Record<string, unknown>,
       request: (method: string, params: Record<string, unknown>) =>
-        server.request({ method, params } as never, RESULT_SCHEMAS[method] ?? ResultSchema, { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS }),
+        server.request({ method, params } as never, RESULT_SCHEMAS[method] ?? ResultSchema, {
+          relatedRequestId: extra.requestId,
+          signal: extra.signal,
+          timeout: ELICITATION_TIMEOUT_MS,
+        }),
     },
     // A question for the caller goes on the call's own stream, and waits for its user as long as a sealed state lives.
     ...(server.getClientCapabilities()?.elicitation
-      ? { elicit: (params: { message: string; requestedSchema: Record<string, unknown> }) =>
-          server.elicitInput(params as ElicitRequestFormParams, { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS }) }
+      ? {
+          elicit: (params: { message: string; requestedSchema: Record<string, unknown> }) =>
+            server.elicitInput(params as ElicitRequestFormParams, {
+              relatedRequestId: extra.requestId,
+              signal: extra.signal,
+              timeout: ELICITATION_TIMEOUT_MS,
+            }),
+        }
       : {}),
     ...(progressToken === undefined
       ? {}
-      : { progress: (progress: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }) }),
+      : {
+          progress: (progress: number, message: string) =>
+            extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }),
+        }),
     // Sent only once the client chose a level (logging/setLevel), and only lines at or above it.
     ...(logLevel === undefined
       ? {}
-      : { log: async (level: 'info' | 'debug', data: string) => {
-          if (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(logLevel!)) await extra.sendNotification({ method: 'notifications/message', params: { level, logger: LOGGER, data } });
-        } }),
+      : {
+          log: async (level: 'info' | 'debug', data: string) => {
+            if (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(logLevel!))
+              await extra.sendNotification({
+                method: 'notifications/message',
+                params: { level, logger: LOGGER, data },
+              });
+          },
+        }),
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -187,12 +228,31 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
     server.setRequestHandler(ListResourcesRequestSchema, () => listFaceResources(deps, { caller }, agent));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listFaceTemplates(deps, { caller }, agent));
     // A session's requests have no round (McpRound): an agent's input_required result is never passed on here.
-    server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) =>
-      (await readFaceResource(deps, callOf(extra, request.params._meta?.progressToken), agent, request.params.uri)) as ReadResourceResult);
+    server.setRequestHandler(
+      ReadResourceRequestSchema,
+      async (request, extra) =>
+        (await readFaceResource(
+          deps,
+          callOf(extra, request.params._meta?.progressToken),
+          agent,
+          request.params.uri,
+        )) as ReadResourceResult,
+    );
     server.setRequestHandler(ListPromptsRequestSchema, () => listPrompts(deps, { caller }, agent));
-    server.setRequestHandler(GetPromptRequestSchema, async (request, extra) =>
-      (await getPrompt(deps, callOf(extra, request.params._meta?.progressToken), agent, request.params.name, request.params.arguments)) as GetPromptResult);
-    server.setRequestHandler(CompleteRequestSchema, (request) => complete(deps, { caller }, agent, request.params.ref, request.params.argument));
+    server.setRequestHandler(
+      GetPromptRequestSchema,
+      async (request, extra) =>
+        (await getPrompt(
+          deps,
+          callOf(extra, request.params._meta?.progressToken),
+          agent,
+          request.params.name,
+          request.params.arguments,
+        )) as GetPromptResult,
+    );
+    server.setRequestHandler(CompleteRequestSchema, (request) =>
+      complete(deps, { caller }, agent, request.params.ref, request.params.argument),
+    );
     return server;
   }
   server.setRequestHandler(ListResourcesRequestSchema, () => listResources(deps, caller));

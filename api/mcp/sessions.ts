@@ -78,7 +78,10 @@ export class McpFace {
 
   private readonly modern: ModernMcp;
 
-  constructor(private readonly deps: McpDeps, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly deps: McpDeps,
+    private readonly now: () => number = Date.now,
+  ) {
     this.modern = new ModernMcp(deps);
   }
 
@@ -91,15 +94,18 @@ export class McpFace {
       const sessionId = req.get('mcp-session-id');
       if (!sessionId) {
         const request = webRequest(req);
-        if (await isModernRequest(request, req.body)) return this.modern.serve(request, req.body, this.optionsOf(caller, req.query), res);
+        if (await isModernRequest(request, req.body))
+          return this.modern.serve(request, req.body, this.optionsOf(caller, req.query), res);
       }
       if (sessionId) {
         const session = this.sessions.get(sessionId);
-        if (!session || callerIdOf(session.options.caller) !== callerIdOf(caller)) return rpcError(res, 404, 'Session not found: start a new one with initialize');
+        if (!session || callerIdOf(session.options.caller) !== callerIdOf(caller))
+          return rpcError(res, 404, 'Session not found: start a new one with initialize');
         session.lastSeen = this.now();
         return session.transport.handleRequest(req, res, req.body);
       }
-      if (req.method !== 'POST' || !isInitializeRequest(req.body)) return rpcError(res, 400, 'No session: send initialize first (without Mcp-Session-Id)');
+      if (req.method !== 'POST' || !isInitializeRequest(req.body))
+        return rpcError(res, 400, 'No session: send initialize first (without Mcp-Session-Id)');
       const options = this.optionsOf(caller, req.query);
       const full = this.fullFor(caller);
       if (full) {
@@ -115,7 +121,11 @@ export class McpFace {
   /** What the query asks of the session (or of one 2026-07-28 request). */
   private optionsOf(caller: Caller, query: unknown): SessionOptions {
     const { capability_tools, agent } = parseInput(mcpQuery, query, 'query');
-    return { caller, capabilityTools: capability_tools ?? this.deps.config.MCP_CAPABILITY_TOOLS, ...(agent === undefined ? {} : { agent }) };
+    return {
+      caller,
+      capabilityTools: capability_tools ?? this.deps.config.MCP_CAPABILITY_TOOLS,
+      ...(agent === undefined ? {} : { agent }),
+    };
   }
 
   private async open(options: SessionOptions): Promise<Session> {
@@ -155,15 +165,18 @@ export class McpFace {
       if (options.caller.tenant === caller.tenant) ofTenant += 1;
     }
     if (ofKey >= MCP_MAX_SESSIONS_PER_KEY) return undefined;
-    if (ofTenant >= MCP_MAX_SESSIONS_PER_TENANT) return `This tenant holds ${ofTenant} MCP sessions on this replica, its most (MCP_MAX_SESSIONS_PER_TENANT)`;
-    if (this.sessions.size >= MCP_MAX_SESSIONS) return `This replica holds ${this.sessions.size} MCP sessions, its most (MCP_MAX_SESSIONS)`;
+    if (ofTenant >= MCP_MAX_SESSIONS_PER_TENANT)
+      return `This tenant holds ${ofTenant} MCP sessions on this replica, its most (MCP_MAX_SESSIONS_PER_TENANT)`;
+    if (this.sessions.size >= MCP_MAX_SESSIONS)
+      return `This replica holds ${this.sessions.size} MCP sessions, its most (MCP_MAX_SESSIONS)`;
     return undefined;
   }
 
   private limitSessionsOf(callerId: string): void {
     const own = [...this.sessions.values()].filter((s) => callerIdOf(s.options.caller) === callerId);
     own.sort((a, b) => a.lastSeen - b.lastSeen);
-    for (const session of own.slice(0, Math.max(0, own.length - this.deps.config.MCP_MAX_SESSIONS_PER_KEY))) void this.closeSession(session);
+    for (const session of own.slice(0, Math.max(0, own.length - this.deps.config.MCP_MAX_SESSIONS_PER_KEY)))
+      void this.closeSession(session);
   }
 
   /** Sessions held now. */
@@ -173,7 +186,9 @@ export class McpFace {
 
   private async closeSession(session: Session): Promise<void> {
     if (session.id) this.sessions.delete(session.id);
-    await session.server.close().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'MCP session close failed'));
+    await session.server
+      .close()
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'MCP session close failed'));
   }
 
   private startTimers(): void {
@@ -227,7 +242,9 @@ export class McpFace {
       for (const session of ofKey) {
         if (now === session.toolsFingerprint) continue;
         session.toolsFingerprint = now;
-        await session.server.sendToolListChanged().catch((error: unknown) => this.deps.logger.debug({ err: error }, 'MCP tools/list_changed not sent'));
+        await session.server
+          .sendToolListChanged()
+          .catch((error: unknown) => this.deps.logger.debug({ err: error }, 'MCP tools/list_changed not sent'));
       }
     }
   }

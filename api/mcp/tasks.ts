@@ -51,7 +51,9 @@ export function tasksDeclared(ctx: ServerContext): boolean {
 }
 
 export function missingTasksCapability(why: string): ProtocolError {
-  return new ProtocolError(MISSING_CLIENT_CAPABILITY, `${why}: declare the ${TASKS_EXTENSION} extension`, { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+  return new ProtocolError(MISSING_CLIENT_CAPABILITY, `${why}: declare the ${TASKS_EXTENSION} extension`, {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
 }
 
 type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -90,19 +92,36 @@ function inputRequestsOf(message: MessageStatus) {
 /** `tasks/get`'s DetailedTask: the result or the error inlined once the message ended. */
 function detailedTask(deps: McpDeps, message: MessageStatus) {
   const task = taskOf(deps, message);
-  if (task.status === 'completed') return { resultType: 'complete', ...task, result: endedAnswer(deps, message, true) as ToolAnswer };
-  if (task.status === 'input_required') return { resultType: 'complete', ...task, inputRequests: inputRequestsOf(message) };
+  if (task.status === 'completed')
+    return { resultType: 'complete', ...task, result: endedAnswer(deps, message, true) as ToolAnswer };
+  if (task.status === 'input_required')
+    return { resultType: 'complete', ...task, inputRequests: inputRequestsOf(message) };
   if (task.status !== 'failed') return { resultType: 'complete', ...task };
   const reason = message.reason ?? { code: 'failed' as const, message: `The message ended ${message.state}` };
-  return { resultType: 'complete', ...task, error: { code: ProtocolErrorCode.InternalError, message: `Message ${message.message_id} ended ${message.state}: ${reason.message}`, data: errorBody(reason.code, reason.message) } };
+  return {
+    resultType: 'complete',
+    ...task,
+    error: {
+      code: ProtocolErrorCode.InternalError,
+      message: `Message ${message.message_id} ended ${message.state}: ${reason.message}`,
+      data: errorBody(reason.code, reason.message),
+    },
+  };
 }
 
-export const taskParams = z.looseObject({ taskId: z.string(), inputResponses: z.record(z.string(), z.unknown()).optional() });
+export const taskParams = z.looseObject({
+  taskId: z.string(),
+  inputResponses: z.record(z.string(), z.unknown()).optional(),
+});
 
 /** The message a task id names, in the caller's tenant; -32602 when there is none. */
 async function messageOf(deps: McpDeps, call: Pick<ToolCall, 'caller'>, taskId: string): Promise<MessageStatus> {
   if (!hasScope(call.caller, 'read') && !hasScope(call.caller, 'send')) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'This API key has neither the "read" nor the "send" scope', errorBody('insufficient_scope', 'Tasks need the "read" or "send" scope'));
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      'This API key has neither the "read" nor the "send" scope',
+      errorBody('insufficient_scope', 'Tasks need the "read" or "send" scope'),
+    );
   }
   let message: MessageStatus | undefined;
   try {
@@ -111,7 +130,12 @@ async function messageOf(deps: McpDeps, call: Pick<ToolCall, 'caller'>, taskId: 
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
   }
-  if (!message) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`, errorBody('message_not_found', `No message ${taskId}`));
+  if (!message)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Unknown task: ${taskId}`,
+      errorBody('message_not_found', `No message ${taskId}`),
+    );
   return message;
 }
 
@@ -123,8 +147,13 @@ export async function getTask(deps: McpDeps, call: Pick<ToolCall, 'caller'>, tas
 export async function cancelTask(deps: McpDeps, call: Pick<ToolCall, 'caller'>, taskId: string) {
   const message = await messageOf(deps, call, taskId);
   if (!isTerminal(message.state)) {
-    const outcome = await deps.messages.cancel(call.caller.tenant, message.message_id, 'cancelled by the MCP client (tasks/cancel)');
-    if (outcome.kind === 'unknown_message') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
+    const outcome = await deps.messages.cancel(
+      call.caller.tenant,
+      message.message_id,
+      'cancelled by the MCP client (tasks/cancel)',
+    );
+    if (outcome.kind === 'unknown_message')
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
   }
   return { resultType: 'complete' };
 }
@@ -134,7 +163,12 @@ function taskReplyOf(response: unknown): ReplyBody {
   try {
     return replyOf(response);
   } catch (error) {
-    if (error instanceof ApiError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, errorBody(error.code, error.message, error.details));
+    if (error instanceof ApiError)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        error.message,
+        errorBody(error.code, error.message, error.details),
+      );
     throw error;
   }
 }
@@ -144,15 +178,30 @@ function taskReplyOf(response: unknown): ReplyBody {
  * Responses to a task that does not wait, or under other keys, are unsolicited and ignored, as the revision asks of
  * unrecognised information.
  */
-export async function updateTask(deps: McpDeps, call: Pick<ToolCall, 'caller'>, taskId: string, inputResponses: Record<string, unknown> | undefined) {
+export async function updateTask(
+  deps: McpDeps,
+  call: Pick<ToolCall, 'caller'>,
+  taskId: string,
+  inputResponses: Record<string, unknown> | undefined,
+) {
   const message = await messageOf(deps, call, taskId);
   const response = inputResponses?.[REPLY_KEY];
   if (message.state === 'input_required' && response !== undefined) {
-    const outcome = await deps.messages.reply(call.caller.tenant, message.message_id, taskReplyOf(response), message.input_required);
-    if (outcome.kind === 'unknown_message') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
+    const outcome = await deps.messages.reply(
+      call.caller.tenant,
+      message.message_id,
+      taskReplyOf(response),
+      message.input_required,
+    );
+    if (outcome.kind === 'unknown_message')
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
     if (outcome.kind === 'invalid') {
       const message = "The response does not fit the schema of the task's question";
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, errorBody('invalid_request', message, outcome.issues));
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        message,
+        errorBody('invalid_request', message, outcome.issues),
+      );
     }
   }
   return { resultType: 'complete' };

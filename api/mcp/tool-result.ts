@@ -10,18 +10,26 @@ import { ApiError, errorBody } from '../errors';
 import type { ErrorCode } from '../../rules/error-codes';
 
 export function toolValue(value: object): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown> };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+    structuredContent: value as Record<string, unknown>,
+  };
 }
 
 export function toolError(code: ErrorCode, message: string, details?: unknown): CallToolResult {
   const body = errorBody(code, message, details);
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body, null, 2) }], structuredContent: { ...body } };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(body, null, 2) }],
+    structuredContent: { ...body },
+  };
 }
 
 /** A thrown error as a tool error: ours keep their code; anything else is logged and answered without internals. */
 export function toolErrorOf(error: unknown, logger: Logger, tool: string): CallToolResult {
   if (error instanceof ApiError) return toolError(error.code, error.message, error.details);
-  if (error instanceof StatusUnavailableError) return toolError('status_unavailable', 'The message is in flight but no worker answers; retry shortly');
+  if (error instanceof StatusUnavailableError)
+    return toolError('status_unavailable', 'The message is in flight but no worker answers; retry shortly');
   logger.error({ err: error, tool }, 'MCP tool failed');
   return toolError('internal', 'An unexpected error occurred; it has been logged');
 }

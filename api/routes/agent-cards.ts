@@ -22,13 +22,24 @@ const MAX_REDIRECTS = 3;
  * Fetches a remote card with a time and size limit (read streamed, stopped at the cap); every failure is the caller's 4xx, not our 500. Redirects are
  * followed by hand, so each hop passes the endpoint policy.
  */
-async function fetchCard(url: string, limits: { timeoutMs: number; maxBytes: number }, fetchFn: typeof fetch, guard: EndpointGuard): Promise<unknown> {
+async function fetchCard(
+  url: string,
+  limits: { timeoutMs: number; maxBytes: number },
+  fetchFn: typeof fetch,
+  guard: EndpointGuard,
+): Promise<unknown> {
   const { timeoutMs, maxBytes } = limits;
   let response: Response | undefined;
   for (let hop = 0, next = url; hop <= MAX_REDIRECTS; hop++) {
-    await requireAllowedEndpoints(guard, [{ location: hop === 0 ? 'body.url' : `body.url (redirect ${hop})`, url: next }]);
+    await requireAllowedEndpoints(guard, [
+      { location: hop === 0 ? 'body.url' : `body.url (redirect ${hop})`, url: next },
+    ]);
     try {
-      response = await fetchFn(next, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+      response = await fetchFn(next, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: 'manual',
+      });
     } catch (error) {
       throw new ApiError(422, 'agent_card_unreachable', `Could not fetch ${next}: ${(error as Error).message}`);
     }
@@ -38,14 +49,21 @@ async function fetchCard(url: string, limits: { timeoutMs: number; maxBytes: num
     next = new URL(location, next).toString();
     response = undefined;
   }
-  if (!response) throw new ApiError(422, 'agent_card_unreachable', `Fetching ${url} redirected more than ${MAX_REDIRECTS} times`);
-  if (!response.ok) throw new ApiError(422, 'agent_card_unreachable', `Fetching ${url} answered HTTP ${response.status}`);
+  if (!response)
+    throw new ApiError(422, 'agent_card_unreachable', `Fetching ${url} redirected more than ${MAX_REDIRECTS} times`);
+  if (!response.ok)
+    throw new ApiError(422, 'agent_card_unreachable', `Fetching ${url} answered HTTP ${response.status}`);
   let text: string;
   try {
     text = await readCappedText(response, maxBytes);
   } catch (error) {
     if (error instanceof AnswerTooLargeError) {
-      throw new ApiError(422, 'agent_card_too_large', `The card at ${url} is larger than ${maxBytes} bytes (AGENT_ANSWER_MAX_BYTES)`, { max_bytes: maxBytes });
+      throw new ApiError(
+        422,
+        'agent_card_too_large',
+        `The card at ${url} is larger than ${maxBytes} bytes (AGENT_ANSWER_MAX_BYTES)`,
+        { max_bytes: maxBytes },
+      );
     }
     throw new ApiError(422, 'agent_card_unreachable', `Reading the card at ${url} failed: ${(error as Error).message}`);
   }
@@ -56,7 +74,13 @@ async function fetchCard(url: string, limits: { timeoutMs: number; maxBytes: num
   }
 }
 
-export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; endpoints: EndpointGuard; fetch: typeof fetch; tokens?: TokenVerifier }): Router {
+export function agentCardRoutes(deps: {
+  catalogue: Catalogue;
+  config: Config;
+  endpoints: EndpointGuard;
+  fetch: typeof fetch;
+  tokens?: TokenVerifier;
+}): Router {
   const router = Router();
   const { store, queries, policy, now } = deps.catalogue;
 
@@ -64,27 +88,51 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     const { tenant } = requireCaller(res, 'register');
     const body = parseInput(importAgentBody, req.body, 'body');
     const url = body.url ? agentCardUrl(body.url) : undefined;
-    const raw = url ? await fetchCard(url, { timeoutMs: deps.config.A2A_FETCH_TIMEOUT_MS, maxBytes: deps.config.AGENT_ANSWER_MAX_BYTES }, deps.fetch, deps.endpoints) : body.card;
+    const raw = url
+      ? await fetchCard(
+          url,
+          { timeoutMs: deps.config.A2A_FETCH_TIMEOUT_MS, maxBytes: deps.config.AGENT_ANSWER_MAX_BYTES },
+          deps.fetch,
+          deps.endpoints,
+        )
+      : body.card;
     const imported = importA2aCard(raw);
-    if (imported.kind === 'invalid') throw new ApiError(422, 'invalid_agent_card', 'The A2A agent card is invalid', imported.problems);
+    if (imported.kind === 'invalid')
+      throw new ApiError(422, 'invalid_agent_card', 'The A2A agent card is invalid', imported.problems);
     checkCard(imported.input, deps.config.MAX_CAPABILITIES_PER_AGENT, 'card');
     await requireAllowedEndpoints(deps.endpoints, cardEndpoints(imported.input, 'card'));
-    const source = { kind: 'a2a' as const, version: imported.specVersion, ...(url ? { url } : {}), ...(imported.cardJson ? { card_json: imported.cardJson } : {}) };
+    const source = {
+      kind: 'a2a' as const,
+      version: imported.specVersion,
+      ...(url ? { url } : {}),
+      ...(imported.cardJson ? { card_json: imported.cardJson } : {}),
+    };
     // A card fetched from its URL just showed the agent alive; an inline one did not: it starts offline, probed now.
-    const input = url ? imported.input : { ...imported.input, instances: imported.input.instances?.map((i) => ({ ...i, unconfirmed: true })) };
+    const input = url
+      ? imported.input
+      : { ...imported.input, instances: imported.input.instances?.map((i) => ({ ...i, unconfirmed: true })) };
     const result = await store.register(tenant, input, undefined, source);
     if (result.kind === 'name_taken') {
-      throw new ApiError(409, 'agent_name_taken', `An agent named "${imported.input.name}" is already registered in this tenant`);
+      throw new ApiError(
+        409,
+        'agent_name_taken',
+        `An agent named "${imported.input.name}" is already registered in this tenant`,
+      );
     }
     let found = await queries.get(tenant, result.agent._id);
     if (found && !url && result.kind === 'registered') {
       // A probe that fails leaves the instance offline; the probe rounds try again.
-      const probed = await probeA2aAgent({ heartbeats: deps.catalogue.heartbeats, fetch: deps.fetch, timeoutMs: deps.config.A2A_FETCH_TIMEOUT_MS }, found).catch(() => undefined);
+      const probed = await probeA2aAgent(
+        { heartbeats: deps.catalogue.heartbeats, fetch: deps.fetch, timeoutMs: deps.config.A2A_FETCH_TIMEOUT_MS },
+        found,
+      ).catch(() => undefined);
       if (probed?.alive) found = await queries.get(tenant, result.agent._id);
     }
     res.status(result.kind === 'registered' ? 201 : 200).json({
       agent_id: result.agent._id,
-      ...(result.kind === 'registered' ? { secret: result.secret, signing_secret: result.signingSecret } : { reregistered: true }),
+      ...(result.kind === 'registered'
+        ? { secret: result.secret, signing_secret: result.signingSecret }
+        : { reregistered: true }),
       a2a_version: imported.specVersion,
       agent: found && agentView(found, now(), policy),
     });
@@ -100,7 +148,13 @@ export function agentCardRoutes(deps: { catalogue: Catalogue; config: Config; en
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     const { agent } = found;
     const faceUrl = `${deps.config.PUBLIC_URL}${agentFacePath(agent._id)}`;
-    res.json(await servedCard(exportA2aCard(agent, faceUrl, a2a_version, (c) => canReach(caller, { tenant, acl: c.acl }).allowed), deps.config, deps.tokens));
+    res.json(
+      await servedCard(
+        exportA2aCard(agent, faceUrl, a2a_version, (c) => canReach(caller, { tenant, acl: c.acl }).allowed),
+        deps.config,
+        deps.tokens,
+      ),
+    );
   });
 
   return router;

@@ -27,7 +27,9 @@ export function checkCard(card: AgentCardInput, maxCapabilities: number, where =
   const names = card.capabilities.map((c) => c.name);
   const duplicates = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
   if (duplicates.length > 0) {
-    throw new ApiError(422, 'duplicate_capability', 'Capability names must be unique within an agent', { names: duplicates });
+    throw new ApiError(422, 'duplicate_capability', 'Capability names must be unique within an agent', {
+      names: duplicates,
+    });
   }
   const problems = card.capabilities.flatMap((capability, index) =>
     (['parameters', 'returns'] as const).flatMap((field) => {
@@ -39,7 +41,13 @@ export function checkCard(card: AgentCardInput, maxCapabilities: number, where =
       }));
     }),
   );
-  if (problems.length > 0) throw new ApiError(422, 'invalid_schema', 'A capability schema is not a valid JSON Schema (draft 2020-12)', problems);
+  if (problems.length > 0)
+    throw new ApiError(
+      422,
+      'invalid_schema',
+      'A capability schema is not a valid JSON Schema (draft 2020-12)',
+      problems,
+    );
 }
 
 /** An agent of the tenant as a caller reads it (`GET /v1/agents/:id`, the MCP resource): each instance with its circuit. */
@@ -48,7 +56,10 @@ export async function agentCard(catalogue: Catalogue, tenant: string, agentId: s
   if (!found) return undefined;
   const view = agentView(found, catalogue.now(), catalogue.policy);
   const circuits = await catalogue.circuits.states(agentId);
-  return { ...view, instances: view.instances.map((i) => ({ ...i, circuit: circuits.get(i.instance_id) ?? 'closed' })) };
+  return {
+    ...view,
+    instances: view.instances.map((i) => ({ ...i, circuit: circuits.get(i.instance_id) ?? 'closed' })),
+  };
 }
 
 export interface AgentRoutesDeps {
@@ -62,11 +73,19 @@ export interface AgentRoutesDeps {
  * Who registers: a caller with the `register` scope registers in its tenant; an agent's own secret re-registers
  * that agent (same name) in its tenant, and nothing else.
  */
-async function registrant(req: Request, res: Response, store: Catalogue['store']): Promise<{ tenant: string; agent?: AgentDoc; secret?: string }> {
+async function registrant(
+  req: Request,
+  res: Response,
+  store: Catalogue['store'],
+): Promise<{ tenant: string; agent?: AgentDoc; secret?: string }> {
   if (callerOf(res)) return { tenant: requireCaller(res, 'register').tenant };
   const secret = bearerSecret(req);
   if (!secret) {
-    throw new ApiError(401, 'unauthenticated', 'Send an API key with the "register" scope (or, to re-register, the agent secret) as "Authorization: Bearer …"');
+    throw new ApiError(
+      401,
+      'unauthenticated',
+      'Send an API key with the "register" scope (or, to re-register, the agent secret) as "Authorization: Bearer …"',
+    );
   }
   const agent = await agentBySecret(req, store);
   return { tenant: agent.tenant, agent, secret };
@@ -74,7 +93,11 @@ async function registrant(req: Request, res: Response, store: Catalogue['store']
 
 function requireSameAgent(agent: AgentDoc | undefined, name: string): void {
   if (agent && agent.name !== name) {
-    throw new ApiError(403, 'register_needs_api_key', 'An agent secret re-registers its own agent only; registering another needs an API key with the "register" scope');
+    throw new ApiError(
+      403,
+      'register_needs_api_key',
+      'An agent secret re-registers its own agent only; registering another needs an API key with the "register" scope',
+    );
   }
 }
 
@@ -98,15 +121,24 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
     const result = await store.register(tenant, body, secret);
     switch (result.kind) {
       case 'name_taken':
-        throw new ApiError(409, 'agent_name_taken', `An agent named "${body.name}" is already registered in this tenant`, {
-          hint: 'to re-register it, send its secret as "Authorization: Bearer <secret>"',
-        });
+        throw new ApiError(
+          409,
+          'agent_name_taken',
+          `An agent named "${body.name}" is already registered in this tenant`,
+          {
+            hint: 'to re-register it, send its secret as "Authorization: Bearer <secret>"',
+          },
+        );
       case 'reregistered':
         heartbeats.forget(result.agent._id);
         return sendAgent(res, 200, result.agent, { agent_id: result.agent._id, reregistered: true });
       case 'registered':
         res.location(`/v1/agents/${result.agent._id}`);
-        return sendAgent(res, 201, result.agent, { agent_id: result.agent._id, secret: result.secret, signing_secret: result.signingSecret });
+        return sendAgent(res, 201, result.agent, {
+          agent_id: result.agent._id,
+          secret: result.secret,
+          signing_secret: result.signingSecret,
+        });
     }
   });
 
@@ -118,7 +150,10 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
     await index.ensureCurrent();
     const at = now();
     const page = index.search(tenant, query, at, policy);
-    res.json({ items: page.items.map((item) => agentView(item, at, policy)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) });
+    res.json({
+      items: page.items.map((item) => agentView(item, at, policy)),
+      ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+    });
   });
 
   router.get('/v1/agents/:agent_id', async (req, res) => {
@@ -137,7 +172,8 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
     await requireAllowedEndpoints(deps.endpoints, cardEndpoints(body));
     const updated = await store.update(agent, body);
     heartbeats.forget(agent._id);
-    if (updated === 'name_taken') throw new ApiError(409, 'agent_name_taken', `An agent named "${body.name}" already exists in this tenant`);
+    if (updated === 'name_taken')
+      throw new ApiError(409, 'agent_name_taken', `An agent named "${body.name}" already exists in this tenant`);
     return sendAgent(res, 200, updated);
   });
 
@@ -151,7 +187,12 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
   router.post('/v1/agents/:agent_id/secret', async (req, res) => {
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const rotated = await store.rotateSecret(await requireAgent(req, store, agent_id));
-    res.json({ agent_id, secret: rotated.secret, signing_secret: rotated.signingSecret, previous_secret_valid_until: rotated.previousValidUntil });
+    res.json({
+      agent_id,
+      secret: rotated.secret,
+      signing_secret: rotated.signingSecret,
+      previous_secret_valid_until: rotated.previousValidUntil,
+    });
   });
 
   router.get('/v1/agents/:agent_id/events', async (req, res) => {

@@ -39,18 +39,16 @@ export function chainPlanRoutes(deps: ChainPlanDeps): ExpressRouter {
     const result = await startPlannedChain(deps, caller, answer.chain, spend);
     const status = result.status;
     res.location(`/v1/chains/${encodeURIComponent(status.chain_id)}`);
-    res
-      .status(result.kind === 'accepted' ? 202 : 200)
-      .json({
-        ...answer,
-        started: true,
-        status: {
-          chain_id: status.chain_id,
-          state: status.state,
-          steps: status.steps.map((s) => ({ id: s.id, after: s.after, message_id: s.message_id, state: s.state })),
-        },
-        links: chainLinks(deps.config, status.tenant, status.chain_id),
-      });
+    res.status(result.kind === 'accepted' ? 202 : 200).json({
+      ...answer,
+      started: true,
+      status: {
+        chain_id: status.chain_id,
+        state: status.state,
+        steps: status.steps.map((s) => ({ id: s.id, after: s.after, message_id: s.message_id, state: s.state })),
+      },
+      links: chainLinks(deps.config, status.tenant, status.chain_id),
+    });
   });
   return router;
 }

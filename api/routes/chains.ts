@@ -17,9 +17,22 @@ import { parseInput } from '../validate';
 /** A refusal of the chain, naming its step: 400 for the schema, 413 for the size, 403 for an ACL, 404 for an unknown agent, else 422. */
 export function refusalError(refusal: ChainRefusal, caller: Caller): ApiError {
   const step = refusal.step ? { step: refusal.step } : {};
-  if (refusal.code === 'invalid_request') return new ApiError(400, 'invalid_request', refusal.message, refusal.issues?.map((issue) => ({ ...issue, ...step })) ?? step);
-  if (refusal.code === 'payload_too_large') return new ApiError(413, 'payload_too_large', refusal.message, refusal.step ? step : undefined);
-  if (refusal.code === 'capability_forbidden') return new ApiError(403, 'capability_forbidden', hasScope(caller, 'admin') ? refusal.message : "This API key may not reach a step's capability", step);
+  if (refusal.code === 'invalid_request')
+    return new ApiError(
+      400,
+      'invalid_request',
+      refusal.message,
+      refusal.issues?.map((issue) => ({ ...issue, ...step })) ?? step,
+    );
+  if (refusal.code === 'payload_too_large')
+    return new ApiError(413, 'payload_too_large', refusal.message, refusal.step ? step : undefined);
+  if (refusal.code === 'capability_forbidden')
+    return new ApiError(
+      403,
+      'capability_forbidden',
+      hasScope(caller, 'admin') ? refusal.message : "This API key may not reach a step's capability",
+      step,
+    );
   if (refusal.code === 'agent_not_found') return new ApiError(404, 'agent_not_found', refusal.message, step);
   return new ApiError(422, refusal.code, refusal.message, step);
 }
@@ -27,7 +40,13 @@ export function refusalError(refusal: ChainRefusal, caller: Caller): ApiError {
 /** A start that did not start (refused, or the id taken by another body) as the error the api answers. */
 export function startError(result: StartChainResult, caller: Caller): ApiError | undefined {
   if (result.kind === 'refused') return refusalError(result.refusal, caller);
-  if (result.kind === 'conflict') return new ApiError(409, 'idempotency_conflict', `Chain ${result.chain_id} was already started with a different body`, { chain_id: result.chain_id });
+  if (result.kind === 'conflict')
+    return new ApiError(
+      409,
+      'idempotency_conflict',
+      `Chain ${result.chain_id} was already started with a different body`,
+      { chain_id: result.chain_id },
+    );
   return undefined;
 }
 
@@ -35,7 +54,9 @@ export function chainLinks(config: Config, tenant: string, chainId: string) {
   return {
     self: `${config.PUBLIC_URL}/v1/chains/${encodeURIComponent(chainId)}`,
     ...(config.TEMPORAL_UI_URL
-      ? { temporal_ui: `${config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows/${encodeURIComponent(chainWorkflowId(tenant, chainId))}` }
+      ? {
+          temporal_ui: `${config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows/${encodeURIComponent(chainWorkflowId(tenant, chainId))}`,
+        }
       : {}),
   };
 }
@@ -49,7 +70,9 @@ export function chainCost(body: unknown, maxSteps: number): number {
   const steps = (body as { steps?: unknown } | null)?.steps;
   if (!Array.isArray(steps)) return 1;
   const counted = steps.slice(0, maxSteps);
-  const compensations = counted.filter((step) => (step as { compensate?: unknown } | null)?.compensate !== undefined).length;
+  const compensations = counted.filter(
+    (step) => (step as { compensate?: unknown } | null)?.compensate !== undefined,
+  ).length;
   return Math.max(1, counted.length + compensations);
 }
 
@@ -63,7 +86,13 @@ export type ChainSummary = Pick<ChainStatus, 'chain_id' | 'tenant' | 'state' | '
 /** Listed field by field, so that what a status gains later (results, references) stays out until it is added here. */
 function sentSummary(sent: SentMessage): SentSummary {
   const { message_id, state, started_at, ended_at, target } = sent;
-  return { message_id, state, ...(started_at ? { started_at } : {}), ...(ended_at ? { ended_at } : {}), ...(target ? { target } : {}) };
+  return {
+    message_id,
+    state,
+    ...(started_at ? { started_at } : {}),
+    ...(ended_at ? { ended_at } : {}),
+    ...(target ? { target } : {}),
+  };
 }
 
 /**
@@ -91,7 +120,10 @@ export function chainSummary(status: ChainStatus): ChainSummary {
 
 export function chainRoutes(deps: { chains: ChainService; config: Config; limiter: RateLimiter }): Router {
   const router = Router();
-  const withLinks = (status: ChainStatus | ChainSummary) => ({ ...status, links: chainLinks(deps.config, status.tenant, status.chain_id) });
+  const withLinks = (status: ChainStatus | ChainSummary) => ({
+    ...status,
+    links: chainLinks(deps.config, status.tenant, status.chain_id),
+  });
 
   router.post('/v1/chains', async (req, res) => {
     const caller = requireCaller(res, 'send');
@@ -130,10 +162,18 @@ export function chainRoutes(deps: { chains: ChainService; config: Config; limite
     const page = await orUnavailable(res, () => deps.chains.list(tenant, query));
     // Well-formed (else zod's 400) but not a cursor this list gave, for this state: 422, as other checks zod cannot make.
     if (page.kind === 'invalid_cursor') {
-      throw new ApiError(422, 'invalid_cursor', 'cursor is not one this list gave (give the next_cursor of the previous page, with the same state)', { location: 'query.cursor' });
+      throw new ApiError(
+        422,
+        'invalid_cursor',
+        'cursor is not one this list gave (give the next_cursor of the previous page, with the same state)',
+        { location: 'query.cursor' },
+      );
     }
     // What the agents answered is read one chain at a time (GET /v1/chains/:chain_id).
-    res.json({ items: page.items.map((status) => withLinks(chainSummary(status))), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) });
+    res.json({
+      items: page.items.map((status) => withLinks(chainSummary(status))),
+      ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+    });
   });
 
   router.get('/v1/chains/:chain_id', async (req, res) => {
@@ -153,7 +193,12 @@ export function chainRoutes(deps: { chains: ChainService; config: Config; limite
       case 'unknown_chain':
         throw new ApiError(404, 'chain_not_found', `No chain ${chain_id}`);
       case 'already_ended':
-        throw new ApiError(409, 'already_ended', `Chain ${chain_id} is ${result.state}: it can no longer be cancelled`, { state: result.state });
+        throw new ApiError(
+          409,
+          'already_ended',
+          `Chain ${chain_id} is ${result.state}: it can no longer be cancelled`,
+          { state: result.state },
+        );
       case 'cancelled':
         res.json({ chain_id, cancelled: true, state: 'cancelled' });
     }

@@ -18,7 +18,8 @@ export function heartbeatRoutes(deps: { catalogue: Catalogue; metrics: ApiMetric
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const agent = await requireAgent(req, store, agent_id, { cached: true });
     const body = parseInput(heartbeatBody, req.body, 'body');
-    if (body.endpoint) await requireAllowedEndpoints(deps.endpoints, [{ location: 'body.endpoint', url: body.endpoint }]);
+    if (body.endpoint)
+      await requireAllowedEndpoints(deps.endpoints, [{ location: 'body.endpoint', url: body.endpoint }]);
     const result = await heartbeats.beat(agent, body);
     deps.metrics.heartbeats.inc();
     if (result.kind === 'unknown_instance') {

@@ -14,7 +14,10 @@ export function keyRoutes(deps: { keys: ApiKeyStore }): Router {
     const caller = requireCaller(res, 'admin');
     const body = parseInput(createKeyBody, req.body, 'body');
     const created = await deps.keys.create(caller.tenant, body, caller.key_id ?? callerIdOf(caller));
-    res.status(201).location(`/v1/keys/${created.view.key_id}`).json({ ...created.view, key: created.key });
+    res
+      .status(201)
+      .location(`/v1/keys/${created.view.key_id}`)
+      .json({ ...created.view, key: created.key });
   });
 
   router.get('/v1/keys', async (_req, res) => {

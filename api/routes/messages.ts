@@ -12,7 +12,15 @@ import { intakeRefusal, intakeStatus, type IntakeRefusal } from '../../messages/
 import type { SendRequest, SendResult } from '../../messages/intake';
 import type { MessageService } from '../../messages/message-service';
 import { StatusUnavailableError } from '../../messages/runs';
-import { cancelBody, listMessagesQuery, messageIdParams, redriveBody, replyBody, sendMessageBody, sendMessageQuery } from '../schemas';
+import {
+  cancelBody,
+  listMessagesQuery,
+  messageIdParams,
+  redriveBody,
+  replyBody,
+  sendMessageBody,
+  sendMessageQuery,
+} from '../schemas';
 import { requireStoredSize } from '../stored-size';
 import { traceIdOf } from '../trace';
 import { parseInput } from '../validate';
@@ -22,7 +30,9 @@ export function messageLinks(config: Config, tenant: string, messageId: string) 
   return {
     self: `${config.PUBLIC_URL}/v1/messages/${encodeURIComponent(messageId)}`,
     ...(config.TEMPORAL_UI_URL
-      ? { temporal_ui: `${config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows/${workflowId}` }
+      ? {
+          temporal_ui: `${config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows/${workflowId}`,
+        }
       : {}),
   };
 }
@@ -33,7 +43,11 @@ function intakeError(refusal: IntakeRefusal): ApiError {
   return new ApiError(intakeStatus(refusal.code), refusal.code, refusal.message, refusal.details);
 }
 
-export function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => object, caller: Caller): { status: number; body: object } {
+export function sendAnswer(
+  result: SendResult,
+  withLinks: (s: MessageStatus) => object,
+  caller: Caller,
+): { status: number; body: object } {
   switch (result.kind) {
     case 'accepted':
       return { status: 202, body: withLinks(result.status) };
@@ -48,7 +62,12 @@ export function sendAnswer(result: SendResult, withLinks: (s: MessageStatus) => 
     case 'forbidden': {
       // Why (which scope or key would do) is for the tenant's admins only.
       const refusal = intakeRefusal(result);
-      throw new ApiError(intakeStatus(refusal.code), refusal.code, refusal.message, hasScope(caller, 'admin') ? { reason: result.reason } : undefined);
+      throw new ApiError(
+        intakeStatus(refusal.code),
+        refusal.code,
+        refusal.message,
+        hasScope(caller, 'admin') ? { reason: result.reason } : undefined,
+      );
     }
     case 'rejected': {
       // Recorded as a rejected message (GET shows it); the caller learns at once, with the router's reasons.
@@ -77,21 +96,49 @@ export async function acceptMessage(
   const result = await deps.messages.send(caller, body, traceId, deps.endpoints);
   if (result.kind === 'accepted' || result.kind === 'rejected') {
     const routing = result.status.routing;
-    if (routing) deps.metrics.routingDecisions.inc({ outcome: result.kind === 'rejected' ? result.status.reason!.code : 'routed', stage: routing.decided_by, dry_run: 'false' });
+    if (routing)
+      deps.metrics.routingDecisions.inc({
+        outcome: result.kind === 'rejected' ? result.status.reason!.code : 'routed',
+        stage: routing.decided_by,
+        dry_run: 'false',
+      });
   }
-  deps.metrics.messagesSent.inc({ result: ['accepted', 'duplicate', 'conflict'].includes(result.kind) ? result.kind : 'refused' });
+  deps.metrics.messagesSent.inc({
+    result: ['accepted', 'duplicate', 'conflict'].includes(result.kind) ? result.kind : 'refused',
+  });
   if (result.kind === 'accepted' || result.kind === 'duplicate') {
     const { message_id, trace_id } = result.status;
     const { agent_id, capability } = result.status.target;
     const eager = result.kind === 'accepted' && result.eagerly_started ? { eagerly_started: true } : {};
-    deps.logger.info({ message_id, trace_id, caller: callerIdOf(caller), agent_id, capability, routed: Boolean(result.status.routing), result: result.kind, ...eager }, 'message sent');
+    deps.logger.info(
+      {
+        message_id,
+        trace_id,
+        caller: callerIdOf(caller),
+        agent_id,
+        capability,
+        routed: Boolean(result.status.routing),
+        result: result.kind,
+        ...eager,
+      },
+      'message sent',
+    );
   }
   return result;
 }
 
-export function messageRoutes(deps: { messages: MessageService; config: Config; metrics: ApiMetrics; logger: Logger; endpoints: EndpointGuard }): Router {
+export function messageRoutes(deps: {
+  messages: MessageService;
+  config: Config;
+  metrics: ApiMetrics;
+  logger: Logger;
+  endpoints: EndpointGuard;
+}): Router {
   const router = Router();
-  const withLinks = (status: MessageStatus) => ({ ...status, links: messageLinks(deps.config, status.tenant, status.message_id) });
+  const withLinks = (status: MessageStatus) => ({
+    ...status,
+    links: messageLinks(deps.config, status.tenant, status.message_id),
+  });
 
   router.post('/v1/messages', async (req, res) => {
     const caller = requireCaller(res, 'send');
@@ -125,7 +172,9 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
       case 'unknown_message':
         throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
       case 'already_ended':
-        throw new ApiError(409, 'already_ended', `Message ${message_id} already ended as ${result.state}`, { state: result.state });
+        throw new ApiError(409, 'already_ended', `Message ${message_id} already ended as ${result.state}`, {
+          state: result.state,
+        });
       case 'cancelled':
         res.json({ message_id, cancelled: true, state: 'cancelled' });
     }
@@ -141,9 +190,19 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
       case 'unknown_message':
         throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
       case 'not_waiting':
-        throw new ApiError(409, 'not_waiting_for_input', `Message ${message_id} is ${result.state}, not waiting for input`, { state: result.state });
+        throw new ApiError(
+          409,
+          'not_waiting_for_input',
+          `Message ${message_id} is ${result.state}, not waiting for input`,
+          { state: result.state },
+        );
       case 'invalid':
-        throw new ApiError(400, 'invalid_request', "The reply's params do not fit the schema of the agent's question", result.issues);
+        throw new ApiError(
+          400,
+          'invalid_request',
+          "The reply's params do not fit the schema of the agent's question",
+          result.issues,
+        );
       case 'replied': {
         const status = await deps.messages.get(tenant, message_id);
         if (!status) throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
@@ -156,7 +215,8 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
     const caller = requireCaller(res, 'send');
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
     const body = parseInput(redriveBody, req.body, 'body');
-    if (body?.deadline && Date.parse(body.deadline) <= Date.now()) throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
+    if (body?.deadline && Date.parse(body.deadline) <= Date.now())
+      throw new ApiError(422, 'deadline_passed', 'The deadline is already past');
     const result = await deps.messages.redrive(caller, message_id, body?.deadline);
     switch (result.kind) {
       case 'unknown_message':
@@ -166,9 +226,14 @@ export function messageRoutes(deps: { messages: MessageService; config: Config; 
         sendAnswer(result.refusal, withLinks, caller);
         return;
       case 'not_redrivable':
-        throw new ApiError(409, 'not_redrivable', `Only failed or expired messages can be redriven; ${message_id} is ${result.state}`, {
-          state: result.state,
-        });
+        throw new ApiError(
+          409,
+          'not_redrivable',
+          `Only failed or expired messages can be redriven; ${message_id} is ${result.state}`,
+          {
+            state: result.state,
+          },
+        );
       case 'redriven':
         res.status(202).json(withLinks(result.status));
     }

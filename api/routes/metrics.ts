@@ -12,7 +12,12 @@ import type { MessageService } from '../../messages/message-service';
 const MESSAGE_COUNT_EVERY_MS = 10_000;
 
 /** Figures of every tenant, without tenant labels. Needs the `metrics` scope unless METRICS_PUBLIC is on. */
-export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue; messages: MessageService; isPublic: boolean }): Router {
+export function metricsRoutes(deps: {
+  metrics: ApiMetrics;
+  catalogue: Catalogue;
+  messages: MessageService;
+  isPublic: boolean;
+}): Router {
   const router = Router();
   let countedAt = 0;
 
@@ -21,10 +26,13 @@ export function metricsRoutes(deps: { metrics: ApiMetrics; catalogue: Catalogue;
     await index.ensureCurrent();
     const at = now();
     const agents = index.allAgents();
-    deps.metrics.agentsOnline.set(agents.filter((a) => a.instances.some((i) => isOnline(i.last_heartbeat_at, at, policy))).length);
+    deps.metrics.agentsOnline.set(
+      agents.filter((a) => a.instances.some((i) => isOnline(i.last_heartbeat_at, at, policy))).length,
+    );
     deps.metrics.instances.reset();
     for (const { instances } of agents) {
-      for (const i of instances) deps.metrics.instances.inc({ state: i.state, online: String(isOnline(i.last_heartbeat_at, at, policy)) });
+      for (const i of instances)
+        deps.metrics.instances.inc({ state: i.state, online: String(isOnline(i.last_heartbeat_at, at, policy)) });
     }
     deps.metrics.circuitsOpen.set(await models.circuits.countDocuments({ state: 'open' }));
   };

@@ -33,7 +33,12 @@ export function misrouteRoutes(deps: { store: MisrouteStore; cache: LessonCache 
   router.post('/v1/router/misroutes', async (req, res) => {
     const caller = requireCaller(res, 'admin');
     const body = parseInput(teachMisrouteBody, req.body, 'body');
-    const taught = await deps.store.teach(caller.tenant, `${body.agent_id}/${body.capability}`, body.text, `key:${caller.key_id}`);
+    const taught = await deps.store.teach(
+      caller.tenant,
+      `${body.agent_id}/${body.capability}`,
+      body.text,
+      `key:${caller.key_id}`,
+    );
     deps.cache.invalidate(caller.tenant);
     res.status(201).json(shown(taught));
   });

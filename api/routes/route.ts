@@ -13,9 +13,17 @@ export function decisionOutcome(decision: RouteDecision): string {
 }
 
 /** The router's decision for `body`, nothing sent (here and in the MCP face's `reach_route`), counted as a dry run. */
-export async function dryRun(deps: { router: Pick<Router, 'route'>; metrics: ApiMetrics }, caller: Caller, body: RouteBody): Promise<RouteDecision> {
+export async function dryRun(
+  deps: { router: Pick<Router, 'route'>; metrics: ApiMetrics },
+  caller: Caller,
+  body: RouteBody,
+): Promise<RouteDecision> {
   const decision = await deps.router.route(routeRequest(caller, body));
-  deps.metrics.routingDecisions.inc({ outcome: decisionOutcome(decision), stage: decision.explanation.decided_by, dry_run: 'true' });
+  deps.metrics.routingDecisions.inc({
+    outcome: decisionOutcome(decision),
+    stage: decision.explanation.decided_by,
+    dry_run: 'true',
+  });
   return decision;
 }
 

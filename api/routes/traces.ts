@@ -15,7 +15,9 @@ export function traceRoutes(deps: { messages: MessageService; config: Config }):
     const { trace_id } = parseInput(traceParams, req.params, 'params');
     const runs = await deps.messages.list(tenant, { trace_id, limit: 500 });
     if (runs.length === 0) throw new ApiError(404, 'trace_not_found', `No message carries trace ${trace_id}`);
-    const statuses = await Promise.all(runs.map((run) => deps.messages.get(tenant, run.message_id).catch(() => undefined)));
+    const statuses = await Promise.all(
+      runs.map((run) => deps.messages.get(tenant, run.message_id).catch(() => undefined)),
+    );
     const hops = statuses
       .filter((s) => s !== undefined)
       .sort((a, b) => a.accepted_at.localeCompare(b.accepted_at))
@@ -28,7 +30,9 @@ export function traceRoutes(deps: { messages: MessageService; config: Config }):
         capability: s.target.capability,
         attempts: s.attempts.length,
         accepted_at: s.accepted_at,
-        ...(s.completed_at ? { completed_at: s.completed_at, duration_ms: Date.parse(s.completed_at) - Date.parse(s.accepted_at) } : {}),
+        ...(s.completed_at
+          ? { completed_at: s.completed_at, duration_ms: Date.parse(s.completed_at) - Date.parse(s.accepted_at) }
+          : {}),
         links: messageLinks(deps.config, tenant, s.message_id),
       }));
     res.json({ trace_id, messages: hops });

@@ -70,7 +70,11 @@ export class SocketHub implements SocketSender {
       socket.on('error', (error: Error) => this.deps.logger.debug({ err: error }, 'websocket upgrade socket error'));
       this.upgrade(req, socket, head).catch((error: unknown) => {
         this.deps.logger.warn({ err: error }, 'websocket upgrade failed');
-        refuse(socket, { status: 503, code: 'unavailable', message: 'The connection could not be set up; retry shortly' });
+        refuse(socket, {
+          status: 503,
+          code: 'unavailable',
+          message: 'The connection could not be set up; retry shortly',
+        });
       });
     });
   }
@@ -85,7 +89,16 @@ export class SocketHub implements SocketSender {
     const allowed = this.deps.clients.check(address);
     if (!allowed.allowed) {
       const seconds = allowed.retryAfterSeconds;
-      return refuse(socket, { status: 429, code: 'rate_limited', message: `Too many failed connections from this address; retry in ${seconds} s`, details: { retry_after_seconds: seconds } }, { 'Retry-After': String(seconds) });
+      return refuse(
+        socket,
+        {
+          status: 429,
+          code: 'rate_limited',
+          message: `Too many failed connections from this address; retry in ${seconds} s`,
+          details: { retry_after_seconds: seconds },
+        },
+        { 'Retry-After': String(seconds) },
+      );
     }
     const admitted = await this.admit(req);
     if ('status' in admitted) {
@@ -95,8 +108,10 @@ export class SocketHub implements SocketSender {
     const { agent, instanceId } = admitted;
     // The first heartbeat, before the upgrade: an instance the agent has no room for gets an HTTP answer, not a socket.
     const first = await this.beat(agent, instanceId);
-    if (first.kind === 'too_many_instances') return refuse(socket, { status: 422, ...tooManyInstances(agent._id, instanceId, first.limit) });
-    if (first.kind === 'unknown_instance') return refuse(socket, { status: 404, code: 'agent_not_found', message: `No agent ${agent._id}` });
+    if (first.kind === 'too_many_instances')
+      return refuse(socket, { status: 422, ...tooManyInstances(agent._id, instanceId, first.limit) });
+    if (first.kind === 'unknown_instance')
+      return refuse(socket, { status: 404, code: 'agent_not_found', message: `No agent ${agent._id}` });
     this.server.handleUpgrade(req, socket, head, (ws) => {
       this.connect(ws, agent, instanceId).catch((error: unknown) => {
         this.deps.logger.warn({ err: error, agent_id: agent._id }, 'websocket connect failed');
@@ -111,26 +126,43 @@ export class SocketHub implements SocketSender {
     const agentId = PATH.exec(url.pathname)?.[1];
     const instanceId = url.searchParams.get('instance_id') ?? '';
     if (!agentId || !AGENT_ID_PATTERN.test(agentId) || !INSTANCE_ID.test(instanceId)) {
-      return { status: 400, code: 'invalid_request', message: 'Connect to /v1/agents/<agent_id>/ws?instance_id=<1-64 of A-Z a-z 0-9 . _ ->' };
+      return {
+        status: 400,
+        code: 'invalid_request',
+        message: 'Connect to /v1/agents/<agent_id>/ws?instance_id=<1-64 of A-Z a-z 0-9 . _ ->',
+      };
     }
     const secret = parseBearer(req.headers.authorization);
-    if (!secret) return { status: 401, code: 'unauthenticated', message: 'Send the agent secret as "Authorization: Bearer <secret>"' };
+    if (!secret)
+      return {
+        status: 401,
+        code: 'unauthenticated',
+        message: 'Send the agent secret as "Authorization: Bearer <secret>"',
+      };
     const auth = await this.deps.catalogue.store.authenticate(agentId, secret);
     if (auth.kind === 'unknown_agent') return { status: 404, code: 'agent_not_found', message: `No agent ${agentId}` };
-    if (auth.kind !== 'ok') return { status: 401, code: 'invalid_secret', message: 'The agent secret is not valid for this agent' };
+    if (auth.kind !== 'ok')
+      return { status: 401, code: 'invalid_secret', message: 'The agent secret is not valid for this agent' };
     return { agent: auth.agent, instanceId };
   }
 
   /** A heartbeat of the instance, recording this replica's task queue on it so its deliveries come here. */
   private beat(agent: AgentDoc, instanceId: string): Promise<HeartbeatResult> {
-    return this.deps.catalogue.heartbeats.beat(agent, { instance_id: instanceId, transport: 'websocket', ws_task_queue: this.deps.taskQueue });
+    return this.deps.catalogue.heartbeats.beat(agent, {
+      instance_id: instanceId,
+      transport: 'websocket',
+      ws_task_queue: this.deps.taskQueue,
+    });
   }
 
   /** Terminates the sockets that did not answer the previous ping, and pings the others. */
   private pingAll(): void {
     for (const entry of this.connected.values()) {
       if (!entry.alive) {
-        this.deps.logger.info({ agent_id: entry.agent._id, instance_id: entry.instanceId }, 'websocket missed its pong: terminated');
+        this.deps.logger.info(
+          { agent_id: entry.agent._id, instance_id: entry.instanceId },
+          'websocket missed its pong: terminated',
+        );
         entry.socket.terminate();
         continue;
       }
@@ -149,7 +181,10 @@ export class SocketHub implements SocketSender {
     socket.on('pong', () => {
       entry.alive = true;
     });
-    const beat = () => this.beat(agent, instanceId).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'websocket heartbeat failed'));
+    const beat = () =>
+      this.beat(agent, instanceId).catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, key }, 'websocket heartbeat failed'),
+      );
     const timer = setInterval(() => void beat(), this.deps.catalogue.policy.intervalMs);
     socket.on('message', (data: RawData, isBinary: boolean) => {
       this.onFrame(agent, socket, data, isBinary).catch((error: unknown) => {
@@ -165,14 +200,16 @@ export class SocketHub implements SocketSender {
   }
 
   private async onFrame(agent: AgentDoc, socket: WebSocket, data: RawData, isBinary: boolean): Promise<void> {
-    if (isBinary) return reply(socket, { type: 'error', code: 'invalid_frame', message: 'frames are JSON text, not binary' });
+    if (isBinary)
+      return reply(socket, { type: 'error', code: 'invalid_frame', message: 'frames are JSON text, not binary' });
     let frame: { type?: unknown } & Record<string, unknown>;
     try {
       frame = JSON.parse(data.toString()) as typeof frame;
     } catch {
       return reply(socket, { type: 'error', code: 'invalid_json', message: 'frames are JSON text' });
     }
-    if (frame === null || typeof frame !== 'object') return reply(socket, { type: 'error', code: 'invalid_frame', message: 'a frame is a JSON object' });
+    if (frame === null || typeof frame !== 'object')
+      return reply(socket, { type: 'error', code: 'invalid_frame', message: 'a frame is a JSON object' });
     if (frame.type === 'ack') {
       const ack = ackFrame.safeParse(frame);
       if (!ack.success) return reply(socket, { type: 'error', code: 'invalid_frame', details: ack.error.issues });
@@ -182,14 +219,20 @@ export class SocketHub implements SocketSender {
     if (frame.type === 'receipt') {
       const { type: _type, ...body } = frame;
       const receipt = callbackBody.safeParse(body);
-      if (!receipt.success) return reply(socket, { type: 'error', code: 'invalid_frame', details: receipt.error.issues });
+      if (!receipt.success)
+        return reply(socket, { type: 'error', code: 'invalid_frame', details: receipt.error.issues });
       const { message_id } = receipt.data;
       let result: Awaited<ReturnType<MessageService['receipt']>>;
       try {
         result = await this.deps.messages.receipt(agent, receipt.data);
       } catch (error) {
         this.deps.logger.warn({ err: error, message_id }, 'websocket receipt failed');
-        return reply(socket, { type: 'error', code: 'receipt_failed', message_id, message: 'the receipt was not recorded; send it again' });
+        return reply(socket, {
+          type: 'error',
+          code: 'receipt_failed',
+          message_id,
+          message: 'the receipt was not recorded; send it again',
+        });
       }
       socket.send(JSON.stringify({ type: 'receipt_result', message_id, ...result }));
       return;
@@ -197,10 +240,16 @@ export class SocketHub implements SocketSender {
     reply(socket, { type: 'error', code: 'unknown_frame', message: 'expected ack or receipt' });
   }
 
-  async send(agentId: string, instanceId: string, envelope: object, timeoutMs: number): Promise<{ ack: AckFrame } | { failure: string }> {
+  async send(
+    agentId: string,
+    instanceId: string,
+    envelope: object,
+    timeoutMs: number,
+  ): Promise<{ ack: AckFrame } | { failure: string }> {
     const entry = this.connected.get(instanceKey(agentId, instanceId));
     // A socket being closed (terminated for a missed pong, say) stays listed until its close event: it is not open.
-    if (!entry || entry.socket.readyState !== WebSocket.OPEN) return { failure: 'the instance has no open socket on this replica' };
+    if (!entry || entry.socket.readyState !== WebSocket.OPEN)
+      return { failure: 'the instance has no open socket on this replica' };
     const { message_id, attempt } = envelope as { message_id: string; attempt: number };
     const key = `${agentId}:${message_id}#${attempt}`;
     return new Promise((resolve) => {
@@ -245,7 +294,12 @@ interface Refusal {
 function refuse(socket: Duplex, refusal: Refusal, headers: Record<string, string> = {}): void {
   const { status, ...error } = refusal;
   const body = JSON.stringify({ error });
-  const lines = Object.entries({ ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' })
+  const lines = Object.entries({
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines}\r\n${body}`);

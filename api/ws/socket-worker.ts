@@ -29,12 +29,22 @@ export async function startSocketWorker(options: {
   gatewayTaskQueue: string;
   sealKeys: SealKeys;
 }): Promise<RunningActivityWorker> {
-  const { deliverOverSocket } = createSocketActivities({ sockets: options.hub, circuits: options.circuits, now: Date.now, maxResultBytes: options.maxResultBytes });
+  const { deliverOverSocket } = createSocketActivities({
+    sockets: options.hub,
+    circuits: options.circuits,
+    now: Date.now,
+    maxResultBytes: options.maxResultBytes,
+  });
   const checks = callerChecks(new RunProvenance({ gatewayTaskQueue: options.gatewayTaskQueue }), options.sealKeys);
   return startActivityWorker({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    activities: { deliverOverSocket: checked((request: DeliverRequest) => checks.messageRun('deliverOverSocket', request.message), deliverOverSocket) },
+    activities: {
+      deliverOverSocket: checked(
+        (request: DeliverRequest) => checks.messageRun('deliverOverSocket', request.message),
+        deliverOverSocket,
+      ),
+    },
   });
 }

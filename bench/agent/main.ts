@@ -24,7 +24,12 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.port, '127.0.0.1', resolve));
   let agentId: string | undefined;
   if (config.mode === 'direct') {
-    const direct = directHandler({ role: config.role, ledger, workMs: config.workMs, ...(config.nextUrl ? { nextUrl: config.nextUrl } : {}) });
+    const direct = directHandler({
+      role: config.role,
+      ledger,
+      workMs: config.workMs,
+      ...(config.nextUrl ? { nextUrl: config.nextUrl } : {}),
+    });
     handler = (req, res, lose) => void direct(req, res, lose);
   } else {
     const reach = await startReachAgent(config, ledger);

@@ -71,14 +71,16 @@ export async function startReachAgent(config: AgentConfig, ledger: string) {
         parentMessageId: delivery.message_id,
         traceId: delivery.trace_id,
       });
-      if (status === undefined || status >= 300) throw Object.assign(new Error(`next hop not accepted (${status})`), { retryable: true });
+      if (status === undefined || status >= 300)
+        throw Object.assign(new Error(`next hop not accepted (${status})`), { retryable: true });
     }
     return { role };
   });
 
   const handler = (req: IncomingMessage, res: ServerResponse, loseReceipt: boolean) => {
     const messageId = String(req.headers['idempotency-key'] ?? '');
-    if (messageId) appendEvent(ledger, { type: 'delivery', role, key: keyOf(messageId, role), id: messageId, at: Date.now() });
+    if (messageId)
+      appendEvent(ledger, { type: 'delivery', role, key: keyOf(messageId, role), id: messageId, at: Date.now() });
     if (loseReceipt && messageId) lostReceipts.add(messageId);
     sdkHandler(req, res);
   };

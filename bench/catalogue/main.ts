@@ -28,7 +28,18 @@ import { startEmbeddedProcess } from '../../supervisor/embedded-process';
 import { summary } from '../lib/stats';
 
 const ROOT = resolve(__dirname, '../..');
-const WORDS = ['refund', 'invoice', 'ticket', 'weather', 'translate', 'summarise', 'schedule', 'search', 'quality', 'shipping'];
+const WORDS = [
+  'refund',
+  'invoice',
+  'ticket',
+  'weather',
+  'translate',
+  'summarise',
+  'schedule',
+  'search',
+  'quality',
+  'shipping',
+];
 const ZH = ['退款', '发票', '工单', '天气', '翻译', '摘要', '日程', '搜索', '质检', '物流'];
 
 interface Registered {
@@ -75,11 +86,27 @@ function card(i: number) {
 function bulkAgent(i: number) {
   const now = new Date();
   const secret = newAgentSecret();
-  const agent: AgentDoc = { _id: newAgentId(), tenant: 'default', ...cardFields(card(i)), revision: 1, secret_hash: hashSecret(secret), created_at: now, updated_at: now };
-  return { agent, secret, instance: newInstanceDoc(agent, { instance_id: 'i1', transport: 'http', endpoint: card(i).endpoint }, now) };
+  const agent: AgentDoc = {
+    _id: newAgentId(),
+    tenant: 'default',
+    ...cardFields(card(i)),
+    revision: 1,
+    secret_hash: hashSecret(secret),
+    created_at: now,
+    updated_at: now,
+  };
+  return {
+    agent,
+    secret,
+    instance: newInstanceDoc(agent, { instance_id: 'i1', transport: 'http', endpoint: card(i).endpoint }, now),
+  };
 }
 
-async function timeQuery(url: string, repeats: number, apiKey: string): Promise<ReturnType<typeof summary> & { items: number }> {
+async function timeQuery(
+  url: string,
+  repeats: number,
+  apiKey: string,
+): Promise<ReturnType<typeof summary> & { items: number }> {
   const times: number[] = [];
   let items = 0;
   for (let r = 0; r < repeats; r++) {
@@ -128,14 +155,24 @@ async function main(): Promise<void> {
       registered[i] = (await response.json()) as Registered;
     });
     const registerSeconds = (performance.now() - started) / 1000;
-    results.registration_http = { agents: registerCount, seconds: Math.round(registerSeconds * 10) / 10, per_second: Math.round(registerCount / registerSeconds) };
+    results.registration_http = {
+      agents: registerCount,
+      seconds: Math.round(registerSeconds * 10) / 10,
+      per_second: Math.round(registerCount / registerSeconds),
+    };
     console.log(`  registration over HTTP: ${registerCount} agents in ${registerSeconds.toFixed(1)} s`);
     const connection = await mongoose.createConnection(system.mongoUri).asPromise();
     const models = catalogueModels(connection);
     for (let from = registerCount; from < agentCount; from += 500) {
       const batch = Array.from({ length: Math.min(500, agentCount - from) }, (_, k) => bulkAgent(from + k));
-      await models.agents.insertMany(batch.map((b) => b.agent), { lean: true });
-      await models.instances.insertMany(batch.map((b) => b.instance), { lean: true });
+      await models.agents.insertMany(
+        batch.map((b) => b.agent),
+        { lean: true },
+      );
+      await models.instances.insertMany(
+        batch.map((b) => b.instance),
+        { lean: true },
+      );
       batch.forEach((b, k) => (registered[from + k] = { agent_id: b.agent._id, secret: b.secret }));
       process.stdout.write(`\r  bulk-inserted ${from + batch.length}/${agentCount}`);
     }
@@ -155,19 +192,34 @@ async function main(): Promise<void> {
     let pages = 0;
     started = performance.now();
     for (let cursor: string | undefined; ; pages++) {
-      const body = (await (await fetch(q(`limit=500${cursor ? `&cursor=${cursor}` : ''}`), { headers: { authorization: `Bearer ${system.apiKey}` } })).json()) as { next_cursor?: string };
+      const body = (await (
+        await fetch(q(`limit=500${cursor ? `&cursor=${cursor}` : ''}`), {
+          headers: { authorization: `Bearer ${system.apiKey}` },
+        })
+      ).json()) as { next_cursor?: string };
       if (!body.next_cursor) break;
       cursor = body.next_cursor;
     }
-    results.search = { ...searches, full_scan_500_per_page: { pages: pages + 1, seconds: Math.round((performance.now() - started) / 100) / 10 } };
-    console.table(Object.fromEntries(Object.entries(searches).map(([k, v]) => [k, { median_ms: v.median_ms, p95_ms: v.p95_ms, items: v.items }])));
+    results.search = {
+      ...searches,
+      full_scan_500_per_page: { pages: pages + 1, seconds: Math.round((performance.now() - started) / 100) / 10 },
+    };
+    console.table(
+      Object.fromEntries(
+        Object.entries(searches).map(([k, v]) => [k, { median_ms: v.median_ms, p95_ms: v.p95_ms, items: v.items }]),
+      ),
+    );
     // 3. Heartbeats over HTTP. First beat of each instance: written (cache miss). Then steady state, as agents
     // beating every 10 s would: a replica writes an instance at most every HEARTBEAT_WRITE_EVERY_MS (15 s), so
     // within this window the repeat beats are answered from memory.
     const beaters = registered.slice(0, Math.min(registered.length, Number(values.beaters)));
     const beat = async (agent: Registered, k: number) => {
       const t = performance.now();
-      const response = await post(`${system.url}/v1/agents/${agent.agent_id}/heartbeat`, { instance_id: 'i1', load: { in_flight: k % 7 } }, agent.secret);
+      const response = await post(
+        `${system.url}/v1/agents/${agent.agent_id}/heartbeat`,
+        { instance_id: 'i1', load: { in_flight: k % 7 } },
+        agent.secret,
+      );
       await response.arrayBuffer();
       return { ok: response.status === 200, ms: performance.now() - t };
     };
@@ -177,7 +229,11 @@ async function main(): Promise<void> {
       firstBeats.push((await beat(beaters[i]!, i)).ms);
     });
     const firstSeconds = (performance.now() - started) / 1000;
-    results.heartbeats_http_written = { count: firstBeats.length, per_second: Math.round(firstBeats.length / firstSeconds), latency: summary(firstBeats) };
+    results.heartbeats_http_written = {
+      count: firstBeats.length,
+      per_second: Math.round(firstBeats.length / firstSeconds),
+      latency: summary(firstBeats),
+    };
     console.log(`  heartbeats that write (first beat per instance): ${Math.round(firstBeats.length / firstSeconds)}/s`);
     const latencies: number[] = [];
     let errors = 0;
@@ -193,8 +249,15 @@ async function main(): Promise<void> {
       }),
     );
     const httpSeconds = (performance.now() - started) / 1000;
-    results.heartbeats_http_steady = { count: latencies.length, errors, per_second: Math.round(latencies.length / httpSeconds), latency: summary(latencies) };
-    console.log(`  heartbeats in steady state over HTTP: ${Math.round(latencies.length / httpSeconds)}/s, p95 ${summary(latencies).p95_ms} ms, ${errors} errors`);
+    results.heartbeats_http_steady = {
+      count: latencies.length,
+      errors,
+      per_second: Math.round(latencies.length / httpSeconds),
+      latency: summary(latencies),
+    };
+    console.log(
+      `  heartbeats in steady state over HTTP: ${Math.round(latencies.length / httpSeconds)}/s, p95 ${summary(latencies).p95_ms} ms, ${errors} errors`,
+    );
 
     // 4. Writes straight on FerretDB, no HTTP and no coalescing: what one heartbeat write costs.
     const catalogue = createCatalogue(models, loadConfig({ HEARTBEAT_WRITE_EVERY_MS: '1', AGENT_AUTH_CACHE_MS: '0' }));
@@ -209,7 +272,8 @@ async function main(): Promise<void> {
           const t = performance.now();
           try {
             const auth = await catalogue.store.authenticate(agent.agent_id, agent.secret);
-            if (auth.kind === 'ok') await catalogue.heartbeats.beat(auth.agent, { instance_id: 'i1', load: { in_flight: k % 7 } });
+            if (auth.kind === 'ok')
+              await catalogue.heartbeats.beat(auth.agent, { instance_id: 'i1', load: { in_flight: k % 7 } });
           } catch {
             directErrors += 1; // e.g. SQLITE_BUSY when writes queue past FerretDB's 10 s busy timeout
           }
@@ -218,14 +282,24 @@ async function main(): Promise<void> {
       }),
     );
     const directSeconds = (performance.now() - started) / 1000;
-    results.heartbeats_db_writes = { count: direct.length, errors: directErrors, per_second: Math.round(direct.length / directSeconds), latency: summary(direct) };
-    console.log(`  heartbeat writes without HTTP (authenticate + write on FerretDB): ${Math.round(direct.length / directSeconds)}/s`);
+    results.heartbeats_db_writes = {
+      count: direct.length,
+      errors: directErrors,
+      per_second: Math.round(direct.length / directSeconds),
+      latency: summary(direct),
+    };
+    console.log(
+      `  heartbeat writes without HTTP (authenticate + write on FerretDB): ${Math.round(direct.length / directSeconds)}/s`,
+    );
     await connection.close();
-
   } finally {
     await system.stop();
   }
-  const file = writeResultFile(join(ROOT, 'bench/results'), `catalogue-${String(results.when).replaceAll(':', '-').slice(0, 19)}`, results);
+  const file = writeResultFile(
+    join(ROOT, 'bench/results'),
+    `catalogue-${String(results.when).replaceAll(':', '-').slice(0, 19)}`,
+    results,
+  );
   console.log(`written ${file}`);
 }
 

@@ -42,16 +42,28 @@ interface FaultAgent {
 
 /** An agent that answers 202 and posts its receipt at once; under faults it answers 503 or fails third hops. */
 async function startFaultAgent(): Promise<FaultAgent> {
-  const agent: FaultAgent = { url: '', close: () => undefined, secret: '', effects: new Map(), faults: { transient: 0, failThird: 0 } };
+  const agent: FaultAgent = {
+    url: '',
+    close: () => undefined,
+    secret: '',
+    effects: new Map(),
+    faults: { transient: 0, failThird: 0 },
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as { message_id: string; callback_url: string; params?: { n?: number } };
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as {
+        message_id: string;
+        callback_url: string;
+        params?: { n?: number };
+      };
       if (Math.random() < agent.faults.transient) return void res.writeHead(503).end();
       const fails = body.message_id.endsWith(':third') && Math.random() < agent.faults.failThird;
       res.writeHead(202).end(() => {
-        const receipt = fails ? { status: 'failed', error: { message: 'injected failure' } } : { status: 'processed', result: { n: (body.params?.n ?? 0) + 1 } };
+        const receipt = fails
+          ? { status: 'failed', error: { message: 'injected failure' } }
+          : { status: 'processed', result: { n: (body.params?.n ?? 0) + 1 } };
         void fetch(body.callback_url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.secret}` },
@@ -72,7 +84,12 @@ async function startFaultAgent(): Promise<FaultAgent> {
   return agent;
 }
 
-async function api(system: BenchSystem, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function api(
+  system: BenchSystem,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const answer = await fetch(`${system.apiUrl}${path}`, {
     method,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
@@ -88,7 +105,11 @@ async function hopsOneByOne(system: BenchSystem, agentId: string, id: string): P
   const started = performance.now();
   let n = 0;
   for (const hop of HOPS) {
-    const answer = await api(system, 'POST', '/v1/messages?wait=30s', { message_id: `${id}-${hop}`, target: { agent_id: agentId, capability: 'echo' }, params: { n } });
+    const answer = await api(system, 'POST', '/v1/messages?wait=30s', {
+      message_id: `${id}-${hop}`,
+      target: { agent_id: agentId, capability: 'echo' },
+      params: { n },
+    });
     if (answer.body.state !== 'processed') throw new Error(`hop ${id}-${hop} ended ${answer.body.state}`);
     n = (answer.body.result as { n: number }).n;
   }
@@ -104,12 +125,23 @@ function pipeline(agentId: string, chainId: string, compensate: boolean) {
     steps: [
       { id: 'first', target, input: { n: { $ref: '/input/n' } }, ...undo },
       { id: 'second', target, input: { n: { $ref: '/steps/first/result/n' } }, ...undo },
-      { id: 'third', target, input: { n: { $ref: '/steps/second/result/n' } }, ...(compensate ? { on_failure: 'compensate' } : {}) },
+      {
+        id: 'third',
+        target,
+        input: { n: { $ref: '/steps/second/result/n' } },
+        ...(compensate ? { on_failure: 'compensate' } : {}),
+      },
     ],
   };
 }
 
-async function oneChain(system: BenchSystem, client: Client, agentId: string, chainId: string, compensate = false): Promise<{ ms: number; status: ChainStatus }> {
+async function oneChain(
+  system: BenchSystem,
+  client: Client,
+  agentId: string,
+  chainId: string,
+  compensate = false,
+): Promise<{ ms: number; status: ChainStatus }> {
   const started = performance.now();
   const answer = await api(system, 'POST', '/v1/chains', pipeline(agentId, chainId, compensate));
   if (answer.status !== 202) throw new Error(`chain ${chainId}: ${answer.status} ${JSON.stringify(answer.body)}`);
@@ -120,7 +152,10 @@ async function oneChain(system: BenchSystem, client: Client, agentId: string, ch
 /** SIGKILL the worker 1 s in and the api 4 s in, each started again 2 s later. */
 async function killAndRestart(system: BenchSystem, kills: string[]): Promise<void> {
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  for (const [component, at] of [['worker', 1_000], ['api', 1_000]] as const) {
+  for (const [component, at] of [
+    ['worker', 1_000],
+    ['api', 1_000],
+  ] as const) {
     await pause(at);
     await system.kill(component);
     kills.push(`${component} killed`);
@@ -131,10 +166,16 @@ async function killAndRestart(system: BenchSystem, kills: string[]): Promise<voi
 }
 
 /** Posts the chain until the api takes it (it may be down), then its final status from Temporal. */
-async function startUntilAccepted(system: BenchSystem, client: Client, agentId: string, chainId: string): Promise<{ ended: Promise<ChainStatus> }> {
+async function startUntilAccepted(
+  system: BenchSystem,
+  client: Client,
+  agentId: string,
+  chainId: string,
+): Promise<{ ended: Promise<ChainStatus> }> {
   for (;;) {
     const answer = await api(system, 'POST', '/v1/chains', pipeline(agentId, chainId, true)).catch(() => undefined);
-    if (answer && (answer.status === 202 || answer.status === 200)) return { ended: client.workflow.getHandle(chainWorkflowId('default', chainId)).result() as Promise<ChainStatus> };
+    if (answer && (answer.status === 202 || answer.status === 200))
+      return { ended: client.workflow.getHandle(chainWorkflowId('default', chainId)).result() as Promise<ChainStatus> };
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -156,12 +197,22 @@ async function main(): Promise<void> {
   const faultRate = Number(values.faults);
   const agent = await startFaultAgent();
   const env = { HEARTBEAT_TTL_MS: '3600000', DELIVERY_INITIAL_BACKOFF_MS: '50' };
-  const system = await startBenchSystem({ env, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), log: (line) => console.log(line), ...(values.root ? { root: resolve(values.root) } : {}) });
+  const system = await startBenchSystem({
+    env,
+    temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS),
+    log: (line) => console.log(line),
+    ...(values.root ? { root: resolve(values.root) } : {}),
+  });
   const connection = await Connection.connect({ address: system.temporalAddress });
   try {
     const client = new Client({ connection });
-    const registered = await api(system, 'POST', '/v1/agents', { name: `bench-chains-${Date.now()}`, endpoint: agent.url, capabilities: [{ name: 'echo' }, { name: 'undo' }] });
-    if (registered.status !== 201) throw new Error(`registration: ${registered.status} ${JSON.stringify(registered.body)}`);
+    const registered = await api(system, 'POST', '/v1/agents', {
+      name: `bench-chains-${Date.now()}`,
+      endpoint: agent.url,
+      capabilities: [{ name: 'echo' }, { name: 'undo' }],
+    });
+    if (registered.status !== 201)
+      throw new Error(`registration: ${registered.status} ${JSON.stringify(registered.body)}`);
     agent.secret = registered.body.secret;
     const agentId = registered.body.agent_id as string;
     const tag = Date.now().toString(36);
@@ -182,7 +233,8 @@ async function main(): Promise<void> {
       const before = meter.snapshot();
       const result = await run();
       meter.sample(system.pids());
-      for (const [role, seconds] of Object.entries(meter.totals(before))) side.set(role, (side.get(role) ?? 0) + seconds);
+      for (const [role, seconds] of Object.entries(meter.totals(before)))
+        side.set(role, (side.get(role) ?? 0) + seconds);
       return result;
     };
     const loadBefore = machine().load_average;
@@ -197,18 +249,40 @@ async function main(): Promise<void> {
           if (status.state !== 'completed') throw new Error(`chain ${status.chain_id} ended ${status.state}`);
           return ms;
         });
-      const [h, c] = i % 2 === 0 ? [await runHops(), await runChain()] : await (async () => { const c2 = await runChain(); return [await runHops(), c2]; })();
+      const [h, c] =
+        i % 2 === 0
+          ? [await runHops(), await runChain()]
+          : await (async () => {
+              const c2 = await runChain();
+              return [await runHops(), c2];
+            })();
       hops.push(h);
       chains.push(c);
       overhead.push(c - h);
-      hopSteps.push(await hopPhases(client, HOPS.map((hop) => messageWorkflowId('default', `${hopsId}-${hop}`))));
-      chainSteps.push(await chainPhases(client, chainWorkflowId('default', chainId), HOPS.map((step) => messageWorkflowId('default', stepMessageId(chainId, step)))));
+      hopSteps.push(
+        await hopPhases(
+          client,
+          HOPS.map((hop) => messageWorkflowId('default', `${hopsId}-${hop}`)),
+        ),
+      );
+      chainSteps.push(
+        await chainPhases(
+          client,
+          chainWorkflowId('default', chainId),
+          HOPS.map((step) => messageWorkflowId('default', stepMessageId(chainId, step))),
+        ),
+      );
       process.stdout.write(`\r  pair ${i + 1}/${count}   `);
     }
     process.stdout.write('\n');
     const latency = { hops_one_by_one: summary(hops), chain: summary(chains), chain_minus_hops: summary(overhead) };
     console.table(latency);
-    const cpuSeconds = Object.fromEntries(Object.entries(cpu).map(([side, roles]) => [side, Object.fromEntries([...roles].map(([role, seconds]) => [role, Math.round(seconds * 100) / 100]))]));
+    const cpuSeconds = Object.fromEntries(
+      Object.entries(cpu).map(([side, roles]) => [
+        side,
+        Object.fromEntries([...roles].map(([role, seconds]) => [role, Math.round(seconds * 100) / 100])),
+      ]),
+    );
     const phases = { hops: medianPhases(hopSteps), chain: medianPhases(chainSteps) };
     console.log({ cpu_seconds: cpuSeconds, phases });
     const loadAfter = machine().load_average;
@@ -221,19 +295,47 @@ async function main(): Promise<void> {
       const chaos = values.kill ? killAndRestart(system, kills) : Promise.resolve();
       // Posted one by one (the api may be down for a while: a refused post is tried again), then awaited together.
       const runs: Promise<ChainStatus>[] = [];
-      for (let i = 0; i < total; i++) runs.push((await startUntilAccepted(system, client, agentId, `fault-${tag}-${i}`)).ended);
+      for (let i = 0; i < total; i++)
+        runs.push((await startUntilAccepted(system, client, agentId, `fault-${tag}-${i}`)).ended);
       const ended = await Promise.all(runs);
       await chaos;
       const states: Record<string, number> = {};
       for (const s of ended) states[s.state] = (states[s.state] ?? 0) + 1;
       // Let late receipts land before counting effects.
       await new Promise((r) => setTimeout(r, 2_000));
-      const duplicates = [...agent.effects.entries()].filter(([id, times]) => id.startsWith(`fault-${tag}-`) && times > 1).map(([id]) => id);
-      const compensations = [...agent.effects.keys()].filter((id) => id.startsWith(`fault-${tag}-`) && id.endsWith(':compensate')).length;
-      faults = { rate: faultRate, chains: total, kills, states, all_completed_or_compensated: ended.every((s) => s.state === 'completed' || s.state === 'compensated'), compensations_run: compensations, duplicate_effects: duplicates.length, duplicate_ids: duplicates.slice(0, 10) };
+      const duplicates = [...agent.effects.entries()]
+        .filter(([id, times]) => id.startsWith(`fault-${tag}-`) && times > 1)
+        .map(([id]) => id);
+      const compensations = [...agent.effects.keys()].filter(
+        (id) => id.startsWith(`fault-${tag}-`) && id.endsWith(':compensate'),
+      ).length;
+      faults = {
+        rate: faultRate,
+        chains: total,
+        kills,
+        states,
+        all_completed_or_compensated: ended.every((s) => s.state === 'completed' || s.state === 'compensated'),
+        compensations_run: compensations,
+        duplicate_effects: duplicates.length,
+        duplicate_ids: duplicates.slice(0, 10),
+      };
       console.log(faults);
     }
-    const result = { benchmark: 'seed pipeline as a chain vs the three hops sent one by one', ...(values.root ? { gateway_commit: provenance(resolve(values.root)).commit } : {}), when: new Date().toISOString(), machine: machine(), load_average_during: { before: loadBefore, after: loadAfter }, temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, env, count, warmup, latency, cpu_seconds: cpuSeconds, phases_median_ms: phases, ...(faults ? { faults } : {}) };
+    const result = {
+      benchmark: 'seed pipeline as a chain vs the three hops sent one by one',
+      ...(values.root ? { gateway_commit: provenance(resolve(values.root)).commit } : {}),
+      when: new Date().toISOString(),
+      machine: machine(),
+      load_average_during: { before: loadBefore, after: loadAfter },
+      temporal_pragmas: BENCH_TEMPORAL_PRAGMAS,
+      env,
+      count,
+      warmup,
+      latency,
+      cpu_seconds: cpuSeconds,
+      phases_median_ms: phases,
+      ...(faults ? { faults } : {}),
+    };
     console.log(`written ${writeResultFile(resolve(__dirname, '../results'), values.name!, result)}`);
   } finally {
     await connection.close();

@@ -13,7 +13,8 @@ interface TimedEvent {
   at: number;
 }
 
-const millis = (time: { seconds?: unknown; nanos?: number | null } | null | undefined): number => Number(time?.seconds ?? 0) * 1000 + (time?.nanos ?? 0) / 1e6;
+const millis = (time: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
+  Number(time?.seconds ?? 0) * 1000 + (time?.nanos ?? 0) / 1e6;
 
 export async function timedEvents(client: Client, workflowId: string): Promise<TimedEvent[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
@@ -35,7 +36,12 @@ const last = (events: TimedEvent[], type: number): number => events.filter((e) =
 function messagePhases(events: TimedEvent[]) {
   const started = first(events, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED);
   const firstTask = first(events, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED);
-  return { started, firstTask, ended: last(events, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED), toFirstTask: firstTask - started };
+  return {
+    started,
+    firstTask,
+    ended: last(events, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED),
+    toFirstTask: firstTask - started,
+  };
 }
 
 export interface ChainPhases {
@@ -53,12 +59,18 @@ export interface ChainPhases {
 }
 
 /** The phases of a chain run whose steps ran one after another, in `steps` order. */
-export async function chainPhases(client: Client, chainWorkflowId: string, stepWorkflowIds: string[]): Promise<ChainPhases> {
+export async function chainPhases(
+  client: Client,
+  chainWorkflowId: string,
+  stepWorkflowIds: string[],
+): Promise<ChainPhases> {
   const chain = await timedEvents(client, chainWorkflowId);
   const steps = await Promise.all(stepWorkflowIds.map(async (id) => messagePhases(await timedEvents(client, id))));
   // A child step starts with the chain's start command; a step the chain starts itself (a local activity: no event
   // of its own in the chain's history), with its message's run.
-  const childStarts = chain.filter((e) => e.type === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED).map((e) => e.at);
+  const childStarts = chain
+    .filter((e) => e.type === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)
+    .map((e) => e.at);
   const starts = childStarts.length > 0 ? childStarts : steps.map((s) => s.started);
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
   const chainStarted = first(chain, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED);
@@ -98,5 +110,7 @@ export async function hopPhases(client: Client, hopWorkflowIds: string[]): Promi
 export function medianPhases<T extends object>(runs: T[]): Record<keyof T, number> {
   const keys = Object.keys(runs[0] ?? {}) as (keyof T)[];
   const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
-  return Object.fromEntries(keys.map((k) => [k, Math.round(middle(runs.map((r) => r[k] as number)) * 10) / 10])) as Record<keyof T, number>;
+  return Object.fromEntries(
+    keys.map((k) => [k, Math.round(middle(runs.map((r) => r[k] as number)) * 10) / 10]),
+  ) as Record<keyof T, number>;
 }

@@ -34,7 +34,12 @@ type Target = (typeof CRASHES)[number]['target'];
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-function crashSchedule(system: BenchSystem, sendWindowMs: number, crashes: Map<Target, CrashTimes>, log: (line: string) => void): DuringRun {
+function crashSchedule(
+  system: BenchSystem,
+  sendWindowMs: number,
+  crashes: Map<Target, CrashTimes>,
+  log: (line: string) => void,
+): DuringRun {
   return async ({ agents, startedAt }) => {
     for (const crash of CRASHES) {
       const due = startedAt + crash.at * sendWindowMs;
@@ -49,7 +54,9 @@ function crashSchedule(system: BenchSystem, sendWindowMs: number, crashes: Map<T
       }
       const upAt = Date.now();
       crashes.set(crash.target, { killedAt, upAt });
-      log(`[chaos] ${crash.target} killed at ${Math.round((killedAt - startedAt) / 1000)} s, back after ${((upAt - killedAt) / 1000).toFixed(1)} s`);
+      log(
+        `[chaos] ${crash.target} killed at ${Math.round((killedAt - startedAt) / 1000)} s, back after ${((upAt - killedAt) / 1000).toFixed(1)} s`,
+      );
     }
   };
 }
@@ -70,10 +77,19 @@ async function main(): Promise<void> {
   const messages = Number(values.messages);
   const progress = progressPrinter();
   const pragmas = pragmaList(values['temporal-pragmas']);
-  const system = await startBenchSystem({ env: gatewayEnv(common), keepData: common.keepData, temporalPragmas: pragmas, log: (line) => progress(`[system] ${line}`, true) });
+  const system = await startBenchSystem({
+    env: gatewayEnv(common),
+    keepData: common.keepData,
+    temporalPragmas: pragmas,
+    log: (line) => progress(`[system] ${line}`, true),
+  });
   const crashes = new Map<Target, CrashTimes>();
   try {
-    const harness = { ...harnessOptions(common, system.dataDir, system, progress), stallMs: 90_000, drainTimeoutMs: 300_000 };
+    const harness = {
+      ...harnessOptions(common, system.dataDir, system, progress),
+      stallMs: 90_000,
+      drainTimeoutMs: 300_000,
+    };
     const sendWindowMs = (messages * 60_000) / rate;
     const { result, raw } = await runScenario(
       { mode: 'reach', ratePerMin: rate, messages, faultRate: Number(values.faults) },
@@ -98,13 +114,23 @@ async function main(): Promise<void> {
       benchmark: 'chaos: worker, api, an agent and the Temporal dev server killed mid-run',
       when: new Date().toISOString(),
       machine: machine(),
-      settings: { rate_per_min: rate, messages, fault_rate: Number(values.faults), crashes: CRASHES, ...common, apiKey: undefined, gateway_env: gatewayEnv(common), temporal_sqlite_pragmas: pragmas },
+      settings: {
+        rate_per_min: rate,
+        messages,
+        fault_rate: Number(values.faults),
+        crashes: CRASHES,
+        ...common,
+        apiKey: undefined,
+        gateway_env: gatewayEnv(common),
+        temporal_sqlite_pragmas: pragmas,
+      },
       verdict,
       recoveries,
       result,
     });
     console.log(`written ${file}`);
-    if (!verdict.every_message_terminal || !verdict.every_message_processed || !verdict.no_doubled_effect) process.exitCode = 1;
+    if (!verdict.every_message_terminal || !verdict.every_message_processed || !verdict.no_doubled_effect)
+      process.exitCode = 1;
   } finally {
     await system.stop();
   }

@@ -64,7 +64,12 @@ async function main(): Promise<void> {
     ? { gateway: 'cluster', cluster_workers: workers, api_replicas: 2 }
     : { temporal_db: values['temporal-db'], temporal_sqlite_pragmas: pragmas };
   const system = values.cluster
-    ? await startBenchCluster({ env: gatewayEnv(common), workers, keepData: common.keepData, log: (line) => progress(`[cluster] ${line}`) })
+    ? await startBenchCluster({
+        env: gatewayEnv(common),
+        workers,
+        keepData: common.keepData,
+        log: (line) => progress(`[cluster] ${line}`),
+      })
     : await startBenchSystem({
         env: gatewayEnv(common),
         keepData: common.keepData,
@@ -77,7 +82,12 @@ async function main(): Promise<void> {
   const harness = harnessOptions(common, system.dataDir, system, progress);
   try {
     if (values.ramp) {
-      const steps = await findMaxRate(numbers(values['ramp-rates']), Number(values['ramp-messages']), Number(values['max-overhead-ms']), harness);
+      const steps = await findMaxRate(
+        numbers(values['ramp-rates']),
+        Number(values['ramp-messages']),
+        Number(values['max-overhead-ms']),
+        harness,
+      );
       finishRamp(steps, common, temporal, values.name ?? 'delivery-ramp');
       return;
     }
@@ -87,7 +97,10 @@ async function main(): Promise<void> {
       for (const rate of numbers(values.rates)) {
         for (const faultRate of numbers(values.faults)) {
           for (const mode of modes) {
-            results.push((await runScenario({ mode, ratePerMin: rate, messages: Number(values.messages), faultRate }, harness)).result);
+            results.push(
+              (await runScenario({ mode, ratePerMin: rate, messages: Number(values.messages), faultRate }, harness))
+                .result,
+            );
           }
         }
       }
@@ -108,9 +121,19 @@ function finishDelivery(runs: ComparedResult[][], common: CommonOptions, tempora
   const results = medianOfRepeats(runs);
   printTable(results);
   const when = new Date().toISOString();
-  const file = writeResultFile(RESULTS, name, { benchmark: 'delivery: seed 000 pipeline, direct HTTP vs Agent-Reach', when, machine: machine(), settings: settings(common, temporal), results, runs });
+  const file = writeResultFile(RESULTS, name, {
+    benchmark: 'delivery: seed 000 pipeline, direct HTTP vs Agent-Reach',
+    when,
+    machine: machine(),
+    settings: settings(common, temporal),
+    results,
+    runs,
+  });
   const svg = join(RESULTS, `${name}.svg`);
-  writeFileSync(svg, deliveryChart(results, `${when.slice(0, 10)} · ${machine().cpus} shared cores · median of ${runs.length} run(s)`));
+  writeFileSync(
+    svg,
+    deliveryChart(results, `${when.slice(0, 10)} · ${machine().cpus} shared cores · median of ${runs.length} run(s)`),
+  );
   console.log(`written ${file} and ${svg}`);
 }
 
@@ -118,7 +141,9 @@ function finishRamp(steps: RampStep[], common: CommonOptions, temporal: object, 
   printTable(steps.flatMap((step) => step.results));
   const withinOverhead = steps.filter((step) => step.within_overhead).at(-1)?.rate_per_min ?? null;
   const keepingUp = steps.filter((step) => step.keeps_up).at(-1)?.rate_per_min ?? null;
-  console.log(`maximum rate within the P95 overhead limit: ${withinOverhead ?? 'none of the tried rates'}; maximum rate kept up with: ${keepingUp ?? 'none'} msg/min`);
+  console.log(
+    `maximum rate within the P95 overhead limit: ${withinOverhead ?? 'none of the tried rates'}; maximum rate kept up with: ${keepingUp ?? 'none'} msg/min`,
+  );
   const file = writeResultFile(RESULTS, name, {
     benchmark: 'delivery ramp: highest rate kept up with, and highest within the P95 overhead limit',
     when: new Date().toISOString(),

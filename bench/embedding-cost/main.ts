@@ -70,7 +70,10 @@ async function main(): Promise<void> {
       return OnnxEmbedder.load(KNOWN_MODELS[id]!, files, 1);
     }),
   );
-  const sets = { 'zh-routing': catalogueTexts(loadZhRouting()), clinc150: sample(catalogueTexts(loadClinc150()), Number(values.clinc)) };
+  const sets = {
+    'zh-routing': catalogueTexts(loadZhRouting()),
+    clinc150: sample(catalogueTexts(loadClinc150()), Number(values.clinc)),
+  };
   const runs = new Map<string, Run[]>();
   const vectorsOf = new Map<string, Float32Array[]>();
   // One untimed pass: onnxruntime's first runs of each shape allocate.
@@ -99,13 +102,21 @@ async function main(): Promise<void> {
       };
       if (id === ids[0] || !id.startsWith(`${ids[0]}-`)) return row;
       const reference = vectorsOf.get(`${ids[0]} ${set}`)!;
-      const cosines = vectorsOf.get(`${id} ${set}`)!.map((v, i) => cosine(v, reference[i]!)).sort((a, b) => a - b);
+      const cosines = vectorsOf
+        .get(`${id} ${set}`)!
+        .map((v, i) => cosine(v, reference[i]!))
+        .sort((a, b) => a - b);
       return { ...row, cosine_to_first_min: round(cosines[0]!, 4), cosine_to_first_median: round(median(cosines)!, 4) };
     }),
   );
   console.table(rows);
   const { loadavg } = await import('node:os');
-  const file = writeResultFile(RESULTS, 'embedding-cost', { measured_at: new Date().toISOString(), load_average: loadavg().map((l) => round(l)), repeats: Number(values.repeats), rows });
+  const file = writeResultFile(RESULTS, 'embedding-cost', {
+    measured_at: new Date().toISOString(),
+    load_average: loadavg().map((l) => round(l)),
+    repeats: Number(values.repeats),
+    rows,
+  });
   console.log(`written ${file}`);
 }
 

@@ -5,7 +5,11 @@ export interface FloorActivities {
 
 export const floorActivities: FloorActivities = {
   async deliver({ message_id, agent_url, callback_url }) {
-    const answer = await fetch(agent_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message_id, callback_url }) });
+    const answer = await fetch(agent_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message_id, callback_url }),
+    });
     await answer.arrayBuffer();
     return answer.status;
   },

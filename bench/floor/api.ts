@@ -32,10 +32,17 @@ async function main(): Promise<void> {
       const workflowId = `floor:${message_id}`;
       if (req.url === '/v1/messages') {
         const args = [{ message_id, agent_url: process.env.AGENT_URL!, callback_url: callbackUrl }];
-        await client.workflow.start('floorWorkflow', { workflowId, taskQueue: FLOOR_TASK_QUEUE, args, requestEagerStart: eager });
+        await client.workflow.start('floorWorkflow', {
+          workflowId,
+          taskQueue: FLOOR_TASK_QUEUE,
+          args,
+          requestEagerStart: eager,
+        });
         return void res.writeHead(202, { 'content-type': 'application/json' }).end('{}');
       }
-      const answer = await client.workflow.getHandle(workflowId).executeUpdate(floorReceipt, { args: [{ status: status ?? 'processed' }] });
+      const answer = await client.workflow
+        .getHandle(workflowId)
+        .executeUpdate(floorReceipt, { args: [{ status: status ?? 'processed' }] });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     })().catch((error: Error) => res.writeHead(500).end(error.message));
   }).listen(port, '127.0.0.1');

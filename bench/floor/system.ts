@@ -27,11 +27,30 @@ export interface FloorOptions {
 
 export async function startFloor(options: FloorOptions): Promise<FloorSystem> {
   const port = await freePort();
-  const env = { ...process.env, TEMPORAL_ADDRESS: options.temporalAddress, FLOOR_PORT: String(port), AGENT_URL: options.agentUrl, FLOOR_EAGER: String(Boolean(options.eager)) };
-  const spawnFloor = (name: string) => spawnServer(`floor-${name}`, process.execPath, ['--import', 'tsx', resolve(__dirname, `${name}.ts`)], join(options.logDir, `floor-${name}.log`), env);
+  const env = {
+    ...process.env,
+    TEMPORAL_ADDRESS: options.temporalAddress,
+    FLOOR_PORT: String(port),
+    AGENT_URL: options.agentUrl,
+    FLOOR_EAGER: String(Boolean(options.eager)),
+  };
+  const spawnFloor = (name: string) =>
+    spawnServer(
+      `floor-${name}`,
+      process.execPath,
+      ['--import', 'tsx', resolve(__dirname, `${name}.ts`)],
+      join(options.logDir, `floor-${name}.log`),
+      env,
+    );
   const started: LocalServer[] = [];
   const stop = async () => void (await Promise.allSettled(started.map((server) => server.stop(2_000))));
-  const polling = (server: LocalServer) => waitUntil(`floor ${server.name}`, () => workerPolling(options.temporalAddress, 'default', FLOOR_TASK_QUEUE, server.child?.pid ?? 0), 180_000, server);
+  const polling = (server: LocalServer) =>
+    waitUntil(
+      `floor ${server.name}`,
+      () => workerPolling(options.temporalAddress, 'default', FLOOR_TASK_QUEUE, server.child?.pid ?? 0),
+      180_000,
+      server,
+    );
   try {
     const worker = options.eager ? undefined : spawnFloor('worker');
     if (worker) {
@@ -44,7 +63,12 @@ export async function startFloor(options: FloorOptions): Promise<FloorSystem> {
     await waitUntil('floor api', async () => (await fetch(`${apiUrl}/readyz`)).ok, 60_000, api);
     if (!worker) await polling(api);
     const pidOf = (server: LocalServer | undefined) => (server?.child?.pid ? [server.child.pid] : []);
-    return { apiUrl, apiKey: 'none', pids: () => ({ temporal: options.temporalPid(), api: pidOf(api), worker: pidOf(worker) }), stop };
+    return {
+      apiUrl,
+      apiKey: 'none',
+      pids: () => ({ temporal: options.temporalPid(), api: pidOf(api), worker: pidOf(worker) }),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -4,7 +4,13 @@ import { floorActivities } from './activities';
 import { FLOOR_TASK_QUEUE } from './queue';
 
 export function createFloorWorker(connection: NativeConnection): Promise<Worker> {
-  return Worker.create({ connection, namespace: 'default', taskQueue: FLOOR_TASK_QUEUE, workflowsPath: require.resolve('./workflow'), activities: floorActivities });
+  return Worker.create({
+    connection,
+    namespace: 'default',
+    taskQueue: FLOOR_TASK_QUEUE,
+    workflowsPath: require.resolve('./workflow'),
+    activities: floorActivities,
+  });
 }
 
 async function main(): Promise<void> {

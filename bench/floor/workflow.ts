@@ -9,7 +9,11 @@ export const floorReceipt = defineUpdate<{ applied: boolean }, [{ status: string
 
 const { deliver } = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '10s' });
 
-export async function floorWorkflow(input: { message_id: string; agent_url: string; callback_url: string }): Promise<string> {
+export async function floorWorkflow(input: {
+  message_id: string;
+  agent_url: string;
+  callback_url: string;
+}): Promise<string> {
   let receipt: string | undefined;
   setHandler(floorReceipt, ({ status }) => {
     receipt ??= status;

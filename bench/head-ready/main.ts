@@ -51,11 +51,22 @@ async function readyOnce(set: RoutingDataset, threads: number): Promise<Run> {
   // Each run has its own model threads (~400 MB each): stopped before the next run starts its own.
   await chosen.close?.();
   if (state !== 'ready') throw new Error(`${set.name}: the head did not become ready`);
-  return { wall_ms: Math.round(wall), cpu_ms: Math.round((used.user + used.system) / 1000), waited_ms: Math.round(((runQueueWaitSeconds(process.pid) ?? 0) - waited) * 1000), trainings_ms: trainings };
+  return {
+    wall_ms: Math.round(wall),
+    cpu_ms: Math.round((used.user + used.system) / 1000),
+    waited_ms: Math.round(((runQueueWaitSeconds(process.pid) ?? 0) - waited) * 1000),
+    trainings_ms: trainings,
+  };
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { sets: { type: 'string', default: 'zh-routing,clinc150' }, threads: { type: 'string', default: '1,2' }, repeats: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    options: {
+      sets: { type: 'string', default: 'zh-routing,clinc150' },
+      threads: { type: 'string', default: '1,2' },
+      repeats: { type: 'string', default: '3' },
+    },
+  });
   const threadCounts = values.threads.split(',').map(Number);
   const repeats = Number(values.repeats);
   const results: Record<string, unknown> = {};
@@ -66,17 +77,30 @@ async function main(): Promise<void> {
       for (const t of threadCounts) {
         const run = await readyOnce(set, t);
         runs.get(t)!.push(run);
-        console.log(`${name} threads=${t} repeat ${r + 1}: ready ${run.wall_ms} ms, cpu ${run.cpu_ms} ms, waited ${run.waited_ms} ms`);
+        console.log(
+          `${name} threads=${t} repeat ${r + 1}: ready ${run.wall_ms} ms, cpu ${run.cpu_ms} ms, waited ${run.waited_ms} ms`,
+        );
       }
     }
     results[name] = Object.fromEntries(
       [...runs].map(([t, list]) => [
         `threads_${t}`,
-        { median_wall_ms: median(list.map((x) => x.wall_ms)), median_cpu_ms: median(list.map((x) => x.cpu_ms)), median_waited_ms: median(list.map((x) => x.waited_ms)), runs: list },
+        {
+          median_wall_ms: median(list.map((x) => x.wall_ms)),
+          median_cpu_ms: median(list.map((x) => x.cpu_ms)),
+          median_waited_ms: median(list.map((x) => x.waited_ms)),
+          runs: list,
+        },
       ]),
     );
   }
-  const file = writeResultFile(RESULTS, 'head-ready', { at: new Date().toISOString(), machine: 'shared 2-core box; figures are noisy', node: process.version, load_average_at_end: (await import('node:os')).loadavg(), results });
+  const file = writeResultFile(RESULTS, 'head-ready', {
+    at: new Date().toISOString(),
+    machine: 'shared 2-core box; figures are noisy',
+    node: process.version,
+    load_average_at_end: (await import('node:os')).loadavg(),
+    results,
+  });
   console.log(`wrote ${file}`);
   process.exit(0);
 }

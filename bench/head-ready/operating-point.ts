@@ -40,7 +40,9 @@ function shuffled(agents: readonly AgentWithInstances[], seed: number): AgentWit
 /** What a caller gets: the verdict and the capability chosen (or refused with which code). */
 function verdict(d: Decided): string {
   const { decision } = d;
-  return decision.kind === 'refused' ? `refused ${decision.code}` : `${decision.kind} ${decision.target.agent_id}/${decision.target.capability}`;
+  return decision.kind === 'refused'
+    ? `refused ${decision.code}`
+    : `${decision.kind} ${decision.target.agent_id}/${decision.target.capability}`;
 }
 
 async function runOnce(set: RoutingDataset, seed: number, loaded: boolean, requests: number) {
@@ -69,7 +71,12 @@ async function runOnce(set: RoutingDataset, seed: number, loaded: boolean, reque
   const used = process.cpuUsage(cpu);
   const status = await router.status('bench');
   const step = Math.max(1, Math.ceil(set.fit.length / requests));
-  const decisions = (await decideAll(router, set.fit.filter((_, i) => i % step === 0))).map(verdict);
+  const decisions = (
+    await decideAll(
+      router,
+      set.fit.filter((_, i) => i % step === 0),
+    )
+  ).map(verdict);
   await chosen.close?.();
   const calibration = status.serving?.calibration;
   return {
@@ -78,15 +85,30 @@ async function runOnce(set: RoutingDataset, seed: number, loaded: boolean, reque
     ready_ms: readyMs,
     cpu_ms: Math.round((used.user + used.system) / 1000),
     accept: { same_language: calibration?.same_language.accept, cross_lingual: calibration?.cross_lingual.accept },
-    escalate: { same_language: calibration?.same_language.escalate, cross_lingual: calibration?.cross_lingual.escalate },
+    escalate: {
+      same_language: calibration?.same_language.escalate,
+      cross_lingual: calibration?.cross_lingual.escalate,
+    },
     ...(status.serving?.time_guard ? { time_guard: status.serving.time_guard } : {}),
-    trainings: trainings.map((t) => ({ model: t.model, iterations: t.iterations, stopped: t.stopped, ms: t.ms, held_out_ms: t.held_out_ms })),
+    trainings: trainings.map((t) => ({
+      model: t.model,
+      iterations: t.iterations,
+      stopped: t.stopped,
+      ms: t.ms,
+      held_out_ms: t.held_out_ms,
+    })),
     decisions,
   };
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { sets: { type: 'string', default: 'zh-routing,clinc150' }, runs: { type: 'string', default: '4' }, requests: { type: 'string', default: '400' } } });
+  const { values } = parseArgs({
+    options: {
+      sets: { type: 'string', default: 'zh-routing,clinc150' },
+      runs: { type: 'string', default: '4' },
+      requests: { type: 'string', default: '400' },
+    },
+  });
   const results: Record<string, unknown> = {};
   for (const name of values.sets.split(',')) {
     const set = name === 'clinc150' ? loadClinc150() : loadZhRouting();
@@ -100,9 +122,18 @@ async function main(): Promise<void> {
           `iterations ${run.trainings.map((t) => `${t.iterations} (${t.stopped})`).join(', ')}; ready ${run.ready_ms} ms, CPU ${run.cpu_ms} ms; ${differ} of ${run.decisions.length} decisions differ from run 1${run.time_guard ? `; ${run.time_guard}` : ''}`,
       );
     }
-    results[name] = runs.map(({ decisions, ...rest }) => ({ ...rest, decisions_differing_from_first: decisions.filter((d, i) => d !== runs[0]!.decisions[i]).length, decisions: decisions.length }));
+    results[name] = runs.map(({ decisions, ...rest }) => ({
+      ...rest,
+      decisions_differing_from_first: decisions.filter((d, i) => d !== runs[0]!.decisions[i]).length,
+      decisions: decisions.length,
+    }));
   }
-  const file = writeResultFile(RESULTS, 'operating-point', { at: new Date().toISOString(), machine: 'shared 2-core box', node: process.version, results });
+  const file = writeResultFile(RESULTS, 'operating-point', {
+    at: new Date().toISOString(),
+    machine: 'shared 2-core box',
+    node: process.version,
+    results,
+  });
   console.log(`wrote ${file}`);
   process.exit(0);
 }

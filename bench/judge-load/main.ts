@@ -31,9 +31,18 @@ function quantile(values: number[], q: number): number {
 }
 
 function summary(asked: Asked[]) {
-  const share = (kind: string) => Math.round((1000 * asked.filter((a) => a.kind === kind).length) / Math.max(1, asked.length)) / 10;
+  const share = (kind: string) =>
+    Math.round((1000 * asked.filter((a) => a.kind === kind).length) / Math.max(1, asked.length)) / 10;
   const waited = asked.map((a) => a.ms);
-  return { requests: asked.length, read_pct: share('answered'), busy_pct: share('busy'), timeout_pct: share('timeout'), other_pct: share('abstained') + share('error'), p50_ms: quantile(waited, 0.5), p95_ms: quantile(waited, 0.95) };
+  return {
+    requests: asked.length,
+    read_pct: share('answered'),
+    busy_pct: share('busy'),
+    timeout_pct: share('timeout'),
+    other_pct: share('abstained') + share('error'),
+    p50_ms: quantile(waited, 0.5),
+    p95_ms: quantile(waited, 0.95),
+  };
 }
 
 /** The questions: every dev request beside a card (its expected capability, else the first), in a fixed order. */
@@ -56,7 +65,8 @@ async function main(): Promise<void> {
     },
   });
   const modelPath = locateJudgeModel(process.env.ROUTER_JUDGE_MODEL);
-  if (!modelPath || !llamaRuntimeInstalled()) throw new Error('the local judge is not installed: npm run models -- --judge');
+  if (!modelPath || !llamaRuntimeInstalled())
+    throw new Error('the local judge is not installed: npm run models -- --judge');
   const local = new LocalJudge({ modelPath, threads: Number(values.threads) });
   await local.warm();
   const all = questions();
@@ -66,7 +76,7 @@ async function main(): Promise<void> {
   const phase = () => new BoundedJudge(local, { timeoutMs: Number(values['timeout-ms']) });
   const ask = async (judge: BoundedJudge, i: number): Promise<Asked> => {
     const started = performance.now();
-    const outcome = await judge.ask(take(), 'load', (i * 37) % 100 / 100);
+    const outcome = await judge.ask(take(), 'load', ((i * 37) % 100) / 100);
     return { kind: outcome.kind, ms: Math.round(performance.now() - started) };
   };
 
@@ -88,9 +98,20 @@ async function main(): Promise<void> {
   const burst = await Promise.all(pending);
   const cpu = process.cpuUsage(cpuBefore);
   const wallS = (performance.now() - wallBefore) / 1000;
-  const underLoad = { ...summary(burst), rate_per_s: rate, wall_s: Math.round(wallS), cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10 };
+  const underLoad = {
+    ...summary(burst),
+    rate_per_s: rate,
+    wall_s: Math.round(wallS),
+    cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
+  };
   console.log('under load', underLoad);
-  const file = writeResultFile(RESULTS, values.name!, { benchmark: 'judge-load', when: new Date().toISOString(), settings: values, sequential: summary(sequential), under_load: underLoad });
+  const file = writeResultFile(RESULTS, values.name!, {
+    benchmark: 'judge-load',
+    when: new Date().toISOString(),
+    settings: values,
+    sequential: summary(sequential),
+    under_load: underLoad,
+  });
   console.log(`written ${file}`);
   await local.close?.();
 }

@@ -54,7 +54,11 @@ interface Gateway {
 /** One message through `gateway`, and one direct call beside it; returns the three durations. */
 async function oneHop(gateway: Gateway, agent: ReceiptAgent, index: number) {
   const directStarted = performance.now();
-  const direct = await fetch(agent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message_id: `direct-${index}` }) });
+  const direct = await fetch(agent.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message_id: `direct-${index}` }),
+  });
   await direct.text();
   const directMs = performance.now() - directStarted;
 
@@ -68,10 +72,18 @@ async function oneHop(gateway: Gateway, agent: ReceiptAgent, index: number) {
   if (sent.status !== 202) throw new Error(`${gateway.name}: send answered ${sent.status}: ${await sent.text()}`);
   await until(() => agent.applied.has(messageId), 30_000).catch((error: Error) => {
     const answer = agent.unapplied.get(messageId);
-    const seen = !agent.delivered.has(messageId) ? 'never delivered' : answer ? `delivered, its receipt answered ${answer}` : 'delivered, its receipt not answered';
+    const seen = !agent.delivered.has(messageId)
+      ? 'never delivered'
+      : answer
+        ? `delivered, its receipt answered ${answer}`
+        : 'delivered, its receipt not answered';
     throw new Error(`${gateway.name}: message ${messageId} ${seen} (${error.message})`);
   });
-  return { direct: directMs, delivered: agent.delivered.get(messageId)! - started, processed: agent.applied.get(messageId)! - started };
+  return {
+    direct: directMs,
+    delivered: agent.delivered.get(messageId)! - started,
+    processed: agent.applied.get(messageId)! - started,
+  };
 }
 
 async function main(): Promise<void> {
@@ -93,7 +105,8 @@ async function main(): Promise<void> {
   const count = Number(values.count);
   const rounds = Number(values.rounds);
   const warmup = Number(values.warmup);
-  const pairs = (list: string[]) => Object.fromEntries(list.map((pair) => pair.split(/=(.*)/s).slice(0, 2) as [string, string]));
+  const pairs = (list: string[]) =>
+    Object.fromEntries(list.map((pair) => pair.split(/=(.*)/s).slice(0, 2) as [string, string]));
   const env = pairs(values.env);
   const baselineEnv = pairs(values['baseline-env']);
   const agent = await startReceiptAgent();
@@ -101,23 +114,55 @@ async function main(): Promise<void> {
   const baselinePartitions = values['baseline-partitions'] ? Number(values['baseline-partitions']) : undefined;
   const baselinePragmas = values['baseline-temporal-pragmas'];
   if (values['baseline-root'] || values['baseline-env'].length > 0 || baselinePartitions || baselinePragmas) {
-    roots.push(['baseline', values['baseline-root'] ? resolve(values['baseline-root']) : undefined, { ...env, ...baselineEnv }]);
+    roots.push([
+      'baseline',
+      values['baseline-root'] ? resolve(values['baseline-root']) : undefined,
+      { ...env, ...baselineEnv },
+    ]);
   }
   const gateways: Gateway[] = [];
   try {
     for (const [name, root, gatewayEnv] of roots) {
       const partitions = name === 'baseline' ? baselinePartitions : undefined;
       const pragmas = name === 'baseline' && baselinePragmas ? baselinePragmas : BENCH_TEMPORAL_PRAGMAS;
-      const system = await startBenchSystem({ keepData: values['keep-data'], env: gatewayEnv, temporalPragmas: pragmaList(pragmas), ...(root ? { root } : {}), ...(partitions ? { temporalPartitions: partitions } : {}), log: (line) => console.log(`[${name}] ${line}`) });
-      const gateway: Gateway = { name, system, agentId: await registerEchoAgent(system, agent), samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
+      const system = await startBenchSystem({
+        keepData: values['keep-data'],
+        env: gatewayEnv,
+        temporalPragmas: pragmaList(pragmas),
+        ...(root ? { root } : {}),
+        ...(partitions ? { temporalPartitions: partitions } : {}),
+        log: (line) => console.log(`[${name}] ${line}`),
+      });
+      const gateway: Gateway = {
+        name,
+        system,
+        agentId: await registerEchoAgent(system, agent),
+        samples: { direct: [], delivered: [], processed: [] },
+        cpu: { before: new CpuMeter(), after: new CpuMeter() },
+        measured: 0,
+      };
       gateways.push(gateway);
       for (let i = 0; i < warmup; i++) await oneHop(gateway, agent, -i - 1);
     }
     if (values.floor !== 'false') {
-      if (!['separate', 'eager'].includes(values.floor)) throw new Error(`--floor ${values.floor}: separate, eager or false`);
+      if (!['separate', 'eager'].includes(values.floor))
+        throw new Error(`--floor ${values.floor}: separate, eager or false`);
       const host = gateways[0]!.system as BenchSystem;
-      const floorSystem = await startFloor({ temporalAddress: host.temporalAddress, temporalPid: () => host.pids().temporal, agentUrl: agent.url, logDir: join(host.dataDir, 'logs'), eager: values.floor === 'eager' });
-      const floor: Gateway = { name: 'floor', system: floorSystem, agentId: 'floor', samples: { direct: [], delivered: [], processed: [] }, cpu: { before: new CpuMeter(), after: new CpuMeter() }, measured: 0 };
+      const floorSystem = await startFloor({
+        temporalAddress: host.temporalAddress,
+        temporalPid: () => host.pids().temporal,
+        agentUrl: agent.url,
+        logDir: join(host.dataDir, 'logs'),
+        eager: values.floor === 'eager',
+      });
+      const floor: Gateway = {
+        name: 'floor',
+        system: floorSystem,
+        agentId: 'floor',
+        samples: { direct: [], delivered: [], processed: [] },
+        cpu: { before: new CpuMeter(), after: new CpuMeter() },
+        measured: 0,
+      };
       gateways.push(floor);
       for (let i = 0; i < warmup; i++) await oneHop(floor, agent, -i - 1);
     }
@@ -155,9 +200,15 @@ async function main(): Promise<void> {
     const floor = result.gateways.find((g) => g.name === 'floor');
     const overFloor = (g: (typeof result.gateways)[number]) =>
       floor && g !== floor
-        ? { processed_minus_direct: ratio(g.processed_minus_direct_p50_ms, floor.processed_minus_direct_p50_ms), cpu_ms_per_message: ratio(g.cpu_ms_per_message.total, floor.cpu_ms_per_message.total) }
+        ? {
+            processed_minus_direct: ratio(g.processed_minus_direct_p50_ms, floor.processed_minus_direct_p50_ms),
+            cpu_ms_per_message: ratio(g.cpu_ms_per_message.total, floor.cpu_ms_per_message.total),
+          }
         : undefined;
-    const withRatios = { ...result, gateways: result.gateways.map((g) => ({ ...g, ...(overFloor(g) ? { ratio_to_floor: overFloor(g) } : {}) })) };
+    const withRatios = {
+      ...result,
+      gateways: result.gateways.map((g) => ({ ...g, ...(overFloor(g) ? { ratio_to_floor: overFloor(g) } : {}) })),
+    };
     console.table(
       Object.fromEntries(
         withRatios.gateways.map((g) => [
@@ -169,8 +220,17 @@ async function main(): Promise<void> {
             'processed p95': g.processed.p95_ms,
             'processed − direct p50': g.processed_minus_direct_p50_ms,
             'CPU-ms/msg': g.cpu_ms_per_message.total,
-            ...Object.fromEntries(Object.entries(g.cpu_ms_per_message).filter(([k]) => k !== 'total').map(([k, v]) => [`cpu ${k}`, v])),
-            ...('ratio_to_floor' in g ? { '× floor (hop)': g.ratio_to_floor!.processed_minus_direct, '× floor (CPU)': g.ratio_to_floor!.cpu_ms_per_message } : {}),
+            ...Object.fromEntries(
+              Object.entries(g.cpu_ms_per_message)
+                .filter(([k]) => k !== 'total')
+                .map(([k, v]) => [`cpu ${k}`, v]),
+            ),
+            ...('ratio_to_floor' in g
+              ? {
+                  '× floor (hop)': g.ratio_to_floor!.processed_minus_direct,
+                  '× floor (CPU)': g.ratio_to_floor!.cpu_ms_per_message,
+                }
+              : {}),
           },
         ]),
       ),
@@ -195,7 +255,9 @@ function accumulate(gateway: Gateway, before: CpuMeter, after: CpuMeter): void {
 }
 
 function report(gateway: Gateway, root: string | undefined) {
-  const perMessage = Object.fromEntries(Object.entries(cpuSeconds.get(gateway) ?? {}).map(([role, s]) => [role, Math.round((s * 1000) / gateway.measured)]));
+  const perMessage = Object.fromEntries(
+    Object.entries(cpuSeconds.get(gateway) ?? {}).map(([role, s]) => [role, Math.round((s * 1000) / gateway.measured)]),
+  );
   const total = Object.values(perMessage).reduce((a, b) => a + b, 0);
   const direct = summary(gateway.samples.direct);
   const processed = summary(gateway.samples.processed);

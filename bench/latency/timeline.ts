@@ -11,7 +11,12 @@ import { median } from '../lib/stats';
 import { BENCH_TEMPORAL_PRAGMAS, pragmaList, startBenchSystem } from '../lib/system';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { count: { type: 'string', default: '10' }, env: { type: 'string', multiple: true, default: [] as string[] } } });
+  const { values } = parseArgs({
+    options: {
+      count: { type: 'string', default: '10' },
+      env: { type: 'string', multiple: true, default: [] as string[] },
+    },
+  });
   const env = Object.fromEntries(values.env.map((pair) => pair.split(/=(.*)/s).slice(0, 2) as [string, string]));
   const system = await startBenchSystem({ env, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS) });
   let secret = '';
@@ -39,7 +44,11 @@ async function main(): Promise<void> {
       await fetch(`${system.apiUrl}/v1/agents`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
-        body: JSON.stringify({ name: 'timeline', endpoint: `http://127.0.0.1:${port}/`, capabilities: [{ name: 'echo' }] }),
+        body: JSON.stringify({
+          name: 'timeline',
+          endpoint: `http://127.0.0.1:${port}/`,
+          capabilities: [{ name: 'echo' }],
+        }),
       })
     ).json()) as { agent_id: string; secret: string };
     secret = registered.secret;
@@ -66,11 +75,17 @@ async function main(): Promise<void> {
         const t = Number(event.eventTime!.seconds) * 1000 + Math.floor((event.eventTime!.nanos ?? 0) / 1e6);
         points.push([`${event.eventId} ${String(event.eventType)}`, t]);
       }
-      points.push(['agent has it', m.delivered!], ['receipt sent', m.receipt_sent!], ['receipt answered', m.receipt_answered!]);
+      points.push(
+        ['agent has it', m.delivered!],
+        ['receipt sent', m.receipt_sent!],
+        ['receipt answered', m.receipt_answered!],
+      );
       points.sort((a, b) => a[1] - b[1]);
-      for (let k = 1; k < points.length; k++) (gaps[`${points[k - 1]![0]} → ${points[k]![0]}`] ??= []).push(points[k]![1] - points[k - 1]![1]);
+      for (let k = 1; k < points.length; k++)
+        (gaps[`${points[k - 1]![0]} → ${points[k]![0]}`] ??= []).push(points[k]![1] - points[k - 1]![1]);
     }
-    for (const [gap, values] of Object.entries(gaps)) if (values.length >= ids.length / 2) console.log(`${String(median(values)).padStart(5)} ms  ${gap}`);
+    for (const [gap, values] of Object.entries(gaps))
+      if (values.length >= ids.length / 2) console.log(`${String(median(values)).padStart(5)} ms  ${gap}`);
   } finally {
     agent.close();
     await system.stop();

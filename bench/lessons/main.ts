@@ -31,12 +31,22 @@ interface Decided extends LabelledRequest {
 
 const inScope = (d: Decided) => d.kind === 'in_scope' || d.kind === 'cross_lingual';
 const misrouted = (d: Decided) => d.chosen !== null && d.chosen !== d.expected;
-const share = (ds: Decided[], keep: (d: Decided) => boolean) => Math.round((1e4 * ds.filter(keep).length) / Math.max(1, ds.length)) / 1e4;
+const share = (ds: Decided[], keep: (d: Decided) => boolean) =>
+  Math.round((1e4 * ds.filter(keep).length) / Math.max(1, ds.length)) / 1e4;
 
-async function decideAll(models: NonNullable<Awaited<ReturnType<typeof loadLocalModels>>>['models'], cache: VectorCache, candidates: CapabilityCandidate[], rows: (LabelledRequest & { half: number })[], judge: BoundedJudge | undefined, revision: string): Promise<Decided[]> {
+async function decideAll(
+  models: NonNullable<Awaited<ReturnType<typeof loadLocalModels>>>['models'],
+  cache: VectorCache,
+  candidates: CapabilityCandidate[],
+  rows: (LabelledRequest & { half: number })[],
+  judge: BoundedJudge | undefined,
+  revision: string,
+): Promise<Decided[]> {
   const byKey = new Map(candidates.map((c) => [c.key, c]));
   const cached = models.map((m) => ({ ...m, provider: cache.through(m.provider) }));
-  const matcher = await headMatcherFactory(cached, semanticMatcherFactory(new CombinedEmbedder(cached), cache), cache, { waitMs: 0 })(candidates);
+  const matcher = await headMatcherFactory(cached, semanticMatcherFactory(new CombinedEmbedder(cached), cache), cache, {
+    waitMs: 0,
+  })(candidates);
   await matcher.ready?.();
   const out: Decided[] = [];
   for (const row of rows) {
@@ -44,7 +54,19 @@ async function decideAll(models: NonNullable<Awaited<ReturnType<typeof loadLocal
     const groups = groupScores(prediction.ranked, prediction.same, prediction.crossLingual);
     const thresholds = resolveThresholds(prediction.calibration, DEFAULT_HEAD_SETTINGS, false);
     const headVerdict = decideByHead(groups, thresholds, prediction.crossed);
-    const verdict = judge ? (await reviewVerdict(judge, { intent: row.text, verdict: headVerdict, groups, thresholds, candidate: (key) => byKey.get(key)!, revision, ...(prediction.gaps ? { gaps: prediction.gaps } : {}) })).verdict : headVerdict;
+    const verdict = judge
+      ? (
+          await reviewVerdict(judge, {
+            intent: row.text,
+            verdict: headVerdict,
+            groups,
+            thresholds,
+            candidate: (key) => byKey.get(key)!,
+            revision,
+            ...(prediction.gaps ? { gaps: prediction.gaps } : {}),
+          })
+        ).verdict
+      : headVerdict;
     out.push({ ...row, chosen: verdict.kind === 'accept' ? verdict.group.keys[0]! : null });
   }
   return out;
@@ -53,7 +75,12 @@ async function decideAll(models: NonNullable<Awaited<ReturnType<typeof loadLocal
 function report(decided: Decided[], half: number) {
   const rows = decided.filter((d) => d.half === half);
   const negatives = rows.filter((d) => !inScope(d));
-  return { requests: rows.length, misroutes: rows.filter(misrouted).length, in_scope_right: share(rows.filter(inScope), (d) => d.chosen === d.expected), negatives_refused: share(negatives, (d) => d.chosen === null) };
+  return {
+    requests: rows.length,
+    misroutes: rows.filter(misrouted).length,
+    in_scope_right: share(rows.filter(inScope), (d) => d.chosen === d.expected),
+    negatives_refused: share(negatives, (d) => d.chosen === null),
+  };
 }
 
 async function main(): Promise<void> {
@@ -70,8 +97,16 @@ async function main(): Promise<void> {
   const judge = benchJudge(values);
   const before = await decideAll(models, cache, candidates, rows, judge, 'before');
   const lessons = new Map<string, string[]>();
-  for (const d of before) if (d.half === 0 && misrouted(d)) lessons.set(d.chosen!, [...(lessons.get(d.chosen!) ?? []), d.text]);
-  const after = await decideAll(models, cache, candidates.map((c) => (lessons.has(c.key) ? { ...c, misroutes: lessons.get(c.key)! } : c)), rows, judge, 'after');
+  for (const d of before)
+    if (d.half === 0 && misrouted(d)) lessons.set(d.chosen!, [...(lessons.get(d.chosen!) ?? []), d.text]);
+  const after = await decideAll(
+    models,
+    cache,
+    candidates.map((c) => (lessons.has(c.key) ? { ...c, misroutes: lessons.get(c.key)! } : c)),
+    rows,
+    judge,
+    'after',
+  );
   const result = {
     ...(judge ? { judge: { name: judge.name, timeout_ms: Number(values['judge-timeout-ms']) } } : {}),
     lessons: { texts: [...lessons.values()].flat().length, capabilities: lessons.size },
@@ -79,7 +114,11 @@ async function main(): Promise<void> {
     taught_half_sent_again: { before: report(before, 0), after: report(after, 0) },
   };
   console.log(JSON.stringify(result, null, 2));
-  writeResultFile(resolve(__dirname, '..', 'results'), judge ? `lessons-zh-routing-judge-${judgeKind}` : 'lessons-zh-routing', result);
+  writeResultFile(
+    resolve(__dirname, '..', 'results'),
+    judge ? `lessons-zh-routing-judge-${judgeKind}` : 'lessons-zh-routing',
+    result,
+  );
   await judge?.close();
 }
 

@@ -33,7 +33,11 @@ function launch(config: AgentConfig): Promise<{ child: ChildProcess; ready: Read
   child.stderr?.pipe(log);
   return new Promise((done, fail) => {
     child.once('message', (ready: ReadyMessage) => done({ child, ready }));
-    child.once('exit', (code) => fail(new Error(`agent ${config.role} exited (${code}) before it was ready; see ${config.dir}/${config.role}.log`)));
+    child.once('exit', (code) =>
+      fail(
+        new Error(`agent ${config.role} exited (${code}) before it was ready; see ${config.dir}/${config.role}.log`),
+      ),
+    );
   });
 }
 
@@ -41,7 +45,9 @@ async function startAgent(config: AgentConfig): Promise<AgentProcess> {
   let current = await launch(config);
   stopOnInterrupt(async () => void current.child.kill('SIGKILL'));
   const gone = (child: ChildProcess) =>
-    child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((done) => child.once('exit', () => done()));
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((done) => child.once('exit', () => done()));
   return {
     role: config.role,
     url: `http://127.0.0.1:${config.port}/`,
@@ -62,7 +68,10 @@ async function startAgent(config: AgentConfig): Promise<AgentProcess> {
 }
 
 /** Starts the pipeline from its last role backwards, so each agent knows where to send its next hop. */
-export async function startPipeline(base: Omit<AgentConfig, 'role' | 'port' | 'name' | 'nextUrl' | 'nextAgentId'>, runTag: string): Promise<PipelineAgents> {
+export async function startPipeline(
+  base: Omit<AgentConfig, 'role' | 'port' | 'name' | 'nextUrl' | 'nextAgentId'>,
+  runTag: string,
+): Promise<PipelineAgents> {
   const agents = {} as PipelineAgents;
   let next: AgentProcess | undefined;
   for (const role of [...PIPELINE].reverse()) {

@@ -25,7 +25,9 @@ function panelSvg(panel: Panel, results: ComparedResult[], x0: number, width: nu
   const bottom = height - 50;
   const groupWidth = (width - 40) / Math.max(1, cells.length);
   const bar = Math.min(40, groupWidth / 3);
-  const parts = [`<text x="${x0 + width / 2}" y="22" text-anchor="middle" font-size="14" font-weight="bold">${escape(panel.title)}</text>`];
+  const parts = [
+    `<text x="${x0 + width / 2}" y="22" text-anchor="middle" font-size="14" font-weight="bold">${escape(panel.title)}</text>`,
+  ];
   parts.push(`<line x1="${x0 + 30}" y1="${bottom}" x2="${x0 + width - 10}" y2="${bottom}" stroke="#333"/>`);
   cells.forEach((cell, index) => {
     const [rate, fault] = cell.split('|').map(Number) as [number, number];
@@ -37,7 +39,9 @@ function panelSvg(panel: Panel, results: ComparedResult[], x0: number, width: nu
       const h = ((bottom - top) * Math.max(0, value)) / max;
       const x = gx - bar + m * bar;
       parts.push(`<rect x="${x}" y="${bottom - h}" width="${bar - 2}" height="${h}" fill="${COLORS[mode]}"/>`);
-      parts.push(`<text x="${x + bar / 2 - 1}" y="${bottom - h - 4}" text-anchor="middle" font-size="10">${escape(panel.label(value))}</text>`);
+      parts.push(
+        `<text x="${x + bar / 2 - 1}" y="${bottom - h - 4}" text-anchor="middle" font-size="10">${escape(panel.label(value))}</text>`,
+      );
     });
     parts.push(`<text x="${gx}" y="${bottom + 16}" text-anchor="middle" font-size="11">${rate}/min</text>`);
     parts.push(`<text x="${gx}" y="${bottom + 30}" text-anchor="middle" font-size="11">${fault * 100} % faults</text>`);
@@ -49,11 +53,30 @@ export function deliveryChart(results: ComparedResult[], subtitle: string): stri
   const width = 1350;
   const height = 360;
   const panels: Panel[] = [
-    { title: 'Processed (share of messages)', value: (r) => r.processed_rate * 100, label: (v) => `${v.toFixed(1)}%`, max: () => 100 },
-    { title: 'Duplicate side effects (count)', value: (r) => r.duplicate_effects, label: (v) => `${v}`, max: (v) => Math.max(1, ...v) * 1.15 },
-    { title: 'P95 end-to-end latency (ms)', value: (r) => r.p95_ms ?? 0, label: (v) => `${Math.round(v)}`, max: (v) => Math.max(...v) * 1.1 },
+    {
+      title: 'Processed (share of messages)',
+      value: (r) => r.processed_rate * 100,
+      label: (v) => `${v.toFixed(1)}%`,
+      max: () => 100,
+    },
+    {
+      title: 'Duplicate side effects (count)',
+      value: (r) => r.duplicate_effects,
+      label: (v) => `${v}`,
+      max: (v) => Math.max(1, ...v) * 1.15,
+    },
+    {
+      title: 'P95 end-to-end latency (ms)',
+      value: (r) => r.p95_ms ?? 0,
+      label: (v) => `${Math.round(v)}`,
+      max: (v) => Math.max(...v) * 1.1,
+    },
   ];
-  const body = panels.map((panel, index) => panelSvg(panel, results, index * (width / panels.length), width / panels.length, height - 30)).join('\n');
+  const body = panels
+    .map((panel, index) =>
+      panelSvg(panel, results, index * (width / panels.length), width / panels.length, height - 30),
+    )
+    .join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 ${body}

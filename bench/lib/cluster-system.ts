@@ -26,7 +26,11 @@ export interface ClusterSystemOptions {
 function withChildren(pid: number | undefined): number[] {
   if (!pid) return [];
   try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
     return [pid, ...children];
   } catch {
     return [pid];
@@ -36,7 +40,12 @@ function withChildren(pid: number | undefined): number[] {
 export async function startBenchCluster(options: ClusterSystemOptions): Promise<BenchSystem> {
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-reach-bench-cluster-'));
   const apiKey = newApiKey().key;
-  const config = loadConfig({ ...process.env, CLUSTER_DATA_DIR: dataDir, CLUSTER_WORKERS: String(options.workers), ...(await freeClusterPorts()) });
+  const config = loadConfig({
+    ...process.env,
+    CLUSTER_DATA_DIR: dataDir,
+    CLUSTER_WORKERS: String(options.workers),
+    ...(await freeClusterPorts()),
+  });
   // Interrupted during start-up: what has started is stopped (the signal), then the folder goes.
   const starting = new AbortController();
   const started = startCluster({
@@ -55,7 +64,10 @@ export async function startBenchCluster(options: ClusterSystemOptions): Promise<
   };
   stopOnInterrupt(async () => {
     starting.abort();
-    await started.then((cluster) => cluster.stop(), () => undefined);
+    await started.then(
+      (cluster) => cluster.stop(),
+      () => undefined,
+    );
     removeData();
   });
   const cluster = await started;
@@ -66,7 +78,12 @@ export async function startBenchCluster(options: ClusterSystemOptions): Promise<
   const pid = (name: string) => cluster.members.get(name)?.current.child?.pid;
   const names = (prefix: string) => [...cluster.members.keys()].filter((name) => name.startsWith(prefix));
   /** The bench's components → cluster members (an api kill takes replica 1, a worker kill worker 1). */
-  const member: Record<Component, string> = { temporal: 'temporal', ferretdb: 'ferretdb', api: 'api-1', worker: 'worker-1' };
+  const member: Record<Component, string> = {
+    temporal: 'temporal',
+    ferretdb: 'ferretdb',
+    api: 'api-1',
+    worker: 'worker-1',
+  };
   return {
     apiUrl: cluster.url,
     temporalAddress: cluster.temporalAddress,
@@ -76,8 +93,12 @@ export async function startBenchCluster(options: ClusterSystemOptions): Promise<
       const pids: Record<string, number[]> = {
         temporal: [pid('temporal')].filter((p): p is number => p !== undefined),
         ferretdb: [pid('ferretdb')].filter((p): p is number => p !== undefined),
-        api: names('api-').map(pid).filter((p): p is number => p !== undefined),
-        worker: names('worker-').map(pid).filter((p): p is number => p !== undefined),
+        api: names('api-')
+          .map(pid)
+          .filter((p): p is number => p !== undefined),
+        worker: names('worker-')
+          .map(pid)
+          .filter((p): p is number => p !== undefined),
         postgresql: withChildren(pid('postgresql')),
         balancer: [pid('balancer')].filter((p): p is number => p !== undefined),
       };

@@ -7,7 +7,8 @@ import type { ScenarioResult } from './scenario';
 
 export type ComparedResult = ScenarioResult & { p95_overhead_ms?: number | null; repeats: number };
 
-const sameCell = (a: ScenarioResult, b: ScenarioResult) => a.rate_per_min === b.rate_per_min && a.fault_rate === b.fault_rate;
+const sameCell = (a: ScenarioResult, b: ScenarioResult) =>
+  a.rate_per_min === b.rate_per_min && a.fault_rate === b.fault_rate;
 
 /** P95 of Agent-Reach minus P95 of direct HTTP at the same rate and fault level; null when either is missing. */
 export function withOverhead(results: ScenarioResult[]): ComparedResult[] {
@@ -23,8 +24,13 @@ export function withOverhead(results: ScenarioResult[]): ComparedResult[] {
 export function medianOfRepeats(runs: ComparedResult[][]): ComparedResult[] {
   const first = runs[0] ?? [];
   return first.map((cell) => {
-    const same = runs.map((run) => run.find((r) => r.mode === cell.mode && sameCell(r, cell))).filter((r): r is ComparedResult => r !== undefined);
-    return { ...medianFields(cell, same as unknown as Record<string, unknown>[]), repeats: same.length } as unknown as ComparedResult;
+    const same = runs
+      .map((run) => run.find((r) => r.mode === cell.mode && sameCell(r, cell)))
+      .filter((r): r is ComparedResult => r !== undefined);
+    return {
+      ...medianFields(cell, same as unknown as Record<string, unknown>[]),
+      repeats: same.length,
+    } as unknown as ComparedResult;
   });
 }
 
@@ -37,7 +43,10 @@ function medianFields(cell: object, same: Record<string, unknown>[]): Record<str
     if (typeof value === 'number' && !KEYS.has(field)) {
       merged[field] = median(same.map((r) => r[field]).filter((n): n is number => typeof n === 'number'));
     } else if (value && typeof value === 'object') {
-      merged[field] = medianFields(value, same.map((r) => (r[field] ?? {}) as Record<string, unknown>));
+      merged[field] = medianFields(
+        value,
+        same.map((r) => (r[field] ?? {}) as Record<string, unknown>),
+      );
     }
   }
   return merged;

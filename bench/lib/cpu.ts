@@ -49,7 +49,8 @@ export class CpuMeter {
       for (const pid of list) {
         const seconds = cpuSeconds(pid);
         const waitSeconds = runQueueWaitSeconds(pid);
-        if (seconds !== undefined) this.last.set(pid, { role, seconds, waitSeconds: waitSeconds ?? this.last.get(pid)?.waitSeconds ?? 0 });
+        if (seconds !== undefined)
+          this.last.set(pid, { role, seconds, waitSeconds: waitSeconds ?? this.last.get(pid)?.waitSeconds ?? 0 });
       }
     }
   }

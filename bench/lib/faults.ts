@@ -11,7 +11,12 @@
 export const FAULT_KINDS = ['drop', 'delay', 'lose_receipt', 'error_5xx'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-export type Fault = { kind: 'none' } | { kind: 'drop' } | { kind: 'delay'; ms: number } | { kind: 'lose_receipt' } | { kind: 'error_5xx' };
+export type Fault =
+  | { kind: 'none' }
+  | { kind: 'drop' }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'lose_receipt' }
+  | { kind: 'error_5xx' };
 
 export interface FaultPlan {
   /** Share of requests that get a fault, 0–1. */
@@ -29,15 +34,20 @@ export const NO_FAULTS: FaultPlan = { rate: 0, kinds: FAULT_KINDS, delayMinMs: 5
 export function decideFault(plan: FaultPlan, random: () => number): Fault {
   if (plan.rate <= 0 || plan.kinds.length === 0 || random() >= plan.rate) return { kind: 'none' };
   const kind = plan.kinds[Math.min(plan.kinds.length - 1, Math.floor(random() * plan.kinds.length))]!;
-  if (kind === 'delay') return { kind, ms: Math.round(plan.delayMinMs + random() * (plan.delayMaxMs - plan.delayMinMs)) };
+  if (kind === 'delay')
+    return { kind, ms: Math.round(plan.delayMinMs + random() * (plan.delayMaxMs - plan.delayMinMs)) };
   return { kind };
 }
 
 /** Parses `--fault-kinds drop,delay` into kinds; throws on an unknown one. */
 export function parseFaultKinds(text: string): FaultKind[] {
-  const kinds = text.split(',').map((k) => k.trim()).filter(Boolean);
+  const kinds = text
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   for (const kind of kinds) {
-    if (!(FAULT_KINDS as readonly string[]).includes(kind)) throw new Error(`unknown fault kind ${kind} (known: ${FAULT_KINDS.join(', ')})`);
+    if (!(FAULT_KINDS as readonly string[]).includes(kind))
+      throw new Error(`unknown fault kind ${kind} (known: ${FAULT_KINDS.join(', ')})`);
   }
   return kinds as FaultKind[];
 }

@@ -40,7 +40,12 @@ export async function sendHop(request: HopRequest, giveUpMs = 180_000): Promise<
   const giveUpAt = Date.now() + giveUpMs;
   let status: number | undefined;
   for (let retry = 0; ; retry++) {
-    status = await fetch(`${request.gateway}/v1/messages`, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) })
+    status = await fetch(`${request.gateway}/v1/messages`, {
+      method: 'POST',
+      headers,
+      body,
+      signal: AbortSignal.timeout(10_000),
+    })
       .then(async (response) => (await response.arrayBuffer(), response.status))
       .catch(() => undefined);
     if (status !== undefined && status < 500) return status;
@@ -53,7 +58,9 @@ const TERMINAL_FAILURES = new Set(['failed', 'rejected', 'cancelled', 'expired']
 
 /** A hop's state as the gateway reports it; undefined when the gateway has no such message. */
 export async function hopState(gateway: string, messageId: string, apiKey?: string): Promise<HopState> {
-  const response = await fetch(`${gateway}/v1/messages/${encodeURIComponent(messageId)}`, { headers: callerHeaders(apiKey) }).catch(() => undefined);
+  const response = await fetch(`${gateway}/v1/messages/${encodeURIComponent(messageId)}`, {
+    headers: callerHeaders(apiKey),
+  }).catch(() => undefined);
   if (!response) return 'open';
   if (response.status === 404) {
     await response.arrayBuffer();

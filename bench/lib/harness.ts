@@ -3,7 +3,12 @@ import type { CommonOptions } from './options';
 import type { HarnessOptions } from './scenario';
 import { join } from 'node:path';
 
-export function harnessOptions(common: CommonOptions, runDir: string, system: HarnessOptions['system'], progress: HarnessOptions['progress']): HarnessOptions {
+export function harnessOptions(
+  common: CommonOptions,
+  runDir: string,
+  system: HarnessOptions['system'],
+  progress: HarnessOptions['progress'],
+): HarnessOptions {
   // The key given, else the one the benchmark's own system was started with.
   const apiKey = common.apiKey ?? system?.apiKey;
   return {
@@ -21,4 +26,3 @@ export function harnessOptions(common: CommonOptions, runDir: string, system: Ha
     progress,
   };
 }
-

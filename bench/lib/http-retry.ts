@@ -31,7 +31,11 @@ export function outcomeOfTry(status: number | undefined): ForwardOutcome {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function postWithRetry(url: string, body: unknown, policy: RetryPolicy = TYPICAL_CLIENT): Promise<ForwardOutcome> {
+export async function postWithRetry(
+  url: string,
+  body: unknown,
+  policy: RetryPolicy = TYPICAL_CLIENT,
+): Promise<ForwardOutcome> {
   let status: number | undefined;
   for (let attempt = 1; attempt <= policy.tries; attempt++) {
     status = await postOnce(url, body, policy.timeoutMs);

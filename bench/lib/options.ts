@@ -49,7 +49,11 @@ export function commonOptions(values: Record<string, string | boolean | string[]
     workMs: num('work-ms'),
     seed: num('seed'),
     timeoutMs: num('timeout-ms'),
-    faults: { kinds: parseFaultKinds(values['fault-kinds'] as string), delayMinMs: num('delay-min-ms'), delayMaxMs: num('delay-max-ms') },
+    faults: {
+      kinds: parseFaultKinds(values['fault-kinds'] as string),
+      delayMinMs: num('delay-min-ms'),
+      delayMaxMs: num('delay-max-ms'),
+    },
     ...(apiKey ? { apiKey } : {}),
     ackTimeoutMs: num('ack-timeout-ms'),
     maxAttempts: num('max-attempts'),

@@ -6,7 +6,11 @@ export const PIPELINE = ['intent', 'quality', 'conclusion'] as const;
 export type Role = (typeof PIPELINE)[number];
 
 /** Capability each role offers on the gateway. */
-export const CAPABILITY: Record<Role, string> = { intent: 'analyse_intent', quality: 'check_quality', conclusion: 'conclude' };
+export const CAPABILITY: Record<Role, string> = {
+  intent: 'analyse_intent',
+  quality: 'check_quality',
+  conclusion: 'conclude',
+};
 
 /** The role after `role`, or undefined for the last one. */
 export function nextRole(role: Role): Role | undefined {

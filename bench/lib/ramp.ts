@@ -18,8 +18,10 @@ export interface RampStep {
 
 /** Why a step does not keep up, or undefined when it does. Pure. */
 export function keepUpVerdict(reach: ComparedResult): string | undefined {
-  if (reach.processed_rate < 1 || reach.terminal_rate < 1) return `errors: ${reach.processed} of ${reach.messages} processed, ${reach.terminal} terminal`;
-  if (reach.throughput_per_min < 0.9 * reach.rate_per_min) return `throughput ${reach.throughput_per_min}/min < 90 % of the offered rate`;
+  if (reach.processed_rate < 1 || reach.terminal_rate < 1)
+    return `errors: ${reach.processed} of ${reach.messages} processed, ${reach.terminal} terminal`;
+  if (reach.throughput_per_min < 0.9 * reach.rate_per_min)
+    return `throughput ${reach.throughput_per_min}/min < 90 % of the offered rate`;
   return undefined;
 }
 
@@ -32,7 +34,12 @@ export function rampVerdict(reach: ComparedResult, maxOverheadMs: number): strin
   return undefined;
 }
 
-export async function findMaxRate(rates: number[], messages: number, maxOverheadMs: number, harness: HarnessOptions): Promise<RampStep[]> {
+export async function findMaxRate(
+  rates: number[],
+  messages: number,
+  maxOverheadMs: number,
+  harness: HarnessOptions,
+): Promise<RampStep[]> {
   const steps: RampStep[] = [];
   for (const rate of rates) {
     const direct = (await runScenario({ mode: 'direct', ratePerMin: rate, messages, faultRate: 0 }, harness)).result;

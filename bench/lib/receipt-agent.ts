@@ -21,7 +21,12 @@ export interface ReceiptAgent {
 }
 
 export async function startReceiptAgent(): Promise<ReceiptAgent> {
-  const agent = { secrets: new Map<string, string>(), delivered: new Map<string, number>(), applied: new Map<string, number>(), unapplied: new Map<string, string>() };
+  const agent = {
+    secrets: new Map<string, string>(),
+    delivered: new Map<string, number>(),
+    applied: new Map<string, number>(),
+    unapplied: new Map<string, string>(),
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -38,7 +43,8 @@ export async function startReceiptAgent(): Promise<ReceiptAgent> {
         })
           .then(async (answer) => {
             const text = await answer.text();
-            if (answer.ok && (JSON.parse(text) as { applied?: boolean }).applied) agent.applied.set(body.message_id, performance.now());
+            if (answer.ok && (JSON.parse(text) as { applied?: boolean }).applied)
+              agent.applied.set(body.message_id, performance.now());
             else agent.unapplied.set(body.message_id, `${answer.status} ${text.slice(0, 300)}`);
           })
           .catch((error: Error) => agent.unapplied.set(body.message_id, `with an error: ${error.message}`));
@@ -59,7 +65,11 @@ export async function registerEchoAgent(
   const answer = await fetch(`${system.apiUrl}/v1/agents`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
-    body: JSON.stringify({ name: `bench-${Date.now()}`, endpoint: agent.url, capabilities: [{ name: 'echo', ...echo }] }),
+    body: JSON.stringify({
+      name: `bench-${Date.now()}`,
+      endpoint: agent.url,
+      capabilities: [{ name: 'echo', ...echo }],
+    }),
   });
   if (answer.status !== 201) throw new Error(`registration answered ${answer.status}: ${await answer.text()}`);
   const registered = (await answer.json()) as { agent_id: string; secret: string };

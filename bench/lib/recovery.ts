@@ -19,7 +19,11 @@ export interface Recovery {
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
-export function recoveryOf(crash: CrashTimes, sentAt: ReadonlyMap<string, number>, doneAt: ReadonlyMap<string, number>): Recovery {
+export function recoveryOf(
+  crash: CrashTimes,
+  sentAt: ReadonlyMap<string, number>,
+  doneAt: ReadonlyMap<string, number>,
+): Recovery {
   let firstProgress: number | undefined;
   let lastInFlightDone = crash.killedAt;
   let inFlight = 0;

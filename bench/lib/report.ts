@@ -27,5 +27,11 @@ export function printTable(results: ComparedResult[]): void {
 
 export function machine() {
   const [one, five, fifteen] = loadavg().map((load) => Math.round(load * 100) / 100);
-  return { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, shared: true, load_average: { one, five, fifteen } };
+  return {
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    shared: true,
+    load_average: { one, five, fifteen },
+  };
 }

@@ -17,7 +17,8 @@ export interface Provenance {
 
 export function provenance(cwd: string = ROOT): Provenance {
   try {
-    const git = (...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     return { commit: git('rev-parse', 'HEAD').trim(), dirty: git('status', '--porcelain').trim() !== '' };
   } catch {
     return { commit: null, dirty: null };

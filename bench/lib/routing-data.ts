@@ -33,7 +33,14 @@ interface CardInput {
   name: string;
   description: string;
   tags: string[];
-  capabilities: { name: string; description: string; tags?: string[]; examples?: string[]; parameters?: unknown; returns?: unknown }[];
+  capabilities: {
+    name: string;
+    description: string;
+    tags?: string[];
+    examples?: string[];
+    parameters?: unknown;
+    returns?: unknown;
+  }[];
 }
 
 /** A healthy instance that beat just now, so eligibility never hides what the benchmark measures. */
@@ -117,14 +124,22 @@ export function loadClinc150(examplesPerIntent = 10, tenant = 'bench'): RoutingD
         name: domain,
         description: `Handles ${domain.replace(/_/g, ' ')} requests`,
         tags: [],
-        capabilities: intents.map((intent) => ({ name: intent, description: describeIntent(intent, domain), examples: examples.get(intent) ?? [] })),
+        capabilities: intents.map((intent) => ({
+          name: intent,
+          description: describeIntent(intent, domain),
+          examples: examples.get(intent) ?? [],
+        })),
       },
       tenant,
     );
   });
   const label = (intent: string) => `${domainOf.get(intent)!.replace(/_/g, '-')}/${intent}`;
   const rows = (split: string, inScope: boolean): LabelledRequest[] =>
-    data[split]!.map(([text, intent]) => ({ text, expected: inScope ? label(intent) : null, kind: inScope ? 'in_scope' : 'out_of_scope' }));
+    data[split]!.map(([text, intent]) => ({
+      text,
+      expected: inScope ? label(intent) : null,
+      kind: inScope ? 'in_scope' : 'out_of_scope',
+    }));
   return {
     name: 'clinc150',
     agents,

@@ -11,7 +11,14 @@ import type { FaultPlan } from './faults';
 import { hopState, sendHop } from './gateway';
 import { postWithRetry } from './http-retry';
 import { readLedgers, type AgentEvent, type ForwardOutcome } from './ledger';
-import { chainState, completionTimes, scenarioFigures, type ChainState, type HopState, type ScenarioFigures } from './outcome';
+import {
+  chainState,
+  completionTimes,
+  scenarioFigures,
+  type ChainState,
+  type HopState,
+  type ScenarioFigures,
+} from './outcome';
 import { CAPABILITY, hopMessageId, PIPELINE } from './pipeline';
 import { latencyPercentiles } from './stats';
 import type { BenchSystem } from './system';
@@ -71,7 +78,11 @@ export interface ScenarioRaw {
 }
 
 /** Called once the agents are up and sending has begun (the chaos harness injects its crashes here). */
-export type DuringRun = (context: { agents: PipelineAgents; startedAt: number; raw: () => ScenarioRaw }) => Promise<void>;
+export type DuringRun = (context: {
+  agents: PipelineAgents;
+  startedAt: number;
+  raw: () => ScenarioRaw;
+}) => Promise<void>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The gateway's processes; `postgresql` and `balancer` exist in cluster mode only (bench/lib/cluster-system.ts). */
@@ -81,7 +92,11 @@ export function scenarioName(spec: ScenarioSpec): string {
   return `${spec.mode}-${spec.ratePerMin}pm-${Math.round(spec.faultRate * 1000) / 10}pct`;
 }
 
-export async function runScenario(spec: ScenarioSpec, options: HarnessOptions, during?: DuringRun): Promise<{ result: ScenarioResult; raw: ScenarioRaw }> {
+export async function runScenario(
+  spec: ScenarioSpec,
+  options: HarnessOptions,
+  during?: DuringRun,
+): Promise<{ result: ScenarioResult; raw: ScenarioRaw }> {
   const name = scenarioName(spec);
   const dir = join(options.runDir, name);
   const runTag = `${name}-${randomBytes(3).toString('hex')}`;
@@ -145,7 +160,9 @@ export async function runScenario(spec: ScenarioSpec, options: HarnessOptions, d
   const progress = setInterval(() => {
     readEvents();
     const processed = completionTimes(events).size;
-    options.progress(`[${name}] sent ${sentAt.size}/${spec.messages}  processed ${processed}  ${Math.round((Date.now() - startedAt) / 1000)} s`);
+    options.progress(
+      `[${name}] sent ${sentAt.size}/${spec.messages}  processed ${processed}  ${Math.round((Date.now() - startedAt) / 1000)} s`,
+    );
   }, 1_000);
   const duringRun = during?.({ agents, startedAt, raw });
   const sends: Promise<void>[] = [];
@@ -186,7 +203,9 @@ export async function runScenario(spec: ScenarioSpec, options: HarnessOptions, d
     const states =
       spec.mode === 'direct'
         ? open.map((key) => directChain(key, firstHop, events))
-        : await mapLimit(open, 16, async (key) => (firstHop.get(key) === 'failed' ? 'failed' : reachChain(gateway!, key, options.apiKey)));
+        : await mapLimit(open, 16, async (key) =>
+            firstHop.get(key) === 'failed' ? 'failed' : reachChain(gateway!, key, options.apiKey),
+          );
     open.forEach((key, index) => chains.set(key, states[index]!));
     if (states.every((s) => s !== 'open') || Date.now() >= settleDeadline) break;
     // Direct HTTP: once every call has ended, an open chain stays open (its outcome is unknown for good).
@@ -219,13 +238,17 @@ export async function runScenario(spec: ScenarioSpec, options: HarnessOptions, d
       driver: Math.round((sum(['driver']) / wallS) * 100) / 100,
     },
   };
-  options.progress(`[${name}] ${figures.processed}/${spec.messages} processed, ${figures.terminal} terminal, p95 ${figures.p95_ms} ms`, true);
+  options.progress(
+    `[${name}] ${figures.processed}/${spec.messages} processed, ${figures.terminal} terminal, p95 ${figures.p95_ms} ms`,
+    true,
+  );
   return { result, raw: raw() };
 }
 
 /** Direct HTTP: every execution of a non-last hop has written how its call to the next one ended. */
 function forwardsEnded(events: readonly AgentEvent[]): boolean {
-  const count = (type: AgentEvent['type'], role: string) => events.filter((e) => e.type === type && e.role === role).length;
+  const count = (type: AgentEvent['type'], role: string) =>
+    events.filter((e) => e.type === type && e.role === role).length;
   return PIPELINE.slice(0, -1).every((role) => count('effect', role) === count('forward', role));
 }
 
@@ -235,7 +258,9 @@ function hopStateOf(outcome: ForwardOutcome): HopState {
 
 /** Direct HTTP: the driver knows the first hop; each agent wrote down how its call to the next one ended. */
 function directChain(key: string, firstHop: ReadonlyMap<string, HopState>, events: readonly AgentEvent[]): ChainState {
-  const forwards = events.filter((e): e is Extract<AgentEvent, { type: 'forward' }> => e.type === 'forward' && e.key === key);
+  const forwards = events.filter(
+    (e): e is Extract<AgentEvent, { type: 'forward' }> => e.type === 'forward' && e.key === key,
+  );
   const hopAfter = (role: string): HopState => {
     const outcomes = forwards.filter((f) => f.role === role).map((f) => f.outcome);
     if (outcomes.length === 0) return undefined;

@@ -17,10 +17,18 @@ export function summary(values: number[]) {
 }
 
 /** P50 / P95 / P99 rounded to whole ms (null when there are no values). */
-export function latencyPercentiles(values: number[]): { p50_ms: number | null; p95_ms: number | null; p99_ms: number | null } {
+export function latencyPercentiles(values: number[]): {
+  p50_ms: number | null;
+  p95_ms: number | null;
+  p99_ms: number | null;
+} {
   if (values.length === 0) return { p50_ms: null, p95_ms: null, p99_ms: null };
   const sorted = [...values].sort((a, b) => a - b);
-  return { p50_ms: Math.round(percentile(sorted, 50)), p95_ms: Math.round(percentile(sorted, 95)), p99_ms: Math.round(percentile(sorted, 99)) };
+  return {
+    p50_ms: Math.round(percentile(sorted, 50)),
+    p95_ms: Math.round(percentile(sorted, 95)),
+    p99_ms: Math.round(percentile(sorted, 99)),
+  };
 }
 
 /** The median of a list (the lower middle for an even count); undefined when empty. */

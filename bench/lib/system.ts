@@ -14,7 +14,14 @@ import { devServerSearchAttributes } from '../../messages/search-attributes';
 import { resolveFerretDb, resolveTemporalCli } from '../../supervisor/binaries';
 import { stopOnInterrupt } from './cleanup';
 import { workflowThreadFlags } from '../../worker/workflow-thread';
-import { freePort, spawnServer, startFerretDb, startTemporalDevServer, waitUntil, type LocalServer } from '../../supervisor/dev-servers';
+import {
+  freePort,
+  spawnServer,
+  startFerretDb,
+  startTemporalDevServer,
+  waitUntil,
+  type LocalServer,
+} from '../../supervisor/dev-servers';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -104,16 +111,33 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
         sqlitePragmas: options.temporalPragmas ?? [],
         ...(options.temporalPartitions ? { taskQueuePartitions: options.temporalPartitions } : {}),
       }),
-    ferretdb: () => startFerretDb({ binary: ferretDb.path, port: ports.mongo, dataDir: join(dataDir, 'ferretdb'), logFile: join(logs, 'ferretdb.log') }),
+    ferretdb: () =>
+      startFerretDb({
+        binary: ferretDb.path,
+        port: ports.mongo,
+        dataDir: join(dataDir, 'ferretdb'),
+        logFile: join(logs, 'ferretdb.log'),
+      }),
     api: async () => {
-      const api = spawnNode('api', join(options.root ?? ROOT, 'api/main.ts'), env, join(logs, 'api.log'), [...nodeFlags, ...workflowThreadFlags(options.root ?? ROOT)]);
+      const api = spawnNode('api', join(options.root ?? ROOT, 'api/main.ts'), env, join(logs, 'api.log'), [
+        ...nodeFlags,
+        ...workflowThreadFlags(options.root ?? ROOT),
+      ]);
       await waitUntil('api', async () => (await fetch(`${apiUrl}/readyz`)).ok, 120_000, api);
       return api;
     },
     worker: async () => {
-      const worker = spawnNode('worker', join(options.root ?? ROOT, 'worker/main.ts'), env, join(logs, 'worker.log'), [...nodeFlags, ...workflowThreadFlags(options.root ?? ROOT)]);
+      const worker = spawnNode('worker', join(options.root ?? ROOT, 'worker/main.ts'), env, join(logs, 'worker.log'), [
+        ...nodeFlags,
+        ...workflowThreadFlags(options.root ?? ROOT),
+      ]);
       const pid = worker.child?.pid ?? 0;
-      await waitUntil('worker', () => workerPolling(env.TEMPORAL_ADDRESS!, namespace, env.TEMPORAL_TASK_QUEUE ?? 'agent-reach', pid), 180_000, worker);
+      await waitUntil(
+        'worker',
+        () => workerPolling(env.TEMPORAL_ADDRESS!, namespace, env.TEMPORAL_TASK_QUEUE ?? 'agent-reach', pid),
+        180_000,
+        worker,
+      );
       return worker;
     },
   };
@@ -128,7 +152,8 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
   };
   try {
     // With API_RUNS_WORKER the api runs the message worker itself (eager starts): no worker process.
-    for (const component of COMPONENTS) if (component !== 'worker' || env.API_RUNS_WORKER !== 'true') await start(component);
+    for (const component of COMPONENTS)
+      if (component !== 'worker' || env.API_RUNS_WORKER !== 'true') await start(component);
   } catch (error) {
     await Promise.allSettled([...running.values()].map((server) => server.stop(2_000)));
     throw error;
@@ -171,10 +196,18 @@ function spawnNode(name: string, entry: string, env: NodeJS.ProcessEnv, logFile:
  * True once the worker process `pid` polls the task queue. Temporal lists a dead worker's pollers for a while, so
  * a poller counts only if its identity (`<pid>@<host>`, the SDK's default) is this process's.
  */
-export async function workerPolling(address: string, namespace: string, taskQueue: string, pid: number): Promise<boolean> {
+export async function workerPolling(
+  address: string,
+  namespace: string,
+  taskQueue: string,
+  pid: number,
+): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 2_000 });
   try {
-    const { pollers } = await connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue } });
+    const { pollers } = await connection.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: taskQueue },
+    });
     return pollers.some((poller) => poller.identity?.startsWith(`${pid}@`));
   } finally {
     await connection.close();

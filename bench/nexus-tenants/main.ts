@@ -24,7 +24,9 @@ const handlerFor = (tenant: string) =>
   });
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } as never });
+  Runtime.install({
+    logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } as never,
+  });
   const servers = await startTestServers();
   const connection = await NativeConnection.connect({ address: servers.temporalAddress });
   console.log(`| tenants | start (ms) | RSS after (MB) | RSS per tenant (MB) | idle CPU (% of a core) |`);
@@ -34,7 +36,14 @@ async function main(): Promise<void> {
     global.gc?.();
     const started = performance.now();
     const workers = await Promise.all(
-      Array.from({ length: count }, (_, i) => Worker.create({ connection, namespace: 'default', taskQueue: nexusTaskQueue('bench', `t${count}-${i}`), nexusServices: [handlerFor(`t${count}-${i}`)] })),
+      Array.from({ length: count }, (_, i) =>
+        Worker.create({
+          connection,
+          namespace: 'default',
+          taskQueue: nexusTaskQueue('bench', `t${count}-${i}`),
+          nexusServices: [handlerFor(`t${count}-${i}`)],
+        }),
+      ),
     );
     const runs = workers.map((w) => w.run());
     const startMs = performance.now() - started;
@@ -45,7 +54,9 @@ async function main(): Promise<void> {
     const rss = process.memoryUsage().rss / 2 ** 20;
     if (count === 0) baseline = rss;
     const perTenant = count === 0 ? '–' : ((rss - baseline) / count).toFixed(2);
-    console.log(`| ${count} | ${startMs.toFixed(0)} | ${rss.toFixed(0)} | ${perTenant} | ${(((used.user + used.system) / 1e6 / IDLE_S) * 100).toFixed(1)} |`);
+    console.log(
+      `| ${count} | ${startMs.toFixed(0)} | ${rss.toFixed(0)} | ${perTenant} | ${(((used.user + used.system) / 1e6 / IDLE_S) * 100).toFixed(1)} |`,
+    );
     for (const w of workers) w.shutdown();
     await Promise.all(runs);
   }

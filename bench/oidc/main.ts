@@ -23,15 +23,30 @@ import { startBenchSystem } from '../lib/system';
 
 const RESULTS = resolve(__dirname, '../results');
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '1000' }, warmup: { type: 'string', default: '50' }, name: { type: 'string', default: 'oidc-route' } } });
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '50' },
+    name: { type: 'string', default: 'oidc-route' },
+  },
+});
 const count = Number(values.count);
 const warmup = Number(values.warmup);
 
-const INTENTS = ['refund order 1042', 'where is my parcel 77', 'cancel my subscription', 'change the delivery address of order 9'];
+const INTENTS = [
+  'refund order 1042',
+  'where is my parcel 77',
+  'cancel my subscription',
+  'change the delivery address of order 9',
+];
 
 async function timed(url: string, credential: string, intent: string): Promise<number> {
   const started = process.hrtime.bigint();
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` }, body: JSON.stringify({ intent }) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+    body: JSON.stringify({ intent }),
+  });
   await response.arrayBuffer();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (response.status !== 200) throw new Error(`POST /v1/route answered ${response.status}`);
@@ -40,7 +55,10 @@ async function timed(url: string, credential: string, intent: string): Promise<n
 
 async function main() {
   const idp = await startTestIdp({ clients: { 'bench-svc': { tenant: 'default', groups: ['bench'] } } });
-  const system = await startBenchSystem({ env: { AUTH_OIDC_ISSUER: idp.issuer, RATE_LIMIT_PER_SECOND: '0' }, log: (line) => console.error(line) });
+  const system = await startBenchSystem({
+    env: { AUTH_OIDC_ISSUER: idp.issuer, RATE_LIMIT_PER_SECOND: '0' },
+    log: (line) => console.error(line),
+  });
   try {
     const register = await fetch(`${system.apiUrl}/v1/agents`, {
       method: 'POST',
@@ -51,12 +69,21 @@ async function main() {
         capabilities: [
           { name: 'refund', description: 'Refunds an order', examples: ['refund order 1042', 'I want my money back'] },
           { name: 'track', description: 'Tracks a parcel', examples: ['where is my parcel', 'track shipment 77'] },
-          { name: 'cancel', description: 'Cancels a subscription', examples: ['cancel my subscription', 'stop my plan'] },
-          { name: 'address', description: 'Changes a delivery address', examples: ['change my delivery address', 'ship to another address'] },
+          {
+            name: 'cancel',
+            description: 'Cancels a subscription',
+            examples: ['cancel my subscription', 'stop my plan'],
+          },
+          {
+            name: 'address',
+            description: 'Changes a delivery address',
+            examples: ['change my delivery address', 'ship to another address'],
+          },
         ],
       }),
     });
-    if (register.status !== 201 && register.status !== 200) throw new Error(`registration answered ${register.status}: ${await register.text()}`);
+    if (register.status !== 201 && register.status !== 200)
+      throw new Error(`registration answered ${register.status}: ${await register.text()}`);
     const token = await idp.serviceToken('bench-svc', system.apiUrl, 'read send');
     const url = `${system.apiUrl}/v1/route`;
     for (let i = 0; i < warmup; i++) {
@@ -87,11 +114,15 @@ async function main() {
       verifyMs.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
     const sortedVerify = [...verifyMs].sort((a, b) => a - b);
-    const at = (p: number) => Math.round(sortedVerify[Math.min(sortedVerify.length - 1, Math.ceil((p / 100) * sortedVerify.length) - 1)]! * 1000) / 1000;
+    const at = (p: number) =>
+      Math.round(
+        sortedVerify[Math.min(sortedVerify.length - 1, Math.ceil((p / 100) * sortedVerify.length) - 1)]! * 1000,
+      ) / 1000;
 
     const precise = (values: number[]) => {
       const sorted = [...values].sort((a, b) => a - b);
-      const pick = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! * 100) / 100;
+      const pick = (p: number) =>
+        Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! * 100) / 100;
       return { p50_ms: pick(50), p99_ms: pick(99) };
     };
     const keyP = precise(key);
@@ -106,7 +137,10 @@ async function main() {
       token: { alg: 'RS256', issuer: 'oidc-provider (in the bench process, loopback)', jwks: 'cached' },
       api_key: { ...latencyPercentiles(key), ...keyP },
       access_token: { ...latencyPercentiles(tok), ...tokP },
-      added_by_token_ms: { p50: Math.round((tokP.p50_ms - keyP.p50_ms) * 100) / 100, p99: Math.round((tokP.p99_ms - keyP.p99_ms) * 100) / 100 },
+      added_by_token_ms: {
+        p50: Math.round((tokP.p50_ms - keyP.p50_ms) * 100) / 100,
+        p99: Math.round((tokP.p99_ms - keyP.p99_ms) * 100) / 100,
+      },
       verify_in_process_ms: { n: verifyMs.length, p50: at(50), p99: at(99) },
     };
     const file = writeResultFile(RESULTS, values.name!, result);

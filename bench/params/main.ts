@@ -37,10 +37,14 @@ async function main() {
   const zh = loadZhRouting();
   const schemas = new Map<string, unknown>();
   for (const { agent } of zh.agents) {
-    for (const c of agent.capabilities) if (c.parameters_json) schemas.set(`${agent._id}/${c.name}`, JSON.parse(c.parameters_json));
+    for (const c of agent.capabilities)
+      if (c.parameters_json) schemas.set(`${agent._id}/${c.name}`, JSON.parse(c.parameters_json));
   }
   const schemaOnly = join(DATA_DIR, 'params-schema-only');
-  for (const [key, schema] of Object.entries(JSON.parse(readFileSync(join(schemaOnly, 'schemas.json'), 'utf8')) as Record<string, unknown>)) schemas.set(key, schema);
+  for (const [key, schema] of Object.entries(
+    JSON.parse(readFileSync(join(schemaOnly, 'schemas.json'), 'utf8')) as Record<string, unknown>,
+  ))
+    schemas.set(key, schema);
   const sets: Record<string, LabelledRequest[]> = {
     dev: zh.fit,
     holdout: readJsonl(join(DATA_DIR, 'zh-routing', 'params-holdout.jsonl')),
@@ -52,11 +56,30 @@ async function main() {
   const files = process.env.PARAMS_EMBED === '0' ? undefined : locateModel('multilingual-e5-small');
   const embed = files ? await OnnxEmbedder.load(KNOWN_MODELS['multilingual-e5-small']!, files) : undefined;
   const lexicon = process.env.PARAMS_LEXICON !== '0';
-  const result: Record<string, unknown> = { now: NOW.toISOString(), embed: embed ? 'multilingual-e5-small' : 'none', lexicon };
+  const result: Record<string, unknown> = {
+    now: NOW.toISOString(),
+    embed: embed ? 'multilingual-e5-small' : 'none',
+    lexicon,
+  };
   for (const [name, rows] of Object.entries(sets)) {
     if (only && !only.split(',').includes(name)) continue;
-    const { summary, rows: scored } = await scoreAll(rows, schemas, (text, schema, now) => extractParameters(text, schema, { now, ...(embed ? { embed } : {}) }), NOW);
-    const failures = scored.filter((r) => !r.exact).map(({ text, capability, wrong, missed, extra, got, want }) => ({ text, capability, wrong, missed, extra, got, want }));
+    const { summary, rows: scored } = await scoreAll(
+      rows,
+      schemas,
+      (text, schema, now) => extractParameters(text, schema, { now, ...(embed ? { embed } : {}) }),
+      NOW,
+    );
+    const failures = scored
+      .filter((r) => !r.exact)
+      .map(({ text, capability, wrong, missed, extra, got, want }) => ({
+        text,
+        capability,
+        wrong,
+        missed,
+        extra,
+        got,
+        want,
+      }));
     result[name] = { ...summary, failures };
     console.log(`${name}: ${JSON.stringify(summary)}`);
     if (process.argv.includes('--failures')) for (const f of failures) console.log(JSON.stringify(f));

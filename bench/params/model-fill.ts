@@ -21,7 +21,9 @@ import { zhRoutingParts } from '../routing/parts';
 import { apiRouter, decideAll, LiveCatalogue, routedParameters, type Decided } from '../routing/routing-live';
 
 function fillFigures(rows: Decided[]) {
-  const fills = rows.flatMap((d) => (d.decision.explanation.extraction?.filled ? [d.decision.explanation.extraction.filled] : []));
+  const fills = rows.flatMap((d) =>
+    d.decision.explanation.extraction?.filled ? [d.decision.explanation.extraction.filled] : [],
+  );
   const outcomes: Record<string, number> = {};
   for (const f of fills) outcomes[f.outcome] = (outcomes[f.outcome] ?? 0) + 1;
   const ms = fills.flatMap((f) => (f.ms === undefined ? [] : [f.ms])).sort((a, b) => a - b);
@@ -33,12 +35,26 @@ async function main(): Promise<void> {
   const modelPath = locateJudgeModel(process.env.ROUTER_JUDGE_MODEL);
   if (!modelPath) throw new Error('the judge model is not installed: npm run models -- --judge');
   const set = loadZhRouting();
-  const chosen = await chooseMatcher({ provider: 'local', localModels: DEFAULT_LOCAL_MODELS, lexicalWeight: DEFAULT_LEXICAL_WEIGHT, head: true, onnxThreads: 1 });
+  const chosen = await chooseMatcher({
+    provider: 'local',
+    localModels: DEFAULT_LOCAL_MODELS,
+    lexicalWeight: DEFAULT_LEXICAL_WEIGHT,
+    head: true,
+    onnxThreads: 1,
+  });
   const local = new LocalJudge({ modelPath, threads: Number(process.env.ROUTER_JUDGE_THREADS ?? 2) });
   await local.warm();
-  const fillOnly = new BoundedJudge({ name: 'fill-only', judge: async () => undefined, fill: (request, signal) => local.fill(request, signal) }, { timeoutMs: 600_000, fillTimeoutMs: 600_000 });
+  const fillOnly = new BoundedJudge(
+    { name: 'fill-only', judge: async () => undefined, fill: (request, signal) => local.fill(request, signal) },
+    { timeoutMs: 600_000, fillTimeoutMs: 600_000 },
+  );
   const heuristics = apiRouter(new LiveCatalogue(set.agents), chosen.factory, decisionSettings({}, chosen.kind));
-  const withModel = apiRouter(new LiveCatalogue(set.agents), chosen.factory, decisionSettings({}, chosen.kind), fillOnly);
+  const withModel = apiRouter(
+    new LiveCatalogue(set.agents),
+    chosen.factory,
+    decisionSettings({}, chosen.kind),
+    fillOnly,
+  );
   await Promise.all([heuristics.prepare('bench'), withModel.prepare('bench')]);
   const parts = zhRoutingParts(set);
   const results: Record<string, unknown> = {};
@@ -46,10 +62,18 @@ async function main(): Promise<void> {
     const rows = (parts[part] ?? []).filter((r) => r.expected && r.params && Object.keys(r.params).length > 0);
     const before = await decideAll(heuristics, rows);
     const after = await decideAll(withModel, rows);
-    results[part] = { heuristics: routedParameters(before), with_model: routedParameters(after), ...fillFigures(after) };
+    results[part] = {
+      heuristics: routedParameters(before),
+      with_model: routedParameters(after),
+      ...fillFigures(after),
+    };
     console.log(part, JSON.stringify(results[part]));
   }
-  const file = writeResultFile(resolve(__dirname, '..', 'results'), 'params-model-fill', { benchmark: 'params-model-fill', model: modelPath, results });
+  const file = writeResultFile(resolve(__dirname, '..', 'results'), 'params-model-fill', {
+    benchmark: 'params-model-fill',
+    model: modelPath,
+    results,
+  });
   console.log(`wrote ${file}`);
   await chosen.close?.();
   await local.close();

@@ -10,7 +10,11 @@
  */
 import type { LabelledRequest } from '../lib/routing-data';
 
-export type Extract = (text: string, schema: unknown, now: Date) => Promise<Record<string, unknown>> | Record<string, unknown>;
+export type Extract = (
+  text: string,
+  schema: unknown,
+  now: Date,
+) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 export function sameValue(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) || Array.isArray(b)) {
@@ -19,7 +23,10 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (a && b && typeof a === 'object' && typeof b === 'object') {
     const ka = Object.keys(a);
     const kb = Object.keys(b);
-    return ka.length === kb.length && ka.every((k) => k in b && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return (
+      ka.length === kb.length &&
+      ka.every((k) => k in b && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    );
   }
   return a === b;
 }
@@ -40,7 +47,11 @@ export interface RowScore {
   want: Record<string, unknown>;
 }
 
-export function scoreRow(want: Record<string, unknown>, got: Record<string, unknown>, gotLater: Record<string, unknown>): Omit<RowScore, 'text' | 'capability'> {
+export function scoreRow(
+  want: Record<string, unknown>,
+  got: Record<string, unknown>,
+  gotLater: Record<string, unknown>,
+): Omit<RowScore, 'text' | 'capability'> {
   const right: string[] = [];
   const wrong: string[] = [];
   const missed: string[] = [];
@@ -56,7 +67,16 @@ export function scoreRow(want: Record<string, unknown>, got: Record<string, unkn
     if (sameValue(got[k], gotLater[k])) extra.push(k);
     else unscored.push(k);
   }
-  return { exact: wrong.length === 0 && missed.length === 0 && extra.length === 0, right, wrong, missed, extra, unscored, got, want };
+  return {
+    exact: wrong.length === 0 && missed.length === 0 && extra.length === 0,
+    right,
+    wrong,
+    missed,
+    extra,
+    unscored,
+    got,
+    want,
+  };
 }
 
 /** A second clock, far enough from the first that every relative date or time resolves differently. */
@@ -65,7 +85,9 @@ export function laterClock(now: Date): Date {
 }
 
 export async function scoreAll(rows: LabelledRequest[], schemas: Map<string, unknown>, extract: Extract, now: Date) {
-  const labelled = rows.filter((r) => r.expected && r.params && Object.keys(r.params).length > 0 && schemas.has(r.expected));
+  const labelled = rows.filter(
+    (r) => r.expected && r.params && Object.keys(r.params).length > 0 && schemas.has(r.expected),
+  );
   const scores: RowScore[] = [];
   for (const r of labelled) {
     const schema = schemas.get(r.expected!);

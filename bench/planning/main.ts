@@ -28,10 +28,21 @@ import { apiRouter, LiveCatalogue, warmUp } from '../routing/routing-live';
 import { scoreCase, scoreSet, type CaseScore, type PlannedStepView, type PlanningCase } from './score';
 
 const RESULTS = resolve(__dirname, '..', 'results');
-const { values: args } = parseArgs({ options: { planner: { type: 'string', default: 'rules' }, 'model-timeout-ms': { type: 'string', default: '30000' }, repeats: { type: 'string', default: '3' }, limit: { type: 'string' }, set: { type: 'string', default: join(__dirname, 'requests.jsonl') } } });
+const { values: args } = parseArgs({
+  options: {
+    planner: { type: 'string', default: 'rules' },
+    'model-timeout-ms': { type: 'string', default: '30000' },
+    repeats: { type: 'string', default: '3' },
+    limit: { type: 'string' },
+    set: { type: 'string', default: join(__dirname, 'requests.jsonl') },
+  },
+});
 
 function loadCases(file: string): PlanningCase[] {
-  const cases = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as PlanningCase);
+  const cases = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as PlanningCase);
   return args.limit ? cases.slice(0, Number(args.limit)) : cases;
 }
 
@@ -48,7 +59,13 @@ function viewOf(plan: ChainPlan): PlannedStepView[] {
 async function main() {
   const cases = loadCases(args.set!);
   const set = loadZhRouting();
-  const chosen = await chooseMatcher({ provider: 'local', localModels: process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS, onnxThreads: 1, lexicalWeight: Number(process.env.ROUTER_LEXICAL_WEIGHT ?? DEFAULT_LEXICAL_WEIGHT), head: process.env.ROUTER_HEAD !== 'off' });
+  const chosen = await chooseMatcher({
+    provider: 'local',
+    localModels: process.env.ROUTER_LOCAL_MODELS?.split(',') ?? DEFAULT_LOCAL_MODELS,
+    onnxThreads: 1,
+    lexicalWeight: Number(process.env.ROUTER_LEXICAL_WEIGHT ?? DEFAULT_LEXICAL_WEIGHT),
+    head: process.env.ROUTER_HEAD !== 'off',
+  });
   const catalogue = new LiveCatalogue(set.agents);
   const router = apiRouter(catalogue, chosen.factory, decisionSettings({}, chosen.kind));
   await warmUp(chosen.factory, set.agents);
@@ -62,17 +79,37 @@ async function main() {
     },
   };
   const useModel = args.planner === 'model';
-  const model = useModel ? new LocalJudge({ modelPath: locateJudgeModel(process.env.ROUTER_JUDGE_MODEL) ?? judgeModelPath(), threads: Number(process.env.ROUTER_JUDGE_THREADS ?? 2) }) : undefined;
+  const model = useModel
+    ? new LocalJudge({
+        modelPath: locateJudgeModel(process.env.ROUTER_JUDGE_MODEL) ?? judgeModelPath(),
+        threads: Number(process.env.ROUTER_JUDGE_THREADS ?? 2),
+      })
+    : undefined;
   if (model) await model.warm();
-  const plannerDeps = { ...deps, ...(model ? { splitModel: model, modelTimeoutMs: Number(args['model-timeout-ms']) } : {}) };
-  const queries = { get: async (_t: string, id: string) => byId.get(id), checkReach: async () => ({ kind: 'ok' as const }) };
+  const plannerDeps = {
+    ...deps,
+    ...(model ? { splitModel: model, modelTimeoutMs: Number(args['model-timeout-ms']) } : {}),
+  };
+  const queries = {
+    get: async (_t: string, id: string) => byId.get(id),
+    checkReach: async () => ({ kind: 'ok' as const }),
+  };
   const limits = { maxSteps: 32, maxDepth: 16, maxBytes: 256 * 1024, maxMessageBytes: 256 * 1024 };
 
   const repeats = Number(args.repeats);
   const times: number[][] = [];
   /** The process's CPU per plan (every thread: the models' worker threads too), one plan at a time. */
   const cpuPerPlan: number[] = [];
-  let scores: (CaseScore & { id: string; lang: string; checked: string; runnable: boolean; planner: string; fallback?: string; split_right: boolean; unplanned: string[] })[] = [];
+  let scores: (CaseScore & {
+    id: string;
+    lang: string;
+    checked: string;
+    runnable: boolean;
+    planner: string;
+    fallback?: string;
+    split_right: boolean;
+    unplanned: string[];
+  })[] = [];
   const cpuBefore = cpuSeconds(process.pid) ?? 0;
   const wallBefore = performance.now();
   for (let r = 0; r < repeats; r++) {
@@ -81,7 +118,11 @@ async function main() {
     for (const c of cases) {
       const started = performance.now();
       const cpuStarted = process.cpuUsage();
-      const plan = await planChain(plannerDeps, { tenant: 'bench' }, { intent: c.text, planner: useModel ? 'model' : 'rules' });
+      const plan = await planChain(
+        plannerDeps,
+        { tenant: 'bench' },
+        { intent: c.text, planner: useModel ? 'model' : 'rules' },
+      );
       pass.push(performance.now() - started);
       const used = process.cpuUsage(cpuStarted);
       cpuPerPlan.push((used.user + used.system) / 1000);
@@ -96,12 +137,16 @@ async function main() {
         planner: plan.planner.used,
         ...(plan.planner.fallback ? { fallback: plan.planner.fallback } : {}),
         split_right: splitRequest(c.text).length === c.steps.length,
-        unplanned: plan.unplanned.map((u) => `${u.code}${u.step ? ` ${u.step}` : ''}${u.missing ? ` (${u.missing.join(', ')})` : ''}`),
+        unplanned: plan.unplanned.map(
+          (u) => `${u.code}${u.step ? ` ${u.step}` : ''}${u.missing ? ` (${u.missing.join(', ')})` : ''}`,
+        ),
       });
     }
     if (r === 0) scores = passScores;
     times.push(pass);
-    process.stdout.write(`  repeat ${r + 1}/${repeats}: p50 ${latencyPercentiles(pass).p50_ms} ms, p95 ${latencyPercentiles(pass).p95_ms} ms\n`);
+    process.stdout.write(
+      `  repeat ${r + 1}/${repeats}: p50 ${latencyPercentiles(pass).p50_ms} ms, p95 ${latencyPercentiles(pass).p95_ms} ms\n`,
+    );
   }
   const wallSeconds = (performance.now() - wallBefore) / 1000;
   const cpu = (cpuSeconds(process.pid) ?? 0) - cpuBefore;
@@ -121,7 +166,10 @@ async function main() {
     p50_ms: all.p50_ms,
     p95_ms: all.p95_ms,
     p99_ms: all.p99_ms,
-    median_of_repeats: { p50_ms: median(perRepeat.map((p) => p.p50_ms!)), p95_ms: median(perRepeat.map((p) => p.p95_ms!)) },
+    median_of_repeats: {
+      p50_ms: median(perRepeat.map((p) => p.p50_ms!)),
+      p95_ms: median(perRepeat.map((p) => p.p95_ms!)),
+    },
     per_repeat: perRepeat,
     cpu_per_plan: latencyPercentiles(cpuPerPlan),
     load_average: loadavg().map((l) => Math.round(l * 10) / 10),
@@ -133,7 +181,9 @@ async function main() {
     machine: 'shared 2-core box; figures are noisy',
     node: process.version,
     set: `${args.set!.replace(`${resolve(__dirname, '../..')}/`, '')} (${cases.length} requests)`,
-    planner: useModel ? `model (${model!.name}, checked; the rules' split where it is not usable)` : 'rules (deterministic splitter), no model',
+    planner: useModel
+      ? `model (${model!.name}, checked; the rules' split where it is not usable)`
+      : 'rules (deterministic splitter), no model',
     router: { provider: chosen.provider, head: process.env.ROUTER_HEAD !== 'off', judge: 'off', llm: 'none' },
     goals: { exact_pct: 60, step_recall_pct: 90, p95_ms: 300 },
     quality,
@@ -141,7 +191,8 @@ async function main() {
     cases: scores,
   });
   console.log(JSON.stringify({ quality, timing: { ...timing, per_repeat: undefined } }, null, 2));
-  for (const s of scores.filter((x) => !x.exact)) console.log(`  ✗ ${s.id}: ${s.miss}${s.checked === 'ok' ? '' : ` [check: ${s.checked}]`}`);
+  for (const s of scores.filter((x) => !x.exact))
+    console.log(`  ✗ ${s.id}: ${s.miss}${s.checked === 'ok' ? '' : ` [check: ${s.checked}]`}`);
   console.log(`wrote ${file}`);
   await model?.close();
   await chosen.close?.();

@@ -35,7 +35,8 @@ export interface CaseScore {
   miss?: string;
 }
 
-const rightCapability = (e: ExpectedStep, capability: string) => capability === e.capability || (e.acceptable ?? []).includes(capability);
+const rightCapability = (e: ExpectedStep, capability: string) =>
+  capability === e.capability || (e.acceptable ?? []).includes(capability);
 
 /** Expected steps matched one to one by capability, in order of the plan (a step matches once). */
 function matched(expected: readonly ExpectedStep[], planned: readonly PlannedStepView[]): number {
@@ -65,7 +66,8 @@ function firstDifference(expected: readonly ExpectedStep[], planned: readonly Pl
       if (p.refs[param] !== pointer) return `${id}: ${param} ← ${p.refs[param] ?? 'nothing'}, not ${pointer}`;
     }
     for (const [param, pointer] of Object.entries(p.refs)) {
-      if (pointer.startsWith('/steps/') && e.refs[param] !== pointer) return `${id}: ${param} ← ${pointer}, not expected`;
+      if (pointer.startsWith('/steps/') && e.refs[param] !== pointer)
+        return `${id}: ${param} ← ${pointer}, not expected`;
     }
     if (p.when !== e.when) return `${id}: when ${p.when ?? 'none'}, not ${e.when ?? 'none'}`;
   }
@@ -74,7 +76,13 @@ function firstDifference(expected: readonly ExpectedStep[], planned: readonly Pl
 
 export function scoreCase(c: PlanningCase, planned: readonly PlannedStepView[]): CaseScore {
   const miss = firstDifference(c.steps, planned);
-  return { exact: miss === undefined, found: matched(c.steps, planned), planned: planned.length, expected: c.steps.length, ...(miss ? { miss } : {}) };
+  return {
+    exact: miss === undefined,
+    found: matched(c.steps, planned),
+    planned: planned.length,
+    expected: c.steps.length,
+    ...(miss ? { miss } : {}),
+  };
 }
 
 export interface SetScore {
@@ -89,5 +97,17 @@ export function scoreSet(scores: readonly CaseScore[]): SetScore {
   const sum = (f: (s: CaseScore) => number) => scores.reduce((n, s) => n + f(s), 0);
   const pct = (a: number, b: number) => (b === 0 ? 0 : Math.round((1000 * a) / b) / 10);
   const exact = sum((s) => (s.exact ? 1 : 0));
-  return { cases: scores.length, exact, exact_pct: pct(exact, scores.length), step_precision_pct: pct(sum((s) => s.found), sum((s) => s.planned)), step_recall_pct: pct(sum((s) => s.found), sum((s) => s.expected)) };
+  return {
+    cases: scores.length,
+    exact,
+    exact_pct: pct(exact, scores.length),
+    step_precision_pct: pct(
+      sum((s) => s.found),
+      sum((s) => s.planned),
+    ),
+    step_recall_pct: pct(
+      sum((s) => s.found),
+      sum((s) => s.expected),
+    ),
+  };
 }

@@ -18,19 +18,34 @@ import { report, routeAll, scoringRouter, toScored } from './routing-eval';
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { catalog: { type: 'string' }, provider: { type: 'string', default: 'auto' }, 'min-refusal': { type: 'string' } },
+    options: {
+      catalog: { type: 'string' },
+      provider: { type: 'string', default: 'auto' },
+      'min-refusal': { type: 'string' },
+    },
   });
   const file = positionals[0];
-  if (!file) throw new Error('usage: npm run fit-threshold -- FILE.jsonl [--catalog CATALOG.json] [--provider auto|local|lexical]');
+  if (!file)
+    throw new Error(
+      'usage: npm run fit-threshold -- FILE.jsonl [--catalog CATALOG.json] [--provider auto|local|lexical]',
+    );
   const catalogFile = values.catalog ?? `${DATA_DIR}/zh-routing/catalog.json`;
   const catalog = JSON.parse(readFileSync(catalogFile, 'utf8')) as { agents: Parameters<typeof agentFromCard>[0][] };
   const requests = readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as LabelledRequest);
-  const matcher = await chooseMatcher({ provider: values.provider as 'auto', localModels: DEFAULT_LOCAL_MODELS, lexicalWeight: DEFAULT_LEXICAL_WEIGHT, head: process.env.ROUTER_HEAD !== 'off' });
+  const matcher = await chooseMatcher({
+    provider: values.provider as 'auto',
+    localModels: DEFAULT_LOCAL_MODELS,
+    lexicalWeight: DEFAULT_LEXICAL_WEIGHT,
+    head: process.env.ROUTER_HEAD !== 'off',
+  });
   console.error(`provider: ${matcher.note}; ${requests.length} requests; catalogue ${catalogFile}`);
-  const router = scoringRouter(catalog.agents.map((a) => agentFromCard(a, 'bench')), matcher.factory);
+  const router = scoringRouter(
+    catalog.agents.map((a) => agentFromCard(a, 'bench')),
+    matcher.factory,
+  );
   await router.prepare('bench');
   const routed = await routeAll(router, requests);
   const minRefusal = values['min-refusal'] === undefined ? undefined : Number(values['min-refusal']);

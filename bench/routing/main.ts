@@ -31,7 +31,15 @@ import { benchJudge, JUDGE_OPTIONS, type JudgeKind } from '../lib/bench-judge';
 import type { MatcherFactory } from '../../router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from '../lib/routing-data';
 import { parameterReport, scoringRouter } from './routing-eval';
-import { apiRouter, type Decided, decideAll, decisionReport, headRevisions, LiveCatalogue, warmUp } from './routing-live';
+import {
+  apiRouter,
+  type Decided,
+  decideAll,
+  decisionReport,
+  headRevisions,
+  LiveCatalogue,
+  warmUp,
+} from './routing-live';
 import { clincParts, limitParts, type PartRequest, type Parts, zhRoutingParts } from './parts';
 import { type PartFigures, partsTable } from './parts-table';
 import { percentile } from '../lib/stats';
@@ -42,7 +50,12 @@ const RESULTS = resolve(__dirname, '..', 'results');
 const trainings: Record<string, unknown>[] = [];
 
 /** `close` stops the local models' threads (~400 MB each) once a set is measured. */
-async function matcherFor(provider: string): Promise<{ factory: MatcherFactory; name: string; kind: keyof typeof DEFAULT_THRESHOLDS; close: () => Promise<void> }> {
+async function matcherFor(provider: string): Promise<{
+  factory: MatcherFactory;
+  name: string;
+  kind: keyof typeof DEFAULT_THRESHOLDS;
+  close: () => Promise<void>;
+}> {
   const chosen = await chooseMatcher({
     onHeadTrained: (model, capabilities, training) => trainings.push({ model, capabilities, ...training }),
     provider: provider as 'local' | 'lexical',
@@ -115,28 +128,43 @@ async function qualitySet(set: RoutingDataset, parts: Parts, provider: string, j
     fitted: status.serving?.calibration ?? null,
     steady: Object.fromEntries(Object.entries(steady).map(([part, rows]) => [part, partReport(rows)])),
     right_after_registration: { ...decisionReport(afterRegistration), by_revision: headRevisions(afterRegistration) },
-    after_card_edit: { ready_ms: Math.round(changeReadyMs), ...decisionReport(afterChange), by_revision: headRevisions(afterChange) },
-    after_all_offline: { retrained: trainings.length > trainingsBeforeOffline, same_revision: offlineStatus.serving?.revision === revisionBeforeOffline, by_revision: headRevisions(afterOffline), decided_by: decisionReport(afterOffline).decided_by },
+    after_card_edit: {
+      ready_ms: Math.round(changeReadyMs),
+      ...decisionReport(afterChange),
+      by_revision: headRevisions(afterChange),
+    },
+    after_all_offline: {
+      retrained: trainings.length > trainingsBeforeOffline,
+      same_revision: offlineStatus.serving?.revision === revisionBeforeOffline,
+      by_revision: headRevisions(afterOffline),
+      decided_by: decisionReport(afterOffline).decided_by,
+    },
   };
 }
 
 const PART_NOTES: Record<string, string> = {
-  'zh-routing': 'tuning = dev\'s tuning half; locked = dev\'s locked half + locked-holdout + params-holdout (docs/routing.md, "Tuning and locked parts"); the head never sees them and fits its thresholds on the catalogue alone',
-  clinc150: 'tuning and locked = the halves of val + oos_val; test = test + oos_test (a fixed sample unless --full; not with --val); nothing fitted on them',
+  'zh-routing':
+    'tuning = dev\'s tuning half; locked = dev\'s locked half + locked-holdout + params-holdout (docs/routing.md, "Tuning and locked parts"); the head never sees them and fits its thresholds on the catalogue alone',
+  clinc150:
+    'tuning and locked = the halves of val + oos_val; test = test + oos_test (a fixed sample unless --full; not with --val); nothing fitted on them',
 };
 
 /** A part's decisions, and by source file where it mixes several (the zh locked part). */
 function partReport(rows: Decided[]) {
   const sources = [...new Set(rows.map((d) => (d.request as PartRequest).source))];
   if (sources.length < 2) return decisionReport(rows);
-  const bySource = Object.fromEntries(sources.map((source) => [source, decisionReport(rows.filter((d) => (d.request as PartRequest).source === source))]));
+  const bySource = Object.fromEntries(
+    sources.map((source) => [source, decisionReport(rows.filter((d) => (d.request as PartRequest).source === source))]),
+  );
   return { ...decisionReport(rows), by_source: bySource };
 }
 
 /** Each part interleaved (so the requests sent right after a change mix in-scope and out-of-scope ones), then --limit. */
 function evaluationParts(set: RoutingDataset, limit?: number): Parts {
   const parts = set.name === 'clinc150' ? clincParts(set, { val: VAL, full: FULL }) : zhRoutingParts(set);
-  const mixed = Object.fromEntries(Object.entries(parts).map(([part, rows]) => [part, [...rows].sort((a, b) => hash(a.text) - hash(b.text))]));
+  const mixed = Object.fromEntries(
+    Object.entries(parts).map(([part, rows]) => [part, [...rows].sort((a, b) => hash(a.text) - hash(b.text))]),
+  );
   return limitParts(mixed, limit);
 }
 
@@ -165,7 +193,12 @@ function scaleCatalogue(agentsCount: number) {
         tags: [],
         capabilities: Array.from({ length: 5 }, (_, c) => {
           const source = sources[(a * 5 + c) % sources.length]!;
-          return { name: `${source.name}_${c}`, description: source.description, tags: source.tags, examples: source.examples.slice(0, 3) };
+          return {
+            name: `${source.name}_${c}`,
+            description: source.description,
+            tags: source.tags,
+            examples: source.examples.slice(0, 3),
+          };
         }),
       },
       'bench',
@@ -185,7 +218,11 @@ async function scaleSet(provider: string, agentsCount: number, queries: number) 
   const total: number[] = [];
   const match: number[] = [];
   for (let i = 0; i < queries; i++) {
-    const decision = await router.route({ tenant: 'bench', caller: { tenant: 'bench' }, intent: texts[i % texts.length]! });
+    const decision = await router.route({
+      tenant: 'bench',
+      caller: { tenant: 'bench' },
+      intent: texts[i % texts.length]!,
+    });
     total.push(decision.explanation.timings_ms.total);
     match.push(decision.explanation.timings_ms.match);
   }
@@ -241,24 +278,34 @@ async function main(): Promise<void> {
     at: new Date().toISOString(),
     machine: 'shared 2-core box; figures are noisy',
     node: process.version,
-    ...(judge ? { judge: { name: judge.name, timeout_ms: Number(values['judge-timeout-ms']), limit: limit ?? null } } : {}),
+    ...(judge
+      ? { judge: { name: judge.name, timeout_ms: Number(values['judge-timeout-ms']), limit: limit ?? null } }
+      : {}),
   };
   for (const setName of sets) {
     const results: Record<string, unknown> = {};
     for (const provider of providers) {
       console.log(`${setName} · ${provider}`);
-      if (setName === 'scale') results[provider] = await scaleSet(provider, Number(values.agents), Number(values.queries));
+      if (setName === 'scale')
+        results[provider] = await scaleSet(provider, Number(values.agents), Number(values.queries));
       else {
         const set = setName === 'clinc150' ? loadClinc150() : loadZhRouting();
         const parts = evaluationParts(set, limit);
         const quality = await qualitySet(set, parts, provider, judge);
-        results[provider] = setName === 'zh-routing' ? { ...quality, parameters: await partParameters(parts, set) } : quality;
+        results[provider] =
+          setName === 'zh-routing' ? { ...quality, parameters: await partParameters(parts, set) } : quality;
       }
       console.log(JSON.stringify(results[provider], null, 2));
     }
-    if (setName !== 'scale') console.log(partsTable(setName, results as Record<string, { steady: Record<string, PartFigures> }>));
+    if (setName !== 'scale')
+      console.log(partsTable(setName, results as Record<string, { steady: Record<string, PartFigures> }>));
     if (judge) writeResultFile(RESULTS, `routing-${setName}-judge-${judgeKind}`, { ...meta, set: setName, results });
-    else if (!limit) writeResultFile(RESULTS, `routing-${setName}${VAL && setName === 'clinc150' ? '-val' : ''}`, { ...meta, set: setName, results });
+    else if (!limit)
+      writeResultFile(RESULTS, `routing-${setName}${VAL && setName === 'clinc150' ? '-val' : ''}`, {
+        ...meta,
+        set: setName,
+        results,
+      });
   }
   await judge?.close();
 }

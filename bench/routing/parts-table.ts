@@ -27,15 +27,39 @@ function kindCell(figures: PartFigures, kind: string): string {
 
 function parametersCell(figures: PartFigures): string {
   const p = figures.routed_parameters;
-  return p && p.labelled > 0 ? `${percent(p.exact_of_routed_right)} / ${percent(p.exact_of_labelled)} (${p.labelled})` : '—';
+  return p && p.labelled > 0
+    ? `${percent(p.exact_of_routed_right)} / ${percent(p.exact_of_labelled)} (${p.labelled})`
+    : '—';
 }
 
 export function partsTable(set: string, results: Record<string, { steady: Record<string, PartFigures> }>): string {
-  const header = ['provider', 'part', 'n', 'all in-scope right', ...KINDS.map(([, title]) => title), 'negatives refused', 'params exact: of routed right / of labelled', 'p95 ms'];
-  const lines = [`${set}: right (in-scope kinds) or refused (others), per part`, `| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  const header = [
+    'provider',
+    'part',
+    'n',
+    'all in-scope right',
+    ...KINDS.map(([, title]) => title),
+    'negatives refused',
+    'params exact: of routed right / of labelled',
+    'p95 ms',
+  ];
+  const lines = [
+    `${set}: right (in-scope kinds) or refused (others), per part`,
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+  ];
   for (const [provider, result] of Object.entries(results)) {
     for (const [part, figures] of Object.entries(result.steady)) {
-      const cells = [provider, part, String(figures.n), percent(figures.in_scope_accepted_and_right), ...KINDS.map(([kind]) => kindCell(figures, kind)), percent(figures.negatives_refused), parametersCell(figures), figures.p95_decision_ms.toFixed(1)];
+      const cells = [
+        provider,
+        part,
+        String(figures.n),
+        percent(figures.in_scope_accepted_and_right),
+        ...KINDS.map(([kind]) => kindCell(figures, kind)),
+        percent(figures.negatives_refused),
+        parametersCell(figures),
+        figures.p95_decision_ms.toFixed(1),
+      ];
       lines.push(`| ${cells.join(' | ')} |`);
     }
   }

@@ -29,7 +29,10 @@ const from = (source: string, rows: readonly LabelledRequest[]): PartRequest[] =
 export function zhRoutingParts(set: RoutingDataset): Parts {
   const dev = lockedSplit(from('dev', set.fit));
   const dir = join(DATA_DIR, 'zh-routing');
-  const extra = [...from('locked-holdout', readJsonl(join(dir, 'locked-holdout.jsonl'))), ...from('params-holdout', readJsonl(join(dir, 'params-holdout.jsonl')))];
+  const extra = [
+    ...from('locked-holdout', readJsonl(join(dir, 'locked-holdout.jsonl'))),
+    ...from('params-holdout', readJsonl(join(dir, 'params-holdout.jsonl'))),
+  ];
   // params-holdout repeats two dev texts; where dev's copy is in the tuning part, it is not locked.
   const tuned = new Set(dev.tuning.map((r) => r.text));
   return { tuning: dev.tuning, locked: [...dev.locked, ...extra.filter((r) => !tuned.has(r.text))] };
@@ -44,7 +47,10 @@ export function clincParts(set: RoutingDataset, options: { val: boolean; full: b
 /** Every 9th in-scope test request and every 4th out-of-scope one (500 + 250), or all of them. */
 function testSample(test: readonly LabelledRequest[], full: boolean): LabelledRequest[] {
   if (full) return [...test];
-  return [...test.filter((r) => r.expected !== null).filter((_, i) => i % 9 === 0), ...test.filter((r) => r.expected === null).filter((_, i) => i % 4 === 0)];
+  return [
+    ...test.filter((r) => r.expected !== null).filter((_, i) => i % 9 === 0),
+    ...test.filter((r) => r.expected === null).filter((_, i) => i % 4 === 0),
+  ];
 }
 
 /** Each part cut to `limit` requests (--limit), for quick runs. */

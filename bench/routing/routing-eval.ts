@@ -22,7 +22,12 @@ export interface RoutedSample {
 const NEVER_REFUSE: HeadSettings = { accept: 0, escalate: 0, ambiguity: Number.POSITIVE_INFINITY };
 
 /** A router over a fixed catalogue; by default it never refuses, so each request's best match and score can be read. */
-export function scoringRouter(agents: AgentWithInstances[], matcherFactory: MatcherFactory, threshold = Number.NEGATIVE_INFINITY, head: HeadSettings = NEVER_REFUSE): Router {
+export function scoringRouter(
+  agents: AgentWithInstances[],
+  matcherFactory: MatcherFactory,
+  threshold = Number.NEGATIVE_INFINITY,
+  head: HeadSettings = NEVER_REFUSE,
+): Router {
   return new Router({
     agents: async () => agents,
     matcherFactory,
@@ -34,12 +39,17 @@ export function scoringRouter(agents: AgentWithInstances[], matcherFactory: Matc
   });
 }
 
-export async function routeAll(router: Router, requests: LabelledRequest[], onProgress?: (done: number) => void): Promise<RoutedSample[]> {
+export async function routeAll(
+  router: Router,
+  requests: LabelledRequest[],
+  onProgress?: (done: number) => void,
+): Promise<RoutedSample[]> {
   const out: RoutedSample[] = [];
   for (const request of requests) {
     const decision = await router.route({ tenant: 'bench', caller: { tenant: 'bench' }, intent: request.text });
     const first = decision.explanation.candidates[0];
-    const top = decision.kind === 'refused' ? (first?.key ?? null) : `${decision.target.agent_id}/${decision.target.capability}`;
+    const top =
+      decision.kind === 'refused' ? (first?.key ?? null) : `${decision.target.agent_id}/${decision.target.capability}`;
     // A head's score is its best group's probability as the thresholds see it; similarity's, the best match.
     const head = decision.explanation.head;
     const score = head ? head.score : (first?.match ?? 0);
@@ -101,14 +111,17 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 /** Exactly the labelled parameters: the same fields, each with the same value, nothing extra. */
 export function sameParameters(got: Record<string, unknown>, want: Record<string, unknown>): boolean {
-  return Object.keys(want).length === Object.keys(got).length && Object.entries(want).every(([k, v]) => sameValue(got[k], v));
+  return (
+    Object.keys(want).length === Object.keys(got).length && Object.entries(want).every(([k, v]) => sameValue(got[k], v))
+  );
 }
 
 /** Heuristic extraction on the expected capability, against the labelled parameters. */
 export async function parameterReport(requests: LabelledRequest[], agents: AgentWithInstances[]) {
   const schemas = new Map<string, unknown>();
   for (const { agent } of agents) {
-    for (const c of agent.capabilities) if (c.parameters_json) schemas.set(`${agent._id}/${c.name}`, JSON.parse(c.parameters_json));
+    for (const c of agent.capabilities)
+      if (c.parameters_json) schemas.set(`${agent._id}/${c.name}`, JSON.parse(c.parameters_json));
   }
   const labelled = requests.filter((r) => r.expected && r.params && Object.keys(r.params).length > 0);
   let exact = 0;
@@ -140,6 +153,9 @@ export async function parameterReport(requests: LabelledRequest[], agents: Agent
  */
 export function crossValidate(samples: RoutedSample[], options: FitOptions = {}, folds = 5) {
   const foldOf = new Map(samples.map((s, i) => [s, i % folds]));
-  const thresholds = Array.from({ length: folds }, (_, f) => fitThreshold(toScored(samples.filter((s) => foldOf.get(s) !== f)), options).threshold);
+  const thresholds = Array.from(
+    { length: folds },
+    (_, f) => fitThreshold(toScored(samples.filter((s) => foldOf.get(s) !== f)), options).threshold,
+  );
   return { folds, thresholds, ...report(samples, (s) => thresholds[foldOf.get(s)!]!) };
 }

@@ -30,7 +30,10 @@ export class LiveCatalogue {
 
   /** Every instance marked offline by the sweeper (liveness only: no card changes). */
   allOffline(): void {
-    this.agents = this.agents.map((entry) => ({ ...entry, instances: entry.instances.map((i) => ({ ...i, liveness: 'offline' as const })) }));
+    this.agents = this.agents.map((entry) => ({
+      ...entry,
+      instances: entry.instances.map((i) => ({ ...i, liveness: 'offline' as const })),
+    }));
   }
 }
 
@@ -43,7 +46,12 @@ export async function warmUp(factory: MatcherFactory, agents: readonly AgentWith
   await matcher.ready?.();
 }
 
-export function apiRouter(catalogue: LiveCatalogue, matcherFactory: MatcherFactory, settings: { threshold: number; head: HeadSettings }, judge?: BoundedJudge): Router {
+export function apiRouter(
+  catalogue: LiveCatalogue,
+  matcherFactory: MatcherFactory,
+  settings: { threshold: number; head: HeadSettings },
+  judge?: BoundedJudge,
+): Router {
   return new Router({
     ...(judge ? { judge } : {}),
     agents: async () => catalogue.agents,
@@ -62,7 +70,11 @@ export interface Decided {
   ms: number;
 }
 
-export async function decideAll(router: Router, requests: readonly LabelledRequest[], onProgress?: (done: number) => void): Promise<Decided[]> {
+export async function decideAll(
+  router: Router,
+  requests: readonly LabelledRequest[],
+  onProgress?: (done: number) => void,
+): Promise<Decided[]> {
   const out: Decided[] = [];
   for (const request of requests) {
     const started = performance.now();
@@ -74,12 +86,15 @@ export async function decideAll(router: Router, requests: readonly LabelledReque
 }
 
 const accepted = (d: Decided) => d.decision.kind !== 'refused';
-const chosen = (d: Decided) => (d.decision.kind === 'refused' ? null : `${d.decision.target.agent_id}/${d.decision.target.capability}`);
+const chosen = (d: Decided) =>
+  d.decision.kind === 'refused' ? null : `${d.decision.target.agent_id}/${d.decision.target.capability}`;
 /** The best capability before any threshold (the explanation's first candidate). */
 const top = (d: Decided) => chosen(d) ?? d.decision.explanation.candidates[0]?.key ?? null;
-const isExpected = (d: Decided, key: string | null) => key !== null && (key === d.request.expected || (d.request.acceptable ?? []).includes(key));
+const isExpected = (d: Decided, key: string | null) =>
+  key !== null && (key === d.request.expected || (d.request.acceptable ?? []).includes(key));
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
-const share = (rows: Decided[], test: (d: Decided) => boolean) => (rows.length ? round(rows.filter(test).length / rows.length) : null);
+const share = (rows: Decided[], test: (d: Decided) => boolean) =>
+  rows.length ? round(rows.filter(test).length / rows.length) : null;
 
 /** Accepted-and-right for requests some capability should take; refused for the others; per kind and overall. */
 export function decisionReport(rows: Decided[]) {
@@ -88,9 +103,11 @@ export function decisionReport(rows: Decided[]) {
   const kinds = [...new Set(rows.map((d) => d.request.kind))];
   const times = rows.map((d) => d.ms).sort((a, b) => a - b);
   const decidedBy: Record<string, number> = {};
-  for (const d of rows) decidedBy[d.decision.explanation.decided_by] = (decidedBy[d.decision.explanation.decided_by] ?? 0) + 1;
+  for (const d of rows)
+    decidedBy[d.decision.explanation.decided_by] = (decidedBy[d.decision.explanation.decided_by] ?? 0) + 1;
   const refusals: Record<string, number> = {};
-  for (const d of rows) if (d.decision.kind === 'refused') refusals[d.decision.code] = (refusals[d.decision.code] ?? 0) + 1;
+  for (const d of rows)
+    if (d.decision.kind === 'refused') refusals[d.decision.code] = (refusals[d.decision.code] ?? 0) + 1;
   return {
     n: rows.length,
     raw_top1: share(inScope, (d) => isExpected(d, top(d))),
@@ -101,7 +118,12 @@ export function decisionReport(rows: Decided[]) {
       kinds.map((kind) => {
         const of = rows.filter((d) => d.request.kind === kind);
         const positive = of.some((d) => d.request.expected !== null);
-        return [kind, positive ? { n: of.length, accepted_and_right: share(of, (d) => accepted(d) && isExpected(d, chosen(d))) } : { n: of.length, refused: share(of, (d) => !accepted(d)) }];
+        return [
+          kind,
+          positive
+            ? { n: of.length, accepted_and_right: share(of, (d) => accepted(d) && isExpected(d, chosen(d))) }
+            : { n: of.length, refused: share(of, (d) => !accepted(d)) },
+        ];
       }),
     ),
     decided_by: decidedBy,
@@ -119,9 +141,13 @@ export function decisionReport(rows: Decided[]) {
  * of them (a refusal or a wrong capability counts as wrong).
  */
 export function routedParameters(rows: Decided[]) {
-  const labelled = rows.filter((d) => d.request.expected !== null && d.request.params && Object.keys(d.request.params).length > 0);
+  const labelled = rows.filter(
+    (d) => d.request.expected !== null && d.request.params && Object.keys(d.request.params).length > 0,
+  );
   const routedRight = labelled.filter((d) => accepted(d) && isExpected(d, chosen(d)));
-  const exact = routedRight.filter((d) => d.decision.kind !== 'refused' && sameParameters(d.decision.params, d.request.params!));
+  const exact = routedRight.filter(
+    (d) => d.decision.kind !== 'refused' && sameParameters(d.decision.params, d.request.params!),
+  );
   return {
     labelled: labelled.length,
     routed_right: routedRight.length,
@@ -136,7 +162,9 @@ export function routedParameters(rows: Decided[]) {
  */
 export function judgeReport(rows: Decided[]) {
   const asked = rows.filter((d) => d.decision.explanation.judge);
-  const read = asked.filter((d) => d.decision.explanation.judge!.p_yes !== undefined && !d.decision.explanation.judge!.cached);
+  const read = asked.filter(
+    (d) => d.decision.explanation.judge!.p_yes !== undefined && !d.decision.explanation.judge!.cached,
+  );
   const times = read.map((d) => d.ms).sort((a, b) => a - b);
   const outcomes: Record<string, number> = {};
   for (const d of asked) {
@@ -151,7 +179,20 @@ export function judgeReport(rows: Decided[]) {
     p95_judged_decision_ms: read.length ? Math.round(percentile(times, 95)) : null,
     rows: asked.map((d) => {
       const { head, judge } = d.decision.explanation;
-      return { text: d.request.text, kind: d.request.kind, expected: d.request.expected, capability: judge!.capability, right: isExpected(d, judge!.capability), verdict: head?.verdict, best: head?.best, accept: head?.accept, reason: judge!.reason, p_yes: judge!.p_yes ?? null, outcome: judge!.outcome, ms: Math.round(d.ms) };
+      return {
+        text: d.request.text,
+        kind: d.request.kind,
+        expected: d.request.expected,
+        capability: judge!.capability,
+        right: isExpected(d, judge!.capability),
+        verdict: head?.verdict,
+        best: head?.best,
+        accept: head?.accept,
+        reason: judge!.reason,
+        p_yes: judge!.p_yes ?? null,
+        outcome: judge!.outcome,
+        ms: Math.round(d.ms),
+      };
     }),
   };
 }

@@ -56,7 +56,14 @@ interface PhaseResult {
   extra?: Record<string, number>;
 }
 
-async function phase(name: string, ids: number, bound: string, run: (i: number) => unknown, kept: () => number, extra?: () => Record<string, number>): Promise<PhaseResult> {
+async function phase(
+  name: string,
+  ids: number,
+  bound: string,
+  run: (i: number) => unknown,
+  kept: () => number,
+  extra?: () => Record<string, number>,
+): Promise<PhaseResult> {
   const before = resident();
   const started = process.hrtime.bigint();
   let halfway = before;
@@ -67,12 +74,24 @@ async function phase(name: string, ids: number, bound: string, run: (i: number) 
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const after = resident();
-  const result: PhaseResult = { phase: name, ids, kept: kept(), bound, seconds: Math.round(seconds * 10) / 10, before, halfway, after, ...(extra ? { extra: extra() } : {}) };
-  console.log(`${name.padEnd(34)} ${String(ids).padStart(9)} ids  kept ${String(result.kept).padStart(7)}  rss ${before.rss_mib} → ${halfway.rss_mib} → ${after.rss_mib} MiB  heap ${before.heap_used_mib} → ${after.heap_used_mib} MiB  ${result.seconds} s`);
+  const result: PhaseResult = {
+    phase: name,
+    ids,
+    kept: kept(),
+    bound,
+    seconds: Math.round(seconds * 10) / 10,
+    before,
+    halfway,
+    after,
+    ...(extra ? { extra: extra() } : {}),
+  };
+  console.log(
+    `${name.padEnd(34)} ${String(ids).padStart(9)} ids  kept ${String(result.kept).padStart(7)}  rss ${before.rss_mib} → ${halfway.rss_mib} → ${after.rss_mib} MiB  heap ${before.heap_used_mib} → ${after.heap_used_mib} MiB  ${result.seconds} s`,
+  );
   return result;
 }
 
-const messageId = (i: number) => `soak-${i.toString(36)}-${(i * 2654435761 >>> 0).toString(16)}`;
+const messageId = (i: number) => `soak-${i.toString(36)}-${((i * 2654435761) >>> 0).toString(16)}`;
 const outcome = { status: 'processed' as const, result: { ok: true } };
 
 async function main(): Promise<void> {
@@ -81,43 +100,104 @@ async function main(): Promise<void> {
   const results: PhaseResult[] = [];
 
   const memory = new MemoryStore();
-  results.push(await phase('sdk handled ids (memory)', IDS, '100,000 ids / 30 days', (i) => memory.set(messageId(i), outcome), () => memory.size));
+  results.push(
+    await phase(
+      'sdk handled ids (memory)',
+      IDS,
+      '100,000 ids / 30 days',
+      (i) => memory.set(messageId(i), outcome),
+      () => memory.size,
+    ),
+  );
 
   const dir = mkdtempSync(join(tmpdir(), 'agent-reach-soak-'));
   const file = new FileStore(join(dir, 'handled.jsonl'));
   results.push(
-    await phase('sdk handled ids (file)', IDS, '100,000 ids / 30 days; file compacted at 2×', (i) => file.set(messageId(i), outcome), () => file.size, () => ({
-      file_lines: file.fileLines,
-      file_mib: Math.round((statSync(join(dir, 'handled.jsonl')).size / MiB) * 10) / 10,
-    })),
+    await phase(
+      'sdk handled ids (file)',
+      IDS,
+      '100,000 ids / 30 days; file compacted at 2×',
+      (i) => file.set(messageId(i), outcome),
+      () => file.size,
+      () => ({
+        file_lines: file.fileLines,
+        file_mib: Math.round((statSync(join(dir, 'handled.jsonl')).size / MiB) * 10) / 10,
+      }),
+    ),
   );
   rmSync(dir, { recursive: true, force: true });
 
   const nobody = { findById: () => ({ lean: async () => null }) };
   const keys = new ApiKeyStore(nobody as never, { configKeys: [], cacheMs: 5_000 });
-  results.push(await phase('api key lookup cache', IDS, 'LRU 10,000', (i) => keys.authenticate(`rk_${i.toString(16).padStart(12, '0')}_${'A'.repeat(43)}`), () => keys.cachedKeys));
+  results.push(
+    await phase(
+      'api key lookup cache',
+      IDS,
+      'LRU 10,000',
+      (i) => keys.authenticate(`rk_${i.toString(16).padStart(12, '0')}_${'A'.repeat(43)}`),
+      () => keys.cachedKeys,
+    ),
+  );
 
   let now = Date.parse('2026-12-01T00:00:00Z');
   const stored = (key: string) => ({
-    _id: key, agent_id: 'agt_soak', tenant: 'default', instance_id: key.split('/')[1], transport: 'http', endpoint: 'http://127.0.0.1:9',
-    state: 'healthy', load: { in_flight: 0, qps: 0 }, last_heartbeat_at: new Date(now), liveness: 'online', liveness_changed_at: new Date(now), created_at: new Date(now),
+    _id: key,
+    agent_id: 'agt_soak',
+    tenant: 'default',
+    instance_id: key.split('/')[1],
+    transport: 'http',
+    endpoint: 'http://127.0.0.1:9',
+    state: 'healthy',
+    load: { in_flight: 0, qps: 0 },
+    last_heartbeat_at: new Date(now),
+    liveness: 'online',
+    liveness_changed_at: new Date(now),
+    created_at: new Date(now),
   });
-  const models = { instances: { findOneAndUpdate: (filter: { _id: string }) => ({ lean: async () => stored(filter._id) }), find: () => ({ lean: async () => [] }) } };
-  const heartbeats = new Heartbeats(models as never, { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 }, { writeEveryMs: 15_000, now: () => new Date(now) });
+  const models = {
+    instances: {
+      findOneAndUpdate: (filter: { _id: string }) => ({ lean: async () => stored(filter._id) }),
+      find: () => ({ lean: async () => [] }),
+    },
+  };
+  const heartbeats = new Heartbeats(
+    models as never,
+    { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 },
+    { writeEveryMs: 15_000, now: () => new Date(now) },
+  );
   const agent = { _id: 'agt_soak', tenant: 'default' } as never;
   results.push(
-    await phase('heartbeat bookkeeping', IDS, 'instances written in the last 15 s (HEARTBEAT_WRITE_EVERY_MS)', async (i) => {
-      now += 1;
-      await heartbeats.beat(agent, { instance_id: messageId(i) });
-      if (i % 5_000 === 0) await heartbeats.sweep();
-    }, () => heartbeats.remembered),
+    await phase(
+      'heartbeat bookkeeping',
+      IDS,
+      'instances written in the last 15 s (HEARTBEAT_WRITE_EVERY_MS)',
+      async (i) => {
+        now += 1;
+        await heartbeats.beat(agent, { instance_id: messageId(i) });
+        if (i % 5_000 === 0) await heartbeats.sweep();
+      },
+      () => heartbeats.remembered,
+    ),
   );
 
-  results.push(await phase('RE2 pattern cache', PATTERNS, 'LRU 2,000', (i) => safePattern(`^${messageId(i)}$`), cachedPatterns));
+  results.push(
+    await phase('RE2 pattern cache', PATTERNS, 'LRU 2,000', (i) => safePattern(`^${messageId(i)}$`), cachedPatterns),
+  );
 
   results.push(
-    await phase('parameter-check validators (ajv)', SCHEMAS, 'LRU 500; ajv keeps no copy', (i) =>
-      invalidProperties(JSON.stringify({ $id: 'soak', type: 'object', properties: { id: { type: 'string', pattern: `^${messageId(i)}$` } } }), { id: messageId(i) }),
+    await phase(
+      'parameter-check validators (ajv)',
+      SCHEMAS,
+      'LRU 500; ajv keeps no copy',
+      (i) =>
+        invalidProperties(
+          JSON.stringify({
+            $id: 'soak',
+            type: 'object',
+            properties: { id: { type: 'string', pattern: `^${messageId(i)}$` } },
+          }),
+          { id: messageId(i) },
+        ),
       () => compiledSchemas.size,
     ),
   );

@@ -49,7 +49,9 @@ interface Bench {
 /** One message the way `way` sends it; returns the caller's and the agent's times, from the first call. */
 async function oneMessage(bench: Bench, way: Way, messageId: string): Promise<{ caller: number; processed: number }> {
   const routed = way.endsWith('-intent');
-  const target = routed ? { target: { agent_id: bench.agentId }, intent: 'echo this payload back' } : { target: { agent_id: bench.agentId, capability: 'echo' } };
+  const target = routed
+    ? { target: { agent_id: bench.agentId }, intent: 'echo this payload back' }
+    : { target: { agent_id: bench.agentId, capability: 'echo' } };
   const body = { message_id: messageId, ...target, payload: { way } };
   const input: SendMessageInput = { tenant: 'default', ...body };
   const run = { workflowId: `caller-${messageId}`, taskQueue: CALLER_QUEUE };
@@ -65,26 +67,49 @@ async function oneMessage(bench: Bench, way: Way, messageId: string): Promise<{ 
   } else if (way === 'client' || way === 'client-intent') {
     status = await executeMessage(bench.gateway, input);
   } else if (way === 'child') {
-    status = await bench.gateway.workflow.execute<typeof childCaller>('childCaller', { ...run, args: [input, DEFAULT_TASK_QUEUE] });
+    status = await bench.gateway.workflow.execute<typeof childCaller>('childCaller', {
+      ...run,
+      args: [input, DEFAULT_TASK_QUEUE],
+    });
   } else {
-    status = await bench.callers.workflow.execute<typeof nexusCaller>('nexusCaller', { ...run, args: [input, DEFAULT_NEXUS_ENDPOINT] });
+    status = await bench.callers.workflow.execute<typeof nexusCaller>('nexusCaller', {
+      ...run,
+      args: [input, DEFAULT_NEXUS_ENDPOINT],
+    });
   }
   const caller = performance.now() - started;
-  if (status.state !== 'processed') throw new Error(`${way}: ${messageId} ended ${status.state}: ${JSON.stringify(status.reason ?? status)}`);
+  if (status.state !== 'processed')
+    throw new Error(`${way}: ${messageId} ended ${status.state}: ${JSON.stringify(status.reason ?? status)}`);
   await until(() => bench.agent.applied.has(messageId), 30_000);
   return { caller, processed: bench.agent.applied.get(messageId)! - started };
 }
 
 /** The callers' namespace and the endpoint to the gateway's task queue, as an operator would create them. */
 async function prepareNexus(connection: Connection): Promise<void> {
-  await connection.workflowService.registerNamespace({ namespace: CALLER_NAMESPACE, workflowExecutionRetentionPeriod: msToTs('1 day') });
-  await waitUntil('callers namespace', async () => Boolean(await connection.workflowService.describeNamespace({ namespace: CALLER_NAMESPACE })), 30_000);
-  await ensureNexusEndpoint(connection, { name: DEFAULT_NEXUS_ENDPOINT, namespace: 'default', taskQueue: DEFAULT_TASK_QUEUE });
+  await connection.workflowService.registerNamespace({
+    namespace: CALLER_NAMESPACE,
+    workflowExecutionRetentionPeriod: msToTs('1 day'),
+  });
+  await waitUntil(
+    'callers namespace',
+    async () => Boolean(await connection.workflowService.describeNamespace({ namespace: CALLER_NAMESPACE })),
+    30_000,
+  );
+  await ensureNexusEndpoint(connection, {
+    name: DEFAULT_NEXUS_ENDPOINT,
+    namespace: 'default',
+    taskQueue: DEFAULT_TASK_QUEUE,
+  });
 }
 
 async function callerWorker(address: string, namespace: string): Promise<Worker> {
   const connection = await NativeConnection.connect({ address });
-  return Worker.create({ connection, namespace, taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('./caller-workflows') });
+  return Worker.create({
+    connection,
+    namespace,
+    taskQueue: CALLER_QUEUE,
+    workflowsPath: require.resolve('./caller-workflows'),
+  });
 }
 
 async function main(): Promise<void> {
@@ -99,11 +124,17 @@ async function main(): Promise<void> {
   const count = Number(values.count);
   const rounds = Number(values.rounds);
   const warmup = Number(values.warmup);
-  Runtime.install({ logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } as never });
+  Runtime.install({
+    logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } as never,
+  });
   const agent = await startReceiptAgent();
   // The agent sends no heartbeats: it stays online for the whole run.
   const env = { HEARTBEAT_TTL_MS: '3600000' };
-  const system = await startBenchSystem({ env, temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS), log: (line) => console.log(line) });
+  const system = await startBenchSystem({
+    env,
+    temporalPragmas: pragmaList(BENCH_TEMPORAL_PRAGMAS),
+    log: (line) => console.log(line),
+  });
   const connection = await Connection.connect({ address: system.temporalAddress });
   const workers: Worker[] = [];
   try {
@@ -112,15 +143,26 @@ async function main(): Promise<void> {
       system,
       agent,
       // Described, so the router is confident enough to choose it for the intent ways.
-      agentId: await registerEchoAgent(system, agent, { description: 'Echoes the payload back to the caller', examples: ['echo this payload back', 'send my payload back to me'] }),
+      agentId: await registerEchoAgent(system, agent, {
+        description: 'Echoes the payload back to the caller',
+        examples: ['echo this payload back', 'send my payload back to me'],
+      }),
       gateway: new Client({ connection }),
       callers: new Client({ connection, namespace: CALLER_NAMESPACE }),
     };
-    workers.push(await callerWorker(system.temporalAddress, 'default'), await callerWorker(system.temporalAddress, CALLER_NAMESPACE));
+    workers.push(
+      await callerWorker(system.temporalAddress, 'default'),
+      await callerWorker(system.temporalAddress, CALLER_NAMESPACE),
+    );
     const running = workers.map((worker) => worker.run());
     const tag = Date.now().toString(36);
-    const samples = Object.fromEntries(WAYS.map((way) => [way, { caller: [] as number[], processed: [] as number[] }])) as Record<Way, { caller: number[]; processed: number[] }>;
-    const cpu = Object.fromEntries(WAYS.map((way) => [way, {} as Record<string, number>])) as Record<Way, Record<string, number>>;
+    const samples = Object.fromEntries(
+      WAYS.map((way) => [way, { caller: [] as number[], processed: [] as number[] }]),
+    ) as Record<Way, { caller: number[]; processed: number[] }>;
+    const cpu = Object.fromEntries(WAYS.map((way) => [way, {} as Record<string, number>])) as Record<
+      Way,
+      Record<string, number>
+    >;
     for (const way of WAYS) for (let i = 0; i < warmup; i++) await oneMessage(bench, way, `warm-${way}-${tag}-${i}`);
     for (let round = 0; round < rounds; round++) {
       // Each round starts with another way, so none always follows the same one.
@@ -135,26 +177,57 @@ async function main(): Promise<void> {
         }
         const after = before.snapshot();
         after.sample(pids);
-        for (const [role, seconds] of Object.entries(after.totals(before))) cpu[way][role] = (cpu[way][role] ?? 0) + seconds;
+        for (const [role, seconds] of Object.entries(after.totals(before)))
+          cpu[way][role] = (cpu[way][role] ?? 0) + seconds;
         process.stdout.write(`\r  round ${round + 1}/${rounds} ${way} done   `);
       }
     }
     process.stdout.write('\n');
     const measured = count * rounds;
     const ways = WAYS.map((way) => {
-      const perMessage = Object.fromEntries(Object.entries(cpu[way]).map(([role, s]) => [role, Math.round((s * 1000) / measured)]));
-      const gatewayCpu = Object.entries(perMessage).filter(([role]) => role !== 'callers').reduce((sum, [, ms]) => sum + ms, 0);
-      return { way, messages: measured, caller: summary(samples[way].caller), processed: summary(samples[way].processed), cpu_ms_per_message: { ...perMessage, gateway: gatewayCpu } };
+      const perMessage = Object.fromEntries(
+        Object.entries(cpu[way]).map(([role, s]) => [role, Math.round((s * 1000) / measured)]),
+      );
+      const gatewayCpu = Object.entries(perMessage)
+        .filter(([role]) => role !== 'callers')
+        .reduce((sum, [, ms]) => sum + ms, 0);
+      return {
+        way,
+        messages: measured,
+        caller: summary(samples[way].caller),
+        processed: summary(samples[way].processed),
+        cpu_ms_per_message: { ...perMessage, gateway: gatewayCpu },
+      };
     });
     console.table(
       Object.fromEntries(
         ways.map((w) => [
           w.way,
-          { 'caller p50': w.caller.median_ms, 'caller p95': w.caller.p95_ms, 'processed p50': w.processed.median_ms, 'gateway CPU-ms/msg': w.cpu_ms_per_message.gateway, ...Object.fromEntries(Object.entries(w.cpu_ms_per_message).filter(([k]) => k !== 'gateway').map(([k, v]) => [`cpu ${k}`, v])) },
+          {
+            'caller p50': w.caller.median_ms,
+            'caller p95': w.caller.p95_ms,
+            'processed p50': w.processed.median_ms,
+            'gateway CPU-ms/msg': w.cpu_ms_per_message.gateway,
+            ...Object.fromEntries(
+              Object.entries(w.cpu_ms_per_message)
+                .filter(([k]) => k !== 'gateway')
+                .map(([k, v]) => [`cpu ${k}`, v]),
+            ),
+          },
         ]),
       ),
     );
-    const result = { benchmark: 'one message at a time: api, client, child workflow, Nexus; api and client routed by intent', when: new Date().toISOString(), machine: machine(), temporal_pragmas: BENCH_TEMPORAL_PRAGMAS, env, count, rounds, warmup, ways };
+    const result = {
+      benchmark: 'one message at a time: api, client, child workflow, Nexus; api and client routed by intent',
+      when: new Date().toISOString(),
+      machine: machine(),
+      temporal_pragmas: BENCH_TEMPORAL_PRAGMAS,
+      env,
+      count,
+      rounds,
+      warmup,
+      ways,
+    };
     console.log(`written ${writeResultFile(RESULTS, values.name, result)}`);
     for (const worker of workers) worker.shutdown();
     await Promise.all(running);

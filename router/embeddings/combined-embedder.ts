@@ -41,19 +41,29 @@ export class CombinedEmbedder implements EmbeddingProvider {
       return this.models.map(() => 1 / this.models.length);
     }
     const others = this.models.length - matching;
-    return this.models.map((m) => (m.language === language ? PRIMARY_WEIGHT / matching : (1 - PRIMARY_WEIGHT) / others));
+    return this.models.map((m) =>
+      m.language === language ? PRIMARY_WEIGHT / matching : (1 - PRIMARY_WEIGHT) / others,
+    );
   }
 
   async embedDocuments(texts: string[]): Promise<Float32Array[]> {
     const perModel = await Promise.all(this.models.map((m) => m.provider.embedDocuments(texts)));
     const scale = 1 / Math.sqrt(this.models.length);
-    return texts.map((_, i) => concatenate(perModel.map((vectors) => vectors[i]!), this.models.map(() => scale)));
+    return texts.map((_, i) =>
+      concatenate(
+        perModel.map((vectors) => vectors[i]!),
+        this.models.map(() => scale),
+      ),
+    );
   }
 
   async embedQuery(text: string): Promise<Float32Array> {
     const parts = await Promise.all(this.models.map((m) => m.provider.embedQuery(text)));
     // Documents carry 1/√k per part, so √k·w here makes the dot product Σ w·cos.
     const k = Math.sqrt(this.models.length);
-    return concatenate(parts, this.weightsFor(text).map((w) => w * k));
+    return concatenate(
+      parts,
+      this.weightsFor(text).map((w) => w * k),
+    );
   }
 }

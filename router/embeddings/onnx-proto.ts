@@ -68,13 +68,19 @@ const floatField = (field: number, value: number) => {
 };
 
 function tensor(t: Tensor): Buffer {
-  return Buffer.concat([...t.dims.map((d) => intField(1, d)), intField(2, DataType[t.type]), bytesField(8, t.name), bytesField(9, t.data)]);
+  return Buffer.concat([
+    ...t.dims.map((d) => intField(1, d)),
+    intField(2, DataType[t.type]),
+    bytesField(8, t.name),
+    bytesField(9, t.data),
+  ]);
 }
 
 function attribute(name: string, value: AttributeValue): Buffer {
   if (typeof value === 'number') return Buffer.concat([bytesField(1, name), intField(3, value), intField(20, 2)]);
   if (typeof value === 'string') return Buffer.concat([bytesField(1, name), bytesField(4, value), intField(20, 3)]);
-  if (Array.isArray(value)) return Buffer.concat([bytesField(1, name), ...value.map((v) => intField(8, v)), intField(20, 7)]);
+  if (Array.isArray(value))
+    return Buffer.concat([bytesField(1, name), ...value.map((v) => intField(8, v)), intField(20, 7)]);
   return Buffer.concat([bytesField(1, name), floatField(2, value.float), intField(20, 1)]);
 }
 
@@ -104,7 +110,9 @@ export function encodeModel(graph: Graph, producer = 'agent-reach'): Buffer {
     ...graph.inputs.map((v) => bytesField(11, valueInfo(v))),
     ...graph.outputs.map((v) => bytesField(12, valueInfo(v))),
   ]);
-  const opsets = Object.entries(graph.opsets).map(([domain, version]) => bytesField(8, Buffer.concat([bytesField(1, domain), intField(2, version)])));
+  const opsets = Object.entries(graph.opsets).map(([domain, version]) =>
+    bytesField(8, Buffer.concat([bytesField(1, domain), intField(2, version)])),
+  );
   return Buffer.concat([intField(1, 8), bytesField(2, producer), bytesField(7, body), ...opsets]);
 }
 

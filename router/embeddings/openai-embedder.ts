@@ -30,7 +30,11 @@ export class OpenAiEmbedder implements EmbeddingProvider {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += batch) {
       // Floats, not the SDK's default base64: not every OpenAI-compatible server (Ollama, vLLM) speaks base64.
-      const response = await this.client.embeddings.create({ model: this.options.model, input: texts.slice(i, i + batch), encoding_format: 'float' });
+      const response = await this.client.embeddings.create({
+        model: this.options.model,
+        input: texts.slice(i, i + batch),
+        encoding_format: 'float',
+      });
       const ordered = [...response.data].sort((a, b) => a.index - b.index);
       out.push(...ordered.map((d) => normalize(Float32Array.from(d.embedding))));
     }

@@ -35,7 +35,10 @@ export function normalizeNmtNfkc(text: string): string {
     // eslint-disable-next-line no-control-regex -- nmt_nfkc drops these control characters, by their codes
     .replace(/[\u0001-\u0008\u000B\u000E-\u001F\u007F\u008F\u009F]/g, '')
     // eslint-disable-next-line no-control-regex -- and turns these into spaces
-    .replace(/[\u0009\u000A\u000C\u000D\u00A0\u1680\u2000-\u200F\u2028\u2029\u202F\u205F\u2581\u3000\uFEFF\uFFFD]/g, ' ');
+    .replace(
+      /[\u0009\u000A\u000C\u000D\u00A0\u1680\u2000-\u200F\u2028\u2029\u202F\u205F\u2581\u3000\uFEFF\uFFFD]/g,
+      ' ',
+    );
   // NFKC maps the wave dash "～" to "~"; nmt_nfkc keeps it.
   const nfkc = cleaned
     .split('\uFF5E')
@@ -95,7 +98,12 @@ export class SentencePieceUnigram {
         if (id === undefined) continue;
         const [, score, type] = this.vocabulary.pieces[id]!;
         if (type === PieceType.unused) continue;
-        offer(start + length, start, id, Math.fround(here + (type === PieceType.userDefined ? Math.fround(length * this.maxScore - 0.1) : score)));
+        offer(
+          start + length,
+          start,
+          id,
+          Math.fround(here + (type === PieceType.userDefined ? Math.fround(length * this.maxScore - 0.1) : score)),
+        );
         if (length === 1) single = true;
       }
       if (!single) offer(start + 1, start, this.vocabulary.unk, Math.fround(here + unkScore));

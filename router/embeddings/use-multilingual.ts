@@ -30,7 +30,11 @@ const bytesOf = (fields: Field[], number: number) => only(fields, number)[0]?.va
 
 /** The tokenizer node, its SentencePiece model, the strings it read and the two tensors it produced (ids, then row splits). */
 function findTokenizer(graph: Field[]): { index: number; spModel: Buffer; inputs: string[]; outputs: string[] } {
-  const index = graph.findIndex((f) => f.field === GRAPH.node && only(readFields(f.value as Buffer), NODE.opType).some((op) => text(op) === TOKENIZER_OP));
+  const index = graph.findIndex(
+    (f) =>
+      f.field === GRAPH.node &&
+      only(readFields(f.value as Buffer), NODE.opType).some((op) => text(op) === TOKENIZER_OP),
+  );
   if (index < 0) throw new Error(`no ${TOKENIZER_OP} node in the graph`);
   const fields = readFields(graph[index]!.value as Buffer);
   const model = only(fields, NODE.attribute)
@@ -51,8 +55,13 @@ export function cutTokenizer(onnx: Buffer): { onnx: Buffer; spModel: Buffer } {
   const isStrings = (f: Field) => f.field === GRAPH.input && named(f, VALUE_INFO.name) === inputs[0];
   // The tokenizer's settings (constants only it read) would stay behind as unused initializers, and onnxruntime
   // warns about each when it loads the graph.
-  const used = new Set(graph.filter((f, i) => f.field === GRAPH.node && i !== index).flatMap((f) => only(readFields(f.value as Buffer), NODE.input).map(text)));
-  const isSetting = (f: Field) => f.field === GRAPH.initializer && inputs.includes(named(f, TENSOR.name)!) && !used.has(named(f, TENSOR.name)!);
+  const used = new Set(
+    graph
+      .filter((f, i) => f.field === GRAPH.node && i !== index)
+      .flatMap((f) => only(readFields(f.value as Buffer), NODE.input).map(text)),
+  );
+  const isSetting = (f: Field) =>
+    f.field === GRAPH.initializer && inputs.includes(named(f, TENSOR.name)!) && !used.has(named(f, TENSOR.name)!);
   const [ids, splits] = outputs as [string, string];
   const edited: Field[] = [
     // Identity nodes hand the new inputs to the tensors the tokenizer used to produce.
@@ -64,7 +73,11 @@ export function cutTokenizer(onnx: Buffer): { onnx: Buffer; spModel: Buffer } {
     { field: GRAPH.input, wire: 2, value: valueInfo({ name: ROW_SPLITS, type: 'int64', shape: ['texts_plus_one'] }) },
   ];
   const kept = model.map((f, i) => (i === graphAt ? { ...f, value: writeFields(edited) } : f));
-  const withoutExtensions = kept.filter((f) => f.field !== MODEL.opsetImport || !only(readFields(f.value as Buffer), 1).some((d) => text(d) === EXTENSIONS_DOMAIN));
+  const withoutExtensions = kept.filter(
+    (f) =>
+      f.field !== MODEL.opsetImport ||
+      !only(readFields(f.value as Buffer), 1).some((d) => text(d) === EXTENSIONS_DOMAIN),
+  );
   return { onnx: writeFields(withoutExtensions), spModel };
 }
 
@@ -90,14 +103,27 @@ export function readSentencePiece(buf: Buffer): SentencePieceVocabulary {
   const normalizer = readFields(bytesOf(fields, SP.normalizerSpec) ?? Buffer.alloc(0));
   if (varintOf(trainer, TRAINER.modelType, UNIGRAM) !== UNIGRAM) throw new Error('SentencePiece model is not Unigram');
   const name = only(normalizer, NORMALIZER.name).map(text)[0] ?? 'nmt_nfkc';
-  const rules = [NORMALIZER.addDummyPrefix, NORMALIZER.removeExtraWhitespaces, NORMALIZER.escapeWhitespaces].every((r) => varintOf(normalizer, r, 1) === 1);
-  if (name !== 'nmt_nfkc' || !rules) throw new Error(`SentencePiece normaliser ${name} with these options is not supported`);
+  const rules = [NORMALIZER.addDummyPrefix, NORMALIZER.removeExtraWhitespaces, NORMALIZER.escapeWhitespaces].every(
+    (r) => varintOf(normalizer, r, 1) === 1,
+  );
+  if (name !== 'nmt_nfkc' || !rules)
+    throw new Error(`SentencePiece normaliser ${name} with these options is not supported`);
   const pieces = only(fields, SP.pieces).map((f): [string, number, number] => {
     const piece = readFields(f.value as Buffer);
     const score = bytesOf(piece, PIECE.score);
-    return [only(piece, PIECE.piece).map(text)[0] ?? '', score ? score.readFloatLE(0) : 0, varintOf(piece, PIECE.type, PieceType.normal)];
+    return [
+      only(piece, PIECE.piece).map(text)[0] ?? '',
+      score ? score.readFloatLE(0) : 0,
+      varintOf(piece, PIECE.type, PieceType.normal),
+    ];
   });
-  return { type: 'sentencepiece-unigram', pieces, unk: varintOf(trainer, TRAINER.unkId, 0), bos: varintOf(trainer, TRAINER.bosId, 1), eos: varintOf(trainer, TRAINER.eosId, 2) };
+  return {
+    type: 'sentencepiece-unigram',
+    pieces,
+    unk: varintOf(trainer, TRAINER.unkId, 0),
+    bos: varintOf(trainer, TRAINER.bosId, 1),
+    eos: varintOf(trainer, TRAINER.eosId, 2),
+  };
 }
 
 /** The wheel's ONNX file as onnxruntime-node runs it, and its tokenizer.json. */

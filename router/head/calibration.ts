@@ -66,7 +66,12 @@ export interface CalibrationOptions {
   minSamples: number;
 }
 
-export const DEFAULT_CALIBRATION: CalibrationOptions = { target: 0.07, keepRight: 0.95, escalateTarget: 0.2, minSamples: 20 };
+export const DEFAULT_CALIBRATION: CalibrationOptions = {
+  target: 0.07,
+  keepRight: 0.95,
+  escalateTarget: 0.2,
+  minSamples: 20,
+};
 
 function round(n: number): number {
   return Math.round(n * 1e6) / 1e6;
@@ -130,7 +135,10 @@ const cardRight = (s: CalibrationSample) => s.outcome === 'right' && s.card === 
  * The samples the threshold is fitted on: the card texts stand for the right answers when at least `minSamples` of
  * them were judged right (a catalogue of a few capabilities has too few); the other samples all count.
  */
-export function fittingSamples(samples: readonly CalibrationSample[], minSamples: number): { samples: readonly CalibrationSample[]; fittedOn: DirectionFit['fitted_on'] } {
+export function fittingSamples(
+  samples: readonly CalibrationSample[],
+  minSamples: number,
+): { samples: readonly CalibrationSample[]; fittedOn: DirectionFit['fitted_on'] } {
   if (samples.filter(cardRight).length < minSamples) return { samples, fittedOn: 'all_texts' };
   return { samples: samples.filter((s) => s.outcome !== 'right' || s.card === true), fittedOn: 'card_texts' };
 }
@@ -141,8 +149,17 @@ function fit(all: readonly CalibrationSample[], options: CalibrationOptions, poo
   const { samples, fittedOn } = fittingSamples(all, options.minSamples);
   const scores = (outcome: Outcome) => samples.filter((s) => s.outcome === outcome).map((s) => s.score);
   const outOfScope = scores('out_of_scope');
-  const accept = Math.max(balancedThreshold(samples), thresholdFor(outOfScope, options.target), thresholdFor(scores('right'), options.keepRight));
-  return { accept, escalate: Math.min(accept, thresholdFor(outOfScope, options.escalateTarget)), pooled, fitted_on: fittedOn };
+  const accept = Math.max(
+    balancedThreshold(samples),
+    thresholdFor(outOfScope, options.target),
+    thresholdFor(scores('right'), options.keepRight),
+  );
+  return {
+    accept,
+    escalate: Math.min(accept, thresholdFor(outOfScope, options.escalateTarget)),
+    pooled,
+    fitted_on: fittedOn,
+  };
 }
 
 function report(own: readonly CalibrationSample[], point: Point): DirectionFit {
@@ -150,7 +167,12 @@ function report(own: readonly CalibrationSample[], point: Point): DirectionFit {
   const cards = own.filter(cardRight);
   return {
     ...point,
-    samples: { right: count('right'), wrong: count('wrong'), out_of_scope: count('out_of_scope'), excluded: count('excluded') },
+    samples: {
+      right: count('right'),
+      wrong: count('wrong'),
+      out_of_scope: count('out_of_scope'),
+      excluded: count('excluded'),
+    },
     right_accepted: share(own, 'right', point.accept),
     card_right_accepted: round(cards.filter((s) => s.score >= point.accept).length / Math.max(1, cards.length)),
     out_of_scope_accepted: share(own, 'out_of_scope', point.accept),
@@ -158,7 +180,10 @@ function report(own: readonly CalibrationSample[], point: Point): DirectionFit {
   };
 }
 
-export function calibrate(samples: readonly CalibrationSample[], options: CalibrationOptions = DEFAULT_CALIBRATION): Calibration {
+export function calibrate(
+  samples: readonly CalibrationSample[],
+  options: CalibrationOptions = DEFAULT_CALIBRATION,
+): Calibration {
   const all = fit(samples, options, true);
   const direction = (crossLingual: boolean): DirectionFit => {
     const own = samples.filter((s) => s.crossLingual === crossLingual);
@@ -167,5 +192,10 @@ export function calibrate(samples: readonly CalibrationSample[], options: Calibr
     const enough = right >= options.minSamples && refusable >= options.minSamples;
     return report(own, enough ? fit(own, options, false) : all);
   };
-  return { target: options.target, keep_right: options.keepRight, same_language: direction(false), cross_lingual: direction(true) };
+  return {
+    target: options.target,
+    keep_right: options.keepRight,
+    same_language: direction(false),
+    cross_lingual: direction(true),
+  };
 }

@@ -11,13 +11,24 @@ import type { CapabilityCandidate } from '../candidates';
 /** A digest of what the head reads of a capability: its agent's name and description, its card's texts, its lessons. */
 function contentKey(candidate: CapabilityCandidate): string {
   const { agent_name, agent_description, capability, misroutes } = candidate;
-  const read = [agent_name, agent_description, capability.name, capability.description, capability.tags, capability.examples, capability.counter_examples ?? [], misroutes ?? []];
+  const read = [
+    agent_name,
+    agent_description,
+    capability.name,
+    capability.description,
+    capability.tags,
+    capability.examples,
+    capability.counter_examples ?? [],
+    misroutes ?? [],
+  ];
   return createHash('sha256').update(JSON.stringify(read)).digest('hex');
 }
 
 /** The candidates sorted by their cards' content; identical cards (replicas) by key. */
 export function canonicalOrder(candidates: readonly CapabilityCandidate[]): CapabilityCandidate[] {
   const keyed = candidates.map((c) => ({ c, content: contentKey(c) }));
-  keyed.sort((a, b) => (a.content < b.content ? -1 : a.content > b.content ? 1 : a.c.key < b.c.key ? -1 : a.c.key > b.c.key ? 1 : 0));
+  keyed.sort((a, b) =>
+    a.content < b.content ? -1 : a.content > b.content ? 1 : a.c.key < b.c.key ? -1 : a.c.key > b.c.key ? 1 : 0,
+  );
   return keyed.map(({ c }) => c);
 }

@@ -39,7 +39,6 @@ interface WrittenFence extends Fence {
   chinese: boolean;
 }
 
-
 /**
  * A lesson draws a border only around requests nearly the same as the one reported (cosine in the first model's
  * space, multilingual-e5-small): a reported request is phrased like a user's, so "nearer to it than to the card's
@@ -89,14 +88,22 @@ export class CardBorders {
    * training input, each class's exclusion clauses (in the order of its `excluded` vectors), its lessons and its
    * counter-examples' vectors.
    */
-  static of(input: HeadTrainingInput, clauses: readonly (readonly string[])[], lessons: readonly (readonly Lesson[])[] = [], counterExamples: readonly (readonly Fence[])[] = []): CardBorders {
+  static of(
+    input: HeadTrainingInput,
+    clauses: readonly (readonly string[])[],
+    lessons: readonly (readonly Lesson[])[] = [],
+    counterExamples: readonly (readonly Fence[])[] = [],
+  ): CardBorders {
     const borders = new Map<string, Border>();
     input.classes.forEach((c, i) => {
       const learned = lessons[i] ?? [];
       const counter = counterExamples[i] ?? [];
       const excluded = c.excluded ?? [];
-      const fences = [...excluded.map((vector, j) => ({ text: clauses[i]![j]!, vector })), ...counter, ...learned].map((f) => ({ ...f, chinese: containsCjk(f.text) }));
-      if (fences.length) borders.set(c.key, { own: c.vectors, excluded, clauses: [...clauses[i]!], lessons: [...learned], fences });
+      const fences = [...excluded.map((vector, j) => ({ text: clauses[i]![j]!, vector })), ...counter, ...learned].map(
+        (f) => ({ ...f, chinese: containsCjk(f.text) }),
+      );
+      if (fences.length)
+        borders.set(c.key, { own: c.vectors, excluded, clauses: [...clauses[i]!], lessons: [...learned], fences });
     });
     return new CardBorders(borders, new Map(input.classes.map((c) => [c.key, ownTexts(c.vectors, c.chinese)])));
   }
@@ -116,14 +123,18 @@ export class CardBorders {
     if (fences.length === 0) return gaps;
     const nearestWritten = (chinese: boolean) => {
       const written = fences.filter((f) => f.chinese === chinese);
-      const found = nearest(query, written.map((f) => f.vector));
+      const found = nearest(
+        query,
+        written.map((f) => f.vector),
+      );
       return found.index >= 0 ? { similarity: found.similarity, text: written[found.index]!.text } : undefined;
     };
     const nearestFence = { zh: nearestWritten(true), other: nearestWritten(false) };
     for (const key of keys) {
       const own = this.own.get(key);
       const fence = own && (own.chinese ? nearestFence.zh : nearestFence.other);
-      if (own && fence) gaps.set(key, { gap: fence.similarity - nearest(query, own.vectors).similarity, fence: fence.text });
+      if (own && fence)
+        gaps.set(key, { gap: fence.similarity - nearest(query, own.vectors).similarity, fence: fence.text });
     }
     return gaps;
   }
@@ -139,8 +150,12 @@ export class CardBorders {
         crossed.set(key, { clause: border.clauses[clause.index]!, learned: false });
         continue;
       }
-      const lesson = nearest(query, border.lessons.map((l) => l.vector));
-      if (lesson.index >= 0 && lesson.similarity >= LESSON_SIMILARITY) crossed.set(key, { clause: border.lessons[lesson.index]!.text, learned: true });
+      const lesson = nearest(
+        query,
+        border.lessons.map((l) => l.vector),
+      );
+      if (lesson.index >= 0 && lesson.similarity >= LESSON_SIMILARITY)
+        crossed.set(key, { clause: border.lessons[lesson.index]!.text, learned: true });
     }
     return crossed;
   }

@@ -29,7 +29,8 @@ function foldOf(unit: number, label: number, folds: number): number {
 
 /** The training input without fold `fold`'s texts. */
 function withoutFold(input: HeadTrainingInput, fold: number, folds: number): HeadTrainingInput {
-  const keep = <T>(items: readonly T[], units: (i: number) => number, label: number) => items.filter((_, i) => foldOf(units(i), label, folds) !== fold);
+  const keep = <T>(items: readonly T[], units: (i: number) => number, label: number) =>
+    items.filter((_, i) => foldOf(units(i), label, folds) !== fold);
   return {
     ...input,
     classes: input.classes.map((c, label) => {
@@ -48,7 +49,14 @@ function withoutFold(input: HeadTrainingInput, fold: number, folds: number): Hea
   };
 }
 
-function heldOut(model: HeadModel, kind: HeldOutSample['kind'], label: number, vector: Float32Array, chinese: boolean, card = false): HeldOutSample {
+function heldOut(
+  model: HeadModel,
+  kind: HeldOutSample['kind'],
+  label: number,
+  vector: Float32Array,
+  chinese: boolean,
+  card = false,
+): HeldOutSample {
   const prediction = predict(model, vector, chinese);
   return { kind, label, chinese, card, ranked: prediction.ranked.slice(0, KEPT), none: prediction.none };
 }
@@ -74,7 +82,12 @@ export interface HeldOutPredictions {
  * on everything). Each fold's head trains for at most FOLD_ITERATIONS, under its own time guard. Classes keep their
  * index in every fold (a class whose texts are all held out simply has none to learn from).
  */
-export async function heldOutPredictions(input: HeadTrainingInput, folds: number, full?: HeadModel, now: () => number = Date.now): Promise<HeldOutPredictions> {
+export async function heldOutPredictions(
+  input: HeadTrainingInput,
+  folds: number,
+  full?: HeadModel,
+  now: () => number = Date.now,
+): Promise<HeldOutPredictions> {
   const samples: HeldOutSample[] = [];
   let timeGuardCuts = 0;
   // A huge catalogue predicts every n-th example only (each prediction scores every capability's prototype).
@@ -82,17 +95,24 @@ export async function heldOutPredictions(input: HeadTrainingInput, folds: number
   const every = Math.max(1, Math.ceil(examples / MAX_PREDICTED_EXAMPLES));
   let seen = 0;
   const start = full ? { initial: full.weights } : {};
-  const iterations = full ? { maxIterations: Math.min(FOLD_ITERATIONS, input.options?.maxIterations ?? FOLD_ITERATIONS) } : {};
+  const iterations = full
+    ? { maxIterations: Math.min(FOLD_ITERATIONS, input.options?.maxIterations ?? FOLD_ITERATIONS) }
+    : {};
   for (let fold = 0; fold < folds; fold++) {
-    const model = await trainHead({ ...withoutFold(input, fold, folds), ...start, options: { ...input.options, ...iterations } }, now);
+    const model = await trainHead(
+      { ...withoutFold(input, fold, folds), ...start, options: { ...input.options, ...iterations } },
+      now,
+    );
     if (model.training.stopped === 'time_guard') timeGuardCuts++;
     input.classes.forEach((c, label) => {
       c.vectors.forEach((v, i) => {
         const unit = c.units?.[i] ?? i;
-        if (foldOf(unit, label, folds) === fold && seen++ % every === 0) samples.push(heldOut(model, 'example', label, v, c.chinese[i]!, unit === CARD_TEXTS_UNIT));
+        if (foldOf(unit, label, folds) === fold && seen++ % every === 0)
+          samples.push(heldOut(model, 'example', label, v, c.chinese[i]!, unit === CARD_TEXTS_UNIT));
       });
       c.excluded?.forEach((v, i) => {
-        if (foldOf(i, label, folds) === fold) samples.push(heldOut(model, 'excluded', label, v, c.excludedChinese?.[i] ?? false));
+        if (foldOf(i, label, folds) === fold)
+          samples.push(heldOut(model, 'excluded', label, v, c.excludedChinese?.[i] ?? false));
       });
     });
     input.none.forEach((v, i) => {

@@ -51,7 +51,11 @@ export interface CrossedBorder {
 }
 
 /** Groups of the same service, best first: each capability joins the first better one it is the same as. */
-export function groupScores(ranked: readonly HeadScore[], same: (a: string, b: string) => boolean, crossLingual: ReadonlySet<string> = new Set()): ScoredGroup[] {
+export function groupScores(
+  ranked: readonly HeadScore[],
+  same: (a: string, b: string) => boolean,
+  crossLingual: ReadonlySet<string> = new Set(),
+): ScoredGroup[] {
   const groups: ScoredGroup[] = [];
   for (const { key, probability } of ranked) {
     const group = groups.find((g) => same(g.keys[0]!, key));
@@ -78,10 +82,15 @@ const ESCALATION_SHORTLIST = 5;
  * by a lesson (a request its agent reported misrouted), or a crossed runner-up, is only left out: the next one
  * may take the request.
  */
-export function decideByHead(ranked: readonly ScoredGroup[], thresholds: HeadThresholds, crossed: ReadonlyMap<string, Crossing> = new Map()): HeadVerdict {
+export function decideByHead(
+  ranked: readonly ScoredGroup[],
+  thresholds: HeadThresholds,
+  crossed: ReadonlyMap<string, Crossing> = new Map(),
+): HeadVerdict {
   const top = ranked[0];
   const border = top && crossed.get(top.keys[0]!);
-  if (top && border && !border.learned) return { kind: 'refuse', best: top, crossed: { key: top.keys[0]!, clause: border.clause } };
+  if (top && border && !border.learned)
+    return { kind: 'refuse', best: top, crossed: { key: top.keys[0]!, clause: border.clause } };
   const groups = ranked.filter((g) => !crossed.has(g.keys[0]!));
   const [first, second] = groups;
   if (!first) return { kind: 'refuse' };
@@ -89,7 +98,8 @@ export function decideByHead(ranked: readonly ScoredGroup[], thresholds: HeadThr
   const p1 = first.probability;
   const p2 = second?.probability ?? 0;
   if (p1 >= accept) return { kind: 'accept', group: first };
-  if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= accept) return { kind: 'ambiguous', groups: [first, second] };
+  if (second && p2 >= thresholds.ambiguity * p1 && p1 + p2 >= accept)
+    return { kind: 'ambiguous', groups: [first, second] };
   if (p1 >= escalate) return { kind: 'escalate', groups: groups.slice(0, ESCALATION_SHORTLIST) };
   return { kind: 'refuse', best: first };
 }
@@ -117,9 +127,15 @@ const UNCALIBRATED: OperatingPoint = { accept: 0.3, escalate: 0.2 };
  */
 export type ThresholdSource = 'fitted' | 'configured' | 'uncalibrated';
 
-export function resolveThresholds(calibration: Calibration | undefined, settings: HeadSettings, withLlm: boolean): HeadThresholds & { source: ThresholdSource } {
+export function resolveThresholds(
+  calibration: Calibration | undefined,
+  settings: HeadSettings,
+  withLlm: boolean,
+): HeadThresholds & { source: ThresholdSource } {
   const fitted = (direction: 'same_language' | 'cross_lingual', factor: number): OperatingPoint => {
-    const base = calibration ? calibration[direction] : { accept: UNCALIBRATED.accept / factor, escalate: UNCALIBRATED.escalate / factor };
+    const base = calibration
+      ? calibration[direction]
+      : { accept: UNCALIBRATED.accept / factor, escalate: UNCALIBRATED.escalate / factor };
     const accept = settings.accept === undefined ? base.accept : settings.accept / factor;
     const escalate = settings.escalate === undefined ? base.escalate : settings.escalate / factor;
     return { accept, escalate: withLlm ? Math.min(escalate, accept) : accept };

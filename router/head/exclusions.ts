@@ -8,9 +8,11 @@
  * A negation that opens a Chinese clause: 不, 不能, 无法, 并不, 也不… (after an optional 也/并/但/且/亦), but not 不 in a
  * word that is no negation (不同, 不少, 不仅…) nor in 不只/不限 ("not only", "not limited to"), which widen the scope.
  */
-const ZH_NEGATION = /^(?:也|并|但|且|亦|还)?(?:不能|不会|不可|不支持|不提供|不处理|不负责|不接受|不直接|不做|不得|无法|不(?![同少错断久仅管论过但然如止是只限]))(?=\p{Script=Han})/u;
+const ZH_NEGATION =
+  /^(?:也|并|但|且|亦|还)?(?:不能|不会|不可|不支持|不提供|不处理|不负责|不接受|不直接|不做|不得|无法|不(?![同少错断久仅管论过但然如止是只限]))(?=\p{Script=Han})/u;
 /** An English clause that opens with a negation (straight or typographic apostrophe), but not "not only". */
-const EN_NEGATION = /^(?:it |this |and |but |also )*(?:does not|doesn['’]t|do not|don['’]t|cannot|can['’]t|will not|won['’]t|is not|isn['’]t|never|not)\s+(?!only\b)/i;
+const EN_NEGATION =
+  /^(?:it |this |and |but |also )*(?:does not|doesn['’]t|do not|don['’]t|cannot|can['’]t|will not|won['’]t|is not|isn['’]t|never|not)\s+(?!only\b)/i;
 
 /** Parenthesised asides ("（见物流Agent的track_package）") name who does it instead, not what is excluded. */
 function withoutAsides(text: string): string {

@@ -15,7 +15,15 @@ import { canonicalOrder } from './canonical-order';
 import { CardBorders, type Fence, type Lesson } from './card-borders';
 import { exclusionClauses } from './exclusions';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
-import { averagePredictions, CARD_TEXTS_UNIT, DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadOptions, type HeadTrainingInput } from './head';
+import {
+  averagePredictions,
+  CARD_TEXTS_UNIT,
+  DEFAULT_HEAD_OPTIONS,
+  predict,
+  type HeadModel,
+  type HeadOptions,
+  type HeadTrainingInput,
+} from './head';
 import { trainInWorker } from './head-trainer';
 import { calibrationSamples, type JudgingHead } from './held-out-scores';
 
@@ -34,16 +42,30 @@ export function genericOutOfScope(): string[] {
  */
 export function trainingTexts(candidate: CapabilityCandidate): string[] {
   const { capability } = candidate;
-  return [...capability.examples, describe(candidate), humanName(capability.name), ...(capability.tags.length ? [capability.tags.join(', ')] : [])];
+  return [
+    ...capability.examples,
+    describe(candidate),
+    humanName(capability.name),
+    ...(capability.tags.length ? [capability.tags.join(', ')] : []),
+  ];
 }
 
 /** What the card says the capability does not do: its own description's exclusions and its agent's. */
 export function excludedTexts(candidate: CapabilityCandidate): string[] {
-  return [...new Set([...exclusionClauses(candidate.capability.description), ...exclusionClauses(candidate.agent_description)])];
+  return [
+    ...new Set([
+      ...exclusionClauses(candidate.capability.description),
+      ...exclusionClauses(candidate.agent_description),
+    ]),
+  ];
 }
 
 /** The capabilities' lessons (requests reported misrouted to them), embedded by `embedder` through the cache. */
-async function lessonsOf(embedder: EmbeddingProvider, candidates: readonly CapabilityCandidate[], cache: VectorCache): Promise<Lesson[][]> {
+async function lessonsOf(
+  embedder: EmbeddingProvider,
+  candidates: readonly CapabilityCandidate[],
+  cache: VectorCache,
+): Promise<Lesson[][]> {
   const texts = candidates.map((c) => [...(c.misroutes ?? [])]);
   const vectors = await cache.embed(embedder, texts.flat());
   let offset = 0;
@@ -69,17 +91,29 @@ const BORDERS_CHECKED = 8;
 const GAP_CANDIDATES = 4;
 
 /** Per candidate, its counter-examples with their vectors: in a head input's "none" texts, after the `generic` ones. */
-function counterExampleFences(input: HeadTrainingInput, generic: number, candidates: readonly CapabilityCandidate[]): Fence[][] {
+function counterExampleFences(
+  input: HeadTrainingInput,
+  generic: number,
+  candidates: readonly CapabilityCandidate[],
+): Fence[][] {
   let offset = generic;
-  return candidates.map((c) => (c.capability.counter_examples ?? []).map((text) => ({ text, vector: input.none[offset++]! })));
+  return candidates.map((c) =>
+    (c.capability.counter_examples ?? []).map((text) => ({ text, vector: input.none[offset++]! })),
+  );
 }
 
 /**
  * What to say when the time guard cut a training short (head.ts `timeGuardMs`): that head, and the operating point
  * fitted on it, are not the ones the catalogue alone gives. Undefined when it cut none.
  */
-export function timeGuardNote(models: readonly LanguageModel[], trained: readonly JudgingHead[], guardMs: number): string | undefined {
-  const cut = trained.flatMap((h, i) => (h.model.training.time_guard_cuts ? [`${models[i]!.provider.id} (${h.model.training.time_guard_cuts})`] : []));
+export function timeGuardNote(
+  models: readonly LanguageModel[],
+  trained: readonly JudgingHead[],
+  guardMs: number,
+): string | undefined {
+  const cut = trained.flatMap((h, i) =>
+    h.model.training.time_guard_cuts ? [`${models[i]!.provider.id} (${h.model.training.time_guard_cuts})`] : [],
+  );
   if (cut.length === 0) return undefined;
   return `the ${guardMs} ms time guard cut trainings short: ${cut.join(', ')}; this head depends on the machine's load, a restart may fit another operating point`;
 }
@@ -92,7 +126,13 @@ function delay(ms: number): Promise<undefined> {
 }
 
 /** What one model's head learns from: the candidates' texts and the generic out-of-scope text, embedded through the cache. */
-export async function headInput(embedder: EmbeddingProvider, candidates: readonly CapabilityCandidate[], generic: string[], cache: VectorCache, options?: Partial<HeadOptions>): Promise<HeadTrainingInput> {
+export async function headInput(
+  embedder: EmbeddingProvider,
+  candidates: readonly CapabilityCandidate[],
+  generic: string[],
+  cache: VectorCache,
+  options?: Partial<HeadOptions>,
+): Promise<HeadTrainingInput> {
   const texts = candidates.map(trainingTexts);
   const excluded = candidates.map(excludedTexts);
   const none = [...generic, ...candidates.flatMap((c) => c.capability.counter_examples ?? [])];
@@ -116,7 +156,12 @@ export async function headInput(embedder: EmbeddingProvider, candidates: readonl
  * One head per model. A model read for one language (bge-small-en) only judges requests in that language, where
  * its probabilities are averaged with the multilingual model's; the first model's head comes first.
  */
-export function headMatcherFactory(models: LanguageModel[], similarity: MatcherFactory, cache: VectorCache, options: HeadMatcherOptions): MatcherFactory {
+export function headMatcherFactory(
+  models: LanguageModel[],
+  similarity: MatcherFactory,
+  cache: VectorCache,
+  options: HeadMatcherOptions,
+): MatcherFactory {
   const generic = genericOutOfScope();
   // The generic out-of-scope texts are the same for every catalogue: embedded once, at start, not after the first
   // registration.
@@ -133,7 +178,13 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
       const trained: JudgingHead[] = await Promise.all(
         models.map(async (model) => {
           const input = await headInput(model.provider, candidates, generic, cache, options.head);
-          if (model === models[0]) borders = CardBorders.of(input, candidates.map(excludedTexts), await lessonsOf(model.provider, candidates, cache), counterExampleFences(input, generic.length, candidates));
+          if (model === models[0])
+            borders = CardBorders.of(
+              input,
+              candidates.map(excludedTexts),
+              await lessonsOf(model.provider, candidates, cache),
+              counterExampleFences(input, generic.length, candidates),
+            );
           const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
           options.onTrained?.(model.provider.id, candidates.length, head.training);
           return { model: head, heldOut, ...(model.language ? { language: model.language } : {}) };
@@ -155,21 +206,50 @@ export function headMatcherFactory(models: LanguageModel[], similarity: MatcherF
       provider: `${models.map((m) => m.provider.id).join('+')}+head`,
       score: (intent) => fallback.score(intent),
       async classify(intent, { wait = true } = {}) {
-        if (!heads && wait && Date.now() < waitUntil) await Promise.race([training.catch(() => undefined), delay(waitUntil - Date.now())]);
+        if (!heads && wait && Date.now() < waitUntil)
+          await Promise.race([training.catch(() => undefined), delay(waitUntil - Date.now())]);
         if (!heads) return undefined;
         const chinese = containsCjk(intent);
         const language = chinese ? 'zh' : 'en';
-        const judges = heads.flatMap((h, i) => (!h.language || h.language === language ? [{ m: models[i]!, head: h.model }] : []));
+        const judges = heads.flatMap((h, i) =>
+          !h.language || h.language === language ? [{ m: models[i]!, head: h.model }] : [],
+        );
         const queries = await Promise.all(judges.map(({ m }) => m.provider.embedQuery(intent)));
         const prediction = averagePredictions(judges.map(({ head }, i) => predict(head, queries[i]!, chinese)));
         // Card borders are drawn in the first model's space (a multilingual one judges every request).
         const first = judges.findIndex(({ m }) => m === models[0]);
-        const crossed = borders && first >= 0 ? borders.crossed(queries[first]!, prediction.ranked.slice(0, BORDERS_CHECKED).map((r) => r.key)) : undefined;
-        const gaps = borders && first >= 0 ? borders.gaps(queries[first]!, prediction.ranked.slice(0, GAP_CANDIDATES).map((r) => r.key)) : undefined;
-        return { ...prediction, ...(calibration ? { calibration } : {}), ...(crossed?.size ? { crossed } : {}), ...(gaps?.size ? { gaps } : {}) };
+        const crossed =
+          borders && first >= 0
+            ? borders.crossed(
+                queries[first]!,
+                prediction.ranked.slice(0, BORDERS_CHECKED).map((r) => r.key),
+              )
+            : undefined;
+        const gaps =
+          borders && first >= 0
+            ? borders.gaps(
+                queries[first]!,
+                prediction.ranked.slice(0, GAP_CANDIDATES).map((r) => r.key),
+              )
+            : undefined;
+        return {
+          ...prediction,
+          ...(calibration ? { calibration } : {}),
+          ...(crossed?.size ? { crossed } : {}),
+          ...(gaps?.size ? { gaps } : {}),
+        };
       },
-      ready: () => training.then(() => undefined, () => undefined),
-      head: () => (heads ? { ...(calibration ? { calibration } : {}), ...(timeGuard ? { time_guard: timeGuard } : {}) } : failure === undefined ? undefined : { error: failure }),
+      ready: () =>
+        training.then(
+          () => undefined,
+          () => undefined,
+        ),
+      head: () =>
+        heads
+          ? { ...(calibration ? { calibration } : {}), ...(timeGuard ? { time_guard: timeGuard } : {}) }
+          : failure === undefined
+            ? undefined
+            : { error: failure },
     };
     return matcher;
   };

@@ -29,7 +29,10 @@ export interface TrainedHead {
 export async function trainWithHeldOut(job: HeadJob, now: () => number = Date.now): Promise<TrainedHead> {
   const model = await trainHead(job.input, now);
   const started = now();
-  const { samples, timeGuardCuts } = job.folds > 1 ? await heldOutPredictions(job.input, job.folds, job.warmFolds === false ? undefined : model, now) : { samples: [], timeGuardCuts: 0 };
+  const { samples, timeGuardCuts } =
+    job.folds > 1
+      ? await heldOutPredictions(job.input, job.folds, job.warmFolds === false ? undefined : model, now)
+      : { samples: [], timeGuardCuts: 0 };
   model.training.held_out_ms = now() - started;
   const cuts = (model.training.time_guard_cuts ?? 0) + timeGuardCuts;
   if (cuts > 0) model.training.time_guard_cuts = cuts;

@@ -61,7 +61,15 @@ export interface HeadOptions {
   timeGuardMs: number;
 }
 
-export const DEFAULT_HEAD_OPTIONS: HeadOptions = { c: 100, noneWeight: 3, exclusionWeight: 0.5, shortlist: 48, minPerLanguage: 4, maxIterations: 150, timeGuardMs: 600_000 };
+export const DEFAULT_HEAD_OPTIONS: HeadOptions = {
+  c: 100,
+  noneWeight: 3,
+  exclusionWeight: 0.5,
+  shortlist: 48,
+  minPerLanguage: 4,
+  maxIterations: 150,
+  timeGuardMs: 600_000,
+};
 
 /** Past this many capabilities, training scores each sample against a shortlist of classes, not all of them. */
 const LARGE_CATALOGUE = 1_000;
@@ -79,7 +87,10 @@ export const LARGE_CATALOGUE_ITERATIONS = 8;
 /** Rows of `matrix` (n × dims) projected to `width` dimensions by a fixed seeded Gaussian matrix. */
 function randomProjection(matrix: Float32Array, n: number, dims: number, width: number) {
   const random = seededRandom(0x9e3779b9);
-  const basis = Float32Array.from({ length: dims * width }, () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random()));
+  const basis = Float32Array.from(
+    { length: dims * width },
+    () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random()),
+  );
   const project = (x: Float32Array) => {
     const out = new Float32Array(width);
     for (let j = 0; j < dims; j++) {
@@ -228,12 +239,26 @@ function languageDirection(classes: ClassTexts[], dims: number, minPerLanguage: 
  * per class: thousands of classes × their samples would cost minutes), or for a "none" sample those nearest it —
  * found in a random projection (approximate neighbours suffice to pick whom a sample competes with).
  */
-function rivalsOf(keys: string[], prototypes: Float32Array, dims: number, rows: readonly { x: Float32Array; label: number }[], shortlist: number): Int32Array[] {
+function rivalsOf(
+  keys: string[],
+  prototypes: Float32Array,
+  dims: number,
+  rows: readonly { x: Float32Array; label: number }[],
+  shortlist: number,
+): Int32Array[] {
   const k = keys.length;
   const space = randomProjection(prototypes, k, dims, PROJECTED_DIMS);
-  const shortlistOf = (x: Float32Array) => shortlistFor({ prototypes: space.vectors, dims: space.dims, keys, shortlist: Math.min(shortlist, LARGE_SHORTLIST) }, x);
-  const classShortlists = keys.map((_, i) => Int32Array.from(new Set([...shortlistOf(space.vectors.subarray(i * space.dims, (i + 1) * space.dims)), i, k])));
-  return rows.map((r) => (r.label < k ? classShortlists[r.label]! : Int32Array.from(new Set([...shortlistOf(space.project(r.x)), k]))));
+  const shortlistOf = (x: Float32Array) =>
+    shortlistFor(
+      { prototypes: space.vectors, dims: space.dims, keys, shortlist: Math.min(shortlist, LARGE_SHORTLIST) },
+      x,
+    );
+  const classShortlists = keys.map((_, i) =>
+    Int32Array.from(new Set([...shortlistOf(space.vectors.subarray(i * space.dims, (i + 1) * space.dims)), i, k])),
+  );
+  return rows.map((r) =>
+    r.label < k ? classShortlists[r.label]! : Int32Array.from(new Set([...shortlistOf(space.project(r.x)), k])),
+  );
 }
 
 /** The head, trained on `input`; `now` is the clock the time guard reads. */
@@ -242,7 +267,11 @@ export async function trainHead(input: HeadTrainingInput, now: () => number = Da
   const options = { ...DEFAULT_HEAD_OPTIONS, ...input.options };
   const dims = input.classes.find((c) => c.vectors.length > 0)?.vectors[0]!.length ?? input.none[0]?.length ?? 0;
   const all = input.classes.flatMap((c) => c.vectors);
-  const base = { dims, mean: average(all, dims), language: languageDirection(input.classes, dims, options.minPerLanguage) };
+  const base = {
+    dims,
+    mean: average(all, dims),
+    language: languageDirection(input.classes, dims, options.minPerLanguage),
+  };
   const k = input.classes.length;
   const prototypes = new Float32Array(k * dims);
   const classFeatures = input.classes.map((c, i) => {
@@ -257,7 +286,8 @@ export async function trainHead(input: HeadTrainingInput, now: () => number = Da
   noneFeatures.forEach((x) => rows.push({ x, label: k, weight: options.noneWeight / noneFeatures.length }));
   input.classes.forEach((c, label) => {
     const excluded = c.excluded ?? [];
-    for (const v of excluded) rows.push({ x: features(base, v), label, weight: options.exclusionWeight / excluded.length, against: true });
+    for (const v of excluded)
+      rows.push({ x: features(base, v), label, weight: options.exclusionWeight / excluded.length, against: true });
   });
   const x = new Float32Array(rows.length * dims);
   rows.forEach((r, i) => x.set(r.x, i * dims));
@@ -274,10 +304,24 @@ export async function trainHead(input: HeadTrainingInput, now: () => number = Da
       weights: Float32Array.from(rows.map((r) => r.weight)),
       ...(large ? { candidates: rivalsOf(keys, prototypes, dims, rows, options.shortlist) } : {}),
     },
-    { c: options.c, maxIterations, deadline: started + options.timeGuardMs, now, initial: input.initial ?? warmStart(prototypes, noneFeatures, k, dims) },
+    {
+      c: options.c,
+      maxIterations,
+      deadline: started + options.timeGuardMs,
+      now,
+      initial: input.initial ?? warmStart(prototypes, noneFeatures, k, dims),
+    },
   );
-  const chineseCard = Uint8Array.from(input.classes.map((c) => (c.chinese.filter(Boolean).length * 2 > c.chinese.length ? 1 : 0)));
-  const training: HeadTraining = { samples: rows.length, iterations, stopped, ms: now() - started, ...(stopped === 'time_guard' ? { time_guard_cuts: 1 } : {}) };
+  const chineseCard = Uint8Array.from(
+    input.classes.map((c) => (c.chinese.filter(Boolean).length * 2 > c.chinese.length ? 1 : 0)),
+  );
+  const training: HeadTraining = {
+    samples: rows.length,
+    iterations,
+    stopped,
+    ms: now() - started,
+    ...(stopped === 'time_guard' ? { time_guard_cuts: 1 } : {}),
+  };
   return { keys, ...base, weights, prototypes, chineseCard, shortlist: options.shortlist, training };
 }
 
@@ -298,7 +342,12 @@ export function predict(model: HeadModel, vector: Float32Array, queryChinese: bo
     .slice(0, -1)
     .map((k, i) => ({ key: model.keys[k]!, probability: exp[i]! / total }))
     .sort((a, b) => b.probability - a.probability);
-  const crossLingual = new Set(classes.slice(0, -1).filter((k) => (model.chineseCard[k] === 1) !== queryChinese).map((k) => model.keys[k]!));
+  const crossLingual = new Set(
+    classes
+      .slice(0, -1)
+      .filter((k) => (model.chineseCard[k] === 1) !== queryChinese)
+      .map((k) => model.keys[k]!),
+  );
   return { ranked, none: exp.at(-1)! / total, same: (a, b) => sameService(model, a, b), crossLingual };
 }
 
@@ -322,7 +371,8 @@ export function sameService(model: HeadModel, a: string, b: string): boolean {
   const j = indexOf(model, b);
   if (i === undefined || j === undefined) return false;
   let sum = 0;
-  for (let d = 0; d < model.dims; d++) sum += model.prototypes[i * model.dims + d]! * model.prototypes[j * model.dims + d]!;
+  for (let d = 0; d < model.dims; d++)
+    sum += model.prototypes[i * model.dims + d]! * model.prototypes[j * model.dims + d]!;
   return sum >= SAME_SERVICE;
 }
 
@@ -333,10 +383,13 @@ export function sameService(model: HeadModel, a: string, b: string): boolean {
 export function averagePredictions(predictions: readonly HeadPrediction[]): HeadPrediction {
   if (predictions.length === 1) return predictions[0]!;
   const sum = new Map<string, number>();
-  for (const p of predictions) for (const { key, probability } of p.ranked) sum.set(key, (sum.get(key) ?? 0) + probability);
+  for (const p of predictions)
+    for (const { key, probability } of p.ranked) sum.set(key, (sum.get(key) ?? 0) + probability);
   const n = predictions.length;
   return {
-    ranked: [...sum].map(([key, total]) => ({ key, probability: total / n })).sort((a, b) => b.probability - a.probability),
+    ranked: [...sum]
+      .map(([key, total]) => ({ key, probability: total / n }))
+      .sort((a, b) => b.probability - a.probability),
     none: predictions.reduce((total, p) => total + p.none, 0) / n,
     same: predictions[0]!.same,
     crossLingual: new Set(predictions.flatMap((p) => [...p.crossLingual])),

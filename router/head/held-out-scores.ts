@@ -33,13 +33,35 @@ export function calibrationSamples(heads: readonly JudgingHead[]): CalibrationSa
     const language = text.chinese ? 'zh' : 'en';
     const judges = heads.filter((h) => !h.language || h.language === language);
     if (judges.length === 0) return;
-    const prediction = averagePredictions(judges.map((h): HeadPrediction => ({ ranked: h.heldOut[i]!.ranked, none: h.heldOut[i]!.none, same, crossLingual: crossLingual[language] })));
+    const prediction = averagePredictions(
+      judges.map((h): HeadPrediction => ({
+        ranked: h.heldOut[i]!.ranked,
+        none: h.heldOut[i]!.none,
+        same,
+        crossLingual: crossLingual[language],
+      })),
+    );
     const best = groupScores(prediction.ranked, same, prediction.crossLingual)[0];
     if (!best) return;
     const own = text.label >= 0 ? first.model.keys[text.label]! : undefined;
     const hit = own !== undefined && best.keys.includes(own);
-    const outcome = text.kind === 'example' ? (hit ? 'right' : 'wrong') : text.kind === 'none' ? 'out_of_scope' : hit ? 'excluded' : undefined;
-    if (outcome) samples.push({ score: best.probability, crossLingual: best.crossLingual === true, outcome, ...(text.card ? { card: true } : {}) });
+    const outcome =
+      text.kind === 'example'
+        ? hit
+          ? 'right'
+          : 'wrong'
+        : text.kind === 'none'
+          ? 'out_of_scope'
+          : hit
+            ? 'excluded'
+            : undefined;
+    if (outcome)
+      samples.push({
+        score: best.probability,
+        crossLingual: best.crossLingual === true,
+        outcome,
+        ...(text.card ? { card: true } : {}),
+      });
   });
   return samples;
 }

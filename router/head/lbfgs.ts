@@ -78,8 +78,18 @@ function difference(b: Float64Array, a: Float64Array): Float64Array {
 }
 
 // The vector loops live in the small functions above: V8 optimises loops in an async function poorly.
-export async function minimize(objective: Objective, start: Float64Array, options: LbfgsOptions = {}): Promise<LbfgsResult> {
-  const { maxIterations = 100, memory = 8, tolerance = 1e-5, deadline = Number.POSITIVE_INFINITY, now = Date.now } = options;
+export async function minimize(
+  objective: Objective,
+  start: Float64Array,
+  options: LbfgsOptions = {},
+): Promise<LbfgsResult> {
+  const {
+    maxIterations = 100,
+    memory = 8,
+    tolerance = 1e-5,
+    deadline = Number.POSITIVE_INFINITY,
+    now = Date.now,
+  } = options;
   const n = start.length;
   let x = Float64Array.from(start);
   let gradient = new Float64Array(n);

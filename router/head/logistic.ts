@@ -41,7 +41,14 @@ export interface LogisticOptions {
 export type LinearWeights = Float32Array;
 
 /** The sample's loss and, per class c of its softmax, d loss / d logit_c (written into `out`). */
-function sampleLoss(probabilities: Float64Array, m: number, labelAt: number, against: boolean, w: number, out: Float64Array): number {
+function sampleLoss(
+  probabilities: Float64Array,
+  m: number,
+  labelAt: number,
+  against: boolean,
+  w: number,
+  out: Float64Array,
+): number {
   // d/dz_k of −log p_label is p_k − [k = label]; of −log(1 − p_label), p_label·([k = label] − p_k)/(1 − p_label).
   const pLabel = probabilities[labelAt]!;
   const rest = Math.max(1e-12, 1 - pLabel);
@@ -66,7 +73,13 @@ function softmax(values: Float64Array, m: number): void {
 }
 
 /** ‖W‖²·λ/2 (biases free) added to the loss, λ·W to the gradient. */
-function regularise(theta: Float64Array, gradient: Float64Array, classes: number, dims: number, lambda: number): number {
+function regularise(
+  theta: Float64Array,
+  gradient: Float64Array,
+  classes: number,
+  dims: number,
+  lambda: number,
+): number {
   let loss = 0;
   const stride = dims + 1;
   for (let k = 0; k < classes; k++) {
@@ -103,7 +116,14 @@ const dense = {
     return loss;
   },
   /** The gradient from Gᵀ·X (weights) and the column sums of G (biases). */
-  gradient(gw: Float32Array, g32: Float32Array, n: number, classes: number, dims: number, gradient: Float64Array): void {
+  gradient(
+    gw: Float32Array,
+    g32: Float32Array,
+    n: number,
+    classes: number,
+    dims: number,
+    gradient: Float64Array,
+  ): void {
     const stride = dims + 1;
     for (let k = 0; k < classes; k++) {
       for (let j = 0; j < dims; j++) gradient[k * stride + j] = gw[k * dims + j]!;
@@ -134,7 +154,12 @@ function denseObjective(set: TrainingSet, totalWeight: number, lambda: number): 
 }
 
 /** Each sample against its own candidate classes only, in plain loops. */
-function shortlistObjective(set: TrainingSet, candidates: Int32Array[], totalWeight: number, lambda: number): Objective {
+function shortlistObjective(
+  set: TrainingSet,
+  candidates: Int32Array[],
+  totalWeight: number,
+  lambda: number,
+): Objective {
   const { dims, classes, labels, weights, against } = set;
   // Float64 throughout the hot loops: mixing Float32 reads into Float64 sums costs a conversion per element.
   const x = Float64Array.from(set.x);
@@ -172,16 +197,28 @@ function shortlistObjective(set: TrainingSet, candidates: Int32Array[], totalWei
   };
 }
 
-export async function fitLogistic(set: TrainingSet, options: LogisticOptions): Promise<{ weights: LinearWeights; iterations: number; stopped: StopReason }> {
+export async function fitLogistic(
+  set: TrainingSet,
+  options: LogisticOptions,
+): Promise<{ weights: LinearWeights; iterations: number; stopped: StopReason }> {
   const stride = set.dims + 1;
   let totalWeight = 0;
   for (const w of set.weights) totalWeight += w;
   // scikit-learn's objective scaled by 1/Σw: Σ wᵢ·lossᵢ / Σw + ‖W‖² / (2·C·Σw)
   const lambda = 1 / (options.c * totalWeight);
-  const objective = set.candidates ? shortlistObjective(set, set.candidates, totalWeight, lambda) : denseObjective(set, totalWeight, lambda);
+  const objective = set.candidates
+    ? shortlistObjective(set, set.candidates, totalWeight, lambda)
+    : denseObjective(set, totalWeight, lambda);
   const start = options.initial ? Float64Array.from(options.initial) : new Float64Array(set.classes * stride);
-  const guard = { ...(options.deadline ? { deadline: options.deadline } : {}), ...(options.now ? { now: options.now } : {}) };
-  const { x: theta, iterations, stopped } = await minimize(objective, start, { maxIterations: options.maxIterations ?? 200, tolerance: 1e-6, ...guard });
+  const guard = {
+    ...(options.deadline ? { deadline: options.deadline } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  };
+  const {
+    x: theta,
+    iterations,
+    stopped,
+  } = await minimize(objective, start, { maxIterations: options.maxIterations ?? 200, tolerance: 1e-6, ...guard });
   return { weights: Float32Array.from(theta), iterations, stopped };
 }
 

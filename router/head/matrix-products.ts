@@ -31,11 +31,17 @@ export interface MatrixProducts {
 async function create(): Promise<MatrixProducts> {
   // One thread: training runs beside the api's requests and the embedding models on a small machine.
   const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1 };
-  const [nt, tn] = await Promise.all([ort.InferenceSession.create(gemmModel(0, 1), options), ort.InferenceSession.create(gemmModel(1, 0), options)]);
-  const run = async (session: ort.InferenceSession, a: ort.Tensor, b: ort.Tensor) => (await session.run({ A: a, B: b })).C!.data as Float32Array;
+  const [nt, tn] = await Promise.all([
+    ort.InferenceSession.create(gemmModel(0, 1), options),
+    ort.InferenceSession.create(gemmModel(1, 0), options),
+  ]);
+  const run = async (session: ort.InferenceSession, a: ort.Tensor, b: ort.Tensor) =>
+    (await session.run({ A: a, B: b })).C!.data as Float32Array;
   return {
-    timesTransposed: (a, rows, inner, b, cols) => run(nt, new ort.Tensor('float32', a, [rows, inner]), new ort.Tensor('float32', b, [cols, inner])),
-    transposedTimes: (a, inner, rows, b, cols) => run(tn, new ort.Tensor('float32', a, [inner, rows]), new ort.Tensor('float32', b, [inner, cols])),
+    timesTransposed: (a, rows, inner, b, cols) =>
+      run(nt, new ort.Tensor('float32', a, [rows, inner]), new ort.Tensor('float32', b, [cols, inner])),
+    transposedTimes: (a, inner, rows, b, cols) =>
+      run(tn, new ort.Tensor('float32', a, [inner, rows]), new ort.Tensor('float32', b, [inner, cols])),
   };
 }
 

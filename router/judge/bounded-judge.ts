@@ -83,7 +83,10 @@ export class BoundedJudge {
     const elapsed = () => Math.round(performance.now() - started);
     const key = `${revision}\n${question.candidate.key}\n${question.intent}`;
     const known = this.cache.get(key);
-    if (known !== undefined) return known === null ? { kind: 'abstained', ms: elapsed() } : { kind: 'answered', yes: known, cached: true, ms: elapsed() };
+    if (known !== undefined)
+      return known === null
+        ? { kind: 'abstained', ms: elapsed() }
+        : { kind: 'answered', yes: known, cached: true, ms: elapsed() };
 
     const deadline = started + this.bounds.timeoutMs;
     const judgement = this.line.turn(certainty).then(async (admitted): Promise<number | null | undefined | 'busy'> => {
@@ -110,7 +113,9 @@ export class BoundedJudge {
       const result = await Promise.race([judgement, timeout]);
       if (result === 'busy') return { kind: 'busy' };
       if (result === 'timeout' || result === undefined) return { kind: 'timeout', ms: elapsed() };
-      return result === null ? { kind: 'abstained', ms: elapsed() } : { kind: 'answered', yes: result, cached: false, ms: elapsed() };
+      return result === null
+        ? { kind: 'abstained', ms: elapsed() }
+        : { kind: 'answered', yes: result, cached: false, ms: elapsed() };
     } catch (error) {
       return { kind: 'error', message: (error as Error).message ?? String(error), ms: elapsed() };
     } finally {

@@ -8,10 +8,24 @@ import { judgeFits, type JudgeStatus } from './judge-auto';
 import { probeJudge } from './judge-probe';
 import { availableParallelism, freemem } from 'node:os';
 
-type JudgeConfig = Pick<Config, 'ROUTER_JUDGE' | 'ROUTER_JUDGE_MODEL' | 'ROUTER_JUDGE_TIMEOUT_MS' | 'ROUTER_PARAMS_MODEL_TIMEOUT_MS' | 'ROUTER_JUDGE_THREADS' | 'LLM_MODEL' | 'LLM_BASE_URL' | 'LLM_API_KEY'>;
+type JudgeConfig = Pick<
+  Config,
+  | 'ROUTER_JUDGE'
+  | 'ROUTER_JUDGE_MODEL'
+  | 'ROUTER_JUDGE_TIMEOUT_MS'
+  | 'ROUTER_PARAMS_MODEL_TIMEOUT_MS'
+  | 'ROUTER_JUDGE_THREADS'
+  | 'LLM_MODEL'
+  | 'LLM_BASE_URL'
+  | 'LLM_API_KEY'
+>;
 
 /** The judge in use and why: what ROUTER_JUDGE says, `auto` decided for this host (judge-auto.ts). */
-export function judgeStatusOf(config: Pick<Config, 'ROUTER_JUDGE' | 'ROUTER_JUDGE_MODEL'>, env: NodeJS.ProcessEnv = process.env, host = { cores: availableParallelism(), freeBytes: freemem() }): JudgeStatus {
+export function judgeStatusOf(
+  config: Pick<Config, 'ROUTER_JUDGE' | 'ROUTER_JUDGE_MODEL'>,
+  env: NodeJS.ProcessEnv = process.env,
+  host = { cores: availableParallelism(), freeBytes: freemem() },
+): JudgeStatus {
   const setting = config.ROUTER_JUDGE;
   if (setting !== 'auto') return { setting, active: setting, why: `ROUTER_JUDGE=${setting}` };
   const installed = Boolean(locateJudgeModel(config.ROUTER_JUDGE_MODEL, env)) && llamaRuntimeInstalled(env);
@@ -34,16 +48,28 @@ export function createJudge(
 ): BoundedJudge | undefined {
   const probing = status.setting === 'auto' && status.active === 'local';
   const bounds = { timeoutMs: config.ROUTER_JUDGE_TIMEOUT_MS, startsOff: probing };
-  if (status.setting === 'auto') logger.info(`router: ROUTER_JUDGE=auto: the local judge ${probing ? 'fits this host; it is off until a judgement is timed' : 'is off'} (${status.why})`);
+  if (status.setting === 'auto')
+    logger.info(
+      `router: ROUTER_JUDGE=auto: the local judge ${probing ? 'fits this host; it is off until a judgement is timed' : 'is off'} (${status.why})`,
+    );
   if (status.active === 'llm') {
     const model = config.ROUTER_JUDGE_MODEL ?? config.LLM_MODEL!;
     logger.info(`router: the judge is ${model} at ${config.LLM_BASE_URL ?? 'the OpenAI API'}`);
-    return new BoundedJudge(new OpenAiJudge({ model, ...(config.LLM_BASE_URL ? { baseURL: config.LLM_BASE_URL } : {}), ...(config.LLM_API_KEY ? { apiKey: config.LLM_API_KEY } : {}) }), bounds);
+    return new BoundedJudge(
+      new OpenAiJudge({
+        model,
+        ...(config.LLM_BASE_URL ? { baseURL: config.LLM_BASE_URL } : {}),
+        ...(config.LLM_API_KEY ? { apiKey: config.LLM_API_KEY } : {}),
+      }),
+      bounds,
+    );
   }
   if (status.active === 'local') {
     const modelPath = locateJudgeModel(config.ROUTER_JUDGE_MODEL, env);
     if (!modelPath) {
-      logger.warn(`router: no judge: ${config.ROUTER_JUDGE_MODEL ?? 'the default judge model'} is not there (\`npm run models -- --judge\`)`);
+      logger.warn(
+        `router: no judge: ${config.ROUTER_JUDGE_MODEL ?? 'the default judge model'} is not there (\`npm run models -- --judge\`)`,
+      );
       return undefined;
     }
     if (!llamaRuntimeInstalled(env)) {
@@ -73,14 +99,31 @@ export function createJudge(
 }
 
 /** `auto`: times the judge on this host and switches it on only if it answers in time (judge-probe.ts). */
-export async function switchByProbe(judge: BoundedJudge, timeoutMs: number, status: JudgeStatus, logger: JudgeLogger, onStatus: (status: JudgeStatus) => void, probeOptions: { attempts?: number; retryMs?: number } = {}): Promise<void> {
-  onStatus({ ...status, active: 'off', probing: true, why: `${status.why}; timing a judgement on this host (off meanwhile)` });
+export async function switchByProbe(
+  judge: BoundedJudge,
+  timeoutMs: number,
+  status: JudgeStatus,
+  logger: JudgeLogger,
+  onStatus: (status: JudgeStatus) => void,
+  probeOptions: { attempts?: number; retryMs?: number } = {},
+): Promise<void> {
+  onStatus({
+    ...status,
+    active: 'off',
+    probing: true,
+    why: `${status.why}; timing a judgement on this host (off meanwhile)`,
+  });
   const result = await probeJudge(judge.provider, {
     timeoutMs,
     ...probeOptions,
     onAttempt: (attempt, { why }) => logger.info(`router: ROUTER_JUDGE=auto: probe ${attempt}: ${why}`),
   });
   judge.switchOn(result.fits);
-  onStatus({ setting: status.setting, active: result.fits ? 'local' : 'off', why: `${status.why}; ${result.why}`, ...(result.ms !== undefined ? { probe_ms: Math.round(result.ms) } : {}) });
+  onStatus({
+    setting: status.setting,
+    active: result.fits ? 'local' : 'off',
+    why: `${status.why}; ${result.why}`,
+    ...(result.ms !== undefined ? { probe_ms: Math.round(result.ms) } : {}),
+  });
   logger.info(`router: ROUTER_JUDGE=auto: the local judge is ${result.fits ? 'on' : 'off'}: ${result.why}`);
 }

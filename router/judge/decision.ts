@@ -96,10 +96,18 @@ function logit(p: number): number {
 }
 
 /** The combined evidence for taking the request; ≥ 0 accepts. */
-export function combinedScore(yes: number, view: Pick<HeadView, 'best' | 'accept' | 'gap'>, weights: Weights = weightsFor(view)): number {
+export function combinedScore(
+  yes: number,
+  view: Pick<HeadView, 'best' | 'accept' | 'gap'>,
+  weights: Weights = weightsFor(view),
+): number {
   return logit(yes) + weights.head * Math.log(view.best / view.accept) - weights.bias;
 }
 
-export function judgedVerdict(yes: number, view: Pick<HeadView, 'best' | 'accept' | 'gap'>, weights: Weights = weightsFor(view)): 'accept' | 'refuse' {
+export function judgedVerdict(
+  yes: number,
+  view: Pick<HeadView, 'best' | 'accept' | 'gap'>,
+  weights: Weights = weightsFor(view),
+): 'accept' | 'refuse' {
   return combinedScore(yes, view, weights) >= 0 ? 'accept' : 'refuse';
 }

@@ -35,6 +35,7 @@ const GIB = 1024 ** 3;
 export function judgeFits(host: JudgeHost): { fits: boolean; why: string } {
   if (!host.installed) return { fits: false, why: 'its model or runtime is not installed (npm run models -- --judge)' };
   if (host.cores < MIN_CORES) return { fits: false, why: `${host.cores} CPU core(s); it needs ${MIN_CORES}` };
-  if (host.freeBytes < MIN_FREE_BYTES) return { fits: false, why: `${(host.freeBytes / GIB).toFixed(1)} GiB free; it needs ${MIN_FREE_BYTES / GIB} GiB` };
+  if (host.freeBytes < MIN_FREE_BYTES)
+    return { fits: false, why: `${(host.freeBytes / GIB).toFixed(1)} GiB free; it needs ${MIN_FREE_BYTES / GIB} GiB` };
   return { fits: true, why: `installed, ${host.cores} CPU cores, ${(host.freeBytes / GIB).toFixed(1)} GiB free` };
 }

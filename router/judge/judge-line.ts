@@ -57,7 +57,8 @@ export class JudgeLine {
 
   /** A turn ended after `ms` of reading (undefined: nothing was read); the next in line goes. */
   done(ms?: number): void {
-    if (ms !== undefined) this.paceMs = this.paceMs === undefined ? ms : (1 - PACE_WEIGHT) * this.paceMs + PACE_WEIGHT * ms;
+    if (ms !== undefined)
+      this.paceMs = this.paceMs === undefined ? ms : (1 - PACE_WEIGHT) * this.paceMs + PACE_WEIGHT * ms;
     const next = this.waiting.shift();
     if (next) next.admit(true);
     else this.reading = false;

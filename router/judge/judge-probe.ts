@@ -47,7 +47,11 @@ export function probeFits(ms: number, timeoutMs: number): ProbeResult {
   const measured = `a judgement of a held card took ${Math.round(ms)} ms on this host`;
   return ms <= limit
     ? { fits: true, why: `${measured} (at most ${limit} ms fits ROUTER_JUDGE_TIMEOUT_MS ${timeoutMs})`, ms }
-    : { fits: false, why: `${measured}; ROUTER_JUDGE_TIMEOUT_MS ${timeoutMs} needs at most ${limit} ms (ROUTER_JUDGE=local keeps it on)`, ms };
+    : {
+        fits: false,
+        why: `${measured}; ROUTER_JUDGE_TIMEOUT_MS ${timeoutMs} needs at most ${limit} ms (ROUTER_JUDGE=local keeps it on)`,
+        ms,
+      };
 }
 
 /** One attempt: the card is read once (its prefix kept), then the held-card judgement is timed. */

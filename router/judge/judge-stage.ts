@@ -51,20 +51,45 @@ export async function reviewVerdict(
   const second = groups.find((g) => g !== first);
   const top = input.candidate(first.keys[0]!);
   const nearest = input.gaps?.get(top.key);
-  const view: HeadView = { verdict: verdict.kind, best: first.probability, accept: operatingPointOf(first, input.thresholds).accept, second: second?.probability ?? 0, gap: nearest?.gap };
+  const view: HeadView = {
+    verdict: verdict.kind,
+    best: first.probability,
+    accept: operatingPointOf(first, input.thresholds).accept,
+    second: second?.probability ?? 0,
+    gap: nearest?.gap,
+  };
   const reason = judgeReason(view);
   if (!reason) return { verdict };
-  const base = { judge: judge.name, reason, capability: top.key, ...(nearest && nearFence(view) ? { fence: nearest.fence, gap: round(nearest.gap) } : {}) };
+  const base = {
+    judge: judge.name,
+    reason,
+    capability: top.key,
+    ...(nearest && nearFence(view) ? { fence: nearest.fence, gap: round(nearest.gap) } : {}),
+  };
   // The farther the head's verdict is from its threshold, the sooner it is shed when the judge is busy.
-  const outcome = await judge.ask({ intent: input.intent, candidate: top }, input.revision, Math.abs(view.best - view.accept));
+  const outcome = await judge.ask(
+    { intent: input.intent, candidate: top },
+    input.revision,
+    Math.abs(view.best - view.accept),
+  );
   if (outcome.kind === 'off') return { verdict };
   if (outcome.kind === 'busy') return { verdict, explanation: { ...base, outcome: 'busy' } };
-  if (outcome.kind === 'timeout' || outcome.kind === 'abstained') return { verdict, explanation: { ...base, outcome: outcome.kind, ms: outcome.ms } };
-  if (outcome.kind === 'error') return { verdict, explanation: { ...base, outcome: 'error', error: outcome.message, ms: outcome.ms } };
+  if (outcome.kind === 'timeout' || outcome.kind === 'abstained')
+    return { verdict, explanation: { ...base, outcome: outcome.kind, ms: outcome.ms } };
+  if (outcome.kind === 'error')
+    return { verdict, explanation: { ...base, outcome: 'error', error: outcome.message, ms: outcome.ms } };
   const judged = judgedVerdict(outcome.yes, view);
-  const explanation: JudgeExplanation = { ...base, outcome: 'agreed', p_yes: round(outcome.yes), score: round(combinedScore(outcome.yes, view)), cached: outcome.cached, ms: outcome.ms };
+  const explanation: JudgeExplanation = {
+    ...base,
+    outcome: 'agreed',
+    p_yes: round(outcome.yes),
+    score: round(combinedScore(outcome.yes, view)),
+    cached: outcome.cached,
+    ms: outcome.ms,
+  };
   if (judged === verdict.kind) return { verdict, explanation };
-  const overruled: HeadVerdict = judged === 'refuse' ? { kind: 'refuse', best: first } : { kind: 'accept', group: first };
+  const overruled: HeadVerdict =
+    judged === 'refuse' ? { kind: 'refuse', best: first } : { kind: 'accept', group: first };
   return { verdict: overruled, explanation: { ...explanation, outcome: 'overruled' } };
 }
 

@@ -18,13 +18,24 @@ import { PrefixPool, type LlamaSequence } from './prefix-pool';
 import { commonPrefixLength, type Token } from './prefix-slots';
 import { FILL_SYSTEM_PROMPT, fillUserPrompt, type FillRequest } from '../params/fill-prompt';
 import { filledFields, fillSchema, type GrammarSchema } from '../params/fill-schema';
-import { answerWord, questionParts, SYSTEM_PROMPT, yesProbability, type JudgeProvider, type JudgeQuestion } from './question';
+import {
+  answerWord,
+  questionParts,
+  SYSTEM_PROMPT,
+  yesProbability,
+  type JudgeProvider,
+  type JudgeQuestion,
+} from './question';
 
 /** The part of node-llama-cpp's API used here (the package is not a dependency of the project, so not typed by it). */
 interface LlamaRuntime {
   getLlama(options: { gpu: false; build: 'never'; logLevel: 'error'; maxThreads: number }): Promise<Llama>;
   resolveChatWrapper(model: LlamaModel): ChatWrapper;
-  LlamaChatSession: new (options: { contextSequence: LlamaSequence; systemPrompt: string; autoDisposeSequence: false }) => LlamaChatSession;
+  LlamaChatSession: new (options: {
+    contextSequence: LlamaSequence;
+    systemPrompt: string;
+    autoDisposeSequence: false;
+  }) => LlamaChatSession;
 }
 interface Llama {
   loadModel(options: { modelPath: string; gpuLayers: 0 }): Promise<LlamaModel>;
@@ -35,20 +46,32 @@ interface LlamaGrammar {
   parse(json: string): unknown;
 }
 interface LlamaChatSession {
-  prompt(text: string, options: { grammar: LlamaGrammar; maxTokens: number; temperature: 0; signal?: AbortSignal }): Promise<string>;
+  prompt(
+    text: string,
+    options: { grammar: LlamaGrammar; maxTokens: number; temperature: 0; signal?: AbortSignal },
+  ): Promise<string>;
   dispose(options: { disposeSequence: false }): void;
 }
 interface LlamaModel {
   readonly tokenizer: unknown;
   detokenize(tokens: readonly Token[]): string;
-  createContext(options: { contextSize: number; threads: number; sequences: number; batchSize: number }): Promise<LlamaContext>;
+  createContext(options: {
+    contextSize: number;
+    threads: number;
+    sequences: number;
+    batchSize: number;
+  }): Promise<LlamaContext>;
 }
 interface LlamaContext {
   readonly contextSize: number;
   getSequence(): LlamaSequence;
 }
 interface ChatWrapper {
-  generateContextState(options: { chatHistory: ({ type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: string[] })[] }): {
+  generateContextState(options: {
+    chatHistory: (
+      { type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: string[] }
+    )[];
+  }): {
     contextText: { tokenize(tokenizer: unknown): Token[] };
   };
 }
@@ -121,8 +144,16 @@ export class LocalJudge implements JudgeProvider {
   }
 
   private async pool(model: LlamaModel, sequences: number, tokens: number): Promise<PrefixPool> {
-    const context = await model.createContext({ contextSize: tokens, threads: this.threads, sequences, batchSize: BATCH_SIZE });
-    return new PrefixPool(Array.from({ length: sequences }, () => context.getSequence()), context.contextSize);
+    const context = await model.createContext({
+      contextSize: tokens,
+      threads: this.threads,
+      sequences,
+      batchSize: BATCH_SIZE,
+    });
+    return new PrefixPool(
+      Array.from({ length: sequences }, () => context.getSequence()),
+      context.contextSize,
+    );
   }
 
   judge(question: JudgeQuestion): Promise<number | undefined> {
@@ -155,7 +186,15 @@ export class LocalJudge implements JudgeProvider {
   }
 
   private async generate(request: FillRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const answer = await this.generateJson({ system: FILL_SYSTEM_PROMPT, user: fillUserPrompt(request), schema: fillSchema(request.schema, request.fields), maxTokens: FILL_ANSWER_TOKENS }, signal);
+    const answer = await this.generateJson(
+      {
+        system: FILL_SYSTEM_PROMPT,
+        user: fillUserPrompt(request),
+        schema: fillSchema(request.schema, request.fields),
+        maxTokens: FILL_ANSWER_TOKENS,
+      },
+      signal,
+    );
     return filledFields(answer, request.fields);
   }
 
@@ -163,17 +202,39 @@ export class LocalJudge implements JudgeProvider {
    * A JSON value generated under the grammar of `schema` (the planner's proposed split, planner/model-split.ts), on
    * the same line and sequence as filling.
    */
-  propose(request: { system: string; user: string; schema: GrammarSchema; maxTokens: number }, signal?: AbortSignal): Promise<unknown> {
+  propose(
+    request: { system: string; user: string; schema: GrammarSchema; maxTokens: number },
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     return this.line.run(() => this.generateJson(request, signal));
   }
 
-  private async generateJson(request: { system: string; user: string; schema: GrammarSchema; maxTokens: number }, signal?: AbortSignal): Promise<unknown> {
+  private async generateJson(
+    request: { system: string; user: string; schema: GrammarSchema; maxTokens: number },
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     const loaded = await this.load();
-    loaded.filling ??= (await loaded.model.createContext({ contextSize: FILL_TOKENS, threads: this.threads, sequences: 1, batchSize: BATCH_SIZE })).getSequence();
+    loaded.filling ??= (
+      await loaded.model.createContext({
+        contextSize: FILL_TOKENS,
+        threads: this.threads,
+        sequences: 1,
+        batchSize: BATCH_SIZE,
+      })
+    ).getSequence();
     const grammar = await loaded.llama.createGrammarForJsonSchema(request.schema);
-    const session = new loaded.runtime.LlamaChatSession({ contextSequence: loaded.filling, systemPrompt: request.system, autoDisposeSequence: false });
+    const session = new loaded.runtime.LlamaChatSession({
+      contextSequence: loaded.filling,
+      systemPrompt: request.system,
+      autoDisposeSequence: false,
+    });
     try {
-      const answer = await session.prompt(request.user, { grammar, maxTokens: request.maxTokens, temperature: 0, ...(signal ? { signal } : {}) });
+      const answer = await session.prompt(request.user, {
+        grammar,
+        maxTokens: request.maxTokens,
+        temperature: 0,
+        ...(signal ? { signal } : {}),
+      });
       return grammar.parse(answer);
     } finally {
       session.dispose({ disposeSequence: false });
@@ -189,7 +250,13 @@ export class LocalJudge implements JudgeProvider {
   private tokens({ model, wrapper }: Loaded, question: JudgeQuestion): { prompt: Token[]; prefixLength: number } {
     const render = (user: string) =>
       wrapper
-        .generateContextState({ chatHistory: [{ type: 'system', text: SYSTEM_PROMPT }, { type: 'user', text: user }, { type: 'model', response: [] }] })
+        .generateContextState({
+          chatHistory: [
+            { type: 'system', text: SYSTEM_PROMPT },
+            { type: 'user', text: user },
+            { type: 'model', response: [] },
+          ],
+        })
         .contextText.tokenize(model.tokenizer);
     const { card, request } = questionParts(question);
     const prompt = render(card + request);

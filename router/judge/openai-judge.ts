@@ -5,7 +5,14 @@
  * returns none is read by its answer: yes → 1, no → 0.
  */
 import OpenAI from 'openai';
-import { answerWord, questionText, SYSTEM_PROMPT, yesProbability, type JudgeProvider, type JudgeQuestion } from './question';
+import {
+  answerWord,
+  questionText,
+  SYSTEM_PROMPT,
+  yesProbability,
+  type JudgeProvider,
+  type JudgeQuestion,
+} from './question';
 
 export interface OpenAiJudgeOptions {
   model: string;

@@ -9,7 +9,9 @@ export interface LlamaSequence {
   readonly contextTokens: readonly Token[];
   readonly nextTokenIndex: number;
   eraseContextTokenRanges(ranges: { start: number; end: number }[]): Promise<void>;
-  controlledEvaluate(input: (Token | [Token, { generateNext: { probabilities: true } }])[]): Promise<({ next: { probabilities?: Map<Token, number> } } | undefined)[]>;
+  controlledEvaluate(
+    input: (Token | [Token, { generateNext: { probabilities: true } }])[],
+  ): Promise<({ next: { probabilities?: Map<Token, number> } } | undefined)[]>;
 }
 
 export interface PoolRead {
@@ -44,7 +46,10 @@ export class PrefixPool {
     this.lastUsed[index] = ++this.clock;
     await eraseFrom(sequence, keep);
     const rest = prompt.slice(keep);
-    const last: [Token, { generateNext: { probabilities: true } }] = [rest[rest.length - 1]!, { generateNext: { probabilities: true } }];
+    const last: [Token, { generateNext: { probabilities: true } }] = [
+      rest[rest.length - 1]!,
+      { generateNext: { probabilities: true } },
+    ];
     try {
       const output = await sequence.controlledEvaluate([...rest.slice(0, -1), last]);
       const probabilities = output[output.length - 1]?.next.probabilities;
@@ -57,5 +62,6 @@ export class PrefixPool {
 }
 
 async function eraseFrom(sequence: LlamaSequence, start: number): Promise<void> {
-  if (start < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start, end: sequence.nextTokenIndex }]);
+  if (start < sequence.nextTokenIndex)
+    await sequence.eraseContextTokenRanges([{ start, end: sequence.nextTokenIndex }]);
 }

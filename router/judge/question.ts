@@ -41,11 +41,18 @@ function quoted(texts: readonly string[]): string {
 /** The capability as the judge reads it. */
 export function cardText(candidate: CapabilityCandidate): string {
   const { capability } = candidate;
-  const lines = [`Service: ${candidate.agent_name} — ${humanName(capability.name)}`, `What it does: ${capability.description}`];
-  if (capability.examples.length > 0) lines.push(`Requests it takes, e.g.: ${quoted(capability.examples.slice(0, EXAMPLES_SHOWN))}`);
+  const lines = [
+    `Service: ${candidate.agent_name} — ${humanName(capability.name)}`,
+    `What it does: ${capability.description}`,
+  ];
+  if (capability.examples.length > 0)
+    lines.push(`Requests it takes, e.g.: ${quoted(capability.examples.slice(0, EXAMPLES_SHOWN))}`);
   // A lesson is a counter-example learned from an agent's report: the judge reads it like one (on zh/en dev this did
   // not carry over to other misroutes: docs/benchmarks.md, "Misroute lessons").
-  const counter = [...(capability.counter_examples ?? []).slice(0, COUNTER_EXAMPLES_SHOWN), ...(candidate.misroutes ?? []).slice(-LESSONS_SHOWN)];
+  const counter = [
+    ...(capability.counter_examples ?? []).slice(0, COUNTER_EXAMPLES_SHOWN),
+    ...(candidate.misroutes ?? []).slice(-LESSONS_SHOWN),
+  ];
   if (counter.length > 0) lines.push(`Requests it does not take, e.g.: ${quoted(counter)}`);
   const excluded = exclusionClauses(capability.description);
   if (excluded.length > 0) lines.push(`It does NOT: ${excluded.join('; ')}`);
@@ -70,7 +77,10 @@ export function questionText(question: JudgeQuestion): string {
 
 /** Whether a first token means yes, no, or neither ("Yes", " no", "YES."…). */
 export function answerWord(token: string): 'yes' | 'no' | undefined {
-  const word = token.trim().toLowerCase().replace(/[.!,:]$/, '');
+  const word = token
+    .trim()
+    .toLowerCase()
+    .replace(/[.!,:]$/, '');
   return word === 'yes' ? 'yes' : word === 'no' ? 'no' : undefined;
 }
 

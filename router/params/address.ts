@@ -19,17 +19,19 @@ export function addressParts(schema: PropertySchema): Map<string, AddressPart> |
     if (words.includes('province') || words.includes('state') || /^省/.test(d)) parts.set(name, 'province');
     else if (words.includes('city') || /^城市/.test(d)) parts.set(name, 'city');
     else if (words.includes('district') || words.includes('county') || /^区/.test(d)) parts.set(name, 'district');
-    else if (words.includes('detail') || words.includes('street') || words.includes('line1') || /详细地址|街道/.test(d)) parts.set(name, 'detail');
-    else if (words.includes('phone') || words.includes('mobile') || words.includes('tel')) parts.set(name, 'receiver_phone');
+    else if (words.includes('detail') || words.includes('street') || words.includes('line1') || /详细地址|街道/.test(d))
+      parts.set(name, 'detail');
+    else if (words.includes('phone') || words.includes('mobile') || words.includes('tel'))
+      parts.set(name, 'receiver_phone');
     else if (words.includes('name') || /姓名|联系人|收件人/.test(d)) parts.set(name, 'receiver_name');
   }
   const values = new Set(parts.values());
   return values.has('detail') || (values.has('city') && values.has('district')) ? parts : undefined;
 }
 
-const SURNAMES = new Set(
-  [...'王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝'],
-);
+const SURNAMES = new Set([
+  ...'王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝',
+]);
 /** Characters that end a name: what follows a name in an address line, not part of it. */
 const NOT_IN_NAME = /[手电号收的了和先女男在电话，,。\s\d是为改换写]/;
 
@@ -68,19 +70,29 @@ export function receiverName(text: string, phone?: string): string | undefined {
     for (const len of [3, 2]) {
       const start = m.index! - len;
       // The name starts a phrase ("，刘洋收", "交给刘洋收", "1201室刘洋收"): in "门卫代收" 卫代 is inside a word.
-      const opensPhrase = start === 0 || !CJK_CHAR.test(text.charAt(start - 1)) || /[给交由号室栋层座]/.test(text.charAt(start - 1));
-      if (start >= 0 && opensPhrase && nameAt(text, start) === text.slice(start, m.index!) && !/[市区县路号]/.test(text.slice(start, m.index!))) return text.slice(start, m.index!);
+      const opensPhrase =
+        start === 0 || !CJK_CHAR.test(text.charAt(start - 1)) || /[给交由号室栋层座]/.test(text.charAt(start - 1));
+      if (
+        start >= 0 &&
+        opensPhrase &&
+        nameAt(text, start) === text.slice(start, m.index!) &&
+        !/[市区县路号]/.test(text.slice(start, m.index!))
+      )
+        return text.slice(start, m.index!);
     }
   }
   // English: "recipient Wang Fang", "attn: Li Na", "to Li Na,".
-  const english = text.match(/\b(?:[Rr]ecipient|[Rr]eceiver|[Aa]ddressee|[Aa]ttn|[Aa]ttention|[Nn]ame)\s*(?:is|:)?\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2})\b/);
+  const english = text.match(
+    /\b(?:[Rr]ecipient|[Rr]eceiver|[Aa]ddressee|[Aa]ttn|[Aa]ttention|[Nn]ame)\s*(?:is|:)?\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2})\b/,
+  );
   if (english) return english[1];
   if (phone) {
     const at = text.indexOf(phone);
     const before = text.slice(Math.max(0, at - 5), at).replace(/\s+$/, '');
     for (const len of [3, 2]) {
       const start = before.length - len;
-      if (start >= 0 && nameAt(before, start) === before.slice(start) && !/[市区县路号]/.test(before.slice(start))) return before.slice(start);
+      if (start >= 0 && nameAt(before, start) === before.slice(start) && !/[市区县路号]/.test(before.slice(start)))
+        return before.slice(start);
     }
   }
   return undefined;
@@ -93,7 +105,8 @@ function chineseAddress(text: string): Partial<Record<AddressPart, string>> {
   const mentions = placesIn(text);
   for (let i = 0; i < mentions.length; i++) {
     const chain = [mentions[i]!];
-    while (i + chain.length < mentions.length && mentions[i + chain.length]!.start === chain.at(-1)!.end) chain.push(mentions[i + chain.length]!);
+    while (i + chain.length < mentions.length && mentions[i + chain.length]!.start === chain.at(-1)!.end)
+      chain.push(mentions[i + chain.length]!);
     const out: Partial<Record<AddressPart, string>> = {};
     for (const m of chain) {
       const levels = new Set(m.candidates.map((c) => c.level));
@@ -101,7 +114,8 @@ function chineseAddress(text: string): Partial<Record<AddressPart, string>> {
         out.province = m.text;
         if (m.candidates.some((c) => c.municipality)) out.city = m.text;
       } else if (levels.has('city') && !out.city) out.city = m.text;
-      else if (levels.has('district') && !out.district && m.text.length >= 2 && /[区县市旗]$/.test(m.text)) out.district = m.text;
+      else if (levels.has('district') && !out.district && m.text.length >= 2 && /[区县市旗]$/.test(m.text))
+        out.district = m.text;
     }
     const rest = text.slice(chain.at(-1)!.end);
     const end = rest.search(DETAIL_END);
@@ -115,13 +129,41 @@ function chineseAddress(text: string): Partial<Record<AddressPart, string>> {
 const MUNICIPALITIES_EN = new Set(['Beijing', 'Shanghai', 'Tianjin', 'Chongqing']);
 /** Provinces and regions in pinyin, as English addresses write them after the city. */
 const PROVINCES_EN = new Set([
-  'Anhui', 'Fujian', 'Gansu', 'Guangdong', 'Guangxi', 'Guizhou', 'Hainan', 'Hebei', 'Heilongjiang', 'Henan', 'Hubei', 'Hunan',
-  'Inner Mongolia', 'Jiangsu', 'Jiangxi', 'Jilin', 'Liaoning', 'Ningxia', 'Qinghai', 'Shaanxi', 'Shandong', 'Shanxi', 'Sichuan',
-  'Tibet', 'Xinjiang', 'Yunnan', 'Zhejiang', 'Hong Kong', 'Macau', 'Taiwan',
+  'Anhui',
+  'Fujian',
+  'Gansu',
+  'Guangdong',
+  'Guangxi',
+  'Guizhou',
+  'Hainan',
+  'Hebei',
+  'Heilongjiang',
+  'Henan',
+  'Hubei',
+  'Hunan',
+  'Inner Mongolia',
+  'Jiangsu',
+  'Jiangxi',
+  'Jilin',
+  'Liaoning',
+  'Ningxia',
+  'Qinghai',
+  'Shaanxi',
+  'Shandong',
+  'Shanxi',
+  'Sichuan',
+  'Tibet',
+  'Xinjiang',
+  'Yunnan',
+  'Zhejiang',
+  'Hong Kong',
+  'Macau',
+  'Taiwan',
 ]);
 /** What follows the city: ", Guangdong" or ", Guangdong Province". */
 const EN_PROVINCE_AFTER = /^\s*,\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)(?:\s+Province)?\b/;
-const EN_ADDRESS = /((?:(?:Room|Rm\.?|Flat|Unit|Apt\.?|Apartment|Suite)\s*[\w-]+,?\s*)?\d+[A-Za-z]?\s+[A-Z][\w\s.'-]*?(?:Road|Street|Avenue|Lane|Boulevard|Rd|St|Ave|Blvd|Way|Drive))\s*,\s*(?:([A-Z][\w\s'-]*?(?:District|County))\s*,\s*)?([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)/;
+const EN_ADDRESS =
+  /((?:(?:Room|Rm\.?|Flat|Unit|Apt\.?|Apartment|Suite)\s*[\w-]+,?\s*)?\d+[A-Za-z]?\s+[A-Z][\w\s.'-]*?(?:Road|Street|Avenue|Lane|Boulevard|Rd|St|Ave|Blvd|Way|Drive))\s*,\s*(?:([A-Z][\w\s'-]*?(?:District|County))\s*,\s*)?([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)/;
 
 function englishAddress(text: string): Partial<Record<AddressPart, string>> {
   const m = text.match(EN_ADDRESS);
@@ -135,7 +177,11 @@ function englishAddress(text: string): Partial<Record<AddressPart, string>> {
 }
 
 /** The address object for `schema`, given the phone numbers already assigned to its phone sub-property. */
-export function extractAddress(text: string, schema: PropertySchema, phone?: string): Record<string, string> | undefined {
+export function extractAddress(
+  text: string,
+  schema: PropertySchema,
+  phone?: string,
+): Record<string, string> | undefined {
   const parts = addressParts(schema);
   if (!parts) return undefined;
   const found = { ...chineseAddress(text) };

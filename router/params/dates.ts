@@ -26,7 +26,8 @@ export interface DateMention {
 const NUMERIC_DATE = /(?<!\d)(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})(?!\d)\s*[日号]?/g;
 
 /** A range of days in one month, the month written once (the year too, when written). */
-const ZH_DAY_RANGE = /(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?\s*(?:到|至|-|~|—|–)\s*(\d{1,2})\s*[日号]/g;
+const ZH_DAY_RANGE =
+  /(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?\s*(?:到|至|-|~|—|–)\s*(\d{1,2})\s*[日号]/g;
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
@@ -55,7 +56,9 @@ function fixZhWeekday(result: chrono.ParsedResult, ref: { instant: Date }): Date
   const written = WEEKDAY_INDEX[weekday[1]!]!;
   const actual = new Date(Date.UTC(parts.year, parts.month - 1, parts.day)).getUTCDay();
   if (actual === written) return parts;
-  const alone = chrono.zh.hans.parse(result.text.slice(0, (weekday.index ?? 0) + weekday[0].length), ref, { forwardDate: true })[0];
+  const alone = chrono.zh.hans.parse(result.text.slice(0, (weekday.index ?? 0) + weekday[0].length), ref, {
+    forwardDate: true,
+  })[0];
   if (!alone) return parts;
   return { ...parts, year: alone.start.get('year')!, month: alone.start.get('month')!, day: alone.start.get('day')! };
 }
@@ -64,21 +67,35 @@ function fixZhWeekday(result: chrono.ParsedResult, ref: { instant: Date }): Date
  * "for two weeks", "5 days": how long, not when — chrono reads a bare duration as that far ahead ("no updates for
  * two weeks" would be a date two weeks from now). "in two weeks", "two weeks ago", "3 days later" keep their date.
  */
-const EN_DURATION = /^(?:for\s+)?(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|few|a couple of|couple of|several|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?|years?)$/i;
+const EN_DURATION =
+  /^(?:for\s+)?(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|few|a couple of|couple of|several|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?|years?)$/i;
 
 /** Every date mention, left to right. `offsetMinutes` is the caller's time zone, for what "today" means. */
 export function datesIn(text: string, now: Date, offsetMinutes: number): DateMention[] {
   const found: DateMention[] = [];
   const wallNow = new Date(now.getTime() + offsetMinutes * 60_000);
   // "10月8号到11号", "2024年10月8日至11日": a range of days within one month.
-  const dayRanges = text.replace(ZH_DAY_RANGE, (whole, y: string | undefined, m: string, d1: string, d2: string, index: number) => {
-    const month = Number(m);
-    if (Number(d2) <= Number(d1) || month > 12) return whole;
-    let year = y ? Number(y) : wallNow.getUTCFullYear();
-    if (!y && (month < wallNow.getUTCMonth() + 1 || (month === wallNow.getUTCMonth() + 1 && Number(d2) < wallNow.getUTCDate()))) year += 1;
-    found.push({ start: { year, month, day: Number(d1) }, end: { year, month, day: Number(d2) }, index, text: whole.trimEnd() });
-    return ' '.repeat(whole.length);
-  });
+  const dayRanges = text.replace(
+    ZH_DAY_RANGE,
+    (whole, y: string | undefined, m: string, d1: string, d2: string, index: number) => {
+      const month = Number(m);
+      if (Number(d2) <= Number(d1) || month > 12) return whole;
+      let year = y ? Number(y) : wallNow.getUTCFullYear();
+      if (
+        !y &&
+        (month < wallNow.getUTCMonth() + 1 ||
+          (month === wallNow.getUTCMonth() + 1 && Number(d2) < wallNow.getUTCDate()))
+      )
+        year += 1;
+      found.push({
+        start: { year, month, day: Number(d1) },
+        end: { year, month, day: Number(d2) },
+        index,
+        text: whole.trimEnd(),
+      });
+      return ' '.repeat(whole.length);
+    },
+  );
   const masked = dayRanges.replace(NUMERIC_DATE, (whole, y: string, m: string, d: string, index: number) => {
     found.push({ start: { year: Number(y), month: Number(m), day: Number(d) }, index, text: whole.trimEnd() });
     return ' '.repeat(whole.length);
@@ -89,7 +106,8 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
   const ref = { instant: wall };
   const parser = CJK.test(text) ? chrono.zh.hans : chrono.en;
   for (const result of parser.parse(masked, ref, { forwardDate: true })) {
-    if (!result.start.isCertain('day') && !result.start.isCertain('weekday') && !result.start.isCertain('hour')) continue;
+    if (!result.start.isCertain('day') && !result.start.isCertain('weekday') && !result.start.isCertain('hour'))
+      continue;
     if (parser === chrono.en && EN_DURATION.test(result.text.trim())) continue;
     const start = parser === chrono.zh.hans ? fixZhWeekday(result, ref) : partsOf(result.start);
     const mention: DateMention = { start, index: result.index, text: result.text };
@@ -98,7 +116,9 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
   }
   // A time alone ("下午3点") next to a numeric date ("2024年9月6日上午10点") belongs to that date.
   for (const m of found) {
-    const next = found.find((o) => o !== m && o.index >= m.index + m.text.length && o.index <= m.index + m.text.length + 1);
+    const next = found.find(
+      (o) => o !== m && o.index >= m.index + m.text.length && o.index <= m.index + m.text.length + 1,
+    );
     if (m.start.hour === undefined && next && next.start.hour !== undefined && /^\d{4}/.test(m.text)) {
       m.start = { ...m.start, hour: next.start.hour, minute: next.start.minute };
       found.splice(found.indexOf(next), 1);
@@ -134,9 +154,13 @@ export function exampleOffset(description: string | undefined): number | undefin
 
 const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 /** "2024年7月", "2024-07", "2024/7" — but not a whole date ("2024年7月5日", "2024-07-05"). */
-const NUMERIC_YEAR_MONTH = /(?<![\d.])((?:19|20)\d{2})\s*(?:年|[-/.])\s*(\d{1,2})(?:\s*月份?(?!\s*\d)|(?!\s*[月\d]|\s*[-/.]\s*\d))/g;
+const NUMERIC_YEAR_MONTH =
+  /(?<![\d.])((?:19|20)\d{2})\s*(?:年|[-/.])\s*(\d{1,2})(?:\s*月份?(?!\s*\d)|(?!\s*[月\d]|\s*[-/.]\s*\d))/g;
 /** "June 2024", "Jul 2024", "2024 June". */
-const NAMED_YEAR_MONTH = new RegExp(`\\b(?:(${MONTH_NAMES.join('|')})[a-z]*\\.?,?\\s+((?:19|20)\\d{2})|((?:19|20)\\d{2})\\s+(${MONTH_NAMES.join('|')})[a-z]*)\\b`, 'gi');
+const NAMED_YEAR_MONTH = new RegExp(
+  `\\b(?:(${MONTH_NAMES.join('|')})[a-z]*\\.?,?\\s+((?:19|20)\\d{2})|((?:19|20)\\d{2})\\s+(${MONTH_NAMES.join('|')})[a-z]*)\\b`,
+  'gi',
+);
 
 /** Months named with their year, as "YYYY-MM", left to right. Never relative ("上个月", "last month"): those need a clock a labeller does not have, and the caller can say it. */
 export function yearMonthsIn(text: string): { value: string; index: number; length: number }[] {
@@ -147,7 +171,11 @@ export function yearMonthsIn(text: string): { value: string; index: number; leng
   }
   for (const m of text.matchAll(NAMED_YEAR_MONTH)) {
     const name = (m[1] ?? m[4])!.toLowerCase();
-    found.push({ value: `${m[2] ?? m[3]}-${pad(MONTH_NAMES.indexOf(name) + 1)}`, index: m.index!, length: m[0].length });
+    found.push({
+      value: `${m[2] ?? m[3]}-${pad(MONTH_NAMES.indexOf(name) + 1)}`,
+      index: m.index!,
+      length: m[0].length,
+    });
   }
   return found.sort((a, b) => a.index - b.index);
 }

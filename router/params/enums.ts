@@ -19,7 +19,12 @@ export function enumStrings(schema: PropertySchema): string[] {
  */
 export function describedLabels(schema: PropertySchema, values: string[]): Map<string, string> {
   const labels = new Map<string, string>();
-  const listed = (schema.description ?? '').split(/[:：]/).at(-1)!.split(/[/、,，|]/).map((s) => s.trim()).filter(Boolean);
+  const listed = (schema.description ?? '')
+    .split(/[:：]/)
+    .at(-1)!
+    .split(/[/、,，|]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (listed.length === values.length) values.forEach((v, i) => labels.set(v, listed[i]!));
   return labels;
 }
@@ -51,7 +56,10 @@ export function valueDescriptions(schema: PropertySchema, values: string[]): Map
     .sort((a, b) => a.start - b.start);
   mentions.forEach((m, i) => {
     const end = mentions[i + 1]?.start ?? description.length;
-    const text = description.slice(m.body, end).replace(/[\s,，;；.。)）]+$/u, '').trim();
+    const text = description
+      .slice(m.body, end)
+      .replace(/[\s,，;；.。)）]+$/u, '')
+      .trim();
     if (text) out.set(m.value, text);
   });
   return out;
@@ -62,13 +70,16 @@ export function labelsFor(value: string, described?: string, meaning?: string): 
   const own = value.toLowerCase();
   const labels = new Set([own, own.replace(/[_-]+/g, ' ')]);
   if (described) labels.add(described.toLowerCase());
-  for (const part of meaning?.split(/[,，;；、/()（）]/) ?? []) if (CJK.test(part) && [...part.trim()].length <= 8) labels.add(part.trim());
+  for (const part of meaning?.split(/[,，;；、/()（）]/) ?? [])
+    if (CJK.test(part) && [...part.trim()].length <= 8) labels.add(part.trim());
   for (const l of LEXICON[own] ?? []) labels.add(l.toLowerCase());
   return [...labels].filter((l) => l.length > 0);
 }
 
 const STOP_WORDS = new Set(
-  'the a an and or of to in on at for with by from up down out off is are be it its this that than more less most very into within between both all any per via not no when if only also your you their can will may one two'.split(' '),
+  'the a an and or of to in on at for with by from up down out off is are be it its this that than more less most very into within between both all any per via not no when if only also your you their can will may one two'.split(
+    ' ',
+  ),
 );
 
 /** A crude English stem, enough to meet "arrives" with "arrive" and "heating" with "heat". */
@@ -86,12 +97,18 @@ function contentStems(text: string): string[] {
  * The words of each value's stated meaning that no other value's meaning or name shares ("heat: warm the room up"
  * → warm, room): several of them in the text point at that value.
  */
-function distinctiveWords(values: string[], meanings: Map<string, string>, propertyName: string): Map<string, string[]> {
+function distinctiveWords(
+  values: string[],
+  meanings: Map<string, string>,
+  propertyName: string,
+): Map<string, string[]> {
   const shared = new Set([...nameWords(propertyName), ...values.flatMap((v) => nameWords(v))].map(stem));
   const stemsOf = new Map(values.map((v) => [v, new Set(contentStems(meanings.get(v) ?? ''))]));
   const out = new Map<string, string[]>();
   for (const v of values) {
-    const own = [...stemsOf.get(v)!].filter((w) => !shared.has(w) && !values.some((o) => o !== v && stemsOf.get(o)!.has(w)));
+    const own = [...stemsOf.get(v)!].filter(
+      (w) => !shared.has(w) && !values.some((o) => o !== v && stemsOf.get(o)!.has(w)),
+    );
     if (own.length > 0) out.set(v, own);
   }
   return out;
@@ -143,7 +160,9 @@ export function enumHits(text: string, values: string[], schema: PropertySchema,
   const hits: Hit[] = [];
   for (const value of values) {
     // Evidence adds up over labels that do not overlap: "压坏了…破损" says "damaged" twice.
-    const labels = labelsFor(value, described.get(value), meanings.get(value)).sort((a, b) => strength(b) - strength(a));
+    const labels = labelsFor(value, described.get(value), meanings.get(value)).sort(
+      (a, b) => strength(b) - strength(a),
+    );
     const spans: [number, number][] = [];
     let hit: Hit | undefined;
     for (const label of labels) {
@@ -258,11 +277,21 @@ async function labelVectors(texts: string[], embedder: Embedder): Promise<Float3
 }
 
 /** The enum value most similar in meaning to the intent (embedded as a query), only when it clearly beats the others. */
-export async function enumValueBySimilarity(query: Float32Array, schema: PropertySchema, embedder: Embedder, rule = DEFAULT_SIMILARITY): Promise<string | undefined> {
+export async function enumValueBySimilarity(
+  query: Float32Array,
+  schema: PropertySchema,
+  embedder: Embedder,
+  rule = DEFAULT_SIMILARITY,
+): Promise<string | undefined> {
   const values = enumStrings(schema).filter((v) => !UMBRELLA_VALUES.has(v));
   if (values.length < 2) return undefined;
-  const labels = await labelVectors(values.map((v) => labelText(v, schema)), embedder);
-  const scored = values.map((value, i) => ({ value, score: cosine(query, labels[i]!) })).sort((a, b) => b.score - a.score);
+  const labels = await labelVectors(
+    values.map((v) => labelText(v, schema)),
+    embedder,
+  );
+  const scored = values
+    .map((value, i) => ({ value, score: cosine(query, labels[i]!) }))
+    .sort((a, b) => b.score - a.score);
   const [best, second] = scored;
   if (!best || best.score < rule.min) return undefined;
   if (second && best.score - second.score < rule.margin) return undefined;

@@ -18,14 +18,21 @@ export interface FillRequest {
 }
 
 export const FILL_SYSTEM_PROMPT =
-  'You fill in the parameters of a service call from a user\'s request. Answer with one JSON object. Copy values ' +
+  "You fill in the parameters of a service call from a user's request. Answer with one JSON object. Copy values " +
   'from the request, in its own words and language; use null for every field the request does not state. Never ' +
   'invent a value.';
 
 /** A field as the model reads it: name, type and description, and an object's own fields indented below. */
 function fieldLines(name: string, schema: unknown, indent = ''): string[] {
-  const s = (schema ?? {}) as { type?: unknown; description?: unknown; enum?: unknown[]; properties?: Record<string, unknown> };
-  const type = Array.isArray(s.enum) ? `one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}` : String(s.type ?? 'string');
+  const s = (schema ?? {}) as {
+    type?: unknown;
+    description?: unknown;
+    enum?: unknown[];
+    properties?: Record<string, unknown>;
+  };
+  const type = Array.isArray(s.enum)
+    ? `one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`
+    : String(s.type ?? 'string');
   const line = `${indent}- ${name} (${type})${typeof s.description === 'string' ? `: ${s.description}` : ''}`;
   const inner = s.properties ? Object.entries(s.properties).flatMap(([k, v]) => fieldLines(k, v, `${indent}  `)) : [];
   return [line, ...inner];

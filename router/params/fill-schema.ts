@@ -37,16 +37,20 @@ function nullable(schema: GrammarSchema): GrammarSchema {
 /** A JSON Schema value as the grammar can express it (without null). */
 export function grammarOf(schema: unknown, depth = 0): GrammarSchema {
   if (!isObject(schema) || depth > MAX_DEPTH) return { type: 'string', maxLength: MAX_STRING };
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return described({ enum: schema.enum.filter((v) => v === null || typeof v !== 'object') }, schema);
+  if (Array.isArray(schema.enum) && schema.enum.length > 0)
+    return described({ enum: schema.enum.filter((v) => v === null || typeof v !== 'object') }, schema);
   if ('const' in schema && (schema.const === null || typeof schema.const !== 'object')) return { const: schema.const };
   const type = typeOf(schema as PropertySchema);
   if (type === 'object' || (type === undefined && isObject(schema.properties))) {
     const properties = isObject(schema.properties) ? schema.properties : {};
-    const fields = Object.fromEntries(Object.entries(properties).map(([name, inner]) => [name, nullable(grammarOf(inner, depth + 1))]));
+    const fields = Object.fromEntries(
+      Object.entries(properties).map(([name, inner]) => [name, nullable(grammarOf(inner, depth + 1))]),
+    );
     return described({ type: 'object', properties: fields, additionalProperties: false }, schema);
   }
   if (type === 'array') return described({ type: 'array', items: grammarOf(schema.items, depth + 1) }, schema);
-  if (type === 'string' && typeof schema.format === 'string' && STRING_FORMATS.has(schema.format)) return described({ type: 'string', format: schema.format }, schema);
+  if (type === 'string' && typeof schema.format === 'string' && STRING_FORMATS.has(schema.format))
+    return described({ type: 'string', format: schema.format }, schema);
   if (type === 'string') return described({ type: 'string', maxLength: MAX_STRING }, schema);
   if (typeof type === 'string' && SCALARS.has(type)) return described({ type }, schema);
   return described({ type: 'string', maxLength: MAX_STRING }, schema);
@@ -56,7 +60,11 @@ export function grammarOf(schema: unknown, depth = 0): GrammarSchema {
 export function fillSchema(schema: unknown, fields: readonly string[]): GrammarSchema {
   const properties = isObject(schema) && isObject(schema.properties) ? schema.properties : {};
   const asked = fields.filter((name) => name in properties);
-  return { type: 'object', properties: Object.fromEntries(asked.map((name) => [name, nullable(grammarOf(properties[name]))])), additionalProperties: false };
+  return {
+    type: 'object',
+    properties: Object.fromEntries(asked.map((name) => [name, nullable(grammarOf(properties[name]))])),
+    additionalProperties: false,
+  };
 }
 
 /** The answer without what the model left null (or empty), at every level; undefined when nothing is left. */

@@ -46,7 +46,11 @@ export function labelledText(text: string, schema: PropertySchema, stops: string
       if (!sep && !joined) continue;
       const body = rest.slice(sep ? sep[0].length : 0).trimStart();
       const chinese = CJK_START.test(body);
-      const ends = [body.search(VALUE_END), chinese ? body.search(/\s|[A-Za-z0-9]{6}/) : -1, ...[...stops, ...LABEL_WORDS].map((t) => body.indexOf(t))].filter((i) => i >= 0);
+      const ends = [
+        body.search(VALUE_END),
+        chinese ? body.search(/\s|[A-Za-z0-9]{6}/) : -1,
+        ...[...stops, ...LABEL_WORDS].map((t) => body.indexOf(t)),
+      ].filter((i) => i >= 0);
       const value = body.slice(0, ends.length > 0 ? Math.min(...ends) : body.length).trim();
       if (value.length >= 2 && !BAD_START.test(value) && !REFERS.test(value) && stringFits(value, schema)) return value;
     }

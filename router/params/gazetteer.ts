@@ -22,14 +22,42 @@ export interface Place {
 const MUNICIPALITY = new Set(['110000', '120000', '310000', '500000']);
 
 /** Short forms that are also everyday words, never read as places on their own. */
-const AMBIGUOUS_SHORT = new Set(['东方', '阿里', '中山', '吉林', '长治', '通化', '白山', '大同', '永安', '开平', '江山', '东港', '海门', '合作', '和平', '新城', '城区', '郊区', '矿区', '市辖区', '省直辖县级行政区划', '自治区直辖县级行政区划']);
+const AMBIGUOUS_SHORT = new Set([
+  '东方',
+  '阿里',
+  '中山',
+  '吉林',
+  '长治',
+  '通化',
+  '白山',
+  '大同',
+  '永安',
+  '开平',
+  '江山',
+  '东港',
+  '海门',
+  '合作',
+  '和平',
+  '新城',
+  '城区',
+  '郊区',
+  '矿区',
+  '市辖区',
+  '省直辖县级行政区划',
+  '自治区直辖县级行政区划',
+]);
 
 function shortForm(full: string, level: Level): string | undefined {
   const short =
     level === 'province'
       ? full.replace(/(省|市|壮族自治区|回族自治区|维吾尔自治区|特别行政区|自治区)$/, '')
       : level === 'city'
-        ? full.replace(/(市|地区|盟|自治州)$/, '').replace(/(藏族|彝族|苗族|土家族|布依族|侗族|哈尼族|傣族|白族|景颇族|傈僳族|回族|哈萨克|蒙古|朝鲜族|壮族|羌族)+$/, '')
+        ? full
+            .replace(/(市|地区|盟|自治州)$/, '')
+            .replace(
+              /(藏族|彝族|苗族|土家族|布依族|侗族|哈尼族|傣族|白族|景颇族|傈僳族|回族|哈萨克|蒙古|朝鲜族|壮族|羌族)+$/,
+              '',
+            )
         : full.replace(/(区|县|市|旗)$/, '');
   return short.length >= 2 && short !== full && !AMBIGUOUS_SHORT.has(short) ? short : undefined;
 }
@@ -48,7 +76,13 @@ export function places(): Map<string, Place[]> {
   index = new Map();
   for (const [pCode, province] of Object.entries(AREAS['86'] ?? {})) {
     const municipality = MUNICIPALITY.has(pCode);
-    const pPlace: Place = { level: 'province', full: province, province, municipality, ...(municipality ? { city: province } : {}) };
+    const pPlace: Place = {
+      level: 'province',
+      full: province,
+      province,
+      municipality,
+      ...(municipality ? { city: province } : {}),
+    };
     add(province, pPlace);
     const pShort = shortForm(province, 'province');
     if (pShort) add(pShort, pPlace);
@@ -84,7 +118,7 @@ const STREET_AFTER = /^[东南西北中]?(?:路|街|大道|大街|巷|弄|道|�
 export function placesIn(text: string): PlaceMention[] {
   const names = places();
   const found: PlaceMention[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     let hit: PlaceMention | undefined;
     for (let len = Math.min(MAX_NAME, text.length - i); len >= 2; len--) {
       const name = text.slice(i, i + len);

@@ -48,7 +48,9 @@ function grounded(value: unknown, schema: Record<string, unknown> | undefined, r
     return kept.length ? Object.fromEntries(kept) : undefined;
   }
   if (Array.isArray(value)) {
-    const items = value.map((v) => grounded(v, isObject(schema?.items) ? schema.items : undefined, request)).filter((v) => v !== undefined);
+    const items = value
+      .map((v) => grounded(v, isObject(schema?.items) ? schema.items : undefined, request))
+      .filter((v) => v !== undefined);
     return items.length ? items : undefined;
   }
   if (constrained(schema) || typeof value === 'boolean') return value;
@@ -57,7 +59,11 @@ function grounded(value: unknown, schema: Record<string, unknown> | undefined, r
 }
 
 /** The filled fields, each cut down to what the request states (`schema`: the capability's parameters). */
-export function groundedFields(filled: Record<string, unknown>, schema: unknown, request: string): Record<string, unknown> {
+export function groundedFields(
+  filled: Record<string, unknown>,
+  schema: unknown,
+  request: string,
+): Record<string, unknown> {
   const properties = isObject(schema) && isObject(schema.properties) ? schema.properties : {};
   const text = comparable(request);
   const kept = Object.entries(filled)

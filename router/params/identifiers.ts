@@ -36,7 +36,9 @@ const DATE_LIKE = /^(?:\+?86[\s-]?)?(?:19|20)\d{2}[ \u3000-]\d{1,2}[ \u3000-]\d{
  * token (its text the digits alone, its span the whole written form).
  */
 export function tokensIn(text: string): Token[] {
-  const masked = text.replace(/https?:\/\/\S+|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, (m) => ' '.repeat(m.length));
+  const masked = text.replace(/https?:\/\/\S+|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, (m) =>
+    ' '.repeat(m.length),
+  );
   const tokens = [...masked.matchAll(TOKEN)].map((m) => ({ text: m[0], start: m.index!, end: m.index! + m[0].length }));
   for (const m of masked.matchAll(GROUPED)) {
     if (DATE_LIKE.test(m[0])) continue;
@@ -50,7 +52,27 @@ export function tokensIn(text: string): Token[] {
 const CUES: Record<string, string[]> = {
   order: ['订单号', '订单', '单号', '定单', 'order'],
   phone: ['手机号', '手机', '电话', '号码', '联系方式', 'phone', 'mobile', 'tel', 'cell'],
-  tracking: ['快递单号', '运单号', '快递', '物流单号', '顺丰', '中通', '圆通', '申通', '韵达', '极兔', '京东', '邮政', 'ems', 'sf', 'jd', 'tracking', 'waybill', 'parcel', 'package'],
+  tracking: [
+    '快递单号',
+    '运单号',
+    '快递',
+    '物流单号',
+    '顺丰',
+    '中通',
+    '圆通',
+    '申通',
+    '韵达',
+    '极兔',
+    '京东',
+    '邮政',
+    'ems',
+    'sf',
+    'jd',
+    'tracking',
+    'waybill',
+    'parcel',
+    'package',
+  ],
   refund: ['退款单号', '退款单', '退款', 'refund'],
   invoice: ['发票号', '发票', 'invoice'],
   ticket: ['工单号', '工单', 'ticket'],
@@ -84,7 +106,8 @@ function cueBefore(text: string, start: number, cues: string[]): number {
   let best = 0;
   for (const cue of cues) if (cue.length > best && before.endsWith(cue)) best = cue.length;
   // "订单号" is cut to "订单" by the trim above; match the cue without its last character too.
-  for (const cue of cues) if (/[号码]$/.test(cue) && cue.length - 1 > best && before.endsWith(cue.slice(0, -1))) best = cue.length - 1;
+  for (const cue of cues)
+    if (/[号码]$/.test(cue) && cue.length - 1 > best && before.endsWith(cue.slice(0, -1))) best = cue.length - 1;
   return best;
 }
 
@@ -92,7 +115,12 @@ function cueBefore(text: string, start: number, cues: string[]): number {
 export function specificity(pattern: string): number {
   const body = pattern.replace(/\\[dDwWsS]/g, '').replace(/\{[^}]*\}/g, '');
   const classes = [...body.matchAll(/\[([^\]]*)\]/g)].filter((m) => !/0-9|a-z|A-Z/.test(m[1]!)).length;
-  const literals = (body.replace(/\[[^\]]*\]/g, '').replace(/\\./g, '').match(/[A-Za-z0-9]/g) ?? []).length;
+  const literals = (
+    body
+      .replace(/\[[^\]]*\]/g, '')
+      .replace(/\\./g, '')
+      .match(/[A-Za-z0-9]/g) ?? []
+  ).length;
   return literals + classes;
 }
 
@@ -115,7 +143,9 @@ export function isLooseIdentifier(name: string, schema: PropertySchema): boolean
   const type = typeOf(schema);
   if ((type !== 'string' && type !== 'integer') || schema.pattern || schema.format || schema.enum) return false;
   const words = nameWords(name);
-  return ['id', 'no', 'number', 'code'].includes(words.at(-1)!) || /(单号|编号|工号|id|号码)$/i.test(headTerm(schema) ?? '');
+  return (
+    ['id', 'no', 'number', 'code'].includes(words.at(-1)!) || /(单号|编号|工号|id|号码)$/i.test(headTerm(schema) ?? '')
+  );
 }
 
 /** A token a loose identifier may take: digits in it, three characters or more; for an integer, digits only. */
@@ -154,7 +184,11 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
       if (accepts(slot, t.text) && (!grouped || cue > 0 || specificity(itemSchema(slot).pattern!) > 0)) {
         const role = paired && roles[order] !== 'any' ? roleOf(text, t.start, t.end) : 'any';
         const byRole = role === 'any' ? 0 : role === roles[order] ? 100 : -100;
-        offers.push({ slot, token: i, score: (cue > 0 ? 100 + cue : 0) + byRole + specificity(itemSchema(slot).pattern!) * 10 - order * 0.01 });
+        offers.push({
+          slot,
+          token: i,
+          score: (cue > 0 ? 100 + cue : 0) + byRole + specificity(itemSchema(slot).pattern!) * 10 - order * 0.01,
+        });
       } else if (loose && looseToken(slot, t.text) && (cue > 0 || prefixedByName(t.text, name))) {
         offers.push({ slot, token: i, score: cue > 0 ? 50 + cue : 40 });
       }
@@ -183,7 +217,11 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
     const list = out.get(key) as string[] | undefined;
     if (!list) continue;
     if (list.length < (slot.schema.minItems ?? 1)) out.delete(key);
-    else out.set(key, list.sort((a, b) => text.indexOf(a) - text.indexOf(b)));
+    else
+      out.set(
+        key,
+        list.sort((a, b) => text.indexOf(a) - text.indexOf(b)),
+      );
   }
   return out;
 }

@@ -26,7 +26,9 @@ export function missingMessage(missing: string[], schema: unknown, intent: strin
   const items = missing.map((path) => {
     // "new_address.province" is named by the field's own title or description ("省/直辖市").
     const [name, field] = path.split('.') as [string, string | undefined];
-    return field === undefined ? describe(name, properties[name], chinese) : describe(path, properties[name]?.properties?.[field], chinese);
+    return field === undefined
+      ? describe(name, properties[name], chinese)
+      : describe(path, properties[name]?.properties?.[field], chinese);
   });
   return chinese ? `还需要：${items.join('；')}` : `Still needed: ${items.join('; ')}`;
 }

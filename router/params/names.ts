@@ -13,13 +13,20 @@ const PERSON_WORDS = /个人|姓名|名字|人名|person|individual|full name/i;
 const ZH_LEGAL_FORMS = /(?:股份有限公司|有限责任公司|有限公司|集团公司|集团|公司|研究院|研究所|事务所|工作室)/g;
 /** Characters an organisation's name does not start with: what a request writes before it. */
 const NOT_NAME_START = /[的给为是开要请帮替把和与或在到从向写叫跟由抬头票]/;
-const EN_ORGANISATION = /\b((?:[A-Z][A-Za-z&'-]*\.?\s+){0,6}[A-Z][A-Za-z&'-]*,?\s+(?:Co\.,?\s*Ltd\.?|Company Limited|Ltd\.?|Limited|Inc\.?|LLC|Corp\.?|Corporation|GmbH|PLC))(?=[\s,;。，]|$)/;
+const EN_ORGANISATION =
+  /\b((?:[A-Z][A-Za-z&'-]*\.?\s+){0,6}[A-Z][A-Za-z&'-]*,?\s+(?:Co\.,?\s*Ltd\.?|Company Limited|Ltd\.?|Limited|Inc\.?|LLC|Corp\.?|Corporation|GmbH|PLC))(?=[\s,;。，]|$)/;
 
 /** The first organisation name in `text`: Chinese by its legal form and the run of characters before it, or English. */
 export function organisationIn(text: string): string | undefined {
   for (const form of text.matchAll(ZH_LEGAL_FORMS)) {
     let start = form.index!;
-    while (start > 0 && /[\u4e00-\u9fff（）()]/.test(text.charAt(start - 1)) && !NOT_NAME_START.test(text.charAt(start - 1)) && form.index! - start < 30) start--;
+    while (
+      start > 0 &&
+      /[\u4e00-\u9fff（）()]/.test(text.charAt(start - 1)) &&
+      !NOT_NAME_START.test(text.charAt(start - 1)) &&
+      form.index! - start < 30
+    )
+      start--;
     if (form.index! - start >= 2) return text.slice(start, form.index! + form[0].length);
   }
   return text.match(EN_ORGANISATION)?.[1]?.trim();
@@ -33,7 +40,10 @@ const TAIL = /\s*(?:就行|就好|就可以|即可|吧|的)?\s*$/;
 export function personAfter(text: string, term: string): string | undefined {
   const at = text.indexOf(term);
   if (at < 0) return undefined;
-  const clauses = text.slice(at + term.length).split(CLAUSE_END).slice(1, 3);
+  const clauses = text
+    .slice(at + term.length)
+    .split(CLAUSE_END)
+    .slice(1, 3);
   for (const clause of clauses) {
     const body = clause.replace(LEAD, '').replace(TAIL, '');
     const name = nameAt(body, 0);

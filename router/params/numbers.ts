@@ -9,7 +9,21 @@ export interface NumberMention {
   end: number;
 }
 
-const DIGITS: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 俩: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
+const DIGITS: Record<string, number> = {
+  零: 0,
+  〇: 0,
+  一: 1,
+  二: 2,
+  两: 2,
+  俩: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
+};
 const SMALL_UNITS: Record<string, number> = { 十: 10, 百: 100, 千: 1000 };
 const BIG_UNITS: Record<string, number> = { 万: 10_000, 亿: 100_000_000 };
 
@@ -17,7 +31,8 @@ const BIG_UNITS: Record<string, number> = { 万: 10_000, 亿: 100_000_000 };
 export function parseChineseNumber(text: string): number | undefined {
   if (!text) return undefined;
   // "二零二四" style: digits only, read positionally; two digits alone ("两三", "三五") are a rough range, not 23.
-  if ([...text].every((c) => c in DIGITS) && text.length > 1) return text.length === 2 ? undefined : Number([...text].map((c) => DIGITS[c]).join(''));
+  if ([...text].every((c) => c in DIGITS) && text.length > 1)
+    return text.length === 2 ? undefined : Number([...text].map((c) => DIGITS[c]).join(''));
   let total = 0;
   let section = 0;
   let digit: number | undefined;
@@ -39,15 +54,45 @@ export function parseChineseNumber(text: string): number | undefined {
 }
 
 const ENGLISH: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11,
-  twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
-  twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90, dozen: 12, half: 0.5,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+  dozen: 12,
+  half: 0.5,
 };
 const ENGLISH_SCALES: Record<string, number> = { hundred: 100, thousand: 1000, million: 1_000_000 };
 
 /** "twenty one" / "two hundred and five" / "a dozen" → number; undefined when the words are not a number. */
 export function parseEnglishNumber(text: string): number | undefined {
-  const words = text.toLowerCase().split(/[\s-]+/).filter((w) => w && w !== 'and' && w !== 'a');
+  const words = text
+    .toLowerCase()
+    .split(/[\s-]+/)
+    .filter((w) => w && w !== 'and' && w !== 'a');
   if (words.length === 0) return undefined;
   let total = 0;
   let current = 0;
@@ -68,7 +113,10 @@ const ARABIC = /(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d.])/g;
 const ARABIC_SCALED = /(?<![\w.])(\d+(?:\.\d+)?)\s*([十百千万亿])/g;
 const CHINESE_RUN = /[零〇一二两俩三四五六七八九十百千万亿]+/g;
 const ENGLISH_WORD = Object.keys(ENGLISH).concat(Object.keys(ENGLISH_SCALES)).join('|');
-const ENGLISH_RUN = new RegExp(`\\b(?:an?\\s+)?(?:${ENGLISH_WORD})(?:(?:\\s+|-|\\s+and\\s+)(?:${ENGLISH_WORD}))*\\b`, 'gi');
+const ENGLISH_RUN = new RegExp(
+  `\\b(?:an?\\s+)?(?:${ENGLISH_WORD})(?:(?:\\s+|-|\\s+and\\s+)(?:${ENGLISH_WORD}))*\\b`,
+  'gi',
+);
 
 const SCALE: Record<string, number> = { 十: 10, 百: 100, 千: 1000, 万: 10_000, 亿: 100_000_000 };
 
@@ -87,12 +135,14 @@ export function numbersIn(text: string): NumberMention[] {
   for (const m of text.matchAll(CHINESE_RUN)) {
     const value = parseChineseNumber(m[0]);
     const start = m.index!;
-    if (value !== undefined && !taken(start, start + m[0].length)) found.push({ value, start, end: start + m[0].length });
+    if (value !== undefined && !taken(start, start + m[0].length))
+      found.push({ value, start, end: start + m[0].length });
   }
   for (const m of text.matchAll(ENGLISH_RUN)) {
     const value = parseEnglishNumber(m[0]);
     const start = m.index!;
-    if (value !== undefined && !taken(start, start + m[0].length)) found.push({ value, start, end: start + m[0].length });
+    if (value !== undefined && !taken(start, start + m[0].length))
+      found.push({ value, start, end: start + m[0].length });
   }
   return found.sort((a, b) => a.start - b.start);
 }

@@ -22,7 +22,11 @@ export function placeField(name: string, schema: PropertySchema): PlaceField | u
   let wants: Wanted | undefined;
   if (words.includes('city') || /城市/.test(hint)) wants = 'city';
   else if (words.includes('province') || /^省/.test(schema.description ?? '')) wants = 'province';
-  else if (words.some((w) => ['region', 'location', 'place', 'area', 'destination', 'origin'].includes(w)) || /地区|区域|地点/.test(hint)) wants = 'region';
+  else if (
+    words.some((w) => ['region', 'location', 'place', 'area', 'destination', 'origin'].includes(w)) ||
+    /地区|区域|地点/.test(hint)
+  )
+    wants = 'region';
   if (!wants || words.includes('address') || /地址/.test(hint)) return undefined;
   return { role: propertyRole(name, schema), wants };
 }
@@ -36,14 +40,52 @@ interface Mention {
 }
 
 const NOT_PLACES = new Set([
-  'I', 'I’m', "I'm", 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'January', 'February',
-  'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December', 'Please', 'Thanks',
-  'What', 'How', 'Is', 'Are', 'Will', 'Can', 'Could', 'Do', 'Does', 'Any', 'The', 'My', 'Hi', 'Hello', 'Hey', 'Order',
+  'I',
+  'I’m',
+  "I'm",
+  'Monday',
+  'Tuesday',
+  'Wednesday',
+  'Thursday',
+  'Friday',
+  'Saturday',
+  'Sunday',
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+  'Please',
+  'Thanks',
+  'What',
+  'How',
+  'Is',
+  'Are',
+  'Will',
+  'Can',
+  'Could',
+  'Do',
+  'Does',
+  'Any',
+  'The',
+  'My',
+  'Hi',
+  'Hello',
+  'Hey',
+  'Order',
 ]);
 const EN_NAME = "[A-Z][a-z'’-]+(?:\\s+[A-Z][a-z'’-]+){0,2}";
 const EN_AFTER_PREPOSITION = new RegExp(`\\b(?:in|for|at|to|from|near|around|of)\\s+(${EN_NAME})`, 'g');
 // Case-sensitive on purpose: a place is a capitalised word; the topic words around it are matched in either case.
-const TOPIC = '[Ww]eather|[Ff]orecast|[Ff]orcast|[Tt]emperature|AQI|aqi|[Aa]ir|PM2\\.5|now|today|tomorrow|[Aa]lerts?|[Ww]arnings?';
+const TOPIC =
+  '[Ww]eather|[Ff]orecast|[Ff]orcast|[Tt]emperature|AQI|aqi|[Aa]ir|PM2\\.5|now|today|tomorrow|[Aa]lerts?|[Ww]arnings?';
 const EN_BEFORE_TOPIC = new RegExp(`(?:^|[\\s,])(${EN_NAME})(?=\\s+(?:${TOPIC})\\b)`, 'g');
 const EN_AFTER_TOPIC = new RegExp(`\\b(?:${TOPIC})\\s+(${EN_NAME})`, 'g');
 
@@ -63,7 +105,11 @@ function englishMentions(text: string): Mention[] {
 function accepts(mention: Mention, wants: Wanted): boolean {
   if (!mention.places) return true;
   return mention.places.some((p) =>
-    wants === 'region' ? true : wants === 'province' ? p.level === 'province' : p.level === 'city' || (p.level === 'province' && !!p.municipality),
+    wants === 'region'
+      ? true
+      : wants === 'province'
+        ? p.level === 'province'
+        : p.level === 'city' || (p.level === 'province' && !!p.municipality),
   );
 }
 

@@ -9,10 +9,60 @@ import { numbersIn, parseChineseNumber } from './numbers';
 import { headTerm, nameWords, numberFits, type PropertySchema } from './schema';
 import { convert, CURRENCY_PREFIX, type Scale, unitAfter, wantedUnit } from './units';
 
-const MONEY_CUES = ['退款', '退还', '退', '金额', '价值', '价格', '付了', '花了', '实付', '差价', '转账', '转', '汇款', '汇', '打款', 'refund', 'amount', 'worth', 'value', 'price', 'cost', 'paid', 'pay', 'send', 'transfer', 'wire'];
+const MONEY_CUES = [
+  '退款',
+  '退还',
+  '退',
+  '金额',
+  '价值',
+  '价格',
+  '付了',
+  '花了',
+  '实付',
+  '差价',
+  '转账',
+  '转',
+  '汇款',
+  '汇',
+  '打款',
+  'refund',
+  'amount',
+  'worth',
+  'value',
+  'price',
+  'cost',
+  'paid',
+  'pay',
+  'send',
+  'transfer',
+  'wire',
+];
 
 /** Nouns for people: a property counting guests, passengers or diners counts any of them. */
-const PEOPLE = ['people', 'person', 'persons', 'guest', 'guests', 'passenger', 'passengers', 'adult', 'adults', 'traveller', 'travellers', 'traveler', 'travelers', 'diner', 'diners', 'pax', 'attendee', 'attendees', 'participant', 'participants', 'seat', 'seats'];
+const PEOPLE = [
+  'people',
+  'person',
+  'persons',
+  'guest',
+  'guests',
+  'passenger',
+  'passengers',
+  'adult',
+  'adults',
+  'traveller',
+  'travellers',
+  'traveler',
+  'travelers',
+  'diner',
+  'diners',
+  'pax',
+  'attendee',
+  'attendees',
+  'participant',
+  'participants',
+  'seat',
+  'seats',
+];
 const PEOPLE_ZH = ['个人', '位', '人', '名'];
 /** Before a number, these say it counts the party: "party of 6", "table for 4", "a group of ten". */
 const PARTY_BEFORE = /\b(?:party of|group of|table for|booking for|room for|seats? for|for)\s*$/i;
@@ -20,7 +70,22 @@ const PHRASE_END = /^\s*(?:$|[,.;!?，。；！？]|(?:on|at|in|from|to|and|plea
 /** After a number, these say the same: "four of us", "三个人". */
 const PARTY_AFTER = /^\s*(?:of us\b|个人|人|位|名)/i;
 /** Name words that say nothing about what is counted. */
-const GENERIC = new Set(['number', 'num', 'count', 'total', 'size', 'qty', 'quantity', 'of', 'the', 'max', 'min', 'how', 'many', 'much']);
+const GENERIC = new Set([
+  'number',
+  'num',
+  'count',
+  'total',
+  'size',
+  'qty',
+  'quantity',
+  'of',
+  'the',
+  'max',
+  'min',
+  'how',
+  'many',
+  'much',
+]);
 
 function round(value: number): number {
   return Math.round(value * 1e6) / 1e6;
@@ -48,7 +113,8 @@ function cuedBefore(text: string, start: number, cues: string[]): boolean {
 function countedNouns(name: string, schema: PropertySchema): { nouns: string[]; people: boolean } {
   const described = (schema.description ?? '').toLowerCase().match(/(?:number of|how many)\s+([a-z]+)/)?.[1];
   const nouns = [...nameWords(name).filter((w) => w.length >= 3 && !GENERIC.has(w)), ...(described ? [described] : [])];
-  const people = nouns.some((n) => PEOPLE.includes(n) || n === 'party') || /人数|几个人|多少人|几位/.test(schema.description ?? '');
+  const people =
+    nouns.some((n) => PEOPLE.includes(n) || n === 'party') || /人数|几个人|多少人|几位/.test(schema.description ?? '');
   return { nouns: people ? [...new Set([...nouns, ...PEOPLE])] : nouns, people };
 }
 
@@ -101,7 +167,8 @@ export function quantityFor(text: string, name: string, schema: PropertySchema):
   // "半公斤", "半斤": half of the unit.
   for (const half of text.matchAll(/(?<![\d零〇一二两三四五六七八九十百千万])半/g)) {
     const unit = unitAfter(text, half.index! + 1, wanted.dimension);
-    if (unit?.dimension === wanted.dimension) candidates.push({ value: round(convert(0.5, unit, wanted)), cued: cuedBefore(text, half.index!, cues) });
+    if (unit?.dimension === wanted.dimension)
+      candidates.push({ value: round(convert(0.5, unit, wanted)), cued: cuedBefore(text, half.index!, cues) });
   }
   const fitting = candidates.filter((c) => numberFits(c.value, schema));
   return (fitting.find((c) => c.cued) ?? fitting[0])?.value;

@@ -13,8 +13,10 @@ const TO_WORDS = ['to', 'destination', 'dest', 'arrival', 'arrive', 'receiver'];
 export function propertyRole(name: string, schema: PropertySchema): Role {
   const words = nameWords(name);
   const hint = hintOf(name, schema);
-  if (words.some((w) => FROM_WORDS.includes(w)) || /始发|出发|寄出|发货地|\bdeparture\b|\borigin\b/.test(hint)) return 'from';
-  if (words.some((w) => TO_WORDS.includes(w)) || /目的|收货地|寄往|到达|\barrival\b|\bdestination\b/.test(hint)) return 'to';
+  if (words.some((w) => FROM_WORDS.includes(w)) || /始发|出发|寄出|发货地|\bdeparture\b|\borigin\b/.test(hint))
+    return 'from';
+  if (words.some((w) => TO_WORDS.includes(w)) || /目的|收货地|寄往|到达|\barrival\b|\bdestination\b/.test(hint))
+    return 'to';
   return 'any';
 }
 

@@ -43,7 +43,9 @@ export function typeOf(schema: PropertySchema): string | undefined {
 
 export function propertiesOf(schema: unknown): [string, PropertySchema][] {
   const properties = (schema as ObjectSchema | undefined)?.properties;
-  return properties && typeof properties === 'object' ? Object.entries(properties).map(([name, p]) => [name, withEnum(p)]) : [];
+  return properties && typeof properties === 'object'
+    ? Object.entries(properties).map(([name, p]) => [name, withEnum(p)])
+    : [];
 }
 
 /**
@@ -54,7 +56,11 @@ export function withEnum(schema: PropertySchema): PropertySchema {
   if (!schema || typeof schema !== 'object') return schema;
   let out = schema;
   const options = !schema.enum && (schema.oneOf ?? schema.anyOf);
-  if (Array.isArray(options) && options.length > 0 && options.every((o) => o && typeof o === 'object' && 'const' in o)) {
+  if (
+    Array.isArray(options) &&
+    options.length > 0 &&
+    options.every((o) => o && typeof o === 'object' && 'const' in o)
+  ) {
     out = {
       ...schema,
       type: schema.type ?? (options.every((o) => typeof o.const === 'string') ? 'string' : undefined),
@@ -63,7 +69,8 @@ export function withEnum(schema: PropertySchema): PropertySchema {
     };
   }
   if (out.items) out = { ...out, items: withEnum(out.items) };
-  if (out.properties) out = { ...out, properties: Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, withEnum(v)])) };
+  if (out.properties)
+    out = { ...out, properties: Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, withEnum(v)])) };
   return out;
 }
 

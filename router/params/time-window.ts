@@ -31,7 +31,7 @@ const ZH_SINGLE = new RegExp(`${PERIOD}\\s*${NUM}\\s*点\\s*(半)?`);
 const EN_SINGLE = new RegExp(`\\b(?:at\\s+)?(\\d{1,2})(?::(\\d{2}))?\\s*(am|pm|a\\.m\\.|p\\.m\\.)`, 'i');
 
 function hourOf(text: string): number {
-  return /^\d+$/.test(text) ? Number(text) : parseChineseNumber(text) ?? NaN;
+  return /^\d+$/.test(text) ? Number(text) : (parseChineseNumber(text) ?? NaN);
 }
 
 function minuteOf(text: string | undefined): number {
@@ -51,7 +51,12 @@ function to24(hour: number, period: string | undefined): number {
 }
 
 /** The end of a range inherits the start's part of the day, and a smaller end hour means the afternoon. */
-function settle(startHour: number, startPeriod: string | undefined, endHour: number, endPeriod: string | undefined): [number, number] {
+function settle(
+  startHour: number,
+  startPeriod: string | undefined,
+  endHour: number,
+  endPeriod: string | undefined,
+): [number, number] {
   const start = to24(startHour, startPeriod);
   let end = to24(endHour, endPeriod ?? startPeriod);
   if (end <= start && end + 12 > start && end < 12) end += 12;

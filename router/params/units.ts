@@ -25,7 +25,32 @@ const UNITS: Unit[] = [
   { dimension: 'mass', factor: 0.001, words: ['g', 'gram', 'grams', '克'] },
   { dimension: 'mass', factor: 0.45359237, words: ['lb', 'lbs', 'pound', 'pounds', '磅'] },
   // Money is never converted between currencies: "35 bucks" for a 元 field is 35 as the caller meant it.
-  { dimension: 'money', factor: 1, words: ['元', '块钱', '块', 'yuan', 'rmb', 'cny', 'dollars', 'dollar', 'bucks', 'usd', 'quid', 'euros', 'euro', 'eur', 'pounds', 'pound', 'gbp', '美元', '欧元', '英镑'] },
+  {
+    dimension: 'money',
+    factor: 1,
+    words: [
+      '元',
+      '块钱',
+      '块',
+      'yuan',
+      'rmb',
+      'cny',
+      'dollars',
+      'dollar',
+      'bucks',
+      'usd',
+      'quid',
+      'euros',
+      'euro',
+      'eur',
+      'pounds',
+      'pound',
+      'gbp',
+      '美元',
+      '欧元',
+      '英镑',
+    ],
+  },
   { dimension: 'money', factor: 0.1, words: ['毛钱', '毛', '角'] },
   { dimension: 'days', factor: 1, words: ['天', '日', 'days', 'day'] },
   { dimension: 'days', factor: 7, words: ['周', '个星期', '星期', '礼拜', 'weeks', 'week'] },
@@ -34,15 +59,49 @@ const UNITS: Unit[] = [
   { dimension: 'days', factor: 365, words: ['年', 'years', 'year'] },
   { dimension: 'hours', factor: 1, words: ['个小时', '小时', '钟头', 'hours', 'hour', 'hrs', 'hr', 'h'] },
   { dimension: 'minutes', factor: 1, words: ['分钟', 'minutes', 'minute', 'mins', 'min'] },
-  { dimension: 'count', factor: 1, words: ['个', '件', '台', '盒', '箱', '包', '瓶', '张', '份', '只', '双', '套', 'pcs', 'pieces', 'items', 'units', 'boxes', 'x'] },
-  { dimension: 'temperature', factor: 1, words: ['°c', '℃', '摄氏度', 'degrees celsius', 'degree celsius', 'celsius', 'degrees', 'degree', '度', 'c'] },
-  { dimension: 'temperature', factor: 5 / 9, offset: -32, words: ['°f', '℉', '华氏度', 'degrees fahrenheit', 'fahrenheit', 'f'] },
+  {
+    dimension: 'count',
+    factor: 1,
+    words: [
+      '个',
+      '件',
+      '台',
+      '盒',
+      '箱',
+      '包',
+      '瓶',
+      '张',
+      '份',
+      '只',
+      '双',
+      '套',
+      'pcs',
+      'pieces',
+      'items',
+      'units',
+      'boxes',
+      'x',
+    ],
+  },
+  {
+    dimension: 'temperature',
+    factor: 1,
+    words: ['°c', '℃', '摄氏度', 'degrees celsius', 'degree celsius', 'celsius', 'degrees', 'degree', '度', 'c'],
+  },
+  {
+    dimension: 'temperature',
+    factor: 5 / 9,
+    offset: -32,
+    words: ['°f', '℉', '华氏度', 'degrees fahrenheit', 'fahrenheit', 'f'],
+  },
 ];
 
 /** Currency signs stand before the number. */
 export const CURRENCY_PREFIX = /[¥￥$€£]\s*$/;
 
-const SORTED = UNITS.flatMap((u) => u.words.map((w) => ({ unit: u, word: w }))).sort((a, b) => b.word.length - a.word.length);
+const SORTED = UNITS.flatMap((u) => u.words.map((w) => ({ unit: u, word: w }))).sort(
+  (a, b) => b.word.length - a.word.length,
+);
 
 /**
  * The unit written right after position `end` (spaces and a hyphen allowed: "3-day"), with how far it reaches. A
@@ -77,18 +136,23 @@ export function wantedUnit(name: string, schema: PropertySchema): Scale | undefi
   const hint = hintOf(name, schema);
   const words = new Set(nameWords(name));
   if (/weight|重量|kg|公斤|千克|体重|mass/.test(hint)) {
-    if (words.has('g') || words.has('grams') || /（克）|\(克\)|in grams/.test(hint)) return { dimension: 'mass', factor: 0.001 };
+    if (words.has('g') || words.has('grams') || /（克）|\(克\)|in grams/.test(hint))
+      return { dimension: 'mass', factor: 0.001 };
     if (words.has('lb') || words.has('lbs') || /pounds/.test(hint)) return { dimension: 'mass', factor: 0.45359237 };
     return { dimension: 'mass', factor: 1 };
   }
   if (/temperature|\btemp\b|celsius|fahrenheit|温度|气温|摄氏|华氏/.test(hint)) {
-    return words.has('f') || /fahrenheit|华氏/.test(hint) ? { dimension: 'temperature', factor: 5 / 9, offset: -32 } : { dimension: 'temperature', factor: 1 };
+    return words.has('f') || /fahrenheit|华氏/.test(hint)
+      ? { dimension: 'temperature', factor: 5 / 9, offset: -32 }
+      : { dimension: 'temperature', factor: 1 };
   }
-  if (/amount|price|cost|fee|money|value|金额|价格|价值|费用|金钱|元|refund|退款|payment|支付/.test(hint)) return { dimension: 'money', factor: 1 };
+  if (/amount|price|cost|fee|money|value|金额|价格|价值|费用|金钱|元|refund|退款|payment|支付/.test(hint))
+    return { dimension: 'money', factor: 1 };
   if (/hours?\b|小时/.test(hint)) return { dimension: 'hours', factor: 1 };
   if (/minutes?\b|分钟/.test(hint)) return { dimension: 'minutes', factor: 1 };
   if (/days?\b|天数|天/.test(hint)) return { dimension: 'days', factor: 1 };
   if (/weeks?\b|周数/.test(hint)) return { dimension: 'days', factor: 7 };
-  if (/count|quantity|number of|how many|数量|件数|个数|人数|多少人|几个人|qty/.test(hint)) return { dimension: 'count', factor: 1 };
+  if (/count|quantity|number of|how many|数量|件数|个数|人数|多少人|几个人|qty/.test(hint))
+    return { dimension: 'count', factor: 1 };
   return undefined;
 }

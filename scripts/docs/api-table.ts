@@ -44,7 +44,10 @@ function bodyFields(op: OperationDoc): string {
 
 /** The OpenAPI description without the sentence on authentication, which the "Who" column says. */
 function details(op: OperationDoc): string {
-  const text = (op.description ?? '').replace(/ ?Needs an API key with the `[a-z]+` scope(, or the agent secret)?\./, '');
+  const text = (op.description ?? '').replace(
+    / ?Needs an API key with the `[a-z]+` scope(, or the agent secret)?\./,
+    '',
+  );
   return text ? ` ${text}` : '';
 }
 
@@ -59,8 +62,9 @@ function answers(op: OperationDoc): string {
 export function apiTable(): string {
   const paths = openApiDocument('http://127.0.0.1:3000').paths as Record<string, Record<string, OperationDoc>>;
   const rows = Object.entries(paths).flatMap(([path, operations]) =>
-    Object.entries(operations).map(([method, op]) =>
-      `| ${route(method, path, op)} | ${who(op)} | ${cell(`${op.summary}.${details(op)}${bodyFields(op)}`)} | ${cell(answers(op))} |`,
+    Object.entries(operations).map(
+      ([method, op]) =>
+        `| ${route(method, path, op)} | ${who(op)} | ${cell(`${op.summary}.${details(op)}${bodyFields(op)}`)} | ${cell(answers(op))} |`,
     ),
   );
   return ['| Method and path | Who | Does | Answers |', '|---|---|---|---|', ...rows].join('\n');

@@ -66,7 +66,9 @@ function defaultCell(variable: Documented): string {
   const real = schemaDefault(variable.name);
   const tag = variable.defaultTag;
   if (real !== undefined && !tag?.startsWith(real)) {
-    throw new Error(`platform/config.ts: ${variable.name} says @default ${tag ?? '(nothing)'} but the schema's default is ${real}`);
+    throw new Error(
+      `platform/config.ts: ${variable.name} says @default ${tag ?? '(nothing)'} but the schema's default is ${real}`,
+    );
   }
   if (!tag) return '—';
   if (real === undefined || real === 'none') return cell(tag);

@@ -11,7 +11,8 @@ import { portAcceptsConnections, spawnServer, waitUntil, type LocalServer } from
 const CONFIG = resolve(__dirname, '../../deploy/haproxy.cfg');
 
 export function haproxyBinary(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.HAPROXY_PATH && !existsSync(env.HAPROXY_PATH)) throw new Error(`HAPROXY_PATH=${env.HAPROXY_PATH}, but no file exists there`);
+  if (env.HAPROXY_PATH && !existsSync(env.HAPROXY_PATH))
+    throw new Error(`HAPROXY_PATH=${env.HAPROXY_PATH}, but no file exists there`);
   const found = env.HAPROXY_PATH || findOnPath('haproxy', { PATH: `${env.PATH ?? ''}:/usr/sbin:/sbin` });
   if (!found) throw new Error('HAProxy not found: install it (Debian: apt-get install haproxy) or set HAPROXY_PATH');
   return found;
@@ -61,7 +62,8 @@ export async function startBalancer(options: BalancerOptions): Promise<Balancer>
       const states: Record<string, string> = {};
       for (const line of csv.split('\n').slice(1)) {
         const cells = line.split(',');
-        if (cells[pxname!] === 'api_replicas' && !['FRONTEND', 'BACKEND'].includes(cells[svname!]!)) states[cells[svname!]!] = cells[status!]!;
+        if (cells[pxname!] === 'api_replicas' && !['FRONTEND', 'BACKEND'].includes(cells[svname!]!))
+          states[cells[svname!]!] = cells[status!]!;
       }
       return states;
     },

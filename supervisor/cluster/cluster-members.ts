@@ -80,8 +80,15 @@ export class ClusterMembers {
 
   /** Stops what is still starting, then the members front to back: balancer, apps, FerretDB and Temporal, PostgreSQL. */
   async stopAll(): Promise<void> {
-    const order = [['balancer'], [...this.members.keys()].filter((n) => /^(api|worker)-/.test(n)), ['ferretdb', 'temporal'], ['postgresql']];
-    const starting = [...this.spawned].filter((server) => ![...this.members.values()].some((m) => m.current === server));
+    const order = [
+      ['balancer'],
+      [...this.members.keys()].filter((n) => /^(api|worker)-/.test(n)),
+      ['ferretdb', 'temporal'],
+      ['postgresql'],
+    ];
+    const starting = [...this.spawned].filter(
+      (server) => ![...this.members.values()].some((m) => m.current === server),
+    );
     starting.forEach((server) => this.expected.add(server));
     await Promise.allSettled(starting.map((server) => server.stop()));
     for (const names of order) {

@@ -11,7 +11,9 @@ export interface FerretDbOnPostgresOptions {
   logFile: string;
 }
 
-export async function startFerretDbOnPostgres(options: FerretDbOnPostgresOptions): Promise<LocalServer & { uri: string }> {
+export async function startFerretDbOnPostgres(
+  options: FerretDbOnPostgresOptions,
+): Promise<LocalServer & { uri: string }> {
   return runFerretDb({
     ...options,
     storage: ['--handler=postgresql'],

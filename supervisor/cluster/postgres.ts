@@ -4,7 +4,17 @@
  * Only TCP on 127.0.0.1, password (SCRAM) authentication; no Unix socket.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { portAcceptsConnections, spawnServer, waitUntil, type LocalServer } from '../dev-servers';
 import { findOnPath } from '../binaries';
@@ -34,7 +44,8 @@ export function postgresBinDir(env: NodeJS.ProcessEnv = process.env): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
   versions.sort((a, b) => Number(b) - Number(a));
-  if (versions.length === 0) throw new Error('PostgreSQL not found: install it (Debian: apt-get install postgresql) or set POSTGRES_BIN_DIR');
+  if (versions.length === 0)
+    throw new Error('PostgreSQL not found: install it (Debian: apt-get install postgresql) or set POSTGRES_BIN_DIR');
   return join(root, versions[0]!, 'bin');
 }
 
@@ -75,10 +86,22 @@ function initialise(bin: string, options: PostgresOptions, account: { uid: numbe
   try {
     const result = spawnSync(
       join(bin, 'initdb'),
-      ['-D', options.dataDir, '-U', options.user, `--pwfile=${passwordFile}`, '--auth-host=scram-sha-256', '--auth-local=peer', '-E', 'UTF8', '--locale=C'],
+      [
+        '-D',
+        options.dataDir,
+        '-U',
+        options.user,
+        `--pwfile=${passwordFile}`,
+        '--auth-host=scram-sha-256',
+        '--auth-local=peer',
+        '-E',
+        'UTF8',
+        '--locale=C',
+      ],
       { encoding: 'utf8', ...(account ?? {}) },
     );
-    if (result.status !== 0) throw new Error(`initdb failed: ${result.stderr || result.stdout || result.error?.message}`);
+    if (result.status !== 0)
+      throw new Error(`initdb failed: ${result.stderr || result.stdout || result.error?.message}`);
   } finally {
     rmSync(passwordFile, { force: true });
   }
@@ -90,18 +113,27 @@ export async function startPostgres(options: PostgresOptions): Promise<Postgres>
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) initialise(bin, options, account);
   else if (account) makeReachable(options.dataDir, options.log ?? (() => undefined));
   const args = [
-    '-D', options.dataDir,
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', `port=${options.port}`,
-    '-c', 'unix_socket_directories=',
+    '-D',
+    options.dataDir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    `port=${options.port}`,
+    '-c',
+    'unix_socket_directories=',
     // Temporal's four services keep up to 30 connections each, FerretDB a pool of its own.
-    '-c', 'max_connections=300',
+    '-c',
+    'max_connections=300',
   ];
-  const server = fastShutdown(spawnServer('postgresql', join(bin, 'postgres'), args, options.logFile, undefined, account));
-  await waitUntil('PostgreSQL', () => portAcceptsConnections(options.port), 60_000, server).catch(async (error: unknown) => {
-    await server.stop();
-    throw error;
-  });
+  const server = fastShutdown(
+    spawnServer('postgresql', join(bin, 'postgres'), args, options.logFile, undefined, account),
+  );
+  await waitUntil('PostgreSQL', () => portAcceptsConnections(options.port), 60_000, server).catch(
+    async (error: unknown) => {
+      await server.stop();
+      throw error;
+    },
+  );
   const url = (database: string) =>
     `postgres://${encodeURIComponent(options.user)}:${encodeURIComponent(options.password)}@127.0.0.1:${options.port}/${database}`;
   return {
@@ -109,7 +141,9 @@ export async function startPostgres(options: PostgresOptions): Promise<Postgres>
     url,
     async ensureDatabase(name) {
       const psql = (sql: string) =>
-        spawnSync(join(bin, 'psql'), ['-At', '-v', 'ON_ERROR_STOP=1', '-d', url('postgres'), '-c', sql], { encoding: 'utf8' });
+        spawnSync(join(bin, 'psql'), ['-At', '-v', 'ON_ERROR_STOP=1', '-d', url('postgres'), '-c', sql], {
+          encoding: 'utf8',
+        });
       const exists = psql(`SELECT 1 FROM pg_database WHERE datname = '${name}'`);
       if (exists.status !== 0) throw new Error(`psql failed: ${exists.stderr || exists.error?.message}`);
       if (exists.stdout.trim() === '1') return;

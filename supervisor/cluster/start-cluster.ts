@@ -93,9 +93,22 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   try {
     const tokenKey = await clusterTokenKey(dataDir, { create: true });
     const mintToken = (request: TokenRequest) => mintTemporalToken(tokenKey, request);
-    const adminToken = () => mintToken({ subject: 'agent-reach-supervisor', permissions: [SYSTEM_ADMIN], ttlSeconds: SUPERVISOR_TOKEN_TTL_SECONDS });
+    const adminToken = () =>
+      mintToken({
+        subject: 'agent-reach-supervisor',
+        permissions: [SYSTEM_ADMIN],
+        ttlSeconds: SUPERVISOR_TOKEN_TTL_SECONDS,
+      });
     jwks = await startJwksServer(config.CLUSTER_TEMPORAL_PORT + 7, [tokenKey.publicJwk]);
-    const stores = await startStores(run, { ...options, dataDir, logs, jwksUrl: jwks.url, adminToken, temporalBinaries, ferretBinary });
+    const stores = await startStores(run, {
+      ...options,
+      dataDir,
+      logs,
+      jwksUrl: jwks.url,
+      adminToken,
+      temporalBinaries,
+      ferretBinary,
+    });
 
     const url = `http://127.0.0.1:${config.CLUSTER_PORT}`;
     const apiKey = keptSecret(dataDir, DEV_KEY_FILE, () => newApiKey().key);
@@ -103,10 +116,18 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     /** The environment of one api or worker start: with a fresh token for the gateway's namespace. */
     const memberEnv = async (extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> => ({
       ...appEnv,
-      TEMPORAL_API_KEY: await mintToken({ subject: 'agent-reach-gateway', permissions: [permission(config.TEMPORAL_NAMESPACE, 'admin')], ttlSeconds: GATEWAY_TOKEN_TTL_SECONDS }),
+      TEMPORAL_API_KEY: await mintToken({
+        subject: 'agent-reach-gateway',
+        permissions: [permission(config.TEMPORAL_NAMESPACE, 'admin')],
+        ttlSeconds: GATEWAY_TOKEN_TTL_SECONDS,
+      }),
       ...extra,
     });
-    const { replicaPorts, replicaUrls } = await startApps(run, config, log, { memberEnv, temporalAddress: stores.temporalAddress, adminToken });
+    const { replicaPorts, replicaUrls } = await startApps(run, config, log, {
+      memberEnv,
+      temporalAddress: stores.temporalAddress,
+      adminToken,
+    });
 
     log('starting the balancer…');
     const balancerOptions = {
@@ -117,7 +138,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     };
     const balancer = await startBalancer(balancerOptions);
     await run.add('balancer', async () => balancer);
-    await waitUntil('both replicas in rotation', async () => Object.values(await balancer.replicaStates()).filter((s) => s === 'UP').length === 2, 60_000);
+    await waitUntil(
+      'both replicas in rotation',
+      async () => Object.values(await balancer.replicaStates()).filter((s) => s === 'UP').length === 2,
+      60_000,
+    );
 
     options.signal?.throwIfAborted();
     options.signal?.removeEventListener('abort', abort);
@@ -153,7 +178,10 @@ interface StoreSetup extends ClusterOptions {
 }
 
 /** PostgreSQL, Temporal on it (schemas, server, namespace), FerretDB on it: where the gateway keeps its state. */
-async function startStores(run: ClusterMembers, { config, log, dataDir, logs, jwksUrl, adminToken, temporalBinaries, ferretBinary }: StoreSetup): Promise<{ temporalAddress: string; mongoUri: string }> {
+async function startStores(
+  run: ClusterMembers,
+  { config, log, dataDir, logs, jwksUrl, adminToken, temporalBinaries, ferretBinary }: StoreSetup,
+): Promise<{ temporalAddress: string; mongoUri: string }> {
   const password = keptSecret(dataDir, 'postgres-password', () => randomBytes(18).toString('base64url'));
   log('starting PostgreSQL…');
   const postgres = await startPostgres({
@@ -197,14 +225,18 @@ async function startStores(run: ClusterMembers, { config, log, dataDir, logs, jw
 }
 
 /** The environment of the api replicas and workers (each start adds its own token). */
-function appEnvironment(options: ClusterOptions, at: { temporalAddress: string; mongoUri: string; dataDir: string; url: string; apiKey: string }): NodeJS.ProcessEnv {
+function appEnvironment(
+  options: ClusterOptions,
+  at: { temporalAddress: string; mongoUri: string; dataDir: string; url: string; apiKey: string },
+): NodeJS.ProcessEnv {
   return {
     ...process.env,
     TEMPORAL_ADDRESS: at.temporalAddress,
     MONGODB_URI: at.mongoUri,
     PUBLIC_URL: at.url,
     API_KEYS: process.env.API_KEYS || configKeyEntry(options.config.DEFAULT_TENANT, ['admin', 'metrics'], at.apiKey),
-    CALLER_WEBHOOK_SECRET: process.env.CALLER_WEBHOOK_SECRET || keptSecret(at.dataDir, 'caller-webhook-secret', newSigningSecret),
+    CALLER_WEBHOOK_SECRET:
+      process.env.CALLER_WEBHOOK_SECRET || keptSecret(at.dataDir, 'caller-webhook-secret', newSigningSecret),
     // Development: agents and webhooks on this machine or its network are fine (as in embedded mode).
     ENDPOINT_ALLOW_LOOPBACK: process.env.ENDPOINT_ALLOW_LOOPBACK || 'true',
     ENDPOINT_ALLOW_PRIVATE: process.env.ENDPOINT_ALLOW_PRIVATE || 'true',
@@ -221,7 +253,12 @@ interface AppSetup {
 }
 
 /** The workers (ready once they poll the task queue) and the two api replicas (ready once `/readyz` says so). */
-async function startApps(run: ClusterMembers, config: Config, log: (line: string) => void, { memberEnv, temporalAddress, adminToken }: AppSetup): Promise<{ replicaPorts: number[]; replicaUrls: string[] }> {
+async function startApps(
+  run: ClusterMembers,
+  config: Config,
+  log: (line: string) => void,
+  { memberEnv, temporalAddress, adminToken }: AppSetup,
+): Promise<{ replicaPorts: number[]; replicaUrls: string[] }> {
   log(`starting ${config.CLUSTER_WORKERS} workers and 2 api replicas…`);
   const replicaPorts = [config.CLUSTER_PORT + 1, config.CLUSTER_PORT + 2];
   const replicaUrls = replicaPorts.map((port) => `http://127.0.0.1:${port}`);
@@ -232,7 +269,9 @@ async function startApps(run: ClusterMembers, config: Config, log: (line: string
       run.add(name, async () => {
         const server = run.spawnOwn(name, 'worker/main.ts', await memberEnv({ WORKER_METRICS_PORT: '0' }));
         const identity = `${server.child!.pid}@`;
-        return run.ready(server, name, async () => (await pollers(temporalAddress, await adminToken(), config)).some((p) => p.startsWith(identity)));
+        return run.ready(server, name, async () =>
+          (await pollers(temporalAddress, await adminToken(), config)).some((p) => p.startsWith(identity)),
+        );
       }),
     );
   }
@@ -240,7 +279,11 @@ async function startApps(run: ClusterMembers, config: Config, log: (line: string
     const name = `api-${i + 1}`;
     starts.push(
       run.add(name, async () => {
-        const server = run.spawnOwn(name, 'api/main.ts', await memberEnv({ API_HOST: '127.0.0.1', API_PORT: String(port) }));
+        const server = run.spawnOwn(
+          name,
+          'api/main.ts',
+          await memberEnv({ API_HOST: '127.0.0.1', API_PORT: String(port) }),
+        );
         return run.ready(server, name, async () => (await fetch(`${replicaUrls[i]}/readyz`)).ok);
       }),
     );

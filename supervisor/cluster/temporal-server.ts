@@ -32,7 +32,12 @@ const DATABASES = [
  * Creates both databases and their schema version tables on the first run (remembered by `markerFile`), and on every
  * run brings them to the schema this server version embeds (`update-schema` does nothing when they are current).
  */
-export function setupTemporalSchema(sqlTool: string, pg: PostgresEndpoint, markerFile: string, log: (line: string) => void): void {
+export function setupTemporalSchema(
+  sqlTool: string,
+  pg: PostgresEndpoint,
+  markerFile: string,
+  log: (line: string) => void,
+): void {
   const run = (database: string, args: string[]) => {
     const result = spawnSync(
       sqlTool,
@@ -40,7 +45,8 @@ export function setupTemporalSchema(sqlTool: string, pg: PostgresEndpoint, marke
       // The password through the environment, not the command line (which `ps` shows).
       { encoding: 'utf8', env: { ...process.env, SQL_PASSWORD: pg.password } },
     );
-    if (result.status !== 0) throw new Error(`temporal-sql-tool ${args[0]} on ${database} failed: ${result.stderr || result.stdout}`);
+    if (result.status !== 0)
+      throw new Error(`temporal-sql-tool ${args[0]} on ${database} failed: ${result.stderr || result.stdout}`);
   };
   const fresh = !existsSync(markerFile);
   for (const { name, schema } of DATABASES) {
@@ -117,17 +123,35 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     POSTGRES_USER: options.pg.user,
     POSTGRES_PASSWORD: options.pg.password,
   };
-  const args = ['--root', DEPLOY, '--config', 'temporal', '--env', 'cluster', 'start', ...SERVICES.flatMap((s) => ['--service', s])];
+  const args = [
+    '--root',
+    DEPLOY,
+    '--config',
+    'temporal',
+    '--env',
+    'cluster',
+    'start',
+    ...SERVICES.flatMap((s) => ['--service', s]),
+  ];
   const server = spawnServer('temporal', options.binary, args, options.logFile, env);
   const address = `127.0.0.1:${options.port}`;
   // Ready when it answers an authorized call: the keys are loaded, not only the port open.
-  const ready = async () => withTemporal(address, await options.adminToken(), async (c) => (await c.workflowService.describeNamespace({ namespace: 'temporal-system' }), true));
+  const ready = async () =>
+    withTemporal(
+      address,
+      await options.adminToken(),
+      async (c) => (await c.workflowService.describeNamespace({ namespace: 'temporal-system' }), true),
+    );
   await readyOrStopped('Temporal server', server, ready, 120_000);
   return { ...server, address };
 }
 
 /** Runs `use` on a connection to `address` that carries `token`, then closes it. */
-export async function withTemporal<T>(address: string, token: string, use: (connection: Connection) => Promise<T>): Promise<T> {
+export async function withTemporal<T>(
+  address: string,
+  token: string,
+  use: (connection: Connection) => Promise<T>,
+): Promise<T> {
   const connection = await Connection.connect({ address, apiKey: token, connectTimeout: 2_000 });
   try {
     return await use(connection);
@@ -141,7 +165,12 @@ export async function withTemporal<T>(address: string, token: string, use: (conn
  * them is accepted: the server's namespace cache picks new attributes up a few seconds after they are added.
  * `adminToken`: a `temporal-system:admin` token.
  */
-export async function prepareNamespace(address: string, adminToken: string, namespace: string, retentionDays = 3): Promise<void> {
+export async function prepareNamespace(
+  address: string,
+  adminToken: string,
+  namespace: string,
+  retentionDays = 3,
+): Promise<void> {
   const connection = await Connection.connect({ address, apiKey: adminToken });
   try {
     try {
@@ -152,7 +181,11 @@ export async function prepareNamespace(address: string, adminToken: string, name
     } catch (error) {
       if (!/already exists/i.test((error as Error).message)) throw error;
     }
-    await waitUntil('namespace', async () => (await connection.workflowService.describeNamespace({ namespace }), true), 60_000);
+    await waitUntil(
+      'namespace',
+      async () => (await connection.workflowService.describeNamespace({ namespace }), true),
+      60_000,
+    );
     await ensureSearchAttributes(connection, namespace);
     const client = new Client({ connection, namespace });
     await waitUntil(

@@ -14,7 +14,14 @@ export const PERMISSIONS_CLAIM = 'permissions';
 export const SYSTEM_NAMESPACE = 'temporal-system';
 
 /** Temporal's roles, each also accepted with an -er ending (`writer`). */
-const ROLES: Record<string, TemporalRole> = { read: 'read', reader: 'read', write: 'write', writer: 'write', worker: 'worker', admin: 'admin' };
+const ROLES: Record<string, TemporalRole> = {
+  read: 'read',
+  reader: 'read',
+  write: 'write',
+  writer: 'write',
+  worker: 'worker',
+  admin: 'admin',
+};
 export type TemporalRole = 'read' | 'write' | 'worker' | 'admin';
 
 /** Temporal namespace names; no `:`, which separates a permission's namespace from its role. */
@@ -28,7 +35,8 @@ export function temporalRole(text: string): TemporalRole {
 
 /** The permission entry giving `role` on `namespace`. */
 export function permission(namespace: string, role: TemporalRole): string {
-  if (!NAMESPACE_PATTERN.test(namespace)) throw new Error(`not a namespace name: ${JSON.stringify(namespace)} (letters, digits, . _ -)`);
+  if (!NAMESPACE_PATTERN.test(namespace))
+    throw new Error(`not a namespace name: ${JSON.stringify(namespace)} (letters, digits, . _ -)`);
   return `${namespace}:${role}`;
 }
 
@@ -43,7 +51,8 @@ export interface TokenRequest {
 
 export async function mintTemporalToken(key: TokenKey, request: TokenRequest): Promise<string> {
   if (!request.subject) throw new Error('a token needs a subject');
-  if (!Number.isInteger(request.ttlSeconds) || request.ttlSeconds <= 0) throw new Error('a token lives a positive whole number of seconds');
+  if (!Number.isInteger(request.ttlSeconds) || request.ttlSeconds <= 0)
+    throw new Error('a token lives a positive whole number of seconds');
   return new SignJWT({ [PERMISSIONS_CLAIM]: request.permissions })
     .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid: key.publicJwk.kid, typ: 'JWT' })
     .setSubject(request.subject)

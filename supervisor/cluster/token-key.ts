@@ -20,13 +20,17 @@ export interface TokenKey {
 }
 
 function newPrivateKeyPem(): string {
-  return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
 }
 
 /** The key of the cluster whose data folder is `dataDir`; made there on first use when `create` is set. */
 export async function clusterTokenKey(dataDir: string, { create }: { create: boolean }): Promise<TokenKey> {
   if (!create && !existsSync(join(dataDir, TOKEN_KEY_FILE))) {
-    throw new Error(`no token key in ${dataDir} (${TOKEN_KEY_FILE}): start the cluster once (npm run cluster), or name its data folder`);
+    throw new Error(
+      `no token key in ${dataDir} (${TOKEN_KEY_FILE}): start the cluster once (npm run cluster), or name its data folder`,
+    );
   }
   const pem = keptSecret(dataDir, TOKEN_KEY_FILE, newPrivateKeyPem);
   const privateKey = await importPKCS8(pem, TOKEN_ALGORITHM);

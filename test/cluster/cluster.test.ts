@@ -43,7 +43,12 @@ async function httpAgent(gateway: string, name: string) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  const agent = new ReachAgent({ gateway, apiKey: TEST_API_KEY, card: card(name), endpoint: `http://127.0.0.1:${port}/deliveries` });
+  const agent = new ReachAgent({
+    gateway,
+    apiKey: TEST_API_KEY,
+    card: card(name),
+    endpoint: `http://127.0.0.1:${port}/deliveries`,
+  });
   await agent.register();
   serve = agent.httpHandler(handler);
   agent.startHeartbeats(2_000);
@@ -81,7 +86,8 @@ async function sendUntilAccepted(baseUrl: string, body: Record<string, unknown>)
   for (;;) {
     const answer = await request('POST', `${baseUrl}/v1/messages`, body).catch(() => undefined);
     if (answer && (answer.status === 202 || answer.status === 200)) return answer.status;
-    if (answer && answer.status < 500 && answer.status !== 429) throw new Error(`refused: ${answer.status} ${JSON.stringify(answer.body)}`);
+    if (answer && answer.status < 500 && answer.status !== 429)
+      throw new Error(`refused: ${answer.status} ${JSON.stringify(answer.body)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -92,29 +98,43 @@ async function state(messageId: string, baseUrl = cluster.url): Promise<Record<s
 }
 
 async function ended(messageId: string, timeoutMs = 60_000) {
-  return eventually(`message ${messageId} to end`, async () => {
-    const body = await state(messageId);
-    return ['processed', 'failed', 'expired'].includes(body?.state) ? body! : undefined;
-  }, { timeoutMs, intervalMs: 200 });
+  return eventually(
+    `message ${messageId} to end`,
+    async () => {
+      const body = await state(messageId);
+      return ['processed', 'failed', 'expired'].includes(body?.state) ? body! : undefined;
+    },
+    { timeoutMs, intervalMs: 200 },
+  );
 }
 
 // Without HAProxy or PostgreSQL (system packages) the suite skips, saying what to install.
 describe('cluster', { skip: clusterSkip() }, () => {
-  before(async () => {
-    cluster = await startTestCluster();
-  }, { timeout: 600_000 });
+  before(
+    async () => {
+      cluster = await startTestCluster();
+    },
+    { timeout: 600_000 },
+  );
 
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-    await cluster?.stop();
-  }, { timeout: 120_000 });
+  after(
+    async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+      await cluster?.stop();
+    },
+    { timeout: 120_000 },
+  );
 
   it('cluster - messages sent through the balancer reach an HTTP agent and end processed; both replicas serve', async () => {
     const { agentId, runs } = await httpAgent(cluster.url, 'http-echo');
     const before = await sessionsPerReplica();
     const ids = Array.from({ length: 10 }, (_, i) => `through-balancer-${i}`);
     for (const id of ids) {
-      const status = await sendUntilAccepted(cluster.url, { message_id: id, target: { agent_id: agentId, capability: 'echo' }, payload: { n: id } });
+      const status = await sendUntilAccepted(cluster.url, {
+        message_id: id,
+        target: { agent_id: agentId, capability: 'echo' },
+        payload: { n: id },
+      });
       assert.equal(status, 202);
     }
     for (const id of ids) {
@@ -124,7 +144,8 @@ describe('cluster', { skip: clusterSkip() }, () => {
       assert.equal(runs.get(id), 1);
     }
     const afterwards = await sessionsPerReplica();
-    for (const replica of ['api1', 'api2']) assert.ok(afterwards[replica]! > before[replica]!, `${replica} served none of the requests`);
+    for (const replica of ['api1', 'api2'])
+      assert.ok(afterwards[replica]! > before[replica]!, `${replica} served none of the requests`);
   });
 
   it('cluster - WebSocket agents held by different replicas (and one through the balancer) are delivered to', async () => {
@@ -137,7 +158,11 @@ describe('cluster', { skip: clusterSkip() }, () => {
       // Sent through each replica in turn: a message accepted by one replica reaches a socket held by the other.
       for (const [r, replica] of cluster.replicaUrls.entries()) {
         const id = `socket-${i}-via-${r}`;
-        await sendUntilAccepted(replica, { message_id: id, target: { agent_id: agent.agentId, capability: 'echo' }, payload: {} });
+        await sendUntilAccepted(replica, {
+          message_id: id,
+          target: { agent_id: agent.agentId, capability: 'echo' },
+          payload: {},
+        });
         const body = await ended(id);
         assert.equal(body.state, 'processed', JSON.stringify(body));
         assert.ok(agent.handled.includes(id));
@@ -162,7 +187,11 @@ describe('cluster', { skip: clusterSkip() }, () => {
     const registered = await request('POST', `${cluster.url}/v1/agents`, { ...card('late-receipts'), endpoint });
     assert.equal(registered.status, 201);
     const id = 'receipt-elsewhere';
-    await sendUntilAccepted(cluster.replicaUrls[0]!, { message_id: id, target: { agent_id: registered.body.agent_id, capability: 'echo' }, payload: {} });
+    await sendUntilAccepted(cluster.replicaUrls[0]!, {
+      message_id: id,
+      target: { agent_id: registered.body.agent_id, capability: 'echo' },
+      payload: {},
+    });
     await eventually('the delivery', async () => (deliveries.some((d) => d.message_id === id) ? true : undefined));
     const receipt = await request(
       'POST',
@@ -183,15 +212,43 @@ describe('cluster', { skip: clusterSkip() }, () => {
     await prepareNamespace(cluster.temporalAddress, await cluster.adminToken(), 'callers', 1);
     const connection = await adminConnection(cluster);
     cleanups.push(() => connection.close());
-    await ensureNexusEndpoint(connection, { name: 'agent-reach', namespace: TEMPORAL_NAMESPACE, taskQueue: TEMPORAL_TASK_QUEUE });
-    const callerConnection = await workerConnection(cluster, await testToken(cluster, 'callers', [permission('callers', 'write')]));
+    await ensureNexusEndpoint(connection, {
+      name: 'agent-reach',
+      namespace: TEMPORAL_NAMESPACE,
+      taskQueue: TEMPORAL_TASK_QUEUE,
+    });
+    const callerConnection = await workerConnection(
+      cluster,
+      await testToken(cluster, 'callers', [permission('callers', 'write')]),
+    );
     cleanups.push(() => callerConnection.close());
-    const worker = await Worker.create({ connection: callerConnection, namespace: 'callers', taskQueue: 'callers', workflowsPath: require.resolve('../helpers/caller-workflows') });
+    const worker = await Worker.create({
+      connection: callerConnection,
+      namespace: 'callers',
+      taskQueue: 'callers',
+      workflowsPath: require.resolve('../helpers/caller-workflows'),
+    });
     const callers = new Client({ connection, namespace: 'callers' });
     // Nexus callers carry a key proof in cluster mode (TEMPORAL_CALLERS_REQUIRE_KEY is on there).
-    const input = sentAsKey({ tenant: 'default', message_id: 'through-nexus', target: { agent_id: agentId, capability: 'echo' }, payload: { via: 'nexus' } }, TEST_API_KEY);
-    const call = (id: string) => callers.workflow.execute('nexusCallerWorkflow', { workflowId: id, taskQueue: 'callers', args: [input, 'agent-reach'] });
-    const [first, again] = await worker.runUntil(async () => [await call('nexus-caller-1'), await call('nexus-caller-2')]);
+    const input = sentAsKey(
+      {
+        tenant: 'default',
+        message_id: 'through-nexus',
+        target: { agent_id: agentId, capability: 'echo' },
+        payload: { via: 'nexus' },
+      },
+      TEST_API_KEY,
+    );
+    const call = (id: string) =>
+      callers.workflow.execute('nexusCallerWorkflow', {
+        workflowId: id,
+        taskQueue: 'callers',
+        args: [input, 'agent-reach'],
+      });
+    const [first, again] = await worker.runUntil(async () => [
+      await call('nexus-caller-1'),
+      await call('nexus-caller-2'),
+    ]);
     assert.equal(first.state, 'processed', JSON.stringify(first));
     assert.deepEqual(first.result, { echoed: { via: 'nexus' } });
     assert.deepEqual(again, first);
@@ -199,60 +256,81 @@ describe('cluster', { skip: clusterSkip() }, () => {
     assert.equal((await ended('through-nexus')).state, 'processed');
   });
 
-  it('cluster - under a steady load, SIGKILL of an api replica, a worker and the Temporal server loses and doubles nothing', { timeout: 900_000 }, async (t) => {
-    const { agentId, runs, requests } = await httpAgent(cluster.url, 'under-load');
-    const sent: string[] = [];
-    let chaosDone = false;
-    let sentAfterChaos = 0;
-    const sender = (async () => {
-      // Bounded: the chaos below ends, and then 20 more messages close the load.
-      while (sentAfterChaos < 20 && sent.length < 5_000) {
-        const id = `load-${sent.length}`;
-        await sendUntilAccepted(cluster.url, { message_id: id, target: { agent_id: agentId, capability: 'echo' }, payload: { id } });
-        sent.push(id);
-        if (chaosDone) sentAfterChaos += 1;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+  it(
+    'cluster - under a steady load, SIGKILL of an api replica, a worker and the Temporal server loses and doubles nothing',
+    { timeout: 900_000 },
+    async (t) => {
+      const { agentId, runs, requests } = await httpAgent(cluster.url, 'under-load');
+      const sent: string[] = [];
+      let chaosDone = false;
+      let sentAfterChaos = 0;
+      const sender = (async () => {
+        // Bounded: the chaos below ends, and then 20 more messages close the load.
+        while (sentAfterChaos < 20 && sent.length < 5_000) {
+          const id = `load-${sent.length}`;
+          await sendUntilAccepted(cluster.url, {
+            message_id: id,
+            target: { agent_id: agentId, capability: 'echo' },
+            payload: { id },
+          });
+          sent.push(id);
+          if (chaosDone) sentAfterChaos += 1;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })();
+      const afterMore = (count: number) => {
+        const target = sent.length + count;
+        return eventually(`${count} more messages sent`, async () => (sent.length >= target ? true : undefined), {
+          timeoutMs: 300_000,
+          intervalMs: 50,
+        });
+      };
+
+      await afterMore(20);
+      t.diagnostic(`SIGKILL api-1 after ${sent.length} messages`);
+      await cluster.kill('api-1');
+      await eventually(
+        'the balancer to take api1 out',
+        async () => ((await cluster.balancer.replicaStates()).api1?.startsWith('DOWN') ? true : undefined),
+        { timeoutMs: 60_000 },
+      );
+      await afterMore(10); // served by api2 alone
+      await cluster.members.get('api-1')!.restart();
+      await eventually(
+        'the balancer to take api1 back',
+        async () => ((await cluster.balancer.replicaStates()).api1 === 'UP' ? true : undefined),
+        { timeoutMs: 60_000 },
+      );
+
+      await afterMore(10);
+      t.diagnostic(`SIGKILL worker-1 after ${sent.length} messages`);
+      await cluster.kill('worker-1');
+      await afterMore(10); // processed by worker-2 alone
+      await cluster.members.get('worker-1')!.restart();
+
+      await afterMore(10);
+      t.diagnostic(`SIGKILL temporal after ${sent.length} messages`);
+      await cluster.kill('temporal');
+      await cluster.members.get('temporal')!.restart();
+      chaosDone = true;
+      await sender;
+      t.diagnostic(`${sent.length} messages sent`);
+
+      for (const id of sent) {
+        const body = await ended(id, 300_000);
+        assert.equal(body.state, 'processed', `${id}: ${JSON.stringify(body)}`);
+        assert.deepEqual(body.result, { echoed: { id } });
       }
-    })();
-    const afterMore = (count: number) => {
-      const target = sent.length + count;
-      return eventually(`${count} more messages sent`, async () => (sent.length >= target ? true : undefined), { timeoutMs: 300_000, intervalMs: 50 });
-    };
-
-    await afterMore(20);
-    t.diagnostic(`SIGKILL api-1 after ${sent.length} messages`);
-    await cluster.kill('api-1');
-    await eventually('the balancer to take api1 out', async () => ((await cluster.balancer.replicaStates()).api1?.startsWith('DOWN') ? true : undefined), { timeoutMs: 60_000 });
-    await afterMore(10); // served by api2 alone
-    await cluster.members.get('api-1')!.restart();
-    await eventually('the balancer to take api1 back', async () => ((await cluster.balancer.replicaStates()).api1 === 'UP' ? true : undefined), { timeoutMs: 60_000 });
-
-    await afterMore(10);
-    t.diagnostic(`SIGKILL worker-1 after ${sent.length} messages`);
-    await cluster.kill('worker-1');
-    await afterMore(10); // processed by worker-2 alone
-    await cluster.members.get('worker-1')!.restart();
-
-    await afterMore(10);
-    t.diagnostic(`SIGKILL temporal after ${sent.length} messages`);
-    await cluster.kill('temporal');
-    await cluster.members.get('temporal')!.restart();
-    chaosDone = true;
-    await sender;
-    t.diagnostic(`${sent.length} messages sent`);
-
-    for (const id of sent) {
-      const body = await ended(id, 300_000);
-      assert.equal(body.state, 'processed', `${id}: ${JSON.stringify(body)}`);
-      assert.deepEqual(body.result, { echoed: { id } });
-    }
-    // Nothing doubled: the agent's handler ran once per message (the SDK answers a redelivery from its store).
-    const doubled = sent.filter((id) => runs.get(id) !== 1);
-    assert.deepEqual(doubled, []);
-    assert.equal(runs.size, sent.length);
-    const redelivered = [...requests.values()].filter((n) => n > 1).length;
-    t.diagnostic(`${redelivered} of ${sent.length} messages were delivered more than once (at-least-once delivery; the SDK deduplicated them)`);
-  });
+      // Nothing doubled: the agent's handler ran once per message (the SDK answers a redelivery from its store).
+      const doubled = sent.filter((id) => runs.get(id) !== 1);
+      assert.deepEqual(doubled, []);
+      assert.equal(runs.size, sent.length);
+      const redelivered = [...requests.values()].filter((n) => n > 1).length;
+      t.diagnostic(
+        `${redelivered} of ${sent.length} messages were delivered more than once (at-least-once delivery; the SDK deduplicated them)`,
+      );
+    },
+  );
 });
 
 /** Sessions each replica has served so far, from HAProxy's statistics. */

@@ -86,7 +86,11 @@ async function runStatus(tenant: string, messageId: string): Promise<string> {
 }
 
 function sendThroughNexus(input: SendMessageInput, callerId = newId('caller')) {
-  return tenantClient.workflow.execute('nexusCallerWorkflow', { workflowId: callerId, taskQueue: CALLER_QUEUE, args: [input, TENANT_ENDPOINT] });
+  return tenantClient.workflow.execute('nexusCallerWorkflow', {
+    workflowId: callerId,
+    taskQueue: CALLER_QUEUE,
+    args: [input, TENANT_ENDPOINT],
+  });
 }
 
 /** The refusal a caller's Nexus operation ended with, and whether the operation ever started. */
@@ -100,62 +104,94 @@ async function nexusRefusal(input: SendMessageInput): Promise<{ type: string | u
   assert.ok(error.cause instanceof NexusOperationFailure, `a Nexus operation failure, not ${String(error.cause)}`);
   assert.ok(error.cause.cause instanceof ApplicationFailure, `an ApplicationFailure, not ${String(error.cause.cause)}`);
   const events = (await tenantClient.workflow.getHandle(callerId).fetchHistory()).events ?? [];
-  return { type: error.cause.cause.type ?? undefined, started: events.some((e) => e.eventType === EventType.EVENT_TYPE_NEXUS_OPERATION_STARTED) };
+  return {
+    type: error.cause.cause.type ?? undefined,
+    started: events.some((e) => e.eventType === EventType.EVENT_TYPE_NEXUS_OPERATION_STARTED),
+  };
 }
 
 /** A token from the documented command, `npm run temporal-token -- …`, with the cluster's data folder. */
 async function tokenCommand(...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/temporal-token.ts'), ...args, '--data-dir', cluster.dataDir], { cwd: ROOT });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'scripts/temporal-token.ts'), ...args, '--data-dir', cluster.dataDir],
+    { cwd: ROOT },
+  );
   return stdout.trim();
 }
 
-const deliveriesOf = (messageId: string) => [...gatewayAgent.deliveries, ...tenantAgent.deliveries].filter((d) => d.body.message_id === messageId);
+const deliveriesOf = (messageId: string) =>
+  [...gatewayAgent.deliveries, ...tenantAgent.deliveries].filter((d) => d.body.message_id === messageId);
 
 /** An agent registered with `apiKey`: it holds the receipt of `held` messages, and confirms the others. */
 async function agentOf(apiKey: string): Promise<{ agent: FakeAgent; agentId: string }> {
-  const agent = await startFakeAgent((d: Delivery) => (held.has(d.body.message_id) ? { status: 202 } : { status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } }));
+  const agent = await startFakeAgent((d: Delivery) =>
+    held.has(d.body.message_id)
+      ? { status: 202 }
+      : { status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } },
+  );
   const registered = await registerAgent(cluster.url, agent.url, {}, { authorization: `Bearer ${apiKey}` });
   agent.secret = registered.secret;
   return { agent, agentId: registered.agent_id };
 }
 
 describe('cluster - the namespace is the wall', { skip: clusterSkip() }, () => {
-  before(async () => {
-    cluster = await startTestCluster({
-      workers: 1,
-      appEnv: {
-        API_KEYS: [configKeyEntry('default', ['admin', 'metrics'], TEST_API_KEY), configKeyEntry(TENANT, ['admin'], TENANT_KEY)].join(','),
-        NEXUS_TENANTS: TENANT,
-        HEARTBEAT_TTL_MS: '3600000',
-        DEFAULT_ACK_TIMEOUT_MS: '600000',
-      },
-    });
-    ({ agent: gatewayAgent, agentId: gatewayAgentId } = await agentOf(TEST_API_KEY));
-    ({ agent: tenantAgent, agentId: tenantAgentId } = await agentOf(TENANT_KEY));
+  before(
+    async () => {
+      cluster = await startTestCluster({
+        workers: 1,
+        appEnv: {
+          API_KEYS: [
+            configKeyEntry('default', ['admin', 'metrics'], TEST_API_KEY),
+            configKeyEntry(TENANT, ['admin'], TENANT_KEY),
+          ].join(','),
+          NEXUS_TENANTS: TENANT,
+          HEARTBEAT_TTL_MS: '3600000',
+          DEFAULT_ACK_TIMEOUT_MS: '600000',
+        },
+      });
+      ({ agent: gatewayAgent, agentId: gatewayAgentId } = await agentOf(TEST_API_KEY));
+      ({ agent: tenantAgent, agentId: tenantAgentId } = await agentOf(TENANT_KEY));
 
-    // What the operator does for a tenant: its namespace, its Nexus endpoint (both with a system admin token), its token.
-    admin = await adminConnection(cluster);
-    await prepareNamespace(cluster.temporalAddress, await cluster.adminToken(), TENANT, 1);
-    await ensureNexusEndpoint(admin, { name: TENANT_ENDPOINT, namespace: GATEWAY, taskQueue: GATEWAY_QUEUE, tenant: TENANT });
-    const tenantToken = await tokenCommand('--namespace', TENANT, '--role', 'admin');
-    tenantConnection = await Connection.connect({ address: cluster.temporalAddress, apiKey: tenantToken });
-    tenantWorkerConnection = await workerConnection(cluster, tenantToken);
-    tenantClient = new Client({ connection: tenantConnection, namespace: TENANT });
-    callerWorker = await Worker.create({
-      connection: tenantWorkerConnection,
-      namespace: TENANT,
-      taskQueue: CALLER_QUEUE,
-      workflowsPath: require.resolve('../helpers/nexus-tenancy-caller-workflows'),
-    });
-    callerWorkerRun = callerWorker.run();
-  }, { timeout: 600_000 });
+      // What the operator does for a tenant: its namespace, its Nexus endpoint (both with a system admin token), its token.
+      admin = await adminConnection(cluster);
+      await prepareNamespace(cluster.temporalAddress, await cluster.adminToken(), TENANT, 1);
+      await ensureNexusEndpoint(admin, {
+        name: TENANT_ENDPOINT,
+        namespace: GATEWAY,
+        taskQueue: GATEWAY_QUEUE,
+        tenant: TENANT,
+      });
+      const tenantToken = await tokenCommand('--namespace', TENANT, '--role', 'admin');
+      tenantConnection = await Connection.connect({ address: cluster.temporalAddress, apiKey: tenantToken });
+      tenantWorkerConnection = await workerConnection(cluster, tenantToken);
+      tenantClient = new Client({ connection: tenantConnection, namespace: TENANT });
+      callerWorker = await Worker.create({
+        connection: tenantWorkerConnection,
+        namespace: TENANT,
+        taskQueue: CALLER_QUEUE,
+        workflowsPath: require.resolve('../helpers/nexus-tenancy-caller-workflows'),
+      });
+      callerWorkerRun = callerWorker.run();
+    },
+    { timeout: 600_000 },
+  );
 
-  after(async () => {
-    callerWorker?.shutdown();
-    await callerWorkerRun;
-    await Promise.allSettled([tenantWorkerConnection?.close(), tenantConnection?.close(), admin?.close(), gatewayAgent?.stop(), tenantAgent?.stop()]);
-    await cluster?.stop();
-  }, { timeout: 120_000 });
+  after(
+    async () => {
+      callerWorker?.shutdown();
+      await callerWorkerRun;
+      await Promise.allSettled([
+        tenantWorkerConnection?.close(),
+        tenantConnection?.close(),
+        admin?.close(),
+        gatewayAgent?.stop(),
+        tenantAgent?.stop(),
+      ]);
+      await cluster?.stop();
+    },
+    { timeout: 120_000 },
+  );
 
   it("cluster - with a tenant's token, Temporal refuses starting, signalling, terminating and reading runs of the gateway's namespace, and polling its queues", async () => {
     // The token is good: its own namespace answers.
@@ -164,7 +200,11 @@ describe('cluster - the namespace is the wall', { skip: clusterSkip() }, () => {
     // A run of the gateway's namespace, open (its agent holds the receipt).
     const messageId = newId('held');
     held.add(messageId);
-    const sent = await request('POST', `${cluster.url}/v1/messages`, { message_id: messageId, target: { agent_id: gatewayAgentId, capability: 'echo' }, payload: { keep: 1 } });
+    const sent = await request('POST', `${cluster.url}/v1/messages`, {
+      message_id: messageId,
+      target: { agent_id: gatewayAgentId, capability: 'echo' },
+      payload: { keep: 1 },
+    });
     assert.equal(sent.status, 202, JSON.stringify(sent.body));
     await eventually('the delivery', async () => deliveriesOf(messageId)[0]);
     assert.equal(await runStatus('default', messageId), 'RUNNING');
@@ -173,7 +213,11 @@ describe('cluster - the namespace is the wall', { skip: clusterSkip() }, () => {
     const run = intoGateway.workflow.getHandle(messageWorkflowId('default', messageId));
     const forgedId = newId('forged');
     await refusedByTemporal('start', () =>
-      intoGateway.workflow.start('sendMessage', { taskQueue: GATEWAY_QUEUE, workflowId: messageWorkflowId(TENANT, forgedId), args: [{ tenant: TENANT, message_id: forgedId, target: { agent_id: tenantAgentId } }] }),
+      intoGateway.workflow.start('sendMessage', {
+        taskQueue: GATEWAY_QUEUE,
+        workflowId: messageWorkflowId(TENANT, forgedId),
+        args: [{ tenant: TENANT, message_id: forgedId, target: { agent_id: tenantAgentId } }],
+      }),
     );
     await refusedByTemporal('signal', () => run.signal('cancel'));
     await refusedByTemporal('terminate', () => run.terminate('a tenant tries'));
@@ -184,9 +228,15 @@ describe('cluster - the namespace is the wall', { skip: clusterSkip() }, () => {
     });
     const polls = tenantConnection.workflowService;
     const poll = { namespace: GATEWAY, identity: 'tenant-a-poller' };
-    await refusedByTemporal('poll workflow tasks', () => polls.pollWorkflowTaskQueue({ ...poll, taskQueue: { name: GATEWAY_QUEUE } }));
-    await refusedByTemporal('poll activity tasks', () => polls.pollActivityTaskQueue({ ...poll, taskQueue: { name: GATEWAY_QUEUE } }));
-    await refusedByTemporal("poll the tenant's Nexus tasks", () => polls.pollNexusTaskQueue({ ...poll, taskQueue: { name: nexusTaskQueue(GATEWAY_QUEUE, TENANT) } }));
+    await refusedByTemporal('poll workflow tasks', () =>
+      polls.pollWorkflowTaskQueue({ ...poll, taskQueue: { name: GATEWAY_QUEUE } }),
+    );
+    await refusedByTemporal('poll activity tasks', () =>
+      polls.pollActivityTaskQueue({ ...poll, taskQueue: { name: GATEWAY_QUEUE } }),
+    );
+    await refusedByTemporal("poll the tenant's Nexus tasks", () =>
+      polls.pollNexusTaskQueue({ ...poll, taskQueue: { name: nexusTaskQueue(GATEWAY_QUEUE, TENANT) } }),
+    );
 
     // Nothing happened in the gateway's namespace: the run goes on, and ends with its agent's receipt.
     assert.equal(await runStatus(TENANT, forgedId), 'none');
@@ -198,12 +248,24 @@ describe('cluster - the namespace is the wall', { skip: clusterSkip() }, () => {
       body: JSON.stringify({ message_id: messageId, status: 'processed', result: { intact: true } }),
     });
     assert.equal(receipt.status, 200);
-    await eventually('the held run to end', async () => ((await runStatus('default', messageId)) === 'COMPLETED' ? true : undefined));
+    await eventually('the held run to end', async () =>
+      (await runStatus('default', messageId)) === 'COMPLETED' ? true : undefined,
+    );
   });
 
   it("cluster - a workflow in the tenant's namespace sends through the tenant's Nexus endpoint, with its key's proof, and gets the outcome", async () => {
     const messageId = newId('nexus');
-    const status = await sendThroughNexus(sentAsKey({ tenant: TENANT, message_id: messageId, target: { agent_id: tenantAgentId, capability: 'echo' }, payload: { via: 'nexus' } }, TENANT_KEY));
+    const status = await sendThroughNexus(
+      sentAsKey(
+        {
+          tenant: TENANT,
+          message_id: messageId,
+          target: { agent_id: tenantAgentId, capability: 'echo' },
+          payload: { via: 'nexus' },
+        },
+        TENANT_KEY,
+      ),
+    );
     assert.equal(status.state, 'processed', JSON.stringify(status));
     assert.deepEqual(status.result, { echoed: { via: 'nexus' } });
     assert.equal(deliveriesOf(messageId).length, 1);
@@ -211,12 +273,32 @@ describe('cluster - the namespace is the wall', { skip: clusterSkip() }, () => {
   });
 
   it('cluster - a Nexus operation without a valid credential for the tenant is refused before anything is read or started', async () => {
-    const input = (messageId: string): SendMessageInput => ({ tenant: TENANT, message_id: messageId, target: { agent_id: tenantAgentId, capability: 'echo' }, payload: { n: 1 } });
+    const input = (messageId: string): SendMessageInput => ({
+      tenant: TENANT,
+      message_id: messageId,
+      target: { agent_id: tenantAgentId, capability: 'echo' },
+      payload: { n: 1 },
+    });
     const cases: { name: string; messageId: string; input: (id: string) => SendMessageInput; refusal: string }[] = [
       { name: 'no key_id, no key_proof', messageId: newId('bare'), input, refusal: 'key_required' },
-      { name: 'a proof of another body', messageId: newId('other-body'), input: (id) => ({ ...sentAsKey(input(id), TENANT_KEY), payload: { n: 2 } }), refusal: 'invalid_key_proof' },
-      { name: "another tenant's key", messageId: newId('other-key'), input: (id) => sentAsKey(input(id), TEST_API_KEY), refusal: 'unknown_key' },
-      { name: 'another tenant named', messageId: newId('other-tenant'), input: (id) => sentAsKey({ ...input(id), tenant: 'default' }, TEST_API_KEY), refusal: 'tenant_mismatch' },
+      {
+        name: 'a proof of another body',
+        messageId: newId('other-body'),
+        input: (id) => ({ ...sentAsKey(input(id), TENANT_KEY), payload: { n: 2 } }),
+        refusal: 'invalid_key_proof',
+      },
+      {
+        name: "another tenant's key",
+        messageId: newId('other-key'),
+        input: (id) => sentAsKey(input(id), TEST_API_KEY),
+        refusal: 'unknown_key',
+      },
+      {
+        name: 'another tenant named',
+        messageId: newId('other-tenant'),
+        input: (id) => sentAsKey({ ...input(id), tenant: 'default' }, TEST_API_KEY),
+        refusal: 'tenant_mismatch',
+      },
     ];
     for (const { name, messageId, input: make, refusal } of cases) {
       const refused = await nexusRefusal(make(messageId));

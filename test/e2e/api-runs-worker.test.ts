@@ -51,14 +51,19 @@ describe('api runs the worker', () => {
   it('api runs the worker - a message is started eagerly and processed with no worker process', async () => {
     const registered = await registerAgent(baseUrl, agent.url);
     agent.secret = registered.secret;
-    const sent = await request('POST', `${baseUrl}/v1/messages`, { message_id: 'eager-1', target: { agent_id: registered.agent_id, capability: 'echo' } });
+    const sent = await request('POST', `${baseUrl}/v1/messages`, {
+      message_id: 'eager-1',
+      target: { agent_id: registered.agent_id, capability: 'echo' },
+    });
     assert.equal(sent.status, 202, JSON.stringify(sent.body));
     const status = await eventually('the message processed', async () => {
       const answer = await request('GET', `${baseUrl}/v1/messages/eager-1`);
       return answer.body.state === 'processed' ? answer.body : undefined;
     });
     assert.equal(status.agent.agent_id, registered.agent_id);
-    const sentLine = readFileSync(logFile, 'utf8').split('\n').find((line) => line.includes('"message_id":"eager-1"') && line.includes('message sent'));
+    const sentLine = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .find((line) => line.includes('"message_id":"eager-1"') && line.includes('message sent'));
     assert.ok(sentLine, 'the api logged the send');
     assert.equal(JSON.parse(sentLine).eagerly_started, true, 'the first workflow task came back with the start');
   });

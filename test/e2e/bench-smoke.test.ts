@@ -40,7 +40,12 @@ after(async () => {
 });
 
 function harness(kinds: readonly FaultKind[] = FAULT_KINDS): HarnessOptions {
-  const gateway = { apiUrl: system.baseUrl, apiKey: TEST_API_KEY, dataDir: runDir, pids: () => ({}) } as unknown as BenchSystem;
+  const gateway = {
+    apiUrl: system.baseUrl,
+    apiKey: TEST_API_KEY,
+    dataDir: runDir,
+    pids: () => ({}),
+  } as unknown as BenchSystem;
   return {
     runDir,
     seed: 3,
@@ -70,7 +75,10 @@ describe('bench smoke', () => {
   });
 
   it('bench smoke - direct HTTP with every response lost: 3 tries per hop repeat each effect (3, 9, 27), nothing terminal', async () => {
-    const { result } = await runScenario({ mode: 'direct', ratePerMin: 600, messages: 2, faultRate: 1 }, harness(['lose_receipt']));
+    const { result } = await runScenario(
+      { mode: 'direct', ratePerMin: 600, messages: 2, faultRate: 1 },
+      harness(['lose_receipt']),
+    );
     assert.equal(result.processed, 2);
     assert.equal(result.terminal, 0, 'the caller never learns the outcome');
     assert.equal(result.duplicate_effects, 2 * (2 + 8 + 26));
@@ -78,7 +86,10 @@ describe('bench smoke', () => {
   });
 
   it('bench smoke - through Agent-Reach, lost receipts are redelivered and de-duplicated: processed once', async () => {
-    const { result } = await runScenario({ mode: 'reach', ratePerMin: 600, messages: 3, faultRate: 0.5 }, harness(['lose_receipt', 'error_5xx']));
+    const { result } = await runScenario(
+      { mode: 'reach', ratePerMin: 600, messages: 3, faultRate: 0.5 },
+      harness(['lose_receipt', 'error_5xx']),
+    );
     assert.equal(result.processed, 3);
     assert.equal(result.terminal, 3);
     assert.equal(result.duplicate_effects, 0);

@@ -55,9 +55,18 @@ function logLines(logFile: string): { level?: number; msg?: string; text: string
 
 function assertCleanStop(logFile: string, stoppedMessage: string): void {
   const lines = logLines(logFile);
-  const bad = lines.filter((line) => (line.level ?? 0) >= 50 || /unexpected error|IllegalStateError|unhandledRejection/.test(line.text));
-  assert.deepEqual(bad.map((line) => line.text), [], 'no error, fatal or unexpected-error line');
-  assert.ok(lines.some((line) => line.msg === stoppedMessage), `"${stoppedMessage}" is logged:\n${lines.map((l) => l.text).join('\n')}`);
+  const bad = lines.filter(
+    (line) => (line.level ?? 0) >= 50 || /unexpected error|IllegalStateError|unhandledRejection/.test(line.text),
+  );
+  assert.deepEqual(
+    bad.map((line) => line.text),
+    [],
+    'no error, fatal or unexpected-error line',
+  );
+  assert.ok(
+    lines.some((line) => line.msg === stoppedMessage),
+    `"${stoppedMessage}" is logged:\n${lines.map((l) => l.text).join('\n')}`,
+  );
 }
 
 describe('clean stop', () => {
@@ -70,39 +79,70 @@ describe('clean stop', () => {
     assertCleanStop(api.logFile, 'api stopped');
   });
 
-  it('clean stop - the api stopped while its local models embed a new catalogue exits 0 (the model threads finish their batch first)', { skip: locateModel('multilingual-e5-small') && locateModel('bge-small-en-v1.5-q') ? false : 'local models not obtained (npm run models)' }, async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const api = start('api', { API_PORT: String(port), PUBLIC_URL: base, ROUTER_PROVIDER: 'local', ENDPOINT_ALLOW_LOOPBACK: 'true' });
-    await waitUntil('api', async () => (await fetch(`${base}/readyz`)).ok, 120_000, api.process);
-    const headers = { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' };
-    // Enough text that embedding it takes seconds on two cores.
-    const capabilities = Array.from({ length: 40 }, (_, c) => ({
-      name: `capability_${c}`,
-      description: `Handles requests of kind ${c} for the test catalogue`,
-      examples: Array.from({ length: 10 }, (_, e) => `please handle request number ${e} of kind ${c} with some extra words`),
-    }));
-    const registered = await fetch(`${base}/v1/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'big-agent', endpoint: 'http://127.0.0.1:9/deliveries', capabilities }) });
-    assert.equal(registered.status, 201, await registered.text());
-    // A route request makes the api embed the new catalogue; the stop comes while it does.
-    void fetch(`${base}/v1/route`, { method: 'POST', headers, body: JSON.stringify({ intent: 'please handle request number 3 of kind 7' }) }).catch(() => undefined);
-    // Embedding 440 texts with each of two models takes seconds here: the stop lands in the middle of it.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    api.process.child!.kill('SIGTERM');
-    assert.equal(await api.process.exited, 0);
-    assertCleanStop(api.logFile, 'api stopped');
-    assert.ok(!/terminate called/.test(readFileSync(api.logFile, 'utf8')), 'no thread stopped inside a native call');
-  });
+  it(
+    'clean stop - the api stopped while its local models embed a new catalogue exits 0 (the model threads finish their batch first)',
+    {
+      skip:
+        locateModel('multilingual-e5-small') && locateModel('bge-small-en-v1.5-q')
+          ? false
+          : 'local models not obtained (npm run models)',
+    },
+    async () => {
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      const api = start('api', {
+        API_PORT: String(port),
+        PUBLIC_URL: base,
+        ROUTER_PROVIDER: 'local',
+        ENDPOINT_ALLOW_LOOPBACK: 'true',
+      });
+      await waitUntil('api', async () => (await fetch(`${base}/readyz`)).ok, 120_000, api.process);
+      const headers = { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' };
+      // Enough text that embedding it takes seconds on two cores.
+      const capabilities = Array.from({ length: 40 }, (_, c) => ({
+        name: `capability_${c}`,
+        description: `Handles requests of kind ${c} for the test catalogue`,
+        examples: Array.from(
+          { length: 10 },
+          (_, e) => `please handle request number ${e} of kind ${c} with some extra words`,
+        ),
+      }));
+      const registered = await fetch(`${base}/v1/agents`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'big-agent', endpoint: 'http://127.0.0.1:9/deliveries', capabilities }),
+      });
+      assert.equal(registered.status, 201, await registered.text());
+      // A route request makes the api embed the new catalogue; the stop comes while it does.
+      void fetch(`${base}/v1/route`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ intent: 'please handle request number 3 of kind 7' }),
+      }).catch(() => undefined);
+      // Embedding 440 texts with each of two models takes seconds here: the stop lands in the middle of it.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      api.process.child!.kill('SIGTERM');
+      assert.equal(await api.process.exited, 0);
+      assertCleanStop(api.logFile, 'api stopped');
+      assert.ok(!/terminate called/.test(readFileSync(api.logFile, 'utf8')), 'no thread stopped inside a native call');
+    },
+  );
 
   it('clean stop - the worker stopped with SIGINT then SIGTERM (Ctrl-C, then a supervisor) exits 0 and logs a stop', async () => {
     const worker = start('worker', {});
-    await eventually('the worker to run', async () => (logLines(worker.logFile).some((line) => line.msg === 'message worker running') ? true : undefined), {
-      timeoutMs: 120_000,
-      intervalMs: 200,
-    });
+    await eventually(
+      'the worker to run',
+      async () => (logLines(worker.logFile).some((line) => line.msg === 'message worker running') ? true : undefined),
+      {
+        timeoutMs: 120_000,
+        intervalMs: 200,
+      },
+    );
     worker.process.child!.kill('SIGINT');
     // The supervisor's SIGTERM comes while the worker drains (the SDK has let go of the signals by then).
-    await eventually('the worker to log its stop', async () => (logLines(worker.logFile).some((line) => line.msg === 'worker stopping') ? true : undefined));
+    await eventually('the worker to log its stop', async () =>
+      logLines(worker.logFile).some((line) => line.msg === 'worker stopping') ? true : undefined,
+    );
     worker.process.child!.kill('SIGTERM');
     assert.equal(await worker.process.exited, 0);
     assertCleanStop(worker.logFile, 'worker stopped');

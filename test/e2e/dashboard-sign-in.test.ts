@@ -40,7 +40,7 @@ describe('dashboard sign-in', { skip: skipUnlessInstalled([chromiumBinary]) }, (
     await servers?.stop();
   });
 
-  it('dashboard sign-in - the operator signs in at the provider (code + PKCE) and sees the agents of the token\'s tenant', async () => {
+  it("dashboard sign-in - the operator signs in at the provider (code + PKCE) and sees the agents of the token's tenant", async () => {
     const registered = await registerAgent(system.baseUrl, agent.url, { name: 'sign-in-echo' });
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     await page.goto(`${system.baseUrl}/dashboard`);
@@ -68,7 +68,11 @@ describe('dashboard sign-in', { skip: skipUnlessInstalled([chromiumBinary]) }, (
     assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
     assert.equal(authorize.searchParams.get('resource'), system.baseUrl);
     const token = await page.evaluate<string | null>("sessionStorage.getItem('agent-reach-api-key')");
-    const claims = JSON.parse(Buffer.from(token!.split('.')[1]!, 'base64url').toString()) as { aud: string; scope: string; tenant: string };
+    const claims = JSON.parse(Buffer.from(token!.split('.')[1]!, 'base64url').toString()) as {
+      aud: string;
+      scope: string;
+      tenant: string;
+    };
     assert.equal(claims.aud, system.baseUrl);
     assert.equal(claims.tenant, 'default');
     assert.match(claims.scope, /\bread\b/);

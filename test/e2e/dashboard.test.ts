@@ -41,7 +41,10 @@ describe('dashboard', { skip: skipUnlessInstalled([chromiumBinary]) }, () => {
     const registered = await registerAgent(system.baseUrl, agent.url, { name: 'dashboard-echo' });
     agent.secret = registered.secret;
     const messageId = `dash-${Date.now()}`;
-    await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+    await request('POST', `${system.baseUrl}/v1/messages`, {
+      message_id: messageId,
+      target: { agent_id: registered.agent_id, capability: 'echo' },
+    });
     await eventually('processed and listed', async () => {
       const list = await request('GET', `${system.baseUrl}/v1/messages?state=processed`);
       return list.body.items.some((m: { message_id: string }) => m.message_id === messageId) ? true : undefined;
@@ -60,7 +63,10 @@ describe('dashboard', { skip: skipUnlessInstalled([chromiumBinary]) }, () => {
     assert.equal(await page.locator('#auth').innerText(), '');
     // The router's head: this system routes with BM25 (no head), and says so.
     await page.locator('#router', { hasText: 'head none (lexical)' }).waitFor();
-    assert.match(await page.locator('#agents').innerText(), new RegExp(`dashboard-echo\\s+${registered.agent_id}\\s+online`));
+    assert.match(
+      await page.locator('#agents').innerText(),
+      new RegExp(`dashboard-echo\\s+${registered.agent_id}\\s+online`),
+    );
     await page.locator(`a[data-message="${messageId}"]`).click();
     await page.locator('#attempts', { hasText: 'accepted' }).waitFor();
     assert.match(await page.locator('#detail').innerText(), /state: processed/);
@@ -69,9 +75,18 @@ describe('dashboard', { skip: skipUnlessInstalled([chromiumBinary]) }, () => {
     // A chain: its steps as boxes, by state, with the arrows of after; a step's box opens its message.
     const chainId = `dash-chain-${Date.now()}`;
     const target = { agent_id: registered.agent_id, capability: 'echo' };
-    const started = await request('POST', `${system.baseUrl}/v1/chains`, { chain_id: chainId, steps: [{ id: 'first', target }, { id: 'second', target }, { id: 'third', target, after: ['first'] }] });
+    const started = await request('POST', `${system.baseUrl}/v1/chains`, {
+      chain_id: chainId,
+      steps: [
+        { id: 'first', target },
+        { id: 'second', target },
+        { id: 'third', target, after: ['first'] },
+      ],
+    });
     assert.equal(started.status, 202);
-    await eventually('the chain to complete', async () => ((await request('GET', `${system.baseUrl}/v1/chains/${chainId}`)).body.state === 'completed' ? true : undefined));
+    await eventually('the chain to complete', async () =>
+      (await request('GET', `${system.baseUrl}/v1/chains/${chainId}`)).body.state === 'completed' ? true : undefined,
+    );
     // Listed among the recent chains (the page refreshes every 5 s); its link opens the same graph as the form.
     await page.locator('#chains', { hasText: chainId }).waitFor();
     assert.match(await page.locator('#chains').innerText(), new RegExp(`${chainId}\\s+completed\\s+3 of 3 completed`));
@@ -82,7 +97,7 @@ describe('dashboard', { skip: skipUnlessInstalled([chromiumBinary]) }, () => {
     await page.locator('#chain', { hasText: `chain ${chainId}: completed` }).waitFor();
     assert.equal(await page.locator('#chain svg g[data-step]').count(), 3);
     assert.equal(await page.locator('#chain svg line').count(), 2);
-    assert.match(await page.locator('#chain svg g[data-step="second"]').textContent() ?? '', /second\s*completed/);
+    assert.match((await page.locator('#chain svg g[data-step="second"]').textContent()) ?? '', /second\s*completed/);
     await page.locator('#chain svg g[data-step="second"]').click();
     await page.locator('#detail h2', { hasText: `Message ${chainId}:second` }).waitFor();
     mkdirSync(OUTPUT, { recursive: true });

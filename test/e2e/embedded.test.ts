@@ -50,10 +50,14 @@ function startEmbedded(extraEnv: NodeJS.ProcessEnv = {}): Embedded {
 }
 
 async function waitRunning(embedded: Embedded): Promise<void> {
-  await eventually('embedded mode to print its URLs', async () => {
-    if (embedded.child.exitCode !== null) throw new Error(`embedded mode exited:\n${embedded.output()}`);
-    return embedded.output().includes('Agent-Reach is running') ? true : undefined;
-  }, { timeoutMs: 150_000, intervalMs: 200 });
+  await eventually(
+    'embedded mode to print its URLs',
+    async () => {
+      if (embedded.child.exitCode !== null) throw new Error(`embedded mode exited:\n${embedded.output()}`);
+      return embedded.output().includes('Agent-Reach is running') ? true : undefined;
+    },
+    { timeoutMs: 150_000, intervalMs: 200 },
+  );
 }
 
 /** The process group of `pid` (Linux /proc). */
@@ -119,39 +123,65 @@ describe('embedded mode', () => {
     assert.ok((await fetch(`http://127.0.0.1:${uiPort}/`)).ok, 'Temporal UI answers');
     // The api's activity-only workers (routing, socket delivery) serve no workflows by design: no warning says so.
     assert.doesNotMatch(banner, /No workflows registered/);
-    apiKey = /API key {6}(rk_\S+) \(tenant default, admin/.exec(banner)?.[1] ?? assert.fail(`no API key in the banner:\n${banner}`);
-    assert.equal((await request('GET', `${apiUrl}/v1/agents`, undefined, { authorization: '' })).status, 401, 'the api wants a key');
-    assert.equal((await request('GET', `${apiUrl}/v1/agents`, undefined, withKey())).status, 200, 'the printed key opens it');
+    apiKey =
+      /API key {6}(rk_\S+) \(tenant default, admin/.exec(banner)?.[1] ??
+      assert.fail(`no API key in the banner:\n${banner}`);
+    assert.equal(
+      (await request('GET', `${apiUrl}/v1/agents`, undefined, { authorization: '' })).status,
+      401,
+      'the api wants a key',
+    );
+    assert.equal(
+      (await request('GET', `${apiUrl}/v1/agents`, undefined, withKey())).status,
+      200,
+      'the printed key opens it',
+    );
   });
 
   it('embedded mode - a message goes caller → workflow → agent → callback → processed', async () => {
     const registered = await registerAgent(apiUrl, agent.url, {}, withKey());
     agentId = registered.agent_id;
     agent.secret = registered.secret;
-    const sent = await request('POST', `${apiUrl}/v1/messages`, {
-      message_id: messageId,
-      target: { agent_id: agentId, capability: 'echo' },
-      intent: 'say hello',
-      payload: { hello: 'world' },
-    }, withKey());
+    const sent = await request(
+      'POST',
+      `${apiUrl}/v1/messages`,
+      {
+        message_id: messageId,
+        target: { agent_id: agentId, capability: 'echo' },
+        intent: 'say hello',
+        payload: { hello: 'world' },
+      },
+      withKey(),
+    );
     assert.equal(sent.status, 202);
-    assert.match(sent.body.links.temporal_ui, new RegExp(`^http://127\\.0\\.0\\.1:${uiPort}/namespaces/default/workflows/`));
+    assert.match(
+      sent.body.links.temporal_ui,
+      new RegExp(`^http://127\\.0\\.0\\.1:${uiPort}/namespaces/default/workflows/`),
+    );
     const done = await eventually('processed', async () => {
       const status = await request('GET', `${apiUrl}/v1/messages/${messageId}`, undefined, withKey());
       return status.body.state === 'processed' ? status.body : undefined;
     });
     assert.deepEqual(done.result, { handled: messageId });
     // The api runs the worker in embedded mode: the run's first workflow task came back with its start.
-    const sentLine = running!.output().split('\n').find((line) => line.includes(`"message_id":"${messageId}"`) && line.includes('message sent'));
+    const sentLine = running!
+      .output()
+      .split('\n')
+      .find((line) => line.includes(`"message_id":"${messageId}"`) && line.includes('message sent'));
     assert.match(sentLine ?? assert.fail('the api logged no send'), /"eagerly_started":true/);
     const receiptAnswer = await eventually('the receipt answer', async () => agent.receiptAnswers[0]);
     assert.equal(receiptAnswer.status, 200);
-    const again = await request('POST', `${apiUrl}/v1/messages`, {
-      message_id: messageId,
-      target: { agent_id: agentId, capability: 'echo' },
-      intent: 'say hello',
-      payload: { hello: 'world' },
-    }, withKey());
+    const again = await request(
+      'POST',
+      `${apiUrl}/v1/messages`,
+      {
+        message_id: messageId,
+        target: { agent_id: agentId, capability: 'echo' },
+        intent: 'say hello',
+        payload: { hello: 'world' },
+      },
+      withKey(),
+    );
     assert.equal(again.status, 200);
     assert.equal(agent.deliveries.length, 1, 'the repeat was not delivered again');
   });
@@ -160,18 +190,29 @@ describe('embedded mode', () => {
     const supervisor = running!;
     // Our three children (the api runs the message worker by default); tsx's own esbuild helper is left out (it
     // exits by itself once its parent is gone).
-    const children = childPids(supervisor.child.pid!).filter((c) => /temporal|ferretdb|api\/main\.ts|worker\/main\.ts/.test(c.cmdline));
-    assert.equal(children.length, 3, `expected temporal, ferretdb and api; saw ${children.map((c) => c.cmdline).join(' | ')}`);
+    const children = childPids(supervisor.child.pid!).filter((c) =>
+      /temporal|ferretdb|api\/main\.ts|worker\/main\.ts/.test(c.cmdline),
+    );
+    assert.equal(
+      children.length,
+      3,
+      `expected temporal, ferretdb and api; saw ${children.map((c) => c.cmdline).join(' | ')}`,
+    );
     // Each child in a group of its own: the terminal's SIGINT reaches the supervisor alone, which stops them in order
     // (with the servers in its group, they died at once and the api's last calls to them were retried, then killed).
-    for (const child of children) assert.notEqual(processGroup(child.pid), supervisor.child.pid, `${child.cmdline} is in the supervisor's group`);
+    for (const child of children)
+      assert.notEqual(processGroup(child.pid), supervisor.child.pid, `${child.cmdline} is in the supervisor's group`);
     const before = supervisor.output().length;
     process.kill(-supervisor.child.pid!, 'SIGINT');
     assert.equal(await supervisor.exit, 0, supervisor.output());
     const stopping = supervisor.output().slice(before);
     assert.match(stopping, /"msg":"api stopped"/);
     // Neither a crash nor the servers going first (the api's calls to a Temporal already gone are retried, WARN).
-    assert.doesNotMatch(stopping, /unexpected error|IllegalStateError|unhandledRejection|"level":[4-6]0| WARN /, 'a stop, not a crash');
+    assert.doesNotMatch(
+      stopping,
+      /unexpected error|IllegalStateError|unhandledRejection|"level":[4-6]0| WARN /,
+      'a stop, not a crash',
+    );
     for (const child of children) assert.ok(!existsProcess(child.pid), `child still alive: ${child.cmdline}`);
     assert.equal(await portAcceptsConnections(temporalPort), false);
     assert.equal(await portAcceptsConnections(mongoPort), false);

@@ -33,9 +33,17 @@ let workDir: string;
 let target: { agent_id: string; secret: string };
 
 /** Runs `st` without blocking this process's event loop (the api under test lives in it). */
-function runSchemathesis(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+function runSchemathesis(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(ST, args, { cwd, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(ST, args, {
+      cwd,
+      env: { ...process.env, ...env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -70,34 +78,48 @@ describe('schemathesis', { skip }, () => {
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('schemathesis - every phase against the live api: no 5xx, no undocumented status, every body as documented', { timeout: (MAX_TIME_S + 240) * 1000 }, async () => {
-    const { code, output } = await runSchemathesis(
-      [
-        '--config-file', CONFIG,
-        'run', `${system.baseUrl}/openapi.json`,
-        '--phases', 'examples,coverage,fuzzing,stateful',
-        '--checks', 'all',
-        '--mode', 'all',
-        '--max-examples', '25',
-        '--max-time', String(MAX_TIME_S),
-        '--request-timeout', '30',
-        '--seed', SEED,
-        '--generation-database', 'none',
-        '--continue-on-failure',
-        '--no-color',
-      ],
-      workDir,
-      { ST_API_KEY: TEST_API_KEY, ST_AGENT_ID: target.agent_id, ST_AGENT_SECRET: target.secret },
-    );
-    const summary = output.slice(output.lastIndexOf('SUMMARY'));
-    console.log(`[schemathesis] ${summary.replace(/\n+/g, '\n[schemathesis] ')}`);
-    assert.equal(code, 0, `Schemathesis found failures:\n${output.slice(-20_000)}`);
-    // Every operation but `/openapi.json` itself, which Schemathesis leaves out, was selected and tested.
-    const [, selected, total, tested] = /Selected: (\d+)\/(\d+)\s+Tested: (\d+)/.exec(summary) ?? [];
-    assert.equal(Number(total), OPERATIONS.length - 1, summary);
-    assert.equal(selected, total);
-    assert.equal(tested, total, 'every operation was tested');
-    // The api stayed up through the run.
-    assert.equal((await request('GET', `${system.baseUrl}/healthz`)).status, 200);
-  });
+  it(
+    'schemathesis - every phase against the live api: no 5xx, no undocumented status, every body as documented',
+    { timeout: (MAX_TIME_S + 240) * 1000 },
+    async () => {
+      const { code, output } = await runSchemathesis(
+        [
+          '--config-file',
+          CONFIG,
+          'run',
+          `${system.baseUrl}/openapi.json`,
+          '--phases',
+          'examples,coverage,fuzzing,stateful',
+          '--checks',
+          'all',
+          '--mode',
+          'all',
+          '--max-examples',
+          '25',
+          '--max-time',
+          String(MAX_TIME_S),
+          '--request-timeout',
+          '30',
+          '--seed',
+          SEED,
+          '--generation-database',
+          'none',
+          '--continue-on-failure',
+          '--no-color',
+        ],
+        workDir,
+        { ST_API_KEY: TEST_API_KEY, ST_AGENT_ID: target.agent_id, ST_AGENT_SECRET: target.secret },
+      );
+      const summary = output.slice(output.lastIndexOf('SUMMARY'));
+      console.log(`[schemathesis] ${summary.replace(/\n+/g, '\n[schemathesis] ')}`);
+      assert.equal(code, 0, `Schemathesis found failures:\n${output.slice(-20_000)}`);
+      // Every operation but `/openapi.json` itself, which Schemathesis leaves out, was selected and tested.
+      const [, selected, total, tested] = /Selected: (\d+)\/(\d+)\s+Tested: (\d+)/.exec(summary) ?? [];
+      assert.equal(Number(total), OPERATIONS.length - 1, summary);
+      assert.equal(selected, total);
+      assert.equal(tested, total, 'every operation was tested');
+      // The api stayed up through the run.
+      assert.equal((await request('GET', `${system.baseUrl}/healthz`)).status, 200);
+    },
+  );
 });

@@ -49,7 +49,11 @@ describe('sdk refund', () => {
   it('sdk refund - a crash after refunding and before the receipt still refunds exactly once', async () => {
     const env = { GATEWAY: system.baseUrl, PORT: String(await freePort()), DATA_DIR: dataDir, ACK_TIMEOUT_MS: '1500' };
     const crashing = runRefundAgent({ ...env, CRASH_AFTER_REFUND: '1' });
-    const agentId = await eventually('the agent to register', async () => /ready (agt_[0-9a-f]{24})/.exec(crashing.output())?.[1], { timeoutMs: 30_000 });
+    const agentId = await eventually(
+      'the agent to register',
+      async () => /ready (agt_[0-9a-f]{24})/.exec(crashing.output())?.[1],
+      { timeoutMs: 30_000 },
+    );
 
     const messageId = `refund-${Date.now()}`;
     const sent = await request('POST', `${system.baseUrl}/v1/messages`, {
@@ -62,12 +66,20 @@ describe('sdk refund', () => {
 
     const restarted = runRefundAgent(env);
     try {
-      const again = await eventually('the restarted agent', async () => /ready (agt_[0-9a-f]{24})/.exec(restarted.output())?.[1], { timeoutMs: 30_000 });
+      const again = await eventually(
+        'the restarted agent',
+        async () => /ready (agt_[0-9a-f]{24})/.exec(restarted.output())?.[1],
+        { timeoutMs: 30_000 },
+      );
       assert.equal(again, agentId, 'the restarted agent reused its identity');
-      const status = await eventually('processed', async () => {
-        const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
-        return response.body.state === 'processed' ? response.body : undefined;
-      }, { timeoutMs: 30_000 });
+      const status = await eventually(
+        'processed',
+        async () => {
+          const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+          return response.body.state === 'processed' ? response.body : undefined;
+        },
+        { timeoutMs: 30_000 },
+      );
       assert.deepEqual(status.attempts.map((a: { outcome: string }) => a.outcome).slice(-1), ['duplicate']);
       assert.equal(status.result.refund_id, `r-${messageId}`);
       const ledger = join(dataDir, 'refunds.jsonl');

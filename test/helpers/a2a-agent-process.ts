@@ -19,14 +19,26 @@ export interface A2aAgentProcess {
   cardUrl: string;
   process: ChildProcess;
   /** What the agent received: messages, counts per message id, cancelled task ids. */
-  received(): Promise<{ messages: { message_id: string; text: string; data: unknown; context_id: string; metadata: any }[]; counts: Record<string, number>; cancelled: string[] }>;
+  received(): Promise<{
+    messages: { message_id: string; text: string; data: unknown; context_id: string; metadata: any }[];
+    counts: Record<string, number>;
+    cancelled: string[];
+  }>;
   stop(): Promise<void>;
 }
 
 /** Starts the `kind` agent named `name` (env: A2A_AGENT_WORK_MS, A2A_AGENT_PUSH, A2A_AGENT_REST, …); resolves when it is ready. */
-export function startA2aAgentProcess(kind: keyof typeof COMMANDS, name: string, env: Record<string, string> = {}): Promise<A2aAgentProcess> {
+export function startA2aAgentProcess(
+  kind: keyof typeof COMMANDS,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<A2aAgentProcess> {
   const [command, args] = COMMANDS[kind];
-  const child = spawn(command, [...args], { cwd: ROOT, env: { ...process.env, A2A_AGENT_NAME: name, A2A_AGENT_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, [...args], {
+    cwd: ROOT,
+    env: { ...process.env, A2A_AGENT_NAME: name, A2A_AGENT_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   return new Promise((resolve, reject) => {

@@ -41,7 +41,9 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import express from 'express';
 import type { AgentCard, Message, Part, Task, TaskStatus } from '@a2a-js/sdk' with { 'resolution-mode': 'import' };
-import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server' with { 'resolution-mode': 'import' };
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server' with {
+  'resolution-mode': 'import',
+};
 
 type Sdk = typeof import('@a2a-js/sdk', { with: { 'resolution-mode': 'import' } });
 type SdkServer = typeof import('@a2a-js/sdk/server', { with: { 'resolution-mode': 'import' } });
@@ -49,7 +51,8 @@ type SdkExpress = typeof import('@a2a-js/sdk/server/express', { with: { 'resolut
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Role, TaskState } = require('@a2a-js/sdk') as Sdk;
 const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = require('@a2a-js/sdk/server') as SdkServer;
-const { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } = require('@a2a-js/sdk/server/express') as SdkExpress;
+const { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } =
+  require('@a2a-js/sdk/server/express') as SdkExpress;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 // stdout carries the one ready line only.
@@ -72,23 +75,46 @@ function agentCard(name: string, url: string, v03: boolean): AgentCard {
   const iface = (protocolVersion: string) => ({ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion });
   const jsonRpc = v03 ? [iface('1.0'), iface('0.3')] : [iface('1.0')];
   // A2A_AGENT_REST=1: the HTTP+JSON binding at /rest comes first, so clients that follow the card's order prefer it.
-  const rest = process.env.A2A_AGENT_REST === '1' ? [{ url: `${url}/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' }] : [];
+  const rest =
+    process.env.A2A_AGENT_REST === '1'
+      ? [{ url: `${url}/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' }]
+      : [];
   return {
     name,
-    description: 'A test A2A agent (@a2a-js/sdk): echoes, fails, waits or asks, by the message\'s words.',
+    description: "A test A2A agent (@a2a-js/sdk): echoes, fails, waits or asks, by the message's words.",
     supportedInterfaces: [...rest, ...jsonRpc],
     provider: undefined,
     version: '1.0.0',
-    capabilities: { streaming: false, pushNotifications: process.env.A2A_AGENT_PUSH === '1', extensions: [], extendedAgentCard: false },
+    capabilities: {
+      streaming: false,
+      pushNotifications: process.env.A2A_AGENT_PUSH === '1',
+      extensions: [],
+      extendedAgentCard: false,
+    },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json', 'text/plain'],
     skills: [
-      { id: 'echo', name: 'Echo', description: 'Echoes the message back', tags: ['echo', 'test'], examples: ['echo this back'], inputModes: [], outputModes: [], securityRequirements: [] },
       {
-        id: 'convert_currency', name: 'Currency conversion', description: 'Converts an amount between currencies (asks which currency)',
-        tags: ['currency', 'conversion', 'finance'], examples: ['convert 100 USD, a question: to what?'], inputModes: [], outputModes: [], securityRequirements: [],
+        id: 'echo',
+        name: 'Echo',
+        description: 'Echoes the message back',
+        tags: ['echo', 'test'],
+        examples: ['echo this back'],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+      {
+        id: 'convert_currency',
+        name: 'Currency conversion',
+        description: 'Converts an amount between currencies (asks which currency)',
+        tags: ['currency', 'conversion', 'finance'],
+        examples: ['convert 100 USD, a question: to what?'],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
       },
     ],
     signatures: [],
@@ -139,7 +165,8 @@ function messageContent(message: Message): [string, unknown] {
     if (part.content?.$case === 'text') texts.push(part.content.value);
     else if (part.content?.$case === 'data') datas.push(part.content.value);
   }
-  const isObject = (d: unknown): d is Record<string, unknown> => typeof d === 'object' && d !== null && !Array.isArray(d);
+  const isObject = (d: unknown): d is Record<string, unknown> =>
+    typeof d === 'object' && d !== null && !Array.isArray(d);
   let data: unknown = null;
   if (datas.length && datas.every(isObject)) data = Object.assign({}, ...datas);
   else if (datas.length) data = datas.length === 1 ? datas[0] : datas;
@@ -153,7 +180,12 @@ function behaviourOf(message: Message, text: string): Behaviour {
   return BEHAVIOURS.find((word) => lowered.includes(word)) ?? 'echo';
 }
 
-const textPart = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: '' });
+const textPart = (value: string): Part => ({
+  content: { $case: 'text', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: '',
+});
 
 class TestAgentExecutor implements AgentExecutor {
   /** The running executions, by task id: aborting one ends its wait without a further event. */
@@ -172,17 +204,36 @@ class TestAgentExecutor implements AgentExecutor {
     this.contextOf.set(taskId, contextId);
 
     const agentMessage = (words: string): Message => ({
-      messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [textPart(words)], metadata: undefined, extensions: [], referenceTaskIds: [],
+      messageId: randomUUID(),
+      contextId,
+      taskId,
+      role: Role.ROLE_AGENT,
+      parts: [textPart(words)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
     });
     const status = (state: TaskStatus['state'], words?: string) =>
-      bus.publish(AgentEvent.statusUpdate({
-        taskId, contextId, metadata: undefined,
-        status: { state, message: words === undefined ? undefined : agentMessage(words), timestamp: new Date().toISOString() },
-      }));
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          metadata: undefined,
+          status: {
+            state,
+            message: words === undefined ? undefined : agentMessage(words),
+            timestamp: new Date().toISOString(),
+          },
+        }),
+      );
 
     // Every execution starts with a task event, a follow-up turn's too (the SDK requires it).
     const task: Task = context.task ?? {
-      id: taskId, contextId, artifacts: [], history: [message], metadata: undefined,
+      id: taskId,
+      contextId,
+      artifacts: [],
+      history: [message],
+      metadata: undefined,
       status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
     };
     bus.publish(AgentEvent.task(task));
@@ -196,22 +247,40 @@ class TestAgentExecutor implements AgentExecutor {
     try {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, behaviour === 'slow' ? SLOW_MS : ECHO_DELAY_MS);
-        abort.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); });
+        abort.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     } finally {
       this.running.delete(taskId);
     }
     if (abort.signal.aborted) return; // cancelTask published `canceled`
-    bus.publish(AgentEvent.artifactUpdate({
-      taskId, contextId, append: false, lastChunk: true, metadata: undefined,
-      artifact: {
-        artifactId: randomUUID(), name: 'result', description: '', metadata: undefined, extensions: [],
-        parts: [
-          { content: { $case: 'data', value: { echo: data, text, message_id: message.messageId, count } }, metadata: undefined, filename: '', mediaType: 'application/json' },
-          ...(behaviour === 'huge' ? [textPart('x'.repeat(HUGE_BYTES))] : []),
-        ],
-      },
-    }));
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+        artifact: {
+          artifactId: randomUUID(),
+          name: 'result',
+          description: '',
+          metadata: undefined,
+          extensions: [],
+          parts: [
+            {
+              content: { $case: 'data', value: { echo: data, text, message_id: message.messageId, count } },
+              metadata: undefined,
+              filename: '',
+              mediaType: 'application/json',
+            },
+            ...(behaviour === 'huge' ? [textPart('x'.repeat(HUGE_BYTES))] : []),
+          ],
+        },
+      }),
+    );
     status(TaskState.TASK_STATE_COMPLETED);
   };
 
@@ -220,10 +289,14 @@ class TestAgentExecutor implements AgentExecutor {
     this.running.get(taskId)?.abort();
     // The SDK calls this while the task's event bus lives (working, input-required) and then requires the task to
     // read `canceled`: that is this event, published before the aborted execution resumes.
-    bus.publish(AgentEvent.statusUpdate({
-      taskId, contextId: this.contextOf.get(taskId) ?? '', metadata: undefined,
-      status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
-    }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: this.contextOf.get(taskId) ?? '',
+        metadata: undefined,
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
+      }),
+    );
   };
 }
 
@@ -242,15 +315,22 @@ async function main(): Promise<void> {
   const handler = new DefaultRequestHandler(agentCard(name, url, v03), new InMemoryTaskStore(), executor);
   const legacyCompat = { enabled: v03 };
   const app = express();
-  app.get('/received', (_req, res) => { res.json(journal.view()); });
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, cache: { maxAge: 0 }, legacyCompat }));
+  app.get('/received', (_req, res) => {
+    res.json(journal.view());
+  });
+  app.use(
+    '/.well-known/agent-card.json',
+    agentCardHandler({ agentCardProvider: handler, cache: { maxAge: 0 }, legacyCompat }),
+  );
   app.use('/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   server.on('request', app);
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0));
   // The same bytes as the Python twin's json.dumps: {"url": "...", "card_url": "..."}
-  process.stdout.write(`{"url": ${JSON.stringify(url)}, "card_url": ${JSON.stringify(`${url}/.well-known/agent-card.json`)}}\n`);
+  process.stdout.write(
+    `{"url": ${JSON.stringify(url)}, "card_url": ${JSON.stringify(`${url}/.well-known/agent-card.json`)}}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -15,12 +15,26 @@ export interface CallerNamespace {
   stop(): Promise<void>;
 }
 
-export async function startCallerNamespace(address: string, options: { namespace: string; taskQueue: string; workflowsPath: string }): Promise<CallerNamespace> {
+export async function startCallerNamespace(
+  address: string,
+  options: { namespace: string; taskQueue: string; workflowsPath: string },
+): Promise<CallerNamespace> {
   const admin = await Connection.connect({ address });
-  await admin.workflowService.registerNamespace({ namespace: options.namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
-  await eventually(`namespace ${options.namespace}`, async () => (await admin.workflowService.describeNamespace({ namespace: options.namespace })) && true);
+  await admin.workflowService.registerNamespace({
+    namespace: options.namespace,
+    workflowExecutionRetentionPeriod: msToTs('1 day'),
+  });
+  await eventually(
+    `namespace ${options.namespace}`,
+    async () => (await admin.workflowService.describeNamespace({ namespace: options.namespace })) && true,
+  );
   const connection = await NativeConnection.connect({ address });
-  const worker = await Worker.create({ connection, namespace: options.namespace, taskQueue: options.taskQueue, workflowsPath: options.workflowsPath });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    workflowsPath: options.workflowsPath,
+  });
   const running = worker.run().finally(() => connection.close());
   return {
     admin,

@@ -61,7 +61,10 @@ export function testToken(cluster: Cluster, subject: string, permissions: string
 
 /** A client connection to the cluster's Temporal as its operator (`temporal-system:admin`). */
 export async function adminConnection(cluster: Cluster): Promise<Connection> {
-  return Connection.connect({ address: cluster.temporalAddress, apiKey: await testToken(cluster, 'test-operator', [SYSTEM_ADMIN]) });
+  return Connection.connect({
+    address: cluster.temporalAddress,
+    apiKey: await testToken(cluster, 'test-operator', [SYSTEM_ADMIN]),
+  });
 }
 
 /** A worker connection to the cluster's Temporal carrying `token`. */

@@ -32,7 +32,11 @@ export interface Reply {
    */
   hugeResultBytes?: number;
   /** Receipt posted to the callback URL after answering; none when absent. */
-  receipt?: { status: 'processed' | 'failed' | 'misrouted'; result?: unknown; error?: { message: string; code?: string } };
+  receipt?: {
+    status: 'processed' | 'failed' | 'misrouted';
+    result?: unknown;
+    error?: { message: string; code?: string };
+  };
 }
 
 export type Behaviour = (delivery: Delivery, index: number) => Reply;
@@ -90,7 +94,8 @@ export async function startFakeAgent(initial: Behaviour = acceptAndConfirm): Pro
         return;
       }
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-      if (reply.hugeResultBytes !== undefined) return streamHugeResult(res, reply.hugeResultBytes, (n) => (agent.sentBytes += n));
+      if (reply.hugeResultBytes !== undefined)
+        return streamHugeResult(res, reply.hugeResultBytes, (n) => (agent.sentBytes += n));
       res.end(reply.body === undefined ? '' : JSON.stringify(reply.body), () => {
         if (reply.receipt) void sendReceipt(delivery, reply.receipt);
       });

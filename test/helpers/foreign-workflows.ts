@@ -30,7 +30,11 @@ export async function forger(attempt: ForeignAttempt): Promise<ForeignOutcome> {
     return { ok: true };
   } catch (error) {
     const cause = (error as { cause?: { type?: string; message?: string } }).cause;
-    return { ok: false, ...(cause?.type ? { type: cause.type } : {}), ...(cause?.message ? { message: cause.message } : {}) };
+    return {
+      ok: false,
+      ...(cause?.type ? { type: cause.type } : {}),
+      ...(cause?.message ? { message: cause.message } : {}),
+    };
   }
 }
 

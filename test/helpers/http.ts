@@ -19,7 +19,11 @@ export async function request<T = any>(
   const { authorization = `Bearer ${TEST_API_KEY}`, ...rest } = headers;
   const init = {
     method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(authorization ? { authorization } : {}), ...rest },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(authorization ? { authorization } : {}),
+      ...rest,
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   };
   const response = await fetch(url, init).catch(async (error: unknown) => {
@@ -52,12 +56,18 @@ export async function registerAgent(
   overrides: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ): Promise<{ agent_id: string; secret: string; signing_secret: string }> {
-  const response = await request('POST', `${baseUrl}/v1/agents`, {
-    name: `agent-${Math.random().toString(36).slice(2, 10)}`,
-    endpoint,
-    capabilities: [{ name: 'echo', description: 'Echoes the payload back' }],
-    ...overrides,
-  }, headers);
-  if (response.status !== 201) throw new Error(`registration failed: ${response.status} ${JSON.stringify(response.body)}`);
+  const response = await request(
+    'POST',
+    `${baseUrl}/v1/agents`,
+    {
+      name: `agent-${Math.random().toString(36).slice(2, 10)}`,
+      endpoint,
+      capabilities: [{ name: 'echo', description: 'Echoes the payload back' }],
+      ...overrides,
+    },
+    headers,
+  );
+  if (response.status !== 201)
+    throw new Error(`registration failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }

@@ -42,7 +42,10 @@ const elicit = (message: string, property: string, type = 'string') => ({
   method: 'elicitation/create',
   params: { message, requestedSchema: { type: 'object', properties: { [property]: { type } }, required: [property] } },
 });
-const sample = (prompt: string, maxTokens = 100) => ({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: text(prompt) }], maxTokens } });
+const sample = (prompt: string, maxTokens = 100) => ({
+  method: 'sampling/createMessage',
+  params: { messages: [{ role: 'user', content: text(prompt) }], maxTokens },
+});
 const askFor = (inputRequests: Record<string, unknown>, requestState?: unknown) => ({
   resultType: 'input_required',
   inputRequests,
@@ -52,7 +55,8 @@ const answered = (round: Round, key: string, field: string): string | undefined 
   const value = round.input_responses?.[key]?.content?.[field];
   return typeof value === 'string' ? value : undefined;
 };
-const stateOf = (round: Round): Record<string, unknown> | undefined => (round.request_state ? (JSON.parse(round.request_state) as Record<string, unknown>) : undefined);
+const stateOf = (round: Round): Record<string, unknown> | undefined =>
+  round.request_state ? (JSON.parse(round.request_state) as Record<string, unknown>) : undefined;
 
 /**
  * The fixture's own integrity check of its state, as the suite's reference server has: the gateway seals it too, so
@@ -65,7 +69,8 @@ const signed = (payload: object) => {
 };
 const verified = (round: Round): Record<string, unknown> | undefined => {
   const state = stateOf(round) as { data?: string; hmac?: string } | undefined;
-  if (!state?.data || state.hmac !== createHmac('sha256', STATE_SECRET).update(state.data).digest('hex')) return undefined;
+  if (!state?.data || state.hmac !== createHmac('sha256', STATE_SECRET).update(state.data).digest('hex'))
+    return undefined;
   return JSON.parse(state.data) as Record<string, unknown>;
 };
 
@@ -75,18 +80,31 @@ const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).un
 /** The suite's Tasks fixtures (2026-07-28, api/mcp/tasks.ts): `mcp:task=…` tags say which may or must be tasks. */
 const TASK_FIXTURES: Fixture[] = [
   {
-    card: { name: 'greet', description: 'Greets, at once (never a task)', tags: ['mcp:task=forbidden'], parameters: strings('name') },
+    card: {
+      name: 'greet',
+      description: 'Greets, at once (never a task)',
+      tags: ['mcp:task=forbidden'],
+      parameters: strings('name'),
+    },
     answer: ({ params }) => ({ content: [text(`Hello, ${String(params.name)}!`)] }),
   },
   {
-    card: { name: 'slow_compute', description: 'Works `seconds` seconds', parameters: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } } },
+    card: {
+      name: 'slow_compute',
+      description: 'Works `seconds` seconds',
+      parameters: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
+    },
     answer: async ({ params }) => {
       await idle(Number(params.seconds ?? 0) * 1000);
       return { content: [text(`computed ${String(params.label ?? '')} in ${String(params.seconds ?? 0)} s`)] };
     },
   },
   {
-    card: { name: 'failing_job', description: 'Reports a tool error after a second (only as a task)', tags: ['mcp:task=required'] },
+    card: {
+      name: 'failing_job',
+      description: 'Reports a tool error after a second (only as a task)',
+      tags: ['mcp:task=required'],
+    },
     answer: async () => {
       await idle(1_000);
       return { isError: true, content: [text('failing_job failed, as it always does')] };
@@ -102,14 +120,20 @@ const TASK_FIXTURES: Fixture[] = [
     // As a task: the message waits for the caller (the agent's input_required receipt), tasks/update replies.
     card: { name: 'confirm_delete', description: 'Deletes after the caller confirms' },
     answer: (d) => {
-      if (d.turn === undefined || d.turn < 2) throw new InputRequiredError('Delete it?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
+      if (d.turn === undefined || d.turn < 2)
+        throw new InputRequiredError('Delete it?', {
+          type: 'object',
+          properties: { ok: { type: 'boolean' } },
+          required: ['ok'],
+        });
       return { content: [text(d.params.ok === true ? 'deleted' : 'kept')] };
     },
   },
 ];
 
 /** What an elicitation came to, as the suite's reference server says it. */
-const elicited = (response: Record<string, unknown> | undefined) => `action=${String(response?.action)}, content=${JSON.stringify(response?.content ?? {})}`;
+const elicited = (response: Record<string, unknown> | undefined) =>
+  `action=${String(response?.action)}, content=${JSON.stringify(response?.content ?? {})}`;
 const elicitWith = (message: string, properties: Record<string, unknown>, required?: string[]) => ({
   method: 'elicitation/create',
   params: { message, requestedSchema: { type: 'object', properties, ...(required ? { required } : {}) } },
@@ -122,7 +146,11 @@ const elicitWith = (message: string, properties: Record<string, unknown>, requir
  */
 const SESSION_FIXTURES: Fixture[] = [
   {
-    card: { name: 'test_sampling', description: 'Asks the client for a sampling of `prompt`', parameters: strings('prompt') },
+    card: {
+      name: 'test_sampling',
+      description: 'Asks the client for a sampling of `prompt`',
+      parameters: strings('prompt'),
+    },
     answer: (d) => {
       const sampled = roundOf(d).input_responses?.['sampling'];
       if (!sampled) return askFor({ sampling: sample(String(d.params.prompt ?? '')) });
@@ -131,17 +159,31 @@ const SESSION_FIXTURES: Fixture[] = [
     },
   },
   {
-    card: { name: 'test_elicitation', description: 'Asks the client\'s user for a name and an email, with `message`', parameters: strings('message') },
+    card: {
+      name: 'test_elicitation',
+      description: "Asks the client's user for a name and an email, with `message`",
+      parameters: strings('message'),
+    },
     answer: (d) => {
       const response = roundOf(d).input_responses?.['user'];
       if (response) return { content: [text(`User response: ${elicited(response)}`)] };
       return askFor({
-        user: elicitWith(String(d.params.message ?? ''), { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } }, ['username', 'email']),
+        user: elicitWith(
+          String(d.params.message ?? ''),
+          {
+            username: { type: 'string', description: "User's response" },
+            email: { type: 'string', description: "User's email address" },
+          },
+          ['username', 'email'],
+        ),
       });
     },
   },
   {
-    card: { name: 'test_elicitation_sep1034_defaults', description: 'Asks with a default for every primitive type (SEP-1034)' },
+    card: {
+      name: 'test_elicitation_sep1034_defaults',
+      description: 'Asks with a default for every primitive type (SEP-1034)',
+    },
     answer: (d) => {
       const response = roundOf(d).input_responses?.['defaults'];
       if (response) return { content: [text(`Elicitation completed: ${elicited(response)}`)] };
@@ -150,7 +192,12 @@ const SESSION_FIXTURES: Fixture[] = [
           name: { type: 'string', description: 'User name', default: 'John Doe' },
           age: { type: 'integer', description: 'User age', default: 30 },
           score: { type: 'number', description: 'User score', default: 95.5 },
-          status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+          status: {
+            type: 'string',
+            description: 'User status',
+            enum: ['active', 'inactive', 'pending'],
+            default: 'active',
+          },
           verified: { type: 'boolean', description: 'Verification status', default: true },
         }),
       });
@@ -164,10 +211,41 @@ const SESSION_FIXTURES: Fixture[] = [
       return askFor({
         enums: elicitWith('Please select options from the enum fields', {
           untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
-          titledSingle: { type: 'string', description: 'Select one option with titles', oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }] },
-          legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-          untitledMulti: { type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-          titledMulti: { type: 'array', description: 'Select multiple options with titles', minItems: 1, maxItems: 3, items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] } },
+          titledSingle: {
+            type: 'string',
+            description: 'Select one option with titles',
+            oneOf: [
+              { const: 'value1', title: 'First Option' },
+              { const: 'value2', title: 'Second Option' },
+              { const: 'value3', title: 'Third Option' },
+            ],
+          },
+          legacyEnum: {
+            type: 'string',
+            description: 'Select one option (legacy)',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
+          untitledMulti: {
+            type: 'array',
+            description: 'Select multiple options',
+            minItems: 1,
+            maxItems: 3,
+            items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          },
+          titledMulti: {
+            type: 'array',
+            description: 'Select multiple options with titles',
+            minItems: 1,
+            maxItems: 3,
+            items: {
+              anyOf: [
+                { const: 'value1', title: 'First Choice' },
+                { const: 'value2', title: 'Second Choice' },
+                { const: 'value3', title: 'Third Choice' },
+              ],
+            },
+          },
         }),
       });
     },
@@ -178,15 +256,26 @@ const SESSION_FIXTURES: Fixture[] = [
 const INPUT_FIXTURES: Fixture[] = [
   {
     card: { name: 'test_missing_capability', description: 'Needs sampling from the client' },
-    answer: (d) => (roundOf(d).input_responses?.['sampling'] ? { content: [text('Success')] } : askFor({ sampling: sample('Say something') })),
+    answer: (d) =>
+      roundOf(d).input_responses?.['sampling']
+        ? { content: [text('Success')] }
+        : askFor({ sampling: sample('Say something') }),
   },
-  { card: { name: 'test_streaming_elicitation', description: 'Answers on its response stream' }, answer: () => ({ content: [text('Streaming complete')] }) },
-  { card: { name: 'test_logging_tool', description: 'Logs nothing unless asked' }, answer: () => ({ content: [text('Logging evaluated')] }) },
+  {
+    card: { name: 'test_streaming_elicitation', description: 'Answers on its response stream' },
+    answer: () => ({ content: [text('Streaming complete')] }),
+  },
+  {
+    card: { name: 'test_logging_tool', description: 'Logs nothing unless asked' },
+    answer: () => ({ content: [text('Logging evaluated')] }),
+  },
   {
     card: { name: 'test_input_required_result_elicitation', description: 'Asks the client for a name' },
     answer: (d) => {
       const name = answered(roundOf(d), 'user_name', 'name');
-      return name !== undefined || roundOf(d).input_responses?.['user_name'] ? { content: [text(`Hello, ${name ?? 'unknown'}!`)] } : askFor({ user_name: elicit('What is your name?', 'name') });
+      return name !== undefined || roundOf(d).input_responses?.['user_name']
+        ? { content: [text(`Hello, ${name ?? 'unknown'}!`)] }
+        : askFor({ user_name: elicit('What is your name?', 'name') });
     },
   },
   {
@@ -199,33 +288,60 @@ const INPUT_FIXTURES: Fixture[] = [
     },
   },
   {
-    card: { name: 'test_input_required_result_list_roots', description: "Asks the client for its roots" },
+    card: { name: 'test_input_required_result_list_roots', description: 'Asks the client for its roots' },
     answer: (d) => {
       const roots = roundOf(d).input_responses?.['roots_request'];
-      return roots ? { content: [text(`Found ${Array.isArray(roots.roots) ? roots.roots.length : 0} root(s)`)] } : askFor({ roots_request: { method: 'roots/list', params: {} } });
+      return roots
+        ? { content: [text(`Found ${Array.isArray(roots.roots) ? roots.roots.length : 0} root(s)`)] }
+        : askFor({ roots_request: { method: 'roots/list', params: {} } });
     },
   },
   {
-    card: { name: 'test_input_required_result_request_state', description: 'Asks for a confirmation, keeping its state in the client' },
+    card: {
+      name: 'test_input_required_result_request_state',
+      description: 'Asks for a confirmation, keeping its state in the client',
+    },
     answer: (d) => {
       const round = roundOf(d);
       const ok = round.input_responses?.['confirm']?.content?.ok;
-      if (stateOf(round)?.kind === 'request-state' && ok === true) return { content: [text('state-ok: requestState validated')] };
-      return askFor({ confirm: elicit('Please confirm', 'ok', 'boolean') }, { kind: 'request-state', nonce: randomUUID() });
+      if (stateOf(round)?.kind === 'request-state' && ok === true)
+        return { content: [text('state-ok: requestState validated')] };
+      return askFor(
+        { confirm: elicit('Please confirm', 'ok', 'boolean') },
+        { kind: 'request-state', nonce: randomUUID() },
+      );
     },
   },
   {
-    card: { name: 'test_input_required_result_multiple_inputs', description: 'Asks for a name, a greeting and the roots at once' },
+    card: {
+      name: 'test_input_required_result_multiple_inputs',
+      description: 'Asks for a name, a greeting and the roots at once',
+    },
     answer: (d) => {
       const round = roundOf(d);
       const responses = round.input_responses ?? {};
-      if (stateOf(round)?.kind === 'multiple-inputs' && responses['user_name'] && responses['greeting'] && responses['client_roots']) {
+      if (
+        stateOf(round)?.kind === 'multiple-inputs' &&
+        responses['user_name'] &&
+        responses['greeting'] &&
+        responses['client_roots']
+      ) {
         const greeting = (responses['greeting'].content as { text?: unknown } | undefined)?.text;
         const roots = responses['client_roots'].roots;
-        return { content: [text(`Name: ${answered(round, 'user_name', 'name') ?? 'unknown'}; Greeting: ${typeof greeting === 'string' ? greeting : 'Hello there!'}; Roots: ${Array.isArray(roots) ? roots.length : 0}`)] };
+        return {
+          content: [
+            text(
+              `Name: ${answered(round, 'user_name', 'name') ?? 'unknown'}; Greeting: ${typeof greeting === 'string' ? greeting : 'Hello there!'}; Roots: ${Array.isArray(roots) ? roots.length : 0}`,
+            ),
+          ],
+        };
       }
       return askFor(
-        { user_name: elicit('What is your name?', 'name'), greeting: sample('Generate a greeting', 50), client_roots: { method: 'roots/list', params: {} } },
+        {
+          user_name: elicit('What is your name?', 'name'),
+          greeting: sample('Generate a greeting', 50),
+          client_roots: { method: 'roots/list', params: {} },
+        },
         { kind: 'multiple-inputs', nonce: randomUUID() },
       );
     },
@@ -236,24 +352,40 @@ const INPUT_FIXTURES: Fixture[] = [
       const round = roundOf(d);
       const state = stateOf(round);
       if (state?.round === 1 && round.input_responses?.['step1']) {
-        return askFor({ step2: elicit('Step 2: What is your favorite color?', 'color') }, { round: 2, name: answered(round, 'step1', 'name') ?? 'unknown', nonce: randomUUID() });
+        return askFor(
+          { step2: elicit('Step 2: What is your favorite color?', 'color') },
+          { round: 2, name: answered(round, 'step1', 'name') ?? 'unknown', nonce: randomUUID() },
+        );
       }
       if (state?.round === 2 && round.input_responses?.['step2']) {
-        return { content: [text(`Multi-round complete for ${typeof state.name === 'string' ? state.name : 'friend'} who likes ${answered(round, 'step2', 'color') ?? 'unknown'}`)] };
+        return {
+          content: [
+            text(
+              `Multi-round complete for ${typeof state.name === 'string' ? state.name : 'friend'} who likes ${answered(round, 'step2', 'color') ?? 'unknown'}`,
+            ),
+          ],
+        };
       }
       return askFor({ step1: elicit('Step 1: What is your name?', 'name') }, { round: 1, nonce: randomUUID() });
     },
   },
   {
-    card: { name: 'test_input_required_result_tampered_state', description: 'Asks for a confirmation with a signed state' },
+    card: {
+      name: 'test_input_required_result_tampered_state',
+      description: 'Asks for a confirmation with a signed state',
+    },
     answer: (d) => {
       const round = roundOf(d);
       if (round.request_state !== undefined) {
         const state = verified(round);
         if (!state) throw new Error('requestState integrity check failed');
-        if (state.kind === 'tamper-test' && round.input_responses?.['confirm']) return { content: [text('integrity-ok: state verified')] };
+        if (state.kind === 'tamper-test' && round.input_responses?.['confirm'])
+          return { content: [text('integrity-ok: state verified')] };
       }
-      return askFor({ confirm: elicit('Please confirm', 'ok', 'boolean') }, signed({ kind: 'tamper-test', nonce: randomUUID() }));
+      return askFor(
+        { confirm: elicit('Please confirm', 'ok', 'boolean') },
+        signed({ kind: 'tamper-test', nonce: randomUUID() }),
+      );
     },
   },
   {
@@ -272,10 +404,15 @@ const INPUT_FIXTURES: Fixture[] = [
     },
   },
   {
-    card: { name: 'test_input_required_result_prompt', description: 'MRTR: prompt that requires elicitation input', tags: ['mcp:prompt'] },
+    card: {
+      name: 'test_input_required_result_prompt',
+      description: 'MRTR: prompt that requires elicitation input',
+      tags: ['mcp:prompt'],
+    },
     answer: (d) => {
       const context = answered(roundOf(d), 'user_context', 'context');
-      if (context !== undefined) return { messages: [{ role: 'user', content: text(`Prompt with context: ${context}`) }] };
+      if (context !== undefined)
+        return { messages: [{ role: 'user', content: text(`Prompt with context: ${context}`) }] };
       return askFor({ user_context: elicit('What context should the prompt use?', 'context') });
     },
   },
@@ -285,20 +422,50 @@ const INPUT_FIXTURES: Fixture[] = [
 export const FIXTURE_WORK_MS = 3_000;
 
 const FIXTURES: Fixture[] = [
-  { card: { name: 'test_simple_text', description: 'Tests simple text content response' }, answer: () => ({ content: [text('This is a simple text response for testing.')] }) },
-  { card: { name: 'test_image_content', description: 'Tests image content response' }, answer: () => ({ content: [{ type: 'image', data: IMAGE, mimeType: 'image/png' }] }) },
-  { card: { name: 'test_audio_content', description: 'Tests audio content response' }, answer: () => ({ content: [{ type: 'audio', data: AUDIO, mimeType: 'audio/wav' }] }) },
   {
-    card: { name: 'test_embedded_resource', description: 'Tests embedded resource content response' },
-    answer: () => ({ content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }] }),
+    card: { name: 'test_simple_text', description: 'Tests simple text content response' },
+    answer: () => ({ content: [text('This is a simple text response for testing.')] }),
   },
   {
-    card: { name: 'test_multiple_content_types', description: 'Tests response with multiple content types (text, image, resource)' },
+    card: { name: 'test_image_content', description: 'Tests image content response' },
+    answer: () => ({ content: [{ type: 'image', data: IMAGE, mimeType: 'image/png' }] }),
+  },
+  {
+    card: { name: 'test_audio_content', description: 'Tests audio content response' },
+    answer: () => ({ content: [{ type: 'audio', data: AUDIO, mimeType: 'audio/wav' }] }),
+  },
+  {
+    card: { name: 'test_embedded_resource', description: 'Tests embedded resource content response' },
+    answer: () => ({
+      content: [
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://embedded-resource',
+            mimeType: 'text/plain',
+            text: 'This is an embedded resource content.',
+          },
+        },
+      ],
+    }),
+  },
+  {
+    card: {
+      name: 'test_multiple_content_types',
+      description: 'Tests response with multiple content types (text, image, resource)',
+    },
     answer: () => ({
       content: [
         text('Multiple content types test:'),
         { type: 'image', data: IMAGE, mimeType: 'image/png' },
-        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: JSON.stringify({ test: 'data', value: 123 }),
+          },
+        },
       ],
     }),
   },
@@ -327,14 +494,38 @@ const FIXTURES: Fixture[] = [
     answer: () => ({ messages: [{ role: 'user', content: text('This is a simple prompt for testing.') }] }),
   },
   {
-    card: { name: 'test_prompt_with_arguments', description: 'A prompt with required arguments', tags: ['mcp:prompt'], parameters: strings('arg1', 'arg2') },
-    answer: ({ params }) => ({ messages: [{ role: 'user', content: text(`Prompt with arguments: arg1='${params.arg1}', arg2='${params.arg2}'`) }] }),
-  },
-  {
-    card: { name: 'test_prompt_with_embedded_resource', description: 'A prompt that includes an embedded resource', tags: ['mcp:prompt'], parameters: strings('resourceUri') },
+    card: {
+      name: 'test_prompt_with_arguments',
+      description: 'A prompt with required arguments',
+      tags: ['mcp:prompt'],
+      parameters: strings('arg1', 'arg2'),
+    },
     answer: ({ params }) => ({
       messages: [
-        { role: 'user', content: { type: 'resource', resource: { uri: params.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+        { role: 'user', content: text(`Prompt with arguments: arg1='${params.arg1}', arg2='${params.arg2}'`) },
+      ],
+    }),
+  },
+  {
+    card: {
+      name: 'test_prompt_with_embedded_resource',
+      description: 'A prompt that includes an embedded resource',
+      tags: ['mcp:prompt'],
+      parameters: strings('resourceUri'),
+    },
+    answer: ({ params }) => ({
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'resource',
+            resource: {
+              uri: params.resourceUri,
+              mimeType: 'text/plain',
+              text: 'Embedded resource content for testing.',
+            },
+          },
+        },
         { role: 'user', content: text('Please process the embedded resource above.') },
       ],
     }),
@@ -349,29 +540,64 @@ const FIXTURES: Fixture[] = [
     }),
   },
   {
-    card: { name: 'static-text', description: 'A static text resource for testing', tags: ['mcp:resource=test://static-text'] },
-    answer: () => ({ contents: [{ uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' }] }),
+    card: {
+      name: 'static-text',
+      description: 'A static text resource for testing',
+      tags: ['mcp:resource=test://static-text'],
+    },
+    answer: () => ({
+      contents: [
+        { uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' },
+      ],
+    }),
   },
   {
-    card: { name: 'static-binary', description: 'A static binary resource (image) for testing', tags: ['mcp:resource=test://static-binary'] },
+    card: {
+      name: 'static-binary',
+      description: 'A static binary resource (image) for testing',
+      tags: ['mcp:resource=test://static-binary'],
+    },
     answer: () => ({ contents: [{ uri: 'test://static-binary', mimeType: 'image/png', blob: IMAGE }] }),
   },
   {
-    card: { name: 'template', description: 'A resource template with parameter substitution', tags: ['mcp:resource=test://template/{id}/data'], parameters: strings('uri', 'id') },
+    card: {
+      name: 'template',
+      description: 'A resource template with parameter substitution',
+      tags: ['mcp:resource=test://template/{id}/data'],
+      parameters: strings('uri', 'id'),
+    },
     answer: ({ params }) => ({
-      contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify({ id: params.id, templateTest: true, data: `Data for ID: ${params.id}` }) }],
+      contents: [
+        {
+          uri: params.uri,
+          mimeType: 'application/json',
+          text: JSON.stringify({ id: params.id, templateTest: true, data: `Data for ID: ${params.id}` }),
+        },
+      ],
     }),
   },
 ];
 
 /** Registers the fixture agent (a key with the `register` scope) and serves its capabilities. */
-export async function startFixtureAgent(gateway: string, apiKey: string): Promise<{ agentId: string; stop(): Promise<void> }> {
+export async function startFixtureAgent(
+  gateway: string,
+  apiKey: string,
+): Promise<{ agentId: string; stop(): Promise<void> }> {
   const fixtures = [...FIXTURES, ...INPUT_FIXTURES, ...SESSION_FIXTURES, ...TASK_FIXTURES];
   const byName = new Map(fixtures.map((fixture) => [fixture.card.name, fixture]));
-  const card: AgentCard = { name: FIXTURE_AGENT, description: "The MCP conformance suite's fixtures", capabilities: fixtures.map((f) => f.card) };
-  return sdkAgent(gateway, card, (delivery) => {
-    const fixture = byName.get(delivery.capability);
-    if (!fixture) throw new Error(`no fixture ${delivery.capability}`);
-    return fixture.answer(delivery);
-  }, { apiKey });
+  const card: AgentCard = {
+    name: FIXTURE_AGENT,
+    description: "The MCP conformance suite's fixtures",
+    capabilities: fixtures.map((f) => f.card),
+  };
+  return sdkAgent(
+    gateway,
+    card,
+    (delivery) => {
+      const fixture = byName.get(delivery.capability);
+      if (!fixture) throw new Error(`no fixture ${delivery.capability}`);
+      return fixture.answer(delivery);
+    },
+    { apiKey },
+  );
 }

@@ -11,14 +11,19 @@ import { TEST_API_KEY } from './http';
 export async function mcpClient(baseUrl: string, key: string, query = ''): Promise<Client> {
   const client = new Client({ name: 'agent-reach-test', version: '1.0.0' });
   const url = new URL(`${baseUrl}/mcp${query ? `?${query}` : ''}`);
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
   return client;
 }
 
 /** The JSON a tool answered (its structured content), and whether it is an error. */
 export function toolAnswer(result: unknown): { isError: boolean; body: any } {
   const r = result as CallToolResult;
-  return { isError: Boolean(r.isError), body: r.structuredContent ?? JSON.parse((r.content[0] as { text: string }).text) };
+  return {
+    isError: Boolean(r.isError),
+    body: r.structuredContent ?? JSON.parse((r.content[0] as { text: string }).text),
+  };
 }
 
 /**
@@ -36,14 +41,20 @@ export async function sdkAgent(
   await agent.register();
   const server: Server = createServer(agent.httpHandler(handler));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { agent, agentId: agent.identity!.agent_id, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    agent,
+    agentId: agent.identity!.agent_id,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /**
  * A pass-through HTTP proxy to `target` that notes every `Mcp-Session-Id` the gateway hands out (streams are piped,
  * so notifications flow); lets a test end a session behind a client's back.
  */
-export async function sessionRecordingProxy(target: string): Promise<{ url: string; sessions: string[]; stop(): Promise<void> }> {
+export async function sessionRecordingProxy(
+  target: string,
+): Promise<{ url: string; sessions: string[]; stop(): Promise<void> }> {
   const sessions: string[] = [];
   const port = await freePort();
   const server = createServer((req, res) => {

@@ -37,7 +37,11 @@ export async function awaitingInput(handle: WorkflowHandle): Promise<MessageStat
   });
 }
 
-function receipt(messageId: string, status: ReceiptInput['status'], extra: Omit<ReceiptInput, 'agent_id' | 'status'> = {}): { args: [ReceiptInput] } {
+function receipt(
+  messageId: string,
+  status: ReceiptInput['status'],
+  extra: Omit<ReceiptInput, 'agent_id' | 'status'> = {},
+): { args: [ReceiptInput] } {
   return { args: [{ agent_id: agentOf(messageId), status, ...extra }] };
 }
 
@@ -55,7 +59,15 @@ export const SCENARIOS: Scenario[] = [
     name: 'input-required-then-processed',
     ends: 'processed',
     input: (id) => messageInput(id),
-    script: { verdicts: [{ kind: 'input_required', input: { message: 'Which order?', schema: { type: 'object', required: ['order_id'] } } }, { kind: 'accepted' }] },
+    script: {
+      verdicts: [
+        {
+          kind: 'input_required',
+          input: { message: 'Which order?', schema: { type: 'object', required: ['order_id'] } },
+        },
+        { kind: 'accepted' },
+      ],
+    },
     async drive(handle, id) {
       await awaitingInput(handle);
       await handle.executeUpdate(replyUpdate, { args: [{ params: { order_id: 7 } }] });
@@ -82,7 +94,12 @@ export const SCENARIOS: Scenario[] = [
     input: (id) => messageInput(id, { routing: { decided_by: 'head', provider: 'scripted', explanation: null } }),
     script: {
       verdicts: [{ kind: 'accepted' }, { kind: 'processed', result: { refunded: true } }],
-      reroute: { kind: 'routed', target: { agent_id: agentOf('rerouted-after-misroute'), capability: 'refund_other' }, params: { order: '42' }, routing: { decided_by: 'head', provider: 'scripted', explanation: null } },
+      reroute: {
+        kind: 'routed',
+        target: { agent_id: agentOf('rerouted-after-misroute'), capability: 'refund_other' },
+        params: { order: '42' },
+        routing: { decided_by: 'head', provider: 'scripted', explanation: null },
+      },
     },
     drive: misroutedAfterDelivery,
   },
@@ -113,7 +130,13 @@ export const SCENARIOS: Scenario[] = [
     name: 'failed-over-after-transient-errors',
     ends: 'processed',
     input: (id) => messageInput(id, { policy: { ...messageInput(id).policy, maxAttempts: 4 } }),
-    script: { verdicts: [{ kind: 'transient', error: 'HTTP 503' }, { kind: 'transient', error: 'HTTP 503', retryAfterMs: 200 }, { kind: 'processed', result: 'ok' }] },
+    script: {
+      verdicts: [
+        { kind: 'transient', error: 'HTTP 503' },
+        { kind: 'transient', error: 'HTTP 503', retryAfterMs: 200 },
+        { kind: 'processed', result: 'ok' },
+      ],
+    },
   },
   {
     name: 'unavailable-then-delivered',
@@ -131,7 +154,10 @@ export const SCENARIOS: Scenario[] = [
     script: { verdicts: [{ kind: 'accepted' }] },
     async drive(handle, id) {
       await awaitingReceipt(handle, 1);
-      await handle.executeUpdate(receiptUpdate, receipt(id, 'failed', { error: { message: 'busy, try later', retryable: true } }));
+      await handle.executeUpdate(
+        receiptUpdate,
+        receipt(id, 'failed', { error: { message: 'busy, try later', retryable: true } }),
+      );
       await awaitingReceipt(handle, 2);
       await handle.executeUpdate(receiptUpdate, receipt(id, 'processed', { result: 'done' }));
     },
@@ -139,7 +165,8 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'ack-timeout-exhausted',
     ends: 'failed',
-    input: (id) => messageInput(id, { policy: { ...messageInput(id).policy, maxAttempts: 3, defaultAckTimeoutMs: 300 } }),
+    input: (id) =>
+      messageInput(id, { policy: { ...messageInput(id).policy, maxAttempts: 3, defaultAckTimeoutMs: 300 } }),
     script: { verdicts: [{ kind: 'accepted' }] },
   },
   {
@@ -212,8 +239,25 @@ export const SCENARIOS: Scenario[] = [
     input: (id) =>
       messageInput(id, {
         redrive: {
-          previous_attempts: [{ attempt: 1, agent_id: agentOf(id), instance_id: 'inst-a', endpoint: 'http://inst-a.agents.invalid/deliver', started_at: new Date().toISOString(), latency_ms: 4, outcome: 'transient_error', error: 'HTTP 503' }],
-          history: [{ at: new Date().toISOString(), previous_state: 'failed', previous_reason: { code: 'delivery_exhausted', message: 'HTTP 503' } }],
+          previous_attempts: [
+            {
+              attempt: 1,
+              agent_id: agentOf(id),
+              instance_id: 'inst-a',
+              endpoint: 'http://inst-a.agents.invalid/deliver',
+              started_at: new Date().toISOString(),
+              latency_ms: 4,
+              outcome: 'transient_error',
+              error: 'HTTP 503',
+            },
+          ],
+          history: [
+            {
+              at: new Date().toISOString(),
+              previous_state: 'failed',
+              previous_reason: { code: 'delivery_exhausted', message: 'HTTP 503' },
+            },
+          ],
         },
       }),
     script: { verdicts: [{ kind: 'processed', result: 'second time lucky' }] },
@@ -238,7 +282,11 @@ export const SCENARIOS: Scenario[] = [
     script: {
       transport: 'a2a',
       verdicts: [{ kind: 'accepted' }],
-      polls: [{ outcome: { kind: 'pending', state: 'working' } }, { failure: { transient: true, error: 'ECONNRESET' } }, { outcome: { kind: 'ended', state: 'completed', outcome: { status: 'processed', result: { rate: 0.9 } } } }],
+      polls: [
+        { outcome: { kind: 'pending', state: 'working' } },
+        { failure: { transient: true, error: 'ECONNRESET' } },
+        { outcome: { kind: 'ended', state: 'completed', outcome: { status: 'processed', result: { rate: 0.9 } } } },
+      ],
     },
   },
   {

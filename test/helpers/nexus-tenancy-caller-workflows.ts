@@ -1,5 +1,12 @@
 /** Callers' workflows for the Nexus tenancy probes: send through an endpoint, or start, then cancel, an operation. */
-import { CancellationScope, condition, createNexusClient, defineSignal, isCancellation, setHandler } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  createNexusClient,
+  defineSignal,
+  isCancellation,
+  setHandler,
+} from '@temporalio/workflow';
 import { agentReachService, type NexusSendInput } from '../../temporal-callers/nexus/service';
 
 export { nexusCallerWorkflow } from './caller-workflows';
@@ -14,7 +21,9 @@ export async function cancellingNexusCallerWorkflow(input: NexusSendInput, endpo
   let cancelled = false;
   setHandler(cancelOperation, () => void (cancelled = true));
   const scope = new CancellationScope();
-  const handle = await scope.run(() => createNexusClient({ endpoint, service: agentReachService }).startOperation('sendMessage', input));
+  const handle = await scope.run(() =>
+    createNexusClient({ endpoint, service: agentReachService }).startOperation('sendMessage', input),
+  );
   await condition(() => cancelled);
   scope.cancel();
   try {

@@ -7,7 +7,14 @@
 export async function authorizeAs(start: URL, login: string, redirectPrefix: string): Promise<URL> {
   const cookies = new Map<string, string>();
   const call = async (url: URL, init: RequestInit = {}) => {
-    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    const response = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
+    });
     for (const line of response.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const at = pair!.indexOf('=');
@@ -30,7 +37,11 @@ export async function authorizeAs(start: URL, login: string, redirectPrefix: str
     const prompt = /name="prompt" value="([^"]+)"/.exec(page)?.[1];
     if (!action || !prompt) throw new Error(`no login or consent form at ${url.href}: ${page.slice(0, 300)}`);
     const form = new URLSearchParams({ prompt, ...(prompt === 'login' ? { login, password: 'any' } : {}) });
-    const submitted = await call(new URL(action, url), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+    const submitted = await call(new URL(action, url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
     const next = submitted.headers.get('location');
     if (!next) throw new Error(`submitting ${prompt} at ${action} answered ${submitted.status} without a redirect`);
     url = new URL(next, url);

@@ -101,7 +101,14 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
       return claims ? { ...claims } : undefined;
     },
     // The provider's own login page needs no interaction beyond login and consent.
-    ttl: { AccessToken: 300, ClientCredentials: 300, Interaction: 600, Session: 3600, Grant: 3600, AuthorizationCode: 120 },
+    ttl: {
+      AccessToken: 300,
+      ClientCredentials: 300,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+      AuthorizationCode: 120,
+    },
   });
   provider.on('server_error', (_ctx, error) => console.error('[test idp] server_error', error));
   const callback = provider.callback();
@@ -115,24 +122,35 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
       const response = await fetch(`${issuer}/reg`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+        body: JSON.stringify({
+          redirect_uris: [redirectUri],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        }),
       });
-      if (response.status !== 201) throw new Error(`the test IdP refused to register ${clientId}: ${response.status} ${await response.text()}`);
+      if (response.status !== 201)
+        throw new Error(`the test IdP refused to register ${clientId}: ${response.status} ${await response.text()}`);
     },
     async serviceToken(clientId, resource, scope = 'read send') {
       const response = await fetch(`${issuer}/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret`).toString('base64')}`,
+        },
         body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }),
       });
       const body = (await response.json()) as { access_token?: string };
-      if (!response.ok || !body.access_token) throw new Error(`the test IdP gave no token to ${clientId}: ${response.status} ${JSON.stringify(body)}`);
+      if (!response.ok || !body.access_token)
+        throw new Error(`the test IdP gave no token to ${clientId}: ${response.status} ${JSON.stringify(body)}`);
       return body.access_token;
     },
-    stop: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   onRequest = (req, res) => {
     if (idp.jwksDown && req.url?.startsWith('/jwks')) {

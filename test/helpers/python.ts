@@ -12,8 +12,12 @@ export const python = join(cacheDir(), 'venv', 'bin', 'python');
 
 /** Whether the venv can import `module`, and the test's `skip` option (the reason when it cannot). */
 export function pythonModule(module: string, pypiName: string): { available: boolean; skip: string | false } {
-  const available = existsSync(python) && spawnSync(python, ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0;
-  return { available, skip: available ? false : `no Python ${pypiName} package in ${python} (npm run python-tools installs it)` };
+  const available =
+    existsSync(python) && spawnSync(python, ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0;
+  return {
+    available,
+    skip: available ? false : `no Python ${pypiName} package in ${python} (npm run python-tools installs it)`,
+  };
 }
 
 /**

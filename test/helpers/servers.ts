@@ -33,7 +33,12 @@ export async function startTestServers(): Promise<TestServers> {
   if ('sdkDownload' in temporalCli) throw new Error(`no Temporal CLI for the tests: ${temporalCli.reason}`);
   const ferretBinary = await resolveFerretDb();
   const ferretPort = await freePort();
-  const ferretOptions = { binary: ferretBinary.path, port: ferretPort, dataDir: join(dataDir, 'ferretdb'), logFile: join(dataDir, 'ferretdb.log') };
+  const ferretOptions = {
+    binary: ferretBinary.path,
+    port: ferretPort,
+    dataDir: join(dataDir, 'ferretdb'),
+    logFile: join(dataDir, 'ferretdb.log'),
+  };
   const startTemporal = async () =>
     startTemporalDevServer({
       binary: temporalCli.path,
@@ -44,7 +49,10 @@ export async function startTestServers(): Promise<TestServers> {
     });
   // The dev server binds ports of its own choosing beside ours; with test files starting servers side by side, one
   // may be taken between its choice and its bind (it exits at once): then start it again, on new ports.
-  const [temporal, firstFerret] = await Promise.all([startTemporal().catch(startTemporal).catch(startTemporal), startFerretDb(ferretOptions)]);
+  const [temporal, firstFerret] = await Promise.all([
+    startTemporal().catch(startTemporal).catch(startTemporal),
+    startFerretDb(ferretOptions),
+  ]);
   let ferret: Awaited<ReturnType<typeof startFerretDb>> | undefined = firstFerret;
   let placeholder: { close(): Promise<void> } | undefined;
   return {

@@ -13,7 +13,9 @@ export interface SystemWithAgent {
   stop(): Promise<void>;
 }
 
-export async function startSystemWithAgent(options: { env?: Record<string, string>; behaviour?: Behaviour; registration?: Record<string, unknown> } = {}): Promise<SystemWithAgent> {
+export async function startSystemWithAgent(
+  options: { env?: Record<string, string>; behaviour?: Behaviour; registration?: Record<string, unknown> } = {},
+): Promise<SystemWithAgent> {
   const servers = await startTestServers();
   const system = await startSystem(servers, options.env);
   const agent = await startFakeAgent(options.behaviour);

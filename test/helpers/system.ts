@@ -77,9 +77,15 @@ export interface SystemOptions {
   telemetry?: Telemetry;
 }
 
-export async function startSystem(servers: TestServers, env: Record<string, string> = {}, options: SystemOptions = {}): Promise<TestSystem> {
+export async function startSystem(
+  servers: TestServers,
+  env: Record<string, string> = {},
+  options: SystemOptions = {},
+): Promise<TestSystem> {
   if (!runtimeQuiet) {
-    Runtime.install({ logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } as never });
+    Runtime.install({
+      logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } as never,
+    });
     runtimeQuiet = true;
   }
   systems += 1;
@@ -110,13 +116,26 @@ export async function startSystem(servers: TestServers, env: Record<string, stri
   const mongo = await connectMongo(config.MONGODB_URI, logger);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const client = createTemporalClient(connection, config, Boolean(options.telemetry));
-  const services = await createApiServices({ config, logger, mongo, client, ...(options.now ? { now: options.now } : {}) });
+  const services = await createApiServices({
+    config,
+    logger,
+    mongo,
+    client,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const { catalogue, keys } = services;
   const stopIndex = catalogue.index.start(logger);
 
   const workerMetrics = createWorkerMetrics();
   // The worker's own copies of the catalogue and circuits, as worker/main.ts builds them.
-  const deliveryDeps = await startDeliveryDeps({ config, mongo, logger, metrics: workerMetrics, statsFlushMs: 500, ...(options.now ? { now: options.now } : {}) });
+  const deliveryDeps = await startDeliveryDeps({
+    config,
+    mongo,
+    logger,
+    metrics: workerMetrics,
+    statsFlushMs: 500,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createMessageWorker({
     connection: workerConnection,

@@ -25,13 +25,21 @@ import type { DeliveryVerdict } from '../../protocol/verdicts';
 import type { ResolveTargetRequest } from '../../activities/resolve-target';
 import type { DeliveryTarget, TargetLookup } from '../../catalogue/agent-queries';
 import type { MessageInput, MessageStatus } from '../../messages/message';
-import { MESSAGE_WORKFLOW, messageSearchAttributes, messageWorkflowId, SEARCH_ATTRIBUTES } from '../../messages/temporal';
+import {
+  MESSAGE_WORKFLOW,
+  messageSearchAttributes,
+  messageWorkflowId,
+  SEARCH_ATTRIBUTES,
+} from '../../messages/temporal';
 import { resolveTemporalCli } from '../../supervisor/binaries';
 import { sealInput, type SealKeys } from '../../messages/seal';
 
 export const TENANT = 'acme';
 /** The seal keys of the scripted gateway: every run the tests start as the api would is sealed with them. */
-export const TEST_SEAL_KEYS: SealKeys = { keys: ['test-seal-key-0123456789abcdefghijklmnopqrstuvwxyz'], since: '2026-01-01T00:00:00.000Z' };
+export const TEST_SEAL_KEYS: SealKeys = {
+  keys: ['test-seal-key-0123456789abcdefghijklmnopqrstuvwxyz'],
+  since: '2026-01-01T00:00:00.000Z',
+};
 export const CAPABILITY = 'refund';
 /** The agent's instances, in the order the scripted catalogue offers them. */
 export const INSTANCES = ['inst-a', 'inst-b'] as const;
@@ -74,7 +82,11 @@ export interface WorkflowEnv {
    * answer. `{ sealed: false }` starts it as a namespace client could, with the input as given; `workflowType` starts
    * another message workflow type than the one the api starts (the earlier one, whose runs are still served).
    */
-  start(input: MessageInput, script: Script, options?: { sealed?: boolean; workflowType?: string }): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  start(
+    input: MessageInput,
+    script: Script,
+    options?: { sealed?: boolean; workflowType?: string },
+  ): Promise<WorkflowHandleWithFirstExecutionRunId>;
   calls(messageId: string): ActivityCalls;
   stop(): Promise<void>;
 }
@@ -95,7 +107,13 @@ export function messageInput(messageId: string, overrides: Partial<MessageInput>
     params: { order_id: '42' },
     callback_url: 'http://gateway.invalid/v1/callback',
     accepted_at: new Date().toISOString(),
-    policy: { maxAttempts: 3, initialBackoffMs: 100, maxBackoffMs: 400, attemptTimeoutMs: 1_000, defaultAckTimeoutMs: 60_000 },
+    policy: {
+      maxAttempts: 3,
+      initialBackoffMs: 100,
+      maxBackoffMs: 400,
+      attemptTimeoutMs: 1_000,
+      defaultAckTimeoutMs: 60_000,
+    },
     caller: { tenant: TENANT, key_id: 'key_test', scopes: ['messages:send'] },
     ...overrides,
   };
@@ -133,7 +151,19 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
   const recorded = new Map<string, ActivityCalls>();
   const calls = (agentId: string): ActivityCalls => {
     let entry = recorded.get(agentId);
-    if (!entry) recorded.set(agentId, (entry = { deliveries: [], missingReceipts: [], settlements: [], cancels: [], a2aCancels: [], polls: [], callerNotifications: [] }));
+    if (!entry)
+      recorded.set(
+        agentId,
+        (entry = {
+          deliveries: [],
+          missingReceipts: [],
+          settlements: [],
+          cancels: [],
+          a2aCancels: [],
+          polls: [],
+          callerNotifications: [],
+        }),
+      );
     return entry;
   };
   const scriptOf = (agentId: string): Script => {
@@ -151,8 +181,15 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     made.push(request);
     const verdicts = scriptOf(request.target.agent_id).verdicts;
     const verdict = verdicts[Math.min(made.length, verdicts.length) - 1]!;
-    const a2aTask = request.target.transport === 'a2a' && verdict.kind === 'accepted' ? { a2a_task_id: `task-${made.length}` } : {};
-    return { verdict, ...(verdict.kind === 'transient' ? { http_status: 503 } : { http_status: 200 }), ...a2aTask, started_at: started.toISOString(), latency_ms: 3 };
+    const a2aTask =
+      request.target.transport === 'a2a' && verdict.kind === 'accepted' ? { a2a_task_id: `task-${made.length}` } : {};
+    return {
+      verdict,
+      ...(verdict.kind === 'transient' ? { http_status: 503 } : { http_status: 200 }),
+      ...a2aTask,
+      started_at: started.toISOString(),
+      latency_ms: 3,
+    };
   };
   const resolveTarget = async (request: ResolveTargetRequest): Promise<TargetLookup> => {
     const agentId = request.target.agent_id;
@@ -160,7 +197,8 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     const made = lookupsMade.get(agentId) ?? 0;
     lookupsMade.set(agentId, made + 1);
     if (!outageStarted.has(agentId)) outageStarted.set(agentId, Date.now());
-    if (script.outageMs && Date.now() - outageStarted.get(agentId)! < script.outageMs) throw new Error('database unreachable (scripted outage)');
+    if (script.outageMs && Date.now() - outageStarted.get(agentId)! < script.outageMs)
+      throw new Error('database unreachable (scripted outage)');
     const scripted = script.lookups?.[made];
     if (scripted) return scripted;
     // Like the catalogue: an instance that failed this message is chosen only when no other is left.
@@ -201,7 +239,10 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     capabilityParameters: createCapabilityParameters(undefined),
     mapChainStep: createMapChainStep(),
     // Chains are tested against the whole system (test/integration/chains.test.ts).
-    ...createChainStepActivities({ prepareMessage: createPrepareMessage({}), provenance: { schedulingRun: () => Promise.reject(new Error('no chains here')) } }),
+    ...createChainStepActivities({
+      prepareMessage: createPrepareMessage({}),
+      provenance: { schedulingRun: () => Promise.reject(new Error('no chains here')) },
+    }),
   };
   const worker = await Worker.create({
     connection: env.nativeConnection,
@@ -221,7 +262,13 @@ export async function startWorkflowEnv(): Promise<WorkflowEnv> {
     activities: {
       async rerouteMessage(request: RerouteRequest): Promise<RerouteResult> {
         const routing = { decided_by: 'none', provider: 'scripted', explanation: null };
-        return scriptOf(agentOf(request.message_id)).reroute ?? { kind: 'refused', reason: { code: 'no_route', message: 'no other capability matches' }, routing };
+        return (
+          scriptOf(agentOf(request.message_id)).reroute ?? {
+            kind: 'refused',
+            reason: { code: 'no_route', message: 'no other capability matches' },
+            routing,
+          }
+        );
       },
     },
   });

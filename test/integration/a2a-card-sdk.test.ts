@@ -18,7 +18,16 @@ const PUBLIC_URL = 'https://reach.example.com';
 const ADMIN = { tenant: 't', key_id: '000000000001', scopes: ['admin'] };
 
 function agentDoc(id: string, input: Parameters<typeof cardFields>[0], source?: AgentDoc['source']): AgentDoc {
-  return { _id: id, tenant: 't', revision: 1, secret_hash: 'x', created_at: new Date(), updated_at: new Date(), ...cardFields(input), ...(source ? { source } : {}) };
+  return {
+    _id: id,
+    tenant: 't',
+    revision: 1,
+    secret_hash: 'x',
+    created_at: new Date(),
+    updated_at: new Date(),
+    ...cardFields(input),
+    ...(source ? { source } : {}),
+  };
 }
 
 function importedAgent(id: string, fixture: string): AgentDoc {
@@ -29,8 +38,18 @@ function importedAgent(id: string, fixture: string): AgentDoc {
 
 const agents = [
   // No tags anywhere: the spec still wants each skill's.
-  agentDoc('agt_plain', { name: 'plain', capabilities: [{ name: 'echo' }, { name: 'reverse', description: 'Reverses text' }] }),
-  agentDoc('agt_tagged', { name: 'tagged', tags: ['billing'], capabilities: [{ name: 'refund', examples: ['refund 42'] }, { name: 'payout', tags: ['money'] }] }),
+  agentDoc('agt_plain', {
+    name: 'plain',
+    capabilities: [{ name: 'echo' }, { name: 'reverse', description: 'Reverses text' }],
+  }),
+  agentDoc('agt_tagged', {
+    name: 'tagged',
+    tags: ['billing'],
+    capabilities: [
+      { name: 'refund', examples: ['refund 42'] },
+      { name: 'payout', tags: ['money'] },
+    ],
+  }),
   importedAgent('agt_v10', 'a2a-card-v1.0.json'),
   importedAgent('agt_v10_full', 'a2a-card-v1.0-full.json'),
   importedAgent('agt_v03', 'a2a-card-v0.3.json'),
@@ -41,7 +60,11 @@ function allCards(): Record<string, { spec: A2aSpecVersion; card: object }> {
   for (const spec of ['1.0', '0.3'] as const) {
     cards[`public gateway card v${spec}`] = { spec, card: publicGatewayCard(PUBLIC_URL, spec) };
     cards[`keyed gateway card v${spec}`] = { spec, card: gatewayCard(PUBLIC_URL, agents, ADMIN, spec) };
-    for (const agent of agents) cards[`${agent._id} v${spec}`] = { spec, card: exportA2aCard(agent, `${PUBLIC_URL}${agentFacePath(agent._id)}`, spec) };
+    for (const agent of agents)
+      cards[`${agent._id} v${spec}`] = {
+        spec,
+        card: exportA2aCard(agent, `${PUBLIC_URL}${agentFacePath(agent._id)}`, spec),
+      };
   }
   return cards;
 }
@@ -49,7 +72,9 @@ function allCards(): Record<string, { spec: A2aSpecVersion; card: object }> {
 describe('a2a cards and the a2a-sdk', { skip }, () => {
   it('a2a cards and the a2a-sdk - every card served or exported validates, required fields present', async () => {
     const cards = allCards();
-    const { problems } = (await runPythonClient('a2a_card_check.py', { cards })) as { problems: Record<string, string[]> };
+    const { problems } = (await runPythonClient('a2a_card_check.py', { cards })) as {
+      problems: Record<string, string[]>;
+    };
     assert.deepEqual(Object.keys(problems).sort(), Object.keys(cards).sort(), 'every card was checked');
     for (const [name, found] of Object.entries(problems)) assert.deepEqual(found, [], name);
   });
@@ -57,7 +82,9 @@ describe('a2a cards and the a2a-sdk', { skip }, () => {
   it('a2a cards and the a2a-sdk - the check sees a skill without tags (it is not a check that passes anything)', async () => {
     const card = exportA2aCard(agents[0]!, `${PUBLIC_URL}${agentFacePath('agt_plain')}`, '1.0');
     const untagged = { ...card, skills: (card.skills as object[]).map((skill) => ({ ...skill, tags: [] })) };
-    const { problems } = (await runPythonClient('a2a_card_check.py', { cards: { untagged: { spec: '1.0', card: untagged } } })) as { problems: Record<string, string[]> };
+    const { problems } = (await runPythonClient('a2a_card_check.py', {
+      cards: { untagged: { spec: '1.0', card: untagged } },
+    })) as { problems: Record<string, string[]> };
     assert.deepEqual(problems.untagged, ['skills[0].tags', 'skills[1].tags']);
   });
 });

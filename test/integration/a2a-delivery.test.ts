@@ -28,13 +28,23 @@ const stops: (() => Promise<unknown>)[] = [];
 before(async () => {
   servers = await startTestServers();
   // A short heartbeat TTL, so that an agent whose card stops answering goes offline within the test.
-  system = await startSystem(servers, { HEARTBEAT_INTERVAL_MS: '1000', HEARTBEAT_TTL_MS: '4000', HEARTBEAT_WRITE_EVERY_MS: '1000', DEFAULT_ACK_TIMEOUT_MS: '10000' });
+  system = await startSystem(servers, {
+    HEARTBEAT_INTERVAL_MS: '1000',
+    HEARTBEAT_TTL_MS: '4000',
+    HEARTBEAT_WRITE_EVERY_MS: '1000',
+    DEFAULT_ACK_TIMEOUT_MS: '10000',
+  });
   // The probe as api/main.ts runs it: the agents' cards keep them online (they send no heartbeats).
   stops.push(startA2aProbe(probeDeps(), 500, console));
 });
 
 function probeDeps() {
-  return { catalogue: system.catalogue.index, heartbeats: system.catalogue.heartbeats, fetch: guardedFetch(endpointPolicy(system.config)), timeoutMs: 2000 };
+  return {
+    catalogue: system.catalogue.index,
+    heartbeats: system.catalogue.heartbeats,
+    fetch: guardedFetch(endpointPolicy(system.config)),
+    timeoutMs: 2000,
+  };
 }
 
 after(async () => {
@@ -52,7 +62,10 @@ async function importAgent(agent: A2aAgentProcess): Promise<string> {
   const instance = imported.body.agent.instances[0];
   assert.equal(instance.transport, 'a2a');
   assert.equal(instance.endpoint.replace(/\/$/, ''), agent.url.replace(/\/$/, ''));
-  assert.deepEqual(imported.body.agent.capabilities.map((c: { name: string }) => c.name).sort(), ['convert_currency', 'echo']);
+  assert.deepEqual(imported.body.agent.capabilities.map((c: { name: string }) => c.name).sort(), [
+    'convert_currency',
+    'echo',
+  ]);
   return imported.body.agent_id;
 }
 
@@ -62,15 +75,27 @@ const send = (body: object) => api('POST', '/v1/messages?wait=20s', body);
 function withoutEmpty(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutEmpty);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => !(Array.isArray(v) && v.length === 0)).map(([k, v]) => [k, withoutEmpty(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => !(Array.isArray(v) && v.length === 0))
+      .map(([k, v]) => [k, withoutEmpty(v)]),
+  );
 }
 
 /** The card the agent serves (v1.0), beside the one the gateway exports for it: the same but for where and how to reach it. */
 async function assertFaithfulExport(agent: A2aAgentProcess, agentId: string): Promise<void> {
-  const served = (await (await fetch(agent.cardUrl, { headers: { 'a2a-version': '1.0' } })).json()) as Record<string, any>;
+  const served = (await (await fetch(agent.cardUrl, { headers: { 'a2a-version': '1.0' } })).json()) as Record<
+    string,
+    any
+  >;
   const exported = (await api('GET', `/v1/agents/${agentId}/agent-card.json`)).body;
-  for (const field of ['name', 'description', 'version', 'defaultInputModes', 'defaultOutputModes']) assert.deepEqual(exported[field], served[field], field);
-  assert.deepEqual(withoutEmpty(exported.skills), withoutEmpty(served.skills), 'skills: ids, names, descriptions, tags, examples, modes');
+  for (const field of ['name', 'description', 'version', 'defaultInputModes', 'defaultOutputModes'])
+    assert.deepEqual(exported[field], served[field], field);
+  assert.deepEqual(
+    withoutEmpty(exported.skills),
+    withoutEmpty(served.skills),
+    'skills: ids, names, descriptions, tags, examples, modes',
+  );
   assert.equal(exported.supportedInterfaces[0].url, `${system.config.PUBLIC_URL}/a2a/agents/${agentId}`);
 }
 
@@ -81,7 +106,13 @@ async function deliveryRound(agent: A2aAgentProcess, prefix: string): Promise<vo
 
   // Processed: the task completes; its artifact's data part is the result; the message id is the A2A message id.
   const echoId = `${prefix}-echo`;
-  const echo = await send({ message_id: echoId, target: { agent_id: agentId, capability: 'echo' }, intent: 'echo this back', payload: { order: 7 }, params: { note: 'hi' } });
+  const echo = await send({
+    message_id: echoId,
+    target: { agent_id: agentId, capability: 'echo' },
+    intent: 'echo this back',
+    payload: { order: 7 },
+    params: { note: 'hi' },
+  });
   assert.equal(echo.status, 200, JSON.stringify(echo.body));
   assert.equal(echo.body.state, 'processed', JSON.stringify(echo.body));
   assert.equal(echo.body.result.text, 'echo this back');
@@ -95,31 +126,56 @@ async function deliveryRound(agent: A2aAgentProcess, prefix: string): Promise<vo
   assert.equal(arrived.metadata.agent_reach.message_id, echoId);
 
   // The same message again: one run, and the agent received it once.
-  const again = await send({ message_id: echoId, target: { agent_id: agentId, capability: 'echo' }, intent: 'echo this back', payload: { order: 7 }, params: { note: 'hi' } });
+  const again = await send({
+    message_id: echoId,
+    target: { agent_id: agentId, capability: 'echo' },
+    intent: 'echo this back',
+    payload: { order: 7 },
+    params: { note: 'hi' },
+  });
   assert.equal(again.body.state, 'processed');
   assert.equal((await agent.received()).counts[echoId], 1);
 
   // Named by its imported skill id.
-  const convert = await send({ message_id: `${prefix}-convert`, target: { agent_id: agentId, capability: 'convert_currency' }, intent: 'convert 10 USD' });
+  const convert = await send({
+    message_id: `${prefix}-convert`,
+    target: { agent_id: agentId, capability: 'convert_currency' },
+    intent: 'convert 10 USD',
+  });
   assert.equal(convert.body.state, 'processed');
-  assert.equal((await agent.received()).messages.find((m) => m.message_id === `${prefix}-convert`)!.metadata.skill, 'convert_currency');
+  assert.equal(
+    (await agent.received()).messages.find((m) => m.message_id === `${prefix}-convert`)!.metadata.skill,
+    'convert_currency',
+  );
 
   // Failed: the agent's text is the error; not retried.
-  const failed = await send({ message_id: `${prefix}-fail`, target: { agent_id: agentId, capability: 'echo' }, intent: 'please fail' });
+  const failed = await send({
+    message_id: `${prefix}-fail`,
+    target: { agent_id: agentId, capability: 'echo' },
+    intent: 'please fail',
+  });
   assert.equal(failed.body.state, 'failed', JSON.stringify(failed.body));
   assert.equal(failed.body.reason.code, 'agent_failed');
   assert.deepEqual(failed.body.error, { code: 'a2a_failed', message: 'I cannot do that', retryable: false });
   assert.equal((await agent.received()).counts[`${prefix}-fail`], 1);
 
   // Input required: the caller reads the agent's question.
-  const question = await send({ message_id: `${prefix}-question`, target: { agent_id: agentId, capability: 'convert_currency' }, intent: 'a question for you' });
+  const question = await send({
+    message_id: `${prefix}-question`,
+    target: { agent_id: agentId, capability: 'convert_currency' },
+    intent: 'a question for you',
+  });
   assert.equal(question.body.state, 'failed');
   assert.equal(question.body.error.code, 'a2a_input_required');
   assert.equal(question.body.error.message, 'Which currency?');
 
   // Cancelled while its task works: the agent's task is cancelled with CancelTask.
   const slowId = `${prefix}-slow`;
-  const slow = await api('POST', '/v1/messages', { message_id: slowId, target: { agent_id: agentId, capability: 'echo' }, intent: 'go slow please' });
+  const slow = await api('POST', '/v1/messages', {
+    message_id: slowId,
+    target: { agent_id: agentId, capability: 'echo' },
+    intent: 'go slow please',
+  });
   assert.equal(slow.status, 202, JSON.stringify(slow.body));
   let lastSeen: unknown;
   const working = await eventually('the slow task under way', async () => {
@@ -130,8 +186,12 @@ async function deliveryRound(agent: A2aAgentProcess, prefix: string): Promise<vo
   const taskId = working.attempts[0].a2a_task_id as string;
   const cancel = await api('POST', `/v1/messages/${slowId}/cancel`, { reason: 'changed my mind' });
   assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
-  await eventually('the message cancelled', async () => ((await api('GET', `/v1/messages/${slowId}`)).body.state === 'cancelled' ? true : undefined));
-  await eventually('CancelTask at the agent', async () => ((await agent.received()).cancelled.includes(taskId) ? true : undefined));
+  await eventually('the message cancelled', async () =>
+    (await api('GET', `/v1/messages/${slowId}`)).body.state === 'cancelled' ? true : undefined,
+  );
+  await eventually('CancelTask at the agent', async () =>
+    (await agent.received()).cancelled.includes(taskId) ? true : undefined,
+  );
 }
 
 describe('a2a delivery', () => {
@@ -141,18 +201,30 @@ describe('a2a delivery', () => {
     await deliveryRound(agent, 'js');
   });
 
-  it('a2a delivery - an agent built with the PyPI a2a-sdk: imported from its card, processed, failed, input required, cancelled, idempotent', { skip: skipPython }, async () => {
-    const agent = await startA2aAgentProcess('python', `py-a2a-${process.pid}`);
-    stops.push(agent.stop);
-    await deliveryRound(agent, 'py');
-  });
+  it(
+    'a2a delivery - an agent built with the PyPI a2a-sdk: imported from its card, processed, failed, input required, cancelled, idempotent',
+    { skip: skipPython },
+    async () => {
+      const agent = await startA2aAgentProcess('python', `py-a2a-${process.pid}`);
+      stops.push(agent.stop);
+      await deliveryRound(agent, 'py');
+    },
+  );
 
   it('a2a delivery - an agent registered with an a2a instance (no card kept) is spoken to in A2A v1.0 JSON-RPC', async () => {
     const agent = await startA2aAgentProcess('js', `js-a2a-reg-${process.pid}`);
     stops.push(agent.stop);
-    const registered = await api('POST', '/v1/agents', { name: `registered-a2a-${process.pid}`, instances: [{ transport: 'a2a', endpoint: agent.url }], capabilities: [{ name: 'echo', description: 'Echoes' }] });
+    const registered = await api('POST', '/v1/agents', {
+      name: `registered-a2a-${process.pid}`,
+      instances: [{ transport: 'a2a', endpoint: agent.url }],
+      capabilities: [{ name: 'echo', description: 'Echoes' }],
+    });
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
-    const sent = await send({ message_id: 'registered-echo', target: { agent_id: registered.body.agent_id, capability: 'echo' }, intent: 'echo me' });
+    const sent = await send({
+      message_id: 'registered-echo',
+      target: { agent_id: registered.body.agent_id, capability: 'echo' },
+      intent: 'echo me',
+    });
     assert.equal(sent.body.state, 'processed', JSON.stringify(sent.body));
     assert.equal(sent.body.result.text, 'echo me');
     assert.equal((await agent.received()).messages[0]!.metadata.skill, 'echo', 'the capability name is the skill');
@@ -164,7 +236,11 @@ describe('a2a delivery', () => {
     const imported = await api('POST', '/v1/agents/import', { url: rest.cardUrl });
     assert.equal(imported.status, 201, JSON.stringify(imported.body));
     assert.equal(imported.body.agent.instances[0].endpoint, `${rest.url}/rest`, 'the first interface: HTTP+JSON');
-    const overRest = await send({ message_id: 'rest-echo', target: { agent_id: imported.body.agent_id, capability: 'echo' }, intent: 'echo over rest' });
+    const overRest = await send({
+      message_id: 'rest-echo',
+      target: { agent_id: imported.body.agent_id, capability: 'echo' },
+      intent: 'echo over rest',
+    });
     assert.equal(overRest.body.state, 'processed', JSON.stringify(overRest.body));
     assert.equal(overRest.body.result.text, 'echo over rest');
 
@@ -185,22 +261,40 @@ describe('a2a delivery', () => {
     const v03 = await api('POST', '/v1/agents/import', { card });
     assert.equal(v03.status, 201, JSON.stringify(v03.body));
     assert.equal(v03.body.a2a_version, '0.3');
-    assert.equal(v03.body.agent.instances[0].online, true, 'imported inline, its card (at the origin) was probed at once');
-    const overV03 = await send({ message_id: 'v03-echo', target: { agent_id: v03.body.agent_id, capability: 'echo' }, intent: 'echo in v0.3', payload: { n: 1 } });
+    assert.equal(
+      v03.body.agent.instances[0].online,
+      true,
+      'imported inline, its card (at the origin) was probed at once',
+    );
+    const overV03 = await send({
+      message_id: 'v03-echo',
+      target: { agent_id: v03.body.agent_id, capability: 'echo' },
+      intent: 'echo in v0.3',
+      payload: { n: 1 },
+    });
     assert.equal(overV03.body.state, 'processed', JSON.stringify(overV03.body));
     assert.equal(overV03.body.result.text, 'echo in v0.3');
     assert.deepEqual(overV03.body.result.echo, { n: 1 });
   });
 
   it('a2a delivery - an agent that offers push is given a URL and token per message; its notification wakes the run; a bad token is refused', async () => {
-    const agent = await startA2aAgentProcess('js', `js-a2a-push-${process.pid}`, { A2A_AGENT_PUSH: '1', A2A_AGENT_WORK_MS: '1500' });
+    const agent = await startA2aAgentProcess('js', `js-a2a-push-${process.pid}`, {
+      A2A_AGENT_PUSH: '1',
+      A2A_AGENT_WORK_MS: '1500',
+    });
     stops.push(agent.stop);
     const agentId = await importAgent(agent);
-    const sent = await send({ message_id: 'pushed-echo', target: { agent_id: agentId, capability: 'echo' }, intent: 'echo me' });
+    const sent = await send({
+      message_id: 'pushed-echo',
+      target: { agent_id: agentId, capability: 'echo' },
+      intent: 'echo me',
+    });
     assert.equal(sent.body.state, 'processed', JSON.stringify(sent.body));
     assert.equal(sent.body.result.text, 'echo me');
     const history = await system.client.workflow.getHandle(`msg:default:pushed-echo`).fetchHistory();
-    const signals = history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'a2aTaskChanged');
+    const signals = history.events!.filter(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'a2aTaskChanged',
+    );
     assert.ok(signals.length >= 1, 'the agent pushed, and the run heard it');
 
     const url = `${system.baseUrl}/a2a/push/${agentId}/pushed-echo`;
@@ -209,7 +303,12 @@ describe('a2a delivery', () => {
     assert.equal(forged.body.error.code, 'invalid_push_token');
     const agentRecord = (await system.catalogue.queries.agentRecord(agentId))!;
     const token = pushToken(agentRecord.signing_secret!, agentId, 'no-such-message');
-    const unknown = await request('POST', `${system.baseUrl}/a2a/push/${agentId}/no-such-message`, {}, { authorization: '', 'x-a2a-notification-token': token });
+    const unknown = await request(
+      'POST',
+      `${system.baseUrl}/a2a/push/${agentId}/no-such-message`,
+      {},
+      { authorization: '', 'x-a2a-notification-token': token },
+    );
     assert.equal(unknown.status, 404);
     const badId = await request('POST', `${system.baseUrl}/a2a/push/not-an-agent/x`, {}, { authorization: '' });
     assert.equal(badId.status, 400);
@@ -217,11 +316,27 @@ describe('a2a delivery', () => {
     // A message under way to this agent: its own token wakes the run; another agent of the tenant, with a valid token
     // of its own for that message id, is refused (the message was not sent to it).
     const slowId = 'pushed-slow';
-    assert.equal((await api('POST', '/v1/messages', { message_id: slowId, target: { agent_id: agentId, capability: 'echo' }, intent: 'go slow please' })).status, 202);
-    await eventually('the slow task under way', async () => ((await api('GET', `/v1/messages/${slowId}`)).body.state === 'delivered' ? true : undefined));
+    assert.equal(
+      (
+        await api('POST', '/v1/messages', {
+          message_id: slowId,
+          target: { agent_id: agentId, capability: 'echo' },
+          intent: 'go slow please',
+        })
+      ).status,
+      202,
+    );
+    await eventually('the slow task under way', async () =>
+      (await api('GET', `/v1/messages/${slowId}`)).body.state === 'delivered' ? true : undefined,
+    );
     const other = await registerAgent(system.baseUrl, 'http://127.0.0.1:9/other');
     const push = (agent: string, secret: string) =>
-      request('POST', `${system.baseUrl}/a2a/push/${agent}/${slowId}`, {}, { authorization: '', 'x-a2a-notification-token': pushToken(secret, agent, slowId) });
+      request(
+        'POST',
+        `${system.baseUrl}/a2a/push/${agent}/${slowId}`,
+        {},
+        { authorization: '', 'x-a2a-notification-token': pushToken(secret, agent, slowId) },
+      );
     const crossing = await push(other.agent_id, other.signing_secret);
     assert.equal(crossing.status, 404, JSON.stringify(crossing.body));
     assert.equal(crossing.body.error.code, 'message_not_found');
@@ -234,17 +349,24 @@ describe('a2a delivery', () => {
     assert.ok(refused.length >= 30 - PUSHES_PER_MESSAGE.burst, `429s: ${refused.length}`);
     assert.equal(refused[0]!.body.error.code, 'rate_limited');
     assert.ok(Number(refused[0]!.headers.get('retry-after')) >= 1);
-    const signalsOf = async () => (await system.client.workflow.getHandle(`msg:default:${slowId}`).fetchHistory()).events!.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'a2aTaskChanged').length;
+    const signalsOf = async () =>
+      (await system.client.workflow.getHandle(`msg:default:${slowId}`).fetchHistory()).events!.filter(
+        (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'a2aTaskChanged',
+      ).length;
     // The agent's own pushes share the budget, which refills by one every 5 s while the test runs.
-    assert.ok((await signalsOf()) <= PUSHES_PER_MESSAGE.burst + 3, "at most the burst reached the run");
+    assert.ok((await signalsOf()) <= PUSHES_PER_MESSAGE.burst + 3, 'at most the burst reached the run');
     await api('POST', `/v1/messages/${slowId}/cancel`, { reason: 'done testing' });
   });
 
-  it("a2a delivery - a task whose artifacts are past the read cap fails the message result_too_large, delivered once", async () => {
+  it('a2a delivery - a task whose artifacts are past the read cap fails the message result_too_large, delivered once', async () => {
     const agent = await startA2aAgentProcess('js', `js-a2a-huge-${process.pid}`);
     stops.push(agent.stop);
     const agentId = await importAgent(agent);
-    const sent = await send({ message_id: 'huge-echo', target: { agent_id: agentId, capability: 'echo' }, intent: 'a huge answer please' });
+    const sent = await send({
+      message_id: 'huge-echo',
+      target: { agent_id: agentId, capability: 'echo' },
+      intent: 'a huge answer please',
+    });
     assert.equal(sent.body.state, 'failed', JSON.stringify(sent.body).slice(0, 2000));
     const code = sent.body.reason.code === 'result_too_large' ? sent.body.reason.code : sent.body.error?.code;
     assert.equal(code, 'result_too_large', JSON.stringify(sent.body).slice(0, 2000));
@@ -273,7 +395,9 @@ describe('a2a delivery', () => {
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     try {
       const port = (host.address() as { port: number }).port;
-      const imported = await api('POST', '/v1/agents/import', { url: `http://127.0.0.1:${port}/.well-known/agent-card.json` });
+      const imported = await api('POST', '/v1/agents/import', {
+        url: `http://127.0.0.1:${port}/.well-known/agent-card.json`,
+      });
       assert.equal(imported.status, 422, JSON.stringify(imported.body));
       assert.equal(imported.body.error.code, 'agent_card_too_large');
       assert.equal(imported.body.error.details.max_bytes, system.config.AGENT_ANSWER_MAX_BYTES);
@@ -325,7 +449,12 @@ describe('a2a delivery', () => {
     );
 
     // A card imported inline whose agent does not answer is offline from the start: nobody has seen it alive.
-    const card = { name: `inline-dead-${process.pid}`, url: agent.url, protocolVersion: '0.3.0', skills: [{ id: 'echo', name: 'Echo' }] };
+    const card = {
+      name: `inline-dead-${process.pid}`,
+      url: agent.url,
+      protocolVersion: '0.3.0',
+      skills: [{ id: 'echo', name: 'Echo' }],
+    };
     const dead = await api('POST', '/v1/agents/import', { card });
     assert.equal(dead.status, 201, JSON.stringify(dead.body));
     assert.equal(dead.body.agent.instances[0].online, false);

@@ -18,7 +18,11 @@ before(async () => {
   servers = await startTestServers();
   // Production's endpoint policy (no loopback, no private ranges) and a small stored-payload limit.
   system = await startSystem(servers, { ENDPOINT_ALLOW_LOOPBACK: 'false', MAX_PAYLOAD_BYTES: '16384' });
-  const agent = await registerAgent(system.baseUrl, '', { name: 'corpus-echo', endpoint: undefined, instances: [{ transport: 'websocket' }] });
+  const agent = await registerAgent(system.baseUrl, '', {
+    name: 'corpus-echo',
+    endpoint: undefined,
+    instances: [{ transport: 'websocket' }],
+  });
   const key = async (scopes: string[]) => (await system.keys.create('default', { scopes }, 'corpus')).key;
   const revoked = await system.keys.create('default', { scopes: ['read'] }, 'corpus');
   await system.keys.revoke('default', revoked.view.key_id);
@@ -39,7 +43,8 @@ after(async () => {
 
 async function storedCounts() {
   let runs = 0;
-  for await (const _ of system.client.workflow.list({ query: `TaskQueue = '${system.config.TEMPORAL_TASK_QUEUE}'` })) runs += 1;
+  for await (const _ of system.client.workflow.list({ query: `TaskQueue = '${system.config.TEMPORAL_TASK_QUEUE}'` }))
+    runs += 1;
   const { agents, instances, events } = system.catalogue.models;
   const keys = system.mongo.collection('api_keys');
   return {
@@ -53,12 +58,17 @@ async function storedCounts() {
 
 /** Sends a case as it is written: JSON, or a string or bytes as they are. */
 async function sendCase(c: CorpusCase) {
-  const resolve = <T>(v: T | ((ctx: CorpusContext) => T)): T => (typeof v === 'function' ? (v as (ctx: CorpusContext) => T)(context) : v);
+  const resolve = <T>(v: T | ((ctx: CorpusContext) => T)): T =>
+    typeof v === 'function' ? (v as (ctx: CorpusContext) => T)(context) : v;
   const path = resolve(c.path);
   const body = resolve(c.body);
   const headers = { authorization: `Bearer ${context.adminKey}`, ...resolve(c.headers ?? {}) };
   if (!Buffer.isBuffer(body)) return request(c.method, `${system.baseUrl}${path}`, body, headers);
-  const response = await fetch(`${system.baseUrl}${path}`, { method: c.method, body, headers: { 'content-type': 'application/json', ...headers } });
+  const response = await fetch(`${system.baseUrl}${path}`, {
+    method: c.method,
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
   return { status: response.status, body: JSON.parse(await response.text()), headers: response.headers };
 }
 
@@ -72,7 +82,10 @@ describe('bad input corpus', () => {
     it(`bad input corpus - ${c.name} → ${c.status ?? '4xx'}${c.code ? ` ${c.code}` : ''}, nothing stored`, async () => {
       const before = await storedCounts();
       const response = await sendCase(c);
-      assert.ok(response.status >= 400 && response.status < 500, `status ${response.status}: ${JSON.stringify(response.body)}`);
+      assert.ok(
+        response.status >= 400 && response.status < 500,
+        `status ${response.status}: ${JSON.stringify(response.body)}`,
+      );
       if (c.status) assert.equal(response.status, c.status, JSON.stringify(response.body));
       const error = response.body?.error;
       assert.equal(typeof error?.code, 'string', JSON.stringify(response.body));
@@ -85,11 +98,19 @@ describe('bad input corpus', () => {
 
   it('bad input corpus - loopback endpoints are refused where ENDPOINT_ALLOW_LOOPBACK is off, naming the place and why', async () => {
     const before = await storedCounts();
-    const response = await request('POST', `${system.baseUrl}/v1/agents`, {
-      name: 'loopback',
-      instances: [{ instance_id: 'a', endpoint: 'http://127.0.0.1:4000/' }, { instance_id: 'b', endpoint: 'http://[::1]:4000/' }],
-      capabilities: [{ name: 'echo' }],
-    }, { authorization: `Bearer ${context.adminKey}` });
+    const response = await request(
+      'POST',
+      `${system.baseUrl}/v1/agents`,
+      {
+        name: 'loopback',
+        instances: [
+          { instance_id: 'a', endpoint: 'http://127.0.0.1:4000/' },
+          { instance_id: 'b', endpoint: 'http://[::1]:4000/' },
+        ],
+        capabilities: [{ name: 'echo' }],
+      },
+      { authorization: `Bearer ${context.adminKey}` },
+    );
     assert.equal(response.status, 422);
     assert.equal(response.body.error.code, 'endpoint_not_allowed');
     assert.deepEqual(response.body.error.details, [

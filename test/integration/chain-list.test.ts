@@ -17,7 +17,12 @@ let world: SystemWithAgent | undefined;
 let system: TestSystem;
 let agentId: string;
 const run = `list-${Date.now()}`;
-const ids = { completed: `${run}-completed`, failed: `${run}-failed`, running: `${run}-running`, other: `${run}-other` };
+const ids = {
+  completed: `${run}-completed`,
+  failed: `${run}-failed`,
+  running: `${run}-running`,
+  other: `${run}-other`,
+};
 let otherKey: string;
 
 /** `fail` fails, `hold` never answers, anything else is processed. */
@@ -27,10 +32,21 @@ const behaviour: Behaviour = (d) => {
   return { status: 202, receipt: { status: 'processed', result: { secret_answer: d.body.message_id } } };
 };
 
-type Listed = { chain_id: string; tenant: string; state: string; steps: { result?: unknown; message_id: string }[]; links: { self: string } };
+type Listed = {
+  chain_id: string;
+  tenant: string;
+  state: string;
+  steps: { result?: unknown; message_id: string }[];
+  links: { self: string };
+};
 
 async function list(query: string, key?: string) {
-  return request('GET', `${system.baseUrl}/v1/chains${query}`, undefined, key ? { authorization: `Bearer ${key}` } : {});
+  return request(
+    'GET',
+    `${system.baseUrl}/v1/chains${query}`,
+    undefined,
+    key ? { authorization: `Bearer ${key}` } : {},
+  );
 }
 
 /** Every chain of the tenant in `state` (all pages of `limit`), with the number of pages read. */
@@ -51,10 +67,16 @@ async function listAll(query: string, key?: string): Promise<{ items: Listed[]; 
 before(async () => {
   world = await startSystemWithAgent({
     behaviour,
-    registration: { capabilities: ['work', 'fail', 'hold'].map((name) => ({ name, description: `${name} capability` })) },
+    registration: {
+      capabilities: ['work', 'fail', 'hold'].map((name) => ({ name, description: `${name} capability` })),
+    },
   });
   ({ system, agentId } = world);
-  const step = (id: string, capability: string, extra: object = {}) => ({ id, target: { agent_id: agentId, capability }, ...extra });
+  const step = (id: string, capability: string, extra: object = {}) => ({
+    id,
+    target: { agent_id: agentId, capability },
+    ...extra,
+  });
   const bodies = [
     { chain_id: ids.completed, steps: [step('a', 'work'), step('b', 'work')] },
     { chain_id: ids.failed, steps: [step('a', 'work'), step('b', 'fail')] },
@@ -63,14 +85,28 @@ before(async () => {
   for (const body of bodies) assert.equal((await request('POST', `${system.baseUrl}/v1/chains`, body)).status, 202);
   // Another tenant's chain, to its own agent (on the same fake agent, held).
   otherKey = (await system.keys.create('other', { scopes: ['read', 'send', 'register'] }, 'chain-list')).key;
-  const other = await registerAgent(system.baseUrl, world.agent.url, { capabilities: [{ name: 'hold', description: 'held' }] }, { authorization: `Bearer ${otherKey}` });
-  const started = await request('POST', `${system.baseUrl}/v1/chains`, { chain_id: ids.other, steps: [{ id: 'a', target: { agent_id: other.agent_id, capability: 'hold' } }] }, { authorization: `Bearer ${otherKey}` });
+  const other = await registerAgent(
+    system.baseUrl,
+    world.agent.url,
+    { capabilities: [{ name: 'hold', description: 'held' }] },
+    { authorization: `Bearer ${otherKey}` },
+  );
+  const started = await request(
+    'POST',
+    `${system.baseUrl}/v1/chains`,
+    { chain_id: ids.other, steps: [{ id: 'a', target: { agent_id: other.agent_id, capability: 'hold' } }] },
+    { authorization: `Bearer ${otherKey}` },
+  );
   assert.equal(started.status, 202, JSON.stringify(started.body));
   for (const id of [ids.completed, ids.failed]) {
-    await eventually(`chain ${id} to end`, async () => {
-      const state = (await request('GET', `${system.baseUrl}/v1/chains/${id}`)).body?.state;
-      return ['completed', 'failed'].includes(state) ? true : undefined;
-    }, { timeoutMs: 60_000 });
+    await eventually(
+      `chain ${id} to end`,
+      async () => {
+        const state = (await request('GET', `${system.baseUrl}/v1/chains/${id}`)).body?.state;
+        return ['completed', 'failed'].includes(state) ? true : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
   }
 });
 
@@ -89,19 +125,37 @@ describe('chain list', () => {
     assert.equal(ours.has(ids.other), false, "another tenant's chain is not listed");
     assert.ok(items.every((c) => c.tenant === 'default'));
     const completed = ours.get(ids.completed)!;
-    assert.deepEqual(completed.steps.map((s) => s.message_id), [`${ids.completed}:a`, `${ids.completed}:b`]);
-    assert.ok(completed.steps.every((s) => !('result' in s)), 'no step result in a list');
+    assert.deepEqual(
+      completed.steps.map((s) => s.message_id),
+      [`${ids.completed}:a`, `${ids.completed}:b`],
+    );
+    assert.ok(
+      completed.steps.every((s) => !('result' in s)),
+      'no step result in a list',
+    );
     assert.ok(completed.links.self.endsWith(`/v1/chains/${ids.completed}`));
     // Each chain once, running first.
     assert.equal(new Set(items.map((c) => c.chain_id)).size, items.length);
-    assert.ok(items.findIndex((c) => c.chain_id === ids.running) < items.findIndex((c) => c.chain_id === ids.completed));
+    assert.ok(
+      items.findIndex((c) => c.chain_id === ids.running) < items.findIndex((c) => c.chain_id === ids.completed),
+    );
   });
 
   it('chain list - the state filter shows only chains in that state', async () => {
-    for (const [state, id] of [['failed', ids.failed], ['completed', ids.completed], ['running', ids.running]] as const) {
+    for (const [state, id] of [
+      ['failed', ids.failed],
+      ['completed', ids.completed],
+      ['running', ids.running],
+    ] as const) {
       const { items } = await listAll(`?state=${state}&limit=50`);
-      assert.ok(items.some((c) => c.chain_id === id), `${id} listed as ${state}`);
-      assert.ok(items.every((c) => c.state === state), `only ${state}: ${JSON.stringify(items.map((c) => c.state))}`);
+      assert.ok(
+        items.some((c) => c.chain_id === id),
+        `${id} listed as ${state}`,
+      );
+      assert.ok(
+        items.every((c) => c.state === state),
+        `only ${state}: ${JSON.stringify(items.map((c) => c.state))}`,
+      );
     }
     assert.deepEqual((await listAll('?state=compensated')).items, []);
   });
@@ -109,7 +163,10 @@ describe('chain list', () => {
   it('chain list - pages of limit follow next_cursor to the end, each chain once', async () => {
     const whole = (await listAll('?limit=50')).items.map((c) => c.chain_id);
     const paged = await listAll('?limit=1');
-    assert.deepEqual(paged.items.map((c) => c.chain_id), whole);
+    assert.deepEqual(
+      paged.items.map((c) => c.chain_id),
+      whole,
+    );
     assert.ok(paged.pages >= 3, `${paged.pages} pages`);
     const first = await list('?limit=1');
     assert.equal(first.body.items.length, 1);
@@ -125,8 +182,22 @@ describe('chain list', () => {
     const unsigned = pageTokenOf(madeUp, chainListQuery('default'));
     const otherKey = pageTokenOf(madeUp, chainListQuery('default'), 'not-the-gateways-key');
     const refusals: [string, number, string][] = [
-      ...['?cursor=not%20a%20cursor', `?cursor=${'A'.repeat(4097)}`, '?limit=0', '?limit=101', '?limit=ten', '?state=done', '?tenant=other'].map((q): [string, number, string] => [q, 400, 'invalid_request']),
-      ...[`?cursor=${forged}`, `?cursor=${unsigned}`, `?cursor=${otherKey}`, '?cursor=0', `?state=failed&cursor=${cursor}`].map((q): [string, number, string] => [q, 422, 'invalid_cursor']),
+      ...[
+        '?cursor=not%20a%20cursor',
+        `?cursor=${'A'.repeat(4097)}`,
+        '?limit=0',
+        '?limit=101',
+        '?limit=ten',
+        '?state=done',
+        '?tenant=other',
+      ].map((q): [string, number, string] => [q, 400, 'invalid_request']),
+      ...[
+        `?cursor=${forged}`,
+        `?cursor=${unsigned}`,
+        `?cursor=${otherKey}`,
+        '?cursor=0',
+        `?state=failed&cursor=${cursor}`,
+      ].map((q): [string, number, string] => [q, 422, 'invalid_cursor']),
     ];
     for (const [query, status, code] of refusals) {
       const response = await list(query);
@@ -139,7 +210,10 @@ describe('chain list', () => {
 
   it("chain list - another tenant's key lists its own chains only; a key without read is refused", async () => {
     const { items } = await listAll('?limit=50', otherKey);
-    assert.deepEqual(items.map((c) => c.chain_id), [ids.other]);
+    assert.deepEqual(
+      items.map((c) => c.chain_id),
+      [ids.other],
+    );
     assert.equal(items[0]!.tenant, 'other');
     const sendOnly = (await system.keys.create('default', { scopes: ['send'] }, 'chain-list')).key;
     const refused = await list('', sendOnly);

@@ -20,12 +20,17 @@ let agent: FakeAgent;
 let agentId: string;
 const callerSecret = newSigningSecret();
 
-const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required });
+const object = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: 'object',
+  properties,
+  required,
+});
 const ORDER_STATES = ['pending_payment', 'pending_shipment', 'shipped', 'delivered', 'cancelled'];
 const CAPABILITIES = [
   {
     name: 'query_order_status',
-    description: 'Check the current status of an order: pending payment, pending shipment, shipped, delivered or cancelled',
+    description:
+      'Check the current status of an order: pending payment, pending shipment, shipped, delivered or cancelled',
     examples: ['check the status of order 123', 'has my order shipped yet'],
     parameters: object({ order_id: { type: 'string' } }, ['order_id']),
     returns: object({ status: { type: 'string', enum: ORDER_STATES } }),
@@ -71,28 +76,46 @@ const desk: Behaviour = (d) => {
     case 'request_refund':
       return processed({ refund_id: `RF-${params.order_id}` });
     case 'query_refund_status':
-      if (failingRefunds.has(params.refund_id!)) return { status: 202, receipt: { status: 'failed', error: { message: 'the refund ledger is unreachable' } } };
+      if (failingRefunds.has(params.refund_id!))
+        return { status: 202, receipt: { status: 'failed', error: { message: 'the refund ledger is unreachable' } } };
       return processed({ status: 'approved', refund_id: params.refund_id });
     default:
       return processed({ done: d.body.capability, params });
   }
 };
 
-const deliveriesOf = (chainId: string): Delivery[] => agent.deliveries.filter((d) => d.body.message_id.startsWith(`${chainId}:`));
+const deliveriesOf = (chainId: string): Delivery[] =>
+  agent.deliveries.filter((d) => d.body.message_id.startsWith(`${chainId}:`));
 
 async function plan(body: Record<string, unknown>, query = '') {
   return request('POST', `${system.baseUrl}/v1/chains/plan${query}`, body);
 }
 
-type Notified = { type: string; data: { chain_id: string; state: string; results?: Record<string, unknown>; summary?: Record<string, unknown>; error?: { code: string; step?: string }; steps: { id: string; state: string; result?: unknown; compensation?: { state: string } }[] } };
+type Notified = {
+  type: string;
+  data: {
+    chain_id: string;
+    state: string;
+    results?: Record<string, unknown>;
+    summary?: Record<string, unknown>;
+    error?: { code: string; step?: string };
+    steps: { id: string; state: string; result?: unknown; compensation?: { state: string } }[];
+  };
+};
 
 async function notification(receiver: FakeAgent): Promise<Notified> {
-  const delivery = await eventually('the reply_to notification', async () => receiver.deliveries[0], { timeoutMs: 60_000 });
+  const delivery = await eventually('the reply_to notification', async () => receiver.deliveries[0], {
+    timeoutMs: 60_000,
+  });
   return new Webhook(callerSecret).verify(delivery.raw, delivery.headers as Record<string, string>) as Notified;
 }
 
 before(async () => {
-  world = await startSystemWithAgent({ env: { HEARTBEAT_TTL_MS: '3600000', CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100' }, behaviour: desk, registration: { capabilities: CAPABILITIES } });
+  world = await startSystemWithAgent({
+    env: { HEARTBEAT_TTL_MS: '3600000', CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100' },
+    behaviour: desk,
+    registration: { capabilities: CAPABILITIES },
+  });
   ({ system, agent, agentId } = world);
 });
 
@@ -119,19 +142,33 @@ describe('chain plan', () => {
     const receiver = await startFakeAgent(() => ({ status: 204 }));
     try {
       const chainId = `planned-${Date.now()}`;
-      const intent = 'Check the status of order 20240901, and if it has not shipped yet, cancel the order, then request a refund for order 20240901, then check the refund status, then tell me the result';
+      const intent =
+        'Check the status of order 20240901, and if it has not shipped yet, cancel the order, then request a refund for order 20240901, then check the refund status, then tell me the result';
       const answer = await plan({ intent, chain_id: chainId, reply_to: { url: receiver.url } }, '?run=true');
       assert.equal(answer.status, 202, JSON.stringify(answer.body));
       const { chain, steps, unplanned } = answer.body;
       assert.deepEqual(unplanned, []);
       assert.equal(answer.body.runnable, true);
       assert.equal(answer.body.started, true);
-      assert.deepEqual(chain.steps.map((s: { target: { capability: string } }) => s.target.capability), ['query_order_status', 'cancel_order', 'request_refund', 'query_refund_status']);
-      assert.ok(chain.steps.every((s: { target: { agent_id: string } }) => s.target.agent_id === agentId), 'every step pins the target the router chose');
+      assert.deepEqual(
+        chain.steps.map((s: { target: { capability: string } }) => s.target.capability),
+        ['query_order_status', 'cancel_order', 'request_refund', 'query_refund_status'],
+      );
+      assert.ok(
+        chain.steps.every((s: { target: { agent_id: string } }) => s.target.agent_id === agentId),
+        'every step pins the target the router chose',
+      );
       assert.deepEqual(chain.input, { order_id: '20240901' });
-      assert.deepEqual(chain.steps[1].when, { $ref: '/steps/s1/result/status', in: ['pending_payment', 'pending_shipment', 'cancelled'] });
+      assert.deepEqual(chain.steps[1].when, {
+        $ref: '/steps/s1/result/status',
+        in: ['pending_payment', 'pending_shipment', 'cancelled'],
+      });
       assert.deepEqual(chain.steps[3].input, { refund_id: { $ref: '/steps/s3/result/refund_id' } });
-      assert.deepEqual(steps[1].carried, ['order_id'], 'the order number named once reaches the step that only says "cancel the order"');
+      assert.deepEqual(
+        steps[1].carried,
+        ['order_id'],
+        'the order number named once reaches the step that only says "cancel the order"',
+      );
       assert.equal(steps[0].text, 'Check the status of order 20240901');
       assert.ok(steps.every((s: { planner: string; accepted: boolean }) => s.planner === 'rules' && s.accepted));
 
@@ -139,13 +176,40 @@ describe('chain plan', () => {
       assert.equal(ended.type, 'chain.ended');
       assert.equal(ended.data.chain_id, chainId);
       assert.equal(ended.data.state, 'completed');
-      assert.deepEqual(ended.data.steps.map((s) => [s.id, s.state]), [['s1', 'completed'], ['s2', 'skipped'], ['s3', 'completed'], ['s4', 'completed']]);
+      assert.deepEqual(
+        ended.data.steps.map((s) => [s.id, s.state]),
+        [
+          ['s1', 'completed'],
+          ['s2', 'skipped'],
+          ['s3', 'completed'],
+          ['s4', 'completed'],
+        ],
+      );
       assert.deepEqual(ended.data.steps[3]!.result, { status: 'approved', refund_id: 'RF-20240901' });
-      assert.deepEqual(chain.summary, { request: 'tell me the result' }, 'the last clause asks for the summary, not a step');
-      assert.deepEqual(ended.data.results, { s1: { status: 'shipped' }, s3: { refund_id: 'RF-20240901' }, s4: { status: 'approved', refund_id: 'RF-20240901' } });
-      assert.deepEqual(ended.data.summary, { request: 'tell me the result', state: 'completed', completed: ['s1', 's3', 's4'], skipped: ['s2'], failed: [], not_run: [], text: 's1 query_order_status: completed\ns2: skipped\ns3 request_refund: completed\ns4 query_refund_status: completed' });
+      assert.deepEqual(
+        chain.summary,
+        { request: 'tell me the result' },
+        'the last clause asks for the summary, not a step',
+      );
+      assert.deepEqual(ended.data.results, {
+        s1: { status: 'shipped' },
+        s3: { refund_id: 'RF-20240901' },
+        s4: { status: 'approved', refund_id: 'RF-20240901' },
+      });
+      assert.deepEqual(ended.data.summary, {
+        request: 'tell me the result',
+        state: 'completed',
+        completed: ['s1', 's3', 's4'],
+        skipped: ['s2'],
+        failed: [],
+        not_run: [],
+        text: 's1 query_order_status: completed\ns2: skipped\ns3 request_refund: completed\ns4 query_refund_status: completed',
+      });
       const delivered = deliveriesOf(chainId);
-      assert.deepEqual(delivered.map((d) => d.body.capability), ['query_order_status', 'request_refund', 'query_refund_status']);
+      assert.deepEqual(
+        delivered.map((d) => d.body.capability),
+        ['query_order_status', 'request_refund', 'query_refund_status'],
+      );
       assert.deepEqual(delivered[2]!.body.params, { refund_id: 'RF-20240901' });
     } finally {
       await receiver.stop();
@@ -166,7 +230,13 @@ describe('chain plan', () => {
         chain_id: chainId,
         reply_to: { url: receiver.url },
         steps: [
-          { ...refund, compensate: { target: { agent_id: agentId, capability: 'cancel_refund_request' }, input: { refund_id: { $ref: `/steps/${refund.id}/result/refund_id` } } } },
+          {
+            ...refund,
+            compensate: {
+              target: { agent_id: agentId, capability: 'cancel_refund_request' },
+              input: { refund_id: { $ref: `/steps/${refund.id}/result/refund_id` } },
+            },
+          },
           { ...check, on_failure: 'compensate' },
         ],
       };
@@ -175,7 +245,13 @@ describe('chain plan', () => {
       const ended = await notification(receiver);
       assert.equal(ended.data.state, 'compensated');
       assert.equal(ended.data.error?.step, 's2');
-      assert.deepEqual(ended.data.steps.map((s) => [s.id, s.state]), [['s1', 'completed'], ['s2', 'failed']]);
+      assert.deepEqual(
+        ended.data.steps.map((s) => [s.id, s.state]),
+        [
+          ['s1', 'completed'],
+          ['s2', 'failed'],
+        ],
+      );
       assert.equal(ended.data.steps[0]!.compensation?.state, 'completed');
       const undo = deliveriesOf(chainId).find((d) => d.body.message_id === `${chainId}:s1:compensate`);
       assert.equal(undo?.body.capability, 'cancel_refund_request');
@@ -187,17 +263,33 @@ describe('chain plan', () => {
   });
 
   it('chain plan - what cannot be planned is said, and ?run=true does not start it', async () => {
-    const answer = await plan({ intent: 'Check the status of order 20240903, then sing me a lullaby about penguins' }, '?run=true');
+    const answer = await plan(
+      { intent: 'Check the status of order 20240903, then sing me a lullaby about penguins' },
+      '?run=true',
+    );
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.started, false);
     assert.equal(answer.body.runnable, false);
-    assert.deepEqual(answer.body.unplanned.map((u: { code: string; text: string }) => [u.code, u.text]), [['refused', 'sing me a lullaby about penguins']]);
+    assert.deepEqual(
+      answer.body.unplanned.map((u: { code: string; text: string }) => [u.code, u.text]),
+      [['refused', 'sing me a lullaby about penguins']],
+    );
     const asked = await plan({ intent: 'Cancel the order, then check the status of the order' });
     const required = asked.body.unplanned.filter((u: { code: string }) => u.code === 'input_required');
     assert.deepEqual(required[0].missing, ['order_id']);
-    assert.deepEqual(required[0].schema, { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] });
-    const given = await plan({ intent: 'Cancel the order, then check the status of the order', input: { order_id: '20240904' } });
+    assert.deepEqual(required[0].schema, {
+      type: 'object',
+      properties: { order_id: { type: 'string' } },
+      required: ['order_id'],
+    });
+    const given = await plan({
+      intent: 'Cancel the order, then check the status of the order',
+      input: { order_id: '20240904' },
+    });
     assert.deepEqual(given.body.unplanned, []);
-    assert.deepEqual(given.body.chain.steps.map((s: { input: unknown }) => s.input), [{ order_id: { $ref: '/input/order_id' } }, { order_id: { $ref: '/input/order_id' } }]);
+    assert.deepEqual(
+      given.body.chain.steps.map((s: { input: unknown }) => s.input),
+      [{ order_id: { $ref: '/input/order_id' } }, { order_id: { $ref: '/input/order_id' } }],
+    );
   });
 });

@@ -16,10 +16,14 @@ let agentId: string;
 
 async function reach(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/reach.ts'), '--api', system.baseUrl, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, REACH_API_KEY: TEST_API_KEY },
-    });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'cli/reach.ts'), '--api', system.baseUrl, ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, REACH_API_KEY: TEST_API_KEY },
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -39,8 +43,13 @@ describe('cli', () => {
     const ls = await reach('agents', 'ls');
     assert.equal(ls.code, 0);
     assert.match(ls.stdout, new RegExp(`${agentId}\\s+online\\s+cli-echo\\s+\\[echo\\]`));
-    const json = JSON.parse((await reach('--json', 'agents', 'ls', '--capability', 'echo')).stdout) as { agent_id: string }[];
-    assert.deepEqual(json.map((a) => a.agent_id), [agentId]);
+    const json = JSON.parse((await reach('--json', 'agents', 'ls', '--capability', 'echo')).stdout) as {
+      agent_id: string;
+    }[];
+    assert.deepEqual(
+      json.map((a) => a.agent_id),
+      [agentId],
+    );
     const show = await reach('agents', 'show', agentId);
     assert.match(show.stdout, /capability echo/);
     assert.match(show.stdout, /instance i1 http .* healthy online/);
@@ -67,7 +76,11 @@ describe('cli', () => {
     assert.match(bad.stderr, /--payload is not valid JSON/);
     const unknown = await reach('status', 'never-sent');
     assert.match(unknown.stderr, /404 message_not_found/);
-    const { stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/reach.ts'), '--api', 'http://127.0.0.1:9', 'status', 'x'], { cwd: ROOT }).catch((e) => e as { stderr: string });
+    const { stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'cli/reach.ts'), '--api', 'http://127.0.0.1:9', 'status', 'x'],
+      { cwd: ROOT },
+    ).catch((e) => e as { stderr: string });
     assert.match(stderr, /cannot reach the api/);
   });
 
@@ -76,12 +89,17 @@ describe('cli', () => {
     assert.equal(routed.code, 0);
     assert.match(routed.stdout, new RegExp(`^${agentId}/echo on i1, by match; params \\{\\}`));
     assert.match(routed.stdout, /candidates \(threshold [0-9.]+, lexical\):/);
-    const refused = JSON.parse((await reach('--json', 'route', 'zzzz', 'qqqq')).stdout) as { kind: string; code: string };
+    const refused = JSON.parse((await reach('--json', 'route', 'zzzz', 'qqqq')).stdout) as {
+      kind: string;
+      code: string;
+    };
     assert.deepEqual([refused.kind, refused.code], ['refused', 'no_match']);
   });
 
   it('cli - keys: new, ls, revoke; --key overrides $REACH_API_KEY and a wrong key is refused', async () => {
-    const created = JSON.parse((await reach('--json', 'keys', 'new', '--scope', 'read', '--name', 'cli-reader')).stdout) as { key: string; key_id: string };
+    const created = JSON.parse(
+      (await reach('--json', 'keys', 'new', '--scope', 'read', '--name', 'cli-reader')).stdout,
+    ) as { key: string; key_id: string };
     assert.match(created.key, /^rk_[0-9a-f]{12}_/);
     assert.match((await reach('keys', 'ls')).stdout, new RegExp(`${created.key_id}\\s+read\\s+cli-reader`));
     const asReader = await reach('--key', created.key, 'agents', 'ls');

@@ -27,10 +27,18 @@ let system: TestSystem;
 const stops: (() => Promise<void>)[] = [];
 let sequence = 0;
 const messageId = (prefix: string) => `${prefix}-${Date.now()}-${++sequence}`;
-const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => request(method, `${system.baseUrl}${path}`, body, headers);
+const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  request(method, `${system.baseUrl}${path}`, body, headers);
 
 /** Tenant A (`default`, the test admin key): an agent that processes, one that stays silent, a message of each. */
-const a = {} as { echo: { agent_id: string; secret: string }; echoAgent: FakeAgent; silent: { agent_id: string }; processed: string; pending: string; input: MessageInput };
+const a = {} as {
+  echo: { agent_id: string; secret: string };
+  echoAgent: FakeAgent;
+  silent: { agent_id: string };
+  processed: string;
+  pending: string;
+  input: MessageInput;
+};
 /** Tenant B: an admin key and an agent with its signing secret. */
 const b = {} as { key: string; agent: { agent_id: string; secret: string; signing_secret: string }; keyId: string };
 /** Where a forged reply_to notification would land. */
@@ -45,29 +53,48 @@ async function endState(id: string, states = ['processed', 'failed', 'rejected',
 
 before(async () => {
   servers = await startTestServers();
-  system = await startSystem(servers, { CALLER_WEBHOOK_SECRET: `whsec_${Buffer.from('cross-tenant-ways-secret-0123456789').toString('base64')}` });
+  system = await startSystem(servers, {
+    CALLER_WEBHOOK_SECRET: `whsec_${Buffer.from('cross-tenant-ways-secret-0123456789').toString('base64')}`,
+  });
   a.echoAgent = await startFakeAgent(acceptAndConfirm);
   stops.push(() => a.echoAgent.stop());
   a.echo = await registerAgent(system.baseUrl, a.echoAgent.url, { name: 'a-echo' });
   a.echoAgent.secret = a.echo.secret;
   const silentAgent = await startFakeAgent(() => ({ status: 202 }));
   stops.push(() => silentAgent.stop());
-  a.silent = await registerAgent(system.baseUrl, silentAgent.url, { name: 'a-silent', capabilities: [{ name: 'echo', ack_timeout_ms: 600_000 }] });
+  a.silent = await registerAgent(system.baseUrl, silentAgent.url, {
+    name: 'a-silent',
+    capabilities: [{ name: 'echo', ack_timeout_ms: 600_000 }],
+  });
   a.processed = messageId('a-processed');
-  await api('POST', '/v1/messages', { message_id: a.processed, target: { agent_id: a.echo.agent_id, capability: 'echo' }, payload: { secret: 'of A' } });
+  await api('POST', '/v1/messages', {
+    message_id: a.processed,
+    target: { agent_id: a.echo.agent_id, capability: 'echo' },
+    payload: { secret: 'of A' },
+  });
   a.pending = messageId('a-pending');
-  await api('POST', '/v1/messages', { message_id: a.pending, target: { agent_id: a.silent.agent_id, capability: 'echo' } });
+  await api('POST', '/v1/messages', {
+    message_id: a.pending,
+    target: { agent_id: a.silent.agent_id, capability: 'echo' },
+  });
   await endState(a.processed);
   await endState(a.pending, ['delivered']);
   const history = await system.client.workflow.getHandle(messageWorkflowId('default', a.processed)).fetchHistory();
-  a.input = system.client.options.loadedDataConverter.payloadConverter.fromPayload(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!);
+  a.input = system.client.options.loadedDataConverter.payloadConverter.fromPayload(
+    history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
+  );
 
   const created = await system.keys.create('tenant-b', { scopes: ['admin'] }, 'test');
   b.key = created.key;
   b.keyId = created.view.key_id;
   const bAgent = await startFakeAgent(acceptAndConfirm);
   stops.push(() => bAgent.stop());
-  const registered = await api('POST', '/v1/agents', { name: 'b-echo', endpoint: bAgent.url, capabilities: [{ name: 'echo' }] }, { authorization: `Bearer ${b.key}` });
+  const registered = await api(
+    'POST',
+    '/v1/agents',
+    { name: 'b-echo', endpoint: bAgent.url, capabilities: [{ name: 'echo' }] },
+    { authorization: `Bearer ${b.key}` },
+  );
   assert.equal(registered.status, 201, JSON.stringify(registered.body));
   b.agent = registered.body;
 
@@ -92,12 +119,19 @@ describe('cross-tenant ways in', () => {
   it("cross-tenant - MCP with B's key: A's message is not found, A's agents are not listed, a send to A's agent is refused", async () => {
     const client = await mcpClient(system.baseUrl, b.key);
     try {
-      const status = toolAnswer(await client.callTool({ name: 'reach_status', arguments: { message_id: a.processed } }));
+      const status = toolAnswer(
+        await client.callTool({ name: 'reach_status', arguments: { message_id: a.processed } }),
+      );
       assert.equal(status.isError, true);
       assert.doesNotMatch(JSON.stringify(status.body), /of A/);
       const agents = toolAnswer(await client.callTool({ name: 'reach_search_agents', arguments: {} }));
       assert.ok(!JSON.stringify(agents.body).includes(a.echo.agent_id), 'A’s agent is not listed');
-      const sent = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: a.echo.agent_id, capability: 'echo' }, wait_ms: 0 } }));
+      const sent = toolAnswer(
+        await client.callTool({
+          name: 'reach_send',
+          arguments: { target: { agent_id: a.echo.agent_id, capability: 'echo' }, wait_ms: 0 },
+        }),
+      );
       assert.equal(sent.isError, true);
       const resources = await client.listResources();
       assert.ok(!JSON.stringify(resources).includes(a.echo.agent_id));
@@ -110,7 +144,12 @@ describe('cross-tenant ways in', () => {
     const asB = { authorization: `Bearer ${b.key}` };
     const versions = { GetTask: '1.0', CancelTask: '1.0', 'tasks/get': '0.3', 'tasks/cancel': '0.3' };
     for (const [method, version] of Object.entries(versions)) {
-      const answer = await api('POST', '/a2a', { jsonrpc: '2.0', id: 1, method, params: { id: a.pending } }, { ...asB, 'a2a-version': version });
+      const answer = await api(
+        'POST',
+        '/a2a',
+        { jsonrpc: '2.0', id: 1, method, params: { id: a.pending } },
+        { ...asB, 'a2a-version': version },
+      );
       assert.equal(answer.body.error?.code, -32001, `${method}: ${JSON.stringify(answer.body)}`);
     }
     assert.equal((await api('GET', `/v1/messages/${a.pending}`)).body.state, 'delivered');
@@ -121,7 +160,12 @@ describe('cross-tenant ways in', () => {
       [a.silent.agent_id, pushToken(b.agent.signing_secret, a.silent.agent_id, a.pending)],
       [b.agent.agent_id, pushToken(b.agent.signing_secret, b.agent.agent_id, a.pending)],
     ] as const) {
-      const answer = await api('POST', `/a2a/push/${agentId}/${a.pending}`, { id: 'task' }, { authorization: `Bearer ${token}`, 'x-a2a-notification-token': token });
+      const answer = await api(
+        'POST',
+        `/a2a/push/${agentId}/${a.pending}`,
+        { id: 'task' },
+        { authorization: `Bearer ${token}`, 'x-a2a-notification-token': token },
+      );
       assert.ok([401, 404].includes(answer.status), `${agentId}: ${answer.status} ${JSON.stringify(answer.body)}`);
     }
     assert.equal((await api('GET', `/v1/messages/${a.pending}`)).body.state, 'delivered');
@@ -132,7 +176,14 @@ describe('cross-tenant ways in', () => {
     const run = system.client.workflow.execute(SEND_MESSAGE_WORKFLOW, {
       workflowId: messageWorkflowId('default', id),
       taskQueue: system.config.TEMPORAL_TASK_QUEUE,
-      args: [{ tenant: 'default', key_id: b.keyId, message_id: id, target: { agent_id: a.echo.agent_id, capability: 'echo' } }],
+      args: [
+        {
+          tenant: 'default',
+          key_id: b.keyId,
+          message_id: id,
+          target: { agent_id: a.echo.agent_id, capability: 'echo' },
+        },
+      ],
     });
     await assert.rejects(run, (error: unknown) => {
       assert.ok(error instanceof WorkflowFailedError);
@@ -174,7 +225,11 @@ describe('cross-tenant ways in', () => {
 
   it('cross-tenant - a message sent with reply_to through the api is still notified (the check does not refuse the gateway itself)', async () => {
     const id = messageId('a-reply');
-    const sent = await api('POST', '/v1/messages', { message_id: id, target: { agent_id: a.echo.agent_id, capability: 'echo' }, reply_to: { url: receiver.url } });
+    const sent = await api('POST', '/v1/messages', {
+      message_id: id,
+      target: { agent_id: a.echo.agent_id, capability: 'echo' },
+      reply_to: { url: receiver.url },
+    });
     assert.equal(sent.status, 202, JSON.stringify(sent.body));
     await eventually('the reply_to notification', async () => (receiver.posts === 1 ? true : undefined));
   });

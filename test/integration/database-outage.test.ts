@@ -17,7 +17,8 @@ let servers: TestServers;
 let system: TestSystem;
 let agent: FakeAgent;
 let agentId = '';
-const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => request(method, `${system.baseUrl}${path}`, body, headers);
+const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  request(method, `${system.baseUrl}${path}`, body, headers);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 before(async () => {
@@ -52,10 +53,18 @@ async function stateOf(id: string): Promise<string | undefined> {
 
 describe('database outage', () => {
   it('database outage - messages in flight through a database outage longer than every retry budget end processed, each delivered once', async () => {
-    const heartbeat = () => api('POST', `/v1/agents/${agentId}/heartbeat`, { instance_id: 'i1' }, { authorization: `Bearer ${agent.secret}` });
+    const heartbeat = () =>
+      api(
+        'POST',
+        `/v1/agents/${agentId}/heartbeat`,
+        { instance_id: 'i1' },
+        { authorization: `Bearer ${agent.secret}` },
+      );
     assert.equal((await heartbeat()).status, 200);
     await send('before-outage');
-    await eventually('the first message processed (its agent now known to the receipt path)', async () => ((await stateOf('before-outage')) === 'processed' ? true : undefined));
+    await eventually('the first message processed (its agent now known to the receipt path)', async () =>
+      (await stateOf('before-outage')) === 'processed' ? true : undefined,
+    );
 
     // The api checks a named capability in its catalogue copy, which holds the agent once refreshed after its
     // registration (CATALOGUE_REFRESH_MS); until then it reads the database. The outage starts after that.
@@ -65,14 +74,25 @@ describe('database outage', () => {
     await sleep(5_000); // the instance's last heartbeat is now older than its lifetime: it looks offline
     await send('during-outage-offline');
     await sleep(20_000); // far past the lookup activity's own four tries and the message's two attempts
-    assert.equal((await stateOf('during-outage-offline'))?.match(/processed|failed|rejected|expired/), null, 'still waiting, not ended');
+    assert.equal(
+      (await stateOf('during-outage-offline'))?.match(/processed|failed|rejected|expired/),
+      null,
+      'still waiting, not ended',
+    );
 
     await servers.startDatabase();
-    await eventually('a heartbeat taken again', async () => ((await heartbeat()).status === 200 ? true : undefined), { timeoutMs: 60_000 });
+    await eventually('a heartbeat taken again', async () => ((await heartbeat()).status === 200 ? true : undefined), {
+      timeoutMs: 60_000,
+    });
     for (const id of ['before-outage', 'during-outage-online', 'during-outage-offline']) {
-      await eventually(`${id} processed`, async () => ((await stateOf(id)) === 'processed' ? true : undefined), { timeoutMs: 60_000 });
+      await eventually(`${id} processed`, async () => ((await stateOf(id)) === 'processed' ? true : undefined), {
+        timeoutMs: 60_000,
+      });
       assert.equal(agent.deliveries.filter((d) => d.body.message_id === id).length, 1, `${id} delivered once`);
     }
-    assert.ok(agent.receiptAnswers.every((answer) => answer.status === 200), JSON.stringify(agent.receiptAnswers));
+    assert.ok(
+      agent.receiptAnswers.every((answer) => answer.status === 200),
+      JSON.stringify(agent.receiptAnswers),
+    );
   });
 });

@@ -40,7 +40,13 @@ function forgedMessage(messageId: string): MessageInput {
     callback_url: `${world.system.baseUrl}/v1/callback`,
     accepted_at: new Date().toISOString(),
     payload: { amount: 1_000_000 },
-    policy: { maxAttempts: 1, initialBackoffMs: 10, maxBackoffMs: 10, attemptTimeoutMs: 2000, defaultAckTimeoutMs: 1000 },
+    policy: {
+      maxAttempts: 1,
+      initialBackoffMs: 10,
+      maxBackoffMs: 10,
+      attemptTimeoutMs: 2000,
+      defaultAckTimeoutMs: 1000,
+    },
   };
 }
 
@@ -64,18 +70,35 @@ const deliveriesTo = (agent: FakeAgent) => agent.deliveries.length;
 
 before(async () => {
   world = await startSystemWithAgent({
-    env: { HEARTBEAT_TTL_MS: '3600000', CALLER_WEBHOOK_SECRET: `whsec_${Buffer.from('foreign-activities-test-secret-0123').toString('base64')}`, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100' },
-    registration: { capabilities: [{ name: 'refund', description: 'Refunds an order', acl: { scopes: ['refunds'] } }, { name: 'echo', description: 'Echoes' }] },
+    env: {
+      HEARTBEAT_TTL_MS: '3600000',
+      CALLER_WEBHOOK_SECRET: `whsec_${Buffer.from('foreign-activities-test-secret-0123').toString('base64')}`,
+      CALLER_WEBHOOK_RETRY_INITIAL_MS: '100',
+    },
+    registration: {
+      capabilities: [
+        { name: 'refund', description: 'Refunds an order', acl: { scopes: ['refunds'] } },
+        { name: 'echo', description: 'Echoes' },
+      ],
+    },
     behaviour: (d) => ({ status: 202, receipt: { status: 'processed', result: { ok: d.body.message_id } } }),
   });
   receiver = await startFakeAgent(() => ({ status: 204 }));
   foreignQueue = `${gatewayQueue()}-foreign`;
   connection = await NativeConnection.connect({ address: world.system.config.TEMPORAL_ADDRESS });
-  worker = await Worker.create({ connection, taskQueue: foreignQueue, workflowsPath: require.resolve('../helpers/foreign-workflows') });
+  worker = await Worker.create({
+    connection,
+    taskQueue: foreignQueue,
+    workflowsPath: require.resolve('../helpers/foreign-workflows'),
+  });
   workerRun = worker.run();
   // One message the gateway did send, with a reply_to: the forger below names its run and its URL.
   const messageId = `legit-${Date.now()}`;
-  const sent = await api('POST', '/v1/messages', { message_id: messageId, target: { agent_id: world.agentId, capability: 'echo' }, reply_to: { url: receiver.url } });
+  const sent = await api('POST', '/v1/messages', {
+    message_id: messageId,
+    target: { agent_id: world.agentId, capability: 'echo' },
+    reply_to: { url: receiver.url },
+  });
   assert.equal(sent.status, 202, JSON.stringify(sent.body));
   const status = await eventually('the legit message to end', async () => {
     const shown = await api('GET', `/v1/messages/${messageId}`);
@@ -101,7 +124,15 @@ describe('foreign activities - a foreign workflow scheduling the gateway activit
     const outcome = await forge('leanMessageWorkflow', {
       taskQueue: gatewayQueue(),
       activity: 'resolveAndDeliver',
-      args: [{ tenant: TENANT, target: { agent_id: world.agentId, capability: 'refund' }, message: forgedMessage(id), attempt: 1, run: { workflow_id: `msg:${TENANT}:${id}`, started_at: '2020-01-01T00:00:00.000Z' } }],
+      args: [
+        {
+          tenant: TENANT,
+          target: { agent_id: world.agentId, capability: 'refund' },
+          message: forgedMessage(id),
+          attempt: 1,
+          run: { workflow_id: `msg:${TENANT}:${id}`, started_at: '2020-01-01T00:00:00.000Z' },
+        },
+      ],
     });
     assertRefused(outcome);
     assert.equal(deliveriesTo(world.agent), before);
@@ -112,7 +143,19 @@ describe('foreign activities - a foreign workflow scheduling the gateway activit
     const outcome = await forge('messageWorkflow', {
       taskQueue: gatewayQueue(),
       activity: 'deliver',
-      args: [{ message: forgedMessage(`forged-d-${Date.now()}`), target: { agent_id: world.agentId, capability: 'refund', instance_id: instanceId, transport: 'http', endpoint: receiver.url }, attempt: 1 }],
+      args: [
+        {
+          message: forgedMessage(`forged-d-${Date.now()}`),
+          target: {
+            agent_id: world.agentId,
+            capability: 'refund',
+            instance_id: instanceId,
+            transport: 'http',
+            endpoint: receiver.url,
+          },
+          attempt: 1,
+        },
+      ],
     });
     assertRefused(outcome);
     assert.equal(deliveriesTo(receiver), before, 'no signed request reached the endpoint');
@@ -136,7 +179,14 @@ describe('foreign activities - a foreign workflow scheduling the gateway activit
       const outcome = await forge(workflowType, {
         taskQueue: gatewayQueue(),
         activity: 'notifyCaller',
-        args: [{ url: receiver.url, status: { ...legit.status, result: { refunded: 1_000_000 } }, run_started_at: '2020-01-01T00:00:00.000Z', parent: { workflow_id: description.workflowId, run_id: description.runId } }],
+        args: [
+          {
+            url: receiver.url,
+            status: { ...legit.status, result: { refunded: 1_000_000 } },
+            run_started_at: '2020-01-01T00:00:00.000Z',
+            parent: { workflow_id: description.workflowId, run_id: description.runId },
+          },
+        ],
       });
       assertRefused(outcome, 'NotificationRefused');
     }
@@ -145,10 +195,19 @@ describe('foreign activities - a foreign workflow scheduling the gateway activit
 
   it('foreign activities - recordMissingReceipt, six times, opens no circuit: the agent still gets the next message', async () => {
     for (let i = 0; i < 6; i++) {
-      assertRefused(await forge('leanMessageWorkflow', { taskQueue: gatewayQueue(), activity: 'recordMissingReceipt', args: [{ agent_id: world.agentId, instance_id: instanceId }] }));
+      assertRefused(
+        await forge('leanMessageWorkflow', {
+          taskQueue: gatewayQueue(),
+          activity: 'recordMissingReceipt',
+          args: [{ agent_id: world.agentId, instance_id: instanceId }],
+        }),
+      );
     }
     const messageId = `after-forged-receipts-${Date.now()}`;
-    const sent = await api('POST', '/v1/messages?wait=10s', { message_id: messageId, target: { agent_id: world.agentId, capability: 'echo' } });
+    const sent = await api('POST', '/v1/messages?wait=10s', {
+      message_id: messageId,
+      target: { agent_id: world.agentId, capability: 'echo' },
+    });
     assert.equal(sent.body.state, 'processed', JSON.stringify(sent.body));
     assert.equal(sent.body.attempts.length, 1);
   });
@@ -160,20 +219,51 @@ describe('foreign activities - a foreign workflow scheduling the gateway activit
     const outcome = await forge('leanMessageWorkflow', {
       taskQueue: gatewayQueue(),
       activity: 'settleMessage',
-      args: [{ agent_id: world.agentId, capability: 'refund', instance_id: instanceId, receipt_came: false, processed: false, latency_ms: 600_000 }],
+      args: [
+        {
+          agent_id: world.agentId,
+          capability: 'refund',
+          instance_id: instanceId,
+          receipt_came: false,
+          processed: false,
+          latency_ms: 600_000,
+        },
+      ],
     });
     assertRefused(outcome);
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // past the worker's statistics flush (500 ms here)
     assert.equal(await count(), before);
   });
 
-  it('foreign activities - the lookups and a chain\'s checks answer a foreign run nothing', async () => {
+  it("foreign activities - the lookups and a chain's checks answer a foreign run nothing", async () => {
     const lookups: [string, unknown[]][] = [
       ['resolveTarget', [{ tenant: TENANT, target: { agent_id: world.agentId, capability: 'refund' } }]],
-      ['pollA2aTask', [{ agent_id: world.agentId, endpoint: receiver.url, task_id: 't-1', message: forgedMessage('forged-poll') }]],
-      ['prepareChain', [{ tenant: TENANT, chain_id: 'forged-chain', steps: [{ id: 'a', target: { agent_id: world.agentId, capability: 'refund' } }] }]],
+      [
+        'pollA2aTask',
+        [{ agent_id: world.agentId, endpoint: receiver.url, task_id: 't-1', message: forgedMessage('forged-poll') }],
+      ],
+      [
+        'prepareChain',
+        [
+          {
+            tenant: TENANT,
+            chain_id: 'forged-chain',
+            steps: [{ id: 'a', target: { agent_id: world.agentId, capability: 'refund' } }],
+          },
+        ],
+      ],
       ['capabilityParameters', [{ tenant: TENANT, agent_id: world.agentId, capability: 'refund' }]],
-      ['mapChainStep', [{ tenant: TENANT, chain_id: 'forged-chain', document: { input: {}, steps: {} }, referenced: { a: `forged-chain:a` } }]],
+      [
+        'mapChainStep',
+        [
+          {
+            tenant: TENANT,
+            chain_id: 'forged-chain',
+            document: { input: {}, steps: {} },
+            referenced: { a: `forged-chain:a` },
+          },
+        ],
+      ],
     ];
     for (const [activity, args] of lookups) {
       assertRefused(await forge('leanMessageWorkflow', { taskQueue: gatewayQueue(), activity, args }));
@@ -182,10 +272,18 @@ describe('foreign activities - a foreign workflow scheduling the gateway activit
   });
 
   it('foreign activities - prepareMessage (worker and api routing queue) seals nothing for a foreign run', async () => {
-    const input = { tenant: TENANT, message_id: `forged-pm-${Date.now()}`, target: { agent_id: world.agentId, capability: 'echo' } };
+    const input = {
+      tenant: TENANT,
+      message_id: `forged-pm-${Date.now()}`,
+      target: { agent_id: world.agentId, capability: 'echo' },
+    };
     for (const taskQueue of [gatewayQueue(), routingTaskQueue(gatewayQueue())]) {
       for (const workflowType of ['sendMessage', 'runChain']) {
-        const outcome = await forge(workflowType, { taskQueue, activity: 'prepareMessage', args: [input, { parent: { workflow_id: 'chain:default:x', run_id: 'r' } }] });
+        const outcome = await forge(workflowType, {
+          taskQueue,
+          activity: 'prepareMessage',
+          args: [input, { parent: { workflow_id: 'chain:default:x', run_id: 'r' } }],
+        });
         assertRefused(outcome);
       }
     }
@@ -197,7 +295,15 @@ describe('foreign activities - a foreign workflow scheduling the gateway activit
     const outcome = await forge('leanMessageWorkflow', {
       taskQueue: routingTaskQueue(gatewayQueue()),
       activity: 'rerouteMessage',
-      args: [{ tenant: TENANT, message_id: legit.message_id, intent: 'refund everything', misrouted: `${world.agentId}/echo`, exclude: [`${world.agentId}/echo`] }],
+      args: [
+        {
+          tenant: TENANT,
+          message_id: legit.message_id,
+          intent: 'refund everything',
+          misrouted: `${world.agentId}/echo`,
+          exclude: [`${world.agentId}/echo`],
+        },
+      ],
     });
     assertRefused(outcome);
     assert.equal(await misroutes.countDocuments({}), before);

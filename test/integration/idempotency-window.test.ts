@@ -37,14 +37,21 @@ describe('idempotency window', () => {
     await setNamespaceRetention(service, namespace, window);
     assert.equal(await namespaceRetentionMs(service, namespace), window);
     assert.equal(await retentionShortfall(service, namespace, window), undefined);
-    assert.match((await retentionShortfall(service, namespace, 30 * 86_400_000)) ?? '', /keeps closed runs 168 h, less than IDEMPOTENCY_WINDOW_MS \(720 h\)/);
+    assert.match(
+      (await retentionShortfall(service, namespace, 30 * 86_400_000)) ?? '',
+      /keeps closed runs 168 h, less than IDEMPOTENCY_WINDOW_MS \(720 h\)/,
+    );
   });
 
   it('idempotency window - a repeat after the message ended, inside the window, starts nothing', async () => {
     const registered = await registerAgent(system.baseUrl, agent.url, { name: 'window-echo' });
     agent.secret = registered.secret;
     const messageId = `window-${Date.now()}`;
-    const body = { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' }, payload: { n: 1 } };
+    const body = {
+      message_id: messageId,
+      target: { agent_id: registered.agent_id, capability: 'echo' },
+      payload: { n: 1 },
+    };
     assert.equal((await request('POST', `${system.baseUrl}/v1/messages`, body)).status, 202);
     await eventually('processed', async () => {
       const status = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
@@ -56,11 +63,15 @@ describe('idempotency window', () => {
     const other = await request('POST', `${system.baseUrl}/v1/messages`, { ...body, payload: { n: 2 } });
     assert.equal(other.status, 409);
     assert.equal(other.body.error.code, 'idempotency_conflict');
-    assert.equal(agent.deliveries.filter((d) => (d.body as { message_id?: string }).message_id === messageId).length, 1);
+    assert.equal(
+      agent.deliveries.filter((d) => (d.body as { message_id?: string }).message_id === messageId).length,
+      1,
+    );
     const workflowId = messageWorkflowId('default', messageId);
     const runs = await eventually('the run in visibility', async () => {
       const found = [];
-      for await (const run of system.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) found.push(run.runId);
+      for await (const run of system.client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+        found.push(run.runId);
       return found.length > 0 ? found : undefined;
     });
     assert.equal(runs.length, 1);

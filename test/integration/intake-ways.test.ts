@@ -48,7 +48,9 @@ const http: Way = async (input, messageId) => {
 const mcp: Way = async (input, messageId) => {
   const client = await mcpClient(system.baseUrl, TEST_API_KEY);
   try {
-    const answer = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { message_id: messageId, ...input, wait_ms: 0 } }));
+    const answer = toolAnswer(
+      await client.callTool({ name: 'reach_send', arguments: { message_id: messageId, ...input, wait_ms: 0 } }),
+    );
     return answer.isError ? answer.body.error.code : 'accepted';
   } finally {
     await client.close();
@@ -59,14 +61,28 @@ const mcp: Way = async (input, messageId) => {
 const a2a: Way = async (input, messageId) => {
   const target = input.target as { agent_id: string; capability: string };
   const parts = [{ data: (input.params as object | undefined) ?? { any: 1 } }];
-  const answer = await request('POST', `${system.baseUrl}/a2a`, {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'SendMessage',
-    params: { message: { messageId, role: 'ROLE_USER', parts, metadata: { agent_id: target.agent_id, capability: target.capability } } },
-  }, { 'a2a-version': '1.0' });
+  const answer = await request(
+    'POST',
+    `${system.baseUrl}/a2a`,
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: {
+        message: {
+          messageId,
+          role: 'ROLE_USER',
+          parts,
+          metadata: { agent_id: target.agent_id, capability: target.capability },
+        },
+      },
+    },
+    { 'a2a-version': '1.0' },
+  );
   if (!answer.body.error) return 'accepted';
-  const info = (answer.body.error.data as { metadata?: { code?: string } }[] | undefined)?.find((d) => d.metadata?.code);
+  const info = (answer.body.error.data as { metadata?: { code?: string } }[] | undefined)?.find(
+    (d) => d.metadata?.code,
+  );
   return info?.metadata?.code ?? `rpc ${answer.body.error.code}`;
 };
 
@@ -78,14 +94,23 @@ function failureType(error: unknown): string {
 }
 
 const temporalClient: Way = async (input, messageId) =>
-  executeMessage(system.client, { tenant: TENANT, message_id: messageId, ...input } as never, { taskQueue: system.config.TEMPORAL_TASK_QUEUE }).then(
+  executeMessage(system.client, { tenant: TENANT, message_id: messageId, ...input } as never, {
+    taskQueue: system.config.TEMPORAL_TASK_QUEUE,
+  }).then(
     () => 'accepted',
-    (error: unknown) => (error instanceof WorkflowFailedError ? failureType(error.cause) : ((error as { type?: string }).type ?? String(error))),
+    (error: unknown) =>
+      error instanceof WorkflowFailedError
+        ? failureType(error.cause)
+        : ((error as { type?: string }).type ?? String(error)),
   );
 
 const nexus: Way = async (input, messageId) =>
   callerNamespace.callers.workflow
-    .execute('nexusCallerWorkflow', { workflowId: `caller-${messageId}`, taskQueue: CALLER_QUEUE, args: [{ message_id: messageId, ...input }, ENDPOINT] })
+    .execute('nexusCallerWorkflow', {
+      workflowId: `caller-${messageId}`,
+      taskQueue: CALLER_QUEUE,
+      args: [{ message_id: messageId, ...input }, ENDPOINT],
+    })
     .then(
       () => 'accepted',
       (error: unknown) => (error instanceof WorkflowFailedError ? failureType(error.cause) : String(error)),
@@ -93,11 +118,25 @@ const nexus: Way = async (input, messageId) =>
 
 /** A chain of one step, started from Temporal: the step's refusal is the step's error code. */
 const chainStep: Way = async (input, messageId) => {
-  const { target, params, payload, deadline, reply_to: _replyTo } = input as { target: unknown; params?: unknown; payload?: unknown; deadline?: string; reply_to?: unknown };
+  const {
+    target,
+    params,
+    payload,
+    deadline,
+    reply_to: _replyTo,
+  } = input as { target: unknown; params?: unknown; payload?: unknown; deadline?: string; reply_to?: unknown };
   const chainId = messageId.replaceAll(':', '-');
   const deadlineMs = deadline ? Date.parse(deadline) - Date.now() : undefined;
-  const step = { id: 'only', target, ...(params ? { input: params } : {}), ...(payload ? { payload } : {}), ...(deadlineMs !== undefined && deadlineMs > 0 ? { deadline_ms: deadlineMs } : {}) };
-  const status = await executeChain(system.client, { tenant: TENANT, chain_id: chainId, steps: [step] } as never, { taskQueue: system.config.TEMPORAL_TASK_QUEUE }).catch((error: unknown) => ({
+  const step = {
+    id: 'only',
+    target,
+    ...(params ? { input: params } : {}),
+    ...(payload ? { payload } : {}),
+    ...(deadlineMs !== undefined && deadlineMs > 0 ? { deadline_ms: deadlineMs } : {}),
+  };
+  const status = await executeChain(system.client, { tenant: TENANT, chain_id: chainId, steps: [step] } as never, {
+    taskQueue: system.config.TEMPORAL_TASK_QUEUE,
+  }).catch((error: unknown) => ({
     state: 'refused',
     steps: [{ error: { code: failureType((error as WorkflowFailedError).cause) } }],
   }));
@@ -113,12 +152,23 @@ before(async () => {
   });
   agent = await startFakeAgent();
   const registered = await registerAgent(system.baseUrl, agent.url, {
-    capabilities: [{ name: 'echo', description: 'Echoes' }, { name: 'payout', description: 'Pays out', acl: { scopes: ['payouts'] } }],
+    capabilities: [
+      { name: 'echo', description: 'Echoes' },
+      { name: 'payout', description: 'Pays out', acl: { scopes: ['payouts'] } },
+    ],
   });
   agentId = registered.agent_id;
   agent.secret = registered.secret;
-  callerNamespace = await startCallerNamespace(system.config.TEMPORAL_ADDRESS, { namespace: CALLER_NAMESPACE, taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('../helpers/caller-workflows') });
-  await ensureNexusEndpoint(callerNamespace.admin, { name: ENDPOINT, namespace: system.config.TEMPORAL_NAMESPACE, taskQueue: system.config.TEMPORAL_TASK_QUEUE });
+  callerNamespace = await startCallerNamespace(system.config.TEMPORAL_ADDRESS, {
+    namespace: CALLER_NAMESPACE,
+    taskQueue: CALLER_QUEUE,
+    workflowsPath: require.resolve('../helpers/caller-workflows'),
+  });
+  await ensureNexusEndpoint(callerNamespace.admin, {
+    name: ENDPOINT,
+    namespace: system.config.TEMPORAL_NAMESPACE,
+    taskQueue: system.config.TEMPORAL_TASK_QUEUE,
+  });
 });
 
 after(async () => {
@@ -130,17 +180,38 @@ after(async () => {
 
 const WAYS: Record<string, Way> = { http, mcp, a2a, temporal_client: temporalClient, nexus, chain_step: chainStep };
 /** What A2A cannot say, and what a chain's step does not carry (its deadline is relative, its reply_to the chain's). */
-const CANNOT_SAY: Record<string, string[]> = { a2a: ['invalid_request', 'deadline_passed', 'endpoint_not_allowed'], chain_step: ['invalid_request', 'deadline_passed', 'endpoint_not_allowed'] };
+const CANNOT_SAY: Record<string, string[]> = {
+  a2a: ['invalid_request', 'deadline_passed', 'endpoint_not_allowed'],
+  chain_step: ['invalid_request', 'deadline_passed', 'endpoint_not_allowed'],
+};
 
 describe('intake ways - the same bad message gets the same code on every way in', () => {
   const cases: { code: keyof typeof INTAKE_REFUSALS; input: () => Input }[] = [
-    { code: 'agent_not_found', input: () => ({ target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } }) },
+    {
+      code: 'agent_not_found',
+      input: () => ({ target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } }),
+    },
     { code: 'unknown_capability', input: () => ({ target: { agent_id: agentId, capability: 'teleport' } }) },
     { code: 'capability_forbidden', input: () => ({ target: { agent_id: agentId, capability: 'payout' } }) },
     { code: 'payload_too_large', input: () => ({ target: { agent_id: agentId, capability: 'echo' }, params: big() }) },
-    { code: 'deadline_passed', input: () => ({ target: { agent_id: agentId, capability: 'echo' }, deadline: new Date(Date.now() - 60_000).toISOString() }) },
-    { code: 'endpoint_not_allowed', input: () => ({ target: { agent_id: agentId, capability: 'echo' }, reply_to: { url: 'http://169.254.169.254/latest' } }) },
-    { code: 'invalid_request', input: () => ({ target: { agent_id: agentId, capability: 'echo' }, session_id: 'not a session id!' }) },
+    {
+      code: 'deadline_passed',
+      input: () => ({
+        target: { agent_id: agentId, capability: 'echo' },
+        deadline: new Date(Date.now() - 60_000).toISOString(),
+      }),
+    },
+    {
+      code: 'endpoint_not_allowed',
+      input: () => ({
+        target: { agent_id: agentId, capability: 'echo' },
+        reply_to: { url: 'http://169.254.169.254/latest' },
+      }),
+    },
+    {
+      code: 'invalid_request',
+      input: () => ({ target: { agent_id: agentId, capability: 'echo' }, session_id: 'not a session id!' }),
+    },
   ];
 
   for (const { code, input } of cases) {

@@ -39,10 +39,19 @@ async function keyRelay(target: string, key: string): Promise<{ url: string; sto
   const port = await freePort();
   const server: Server = createServer((req, res) => {
     const headers = { ...req.headers, authorization: `Bearer ${key}` };
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: `${upstream.pathname}${upstream.search}`, method: req.method, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: `${upstream.pathname}${upstream.search}`,
+        method: req.method,
+        headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
@@ -61,8 +70,18 @@ async function keyRelay(target: string, key: string): Promise<{ url: string; sto
 function runSuite(revision: string): Promise<{ status: number | null; output: string }> {
   if ('missing' in tools) throw new Error(tools.missing);
   const args = [
-    tools.cli, 'server', '--url', relay.url, '--requirements', revision,
-    '--expected-failures', join(EXPECTED_FAILURES, `${revision}.yml`), '--timeout', '20000', '-o', join(outputDir, revision),
+    tools.cli,
+    'server',
+    '--url',
+    relay.url,
+    '--requirements',
+    revision,
+    '--expected-failures',
+    join(EXPECTED_FAILURES, `${revision}.yml`),
+    '--timeout',
+    '20000',
+    '-o',
+    join(outputDir, revision),
   ];
   return new Promise((done, fail) => {
     const child = spawn(tools.node, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -104,7 +123,11 @@ describe('mcp conformance', { skip }, () => {
       const { status, output } = await runSuite(revision);
       const shown = summary(output);
       assert.match(shown, /=== SUMMARY ===/, `the suite did not finish:\n${shown}`);
-      assert.equal(status, 0, `the suite's result differs from test/fixtures/mcp-conformance/${revision}.yml:\n${shown}`);
+      assert.equal(
+        status,
+        0,
+        `the suite's result differs from test/fixtures/mcp-conformance/${revision}.yml:\n${shown}`,
+      );
     });
   }
 });

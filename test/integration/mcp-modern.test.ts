@@ -17,7 +17,11 @@ const stops: (() => Promise<unknown> | void)[] = [];
 
 async function modernClient(baseUrl: string, key: string, mode: 'auto' | { pin: string }): Promise<Client> {
   const client = new Client({ name: 'agent-reach-test', version: '1.0.0' }, { versionNegotiation: { mode } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   stops.push(() => client.close());
   return client;
 }
@@ -35,10 +39,14 @@ after(async () => {
 
 describe('mcp 2026-07-28', () => {
   it('mcp 2026-07-28 - the v2 client negotiates the revision and sends to an SDK agent without a session', async () => {
-    const worker = await sdkAgent(system.baseUrl, {
-      name: `mcp-modern-${process.pid}`,
-      capabilities: [{ name: 'echo', description: 'Echoes its params' }],
-    }, (d) => ({ echoed: d.params }));
+    const worker = await sdkAgent(
+      system.baseUrl,
+      {
+        name: `mcp-modern-${process.pid}`,
+        capabilities: [{ name: 'echo', description: 'Echoes its params' }],
+      },
+      (d) => ({ echoed: d.params }),
+    );
     stops.push(worker.stop);
     const proxy = await sessionRecordingProxy(system.baseUrl);
     stops.push(proxy.stop);
@@ -49,13 +57,27 @@ describe('mcp 2026-07-28', () => {
     assert.equal(client.getServerVersion()?.name, 'agent-reach');
 
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['reach_plan_and_run', 'reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
+    assert.deepEqual(names, [
+      'reach_plan_and_run',
+      'reach_reply',
+      'reach_route',
+      'reach_search_agents',
+      'reach_send',
+      'reach_status',
+    ]);
 
-    const sent = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: worker.agentId, capability: 'echo' }, params: { n: 7 } } }));
+    const sent = toolAnswer(
+      await client.callTool({
+        name: 'reach_send',
+        arguments: { target: { agent_id: worker.agentId, capability: 'echo' }, params: { n: 7 } },
+      }),
+    );
     assert.equal(sent.isError, false);
     assert.equal(sent.body.state, 'processed');
     assert.deepEqual(sent.body.result, { echoed: { n: 7 } });
-    const status = toolAnswer(await client.callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }));
+    const status = toolAnswer(
+      await client.callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }),
+    );
     assert.equal(status.body.state, 'processed');
     const resource = await client.readResource({ uri: `reach://messages/${sent.body.message_id}` });
     assert.equal(JSON.parse((resource.contents[0] as { text: string }).text).message_id, sent.body.message_id);
@@ -78,7 +100,10 @@ describe('mcp 2026-07-28', () => {
   it('mcp 2026-07-28 - a pinned client with a read-only key lists what the key allows; no key is 401', async () => {
     const reader = (await system.keys.create('default', { scopes: ['read'] }, 'mcp-modern')).key;
     const client = await modernClient(system.baseUrl, reader, { pin: '2026-07-28' });
-    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['reach_search_agents', 'reach_status']);
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), [
+      'reach_search_agents',
+      'reach_status',
+    ]);
     const refused = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { intent: 'anything' } }));
     assert.equal(refused.body.error.code, 'insufficient_scope');
     await assert.rejects(modernClient(system.baseUrl, '', { pin: '2026-07-28' }), /401|nauthori/);

@@ -10,7 +10,11 @@ import { after, before, describe, it } from 'node:test';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
 import { request } from '../helpers/http';
 import { authorizeAs } from '../helpers/oauth-browserless';
@@ -26,7 +30,10 @@ const REDIRECT = 'http://127.0.0.1:1/callback';
 
 before(async () => {
   servers = await startTestServers();
-  idp = await startTestIdp({ users: { alice: { tenant: 'default', groups: ['ops'] } }, clients: { 'svc-register-only': { tenant: 'default' } } });
+  idp = await startTestIdp({
+    users: { alice: { tenant: 'default', groups: ['ops'] } },
+    clients: { 'svc-register-only': { tenant: 'default' } },
+  });
   system = await startSystem(servers, { AUTH_OIDC_ISSUER: idp.issuer });
 });
 
@@ -75,30 +82,54 @@ class MemoryOAuthProvider implements OAuthClientProvider {
 
 describe('mcp oauth', () => {
   it('mcp oauth - protected-resource metadata, the 401 challenge, insufficient_scope', async () => {
-    const mcpMeta = await request('GET', `${system.baseUrl}/.well-known/oauth-protected-resource/mcp`, undefined, { authorization: '' });
+    const mcpMeta = await request('GET', `${system.baseUrl}/.well-known/oauth-protected-resource/mcp`, undefined, {
+      authorization: '',
+    });
     assert.equal(mcpMeta.status, 200);
     assert.deepEqual(mcpMeta.body.resource, `${system.baseUrl}/mcp`);
     assert.deepEqual(mcpMeta.body.authorization_servers, [idp.issuer]);
     assert.deepEqual(mcpMeta.body.scopes_supported, ['read', 'send', 'register', 'admin']);
-    const gatewayMeta = await request('GET', `${system.baseUrl}/.well-known/oauth-protected-resource`, undefined, { authorization: '' });
+    const gatewayMeta = await request('GET', `${system.baseUrl}/.well-known/oauth-protected-resource`, undefined, {
+      authorization: '',
+    });
     assert.equal(gatewayMeta.body.resource, system.baseUrl);
 
-    const challenge = await request('POST', `${system.baseUrl}/mcp`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, { authorization: '' });
+    const challenge = await request(
+      'POST',
+      `${system.baseUrl}/mcp`,
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} },
+      { authorization: '' },
+    );
     assert.equal(challenge.status, 401);
-    assert.equal(challenge.headers.get('www-authenticate'), `Bearer resource_metadata="${system.baseUrl}/.well-known/oauth-protected-resource/mcp", scope="read send"`);
+    assert.equal(
+      challenge.headers.get('www-authenticate'),
+      `Bearer resource_metadata="${system.baseUrl}/.well-known/oauth-protected-resource/mcp", scope="read send"`,
+    );
 
     const registerOnly = await idp.serviceToken('svc-register-only', `${system.baseUrl}/mcp`, 'register');
-    const tooNarrow = await request('POST', `${system.baseUrl}/mcp`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, { authorization: `Bearer ${registerOnly}` });
+    const tooNarrow = await request(
+      'POST',
+      `${system.baseUrl}/mcp`,
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} },
+      { authorization: `Bearer ${registerOnly}` },
+    );
     assert.equal(tooNarrow.status, 403);
     assert.equal(tooNarrow.body.error.code, 'insufficient_scope');
-    assert.match(tooNarrow.headers.get('www-authenticate') ?? '', /^Bearer error="insufficient_scope", scope="read send", resource_metadata="/);
+    assert.match(
+      tooNarrow.headers.get('www-authenticate') ?? '',
+      /^Bearer error="insufficient_scope", scope="read send", resource_metadata="/,
+    );
   });
 
   it('mcp oauth - a client with no credential follows 401 → metadata → registration → authorize (code + PKCE) → token → retry, and lists tools', async () => {
     const oauth = new MemoryOAuthProvider();
     const url = new URL(`${system.baseUrl}/mcp`);
     const first = new StreamableHTTPClientTransport(url, { authProvider: oauth });
-    await assert.rejects(new Client({ name: 'oauth-test', version: '1.0.0' }).connect(first), UnauthorizedError, 'no token yet: the user must authorize');
+    await assert.rejects(
+      new Client({ name: 'oauth-test', version: '1.0.0' }).connect(first),
+      UnauthorizedError,
+      'no token yet: the user must authorize',
+    );
     assert.ok(oauth.client?.client_id, 'the client registered itself with the provider');
     const authorization = oauth.authorizationUrl!;
     assert.equal(authorization.origin, idp.issuer);

@@ -22,7 +22,12 @@ let key: string;
 let worker: { stop(): Promise<void> };
 
 /** One 2026-07-28 request to `/mcp?agent=…` of `baseUrl`: its JSON-RPC answer (the response is JSON or one SSE event). */
-async function rpc(baseUrl: string, method: string, params: Record<string, unknown>, { tasks = true, name }: { tasks?: boolean; name?: string } = {}) {
+async function rpc(
+  baseUrl: string,
+  method: string,
+  params: Record<string, unknown>,
+  { tasks = true, name }: { tasks?: boolean; name?: string } = {},
+) {
   const meta = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'mcp-tasks-test', version: '1.0.0' },
@@ -41,34 +46,57 @@ async function rpc(baseUrl: string, method: string, params: Record<string, unkno
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
   });
   const text = await response.text();
-  const json = response.headers.get('content-type')?.includes('text/event-stream') ? text.split('\n').filter((l) => l.startsWith('data:')).at(-1)!.slice(5) : text;
+  const json = response.headers.get('content-type')?.includes('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .at(-1)!
+        .slice(5)
+    : text;
   return JSON.parse(json) as { result?: Record<string, any>; error?: { code: number; message: string; data?: any } };
 }
 
 const callTool = (baseUrl: string, name: string, args: Record<string, unknown>, options: { tasks?: boolean } = {}) =>
   rpc(baseUrl, 'tools/call', { name, arguments: args }, { ...options, name });
-const getTask = (baseUrl: string, taskId: string, options: { tasks?: boolean } = {}) => rpc(baseUrl, 'tasks/get', { taskId }, { ...options, name: taskId });
+const getTask = (baseUrl: string, taskId: string, options: { tasks?: boolean } = {}) =>
+  rpc(baseUrl, 'tasks/get', { taskId }, { ...options, name: taskId });
 
 before(async () => {
   servers = await startTestServers();
   system = await startSystem(servers);
   key = (await system.keys.create('default', { scopes: ['read', 'send', 'register'] }, 'mcp-tasks')).key;
-  worker = await sdkAgent(system.baseUrl, {
-    name: AGENT,
-    capabilities: [
-      { name: 'slow', description: 'Works a while', parameters: { type: 'object', properties: { ms: { type: 'number' } } } },
-      { name: 'greet', description: 'Greets at once', tags: ['mcp:task=forbidden'] },
-      { name: 'batch', description: 'Only as a task', tags: ['mcp:task=required'] },
-      { name: 'ask', description: 'Asks the caller for a city first' },
-    ],
-  }, async (d) => {
-    if (d.capability === 'ask') {
-      if (d.turn === undefined || d.turn < 2) throw new InputRequiredError('Which city?', { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
-      return { content: [{ type: 'text', text: `weather for ${String(d.params.city)}` }] };
-    }
-    await idle(Number(d.params.ms ?? 0));
-    return d.capability === 'greet' ? { content: [{ type: 'text', text: 'Hello!' }] } : { content: [{ type: 'text', text: `done ${d.capability}` }] };
-  }, { apiKey: key });
+  worker = await sdkAgent(
+    system.baseUrl,
+    {
+      name: AGENT,
+      capabilities: [
+        {
+          name: 'slow',
+          description: 'Works a while',
+          parameters: { type: 'object', properties: { ms: { type: 'number' } } },
+        },
+        { name: 'greet', description: 'Greets at once', tags: ['mcp:task=forbidden'] },
+        { name: 'batch', description: 'Only as a task', tags: ['mcp:task=required'] },
+        { name: 'ask', description: 'Asks the caller for a city first' },
+      ],
+    },
+    async (d) => {
+      if (d.capability === 'ask') {
+        if (d.turn === undefined || d.turn < 2)
+          throw new InputRequiredError('Which city?', {
+            type: 'object',
+            properties: { city: { type: 'string' } },
+            required: ['city'],
+          });
+        return { content: [{ type: 'text', text: `weather for ${String(d.params.city)}` }] };
+      }
+      await idle(Number(d.params.ms ?? 0));
+      return d.capability === 'greet'
+        ? { content: [{ type: 'text', text: 'Hello!' }] }
+        : { content: [{ type: 'text', text: `done ${d.capability}` }] };
+    },
+    { apiKey: key },
+  );
 });
 
 after(async () => {
@@ -90,42 +118,77 @@ describe('mcp tasks', () => {
 
     const read = (await getTask(system.baseUrl, created.taskId)).result!;
     assert.ok(['working', 'completed'].includes(read.status), read.status);
-    const done = await eventually('the task completed', async () => {
-      const task = (await getTask(system.baseUrl, created.taskId)).result!;
-      return task.status === 'completed' ? task : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 250 });
-    assert.deepEqual(done.result.content, [{ type: 'text', text: 'done slow' }], 'the agent\'s result, inlined');
+    const done = await eventually(
+      'the task completed',
+      async () => {
+        const task = (await getTask(system.baseUrl, created.taskId)).result!;
+        return task.status === 'completed' ? task : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    assert.deepEqual(done.result.content, [{ type: 'text', text: 'done slow' }], "the agent's result, inlined");
     assert.equal(done.result._meta['agent-reach/message_id'], created.taskId, 'a task is its message');
 
     const ack = (await rpc(system.baseUrl, 'tasks/cancel', { taskId: doomed.taskId }, { name: doomed.taskId })).result!;
     assert.equal(ack.resultType, 'complete');
     assert.equal('status' in ack || 'taskId' in ack, false, 'an empty acknowledgement');
-    const cancelled = await eventually('the task cancelled', async () => {
-      const task = (await getTask(system.baseUrl, doomed.taskId)).result!;
-      return task.status === 'cancelled' ? task : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 250 });
+    const cancelled = await eventually(
+      'the task cancelled',
+      async () => {
+        const task = (await getTask(system.baseUrl, doomed.taskId)).result!;
+        return task.status === 'cancelled' ? task : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
     assert.equal(cancelled.result, undefined);
-    const status = await fetch(`${system.baseUrl}/v1/messages/${doomed.taskId}`, { headers: { authorization: `Bearer ${key}` } });
+    const status = await fetch(`${system.baseUrl}/v1/messages/${doomed.taskId}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     assert.equal(((await status.json()) as { state: string }).state, 'cancelled', 'the message itself was cancelled');
   });
 
   it('mcp tasks - a task whose agent asks the caller waits in input_required, and tasks/update is the reply', async () => {
     const created = (await callTool(system.baseUrl, 'ask', {})).result!;
-    const waiting = await eventually('the task waits for input', async () => {
-      const task = (await getTask(system.baseUrl, created.taskId)).result!;
-      return task.status === 'input_required' ? task : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 250 });
+    const waiting = await eventually(
+      'the task waits for input',
+      async () => {
+        const task = (await getTask(system.baseUrl, created.taskId)).result!;
+        return task.status === 'input_required' ? task : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
     assert.deepEqual(waiting.inputRequests, {
-      reply: { method: 'elicitation/create', params: { message: 'Which city?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+      reply: {
+        method: 'elicitation/create',
+        params: {
+          message: 'Which city?',
+          requestedSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
     });
     assert.equal('requestState' in waiting, false);
-    const ack = (await rpc(system.baseUrl, 'tasks/update', { taskId: created.taskId, inputResponses: { reply: { action: 'accept', content: { city: 'Lyon' } } } }, { name: created.taskId })).result!;
+    const ack = (
+      await rpc(
+        system.baseUrl,
+        'tasks/update',
+        { taskId: created.taskId, inputResponses: { reply: { action: 'accept', content: { city: 'Lyon' } } } },
+        { name: created.taskId },
+      )
+    ).result!;
     assert.equal(ack.resultType, 'complete');
-    const done = await eventually('the task completed', async () => {
-      const task = (await getTask(system.baseUrl, created.taskId)).result!;
-      return task.status === 'completed' ? task : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 250 });
-    assert.deepEqual(done.result.content, [{ type: 'text', text: 'weather for Lyon' }], 'the reply reached the agent as its next turn');
+    const done = await eventually(
+      'the task completed',
+      async () => {
+        const task = (await getTask(system.baseUrl, created.taskId)).result!;
+        return task.status === 'completed' ? task : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    assert.deepEqual(
+      done.result.content,
+      [{ type: 'text', text: 'weather for Lyon' }],
+      'the reply reached the agent as its next turn',
+    );
   });
 
   it('mcp tasks - only a client that declared the extension gets tasks; a sync-only tool never is one', async () => {
@@ -141,7 +204,12 @@ describe('mcp tasks', () => {
     assert.equal(gated.error?.code, -32021);
     const unknown = await getTask(system.baseUrl, 'no-such-message');
     assert.equal(unknown.error?.code, -32602);
-    const removed = await rpc(system.baseUrl, 'tasks/result', { taskId: 'no-such-message' }, { name: 'no-such-message' });
+    const removed = await rpc(
+      system.baseUrl,
+      'tasks/result',
+      { taskId: 'no-such-message' },
+      { name: 'no-such-message' },
+    );
     assert.equal(removed.error?.code, -32601, 'tasks/result is gone in SEP-2663');
   });
 });

@@ -48,44 +48,82 @@ describe('mcp', () => {
   it('mcp - a key lists the reach tools its scopes allow; without a key /mcp is 401', async () => {
     const full = await connect(await keyWith(['read', 'send']));
     const names = (await full.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['reach_plan_and_run', 'reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
+    assert.deepEqual(names, [
+      'reach_plan_and_run',
+      'reach_reply',
+      'reach_route',
+      'reach_search_agents',
+      'reach_send',
+      'reach_status',
+    ]);
     const send = (await full.listTools()).tools.find((t) => t.name === 'reach_send')!;
     assert.ok('intent' in (send.inputSchema.properties ?? {}) && 'wait_ms' in (send.inputSchema.properties ?? {}));
 
     const reader = await connect(await keyWith(['read']));
-    assert.deepEqual((await reader.listTools()).tools.map((t) => t.name).sort(), ['reach_search_agents', 'reach_status']);
+    assert.deepEqual((await reader.listTools()).tools.map((t) => t.name).sort(), [
+      'reach_search_agents',
+      'reach_status',
+    ]);
     const refused = toolAnswer(await reader.callTool({ name: 'reach_send', arguments: { intent: 'anything' } }));
     assert.equal(refused.isError, true);
     assert.equal(refused.body.error.code, 'insufficient_scope');
 
-    const anonymous = await request('POST', `${system.baseUrl}/mcp`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, { authorization: '' });
+    const anonymous = await request(
+      'POST',
+      `${system.baseUrl}/mcp`,
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} },
+      { authorization: '' },
+    );
     assert.equal(anonymous.status, 401);
     assert.equal(anonymous.body.error.code, 'unauthenticated');
   });
 
   it('mcp - route, send to an SDK agent, read the status: the same message as GET /v1/messages and its resource', async () => {
-    const worker = await sdkAgent(system.baseUrl, {
-      name: unique('mcp-refund'),
-      description: 'Refunds orders',
-      capabilities: [{ name: 'refund', description: 'Refunds an order', parameters: { type: 'object', properties: { order_id: { type: 'integer' } } } }],
-    }, (d) => ({ refund_id: `r-${(d.params as { order_id: number }).order_id}` }));
+    const worker = await sdkAgent(
+      system.baseUrl,
+      {
+        name: unique('mcp-refund'),
+        description: 'Refunds orders',
+        capabilities: [
+          {
+            name: 'refund',
+            description: 'Refunds an order',
+            parameters: { type: 'object', properties: { order_id: { type: 'integer' } } },
+          },
+        ],
+      },
+      (d) => ({ refund_id: `r-${(d.params as { order_id: number }).order_id}` }),
+    );
     stops.push(worker.stop);
     const client = await connect(await keyWith(['read', 'send']));
 
-    const found = toolAnswer(await client.callTool({ name: 'reach_search_agents', arguments: { q: 'refunds orders' } }));
+    const found = toolAnswer(
+      await client.callTool({ name: 'reach_search_agents', arguments: { q: 'refunds orders' } }),
+    );
     assert.ok(found.body.items.some((a: { agent_id: string }) => a.agent_id === worker.agentId));
 
-    const route = toolAnswer(await client.callTool({ name: 'reach_route', arguments: { target: { agent_id: worker.agentId, capability: 'refund' }, params: { order_id: 7 } } }));
+    const route = toolAnswer(
+      await client.callTool({
+        name: 'reach_route',
+        arguments: { target: { agent_id: worker.agentId, capability: 'refund' }, params: { order_id: 7 } },
+      }),
+    );
     assert.equal(route.isError, false);
     assert.equal(route.body.kind, 'routed');
     assert.equal(route.body.target.agent_id, worker.agentId);
     assert.equal(route.body.explanation.decided_by, 'explicit');
 
     const messageId = unique('mcp-msg');
-    const sent = toolAnswer(await client.callTool({
-      name: 'reach_send',
-      arguments: { message_id: messageId, target: { agent_id: worker.agentId, capability: 'refund' }, params: { order_id: 1042 } },
-    }));
+    const sent = toolAnswer(
+      await client.callTool({
+        name: 'reach_send',
+        arguments: {
+          message_id: messageId,
+          target: { agent_id: worker.agentId, capability: 'refund' },
+          params: { order_id: 1042 },
+        },
+      }),
+    );
     assert.equal(sent.isError, false, JSON.stringify(sent.body));
     assert.equal(sent.body.state, 'processed');
     assert.deepEqual(sent.body.result, { refund_id: 'r-1042' });
@@ -107,74 +145,145 @@ describe('mcp', () => {
     const listed = await client.listResources();
     assert.ok(listed.resources.some((r) => r.uri === `reach://agents/${worker.agentId}`));
     const templates = await client.listResourceTemplates();
-    assert.deepEqual(templates.resourceTemplates.map((t) => t.uriTemplate).sort(), ['reach://agents/{agent_id}', 'reach://messages/{message_id}']);
+    assert.deepEqual(templates.resourceTemplates.map((t) => t.uriTemplate).sort(), [
+      'reach://agents/{agent_id}',
+      'reach://messages/{message_id}',
+    ]);
 
     // The same message id again: no second run, the same outcome.
-    const again = toolAnswer(await client.callTool({
-      name: 'reach_send',
-      arguments: { message_id: messageId, target: { agent_id: worker.agentId, capability: 'refund' }, params: { order_id: 1042 } },
-    }));
+    const again = toolAnswer(
+      await client.callTool({
+        name: 'reach_send',
+        arguments: {
+          message_id: messageId,
+          target: { agent_id: worker.agentId, capability: 'refund' },
+          params: { order_id: 1042 },
+        },
+      }),
+    );
     assert.equal(again.body.state, 'processed');
     assert.equal(again.body.attempts.length, 1);
   });
 
-  it('mcp - an intent is routed and sent within the key\'s tenant; other tenants\' messages and agents do not exist for it', async () => {
+  it("mcp - an intent is routed and sent within the key's tenant; other tenants' messages and agents do not exist for it", async () => {
     const tenant = `mcp-intent-${process.pid}`;
     const admin = (await system.keys.create(tenant, { scopes: ['admin'] }, 'mcp-test')).key;
-    const refunds = await sdkAgent(system.baseUrl, {
-      name: 'refund-agent',
-      capabilities: [{
-        name: 'request_refund',
-        description: 'Refund an order to the buyer.',
-        tags: ['refund'],
-        examples: ['please refund order 2024090112', 'I want my money back for order 2024090113'],
-        parameters: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } } },
-      }],
-    }, (d) => ({ refunded: (d.params as { order_id: string }).order_id }), { apiKey: admin });
+    const refunds = await sdkAgent(
+      system.baseUrl,
+      {
+        name: 'refund-agent',
+        capabilities: [
+          {
+            name: 'request_refund',
+            description: 'Refund an order to the buyer.',
+            tags: ['refund'],
+            examples: ['please refund order 2024090112', 'I want my money back for order 2024090113'],
+            parameters: {
+              type: 'object',
+              required: ['order_id'],
+              properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } },
+            },
+          },
+        ],
+      },
+      (d) => ({ refunded: (d.params as { order_id: string }).order_id }),
+      { apiKey: admin },
+    );
     stops.push(refunds.stop);
-    const weather = await sdkAgent(system.baseUrl, {
-      name: 'weather-agent',
-      capabilities: [{ name: 'forecast', description: 'Weather forecast for a city', tags: ['weather'], examples: ['will it rain tomorrow in Paris'] }],
-    }, () => 'sunny', { apiKey: admin });
+    const weather = await sdkAgent(
+      system.baseUrl,
+      {
+        name: 'weather-agent',
+        capabilities: [
+          {
+            name: 'forecast',
+            description: 'Weather forecast for a city',
+            tags: ['weather'],
+            examples: ['will it rain tomorrow in Paris'],
+          },
+        ],
+      },
+      () => 'sunny',
+      { apiKey: admin },
+    );
     stops.push(weather.stop);
     const client = await connect(admin, 'capability_tools=true');
 
-    const route = toolAnswer(await client.callTool({ name: 'reach_route', arguments: { intent: 'please refund order 2024090112' } }));
+    const route = toolAnswer(
+      await client.callTool({ name: 'reach_route', arguments: { intent: 'please refund order 2024090112' } }),
+    );
     assert.equal(route.body.kind, 'routed', JSON.stringify(route.body));
     assert.equal(route.body.target.capability, 'request_refund');
     assert.ok(route.body.explanation.candidates.length >= 1);
-    const sent = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { intent: 'please refund order 2024090112' } }));
+    const sent = toolAnswer(
+      await client.callTool({ name: 'reach_send', arguments: { intent: 'please refund order 2024090112' } }),
+    );
     assert.equal(sent.isError, false, JSON.stringify(sent.body));
     assert.deepEqual(sent.body.result, { refunded: '2024090112' });
     assert.equal(sent.body.routing.decided_by, route.body.explanation.decided_by);
 
     // The tenant's own capability tools only; the default tenant's message and agents are not found.
-    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).filter((t) => t.includes('__')).sort(), ['refund-agent__request_refund', 'weather-agent__forecast']);
-    const elsewhere = toolAnswer(await (await connect(TEST_API_KEY)).callTool({ name: 'reach_send', arguments: { target: { agent_id: refunds.agentId, capability: 'request_refund' }, wait_ms: 0 } }));
+    assert.deepEqual(
+      (await client.listTools()).tools
+        .map((t) => t.name)
+        .filter((t) => t.includes('__'))
+        .sort(),
+      ['refund-agent__request_refund', 'weather-agent__forecast'],
+    );
+    const elsewhere = toolAnswer(
+      await (
+        await connect(TEST_API_KEY)
+      ).callTool({
+        name: 'reach_send',
+        arguments: { target: { agent_id: refunds.agentId, capability: 'request_refund' }, wait_ms: 0 },
+      }),
+    );
     assert.equal(elsewhere.body.error.code, 'agent_not_found');
-    const foreign = toolAnswer(await client.callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }));
+    const foreign = toolAnswer(
+      await client.callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }),
+    );
     assert.equal(foreign.body.state, 'processed');
-    const fromDefault = toolAnswer(await (await connect(TEST_API_KEY)).callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }));
+    const fromDefault = toolAnswer(
+      await (
+        await connect(TEST_API_KEY)
+      ).callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }),
+    );
     assert.equal(fromDefault.body.error.code, 'message_not_found');
-    await assert.rejects((await connect(TEST_API_KEY)).readResource({ uri: `reach://agents/${refunds.agentId}` }), /No agent/);
+    await assert.rejects(
+      (await connect(TEST_API_KEY)).readResource({ uri: `reach://agents/${refunds.agentId}` }),
+      /No agent/,
+    );
   });
 
   it('mcp - a long wait reports progress, then the result', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     // The agent holds the work until the client has seen progress: no timing is assumed.
-    const worker = await sdkAgent(system.baseUrl, { name: unique('mcp-slow'), capabilities: [{ name: 'work' }] }, async () => {
-      await released;
-      return 'done';
-    }, { inlineMs: 20 });
+    const worker = await sdkAgent(
+      system.baseUrl,
+      { name: unique('mcp-slow'), capabilities: [{ name: 'work' }] },
+      async () => {
+        await released;
+        return 'done';
+      },
+      { inlineMs: 20 },
+    );
     stops.push(worker.stop);
     const client = await connect(await keyWith(['read', 'send']));
     const progress: string[] = [];
-    const result = toolAnswer(await client.callTool(
-      { name: 'reach_send', arguments: { target: { agent_id: worker.agentId, capability: 'work' } } },
-      undefined,
-      { onprogress: (p) => { progress.push(p.message ?? ''); release(); }, resetTimeoutOnProgress: true },
-    ));
+    const result = toolAnswer(
+      await client.callTool(
+        { name: 'reach_send', arguments: { target: { agent_id: worker.agentId, capability: 'work' } } },
+        undefined,
+        {
+          onprogress: (p) => {
+            progress.push(p.message ?? '');
+            release();
+          },
+          resetTimeoutOnProgress: true,
+        },
+      ),
+    );
     assert.equal(result.body.state, 'processed');
     assert.equal(result.body.result, 'done');
     assert.ok(progress.length >= 1);
@@ -184,19 +293,31 @@ describe('mcp', () => {
   it('mcp - a wait of 0 returns the message id to poll', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const worker = await sdkAgent(system.baseUrl, { name: unique('mcp-later'), capabilities: [{ name: 'work' }] }, async () => {
-      await released;
-      return 'later';
-    }, { inlineMs: 20 });
+    const worker = await sdkAgent(
+      system.baseUrl,
+      { name: unique('mcp-later'), capabilities: [{ name: 'work' }] },
+      async () => {
+        await released;
+        return 'later';
+      },
+      { inlineMs: 20 },
+    );
     stops.push(worker.stop);
     const client = await connect(await keyWith(['read', 'send']));
-    const sent = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: worker.agentId, capability: 'work' }, wait_ms: 0 } }));
+    const sent = toolAnswer(
+      await client.callTool({
+        name: 'reach_send',
+        arguments: { target: { agent_id: worker.agentId, capability: 'work' }, wait_ms: 0 },
+      }),
+    );
     assert.equal(sent.isError, false);
     assert.equal(sent.body.ended, false);
     assert.match(sent.body.hint, /reach_status/);
     release();
     const ended = await eventually('the message to end', async () => {
-      const status = toolAnswer(await client.callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }));
+      const status = toolAnswer(
+        await client.callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }),
+      );
       return status.body.state === 'processed' ? status.body : undefined;
     });
     assert.equal(ended.result, 'later');
@@ -204,15 +325,27 @@ describe('mcp', () => {
 
   it('mcp - bad arguments and refusals are tool errors with our codes; the session goes on', async () => {
     const client = await connect(await keyWith(['read', 'send']));
-    const bad = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: 5 }, wait_ms: -1 } }));
+    const bad = toolAnswer(
+      await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: 5 }, wait_ms: -1 } }),
+    );
     assert.equal(bad.isError, true);
     assert.equal(bad.body.error.code, 'invalid_request');
-    assert.deepEqual(bad.body.error.details.map((d: { location: string }) => d.location).sort(), ['arguments.target.agent_id', 'arguments.wait_ms']);
+    assert.deepEqual(bad.body.error.details.map((d: { location: string }) => d.location).sort(), [
+      'arguments.target.agent_id',
+      'arguments.wait_ms',
+    ]);
     const neither = toolAnswer(await client.callTool({ name: 'reach_route', arguments: {} }));
     assert.equal(neither.body.error.code, 'invalid_request');
-    const unknownAgent = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: 'agt_000000000000000000000000', capability: 'x' } } }));
+    const unknownAgent = toolAnswer(
+      await client.callTool({
+        name: 'reach_send',
+        arguments: { target: { agent_id: 'agt_000000000000000000000000', capability: 'x' } },
+      }),
+    );
     assert.equal(unknownAgent.body.error.code, 'agent_not_found');
-    const missing = toolAnswer(await client.callTool({ name: 'reach_status', arguments: { message_id: 'no-such-message' } }));
+    const missing = toolAnswer(
+      await client.callTool({ name: 'reach_status', arguments: { message_id: 'no-such-message' } }),
+    );
     assert.equal(missing.body.error.code, 'message_not_found');
     // An unknown tool is the protocol's error -32602 (invalid params), our error body as its data.
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (error: McpError) => {
@@ -227,11 +360,20 @@ describe('mcp', () => {
       return true;
     });
     // A message that ends without being processed is a tool error too, with its reason's code and its status.
-    const failing = await sdkAgent(system.baseUrl, { name: unique('mcp-failing'), capabilities: [{ name: 'work' }] }, () => {
-      throw Object.assign(new Error('card declined'), { code: 'declined' });
-    });
+    const failing = await sdkAgent(
+      system.baseUrl,
+      { name: unique('mcp-failing'), capabilities: [{ name: 'work' }] },
+      () => {
+        throw Object.assign(new Error('card declined'), { code: 'declined' });
+      },
+    );
     stops.push(failing.stop);
-    const failed = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: failing.agentId, capability: 'work' } } }));
+    const failed = toolAnswer(
+      await client.callTool({
+        name: 'reach_send',
+        arguments: { target: { agent_id: failing.agentId, capability: 'work' } },
+      }),
+    );
     assert.equal(failed.isError, true);
     assert.equal(failed.body.error.code, 'agent_failed');
     assert.equal(failed.body.error.details.state, 'failed');
@@ -241,13 +383,22 @@ describe('mcp', () => {
 
   it('mcp - capability tools: an ACL hides a capability from a key without the scope, and refuses it when called', async () => {
     const name = unique('mcp-shop');
-    const worker = await sdkAgent(system.baseUrl, {
-      name,
-      capabilities: [
-        { name: 'echo', description: 'Echoes its parameters' },
-        { name: 'refund', description: 'Refunds an order', acl: { scopes: ['refunds'] }, parameters: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'integer' } } } },
-      ],
-    }, (d) => ({ capability: d.capability, params: d.params }));
+    const worker = await sdkAgent(
+      system.baseUrl,
+      {
+        name,
+        capabilities: [
+          { name: 'echo', description: 'Echoes its parameters' },
+          {
+            name: 'refund',
+            description: 'Refunds an order',
+            acl: { scopes: ['refunds'] },
+            parameters: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'integer' } } },
+          },
+        ],
+      },
+      (d) => ({ capability: d.capability, params: d.params }),
+    );
     stops.push(worker.stop);
 
     const plain = await connect(await keyWith(['read', 'send']), 'capability_tools=true');
@@ -270,7 +421,10 @@ describe('mcp', () => {
 
     // Capability tools send: a key that may only read has none.
     const reader = await connect(await keyWith(['read', 'refunds']), 'capability_tools=true');
-    assert.deepEqual((await reader.listTools()).tools.map((t) => t.name).sort(), ['reach_search_agents', 'reach_status']);
+    assert.deepEqual((await reader.listTools()).tools.map((t) => t.name).sort(), [
+      'reach_search_agents',
+      'reach_status',
+    ]);
 
     // Without the session's choice, the gateway's default (MCP_CAPABILITY_TOOLS=false) lists only the reach tools.
     const generic = await connect(await keyWith(['read', 'send', 'refunds']));
@@ -280,31 +434,59 @@ describe('mcp', () => {
   it('mcp - a capability tool called again with the same message_id (a retry after a lost answer) gives the same message, delivered once', async () => {
     const name = unique('mcp-once');
     let deliveries = 0;
-    const worker = await sdkAgent(system.baseUrl, {
-      name,
-      capabilities: [{ name: 'charge', parameters: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer' } }, additionalProperties: false } }],
-    }, (d) => {
-      deliveries += 1;
-      return { charged: (d.params as { amount: number }).amount };
-    });
+    const worker = await sdkAgent(
+      system.baseUrl,
+      {
+        name,
+        capabilities: [
+          {
+            name: 'charge',
+            parameters: {
+              type: 'object',
+              required: ['amount'],
+              properties: { amount: { type: 'integer' } },
+              additionalProperties: false,
+            },
+          },
+        ],
+      },
+      (d) => {
+        deliveries += 1;
+        return { charged: (d.params as { amount: number }).amount };
+      },
+    );
     stops.push(worker.stop);
     const client = await connect(await keyWith(['read', 'send']), 'capability_tools=true');
     const tool = (await client.listTools()).tools.find((t) => t.name === `${name}__charge`)!;
     assert.equal((tool.inputSchema.properties as Record<string, { type: string }>).message_id!.type, 'string');
     const messageId = unique('mcp-charge');
-    const first = toolAnswer(await client.callTool({ name: tool.name, arguments: { amount: 5, message_id: messageId } }));
-    const again = toolAnswer(await client.callTool({ name: tool.name, arguments: { amount: 5, message_id: messageId } }));
+    const first = toolAnswer(
+      await client.callTool({ name: tool.name, arguments: { amount: 5, message_id: messageId } }),
+    );
+    const again = toolAnswer(
+      await client.callTool({ name: tool.name, arguments: { amount: 5, message_id: messageId } }),
+    );
     assert.equal(first.body.message_id, messageId);
     assert.equal(again.body.message_id, messageId);
     assert.deepEqual(again.body.result, { charged: 5 });
     assert.deepEqual(first.body.params, { amount: 5 }, 'message_id is not sent as a parameter');
     assert.equal(deliveries, 1, 'the work was done once');
-    const other = toolAnswer(await client.callTool({ name: tool.name, arguments: { amount: 6, message_id: messageId } }));
+    const other = toolAnswer(
+      await client.callTool({ name: tool.name, arguments: { amount: 6, message_id: messageId } }),
+    );
     assert.equal(other.isError, true);
     assert.equal(other.body.error.code, 'idempotency_conflict');
     // reach_send takes one too, with the same rule.
     const sendId = unique('mcp-send');
-    const sent = () => client.callTool({ name: 'reach_send', arguments: { message_id: sendId, target: { agent_id: worker.agentId, capability: 'charge' }, params: { amount: 7 } } });
+    const sent = () =>
+      client.callTool({
+        name: 'reach_send',
+        arguments: {
+          message_id: sendId,
+          target: { agent_id: worker.agentId, capability: 'charge' },
+          params: { amount: 7 },
+        },
+      });
     assert.equal(toolAnswer(await sent()).body.message_id, sendId);
     assert.deepEqual(toolAnswer(await sent()).body.result, { charged: 7 });
     assert.equal(deliveries, 2);
@@ -328,7 +510,12 @@ describe('mcp', () => {
     const other = await keyWith(['read', 'send']);
     const response = await fetch(`${system.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${other}`, 'mcp-session-id': sessionId, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${other}`,
+        'mcp-session-id': sessionId,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     assert.equal(response.status, 404);
@@ -336,29 +523,59 @@ describe('mcp', () => {
     await (client.transport as StreamableHTTPClientTransport).terminateSession();
     const after = await fetch(`${system.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${TEST_API_KEY}`, 'mcp-session-id': sessionId, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${TEST_API_KEY}`,
+        'mcp-session-id': sessionId,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     assert.equal(after.status, 404);
   });
 
   it('mcp - stdio: `npm run mcp` relays to the gateway with the key (list, route, send, status)', async () => {
-    const worker = await sdkAgent(system.baseUrl, { name: unique('mcp-stdio'), capabilities: [{ name: 'double' }] }, (d) => (d.params as { n: number }).n * 2);
+    const worker = await sdkAgent(
+      system.baseUrl,
+      { name: unique('mcp-stdio'), capabilities: [{ name: 'double' }] },
+      (d) => (d.params as { n: number }).n * 2,
+    );
     stops.push(worker.stop);
     const client = new Client({ name: 'agent-reach-stdio-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({
-      command: 'npm',
-      args: ['run', '--silent', 'mcp', '--', '--api', system.baseUrl],
-      env: { ...process.env, REACH_API_KEY: TEST_API_KEY } as Record<string, string>,
-      stderr: 'inherit',
-    }));
+    await client.connect(
+      new StdioClientTransport({
+        command: 'npm',
+        args: ['run', '--silent', 'mcp', '--', '--api', system.baseUrl],
+        env: { ...process.env, REACH_API_KEY: TEST_API_KEY } as Record<string, string>,
+        stderr: 'inherit',
+      }),
+    );
     stops.push(() => client.close());
-    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['reach_plan_and_run', 'reach_reply', 'reach_route', 'reach_search_agents', 'reach_send', 'reach_status']);
-    const route = toolAnswer(await client.callTool({ name: 'reach_route', arguments: { target: { agent_id: worker.agentId, capability: 'double' } } }));
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), [
+      'reach_plan_and_run',
+      'reach_reply',
+      'reach_route',
+      'reach_search_agents',
+      'reach_send',
+      'reach_status',
+    ]);
+    const route = toolAnswer(
+      await client.callTool({
+        name: 'reach_route',
+        arguments: { target: { agent_id: worker.agentId, capability: 'double' } },
+      }),
+    );
     assert.equal(route.body.kind, 'routed');
-    const sent = toolAnswer(await client.callTool({ name: 'reach_send', arguments: { target: { agent_id: worker.agentId, capability: 'double' }, params: { n: 21 } } }));
+    const sent = toolAnswer(
+      await client.callTool({
+        name: 'reach_send',
+        arguments: { target: { agent_id: worker.agentId, capability: 'double' }, params: { n: 21 } },
+      }),
+    );
     assert.equal(sent.body.result, 42);
-    const status = toolAnswer(await client.callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }));
+    const status = toolAnswer(
+      await client.callTool({ name: 'reach_status', arguments: { message_id: sent.body.message_id } }),
+    );
     assert.equal(status.body.state, 'processed');
   });
 
@@ -369,17 +586,22 @@ describe('mcp', () => {
     let changed!: () => void;
     const notified = new Promise<void>((resolve) => (changed = resolve));
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => changed());
-    await client.connect(new StdioClientTransport({
-      command: 'npm',
-      args: ['run', '--silent', 'mcp', '--', '--api', proxy.url],
-      env: { ...process.env, REACH_API_KEY: TEST_API_KEY } as Record<string, string>,
-      stderr: 'ignore',
-    }));
+    await client.connect(
+      new StdioClientTransport({
+        command: 'npm',
+        args: ['run', '--silent', 'mcp', '--', '--api', proxy.url],
+        env: { ...process.env, REACH_API_KEY: TEST_API_KEY } as Record<string, string>,
+        stderr: 'ignore',
+      }),
+    );
     stops.push(() => client.close());
     assert.equal((await client.listTools()).tools.length, 6);
     assert.equal(proxy.sessions.length, 1);
     // End the relay's session at the gateway, as an idle sweep or a replica restart would.
-    const ended = await fetch(`${system.baseUrl}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${TEST_API_KEY}`, 'mcp-session-id': proxy.sessions[0]! } });
+    const ended = await fetch(`${system.baseUrl}/mcp`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, 'mcp-session-id': proxy.sessions[0]! },
+    });
     assert.equal(ended.status, 200);
     assert.equal((await client.listTools()).tools.length, 6);
     assert.equal(proxy.sessions.length, 2);

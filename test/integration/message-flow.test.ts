@@ -27,10 +27,15 @@ function newMessageId(): string {
 }
 
 async function send(body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return request('POST', `${system.baseUrl}/v1/messages`, {
-    target: { agent_id: agentId, capability: 'echo' },
-    ...body,
-  }, headers);
+  return request(
+    'POST',
+    `${system.baseUrl}/v1/messages`,
+    {
+      target: { agent_id: agentId, capability: 'echo' },
+      ...body,
+    },
+    headers,
+  );
 }
 
 async function terminalStatus(messageId: string) {
@@ -44,20 +49,32 @@ async function terminalStatus(messageId: string) {
 async function twoInstanceAgent(a: FakeAgent, b: FakeAgent, capability: Record<string, unknown> = { name: 'echo' }) {
   const registered = await registerAgent(system.baseUrl, a.url, {
     endpoint: undefined,
-    instances: [{ instance_id: 'a', endpoint: a.url }, { instance_id: 'b', endpoint: b.url }],
+    instances: [
+      { instance_id: 'a', endpoint: a.url },
+      { instance_id: 'b', endpoint: b.url },
+    ],
     capabilities: [capability],
   });
   a.secret = b.secret = registered.secret;
-  await request('POST', `${system.baseUrl}/v1/agents/${registered.agent_id}/heartbeat`, { instance_id: 'b', load: { in_flight: 5 } }, {
-    authorization: `Bearer ${registered.secret}`,
-  });
+  await request(
+    'POST',
+    `${system.baseUrl}/v1/agents/${registered.agent_id}/heartbeat`,
+    { instance_id: 'b', load: { in_flight: 5 } },
+    {
+      authorization: `Bearer ${registered.secret}`,
+    },
+  );
   return registered;
 }
 
 before(async () => {
   servers = await startTestServers();
   // The shared agent registers once and never beats: it must stay online however long a loaded machine takes.
-  system = await startSystem(servers, { CALLER_WEBHOOK_SECRET: callerSecret, CALLER_WEBHOOK_RETRY_INITIAL_MS: '100', HEARTBEAT_TTL_MS: '3600000' });
+  system = await startSystem(servers, {
+    CALLER_WEBHOOK_SECRET: callerSecret,
+    CALLER_WEBHOOK_RETRY_INITIAL_MS: '100',
+    HEARTBEAT_TTL_MS: '3600000',
+  });
   agent = await startFakeAgent();
   const registered = await registerAgent(system.baseUrl, agent.url);
   agentId = registered.agent_id;
@@ -97,7 +114,10 @@ describe('message flow - delivery and receipt', () => {
 
     const description = await system.client.workflow.getHandle(messageWorkflowId('default', messageId)).describe();
     assert.equal(await description.staticSummary(), `echo → ${agentId}`, 'Temporal UI shows what the run is');
-    assert.match(String(await description.staticDetails()), new RegExp(`message ${messageId} · trace [0-9a-f]{32} · “echo this”`));
+    assert.match(
+      String(await description.staticDetails()),
+      new RegExp(`message ${messageId} · trace [0-9a-f]{32} · “echo this”`),
+    );
 
     const delivery = agent.deliveries.find((d) => d.body.message_id === messageId);
     assert.ok(delivery, 'the agent received the message');
@@ -129,10 +149,17 @@ describe('message flow - delivery and receipt', () => {
     assert.equal(status.state, 'processed');
     assert.deepEqual(
       status.attempts.map((a: { outcome: string; http_status: number }) => [a.outcome, a.http_status]),
-      [['transient_error', 503], ['transient_error', 503], ['accepted', 202]],
+      [
+        ['transient_error', 503],
+        ['transient_error', 503],
+        ['accepted', 202],
+      ],
     );
     const deliveries = deliveriesOf(messageId);
-    assert.deepEqual(deliveries.map((d) => d.body.attempt), [1, 2, 3]);
+    assert.deepEqual(
+      deliveries.map((d) => d.body.attempt),
+      [1, 2, 3],
+    );
     assert.ok(deliveries.every((d) => d.headers['idempotency-key'] === messageId));
   });
 
@@ -155,22 +182,35 @@ describe('message flow - delivery and receipt', () => {
     assert.equal(status.state, 'failed');
     assert.equal(status.reason.code, 'delivery_exhausted');
     assert.equal(status.attempts.length, system.config.DELIVERY_MAX_ATTEMPTS);
-    assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, system.config.DELIVERY_MAX_ATTEMPTS);
+    assert.equal(
+      agent.deliveries.filter((d) => d.body.message_id === messageId).length,
+      system.config.DELIVERY_MAX_ATTEMPTS,
+    );
   });
 
   it('message flow - a capability sets its own caps on attempts and on total delivery time', async () => {
     const broken = await startFakeAgent(() => ({ status: 503 }));
     try {
-      const fewAttempts = await registerAgent(system.baseUrl, broken.url, { capabilities: [{ name: 'echo', max_attempts: 2 }] });
+      const fewAttempts = await registerAgent(system.baseUrl, broken.url, {
+        capabilities: [{ name: 'echo', max_attempts: 2 }],
+      });
       const first = newMessageId();
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: first, target: { agent_id: fewAttempts.agent_id, capability: 'echo' } });
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: first,
+        target: { agent_id: fewAttempts.agent_id, capability: 'echo' },
+      });
       const capped = await terminalStatus(first);
       assert.equal(capped.reason.code, 'delivery_exhausted');
       assert.equal(capped.attempts.length, 2);
 
-      const shortTime = await registerAgent(system.baseUrl, broken.url, { capabilities: [{ name: 'echo', max_attempts: 100, max_delivery_ms: 1500 }] });
+      const shortTime = await registerAgent(system.baseUrl, broken.url, {
+        capabilities: [{ name: 'echo', max_attempts: 100, max_delivery_ms: 1500 }],
+      });
       const second = newMessageId();
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: second, target: { agent_id: shortTime.agent_id, capability: 'echo' } });
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: second,
+        target: { agent_id: shortTime.agent_id, capability: 'echo' },
+      });
       const timed = await terminalStatus(second);
       assert.equal(timed.state, 'failed');
       assert.match(timed.reason.message, /within the capability's time limit/);
@@ -181,7 +221,10 @@ describe('message flow - delivery and receipt', () => {
   });
 
   it('message flow - the agent reports failure in its receipt', async () => {
-    agent.behave(() => ({ status: 202, receipt: { status: 'failed', error: { message: 'refund limit reached', code: 'limit' } } }));
+    agent.behave(() => ({
+      status: 202,
+      receipt: { status: 'failed', error: { message: 'refund limit reached', code: 'limit' } },
+    }));
     const messageId = newMessageId();
     await send({ message_id: messageId });
     const status = await terminalStatus(messageId);
@@ -203,7 +246,10 @@ describe('message flow - delivery and receipt', () => {
     await send({ message_id: messageId });
     const status = await terminalStatus(messageId);
     assert.equal(status.state, 'processed');
-    assert.deepEqual(status.attempts.map((a: { outcome: string }) => a.outcome), ['accepted', 'agent_failed', 'accepted']);
+    assert.deepEqual(
+      status.attempts.map((a: { outcome: string }) => a.outcome),
+      ['accepted', 'agent_failed', 'accepted'],
+    );
     assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, 3);
   });
 
@@ -223,7 +269,10 @@ describe('message flow - delivery and receipt', () => {
     const status = await terminalStatus(messageId);
     assert.equal(status.state, 'processed');
     assert.deepEqual(status.result, { refund: 'r-1' });
-    assert.deepEqual(status.attempts.map((a: { outcome: string }) => a.outcome), ['transient_error', 'duplicate']);
+    assert.deepEqual(
+      status.attempts.map((a: { outcome: string }) => a.outcome),
+      ['transient_error', 'duplicate'],
+    );
     assert.equal(effects.get(messageId), 1, 'one refund');
   });
 
@@ -250,17 +299,35 @@ describe('message flow - delivery and receipt', () => {
       return seen === 1 ? { status: 202 } : acceptAndConfirm(d, 0);
     });
     try {
-      const registered = await registerAgent(system.baseUrl, forgetful.url, { capabilities: [{ name: 'echo', ack_timeout_ms: 1000 }] });
+      const registered = await registerAgent(system.baseUrl, forgetful.url, {
+        capabilities: [{ name: 'echo', ack_timeout_ms: 1000 }],
+      });
       forgetful.secret = registered.secret;
       const messageId = newMessageId();
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        target: { agent_id: registered.agent_id, capability: 'echo' },
+      });
       const status = await terminalStatus(messageId);
       assert.equal(status.state, 'processed');
       assert.deepEqual(
-        status.attempts.map((a: { outcome: string; instance_id: string; error?: string }) => [a.outcome, a.instance_id, a.error]),
-        [['accepted', 'i1', 'no receipt within 1000 ms'], ['accepted', 'i1', undefined]],
+        status.attempts.map((a: { outcome: string; instance_id: string; error?: string }) => [
+          a.outcome,
+          a.instance_id,
+          a.error,
+        ]),
+        [
+          ['accepted', 'i1', 'no receipt within 1000 ms'],
+          ['accepted', 'i1', undefined],
+        ],
       );
-      assert.deepEqual(forgetful.deliveries.map((d) => [d.headers['idempotency-key'], d.body.attempt]), [[messageId, 1], [messageId, 2]]);
+      assert.deepEqual(
+        forgetful.deliveries.map((d) => [d.headers['idempotency-key'], d.body.attempt]),
+        [
+          [messageId, 1],
+          [messageId, 2],
+        ],
+      );
     } finally {
       await forgetful.stop();
     }
@@ -272,10 +339,16 @@ describe('message flow - delivery and receipt', () => {
     try {
       const registered = await twoInstanceAgent(silent, working, { name: 'echo', ack_timeout_ms: 1000 });
       const messageId = newMessageId();
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        target: { agent_id: registered.agent_id, capability: 'echo' },
+      });
       const status = await terminalStatus(messageId);
       assert.equal(status.state, 'processed');
-      assert.deepEqual(status.attempts.map((a: { instance_id: string }) => a.instance_id), ['a', 'a', 'b']);
+      assert.deepEqual(
+        status.attempts.map((a: { instance_id: string }) => a.instance_id),
+        ['a', 'a', 'b'],
+      );
       assert.equal(status.agent.instance_id, 'b');
       assert.equal(silent.deliveries.length, 2);
       assert.equal(working.deliveries.length, 1);
@@ -290,12 +363,19 @@ describe('message flow - delivery and receipt', () => {
     try {
       const registered = await twoInstanceAgent(broken, working);
       const messageId = newMessageId();
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        target: { agent_id: registered.agent_id, capability: 'echo' },
+      });
       const status = await terminalStatus(messageId);
       assert.equal(status.state, 'processed');
       assert.deepEqual(
         status.attempts.map((a: { instance_id: string; outcome: string }) => [a.instance_id, a.outcome]),
-        [['a', 'transient_error'], ['a', 'transient_error'], ['b', 'accepted']],
+        [
+          ['a', 'transient_error'],
+          ['a', 'transient_error'],
+          ['b', 'accepted'],
+        ],
       );
     } finally {
       await Promise.all([broken.stop(), working.stop()]);
@@ -310,15 +390,28 @@ describe('message flow - delivery and receipt', () => {
       const paths: string[][] = [];
       for (let i = 0; i < 4; i++) {
         const messageId = newMessageId();
-        await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+        await request('POST', `${system.baseUrl}/v1/messages`, {
+          message_id: messageId,
+          target: { agent_id: registered.agent_id, capability: 'echo' },
+        });
         const status = await terminalStatus(messageId);
         assert.equal(status.state, 'processed');
         paths.push(status.attempts.map((a: { instance_id: string }) => a.instance_id));
       }
-      assert.deepEqual(paths, [['a', 'a', 'b'], ['a', 'a', 'b'], ['a', 'b'], ['b']], 'five failures in a row opened the circuit of "a"');
+      assert.deepEqual(
+        paths,
+        [['a', 'a', 'b'], ['a', 'a', 'b'], ['a', 'b'], ['b']],
+        'five failures in a row opened the circuit of "a"',
+      );
       assert.deepEqual([...(await system.catalogue.circuits.openInstances(registered.agent_id))], ['a']);
       const read = await request('GET', `${system.baseUrl}/v1/agents/${registered.agent_id}`);
-      assert.deepEqual(read.body.instances.map((i: { instance_id: string; circuit: string }) => [i.instance_id, i.circuit]), [['a', 'open'], ['b', 'closed']]);
+      assert.deepEqual(
+        read.body.instances.map((i: { instance_id: string; circuit: string }) => [i.instance_id, i.circuit]),
+        [
+          ['a', 'open'],
+          ['b', 'closed'],
+        ],
+      );
       assert.equal(broken.deliveries.length, 5);
     } finally {
       await Promise.all([broken.stop(), working.stop()]);
@@ -328,14 +421,23 @@ describe('message flow - delivery and receipt', () => {
   it('message flow - with no receipt after every attempt the message fails as ack_timeout', async () => {
     const silent = await startFakeAgent(() => ({ status: 202 }));
     try {
-      const registered = await registerAgent(system.baseUrl, silent.url, { capabilities: [{ name: 'echo', ack_timeout_ms: 200 }] });
+      const registered = await registerAgent(system.baseUrl, silent.url, {
+        capabilities: [{ name: 'echo', ack_timeout_ms: 200 }],
+      });
       const messageId = newMessageId();
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        target: { agent_id: registered.agent_id, capability: 'echo' },
+      });
       const status = await terminalStatus(messageId);
       assert.equal(status.state, 'failed');
       assert.equal(status.reason.code, 'ack_timeout');
       assert.equal(status.attempts.length, system.config.DELIVERY_MAX_ATTEMPTS);
-      assert.equal(silent.deliveries.length, system.config.DELIVERY_MAX_ATTEMPTS, 'the lone instance is retried, not abandoned');
+      assert.equal(
+        silent.deliveries.length,
+        system.config.DELIVERY_MAX_ATTEMPTS,
+        'the lone instance is retried, not abandoned',
+      );
     } finally {
       await silent.stop();
     }
@@ -351,12 +453,14 @@ describe('message flow - delivery and receipt', () => {
     assert.match(signingSecret, /^whsec_/);
     const verified = new Webhook(signingSecret).verify(delivery.raw, delivery.headers as Record<string, string>);
     assert.deepEqual((verified as { payload: unknown }).payload, { amount: 12.5 });
-    assert.throws(() => new Webhook(signingSecret).verify(delivery.raw.replace('12.5', '99'), delivery.headers as Record<string, string>));
+    assert.throws(() =>
+      new Webhook(signingSecret).verify(delivery.raw.replace('12.5', '99'), delivery.headers as Record<string, string>),
+    );
     const stranger = (await registerAgent(system.baseUrl, agent.url)).signing_secret;
     assert.throws(() => new Webhook(stranger).verify(delivery.raw, delivery.headers as Record<string, string>));
   });
 
-  it('message flow - after a secret rotation deliveries carry both signatures during the overlap (once the workers\' catalogue copy has the rotation)', async () => {
+  it("message flow - after a secret rotation deliveries carry both signatures during the overlap (once the workers' catalogue copy has the rotation)", async () => {
     const rotating = await startFakeAgent(() => ({ status: 200, body: { status: 'processed', result: null } }));
     try {
       const registered = await registerAgent(system.baseUrl, rotating.url);
@@ -366,14 +470,24 @@ describe('message flow - delivery and receipt', () => {
       assert.equal(rotated.status, 200);
       // Workers sign from their in-memory catalogue copy, which has the rotation within CATALOGUE_REFRESH_MS; until
       // then a delivery is signed with the previous secret alone, which stays valid for the whole overlap.
-      const delivery = await eventually('a delivery signed with both secrets', async () => {
-        const messageId = newMessageId();
-        await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
-        await terminalStatus(messageId);
-        const latest = rotating.deliveries.find((d) => d.body.message_id === messageId)!;
-        assert.ok(new Webhook(registered.signing_secret).verify(latest.raw, latest.headers as Record<string, string>), 'the previous secret always verifies');
-        return String(latest.headers['webhook-signature']).split(' ').length === 2 ? latest : undefined;
-      }, { timeoutMs: 10_000, intervalMs: 200 });
+      const delivery = await eventually(
+        'a delivery signed with both secrets',
+        async () => {
+          const messageId = newMessageId();
+          await request('POST', `${system.baseUrl}/v1/messages`, {
+            message_id: messageId,
+            target: { agent_id: registered.agent_id, capability: 'echo' },
+          });
+          await terminalStatus(messageId);
+          const latest = rotating.deliveries.find((d) => d.body.message_id === messageId)!;
+          assert.ok(
+            new Webhook(registered.signing_secret).verify(latest.raw, latest.headers as Record<string, string>),
+            'the previous secret always verifies',
+          );
+          return String(latest.headers['webhook-signature']).split(' ').length === 2 ? latest : undefined;
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
       for (const secret of [registered.signing_secret, rotated.body.signing_secret]) {
         assert.ok(new Webhook(secret).verify(delivery.raw, delivery.headers as Record<string, string>));
       }
@@ -389,15 +503,24 @@ describe('message flow - delivery and receipt', () => {
       const registered = await registerAgent(system.baseUrl, before.url, { name: `mover-${Date.now()}` });
       before.secret = after.secret = registered.secret;
       const card = { name: `mover-moved-${Date.now()}`, endpoint: after.url, capabilities: [{ name: 'echo' }] };
-      const moved = await request('PUT', `${system.baseUrl}/v1/agents/${registered.agent_id}`, card, { authorization: `Bearer ${registered.secret}` });
+      const moved = await request('PUT', `${system.baseUrl}/v1/agents/${registered.agent_id}`, card, {
+        authorization: `Bearer ${registered.secret}`,
+      });
       assert.equal(moved.status, 200, JSON.stringify(moved.body));
       // The api's and the workers' in-memory copies have the change within CATALOGUE_REFRESH_MS.
-      await eventually('a delivery at the new endpoint', async () => {
-        const messageId = newMessageId();
-        await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
-        assert.equal((await terminalStatus(messageId)).state, 'processed');
-        return after.deliveries.some((d) => d.body.message_id === messageId) ? true : undefined;
-      }, { timeoutMs: 10_000, intervalMs: 200 });
+      await eventually(
+        'a delivery at the new endpoint',
+        async () => {
+          const messageId = newMessageId();
+          await request('POST', `${system.baseUrl}/v1/messages`, {
+            message_id: messageId,
+            target: { agent_id: registered.agent_id, capability: 'echo' },
+          });
+          assert.equal((await terminalStatus(messageId)).state, 'processed');
+          return after.deliveries.some((d) => d.body.message_id === messageId) ? true : undefined;
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
     } finally {
       await before.stop();
       await after.stop();
@@ -409,14 +532,26 @@ describe('message flow - delivery and receipt', () => {
     try {
       const registered = await registerAgent(system.baseUrl, leaving.url, { name: `leaving-${Date.now()}` });
       leaving.secret = registered.secret;
-      const gone = await request('DELETE', `${system.baseUrl}/v1/agents/${registered.agent_id}`, undefined, { authorization: `Bearer ${registered.secret}` });
+      const gone = await request('DELETE', `${system.baseUrl}/v1/agents/${registered.agent_id}`, undefined, {
+        authorization: `Bearer ${registered.secret}`,
+      });
       assert.ok([200, 204].includes(gone.status), JSON.stringify(gone.body));
-      await eventually('a send to the deregistered agent refused', async () => {
-        const sent = await request('POST', `${system.baseUrl}/v1/messages`, { message_id: newMessageId(), target: { agent_id: registered.agent_id, capability: 'echo' } });
-        return sent.status === 404 ? true : undefined;
-      }, { timeoutMs: 10_000, intervalMs: 200 });
+      await eventually(
+        'a send to the deregistered agent refused',
+        async () => {
+          const sent = await request('POST', `${system.baseUrl}/v1/messages`, {
+            message_id: newMessageId(),
+            target: { agent_id: registered.agent_id, capability: 'echo' },
+          });
+          return sent.status === 404 ? true : undefined;
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
       const deliveriesBefore = leaving.deliveries.length;
-      const late = await request('POST', `${system.baseUrl}/v1/messages`, { message_id: newMessageId(), target: { agent_id: registered.agent_id, capability: 'echo' } });
+      const late = await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: newMessageId(),
+        target: { agent_id: registered.agent_id, capability: 'echo' },
+      });
       assert.equal(late.status, 404);
       assert.equal(leaving.deliveries.length, deliveriesBefore);
     } finally {
@@ -476,18 +611,29 @@ describe('message flow - oversized answers', () => {
       const endedMs = Date.now() - started;
       assert.equal(status.state, 'failed');
       assert.equal(status.reason.code, 'result_too_large');
-      assert.match(status.reason.message, new RegExp(`larger than ${system.config.AGENT_ANSWER_MAX_BYTES} bytes \\(AGENT_ANSWER_MAX_BYTES\\)`));
+      assert.match(
+        status.reason.message,
+        new RegExp(`larger than ${system.config.AGENT_ANSWER_MAX_BYTES} bytes \\(AGENT_ANSWER_MAX_BYTES\\)`),
+      );
       assert.equal(status.result, undefined);
-      assert.deepEqual(status.attempts.map((a: { outcome: string; http_status: number }) => [a.outcome, a.http_status]), [['refused', 200]]);
+      assert.deepEqual(
+        status.attempts.map((a: { outcome: string; http_status: number }) => [a.outcome, a.http_status]),
+        [['refused', 200]],
+      );
       const notification = await eventually('the reply_to notification', async () => caller.deliveries[0]);
-      assert.equal((notification.body as unknown as { data: { state: string; reason: { code: string } } }).data.reason.code, 'result_too_large');
+      assert.equal(
+        (notification.body as unknown as { data: { state: string; reason: { code: string } } }).data.reason.code,
+        'result_too_large',
+      );
       // Settle: no second delivery comes (a looping run would deliver again within its backoff).
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, 1, 'delivered exactly once');
       const sent = agent.sentBytes - sentBefore;
       assert.ok(sent < 50 * 1024 * 1024, `the gateway stopped reading (the agent wrote ${sent} bytes)`);
       // Recorded in docs/benchmarks.md ("Oversized answers"); not asserted (timing belongs to benchmarks).
-      t.diagnostic(`oversized answer: ${endedMs} ms to failed, the agent wrote ${sent} bytes before the gateway dropped it`);
+      t.diagnostic(
+        `oversized answer: ${endedMs} ms to failed, the agent wrote ${sent} bytes before the gateway dropped it`,
+      );
     } finally {
       await caller.stop();
     }
@@ -500,7 +646,10 @@ describe('message flow - oversized answers', () => {
     const status = await terminalStatus(messageId);
     assert.equal(status.state, 'failed');
     assert.equal(status.reason.code, 'result_too_large');
-    assert.match(status.reason.message, new RegExp(`at most ${system.config.MAX_PAYLOAD_BYTES} are kept \\(MAX_PAYLOAD_BYTES\\)`));
+    assert.match(
+      status.reason.message,
+      new RegExp(`at most ${system.config.MAX_PAYLOAD_BYTES} are kept \\(MAX_PAYLOAD_BYTES\\)`),
+    );
     assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, 1);
   });
 });
@@ -532,7 +681,9 @@ describe('message flow - sync mode', () => {
 
   it('message flow - a malformed wait is a 400', async () => {
     for (const wait of ['soon', '10m', '200s']) {
-      const response = await request('POST', `${system.baseUrl}/v1/messages?wait=${wait}`, { target: { agent_id: agentId, capability: 'echo' } });
+      const response = await request('POST', `${system.baseUrl}/v1/messages?wait=${wait}`, {
+        target: { agent_id: agentId, capability: 'echo' },
+      });
       assert.equal(response.status, 400, wait);
     }
   });
@@ -573,12 +724,17 @@ describe('message flow - deadlines and cancellation', () => {
     try {
       const registered = await registerAgent(system.baseUrl, holder.url);
       const messageId = newMessageId();
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        target: { agent_id: registered.agent_id, capability: 'echo' },
+      });
       await eventually('delivered', async () => {
         const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
         return response.body.state === 'delivered' ? true : undefined;
       });
-      const cancelled = await request('POST', `${system.baseUrl}/v1/messages/${messageId}/cancel`, { reason: 'customer withdrew' });
+      const cancelled = await request('POST', `${system.baseUrl}/v1/messages/${messageId}/cancel`, {
+        reason: 'customer withdrew',
+      });
       assert.equal(cancelled.status, 200);
       assert.deepEqual(cancelled.body, { message_id: messageId, cancelled: true, state: 'cancelled' });
       const status = await eventually('cancelled', async () => {
@@ -586,7 +742,9 @@ describe('message flow - deadlines and cancellation', () => {
         return response.body.state === 'cancelled' ? response.body : undefined;
       });
       assert.deepEqual(status.reason, { code: 'cancelled_by_caller', message: 'customer withdrew' });
-      const notice = await eventually('the cancel notice', async () => holder.deliveries.find((d) => d.headers['x-reach-event'] === 'cancelled'));
+      const notice = await eventually('the cancel notice', async () =>
+        holder.deliveries.find((d) => d.headers['x-reach-event'] === 'cancelled'),
+      );
       assert.equal(notice.body.message_id, messageId);
       assert.ok(new Webhook(registered.signing_secret).verify(notice.raw, notice.headers as Record<string, string>));
       const again = await request('POST', `${system.baseUrl}/v1/messages/${messageId}/cancel`);
@@ -612,7 +770,11 @@ describe('message flow - traces', () => {
         void request(
           'POST',
           `${system.baseUrl}/v1/messages`,
-          { message_id: `${d.body.message_id}-next`, parent_message_id: d.body.message_id, target: { agent_id: secondAgent.agent_id, capability: 'echo' } },
+          {
+            message_id: `${d.body.message_id}-next`,
+            parent_message_id: d.body.message_id,
+            target: { agent_id: secondAgent.agent_id, capability: 'echo' },
+          },
           { traceparent: `00-${d.body.trace_id}-00f067aa0ba902b7-01` },
         );
         return acceptAndConfirm(d, 0);
@@ -630,8 +792,15 @@ describe('message flow - traces', () => {
         return response.status === 200 && response.body.messages.length === 2 ? response.body : undefined;
       });
       assert.deepEqual(
-        trace.messages.map((m: { message_id: string; parent_message_id?: string; state: string }) => [m.message_id, m.parent_message_id, m.state]),
-        [[messageId, undefined, 'processed'], [`${messageId}-next`, messageId, 'processed']],
+        trace.messages.map((m: { message_id: string; parent_message_id?: string; state: string }) => [
+          m.message_id,
+          m.parent_message_id,
+          m.state,
+        ]),
+        [
+          [messageId, undefined, 'processed'],
+          [`${messageId}-next`, messageId, 'processed'],
+        ],
       );
       assert.equal((await request('GET', `${system.baseUrl}/v1/traces/${'f'.repeat(32)}`)).status, 404);
       assert.equal((await request('GET', `${system.baseUrl}/v1/traces/nope`)).status, 400);
@@ -655,7 +824,10 @@ describe('message flow - dead letters', () => {
     assert.equal(listed.state, 'failed');
     assert.equal(listed.trace_id, sent.body.trace_id);
     const byTrace = await request('GET', `${system.baseUrl}/v1/messages?trace_id=${sent.body.trace_id}`);
-    assert.deepEqual(byTrace.body.items.map((i: { message_id: string }) => i.message_id), [messageId]);
+    assert.deepEqual(
+      byTrace.body.items.map((i: { message_id: string }) => i.message_id),
+      [messageId],
+    );
     assert.equal((await request('GET', `${system.baseUrl}/v1/messages?state=nonsense`)).status, 400);
 
     agent.behave(acceptAndConfirm);
@@ -665,12 +837,24 @@ describe('message flow - dead letters', () => {
       const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
       return response.body.state === 'processed' ? response.body : undefined;
     });
-    assert.deepEqual(status.attempts.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome]), [[1, 'refused'], [2, 'accepted']]);
+    assert.deepEqual(
+      status.attempts.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome]),
+      [
+        [1, 'refused'],
+        [2, 'accepted'],
+      ],
+    );
     assert.equal(status.redrives.length, 1);
     assert.equal(status.redrives[0].previous_state, 'failed');
     assert.equal(status.redrives[0].previous_reason.code, 'agent_refused');
     const deliveries = agent.deliveries.filter((d) => d.body.message_id === messageId);
-    assert.deepEqual(deliveries.map((d) => [d.headers['idempotency-key'], d.body.attempt]), [[messageId, 1], [messageId, 2]]);
+    assert.deepEqual(
+      deliveries.map((d) => [d.headers['idempotency-key'], d.body.attempt]),
+      [
+        [messageId, 1],
+        [messageId, 2],
+      ],
+    );
 
     const again = await send({ message_id: messageId, payload: { n: 7 } });
     assert.equal(again.status, 200, 'the same message id is still the same message');
@@ -708,13 +892,17 @@ describe('message flow - idempotency', () => {
   it('message flow - concurrent sends of one message id start one run', async () => {
     agent.behave(acceptAndConfirm);
     const messageId = newMessageId();
-    const answers = await Promise.all(Array.from({ length: 6 }, () => send({ message_id: messageId, payload: { x: 1 } })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => send({ message_id: messageId, payload: { x: 1 } })),
+    );
     const statuses = answers.map((a) => a.status).sort();
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 202]);
     await terminalStatus(messageId);
     assert.equal(agent.deliveries.filter((d) => d.body.message_id === messageId).length, 1);
     const runs = [];
-    for await (const run of system.client.workflow.list({ query: `WorkflowId = '${messageWorkflowId('default', messageId)}'` })) {
+    for await (const run of system.client.workflow.list({
+      query: `WorkflowId = '${messageWorkflowId('default', messageId)}'`,
+    })) {
       runs.push(run);
     }
     assert.equal(runs.length, 1);

@@ -48,7 +48,7 @@ describe('misroute store', () => {
     const again = await store.report('t3', 'a/b', 'hello', 'm5');
     assert.equal(again.state, 'dismissed');
     assert.equal(again.reports, 5);
-    assert.equal((await store.decide('other-tenant', doc._id, 'applied', 'key:abc')), undefined);
+    assert.equal(await store.decide('other-tenant', doc._id, 'applied', 'key:abc'), undefined);
   });
 
   it('misroutes - past the bound the least recently reported pending reports go, then the oldest lessons', async () => {
@@ -62,7 +62,7 @@ describe('misroute store', () => {
 });
 
 describe('misroutes api', () => {
-  it('misroutes api - lists the tenant\'s reports; an admin applies or dismisses one; unknown or malformed ids are 4xx', async () => {
+  it("misroutes api - lists the tenant's reports; an admin applies or dismisses one; unknown or malformed ids are 4xx", async () => {
     const store = new MisrouteStore(system.mongo);
     const doc = await store.report('default', 'agt/forecast', 'book a flight to Tokyo', 'msg-1');
     const list = await request('GET', `${system.baseUrl}/v1/router/misroutes?state=pending`);
@@ -73,19 +73,36 @@ describe('misroutes api', () => {
     assert.deepEqual(item.message_ids, ['msg-1']);
     assert.equal(item.tenant, undefined);
     const reader = (await system.keys.create('default', { scopes: ['read', 'send'] }, 'misroutes-reader')).key;
-    const forbidden = await request('POST', `${system.baseUrl}/v1/router/misroutes/${doc._id}`, { state: 'applied' }, { authorization: `Bearer ${reader}` });
+    const forbidden = await request(
+      'POST',
+      `${system.baseUrl}/v1/router/misroutes/${doc._id}`,
+      { state: 'applied' },
+      { authorization: `Bearer ${reader}` },
+    );
     assert.equal(forbidden.status, 403);
-    assert.equal((await request('GET', `${system.baseUrl}/v1/router/misroutes`, undefined, { authorization: `Bearer ${reader}` })).status, 200);
+    assert.equal(
+      (await request('GET', `${system.baseUrl}/v1/router/misroutes`, undefined, { authorization: `Bearer ${reader}` }))
+        .status,
+      200,
+    );
     const applied = await request('POST', `${system.baseUrl}/v1/router/misroutes/${doc._id}`, { state: 'applied' });
     assert.equal(applied.status, 200);
     assert.equal(applied.body.state, 'applied');
     assert.match(applied.body.decided_by, /^key:/);
     assert.equal((await request('GET', `${system.baseUrl}/v1/router/misroutes?state=applied`)).body.items.length, 1);
-    const missing = await request('POST', `${system.baseUrl}/v1/router/misroutes/${'A'.repeat(32)}`, { state: 'applied' });
+    const missing = await request('POST', `${system.baseUrl}/v1/router/misroutes/${'A'.repeat(32)}`, {
+      state: 'applied',
+    });
     assert.equal(missing.status, 404);
     assert.equal(missing.body.error.code, 'misroute_not_found');
-    assert.equal((await request('POST', `${system.baseUrl}/v1/router/misroutes/short`, { state: 'applied' })).status, 400);
-    assert.equal((await request('POST', `${system.baseUrl}/v1/router/misroutes/${doc._id}`, { state: 'maybe' })).status, 400);
+    assert.equal(
+      (await request('POST', `${system.baseUrl}/v1/router/misroutes/short`, { state: 'applied' })).status,
+      400,
+    );
+    assert.equal(
+      (await request('POST', `${system.baseUrl}/v1/router/misroutes/${doc._id}`, { state: 'maybe' })).status,
+      400,
+    );
     assert.equal((await request('GET', `${system.baseUrl}/v1/router/misroutes?limit=0`)).status, 400);
   });
 });

@@ -16,18 +16,34 @@ let clock = Date.now();
 const refundCard = {
   name: 'refund-agent',
   capabilities: [
-    { name: 'request_refund', description: '申请退款：订单的钱退回给买家。Refund an order to the buyer.', tags: ['退款', 'refund'], examples: ['我要退款，订单2024090112', 'please refund order 2024090112', 'give me my money back'] },
+    {
+      name: 'request_refund',
+      description: '申请退款：订单的钱退回给买家。Refund an order to the buyer.',
+      tags: ['退款', 'refund'],
+      examples: ['我要退款，订单2024090112', 'please refund order 2024090112', 'give me my money back'],
+    },
   ],
 };
 const weatherCard = {
   name: 'weather-agent',
-  capabilities: [{ name: 'forecast', description: 'Weather forecast for a city', tags: ['weather'], examples: ['will it rain tomorrow in Paris', '明天上海下雨吗', 'weather this weekend'] }],
+  capabilities: [
+    {
+      name: 'forecast',
+      description: 'Weather forecast for a city',
+      tags: ['weather'],
+      examples: ['will it rain tomorrow in Paris', '明天上海下雨吗', 'weather this weekend'],
+    },
+  ],
 };
 let weather: { agent_id: string; secret: string };
 
 before(async () => {
   servers = await startTestServers();
-  system = await startSystem(servers, { ROUTER_PROVIDER: 'local', HEARTBEAT_TTL_MS: '60000', HEARTBEAT_INTERVAL_MS: '10000' }, { now: () => new Date(clock) });
+  system = await startSystem(
+    servers,
+    { ROUTER_PROVIDER: 'local', HEARTBEAT_TTL_MS: '60000', HEARTBEAT_INTERVAL_MS: '10000' },
+    { now: () => new Date(clock) },
+  );
   await registerAgent(system.baseUrl, 'http://127.0.0.1:9/refunds', refundCard);
   weather = await registerAgent(system.baseUrl, 'http://127.0.0.1:9/weather', weatherCard);
 });
@@ -38,7 +54,11 @@ after(async () => {
 });
 
 const status = async () => (await request('GET', `${system.baseUrl}/v1/router/status`)).body;
-const readyStatus = () => eventually('a ready head', async () => ((await status()).state === 'ready' ? status() : undefined), { timeoutMs: 170_000, intervalMs: 250 });
+const readyStatus = () =>
+  eventually('a ready head', async () => ((await status()).state === 'ready' ? status() : undefined), {
+    timeoutMs: 170_000,
+    intervalMs: 250,
+  });
 const route = async (intent: string) => (await request('POST', `${system.baseUrl}/v1/route`, { intent })).body;
 
 describe('router head regime', () => {
@@ -63,8 +83,21 @@ describe('router head regime', () => {
 
   it('router head - right after a card changes, the previous head answers while the new one trains', async () => {
     const before = await readyStatus();
-    const changed = { ...weatherCard, endpoint: 'http://127.0.0.1:9/weather', capabilities: [...weatherCard.capabilities, { name: 'air_quality', description: 'Air quality index for a city', examples: ['is the air polluted in Beijing today'] }] };
-    const put = await request('PUT', `${system.baseUrl}/v1/agents/${weather.agent_id}`, changed, { authorization: `Bearer ${weather.secret}` });
+    const changed = {
+      ...weatherCard,
+      endpoint: 'http://127.0.0.1:9/weather',
+      capabilities: [
+        ...weatherCard.capabilities,
+        {
+          name: 'air_quality',
+          description: 'Air quality index for a city',
+          examples: ['is the air polluted in Beijing today'],
+        },
+      ],
+    };
+    const put = await request('PUT', `${system.baseUrl}/v1/agents/${weather.agent_id}`, changed, {
+      authorization: `Bearer ${weather.secret}`,
+    });
     assert.equal(put.status, 200);
     const decision = await route('will it rain tomorrow in Paris');
     assert.equal(decision.explanation.decided_by, 'head');

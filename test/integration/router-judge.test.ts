@@ -39,7 +39,16 @@ function completion(body: ChatRequest, content: string, topLogprobs?: { token: s
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: body.model,
-    choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content }, logprobs: topLogprobs ? { content: [{ token: content, logprob: topLogprobs[0]!.logprob, bytes: null, top_logprobs: topLogprobs }] } : null }],
+    choices: [
+      {
+        index: 0,
+        finish_reason: 'length',
+        message: { role: 'assistant', content },
+        logprobs: topLogprobs
+          ? { content: [{ token: content, logprob: topLogprobs[0]!.logprob, bytes: null, top_logprobs: topLogprobs }] }
+          : null,
+      },
+    ],
     usage: { prompt_tokens: 100, completion_tokens: 1, total_tokens: 101 },
   };
 }
@@ -57,10 +66,19 @@ before(async () => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(payload));
       };
-      if ('status' in behaviour) return send(behaviour.status, { error: { message: 'judge endpoint failed', type: 'server_error' } });
+      if ('status' in behaviour)
+        return send(behaviour.status, { error: { message: 'judge endpoint failed', type: 'server_error' } });
       if ('text' in behaviour) return send(200, completion(body, behaviour.text));
       const yes = behaviour.yes;
-      const answer = () => send(200, completion(body, yes >= 0.5 ? 'Yes' : 'No', [{ token: yes >= 0.5 ? 'Yes' : 'No', logprob: Math.log(Math.max(yes, 1 - yes)) }, { token: yes >= 0.5 ? 'No' : 'Yes', logprob: Math.log(Math.min(yes, 1 - yes)) }, { token: 'The', logprob: -9 }]));
+      const answer = () =>
+        send(
+          200,
+          completion(body, yes >= 0.5 ? 'Yes' : 'No', [
+            { token: yes >= 0.5 ? 'Yes' : 'No', logprob: Math.log(Math.max(yes, 1 - yes)) },
+            { token: yes >= 0.5 ? 'No' : 'Yes', logprob: Math.log(Math.min(yes, 1 - yes)) },
+            { token: 'The', logprob: -9 },
+          ]),
+        );
       if ('delayMs' in behaviour) setTimeout(answer, behaviour.delayMs);
       else answer();
     });
@@ -81,7 +99,13 @@ const agents = [
       name: 'weather agent',
       description: 'weather',
       tags: [],
-      capabilities: [{ name: 'forecast', description: 'Weather forecast for the next days. Does not provide historical weather.', examples: ['rain tomorrow in Paris?'] }],
+      capabilities: [
+        {
+          name: 'forecast',
+          description: 'Weather forecast for the next days. Does not provide historical weather.',
+          examples: ['rain tomorrow in Paris?'],
+        },
+      ],
     },
     't',
   ),
@@ -89,7 +113,15 @@ const agents = [
 
 /** A head that gives the forecast capability `p` (accept threshold 0.3 below). */
 function scriptedHead(p: number, gap?: number): MatcherFactory {
-  const prediction: HeadPrediction = { ranked: [{ key: 'weather/forecast', probability: p }], none: 1 - p, same: () => false, crossLingual: new Set(), ...(gap === undefined ? {} : { gaps: new Map([['weather/forecast', { gap, fence: 'provide historical weather' }]]) }) };
+  const prediction: HeadPrediction = {
+    ranked: [{ key: 'weather/forecast', probability: p }],
+    none: 1 - p,
+    same: () => false,
+    crossLingual: new Set(),
+    ...(gap === undefined
+      ? {}
+      : { gaps: new Map([['weather/forecast', { gap, fence: 'provide historical weather' }]]) }),
+  };
   return async () => ({ provider: 'scripted+head', score: async () => new Map(), classify: async () => prediction });
 }
 
@@ -106,7 +138,8 @@ function routerWith(p: number, judge: BoundedJudge, accept = 0.3, gap?: number) 
   });
 }
 
-const judgeAt = (timeoutMs = 5_000) => new BoundedJudge(new OpenAiJudge({ model: 'fake-judge', baseURL, apiKey: 'test' }), { timeoutMs });
+const judgeAt = (timeoutMs = 5_000) =>
+  new BoundedJudge(new OpenAiJudge({ model: 'fake-judge', baseURL, apiKey: 'test' }), { timeoutMs });
 const route = (router: Router, intent: string) => router.route({ tenant: 't', caller: { tenant: 't' }, intent });
 
 describe('judge on an OpenAI-compatible endpoint', () => {
@@ -129,7 +162,9 @@ describe('judge on an OpenAI-compatible endpoint', () => {
   it('router judge llm - a confident "yes" keeps the acceptance', async () => {
     behaviours.push(['Will it rain in Paris tomorrow?', { yes: 0.97 }]);
     const kept = await route(routerWith(0.35, judgeAt()), 'Will it rain in Paris tomorrow?');
-    assert.ok(kept.kind === 'routed' && kept.explanation.judge?.outcome === 'agreed' && kept.explanation.decided_by === 'head');
+    assert.ok(
+      kept.kind === 'routed' && kept.explanation.judge?.outcome === 'agreed' && kept.explanation.decided_by === 'head',
+    );
   });
 
   it('router judge llm - where no card states a fence, a narrow loss is read: a confident "yes" routes it, a confident "no" keeps it refused', async () => {
@@ -147,10 +182,13 @@ describe('judge on an OpenAI-compatible endpoint', () => {
     assert.equal(refused.explanation.judge?.outcome, 'agreed');
   });
 
-  it('router judge llm - a refusal is not read near a card\'s fence, nor far under the threshold', async () => {
+  it("router judge llm - a refusal is not read near a card's fence, nor far under the threshold", async () => {
     behaviours.push(['Umbrella needed in Paris on Sunday?', { yes: 0.97 }]);
     const before = received.length;
-    const fenced = await route(routerWith(0.25, judgeAt(), 0.3, -NEAR_BORDER - 0.01), 'Umbrella needed in Paris on Sunday?');
+    const fenced = await route(
+      routerWith(0.25, judgeAt(), 0.3, -NEAR_BORDER - 0.01),
+      'Umbrella needed in Paris on Sunday?',
+    );
     assert.equal(fenced.kind, 'refused');
     assert.equal(fenced.explanation.judge, undefined);
     const far = await route(routerWith(0.3 * NARROW_LOSS - 0.01, judgeAt()), 'Umbrella needed in Paris on Sunday?');
@@ -166,10 +204,12 @@ describe('judge on an OpenAI-compatible endpoint', () => {
     assert.equal(decision.explanation.judge?.p_yes, 0);
   });
 
-  it('router judge llm - a slow or failing endpoint leaves the head\'s verdict, said in the explanation', async () => {
+  it("router judge llm - a slow or failing endpoint leaves the head's verdict, said in the explanation", async () => {
     behaviours.push(['Snow in Oslo next week?', { delayMs: 500, yes: 0.01 }]);
     const slow = await route(routerWith(0.35, judgeAt(100)), 'Snow in Oslo next week?');
-    assert.ok(slow.kind === 'routed' && slow.explanation.judge?.outcome === 'timeout' && slow.explanation.decided_by === 'head');
+    assert.ok(
+      slow.kind === 'routed' && slow.explanation.judge?.outcome === 'timeout' && slow.explanation.decided_by === 'head',
+    );
     behaviours.push(['Storm in Lisbon tonight?', { status: 500 }]);
     const failing = await route(routerWith(0.35, judgeAt()), 'Storm in Lisbon tonight?');
     assert.equal(failing.kind, 'routed');
@@ -178,7 +218,10 @@ describe('judge on an OpenAI-compatible endpoint', () => {
 
   it('router judge llm - a clear win on the head is not read at all', async () => {
     const before = received.length;
-    const decision = await route(routerWith(0.9, judgeAt(), 0.9 / (UNCERTAIN_ABOVE + 1), -NEAR_BORDER - 0.01), 'Will it be sunny in Nice tomorrow?');
+    const decision = await route(
+      routerWith(0.9, judgeAt(), 0.9 / (UNCERTAIN_ABOVE + 1), -NEAR_BORDER - 0.01),
+      'Will it be sunny in Nice tomorrow?',
+    );
     assert.equal(decision.kind, 'routed');
     assert.equal(decision.explanation.judge, undefined);
     assert.equal(received.length, before);
@@ -186,7 +229,10 @@ describe('judge on an OpenAI-compatible endpoint', () => {
 
   it('router judge llm - a clear win near a fence on the card is read, and a confident "no" overrules it', async () => {
     behaviours.push(['How warm was Nice last August?', { yes: 0.01 }]);
-    const decision = await route(routerWith(0.9, judgeAt(), 0.9 / (UNCERTAIN_ABOVE + 1), -NEAR_BORDER + 0.01), 'How warm was Nice last August?');
+    const decision = await route(
+      routerWith(0.9, judgeAt(), 0.9 / (UNCERTAIN_ABOVE + 1), -NEAR_BORDER + 0.01),
+      'How warm was Nice last August?',
+    );
     assert.equal(decision.kind, 'refused');
     assert.equal(decision.explanation.judge?.reason, 'border');
     assert.equal(decision.explanation.judge?.outcome, 'overruled');

@@ -33,7 +33,14 @@ before(async () => {
         description: '申请退款：订单的钱退回给买家。Refund an order to the buyer.',
         tags: ['退款', 'refund'],
         examples: ['我要退款，订单2024090112', 'please refund order 2024090112'],
-        parameters: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' }, amount: { type: 'number', description: '退款金额' } } },
+        parameters: {
+          type: 'object',
+          required: ['order_id'],
+          properties: {
+            order_id: { type: 'string', pattern: '^\\d{8,20}$' },
+            amount: { type: 'number', description: '退款金额' },
+          },
+        },
       },
     ],
   });
@@ -41,7 +48,14 @@ before(async () => {
   refunds.secret = refund.secret;
   const forecast = await registerAgent(system.baseUrl, weather.url, {
     name: 'weather-agent',
-    capabilities: [{ name: 'forecast', description: 'Weather forecast for a city', tags: ['weather'], examples: ['will it rain tomorrow in Paris', '明天上海下雨吗'] }],
+    capabilities: [
+      {
+        name: 'forecast',
+        description: 'Weather forecast for a city',
+        tags: ['weather'],
+        examples: ['will it rain tomorrow in Paris', '明天上海下雨吗'],
+      },
+    ],
   });
   weather.secret = forecast.secret;
   weatherAgentId = forecast.agent_id;
@@ -59,10 +73,17 @@ describe('routing api', () => {
     const response = await request('POST', `${system.baseUrl}/v1/route`, { intent: '订单2024090112要退款，退35元' });
     assert.equal(response.status, 200);
     assert.equal(response.body.kind, 'routed');
-    assert.deepEqual(response.body.target, { agent_id: refundAgentId, capability: 'request_refund', instance_id: 'i1' });
+    assert.deepEqual(response.body.target, {
+      agent_id: refundAgentId,
+      capability: 'request_refund',
+      instance_id: 'i1',
+    });
     assert.deepEqual(response.body.params, { order_id: '2024090112', amount: 35 });
     // A trained head decides when the local models are present; plain lexical matching otherwise.
-    assert.equal(response.body.explanation.decided_by, response.body.explanation.provider === 'lexical' ? 'match' : 'head');
+    assert.equal(
+      response.body.explanation.decided_by,
+      response.body.explanation.provider === 'lexical' ? 'match' : 'head',
+    );
     assert.equal(response.body.explanation.candidates[0].key, `${refundAgentId}/request_refund`);
     assert.ok(response.body.explanation.candidates[0].match >= response.body.explanation.threshold);
     assert.equal(refunds.deliveries.length, 0);
@@ -71,8 +92,13 @@ describe('routing api', () => {
   it('routing api - a lesson taught through the api keeps nearly the same request away from that capability, once its head is ready', async (t) => {
     const intent = '明天巴黎下雨吗，我要不要退掉机票';
     const before = await request('POST', `${system.baseUrl}/v1/route`, { intent });
-    if (!before.body.explanation.head) return t.skip('no head (lexical matching: `npm run models` has not fetched the local models)');
-    const taught = await request('POST', `${system.baseUrl}/v1/router/misroutes`, { agent_id: before.body.target?.agent_id ?? weatherAgentId, capability: before.body.target?.capability ?? 'forecast', text: intent });
+    if (!before.body.explanation.head)
+      return t.skip('no head (lexical matching: `npm run models` has not fetched the local models)');
+    const taught = await request('POST', `${system.baseUrl}/v1/router/misroutes`, {
+      agent_id: before.body.target?.agent_id ?? weatherAgentId,
+      capability: before.body.target?.capability ?? 'forecast',
+      text: intent,
+    });
     assert.equal(taught.status, 201);
     assert.equal(taught.body.state, 'applied');
     const key = `${taught.body.capability}`;
@@ -85,11 +111,18 @@ describe('routing api', () => {
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
-    assert.notEqual(after.body.target ? `${after.body.target.agent_id}/${after.body.target.capability}` : undefined, key);
+    assert.notEqual(
+      after.body.target ? `${after.body.target.agent_id}/${after.body.target.capability}` : undefined,
+      key,
+    );
     // A request in other words still reaches the capability: a lesson is about one request, not a topic.
     const other = await request('POST', `${system.baseUrl}/v1/route`, { intent: 'will it rain tomorrow in Paris' });
     assert.equal(other.body.target?.capability, 'forecast');
-    const bad = await request('POST', `${system.baseUrl}/v1/router/misroutes`, { agent_id: 'x', capability: 'forecast', text: '' });
+    const bad = await request('POST', `${system.baseUrl}/v1/router/misroutes`, {
+      agent_id: 'x',
+      capability: 'forecast',
+      text: '',
+    });
     assert.equal(bad.status, 400);
   });
 
@@ -101,14 +134,19 @@ describe('routing api', () => {
     const empty = await request('POST', `${system.baseUrl}/v1/route`, {});
     assert.equal(empty.status, 400);
     assert.equal(empty.body.error.code, 'invalid_request');
-    const unknown = await request('POST', `${system.baseUrl}/v1/route`, { target: { agent_id: 'agt_nobody', capability: 'x' } });
+    const unknown = await request('POST', `${system.baseUrl}/v1/route`, {
+      target: { agent_id: 'agt_nobody', capability: 'x' },
+    });
     assert.equal(unknown.body.code, 'unknown_agent');
   });
 
   it('routing api - a message with an intent only is routed, delivered with its parameters, and processed', async () => {
     refunds.behave(acceptAndConfirm);
     const messageId = `routed-${Date.now()}`;
-    const sent = await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, intent: 'please refund order 2024090577 now' });
+    const sent = await request('POST', `${system.baseUrl}/v1/messages`, {
+      message_id: messageId,
+      intent: 'please refund order 2024090577 now',
+    });
     assert.equal(sent.status, 202);
     assert.deepEqual(sent.body.target, { agent_id: refundAgentId, capability: 'request_refund' });
     assert.equal(sent.body.routing.decided_by, sent.body.routing.provider === 'lexical' ? 'match' : 'head');
@@ -122,8 +160,10 @@ describe('routing api', () => {
     assert.deepEqual(delivery.body.params, { order_id: '2024090577' });
     assert.equal(delivery.body.capability, 'request_refund');
     // The attempt fed the ranking's record (written in batches by the worker).
-    const stats = await eventually('routing stats', async () =>
-      (await routingStatsModel(system.mongo).findById(`${refundAgentId}/request_refund`).lean()) ?? undefined,
+    const stats = await eventually(
+      'routing stats',
+      async () =>
+        (await routingStatsModel(system.mongo).findById(`${refundAgentId}/request_refund`).lean()) ?? undefined,
     );
     assert.ok(stats.successes >= 1);
     assert.equal(typeof stats.latency_ewma_ms, 'number');
@@ -157,16 +197,32 @@ describe('routing api', () => {
   it('routing api - a capability behind an ACL is ineligible for callers it does not admit, and reached by those it does', async () => {
     const guarded = await registerAgent(system.baseUrl, refunds.url, {
       name: 'payout-agent',
-      capabilities: [{ name: 'payout', description: 'Pay out a merchant settlement 商户结算打款', tags: ['payout', '结算'], examples: ['pay out the settlement to the merchant'], acl: { scopes: ['payouts'] } }],
+      capabilities: [
+        {
+          name: 'payout',
+          description: 'Pay out a merchant settlement 商户结算打款',
+          tags: ['payout', '结算'],
+          examples: ['pay out the settlement to the merchant'],
+          acl: { scopes: ['payouts'] },
+        },
+      ],
     });
-    const created = await request('POST', `${system.baseUrl}/v1/keys`, { scopes: ['send', 'payouts'], name: 'payouts' });
+    const created = await request('POST', `${system.baseUrl}/v1/keys`, {
+      scopes: ['send', 'payouts'],
+      name: 'payouts',
+    });
     assert.equal(created.status, 201);
     const intent = 'pay out the merchant settlement 结算打款';
     const asAdmin = await request('POST', `${system.baseUrl}/v1/route`, { intent });
     assert.equal(asAdmin.body.kind, 'refused');
     assert.equal(asAdmin.body.code, 'no_eligible_capability');
     assert.match(asAdmin.body.explanation.candidates[0].reason, /^not_permitted: .*payouts/);
-    const allowed = await request('POST', `${system.baseUrl}/v1/route`, { intent }, { authorization: `Bearer ${created.body.key}` });
+    const allowed = await request(
+      'POST',
+      `${system.baseUrl}/v1/route`,
+      { intent },
+      { authorization: `Bearer ${created.body.key}` },
+    );
     assert.equal(allowed.body.kind, 'routed');
     assert.deepEqual(allowed.body.target, { agent_id: guarded.agent_id, capability: 'payout', instance_id: 'i1' });
   });
@@ -174,7 +230,11 @@ describe('routing api', () => {
   it('routing api - an agent answers misrouted: a message sent to that capability by name ends misrouted; none is ever sent there again', async () => {
     refunds.behave(() => ({ status: 202, receipt: { status: 'misrouted' } }));
     const named = `named-misrouted-${Date.now()}`;
-    await request('POST', `${system.baseUrl}/v1/messages`, { message_id: named, target: { agent_id: refundAgentId, capability: 'request_refund' }, params: { order_id: '2024090599' } });
+    await request('POST', `${system.baseUrl}/v1/messages`, {
+      message_id: named,
+      target: { agent_id: refundAgentId, capability: 'request_refund' },
+      params: { order_id: '2024090599' },
+    });
     const status = await eventually('failed', async () => {
       const r = await request('GET', `${system.baseUrl}/v1/messages/${named}`);
       return r.body.state === 'failed' ? r.body : undefined;
@@ -187,44 +247,72 @@ describe('routing api', () => {
   it('routing api - an agent answers misrouted: a message routed by intent goes to the next capability, and the report is kept', async (t) => {
     refunds.behave(acceptAndConfirm);
     const probe = await request('POST', `${system.baseUrl}/v1/route`, { intent: 'please refund order 2024090588 now' });
-    if (!probe.body.explanation.head) return t.skip('no head (lexical matching: `npm run models` has not fetched the local models)');
+    if (!probe.body.explanation.head)
+      return t.skip('no head (lexical matching: `npm run models` has not fetched the local models)');
     // A second agent offering the same refund service: the next choice when the first says the message is not for it.
     const other = await startFakeAgent();
     try {
       const replica = await registerAgent(system.baseUrl, other.url, {
         name: 'refund-agent-b',
-        capabilities: [{ name: 'request_refund', description: '申请退款：订单的钱退回给买家。Refund an order to the buyer.', tags: ['退款', 'refund'], examples: ['我要退款，订单2024090112', 'please refund order 2024090112'], parameters: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } } } }],
+        capabilities: [
+          {
+            name: 'request_refund',
+            description: '申请退款：订单的钱退回给买家。Refund an order to the buyer.',
+            tags: ['退款', 'refund'],
+            examples: ['我要退款，订单2024090112', 'please refund order 2024090112'],
+            parameters: {
+              type: 'object',
+              required: ['order_id'],
+              properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } },
+            },
+          },
+        ],
       });
       other.secret = replica.secret;
       const replicaKey = `${replica.agent_id}/request_refund`;
       await eventually(
         'a head that knows the second agent',
         async () => {
-          const r = await request('POST', `${system.baseUrl}/v1/route`, { intent: 'please refund order 2024090588 now' });
+          const r = await request('POST', `${system.baseUrl}/v1/route`, {
+            intent: 'please refund order 2024090588 now',
+          });
           return r.body.explanation.candidates?.some((c: { key: string }) => c.key === replicaKey) ? r : undefined;
         },
         { timeoutMs: 120_000, intervalMs: 500 },
       );
       // Whichever agent gets the message first answers misrouted; the other processes it.
       const first = new Set<string>();
-      const oneMisroutes = (d: Delivery) => (first.has(d.body.message_id) ? { status: 202, receipt: { status: 'processed' as const, result: 'refunded' } } : (first.add(d.body.message_id), { status: 202, receipt: { status: 'misrouted' as const } }));
+      const oneMisroutes = (d: Delivery) =>
+        first.has(d.body.message_id)
+          ? { status: 202, receipt: { status: 'processed' as const, result: 'refunded' } }
+          : (first.add(d.body.message_id), { status: 202, receipt: { status: 'misrouted' as const } });
       refunds.behave(oneMisroutes);
       other.behave(oneMisroutes);
       const messageId = `misrouted-${Date.now()}`;
-      const sent = await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, intent: 'please refund order 2024090588 now' });
+      const sent = await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        intent: 'please refund order 2024090588 now',
+      });
       assert.equal(sent.status, 202);
       const firstKey = `${sent.body.target.agent_id}/${sent.body.target.capability}`;
-      const status = await eventually('processed', async () => {
-        const r = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
-        return r.body.state === 'processed' || r.body.state === 'failed' ? r.body : undefined;
-      }, { timeoutMs: 60_000 });
+      const status = await eventually(
+        'processed',
+        async () => {
+          const r = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
+          return r.body.state === 'processed' || r.body.state === 'failed' ? r.body : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
       assert.equal(status.state, 'processed', JSON.stringify(status.reason));
       assert.deepEqual(status.misrouted, [firstKey]);
       assert.notEqual(`${status.target.agent_id}/${status.target.capability}`, firstKey);
       assert.deepEqual(status.params, { order_id: '2024090588' });
       assert.equal(status.result, 'refunded');
       const reports = await request('GET', `${system.baseUrl}/v1/router/misroutes?state=pending`);
-      const report = reports.body.items.find((i: { capability: string; message_ids: string[] }) => i.capability === firstKey && i.message_ids.includes(messageId));
+      const report = reports.body.items.find(
+        (i: { capability: string; message_ids: string[] }) =>
+          i.capability === firstKey && i.message_ids.includes(messageId),
+      );
       assert.equal(report?.text, 'please refund order 2024090588 now');
     } finally {
       refunds.behave(acceptAndConfirm);

@@ -29,7 +29,8 @@ after(async () => {
 async function httpAgent(handler: Handler, inlineMs = 2_000) {
   const port = await freePort();
   const agent = new ReachAgent({
-    gateway: system.baseUrl, apiKey: TEST_API_KEY,
+    gateway: system.baseUrl,
+    apiKey: TEST_API_KEY,
     endpoint: `http://127.0.0.1:${port}/`,
     inlineMs,
     card: { name: `sdk-${Date.now()}-${++n}`, capabilities: [{ name: 'work' }] },
@@ -43,7 +44,11 @@ async function httpAgent(handler: Handler, inlineMs = 2_000) {
 
 async function sendAndWait(agentId: string, payload: unknown) {
   const messageId = `sdk-${Date.now()}-${++n}`;
-  await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: agentId, capability: 'work' }, payload });
+  await request('POST', `${system.baseUrl}/v1/messages`, {
+    message_id: messageId,
+    target: { agent_id: agentId, capability: 'work' },
+    payload,
+  });
   return eventually('the message to end', async () => {
     const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
     return ['processed', 'failed'].includes(response.body.state) ? response.body : undefined;
@@ -86,7 +91,10 @@ describe('sdk', () => {
     assert.equal(status.state, 'failed');
     assert.equal(status.reason.code, 'misrouted');
     assert.deepEqual(status.misrouted, [`${notMine.agent.identity!.agent_id}/work`]);
-    assert.deepEqual(status.attempts.map((a: { outcome: string }) => a.outcome), ['misrouted']);
+    assert.deepEqual(
+      status.attempts.map((a: { outcome: string }) => a.outcome),
+      ['misrouted'],
+    );
     assert.equal(runs, 1);
     // A misroute is no outcome of work: the store does not answer a redelivery of the id with it.
     assert.equal(notMine.agent['store'].get(status.message_id), undefined);
@@ -99,13 +107,20 @@ describe('sdk', () => {
     }, 20);
     const status = await sendAndWait(slow.agent.identity!.agent_id, {});
     assert.equal(status.reason.code, 'misrouted');
-    assert.deepEqual(status.attempts.map((a: { outcome: string }) => a.outcome), ['accepted']);
+    assert.deepEqual(
+      status.attempts.map((a: { outcome: string }) => a.outcome),
+      ['accepted'],
+    );
   });
 
   it('sdk - unsigned or tampered deliveries are refused; a repeat is answered from the store', async () => {
     let runs = 0;
     const { agent, url } = await httpAgent(() => ++runs);
-    const forged = await fetch(url, { method: 'POST', body: JSON.stringify({ message_id: 'x' }), headers: { 'content-type': 'application/json' } });
+    const forged = await fetch(url, {
+      method: 'POST',
+      body: JSON.stringify({ message_id: 'x' }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(forged.status, 401);
     const status = await sendAndWait(agent.identity!.agent_id, {});
     assert.equal(status.result, 1);
@@ -117,7 +132,11 @@ describe('sdk', () => {
     const replay = await fetch(url, {
       method: 'POST',
       body,
-      headers: { 'webhook-id': status.message_id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature },
+      headers: {
+        'webhook-id': status.message_id,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
     });
     assert.equal(replay.status, 409);
     assert.deepEqual(await replay.json(), { status: 'duplicate', result: 1 });
@@ -134,13 +153,17 @@ describe('sdk', () => {
   it('sdk - the handler works as an Express route (mounted before any body parser)', async () => {
     const port = await freePort();
     const agent = new ReachAgent({
-      gateway: system.baseUrl, apiKey: TEST_API_KEY,
+      gateway: system.baseUrl,
+      apiKey: TEST_API_KEY,
       endpoint: `http://127.0.0.1:${port}/deliveries`,
       card: { name: `sdk-express-${Date.now()}`, capabilities: [{ name: 'work' }] },
     });
     await agent.register();
     const app = express();
-    app.post('/deliveries', agent.httpHandler((d) => ({ express: d.payload })));
+    app.post(
+      '/deliveries',
+      agent.httpHandler((d) => ({ express: d.payload })),
+    );
     app.use(express.json());
     const server = app.listen(port, '127.0.0.1');
     stops.push(() => new Promise((resolve) => server.close(() => resolve())));
@@ -149,7 +172,11 @@ describe('sdk', () => {
   });
 
   it('sdk - WebSocket mode delivers without any endpoint', async () => {
-    const agent = new ReachAgent({ gateway: system.baseUrl, apiKey: TEST_API_KEY, card: { name: `sdk-ws-${Date.now()}`, capabilities: [{ name: 'work' }] } });
+    const agent = new ReachAgent({
+      gateway: system.baseUrl,
+      apiKey: TEST_API_KEY,
+      card: { name: `sdk-ws-${Date.now()}`, capabilities: [{ name: 'work' }] },
+    });
     await agent.register();
     const socket = agent.connectWebSocket((d) => ({ echoed: d.payload }));
     stops.push(async () => {

@@ -27,7 +27,8 @@ let sequence = 0;
 const newId = (prefix: string) => `${prefix}-${Date.now()}-${++sequence}`;
 
 const as = (key: string) => ({ authorization: `Bearer ${key}` });
-const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => request(method, `${system.baseUrl}${path}`, body, headers);
+const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  request(method, `${system.baseUrl}${path}`, body, headers);
 const ofAgent = (secret: string) => ({ authorization: `Bearer ${secret}` });
 
 async function fakeAgent(behaviour = acceptAndConfirm) {
@@ -42,10 +43,14 @@ async function keyOf(tenant: string, scopes: string[]): Promise<string> {
 
 /** Polls (gently: every request spends the tenant's units) until the message is in one of `states`. */
 async function messageIn(id: string, states: string[]) {
-  return eventually(`message ${id} in ${states.join('/')}`, async () => {
-    const status = await api('GET', `/v1/messages/${id}`);
-    return states.includes(status.body?.state) ? status.body : undefined;
-  }, { intervalMs: 250, timeoutMs: 60_000 });
+  return eventually(
+    `message ${id} in ${states.join('/')}`,
+    async () => {
+      const status = await api('GET', `/v1/messages/${id}`);
+      return states.includes(status.body?.state) ? status.body : undefined;
+    },
+    { intervalMs: 250, timeoutMs: 60_000 },
+  );
 }
 
 before(async () => {
@@ -73,18 +78,34 @@ after(async () => {
 describe('small holes', () => {
   it('small holes - a redrive is refused as a send is when the ACL does not admit the key; nothing starts; a key it admits redrives', async () => {
     const refusing = await fakeAgent(() => ({ status: 400, body: { error: 'no' } }));
-    const target = await registerAgent(system.baseUrl, refusing.url, { capabilities: [{ name: 'refund', acl: { scopes: ['refunds'] } }] });
+    const target = await registerAgent(system.baseUrl, refusing.url, {
+      capabilities: [{ name: 'refund', acl: { scopes: ['refunds'] } }],
+    });
     refusing.secret = target.secret;
     const [sendKey, refundKey] = await Promise.all([keyOf('default', ['send']), keyOf('default', ['send', 'refunds'])]);
     const messageId = newId('refund');
-    const sent = await api('POST', '/v1/messages', { message_id: messageId, target: { agent_id: target.agent_id, capability: 'refund' } }, as(refundKey));
+    const sent = await api(
+      'POST',
+      '/v1/messages',
+      { message_id: messageId, target: { agent_id: target.agent_id, capability: 'refund' } },
+      as(refundKey),
+    );
     assert.equal(sent.status, 202, JSON.stringify(sent.body));
     await messageIn(messageId, ['failed']);
     const deliveries = refusing.deliveries.length;
 
-    const send = await api('POST', '/v1/messages', { target: { agent_id: target.agent_id, capability: 'refund' } }, as(sendKey));
+    const send = await api(
+      'POST',
+      '/v1/messages',
+      { target: { agent_id: target.agent_id, capability: 'refund' } },
+      as(sendKey),
+    );
     const redrive = await api('POST', `/v1/messages/${messageId}/redrive`, undefined, as(sendKey));
-    assert.deepEqual([redrive.status, redrive.body.error.code], [send.status, send.body.error.code], 'the same answer as a send');
+    assert.deepEqual(
+      [redrive.status, redrive.body.error.code],
+      [send.status, send.body.error.code],
+      'the same answer as a send',
+    );
     assert.deepEqual([redrive.status, redrive.body.error.code], [403, 'capability_forbidden']);
     assert.equal(redrive.body.error.details?.reason, undefined, 'why is for admins only');
     const admin = await api('POST', `/v1/messages/${messageId}/redrive`);
@@ -108,23 +129,37 @@ describe('small holes', () => {
     const target = await registerAgent(system.baseUrl, echo.url);
     echo.secret = target.secret;
     const [sendKey, sendReadKey] = await Promise.all([keyOf('default', ['send']), keyOf('default', ['send', 'read'])]);
-    const body = { chain_id: newId('chain'), steps: [{ id: 'only', target: { agent_id: target.agent_id, capability: 'echo' } }] };
+    const body = {
+      chain_id: newId('chain'),
+      steps: [{ id: 'only', target: { agent_id: target.agent_id, capability: 'echo' } }],
+    };
     const started = await api('POST', '/v1/chains', body, as(sendKey));
     assert.equal(started.status, 202, JSON.stringify(started.body));
-    const ended = await eventually('the chain to complete', async () => {
-      const status = await api('GET', `/v1/chains/${body.chain_id}`);
-      return status.body?.state === 'completed' ? status.body : undefined;
-    }, { intervalMs: 250, timeoutMs: 60_000 });
+    const ended = await eventually(
+      'the chain to complete',
+      async () => {
+        const status = await api('GET', `/v1/chains/${body.chain_id}`);
+        return status.body?.state === 'completed' ? status.body : undefined;
+      },
+      { intervalMs: 250, timeoutMs: 60_000 },
+    );
     assert.deepEqual(ended.steps[0].result, { handled: `${body.chain_id}:only` });
 
     const repeat = await api('POST', '/v1/chains', body, as(sendKey));
     assert.equal(repeat.status, 200, JSON.stringify(repeat.body));
     assert.equal(repeat.body.chain_id, body.chain_id);
     assert.equal(repeat.body.state, 'completed');
-    assert.deepEqual(repeat.body.steps.map((s: { id: string; state: string }) => [s.id, s.state]), [['only', 'completed']]);
+    assert.deepEqual(
+      repeat.body.steps.map((s: { id: string; state: string }) => [s.id, s.state]),
+      [['only', 'completed']],
+    );
     assert.ok(!('result' in repeat.body.steps[0]), JSON.stringify(repeat.body));
     assert.ok(!JSON.stringify(repeat.body).includes('handled'));
-    assert.equal((await api('GET', `/v1/chains/${body.chain_id}`, undefined, as(sendKey))).status, 403, 'GET needs read');
+    assert.equal(
+      (await api('GET', `/v1/chains/${body.chain_id}`, undefined, as(sendKey))).status,
+      403,
+      'GET needs read',
+    );
 
     const withRead = await api('POST', '/v1/chains', body, as(sendReadKey));
     assert.equal(withRead.status, 200);
@@ -143,16 +178,29 @@ describe('small holes', () => {
     assert.equal(limited.status, 429, JSON.stringify(limited.body));
     assert.equal(limited.body.error.code, 'rate_limited');
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
-    assert.equal((await api('GET', '/v1/keys', undefined, as(key))).status, 200, 'a request of one unit still fits in the 39 left');
+    assert.equal(
+      (await api('GET', '/v1/keys', undefined, as(key))).status,
+      200,
+      'a request of one unit still fits in the 39 left',
+    );
     const small = await api('POST', '/v1/chains', { chain_id: newId('small'), steps: steps.slice(0, 19) }, as(key));
     assert.notEqual(small.status, 429, 'a chain of 38 messages still fits in the 38 left');
     assert.equal((await api('GET', '/v1/keys', undefined, as(key))).status, 429, 'and then nothing is left');
   });
 
   it('small holes - an agent has at most MAX_INSTANCES_PER_AGENT instances; a newcomer takes the place of the longest-silent offline one', async () => {
-    const registered = await registerAgent(system.baseUrl, 'http://127.0.0.1:9/i1', { instances: [{ instance_id: 'i1', endpoint: 'http://127.0.0.1:9/i1' }], endpoint: undefined });
+    const registered = await registerAgent(system.baseUrl, 'http://127.0.0.1:9/i1', {
+      instances: [{ instance_id: 'i1', endpoint: 'http://127.0.0.1:9/i1' }],
+      endpoint: undefined,
+    });
     const id = registered.agent_id;
-    const beat = (instance: string) => api('POST', `/v1/agents/${id}/heartbeat`, { instance_id: instance, endpoint: `http://127.0.0.1:9/${instance}` }, ofAgent(registered.secret));
+    const beat = (instance: string) =>
+      api(
+        'POST',
+        `/v1/agents/${id}/heartbeat`,
+        { instance_id: instance, endpoint: `http://127.0.0.1:9/${instance}` },
+        ofAgent(registered.secret),
+      );
     advance(1_000);
     for (let i = 2; i <= 50; i++) assert.equal((await beat(`i${i}`)).status, 200, `i${i} joins`);
     const full = await beat('i51');
@@ -168,7 +216,9 @@ describe('small holes', () => {
     const joined = await beat('i51');
     assert.equal(joined.status, 200, JSON.stringify(joined.body));
     assert.deepEqual(joined.body.transitions, ['instance_added']);
-    const instances = (await api('GET', `/v1/agents/${id}`)).body.instances.map((i: { instance_id: string }) => i.instance_id);
+    const instances = (await api('GET', `/v1/agents/${id}`)).body.instances.map(
+      (i: { instance_id: string }) => i.instance_id,
+    );
     assert.equal(instances.length, 50);
     assert.ok(!instances.includes('i1') && instances.includes('i51'));
     const events = (await api('GET', `/v1/agents/${id}/events`)).body.items;
@@ -181,7 +231,8 @@ describe('small holes', () => {
   it('small holes - failed WebSocket upgrades and failed HTTP authentications spend the same per-address tokens (runs last)', async () => {
     const echo = await fakeAgent();
     const target = await registerAgent(system.baseUrl, echo.url);
-    const wsUrl = (agentId: string) => `${system.baseUrl.replace('http', 'ws')}/v1/agents/${agentId}/ws?instance_id=ws1`;
+    const wsUrl = (agentId: string) =>
+      `${system.baseUrl.replace('http', 'ws')}/v1/agents/${agentId}/ws?instance_id=ws1`;
     const upgrade = (agentId: string, secret: string) =>
       new Promise<{ status: number; retryAfter: string | undefined }>((resolve) => {
         const socket = new WebSocket(wsUrl(agentId), { headers: { authorization: `Bearer ${secret}` } });

@@ -59,9 +59,14 @@ describe('telemetry', () => {
     agent.secret = registered.secret;
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const messageId = `otel-${Date.now()}`;
-    await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } }, {
-      traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
-    });
+    await request(
+      'POST',
+      `${system.baseUrl}/v1/messages`,
+      { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } },
+      {
+        traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+      },
+    );
     await eventually('processed', async () => {
       const status = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
       return status.body.state === 'processed' ? true : undefined;
@@ -70,12 +75,21 @@ describe('telemetry', () => {
       'the spans to reach the collector',
       async () => {
         const ours = spans.filter((s) => s.traceId === traceId).map((s) => s.name);
-        return ours.some((n) => n.startsWith('RunActivity:resolveAndDeliver')) && ours.some((n) => n.startsWith('RunWorkflow')) ? ours : undefined;
+        return ours.some((n) => n.startsWith('RunActivity:resolveAndDeliver')) &&
+          ours.some((n) => n.startsWith('RunWorkflow'))
+          ? ours
+          : undefined;
       },
       { timeoutMs: 20_000 },
     );
-    assert.ok(names.some((n) => n.startsWith(`StartWorkflow:${MESSAGE_WORKFLOW}`)), names.join(', '));
+    assert.ok(
+      names.some((n) => n.startsWith(`StartWorkflow:${MESSAGE_WORKFLOW}`)),
+      names.join(', '),
+    );
     // Resolution and HTTP delivery are one local activity in the lean shape.
-    assert.ok(names.some((n) => n.startsWith('RunActivity:resolveAndDeliver')), names.join(', '));
+    assert.ok(
+      names.some((n) => n.startsWith('RunActivity:resolveAndDeliver')),
+      names.join(', '),
+    );
   });
 });

@@ -46,11 +46,18 @@ const targetOf = (tenant: 'acme' | 'globex', capability = 'echo') => ({ agent_id
 
 /** Runs a caller's workflow that sends through `endpoint`. */
 function runCaller(endpoint: string, input: Record<string, unknown>, callerId = newId('caller')) {
-  return callers.workflow.execute('nexusCallerWorkflow', { workflowId: callerId, taskQueue: CALLER_QUEUE, args: [input, endpoint] });
+  return callers.workflow.execute('nexusCallerWorkflow', {
+    workflowId: callerId,
+    taskQueue: CALLER_QUEUE,
+    args: [input, endpoint],
+  });
 }
 
 /** The refusal a caller ended with (its Nexus operation's cause), and whether the operation ever started. */
-async function refusalOf(endpoint: string, input: Record<string, unknown>): Promise<{ cause: ApplicationFailure; started: boolean }> {
+async function refusalOf(
+  endpoint: string,
+  input: Record<string, unknown>,
+): Promise<{ cause: ApplicationFailure; started: boolean }> {
   const callerId = newId('refused');
   const error = await runCaller(endpoint, input, callerId).then(
     () => assert.fail('the caller should have failed'),
@@ -102,9 +109,18 @@ async function heldMessage(endpoint: string, input: { message_id: string } & Rec
 
 before(async () => {
   servers = await startTestServers();
-  system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000', DEFAULT_ACK_TIMEOUT_MS: '600000', NEXUS_TENANTS: 'acme,globex', MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD_BYTES) });
+  system = await startSystem(servers, {
+    HEARTBEAT_TTL_MS: '3600000',
+    DEFAULT_ACK_TIMEOUT_MS: '600000',
+    NEXUS_TENANTS: 'acme,globex',
+    MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD_BYTES),
+  });
   for (const tenant of ['acme', 'globex'] as const) {
-    const agent = await startFakeAgent((d: Delivery) => (held.has(d.body.message_id) ? { status: 202 } : { status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } }));
+    const agent = await startFakeAgent((d: Delivery) =>
+      held.has(d.body.message_id)
+        ? { status: 202 }
+        : { status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } },
+    );
     agents[tenant] = agent;
     adminKeyOf[tenant] = (await system.keys.create(tenant, { scopes: ['admin'] }, 'test')).key;
     const registered = await registerAgent(
@@ -117,7 +133,11 @@ before(async () => {
     agent.secret = registered.secret;
   }
 
-  callerNamespace = await startCallerNamespace(system.config.TEMPORAL_ADDRESS, { namespace: CALLER_NAMESPACE, taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('../helpers/nexus-tenancy-caller-workflows') });
+  callerNamespace = await startCallerNamespace(system.config.TEMPORAL_ADDRESS, {
+    namespace: CALLER_NAMESPACE,
+    taskQueue: CALLER_QUEUE,
+    workflowsPath: require.resolve('../helpers/nexus-tenancy-caller-workflows'),
+  });
   ({ admin, callers } = callerNamespace);
   const gateway = { namespace: system.config.TEMPORAL_NAMESPACE, taskQueue: system.config.TEMPORAL_TASK_QUEUE };
   await ensureNexusEndpoint(admin, { name: ENDPOINT.acme, ...gateway, tenant: 'acme' });
@@ -135,9 +155,18 @@ after(async () => {
 describe('temporal callers over Nexus - tenancy', () => {
   it('temporal callers over Nexus - a tenant endpoint sends for its tenant only: naming another is refused, nothing started, read or cancelled', async () => {
     // Each endpoint's own tenant, named or left out.
-    const named = await runCaller(ENDPOINT.acme, { tenant: 'acme', message_id: newId('named'), target: targetOf('acme'), payload: 1 });
+    const named = await runCaller(ENDPOINT.acme, {
+      tenant: 'acme',
+      message_id: newId('named'),
+      target: targetOf('acme'),
+      payload: 1,
+    });
     assert.equal(named.state, 'processed');
-    const implied = await runCaller(ENDPOINT.globex, { message_id: newId('implied'), target: targetOf('globex'), payload: 2 });
+    const implied = await runCaller(ENDPOINT.globex, {
+      message_id: newId('implied'),
+      target: targetOf('globex'),
+      payload: 2,
+    });
     assert.equal(implied.state, 'processed');
     assert.equal(await runStatus('globex', implied.message_id), 'COMPLETED');
 
@@ -154,7 +183,10 @@ describe('temporal callers over Nexus - tenancy', () => {
     assert.equal(viaDefault.started, false);
     // A fresh id named for another tenant: no run under it.
     const fresh = newId('fresh');
-    assert.equal((await refusalOf(ENDPOINT.acme, { tenant: 'globex', message_id: fresh, target: targetOf('globex') })).cause.type, 'tenant_mismatch');
+    assert.equal(
+      (await refusalOf(ENDPOINT.acme, { tenant: 'globex', message_id: fresh, target: targetOf('globex') })).cause.type,
+      'tenant_mismatch',
+    );
     assert.equal(await runStatus('globex', fresh), 'none');
 
     assert.equal(await runStatus('globex', messageId), 'RUNNING');
@@ -210,11 +242,19 @@ describe('temporal callers over Nexus - tenancy', () => {
     const input = { message_id: messageId, target: targetOf('acme'), payload: 'keep' };
     const { caller: starter } = await heldMessage(ENDPOINT.acme, input);
     const attachedId = newId('canceller');
-    const attached = await callers.workflow.start('cancellingNexusCallerWorkflow', { workflowId: attachedId, taskQueue: CALLER_QUEUE, args: [input, ENDPOINT.acme] });
+    const attached = await callers.workflow.start('cancellingNexusCallerWorkflow', {
+      workflowId: attachedId,
+      taskQueue: CALLER_QUEUE,
+      args: [input, ENDPOINT.acme],
+    });
     await eventually('the attached operation started', async () => (await operationStarted(attachedId)) || undefined);
     await attached.signal(cancelOperation);
-    await eventually('the cancel request answered by the handler', async () =>
-      (await callerEvents(attachedId)).some((e) => e.eventType === EventType.EVENT_TYPE_NEXUS_OPERATION_CANCEL_REQUEST_COMPLETED) || undefined,
+    await eventually(
+      'the cancel request answered by the handler',
+      async () =>
+        (await callerEvents(attachedId)).some(
+          (e) => e.eventType === EventType.EVENT_TYPE_NEXUS_OPERATION_CANCEL_REQUEST_COMPLETED,
+        ) || undefined,
     );
     assert.equal(await runStatus('acme', messageId), 'RUNNING', 'the starter’s run was not cancelled');
     await sendReceipt(messageId, { kept: true });
@@ -224,10 +264,16 @@ describe('temporal callers over Nexus - tenancy', () => {
     // The operation that started the run cancels it.
     const ownId = newId('own-cancel');
     held.add(ownId);
-    const own = await callers.workflow.start('cancellingNexusCallerWorkflow', { workflowId: newId('starter'), taskQueue: CALLER_QUEUE, args: [{ message_id: ownId, target: targetOf('acme'), payload: 'drop' }, ENDPOINT.acme] });
+    const own = await callers.workflow.start('cancellingNexusCallerWorkflow', {
+      workflowId: newId('starter'),
+      taskQueue: CALLER_QUEUE,
+      args: [{ message_id: ownId, target: targetOf('acme'), payload: 'drop' }, ENDPOINT.acme],
+    });
     await eventually('its delivery', async () => deliveriesOf(ownId)[0]);
     await own.signal(cancelOperation);
-    await eventually('the run cancelled', async () => ((await runStatus('acme', ownId)) === 'CANCELLED' ? true : undefined));
+    await eventually('the run cancelled', async () =>
+      (await runStatus('acme', ownId)) === 'CANCELLED' ? true : undefined,
+    );
     assert.equal(await own.result(), 'cancelled');
   });
 
@@ -248,7 +294,11 @@ describe('temporal callers over Nexus - tenancy', () => {
     assert.equal(await runStatus('acme', bigId), 'none');
 
     const metadataId = newId('reply-to');
-    const metadata = await refusalOf(ENDPOINT.acme, { message_id: metadataId, target, reply_to: { url: 'http://169.254.169.254/latest' } });
+    const metadata = await refusalOf(ENDPOINT.acme, {
+      message_id: metadataId,
+      target,
+      reply_to: { url: 'http://169.254.169.254/latest' },
+    });
     assert.equal(metadata.cause.type, 'endpoint_not_allowed');
     assert.match(metadata.cause.message, /reply_to\.url/);
     assert.equal(await runStatus('acme', metadataId), 'none');

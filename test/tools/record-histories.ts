@@ -26,7 +26,11 @@ export const WORKFLOW_IDS_FILE = 'workflow-ids.json';
  * with the proto3-json-serializer version it pulls in.)
  */
 function exportHistory(cli: string, address: string, workflowId: string, runId: string): string {
-  return execFileSync(cli, ['workflow', 'show', '--address', address, '--namespace', 'default', '-w', workflowId, '-r', runId, '-o', 'json'], { encoding: 'utf8' });
+  return execFileSync(
+    cli,
+    ['workflow', 'show', '--address', address, '--namespace', 'default', '-w', workflowId, '-r', runId, '-o', 'json'],
+    { encoding: 'utf8' },
+  );
 }
 
 async function main(): Promise<void> {
@@ -38,7 +42,8 @@ async function main(): Promise<void> {
   const filters = process.argv.slice(2);
   const chosen = filters.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => filters.some((f) => s.name.includes(f)));
   const idsFile = join(HISTORIES_DIR, WORKFLOW_IDS_FILE);
-  const workflowIds: Record<string, string> = filters.length > 0 && existsSync(idsFile) ? JSON.parse(readFileSync(idsFile, 'utf8')) : {};
+  const workflowIds: Record<string, string> =
+    filters.length > 0 && existsSync(idsFile) ? JSON.parse(readFileSync(idsFile, 'utf8')) : {};
   const save = (file: string, workflowId: string, runId: string) => {
     writeFileSync(join(HISTORIES_DIR, file), exportHistory(cli.path, workflows.env.address, workflowId, runId));
     workflowIds[file] = workflowId;
@@ -50,7 +55,10 @@ async function main(): Promise<void> {
         const handle = await workflows.start(input, scenario.script, { sealed: scenario.sealed ?? true });
         await scenario.drive?.(handle, scenario.name);
         const status = (await handle.result()) as MessageStatus;
-        if (status.state !== scenario.ends) throw new Error(`${scenario.name} ended ${status.state}, not ${scenario.ends}: ${JSON.stringify(status.reason)}`);
+        if (status.state !== scenario.ends)
+          throw new Error(
+            `${scenario.name} ended ${status.state}, not ${scenario.ends}: ${JSON.stringify(status.reason)}`,
+          );
         save(`${scenario.name}.json`, handle.workflowId, handle.firstExecutionRunId);
         if (input.reply_to && scenario.sealed !== false) {
           // The child that posts the final status to the caller.

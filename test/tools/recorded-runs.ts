@@ -41,7 +41,11 @@ export async function recordRuns(options: RecordedRuns): Promise<void> {
     const { workflowId, runId, outcome } = await run();
     const file = `${prefix}${name}.json`;
     const which = ['-w', workflowId, ...(runId ? ['-r', runId] : [])];
-    const history = execFileSync(options.cliPath, ['workflow', 'show', '--address', options.address, '--namespace', options.namespace, ...which, '-o', 'json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const history = execFileSync(
+      options.cliPath,
+      ['workflow', 'show', '--address', options.address, '--namespace', options.namespace, ...which, '-o', 'json'],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
     writeFileSync(join(dir, file), clean ? `${JSON.stringify(clean(JSON.parse(history)), null, 2)}\n` : history);
     workflowIds[file] = workflowId;
     console.log(`${file}: ${outcome}`);

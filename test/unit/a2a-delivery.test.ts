@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyCallError } from '../../activities/a2a-clients';
 import { a2aProfileOf, clientCardOf, interfaceAt } from '../../catalogue/a2a';
-import { outcomeOfTask, resultOfTask, sendMessageRequestOf, taskStateOf, verdictOfAnswer } from '../../protocol/a2a-delivery';
+import {
+  outcomeOfTask,
+  resultOfTask,
+  sendMessageRequestOf,
+  taskStateOf,
+  verdictOfAnswer,
+} from '../../protocol/a2a-delivery';
 import { SendMessageRequest, Task } from '../../protocol/a2a-sdk';
 import { createPollA2aTask } from '../../activities/deliver-a2a';
 
@@ -18,7 +24,11 @@ const message = {
 };
 const target = { agent_id: 'agt_1', capability: 'convert_currency' };
 
-const task = (state: string, extra: Record<string, unknown> = {}) => ({ id: 'task-1', contextId: 'ctx', status: { state, ...extra } });
+const task = (state: string, extra: Record<string, unknown> = {}) => ({
+  id: 'task-1',
+  contextId: 'ctx',
+  status: { state, ...extra },
+});
 
 describe('a2a delivery', () => {
   it('a2a delivery - the message id, trace as context, intent as text, params and payload as data parts, the skill named', () => {
@@ -26,7 +36,10 @@ describe('a2a delivery', () => {
     assert.equal(request.message.messageId, 'msg-1');
     assert.equal(request.message.contextId, message.trace_id);
     assert.equal(request.message.role, 'ROLE_USER');
-    assert.deepEqual(request.message.parts.map((p: any) => p.text ?? p.data), ['convert 10 USD to EUR', { amount: 10, from: 'USD' }, { value: [1, 2] }]);
+    assert.deepEqual(
+      request.message.parts.map((p: any) => p.text ?? p.data),
+      ['convert 10 USD to EUR', { amount: 10, from: 'USD' }, { value: [1, 2] }],
+    );
     assert.equal(request.message.metadata.skill, 'convert-currency');
     assert.equal(request.message.metadata.agent_reach.attempt, 2);
     assert.equal(request.configuration.returnImmediately, true);
@@ -38,8 +51,16 @@ describe('a2a delivery', () => {
   });
 
   it('a2a delivery - a message with nothing to say is asked by its skill id', () => {
-    const request = sendMessageRequestOf({ message: { ...message, intent: undefined, params: {}, payload: undefined }, target, attempt: 1, skillId: 'ping' }) as any;
-    assert.deepEqual(request.message.parts.map((p: any) => p.text), ['ping']);
+    const request = sendMessageRequestOf({
+      message: { ...message, intent: undefined, params: {}, payload: undefined },
+      target,
+      attempt: 1,
+      skillId: 'ping',
+    }) as any;
+    assert.deepEqual(
+      request.message.parts.map((p: any) => p.text),
+      ['ping'],
+    );
   });
 
   it('a2a delivery - task states in both spellings', () => {
@@ -50,21 +71,38 @@ describe('a2a delivery', () => {
   });
 
   it('a2a delivery - completed is processed with the artifacts; one part alone, several as an array; wrapped values unwrapped', () => {
-    assert.deepEqual(outcomeOfTask({ ...task('TASK_STATE_COMPLETED'), artifacts: [{ parts: [{ data: { rate: 0.9 } }] }] }), {
-      kind: 'ended',
-      state: 'completed',
-      outcome: { status: 'processed', result: { rate: 0.9 } },
-    });
-    assert.deepEqual(resultOfTask({ ...task('completed'), artifacts: [{ parts: [{ text: 'a' }] }, { parts: [{ data: { value: 3 } }] }] }), ['a', 3]);
+    assert.deepEqual(
+      outcomeOfTask({ ...task('TASK_STATE_COMPLETED'), artifacts: [{ parts: [{ data: { rate: 0.9 } }] }] }),
+      {
+        kind: 'ended',
+        state: 'completed',
+        outcome: { status: 'processed', result: { rate: 0.9 } },
+      },
+    );
+    assert.deepEqual(
+      resultOfTask({
+        ...task('completed'),
+        artifacts: [{ parts: [{ text: 'a' }] }, { parts: [{ data: { value: 3 } }] }],
+      }),
+      ['a', 3],
+    );
     // No artifact: the status message's parts.
     assert.equal(resultOfTask(task('completed', { message: { parts: [{ text: 'done' }] } })), 'done');
     assert.equal(resultOfTask(task('completed')), null);
   });
 
   it('a2a delivery - failed, canceled, input-required and auth-required fail with the agent text; rejected is a refusal', () => {
-    const failed = outcomeOfTask(task('TASK_STATE_FAILED', { message: { role: 'ROLE_AGENT', parts: [{ text: 'I cannot do that' }] } }));
-    assert.deepEqual(failed, { kind: 'ended', state: 'failed', outcome: { status: 'failed', error: { code: 'a2a_failed', message: 'I cannot do that', retryable: false } } });
-    const question = outcomeOfTask(task('TASK_STATE_INPUT_REQUIRED', { message: { parts: [{ text: 'Which currency?' }] } }));
+    const failed = outcomeOfTask(
+      task('TASK_STATE_FAILED', { message: { role: 'ROLE_AGENT', parts: [{ text: 'I cannot do that' }] } }),
+    );
+    assert.deepEqual(failed, {
+      kind: 'ended',
+      state: 'failed',
+      outcome: { status: 'failed', error: { code: 'a2a_failed', message: 'I cannot do that', retryable: false } },
+    });
+    const question = outcomeOfTask(
+      task('TASK_STATE_INPUT_REQUIRED', { message: { parts: [{ text: 'Which currency?' }] } }),
+    );
     assert.equal(question.kind === 'ended' && question.outcome.error?.code, 'a2a_input_required');
     assert.equal(question.kind === 'ended' && question.outcome.error?.message, 'Which currency?');
     const auth = outcomeOfTask(task('auth-required'));
@@ -76,15 +114,26 @@ describe('a2a delivery', () => {
   });
 
   it('a2a delivery - answers as verdicts: a Message reply is processed, a task under way accepted, a rejected task refused', () => {
-    assert.deepEqual(verdictOfAnswer({ messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'hello' }] }), { kind: 'processed', result: 'hello' });
+    assert.deepEqual(verdictOfAnswer({ messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'hello' }] }), {
+      kind: 'processed',
+      result: 'hello',
+    });
     assert.deepEqual(verdictOfAnswer(task('TASK_STATE_WORKING')), { kind: 'accepted' });
-    assert.deepEqual(verdictOfAnswer({ ...task('TASK_STATE_COMPLETED'), artifacts: [{ parts: [{ text: 'ok' }] }] }), { kind: 'processed', result: 'ok' });
+    assert.deepEqual(verdictOfAnswer({ ...task('TASK_STATE_COMPLETED'), artifacts: [{ parts: [{ text: 'ok' }] }] }), {
+      kind: 'processed',
+      result: 'ok',
+    });
     assert.equal(verdictOfAnswer(task('TASK_STATE_FAILED')).kind, 'agent_failed');
-    assert.deepEqual(verdictOfAnswer(task('TASK_STATE_REJECTED', { message: { parts: [{ text: 'not mine' }] } })), { kind: 'refused', error: 'not mine' });
+    assert.deepEqual(verdictOfAnswer(task('TASK_STATE_REJECTED', { message: { parts: [{ text: 'not mine' }] } })), {
+      kind: 'refused',
+      error: 'not mine',
+    });
   });
 
   it('a2a delivery - a rejected task whose metadata (of the task or of its status message) says agent_reach: misrouted is a misroute', () => {
-    const onStatus = task('TASK_STATE_REJECTED', { message: { parts: [{ text: 'not for refunds' }], metadata: { agent_reach: 'misrouted' } } });
+    const onStatus = task('TASK_STATE_REJECTED', {
+      message: { parts: [{ text: 'not for refunds' }], metadata: { agent_reach: 'misrouted' } },
+    });
     assert.equal(verdictOfAnswer(onStatus).kind, 'misrouted');
     const onTask = { ...task('rejected'), metadata: { agent_reach: 'misrouted' } };
     const outcome = outcomeOfTask(onTask);
@@ -96,24 +145,62 @@ describe('a2a delivery', () => {
   });
 
   it('a2a delivery - the interface at an endpoint, from a v1.0 or a v0.3 card; the client card keeps that one', () => {
-    const v1 = { name: 'x', supportedInterfaces: [{ url: 'http://a/rpc', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }, { url: 'http://a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }] };
+    const v1 = {
+      name: 'x',
+      supportedInterfaces: [
+        { url: 'http://a/rpc', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+        { url: 'http://a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ],
+    };
     assert.deepEqual(interfaceAt(v1, 'http://a/rest'), { protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
     assert.deepEqual(interfaceAt(v1, 'http://a/rpc'), { protocolBinding: 'JSONRPC', protocolVersion: '0.3' });
-    const v03 = { name: 'y', protocolVersion: '0.3.0', url: 'http://b/', preferredTransport: 'JSONRPC', additionalInterfaces: [{ url: 'http://b/rest', transport: 'HTTP+JSON' }] };
+    const v03 = {
+      name: 'y',
+      protocolVersion: '0.3.0',
+      url: 'http://b/',
+      preferredTransport: 'JSONRPC',
+      additionalInterfaces: [{ url: 'http://b/rest', transport: 'HTTP+JSON' }],
+    };
     assert.deepEqual(interfaceAt(v03, 'http://b/rest'), { protocolBinding: 'HTTP+JSON', protocolVersion: '0.3.0' });
     assert.deepEqual(interfaceAt(undefined, 'http://c/'), { protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
-    assert.deepEqual((clientCardOf(v03, 'http://b/', 'y') as any).supportedInterfaces, [{ url: 'http://b/', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }]);
+    assert.deepEqual((clientCardOf(v03, 'http://b/', 'y') as any).supportedInterfaces, [
+      { url: 'http://b/', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ]);
   });
 
   it('a2a delivery - call failures: network and 5xx transient, A2A errors and 4xx refusals, internal errors transient', () => {
-    assert.equal(classifyCallError(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } }), undefined, 1000).transient, true);
-    assert.deepEqual(classifyCallError(Object.assign(new Error('t'), { name: 'TimeoutError' }), undefined, 1000), { transient: true, error: 'timeout after 1000 ms' });
+    assert.equal(
+      classifyCallError(
+        Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } }),
+        undefined,
+        1000,
+      ).transient,
+      true,
+    );
+    assert.deepEqual(classifyCallError(Object.assign(new Error('t'), { name: 'TimeoutError' }), undefined, 1000), {
+      transient: true,
+      error: 'timeout after 1000 ms',
+    });
     assert.equal(classifyCallError(new Error('HTTP error'), 503, 1000).transient, true);
     assert.equal(classifyCallError(new Error('HTTP error'), 404, 1000).transient, false);
-    assert.equal(classifyCallError(Object.assign(new Error('no such task'), { name: 'TaskNotFoundError', code: -32001 }), 200, 1000).transient, false);
+    assert.equal(
+      classifyCallError(
+        Object.assign(new Error('no such task'), { name: 'TaskNotFoundError', code: -32001 }),
+        200,
+        1000,
+      ).transient,
+      false,
+    );
     assert.equal(classifyCallError(Object.assign(new Error('boom'), { code: -32603 }), 200, 1000).transient, true);
     assert.equal(classifyCallError(new Error('x'), undefined, 1000).transient, true);
-    assert.equal(classifyCallError({ cause: { code: 'ENDPOINT_NOT_ALLOWED', message: 'endpoint not allowed: private' } }, undefined, 1000).transient, false);
+    assert.equal(
+      classifyCallError(
+        { cause: { code: 'ENDPOINT_NOT_ALLOWED', message: 'endpoint not allowed: private' } },
+        undefined,
+        1000,
+      ).transient,
+      false,
+    );
   });
 });
 
@@ -121,7 +208,11 @@ describe('a2a task reads', () => {
   const profile = { agent_id: 'agt_1', revision: 1, name: 'x' };
   const taskIn = (state: string) => ({ id: 'task-1', contextId: 'c', status: { state } });
   /** A poll over scripted GetTask answers, on a clock that moves only when it sleeps. */
-  function scriptedPoll(answers: ({ ok: true; state: string; artifact?: string } | { ok: false; transient: boolean; code?: 'result_too_large' })[]) {
+  function scriptedPoll(
+    answers: (
+      { ok: true; state: string; artifact?: string } | { ok: false; transient: boolean; code?: 'result_too_large' }
+    )[],
+  ) {
     let clock = 0;
     const reads: number[] = [];
     const clients = {
@@ -129,8 +220,15 @@ describe('a2a task reads', () => {
       async call() {
         reads.push(clock);
         const answer = answers[Math.min(reads.length, answers.length) - 1]!;
-        if (!answer.ok) return { ok: false, failure: { transient: answer.transient, error: 'x', ...(answer.code ? { code: answer.code } : {}) } };
-        const artifacts = answer.artifact === undefined ? {} : { artifacts: [{ artifactId: 'a1', parts: [{ text: answer.artifact }] }] };
+        if (!answer.ok)
+          return {
+            ok: false,
+            failure: { transient: answer.transient, error: 'x', ...(answer.code ? { code: answer.code } : {}) },
+          };
+        const artifacts =
+          answer.artifact === undefined
+            ? {}
+            : { artifacts: [{ artifactId: 'a1', parts: [{ text: answer.artifact }] }] };
         return { ok: true, value: Task.fromJSON({ ...taskIn(answer.state), ...artifacts }) };
       },
     };
@@ -143,12 +241,22 @@ describe('a2a task reads', () => {
         clock += ms;
       },
     });
-    const request = (waitMs: number) => ({ message: { policy: { attemptTimeoutMs: 1000 } } as never, agent_id: 'agt_1', endpoint: 'http://a/', task_id: 'task-1', wait_ms: waitMs });
+    const request = (waitMs: number) => ({
+      message: { policy: { attemptTimeoutMs: 1000 } } as never,
+      agent_id: 'agt_1',
+      endpoint: 'http://a/',
+      task_id: 'task-1',
+      wait_ms: waitMs,
+    });
     return { poll, reads, request };
   }
 
   it('a2a task reads - with a wait, a task under way is read again (50 ms, doubling) until it ends', async () => {
-    const { poll, reads, request } = scriptedPoll([{ ok: true, state: 'TASK_STATE_WORKING' }, { ok: true, state: 'TASK_STATE_WORKING' }, { ok: true, state: 'TASK_STATE_COMPLETED' }]);
+    const { poll, reads, request } = scriptedPoll([
+      { ok: true, state: 'TASK_STATE_WORKING' },
+      { ok: true, state: 'TASK_STATE_WORKING' },
+      { ok: true, state: 'TASK_STATE_COMPLETED' },
+    ]);
     const polled = await poll(request(1000));
     assert.ok('outcome' in polled && polled.outcome.kind === 'ended' && polled.outcome.state === 'completed');
     assert.deepEqual(reads, [0, 50, 150]);
@@ -181,6 +289,11 @@ describe('a2a task reads', () => {
     assert.ok('outcome' in fine && fine.outcome.kind === 'ended' && fine.outcome.outcome.status === 'processed');
     const cut = scriptedPoll([{ ok: false, transient: false, code: 'result_too_large' }]);
     const cutRead = await cut.poll(cut.request(0));
-    assert.ok('outcome' in cutRead && cutRead.outcome.kind === 'ended' && cutRead.outcome.outcome.error?.code === 'result_too_large', 'not a failure that redelivers');
+    assert.ok(
+      'outcome' in cutRead &&
+        cutRead.outcome.kind === 'ended' &&
+        cutRead.outcome.outcome.error?.code === 'result_too_large',
+      'not a failure that redelivers',
+    );
   });
 });

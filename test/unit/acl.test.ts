@@ -18,7 +18,10 @@ describe('acl', () => {
     assert.equal(canReach(caller(['send'], 'bbbbbbbbbbbb'), { tenant: 'acme', acl }).allowed, true);
     const denied = canReach(caller(['send']), { tenant: 'acme', acl });
     assert.equal(denied.allowed, false);
-    assert.equal(denied.reason, 'key aaaaaaaaaaaa has scopes [send]; the capability needs scope "refunds" or scope "finance" or one of 1 listed keys');
+    assert.equal(
+      denied.reason,
+      'key aaaaaaaaaaaa has scopes [send]; the capability needs scope "refunds" or scope "finance" or one of 1 listed keys',
+    );
   });
 
   it('acl - a caller without a key reaches only capabilities without an ACL (the router hook)', () => {
@@ -31,14 +34,25 @@ describe('acl', () => {
     assert.equal(canReach(caller(['admin']), { tenant: 'acme', acl: { scopes: ['refunds'] } }).allowed, false);
   });
   it('acl - token callers: a listed subject or a listed group admits; a key is in no group, a subject is no key', () => {
-    const token = (sub: string, groups: string[]): Caller => ({ tenant: 'acme', subject: { issuer: 'https://idp.example', sub, groups }, scopes: ['send'] });
+    const token = (sub: string, groups: string[]): Caller => ({
+      tenant: 'acme',
+      subject: { issuer: 'https://idp.example', sub, groups },
+      scopes: ['send'],
+    });
     const acl = { subjects: ['svc-billing'], groups: ['ops', 'finance'], key_ids: ['bbbbbbbbbbbb'] };
     assert.equal(canReach(token('svc-billing', []), { tenant: 'acme', acl }).allowed, true);
     assert.equal(canReach(token('alice', ['finance']), { tenant: 'acme', acl }).allowed, true);
     const denied = canReach(token('bob', ['sales']), { tenant: 'acme', acl });
     assert.equal(denied.allowed, false);
-    assert.equal(denied.reason, 'subject bob (groups [sales]) has scopes [send]; the capability needs one of 1 listed keys or one of 1 listed subjects or group "ops" or "finance"');
+    assert.equal(
+      denied.reason,
+      'subject bob (groups [sales]) has scopes [send]; the capability needs one of 1 listed keys or one of 1 listed subjects or group "ops" or "finance"',
+    );
     assert.equal(canReach(caller(['send']), { tenant: 'acme', acl: { groups: ['ops'] } }).allowed, false);
-    assert.equal(canReach(token('bbbbbbbbbbbb', ['ops']), { tenant: 'other', acl }).allowed, false, 'never across tenants');
+    assert.equal(
+      canReach(token('bbbbbbbbbbbb', ['ops']), { tenant: 'other', acl }).allowed,
+      false,
+      'never across tenants',
+    );
   });
 });

@@ -7,8 +7,16 @@ import { NO_WORKFLOWS_WARNING, withoutNoWorkflowsWarning } from '../../platform/
 
 function recorder(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
-  const at = (level: string) => (message: string, meta?: object) => lines.push(`${level} ${message}${meta ? ` ${JSON.stringify(meta)}` : ''}`);
-  const logger: Logger = { log: (level, message, meta) => at(`log:${level}`)(message, meta), trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  const at = (level: string) => (message: string, meta?: object) =>
+    lines.push(`${level} ${message}${meta ? ` ${JSON.stringify(meta)}` : ''}`);
+  const logger: Logger = {
+    log: (level, message, meta) => at(`log:${level}`)(message, meta),
+    trace: at('trace'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+  };
   return { logger, lines };
 }
 

@@ -18,7 +18,11 @@ function storeWith(database: { up: boolean; agent: AgentDoc }, clock: { ms: numb
       },
     }),
   };
-  return new AgentStore({ agents } as unknown as CatalogueModels, { secretOverlapMs: 0, authCacheMs: 5_000, now: () => new Date(clock.ms) });
+  return new AgentStore({ agents } as unknown as CatalogueModels, {
+    secretOverlapMs: 0,
+    authCacheMs: 5_000,
+    now: () => new Date(clock.ms),
+  });
 }
 
 describe('agent auth during an outage', () => {
@@ -33,10 +37,18 @@ describe('agent auth during an outage', () => {
     database.up = false;
     clock.ms += 10 * 60_000; // ten minutes of outage, far past the 5 s cache time
     assert.equal((await store.findBySecret(secret, { cached: true }))?._id, 'agt_1');
-    assert.equal(await store.findBySecret(newAgentSecret(), { cached: true }).catch(() => 'unavailable'), 'unavailable', 'an unknown secret is not guessed at');
+    assert.equal(
+      await store.findBySecret(newAgentSecret(), { cached: true }).catch(() => 'unavailable'),
+      'unavailable',
+      'an unknown secret is not guessed at',
+    );
     database.up = true;
     database.agent = { ...agent, secret_hash: hashSecret(newAgentSecret()) }; // rotated while we could not see it
-    assert.equal(await store.findBySecret(secret, { cached: true }), null, 'once the database answers, it decides again');
+    assert.equal(
+      await store.findBySecret(secret, { cached: true }),
+      null,
+      'once the database answers, it decides again',
+    );
   });
 
   it('agent auth during an outage - a wrong secret is refused even from a kept record', async () => {

@@ -17,7 +17,13 @@ describe('api keys', () => {
     assert.ok(apiKeySecretMatches(parsed.secret, made.secretHash));
     assert.ok(!apiKeySecretMatches(`${parsed.secret.slice(0, -1)}x`, made.secretHash));
     assert.ok(looksLikeApiKey(made.key) && !looksLikeApiKey('ars_secret'));
-    for (const bad of ['rk_abc', `rk_${'g'.repeat(12)}_${'a'.repeat(43)}`, `${made.key}x`, made.key.replace('rk_', 'RK_')]) assert.equal(parseApiKey(bad), undefined, bad);
+    for (const bad of [
+      'rk_abc',
+      `rk_${'g'.repeat(12)}_${'a'.repeat(43)}`,
+      `${made.key}x`,
+      made.key.replace('rk_', 'RK_'),
+    ])
+      assert.equal(parseApiKey(bad), undefined, bad);
   });
 
   it('api keys - admin holds every built-in scope; custom scopes are held only as such', () => {
@@ -32,12 +38,26 @@ describe('api keys', () => {
   it('api keys - API_KEYS entries are parsed, and a bad one stops start-up without echoing the key', () => {
     const one = newApiKey();
     const two = newApiKey();
-    const text = [configKeyEntry('acme', ['admin'], one.key), configKeyEntry('beta', ['send', 'read'], two.key)].join(',');
+    const text = [configKeyEntry('acme', ['admin'], one.key), configKeyEntry('beta', ['send', 'read'], two.key)].join(
+      ',',
+    );
     const parsed = parseConfigKeys(text);
     assert.ok('keys' in parsed);
-    assert.deepEqual(parsed.keys.map((k) => [k.tenant, k.key_id, k.scopes]), [['acme', one.keyId, ['admin']], ['beta', two.keyId, ['send', 'read']]]);
+    assert.deepEqual(
+      parsed.keys.map((k) => [k.tenant, k.key_id, k.scopes]),
+      [
+        ['acme', one.keyId, ['admin']],
+        ['beta', two.keyId, ['send', 'read']],
+      ],
+    );
     assert.equal(parsed.keys[0]!.secret_hash, one.secretHash);
-    for (const bad of ['acme:admin', `Acme:admin:${one.key}`, `acme::${one.key}`, 'acme:admin:rk_short', `acme:admin:${one.key},acme:read:${one.key}`]) {
+    for (const bad of [
+      'acme:admin',
+      `Acme:admin:${one.key}`,
+      `acme::${one.key}`,
+      'acme:admin:rk_short',
+      `acme:admin:${one.key},acme:read:${one.key}`,
+    ]) {
       const result = parseConfigKeys(bad);
       assert.ok('problem' in result, bad);
       assert.ok(!result.problem.includes(one.key.slice(20)), 'the key itself is not repeated');

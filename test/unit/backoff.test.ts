@@ -6,11 +6,17 @@ const seeds = { initialBackoffMs: 5_000, maxBackoffMs: 60_000 };
 
 describe('backoff', () => {
   it('backoff - doubles from the initial delay (upper bound of the jitter)', () => {
-    assert.deepEqual([1, 2, 3, 4].map((retry) => retryDelayMs(retry, seeds, 0.999999)), [5_000, 10_000, 20_000, 40_000]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((retry) => retryDelayMs(retry, seeds, 0.999999)),
+      [5_000, 10_000, 20_000, 40_000],
+    );
   });
 
   it('backoff - jitter keeps at least half of the delay', () => {
-    assert.deepEqual([1, 2, 3].map((retry) => retryDelayMs(retry, seeds, 0)), [2_500, 5_000, 10_000]);
+    assert.deepEqual(
+      [1, 2, 3].map((retry) => retryDelayMs(retry, seeds, 0)),
+      [2_500, 5_000, 10_000],
+    );
   });
 
   it('backoff - never exceeds the cap', () => {

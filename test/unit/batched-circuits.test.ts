@@ -4,7 +4,14 @@ import { describe, it } from 'node:test';
 import { closedCircuit, recordOutcome, type Circuit } from '../../rules/circuit';
 import { BatchedCircuits } from '../../store/batched-circuits';
 
-const policy = { consecutiveFailures: 3, failureRate: 0.5, minRequests: 20, windowMs: 60_000, openMs: 30_000, maxOpenMs: 300_000 };
+const policy = {
+  consecutiveFailures: 3,
+  failureRate: 0.5,
+  minRequests: 20,
+  windowMs: 60_000,
+  openMs: 30_000,
+  maxOpenMs: 300_000,
+};
 
 /** The shared records as store/circuits.ts keeps them, in memory. */
 function sharedStore() {
@@ -19,10 +26,17 @@ function sharedStore() {
     setDown(value: boolean) {
       down = value;
     },
-    async apply(agentId: string, instanceId: string, outcomes: readonly { ok: boolean; at: number }[]): Promise<Circuit> {
+    async apply(
+      agentId: string,
+      instanceId: string,
+      outcomes: readonly { ok: boolean; at: number }[],
+    ): Promise<Circuit> {
       if (down) throw new Error('database down');
       const key = `${agentId}/${instanceId}`;
-      const next = outcomes.reduce((c, o) => recordOutcome(c, o.ok, o.at, policy), records.get(key) ?? closedCircuit(outcomes[0]!.at));
+      const next = outcomes.reduce(
+        (c, o) => recordOutcome(c, o.ok, o.at, policy),
+        records.get(key) ?? closedCircuit(outcomes[0]!.at),
+      );
       records.set(key, next);
       writes++;
       return next;

@@ -4,15 +4,30 @@ import type { AgentEvent } from '../../bench/lib/ledger';
 import { chainState, scenarioFigures } from '../../bench/lib/outcome';
 import { outcomeOfTry, retryableStatus } from '../../bench/lib/http-retry';
 
-const effect = (role: 'intent' | 'quality' | 'conclusion', key: string, at: number): AgentEvent => ({ type: 'effect', role, key, at });
-const delivery = (role: 'intent' | 'quality' | 'conclusion', key: string, at = 0): AgentEvent => ({ type: 'delivery', role, key, id: `${key}.${role}`, at });
+const effect = (role: 'intent' | 'quality' | 'conclusion', key: string, at: number): AgentEvent => ({
+  type: 'effect',
+  role,
+  key,
+  at,
+});
+const delivery = (role: 'intent' | 'quality' | 'conclusion', key: string, at = 0): AgentEvent => ({
+  type: 'delivery',
+  role,
+  key,
+  id: `${key}.${role}`,
+  at,
+});
 
 describe('bench outcome', () => {
   it('bench outcome - a chain is processed only when its last hop is', () => {
     assert.equal(chainState(['processed', 'processed', 'processed']), 'processed');
     assert.equal(chainState(['processed', 'processed', 'open']), 'open');
     assert.equal(chainState(['processed', 'failed', undefined]), 'failed');
-    assert.equal(chainState(['processed', undefined, undefined]), 'open', 'the next hop was never sent: the chain broke');
+    assert.equal(
+      chainState(['processed', undefined, undefined]),
+      'open',
+      'the next hop was never sent: the chain broke',
+    );
     assert.equal(chainState([undefined, undefined, undefined]), 'open');
   });
 
@@ -23,12 +38,21 @@ describe('bench outcome', () => {
       ['c', 3_000],
     ]);
     const events: AgentEvent[] = [
-      delivery('intent', 'a'), effect('intent', 'a', 1_100),
-      delivery('quality', 'a'), delivery('quality', 'a'), effect('quality', 'a', 1_200), effect('quality', 'a', 1_250),
-      delivery('conclusion', 'a'), effect('conclusion', 'a', 1_300),
-      delivery('intent', 'b'), effect('intent', 'b', 2_100),
-      delivery('quality', 'b'), effect('quality', 'b', 2_200),
-      delivery('conclusion', 'b'), delivery('conclusion', 'b'), effect('conclusion', 'b', 2_900),
+      delivery('intent', 'a'),
+      effect('intent', 'a', 1_100),
+      delivery('quality', 'a'),
+      delivery('quality', 'a'),
+      effect('quality', 'a', 1_200),
+      effect('quality', 'a', 1_250),
+      delivery('conclusion', 'a'),
+      effect('conclusion', 'a', 1_300),
+      delivery('intent', 'b'),
+      effect('intent', 'b', 2_100),
+      delivery('quality', 'b'),
+      effect('quality', 'b', 2_200),
+      delivery('conclusion', 'b'),
+      delivery('conclusion', 'b'),
+      effect('conclusion', 'b', 2_900),
       delivery('intent', 'c'),
     ];
     const chains = new Map([

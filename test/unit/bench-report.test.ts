@@ -9,22 +9,46 @@ import { latencyPercentiles, median } from '../../bench/lib/stats';
 
 function result(mode: 'direct' | 'reach', p95: number | null, extra: Partial<ScenarioResult> = {}): ScenarioResult {
   return {
-    mode, rate_per_min: 500, fault_rate: 0, messages: 10, terminal: 10, processed: 10, failed: 0, terminal_rate: 1, processed_rate: 1,
-    duplicate_effects: 0, duplicate_deliveries: 0, p50_ms: 1, p95_ms: p95, p99_ms: 1, duration_s: 1, throughput_per_min: 500,
-    send_lateness_p95_ms: 0, cpu_seconds: {}, cpu_wait_seconds: {}, cpu_cores: { gateway: 1, agents: 0.1, driver: 0.1 }, ...extra,
+    mode,
+    rate_per_min: 500,
+    fault_rate: 0,
+    messages: 10,
+    terminal: 10,
+    processed: 10,
+    failed: 0,
+    terminal_rate: 1,
+    processed_rate: 1,
+    duplicate_effects: 0,
+    duplicate_deliveries: 0,
+    p50_ms: 1,
+    p95_ms: p95,
+    p99_ms: 1,
+    duration_s: 1,
+    throughput_per_min: 500,
+    send_lateness_p95_ms: 0,
+    cpu_seconds: {},
+    cpu_wait_seconds: {},
+    cpu_cores: { gateway: 1, agents: 0.1, driver: 0.1 },
+    ...extra,
   };
 }
 
 describe('bench report', () => {
   it('bench report - the overhead is Agent-Reach P95 minus direct P95 of the same cell', () => {
-    const [direct, reach, lonely] = withOverhead([result('direct', 100), result('reach', 340), result('reach', 50, { rate_per_min: 9 })]);
+    const [direct, reach, lonely] = withOverhead([
+      result('direct', 100),
+      result('reach', 340),
+      result('reach', 50, { rate_per_min: 9 }),
+    ]);
     assert.equal(direct!.p95_overhead_ms, undefined);
     assert.equal(reach!.p95_overhead_ms, 240);
     assert.equal(lonely!.p95_overhead_ms, null);
   });
 
   it('bench report - repeats merge into medians, nested CPU figures too', () => {
-    const runs = [100, 300, 200].map((p95) => withOverhead([result('reach', p95, { cpu_cores: { gateway: p95 / 100, agents: 0, driver: 0 } })]));
+    const runs = [100, 300, 200].map((p95) =>
+      withOverhead([result('reach', p95, { cpu_cores: { gateway: p95 / 100, agents: 0, driver: 0 } })]),
+    );
     const [merged] = medianOfRepeats(runs);
     assert.equal(merged!.p95_ms, 200);
     assert.equal(merged!.cpu_cores.gateway, 2);
@@ -46,9 +70,22 @@ describe('bench report', () => {
   });
 
   it('bench report - recovery: first completion sent after the kill, last in-flight completion, lost when one never completes', () => {
-    const sentAt = new Map([['done-before', 0], ['in-flight', 500], ['after', 1_500]]);
-    const doneAt = new Map([['done-before', 800], ['in-flight', 4_000], ['after', 3_000]]);
-    assert.deepEqual(recoveryOf({ killedAt: 1_000, upAt: 2_000 }, sentAt, doneAt), { restart_s: 1, in_flight_at_kill: 1, first_progress_s: 2, all_in_flight_done_s: 3 });
+    const sentAt = new Map([
+      ['done-before', 0],
+      ['in-flight', 500],
+      ['after', 1_500],
+    ]);
+    const doneAt = new Map([
+      ['done-before', 800],
+      ['in-flight', 4_000],
+      ['after', 3_000],
+    ]);
+    assert.deepEqual(recoveryOf({ killedAt: 1_000, upAt: 2_000 }, sentAt, doneAt), {
+      restart_s: 1,
+      in_flight_at_kill: 1,
+      first_progress_s: 2,
+      all_in_flight_done_s: 3,
+    });
     doneAt.delete('in-flight');
     assert.equal(recoveryOf({ killedAt: 1_000, upAt: 2_000 }, sentAt, doneAt).all_in_flight_done_s, null);
   });

@@ -40,7 +40,7 @@ describe('bench result file', () => {
     }
   });
 
-  it('writeResultFile - the JSON starts with this repository\'s commit and dirty flag, then the content', () => {
+  it("writeResultFile - the JSON starts with this repository's commit and dirty flag, then the content", () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-results-'));
     try {
       const file = writeResultFile(dir, 'run', { benchmark: 'x', figure: 42 });

@@ -17,7 +17,10 @@ describe('routing benchmark harness', () => {
     const result = report(routed, fit.threshold);
     assert.equal(result.n, sample.length);
     const inScope = routed.filter((r) => r.request.expected !== null);
-    assert.equal(result.in_scope_accuracy_without_threshold, Math.round((inScope.filter(isRight).length / inScope.length) * 10_000) / 10_000);
+    assert.equal(
+      result.in_scope_accuracy_without_threshold,
+      Math.round((inScope.filter(isRight).length / inScope.length) * 10_000) / 10_000,
+    );
     assert.ok(result.in_scope_accuracy <= result.in_scope_accuracy_without_threshold);
     assert.deepEqual(Object.keys(result.per_kind).sort(), [...new Set(sample.map((r) => r.kind))].sort());
     const params = await parameterReport(sample, set.agents);

@@ -12,7 +12,10 @@ import type { MessageInput } from '../../messages/message';
 import { sealInput, type SealKeys } from '../../messages/seal';
 
 const QUEUE = 'agent-reach';
-const sealKeys: SealKeys = { keys: ['caller-checks-test-seal-key-0123456789abcdef'], since: '2026-01-01T00:00:00.000Z' };
+const sealKeys: SealKeys = {
+  keys: ['caller-checks-test-seal-key-0123456789abcdef'],
+  since: '2026-01-01T00:00:00.000Z',
+};
 const STARTED = '2026-12-01T10:00:00.000Z';
 const input: MessageInput = {
   tenant: 'acme',
@@ -27,11 +30,22 @@ const sealed = sealInput(input, sealKeys.keys[0]!, new Date(STARTED));
 
 /** The checks, for an activity scheduled by `run` (a regular activity unless `local`), counting Temporal reads. */
 function checksFor(run: Partial<StartedRun>, local = false) {
-  const scheduling: StartedRun = { workflow_id: 'msg:acme:m-1', run_id: 'r-1', type: 'leanMessageWorkflow', task_queue: QUEUE, started_at: STARTED, input: sealed, ...run };
+  const scheduling: StartedRun = {
+    workflow_id: 'msg:acme:m-1',
+    run_id: 'r-1',
+    type: 'leanMessageWorkflow',
+    task_queue: QUEUE,
+    started_at: STARTED,
+    input: sealed,
+    ...run,
+  };
   let reads = 0;
   const provenance = new RunProvenance({
     gatewayTaskQueue: QUEUE,
-    activityInfo: () => ({ isLocal: local, workflowExecution: { workflowId: scheduling.workflow_id, runId: scheduling.run_id } }),
+    activityInfo: () => ({
+      isLocal: local,
+      workflowExecution: { workflowId: scheduling.workflow_id, runId: scheduling.run_id },
+    }),
     read: async () => {
       reads++;
       return { run: scheduling, inputBytes: 100 };
@@ -43,7 +57,8 @@ function checksFor(run: Partial<StartedRun>, local = false) {
 async function refusal(check: Promise<void>): Promise<string> {
   return check.then(
     () => 'passed',
-    (error: unknown) => (error instanceof ApplicationFailure && error.nonRetryable ? `${error.type}: ${error.message}` : String(error)),
+    (error: unknown) =>
+      error instanceof ApplicationFailure && error.nonRetryable ? `${error.type}: ${error.message}` : String(error),
   );
 }
 
@@ -53,7 +68,10 @@ describe('caller checks', () => {
     assert.equal(await refusal(local.checks.messageRun('deliverOverSocket', input)), 'passed');
     assert.doesNotThrow(() => local.checks.local('settleMessage'));
     assert.equal(local.reads(), 0);
-    assert.throws(() => checksFor({}).checks.local('settleMessage'), (e: ApplicationFailure) => e.type === 'foreign_caller' && /only as a local activity/.test(e.message));
+    assert.throws(
+      () => checksFor({}).checks.local('settleMessage'),
+      (e: ApplicationFailure) => e.type === 'foreign_caller' && /only as a local activity/.test(e.message),
+    );
   });
 
   it('caller checks - a regular call from a sealed gateway message run (or sendMessage) for its own message passes; the run is read once', async () => {
@@ -61,7 +79,12 @@ describe('caller checks', () => {
     assert.equal(await refusal(checks.messageRun('deliverOverSocket', input)), 'passed');
     assert.equal(await refusal(checks.messageRun('deliverOverSocket', input)), 'passed');
     assert.equal(reads(), 1, 'kept per run');
-    assert.equal(await refusal(checksFor({ type: 'sendMessage', input: { tenant: 'acme' } }).checks.messageRun('rerouteMessage', input)), 'passed');
+    assert.equal(
+      await refusal(
+        checksFor({ type: 'sendMessage', input: { tenant: 'acme' } }).checks.messageRun('rerouteMessage', input),
+      ),
+      'passed',
+    );
   });
 
   it('caller checks - refused: a run on a queue of its own (named like ours), of another type, for another message, or unsealed', async () => {

@@ -44,7 +44,10 @@ function instance(id: string, heartbeatAgoMs: number, endpoint = `http://${id}.i
 }
 
 function copyOf(entries: AgentWithInstances[]): CatalogueCopy {
-  return { agent: (id, tenant) => entries.find((e) => e.agent._id === id && (tenant === undefined || e.agent.tenant === tenant)) };
+  return {
+    agent: (id, tenant) =>
+      entries.find((e) => e.agent._id === id && (tenant === undefined || e.agent.tenant === tenant)),
+  };
 }
 
 /** A database that counts reads and answers from `stored`. */
@@ -64,7 +67,13 @@ function database(stored?: AgentWithInstances) {
 describe('catalogue copy', () => {
   it('catalogue copy - a target in the copy is found without reading the database', async () => {
     const { models, reads } = database();
-    const queries = new AgentQueries(models, policy, () => NOW, undefined, copyOf([{ agent: agent(), instances: [instance('i1', 1_000)] }]));
+    const queries = new AgentQueries(
+      models,
+      policy,
+      () => NOW,
+      undefined,
+      copyOf([{ agent: agent(), instances: [instance('i1', 1_000)] }]),
+    );
     const lookup = await queries.findTarget('acme', 'agt_billing', 'refund', [], caller);
     assert.equal(lookup.kind, 'found');
     assert.equal(lookup.kind === 'found' && lookup.target.endpoint, 'http://i1.invalid/');
@@ -91,16 +100,33 @@ describe('catalogue copy', () => {
   });
 
   it('catalogue copy - a capability added since the copy was made is found in the database', async () => {
-    const withNew = { agent: agent({ capabilities: [{ name: 'refund' }, { name: 'invoice' }] as AgentDoc['capabilities'] }), instances: [instance('i1', 0)] };
+    const withNew = {
+      agent: agent({ capabilities: [{ name: 'refund' }, { name: 'invoice' }] as AgentDoc['capabilities'] }),
+      instances: [instance('i1', 0)],
+    };
     const { models } = database(withNew);
-    const queries = new AgentQueries(models, policy, () => NOW, undefined, copyOf([{ agent: agent(), instances: [instance('i1', 0)] }]));
+    const queries = new AgentQueries(
+      models,
+      policy,
+      () => NOW,
+      undefined,
+      copyOf([{ agent: agent(), instances: [instance('i1', 0)] }]),
+    );
     assert.deepEqual(await queries.checkReach('acme', 'agt_billing', 'invoice', caller), { kind: 'ok' });
   });
 
   it('catalogue copy - another tenant never sees the agent, and an ACL that does not admit the caller forbids', async () => {
-    const guarded = agent({ capabilities: [{ name: 'refund', acl: { scopes: ['refunds'] } }] as AgentDoc['capabilities'] });
+    const guarded = agent({
+      capabilities: [{ name: 'refund', acl: { scopes: ['refunds'] } }] as AgentDoc['capabilities'],
+    });
     const { models } = database();
-    const queries = new AgentQueries(models, policy, () => NOW, undefined, copyOf([{ agent: guarded, instances: [instance('i1', 0)] }]));
+    const queries = new AgentQueries(
+      models,
+      policy,
+      () => NOW,
+      undefined,
+      copyOf([{ agent: guarded, instances: [instance('i1', 0)] }]),
+    );
     assert.equal((await queries.checkReach('acme', 'agt_billing', 'refund', caller)).kind, 'forbidden');
     assert.equal((await queries.findTarget('acme', 'agt_billing', 'refund', [], caller)).kind, 'forbidden');
     assert.equal((await queries.findTarget('other', 'agt_billing', 'refund')).kind, 'unknown_agent');

@@ -6,11 +6,16 @@ import { cursorOfToken, MAX_PAGE_TOKEN_CHARS, pageTokenOf } from '../../util/pag
 
 describe('chain list', () => {
   it("chain list - the query finds the tenant's chain runs, each once, narrowed by the run statuses a state may have", () => {
-    const base = "WorkflowType = 'runChain' AND WorkflowId STARTS_WITH 'chain:t1:' AND ExecutionStatus != 'ContinuedAsNew'";
+    const base =
+      "WorkflowType = 'runChain' AND WorkflowId STARTS_WITH 'chain:t1:' AND ExecutionStatus != 'ContinuedAsNew'";
     assert.equal(chainListQuery('t1'), base);
     assert.equal(chainListQuery('t1', 'compensating'), `${base} AND ExecutionStatus IN ('Running')`);
     assert.equal(chainListQuery('t1', 'compensated'), `${base} AND ExecutionStatus IN ('Completed')`);
-    assert.equal(chainListQuery('t1', 'failed'), `${base} AND ExecutionStatus IN ('Completed', 'Failed', 'Terminated', 'TimedOut')`, 'an operator-ended run reads failed');
+    assert.equal(
+      chainListQuery('t1', 'failed'),
+      `${base} AND ExecutionStatus IN ('Completed', 'Failed', 'Terminated', 'TimedOut')`,
+      'an operator-ended run reads failed',
+    );
     assert.equal(chainListQuery('t1', 'cancelled'), `${base} AND ExecutionStatus IN ('Completed', 'Canceled')`);
   });
 
@@ -31,7 +36,9 @@ describe('chain list', () => {
     assert.equal(cursorOfToken(signed, 'q', ['k1']), 'invalid', 'a key no longer held');
     assert.equal(cursorOfToken(pageTokenOf(cursor, 'q'), 'q', ['k1']), 'invalid', 'unsigned');
     const body = JSON.parse(Buffer.from(signed, 'base64url').toString());
-    const swapped = Buffer.from(JSON.stringify({ ...body, c: Buffer.from('{"RunID":"y"}').toString('base64') })).toString('base64url');
+    const swapped = Buffer.from(
+      JSON.stringify({ ...body, c: Buffer.from('{"RunID":"y"}').toString('base64') }),
+    ).toString('base64url');
     assert.equal(cursorOfToken(swapped, 'q', ['k2']), 'invalid', 'another cursor under a genuine MAC');
     assert.equal(cursorOfToken(signed, 'q2', ['k2']), 'invalid', 'another query');
   });
@@ -39,7 +46,16 @@ describe('chain list', () => {
   it('chain list - made-up tokens are invalid, never a cursor', () => {
     const of = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const digest = JSON.parse(Buffer.from(pageTokenOf(new Uint8Array([1]), 'q'), 'base64url').toString()).q;
-    for (const token of ['not a token', 'abc', of(null), of([]), of({ q: digest }), of({ q: digest, c: '' }), of({ q: digest, c: 5 }), 'A'.repeat(MAX_PAGE_TOKEN_CHARS + 1)]) {
+    for (const token of [
+      'not a token',
+      'abc',
+      of(null),
+      of([]),
+      of({ q: digest }),
+      of({ q: digest, c: '' }),
+      of({ q: digest, c: 5 }),
+      'A'.repeat(MAX_PAGE_TOKEN_CHARS + 1),
+    ]) {
       assert.equal(cursorOfToken(token, 'q'), 'invalid', token.slice(0, 40));
     }
   });

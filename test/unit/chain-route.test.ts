@@ -4,7 +4,11 @@ import { describe, it } from 'node:test';
 import { chainCost, chainSummary } from '../../api/routes/chains';
 import type { ChainStatus } from '../../chains/chain';
 
-const step = (id: string, compensate = false) => ({ id, target: { agent_id: 'agt_1', capability: 'c' }, ...(compensate ? { compensate: { target: { agent_id: 'agt_1', capability: 'undo' } } } : {}) });
+const step = (id: string, compensate = false) => ({
+  id,
+  target: { agent_id: 'agt_1', capability: 'c' },
+  ...(compensate ? { compensate: { target: { agent_id: 'agt_1', capability: 'undo' } } } : {}),
+});
 
 describe('chain route', () => {
   it('chain route - a chain costs one unit per step and one per compensation', () => {
@@ -17,8 +21,13 @@ describe('chain route', () => {
   it('chain route - steps past MAX_CHAIN_STEPS are not counted (the chain is refused), and a body that is no chain costs one', () => {
     const long = Array.from({ length: 10_000 }, (_, i) => step(`s${i}`, true));
     assert.equal(chainCost({ steps: long }, 32), 64);
-    for (const body of [undefined, null, 'x', 42, [], {}, { steps: 'no' }, { steps: [] }]) assert.equal(chainCost(body, 32), 1, JSON.stringify(body));
-    assert.equal(chainCost({ steps: [null, 7, 'x', { compensate: null }] }, 32), 5, 'odd entries count as steps (the schema refuses them later)');
+    for (const body of [undefined, null, 'x', 42, [], {}, { steps: 'no' }, { steps: [] }])
+      assert.equal(chainCost(body, 32), 1, JSON.stringify(body));
+    assert.equal(
+      chainCost({ steps: [null, 7, 'x', { compensate: null }] }, 32),
+      5,
+      'odd entries count as steps (the schema refuses them later)',
+    );
   });
 
   it('chain route - the summary keeps ids, states and times, and drops every result and error message', () => {
@@ -41,7 +50,13 @@ describe('chain route', () => {
           target: { agent_id: 'agt_1', capability: 'classify' },
           compensation: { message_id: 'c1:classify:compensate', state: 'completed', result: { undone: 'details' } },
         },
-        { id: 'pay', after: ['classify'], message_id: 'c1:pay', state: 'failed', error: { code: 'agent_failed', message: 'card 4111…' } },
+        {
+          id: 'pay',
+          after: ['classify'],
+          message_id: 'c1:pay',
+          state: 'failed',
+          error: { code: 'agent_failed', message: 'card 4111…' },
+        },
       ],
     };
     assert.deepEqual(chainSummary(status), {
@@ -69,8 +84,28 @@ describe('chain route', () => {
   });
 
   it('chain route - a field the summary does not list (a result by reference, anything added later) is not shown', () => {
-    const step = { id: 'big', after: [], message_id: 'c2:big', state: 'completed', result_ref: { message_id: 'c2:big', bytes: 300_000 }, future_detail: 'x' };
-    const status = { chain_id: 'c2', tenant: 't', state: 'completed', started_at: '2026-01-01T00:00:00.000Z', steps: [step], answers: ['y'] } as unknown as ChainStatus;
-    assert.deepEqual(chainSummary(status), { chain_id: 'c2', tenant: 't', state: 'completed', started_at: '2026-01-01T00:00:00.000Z', steps: [{ id: 'big', after: [], message_id: 'c2:big', state: 'completed' }] });
+    const step = {
+      id: 'big',
+      after: [],
+      message_id: 'c2:big',
+      state: 'completed',
+      result_ref: { message_id: 'c2:big', bytes: 300_000 },
+      future_detail: 'x',
+    };
+    const status = {
+      chain_id: 'c2',
+      tenant: 't',
+      state: 'completed',
+      started_at: '2026-01-01T00:00:00.000Z',
+      steps: [step],
+      answers: ['y'],
+    } as unknown as ChainStatus;
+    assert.deepEqual(chainSummary(status), {
+      chain_id: 'c2',
+      tenant: 't',
+      state: 'completed',
+      started_at: '2026-01-01T00:00:00.000Z',
+      steps: [{ id: 'big', after: [], message_id: 'c2:big', state: 'completed' }],
+    });
   });
 });

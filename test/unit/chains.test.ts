@@ -31,9 +31,23 @@ describe('chains - mapping language', () => {
 
   it('chains - a template replaces each lone {"$ref"} and keeps everything else', () => {
     const document = { input: { order: 'o-1' }, steps: { classify: { result: { category: 'refund', falsy: 0 } } } };
-    const built = buildFromTemplate({ order: { $ref: '/input/order' }, why: [{ $ref: '/steps/classify/result/category' }, 'literal'], zero: { $ref: '/steps/classify/result/falsy' }, not_a_ref: { $ref: '/x', other: 1 } }, document);
-    assert.deepEqual(built, { ok: true, value: { order: 'o-1', why: ['refund', 'literal'], zero: 0, not_a_ref: { $ref: '/x', other: 1 } } });
-    assert.deepEqual(buildFromTemplate({ a: { $ref: '/steps/none/result' } }, document), { ok: false, pointer: '/steps/none/result' });
+    const built = buildFromTemplate(
+      {
+        order: { $ref: '/input/order' },
+        why: [{ $ref: '/steps/classify/result/category' }, 'literal'],
+        zero: { $ref: '/steps/classify/result/falsy' },
+        not_a_ref: { $ref: '/x', other: 1 },
+      },
+      document,
+    );
+    assert.deepEqual(built, {
+      ok: true,
+      value: { order: 'o-1', why: ['refund', 'literal'], zero: 0, not_a_ref: { $ref: '/x', other: 1 } },
+    });
+    assert.deepEqual(buildFromTemplate({ a: { $ref: '/steps/none/result' } }, document), {
+      ok: false,
+      pointer: '/steps/none/result',
+    });
     assert.deepEqual(refsIn({ a: [{ $ref: '/input/x' }] }), [{ ref: '/input/x', at: ['a', '0'] }]);
   });
 
@@ -45,7 +59,10 @@ describe('chains - mapping language', () => {
 });
 
 describe('chains - when', () => {
-  const document = { input: { status: 'pending', nothing: null, tags: ['a', 'b'] }, steps: { track: { result: { shipped: false } } } };
+  const document = {
+    input: { status: 'pending', nothing: null, tags: ['a', 'b'] },
+    steps: { track: { result: { shipped: false } } },
+  };
 
   it('chains - when: equals, not_equals and in compare JSON values at the pointer', () => {
     assert.ok(conditionHolds(document, { $ref: '/input/status', equals: 'pending' }));
@@ -64,7 +81,10 @@ describe('chains - when', () => {
 
   it('chains - when: a pointer that names nothing holds for no operator, not_equals included', () => {
     for (const operator of [{ equals: 'x' }, { not_equals: 'x' }, { in: ['x'] }]) {
-      assert.ok(!conditionHolds(document, { $ref: '/steps/skipped/result/status', ...operator }), JSON.stringify(operator));
+      assert.ok(
+        !conditionHolds(document, { $ref: '/steps/skipped/result/status', ...operator }),
+        JSON.stringify(operator),
+      );
       assert.ok(!conditionHolds(document, { $ref: '/input/absent', ...operator }), JSON.stringify(operator));
     }
   });
@@ -91,7 +111,10 @@ describe('chains - when', () => {
 describe('chains - plan', () => {
   it('chains - after defaults to the step before; on_failure to stop', () => {
     const planned = plannedSteps({ steps: [step('a'), step('b'), step('c', { after: [] })] });
-    assert.deepEqual(planned.map((s) => s.after), [[], ['a'], []]);
+    assert.deepEqual(
+      planned.map((s) => s.after),
+      [[], ['a'], []],
+    );
     assert.ok(planned.every((s) => s.on_failure === 'stop'));
   });
 
@@ -103,21 +126,58 @@ describe('chains - plan', () => {
     assert.deepEqual(issue([step('a'), step('a')]), { step: 'a', code: 'duplicate_step' });
     assert.deepEqual(issue([step('a', { after: ['z'] })]), { step: 'a', code: 'unknown_step' });
     assert.deepEqual(issue([step('a', { after: ['a'] })]), { step: 'a', code: 'cycle' });
-    assert.deepEqual(issue([step('a', { after: ['c'] }), step('b', { after: ['a'] }), step('c', { after: ['b'] }), step('d', { after: [] })]), { step: 'a', code: 'cycle' });
+    assert.deepEqual(
+      issue([
+        step('a', { after: ['c'] }),
+        step('b', { after: ['a'] }),
+        step('c', { after: ['b'] }),
+        step('d', { after: [] }),
+      ]),
+      { step: 'a', code: 'cycle' },
+    );
     assert.deepEqual(issue([step('a'), step('b'), step('c'), step('d'), step('e')]), { step: 'e', code: 'too_deep' });
-    assert.deepEqual(issue([step('a'), step('b')], { maxSteps: 1, maxDepth: 4 }), { step: undefined, code: 'too_many_steps' });
+    assert.deepEqual(issue([step('a'), step('b')], { maxSteps: 1, maxDepth: 4 }), {
+      step: undefined,
+      code: 'too_many_steps',
+    });
     // A step reads only steps that end before it; its compensation may read its own result.
-    assert.deepEqual(issue([step('a', { input: { x: { $ref: '/steps/b/result' } } }), step('b', { after: [] })]), { step: 'a', code: 'invalid_reference' });
-    assert.deepEqual(issue([step('a'), step('b', { input: { x: { $ref: '/elsewhere' } } })]), { step: 'b', code: 'invalid_reference' });
-    assert.deepEqual(issue([step('a'), step('b', { when: { $ref: '/steps/c/result', equals: 1 } }), step('c', { after: [] })]), { step: 'b', code: 'invalid_reference' });
-    assert.equal(issue([step('a'), step('b', { input: { x: { $ref: '/steps/a/result/x' } }, compensate: { target: t('undo'), input: { y: { $ref: '/steps/b/result' } } } })]), undefined);
+    assert.deepEqual(issue([step('a', { input: { x: { $ref: '/steps/b/result' } } }), step('b', { after: [] })]), {
+      step: 'a',
+      code: 'invalid_reference',
+    });
+    assert.deepEqual(issue([step('a'), step('b', { input: { x: { $ref: '/elsewhere' } } })]), {
+      step: 'b',
+      code: 'invalid_reference',
+    });
+    assert.deepEqual(
+      issue([step('a'), step('b', { when: { $ref: '/steps/c/result', equals: 1 } }), step('c', { after: [] })]),
+      { step: 'b', code: 'invalid_reference' },
+    );
+    assert.equal(
+      issue([
+        step('a'),
+        step('b', {
+          input: { x: { $ref: '/steps/a/result/x' } },
+          compensate: { target: t('undo'), input: { y: { $ref: '/steps/b/result' } } },
+        }),
+      ]),
+      undefined,
+    );
     // Transitive: c after b after a reads a.
     assert.equal(issue([step('a'), step('b'), step('c', { input: { x: { $ref: '/steps/a/result' } } })]), undefined);
   });
 
   it('chains - the ready set: pending steps whose after steps completed, were skipped, or failed with continue', () => {
-    const steps = plannedSteps({ steps: [step('a'), step('b', { after: ['a'], on_failure: 'continue' }), step('c', { after: ['a'] }), step('d', { after: ['b', 'c'] })] });
-    const ready = (states: Record<string, StepState>) => readySteps(steps, new Map(Object.entries(states))).map((s) => s.id);
+    const steps = plannedSteps({
+      steps: [
+        step('a'),
+        step('b', { after: ['a'], on_failure: 'continue' }),
+        step('c', { after: ['a'] }),
+        step('d', { after: ['b', 'c'] }),
+      ],
+    });
+    const ready = (states: Record<string, StepState>) =>
+      readySteps(steps, new Map(Object.entries(states))).map((s) => s.id);
     assert.deepEqual(ready({ a: 'pending', b: 'pending', c: 'pending', d: 'pending' }), ['a']);
     assert.deepEqual(ready({ a: 'completed', b: 'pending', c: 'pending', d: 'pending' }), ['b', 'c']);
     assert.deepEqual(ready({ a: 'completed', b: 'failed', c: 'running', d: 'pending' }), []);
@@ -126,16 +186,35 @@ describe('chains - plan', () => {
   });
 
   it('chains - compensation order: the completed steps with a compensation, latest completed first', () => {
-    const steps: PlannedStep[] = plannedSteps({ steps: [step('a', { compensate: { target: t('u') } }), step('b'), step('c', { compensate: { target: t('u') } }), step('d', { compensate: { target: t('u') } })] });
-    assert.deepEqual(compensationOrder(steps, ['a', 'c', 'b', 'd']).map((s) => s.id), ['d', 'c', 'a']);
-    assert.deepEqual(compensationOrder(steps, ['c', 'a']).map((s) => s.id), ['a', 'c']);
+    const steps: PlannedStep[] = plannedSteps({
+      steps: [
+        step('a', { compensate: { target: t('u') } }),
+        step('b'),
+        step('c', { compensate: { target: t('u') } }),
+        step('d', { compensate: { target: t('u') } }),
+      ],
+    });
+    assert.deepEqual(
+      compensationOrder(steps, ['a', 'c', 'b', 'd']).map((s) => s.id),
+      ['d', 'c', 'a'],
+    );
+    assert.deepEqual(
+      compensationOrder(steps, ['c', 'a']).map((s) => s.id),
+      ['a', 'c'],
+    );
   });
 });
 
 describe('chains - type check', () => {
   const object = (properties: Record<string, unknown>) => ({ type: 'object', properties });
   const schemas: Record<string, CapabilitySchemas> = {
-    classify: { returns: object({ category: { type: 'string' }, amount: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } }) },
+    classify: {
+      returns: object({
+        category: { type: 'string' },
+        amount: { type: 'integer' },
+        tags: { type: 'array', items: { type: 'string' } },
+      }),
+    },
     refund: { parameters: object({ amount: { type: 'number' }, note: { type: 'string' }, any: {} }) },
     free: {},
   };
@@ -143,9 +222,31 @@ describe('chains - type check', () => {
   const check = (steps: ChainStepBody[], input?: unknown) => typeCheck(plannedSteps({ steps }), input, lookup);
 
   it('chains - types that agree pass: integer into number, the chain input by its value, undescribed fields', () => {
-    assert.equal(check([step('a', { target: t('classify') }), step('b', { target: t('refund'), input: { amount: { $ref: '/steps/a/result/amount' }, note: { $ref: '/steps/a/result/tags/0' }, any: { $ref: '/steps/a/result/amount' } } })]), undefined);
-    assert.equal(check([step('b', { target: t('refund'), input: { amount: { $ref: '/input/n' } } })], { n: 3.5 }), undefined);
-    assert.equal(check([step('a', { target: t('free') }), step('b', { target: t('refund'), input: { note: { $ref: '/steps/a/result/whatever' } } })]), undefined);
+    assert.equal(
+      check([
+        step('a', { target: t('classify') }),
+        step('b', {
+          target: t('refund'),
+          input: {
+            amount: { $ref: '/steps/a/result/amount' },
+            note: { $ref: '/steps/a/result/tags/0' },
+            any: { $ref: '/steps/a/result/amount' },
+          },
+        }),
+      ]),
+      undefined,
+    );
+    assert.equal(
+      check([step('b', { target: t('refund'), input: { amount: { $ref: '/input/n' } } })], { n: 3.5 }),
+      undefined,
+    );
+    assert.equal(
+      check([
+        step('a', { target: t('free') }),
+        step('b', { target: t('refund'), input: { note: { $ref: '/steps/a/result/whatever' } } }),
+      ]),
+      undefined,
+    );
   });
 
   it('chains - a mismatch, a pointer into nothing, or an undeclared parameter fails, naming the step', () => {
@@ -153,14 +254,49 @@ describe('chains - type check', () => {
       const issue = check(steps, input);
       return issue && `${issue.step}:${issue.code}`;
     };
-    assert.equal(code([step('a', { target: t('classify') }), step('b', { target: t('refund'), input: { amount: { $ref: '/steps/a/result/category' } } })]), 'b:mapping_type_error');
-    assert.equal(code([step('a', { target: t('classify') }), step('b', { target: t('refund'), input: { amount: { $ref: '/steps/a/result/nothing' } } })]), 'b:mapping_type_error');
-    assert.equal(code([step('b', { target: t('refund'), input: { amount: { $ref: '/input/n' } } })], { n: 'ten' }), 'b:mapping_type_error');
-    assert.equal(code([step('b', { target: t('refund'), input: { amount: { $ref: '/input/missing' } } })], {}), 'b:mapping_type_error');
-    assert.equal(code([step('a', { target: t('classify') }), step('b', { target: t('refund'), input: { unknown: { $ref: '/steps/a/result/amount' } } })]), 'b:mapping_type_error');
-    assert.equal(code([step('a', { target: t('classify'), compensate: { target: t('refund'), input: { amount: { $ref: '/steps/a/result/tags' } } } })]), 'a:mapping_type_error');
+    assert.equal(
+      code([
+        step('a', { target: t('classify') }),
+        step('b', { target: t('refund'), input: { amount: { $ref: '/steps/a/result/category' } } }),
+      ]),
+      'b:mapping_type_error',
+    );
+    assert.equal(
+      code([
+        step('a', { target: t('classify') }),
+        step('b', { target: t('refund'), input: { amount: { $ref: '/steps/a/result/nothing' } } }),
+      ]),
+      'b:mapping_type_error',
+    );
+    assert.equal(
+      code([step('b', { target: t('refund'), input: { amount: { $ref: '/input/n' } } })], { n: 'ten' }),
+      'b:mapping_type_error',
+    );
+    assert.equal(
+      code([step('b', { target: t('refund'), input: { amount: { $ref: '/input/missing' } } })], {}),
+      'b:mapping_type_error',
+    );
+    assert.equal(
+      code([
+        step('a', { target: t('classify') }),
+        step('b', { target: t('refund'), input: { unknown: { $ref: '/steps/a/result/amount' } } }),
+      ]),
+      'b:mapping_type_error',
+    );
+    assert.equal(
+      code([
+        step('a', {
+          target: t('classify'),
+          compensate: { target: t('refund'), input: { amount: { $ref: '/steps/a/result/tags' } } },
+        }),
+      ]),
+      'a:mapping_type_error',
+    );
     // Literal parameters too.
-    assert.equal(code([step('b', { target: t('refund'), input: { amount: 'ten', note: 'x' } })]), 'b:mapping_type_error');
+    assert.equal(
+      code([step('b', { target: t('refund'), input: { amount: 'ten', note: 'x' } })]),
+      'b:mapping_type_error',
+    );
     assert.equal(code([step('b', { target: t('refund'), input: { amount: 10, note: 'x', any: [1] } })]), undefined);
   });
 
@@ -175,7 +311,9 @@ describe('chains - type check', () => {
 
 describe('chains - body', () => {
   it('chains - the schema takes exactly one of target and intent, ids without ":", an object as input; a $ref that is no pointer is the plan\'s 422', () => {
-    assert.ok(chainBody.safeParse({ steps: [{ id: 'a', target: t('c'), input: { x: { $ref: '/input/x' } } }] }).success);
+    assert.ok(
+      chainBody.safeParse({ steps: [{ id: 'a', target: t('c'), input: { x: { $ref: '/input/x' } } }] }).success,
+    );
     assert.ok(chainBody.safeParse({ steps: [{ id: 'a', intent: 'refund order 1' }] }).success);
     assert.ok(!chainBody.safeParse({ steps: [{ id: 'a' }] }).success);
     assert.ok(!chainBody.safeParse({ steps: [{ id: 'a', target: t('c'), intent: 'both' }] }).success);
@@ -194,6 +332,12 @@ describe('chains - body', () => {
     const body = { chain_id: 'c1', steps: [step('a', { compensate: { target: t('u') } }), step('b')] };
     assert.deepEqual(chainMessageIds(body, 'c1'), ['c1:a', 'c1:a:compensate', 'c1:b']);
     assert.notEqual(chainBodyHash(body), chainBodyHash({ ...body, chain_id: 'c2' }));
-    assert.equal(chainBodyHash(body), chainBodyHash({ steps: body.steps.map((s) => Object.fromEntries(Object.entries(s).reverse()) as unknown as ChainStepBody), chain_id: 'c1' }));
+    assert.equal(
+      chainBodyHash(body),
+      chainBodyHash({
+        steps: body.steps.map((s) => Object.fromEntries(Object.entries(s).reverse()) as unknown as ChainStepBody),
+        chain_id: 'c1',
+      }),
+    );
   });
 });

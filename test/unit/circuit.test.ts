@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import { circuitOutcome } from '../../protocol/verdicts';
 import { closedCircuit, effectiveState, recordOutcome, type Circuit } from '../../rules/circuit';
 
-const policy = { consecutiveFailures: 5, failureRate: 0.5, minRequests: 20, windowMs: 60_000, openMs: 30_000, maxOpenMs: 300_000 };
+const policy = {
+  consecutiveFailures: 5,
+  failureRate: 0.5,
+  minRequests: 20,
+  windowMs: 60_000,
+  openMs: 30_000,
+  maxOpenMs: 300_000,
+};
 
 function run(outcomes: boolean[], start: Circuit = closedCircuit(0), stepMs = 100): Circuit {
   return outcomes.reduce((c, ok, i) => recordOutcome(c, ok, start.window_started_at + (i + 1) * stepMs, policy), start);

@@ -3,13 +3,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { freeClusterPorts, freePortRange } from '../../supervisor/cluster/ports';
 
-const SPANS: Record<string, number> = { CLUSTER_PORT: 4, CLUSTER_TEMPORAL_PORT: 15, CLUSTER_POSTGRES_PORT: 1, CLUSTER_MONGODB_PORT: 1 };
+const SPANS: Record<string, number> = {
+  CLUSTER_PORT: 4,
+  CLUSTER_TEMPORAL_PORT: 15,
+  CLUSTER_POSTGRES_PORT: 1,
+  CLUSTER_MONGODB_PORT: 1,
+};
 
 describe('cluster ports', () => {
   it('cluster ports - every port lies below the ephemeral range (32768), and no two settings share a port', async () => {
     for (let round = 0; round < 20; round++) {
       const settings = await freeClusterPorts();
-      const ports = Object.entries(SPANS).flatMap(([name, span]) => Array.from({ length: span }, (_, i) => Number(settings[name]) + i));
+      const ports = Object.entries(SPANS).flatMap(([name, span]) =>
+        Array.from({ length: span }, (_, i) => Number(settings[name]) + i),
+      );
       assert.equal(ports.length, 21);
       assert.equal(new Set(ports).size, ports.length, JSON.stringify(settings));
       for (const port of ports) assert.ok(port >= 20_000 && port < 32_768, `${port}`);

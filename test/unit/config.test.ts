@@ -54,6 +54,7 @@ describe('config', () => {
   it('config - MAX_INSTANCES_PER_AGENT: 64 by default, at least the 50 a registration may list, at most 10000', () => {
     assert.equal(loadConfig({}).MAX_INSTANCES_PER_AGENT, 64);
     assert.equal(loadConfig({ MAX_INSTANCES_PER_AGENT: '50' }).MAX_INSTANCES_PER_AGENT, 50);
-    for (const bad of ['49', '10001', '64.5', 'many']) assert.throws(() => loadConfig({ MAX_INSTANCES_PER_AGENT: bad }), /MAX_INSTANCES_PER_AGENT/, bad);
+    for (const bad of ['49', '10001', '64.5', 'many'])
+      assert.throws(() => loadConfig({ MAX_INSTANCES_PER_AGENT: bad }), /MAX_INSTANCES_PER_AGENT/, bad);
   });
 });

@@ -21,7 +21,13 @@ const message: MessageInput = {
   policy: { maxAttempts: 5, initialBackoffMs: 10, maxBackoffMs: 20, attemptTimeoutMs: 1000, defaultAckTimeoutMs: 1000 },
 };
 const LIMITS = { maxAnswerBytes: 4096, maxResultBytes: 1024 };
-const target = { agent_id: 'agt_1', capability: 'refund', instance_id: 'i1', transport: 'http' as const, endpoint: 'http://agent/deliveries' };
+const target = {
+  agent_id: 'agt_1',
+  capability: 'refund',
+  instance_id: 'i1',
+  transport: 'http' as const,
+  endpoint: 'http://agent/deliveries',
+};
 
 function harness(answer: () => Promise<Response>) {
   const secret = newSigningSecret();
@@ -93,7 +99,11 @@ describe('deliver activity', () => {
     assert.deepEqual(result.verdict, { kind: 'too_late' });
     assert.equal(h.requests.length, 0);
     assert.deepEqual(h.circuit, []);
-    const inTime = await h.deliver({ message: { ...message, deadline: new Date(Date.now() + 60_000).toISOString() }, target, attempt: 1 });
+    const inTime = await h.deliver({
+      message: { ...message, deadline: new Date(Date.now() + 60_000).toISOString() },
+      target,
+      attempt: 1,
+    });
     assert.deepEqual(inTime.verdict, { kind: 'accepted' });
   });
 
@@ -110,8 +120,15 @@ describe('deliver activity', () => {
       endpointPolicy: endpointPolicy(loadConfig({})),
       answerLimits: LIMITS,
     });
-    const result = await deliver({ message, target: { ...target, endpoint: 'http://169.254.169.254/latest/meta-data/' }, attempt: 1 });
-    assert.deepEqual(result.verdict, { kind: 'refused', error: 'endpoint not allowed: 169.254.169.254 is a cloud metadata address' });
+    const result = await deliver({
+      message,
+      target: { ...target, endpoint: 'http://169.254.169.254/latest/meta-data/' },
+      attempt: 1,
+    });
+    assert.deepEqual(result.verdict, {
+      kind: 'refused',
+      error: 'endpoint not allowed: 169.254.169.254 is a cloud metadata address',
+    });
     assert.deepEqual(requests, []);
   });
 
@@ -124,7 +141,9 @@ describe('deliver activity', () => {
         controller.enqueue(new Uint8Array(1024).fill(32));
       },
     });
-    const h = harness(async () => new Response(endless, { status: 200, headers: { 'content-type': 'application/json' } }));
+    const h = harness(
+      async () => new Response(endless, { status: 200, headers: { 'content-type': 'application/json' } }),
+    );
     const result = await h.deliver({ message, target, attempt: 1 });
     assert.equal(result.verdict.kind, 'refused');
     assert.equal((result.verdict as { code?: string }).code, 'result_too_large');
@@ -133,7 +152,13 @@ describe('deliver activity', () => {
   });
 
   it('deliver activity - a declared Content-Length over the cap is refused before the body is read', async () => {
-    const h = harness(async () => new Response(JSON.stringify({ status: 'processed', result: 'x' }), { status: 200, headers: { 'content-length': '99999999' } }));
+    const h = harness(
+      async () =>
+        new Response(JSON.stringify({ status: 'processed', result: 'x' }), {
+          status: 200,
+          headers: { 'content-length': '99999999' },
+        }),
+    );
     const result = await h.deliver({ message, target, attempt: 1 });
     assert.equal((result.verdict as { code?: string }).code, 'result_too_large');
   });
@@ -141,13 +166,19 @@ describe('deliver activity', () => {
   it('deliver activity - a result within the read cap but larger than a status keeps is refused as result_too_large', async () => {
     const h = harness(async () => Response.json({ status: 'processed', result: 'x'.repeat(2000) }));
     const result = await h.deliver({ message, target, attempt: 1 });
-    assert.deepEqual(result.verdict, { kind: 'refused', code: 'result_too_large', error: "the agent's result takes 2002 bytes of JSON; at most 1024 are kept (MAX_PAYLOAD_BYTES)" });
+    assert.deepEqual(result.verdict, {
+      kind: 'refused',
+      code: 'result_too_large',
+      error: "the agent's result takes 2002 bytes of JSON; at most 1024 are kept (MAX_PAYLOAD_BYTES)",
+    });
     const fits = harness(async () => Response.json({ status: 'processed', result: 'x'.repeat(500) }));
     assert.equal((await fits.deliver({ message, target, attempt: 1 })).verdict.kind, 'processed');
   });
 
   it("deliver activity - an agent's long error message is clipped before it is kept", async () => {
-    const h = harness(async () => Response.json({ status: 'failed', error: { message: 'e'.repeat(3000), code: 'c'.repeat(300) } }));
+    const h = harness(async () =>
+      Response.json({ status: 'failed', error: { message: 'e'.repeat(3000), code: 'c'.repeat(300) } }),
+    );
     const result = await h.deliver({ message, target, attempt: 1 });
     assert.ok(result.verdict.kind === 'agent_failed');
     assert.equal(result.verdict.error.message.length, 1001);
@@ -157,7 +188,9 @@ describe('deliver activity', () => {
   it('deliver activity - a WebSocket ack whose result is larger than a status keeps is refused as result_too_large', async () => {
     const ackWith = (result: unknown) =>
       createSocketActivities({
-        sockets: { send: async () => ({ ack: { type: 'ack', message_id: 'm-1', status: 'processed', result } as never }) },
+        sockets: {
+          send: async () => ({ ack: { type: 'ack', message_id: 'm-1', status: 'processed', result } as never }),
+        },
         circuits: { record: async () => undefined as never },
         now: Date.now,
         maxResultBytes: 1024,

@@ -14,7 +14,11 @@ describe('generated docs', () => {
     const generated = generatedDocs();
     assert.deepEqual([...generated.keys()], ['docs/configuration.md', 'docs/api.md']);
     for (const [file, expected] of generated) {
-      assert.equal(readFileSync(resolve(ROOT, file), 'utf8'), expected, `${file} is stale: run \`npm run docs\` and commit it`);
+      assert.equal(
+        readFileSync(resolve(ROOT, file), 'utf8'),
+        expected,
+        `${file} is stale: run \`npm run docs\` and commit it`,
+      );
     }
   });
 
@@ -26,7 +30,8 @@ describe('generated docs', () => {
   });
 
   it('docs - markers: only what lies between them is replaced; missing markers are an error', () => {
-    const text = 'before\n<!-- generated:t begin (npm run docs; do not edit by hand) -->\nold\n<!-- generated:t end -->\nafter\n';
+    const text =
+      'before\n<!-- generated:t begin (npm run docs; do not edit by hand) -->\nold\n<!-- generated:t end -->\nafter\n';
     assert.equal(
       replaceBetweenMarkers(text, 't', 'new'),
       'before\n<!-- generated:t begin (npm run docs; do not edit by hand) -->\nnew\n<!-- generated:t end -->\nafter\n',

@@ -11,7 +11,15 @@ import { describe, it } from 'node:test';
 
 const ROOT = resolve(__dirname, '../..');
 /** Not the repository's own: dependencies, git, and what runs and tests write (they are in .gitignore). */
-const NOT_OURS = new Set(['node_modules', '.git', 'dist', '.agent-reach-data', '.agent-reach-cluster', '.tmp', '__pycache__']);
+const NOT_OURS = new Set([
+  'node_modules',
+  '.git',
+  'dist',
+  '.agent-reach-data',
+  '.agent-reach-cluster',
+  '.tmp',
+  '__pycache__',
+]);
 /** Written by a run, not committed: a doc may name it (test/output is in .gitignore). */
 const WRITTEN_BY_RUNS = ['test/output/'];
 const SOURCE_FILE = /^[\w.-]+\.(?:ts|cjs|mjs|py)$/;
@@ -25,7 +33,12 @@ function repoFiles(dir = ROOT): string[] {
   });
 }
 
-const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const docs = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const files = repoFiles();
 const basenames = new Set(files.map((f) => f.split('/').at(-1)));
 const topLevel = new Set(readdirSync(ROOT).filter((name) => !NOT_OURS.has(name)));
@@ -65,7 +78,8 @@ function missingPaths(doc: string, text = read(doc)): string[] {
       }
       if (!SOURCE_FILE.test(path)) return [];
       if (!basenames.has(path)) return [`${at} names ${path}, which is nowhere`];
-      if (folder && !files.some((f) => f.startsWith(folder) && f.endsWith(`/${path}`))) return [`${at} names ${path} in the row of ${folder}, which has none`];
+      if (folder && !files.some((f) => f.startsWith(folder) && f.endsWith(`/${path}`)))
+        return [`${at} names ${path} in the row of ${folder}, which has none`];
       return [];
     });
   });
@@ -77,7 +91,7 @@ describe('docs name what is there', () => {
     assert.ok(files.includes(normalize('api/routes/chains.ts')));
   });
 
-  it('docs paths - what the checks flag and what they leave: stale paths and links, not URLs, other programs\' files or run output', () => {
+  it("docs paths - what the checks flag and what they leave: stale paths and links, not URLs, other programs' files or run output", () => {
     const text = [
       'Intake (`api/message-service.ts`, `messages/intake.ts`), routes in `api/routes/`, `.ci/run`, a stale `.ci/walk`.',
       'Not ours: `/v1/chains`, `build/version/version.txt`, `tokenizer.json`, `msg:<tenant>:<id>`, `test/output/dashboard.png`.',
@@ -98,10 +112,16 @@ describe('docs name what is there', () => {
   });
 
   it('docs paths - every relative link of README.md and docs/*.md exists', () => {
-    assert.deepEqual(docs.flatMap((doc) => brokenLinks(doc)), []);
+    assert.deepEqual(
+      docs.flatMap((doc) => brokenLinks(doc)),
+      [],
+    );
   });
 
   it('docs paths - every repository file or folder the docs name in code exists', () => {
-    assert.deepEqual(docs.flatMap((doc) => missingPaths(doc)), []);
+    assert.deepEqual(
+      docs.flatMap((doc) => missingPaths(doc)),
+      [],
+    );
   });
 });

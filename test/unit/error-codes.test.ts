@@ -19,11 +19,31 @@ import { ERROR_CODES, type ErrorCode, type ErrorCodeEntry } from '../../rules/er
 
 // The compiler checks these vocabularies: a member not in the table fails `npm run typecheck`.
 type Within<T extends ErrorCode> = T;
-export type TypedVocabularies = Within<ReasonCode | TokenRefusalCode | IntakeCode | PlanIssue['code'] | ErrorFrame['code']>;
+export type TypedVocabularies = Within<
+  ReasonCode | TokenRefusalCode | IntakeCode | PlanIssue['code'] | ErrorFrame['code']
+>;
 
 const ROOT = resolve(__dirname, '../..');
 /** Where codes a client reads are made. Not the router's inner verdicts (router/), nor tests, demos and benchmarks. */
-const SOURCE_DIRS = ['api', 'activities', 'workflows', 'chains', 'messages', 'temporal-callers', 'rules', 'catalogue', 'protocol', 'identity', 'worker', 'planner', 'sdk', 'store', 'platform', 'util', 'cli'];
+const SOURCE_DIRS = [
+  'api',
+  'activities',
+  'workflows',
+  'chains',
+  'messages',
+  'temporal-callers',
+  'rules',
+  'catalogue',
+  'protocol',
+  'identity',
+  'worker',
+  'planner',
+  'sdk',
+  'store',
+  'platform',
+  'util',
+  'cli',
+];
 const TABLE_FILE = 'rules/error-codes.ts';
 /** zod's issue code in refinements (`ctx.addIssue({ code: 'custom' })`): not ours. */
 const NOT_OURS = new Set(['custom']);
@@ -43,7 +63,9 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const files = SOURCE_DIRS.flatMap(sourceFiles).filter((file) => file !== TABLE_FILE).map((file) => ({ file, text: readFileSync(resolve(ROOT, file), 'utf8') }));
+const files = SOURCE_DIRS.flatMap(sourceFiles)
+  .filter((file) => file !== TABLE_FILE)
+  .map((file) => ({ file, text: readFileSync(resolve(ROOT, file), 'utf8') }));
 const table = ERROR_CODES as Record<string, ErrorCodeEntry>;
 
 function usedCodes(): Map<string, string[]> {
@@ -63,7 +85,9 @@ describe('error codes', () => {
   it('error codes - every code the source uses is in the table', () => {
     const used = usedCodes();
     assert.ok(used.size > 50, `the scan found only ${used.size} codes: is it still reading the source?`);
-    const missing = [...used].filter(([code]) => !(code in table)).map(([code, where]) => `${code} (${[...new Set(where)].join(', ')})`);
+    const missing = [...used]
+      .filter(([code]) => !(code in table))
+      .map(([code, where]) => `${code} (${[...new Set(where)].join(', ')})`);
     assert.deepEqual(missing, [], 'codes used but not in rules/error-codes.ts');
   });
 
@@ -77,14 +101,16 @@ describe('error codes', () => {
   });
 
   it('error codes - the Temporal failure types are codes of the table, marked with their runs', () => {
-    for (const type of Object.values(SEND_FAILURES)) assert.ok(table[type]?.temporal?.includes('sendMessage'), `${type}: sendMessage`);
-    for (const type of Object.values(CHAIN_FAILURES)) assert.ok(table[type]?.temporal?.includes('runChain'), `${type}: runChain`);
+    for (const type of Object.values(SEND_FAILURES))
+      assert.ok(table[type]?.temporal?.includes('sendMessage'), `${type}: sendMessage`);
+    for (const type of Object.values(CHAIN_FAILURES))
+      assert.ok(table[type]?.temporal?.includes('runChain'), `${type}: runChain`);
   });
 
   it('error codes - every code of the table is used somewhere (no dead codes)', () => {
     const all = files.map(({ text }) => text).join('\n');
     // A2A task states become `a2a_<state>` in one template (protocol/a2a-delivery.ts outcomeOfTask).
-    const a2aStates = all.includes('code: `a2a_${state.replace(/-/g, \'_\')}`');
+    const a2aStates = all.includes("code: `a2a_${state.replace(/-/g, '_')}`");
     const dead = Object.keys(table).filter((code) => {
       if (code.startsWith('a2a_')) return !a2aStates;
       return !all.includes(`'${code}'`);

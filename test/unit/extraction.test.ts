@@ -14,16 +14,38 @@ const NOW = new Date('2025-03-12T09:30:00+08:00');
 
 describe('numbers', () => {
   const cases: [string, number | undefined][] = [
-    ['三十五', 35], ['两千', 2000], ['一百二十', 120], ['十五', 15], ['两千零五', 2005], ['三万五千', 35000], ['一万二', 10002], ['二零二五', 2025], ['甲', undefined],
+    ['三十五', 35],
+    ['两千', 2000],
+    ['一百二十', 120],
+    ['十五', 15],
+    ['两千零五', 2005],
+    ['三万五千', 35000],
+    ['一万二', 10002],
+    ['二零二五', 2025],
+    ['甲', undefined],
   ];
-  for (const [text, want] of cases) it(`numbers - Chinese ${text} → ${want}`, () => assert.equal(parseChineseNumber(text), want));
+  for (const [text, want] of cases)
+    it(`numbers - Chinese ${text} → ${want}`, () => assert.equal(parseChineseNumber(text), want));
 
-  const english: [string, number | undefined][] = [['twenty one', 21], ['two hundred and five', 205], ['a dozen', 12], ['three thousand', 3000], ['banana', undefined]];
-  for (const [text, want] of english) it(`numbers - English ${text} → ${want}`, () => assert.equal(parseEnglishNumber(text), want));
+  const english: [string, number | undefined][] = [
+    ['twenty one', 21],
+    ['two hundred and five', 205],
+    ['a dozen', 12],
+    ['three thousand', 3000],
+    ['banana', undefined],
+  ];
+  for (const [text, want] of english)
+    it(`numbers - English ${text} → ${want}`, () => assert.equal(parseEnglishNumber(text), want));
 
   it('numbers - mentions in mixed text: Arabic with a Chinese scale, decimals, never inside an id', () => {
-    assert.deepEqual(numbersIn('预算1.5万，付了2,300.50，编号E20931').map((n) => n.value), [15000, 2300.5]);
-    assert.deepEqual(numbersIn('about twenty five bucks').map((n) => n.value), [25]);
+    assert.deepEqual(
+      numbersIn('预算1.5万，付了2,300.50，编号E20931').map((n) => n.value),
+      [15000, 2300.5],
+    );
+    assert.deepEqual(
+      numbersIn('about twenty five bucks').map((n) => n.value),
+      [25],
+    );
   });
 });
 
@@ -49,11 +71,16 @@ describe('quantities', () => {
     ['一个月内别打', 'days', days, 30],
     ['for 2 years', 'days', { type: 'integer', maximum: 3650 }, 730],
   ];
-  for (const [text, name, schema, want] of cases) it(`quantities - ${text} → ${name}=${want}`, () => assert.equal(quantityFor(text, name, schema), want));
+  for (const [text, name, schema, want] of cases)
+    it(`quantities - ${text} → ${name}=${want}`, () => assert.equal(quantityFor(text, name, schema), want));
 });
 
 describe('dates', () => {
-  const dateOf = (text: string) => datesIn(text, NOW, 480).map((m) => `${m.start.year}-${m.start.month}-${m.start.day}${m.start.hour !== undefined ? ` ${m.start.hour}:${m.start.minute}` : ''}`);
+  const dateOf = (text: string) =>
+    datesIn(text, NOW, 480).map(
+      (m) =>
+        `${m.start.year}-${m.start.month}-${m.start.day}${m.start.hour !== undefined ? ` ${m.start.hour}:${m.start.minute}` : ''}`,
+    );
   const cases: [string, string[]][] = [
     ['明天', ['2025-3-13']],
     ['后天上午十点', ['2025-3-14 10:0']],
@@ -78,7 +105,10 @@ describe('dates', () => {
     assert.equal(exampleOffset('ISO 8601，如 2024-07-01T14:00:00+08:00'), 480);
     assert.equal(exampleOffset('Start, e.g. 2024-07-01T14:00:00Z'), 0);
     assert.equal(formatDateTime({ year: 2025, month: 3, day: 13 }, 480), undefined);
-    assert.equal(formatDateTime({ year: 2025, month: 3, day: 13, hour: 15, minute: 5 }, -300), '2025-03-13T15:05:00-05:00');
+    assert.equal(
+      formatDateTime({ year: 2025, month: 3, day: 13, hour: 15, minute: 5 }, -300),
+      '2025-03-13T15:05:00-05:00',
+    );
   });
 
   it('dates - properties get the format they ask for, relative to the injected clock', async () => {
@@ -88,13 +118,38 @@ describe('dates', () => {
         ship_date: { type: 'string', format: 'date' },
       },
     };
-    assert.deepEqual(await extractParameters('明天下午三点上门', schema, { now: NOW }), { visit_at: '2025-03-13T15:00:00+08:00' });
-    assert.deepEqual(await extractParameters('ship it next Monday', { properties: { ship_date: schema.properties.ship_date } }, { now: NOW }), { ship_date: '2025-03-17' });
-    const leave = { properties: { start_date: { type: 'string', format: 'date' }, end_date: { type: 'string', format: 'date' } } };
-    assert.deepEqual(await extractParameters('请假 2025-04-02 到 2025-04-03', leave, { now: NOW }), { start_date: '2025-04-02', end_date: '2025-04-03' });
-    assert.deepEqual(await extractParameters('off on 2025-04-07', leave, { now: NOW }), { start_date: '2025-04-07', end_date: '2025-04-07' });
-    assert.deepEqual(await extractParameters('10月8号到11号请年假', leave, { now: NOW }), { start_date: '2025-10-08', end_date: '2025-10-11' }, 'one month, a range of days');
-    assert.deepEqual(await extractParameters('2月8号到11号', leave, { now: NOW }), { start_date: '2026-02-08', end_date: '2026-02-11' }, 'a month already past is next year');
+    assert.deepEqual(await extractParameters('明天下午三点上门', schema, { now: NOW }), {
+      visit_at: '2025-03-13T15:00:00+08:00',
+    });
+    assert.deepEqual(
+      await extractParameters(
+        'ship it next Monday',
+        { properties: { ship_date: schema.properties.ship_date } },
+        { now: NOW },
+      ),
+      { ship_date: '2025-03-17' },
+    );
+    const leave = {
+      properties: { start_date: { type: 'string', format: 'date' }, end_date: { type: 'string', format: 'date' } },
+    };
+    assert.deepEqual(await extractParameters('请假 2025-04-02 到 2025-04-03', leave, { now: NOW }), {
+      start_date: '2025-04-02',
+      end_date: '2025-04-03',
+    });
+    assert.deepEqual(await extractParameters('off on 2025-04-07', leave, { now: NOW }), {
+      start_date: '2025-04-07',
+      end_date: '2025-04-07',
+    });
+    assert.deepEqual(
+      await extractParameters('10月8号到11号请年假', leave, { now: NOW }),
+      { start_date: '2025-10-08', end_date: '2025-10-11' },
+      'one month, a range of days',
+    );
+    assert.deepEqual(
+      await extractParameters('2月8号到11号', leave, { now: NOW }),
+      { start_date: '2026-02-08', end_date: '2026-02-11' },
+      'a month already past is next year',
+    );
   });
 });
 
@@ -109,7 +164,8 @@ describe('time windows', () => {
     ['晚上九点', undefined],
     ['随时都行', undefined],
   ];
-  for (const [text, want] of cases) it(`time windows - ${text} → ${want}`, () => assert.equal(timeWindowFor(text, windows), want));
+  for (const [text, want] of cases)
+    it(`time windows - ${text} → ${want}`, () => assert.equal(timeWindowFor(text, windows), want));
 });
 
 describe('enums', () => {
@@ -130,10 +186,12 @@ describe('enums', () => {
     ['优先级设成高', 'level', level, 'high'],
     ['yellow or red warnings', 'min_severity', severity, 'yellow'],
   ];
-  for (const [text, name, schema, want] of cases) it(`enums - ${text} → ${want}`, () => assert.equal(enumValueLexical(text.toLowerCase(), name, schema), want));
+  for (const [text, name, schema, want] of cases)
+    it(`enums - ${text} → ${want}`, () => assert.equal(enumValueLexical(text.toLowerCase(), name, schema), want));
 
   const embedFake = (table: Record<string, number[]>) => {
-    const vector = (t: string) => Float32Array.from(Object.entries(table).find(([k]) => t.includes(k))?.[1] ?? [0, 0, 1]);
+    const vector = (t: string) =>
+      Float32Array.from(Object.entries(table).find(([k]) => t.includes(k))?.[1] ?? [0, 0, 1]);
     return { embedQuery: async (t: string) => vector(t), embedDocuments: async (texts: string[]) => texts.map(vector) };
   };
 
@@ -164,34 +222,73 @@ describe('identifiers, places, addresses, free text', () => {
   it('identifiers - a narrower pattern outranks a wider one, a cue outranks both', () => {
     assert.ok(specificity('^1[3-9]\\d{9}$') > specificity('^\\d{8,20}$'));
     const schema = { properties: { order_id: order, phone } };
-    assert.deepEqual(extractParametersSync('电话15611223344 订单号 99887766554433', schema), { order_id: '99887766554433', phone: '15611223344' });
-    assert.deepEqual(extractParametersSync('order 13700001111 please', { properties: { order_id: order, phone } }), { order_id: '13700001111' });
-    assert.deepEqual(extractParametersSync('韵达 4312009876543 到哪了', { properties: { tracking_no: tracking, order_id: order } }), { tracking_no: '4312009876543' });
+    assert.deepEqual(extractParametersSync('电话15611223344 订单号 99887766554433', schema), {
+      order_id: '99887766554433',
+      phone: '15611223344',
+    });
+    assert.deepEqual(extractParametersSync('order 13700001111 please', { properties: { order_id: order, phone } }), {
+      order_id: '13700001111',
+    });
+    assert.deepEqual(
+      extractParametersSync('韵达 4312009876543 到哪了', { properties: { tracking_no: tracking, order_id: order } }),
+      { tracking_no: '4312009876543' },
+    );
   });
 
   it('identifiers - ids without a pattern need a cue or their name in the token', () => {
-    const schema = { properties: { ticket_id: { type: 'string', description: '工单号' }, batch_no: { type: 'string' } } };
-    assert.deepEqual(extractParametersSync('工单号 T-7781 和 batch BN2025031', schema), { ticket_id: 'T-7781', batch_no: 'BN2025031' });
+    const schema = {
+      properties: { ticket_id: { type: 'string', description: '工单号' }, batch_no: { type: 'string' } },
+    };
+    assert.deepEqual(extractParametersSync('工单号 T-7781 和 batch BN2025031', schema), {
+      ticket_id: 'T-7781',
+      batch_no: 'BN2025031',
+    });
     assert.deepEqual(extractParametersSync('随便 4455 看看', schema), {});
     const list = { properties: { order_ids: { type: 'array', items: order, minItems: 2 } } };
-    assert.deepEqual(extractParametersSync('把 55550001111 和 55550002222 合一起', list), { order_ids: ['55550001111', '55550002222'] });
+    assert.deepEqual(extractParametersSync('把 55550001111 和 55550002222 合一起', list), {
+      order_ids: ['55550001111', '55550002222'],
+    });
     assert.deepEqual(extractParametersSync('只有 55550001111', list), {});
   });
 
   it('identifiers - an integer id (README\'s {"order_id": {"type": "integer"}}) takes the digits after its cue, as a number', () => {
-    const schema = { type: 'object', required: ['order_id'], properties: { order_id: { type: 'integer' }, amount: { type: 'number' } } };
+    const schema = {
+      type: 'object',
+      required: ['order_id'],
+      properties: { order_id: { type: 'integer' }, amount: { type: 'number' } },
+    };
     assert.deepEqual(extractParametersSync('refund order 1042', schema), { order_id: 1042 });
-    assert.deepEqual(extractParametersSync('refund order #1042, 25.5 dollars back', schema), { order_id: 1042, amount: 25.5 });
-    assert.deepEqual(extractParametersSync('订单2024090112要退款，退35元', schema), { order_id: 2024090112, amount: 35 });
+    assert.deepEqual(extractParametersSync('refund order #1042, 25.5 dollars back', schema), {
+      order_id: 1042,
+      amount: 25.5,
+    });
+    assert.deepEqual(extractParametersSync('订单2024090112要退款，退35元', schema), {
+      order_id: 2024090112,
+      amount: 35,
+    });
     // No cue, too short, not digits only, or out of the schema's range: nothing guessed.
-    assert.deepEqual(extractParametersSync('refund 1042 please', { properties: { order_id: { type: 'integer' } } }), {});
+    assert.deepEqual(
+      extractParametersSync('refund 1042 please', { properties: { order_id: { type: 'integer' } } }),
+      {},
+    );
     assert.deepEqual(extractParametersSync('refund order 77', { properties: { order_id: { type: 'integer' } } }), {});
-    assert.deepEqual(extractParametersSync('refund order A1042', { properties: { order_id: { type: 'integer' } } }), {});
-    assert.deepEqual(extractParametersSync('refund order 1042', { properties: { order_id: { type: 'integer', maximum: 999 } } }), {});
+    assert.deepEqual(
+      extractParametersSync('refund order A1042', { properties: { order_id: { type: 'integer' } } }),
+      {},
+    );
+    assert.deepEqual(
+      extractParametersSync('refund order 1042', { properties: { order_id: { type: 'integer', maximum: 999 } } }),
+      {},
+    );
   });
 
   it('places - cities in Chinese and English, with from/to roles', () => {
-    const fee = { properties: { from_city: { type: 'string', description: '始发城市' }, to_city: { type: 'string', description: '目的城市' } } };
+    const fee = {
+      properties: {
+        from_city: { type: 'string', description: '始发城市' },
+        to_city: { type: 'string', description: '目的城市' },
+      },
+    };
     const cases: [string, object][] = [
       ['从苏州发到昆明多少钱', { from_city: '苏州', to_city: '昆明' }],
       ['青岛→大连', { from_city: '青岛', to_city: '大连' }],
@@ -212,41 +309,94 @@ describe('identifiers, places, addresses, free text', () => {
     const address = {
       type: 'object',
       properties: {
-        province: { type: 'string', description: '省' }, city: { type: 'string', description: '城市' }, district: { type: 'string', description: '区/县' },
-        detail: { type: 'string', description: '详细地址', minLength: 4 }, receiver_name: { type: 'string', description: '收件人姓名' },
+        province: { type: 'string', description: '省' },
+        city: { type: 'string', description: '城市' },
+        district: { type: 'string', description: '区/县' },
+        detail: { type: 'string', description: '详细地址', minLength: 4 },
+        receiver_name: { type: 'string', description: '收件人姓名' },
         receiver_phone: phone,
       },
     };
     const schema = { properties: { order_id: order, addr: address } };
-    assert.deepEqual(extractParametersSync('地址改成天津市南开区卫津路94号，收件人周小雨，电话13522334455，订单 77889900112', schema), {
-      order_id: '77889900112',
-      addr: { province: '天津市', city: '天津市', district: '南开区', detail: '卫津路94号', receiver_name: '周小雨', receiver_phone: '13522334455' },
+    assert.deepEqual(
+      extractParametersSync('地址改成天津市南开区卫津路94号，收件人周小雨，电话13522334455，订单 77889900112', schema),
+      {
+        order_id: '77889900112',
+        addr: {
+          province: '天津市',
+          city: '天津市',
+          district: '南开区',
+          detail: '卫津路94号',
+          receiver_name: '周小雨',
+          receiver_phone: '13522334455',
+        },
+      },
+    );
+    assert.deepEqual(extractParametersSync('送到苏州市姑苏区人民路1200号', schema), {
+      addr: { city: '苏州市', district: '姑苏区', detail: '人民路1200号' },
     });
-    assert.deepEqual(extractParametersSync('送到苏州市姑苏区人民路1200号', schema), { addr: { city: '苏州市', district: '姑苏区', detail: '人民路1200号' } });
     assert.deepEqual(extractParametersSync('send it to 12 Xinhua Road, Xuhui District, Shanghai', schema), {
       addr: { province: 'Shanghai', city: 'Shanghai', district: 'Xuhui District', detail: '12 Xinhua Road' },
     });
     assert.deepEqual(extractParametersSync('新地址：四川省成都市武侯区人民南路四段11号 刘洋收 18628889999', schema), {
-      addr: { province: '四川省', city: '成都市', district: '武侯区', detail: '人民南路四段11号', receiver_name: '刘洋', receiver_phone: '18628889999' },
+      addr: {
+        province: '四川省',
+        city: '成都市',
+        district: '武侯区',
+        detail: '人民南路四段11号',
+        receiver_name: '刘洋',
+        receiver_phone: '18628889999',
+      },
     });
-    assert.deepEqual(extractParametersSync('to Room 502, 18 Keyuan Road, Nanshan District, Shenzhen, Guangdong, recipient Wang Fang', schema), {
-      addr: { province: 'Guangdong', city: 'Shenzhen', district: 'Nanshan District', detail: 'Room 502, 18 Keyuan Road', receiver_name: 'Wang Fang' },
-    });
+    assert.deepEqual(
+      extractParametersSync(
+        'to Room 502, 18 Keyuan Road, Nanshan District, Shenzhen, Guangdong, recipient Wang Fang',
+        schema,
+      ),
+      {
+        addr: {
+          province: 'Guangdong',
+          city: 'Shenzhen',
+          district: 'Nanshan District',
+          detail: 'Room 502, 18 Keyuan Road',
+          receiver_name: 'Wang Fang',
+        },
+      },
+    );
     assert.deepEqual(extractParametersSync('我收到了，地址不用改', schema), {}, '收到 is not a name followed by 收');
-    assert.deepEqual(extractParametersSync('Ship to 88 Zhongshan Road, Gulou District, Nanjing. Recipient Li Na', schema), {
-      addr: { city: 'Nanjing', district: 'Gulou District', detail: '88 Zhongshan Road', receiver_name: 'Li Na' },
-    }, 'a cue at the start of a sentence');
-    assert.deepEqual(extractParametersSync('湖北省武汉市洪山区珞喻路1037号，备注：门卫代收', schema), {
-      addr: { province: '湖北省', city: '武汉市', district: '洪山区', detail: '珞喻路1037号' },
-    }, 'in 门卫代收 no name is followed by 收');
+    assert.deepEqual(
+      extractParametersSync('Ship to 88 Zhongshan Road, Gulou District, Nanjing. Recipient Li Na', schema),
+      {
+        addr: { city: 'Nanjing', district: 'Gulou District', detail: '88 Zhongshan Road', receiver_name: 'Li Na' },
+      },
+      'a cue at the start of a sentence',
+    );
+    assert.deepEqual(
+      extractParametersSync('湖北省武汉市洪山区珞喻路1037号，备注：门卫代收', schema),
+      {
+        addr: { province: '湖北省', city: '武汉市', district: '洪山区', detail: '珞喻路1037号' },
+      },
+      'in 门卫代收 no name is followed by 收',
+    );
   });
 
   it('names - an organisation by its legal form, a person as a clause after the term, only where the schema names them', () => {
-    const invoice = { properties: { title: { type: 'string', description: '发票抬头（个人姓名或企业名称）' }, tax_id: { type: 'string', pattern: '^[0-9A-HJ-NPQRTUWXY]{15,20}$', description: '纳税人识别号' } } };
+    const invoice = {
+      properties: {
+        title: { type: 'string', description: '发票抬头（个人姓名或企业名称）' },
+        tax_id: { type: 'string', pattern: '^[0-9A-HJ-NPQRTUWXY]{15,20}$', description: '纳税人识别号' },
+      },
+    };
     const cases: [string, Record<string, unknown>][] = [
-      ['需要开企业抬头的发票：上海迅达贸易有限公司，税号91310115MA1K4B2C7D', { title: '上海迅达贸易有限公司', tax_id: '91310115MA1K4B2C7D' }],
+      [
+        '需要开企业抬头的发票：上海迅达贸易有限公司，税号91310115MA1K4B2C7D',
+        { title: '上海迅达贸易有限公司', tax_id: '91310115MA1K4B2C7D' },
+      ],
       ['给上海迅达贸易有限公司开张票', { title: '上海迅达贸易有限公司' }],
-      ['Issue a VAT invoice, title Shenzhen Bright Co., Ltd., tax ID 914403001234567890', { title: 'Shenzhen Bright Co., Ltd.', tax_id: '914403001234567890' }],
+      [
+        'Issue a VAT invoice, title Shenzhen Bright Co., Ltd., tax ID 914403001234567890',
+        { title: 'Shenzhen Bright Co., Ltd.', tax_id: '914403001234567890' },
+      ],
       ['个人抬头，写张三就行', { title: '张三' }],
       ['个人抬头，张三，订单 20240902123456', { title: '张三' }],
       ['抬头，写我名字就行', {}],
@@ -257,20 +407,50 @@ describe('identifiers, places, addresses, free text', () => {
     assert.deepEqual(extractParametersSync('送到上海迅达贸易有限公司前台', note), {}, 'a note is not a name');
   });
 
-  it('free text - only when labelled with the property\'s own term', () => {
-    const schema = { properties: { note: { type: 'string', maxLength: 50, description: '配送备注' }, title: { type: 'string', description: '发票抬头（个人或企业名称）' } } };
-    assert.deepEqual(extractParametersSync('备注放快递柜，抬头：北京星河文化传媒有限公司', schema), { note: '放快递柜', title: '北京星河文化传媒有限公司' });
+  it("free text - only when labelled with the property's own term", () => {
+    const schema = {
+      properties: {
+        note: { type: 'string', maxLength: 50, description: '配送备注' },
+        title: { type: 'string', description: '发票抬头（个人或企业名称）' },
+      },
+    };
+    assert.deepEqual(extractParametersSync('备注放快递柜，抬头：北京星河文化传媒有限公司', schema), {
+      note: '放快递柜',
+      title: '北京星河文化传媒有限公司',
+    });
     assert.deepEqual(extractParametersSync('抬头写我自己就行', schema), {});
-    const invoice = { properties: { title: schema.properties.title, tax_id: { type: 'string', pattern: '^[0-9A-HJ-NPQRTUWXY]{15,20}$', description: '纳税人识别号' } } };
-    for (const text of ['抬头写 北京星河文化传媒有限公司 税号91110108MA01ABCD2E', '抬头北京星河文化传媒有限公司税号91110108MA01ABCD2E', '抬头：北京星河文化传媒有限公司91110108MA01ABCD2E']) {
-      assert.deepEqual(extractParametersSync(text, invoice), { title: '北京星河文化传媒有限公司', tax_id: '91110108MA01ABCD2E' }, text);
+    const invoice = {
+      properties: {
+        title: schema.properties.title,
+        tax_id: { type: 'string', pattern: '^[0-9A-HJ-NPQRTUWXY]{15,20}$', description: '纳税人识别号' },
+      },
+    };
+    for (const text of [
+      '抬头写 北京星河文化传媒有限公司 税号91110108MA01ABCD2E',
+      '抬头北京星河文化传媒有限公司税号91110108MA01ABCD2E',
+      '抬头：北京星河文化传媒有限公司91110108MA01ABCD2E',
+    ]) {
+      assert.deepEqual(
+        extractParametersSync(text, invoice),
+        { title: '北京星河文化传媒有限公司', tax_id: '91110108MA01ABCD2E' },
+        text,
+      );
     }
   });
 
   it('free text - every value validates against its property, untrusted patterns only see bounded input', () => {
-    const schema = { properties: { code: { type: 'string', pattern: '^(a+)+$' }, count: { type: 'integer', minimum: 1, maximum: 5, description: 'count' } } };
+    const schema = {
+      properties: {
+        code: { type: 'string', pattern: '^(a+)+$' },
+        count: { type: 'integer', minimum: 1, maximum: 5, description: 'count' },
+      },
+    };
     const started = Date.now();
-    assert.deepEqual(extractParametersSync(`${'a'.repeat(40)}b 9个`, schema), {}, 'a catastrophic pattern is not used; 9 is over the maximum');
+    assert.deepEqual(
+      extractParametersSync(`${'a'.repeat(40)}b 9个`, schema),
+      {},
+      'a catastrophic pattern is not used; 9 is over the maximum',
+    );
     assert.deepEqual(extractParametersSync(`3个 ${'x'.repeat(5000)}`, schema), { count: 3 });
     assert.deepEqual(extractParametersSync(`${'x'.repeat(5000)} 3个`, schema), {}, 'text past the bound is not read');
     assert.ok(Date.now() - started < 2000);
@@ -283,7 +463,10 @@ describe('missing message', () => {
       order_id: { type: 'string', description: '订单号，8-20位数字' },
       employee_id: { type: 'string', description: 'Employee ID, e.g. E102345' },
       reason: { type: 'string' },
-      new_address: { type: 'object', properties: { province: { type: 'string', description: '省/直辖市' }, receiver_name: { type: 'string' } } },
+      new_address: {
+        type: 'object',
+        properties: { province: { type: 'string', description: '省/直辖市' }, receiver_name: { type: 'string' } },
+      },
     },
   };
   const cases: [string, string[], string][] = [
@@ -295,7 +478,8 @@ describe('missing message', () => {
     ['重置密码', ['employee_id'], '还需要：employee_id（Employee ID, e.g. E102345）'],
     ['anything', [], ''],
   ];
-  for (const [intent, missing, want] of cases) it(`missing message - ${intent}`, () => assert.equal(missingMessage(missing, schema, intent), want));
+  for (const [intent, missing, want] of cases)
+    it(`missing message - ${intent}`, () => assert.equal(missingMessage(missing, schema, intent), want));
 });
 
 describe('missing required', () => {
@@ -303,14 +487,24 @@ describe('missing required', () => {
     required: ['order_id', 'new_address'],
     properties: {
       order_id: { type: 'string' },
-      new_address: { type: 'object', required: ['province', 'detail'], properties: { province: { type: 'string' }, detail: { type: 'string' } } },
+      new_address: {
+        type: 'object',
+        required: ['province', 'detail'],
+        properties: { province: { type: 'string' }, detail: { type: 'string' } },
+      },
       contact: { type: 'object', required: ['phone'], properties: { phone: { type: 'string' } } },
     },
   };
   it('missing required - top-level names, and the fields of an object that is there but incomplete, by path', () => {
     assert.deepEqual(missingRequired(schema, {}), ['order_id', 'new_address']);
-    assert.deepEqual(missingRequired(schema, { order_id: '1', new_address: { detail: '文一西路969号' } }), ['new_address.province']);
-    assert.deepEqual(missingRequired(schema, { order_id: '1', new_address: { province: '浙江省', detail: 'x' }, contact: {} }), ['contact.phone'], 'an optional object given is checked too');
+    assert.deepEqual(missingRequired(schema, { order_id: '1', new_address: { detail: '文一西路969号' } }), [
+      'new_address.province',
+    ]);
+    assert.deepEqual(
+      missingRequired(schema, { order_id: '1', new_address: { province: '浙江省', detail: 'x' }, contact: {} }),
+      ['contact.phone'],
+      'an optional object given is checked too',
+    );
   });
 });
 
@@ -327,27 +521,57 @@ describe('schema-driven extraction (issue 25): values the schema describes, not 
     const schema = { properties: { cabin } };
     assert.deepEqual(extractParametersSync('cheapest coach seats to Rome', schema), { cabin: 'economy' });
     assert.deepEqual(extractParametersSync('premium economy please', schema), { cabin: 'premium_economy' });
-    assert.deepEqual(extractParametersSync('I want more legroom', schema), { cabin: 'premium_economy' }, 'the only word of its meaning');
-    assert.deepEqual(extractParametersSync('a lounge would be nice', schema), {}, 'one of two words of a meaning is not enough');
+    assert.deepEqual(
+      extractParametersSync('I want more legroom', schema),
+      { cabin: 'premium_economy' },
+      'the only word of its meaning',
+    );
+    assert.deepEqual(
+      extractParametersSync('a lounge would be nice', schema),
+      {},
+      'one of two words of a meaning is not enough',
+    );
     assert.deepEqual(extractParametersSync('any seats to Rome', schema), {}, 'a word two meanings share says nothing');
   });
 
   it('enum meanings - "value: meaning" and "value (meaning)" in the description, and enumDescriptions', () => {
-    const mode = { type: 'string', enum: ['heat', 'cool', 'off'], description: 'heat: warm the room up; cool: run the air conditioning; off: turn the system off' };
+    const mode = {
+      type: 'string',
+      enum: ['heat', 'cool', 'off'],
+      description: 'heat: warm the room up; cool: run the air conditioning; off: turn the system off',
+    };
     assert.equal(valueDescriptions(mode, ['heat', 'cool', 'off']).get('cool'), 'run the air conditioning');
     assert.equal(enumValueLexical("it's freezing, warm the room up", 'mode', mode), 'heat');
     assert.equal(enumValueLexical('turn on the air conditioning', 'mode', mode), 'cool');
     assert.equal(enumValueLexical('set it to 22', 'mode', mode), undefined);
-    const room = { type: 'string', enum: ['single', 'double', 'suite'], description: 'Room type: single (one guest), double (two guests, one bed), suite (separate living room)' };
+    const room = {
+      type: 'string',
+      enum: ['single', 'double', 'suite'],
+      description: 'Room type: single (one guest), double (two guests, one bed), suite (separate living room)',
+    };
     assert.equal(valueDescriptions(room, ['single', 'double', 'suite']).get('double'), 'two guests, one bed');
-    assert.equal(enumValueLexical('a room for one in berlin', 'room_type', room), undefined, 'one word of "separate living room" is not a suite');
-    const speed = { type: 'string', enum: ['standard', 'instant'], enumDescriptions: ['1-3 business days, free', 'arrives within minutes, fee applies'] };
+    assert.equal(
+      enumValueLexical('a room for one in berlin', 'room_type', room),
+      undefined,
+      'one word of "separate living room" is not a suite',
+    );
+    const speed = {
+      type: 'string',
+      enum: ['standard', 'instant'],
+      enumDescriptions: ['1-3 business days, free', 'arrives within minutes, fee applies'],
+    };
     assert.equal(enumValueLexical('it has to arrive within minutes', 'speed', speed), 'instant');
   });
 
   it('currencies - ISO codes by sign and name; a sign may touch its number', () => {
     const currency = { type: 'string', enum: ['USD', 'EUR', 'GBP'] };
-    const cases: [string, string | undefined][] = [['send 250 dollars', 'USD'], ['€1,200.50 to him', 'EUR'], ['pay 80 pounds', 'GBP'], ['$5', 'USD'], ['wire 3000', undefined]];
+    const cases: [string, string | undefined][] = [
+      ['send 250 dollars', 'USD'],
+      ['€1,200.50 to him', 'EUR'],
+      ['pay 80 pounds', 'GBP'],
+      ['$5', 'USD'],
+      ['wire 3000', undefined],
+    ];
     for (const [text, want] of cases) assert.equal(enumValueLexical(text, 'currency', currency), want, text);
   });
 
@@ -393,7 +617,12 @@ describe('schema-driven extraction (issue 25): values the schema describes, not 
 
   it('identifiers - a from/to pair by the words around each code; digit groups as one number', () => {
     const code = (d: string) => ({ type: 'string', pattern: '^[A-Z]{3}$', description: d });
-    const flights = { properties: { origin: code('IATA code of the departure airport'), destination: code('IATA code of the arrival airport') } };
+    const flights = {
+      properties: {
+        origin: code('IATA code of the departure airport'),
+        destination: code('IATA code of the arrival airport'),
+      },
+    };
     assert.deepEqual(extractParametersSync('flights to SIN from HKG', flights), { origin: 'HKG', destination: 'SIN' });
     assert.deepEqual(extractParametersSync('CDG -> FCO tomorrow', flights), { origin: 'CDG', destination: 'FCO' });
     const phone = { type: 'string', pattern: '^1[3-9]\\d{9}$', description: '手机号' };
@@ -426,10 +655,21 @@ describe('schema-driven extraction (issue 25): values the schema describes, not 
     let queries = 0;
     const model = {
       embedQuery: async () => ((queries += 1), Float32Array.from([1, 0])),
-      embedDocuments: async (texts: string[]) => texts.map((t) => Float32Array.from(t.startsWith('a') ? [1, 0] : [0, 1])),
+      embedDocuments: async (texts: string[]) =>
+        texts.map((t) => Float32Array.from(t.startsWith('a') ? [1, 0] : [0, 1])),
     };
-    const schema = { properties: { one: { type: 'string', enum: ['alpha', 'beta'] }, two: { type: 'string', enum: ['apple', 'berry'] }, id: { type: 'string', pattern: '^X\\d{3}$' } } };
-    assert.deepEqual(await extractParameters('something X123', schema, { embed: model }), { id: 'X123', one: 'alpha', two: 'apple' });
+    const schema = {
+      properties: {
+        one: { type: 'string', enum: ['alpha', 'beta'] },
+        two: { type: 'string', enum: ['apple', 'berry'] },
+        id: { type: 'string', pattern: '^X\\d{3}$' },
+      },
+    };
+    assert.deepEqual(await extractParameters('something X123', schema, { embed: model }), {
+      id: 'X123',
+      one: 'alpha',
+      two: 'apple',
+    });
     assert.equal(queries, 1);
     const broken = { embedQuery: async () => Promise.reject(new Error('model down')), embedDocuments: async () => [] };
     assert.deepEqual(await extractParameters('something X123', schema, { embed: broken }), { id: 'X123' });

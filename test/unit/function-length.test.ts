@@ -17,9 +17,9 @@ const MAX_LINES = 80;
  * names the entry to drop once it fits). Keyed `file:name`.
  */
 const ALLOWED = new Map<string, number>([
-  ['api/a2a/face.ts:a2aFaceRoutes', 93],  // another helper works in this folder
-  ['api/mcp/modern.ts:createModernServer', 85],  // another helper works in this folder
-  ['api/mcp/reach-tools.ts:reachTools', 84],  // another helper works in this folder
+  ['api/a2a/face.ts:a2aFaceRoutes', 93], // another helper works in this folder
+  ['api/mcp/modern.ts:createModernServer', 85], // another helper works in this folder
+  ['api/mcp/reach-tools.ts:reachTools', 84], // another helper works in this folder
   ['api/routes/agents.ts:agentRoutes', 86],
   ['api/routes/messages.ts:messageRoutes', 110],
   ['api/wiring.ts:startApiReplica', 88],
@@ -47,16 +47,23 @@ function sourceFiles(dir: string): string[] {
 }
 
 function propertyName(name: ts.PropertyName | ts.BindingName, file: ts.SourceFile): string {
-  return ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isPrivateIdentifier(name) ? name.text : name.getText(file);
+  return ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isPrivateIdentifier(name)
+    ? name.text
+    : name.getText(file);
 }
 
 /** A readable name: the declared one, else what the function is assigned to or passed to. */
 function nameOf(node: ts.FunctionLikeDeclaration, file: ts.SourceFile): string {
   if (ts.isConstructorDeclaration(node)) return `${ownerOf(node, file)}.constructor`;
-  if (node.name) return ts.isClassLike(node.parent) ? `${ownerOf(node, file)}.${propertyName(node.name, file)}` : propertyName(node.name, file);
+  if (node.name)
+    return ts.isClassLike(node.parent)
+      ? `${ownerOf(node, file)}.${propertyName(node.name, file)}`
+      : propertyName(node.name, file);
   const parent = node.parent;
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return propertyName(parent.name, file);
-  if (ts.isCallExpression(parent) || ts.isNewExpression(parent)) return `${parent.expression.getText(file)}(…) callback`;
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return propertyName(parent.name, file);
+  if (ts.isCallExpression(parent) || ts.isNewExpression(parent))
+    return `${parent.expression.getText(file)}(…) callback`;
   return `anonymous function`;
 }
 
@@ -73,7 +80,11 @@ function measure(path: string): Measured[] {
       const fn = node as ts.FunctionLikeDeclaration;
       const first = file.getLineAndCharacterOfPosition(fn.getStart(file)).line;
       const last = file.getLineAndCharacterOfPosition(fn.getEnd()).line;
-      found.push({ key: `${relative(ROOT, path).split(sep).join('/')}:${nameOf(fn, file)}`, line: first + 1, lines: last - first + 1 });
+      found.push({
+        key: `${relative(ROOT, path).split(sep).join('/')}:${nameOf(fn, file)}`,
+        line: first + 1,
+        lines: last - first + 1,
+      });
     }
     ts.forEachChild(node, visit);
   };

@@ -36,7 +36,12 @@ describe('guarded fetch', () => {
 
   it('guarded fetch - an IP literal the policy refuses is not connected to (there is no lookup to hook)', async () => {
     const strict = guardedFetch(endpointPolicy(loadConfig({})));
-    for (const url of [`http://127.0.0.1:${port}/`, `http://[::1]:${port}/`, `http://2130706433:${port}/`, 'http://169.254.169.254/latest/meta-data']) {
+    for (const url of [
+      `http://127.0.0.1:${port}/`,
+      `http://[::1]:${port}/`,
+      `http://2130706433:${port}/`,
+      'http://169.254.169.254/latest/meta-data',
+    ]) {
       const error = await strict(url).then(
         () => assert.fail(`connected to ${url}`),
         (e: unknown) => e as { cause?: { code?: string; message?: string } },

@@ -34,17 +34,32 @@ function unit(v: Float32Array): Float32Array {
 /** Six overlapping classes and an out-of-scope cloud: enough overlap that L-BFGS needs many iterations. */
 function catalogue(): { input: HeadTrainingInput; requests: Float32Array[] } {
   const random = seededRandom(43);
-  const near = (axis: number, spread: number) => unit(Float32Array.from({ length: DIMS }, (_, i) => (i === axis ? 1 : 0) + (i === (axis + 1) % CLASSES ? 0.4 : 0) + spread * (random() - 0.5)));
+  const near = (axis: number, spread: number) =>
+    unit(
+      Float32Array.from(
+        { length: DIMS },
+        (_, i) => (i === axis ? 1 : 0) + (i === (axis + 1) % CLASSES ? 0.4 : 0) + spread * (random() - 0.5),
+      ),
+    );
   const classes = Array.from({ length: CLASSES }, (_, k) => {
     const vectors = Array.from({ length: 10 }, () => near(k, 0.9));
-    return { key: `agent/cap${k}`, vectors, chinese: vectors.map(() => false), units: vectors.map((_, i) => (i < 8 ? i : -1)), excluded: [near(k, 0.9)], excludedChinese: [false] };
+    return {
+      key: `agent/cap${k}`,
+      vectors,
+      chinese: vectors.map(() => false),
+      units: vectors.map((_, i) => (i < 8 ? i : -1)),
+      excluded: [near(k, 0.9)],
+      excludedChinese: [false],
+    };
   });
   const none = Array.from({ length: 20 }, () => near(CLASSES + Math.floor(random() * (DIMS - CLASSES)), 0.9));
   // Requests: each class's, the out-of-scope ones, and mixtures of neighbours that land near the thresholds.
   const requests = [
     ...Array.from({ length: 3 * CLASSES }, (_, i) => near(i % CLASSES, 1.2)),
     ...Array.from({ length: 10 }, () => near(CLASSES + Math.floor(random() * (DIMS - CLASSES)), 1.2)),
-    ...Array.from({ length: 2 * CLASSES }, (_, i) => unit(near(i % CLASSES, 0.8).map((x, j) => x + near((i + 1) % CLASSES, 0.8)[j]! + 0.6 * (j >= CLASSES ? 1 : 0)))),
+    ...Array.from({ length: 2 * CLASSES }, (_, i) =>
+      unit(near(i % CLASSES, 0.8).map((x, j) => x + near((i + 1) % CLASSES, 0.8)[j]! + 0.6 * (j >= CLASSES ? 1 : 0))),
+    ),
   ];
   return { input: { classes, none, noneChinese: none.map(() => false) }, requests };
 }
@@ -56,7 +71,11 @@ interface Trained {
 }
 
 /** The head and its operating point as the matcher fits them, and its decision on each request. */
-async function train(input: HeadTrainingInput, requests: readonly Float32Array[], now?: () => number): Promise<Trained> {
+async function train(
+  input: HeadTrainingInput,
+  requests: readonly Float32Array[],
+  now?: () => number,
+): Promise<Trained> {
   const { model, heldOut } = await trainWithHeldOut({ input, folds: 4 }, now);
   const calibration = calibrate(calibrationSamples([{ model, heldOut }]));
   const thresholds = resolveThresholds(calibration, DEFAULT_HEAD_SETTINGS, false);
@@ -106,7 +125,10 @@ describe('head determinism', () => {
       await Promise.all(burners.map((w) => w.terminate()));
     }
     assert.ok(clock.reads() * 3_000 > 45_000, `the slowed clock was read ${clock.reads()} times`);
-    assert.ok(idle.model.training.iterations > 15, `iterations ${idle.model.training.iterations}: the catalogue should need more than a busy machine's old share`);
+    assert.ok(
+      idle.model.training.iterations > 15,
+      `iterations ${idle.model.training.iterations}: the catalogue should need more than a busy machine's old share`,
+    );
     assert.equal(loaded.model.training.time_guard_cuts, undefined);
     assert.equal(loaded.model.training.iterations, idle.model.training.iterations);
     assert.deepEqual(loaded.calibration, idle.calibration);
@@ -121,9 +143,20 @@ describe('head determinism', () => {
     const stuck = await train(input, requests, slowedClock(3_600_000).now);
     assert.equal(stuck.model.training.stopped, 'time_guard');
     assert.equal(stuck.model.training.time_guard_cuts, 5); // the head on everything and its 4 folds
-    const note = timeGuardNote([{ provider: { id: 'fake', embedDocuments: async () => [], embedQuery: async () => new Float32Array() } }], [{ model: stuck.model, heldOut: [] }], DEFAULT_HEAD_OPTIONS.timeGuardMs);
+    const note = timeGuardNote(
+      [{ provider: { id: 'fake', embedDocuments: async () => [], embedQuery: async () => new Float32Array() } }],
+      [{ model: stuck.model, heldOut: [] }],
+      DEFAULT_HEAD_OPTIONS.timeGuardMs,
+    );
     assert.match(note ?? '', /time guard cut trainings short: fake \(5\)/);
-    assert.equal(timeGuardNote([{ provider: { id: 'fake', embedDocuments: async () => [], embedQuery: async () => new Float32Array() } }], [{ model: idle.model, heldOut: [] }], DEFAULT_HEAD_OPTIONS.timeGuardMs), undefined);
+    assert.equal(
+      timeGuardNote(
+        [{ provider: { id: 'fake', embedDocuments: async () => [], embedQuery: async () => new Float32Array() } }],
+        [{ model: idle.model, heldOut: [] }],
+        DEFAULT_HEAD_OPTIONS.timeGuardMs,
+      ),
+      undefined,
+    );
   });
 });
 
@@ -146,20 +179,64 @@ const bagOfWords: EmbeddingProvider = {
 };
 
 const capabilities = [
-  { name: 'forecast', description: 'Weather forecast for a city', examples: ['will it rain tomorrow', 'weather in paris', 'is it sunny this weekend', 'forecast for london'] },
-  { name: 'refund', description: 'Refund an order. It does NOT handle exchanges.', examples: ['refund my order', 'i want my money back', 'return and refund the shoes'], counter_examples: ['exchange the shoes for a bigger size'] },
-  { name: 'track_parcel', description: 'Where is my parcel', examples: ['track my parcel', 'where is my package', 'delivery status of my order'] },
-  { name: 'book_hotel', description: 'Book a hotel room', examples: ['book a hotel in rome', 'a room for two nights', 'reserve a double room'] },
-  { name: 'invoice', description: 'Send a copy of an invoice', examples: ['send me the invoice', 'i need a receipt for my order', 'invoice copy please'] },
+  {
+    name: 'forecast',
+    description: 'Weather forecast for a city',
+    examples: ['will it rain tomorrow', 'weather in paris', 'is it sunny this weekend', 'forecast for london'],
+  },
+  {
+    name: 'refund',
+    description: 'Refund an order. It does NOT handle exchanges.',
+    examples: ['refund my order', 'i want my money back', 'return and refund the shoes'],
+    counter_examples: ['exchange the shoes for a bigger size'],
+  },
+  {
+    name: 'track_parcel',
+    description: 'Where is my parcel',
+    examples: ['track my parcel', 'where is my package', 'delivery status of my order'],
+  },
+  {
+    name: 'book_hotel',
+    description: 'Book a hotel room',
+    examples: ['book a hotel in rome', 'a room for two nights', 'reserve a double room'],
+  },
+  {
+    name: 'invoice',
+    description: 'Send a copy of an invoice',
+    examples: ['send me the invoice', 'i need a receipt for my order', 'invoice copy please'],
+  },
 ];
 
-const agents = (order: number[]) => order.map((i) => agentFromCard({ agent_id: `agent-${i}`, name: `agent ${i}`, description: 'a shop service', tags: [], capabilities: [capabilities[i]!] }, 't'));
+const agents = (order: number[]) =>
+  order.map((i) =>
+    agentFromCard(
+      {
+        agent_id: `agent-${i}`,
+        name: `agent ${i}`,
+        description: 'a shop service',
+        tags: [],
+        capabilities: [capabilities[i]!],
+      },
+      't',
+    ),
+  );
 
-const asked = ['will it snow in rome tomorrow', 'my money back for the order please', 'exchange the shoes', 'where is the package i ordered', 'a double room in paris', 'receipt for the hotel', 'play some music', 'what is the meaning of life'];
+const asked = [
+  'will it snow in rome tomorrow',
+  'my money back for the order please',
+  'exchange the shoes',
+  'where is the package i ordered',
+  'a double room in paris',
+  'receipt for the hotel',
+  'play some music',
+  'what is the meaning of life',
+];
 
 /** The matcher's fitted operating point and its decision on each request, with the cards listed in `order`. */
 async function throughMatcher(order: number[]): Promise<{ calibration: Calibration | undefined; decisions: string[] }> {
-  const matcher = await headMatcherFactory([{ provider: bagOfWords }], lexicalMatcherFactory(), new VectorCache(), { waitMs: 60_000 })(candidatesOf(agents(order)));
+  const matcher = await headMatcherFactory([{ provider: bagOfWords }], lexicalMatcherFactory(), new VectorCache(), {
+    waitMs: 60_000,
+  })(candidatesOf(agents(order)));
   await matcher.ready!();
   const calibration = matcher.head!()?.calibration;
   const thresholds = resolveThresholds(calibration, DEFAULT_HEAD_SETTINGS, false);
@@ -168,7 +245,9 @@ async function throughMatcher(order: number[]): Promise<{ calibration: Calibrati
       const prediction = (await matcher.classify!(text))!;
       const verdict = decideByHead(groupScores(prediction.ranked, prediction.same), thresholds);
       // With the best probability: the two heads must agree to the last bit, not just on the verdict.
-      return verdict.kind === 'accept' ? `accept ${verdict.group.keys[0]}` : `${verdict.kind} ${prediction.ranked[0]!.key} ${prediction.ranked[0]!.probability}`;
+      return verdict.kind === 'accept'
+        ? `accept ${verdict.group.keys[0]}`
+        : `${verdict.kind} ${prediction.ranked[0]!.key} ${prediction.ranked[0]!.probability}`;
     }),
   );
   return { calibration, decisions };
@@ -185,9 +264,11 @@ describe('head determinism through the matcher', () => {
       await Promise.all(burners.map((w) => w.terminate()));
     }
     assert.ok(idle.calibration);
-    assert.ok(idle.decisions.some((d) => d.startsWith('accept')) && idle.decisions.some((d) => d.startsWith('refuse')), idle.decisions.join(', '));
+    assert.ok(
+      idle.decisions.some((d) => d.startsWith('accept')) && idle.decisions.some((d) => d.startsWith('refuse')),
+      idle.decisions.join(', '),
+    );
     assert.deepEqual(loaded.calibration, idle.calibration);
     assert.deepEqual(loaded.decisions, idle.decisions);
   });
 });
-

@@ -6,7 +6,13 @@ import { EmbeddingPoolClosed } from '../../router/embeddings/embedding-pool';
 
 function recorder() {
   const lines: { level: 'info' | 'warn'; args: unknown[] }[] = [];
-  return { lines, logger: { info: (...args: unknown[]) => void lines.push({ level: 'info', args }), warn: (...args: unknown[]) => void lines.push({ level: 'warn', args }) } };
+  return {
+    lines,
+    logger: {
+      info: (...args: unknown[]) => void lines.push({ level: 'info', args }),
+      warn: (...args: unknown[]) => void lines.push({ level: 'warn', args }),
+    },
+  };
 }
 
 describe('logHeadError', () => {
@@ -21,7 +27,10 @@ describe('logHeadError', () => {
   it('logHeadError - a training cut short because the router is closing (its embedding pool closed) is no warning', () => {
     const { lines, logger } = recorder();
     logHeadError(logger as never, new EmbeddingPoolClosed());
-    assert.deepEqual(lines.map((l) => l.level), ['info']);
+    assert.deepEqual(
+      lines.map((l) => l.level),
+      ['info'],
+    );
   });
 });
 
@@ -31,7 +40,10 @@ describe('logHeadTrained', () => {
     const { lines, logger } = recorder();
     logHeadTrained(logger as never, { ...training, stopped: 'converged' });
     logHeadTrained(logger as never, { ...training, stopped: 'time_guard', time_guard_cuts: 2 });
-    assert.deepEqual(lines.map((l) => l.level), ['info', 'warn']);
+    assert.deepEqual(
+      lines.map((l) => l.level),
+      ['info', 'warn'],
+    );
     assert.match(String(lines[1]!.args[1]), /time guard/);
   });
 });

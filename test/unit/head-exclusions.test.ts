@@ -66,9 +66,14 @@ const falseNegations: Case[] = [
 ];
 
 describe('exclusionClauses', () => {
-  for (const [group, cases] of [['Chinese', chinese], ['English', english], ['fixed', falseNegations]] as const) {
+  for (const [group, cases] of [
+    ['Chinese', chinese],
+    ['English', english],
+    ['fixed', falseNegations],
+  ] as const) {
     for (const [description, want] of cases) {
-      it(`exclusionClauses - ${group}: ${description} → ${JSON.stringify(want)}`, () => assert.deepEqual(exclusionClauses(description), want));
+      it(`exclusionClauses - ${group}: ${description} → ${JSON.stringify(want)}`, () =>
+        assert.deepEqual(exclusionClauses(description), want));
     }
   }
 

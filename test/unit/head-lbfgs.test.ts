@@ -54,7 +54,14 @@ interface Case {
 const cases: Case[] = [
   {
     name: 'convex quadratic, diagonal (ill-conditioned)',
-    objective: quadratic([[1, 0, 0], [0, 10, 0], [0, 0, 100]], [1, 20, -300]),
+    objective: quadratic(
+      [
+        [1, 0, 0],
+        [0, 10, 0],
+        [0, 0, 100],
+      ],
+      [1, 20, -300],
+    ),
     start: [0, 0, 0],
     want: [1, 2, -3],
     wantValue: -(0.5 * 1 + 0.5 * 40 + 0.5 * 900),
@@ -64,16 +71,46 @@ const cases: Case[] = [
   {
     name: 'convex quadratic, coupled 2-D',
     // A = [[4, 1], [1, 3]], b = A·[1, −2] = [2, −5]
-    objective: quadratic([[4, 1], [1, 3]], [2, -5]),
+    objective: quadratic(
+      [
+        [4, 1],
+        [1, 3],
+      ],
+      [2, -5],
+    ),
     start: [10, 10],
     want: [1, -2],
     wantValue: -0.5 * (2 * 1 + -5 * -2),
     tolerance: 1e-5,
     maxIterations: 50,
   },
-  { name: 'Rosenbrock from (−1.2, 1)', objective: rosenbrock, start: [-1.2, 1], want: [1, 1], wantValue: 0, tolerance: 1e-4, maxIterations: 100 },
-  { name: '1-D quartic from 10', objective: quartic, start: [10], want: [3], wantValue: 0, tolerance: 1e-4, maxIterations: 100 },
-  { name: 'separable exponential, 5-D', objective: exponential, start: [-2, -1, 0, 1, 2], want: Array(5).fill(Math.LN2), wantValue: 5 * (2 - 2 * Math.LN2), tolerance: 1e-4, maxIterations: 100 },
+  {
+    name: 'Rosenbrock from (−1.2, 1)',
+    objective: rosenbrock,
+    start: [-1.2, 1],
+    want: [1, 1],
+    wantValue: 0,
+    tolerance: 1e-4,
+    maxIterations: 100,
+  },
+  {
+    name: '1-D quartic from 10',
+    objective: quartic,
+    start: [10],
+    want: [3],
+    wantValue: 0,
+    tolerance: 1e-4,
+    maxIterations: 100,
+  },
+  {
+    name: 'separable exponential, 5-D',
+    objective: exponential,
+    start: [-2, -1, 0, 1, 2],
+    want: Array(5).fill(Math.LN2),
+    wantValue: 5 * (2 - 2 * Math.LN2),
+    tolerance: 1e-4,
+    maxIterations: 100,
+  },
 ];
 
 describe('lbfgs', () => {
@@ -82,7 +119,9 @@ describe('lbfgs', () => {
       const result = await minimize(c.objective, Float64Array.from(c.start), { maxIterations: c.maxIterations });
       assert.ok(result.iterations <= c.maxIterations, `iterations ${result.iterations}`);
       assert.ok(result.iterations > 0);
-      c.want.forEach((w, i) => assert.ok(Math.abs(result.x[i]! - w) < c.tolerance, `x[${i}] = ${result.x[i]}, want ${w}`));
+      c.want.forEach((w, i) =>
+        assert.ok(Math.abs(result.x[i]! - w) < c.tolerance, `x[${i}] = ${result.x[i]}, want ${w}`),
+      );
       assert.ok(Math.abs(result.value - c.wantValue) < 1e-6, `value ${result.value}, want ${c.wantValue}`);
       // The value returned is the objective at the x returned.
       assert.equal(result.value, c.objective(Float64Array.from(result.x), new Float64Array(c.start.length)));
@@ -119,13 +158,26 @@ describe('lbfgs', () => {
     const tight = await minimize(rosenbrock, Float64Array.from([-1.2, 1]), { tolerance: 1e-8 });
     const loose = await minimize(rosenbrock, Float64Array.from([-1.2, 1]), { tolerance: 1 });
     assert.ok(loose.iterations < tight.iterations, `${loose.iterations} vs ${tight.iterations}`);
-    const short = await minimize(quadratic([[4, 1], [1, 3]], [2, -5]), Float64Array.from([10, 10]), { memory: 1 });
+    const short = await minimize(
+      quadratic(
+        [
+          [4, 1],
+          [1, 3],
+        ],
+        [2, -5],
+      ),
+      Float64Array.from([10, 10]),
+      { memory: 1 },
+    );
     assert.ok(Math.abs(short.x[0]! - 1) < 1e-5 && Math.abs(short.x[1]! + 2) < 1e-5, `${short.x}`);
   });
 
   it('lbfgs - says why it stopped: converged, at its iteration bound, or cut by the time guard (read on the clock given)', async () => {
     assert.equal((await minimize(rosenbrock, Float64Array.from([-1.2, 1]))).stopped, 'converged');
-    assert.equal((await minimize(rosenbrock, Float64Array.from([-1.2, 1]), { maxIterations: 3 })).stopped, 'iterations');
+    assert.equal(
+      (await minimize(rosenbrock, Float64Array.from([-1.2, 1]), { maxIterations: 3 })).stopped,
+      'iterations',
+    );
     let t = 0;
     const guarded = await minimize(rosenbrock, Float64Array.from([-1.2, 1]), { deadline: 2, now: () => t++ });
     assert.equal(guarded.stopped, 'time_guard');

@@ -33,7 +33,9 @@ function set(samples: Sample[], classes = 3): TrainingSet {
     against: Uint8Array.from(samples.map((s) => (s.against ? 1 : 0))),
     weights: Float32Array.from(samples.map((s) => s.weight ?? 1)),
     // Without candidates anywhere, every sample is scored against every class (the matrix-product path).
-    ...(samples.some((s) => s.candidates) ? { candidates: samples.map((s) => Int32Array.from(s.candidates ?? all)) } : {}),
+    ...(samples.some((s) => s.candidates)
+      ? { candidates: samples.map((s) => Int32Array.from(s.candidates ?? all)) }
+      : {}),
   };
 }
 
@@ -62,7 +64,8 @@ describe('logit', () => {
     [2, [5, -5], 3],
   ];
   for (const [k, x, want] of cases) {
-    it(`logit - class ${k} at (${x}) = ${want}`, () => assert.equal(logit(weights, DIMS, k, Float32Array.from(x)), want));
+    it(`logit - class ${k} at (${x}) = ${want}`, () =>
+      assert.equal(logit(weights, DIMS, k, Float32Array.from(x)), want));
   }
 });
 
@@ -78,7 +81,11 @@ describe('fitLogistic', () => {
     ANGLES.forEach((a, label) => assert.equal(argmax(probabilities(weights, 3, point(a))), label));
   });
 
-  const strengths: [small: number, large: number][] = [[0.1, 1], [1, 10], [10, 100]];
+  const strengths: [small: number, large: number][] = [
+    [0.1, 1],
+    [1, 10],
+    [10, 100],
+  ];
   for (const [small, large] of strengths) {
     it(`fitLogistic - c = ${large} gives more confident probabilities than c = ${small}`, async () => {
       const weak = (await fitLogistic(set(clusters), { c: small })).weights;
@@ -95,7 +102,9 @@ describe('fitLogistic', () => {
     const base = (await fitLogistic(set(clusters), { c: 10 })).weights;
     // Evidence that the edge of cluster 0 (towards cluster 1) is not class 0.
     const edge = ANGLES[0]! + 0.35;
-    const withAgainst = (await fitLogistic(set([...clusters, { x: point(edge), label: 0, against: true, weight: 3 }]), { c: 10 })).weights;
+    const withAgainst = (
+      await fitLogistic(set([...clusters, { x: point(edge), label: 0, against: true, weight: 3 }]), { c: 10 })
+    ).weights;
     for (const angle of [edge - 0.05, edge, edge + 0.05]) {
       const before = probabilities(base, 3, point(angle))[0]!;
       const after = probabilities(withAgainst, 3, point(angle))[0]!;
@@ -127,7 +136,9 @@ describe('fitLogistic', () => {
     assert.ok(alone.every((w) => w === 0));
     // Clusters 0 and 1 compete with each other; cluster 2's samples see only class 2, and no sample sees class 2
     // together with another class: class 2's row stays zero while 0 and 1 separate.
-    const pairs = (await fitLogistic(set(clusters.map((s) => ({ ...s, candidates: s.label === 2 ? [2] : [0, 1] }))), { c: 10 })).weights;
+    const pairs = (
+      await fitLogistic(set(clusters.map((s) => ({ ...s, candidates: s.label === 2 ? [2] : [0, 1] }))), { c: 10 })
+    ).weights;
     assert.deepEqual([...pairs.slice(2 * (DIMS + 1))], [0, 0, 0]);
     const v = (x: [number, number]) => Float32Array.from(x);
     assert.ok(logit(pairs, DIMS, 0, v(point(ANGLES[0]!))) > logit(pairs, DIMS, 1, v(point(ANGLES[0]!))));
@@ -136,8 +147,30 @@ describe('fitLogistic', () => {
 
   it('fitLogistic - sample weights: a heavier class wins a point shared with a lighter one', async () => {
     const shared: [number, number] = [1, 0];
-    const heavy0 = (await fitLogistic(set([{ x: shared, label: 0, weight: 3 }, { x: shared, label: 1, weight: 1 }], 2), { c: 10 })).weights;
-    const heavy1 = (await fitLogistic(set([{ x: shared, label: 0, weight: 1 }, { x: shared, label: 1, weight: 3 }], 2), { c: 10 })).weights;
+    const heavy0 = (
+      await fitLogistic(
+        set(
+          [
+            { x: shared, label: 0, weight: 3 },
+            { x: shared, label: 1, weight: 1 },
+          ],
+          2,
+        ),
+        { c: 10 },
+      )
+    ).weights;
+    const heavy1 = (
+      await fitLogistic(
+        set(
+          [
+            { x: shared, label: 0, weight: 1 },
+            { x: shared, label: 1, weight: 3 },
+          ],
+          2,
+        ),
+        { c: 10 },
+      )
+    ).weights;
     const p0 = probabilities(heavy0, 2, shared);
     const p1 = probabilities(heavy1, 2, shared);
     // Unregularised optimum: p = 3/4 for the heavier class; the L2 penalty pulls towards 1/2.
@@ -147,8 +180,17 @@ describe('fitLogistic', () => {
 
   it('fitLogistic - every class as matrix products and every class listed per sample reach the same optimum', async () => {
     const all = [0, 1, 2];
-    const dense = (await fitLogistic(set([...clusters, { x: point(0.3), label: 1, against: true, weight: 2 }]), { c: 10 })).weights;
-    const listed = (await fitLogistic(set([...clusters, { x: point(0.3), label: 1, against: true, weight: 2 }].map((s) => ({ ...s, candidates: all }))), { c: 10 })).weights;
+    const dense = (
+      await fitLogistic(set([...clusters, { x: point(0.3), label: 1, against: true, weight: 2 }]), { c: 10 })
+    ).weights;
+    const listed = (
+      await fitLogistic(
+        set(
+          [...clusters, { x: point(0.3), label: 1, against: true, weight: 2 }].map((s) => ({ ...s, candidates: all })),
+        ),
+        { c: 10 },
+      )
+    ).weights;
     for (const angle of [0, 0.3, ...ANGLES]) {
       const a = probabilities(dense, 3, point(angle));
       const b = probabilities(listed, 3, point(angle));
@@ -157,6 +199,9 @@ describe('fitLogistic', () => {
   });
 
   it('fitLogistic - deterministic: the same set gives the same weights', async () => {
-    assert.deepEqual((await fitLogistic(set(clusters), { c: 10 })).weights, (await fitLogistic(set(clusters), { c: 10 })).weights);
+    assert.deepEqual(
+      (await fitLogistic(set(clusters), { c: 10 })).weights,
+      (await fitLogistic(set(clusters), { c: 10 })).weights,
+    );
   });
 });

@@ -19,7 +19,11 @@ const fakeModel: EmbeddingProvider = {
   async embedDocuments(texts) {
     return texts.map((t) => {
       const v = new Float32Array(DIMS);
-      const axis = /weather|rain|天气|forecast/i.test(t) ? 0 : /refund|退款|money back/i.test(t) ? 1 : 2 + (t.length % (DIMS - 2));
+      const axis = /weather|rain|天气|forecast/i.test(t)
+        ? 0
+        : /refund|退款|money back/i.test(t)
+          ? 1
+          : 2 + (t.length % (DIMS - 2));
       v[axis] = 1;
       v[(axis + 5) % DIMS] = 0.1;
       return v;
@@ -38,8 +42,16 @@ const candidates = candidatesOf([
       description: 'shop',
       tags: [],
       capabilities: [
-        { name: 'forecast', description: 'Weather forecast', examples: ['will it rain', 'weather tomorrow', '明天天气'] },
-        { name: 'refund', description: 'Refund an order', examples: ['refund my order', '我要退款', 'money back please'] },
+        {
+          name: 'forecast',
+          description: 'Weather forecast',
+          examples: ['will it rain', 'weather tomorrow', '明天天气'],
+        },
+        {
+          name: 'refund',
+          description: 'Refund an order',
+          examples: ['refund my order', '我要退款', 'money back please'],
+        },
       ],
     },
     't',
@@ -47,7 +59,9 @@ const candidates = candidatesOf([
 ]);
 
 function matcher(waitMs: number) {
-  return headMatcherFactory([{ provider: fakeModel }], lexicalMatcherFactory(), new VectorCache(), { waitMs })(candidates);
+  return headMatcherFactory([{ provider: fakeModel }], lexicalMatcherFactory(), new VectorCache(), { waitMs })(
+    candidates,
+  );
 }
 
 describe('head matcher', () => {
@@ -70,7 +84,9 @@ describe('head matcher', () => {
 describe('head matcher lessons', () => {
   it('head matcher - a lesson (a request reported misrouted) crosses its capability for that same request only', async () => {
     const taught = candidates.map((c) => (c.key === 'shop/forecast' ? { ...c, misroutes: ['book a flight'] } : c));
-    const m = await headMatcherFactory([{ provider: fakeModel }], lexicalMatcherFactory(), new VectorCache(), { waitMs: 60_000 })(taught);
+    const m = await headMatcherFactory([{ provider: fakeModel }], lexicalMatcherFactory(), new VectorCache(), {
+      waitMs: 60_000,
+    })(taught);
     const same = await m.classify!('book a flight');
     assert.deepEqual(same?.crossed?.get('shop/forecast'), { clause: 'book a flight', learned: true });
     const weather = await m.classify!('will it rain');

@@ -3,7 +3,17 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { seededRandom } from '../../util/random';
 import { groupScores } from '../../router/head/decide';
-import { DEFAULT_HEAD_OPTIONS, SAME_SERVICE, features, predict, sameService, trainHead, type ClassTexts, type HeadModel, type HeadTrainingInput } from '../../router/head/head';
+import {
+  DEFAULT_HEAD_OPTIONS,
+  SAME_SERVICE,
+  features,
+  predict,
+  sameService,
+  trainHead,
+  type ClassTexts,
+  type HeadModel,
+  type HeadTrainingInput,
+} from '../../router/head/head';
 
 const DIMS = 24;
 
@@ -96,7 +106,8 @@ describe('trainHead / predict', () => {
   const shortlists = [DEFAULT_HEAD_OPTIONS.shortlist, 3, 1];
   for (const shortlist of shortlists) {
     it(`predict - shortlist ${shortlist}: ranked (most probable first) and "none" sum to 1`, async () => {
-      const m = shortlist === DEFAULT_HEAD_OPTIONS.shortlist ? model : await trainHead(catalogue(1, { shortlist }).input);
+      const m =
+        shortlist === DEFAULT_HEAD_OPTIONS.shortlist ? model : await trainHead(catalogue(1, { shortlist }).input);
       const random = prng(300 + shortlist);
       const queries = [...base.centres, base.noneCentre, randomUnit(random), near(random, base.centres[0]!, 1.5)];
       for (const v of queries) {
@@ -213,8 +224,16 @@ describe('sameService', () => {
   const classes: ClassTexts[] = [
     { key: 'agent-a/track', vectors: shared, chinese: shared.map(() => true) },
     { key: 'agent-b/track', vectors: shared.map((v) => Float32Array.from(v)), chinese: shared.map(() => true) },
-    { key: 'agent-c/weather', vectors: Array.from({ length: 6 }, () => near(random, centres[1]!, SPREAD)), chinese: Array(6).fill(true) },
-    { key: 'agent-d/refund', vectors: Array.from({ length: 6 }, () => near(random, centres[2]!, SPREAD)), chinese: Array(6).fill(true) },
+    {
+      key: 'agent-c/weather',
+      vectors: Array.from({ length: 6 }, () => near(random, centres[1]!, SPREAD)),
+      chinese: Array(6).fill(true),
+    },
+    {
+      key: 'agent-d/refund',
+      vectors: Array.from({ length: 6 }, () => near(random, centres[2]!, SPREAD)),
+      chinese: Array(6).fill(true),
+    },
   ];
   let m: HeadModel;
   before(async () => {
@@ -240,7 +259,10 @@ describe('sameService', () => {
   it(`sameService - distinct classes' prototypes are below the ${SAME_SERVICE} cosine`, async () => {
     for (let i = 0; i < classes.length; i++) {
       for (let j = i + 1; j < classes.length; j++) {
-        const cos = dot(m.prototypes.subarray(i * DIMS, (i + 1) * DIMS), m.prototypes.subarray(j * DIMS, (j + 1) * DIMS));
+        const cos = dot(
+          m.prototypes.subarray(i * DIMS, (i + 1) * DIMS),
+          m.prototypes.subarray(j * DIMS, (j + 1) * DIMS),
+        );
         assert.equal(cos >= SAME_SERVICE, i === 0 && j === 1, `${classes[i]!.key} · ${classes[j]!.key} = ${cos}`);
       }
     }

@@ -30,10 +30,14 @@ function fakeModels() {
 describe('heartbeats', () => {
   it('heartbeats - the sweep forgets writes older than writeEveryMs; recent ones are kept', async () => {
     let now = 1_000_000;
-    const heartbeats = new Heartbeats(fakeModels() as never, { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 }, {
-      writeEveryMs: 15_000,
-      now: () => new Date(now),
-    });
+    const heartbeats = new Heartbeats(
+      fakeModels() as never,
+      { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 },
+      {
+        writeEveryMs: 15_000,
+        now: () => new Date(now),
+      },
+    );
     const agent = { _id: 'agt_1', tenant: 'default' } as never;
     for (let i = 0; i < 100; i++) await heartbeats.beat(agent, { instance_id: `gone${i}` });
     now += 10_000;

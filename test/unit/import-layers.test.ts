@@ -22,7 +22,9 @@ function sourceFiles(dir: string): string[] {
 
 /** Relative imports of a file, type-only ones included, resolved to files. */
 function importsOf(file: string, source: string): string[] {
-  const specifiers = [...source.matchAll(/(?:from|import|require(?:\.resolve)?)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => m[1]!);
+  const specifiers = [
+    ...source.matchAll(/(?:from|import|require(?:\.resolve)?)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g),
+  ].map((m) => m[1]!);
   return specifiers.flatMap((specifier) => {
     const base = resolve(dirname(file), specifier);
     const found = [`${base}.ts`, join(base, 'index.ts')].find((candidate) => existsSync(candidate));

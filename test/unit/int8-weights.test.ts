@@ -20,7 +20,14 @@ function numbers(count: number, seed: number): Float32Array {
 }
 
 /** y = x·Wᵀ + b in fp64, W [outputs, inputs]. */
-function linear(x: Float32Array, rows: number, w: Float32Array, b: Float32Array, outputs: number, inputs: number): Float64Array {
+function linear(
+  x: Float32Array,
+  rows: number,
+  w: Float32Array,
+  b: Float32Array,
+  outputs: number,
+  inputs: number,
+): Float64Array {
   const y = new Float64Array(rows * outputs);
   for (let r = 0; r < rows; r++) {
     for (let o = 0; o < outputs; o++) {
@@ -32,7 +39,14 @@ function linear(x: Float32Array, rows: number, w: Float32Array, b: Float32Array,
   return y;
 }
 
-async function runInt8Layer(x: Float32Array, rows: number, w: Float32Array, b: Float32Array, outputs: number, inputs: number): Promise<Float32Array> {
+async function runInt8Layer(
+  x: Float32Array,
+  rows: number,
+  w: Float32Array,
+  b: Float32Array,
+  outputs: number,
+  inputs: number,
+): Promise<Float32Array> {
   const { values, scales } = quantizeInt8Columns(w, outputs, inputs);
   const model = encodeModel({
     name: 'int8-layer',

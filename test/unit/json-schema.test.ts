@@ -4,9 +4,21 @@ import { checkJsonSchema, MAX_SCHEMA_DEPTH } from '../../catalogue/json-schema';
 
 describe('json schema', () => {
   it('json schema - accepts ordinary and recursive draft 2020-12 schemas', () => {
-    assert.deepEqual(checkJsonSchema({ type: 'object', required: ['amount'], properties: { amount: { type: 'number', minimum: 0 } } }), []);
-    assert.deepEqual(checkJsonSchema({ $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' }), []);
-    assert.deepEqual(checkJsonSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'string', format: 'date' }), []);
+    assert.deepEqual(
+      checkJsonSchema({ type: 'object', required: ['amount'], properties: { amount: { type: 'number', minimum: 0 } } }),
+      [],
+    );
+    assert.deepEqual(
+      checkJsonSchema({
+        $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } },
+        $ref: '#/$defs/node',
+      }),
+      [],
+    );
+    assert.deepEqual(
+      checkJsonSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'string', format: 'date' }),
+      [],
+    );
   });
 
   it('json schema - names the path of an invalid keyword', () => {

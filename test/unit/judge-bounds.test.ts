@@ -6,7 +6,18 @@ import type { JudgeProvider, JudgeQuestion } from '../../router/judge/question';
 import { candidatesOf } from '../../router/candidates';
 import { agentFromCard } from '../../bench/lib/routing-data';
 
-const [candidate] = candidatesOf([agentFromCard({ agent_id: 'a', name: 'a', description: 'a', tags: [], capabilities: [{ name: 'forecast', description: 'Weather forecast' }] }, 't')]);
+const [candidate] = candidatesOf([
+  agentFromCard(
+    {
+      agent_id: 'a',
+      name: 'a',
+      description: 'a',
+      tags: [],
+      capabilities: [{ name: 'forecast', description: 'Weather forecast' }],
+    },
+    't',
+  ),
+]);
 const question = (intent: string): JudgeQuestion => ({ intent, candidate: candidate! });
 
 /** A provider that answers `yes` after `delayMs`, counting calls and the most judgements running at once. */
@@ -53,7 +64,10 @@ describe('BoundedJudge', () => {
     assert.equal(seen.mostAtOnce, 1);
     // On a loaded machine a turn may end after its caller stopped waiting (a timeout that was still read).
     const late = kinds.filter((k) => k === 'timeout').length;
-    assert.ok(seen.calls >= 1 + read.length && seen.calls <= 1 + read.length + late, JSON.stringify({ calls: seen.calls, kinds }));
+    assert.ok(
+      seen.calls >= 1 + read.length && seen.calls <= 1 + read.length + late,
+      JSON.stringify({ calls: seen.calls, kinds }),
+    );
   });
 
   it('cache - the same (revision, capability, request) is answered from the cache without a turn; a new revision asks again', async () => {
@@ -73,10 +87,13 @@ describe('BoundedJudge', () => {
     const bounded = new BoundedJudge(judge, { timeoutMs: 5_000 });
     const answers = await Promise.all(
       [1, 2, 3].map((i) => {
-            return bounded.ask(question(`q${i}`), 'r1');
+        return bounded.ask(question(`q${i}`), 'r1');
       }),
     );
-    assert.deepEqual(answers.map((a) => a.kind), ['answered', 'answered', 'answered']);
+    assert.deepEqual(
+      answers.map((a) => a.kind),
+      ['answered', 'answered', 'answered'],
+    );
     assert.equal(seen.mostAtOnce, 1);
   });
 
@@ -103,16 +120,31 @@ describe('BoundedJudge', () => {
   });
 
   describe('fill', () => {
-    const request = { intent: 'forecast for Paris', candidate: candidate!, schema: { type: 'object', properties: { city: { type: 'string' } } }, fields: ['city'], today: '2026-12-05' };
+    const request = {
+      intent: 'forecast for Paris',
+      candidate: candidate!,
+      schema: { type: 'object', properties: { city: { type: 'string' } } },
+      fields: ['city'],
+      today: '2026-12-05',
+    };
     const filling = (fill: JudgeProvider['fill']): JudgeProvider => ({ name: 'test', judge: async () => 0.9, fill });
 
-    it('fill - the provider\'s fields, on the judge\'s line; no fill timeout or no generating provider: it does not fill', async () => {
-      const bounded = new BoundedJudge(filling(async () => ({ city: 'Paris' })), { timeoutMs: 1_000, fillTimeoutMs: 1_000 });
+    it("fill - the provider's fields, on the judge's line; no fill timeout or no generating provider: it does not fill", async () => {
+      const bounded = new BoundedJudge(
+        filling(async () => ({ city: 'Paris' })),
+        { timeoutMs: 1_000, fillTimeoutMs: 1_000 },
+      );
       assert.equal(bounded.fills, true);
       const outcome = await bounded.fill(request);
       assert.equal(outcome.kind, 'filled');
       assert.deepEqual(outcome.kind === 'filled' && outcome.fields, { city: 'Paris' });
-      assert.equal(new BoundedJudge(filling(async () => ({})), { timeoutMs: 1_000 }).fills, false);
+      assert.equal(
+        new BoundedJudge(
+          filling(async () => ({})),
+          { timeoutMs: 1_000 },
+        ).fills,
+        false,
+      );
       assert.equal(new BoundedJudge(provider(0.9).judge, { timeoutMs: 1_000, fillTimeoutMs: 1_000 }).fills, false);
     });
 
@@ -130,7 +162,10 @@ describe('BoundedJudge', () => {
       const outcome = await new BoundedJudge(slow, { timeoutMs: 1_000, fillTimeoutMs: 30 }).fill(request);
       assert.equal(outcome.kind, 'timeout');
       assert.equal(stopped, true);
-      const failing = await new BoundedJudge(filling(async () => Promise.reject(new Error('grammar'))), { timeoutMs: 1_000, fillTimeoutMs: 1_000 }).fill(request);
+      const failing = await new BoundedJudge(
+        filling(async () => Promise.reject(new Error('grammar'))),
+        { timeoutMs: 1_000, fillTimeoutMs: 1_000 },
+      ).fill(request);
       assert.deepEqual(failing.kind === 'error' && failing.message, 'grammar');
     });
 
@@ -144,9 +179,20 @@ describe('BoundedJudge', () => {
         running--;
         return value;
       };
-      const bounded = new BoundedJudge({ name: 'test', judge: () => busy(0.9), fill: () => busy({ city: 'Paris' }) }, { timeoutMs: 2_000, fillTimeoutMs: 2_000 });
-      const outcomes = await Promise.all([bounded.ask(question('a'), 'r1'), bounded.fill(request), bounded.ask(question('b'), 'r1'), bounded.fill(request)]);
-      assert.deepEqual(outcomes.map((o) => o.kind), ['answered', 'filled', 'answered', 'filled']);
+      const bounded = new BoundedJudge(
+        { name: 'test', judge: () => busy(0.9), fill: () => busy({ city: 'Paris' }) },
+        { timeoutMs: 2_000, fillTimeoutMs: 2_000 },
+      );
+      const outcomes = await Promise.all([
+        bounded.ask(question('a'), 'r1'),
+        bounded.fill(request),
+        bounded.ask(question('b'), 'r1'),
+        bounded.fill(request),
+      ]);
+      assert.deepEqual(
+        outcomes.map((o) => o.kind),
+        ['answered', 'filled', 'answered', 'filled'],
+      );
       assert.equal(mostAtOnce, 1);
     });
   });

@@ -1,7 +1,21 @@
 /** The judge's decision logic (router/judge/decision.ts, question.ts): when it reads, what its answer does. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BIAS, CLOSE, combinedScore, FAR_BIAS, HEAD_WEIGHT, judgedVerdict, judgeReason, NARROW_LOSS, NEAR_BORDER, NEAR_HEAD_WEIGHT, NO_FENCE_BIAS, UNCERTAIN_ABOVE, type HeadView } from '../../router/judge/decision';
+import {
+  BIAS,
+  CLOSE,
+  combinedScore,
+  FAR_BIAS,
+  HEAD_WEIGHT,
+  judgedVerdict,
+  judgeReason,
+  NARROW_LOSS,
+  NEAR_BORDER,
+  NEAR_HEAD_WEIGHT,
+  NO_FENCE_BIAS,
+  UNCERTAIN_ABOVE,
+  type HeadView,
+} from '../../router/judge/decision';
 import { cpuBinaryPackage } from '../../router/judge/judge-files';
 import { answerWord, questionText, yesProbability } from '../../router/judge/question';
 import { candidatesOf } from '../../router/candidates';
@@ -22,7 +36,10 @@ describe('judgeReason', () => {
     assert.equal(judgeReason(view({ best: 0.99, gap: -NEAR_BORDER - 0.005 })), undefined);
   });
   it('judgeReason - a close runner-up is read', () => {
-    assert.equal(judgeReason(view({ best: 0.3 * (UNCERTAIN_ABOVE + 1), second: 0.3 * (UNCERTAIN_ABOVE + 1) * CLOSE })), 'close');
+    assert.equal(
+      judgeReason(view({ best: 0.3 * (UNCERTAIN_ABOVE + 1), second: 0.3 * (UNCERTAIN_ABOVE + 1) * CLOSE })),
+      'close',
+    );
   });
   it('judgeReason - refusals where a card states a fence, ambiguous and escalated verdicts are not read (left to the head, the caller, the LLM)', () => {
     assert.equal(judgeReason(view({ verdict: 'refuse', best: 0.29, gap: 0.05 })), undefined);
@@ -90,7 +107,19 @@ describe('the question', () => {
         name: '发票Agent',
         description: 'invoices',
         tags: [],
-        capabilities: [{ name: 'issue_invoice', description: '为已完成的订单开具电子发票。不能修改、换开或作废已开具的发票。', examples: ['帮我开张发票', '开个专票', '发票开一下', ...Array.from({ length: 7 }, (_, i) => `例子${i + 4}`), '第十一个例子'] }],
+        capabilities: [
+          {
+            name: 'issue_invoice',
+            description: '为已完成的订单开具电子发票。不能修改、换开或作废已开具的发票。',
+            examples: [
+              '帮我开张发票',
+              '开个专票',
+              '发票开一下',
+              ...Array.from({ length: 7 }, (_, i) => `例子${i + 4}`),
+              '第十一个例子',
+            ],
+          },
+        ],
       },
       't',
     ),
@@ -105,15 +134,22 @@ describe('the question', () => {
   });
   it('questionText - counter-examples are shown when the card has them', () => {
     const withCounter = { ...card!, capability: { ...card!.capability, counter_examples: ['作废发票'] } };
-    assert.match(questionText({ intent: 'x', candidate: withCounter }), /Requests it does not take, e\.g\.: "作废发票"/);
+    assert.match(
+      questionText({ intent: 'x', candidate: withCounter }),
+      /Requests it does not take, e\.g\.: "作废发票"/,
+    );
   });
   it('questionText - lessons (requests reported misrouted) are shown as counter-examples, the latest three', () => {
-    const taught = { ...card!, capability: { ...card!.capability, counter_examples: ['作废发票'] }, misroutes: ['一', '二', '发票抬头改成公司', '把发票作废重开'] };
+    const taught = {
+      ...card!,
+      capability: { ...card!.capability, counter_examples: ['作废发票'] },
+      misroutes: ['一', '二', '发票抬头改成公司', '把发票作废重开'],
+    };
     const text = questionText({ intent: 'x', candidate: taught });
     assert.match(text, /Requests it does not take, e\.g\.: "作废发票"; "二"; "发票抬头改成公司"; "把发票作废重开"/);
     assert.doesNotMatch(text, /"一"/);
   });
-  it('questionText - a very long request is cut, so it cannot fill the model\'s context', () => {
+  it("questionText - a very long request is cut, so it cannot fill the model's context", () => {
     const text = questionText({ intent: '发'.repeat(5_000), candidate: card! });
     assert.ok(text.length < 2_000, `${text.length} characters`);
   });

@@ -11,7 +11,11 @@ describe('judge line', () => {
     line.done(40);
     assert.equal(line.capacity(), 4, '200 ms at 40 ms a judgement: one reading, four waiting');
     line.done(400);
-    assert.equal(line.capacity(), 1, 'slower than the timeout: one waits (the one reading may have lost its caller), and a free judge still reads');
+    assert.equal(
+      line.capacity(),
+      1,
+      'slower than the timeout: one waits (the one reading may have lost its caller), and a free judge still reads',
+    );
     assert.equal(await line.turn(0.9), true);
   });
 

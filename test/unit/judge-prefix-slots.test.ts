@@ -21,7 +21,7 @@ describe('judge prefix slots', () => {
     assert.equal(commonPrefixLength([1, 2], [1, 2]), 2);
   });
 
-  it('chooseSlot - a sequence holding the card\'s prefix is reused: only the request is evaluated', () => {
+  it("chooseSlot - a sequence holding the card's prefix is reused: only the request is evaluated", () => {
     const slots = [slot(card(20), 5), slot(card(21), 9), slot([], 0)];
     assert.deepEqual(chooseSlot(slots, prompt(21, 7, 8), PREFIX), { index: 1, keep: PREFIX, hit: true });
   });
@@ -81,7 +81,7 @@ function fakeSequence(log: string[], name: string): LlamaSequence {
 }
 
 describe('judge prefix pool', () => {
-  it('PrefixPool - a miss evaluates the whole prompt, a hit only the request; afterwards only the card\'s prefix is held', async () => {
+  it("PrefixPool - a miss evaluates the whole prompt, a hit only the request; afterwards only the card's prefix is held", async () => {
     const log: string[] = [];
     const sequences = [fakeSequence(log, 'a'), fakeSequence(log, 'b')];
     const pool = new PrefixPool(sequences, 512);
@@ -91,7 +91,12 @@ describe('judge prefix pool', () => {
     const second = await pool.read(prompt(20, 5), PREFIX);
     assert.deepEqual([second.hit, second.evaluated], [true, 2]);
     assert.ok(second.probabilities);
-    assert.deepEqual(log, ['a evaluate 10', `a erase ${PREFIX}-${PREFIX + 3}`, 'a evaluate 2', `a erase ${PREFIX}-${PREFIX + 2}`]);
+    assert.deepEqual(log, [
+      'a evaluate 10',
+      `a erase ${PREFIX}-${PREFIX + 3}`,
+      'a evaluate 2',
+      `a erase ${PREFIX}-${PREFIX + 2}`,
+    ]);
   });
 
   it('PrefixPool - with every sequence taken, a new card evicts the least recently used one, keeping what it shares', async () => {
@@ -106,7 +111,11 @@ describe('judge prefix pool', () => {
     assert.equal(read.hit, false);
     assert.deepEqual(sequences[0]!.contextTokens, card(20));
     assert.deepEqual(sequences[1]!.contextTokens, card(40));
-    assert.equal(log[0], `b erase ${SYSTEM.length + 1}-${PREFIX}`, 'card 30 erased after the system prompt and the agent it shares');
+    assert.equal(
+      log[0],
+      `b erase ${SYSTEM.length + 1}-${PREFIX}`,
+      'card 30 erased after the system prompt and the agent it shares',
+    );
   });
 
   it('PrefixPool - fits only prompts shorter than a sequence', () => {

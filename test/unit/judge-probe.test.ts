@@ -36,7 +36,10 @@ describe('judge probe', () => {
     assert.equal(probeFits(1_500, 3_000).fits, true);
     const slow = probeFits(2_400, 3_000);
     assert.equal(slow.fits, false);
-    assert.match(slow.why, /took 2400 ms on this host; ROUTER_JUDGE_TIMEOUT_MS 3000 needs at most 1500 ms \(ROUTER_JUDGE=local keeps it on\)/);
+    assert.match(
+      slow.why,
+      /took 2400 ms on this host; ROUTER_JUDGE_TIMEOUT_MS 3000 needs at most 1500 ms \(ROUTER_JUDGE=local keeps it on\)/,
+    );
   });
 
   it('probeJudge - times the held card, not its first reading', async () => {
@@ -49,7 +52,12 @@ describe('judge probe', () => {
 
   it('probeJudge - too slow on every attempt: off, after each attempt, the fastest reported', async () => {
     const heard: number[] = [];
-    const result = await probeJudge(timedProvider(120), { timeoutMs: 100, attempts: 2, retryMs: 1, onAttempt: (n) => heard.push(n) });
+    const result = await probeJudge(timedProvider(120), {
+      timeoutMs: 100,
+      attempts: 2,
+      retryMs: 1,
+      onAttempt: (n) => heard.push(n),
+    });
     assert.equal(result.fits, false);
     assert.deepEqual(heard, [1, 2]);
     assert.match(result.why, /fastest of 2 probes/);
@@ -79,7 +87,10 @@ describe('judge probe', () => {
     const statuses: JudgeStatus[] = [];
     await switchByProbe(judge, 100, status, quiet, (s) => statuses.push(s), { attempts: 1 });
     assert.equal(statuses.at(-1)!.active, 'off');
-    assert.match(statuses.at(-1)!.why, /^installed, 2 CPU cores, 20\.0 GiB free; a judgement of a held card took \d+ ms/);
+    assert.match(
+      statuses.at(-1)!.why,
+      /^installed, 2 CPU cores, 20\.0 GiB free; a judgement of a held card took \d+ ms/,
+    );
     assert.deepEqual(await judge.ask(PROBE_QUESTION, 'r1'), { kind: 'off' });
     assert.equal(judge.fills, false);
   });

@@ -8,11 +8,23 @@ import { describe, it } from 'node:test';
 import { legacyKeyProof, newApiKey, parseApiKey } from '../../rules/api-key';
 import { parseConfigKeys } from '../../rules/config-keys';
 import { hashSecret } from '../../rules/ids';
-import { KEY_PROOF_PATTERN, proofMatches, proofPublicKey, provenBody, signProof, type ProofSubject } from '../../rules/key-proof';
+import {
+  KEY_PROOF_PATTERN,
+  proofMatches,
+  proofPublicKey,
+  provenBody,
+  signProof,
+  type ProofSubject,
+} from '../../rules/key-proof';
 
 const made = newApiKey();
 const publicKey = proofPublicKey(made.secret);
-const subject: ProofSubject = { kind: 'message', tenant: 'acme', id: 'order-42', body: { target: { agent_id: 'agt_1', capability: 'refund' }, payload: { amount: 25 } } };
+const subject: ProofSubject = {
+  kind: 'message',
+  tenant: 'acme',
+  id: 'order-42',
+  body: { target: { agent_id: 'agt_1', capability: 'refund' }, payload: { amount: 25 } },
+};
 
 describe('key proof', () => {
   it('key proof - made by the key, checked against its stored public key; deterministic', () => {
@@ -30,14 +42,23 @@ describe('key proof', () => {
       ['another tenant', { ...subject, tenant: 'other' }],
       ['a chain of the same id', { ...subject, kind: 'chain' }],
       ['another payload', { ...subject, body: { ...(subject.body as object), payload: { amount: 25_000 } } }],
-      ['another target', { ...subject, body: { ...(subject.body as object), target: { agent_id: 'agt_1', capability: 'transfer' } } }],
-      ['a field added', { ...subject, body: { ...(subject.body as object), reply_to: { url: 'https://attacker.example/' } } }],
+      [
+        'another target',
+        { ...subject, body: { ...(subject.body as object), target: { agent_id: 'agt_1', capability: 'transfer' } } },
+      ],
+      [
+        'a field added',
+        { ...subject, body: { ...(subject.body as object), reply_to: { url: 'https://attacker.example/' } } },
+      ],
     ];
     for (const [what, other] of others) assert.equal(proofMatches(publicKey, proof, other), false, what);
   });
 
   it('key proof - the body is compared as canonical JSON: key order does not matter', () => {
-    const proof = signProof(made.key, { ...subject, body: { payload: { amount: 25 }, target: { capability: 'refund', agent_id: 'agt_1' } } })!;
+    const proof = signProof(made.key, {
+      ...subject,
+      body: { payload: { amount: 25 }, target: { capability: 'refund', agent_id: 'agt_1' } },
+    })!;
     assert.equal(proofMatches(publicKey, proof, subject), true);
   });
 
@@ -48,18 +69,40 @@ describe('key proof', () => {
     // What a database read yields: the secret's hash and the public key. Neither is the signing key.
     const fromHash = signProof(`rk_${made.keyId}_${hashSecret(made.secret).slice(0, 43)}`, subject)!;
     assert.equal(proofMatches(publicKey, fromHash, subject), false, 'a key made from the stored hash');
-    const hmacOfHash = createHmac('sha512', made.secretHash).update(JSON.stringify(subject)).digest('base64url').slice(0, 86);
+    const hmacOfHash = createHmac('sha512', made.secretHash)
+      .update(JSON.stringify(subject))
+      .digest('base64url')
+      .slice(0, 86);
     assert.equal(proofMatches(publicKey, hmacOfHash, subject), false, 'an HMAC under the stored hash');
-    assert.equal(proofMatches(publicKey, legacyKeyProof(made.key, 'acme', 'order-42')!, subject), false, 'the earlier id-only proof');
+    assert.equal(
+      proofMatches(publicKey, legacyKeyProof(made.key, 'acme', 'order-42')!, subject),
+      false,
+      'the earlier id-only proof',
+    );
     const flipped = `${proof.slice(0, 10)}${proof[10] === 'A' ? 'B' : 'A'}${proof.slice(11)}`; // a byte of R changed
     assert.equal(proofMatches(publicKey, flipped, subject), false, 'a changed signature');
     assert.equal(proofMatches('not-a-key', proof, subject), false, 'a malformed public key is no match, not a throw');
   });
 
   it('key proof - the proven body leaves out what the statement names and the credential itself', () => {
-    const input = { tenant: 'acme', message_id: 'm', key_id: 'aaaaaaaaaaaa', key_proof: 'x', target: { agent_id: 'a', capability: 'c' } };
+    const input = {
+      tenant: 'acme',
+      message_id: 'm',
+      key_id: 'aaaaaaaaaaaa',
+      key_proof: 'x',
+      target: { agent_id: 'a', capability: 'c' },
+    };
     assert.deepEqual(provenBody('message', input), { target: { agent_id: 'a', capability: 'c' } });
-    const chain = { tenant: 'acme', chain_id: 'c', key_id: 'k', key_proof: 'p', key_proofs: {}, caller: {}, seal: {}, steps: [] };
+    const chain = {
+      tenant: 'acme',
+      chain_id: 'c',
+      key_id: 'k',
+      key_proof: 'p',
+      key_proofs: {},
+      caller: {},
+      seal: {},
+      steps: [],
+    };
     assert.deepEqual(provenBody('chain', chain), { steps: [] });
   });
 

@@ -17,13 +17,29 @@ function run(kind: string, how: 'throw' | 'reject') {
 
 describe('last resort', () => {
   it('last resort - which errors are confined to one connection or request', () => {
-    for (const code of ['ECONNRESET', 'EPIPE', 'WS_ERR_INVALID_UTF8', 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH', 'HPE_INVALID_METHOD', 'UND_ERR_SOCKET', 'ERR_STREAM_DESTROYED']) {
+    for (const code of [
+      'ECONNRESET',
+      'EPIPE',
+      'WS_ERR_INVALID_UTF8',
+      'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH',
+      'HPE_INVALID_METHOD',
+      'UND_ERR_SOCKET',
+      'ERR_STREAM_DESTROYED',
+    ]) {
       assert.equal(isConfinedError(Object.assign(new Error(code), { code })), true, code);
     }
     for (const name of ['MongoNetworkError', 'MongoServerSelectionError', 'ServiceError']) {
       assert.equal(isConfinedError(Object.assign(new Error(name), { name })), true, name);
     }
-    for (const error of [new TypeError('x'), new RangeError('Maximum call stack size exceeded'), Object.assign(new Error('x'), { code: 'ERR_ASSERTION' }), undefined, null, 'a string', 42]) {
+    for (const error of [
+      new TypeError('x'),
+      new RangeError('Maximum call stack size exceeded'),
+      Object.assign(new Error('x'), { code: 'ERR_ASSERTION' }),
+      undefined,
+      null,
+      'a string',
+      42,
+    ]) {
       assert.equal(isConfinedError(error), false, String(error));
     }
   });
@@ -33,7 +49,10 @@ describe('last resort', () => {
     const fatal: unknown[] = [];
     const exits: number[] = [];
     const handlers = lastResortHandlers({
-      logger: { warn: ((fields: unknown) => void warned.push(fields)) as never, fatal: ((fields: unknown) => void fatal.push(fields)) as never },
+      logger: {
+        warn: ((fields: unknown) => void warned.push(fields)) as never,
+        fatal: ((fields: unknown) => void fatal.push(fields)) as never,
+      },
       exit: (code) => void exits.push(code),
     });
     handlers.uncaughtException(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
@@ -46,7 +65,12 @@ describe('last resort', () => {
   });
 
   it('last resort - a real process survives a reset socket, a WebSocket protocol error and an unreachable Temporal', () => {
-    for (const [kind, how] of [['reset', 'throw'], ['ws', 'throw'], ['temporal', 'reject'], ['reset', 'reject']] as const) {
+    for (const [kind, how] of [
+      ['reset', 'throw'],
+      ['ws', 'throw'],
+      ['temporal', 'reject'],
+      ['reset', 'reject'],
+    ] as const) {
       const result = run(kind, how);
       assert.equal(result.code, 0, `${kind} ${how}: ${result.stderr}`);
       assert.equal(result.stdout, 'still serving\n', `${kind} ${how}`);

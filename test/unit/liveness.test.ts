@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ineligibility, instancesToPrune, isOnline, offlineAfterMs, offlineCutoff, pickInstance } from '../../rules/liveness';
+import {
+  ineligibility,
+  instancesToPrune,
+  isOnline,
+  offlineAfterMs,
+  offlineCutoff,
+  pickInstance,
+} from '../../rules/liveness';
 import type { InstanceDoc } from '../../store/agent-instances';
 
 const policy = { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 };
@@ -42,8 +49,14 @@ describe('liveness', () => {
     assert.equal(ineligibility(instance('a', { state: 'draining' }), now, policy), 'draining');
     assert.equal(ineligibility(instance('a', { last_heartbeat_at: ago(70_000) }), now, policy), 'offline');
     assert.equal(ineligibility(instance('a', { endpoint: undefined }), now, policy), 'no_http_endpoint');
-    assert.equal(ineligibility(instance('a', { transport: 'websocket', endpoint: undefined }), now, policy), 'no_socket');
-    assert.equal(ineligibility(instance('a', { transport: 'websocket', endpoint: undefined, ws_task_queue: 'q' }), now, policy), undefined);
+    assert.equal(
+      ineligibility(instance('a', { transport: 'websocket', endpoint: undefined }), now, policy),
+      'no_socket',
+    );
+    assert.equal(
+      ineligibility(instance('a', { transport: 'websocket', endpoint: undefined, ws_task_queue: 'q' }), now, policy),
+      undefined,
+    );
     assert.equal(ineligibility(instance('a'), now, policy), undefined);
   });
 
@@ -63,9 +76,16 @@ describe('liveness', () => {
   });
 
   it('liveness - at the cap, a new instance pushes out the longest silent offline one, and only that', () => {
-    const instances = [instance('recent-offline', { last_heartbeat_at: ago(61_000) }), instance('online'), instance('oldest', { last_heartbeat_at: ago(3_600_000) })];
+    const instances = [
+      instance('recent-offline', { last_heartbeat_at: ago(61_000) }),
+      instance('online'),
+      instance('oldest', { last_heartbeat_at: ago(3_600_000) }),
+    ];
     assert.deepEqual(instancesToPrune(instances, now, policy, 3), ['agt/oldest']);
-    assert.ok(!isOnline(offlineCutoff(now, policy), new Date(now.getTime() + 1), policy), 'the cutoff is where offline begins');
+    assert.ok(
+      !isOnline(offlineCutoff(now, policy), new Date(now.getTime() + 1), policy),
+      'the cutoff is where offline begins',
+    );
   });
 
   it('liveness - at the cap with every instance online, a new instance is refused and nothing is pushed out', () => {
@@ -74,8 +94,22 @@ describe('liveness', () => {
   });
 
   it('liveness - an agent already far over the cap (before the cap existed) sheds offline instances down to it', () => {
-    const instances = Array.from({ length: 10 }, (_, i) => instance(`old${i}`, { last_heartbeat_at: ago(100_000 + i * 1000) }));
-    assert.deepEqual(instancesToPrune(instances, now, policy, 4), ['agt/old9', 'agt/old8', 'agt/old7', 'agt/old6', 'agt/old5', 'agt/old4', 'agt/old3']);
-    assert.equal(instancesToPrune([...instances.slice(0, 2), ...[1, 2, 3, 4].map((i) => instance(`live${i}`))], now, policy, 4), undefined, 'too few offline to make room');
+    const instances = Array.from({ length: 10 }, (_, i) =>
+      instance(`old${i}`, { last_heartbeat_at: ago(100_000 + i * 1000) }),
+    );
+    assert.deepEqual(instancesToPrune(instances, now, policy, 4), [
+      'agt/old9',
+      'agt/old8',
+      'agt/old7',
+      'agt/old6',
+      'agt/old5',
+      'agt/old4',
+      'agt/old3',
+    ]);
+    assert.equal(
+      instancesToPrune([...instances.slice(0, 2), ...[1, 2, 3, 4].map((i) => instance(`live${i}`))], now, policy, 4),
+      undefined,
+      'too few offline to make room',
+    );
   });
 });

@@ -8,7 +8,10 @@ import { zhRoutingParts } from '../../bench/routing/parts';
 
 /** The tuning part's texts in order, hashed: pins the assignment without storing it. */
 function fingerprint(rows: readonly { text: string }[]): string {
-  return createHash('sha256').update(rows.map((r) => r.text).join('\n')).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(rows.map((r) => r.text).join('\n'))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function countByKind(rows: readonly { kind: string }[]): Record<string, number> {
@@ -52,7 +55,12 @@ describe('locked split', () => {
   });
 
   it('locked split - the parts as first cut (a change to dev.jsonl, to CLINC150 val or to the rule shows here)', () => {
-    assert.deepEqual(countByKind(lockedSplit(zh).tuning), { in_scope: 109, cross_lingual: 20, near_miss: 20, out_of_scope: 20 });
+    assert.deepEqual(countByKind(lockedSplit(zh).tuning), {
+      in_scope: 109,
+      cross_lingual: 20,
+      near_miss: 20,
+      out_of_scope: 20,
+    });
     assert.equal(fingerprint(lockedSplit(zh).tuning), 'e44a8fee021dece6');
     assert.equal(fingerprint(lockedSplit(clinc).tuning), 'e8be5cfbdf31b3d0');
   });

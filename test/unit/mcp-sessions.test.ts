@@ -22,10 +22,26 @@ import { loadConfig } from '../../platform/config';
 import type { AgentDoc } from '../../store/agents';
 
 /** Bearer `<tenant>.<key id>` → that caller, with the send scope. */
-async function startFace(env: Record<string, string>, catalogue: { agents: (tenant: string) => AgentWithInstances[]; version: () => number } = { agents: () => [], version: () => 0 }) {
+async function startFace(
+  env: Record<string, string>,
+  catalogue: { agents: (tenant: string) => AgentWithInstances[]; version: () => number } = {
+    agents: () => [],
+    version: () => 0,
+  },
+) {
   const config = loadConfig({ MCP_SESSION_IDLE_MS: '60000', ...env });
-  const index = { ensureCurrent: async () => undefined, agents: catalogue.agents, get version() { return catalogue.version(); } };
-  const face = new McpFace({ config, catalogue: { index } as never, logger: pino({ level: 'silent' }) } as unknown as McpDeps);
+  const index = {
+    ensureCurrent: async () => undefined,
+    agents: catalogue.agents,
+    get version() {
+      return catalogue.version();
+    },
+  };
+  const face = new McpFace({
+    config,
+    catalogue: { index } as never,
+    logger: pino({ level: 'silent' }),
+  } as unknown as McpDeps);
   const app = express();
   app.use((req, res, next) => {
     const [tenant, key_id] = (req.get('authorization') ?? '').replace(/^Bearer /, '').split('.');
@@ -43,7 +59,11 @@ async function startFace(env: Record<string, string>, catalogue: { agents: (tena
     url,
     async connect(tenant: string, keyId: string, query = ''): Promise<Client> {
       const client = new Client({ name: 'sessions-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${url()}${query}`), { requestInit: { headers: { authorization: `Bearer ${tenant}.${keyId}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${url()}${query}`), {
+          requestInit: { headers: { authorization: `Bearer ${tenant}.${keyId}` } },
+        }),
+      );
       return client;
     },
     async stop() {
@@ -63,26 +83,50 @@ after(async () => {
 async function initializeStatus(url: string, bearer: string, headers: Record<string, string> = {}): Promise<number> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(target, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = httpRequest(
+      target,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('error', reject);
-    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }));
+    req.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    );
   });
 }
 
 describe('mcp sessions', () => {
   it('mcp sessions - a key past its cap loses its least recently used session; a tenant and the replica past theirs are refused 429', async () => {
-    const face = await startFace({ MCP_MAX_SESSIONS_PER_KEY: '2', MCP_MAX_SESSIONS_PER_TENANT: '3', MCP_MAX_SESSIONS: '4' });
+    const face = await startFace({
+      MCP_MAX_SESSIONS_PER_KEY: '2',
+      MCP_MAX_SESSIONS_PER_TENANT: '3',
+      MCP_MAX_SESSIONS: '4',
+    });
     stops.push(face.stop);
     const first = await face.connect('acme', 'k1');
     await face.connect('acme', 'k1');
     await face.connect('acme', 'k1'); // k1 at its cap: its first session makes room
-    await assert.rejects(first.listTools(), /404|Session not found/, 'the least recently used session of the key was closed');
+    await assert.rejects(
+      first.listTools(),
+      /404|Session not found/,
+      'the least recently used session of the key was closed',
+    );
     await face.connect('acme', 'k2'); // acme: 3 sessions
     assert.equal(await initializeStatus(face.url(), 'acme.k3'), 429, 'the tenant is at its cap');
     assert.equal(face.face.size, 3);
@@ -99,15 +143,27 @@ describe('mcp sessions', () => {
     const post = (body: object, session?: string) =>
       fetch(face.url(), {
         method: 'POST',
-        headers: { authorization: 'Bearer acme.k1', 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(session ? { 'mcp-session-id': session } : {}) },
+        headers: {
+          authorization: 'Bearer acme.k1',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
         body: JSON.stringify(body),
       });
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     const sessionId = init.headers.get('mcp-session-id')!;
     await init.text();
     await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId)).text();
     const opened = Date.now();
-    const stream = await fetch(face.url(), { headers: { authorization: 'Bearer acme.k1', 'mcp-session-id': sessionId, accept: 'text/event-stream' } });
+    const stream = await fetch(face.url(), {
+      headers: { authorization: 'Bearer acme.k1', 'mcp-session-id': sessionId, accept: 'text/event-stream' },
+    });
     assert.equal(stream.status, 200);
     await stream.text(); // ends when the gateway closes the session
     assert.ok(Date.now() - opened >= 900, 'held until idle');
@@ -121,12 +177,22 @@ describe('mcp sessions', () => {
     stops.push(face.stop);
     assert.equal(await initializeStatus(face.url(), 'acme.k1', { host: 'attacker.example' }), 403);
     assert.equal(await initializeStatus(face.url(), 'acme.k1', { origin: 'http://attacker.example' }), 403);
-    assert.equal(await initializeStatus(face.url(), 'acme.k1', { host: 'localhost:1234', origin: 'http://localhost:6274' }), 200);
+    assert.equal(
+      await initializeStatus(face.url(), 'acme.k1', { host: 'localhost:1234', origin: 'http://localhost:6274' }),
+      200,
+    );
     assert.equal(await initializeStatus(face.url(), 'acme.k1'), 200);
     assert.deepEqual(mcpAllowedHosts(loadConfig({})), ['localhost', '127.0.0.1', '[::1]']);
-    assert.equal(mcpAllowedHosts(loadConfig({ API_HOST: '0.0.0.0' })), undefined, 'not a loopback bind: off unless configured');
+    assert.equal(
+      mcpAllowedHosts(loadConfig({ API_HOST: '0.0.0.0' })),
+      undefined,
+      'not a loopback bind: off unless configured',
+    );
     assert.equal(mcpAllowedHosts(loadConfig({ MCP_ALLOWED_HOSTS: '*' })), undefined);
-    assert.deepEqual(mcpAllowedHosts(loadConfig({ API_HOST: '0.0.0.0', MCP_ALLOWED_HOSTS: 'gw.example,10.0.0.5' })), ['gw.example', '10.0.0.5']);
+    assert.deepEqual(mcpAllowedHosts(loadConfig({ API_HOST: '0.0.0.0', MCP_ALLOWED_HOSTS: 'gw.example,10.0.0.5' })), [
+      'gw.example',
+      '10.0.0.5',
+    ]);
     const open = await startFace({ MCP_ALLOWED_HOSTS: '*', MCP_ALLOWED_ORIGINS: 'https://app.example' });
     stops.push(open.stop);
     assert.equal(await initializeStatus(open.url(), 'acme.k1', { host: 'anything.example' }), 200);
@@ -139,21 +205,33 @@ describe('mcp sessions', () => {
     const revisions: Record<string, number> = { acme: 1, beta: 1 };
     const reads: Record<string, number> = { acme: 0, beta: 0 };
     const agentOf = (tenant: string): AgentWithInstances => ({
-      agent: { _id: `agt_${tenant}`, tenant, name: tenant, description: '', revision: revisions[tenant], capabilities: [{ name: `c${revisions[tenant]}`, description: '', tags: [], examples: [] }] } as unknown as AgentDoc,
+      agent: {
+        _id: `agt_${tenant}`,
+        tenant,
+        name: tenant,
+        description: '',
+        revision: revisions[tenant],
+        capabilities: [{ name: `c${revisions[tenant]}`, description: '', tags: [], examples: [] }],
+      } as unknown as AgentDoc,
       instances: [],
     });
-    const face = await startFace({ CATALOGUE_REFRESH_MS: '100' }, {
-      agents: (tenant) => {
-        reads[tenant] = (reads[tenant] ?? 0) + 1;
-        return [agentOf(tenant)];
+    const face = await startFace(
+      { CATALOGUE_REFRESH_MS: '100' },
+      {
+        agents: (tenant) => {
+          reads[tenant] = (reads[tenant] ?? 0) + 1;
+          return [agentOf(tenant)];
+        },
+        version: () => version,
       },
-      version: () => version,
-    });
+    );
     stops.push(face.stop);
     const acme = await Promise.all([1, 2, 3].map(() => face.connect('acme', 'k1', '?capability_tools=true')));
     await face.connect('beta', 'k2', '?capability_tools=true');
     const told: number[] = [];
-    acme.forEach((client, i) => client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void told.push(i)));
+    acme.forEach((client, i) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void told.push(i)),
+    );
     version = 2;
     await new Promise((resolve) => setTimeout(resolve, 400)); // a round that sees every tenant once
     const before = { ...reads };

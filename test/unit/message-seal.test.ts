@@ -7,7 +7,10 @@ import { describe, it } from 'node:test';
 import type { MessageInput } from '../../messages/message';
 import { checkSeal, SEAL_MAX_SKEW_MS, sealInput, type SealKeys } from '../../messages/seal';
 
-const keys: SealKeys = { keys: ['current-key-0123456789abcdefghijklmnopqrstuv', 'previous-key-0123456789abcdefghijklmnopqrst'], since: '2026-12-01T00:00:00.000Z' };
+const keys: SealKeys = {
+  keys: ['current-key-0123456789abcdefghijklmnopqrstuv', 'previous-key-0123456789abcdefghijklmnopqrst'],
+  since: '2026-12-01T00:00:00.000Z',
+};
 const sealedAt = new Date('2026-12-02T10:00:00.000Z');
 const input: MessageInput = {
   tenant: 'acme',
@@ -44,11 +47,18 @@ describe('message seal', () => {
       { ...sealed, caller: { tenant: 'acme', key_id: 'a1b2c3d4e5f6', scopes: ['send', 'refunds'] } },
       { ...sealed, seal: { ...sealed.seal!, at: '2026-12-02T10:00:01.000Z' } },
     ];
-    for (const changed of changes) assert.deepEqual(checkSeal(changed, keys, run), { ok: false, reason: 'the gateway seal does not match the input' });
+    for (const changed of changes)
+      assert.deepEqual(checkSeal(changed, keys, run), {
+        ok: false,
+        reason: 'the gateway seal does not match the input',
+      });
   });
 
   it('message seal - a seal made with a key this deployment does not hold is refused', () => {
-    assert.equal(checkSeal(sealInput(input, 'someone-elses-key-0123456789abcdefghijklmn', sealedAt), keys, run).ok, false);
+    assert.equal(
+      checkSeal(sealInput(input, 'someone-elses-key-0123456789abcdefghijklmn', sealedAt), keys, run).ok,
+      false,
+    );
   });
 
   it('message seal - an unsealed input is refused for a run started since the deployment seals, accepted before', () => {
@@ -57,13 +67,19 @@ describe('message seal', () => {
   });
 
   it('message seal - a sealed input started under another workflow id (another tenant’s, or any) is refused', () => {
-    assert.match((checkSeal(sealed, keys, { ...run, workflowId: 'msg:globex:m-1' }) as { reason: string }).reason, /sealed for msg:acme:m-1, not msg:globex:m-1/);
+    assert.match(
+      (checkSeal(sealed, keys, { ...run, workflowId: 'msg:globex:m-1' }) as { reason: string }).reason,
+      /sealed for msg:acme:m-1, not msg:globex:m-1/,
+    );
     assert.equal(checkSeal(sealed, keys, { ...run, workflowId: 'copy-1' }).ok, false);
   });
 
   it('message seal - a copy started again long after it was sealed is refused', () => {
     const late = new Date(sealedAt.getTime() + SEAL_MAX_SKEW_MS + 1_000).toISOString();
-    assert.match((checkSeal(sealed, keys, { ...run, startedAt: late }) as { reason: string }).reason, /started 301 s away from its seal/);
+    assert.match(
+      (checkSeal(sealed, keys, { ...run, startedAt: late }) as { reason: string }).reason,
+      /started 301 s away from its seal/,
+    );
     const justInTime = new Date(sealedAt.getTime() + SEAL_MAX_SKEW_MS).toISOString();
     assert.deepEqual(checkSeal(sealed, keys, { ...run, startedAt: justInTime }), { ok: true });
   });

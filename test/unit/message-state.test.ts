@@ -5,7 +5,8 @@ import { canTransition, isTerminal, MESSAGE_STATES } from '../../messages/messag
 describe('message state', () => {
   it('message state - the happy path is allowed', () => {
     const path = ['accepted', 'routing', 'delivering', 'delivered', 'processed'] as const;
-    for (let i = 1; i < path.length; i++) assert.ok(canTransition(path[i - 1]!, path[i]!), `${path[i - 1]} → ${path[i]}`);
+    for (let i = 1; i < path.length; i++)
+      assert.ok(canTransition(path[i - 1]!, path[i]!), `${path[i - 1]} → ${path[i]}`);
   });
 
   it('message state - terminal states lead nowhere', () => {
@@ -28,9 +29,15 @@ describe('message state', () => {
 describe('message state - multi-turn', () => {
   it('message state - input_required is not terminal: the agent asks after delivery, the reply delivers again, or the message is cancelled or expires', () => {
     assert.equal(isTerminal('input_required'), false);
-    for (const from of ['delivering', 'delivered'] as const) assert.equal(canTransition(from, 'input_required'), true, from);
-    for (const to of ['delivering', 'cancelled', 'expired', 'failed'] as const) assert.equal(canTransition('input_required', to), true, to);
-    assert.equal(canTransition('input_required', 'processed'), false, 'a waiting message is processed only after the next delivery');
+    for (const from of ['delivering', 'delivered'] as const)
+      assert.equal(canTransition(from, 'input_required'), true, from);
+    for (const to of ['delivering', 'cancelled', 'expired', 'failed'] as const)
+      assert.equal(canTransition('input_required', to), true, to);
+    assert.equal(
+      canTransition('input_required', 'processed'),
+      false,
+      'a waiting message is processed only after the next delivery',
+    );
     assert.equal(canTransition('routing', 'input_required'), false);
   });
 });

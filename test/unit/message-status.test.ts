@@ -22,10 +22,19 @@ describe('message status', () => {
   });
 
   it('message status - a redriven run starts with the earlier attempts and the redrives so far', () => {
-    const earlier: AttemptRecord = { attempt: 1, agent_id: 'agt_1', started_at: start.accepted_at, latency_ms: 0, outcome: 'unavailable' };
+    const earlier: AttemptRecord = {
+      attempt: 1,
+      agent_id: 'agt_1',
+      started_at: start.accepted_at,
+      latency_ms: 0,
+      outcome: 'unavailable',
+    };
     const history = [{ at: '2026-01-02T00:00:00.000Z', previous_state: 'failed' as const }];
     const previousAttempts = [earlier];
-    const status = startingStatus({ ...start, deadline: '2026-01-03T00:00:00.000Z', redrive: { previous_attempts: previousAttempts, history } }, '2026-01-02T00:00:00.000Z');
+    const status = startingStatus(
+      { ...start, deadline: '2026-01-03T00:00:00.000Z', redrive: { previous_attempts: previousAttempts, history } },
+      '2026-01-02T00:00:00.000Z',
+    );
     assert.deepEqual(status.attempts, [earlier]);
     status.attempts.push({ ...earlier, attempt: 2 });
     assert.equal(previousAttempts.length, 1, 'the run appends to a list of its own');
@@ -34,7 +43,12 @@ describe('message status', () => {
   });
 
   it('message status - an ended status records its state, reason and completion time', () => {
-    const ended = endedStatus(startingStatus(start, start.accepted_at), 'failed', { code: 'terminated', message: 'the workflow run ended as TERMINATED' }, '2026-01-01T00:05:00.000Z');
+    const ended = endedStatus(
+      startingStatus(start, start.accepted_at),
+      'failed',
+      { code: 'terminated', message: 'the workflow run ended as TERMINATED' },
+      '2026-01-01T00:05:00.000Z',
+    );
     assert.equal(ended.state, 'failed');
     assert.deepEqual(ended.reason, { code: 'terminated', message: 'the workflow run ended as TERMINATED' });
     assert.equal(ended.updated_at, '2026-01-01T00:05:00.000Z');

@@ -18,9 +18,15 @@ describe('model files', () => {
     const env = { AGENT_REACH_CACHE_DIR: join(root, 'cache'), EMBEDDING_MODEL_DIR: join(root, 'mine') };
     assert.equal(locateModel('bge-small-zh-v1.5-q', env), undefined);
     modelFolder(modelCacheDir('bge-small-zh-v1.5-q', env));
-    assert.equal(locateModel('bge-small-zh-v1.5-q', env)?.model, join(root, 'cache', 'models', 'bge-small-zh-v1.5-q', 'model.onnx'));
+    assert.equal(
+      locateModel('bge-small-zh-v1.5-q', env)?.model,
+      join(root, 'cache', 'models', 'bge-small-zh-v1.5-q', 'model.onnx'),
+    );
     modelFolder(join(root, 'mine', 'bge-small-zh-v1.5-q'));
-    assert.equal(locateModel('bge-small-zh-v1.5-q', env)?.tokenizer, join(root, 'mine', 'bge-small-zh-v1.5-q', 'tokenizer.json'));
+    assert.equal(
+      locateModel('bge-small-zh-v1.5-q', env)?.tokenizer,
+      join(root, 'mine', 'bge-small-zh-v1.5-q', 'tokenizer.json'),
+    );
     // Each model of a pair has its own folder: the English one is not found where only the Chinese one is.
     assert.equal(locateModel('bge-small-en-v1.5-q', env), undefined);
   });

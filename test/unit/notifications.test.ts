@@ -39,14 +39,24 @@ const status = {
 
 const strict = endpointPolicy(loadConfig({}));
 
-const sealKeys: SealKeys = { keys: ['unit-test-seal-key-0123456789abcdefghijklmnop'], since: '2026-11-01T00:00:00.000Z' };
+const sealKeys: SealKeys = {
+  keys: ['unit-test-seal-key-0123456789abcdefghijklmnop'],
+  since: '2026-11-01T00:00:00.000Z',
+};
 const GATEWAY_QUEUE = 'agent-reach';
 const NOTIFICATION = { workflow_id: 'msg:default:m-1:reply:run-1', run_id: 'reply-run-1' };
 const PARENT = { workflow_id: 'msg:default:m-1', run_id: 'run-1' };
 
 /** A run as Temporal would tell it; on the gateway's queue unless said otherwise. */
 function startedRun(run: Partial<StartedRun> & Pick<StartedRun, 'type'>): StartedRun {
-  return { workflow_id: PARENT.workflow_id, run_id: PARENT.run_id, task_queue: GATEWAY_QUEUE, started_at: '2026-11-30T10:00:00.000Z', input: {}, ...run };
+  return {
+    workflow_id: PARENT.workflow_id,
+    run_id: PARENT.run_id,
+    task_queue: GATEWAY_QUEUE,
+    started_at: '2026-11-30T10:00:00.000Z',
+    input: {},
+    ...run,
+  };
 }
 
 /**
@@ -55,11 +65,23 @@ function startedRun(run: Partial<StartedRun> & Pick<StartedRun, 'type'>): Starte
  */
 function provenanceOf(notification: Partial<StartedRun>, parent?: StartedRun) {
   const runs = new Map<string, StartedRun>();
-  runs.set(NOTIFICATION.run_id, startedRun({ type: 'notifyCallerWorkflow', ...NOTIFICATION, started_at: '2026-11-30T10:00:02.000Z', parent: PARENT, ...notification }));
+  runs.set(
+    NOTIFICATION.run_id,
+    startedRun({
+      type: 'notifyCallerWorkflow',
+      ...NOTIFICATION,
+      started_at: '2026-11-30T10:00:02.000Z',
+      parent: PARENT,
+      ...notification,
+    }),
+  );
   if (parent) runs.set(parent.run_id, parent);
   return new RunProvenance({
     gatewayTaskQueue: GATEWAY_QUEUE,
-    activityInfo: () => ({ isLocal: false, workflowExecution: { workflowId: NOTIFICATION.workflow_id, runId: NOTIFICATION.run_id } }),
+    activityInfo: () => ({
+      isLocal: false,
+      workflowExecution: { workflowId: NOTIFICATION.workflow_id, runId: NOTIFICATION.run_id },
+    }),
     read: async (workflowId, runId) => {
       const run = runs.get(runId);
       if (!run) throw new Error(`no run ${workflowId}/${runId}`);
@@ -68,8 +90,10 @@ function provenanceOf(notification: Partial<StartedRun>, parent?: StartedRun) {
   });
 }
 /** A notification started, as the gateway starts them, by a run of the public entry workflow. */
-const fromEntry = () => provenanceOf({}, startedRun({ type: 'sendMessage', input: { reply_to: { url: 'http://caller.example/hook' } } }));
-const fromEntryTo = (url: string) => provenanceOf({}, startedRun({ type: 'sendMessage', input: { reply_to: { url } } }));
+const fromEntry = () =>
+  provenanceOf({}, startedRun({ type: 'sendMessage', input: { reply_to: { url: 'http://caller.example/hook' } } }));
+const fromEntryTo = (url: string) =>
+  provenanceOf({}, startedRun({ type: 'sendMessage', input: { reply_to: { url } } }));
 
 function recordingFetch() {
   const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
@@ -84,7 +108,11 @@ describe('notifications', () => {
   it('notifications - the cancel notice has its own webhook-id, the same on a retry, and is signed with it', async () => {
     const secret = newSigningSecret();
     const { sent, fetch } = recordingFetch();
-    const notifyCancel = createNotifyCancel({ fetch, now: Date.now, queries: { signingSecrets: async () => [secret] } });
+    const notifyCancel = createNotifyCancel({
+      fetch,
+      now: Date.now,
+      queries: { signingSecrets: async () => [secret] },
+    });
     const request = { message, agent_id: 'agt_1', endpoint: 'http://agent.example/deliveries' };
     assert.deepEqual(await notifyCancel(request), { http_status: 204 });
     await notifyCancel(request);
@@ -97,8 +125,18 @@ describe('notifications', () => {
 
   it('notifications - the cancel notice is not sent where the endpoint policy refuses (an IP literal included)', async () => {
     const { sent, fetch } = recordingFetch();
-    const notifyCancel = createNotifyCancel({ fetch, now: Date.now, queries: { signingSecrets: async () => [newSigningSecret()] }, endpointPolicy: strict });
-    for (const endpoint of ['http://169.254.169.254/latest/meta-data', 'http://127.0.0.1:9/x', 'http://[::1]:9/x', 'http://10.0.0.7/x']) {
+    const notifyCancel = createNotifyCancel({
+      fetch,
+      now: Date.now,
+      queries: { signingSecrets: async () => [newSigningSecret()] },
+      endpointPolicy: strict,
+    });
+    for (const endpoint of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://127.0.0.1:9/x',
+      'http://[::1]:9/x',
+      'http://10.0.0.7/x',
+    ]) {
       const result = await notifyCancel({ message, agent_id: 'agt_1', endpoint });
       assert.match(result.error ?? '', /^endpoint not allowed: /, endpoint);
     }
@@ -108,10 +146,19 @@ describe('notifications', () => {
   it('notifications - the reply_to notice has its own webhook-id, the same on every retry, new when the message ends again', async () => {
     const secret = `whsec_${Buffer.from('caller-secret-for-tests-0123456789').toString('base64')}`;
     const { sent, fetch } = recordingFetch();
-    const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: secret, sealKeys, provenance: fromEntry() });
+    const notifyCaller = createNotifyCaller({
+      fetch,
+      now: Date.now,
+      callerWebhookSecret: secret,
+      sealKeys,
+      provenance: fromEntry(),
+    });
     await notifyCaller({ url: 'http://caller.example/hook', status });
     await notifyCaller({ url: 'http://caller.example/hook', status });
-    await notifyCaller({ url: 'http://caller.example/hook', status: { ...status, completed_at: '2026-11-30T11:00:00.000Z' } });
+    await notifyCaller({
+      url: 'http://caller.example/hook',
+      status: { ...status, completed_at: '2026-11-30T11:00:00.000Z' },
+    });
     assert.equal(sent[0]!.headers['webhook-id'], 'm-1/ended/2026-11-30T10:00:02.000Z');
     assert.equal(sent[1]!.headers['webhook-id'], sent[0]!.headers['webhook-id']);
     assert.equal(sent[2]!.headers['webhook-id'], 'm-1/ended/2026-11-30T11:00:00.000Z');
@@ -121,7 +168,14 @@ describe('notifications', () => {
   it('notifications - the reply_to notice is refused, not retried, where the endpoint policy refuses', async () => {
     const { sent, fetch } = recordingFetch();
     const url = 'http://[fd00:ec2::254]/hook';
-    const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: newSigningSecret(), endpointPolicy: strict, sealKeys, provenance: fromEntryTo(url) });
+    const notifyCaller = createNotifyCaller({
+      fetch,
+      now: Date.now,
+      callerWebhookSecret: newSigningSecret(),
+      endpointPolicy: strict,
+      sealKeys,
+      provenance: fromEntryTo(url),
+    });
     await assert.rejects(notifyCaller({ url, status }), (error: unknown) => {
       assert.ok(error instanceof ApplicationFailure);
       assert.equal(error.type, 'ReplyToNotAllowed');
@@ -133,14 +187,29 @@ describe('notifications', () => {
   describe('notifications - a reply_to notice is posted only when a gateway run asks, as Temporal says', () => {
     const url = 'http://caller.example/hook';
     const started = '2026-11-30T10:00:00.000Z';
-    const sealed = sealInput({ ...message, reply_to: { url, retry_initial_ms: 5000 } }, sealKeys.keys[0]!, new Date(started));
+    const sealed = sealInput(
+      { ...message, reply_to: { url, retry_initial_ms: 5000 } },
+      sealKeys.keys[0]!,
+      new Date(started),
+    );
     /** The notification run as Temporal tells it (`notification`), with `parent` as its parent run. */
-    const attempt = async (notification: Partial<StartedRun>, parent: StartedRun | undefined, request: { url?: string; parent?: unknown; run_started_at?: string } = {}) => {
+    const attempt = async (
+      notification: Partial<StartedRun>,
+      parent: StartedRun | undefined,
+      request: { url?: string; parent?: unknown; run_started_at?: string } = {},
+    ) => {
       const { sent, fetch } = recordingFetch();
-      const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: newSigningSecret(), sealKeys, provenance: provenanceOf(notification, parent) });
+      const notifyCaller = createNotifyCaller({
+        fetch,
+        now: Date.now,
+        callerWebhookSecret: newSigningSecret(),
+        sealKeys,
+        provenance: provenanceOf(notification, parent),
+      });
       const outcome = await notifyCaller({ url, status, ...request } as Parameters<typeof notifyCaller>[0]).then(
         () => 'posted',
-        (error: unknown) => (error instanceof ApplicationFailure && error.nonRetryable ? `${error.type}: ${error.message}` : String(error)),
+        (error: unknown) =>
+          error instanceof ApplicationFailure && error.nonRetryable ? `${error.type}: ${error.message}` : String(error),
       );
       return { outcome, sent: sent.length };
     };
@@ -152,7 +221,10 @@ describe('notifications', () => {
       }
     });
     it('notifications - refused when no gateway run started it (a namespace client did), whatever the request claims', async () => {
-      const { outcome, sent } = await attempt({ parent: undefined }, undefined, { parent: PARENT, run_started_at: '2026-10-01T00:00:00.000Z' });
+      const { outcome, sent } = await attempt({ parent: undefined }, undefined, {
+        parent: PARENT,
+        run_started_at: '2026-10-01T00:00:00.000Z',
+      });
       assert.match(outcome, /^NotificationRefused: notification refused: not started by a gateway run/);
       assert.equal(sent, 0);
     });
@@ -163,7 +235,10 @@ describe('notifications', () => {
     });
     it('notifications - refused when its parent is named like a gateway run but runs on a task queue of its own', async () => {
       for (const type of ['sendMessage', 'leanMessageWorkflow', 'runChain']) {
-        const { outcome, sent } = await attempt({}, { ...messageRun(type, { reply_to: { url } }), task_queue: 'forger' });
+        const { outcome, sent } = await attempt(
+          {},
+          { ...messageRun(type, { reply_to: { url } }), task_queue: 'forger' },
+        );
         assert.match(outcome, /^NotificationRefused: .*on task queue forger/, type);
         assert.equal(sent, 0);
       }
@@ -186,31 +261,64 @@ describe('notifications', () => {
       const entry = await attempt({}, messageRun('sendMessage', { reply_to: { url: 'http://caller.example/other' } }));
       assert.match(entry.outcome, /not the reply_to of the run that asked/, 'a sendMessage parent too');
     });
-    it('notifications - a notification run started before the deployment sealed (an earlier gateway) is posted as it was; its start is Temporal\'s', async () => {
-      assert.deepEqual(await attempt({ parent: undefined, started_at: '2026-10-01T00:00:00.000Z' }, undefined), { outcome: 'posted', sent: 1 });
+    it("notifications - a notification run started before the deployment sealed (an earlier gateway) is posted as it was; its start is Temporal's", async () => {
+      assert.deepEqual(await attempt({ parent: undefined, started_at: '2026-10-01T00:00:00.000Z' }, undefined), {
+        outcome: 'posted',
+        sent: 1,
+      });
     });
   });
-  describe('notifications - a chain\'s reply_to notice', () => {
+  describe("notifications - a chain's reply_to notice", () => {
     const url = 'http://caller.example/chain-hook';
-    const chainStatus: ChainStatus = { chain_id: 'c-1', tenant: 'default', state: 'compensated', steps: [], started_at: '2026-11-30T10:00:00.000Z', ended_at: '2026-11-30T10:00:05.000Z' };
-    const chainRun = (reply: string) => provenanceOf({}, startedRun({ type: 'runChain', workflow_id: 'chain:default:c-1', input: { tenant: 'default', chain_id: 'c-1', steps: [], reply_to: { url: reply } } }));
+    const chainStatus: ChainStatus = {
+      chain_id: 'c-1',
+      tenant: 'default',
+      state: 'compensated',
+      steps: [],
+      started_at: '2026-11-30T10:00:00.000Z',
+      ended_at: '2026-11-30T10:00:05.000Z',
+    };
+    const chainRun = (reply: string) =>
+      provenanceOf(
+        {},
+        startedRun({
+          type: 'runChain',
+          workflow_id: 'chain:default:c-1',
+          input: { tenant: 'default', chain_id: 'c-1', steps: [], reply_to: { url: reply } },
+        }),
+      );
 
-    it('notifications - posted for a runChain run whose input names this URL, as chain.ended with the chain\'s webhook-id', async () => {
+    it("notifications - posted for a runChain run whose input names this URL, as chain.ended with the chain's webhook-id", async () => {
       const secret = newSigningSecret();
       const { sent, fetch } = recordingFetch();
-      const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: secret, sealKeys, provenance: chainRun(url) });
+      const notifyCaller = createNotifyCaller({
+        fetch,
+        now: Date.now,
+        callerWebhookSecret: secret,
+        sealKeys,
+        provenance: chainRun(url),
+      });
       await notifyCaller({ url, status: chainStatus });
       assert.equal(sent.length, 1);
       assert.equal(sent[0]!.headers['webhook-id'], 'c-1/chain-ended/2026-11-30T10:00:05.000Z');
       assert.equal(sent[0]!.headers.traceparent, undefined);
-      const verified = new Webhook(secret).verify(sent[0]!.body, sent[0]!.headers) as { type: string; data: ChainStatus };
+      const verified = new Webhook(secret).verify(sent[0]!.body, sent[0]!.headers) as {
+        type: string;
+        data: ChainStatus;
+      };
       assert.equal(verified.type, 'chain.ended');
       assert.equal(verified.data.state, 'compensated');
     });
 
-    it('notifications - refused when the URL is not the chain\'s reply_to', async () => {
+    it("notifications - refused when the URL is not the chain's reply_to", async () => {
       const { sent, fetch } = recordingFetch();
-      const notifyCaller = createNotifyCaller({ fetch, now: Date.now, callerWebhookSecret: newSigningSecret(), sealKeys, provenance: chainRun('http://caller.example/other') });
+      const notifyCaller = createNotifyCaller({
+        fetch,
+        now: Date.now,
+        callerWebhookSecret: newSigningSecret(),
+        sealKeys,
+        provenance: chainRun('http://caller.example/other'),
+      });
       await assert.rejects(notifyCaller({ url, status: chainStatus }), /not the reply_to of the run that asked/);
       assert.equal(sent.length, 0);
     });

@@ -8,7 +8,12 @@ import { describe, it } from 'node:test';
 import { KNOWN_MODELS, locateModel } from '../../router/embeddings/model-files';
 import { OnnxEmbedder } from '../../router/embeddings/onnx-embedder';
 
-const texts = ['refund order 1042', 'what will the weather be like in Shanghai tomorrow afternoon, and should I bring an umbrella', '订单2024090112现在啥状态了', 'hi'];
+const texts = [
+  'refund order 1042',
+  'what will the weather be like in Shanghai tomorrow afternoon, and should I bring an umbrella',
+  '订单2024090112现在啥状态了',
+  'hi',
+];
 
 function largestDifference(a: Float32Array, b: Float32Array): number {
   return Math.max(...a.map((v, i) => Math.abs(v - b[i]!)));
@@ -24,9 +29,13 @@ for (const id of ['bge-small-en-v1.5-q', 'multilingual-e5-small', 'use-multiling
       const reversed = (await embedder.embedDocuments([...texts].reverse())).reverse();
       for (const [i, text] of texts.entries()) {
         const [alone] = await embedder.embedDocuments([text]);
-        assert.ok(largestDifference(together[i]!, alone!) < 1e-4, `${text}: batched vs alone ${largestDifference(together[i]!, alone!)}`);
+        assert.ok(
+          largestDifference(together[i]!, alone!) < 1e-4,
+          `${text}: batched vs alone ${largestDifference(together[i]!, alone!)}`,
+        );
         assert.ok(largestDifference(together[i]!, reversed[i]!) < 1e-4, `${text}: two batchings`);
-        if (spec.queryPrefix === spec.documentPrefix) assert.ok(largestDifference(together[i]!, await embedder.embedQuery(text)) < 1e-4, `${text}: as a request`);
+        if (spec.queryPrefix === spec.documentPrefix)
+          assert.ok(largestDifference(together[i]!, await embedder.embedQuery(text)) < 1e-4, `${text}: as a request`);
       }
     });
   });

@@ -26,13 +26,24 @@ before(async () => {
       res.setHeader('content-type', 'application/json');
       if (req.url === '/v1/embeddings') {
         // Answered out of order on purpose: the client must sort by index.
-        const data = (body.input as string[]).map((text, index) => ({ object: 'embedding', index, embedding: [text.length, 1, 0] })).reverse();
-        res.end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        const data = (body.input as string[])
+          .map((text, index) => ({ object: 'embedding', index, embedding: [text.length, 1, 0] }))
+          .reverse();
+        res.end(
+          JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }),
+        );
       } else if (req.url === '/v1/chat/completions') {
-        res.end(JSON.stringify({
-          id: 'c1', object: 'chat.completion', created: 0, model: body.model,
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify(chatAnswer) } }],
-        }));
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            created: 0,
+            model: body.model,
+            choices: [
+              { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify(chatAnswer) } },
+            ],
+          }),
+        );
       } else {
         res.statusCode = 404;
         res.end('{}');
@@ -63,7 +74,16 @@ describe('openai-compatible adapters', () => {
   it('openai-compatible adapters - the LLM chooses among the shortlist with a JSON Schema answer, or none', async () => {
     const llm = new OpenAiLlm({ model: 'qwen2.5', baseURL });
     const shortlist = candidatesOf([
-      agentFromCard({ agent_id: 'w', name: 'w', description: '', tags: [], capabilities: [{ name: 'forecast', description: 'Weather forecast' }] }, 't'),
+      agentFromCard(
+        {
+          agent_id: 'w',
+          name: 'w',
+          description: '',
+          tags: [],
+          capabilities: [{ name: 'forecast', description: 'Weather forecast' }],
+        },
+        't',
+      ),
     ]);
     chatAnswer = { capability: 'w/forecast' };
     assert.equal(await llm.chooseCapability('umbrella?', shortlist), 'w/forecast');
@@ -74,7 +94,10 @@ describe('openai-compatible adapters', () => {
     chatAnswer = { capability: 'made/up' };
     assert.equal(await llm.chooseCapability('umbrella?', shortlist), null);
     chatAnswer = { order_id: '2024090112' };
-    assert.deepEqual(await llm.extractParameters('order 2024090112', { type: 'object', properties: { order_id: { type: 'string' } } }), { order_id: '2024090112' });
+    assert.deepEqual(
+      await llm.extractParameters('order 2024090112', { type: 'object', properties: { order_id: { type: 'string' } } }),
+      { order_id: '2024090112' },
+    );
   });
 
   it('openai-compatible adapters - an unreachable endpoint is an error the router can catch', async () => {

@@ -26,7 +26,10 @@ describe('prepareChain', () => {
       checkReach: async () => assert.fail('no ACL check'),
     };
     const prepared = await createPrepareChain({ queries, limits })(input, true);
-    assert.deepEqual(prepared, { steps: plannedSteps(input), limits: { max_message_bytes: 4096, max_history_bytes: 65_536 } });
+    assert.deepEqual(prepared, {
+      steps: plannedSteps(input),
+      limits: { max_message_bytes: 4096, max_history_bytes: 65_536 },
+    });
     assert.deepEqual(reads, []);
   });
 
@@ -36,7 +39,10 @@ describe('prepareChain', () => {
       get: async (_tenant: string, agentId: string) => (reads.push(agentId), undefined),
       checkReach: async () => assert.fail('no ACL check without a caller'),
     };
-    await assert.rejects(createPrepareChain({ queries, limits })(input), (error: unknown) => error instanceof ApplicationFailure && error.type === 'agent_not_found' && error.nonRetryable);
+    await assert.rejects(
+      createPrepareChain({ queries, limits })(input),
+      (error: unknown) => error instanceof ApplicationFailure && error.type === 'agent_not_found' && error.nonRetryable,
+    );
     assert.deepEqual(reads, ['agt_1']);
   });
 });

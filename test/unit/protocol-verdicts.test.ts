@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { circuitOutcome, classifyResponse, isTransientStatus, parseRetryAfter, verdictOfAck } from '../../protocol/verdicts';
+import {
+  circuitOutcome,
+  classifyResponse,
+  isTransientStatus,
+  parseRetryAfter,
+  verdictOfAck,
+} from '../../protocol/verdicts';
 
 const NOW = Date.parse('2026-11-30T10:00:00Z');
 
@@ -13,28 +19,43 @@ describe('classify response', () => {
   });
 
   it('classify response - 200 with status failed is a failure reported by the agent', () => {
-    assert.deepEqual(classifyResponse(200, { status: 'failed', error: { message: 'no', retryable: true } }, null, NOW), {
-      kind: 'agent_failed',
-      error: { message: 'no', retryable: true },
-    });
+    assert.deepEqual(
+      classifyResponse(200, { status: 'failed', error: { message: 'no', retryable: true } }, null, NOW),
+      {
+        kind: 'agent_failed',
+        error: { message: 'no', retryable: true },
+      },
+    );
   });
 
   it('classify response - 200 with status input_required asks the caller (over HTTP and WebSocket); without a valid question it is refused', () => {
     const input = { message: 'Which order?', schema: { type: 'object', required: ['order_id'] } };
-    assert.deepEqual(classifyResponse(200, { status: 'input_required', input }, null, NOW), { kind: 'input_required', input });
-    assert.deepEqual(verdictOfAck({ status: 'input_required', input: { message: 'Which order?' } }), { kind: 'input_required', input: { message: 'Which order?' } });
+    assert.deepEqual(classifyResponse(200, { status: 'input_required', input }, null, NOW), {
+      kind: 'input_required',
+      input,
+    });
+    assert.deepEqual(verdictOfAck({ status: 'input_required', input: { message: 'Which order?' } }), {
+      kind: 'input_required',
+      input: { message: 'Which order?' },
+    });
     assert.equal(classifyResponse(200, { status: 'input_required' }, null, NOW).kind, 'refused');
     assert.equal(verdictOfAck({ status: 'input_required', input: { message: '' } }).kind, 'refused');
   });
 
   it('classify response - 200 with status misrouted says the message is not for this capability; so does a WebSocket ack', () => {
-    assert.deepEqual(classifyResponse(200, { status: 'misrouted', error: { message: 'not mine' } }, null, NOW), { kind: 'misrouted' });
+    assert.deepEqual(classifyResponse(200, { status: 'misrouted', error: { message: 'not mine' } }, null, NOW), {
+      kind: 'misrouted',
+    });
     assert.deepEqual(verdictOfAck({ status: 'misrouted' }), { kind: 'misrouted' });
     assert.equal(circuitOutcome({ kind: 'misrouted' }), true, 'the agent answered: the link works');
   });
 
   it('classify response - 202, 200 without status and 204 mean accepted', () => {
-    for (const [status, body] of [[202, undefined], [200, { ok: true }], [204, undefined]] as const) {
+    for (const [status, body] of [
+      [202, undefined],
+      [200, { ok: true }],
+      [204, undefined],
+    ] as const) {
       assert.deepEqual(classifyResponse(status, body, null, NOW), { kind: 'accepted' });
     }
   });
@@ -45,7 +66,10 @@ describe('classify response', () => {
       processed: true,
       result: 3,
     });
-    assert.deepEqual(classifyResponse(409, { status: 'duplicate' }, null, NOW), { kind: 'duplicate', processed: false });
+    assert.deepEqual(classifyResponse(409, { status: 'duplicate' }, null, NOW), {
+      kind: 'duplicate',
+      processed: false,
+    });
   });
 
   it('classify response - a plain 409 is a refusal', () => {
@@ -60,7 +84,11 @@ describe('classify response', () => {
   });
 
   it('classify response - 429 carries Retry-After in ms', () => {
-    assert.deepEqual(classifyResponse(429, undefined, '3', NOW), { kind: 'transient', error: 'HTTP 429', retryAfterMs: 3000 });
+    assert.deepEqual(classifyResponse(429, undefined, '3', NOW), {
+      kind: 'transient',
+      error: 'HTTP 429',
+      retryAfterMs: 3000,
+    });
   });
 
   it('classify response - a refusal keeps the agent error message', () => {

@@ -59,14 +59,27 @@ describe('rate limit', () => {
   });
 
   it('rate limit - the api answers 429 with Retry-After and the error shape once a tenant has used its burst', async () => {
-    const keys = { authenticate: async (key: string) => ({ tenant: key.endsWith('A'.repeat(43)) ? 'acme' : 'beta', key_id: key.slice(3, 15), scopes: ['read'] }) };
+    const keys = {
+      authenticate: async (key: string) => ({
+        tenant: key.endsWith('A'.repeat(43)) ? 'acme' : 'beta',
+        key_id: key.slice(3, 15),
+        scopes: ['read'],
+      }),
+    };
     const app = createApp({
       metrics: createApiMetrics(),
       config: loadConfig({ RATE_LIMIT_PER_SECOND: '0.001', RATE_LIMIT_BURST: '2' }),
       catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
       messages: {} as MessageService,
       chains: {} as ChainService,
-      router: { route: async () => { throw new Error('not called'); }, status: async () => { throw new Error('not called'); } },
+      router: {
+        route: async () => {
+          throw new Error('not called');
+        },
+        status: async () => {
+          throw new Error('not called');
+        },
+      },
       keys: keys as unknown as ApiKeyStore,
       lessons: { store: {} as MisrouteStore, cache: {} as LessonCache },
       health: { database: async () => true, temporal: async () => true },
@@ -83,10 +96,16 @@ describe('rate limit', () => {
       const limited = await get(acme);
       assert.equal(limited.status, 429);
       assert.ok(Number(limited.headers.get('retry-after')) >= 1);
-      const body = (await limited.json()) as { error: { code: string; message: string; details: { retry_after_seconds: number } } };
+      const body = (await limited.json()) as {
+        error: { code: string; message: string; details: { retry_after_seconds: number } };
+      };
       assert.equal(body.error.code, 'rate_limited');
       assert.equal(body.error.details.retry_after_seconds, Number(limited.headers.get('retry-after')));
-      assert.equal((await get(`rk_bbbbbbbbbbbb_${'B'.repeat(43)}`)).status, 400, 'another tenant is not limited by the first');
+      assert.equal(
+        (await get(`rk_bbbbbbbbbbbb_${'B'.repeat(43)}`)).status,
+        400,
+        'another tenant is not limited by the first',
+      );
     } finally {
       server.close();
     }
@@ -118,7 +137,14 @@ describe('rate limit', () => {
       catalogue: { policy: { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 } } as Catalogue,
       messages: {} as MessageService,
       chains: {} as ChainService,
-      router: { route: async () => { throw new Error('not called'); }, status: () => { throw new Error('not called'); } },
+      router: {
+        route: async () => {
+          throw new Error('not called');
+        },
+        status: () => {
+          throw new Error('not called');
+        },
+      },
       keys: keys as unknown as ApiKeyStore,
       lessons: { store: {} as MisrouteStore, cache: {} as LessonCache },
       health: { database: async () => true, temporal: async () => true },
@@ -192,8 +218,16 @@ describe('rate limit', () => {
     assert.deepEqual(limiter.take('t', 5), { allowed: false, retryAfterSeconds: 1 }, '4 left, 5 needed');
     assert.deepEqual(limiter.take('t', 4), { allowed: true });
     now += 10_000;
-    assert.deepEqual(limiter.take('t', 25), { allowed: true }, 'a full bucket lets a request larger than the burst through');
-    assert.deepEqual(limiter.take('t'), { allowed: false, retryAfterSeconds: 16 }, 'the 15-token debt is paid back first');
+    assert.deepEqual(
+      limiter.take('t', 25),
+      { allowed: true },
+      'a full bucket lets a request larger than the burst through',
+    );
+    assert.deepEqual(
+      limiter.take('t'),
+      { allowed: false, retryAfterSeconds: 16 },
+      'the 15-token debt is paid back first',
+    );
     now += 16_000;
     assert.deepEqual(limiter.take('t'), { allowed: true });
   });

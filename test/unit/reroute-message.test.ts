@@ -5,8 +5,21 @@ import { createRerouteMessage } from '../../activities/reroute-message';
 import type { RouteRequest } from '../../router/route-request';
 import type { RouteDecision } from '../../router/router';
 
-const explanation = { provider: 'fake', threshold: 0.5, decided_by: 'head', candidates: [], ranking: [], timings_ms: { total: 1, match: 1 } } as unknown as RouteDecision['explanation'];
-const request = { tenant: 't', message_id: 'm1', intent: 'refund order 42', misrouted: 'a/refund', exclude: ['a/refund'] };
+const explanation = {
+  provider: 'fake',
+  threshold: 0.5,
+  decided_by: 'head',
+  candidates: [],
+  ranking: [],
+  timings_ms: { total: 1, match: 1 },
+} as unknown as RouteDecision['explanation'];
+const request = {
+  tenant: 't',
+  message_id: 'm1',
+  intent: 'refund order 42',
+  misrouted: 'a/refund',
+  exclude: ['a/refund'],
+};
 
 function router(decision: RouteDecision, asked: RouteRequest[]) {
   return { route: async (r: RouteRequest) => (asked.push(r), decision) };
@@ -17,7 +30,15 @@ describe('rerouteMessage', () => {
     const reports: string[][] = [];
     const asked: RouteRequest[] = [];
     const reroute = createRerouteMessage({
-      router: router({ kind: 'routed', target: { agent_id: 'b', capability: 'refund', instance_id: 'i1' }, params: { order_id: '42' }, explanation }, asked),
+      router: router(
+        {
+          kind: 'routed',
+          target: { agent_id: 'b', capability: 'refund', instance_id: 'i1' },
+          params: { order_id: '42' },
+          explanation,
+        },
+        asked,
+      ),
       misroutes: { report: async (...args: string[]) => (reports.push(args), {} as never) },
     });
     const result = await reroute({ ...request, caller: { tenant: 't', key_id: 'k', scopes: ['send'] } });

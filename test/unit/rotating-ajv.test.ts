@@ -8,7 +8,9 @@ describe('rotating ajv', () => {
   it('rotating ajv - a fresh instance every N compiles; validators of retired instances still validate', () => {
     let made = 0;
     const ajv = new RotatingAjv(() => ((made += 1), new Ajv2020({ strict: false })), 3);
-    const validators = Array.from({ length: 7 }, (_, i) => ajv.compile({ $id: 'same-id', type: 'object', properties: { n: { const: i } } }));
+    const validators = Array.from({ length: 7 }, (_, i) =>
+      ajv.compile({ $id: 'same-id', type: 'object', properties: { n: { const: i } } }),
+    );
     assert.equal(made, 3);
     validators.forEach((validate, i) => {
       assert.equal(validate({ n: i }), true);

@@ -11,7 +11,11 @@ import type { IntentMatcher, MatcherFactory } from '../../router/matcher';
 import { Router, type RouterDeps } from '../../router/router';
 import { agentFromCard, liveInstance } from '../../bench/lib/routing-data';
 
-const orderSchema = { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } } };
+const orderSchema = {
+  type: 'object',
+  required: ['order_id'],
+  properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } },
+};
 
 function catalogue() {
   const refunds = agentFromCard(
@@ -21,7 +25,12 @@ function catalogue() {
       description: 'refunds',
       tags: [],
       capabilities: [
-        { name: 'request_refund', description: 'Refund an order', examples: ['refund my order'], parameters: orderSchema },
+        {
+          name: 'request_refund',
+          description: 'Refund an order',
+          examples: ['refund my order'],
+          parameters: orderSchema,
+        },
         { name: 'refund_policy', description: 'Explain the refund policy', examples: ['how do refunds work'] },
       ],
     },
@@ -29,11 +38,30 @@ function catalogue() {
   );
   // The same service registered by a second agent: a replica, not a rival.
   const replica = agentFromCard(
-    { agent_id: 'refunds-b', name: 'refunds B', description: 'refunds', tags: [], capabilities: [{ name: 'request_refund', description: 'Refund an order', examples: ['refund my order'], parameters: orderSchema }] },
+    {
+      agent_id: 'refunds-b',
+      name: 'refunds B',
+      description: 'refunds',
+      tags: [],
+      capabilities: [
+        {
+          name: 'request_refund',
+          description: 'Refund an order',
+          examples: ['refund my order'],
+          parameters: orderSchema,
+        },
+      ],
+    },
     't',
   );
   const weather = agentFromCard(
-    { agent_id: 'weather', name: 'weather', description: 'weather', tags: [], capabilities: [{ name: 'forecast', description: 'Weather forecast', examples: ['rain tomorrow?'] }] },
+    {
+      agent_id: 'weather',
+      name: 'weather',
+      description: 'weather',
+      tags: [],
+      capabilities: [{ name: 'forecast', description: 'Weather forecast', examples: ['rain tomorrow?'] }],
+    },
     't',
   );
   return [refunds, replica, weather];
@@ -60,7 +88,11 @@ function scriptedHead(probabilities: Record<string, number>, crossed?: HeadPredi
   return async () => matcher;
 }
 
-function routerWith(probabilities: Record<string, number>, overrides: Partial<RouterDeps> = {}, crossed?: HeadPrediction['crossed']) {
+function routerWith(
+  probabilities: Record<string, number>,
+  overrides: Partial<RouterDeps> = {},
+  crossed?: HeadPrediction['crossed'],
+) {
   const agents = catalogue();
   return new Router({
     agents: async () => agents,
@@ -91,7 +123,10 @@ function fakeLlm(answer: string | null, asked: string[][] = []): LlmAssistant {
 
 describe('router with a head', () => {
   it('router head - a probable capability is routed, with the head in the explanation', async () => {
-    const decision = await route(routerWith({ 'weather/forecast': 0.8, 'refunds-a/refund_policy': 0.1 }), 'rain in Paris tomorrow?');
+    const decision = await route(
+      routerWith({ 'weather/forecast': 0.8, 'refunds-a/refund_policy': 0.1 }),
+      'rain in Paris tomorrow?',
+    );
     assert.equal(decision.kind, 'routed');
     assert.ok(decision.kind === 'routed');
     assert.equal(decision.target.agent_id, 'weather');
@@ -103,23 +138,43 @@ describe('router with a head', () => {
 
   it('router head - a capability whose card excludes the request is not chosen; the refusal quotes the clause', async () => {
     const crossed = new Map([['weather/forecast', { clause: 'historical weather', learned: false }]]);
-    const decision = await route(routerWith({ 'weather/forecast': 0.8, 'refunds-a/refund_policy': 0.1 }, {}, crossed), 'was it raining in Paris last year?');
+    const decision = await route(
+      routerWith({ 'weather/forecast': 0.8, 'refunds-a/refund_policy': 0.1 }, {}, crossed),
+      'was it raining in Paris last year?',
+    );
     assert.equal(decision.kind, 'refused');
     assert.ok(decision.kind === 'refused');
     assert.equal(decision.code, 'no_match');
     assert.match(decision.message, /weather\/forecast .*does not do this \("historical weather"\)/);
     assert.deepEqual(decision.explanation.head?.crossed, { key: 'weather/forecast', clause: 'historical weather' });
     // However probable: the card's own words rule it out. A crossed runner-up only loses its place.
-    const probable = await route(routerWith({ 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.55 }, {}, crossed), 'was it raining in Paris last year?');
+    const probable = await route(
+      routerWith({ 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.55 }, {}, crossed),
+      'was it raining in Paris last year?',
+    );
     assert.ok(probable.kind === 'refused' && probable.explanation.head?.crossed?.key === 'weather/forecast');
-    const other = await route(routerWith({ 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.55 }, {}, new Map([['refunds-a/refund_policy', { clause: 'rain refunds', learned: false }]])), 'rain in Paris tomorrow?');
+    const other = await route(
+      routerWith(
+        { 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.55 },
+        {},
+        new Map([['refunds-a/refund_policy', { clause: 'rain refunds', learned: false }]]),
+      ),
+      'rain in Paris tomorrow?',
+    );
     assert.ok(other.kind === 'routed');
     assert.equal(other.target.agent_id, 'weather');
   });
 
   it('router head - replicas of one service add up, and the ranking picks among them', async () => {
     // 0.35 + 0.35: neither alone passes 0.5, together they do; the runner-up group is far behind.
-    const decision = await route(routerWith({ 'refunds-a/request_refund': 0.35, 'refunds-b/request_refund': 0.35, 'refunds-a/refund_policy': 0.1 }), 'refund order 2024090112');
+    const decision = await route(
+      routerWith({
+        'refunds-a/request_refund': 0.35,
+        'refunds-b/request_refund': 0.35,
+        'refunds-a/refund_policy': 0.1,
+      }),
+      'refund order 2024090112',
+    );
     assert.equal(decision.kind, 'routed');
     assert.ok(decision.kind === 'routed');
     assert.ok(REPLICAS.has(`${decision.target.agent_id}/${decision.target.capability}`));
@@ -129,20 +184,35 @@ describe('router with a head', () => {
   });
 
   it('router head - two close capabilities are refused as ambiguous, naming both in the caller’s language', async () => {
-    const english = await route(routerWith({ 'refunds-a/refund_policy': 0.4, 'weather/forecast': 0.35 }), 'refund when it rains?');
+    const english = await route(
+      routerWith({ 'refunds-a/refund_policy': 0.4, 'weather/forecast': 0.35 }),
+      'refund when it rains?',
+    );
     assert.equal(english.kind, 'refused');
     assert.ok(english.kind === 'refused');
     assert.equal(english.code, 'ambiguous');
-    assert.deepEqual(english.choices?.map((c) => `${c.agent_id}/${c.capability}`), ['refunds-a/refund_policy', 'weather/forecast']);
+    assert.deepEqual(
+      english.choices?.map((c) => `${c.agent_id}/${c.capability}`),
+      ['refunds-a/refund_policy', 'weather/forecast'],
+    );
     assert.match(english.message, /refund policy .* or forecast/);
-    const chinese = await route(routerWith({ 'refunds-a/refund_policy': 0.4, 'weather/forecast': 0.35 }), '下雨能退款吗');
+    const chinese = await route(
+      routerWith({ 'refunds-a/refund_policy': 0.4, 'weather/forecast': 0.35 }),
+      '下雨能退款吗',
+    );
     assert.ok(chinese.kind === 'refused');
     assert.match(chinese.message, /还是/);
   });
 
   it('router head - the escalation band goes to the LLM with the best groups, which decides', async () => {
     const asked: string[][] = [];
-    const decision = await route(routerWith({ 'weather/forecast': 0.4, 'refunds-a/refund_policy': 0.2 }, { llm: fakeLlm('weather/forecast', asked) }), 'is it going to pour?');
+    const decision = await route(
+      routerWith(
+        { 'weather/forecast': 0.4, 'refunds-a/refund_policy': 0.2 },
+        { llm: fakeLlm('weather/forecast', asked) },
+      ),
+      'is it going to pour?',
+    );
     assert.ok(decision.kind === 'routed');
     assert.equal(decision.explanation.decided_by, 'llm');
     assert.equal(decision.target.capability, 'forecast');
@@ -150,7 +220,10 @@ describe('router with a head', () => {
   });
 
   it('router head - in the band the LLM may answer none; without an LLM there is no band: the accept threshold decides', async () => {
-    const byLlm = await route(routerWith({ 'weather/forecast': 0.4 }, { llm: fakeLlm(null) }), 'historical weather of 1990');
+    const byLlm = await route(
+      routerWith({ 'weather/forecast': 0.4 }, { llm: fakeLlm(null) }),
+      'historical weather of 1990',
+    );
     assert.ok(byLlm.kind === 'refused');
     assert.equal(byLlm.code, 'no_match');
     assert.match(byLlm.message, /LLM/);
@@ -163,14 +236,21 @@ describe('router with a head', () => {
 
   it('router head - below the escalation threshold the intent is refused without asking the LLM', async () => {
     const asked: string[][] = [];
-    const decision = await route(routerWith({ 'weather/forecast': 0.1 }, { llm: fakeLlm('weather/forecast', asked) }), 'tell me a joke');
+    const decision = await route(
+      routerWith({ 'weather/forecast': 0.1 }, { llm: fakeLlm('weather/forecast', asked) }),
+      'tell me a joke',
+    );
     assert.ok(decision.kind === 'refused');
     assert.equal(decision.code, 'no_match');
     assert.deepEqual(asked, []);
   });
 
   it('router head - an accepted capability that cannot take messages is refused as no_eligible_capability', async () => {
-    const agents = catalogue().map((a) => (a.agent._id === 'weather' ? { ...a, instances: [{ ...liveInstance('weather', 't', new Date()), state: 'draining' as const }] } : a));
+    const agents = catalogue().map((a) =>
+      a.agent._id === 'weather'
+        ? { ...a, instances: [{ ...liveInstance('weather', 't', new Date()), state: 'draining' as const }] }
+        : a,
+    );
     const router = routerWith({ 'weather/forecast': 0.9 }, { agents: async () => agents });
     const decision = await route(router, 'rain tomorrow?');
     assert.ok(decision.kind === 'refused');
@@ -178,10 +258,18 @@ describe('router with a head', () => {
   });
 
   it('router head - a named agent narrows the head to its capabilities', async () => {
-    const decision = await routerWith({ 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.3 }).route({ tenant: 't', caller, intent: 'how do refunds work', target: { agent_id: 'refunds-a' } });
+    const decision = await routerWith({ 'weather/forecast': 0.6, 'refunds-a/refund_policy': 0.3 }).route({
+      tenant: 't',
+      caller,
+      intent: 'how do refunds work',
+      target: { agent_id: 'refunds-a' },
+    });
     // Only refunds-a's capabilities remain; 0.3 is below accept (0.5) and above escalate (0.3): refused without an LLM.
     assert.ok(decision.kind === 'refused');
-    assert.equal(decision.explanation.candidates.every((c) => c.key.startsWith('refunds-a/')), true);
+    assert.equal(
+      decision.explanation.candidates.every((c) => c.key.startsWith('refunds-a/')),
+      true,
+    );
   });
 });
 
@@ -193,7 +281,9 @@ describe('router head across a catalogue change', () => {
     let ready = false;
     void trained.then(() => (ready = true));
     const predict = (intent: string): HeadPrediction => ({
-      ranked: Object.entries(answer(intent)).map(([key, probability]) => ({ key, probability })).sort((a, b) => b.probability - a.probability),
+      ranked: Object.entries(answer(intent))
+        .map(([key, probability]) => ({ key, probability }))
+        .sort((a, b) => b.probability - a.probability),
       none: 0.1,
       same: () => false,
       crossLingual: new Set(),
@@ -215,8 +305,12 @@ describe('router head across a catalogue change', () => {
   it('router head - the previous head answers what it accepts while the new one trains; what it refuses waits for the new head', async () => {
     let agents = catalogue();
     // The old head knows the weather; anything else it gives a low probability (a refusal).
-    const old = trainable((intent) => (/rain/.test(intent) ? { 'weather/forecast': 0.9 } : { 'weather/forecast': 0.2 }));
-    const next = trainable((intent): Record<string, number> => (/rain/.test(intent) ? { 'weather/forecast': 0.9 } : { 'refunds-a/refund_policy': 0.9 }));
+    const old = trainable((intent) =>
+      /rain/.test(intent) ? { 'weather/forecast': 0.9 } : { 'weather/forecast': 0.2 },
+    );
+    const next = trainable((intent): Record<string, number> =>
+      /rain/.test(intent) ? { 'weather/forecast': 0.9 } : { 'refunds-a/refund_policy': 0.9 },
+    );
     const heads = [old, next];
     let built = 0;
     const router = new Router({
@@ -233,7 +327,9 @@ describe('router head across a catalogue change', () => {
     assert.equal(first.explanation.decided_by, 'head');
     const oldRevision = first.explanation.head!.revision;
     // A card's text changes: a new revision, whose head is still training.
-    agents = agents.map((a) => (a.agent._id === 'weather' ? { ...a, agent: { ...a.agent, description: 'weather, now with more' } } : a));
+    agents = agents.map((a) =>
+      a.agent._id === 'weather' ? { ...a, agent: { ...a.agent, description: 'weather, now with more' } } : a,
+    );
     const during = await route(router, 'rain tomorrow?');
     assert.ok(during.kind === 'routed');
     assert.equal(during.target.capability, 'forecast');

@@ -11,7 +11,12 @@ describe('LessonCache', () => {
   it('LessonCache - reads once per tenant within the TTL, again after it or after invalidate', async () => {
     let now = 0;
     const reads: string[] = [];
-    const cache = new LessonCache(async (tenant) => (reads.push(tenant), new Map([[`${tenant}/x`, ['a']]])), 1_000, 10, () => now);
+    const cache = new LessonCache(
+      async (tenant) => (reads.push(tenant), new Map([[`${tenant}/x`, ['a']]])),
+      1_000,
+      10,
+      () => now,
+    );
     await cache.get('t');
     await cache.get('t');
     assert.deepEqual(reads, ['t']);
@@ -25,10 +30,15 @@ describe('LessonCache', () => {
   it('LessonCache - a failed read keeps the last lessons known (none at first): routing never fails for it', async () => {
     let now = 0;
     let fail = false;
-    const cache = new LessonCache(async () => {
-      if (fail) throw new Error('database down');
-      return new Map([['a/b', ['x']]]);
-    }, 10, 10, () => now);
+    const cache = new LessonCache(
+      async () => {
+        if (fail) throw new Error('database down');
+        return new Map([['a/b', ['x']]]);
+      },
+      10,
+      10,
+      () => now,
+    );
     assert.equal((await cache.get('t')).size, 1);
     fail = true;
     now = 100;
@@ -39,16 +49,43 @@ describe('LessonCache', () => {
 
   it('lessonsFingerprint / withLessons - order-independent fingerprint; lessons attached to their capability only', () => {
     assert.equal(lessonsFingerprint(new Map()), '');
-    assert.equal(lessonsFingerprint(new Map([['a', ['1']], ['b', ['2']]])), lessonsFingerprint(new Map([['b', ['2']], ['a', ['1']]])));
+    assert.equal(
+      lessonsFingerprint(
+        new Map([
+          ['a', ['1']],
+          ['b', ['2']],
+        ]),
+      ),
+      lessonsFingerprint(
+        new Map([
+          ['b', ['2']],
+          ['a', ['1']],
+        ]),
+      ),
+    );
     assert.notEqual(lessonsFingerprint(new Map([['a', ['1']]])), lessonsFingerprint(new Map([['a', ['1', '2']]])));
     const candidates = [{ key: 'a' }, { key: 'b' }] as CapabilityCandidate[];
-    assert.deepEqual(withLessons(candidates, new Map([['b', ['x']]])).map((c) => c.misroutes), [undefined, ['x']]);
+    assert.deepEqual(
+      withLessons(candidates, new Map([['b', ['x']]])).map((c) => c.misroutes),
+      [undefined, ['x']],
+    );
   });
 });
 
 describe('router with lessons', () => {
   it('router lessons - a new lesson is a new revision: the matcher is rebuilt with it; the same lessons are not', async () => {
-    const agents = [agentFromCard({ agent_id: 'w', name: 'w', description: 'weather', tags: [], capabilities: [{ name: 'forecast', description: 'Weather forecast', examples: ['rain?'] }] }, 't')];
+    const agents = [
+      agentFromCard(
+        {
+          agent_id: 'w',
+          name: 'w',
+          description: 'weather',
+          tags: [],
+          capabilities: [{ name: 'forecast', description: 'Weather forecast', examples: ['rain?'] }],
+        },
+        't',
+      ),
+    ];
     let lessons: Lessons = new Map();
     const built: (readonly string[] | undefined)[] = [];
     const router = new Router({

@@ -20,7 +20,10 @@ function instance(id: string, overrides: Partial<InstanceDoc> = {}): InstanceDoc
   return { ...liveInstance('a1', 't', now, id), ...overrides };
 }
 
-function candidate(overrides: Partial<CapabilityCandidate> = {}, capability: Partial<CapabilityCandidate['capability']> = {}): CapabilityCandidate {
+function candidate(
+  overrides: Partial<CapabilityCandidate> = {},
+  capability: Partial<CapabilityCandidate['capability']> = {},
+): CapabilityCandidate {
   return {
     key: 'a1/refund',
     agent_id: 'a1',
@@ -46,22 +49,34 @@ describe('router stages', () => {
     assert.equal(eligibility(candidate(), context).eligible, true);
     const draining = eligibility(candidate({ instances: [instance('i1', { state: 'draining' })] }), context);
     assert.deepEqual(draining, { eligible: false, reason: 'draining' });
-    const offline = eligibility(candidate({ instances: [instance('i1', { last_heartbeat_at: new Date(now.getTime() - 120_000) })] }), context);
+    const offline = eligibility(
+      candidate({ instances: [instance('i1', { last_heartbeat_at: new Date(now.getTime() - 120_000) })] }),
+      context,
+    );
     assert.deepEqual(offline, { eligible: false, reason: 'offline' });
     const open = eligibility(candidate(), { ...context, openCircuits: new Set(['a1/i1']) });
     assert.deepEqual(open, { eligible: false, reason: 'circuit_open' });
-    const full = eligibility(candidate({ instances: [instance('i1', { load: { in_flight: 4, qps: 1 } })] }, { max_concurrency: 4 }), context);
+    const full = eligibility(
+      candidate({ instances: [instance('i1', { load: { in_flight: 4, qps: 1 } })] }, { max_concurrency: 4 }),
+      context,
+    );
     assert.equal(full.eligible, false);
     assert.equal(!full.eligible && full.reason, 'at_capacity');
     const busy = eligibility(candidate({ instances: [instance('i1', { state: 'busy' })] }), context);
     assert.ok(busy.eligible && busy.busy);
-    const healthyFirst = eligibility(candidate({ instances: [instance('i1', { state: 'busy' }), instance('i2')] }), context);
+    const healthyFirst = eligibility(
+      candidate({ instances: [instance('i1', { state: 'busy' }), instance('i2')] }),
+      context,
+    );
     assert.ok(healthyFirst.eligible && healthyFirst.instance.instance_id === 'i2' && !healthyFirst.busy);
     assert.deepEqual(eligibility(candidate({ instances: [] }), context), { eligible: false, reason: 'no_instance' });
   });
 
   it('router stages - the ACL hook makes a capability ineligible, with its reason', () => {
-    const denied = eligibility(candidate(), { ...context, acl: () => ({ allowed: false, reason: 'needs scope refunds' }) });
+    const denied = eligibility(candidate(), {
+      ...context,
+      acl: () => ({ allowed: false, reason: 'needs scope refunds' }),
+    });
     assert.deepEqual(denied, { eligible: false, reason: 'not_permitted', detail: 'needs scope refunds' });
   });
 
@@ -111,17 +126,26 @@ describe('router stages', () => {
       { key: 'b/x', match: 0.8, stats: flaky, busy: false, in_flight: 0 },
       { key: 'a/x', match: 0.79, stats: reliable, busy: false, in_flight: 0 },
     ]);
-    assert.deepEqual(near.map((r) => r.key), ['a/x', 'b/x']);
+    assert.deepEqual(
+      near.map((r) => r.key),
+      ['a/x', 'b/x'],
+    );
     const far = rank([
       { key: 'b/x', match: 0.9, stats: flaky, busy: false, in_flight: 0 },
       { key: 'a/x', match: 0.7, stats: reliable, busy: false, in_flight: 0 },
     ]);
-    assert.deepEqual(far.map((r) => r.key), ['b/x', 'a/x']);
+    assert.deepEqual(
+      far.map((r) => r.key),
+      ['b/x', 'a/x'],
+    );
     const tie = rank([
       { key: 'b/x', match: 0.8, busy: false, in_flight: 0 },
       { key: 'a/x', match: 0.8, busy: false, in_flight: 0 },
     ]);
-    assert.deepEqual(tie.map((r) => r.key), ['a/x', 'b/x']);
+    assert.deepEqual(
+      tie.map((r) => r.key),
+      ['a/x', 'b/x'],
+    );
     const loaded = rank([
       { key: 'a/x', match: 0.8, busy: true, in_flight: 9, capacity: 10 },
       { key: 'b/x', match: 0.8, busy: false, in_flight: 0, capacity: 10 },
@@ -173,7 +197,11 @@ describe('parameter extraction', () => {
       amount: { type: 'number', description: '退款金额（元）' },
       weight_kg: { type: 'number', description: '重量' },
       days: { type: 'integer' },
-      type: { type: 'string', enum: ['return_refund', 'exchange', 'repair'], description: '售后类型：退货退款/换货/维修' },
+      type: {
+        type: 'string',
+        enum: ['return_refund', 'exchange', 'repair'],
+        description: '售后类型：退货退款/换货/维修',
+      },
       reason: { type: 'string', enum: ['not_received', 'quality_issue', 'other'] },
     },
   };
@@ -186,7 +214,10 @@ describe('parameter extraction', () => {
   });
 
   it('parameter extraction - e-mails, dates in several spellings, amounts, weights and day counts', async () => {
-    const got = await extractParameters('from 2024-10-08 to 2024年10月10日, mail me at a.b@example.com, 退328.5元, 3公斤, 5 days', schema);
+    const got = await extractParameters(
+      'from 2024-10-08 to 2024年10月10日, mail me at a.b@example.com, 退328.5元, 3公斤, 5 days',
+      schema,
+    );
     assert.equal(got.email, 'a.b@example.com');
     assert.equal(got.start_date, '2024-10-08');
     assert.equal(got.end_date, '2024-10-10');
@@ -213,9 +244,18 @@ describe('parameter extraction', () => {
 describe('router helpers', () => {
   it('router helpers - bestBy keeps the k best, best first, without sorting everything', () => {
     const values = [5, 1, 9, 3, 9, 7, 2];
-    assert.deepEqual(bestBy(values, 3, (v) => v), [9, 9, 7]);
-    assert.deepEqual(bestBy(values, 10, (v) => v), [9, 9, 7, 5, 3, 2, 1]);
-    assert.deepEqual(bestBy([], 3, (v: number) => v), []);
+    assert.deepEqual(
+      bestBy(values, 3, (v) => v),
+      [9, 9, 7],
+    );
+    assert.deepEqual(
+      bestBy(values, 10, (v) => v),
+      [9, 9, 7, 5, 3, 2, 1],
+    );
+    assert.deepEqual(
+      bestBy([], 3, (v: number) => v),
+      [],
+    );
   });
 
   it('router helpers - stats count outcomes and keep an EWMA of latency', () => {

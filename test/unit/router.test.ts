@@ -28,7 +28,13 @@ function catalogue() {
         description: '退款',
         tags: ['售后'],
         capabilities: [
-          { name: 'request_refund', description: '申请退款：把钱退回给买家', tags: ['退款', 'refund'], examples: ['我要退款', 'refund my order'], parameters: refundSchema },
+          {
+            name: 'request_refund',
+            description: '申请退款：把钱退回给买家',
+            tags: ['退款', 'refund'],
+            examples: ['我要退款', 'refund my order'],
+            parameters: refundSchema,
+          },
           { name: 'refund_policy', description: '解释退款政策', tags: ['退款政策'], examples: ['七天无理由怎么退'] },
         ],
       },
@@ -40,7 +46,14 @@ function catalogue() {
         name: 'weather',
         description: 'weather',
         tags: [],
-        capabilities: [{ name: 'forecast', description: 'Weather forecast for a city', tags: ['weather'], examples: ['will it rain tomorrow in Paris'] }],
+        capabilities: [
+          {
+            name: 'forecast',
+            description: 'Weather forecast for a city',
+            tags: ['weather'],
+            examples: ['will it rain tomorrow in Paris'],
+          },
+        ],
       },
       't',
     ),
@@ -73,7 +86,11 @@ describe('router', () => {
     assert.equal(decision.explanation.provider, 'lexical');
     assert.equal(decision.explanation.candidates[0]!.key, 'refund-agent/request_refund');
     assert.deepEqual(decision.explanation.candidates[0]!.rules, ['退款']);
-    assert.deepEqual(decision.explanation.extraction, { method: 'heuristic', extracted: ['order_id', 'amount'], missing: [] });
+    assert.deepEqual(decision.explanation.extraction, {
+      method: 'heuristic',
+      extracted: ['order_id', 'amount'],
+      missing: [],
+    });
   });
 
   it('router - refuses below the threshold rather than guess', async () => {
@@ -87,7 +104,12 @@ describe('router', () => {
     const decision = await routerWith().route({ tenant: 't', caller, intent: '我要退款' });
     assert.equal(decision.kind, 'input_required');
     assert.ok(decision.kind === 'input_required' && decision.missing.join() === 'order_id');
-    const given = await routerWith().route({ tenant: 't', caller, intent: '我要退款', params: { order_id: '2024090112' } });
+    const given = await routerWith().route({
+      tenant: 't',
+      caller,
+      intent: '我要退款',
+      params: { order_id: '2024090112' },
+    });
     assert.equal(given.kind, 'routed');
   });
 
@@ -111,24 +133,63 @@ describe('router', () => {
       },
     };
     const agents = [
-      agentFromCard({ agent_id: 'orders', name: 'orders', description: '订单', tags: [], capabilities: [{ name: 'change_shipping_address', description: '修改收货地址', tags: ['改地址', '收货地址'], examples: ['收货地址改一下'], parameters: addressSchema }] }, 't'),
+      agentFromCard(
+        {
+          agent_id: 'orders',
+          name: 'orders',
+          description: '订单',
+          tags: [],
+          capabilities: [
+            {
+              name: 'change_shipping_address',
+              description: '修改收货地址',
+              tags: ['改地址', '收货地址'],
+              examples: ['收货地址改一下'],
+              parameters: addressSchema,
+            },
+          ],
+        },
+        't',
+      ),
     ];
-    const decision = await routerWith({ agents: async () => agents }).route({ tenant: 't', caller, intent: '收件电话换成15012345678，收货地址也改一下，订单2024090200112233' });
+    const decision = await routerWith({ agents: async () => agents }).route({
+      tenant: 't',
+      caller,
+      intent: '收件电话换成15012345678，收货地址也改一下，订单2024090200112233',
+    });
     assert.equal(decision.kind, 'input_required');
     assert.ok(decision.kind === 'input_required');
     assert.deepEqual(decision.params, { order_id: '2024090200112233', new_address: { receiver_phone: '15012345678' } });
-    assert.deepEqual(decision.missing, ['new_address.province', 'new_address.city', 'new_address.detail', 'new_address.receiver_name']);
+    assert.deepEqual(decision.missing, [
+      'new_address.province',
+      'new_address.city',
+      'new_address.detail',
+      'new_address.receiver_name',
+    ]);
     assert.equal(decision.message, '还需要：省/直辖市；城市；详细地址（街道、门牌号）；收件人姓名');
   });
 
   it('router - an explicit target skips matching; an agent alone narrows it; unknown names are refused', async () => {
-    const explicit = await routerWith().route({ tenant: 't', caller, target: { agent_id: 'weather-agent', capability: 'forecast' } });
+    const explicit = await routerWith().route({
+      tenant: 't',
+      caller,
+      target: { agent_id: 'weather-agent', capability: 'forecast' },
+    });
     assert.ok(explicit.kind === 'routed' && explicit.explanation.decided_by === 'explicit');
-    const narrowed = await routerWith().route({ tenant: 't', caller, intent: '退款政策是什么', target: { agent_id: 'refund-agent' } });
+    const narrowed = await routerWith().route({
+      tenant: 't',
+      caller,
+      intent: '退款政策是什么',
+      target: { agent_id: 'refund-agent' },
+    });
     assert.ok(narrowed.kind !== 'refused' && narrowed.target.capability === 'refund_policy');
     const unknown = await routerWith().route({ tenant: 't', caller, target: { agent_id: 'nobody', capability: 'x' } });
     assert.ok(unknown.kind === 'refused' && unknown.code === 'unknown_agent');
-    const noCap = await routerWith().route({ tenant: 't', caller, target: { agent_id: 'refund-agent', capability: 'x' } });
+    const noCap = await routerWith().route({
+      tenant: 't',
+      caller,
+      target: { agent_id: 'refund-agent', capability: 'x' },
+    });
     assert.ok(noCap.kind === 'refused' && noCap.code === 'unknown_capability');
   });
 
@@ -144,7 +205,11 @@ describe('router', () => {
     const acl = () => ({ allowed: false, reason: 'needs scope refunds' });
     const plain = await routerWith({ acl }).route({ tenant: 't', caller, intent: '订单2024090112要退款' });
     assert.equal(plain.explanation.candidates[0]!.reason, 'not_permitted');
-    const admin = await routerWith({ acl, isAdmin: () => true }).route({ tenant: 't', caller, intent: '订单2024090112要退款' });
+    const admin = await routerWith({ acl, isAdmin: () => true }).route({
+      tenant: 't',
+      caller,
+      intent: '订单2024090112要退款',
+    });
     assert.equal(admin.explanation.candidates[0]!.reason, 'not_permitted: needs scope refunds');
   });
 
@@ -157,20 +222,39 @@ describe('router', () => {
       },
       extractParameters: async () => ({}),
     };
-    const decision = await routerWith({ threshold: 0.99, llm }).route({ tenant: 't', caller, intent: 'do I need an umbrella' });
+    const decision = await routerWith({ threshold: 0.99, llm }).route({
+      tenant: 't',
+      caller,
+      intent: 'do I need an umbrella',
+    });
     assert.ok(decision.kind === 'routed' && decision.explanation.decided_by === 'llm');
     assert.equal(decision.target.capability, 'forecast');
     assert.ok(asked[0]!.includes('weather-agent/forecast'));
-    const confident = await routerWith({ threshold: 0.2, llm }).route({ tenant: 't', caller, intent: '订单2024090112要退款' });
+    const confident = await routerWith({ threshold: 0.2, llm }).route({
+      tenant: 't',
+      caller,
+      intent: '订单2024090112要退款',
+    });
     assert.equal(confident.explanation.decided_by, 'match');
     assert.equal(asked.length, 1);
-    const none = await routerWith({ threshold: 0.99, llm: { ...llm, chooseCapability: async () => null } }).route({ tenant: 't', caller, intent: 'tell me a joke' });
+    const none = await routerWith({ threshold: 0.99, llm: { ...llm, chooseCapability: async () => null } }).route({
+      tenant: 't',
+      caller,
+      intent: 'tell me a joke',
+    });
     assert.ok(none.kind === 'refused' && none.explanation.llm?.chose === null);
   });
 
   it('router - the LLM fills required parameters the heuristics missed; invalid values and values the request does not state are dropped', async () => {
-    const llm: LlmAssistant = { chooseCapability: async () => null, extractParameters: async () => ({ order_id: '2024090112', amount: 'lots' }) };
-    const decision = await routerWith({ llm }).route({ tenant: 't', caller, intent: '我上周那单要退款，单号是 2024.0901.12' });
+    const llm: LlmAssistant = {
+      chooseCapability: async () => null,
+      extractParameters: async () => ({ order_id: '2024090112', amount: 'lots' }),
+    };
+    const decision = await routerWith({ llm }).route({
+      tenant: 't',
+      caller,
+      intent: '我上周那单要退款，单号是 2024.0901.12',
+    });
     assert.ok(decision.kind === 'routed');
     assert.deepEqual(decision.params, { order_id: '2024090112' });
     assert.equal(decision.explanation.extraction?.method, 'llm');
@@ -181,7 +265,10 @@ describe('router', () => {
 
   it('router - a session sticks to its capability and instance while they stay eligible', async () => {
     const saved = new Map<string, { key: string; instance_id: string }>();
-    const sessions: SessionStore = { get: async (t, s) => saved.get(`${t}/${s}`), set: async (t, s, v) => void saved.set(`${t}/${s}`, v) };
+    const sessions: SessionStore = {
+      get: async (t, s) => saved.get(`${t}/${s}`),
+      set: async (t, s, v) => void saved.set(`${t}/${s}`, v),
+    };
     const agents = catalogue();
     agents[0]!.instances.push({ ...agents[0]!.instances[0]!, _id: 'refund-agent/i2', instance_id: 'i2' });
     const router = routerWith({ sessions, agents: async () => agents });
@@ -189,7 +276,9 @@ describe('router', () => {
     assert.ok(first.kind === 'routed' && first.target.instance_id === 'i1');
     saved.set('t/s1', { key: 'refund-agent/request_refund', instance_id: 'i2' });
     const again = await router.route({ tenant: 't', caller, intent: '订单2024090112还是要退款', session_id: 's1' });
-    assert.ok(again.kind === 'routed' && again.target.instance_id === 'i2' && again.explanation.decided_by === 'session');
+    assert.ok(
+      again.kind === 'routed' && again.target.instance_id === 'i2' && again.explanation.decided_by === 'session',
+    );
     agents[0]!.instances[1]!.state = 'draining';
     const moved = await router.route({ tenant: 't', caller, intent: '订单2024090112还是要退款', session_id: 's1' });
     assert.ok(moved.kind === 'routed' && moved.target.instance_id === 'i1');
@@ -226,7 +315,11 @@ describe('semantic matching', () => {
     const embedder = new WordEmbedder();
     const cache = new VectorCache();
     let agents = catalogue();
-    const router = routerWith({ matcherFactory: semanticMatcherFactory(embedder, cache), agents: async () => agents, threshold: 0.3 });
+    const router = routerWith({
+      matcherFactory: semanticMatcherFactory(embedder, cache),
+      agents: async () => agents,
+      threshold: 0.3,
+    });
     const decision = await router.route({ tenant: 't', caller, intent: 'will it rain in my city' });
     assert.ok(decision.kind === 'routed' && decision.target.capability === 'forecast');
     assert.ok(decision.explanation.candidates[0]!.parts.prototype !== undefined);
@@ -254,9 +347,20 @@ describe('semantic matching', () => {
   });
 
   it('semantic matching - the combined embedder weights the model of the query language', async () => {
-    const zh = { id: 'zh', embedDocuments: async (t: string[]) => t.map(() => normalize(Float32Array.from([1, 0]))), embedQuery: async () => normalize(Float32Array.from([1, 0])) };
-    const en = { id: 'en', embedDocuments: async (t: string[]) => t.map(() => normalize(Float32Array.from([0, 1]))), embedQuery: async () => normalize(Float32Array.from([1, 0])) };
-    const combined = new CombinedEmbedder([{ provider: zh, language: 'zh' }, { provider: en, language: 'en' }]);
+    const zh = {
+      id: 'zh',
+      embedDocuments: async (t: string[]) => t.map(() => normalize(Float32Array.from([1, 0]))),
+      embedQuery: async () => normalize(Float32Array.from([1, 0])),
+    };
+    const en = {
+      id: 'en',
+      embedDocuments: async (t: string[]) => t.map(() => normalize(Float32Array.from([0, 1]))),
+      embedQuery: async () => normalize(Float32Array.from([1, 0])),
+    };
+    const combined = new CombinedEmbedder([
+      { provider: zh, language: 'zh' },
+      { provider: en, language: 'en' },
+    ]);
     const [zhWeight, enWeight] = combined.weightsFor('退款');
     assert.ok(Math.abs(zhWeight! - 0.8) < 1e-9 && Math.abs(enWeight! - 0.2) < 1e-9);
     assert.equal(combined.id, 'zh+en');
@@ -267,10 +371,34 @@ describe('semantic matching', () => {
     assert.ok(Math.abs(dot(await combined.embedQuery('refund'), doc!) - 0.2) < 1e-6);
   });
 
-  describe('parameters filled by the judge\'s model', () => {
-    const returnSchema = { type: 'object', required: ['order_id', 'reason'], properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' }, reason: { type: 'string', description: '退货原因' } } };
+  describe("parameters filled by the judge's model", () => {
+    const returnSchema = {
+      type: 'object',
+      required: ['order_id', 'reason'],
+      properties: {
+        order_id: { type: 'string', pattern: '^\\d{8,20}$' },
+        reason: { type: 'string', description: '退货原因' },
+      },
+    };
     const agents = [
-      agentFromCard({ agent_id: 'returns', name: 'returns', description: '退货', tags: [], capabilities: [{ name: 'request_return', description: '申请退货', tags: ['退货'], examples: ['我要退货'], parameters: returnSchema }] }, 't'),
+      agentFromCard(
+        {
+          agent_id: 'returns',
+          name: 'returns',
+          description: '退货',
+          tags: [],
+          capabilities: [
+            {
+              name: 'request_return',
+              description: '申请退货',
+              tags: ['退货'],
+              examples: ['我要退货'],
+              parameters: returnSchema,
+            },
+          ],
+        },
+        't',
+      ),
     ];
     function withFill(answer: Record<string, unknown>, fillTimeoutMs?: number) {
       const asked: FillRequest[] = [];
@@ -291,7 +419,10 @@ describe('semantic matching', () => {
       const decision = await router.route({ tenant: 't', caller, intent: '订单2024090112要退货，尺码不合适' });
       assert.equal(decision.kind, 'routed');
       assert.deepEqual(decision.kind === 'routed' && decision.params, { order_id: '2024090112', reason: '尺码不合适' });
-      assert.deepEqual(asked.map((r) => r.fields), [['reason']]);
+      assert.deepEqual(
+        asked.map((r) => r.fields),
+        [['reason']],
+      );
       const extraction = decision.explanation.extraction!;
       assert.equal(extraction.method, 'model');
       assert.deepEqual([extraction.filled?.outcome, extraction.filled?.fields], ['filled', ['reason']]);
@@ -301,7 +432,10 @@ describe('semantic matching', () => {
       const { router } = withFill({ reason: '质量问题' }, 1_000);
       const decision = await router.route({ tenant: 't', caller, intent: '订单2024090112要退货' });
       assert.equal(decision.kind, 'input_required');
-      assert.deepEqual(decision.kind === 'input_required' && [decision.params, decision.missing], [{ order_id: '2024090112' }, ['reason']]);
+      assert.deepEqual(decision.kind === 'input_required' && [decision.params, decision.missing], [
+        { order_id: '2024090112' },
+        ['reason'],
+      ]);
       assert.deepEqual(decision.explanation.extraction!.filled?.fields, []);
     });
 
@@ -310,7 +444,11 @@ describe('semantic matching', () => {
       const decision = await router.route({ tenant: 't', caller, intent: '订单2024090112要退货，尺码不合适' });
       assert.equal(decision.kind, 'input_required');
       assert.equal(asked.length, 0);
-      assert.deepEqual(decision.explanation.extraction, { method: 'heuristic', extracted: ['order_id'], missing: ['reason'] });
+      assert.deepEqual(decision.explanation.extraction, {
+        method: 'heuristic',
+        extracted: ['order_id'],
+        missing: ['reason'],
+      });
     });
   });
 });

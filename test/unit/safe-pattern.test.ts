@@ -31,16 +31,27 @@ describe('safe patterns', () => {
   it('safe patterns - parameter extraction runs patterns on RE2, nested quantifiers included', () => {
     const schema = { properties: { code: { type: 'string', pattern: '^(A\\d+)+$', description: 'code' } } };
     assert.deepEqual(extractParametersSync(`code A1A22A333 ${'a'.repeat(900)}!`, schema), { code: 'A1A22A333' });
-    assert.deepEqual(extractParametersSync(HOSTILE, { properties: { code: { type: 'string', pattern: CATASTROPHIC } } }), {});
+    assert.deepEqual(
+      extractParametersSync(HOSTILE, { properties: { code: { type: 'string', pattern: CATASTROPHIC } } }),
+      {},
+    );
   });
 
   it('safe patterns - backreferences and lookaround are refused at registration, with a pointer', () => {
     assert.match(patternProblem('(a)\\1')!, /linear-time engine/);
     assert.match(patternProblem('x(?!y)')!, /linear-time engine/);
     assert.match(patternProblem('a'.repeat(501))!, /longer than 500/);
-    const problems = checkJsonSchema({ type: 'object', properties: { code: { type: 'string', pattern: '^(a)\\1$' } }, patternProperties: { '(?<=x)y': {} } });
+    const problems = checkJsonSchema({
+      type: 'object',
+      properties: { code: { type: 'string', pattern: '^(a)\\1$' } },
+      patternProperties: { '(?<=x)y': {} },
+    });
     assert.deepEqual(problems.map((p) => p.pointer).sort(), ['/patternProperties', '/properties/code/pattern']);
-    assert.deepEqual(checkJsonSchema({ type: 'string', pattern: CATASTROPHIC }), [], 'RE2 takes it: accepted, and harmless');
+    assert.deepEqual(
+      checkJsonSchema({ type: 'string', pattern: CATASTROPHIC }),
+      [],
+      'RE2 takes it: accepted, and harmless',
+    );
     assert.deepEqual(checkJsonSchema({ enum: [{ pattern: '(a)\\1' }] }), [], 'data keywords are not schemas');
   });
 

@@ -28,7 +28,8 @@ async function fakeGateway(port: number) {
     sockets.push(socket);
     socket.on('message', (data) => frames.push(JSON.parse(data.toString()) as Record<string, unknown>));
   });
-  const connected = async () => eventually('the agent to connect', async () => sockets.find((s) => s.readyState === s.OPEN));
+  const connected = async () =>
+    eventually('the agent to connect', async () => sockets.find((s) => s.readyState === s.OPEN));
   const stop = async () => {
     for (const socket of sockets) socket.terminate();
     await new Promise((resolve) => server.close(resolve));

@@ -12,7 +12,10 @@ describe('servers to build', () => {
     try {
       const env = { AGENT_REACH_CACHE_DIR: join(dir, 'cache'), PATH: join(dir, 'empty-bin') };
       const both = { temporalCli: true, ferretDb: true };
-      assert.deepEqual(serversToBuild(both, env), [`Temporal CLI ${TEMPORAL_CLI_VERSION}`, `FerretDB ${FERRETDB_VERSION}`]);
+      assert.deepEqual(serversToBuild(both, env), [
+        `Temporal CLI ${TEMPORAL_CLI_VERSION}`,
+        `FerretDB ${FERRETDB_VERSION}`,
+      ]);
       assert.deepEqual(serversToBuild({ temporalCli: false, ferretDb: true }, env), [`FerretDB ${FERRETDB_VERSION}`]);
       mkdirSync(join(dir, 'cache', 'bin'), { recursive: true });
       writeFileSync(join(dir, 'cache', 'bin', `ferretdb-${FERRETDB_VERSION}`), '');

@@ -12,7 +12,16 @@ function status(overrides: Partial<MessageStatus>): MessageStatus {
     tenant: 'acme',
     target: { agent_id: 'billing', capability: 'refund' },
     state: 'processed',
-    attempts: [{ attempt: 1, agent_id: 'billing', instance_id: 'i-1', started_at: '2026-01-01T00:00:00.000Z', latency_ms: 5, outcome: 'accepted' }],
+    attempts: [
+      {
+        attempt: 1,
+        agent_id: 'billing',
+        instance_id: 'i-1',
+        started_at: '2026-01-01T00:00:00.000Z',
+        latency_ms: 5,
+        outcome: 'accepted',
+      },
+    ],
     agent: { agent_id: 'billing', capability: 'refund', instance_id: 'i-1' },
     accepted_at: '2026-01-01T00:00:00.000Z',
     updated_at: '2026-01-01T00:00:00.250Z',
@@ -41,7 +50,24 @@ describe('settlement', () => {
 
   it('settlement - nothing is told when no attempt reached an instance, or when the caller cancelled', () => {
     assert.equal(settlementOf(status({ state: 'rejected', attempts: [], agent: undefined }), false), undefined);
-    assert.equal(settlementOf(status({ state: 'failed', attempts: [{ attempt: 1, agent_id: 'billing', started_at: '2026-01-01T00:00:00.000Z', latency_ms: 0, outcome: 'unavailable' }] }), false), undefined);
+    assert.equal(
+      settlementOf(
+        status({
+          state: 'failed',
+          attempts: [
+            {
+              attempt: 1,
+              agent_id: 'billing',
+              started_at: '2026-01-01T00:00:00.000Z',
+              latency_ms: 0,
+              outcome: 'unavailable',
+            },
+          ],
+        }),
+        false,
+      ),
+      undefined,
+    );
     assert.equal(settlementOf(status({ state: 'cancelled' }), true), undefined);
   });
 
@@ -52,12 +78,25 @@ describe('settlement', () => {
       circuits: { record: async (a, i, ok) => void circuit.push([a, i, ok]) as never },
       stats: { record: async (a, c, ok, ms) => void ranking.push([a, c, ok, ms]) },
     });
-    const settled: Settlement = { agent_id: 'billing', capability: 'refund', instance_id: 'i-1', receipt_came: true, processed: false, latency_ms: 40 };
+    const settled: Settlement = {
+      agent_id: 'billing',
+      capability: 'refund',
+      instance_id: 'i-1',
+      receipt_came: true,
+      processed: false,
+      latency_ms: 40,
+    };
     await settle(settled);
     await settle({ ...settled, receipt_came: false });
     assert.deepEqual(circuit, [['billing', 'i-1', true]]);
-    assert.deepEqual(ranking, [['billing', 'refund', false, 40], ['billing', 'refund', false, 40]]);
-    const failing = createSettleMessage({ circuits: { record: () => Promise.reject(new Error('down')) }, stats: { record: () => Promise.reject(new Error('down')) } });
+    assert.deepEqual(ranking, [
+      ['billing', 'refund', false, 40],
+      ['billing', 'refund', false, 40],
+    ]);
+    const failing = createSettleMessage({
+      circuits: { record: () => Promise.reject(new Error('down')) },
+      stats: { record: () => Promise.reject(new Error('down')) },
+    });
     await failing(settled);
   });
 });

@@ -14,15 +14,21 @@ describe('skip reporter', () => {
     const lines: string[] = [];
     const source = events([
       { type: 'test:pass', data: { name: 'runs', file: '/r/a.test.ts' } },
-      { type: 'test:pass', data: { name: 'cluster', file: '/r/cluster.test.ts', skip: 'HAProxy not found: install it' } },
+      {
+        type: 'test:pass',
+        data: { name: 'cluster', file: '/r/cluster.test.ts', skip: 'HAProxy not found: install it' },
+      },
       { type: 'test:fail', data: { name: 'breaks', file: '/r/b.test.ts' } },
       { type: 'test:pass', data: { name: 'bare', file: '/r/c.test.ts', skip: true } },
       { type: 'test:diagnostic', data: { name: 'note' } },
     ]);
     for await (const line of skipReporter(source)) lines.push(line);
-    assert.deepEqual(lines.map((line) => JSON.parse(line)), [
-      { file: '/r/cluster.test.ts', name: 'cluster', reason: 'HAProxy not found: install it' },
-      { file: '/r/c.test.ts', name: 'bare', reason: 'skipped' },
-    ]);
+    assert.deepEqual(
+      lines.map((line) => JSON.parse(line)),
+      [
+        { file: '/r/cluster.test.ts', name: 'cluster', reason: 'HAProxy not found: install it' },
+        { file: '/r/c.test.ts', name: 'bare', reason: 'skipped' },
+      ],
+    );
   });
 });

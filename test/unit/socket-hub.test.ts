@@ -53,13 +53,16 @@ async function startHub(options: HubOptions = {}): Promise<Rig> {
       authenticate: async (agentId: string, secret: string) => {
         authentications.push(secret);
         if (agentId !== AGENT_ID) return { kind: 'unknown_agent' };
-        return secret === SECRET ? { kind: 'ok', agent: { _id: AGENT_ID, tenant: 'default' } } : { kind: 'invalid_secret' };
+        return secret === SECRET
+          ? { kind: 'ok', agent: { _id: AGENT_ID, tenant: 'default' } }
+          : { kind: 'invalid_secret' };
       },
     },
     heartbeats: {
       beat: async (_agent: unknown, beat: { instance_id: string }) => {
         const known = beats.includes(beat.instance_id);
-        if (!known && new Set(beats).size >= (options.maxInstances ?? Infinity)) return { kind: 'too_many_instances', limit: options.maxInstances };
+        if (!known && new Set(beats).size >= (options.maxInstances ?? Infinity))
+          return { kind: 'too_many_instances', limit: options.maxInstances };
         beats.push(beat.instance_id);
         return { kind: 'ok' };
       },
@@ -106,20 +109,40 @@ async function connect(r: Rig, instanceId: string, options: { autoPong?: boolean
 async function deliverTo(r: Rig, client: Client, instanceId: string) {
   client.socket.once('message', (data) => {
     const frame = JSON.parse(data.toString()) as { message_id: string; attempt: number };
-    client.socket.send(JSON.stringify({ type: 'ack', message_id: frame.message_id, attempt: frame.attempt, status: 'processed', result: 'ok' }));
+    client.socket.send(
+      JSON.stringify({
+        type: 'ack',
+        message_id: frame.message_id,
+        attempt: frame.attempt,
+        status: 'processed',
+        result: 'ok',
+      }),
+    );
   });
   return r.hub.send(AGENT_ID, instanceId, { message_id: `m-${instanceId}`, attempt: 1 }, 10_000);
 }
 
 /** An upgrade the hub refuses: its HTTP status, headers and error body. */
-async function refusedUpgrade(r: Rig, path: string, secret = SECRET): Promise<{ status: number; retryAfter?: string; body: { error: { code: string; message: string; details?: Record<string, unknown> } } }> {
+async function refusedUpgrade(
+  r: Rig,
+  path: string,
+  secret = SECRET,
+): Promise<{
+  status: number;
+  retryAfter?: string;
+  body: { error: { code: string; message: string; details?: Record<string, unknown> } };
+}> {
   const socket = new WebSocket(`ws://${r.url}${path}`, { headers: { authorization: `Bearer ${secret}` } });
   socket.on('error', () => undefined);
   const [, response] = (await once(socket, 'unexpected-response')) as [unknown, IncomingMessage];
   let text = '';
   for await (const chunk of response) text += String(chunk);
   socket.terminate();
-  return { status: response.statusCode!, ...(response.headers['retry-after'] ? { retryAfter: String(response.headers['retry-after']) } : {}), body: JSON.parse(text) };
+  return {
+    status: response.statusCode!,
+    ...(response.headers['retry-after'] ? { retryAfter: String(response.headers['retry-after']) } : {}),
+    body: JSON.parse(text),
+  };
 }
 
 async function httpAnswers(r: Rig): Promise<string> {
@@ -134,7 +157,9 @@ describe('socket hub', () => {
     bad.socket.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
     assert.equal(await bad.closed, 1007);
     assert.equal(await httpAnswers(r), 'ok');
-    assert.deepEqual(await deliverTo(r, good, 'good'), { ack: { type: 'ack', message_id: 'm-good', attempt: 1, status: 'processed', result: 'ok' } });
+    assert.deepEqual(await deliverTo(r, good, 'good'), {
+      ack: { type: 'ack', message_id: 'm-good', attempt: 1, status: 'processed', result: 'ok' },
+    });
     good.socket.close();
   });
 
@@ -160,7 +185,10 @@ describe('socket hub', () => {
       const found = client.frames.filter((f) => f.type === 'error');
       return found.length === 4 ? found : undefined;
     });
-    assert.deepEqual(errors.map((f) => f.code), ['invalid_frame', 'invalid_json', 'invalid_frame', 'invalid_frame']);
+    assert.deepEqual(
+      errors.map((f) => f.code),
+      ['invalid_frame', 'invalid_json', 'invalid_frame', 'invalid_frame'],
+    );
     assert.equal(client.socket.readyState, WebSocket.OPEN);
     client.socket.close();
   });
@@ -189,7 +217,7 @@ describe('socket hub', () => {
     alive.socket.close();
   });
 
-  it('socket hub - failed upgrades spend the address\'s tokens; once spent, it is refused 429 before any secret is checked', async () => {
+  it("socket hub - failed upgrades spend the address's tokens; once spent, it is refused 429 before any secret is checked", async () => {
     let now = 0;
     const r = await startHub({ clients: new ClientLimit({ perSecond: 1, burst: 3 }, () => now) });
     const wrongAgent = await refusedUpgrade(r, '/v1/agents/agt_000000000000000000000009/ws?instance_id=i1');
@@ -202,9 +230,17 @@ describe('socket hub', () => {
     const limited = await refusedUpgrade(r, `/v1/agents/${AGENT_ID}/ws?instance_id=i1`, 'ars_guess2');
     assert.equal(limited.status, 429);
     assert.equal(limited.retryAfter, '1');
-    assert.deepEqual(limited.body.error, { code: 'rate_limited', message: 'Too many failed connections from this address; retry in 1 s', details: { retry_after_seconds: 1 } });
+    assert.deepEqual(limited.body.error, {
+      code: 'rate_limited',
+      message: 'Too many failed connections from this address; retry in 1 s',
+      details: { retry_after_seconds: 1 },
+    });
     assert.equal(r.authentications.length, checked, 'refused before the secret was checked');
-    assert.equal((await refusedUpgrade(r, `/v1/agents/${AGENT_ID}/ws?instance_id=i1`)).status, 429, 'even with the right secret, until a token is back');
+    assert.equal(
+      (await refusedUpgrade(r, `/v1/agents/${AGENT_ID}/ws?instance_id=i1`)).status,
+      429,
+      'even with the right secret, until a token is back',
+    );
     now += 1000;
     const client = await connect(r, 'i1');
     assert.equal(client.socket.readyState, WebSocket.OPEN, 'a token back: the right secret connects');
@@ -218,7 +254,7 @@ describe('socket hub', () => {
     assert.equal((await refusedUpgrade(r, `/v1/agents/${AGENT_ID}/ws?instance_id=x`, 'ars_guess')).status, 429);
   });
 
-  it('socket hub - an instance past its agent\'s limit is refused 422 too_many_instances before the upgrade', async () => {
+  it("socket hub - an instance past its agent's limit is refused 422 too_many_instances before the upgrade", async () => {
     const r = await startHub({ maxInstances: 1 });
     const first = await connect(r, 'first');
     const refused = await refusedUpgrade(r, `/v1/agents/${AGENT_ID}/ws?instance_id=second`);

@@ -10,13 +10,32 @@ const input = {
   target: { agent_id: 'agt_1', capability: 'refund' },
   callback_url: 'http://gateway.invalid/v1/callback',
   accepted_at: '2026-01-01T00:00:00.000Z',
-  policy: { maxAttempts: 3, initialBackoffMs: 100, maxBackoffMs: 400, attemptTimeoutMs: 1_000, defaultAckTimeoutMs: 60_000 },
+  policy: {
+    maxAttempts: 3,
+    initialBackoffMs: 100,
+    maxBackoffMs: 400,
+    attemptTimeoutMs: 1_000,
+    defaultAckTimeoutMs: 60_000,
+  },
 } satisfies MessageInput;
-const target = { agent_id: 'agt_1', capability: 'refund', instance_id: 'i-1', transport: 'http' as const, endpoint: 'http://agent.invalid/' };
+const target = {
+  agent_id: 'agt_1',
+  capability: 'refund',
+  instance_id: 'i-1',
+  transport: 'http' as const,
+  endpoint: 'http://agent.invalid/',
+};
 
 function record() {
   const changes: MessageState[] = [];
-  return { changes, record: new StatusRecord(input, () => '2026-01-01T00:00:01.000Z', (state) => changes.push(state)) };
+  return {
+    changes,
+    record: new StatusRecord(
+      input,
+      () => '2026-01-01T00:00:01.000Z',
+      (state) => changes.push(state),
+    ),
+  };
 }
 
 describe('status record', () => {
@@ -33,7 +52,11 @@ describe('status record', () => {
   it('status record - a give-up ends failed with the reason and keeps the agent error', () => {
     const { record: r } = record();
     r.moveTo('routing');
-    const ended = r.finishAs({ kind: 'give_up', reason: { code: 'agent_failed', message: 'no delivery succeeded in 3 attempts; last error: busy' }, error: { message: 'busy', retryable: true } });
+    const ended = r.finishAs({
+      kind: 'give_up',
+      reason: { code: 'agent_failed', message: 'no delivery succeeded in 3 attempts; last error: busy' },
+      error: { message: 'busy', retryable: true },
+    });
     assert.equal(ended.state, 'failed');
     assert.equal(ended.reason?.code, 'agent_failed');
     assert.deepEqual(ended.error, { message: 'busy', retryable: true });
@@ -44,12 +67,30 @@ describe('status record', () => {
     const { record: r } = record();
     r.moveTo('routing');
     r.deliveringTo(target);
-    r.attempted(target, 1, { verdict: { kind: 'accepted' }, started_at: input.accepted_at, latency_ms: 3 }, { kind: 'accepted' });
-    r.attempted({ ...target, instance_id: 'i-2', endpoint: 'http://other.invalid/' }, 2, { verdict: { kind: 'transient', error: 'HTTP 503' }, http_status: 503, started_at: input.accepted_at, latency_ms: 3 }, { kind: 'transient', error: 'HTTP 503' });
+    r.attempted(
+      target,
+      1,
+      { verdict: { kind: 'accepted' }, started_at: input.accepted_at, latency_ms: 3 },
+      { kind: 'accepted' },
+    );
+    r.attempted(
+      { ...target, instance_id: 'i-2', endpoint: 'http://other.invalid/' },
+      2,
+      {
+        verdict: { kind: 'transient', error: 'HTTP 503' },
+        http_status: 503,
+        started_at: input.accepted_at,
+        latency_ms: 3,
+      },
+      { kind: 'transient', error: 'HTTP 503' },
+    );
     assert.equal(r.lastHttpDelivery()?.instance_id, 'i-1');
-    assert.deepEqual(r.status.attempts.map((a) => [a.outcome, a.http_status, a.error]), [
-      ['accepted', undefined, undefined],
-      ['transient_error', 503, 'HTTP 503'],
-    ]);
+    assert.deepEqual(
+      r.status.attempts.map((a) => [a.outcome, a.http_status, a.error]),
+      [
+        ['accepted', undefined, undefined],
+        ['transient_error', 503, 'HTTP 503'],
+      ],
+    );
   });
 });

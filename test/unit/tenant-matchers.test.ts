@@ -43,7 +43,10 @@ describe('tenant matchers', () => {
     assert.equal(two.previous, made[0]!.matcher);
     assert.equal(two.previousRevision, 'rev-1');
     const during = matchers.status('t', 'p');
-    assert.deepEqual([during.state, during.serving?.revision, during.training?.revision], ['training', 'rev-1', 'rev-2']);
+    assert.deepEqual(
+      [during.state, during.serving?.revision, during.training?.revision],
+      ['training', 'rev-1', 'rev-2'],
+    );
     made[1]!.train();
     await settle();
     const after = matchers.choose('t', 'rev-2', () => []);

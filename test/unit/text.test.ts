@@ -6,7 +6,8 @@ import { isLabel, isProse, isWellFormedJson } from '../../rules/text';
 describe('text', () => {
   it('text - labels refuse controls, bidirectional controls and lone surrogates; keep any script and emoji', () => {
     for (const ok of ['refund-agent', '退款', 'استرداد', 'agent 🎉', 'é']) assert.ok(isLabel(ok), ok);
-    for (const bad of ['a\u0000b', 'a\nb', 'refund\u202Egnp', 'x\u200F', 'a\u2066b', '\ud800', 'a\udc00b']) assert.ok(!isLabel(bad), JSON.stringify(bad));
+    for (const bad of ['a\u0000b', 'a\nb', 'refund\u202Egnp', 'x\u200F', 'a\u2066b', '\ud800', 'a\udc00b'])
+      assert.ok(!isLabel(bad), JSON.stringify(bad));
   });
 
   it('text - prose keeps line breaks and right-to-left marks, refuses NUL and lone surrogates', () => {

@@ -19,7 +19,9 @@ interface ReferenceRow {
 }
 
 const ID = 'use-multilingual-v3-q';
-const reference = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'use-reference.json'), 'utf8')) as { rows: ReferenceRow[] };
+const reference = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'use-reference.json'), 'utf8')) as {
+  rows: ReferenceRow[];
+};
 const files = locateModel(ID);
 
 function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -51,7 +53,8 @@ describe('use model - protobuf and normalisation', () => {
 describe(ID, { skip: files ? false : `model not obtained (npm run models -- ${ID})` }, () => {
   it('use model - the JS tokenizer gives the original graph tokenizer ids on every reference text', async () => {
     const embedder = await OnnxEmbedder.load(KNOWN_MODELS[ID]!, files!);
-    for (const row of reference.rows) assert.deepEqual(embedder.tokenize(row.text), row.ids, `ids of ${JSON.stringify(row.text)}`);
+    for (const row of reference.rows)
+      assert.deepEqual(embedder.tokenize(row.text), row.ids, `ids of ${JSON.stringify(row.text)}`);
   });
 
   it('use model - the cut graph agrees with the whole original graph (cosine ≥ 0.999), alone and in a batch', async () => {
@@ -61,13 +64,20 @@ describe(ID, { skip: files ? false : `model not obtained (npm run models -- ${ID
     for (const [i, row] of rows.entries()) {
       const alone = await embedder.embedQuery(row.text);
       assert.ok(dot(alone, row.vector!) >= 0.999, `cosine ${dot(alone, row.vector!).toFixed(6)} for ${row.text}`);
-      assert.ok(dot(batched[i]!, row.vector!) >= 0.999, `batched: cosine ${dot(batched[i]!, row.vector!).toFixed(6)} for ${row.text}`);
+      assert.ok(
+        dot(batched[i]!, row.vector!) >= 0.999,
+        `batched: cosine ${dot(batched[i]!, row.vector!).toFixed(6)} for ${row.text}`,
+      );
     }
   });
 
   it('use model - a Chinese request is nearer its English translation than an unrelated English text', async () => {
     const embedder = await OnnxEmbedder.load(KNOWN_MODELS[ID]!, files!);
-    const [zh, en, other] = await embedder.embedDocuments(['明天北京会下雨吗', 'will it rain in Beijing tomorrow', 'refund my order please']);
+    const [zh, en, other] = await embedder.embedDocuments([
+      '明天北京会下雨吗',
+      'will it rain in Beijing tomorrow',
+      'refund my order please',
+    ]);
     assert.ok(dot(zh!, en!) > dot(zh!, other!) + 0.05);
   });
 });

@@ -20,7 +20,8 @@ const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 /** Value imports (not `import type`) and re-exports of one file. */
 function valueImports(source: string): string[] {
   const specifiers: string[] = [];
-  const pattern = /^\s*(import|export)\s+(?!type\b)[^'";]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  const pattern =
+    /^\s*(import|export)\s+(?!type\b)[^'";]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/gm;
   for (const match of source.matchAll(pattern)) specifiers.push((match[2] ?? match[3] ?? match[4])!);
   return specifiers;
 }
@@ -34,7 +35,9 @@ function resolveLocal(from: string, specifier: string): string {
 /** Every file reachable from `workflows/` through value imports, with the packages each one imports. */
 function reachable(): Map<string, string[]> {
   const seen = new Map<string, string[]>();
-  const queue = readdirSync(join(ROOT, 'workflows')).filter((f) => f.endsWith('.ts')).map((f) => join(ROOT, 'workflows', f));
+  const queue = readdirSync(join(ROOT, 'workflows'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(ROOT, 'workflows', f));
   while (queue.length > 0) {
     const file = queue.pop()!;
     if (seen.has(file)) continue;
@@ -61,7 +64,8 @@ describe('workflow purity', () => {
   });
 
   it('workflow purity - the scanner sees value imports and skips type-only ones', () => {
-    const source = "import type { A } from 'node:fs';\nimport { b } from 'mongoose';\nimport './side';\nexport { c } from '../d';";
+    const source =
+      "import type { A } from 'node:fs';\nimport { b } from 'mongoose';\nimport './side';\nexport { c } from '../d';";
     assert.deepEqual(valueImports(source), ['mongoose', './side', '../d']);
   });
 });

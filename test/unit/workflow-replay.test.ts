@@ -30,7 +30,10 @@ function storedHistories(shape: string) {
 async function replayFailures(histories: ReturnType<typeof storedHistories>): Promise<string[]> {
   const failures: string[] = [];
   let replayed = 0;
-  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows') }, histories)) {
+  for await (const result of Worker.runReplayHistories(
+    { workflowsPath: require.resolve('../../workflows') },
+    histories,
+  )) {
     replayed++;
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
   }
@@ -39,7 +42,13 @@ async function replayFailures(histories: ReturnType<typeof storedHistories>): Pr
 }
 
 describe('workflow replay', () => {
-  for (const [shape, atLeast] of [['classic', 15], ['lean', 15], ['lean-type', 15], ['direct', 6], ['chains', 15]] as const) {
+  for (const [shape, atLeast] of [
+    ['classic', 15],
+    ['lean', 15],
+    ['lean-type', 15],
+    ['direct', 6],
+    ['chains', 15],
+  ] as const) {
     it(`workflow replay - every stored ${shape} history replays against the current workflow code without nondeterminism`, async () => {
       const histories = storedHistories(shape);
       assert.ok(histories.length >= atLeast, `found ${histories.length} stored ${shape} histories`);

@@ -9,7 +9,6 @@ import type { Config } from '../../platform/config';
 
 export type NexusTenancyConfig = Pick<Config, 'NEXUS_TENANTS' | 'NEXUS_DEFAULT_TENANT' | 'DEFAULT_TENANT'>;
 
-
 /** The tenant of the endpoint on the gateway's own task queue. */
 export function defaultNexusTenant(config: NexusTenancyConfig): string {
   return config.NEXUS_DEFAULT_TENANT ?? config.DEFAULT_TENANT;
