@@ -34,8 +34,8 @@ export function normalizeNmtNfkc(text: string): string {
   const cleaned = text
     // eslint-disable-next-line no-control-regex -- nmt_nfkc drops these control characters, by their codes
     .replace(/[\u0001-\u0008\u000B\u000E-\u001F\u007F\u008F\u009F]/g, '')
-    // eslint-disable-next-line no-control-regex -- and turns these into spaces
     .replace(
+      // eslint-disable-next-line no-control-regex -- and turns these into spaces
       /[\u0009\u000A\u000C\u000D\u00A0\u1680\u2000-\u200F\u2028\u2029\u202F\u205F\u2581\u3000\uFEFF\uFFFD]/g,
       ' ',
     );
