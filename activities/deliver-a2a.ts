@@ -7,6 +7,7 @@ import type { AgentQueries } from '../catalogue/agent-queries';
 import { offersPush, skillIdOf, type AgentProfile } from '../catalogue/a2a';
 import type { MessageInput } from '../messages/message';
 import {
+  answeredQuestion,
   isTask,
   outcomeOfTask,
   sendMessageRequestOf,
@@ -105,6 +106,7 @@ export function createDeliverA2a(deps: A2aDeps) {
         attempt,
         skillId: skillIdOf(profile, target.capability),
         ...(push ? { push } : {}),
+        ...(message.a2a_task_id ? { continuesTask: message.a2a_task_id } : {}),
       }),
     );
     const answer = await deps.clients.call(
@@ -116,7 +118,8 @@ export function createDeliverA2a(deps: A2aDeps) {
     const status = answer.http_status === undefined ? {} : { http_status: answer.http_status };
     if (!answer.ok) return finish(verdictOfFailure(answer.failure), status);
     const json = answerJson(answer.value);
-    const verdict = withinResultSize(verdictOfAnswer(json), deps.answerLimits.maxResultBytes);
+    const answered = message.a2a_task_id ? answeredQuestion(message.history) : undefined;
+    const verdict = withinResultSize(verdictOfAnswer(json, answered), deps.answerLimits.maxResultBytes);
     return finish(verdict, { ...status, ...(isTask(json) ? { a2a_task_id: json.id as string } : {}) });
   };
 }
@@ -128,6 +131,7 @@ function answerJson(answer: object): Json {
   ) as Json;
 }
 
+/** A read of the task; on a follow-up turn `message` carries the question the reply answered (outcomeOfTask). */
 export interface A2aTaskRequest {
   message: MessageInput;
   agent_id: string;
@@ -162,7 +166,9 @@ export function createPollA2aTask(
         (client, options) => client.getTask(GetTaskRequest.fromJSON({ id: request.task_id }), options),
       );
       const polled = keptOutcome(
-        read.ok ? { outcome: outcomeOfTask(Task.toJSON(read.value) as Json) } : { failure: read.failure },
+        read.ok
+          ? { outcome: outcomeOfTask(Task.toJSON(read.value) as Json, answeredQuestion(request.message.history)) }
+          : { failure: read.failure },
         deps.answerLimits.maxResultBytes,
       );
       const underWay = 'outcome' in polled && polled.outcome.kind === 'pending';

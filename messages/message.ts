@@ -153,6 +153,8 @@ export interface MessageInput {
   /** Set by the run on a follow-up delivery (never by a caller): its turn and the conversation so far. */
   turn?: number;
   history?: Turn[];
+  /** Set by the run on a follow-up delivery to an A2A agent: the agent's task that asked, which the reply continues. */
+  a2a_task_id?: string;
 }
 
 export interface RedriveRecord {

@@ -5,6 +5,7 @@
  */
 import type { EnvelopeSource } from './envelope';
 import type { AgentOutcome } from './receipt';
+import { deliveryKey, type AgentTurn, type CallerTurn, type InputRequest, type Turn } from './turns';
 import type { DeliveryVerdict } from './verdicts';
 
 type Json = Record<string, unknown>;
@@ -23,6 +24,8 @@ export interface A2aDelivery {
   skillId: string;
   /** Where and with which token the agent posts when the task changes (agents whose card offers push). */
   push?: { url: string; token: string };
+  /** A follow-up turn: the agent's task that asked the caller for input, which the caller's reply continues. */
+  continuesTask?: string;
 }
 
 function isObject(value: unknown): value is Json {
@@ -34,21 +37,36 @@ function dataPart(value: unknown, role: PartRole): Json {
   return { data: isObject(value) ? value : { value }, metadata: { [REACH_METADATA_KEY]: role } };
 }
 
+/** The caller's words as parts: the intent a text part, the params and the payload data parts. */
+function partsOfWords(words: Pick<CallerTurn, 'intent' | 'params' | 'payload'>, skillId: string): Json[] {
+  const parts: Json[] = [];
+  if (words.intent) parts.push({ text: words.intent, metadata: { [REACH_METADATA_KEY]: 'intent' } });
+  if (words.params && Object.keys(words.params).length > 0) parts.push(dataPart(words.params, 'params'));
+  if (words.payload !== undefined && words.payload !== null) parts.push(dataPart(words.payload, 'payload'));
+  // A message has at least one part; a bare capability call is asked by its skill's name.
+  if (parts.length === 0) parts.push({ text: skillId, metadata: { [REACH_METADATA_KEY]: 'intent' } });
+  return parts;
+}
+
+/** The caller's latest reply in a follow-up turn's conversation (the first caller turn is the message itself). */
+function lastReply(history: EnvelopeSource['history']): CallerTurn | undefined {
+  const callers = (history ?? []).filter((turn): turn is CallerTurn => turn.role === 'caller');
+  return callers.length > 1 ? callers[callers.length - 1] : undefined;
+}
+
 /**
  * The `SendMessageRequest` for one delivery. The A2A message id is our message id, so every redelivery of the
  * message carries the same one (an agent that keeps ids recognises it); the context id is the trace id, shared by
  * the hops of one conversation. The intent is a text part, the params and the payload data parts. The agent answers
  * at once (`returnImmediately`): the task is followed with `GetTask`, never by holding the connection; an agent
  * that offers push is asked to post to `push.url` when the task changes (which only makes the next read sooner).
+ * A follow-up turn (`continuesTask`: the agent's task asked for input, the caller replied) continues that task: the
+ * caller's reply as the parts, `<message_id>:turn-<n>` as the message id.
  */
 export function sendMessageRequestOf(delivery: A2aDelivery): Json {
-  const { message, target, attempt, skillId, push } = delivery;
-  const parts: Json[] = [];
-  if (message.intent) parts.push({ text: message.intent, metadata: { [REACH_METADATA_KEY]: 'intent' } });
-  if (message.params && Object.keys(message.params).length > 0) parts.push(dataPart(message.params, 'params'));
-  if (message.payload !== undefined && message.payload !== null) parts.push(dataPart(message.payload, 'payload'));
-  // A message has at least one part; a bare capability call is asked by its skill's name.
-  if (parts.length === 0) parts.push({ text: skillId, metadata: { [REACH_METADATA_KEY]: 'intent' } });
+  const { message, target, attempt, skillId, push, continuesTask } = delivery;
+  const reply = continuesTask ? lastReply(message.history) : undefined;
+  const parts = partsOfWords(reply ?? message, skillId);
   const reach = {
     message_id: message.message_id,
     trace_id: message.trace_id,
@@ -57,11 +75,14 @@ export function sendMessageRequestOf(delivery: A2aDelivery): Json {
     attempt,
     ...(message.parent_message_id ? { parent_message_id: message.parent_message_id } : {}),
     ...(message.deadline ? { deadline: message.deadline } : {}),
+    ...(reply ? { turn: message.turn } : {}),
   };
   return {
     message: {
-      messageId: message.message_id,
+      // A follow-up turn is new work for the agent: its own message id (the delivery key), in the same task.
+      messageId: deliveryKey(message.message_id, reply ? message.turn : undefined),
       contextId: message.trace_id,
+      ...(reply ? { taskId: continuesTask } : {}),
       role: 'ROLE_USER',
       parts,
       metadata: { skill: skillId, [REACH_METADATA_KEY]: reach },
@@ -131,6 +152,22 @@ function statusText(task: Json): string | undefined {
   return texts.length > 0 ? texts.join('\n').slice(0, 4000) : undefined;
 }
 
+/** What an agent's task in `input-required` asks the caller: its status message's text (A2A gives no schema). */
+function questionOf(task: Json): InputRequest {
+  const status = isObject(task.status) ? task.status : {};
+  const asking = isObject(status.message) ? status.message.messageId : undefined;
+  return {
+    message: statusText(task) ?? 'The agent asks for more input.',
+    ...(typeof asking === 'string' && asking ? { a2a_message_id: asking } : {}),
+  };
+}
+
+/** On a follow-up turn: the A2A status message whose question the caller's reply answers (the latest agent turn's). */
+export function answeredQuestion(history: Turn[] | undefined): string | undefined {
+  const asked = (history ?? []).filter((turn): turn is AgentTurn => turn.role === 'agent');
+  return asked[asked.length - 1]?.a2a_message_id;
+}
+
 /**
  * Whether a rejected task says the message is not for this capability: `metadata.agent_reach` is `"misrouted"`, on
  * the task or on its status message (A2A has no state of its own for it).
@@ -149,13 +186,14 @@ export type TaskOutcome =
   | { kind: 'ended'; state: string; outcome: AgentOutcome; refused?: boolean; misrouted?: boolean };
 
 /**
- * A task's state as our message's. `completed` is processed with the artifacts as the result. `failed`, `canceled`
- * (by the agent: the gateway only cancels a message that already ended) and the interrupted states `input-required`
- * and `auth-required` are failures the caller reads in the message's error (code `a2a_<state>`, the agent's text):
- * a task is not continued, the caller sends a new message. `rejected` is a refusal, or a misroute when its metadata
- * says so (saysMisrouted).
+ * A task's state as our message's. `completed` is processed with the artifacts as the result. `input-required` is
+ * the agent asking the caller (its status message's text the question): the message waits for the caller's reply,
+ * which continues the task (sendMessageRequestOf). `failed`, `canceled` (by the agent: the gateway only cancels a
+ * message that already ended) and `auth-required` are failures the caller reads in the message's error (code
+ * `a2a_<state>`, the agent's text). `rejected` is a refusal, or a misroute when its metadata says so (saysMisrouted).
+ * `answered`, on a follow-up turn, is the question the caller's reply answers: a task still showing it is under way.
  */
-export function outcomeOfTask(task: Json): TaskOutcome {
+export function outcomeOfTask(task: Json, answered?: string): TaskOutcome {
   const status = isObject(task.status) ? task.status : {};
   const state = taskStateOf(status.state);
   switch (state) {
@@ -166,6 +204,12 @@ export function outcomeOfTask(task: Json): TaskOutcome {
       return { kind: 'pending', state };
     case 'completed':
       return { kind: 'ended', state, outcome: { status: 'processed', result: resultOfTask(task) } };
+    case 'input-required': {
+      const input = questionOf(task);
+      // Still the question the caller answered: the agent has not read the reply yet.
+      if (answered !== undefined && input.a2a_message_id === answered) return { kind: 'pending', state };
+      return { kind: 'ended', state, outcome: { status: 'input_required', input } };
+    }
     default: {
       const message = statusText(task) ?? `the agent's task ended ${state}`;
       const outcome: AgentOutcome = {
@@ -190,13 +234,14 @@ export function isTask(answer: Json): boolean {
  * task that ended is processed or failed as outcomeOfTask says; a task under way is accepted — its outcome is then
  * followed with GetTask (the workflow's poll), as another agent's receipt would come to /callback.
  */
-export function verdictOfAnswer(answer: Json): DeliveryVerdict {
+export function verdictOfAnswer(answer: Json, answered?: string): DeliveryVerdict {
   if (!isTask(answer)) return { kind: 'processed', result: resultOfParts(partsOf(answer.parts)) };
-  const outcome = outcomeOfTask(answer);
+  const outcome = outcomeOfTask(answer, answered);
   if (outcome.kind === 'pending') return { kind: 'accepted' };
   if (outcome.misrouted) return { kind: 'misrouted' };
   if (outcome.refused)
     return { kind: 'refused', error: outcome.outcome.error?.message ?? 'the agent rejected the task' };
+  if (outcome.outcome.status === 'input_required') return { kind: 'input_required', input: outcome.outcome.input };
   return outcome.outcome.status === 'processed'
     ? { kind: 'processed', result: outcome.outcome.result ?? null }
     : { kind: 'agent_failed', error: outcome.outcome.error! };

@@ -9,6 +9,11 @@
 export interface InputRequest {
   message: string;
   schema?: Record<string, unknown>;
+  /**
+   * An A2A agent's question: the id of the task's status message that asked. A reply continues the task, and an
+   * answer that still shows this question is the task before the agent read the reply, not a new question.
+   */
+  a2a_message_id?: string;
 }
 
 /** The caller's words in a conversation: the first message, or a reply to the agent's question. */

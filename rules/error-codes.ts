@@ -301,9 +301,6 @@ export const ERROR_CODES = {
   a2a_failed: { meaning: "an A2A agent's task failed" },
   a2a_canceled: { meaning: 'an A2A agent canceled its task' },
   a2a_rejected: { meaning: 'an A2A agent rejected its task after accepting it' },
-  a2a_input_required: {
-    meaning: 'an A2A agent asked for input (its question as the message); send a new message with it',
-  },
   a2a_auth_required: { meaning: 'an A2A agent asked for authentication' },
   // A chain's or a step's error.code, besides a message's reason.
   failed: { meaning: 'a step failed for a reason without a code of its own (the message says it)' },

@@ -43,7 +43,7 @@ export async function followA2aTask(
     }
     const waitMs = poll === 0 ? Math.min(A2A_FIRST_READ_WAIT_MS, untilDeadline) : 0;
     const polled = await pollA2aTask({
-      message: run.input,
+      message: run.deliveredInput(),
       agent_id: target.agent_id,
       endpoint: target.endpoint,
       task_id: taskId,

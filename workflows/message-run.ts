@@ -87,6 +87,8 @@ export class MessageRun {
   private reply: ReplyInput | undefined;
   /** Tries spent on earlier turns: each turn has its own budget of attempts. */
   private triesBeforeTurn = 0;
+  /** The task the latest delivery to an A2A agent started: a follow-up turn continues it. */
+  private a2aTask: string | undefined;
 
   constructor(
     readonly input: MessageInput,
@@ -319,15 +321,28 @@ export class MessageRun {
     return followUp ? { ...input, ...followUp } : input;
   }
 
-  /** On a follow-up turn: the turn, the conversation so far, and the params with the replies' merged in (later ones win). */
-  followUp(): Pick<MessageInput, 'turn' | 'history' | 'params'> | undefined {
+  /** A delivery to an A2A agent answered with its task: a follow-up turn goes to that task. */
+  deliveredToA2aTask(taskId: string): void {
+    this.a2aTask = taskId;
+  }
+
+  /**
+   * On a follow-up turn: the turn, the conversation so far, the params with the replies' merged in (later ones win),
+   * and the A2A task the reply continues (an A2A agent's).
+   */
+  followUp(): Pick<MessageInput, 'turn' | 'history' | 'params' | 'a2a_task_id'> | undefined {
     if (this.currentTurn === 1) return undefined;
     const input = this.rerouted ? { ...this.input, params: this.rerouted } : this.input;
     const first: CallerTurn = { role: 'caller', ...words(input), at: input.accepted_at };
     const history = [first, ...(this.status.turns ?? [])];
     const replied = history.flatMap((t) => (t.role === 'caller' && t.params ? [t.params] : []));
     const params = replied.length > 0 ? (Object.assign({}, ...replied) as Record<string, unknown>) : undefined;
-    return { turn: this.currentTurn, history, ...(params ? { params } : {}) };
+    return {
+      turn: this.currentTurn,
+      history,
+      ...(params ? { params } : {}),
+      ...(this.a2aTask ? { a2a_task_id: this.a2aTask } : {}),
+    };
   }
 
   /** The agent answered `misrouted`: note it, and the capability is never chosen again for this message. */
@@ -343,6 +358,7 @@ export class MessageRun {
     this.record.rerouted(next.target, next.params, next.routing);
     this.target = next.target;
     this.rerouted = next.params ?? {};
+    this.a2aTask = undefined;
     this.failed = new InstanceFailures();
   }
 

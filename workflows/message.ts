@@ -204,6 +204,7 @@ async function tryOnce(run: MessageRun, activities: RunActivities, tries: number
   const target = lookup.target;
   run.aimAt(target);
   const result = delivery ?? (await activities.deliverTo(target, { message: run.deliveredInput(), target, attempt }));
+  if (speaksA2a(target) && result.a2a_task_id) run.deliveredToA2aTask(result.a2a_task_id);
   const attempted =
     result.verdict.kind === 'too_late'
       ? undefined

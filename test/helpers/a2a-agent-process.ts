@@ -20,7 +20,7 @@ export interface A2aAgentProcess {
   process: ChildProcess;
   /** What the agent received: messages, counts per message id, cancelled task ids. */
   received(): Promise<{
-    messages: { message_id: string; text: string; data: unknown; context_id: string; metadata: any }[];
+    messages: { message_id: string; text: string; data: unknown; context_id: string; task_id: string; metadata: any }[];
     counts: Record<string, number>;
     cancelled: string[];
   }>;

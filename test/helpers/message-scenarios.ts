@@ -290,6 +290,30 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // An A2A agent's task asks (input-required), the caller replies, the continued task completes.
+    name: 'a2a-input-required-then-processed',
+    ends: 'processed',
+    input: (id) => messageInput(id),
+    script: {
+      transport: 'a2a',
+      verdicts: [{ kind: 'accepted' }, { kind: 'accepted' }],
+      polls: [
+        {
+          outcome: {
+            kind: 'ended',
+            state: 'input-required',
+            outcome: { status: 'input_required', input: { message: 'Which currency?', a2a_message_id: 'q1' } },
+          },
+        },
+        { outcome: { kind: 'ended', state: 'completed', outcome: { status: 'processed', result: { rate: 0.9 } } } },
+      ],
+    },
+    async drive(handle) {
+      await awaitingInput(handle);
+      await handle.executeUpdate(replyUpdate, { args: [{ intent: 'EUR' }] });
+    },
+  },
+  {
     name: 'a2a-cancelled-working',
     ends: 'cancelled',
     input: (id) => messageInput(id, { deadline: inAMinute() }),

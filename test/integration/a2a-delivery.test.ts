@@ -99,6 +99,63 @@ async function assertFaithfulExport(agent: A2aAgentProcess, agentId: string): Pr
   assert.equal(exported.supportedInterfaces[0].url, `${system.config.PUBLIC_URL}/a2a/agents/${agentId}`);
 }
 
+/** Input required: the message waits with the agent's question; the caller's reply continues the same task. */
+async function askAndReply(agent: A2aAgentProcess, agentId: string, prefix: string): Promise<void> {
+  const questionId = `${prefix}-question`;
+  const asked = await api('POST', '/v1/messages', {
+    message_id: questionId,
+    target: { agent_id: agentId, capability: 'convert_currency' },
+    intent: 'a question for you',
+  });
+  assert.equal(asked.status, 202, JSON.stringify(asked.body));
+  const waiting = await eventually('the message to wait for the caller', async () => {
+    const status = (await api('GET', `/v1/messages/${questionId}`)).body;
+    return status.state === 'input_required' ? status : undefined;
+  });
+  assert.equal(waiting.input_required.message, 'Which currency?');
+  const replied = await api('POST', `/v1/messages/${questionId}/reply`, { intent: 'EUR', params: { to: 'EUR' } });
+  assert.equal(replied.status, 202, JSON.stringify(replied.body));
+  let lastStatus: unknown;
+  const answered = await eventually('the continued task to end', async () => {
+    const status = (await api('GET', `/v1/messages/${questionId}`)).body;
+    lastStatus = status;
+    return ['processed', 'failed'].includes(status.state) ? status : undefined;
+  }).catch((error: Error) => assert.fail(`${error.message}: ${JSON.stringify(lastStatus)}`));
+  assert.equal(answered.state, 'processed', JSON.stringify(answered));
+  assert.equal(answered.result.text, 'EUR', 'the reply is what the continued task read');
+  assert.deepEqual(answered.result.echo, { to: 'EUR' });
+  assert.equal(answered.result.message_id, `${questionId}:turn-2`);
+  const turns = (await agent.received()).messages.filter((m) => m.message_id.startsWith(questionId));
+  assert.deepEqual(
+    turns.map((m) => m.message_id),
+    [questionId, `${questionId}:turn-2`],
+  );
+  assert.equal(turns[1]!.task_id, turns[0]!.task_id, 'turn 2 continues the task that asked');
+  assert.equal(turns[1]!.context_id, turns[0]!.context_id);
+}
+
+/** A message waiting for the caller's reply is cancelled: so is the agent's task that asked. */
+async function cancelWhileAsking(agent: A2aAgentProcess, agentId: string, prefix: string): Promise<void> {
+  const id = `${prefix}-question-cancelled`;
+  const asked = await api('POST', '/v1/messages', {
+    message_id: id,
+    target: { agent_id: agentId, capability: 'convert_currency' },
+    intent: 'another question for you',
+  });
+  assert.equal(asked.status, 202, JSON.stringify(asked.body));
+  const waiting = await eventually('the message to wait for the caller', async () => {
+    const status = (await api('GET', `/v1/messages/${id}`)).body;
+    return status.state === 'input_required' ? status : undefined;
+  });
+  const cancel = await api('POST', `/v1/messages/${id}/cancel`, { reason: 'never mind' });
+  assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+  assert.equal((await api('GET', `/v1/messages/${id}`)).body.state, 'cancelled');
+  const taskId = waiting.attempts[0].a2a_task_id as string;
+  await eventually('CancelTask at the agent', async () =>
+    (await agent.received()).cancelled.includes(taskId) ? true : undefined,
+  );
+}
+
 /** The whole round for one agent: everything the issue asks of delivery to an A2A agent. */
 async function deliveryRound(agent: A2aAgentProcess, prefix: string): Promise<void> {
   const agentId = await importAgent(agent);
@@ -159,15 +216,8 @@ async function deliveryRound(agent: A2aAgentProcess, prefix: string): Promise<vo
   assert.deepEqual(failed.body.error, { code: 'a2a_failed', message: 'I cannot do that', retryable: false });
   assert.equal((await agent.received()).counts[`${prefix}-fail`], 1);
 
-  // Input required: the caller reads the agent's question.
-  const question = await send({
-    message_id: `${prefix}-question`,
-    target: { agent_id: agentId, capability: 'convert_currency' },
-    intent: 'a question for you',
-  });
-  assert.equal(question.body.state, 'failed');
-  assert.equal(question.body.error.code, 'a2a_input_required');
-  assert.equal(question.body.error.message, 'Which currency?');
+  await askAndReply(agent, agentId, prefix);
+  await cancelWhileAsking(agent, agentId, prefix);
 
   // Cancelled while its task works: the agent's task is cancelled with CancelTask.
   const slowId = `${prefix}-slow`;

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { classifyCallError } from '../../activities/a2a-clients';
 import { a2aProfileOf, clientCardOf, interfaceAt } from '../../catalogue/a2a';
 import {
+  answeredQuestion,
   outcomeOfTask,
   resultOfTask,
   sendMessageRequestOf,
@@ -91,7 +92,68 @@ describe('a2a delivery', () => {
     assert.equal(resultOfTask(task('completed')), null);
   });
 
-  it('a2a delivery - failed, canceled, input-required and auth-required fail with the agent text; rejected is a refusal', () => {
+  it('a2a delivery - a follow-up turn continues the task that asked: the reply as parts, the delivery key as message id', () => {
+    const history = [
+      { role: 'caller' as const, intent: message.intent, params: message.params, at: '2026-12-06T00:00:00Z' },
+      { role: 'agent' as const, message: 'Which currency?', at: '2026-12-06T00:00:01Z' },
+      { role: 'caller' as const, intent: 'EUR', params: { to: 'EUR' }, at: '2026-12-06T00:00:02Z' },
+    ];
+    const request = sendMessageRequestOf({
+      message: { ...message, turn: 2, history, params: { amount: 10, from: 'USD', to: 'EUR' } },
+      target,
+      attempt: 1,
+      skillId: 'convert-currency',
+      continuesTask: 'task-1',
+    }) as any;
+    assert.equal(request.message.messageId, 'msg-1:turn-2');
+    assert.equal(request.message.taskId, 'task-1');
+    assert.equal(request.message.contextId, message.trace_id);
+    assert.deepEqual(
+      request.message.parts.map((p: any) => p.text ?? p.data),
+      ['EUR', { to: 'EUR' }],
+    );
+    assert.equal(request.message.metadata.agent_reach.turn, 2);
+    const parsed = SendMessageRequest.toJSON(SendMessageRequest.fromJSON(request)) as any;
+    assert.equal(parsed.message.taskId, 'task-1');
+    // Turn 1 names no task.
+    assert.equal(
+      (sendMessageRequestOf({ message, target, attempt: 1, skillId: 's' }) as any).message.taskId,
+      undefined,
+    );
+  });
+
+  it('a2a delivery - input-required asks the caller: the status text is the question, the verdict input_required', () => {
+    const asking = task('TASK_STATE_INPUT_REQUIRED', { message: { parts: [{ text: 'Which currency?' }] } });
+    assert.deepEqual(outcomeOfTask(asking), {
+      kind: 'ended',
+      state: 'input-required',
+      outcome: { status: 'input_required', input: { message: 'Which currency?' } },
+    });
+    assert.deepEqual(verdictOfAnswer(asking), { kind: 'input_required', input: { message: 'Which currency?' } });
+    // The status message that asked identifies the question: on a follow-up turn, the same one still showing is the
+    // task before the agent read the reply (under way), a new one is a new question.
+    const identified = task('input-required', { message: { messageId: 'q1', parts: [{ text: 'Which currency?' }] } });
+    assert.deepEqual(verdictOfAnswer(identified), {
+      kind: 'input_required',
+      input: { message: 'Which currency?', a2a_message_id: 'q1' },
+    });
+    assert.deepEqual(outcomeOfTask(identified, 'q1'), { kind: 'pending', state: 'input-required' });
+    assert.deepEqual(verdictOfAnswer(identified, 'q1'), { kind: 'accepted' });
+    assert.equal(verdictOfAnswer(identified, 'q0').kind, 'input_required');
+    const history = [
+      { role: 'caller' as const, intent: 'convert', at: 't0' },
+      { role: 'agent' as const, message: 'Which currency?', a2a_message_id: 'q0', at: 't1' },
+      { role: 'caller' as const, intent: 'EUR', at: 't2' },
+      { role: 'agent' as const, message: 'How much?', a2a_message_id: 'q1', at: 't3' },
+      { role: 'caller' as const, intent: '10', at: 't4' },
+    ];
+    assert.equal(answeredQuestion(history), 'q1');
+    assert.equal(answeredQuestion(undefined), undefined);
+    const silent = outcomeOfTask(task('input-required'));
+    assert.equal(silent.kind === 'ended' && silent.outcome.input?.message, 'The agent asks for more input.');
+  });
+
+  it('a2a delivery - failed, canceled and auth-required fail with the agent text; rejected is a refusal', () => {
     const failed = outcomeOfTask(
       task('TASK_STATE_FAILED', { message: { role: 'ROLE_AGENT', parts: [{ text: 'I cannot do that' }] } }),
     );
@@ -100,11 +162,8 @@ describe('a2a delivery', () => {
       state: 'failed',
       outcome: { status: 'failed', error: { code: 'a2a_failed', message: 'I cannot do that', retryable: false } },
     });
-    const question = outcomeOfTask(
-      task('TASK_STATE_INPUT_REQUIRED', { message: { parts: [{ text: 'Which currency?' }] } }),
-    );
-    assert.equal(question.kind === 'ended' && question.outcome.error?.code, 'a2a_input_required');
-    assert.equal(question.kind === 'ended' && question.outcome.error?.message, 'Which currency?');
+    const canceled = outcomeOfTask(task('TASK_STATE_CANCELED'));
+    assert.equal(canceled.kind === 'ended' && canceled.outcome.error?.code, 'a2a_canceled');
     const auth = outcomeOfTask(task('auth-required'));
     assert.equal(auth.kind === 'ended' && auth.outcome.error?.message, "the agent's task ended auth-required");
     const rejected = outcomeOfTask(task('TASK_STATE_REJECTED'));
