@@ -119,6 +119,11 @@ export class MessageService {
     return listMessages(this.deps.client, tenant, filter);
   }
 
+  /** The keys that MAC the page tokens callers are given for `page`'s cursors (util/page-token.ts): the seal keys. */
+  get pageKeys(): readonly string[] {
+    return this.deps.sealKeys.keys;
+  }
+
   /** One page of the tenant's messages (ids in the visibility store's order), with the cursor to the next. */
   page(tenant: string, filter: MessagePageFilter, pageSize: number, pageToken?: Uint8Array): Promise<MessagePage> {
     return pageOfMessages(this.deps.client, tenant, filter, pageSize, pageToken);

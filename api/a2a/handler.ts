@@ -219,7 +219,7 @@ export class ReachA2aHandler implements A2ARequestHandler {
     const { caller, agent } = keyUserOf(context);
     const { token, ...listing } = listingOf(params, caller.tenant, agent?._id);
     const query = messagePageQuery(caller.tenant, listing.filter);
-    const cursor = cursorOf(token, query);
+    const cursor = cursorOf(token, query, this.deps.messages.pageKeys);
     return this.guard(async () => {
       requireScope(caller, 'read');
       if (listing.none) return { tasks: [], nextPageToken: '', pageSize: 0, totalSize: 0 };
@@ -249,7 +249,7 @@ export class ReachA2aHandler implements A2ARequestHandler {
       );
       return {
         tasks,
-        nextPageToken: pageTokenOf(page.next_page_token, query),
+        nextPageToken: pageTokenOf(page.next_page_token, query, this.deps.messages.pageKeys[0]),
         pageSize: tasks.length,
         totalSize: page.total,
       };

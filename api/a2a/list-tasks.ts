@@ -103,12 +103,18 @@ export function listingOf(
   };
 }
 
-/** The caller's token for Temporal's `cursor` of the page after this one, under `query`; empty on the last page. */
+/**
+ * The caller's token for Temporal's `cursor` of the page after this one, under `query`, MACed with `key`; empty on
+ * the last page.
+ */
 export { pageTokenOf };
 
-/** Temporal's cursor from a caller's token made for `query`; anything else is invalid params. */
-export function cursorOf(token: string, query: string): Uint8Array | undefined {
-  const cursor = cursorOfToken(token, query);
+/**
+ * Temporal's cursor from a caller's token made for `query` and MACed with one of `keys` (a cursor the caller made up
+ * never reaches Temporal); anything else is invalid params.
+ */
+export function cursorOf(token: string, query: string, keys: readonly string[]): Uint8Array | undefined {
+  const cursor = cursorOfToken(token, query, keys);
   if (cursor === 'invalid')
     malformed(
       'pageToken is not a token this listing gave (give the nextPageToken of the previous page, with the same filters)',

@@ -336,17 +336,23 @@ describe('a2a face', () => {
       assert.throws(() => list(bad), { name: 'RequestMalformedError' }, JSON.stringify(bad));
     }
     const query = messagePageQuery('t1', plain.filter);
-    const token = pageTokenOf(new Uint8Array([1, 2, 3]), query);
-    assert.deepEqual([...cursorOf(token, query)!], [1, 2, 3]);
-    assert.equal(pageTokenOf(new Uint8Array(), query), '', 'the last page has an empty token');
-    assert.equal(cursorOf('', query), undefined);
+    const keys = ['k'.repeat(43), 'old'.repeat(15)];
+    const token = pageTokenOf(new Uint8Array([1, 2, 3]), query, keys[0]);
+    assert.deepEqual([...cursorOf(token, query, keys)!], [1, 2, 3]);
+    assert.deepEqual([...cursorOf(token, query, [keys[1]!, keys[0]!])!], [1, 2, 3], 'after a rotation too');
+    assert.equal(pageTokenOf(new Uint8Array(), query, keys[0]), '', 'the last page has an empty token');
+    assert.equal(cursorOf('', query, keys), undefined);
     assert.throws(
-      () => cursorOf(token, messagePageQuery('t2', plain.filter)),
+      () => cursorOf(token, messagePageQuery('t2', plain.filter), keys),
       { name: 'RequestMalformedError' },
       'another query',
     );
+    // A cursor the caller made up, with the right query digest but no MAC of ours, never reaches Temporal.
+    const madeUp = pageTokenOf(new Uint8Array([9, 9, 9]), query);
+    assert.throws(() => cursorOf(madeUp, query, keys), { name: 'RequestMalformedError' }, 'made up');
+    assert.throws(() => cursorOf(token, query, [keys[1]!]), { name: 'RequestMalformedError' }, 'a key not ours');
     for (const bad of ['invalid-token-xyz', 'a b', 'x'.repeat(5000), Buffer.from('{"q":1}').toString('base64url')])
-      assert.throws(() => cursorOf(bad, query), { name: 'RequestMalformedError' });
+      assert.throws(() => cursorOf(bad, query, keys), { name: 'RequestMalformedError' });
   });
 
   it("a2a face - an agent's public card: the capabilities every caller may reach, without those marked private", () => {
