@@ -57,4 +57,13 @@ describe('config', () => {
     for (const bad of ['49', '10001', '64.5', 'many'])
       assert.throws(() => loadConfig({ MAX_INSTANCES_PER_AGENT: bad }), /MAX_INSTANCES_PER_AGENT/, bad);
   });
+
+  it('config - the checks across variables name the variable they refuse', () => {
+    assert.throws(
+      () => loadConfig({ HEARTBEAT_TTL_MS: '20000', HEARTBEAT_WRITE_EVERY_MS: '15000' }),
+      /HEARTBEAT_WRITE_EVERY_MS: must be at most half of HEARTBEAT_TTL_MS/,
+    );
+    assert.equal(loadConfig({ HEARTBEAT_TTL_MS: '30000' }).HEARTBEAT_WRITE_EVERY_MS, 15_000);
+    assert.throws(() => loadConfig({ API_KEYS: 'acme:admin:nope' }), /\n {2}API_KEYS: /);
+  });
 });
