@@ -7,7 +7,7 @@
  * no one gives) is listed beside the plan.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { SubRequest } from './split';
+import type { SplitCondition, SubRequest } from './split';
 import { conditionWhen, type ConditionSource, type When } from './conditions';
 
 export interface CapabilitySchemas {
@@ -94,11 +94,96 @@ function inputKeyFor(input: Record<string, unknown>, name: string, value: unknow
 
 const pointerToken = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
+/** The chain being built: its input, the steps so far, what cannot be planned, and each step's `after`. */
+interface Building {
+  parts: readonly RoutedSubRequest[];
+  input: Record<string, unknown>;
+  steps: ConnectedStep[];
+  unplanned: Unplanned[];
+  afterOf: Map<string, string[]>;
+}
+
+/**
+ * The `$ref` of each parameter: a value the sub-request names goes into the chain input; a declared parameter is read
+ * from the chain input when it holds that name, else (an identifier) from the latest earlier step that returns it.
+ */
+function connectParameters(
+  chain: Building,
+  step: ConnectedStep,
+  part: RoutedSubRequest,
+  earlier: ConnectedStep[],
+): void {
+  for (const [name, value] of Object.entries(part.params)) {
+    const key = inputKeyFor(chain.input, name, value, step.id);
+    step.refs[name] = `/input/${pointerToken(key)}`;
+  }
+  for (const name of Object.keys(propertiesOf(part.schemas.parameters))) {
+    if (step.refs[name]) continue;
+    if (name in chain.input) {
+      step.refs[name] = `/input/${pointerToken(name)}`;
+      step.carried.push(name);
+      continue;
+    }
+    if (!IDENTIFIER.test(name)) continue;
+    const source = earlier.find((s) => name in propertiesOf(chain.parts[s.part]!.schemas.returns));
+    if (!source) continue;
+    step.refs[name] = `/steps/${source.id}/result/${pointerToken(name)}`;
+    step.carried.push(name);
+    if (!ancestorsOf(step.id, chain.afterOf).has(source.id)) step.after.push(source.id);
+  }
+}
+
+/** The step's `when` from its sub-request's condition, or an `unplanned` entry when no earlier result can tell it. */
+function connectCondition(
+  chain: Building,
+  step: ConnectedStep,
+  condition: SplitCondition,
+  earlier: ConnectedStep[],
+  previous: ConnectedStep | undefined,
+): void {
+  const { parts } = chain;
+  const sources: ConditionSource[] = earlier.map((s) => ({
+    stepId: s.id,
+    ...(parts[s.part]!.schemas.returns ? { returns: parts[s.part]!.schemas.returns } : {}),
+  }));
+  const when = conditionWhen(condition, sources, previous ? parts[previous.part]!.sub.text : undefined);
+  if (when) {
+    step.when = when;
+    const source = /^\/steps\/([^/]+)\//.exec(when.$ref)![1]!;
+    if (!ancestorsOf(step.id, chain.afterOf).has(source)) step.after.push(source);
+    return;
+  }
+  const said = condition.text || '(the step before)';
+  chain.unplanned.push({
+    code: 'condition_not_understood',
+    step: step.id,
+    text: parts[step.part]!.sub.text,
+    message: `step ${step.id} runs only ${condition.otherwise ? 'unless' : 'if'} "${said}", which no earlier step's declared result can tell: add its when, or remove the step`,
+  });
+}
+
+/** The required parameters no one gives, as an `input_required` entry with the schema of what to add. */
+function missingInput(step: ConnectedStep, part: RoutedSubRequest): Unplanned | undefined {
+  const properties = propertiesOf(part.schemas.parameters);
+  const missing = requiredOf(part.schemas.parameters).filter((name) => !step.refs[name]);
+  if (missing.length === 0) return undefined;
+  return {
+    code: 'input_required',
+    step: step.id,
+    text: part.sub.text,
+    message: `step ${step.id} (${step.target.capability}) needs ${missing.join(', ')}: add them to the chain input and plan again`,
+    missing,
+    schema: {
+      type: 'object',
+      properties: Object.fromEntries(missing.map((name) => [name, properties[name] ?? {}])),
+      required: missing,
+    },
+  };
+}
+
 export function connect(parts: readonly RoutedSubRequest[], given: Record<string, unknown> = {}): Connected {
-  const input: Record<string, unknown> = { ...given };
-  const steps: ConnectedStep[] = [];
-  const unplanned: Unplanned[] = [];
-  const afterOf = new Map<string, string[]>();
+  const chain: Building = { parts, input: { ...given }, steps: [], unplanned: [], afterOf: new Map() };
+  const { steps, unplanned } = chain;
   let lastIf: ConnectedStep | undefined;
 
   parts.forEach((part, index) => {
@@ -116,68 +201,17 @@ export function connect(parts: readonly RoutedSubRequest[], given: Record<string
     if (part.sub.link === 'parallel' && previous) after = [...previous.after];
     if (part.sub.condition?.otherwise && lastIf) after = [...lastIf.after];
     const step: ConnectedStep = { id, part: index, target: part.target, input: {}, after, refs: {}, carried: [] };
-    afterOf.set(id, after);
-
-    for (const [name, value] of Object.entries(part.params)) {
-      const key = inputKeyFor(input, name, value, id);
-      step.refs[name] = `/input/${pointerToken(key)}`;
-    }
+    chain.afterOf.set(id, after);
     const earlier = [...steps].reverse();
-    for (const name of Object.keys(propertiesOf(part.schemas.parameters))) {
-      if (step.refs[name]) continue;
-      if (name in input) {
-        step.refs[name] = `/input/${pointerToken(name)}`;
-        step.carried.push(name);
-        continue;
-      }
-      if (!IDENTIFIER.test(name)) continue;
-      const source = earlier.find((s) => name in propertiesOf(parts[s.part]!.schemas.returns));
-      if (!source) continue;
-      step.refs[name] = `/steps/${source.id}/result/${pointerToken(name)}`;
-      step.carried.push(name);
-      if (!ancestorsOf(id, afterOf).has(source.id)) step.after.push(source.id);
-    }
-
+    connectParameters(chain, step, part, earlier);
     if (part.sub.condition) {
-      const sources: ConditionSource[] = earlier.map((s) => ({
-        stepId: s.id,
-        ...(parts[s.part]!.schemas.returns ? { returns: parts[s.part]!.schemas.returns } : {}),
-      }));
-      const when = conditionWhen(part.sub.condition, sources, previous ? parts[previous.part]!.sub.text : undefined);
-      if (when) {
-        step.when = when;
-        const source = /^\/steps\/([^/]+)\//.exec(when.$ref)![1]!;
-        if (!ancestorsOf(id, afterOf).has(source)) step.after.push(source);
-      } else {
-        const said = part.sub.condition.text || '(the step before)';
-        unplanned.push({
-          code: 'condition_not_understood',
-          step: id,
-          text: part.sub.text,
-          message: `step ${id} runs only ${part.sub.condition.otherwise ? 'unless' : 'if'} "${said}", which no earlier step's declared result can tell: add its when, or remove the step`,
-        });
-      }
+      connectCondition(chain, step, part.sub.condition, earlier, previous);
       if (!part.sub.condition.otherwise) lastIf = step;
     }
-
     step.input = Object.fromEntries(Object.entries(step.refs).map(([name, ref]) => [name, { $ref: ref }]));
-    const properties = propertiesOf(part.schemas.parameters);
-    const missing = requiredOf(part.schemas.parameters).filter((name) => !step.refs[name]);
-    if (missing.length > 0) {
-      unplanned.push({
-        code: 'input_required',
-        step: id,
-        text: part.sub.text,
-        message: `step ${id} (${part.target.capability}) needs ${missing.join(', ')}: add them to the chain input and plan again`,
-        missing,
-        schema: {
-          type: 'object',
-          properties: Object.fromEntries(missing.map((name) => [name, properties[name] ?? {}])),
-          required: missing,
-        },
-      });
-    }
+    const missing = missingInput(step, part);
+    if (missing) unplanned.push(missing);
     steps.push(step);
   });
-  return { input, steps, unplanned };
+  return { input: chain.input, steps, unplanned };
 }
