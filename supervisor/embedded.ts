@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { loadConfigOrExit, temporalSqlitePragmas, type Config } from '../platform/config';
 import { locateModel, obtainModel } from '../router/embeddings/model-files';
 import { cacheDir } from '../platform/cache-dir';
-import { resolveFerretDb, resolveTemporalCli, serversToBuild } from './binaries';
+import { resolveFerretDb, resolveTemporalCli, serversToBuild, type FoundBinary, type SdkDownload } from './binaries';
 import {
   portAcceptsConnections,
   processServer,
@@ -95,41 +95,7 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
   modelsObtained.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   const cli = ourTemporal ? await resolveTemporalCli(say) : undefined;
   const ferretBinary = ourMongo ? await resolveFerretDb(say) : undefined;
-  if (cli) {
-    const options = {
-      port: config.EMBEDDED_TEMPORAL_PORT,
-      uiPort: config.EMBEDDED_TEMPORAL_UI_PORT,
-      dbFile: join(dataDir, 'temporal.db'),
-      namespace: config.TEMPORAL_NAMESPACE,
-      logFile: join(logs, 'temporal.log'),
-      searchAttributes: devServerSearchAttributes(),
-      sqlitePragmas: temporalSqlitePragmas(config),
-    };
-    say('starting Temporal dev server…');
-    const temporal =
-      'sdkDownload' in cli
-        ? (say(`no Temporal CLI (${cli.reason}); trying the SDK's download`), await startTemporalBySdkDownload(options))
-        : await startTemporalDevServer({ ...options, binary: cli.path });
-    started.servers.push(temporal);
-    started.env.TEMPORAL_ADDRESS = temporal.address;
-    // The idempotency window is the namespace's retention of closed runs: this Temporal is ours, so set it.
-    const connection = await Connection.connect({ address: temporal.address });
-    await setNamespaceRetention(
-      connection.workflowService,
-      config.TEMPORAL_NAMESPACE,
-      config.IDEMPOTENCY_WINDOW_MS,
-    ).finally(() => connection.close());
-    started.lines.push(
-      `Idempotency  a message id answers with its message for ${formatDays(config.IDEMPOTENCY_WINDOW_MS)} after it ends (namespace retention)`,
-    );
-    started.env.TEMPORAL_UI_URL ??= `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
-    started.lines.push(`Temporal     ${temporal.address} (history in ${options.dbFile})`);
-    started.lines.push(
-      'Trust        one trust domain, for development: the dev server checks no tokens, so any client of it can act as',
-      "             the gateway (start, signal, read any run, poll its queues). The wall between tenants, Temporal's",
-      '             authorization per namespace, is cluster mode: npm run cluster (docs/cluster.md, "The wall").',
-    );
-  }
+  if (cli) await startOurTemporal(config, dataDir, cli, started);
   if (!process.env.API_KEYS) {
     const key = developmentKey(dataDir);
     started.env.API_KEYS = configKeyEntry(config.DEFAULT_TENANT, ['admin', 'metrics'], key);
@@ -163,6 +129,48 @@ async function startServers(config: Config, dataDir: string): Promise<Started> {
     );
   }
   return started;
+}
+
+/** The Temporal dev server (the CLI's, else the SDK's download), with the namespace's retention set. */
+async function startOurTemporal(
+  config: Config,
+  dataDir: string,
+  cli: FoundBinary | SdkDownload,
+  started: Started,
+): Promise<void> {
+  const options = {
+    port: config.EMBEDDED_TEMPORAL_PORT,
+    uiPort: config.EMBEDDED_TEMPORAL_UI_PORT,
+    dbFile: join(dataDir, 'temporal.db'),
+    namespace: config.TEMPORAL_NAMESPACE,
+    logFile: join(dataDir, 'logs', 'temporal.log'),
+    searchAttributes: devServerSearchAttributes(),
+    sqlitePragmas: temporalSqlitePragmas(config),
+  };
+  say('starting Temporal dev server…');
+  const temporal =
+    'sdkDownload' in cli
+      ? (say(`no Temporal CLI (${cli.reason}); trying the SDK's download`), await startTemporalBySdkDownload(options))
+      : await startTemporalDevServer({ ...options, binary: cli.path });
+  started.servers.push(temporal);
+  started.env.TEMPORAL_ADDRESS = temporal.address;
+  // The idempotency window is the namespace's retention of closed runs: this Temporal is ours, so set it.
+  const connection = await Connection.connect({ address: temporal.address });
+  await setNamespaceRetention(
+    connection.workflowService,
+    config.TEMPORAL_NAMESPACE,
+    config.IDEMPOTENCY_WINDOW_MS,
+  ).finally(() => connection.close());
+  started.lines.push(
+    `Idempotency  a message id answers with its message for ${formatDays(config.IDEMPOTENCY_WINDOW_MS)} after it ends (namespace retention)`,
+  );
+  started.env.TEMPORAL_UI_URL ??= `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
+  started.lines.push(`Temporal     ${temporal.address} (history in ${options.dbFile})`);
+  started.lines.push(
+    'Trust        one trust domain, for development: the dev server checks no tokens, so any client of it can act as',
+    "             the gateway (start, signal, read any run, poll its queues). The wall between tenants, Temporal's",
+    '             authorization per namespace, is cluster mode: npm run cluster (docs/cluster.md, "The wall").',
+  );
 }
 
 /** On a first start, one line saying what will be built and fetched, and roughly how long it takes. */

@@ -113,36 +113,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const url = `http://127.0.0.1:${config.CLUSTER_PORT}`;
     const apiKey = keptSecret(dataDir, DEV_KEY_FILE, () => newApiKey().key);
     const appEnv = appEnvironment(options, { ...stores, dataDir, url, apiKey });
-    /** The environment of one api or worker start: with a fresh token for the gateway's namespace. */
-    const memberEnv = async (extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> => ({
-      ...appEnv,
-      TEMPORAL_API_KEY: await mintToken({
-        subject: 'agent-reach-gateway',
-        permissions: [permission(config.TEMPORAL_NAMESPACE, 'admin')],
-        ttlSeconds: GATEWAY_TOKEN_TTL_SECONDS,
-      }),
-      ...extra,
-    });
     const { replicaPorts, replicaUrls } = await startApps(run, config, log, {
-      memberEnv,
+      memberEnv: (extra) => memberEnvironment(appEnv, mintToken, config, extra),
       temporalAddress: stores.temporalAddress,
       adminToken,
     });
-
-    log('starting the balancer…');
-    const balancerOptions = {
-      port: config.CLUSTER_PORT,
-      statsPort: config.CLUSTER_PORT + 3,
-      replicas: replicaPorts.map((port) => `127.0.0.1:${port}`) as [string, string],
-      logFile: join(logs, 'balancer.log'),
-    };
-    const balancer = await startBalancer(balancerOptions);
-    await run.add('balancer', async () => balancer);
-    await waitUntil(
-      'both replicas in rotation',
-      async () => Object.values(await balancer.replicaStates()).filter((s) => s === 'UP').length === 2,
-      60_000,
-    );
+    const balancer = await startBalancerMember(run, config, logs, replicaPorts, log);
 
     options.signal?.throwIfAborted();
     options.signal?.removeEventListener('abort', abort);
@@ -244,6 +220,49 @@ function appEnvironment(
     TEMPORAL_CALLERS_REQUIRE_KEY: process.env.TEMPORAL_CALLERS_REQUIRE_KEY || 'true',
     ...options.appEnv,
   };
+}
+
+/** The environment of one api or worker start: with a fresh token for the gateway's namespace. */
+async function memberEnvironment(
+  appEnv: NodeJS.ProcessEnv,
+  mintToken: (request: TokenRequest) => Promise<string>,
+  config: Config,
+  extra: NodeJS.ProcessEnv,
+): Promise<NodeJS.ProcessEnv> {
+  return {
+    ...appEnv,
+    TEMPORAL_API_KEY: await mintToken({
+      subject: 'agent-reach-gateway',
+      permissions: [permission(config.TEMPORAL_NAMESPACE, 'admin')],
+      ttlSeconds: GATEWAY_TOKEN_TTL_SECONDS,
+    }),
+    ...extra,
+  };
+}
+
+/** HAProxy in front of the two replicas, ready once both are in rotation. */
+async function startBalancerMember(
+  run: ClusterMembers,
+  config: Config,
+  logs: string,
+  replicaPorts: number[],
+  log: (line: string) => void,
+): Promise<Balancer> {
+  log('starting the balancer…');
+  const balancerOptions = {
+    port: config.CLUSTER_PORT,
+    statsPort: config.CLUSTER_PORT + 3,
+    replicas: replicaPorts.map((port) => `127.0.0.1:${port}`) as [string, string],
+    logFile: join(logs, 'balancer.log'),
+  };
+  const balancer = await startBalancer(balancerOptions);
+  await run.add('balancer', async () => balancer);
+  await waitUntil(
+    'both replicas in rotation',
+    async () => Object.values(await balancer.replicaStates()).filter((s) => s === 'UP').length === 2,
+    60_000,
+  );
+  return balancer;
 }
 
 interface AppSetup {

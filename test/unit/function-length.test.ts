@@ -47,8 +47,6 @@ const ALLOWED = new Map<string, number>([
   ['router/head/head-matcher.ts:anonymous function', 87],
   ['router/head/head-matcher.ts:headMatcherFactory', 98],
   ['router/router.ts:Router.routeByHead', 145],
-  ['supervisor/cluster/start-cluster.ts:startCluster', 96],
-  ['supervisor/embedded.ts:startServers', 93],
 ]);
 
 interface Measured {
