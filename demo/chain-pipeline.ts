@@ -72,13 +72,14 @@ function ticketChain(chainId: string, ticket: DemoTicket, ids: { service: string
   };
 }
 
-export async function runChainPipeline(
-  gateway: string,
-  adminKey: string,
-  tickets: readonly DemoTicket[],
-): Promise<void> {
-  const refunds: string[] = [];
-  const reopened: string[] = [];
+/** What the agents did: refunds performed, tickets reopened. */
+interface Effects {
+  refunds: string[];
+  reopened: string[];
+}
+
+/** Customer service (classify, and reopen to compensate), quality check (review) and refund, registered. */
+async function startChainAgents(gateway: string, effects: Effects): Promise<ReachAgent[]> {
   const service = await startAgent(
     gateway,
     'customer-service-chains',
@@ -92,7 +93,7 @@ export async function runChainPipeline(
     ],
     (d: Delivery) => {
       if (d.capability === 'reopen') {
-        reopened.push(String(d.params.ticket_id));
+        effects.reopened.push(String(d.params.ticket_id));
         return { reopened: d.params.ticket_id };
       }
       return { category: /refund|退款|broken|坏/i.test(String(d.params.text)) ? 'refund' : 'question' };
@@ -126,16 +127,17 @@ export async function runChainPipeline(
     (d: Delivery) => {
       if (d.params.order_id === DECLINED_ORDER)
         throw Object.assign(new Error('the payment provider declined the refund'), { code: 'declined' });
-      refunds.push(`${d.params.order_id} ${d.params.amount}`);
+      effects.refunds.push(`${d.params.order_id} ${d.params.amount}`);
       return { refund_id: `r-${d.params.order_id}` };
     },
   );
-  const ids = {
-    service: service.identity!.agent_id,
-    quality: quality.identity!.agent_id,
-    refund: refund.identity!.agent_id,
-  };
-  // The chain's caller may reach the refund capability: its key holds the `refunds` scope.
+  return [service, quality, refund];
+}
+
+type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, any> }>;
+
+/** Calls the gateway as the chains' caller, with a key that may reach the refund capability (`refunds` scope). */
+async function chainsCaller(gateway: string, adminKey: string): Promise<Call> {
   const created = await fetch(`${gateway}/v1/keys`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` },
@@ -143,7 +145,7 @@ export async function runChainPipeline(
   });
   if (created.status !== 201) throw new Error(`creating the chains key: ${created.status} ${await created.text()}`);
   const key = ((await created.json()) as { key: string }).key;
-  const call = async (method: string, path: string, body?: unknown) => {
+  return async (method, path, body) => {
     const response = await fetch(`${gateway}${path}`, {
       method,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
@@ -151,6 +153,38 @@ export async function runChainPipeline(
     });
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
+}
+
+async function chainEnded(call: Call, chainId: string): Promise<Record<string, any>> {
+  for (let i = 0; i < 600; i++) {
+    const status = (await call('GET', `/v1/chains/${chainId}`)).body;
+    if (['completed', 'failed', 'compensated', 'cancelled'].includes(status.state)) return status;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`chain ${chainId} did not end`);
+}
+
+function printChain(ticket: DemoTicket, status: Record<string, any>): void {
+  const took = Date.parse(status.ended_at) - Date.parse(status.started_at);
+  console.log(`${ticket.ticket_id} chain ${status.state.padEnd(11)} ${String(took).padStart(5)} ms`);
+  for (const step of status.steps) {
+    const compensation = step.compensation ? `  ↩ ${step.compensation.message_id} ${step.compensation.state}` : '';
+    console.log(
+      `  ${step.id.padEnd(9)} ${step.state.padEnd(9)} ${JSON.stringify(step.result ?? step.error?.message ?? null)}${compensation}`,
+    );
+  }
+}
+
+export async function runChainPipeline(
+  gateway: string,
+  adminKey: string,
+  tickets: readonly DemoTicket[],
+): Promise<void> {
+  const effects: Effects = { refunds: [], reopened: [] };
+  const agents = await startChainAgents(gateway, effects);
+  const [service, quality, refund] = agents.map((agent) => agent.identity!.agent_id);
+  const ids = { service: service!, quality: quality!, refund: refund! };
+  const call = await chainsCaller(gateway, adminKey);
 
   console.log('\n— the same pipeline as chains: the agents no longer call each other —');
   const run = randomBytes(3).toString('hex');
@@ -160,27 +194,10 @@ export async function runChainPipeline(
     if (started.status !== 202)
       throw new Error(`chain of ${ticket.ticket_id}: ${started.status} ${JSON.stringify(started.body)}`);
   }
-  const ended = async (chainId: string) => {
-    for (let i = 0; i < 600; i++) {
-      const status = (await call('GET', `/v1/chains/${chainId}`)).body;
-      if (['completed', 'failed', 'compensated', 'cancelled'].includes(status.state)) return status;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`chain ${chainId} did not end`);
-  };
-  for (const [i, ticket] of tickets.entries()) {
-    const status = await ended(chainIds[i]!);
-    const took = Date.parse(status.ended_at) - Date.parse(status.started_at);
-    console.log(`${ticket.ticket_id} chain ${status.state.padEnd(11)} ${String(took).padStart(5)} ms`);
-    for (const step of status.steps) {
-      const compensation = step.compensation ? `  ↩ ${step.compensation.message_id} ${step.compensation.state}` : '';
-      console.log(
-        `  ${step.id.padEnd(9)} ${step.state.padEnd(9)} ${JSON.stringify(step.result ?? step.error?.message ?? null)}${compensation}`,
-      );
-    }
-  }
+  for (const [i, ticket] of tickets.entries()) printChain(ticket, await chainEnded(call, chainIds[i]!));
+  const { refunds, reopened } = effects;
   console.log(
     `refunds performed: ${refunds.length} (${refunds.join(', ')}); tickets reopened by compensation: ${reopened.join(', ') || 'none'}`,
   );
-  for (const agent of [service, quality, refund]) await agent.drain(2_000);
+  for (const agent of agents) await agent.drain(2_000);
 }

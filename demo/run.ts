@@ -77,15 +77,11 @@ async function startAgent(
   return agent;
 }
 
-async function main(): Promise<void> {
-  const embedded = process.env.GATEWAY ? undefined : await startEmbeddedProcess();
-  const gateway = process.env.GATEWAY ?? embedded!.url;
-  // The SDK agents register with it, and the agents pass tickets along with it.
-  process.env.REACH_API_KEY ??= embedded?.apiKey;
-  console.log(`gateway ${gateway}\n`);
-  const refunds: { order_id: string; amount: number }[] = [];
-  const ids: Record<string, string> = {};
+type Refund = { order_id: string; amount: number };
 
+/** Refund, quality-check and customer-service, each passing the ticket on to the next through the gateway. */
+async function startPipelineAgents(gateway: string, refunds: Refund[]) {
+  const ids: Record<string, string> = {};
   const refund = await startAgent(
     gateway,
     'refund',
@@ -127,33 +123,34 @@ async function main(): Promise<void> {
     return { category };
   });
   ids.service = service.identity!.agent_id;
+  return { agents: [service, quality, refund], ids };
+}
 
-  const traces: Record<string, string> = {};
-  for (const ticket of TICKETS) {
-    traces[ticket.ticket_id] = randomBytes(16).toString('hex');
-    await send(gateway, ticket.ticket_id, ids.service!, 'classify', ticket, traces[ticket.ticket_id]!);
-  }
-  const hops = (t: Ticket) => [t.ticket_id, `${t.ticket_id}-review`, `${t.ticket_id}-refund`];
-  const status = async (id: string) =>
-    (
-      await fetch(`${gateway}/v1/messages/${id}`, { headers: { authorization: `Bearer ${process.env.REACH_API_KEY}` } })
-    ).json() as Promise<Record<string, any>>;
-  const settled = async () => {
-    for (const t of TICKETS) {
-      for (const id of hops(t)) {
-        const s = await status(id);
-        if (s.error?.code === 'message_not_found') continue;
-        if (!['processed', 'failed', 'rejected', 'expired'].includes(s.state)) return false;
-      }
+const hops = (t: Ticket) => [t.ticket_id, `${t.ticket_id}-review`, `${t.ticket_id}-refund`];
+
+async function messageStatus(gateway: string, id: string): Promise<Record<string, any>> {
+  return (
+    await fetch(`${gateway}/v1/messages/${id}`, { headers: { authorization: `Bearer ${process.env.REACH_API_KEY}` } })
+  ).json() as Promise<Record<string, any>>;
+}
+
+/** True once every hop that exists has ended. */
+async function settled(gateway: string): Promise<boolean> {
+  for (const t of TICKETS) {
+    for (const id of hops(t)) {
+      const s = await messageStatus(gateway, id);
+      if (s.error?.code === 'message_not_found') continue;
+      if (!['processed', 'failed', 'rejected', 'expired'].includes(s.state)) return false;
     }
-    return true;
-  };
-  for (let i = 0; i < 600 && !(await settled()); i++) await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
 
+async function printHops(gateway: string): Promise<void> {
   for (const t of TICKETS) {
     console.log(`${t.ticket_id} "${t.text}"`);
     for (const id of hops(t)) {
-      const s = await status(id);
+      const s = await messageStatus(gateway, id);
       if (s.error?.code === 'message_not_found') continue;
       const latency = Date.parse(s.completed_at ?? s.updated_at) - Date.parse(s.accepted_at);
       console.log(
@@ -161,6 +158,24 @@ async function main(): Promise<void> {
       );
     }
   }
+}
+
+async function main(): Promise<void> {
+  const embedded = process.env.GATEWAY ? undefined : await startEmbeddedProcess();
+  const gateway = process.env.GATEWAY ?? embedded!.url;
+  // The SDK agents register with it, and the agents pass tickets along with it.
+  process.env.REACH_API_KEY ??= embedded?.apiKey;
+  console.log(`gateway ${gateway}\n`);
+  const refunds: Refund[] = [];
+  const { agents, ids } = await startPipelineAgents(gateway, refunds);
+
+  const traces: Record<string, string> = {};
+  for (const ticket of TICKETS) {
+    traces[ticket.ticket_id] = randomBytes(16).toString('hex');
+    await send(gateway, ticket.ticket_id, ids.service!, 'classify', ticket, traces[ticket.ticket_id]!);
+  }
+  for (let i = 0; i < 600 && !(await settled(gateway)); i++) await new Promise((r) => setTimeout(r, 100));
+  await printHops(gateway);
   console.log(`\nthe chain of one ticket: ${gateway}/v1/traces/${traces[TICKETS[0]!.ticket_id]}`);
   console.log(`refunds performed: ${refunds.length} (${refunds.map((r) => `${r.order_id} ${r.amount}`).join(', ')})`);
 
@@ -177,7 +192,7 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 1_000));
   console.log(`after re-sending ${TICKETS[0]!.ticket_id}: refunds performed: ${refunds.length}`);
 
-  for (const agent of [service, quality, refund]) await agent.drain(2_000);
+  for (const agent of agents) await agent.drain(2_000);
   await runChainPipeline(gateway, process.env.REACH_API_KEY!, TICKETS);
   await embedded?.stop();
 }

@@ -41,8 +41,6 @@ const ALLOWED = new Map<string, number>([
   ['bench/planning/main.ts:main', 141],
   ['bench/soak/main.ts:main', 123],
   ['bench/temporal-callers/main.ts:main', 126],
-  ['demo/chain-pipeline.ts:runChainPipeline', 112],
-  ['demo/run.ts:main', 104],
   ['router/extraction.ts:extractParametersSync', 93],
   ['router/head/head-matcher.ts:anonymous function', 87],
   ['router/head/head-matcher.ts:headMatcherFactory', 98],
