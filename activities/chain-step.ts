@@ -127,41 +127,41 @@ function endedOf(client: Client, event: temporal.api.history.v1.IHistoryEvent): 
   }
 }
 
-export function createChainStepActivities(deps: ChainStepDeps) {
-  /**
-   * Starts the prepared message as the api starts one. A run under its id already there is this step's own message
-   * when its body is the same (this activity ran before, then its worker died); another body is a conflict.
-   */
-  async function start(client: Client, prepared: PreparedMessage): Promise<string> {
-    const { input, memo, summary } = prepared;
-    const workflowId = messageWorkflowId(input.tenant, input.message_id);
-    try {
-      await client.workflow.start(MESSAGE_WORKFLOW, {
-        workflowId,
-        taskQueue: Context.current().info.taskQueue,
-        args: [input],
-        memo: { ...memo },
-        typedSearchAttributes: messageSearchAttributes(input.tenant, input.target.agent_id, input.trace_id),
-        ...summary,
-        // As any message of a chain: its id never gets a second run, unless the gateway refused the first.
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-        workflowIdConflictPolicy: 'FAIL',
-        // This worker runs message workflows too: the message's first task comes back with the start.
-        requestEagerStart: true,
-      });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      const existing = await client.workflow.getHandle(workflowId).describe();
-      if ((existing.memo as Partial<MessageMemo> | undefined)?.body_hash !== memo.body_hash) {
-        throw ApplicationFailure.nonRetryable(
-          `message ${input.message_id} was already sent with another body`,
-          'idempotency_conflict',
-        );
-      }
+/**
+ * Starts the prepared message as the api starts one. A run under its id already there is this step's own message
+ * when its body is the same (this activity ran before, then its worker died); another body is a conflict.
+ */
+async function startStepMessage(client: Client, prepared: PreparedMessage): Promise<string> {
+  const { input, memo, summary } = prepared;
+  const workflowId = messageWorkflowId(input.tenant, input.message_id);
+  try {
+    await client.workflow.start(MESSAGE_WORKFLOW, {
+      workflowId,
+      taskQueue: Context.current().info.taskQueue,
+      args: [input],
+      memo: { ...memo },
+      typedSearchAttributes: messageSearchAttributes(input.tenant, input.target.agent_id, input.trace_id),
+      ...summary,
+      // As any message of a chain: its id never gets a second run, unless the gateway refused the first.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      workflowIdConflictPolicy: 'FAIL',
+      // This worker runs message workflows too: the message's first task comes back with the start.
+      requestEagerStart: true,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    const existing = await client.workflow.getHandle(workflowId).describe();
+    if ((existing.memo as Partial<MessageMemo> | undefined)?.body_hash !== memo.body_hash) {
+      throw ApplicationFailure.nonRetryable(
+        `message ${input.message_id} was already sent with another body`,
+        'idempotency_conflict',
+      );
     }
-    return workflowId;
   }
+  return workflowId;
+}
 
+export function createChainStepActivities(deps: ChainStepDeps) {
   return {
     async sendChainStep(step: SendChainStepRequest): Promise<SendChainStepResult> {
       const { wait_ms } = step;
@@ -174,7 +174,7 @@ export function createChainStepActivities(deps: ChainStepDeps) {
         );
       const { client } = Context.current();
       const started_at = new Date().toISOString();
-      const workflowId = await start(client, prepared);
+      const workflowId = await startStepMessage(client, prepared);
       const waitFrom = Date.now();
       const event = wait_ms > 0 ? await closeEvent(client, workflowId, wait_ms) : undefined;
       const waited_ms = Date.now() - waitFrom;

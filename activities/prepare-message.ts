@@ -26,7 +26,13 @@ import type { ApiKeyStore } from '../store/api-keys';
 import { newTraceId } from '../rules/ids';
 import { checkSealOf, sealInput, type Sealable, type SealKeys } from '../messages/seal';
 import { messageWorkflowId } from '../messages/temporal';
-import { asInputRefusal, directCaller, parseDirectInput, type InputRefusal } from '../messages/direct-input';
+import {
+  asInputRefusal,
+  directCaller,
+  parseDirectInput,
+  type DirectInput,
+  type InputRefusal,
+} from '../messages/direct-input';
 import { chainCaller } from '../chains/chain-caller';
 import { chainMessageIds } from '../chains/chain-service';
 import { RUN_CHAIN_WORKFLOW, type RunChainInput } from '../chains/temporal';
@@ -105,6 +111,8 @@ const refusal = (type: string, message: string, details?: unknown) =>
     ...(details === undefined ? {} : { details: [details] }),
   });
 
+const refuseInput = (r: InputRefusal) => refusal(r.type, r.message, r.details);
+
 /**
  * The chain run this message is a step (or compensation) of, as Temporal says: the run routing the step, the chain
  * run preparing it locally, or the parent of the `sendMessage` run, when it is a gateway chain. Undefined for any
@@ -140,63 +148,106 @@ async function firstChainRun(
   return provenance.isGatewayRun(first, [RUN_CHAIN_WORKFLOW]) ? first : undefined;
 }
 
-export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
-  /** A chain's message is sent as the chain's caller (chains/chain-caller.ts), if it is one of the chain's. */
-  async function chainStepCaller(chain: StartedRun, tenant: string, messageId: string): Promise<Caller> {
-    const input = chain.input as RunChainInput;
-    if (input?.tenant !== tenant || !chainMessageIds(input, input.chain_id).includes(messageId)) {
-      throw refusal(SEND_FAILURES.forbidden, `message ${messageId} is not a message of chain ${input?.chain_id}`);
-    }
-    const found = await chainCaller(
-      { config: deps.config!, sealKeys: deps.sealKeys!, ...(deps.keys ? { keys: deps.keys } : {}) },
-      input,
-      { workflowId: chain.workflow_id, startedAt: chain.started_at },
-      messageId,
-    );
-    if ('refusal' in found) throw refusal(found.refusal.type, found.refusal.message);
-    return found.caller;
-  }
+/** The deps of a worker that takes direct starts; refused `not_configured` without them. */
+function readyDeps(deps: Partial<PrepareMessageDeps>): PrepareMessageDeps {
+  const { queries, config, now, sealKeys, provenance } = deps;
+  if (!queries || !config || !now || !sealKeys || !provenance)
+    throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
+  return { ...deps, queries, config, now, sealKeys, provenance };
+}
 
-  /**
-   * The token caller the gateway's Nexus handler vouched for: its seal, made for this run's workflow id when the
-   * handler started it (messages/seal.ts), covers the whole input, caller included. A token's subject only: a key
-   * caller proves itself with its key proof.
-   */
-  async function sealedTokenCaller(
-    request: unknown,
-    sealed: { caller: Caller },
-    tenant: string,
-    messageId: string,
-  ): Promise<Caller> {
-    const run = await deps.provenance!.currentRun();
-    const verdict = checkSealOf(
-      request as Sealable,
-      deps.sealKeys!,
-      { workflowId: run.workflow_id, startedAt: run.started_at },
-      messageWorkflowId(tenant, messageId),
-    );
-    if (!verdict.ok)
-      throw refusal(
-        SEND_FAILURES.invalidAccessToken,
-        `the caller in this input was not vouched for by the gateway (${verdict.reason}); send access_token through Nexus`,
-      );
-    const { caller } = sealed;
-    if (!caller?.subject || caller.tenant !== tenant || !Array.isArray(caller.scopes))
-      throw refusal(SEND_FAILURES.invalidAccessToken, 'the sealed caller is not a token subject of this tenant');
-    return caller;
+/** A chain's message is sent as the chain's caller (chains/chain-caller.ts), if it is one of the chain's. */
+async function chainStepCaller(
+  deps: PrepareMessageDeps,
+  chain: StartedRun,
+  tenant: string,
+  messageId: string,
+): Promise<Caller> {
+  const input = chain.input as RunChainInput;
+  if (input?.tenant !== tenant || !chainMessageIds(input, input.chain_id).includes(messageId)) {
+    throw refusal(SEND_FAILURES.forbidden, `message ${messageId} is not a message of chain ${input?.chain_id}`);
   }
+  const found = await chainCaller(
+    { config: deps.config, sealKeys: deps.sealKeys, ...(deps.keys ? { keys: deps.keys } : {}) },
+    input,
+    { workflowId: chain.workflow_id, startedAt: chain.started_at },
+    messageId,
+  );
+  if ('refusal' in found) throw refusal(found.refusal.type, found.refusal.message);
+  return found.caller;
+}
 
+/**
+ * The token caller the gateway's Nexus handler vouched for: its seal, made for this run's workflow id when the
+ * handler started it (messages/seal.ts), covers the whole input, caller included. A token's subject only: a key
+ * caller proves itself with its key proof.
+ */
+async function sealedTokenCaller(
+  deps: PrepareMessageDeps,
+  request: unknown,
+  sealed: { caller: Caller },
+  tenant: string,
+  messageId: string,
+): Promise<Caller> {
+  const run = await deps.provenance.currentRun();
+  const verdict = checkSealOf(
+    request as Sealable,
+    deps.sealKeys,
+    { workflowId: run.workflow_id, startedAt: run.started_at },
+    messageWorkflowId(tenant, messageId),
+  );
+  if (!verdict.ok)
+    throw refusal(
+      SEND_FAILURES.invalidAccessToken,
+      `the caller in this input was not vouched for by the gateway (${verdict.reason}); send access_token through Nexus`,
+    );
+  const { caller } = sealed;
+  if (!caller?.subject || caller.tenant !== tenant || !Array.isArray(caller.scopes))
+    throw refusal(SEND_FAILURES.invalidAccessToken, 'the sealed caller is not a token subject of this tenant');
+  return caller;
+}
+
+/**
+ * Who sends, as every way in asks first (messages/intake-checks.ts): the caller the gateway sealed, else a chain's
+ * caller for a message of its own, else the key the input names.
+ */
+async function senderOf(
+  deps: PrepareMessageDeps,
+  request: unknown,
+  input: DirectInput,
+  messageId: string,
+  chain: StartedRun | undefined,
+): Promise<Caller> {
+  const { tenant, keyId, keyProof, sealed, body } = input;
+  if (sealed) return sealedTokenCaller(deps, request, sealed, tenant, messageId);
+  if (chain && !keyId) return chainStepCaller(deps, chain, tenant, messageId);
+  const found = await directCaller(
+    { config: deps.config, ...(deps.keys ? { keys: deps.keys } : {}) },
+    tenant,
+    messageId,
+    body,
+    keyId,
+    keyProof,
+  );
+  if ('refusal' in found) throw refuseInput(found.refusal);
+  if (found.legacy)
+    log.warn(
+      'a key proof of the earlier kind (message id only) was accepted: rotate the key (GET /v1/keys shows proofs: legacy)',
+      { key_id: keyId, message_id: messageId },
+    );
+  return found.caller;
+}
+
+export function createPrepareMessage(partialDeps: Partial<PrepareMessageDeps>) {
   return async function prepareMessage(
     request: unknown,
     context?: PrepareContext,
   ): Promise<PreparedMessage | NeedsRouting> {
-    if (!deps.queries || !deps.config || !deps.now || !deps.sealKeys || !deps.provenance)
-      throw refusal('not_configured', 'this worker does not take direct sendMessage starts');
+    const deps = readyDeps(partialDeps);
     const chain = await chainOf(deps.provenance, context);
-    const refuse = (r: InputRefusal) => refusal(r.type, r.message, r.details);
     const parsed = parseDirectInput(request);
-    if ('refusal' in parsed) throw refuse(parsed.refusal);
-    const { tenant: tenantName, keyId, keyProof, accessToken, sealed, body } = parsed.input;
+    if ('refusal' in parsed) throw refuseInput(parsed.refusal);
+    const { tenant: tenantName, keyId, accessToken, body } = parsed.input;
     if (!body.message_id) throw refusal(SEND_FAILURES.invalidInput, 'invalid input: message_id: required');
     // A token in a direct start's input would stay in the gateway's history, usable by whoever reads it.
     if (accessToken)
@@ -205,35 +256,14 @@ export function createPrepareMessage(deps: Partial<PrepareMessageDeps>) {
         'access_token is taken on the Nexus operation only (a direct start keeps its input in history): use key_id and key_proof here',
       );
     // In the order of every way in (messages/intake-checks.ts): who sends, the checks before the target, the target.
-    let caller: Caller;
-    if (sealed) {
-      caller = await sealedTokenCaller(request, sealed, tenantName, body.message_id);
-    } else if (chain && !keyId) {
-      caller = await chainStepCaller(chain, tenantName, body.message_id);
-    } else {
-      const found = await directCaller(
-        { config: deps.config, ...(deps.keys ? { keys: deps.keys } : {}) },
-        tenantName,
-        body.message_id,
-        body,
-        keyId,
-        keyProof,
-      );
-      if ('refusal' in found) throw refuse(found.refusal);
-      if (found.legacy)
-        log.warn(
-          'a key proof of the earlier kind (message id only) was accepted: rotate the key (GET /v1/keys shows proofs: legacy)',
-          { key_id: keyId, message_id: body.message_id },
-        );
-      caller = found.caller;
-    }
+    const caller = await senderOf(deps, request, parsed.input, body.message_id, chain);
     const now = new Date(deps.now());
     const refused = await refusalBeforeTarget(body, {
       config: deps.config,
       endpointPolicy: deps.endpointPolicy ?? endpointPolicy(deps.config),
       now,
     });
-    if (refused) throw refuse(asInputRefusal(refused));
+    if (refused) throw refuseInput(asInputRefusal(refused));
     // Routing needs the router, which lives in the api: the workflow asks the api's routing queue instead.
     if (!body.target?.capability && !deps.router) return { kind: 'needs_routing' };
     const chosen = await chooseTarget(
