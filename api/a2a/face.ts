@@ -154,13 +154,99 @@ export function envelopeProblem(body: unknown): string | undefined {
   return undefined;
 }
 
-export function a2aFaceRoutes(deps: A2aDeps): Router {
-  const handler = new ReachA2aHandler(deps);
-  const userBuilder = async (req: Request) => (req.res as Response).locals.a2aUser as KeyUser;
-  const rpc = jsonRpcHandler({ requestHandler: handler, userBuilder, legacyCompat: { enabled: true } });
-  const rest = restHandler({ requestHandler: handler, userBuilder, legacyCompat: { enabled: true } });
-  const router = Router();
+/** Only `POST` to the mount itself goes on to the SDK; anything else leaves this router (404 or 405 later). */
+const onlyPostHere: RequestHandler = (req, _res, next) =>
+  next(req.method === 'POST' && req.path === '/' ? undefined : 'router');
 
+/** A body that is JSON but no JSON-RPC request: Invalid Request (-32600), HTTP 200 as every JSON-RPC error. */
+const envelope: RequestHandler = (req, res, next) => {
+  const problem = envelopeProblem(req.body);
+  if (problem)
+    return rpcError(
+      res,
+      200,
+      INVALID_REQUEST,
+      'invalid_request',
+      `Invalid Request: ${problem}`,
+      (req.body as { id?: unknown } | null)?.id,
+    );
+  next();
+};
+
+/** A JSON-RPC body that is not JSON, or too large, in JSON-RPC's error form. */
+const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  const type = (error as { type?: string })?.type;
+  if (type === 'entity.parse.failed')
+    return rpcError(res, 200, PARSE_ERROR, 'invalid_json', 'Parse error: the body is not valid JSON');
+  if (type === 'entity.too.large')
+    return rpcError(res, 413, INVALID_REQUEST, 'payload_too_large', 'The request body is too large');
+  next(error);
+};
+
+/**
+ * The key (401), its scope for the call (403) and, at an agent's face, the agent (404): the caller as the handler
+ * sees it, or why not (each binding answers that in its own error form).
+ */
+async function callerFor(
+  deps: A2aDeps,
+  req: Request,
+  res: Response,
+  scope: 'send' | 'read',
+): Promise<KeyUser | Refusal> {
+  const caller = callerOf(res);
+  if (!caller) {
+    // Where an issuer is configured, the challenge says where to learn which one (RFC 9728), as on /mcp.
+    res.set(
+      'www-authenticate',
+      deps.config.AUTH_OIDC_ISSUER?.length
+        ? `Bearer resource_metadata="${resourceMetadataUrl(deps.config, 'gateway')}"`
+        : 'Bearer',
+    );
+    return { status: 401, code: 'unauthenticated', message: 'Send an API key as "Authorization: Bearer rk_…"' };
+  }
+  if (!hasScope(caller, scope))
+    return { status: 403, code: 'insufficient_scope', message: `This API key lacks the "${scope}" scope` };
+  const agentId = (req.params as { agent_id?: string }).agent_id;
+  if (agentId === undefined) return new KeyUser(caller);
+  const agent = agentIdParams.safeParse({ agent_id: agentId }).success
+    ? (await deps.catalogue.queries.get(caller.tenant, agentId))?.agent
+    : undefined;
+  return agent ? new KeyUser(caller, agent) : { status: 404, code: 'agent_not_found', message: `No agent ${agentId}` };
+}
+
+/** JSON-RPC: the scope is the method's. */
+function authorizeRpc(deps: A2aDeps): RequestHandler {
+  return async (req, res, next) => {
+    const method = (req.body as { method?: unknown } | undefined)?.method;
+    const scope = typeof method === 'string' && SEND_METHODS.has(method) ? 'send' : 'read';
+    const user = await callerFor(deps, req, res, scope);
+    if (!(user instanceof KeyUser))
+      return rpcError(
+        res,
+        user.status,
+        INVALID_REQUEST,
+        user.code,
+        user.message,
+        (req.body as { id?: unknown } | undefined)?.id,
+      );
+    res.locals.a2aUser = user;
+    next();
+  };
+}
+
+/** HTTP+JSON: every call that is not a read (GET, or POST `…:subscribe`) sends. */
+function authorizeRest(deps: A2aDeps): RequestHandler {
+  return async (req, res, next) => {
+    const reads = req.method === 'GET' || (req.method === 'POST' && req.path.endsWith(':subscribe'));
+    const user = await callerFor(deps, req, res, reads ? 'read' : 'send');
+    if (!(user instanceof KeyUser)) return restError(res, user.status, user.code, user.message);
+    res.locals.a2aUser = user;
+    next();
+  };
+}
+
+/** The gateway's card at both of its paths, and an agent's card. */
+function addCardRoutes(router: Router, deps: A2aDeps, handler: ReachA2aHandler): void {
   const gatewayCardRoute: RequestHandler = async (_req, res) => {
     const caller = callerOf(res);
     res.json(
@@ -186,108 +272,45 @@ export function a2aFaceRoutes(deps: A2aDeps): Router {
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     res.json(await handler.cardFor(new KeyUser(caller, found.agent)));
   });
+}
 
-  /** Only `POST` to the mount itself goes on to the SDK; anything else leaves this router (404 or 405 later). */
-  const onlyPostHere: RequestHandler = (req, _res, next) =>
-    next(req.method === 'POST' && req.path === '/' ? undefined : 'router');
-
-  /** A body that is JSON but no JSON-RPC request: Invalid Request (-32600), HTTP 200 as every JSON-RPC error. */
-  const envelope: RequestHandler = (req, res, next) => {
-    const problem = envelopeProblem(req.body);
-    if (problem)
-      return rpcError(
-        res,
-        200,
-        INVALID_REQUEST,
-        'invalid_request',
-        `Invalid Request: ${problem}`,
-        (req.body as { id?: unknown } | null)?.id,
-      );
-    next();
-  };
-
-  /**
-   * The key (401), its scope for the call (403) and, at an agent's face, the agent (404): the caller as the handler
-   * sees it, or why not (each binding answers that in its own error form).
-   */
-  const callerFor = async (req: Request, res: Response, scope: 'send' | 'read'): Promise<KeyUser | Refusal> => {
-    const caller = callerOf(res);
-    if (!caller) {
-      // Where an issuer is configured, the challenge says where to learn which one (RFC 9728), as on /mcp.
-      res.set(
-        'www-authenticate',
-        deps.config.AUTH_OIDC_ISSUER?.length
-          ? `Bearer resource_metadata="${resourceMetadataUrl(deps.config, 'gateway')}"`
-          : 'Bearer',
-      );
-      return { status: 401, code: 'unauthenticated', message: 'Send an API key as "Authorization: Bearer rk_…"' };
-    }
-    if (!hasScope(caller, scope))
-      return { status: 403, code: 'insufficient_scope', message: `This API key lacks the "${scope}" scope` };
-    const agentId = (req.params as { agent_id?: string }).agent_id;
-    if (agentId === undefined) return new KeyUser(caller);
-    const agent = agentIdParams.safeParse({ agent_id: agentId }).success
-      ? (await deps.catalogue.queries.get(caller.tenant, agentId))?.agent
-      : undefined;
-    return agent
-      ? new KeyUser(caller, agent)
-      : { status: 404, code: 'agent_not_found', message: `No agent ${agentId}` };
-  };
-
-  /** JSON-RPC: the scope is the method's. */
-  const authorize: RequestHandler = async (req, res, next) => {
-    const method = (req.body as { method?: unknown } | undefined)?.method;
-    const user = await callerFor(req, res, typeof method === 'string' && SEND_METHODS.has(method) ? 'send' : 'read');
-    if (!(user instanceof KeyUser))
-      return rpcError(
-        res,
-        user.status,
-        INVALID_REQUEST,
-        user.code,
-        user.message,
-        (req.body as { id?: unknown } | undefined)?.id,
-      );
-    res.locals.a2aUser = user;
-    next();
-  };
-
-  /** HTTP+JSON: every call that is not a read (GET, or POST `…:subscribe`) sends. */
-  const authorizeRest: RequestHandler = async (req, res, next) => {
-    const reads = req.method === 'GET' || (req.method === 'POST' && req.path.endsWith(':subscribe'));
-    const user = await callerFor(req, res, reads ? 'read' : 'send');
-    if (!(user instanceof KeyUser)) return restError(res, user.status, user.code, user.message);
-    res.locals.a2aUser = user;
-    next();
-  };
-
-  // Not strict: any JSON value is parsed, so valid JSON that is no request object is -32600, not a parse error.
-  const json = express.json({ limit: deps.config.MAX_BODY_BYTES, strict: false });
-  // The HTTP+JSON binding under `<face>/rest` (the SDK's router, v1.0 paths and v0.3's `/v1/…`), bodies up to our limit.
+/** The HTTP+JSON binding under `<face>/rest` (the SDK's router, v1.0 paths and v0.3's `/v1/…`), bodies up to our limit. */
+function addRestRoutes(router: Router, deps: A2aDeps, rest: RequestHandler): void {
   const restJson = express.json({
     limit: deps.config.MAX_BODY_BYTES,
     strict: false,
     type: ['application/json', 'application/a2a+json'],
   });
+  const authorize = authorizeRest(deps);
   router.use(
     `${A2A_FACE_PATH}/agents/:agent_id${REST_PATH}`,
     restJson,
     restBodyErrors,
-    authorizeRest,
+    authorize,
     specRestStatuses,
     rest,
   );
-  router.use(`${A2A_FACE_PATH}${REST_PATH}`, restJson, restBodyErrors, authorizeRest, specRestStatuses, rest);
+  router.use(`${A2A_FACE_PATH}${REST_PATH}`, restJson, restBodyErrors, authorize, specRestStatuses, rest);
+}
+
+/** JSON-RPC at the gateway's face and at each agent's. */
+function addRpcRoutes(router: Router, deps: A2aDeps, rpc: RequestHandler): void {
+  // Not strict: any JSON value is parsed, so valid JSON that is no request object is -32600, not a parse error.
+  const json = express.json({ limit: deps.config.MAX_BODY_BYTES, strict: false });
+  const authorize = authorizeRpc(deps);
   router.use(`${A2A_FACE_PATH}/agents/:agent_id`, onlyPostHere, json, envelope, authorize, rpc);
   router.use(A2A_FACE_PATH, onlyPostHere, json, envelope, authorize, rpc);
+}
 
-  const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
-    const type = (error as { type?: string })?.type;
-    if (type === 'entity.parse.failed')
-      return rpcError(res, 200, PARSE_ERROR, 'invalid_json', 'Parse error: the body is not valid JSON');
-    if (type === 'entity.too.large')
-      return rpcError(res, 413, INVALID_REQUEST, 'payload_too_large', 'The request body is too large');
-    next(error);
-  };
+export function a2aFaceRoutes(deps: A2aDeps): Router {
+  const handler = new ReachA2aHandler(deps);
+  const userBuilder = async (req: Request) => (req.res as Response).locals.a2aUser as KeyUser;
+  const rpc = jsonRpcHandler({ requestHandler: handler, userBuilder, legacyCompat: { enabled: true } });
+  const rest = restHandler({ requestHandler: handler, userBuilder, legacyCompat: { enabled: true } });
+  const router = Router();
+  addCardRoutes(router, deps, handler);
+  addRestRoutes(router, deps, rest);
+  addRpcRoutes(router, deps, rpc);
   router.use(bodyErrors);
   return router;
 }
