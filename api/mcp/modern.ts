@@ -3,64 +3,26 @@
  * each carrying its protocol version and client information in `_meta` (stateless), `server/discover`, the
  * `Mcp-Method`/`Mcp-Name` headers checked against the body, caching hints on the list results. Served by the
  * official v2 SDK (`@modelcontextprotocol/server`, `createMcpHandler` in its strict modern mode): one server per
- * request, built for the request's key from the same tools and resources as a session's. Which revision a request
- * speaks is the SDK's own classification (`isLegacyRequest`): requests without the 2026-07-28 envelope go on to the
- * sessions, as before.
+ * request, built for the request's key from the same tools and resources as a session's (modern-server.ts). Which
+ * revision a request speaks is the SDK's own classification (`isLegacyRequest`): requests without the 2026-07-28
+ * envelope go on to the sessions, as before.
+ *
+ * `subscriptions/listen` streams are the SDK's too, told of changes to their own key's lists (listen-bus.ts). Bounds:
+ * a key holds at most MCP_MAX_LISTENS_PER_KEY streams on a replica, the replica MCP_MAX_LISTENS; one more is refused
+ * in-band, as the SDK refuses past its own limit (-32603, before the acknowledgement).
  */
 import { Readable } from 'node:stream';
-import type { z } from 'zod';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  ProtocolError,
-  ProtocolErrorCode,
-  Server,
-  type GetPromptResult,
-  type ReadResourceResult,
-  type CallToolResult,
-  type ServerCapabilities,
-  type ListToolsResult,
-  type McpHttpHandler,
-  type ProgressToken,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
-import { version } from '../../package.json';
-import type { McpDeps, ToolCall } from './context';
-import { listResources, readResource, RESOURCE_TEMPLATES } from './resources';
-import {
-  complete,
-  getPrompt,
-  listFaceResources,
-  listFaceTemplates,
-  listPrompts,
-  readFaceResource,
-} from './agent-face-requests';
-import { startCapabilityMessage } from './capability-tools';
-import {
-  capabilitiesOf,
-  capabilityToolFor,
-  instructionsOf,
-  listedTools,
-  toolRunner,
-  unknownTool,
-  type SessionOptions,
-} from './server';
-import {
-  cancelTask,
-  createTaskResult,
-  getTask,
-  missingTasksCapability,
-  taskParams,
-  TASKS_EXTENSION,
-  tasksDeclared,
-  updateTask,
-} from './tasks';
-import { roundOf, sealedAnswer, stateCodec, type StateCodec } from './input-rounds';
-import { isInputRequired, type AgentInputRequired } from './mcp-results';
-import type { ToolAnswer } from './send-and-wait';
-import { toolErrorOf } from './tool-result';
+import { callerIdOf } from '../../rules/api-key';
+import { errorBody } from '../errors';
+import type { McpDeps } from './context';
+import { stateCodec, type StateCodec } from './input-rounds';
+import { ListenBus } from './listen-bus';
+import { listFingerprints, type ListWatch } from './list-watch';
+import { createModernServer } from './modern-server';
+import type { SessionOptions } from './server';
 
 /** The request as the v2 SDK takes it (a web `Request`), from express's, whose JSON body is parsed already. */
 export function webRequest(req: ExpressRequest): Request {
@@ -83,147 +45,26 @@ export async function isModernRequest(request: Request, parsedBody: unknown): Pr
   return !(await isLegacyRequest(request, parsedBody));
 }
 
-/** A v1 `McpError` (resources.ts) as the v2 SDK's protocol error, so that it is answered with its code and data. */
-function asProtocolError(error: unknown): unknown {
-  if (error instanceof Error && typeof (error as { code?: unknown }).code === 'number') {
-    const { code, data } = error as Error & { code: number; data?: unknown };
-    return new ProtocolError(code, error.message.replace(/^MCP error -?\d+: /, ''), data);
-  }
-  return error;
-}
-
-async function asProtocolErrors<T>(answer: () => Promise<T>): Promise<T> {
-  try {
-    return await answer();
-  } catch (error) {
-    throw asProtocolError(error);
-  }
-}
-
-function createModernServer(deps: McpDeps, session: SessionOptions, codec: StateCodec): Server {
-  // Lists are per key and follow the catalogue: a client may keep them as long as the catalogue is re-read.
-  const hint = { ttlMs: deps.config.CATALOGUE_REFRESH_MS, cacheScope: 'private' as const };
-  const server = new Server(
-    { name: 'agent-reach', title: 'Agent-Reach', version },
-    {
-      // The Tasks extension (tasks.ts): a capability tool's call may be a task, its message.
-      capabilities: { ...capabilitiesOf(session), extensions: { [TASKS_EXTENSION]: {} } } as ServerCapabilities,
-      instructions: instructionsOf(session),
-      cacheHints: {
-        'tools/list': hint,
-        'resources/list': hint,
-        'resources/templates/list': hint,
-        'prompts/list': hint,
-        'server/discover': hint,
-      },
-      requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
-    },
-  );
-  const { caller } = session;
-  const callOf = (ctx: ServerContext, progressToken: ProgressToken | undefined, name: string): ToolCall => ({
-    caller,
-    signal: ctx.mcpReq.signal,
-    round: roundOf(ctx, name),
-    ...(progressToken === undefined
-      ? {}
-      : {
-          progress: (progress: number, message: string) =>
-            ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }),
-        }),
-  });
-  // The same JSON as a session's list; v1's and v2's types say JSON Schema each their own way.
-  server.setRequestHandler('tools/list', async () => ({
-    tools: (await listedTools(deps, session)) as ListToolsResult['tools'],
-  }));
-  server.setRequestHandler('tools/call', async (request, ctx) => {
-    const { name, arguments: args } = request.params;
-    const call = callOf(ctx, request.params._meta?.progressToken, name);
-    const task = await capabilityToolFor(deps, session, name);
-    if (task && task.taskSupport !== 'forbidden') {
-      const declared = tasksDeclared(ctx);
-      if (task.taskSupport === 'required' && !declared) throw missingTasksCapability(`${name} runs as a task only`);
-      if (declared) {
-        try {
-          return createTaskResult(
-            deps,
-            await startCapabilityMessage(deps, call, task, args),
-          ) as unknown as CallToolResult;
-        } catch (error) {
-          return toolErrorOf(error, deps.logger, name);
-        }
-      }
-    }
-    const run = await toolRunner(deps, session, name);
-    if (!run)
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);
-    let answer: ToolAnswer;
-    try {
-      answer = await run(call, args);
-    } catch (error) {
-      return toolErrorOf(error, deps.logger, name);
-    }
-    return isInputRequired(answer) ? sealedAnswer(codec, ctx, name, answer) : answer;
-  });
-  // Tasks are messages; only a client that declared the extension may use them (SEP-2575: -32021 otherwise).
-  const taskMethod = <T>(
-    method: string,
-    handle: (params: z.output<typeof taskParams>, ctx: ServerContext) => Promise<T>,
-  ) =>
-    server.setRequestHandler(method, { params: taskParams }, (params, ctx) => {
-      if (!tasksDeclared(ctx)) throw missingTasksCapability(`${method} is part of the Tasks extension`);
-      return handle(params, ctx) as Promise<never>;
-    });
-  taskMethod('tasks/get', ({ taskId }) => getTask(deps, { caller }, taskId));
-  taskMethod('tasks/cancel', ({ taskId }) => cancelTask(deps, { caller }, taskId));
-  // The SDK lifts inputResponses out of the params it hands over (ctx.mcpReq.inputResponses).
-  taskMethod('tasks/update', ({ taskId, inputResponses }, ctx) =>
-    updateTask(deps, { caller }, taskId, ctx.mcpReq.inputResponses ?? inputResponses),
-  );
-  /** An agent face's answer, its input_required state sealed for `name`. */
-  const answered = async <T>(
-    ctx: ServerContext,
-    name: string,
-    answer: () => Promise<T | AgentInputRequired>,
-  ): Promise<T | AgentInputRequired> => {
-    const result = await asProtocolErrors(answer);
-    return isInputRequired(result) ? sealedAnswer(codec, ctx, name, result) : result;
-  };
-  if (session.agent !== undefined) {
-    const agent = session.agent;
-    server.setRequestHandler('resources/list', () => listFaceResources(deps, { caller }, agent));
-    server.setRequestHandler('resources/templates/list', () => listFaceTemplates(deps, { caller }, agent));
-    server.setRequestHandler('resources/read', (request, ctx) => {
-      const { uri } = request.params;
-      return answered(ctx, uri, () =>
-        readFaceResource(deps, callOf(ctx, request.params._meta?.progressToken, uri), agent, uri),
-      ) as Promise<ReadResourceResult>;
-    });
-    server.setRequestHandler('prompts/list', () => listPrompts(deps, { caller }, agent));
-    server.setRequestHandler('prompts/get', (request, ctx) => {
-      const { name } = request.params;
-      return answered(ctx, name, () =>
-        getPrompt(deps, callOf(ctx, request.params._meta?.progressToken, name), agent, name, request.params.arguments),
-      ) as Promise<GetPromptResult>;
-    });
-    server.setRequestHandler('completion/complete', (request) =>
-      complete(deps, { caller }, agent, request.params.ref, request.params.argument),
-    );
-    return server;
-  }
-  server.setRequestHandler('resources/list', () => listResources(deps, caller));
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-  server.setRequestHandler('resources/read', (request) =>
-    asProtocolErrors(() => readResource(deps, caller, request.params.uri)),
-  );
-  return server;
+/** The id of a `subscriptions/listen` request, or undefined for any other body. */
+function listenRequestId(body: unknown): string | number | undefined {
+  const { method, id } = (body ?? {}) as { method?: unknown; id?: unknown };
+  if (method !== 'subscriptions/listen') return undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 /** The 2026-07-28 leg of `/mcp`: the caller's session options ride on the request's auth info. */
 export class ModernMcp {
   private readonly handler: McpHttpHandler;
+  private readonly bus: ListenBus;
   private codec?: StateCodec;
+  /** Open `subscriptions/listen` streams per key. */
+  private readonly listens = new Map<string, number>();
 
-  constructor(deps: McpDeps) {
+  constructor(
+    private readonly deps: McpDeps,
+    watch: ListWatch,
+  ) {
+    this.bus = new ListenBus(watch, deps.logger);
     this.handler = createMcpHandler(
       (ctx) =>
         createModernServer(
@@ -231,12 +72,32 @@ export class ModernMcp {
           ctx.authInfo?.extra?.session as SessionOptions,
           (this.codec ??= stateCodec(deps.sealKeys)),
         ),
-      { legacy: 'reject', onerror: (error) => deps.logger.debug({ err: error }, 'MCP 2026-07-28 request refused') },
+      {
+        legacy: 'reject',
+        bus: this.bus,
+        maxSubscriptions: deps.config.MCP_MAX_LISTENS,
+        onerror: (error) => deps.logger.debug({ err: error }, 'MCP 2026-07-28 request refused'),
+      },
     );
   }
 
   async serve(request: Request, parsedBody: unknown, session: SessionOptions, res: ExpressResponse): Promise<void> {
-    const answer = await this.handler.fetch(request, {
+    const listenId = listenRequestId(parsedBody);
+    if (listenId === undefined) return this.answer(await this.fetch(request, parsedBody, session), res);
+    const key = callerIdOf(session.caller);
+    const open = this.listens.get(key) ?? 0;
+    if (open >= this.deps.config.MCP_MAX_LISTENS_PER_KEY) return this.refuseListen(listenId, open, res);
+    this.listens.set(key, open + 1);
+    res.on('close', () => this.closed(key));
+    const fingerprints = await listFingerprints(this.deps, session);
+    const answer = await this.bus.listening({ options: session, fingerprints }, () =>
+      this.fetch(request, parsedBody, session),
+    );
+    return this.answer(answer, res);
+  }
+
+  private fetch(request: Request, parsedBody: unknown, session: SessionOptions): Promise<Response> {
+    return this.handler.fetch(request, {
       parsedBody,
       authInfo: {
         token: '',
@@ -245,6 +106,10 @@ export class ModernMcp {
         extra: { session },
       },
     });
+  }
+
+  /** The SDK's answer, a JSON body or a stream, on express's response. */
+  private answer(answer: Response, res: ExpressResponse): void {
     res.status(answer.status);
     answer.headers.forEach((value, name) => res.setHeader(name, value));
     if (!answer.body) {
@@ -254,6 +119,26 @@ export class ModernMcp {
     const body = Readable.fromWeb(answer.body as WebReadableStream);
     res.on('close', () => body.destroy());
     body.pipe(res);
+  }
+
+  private refuseListen(id: string | number, open: number, res: ExpressResponse): void {
+    const message = `This key holds ${open} subscriptions/listen streams on this replica, its most (MCP_MAX_LISTENS_PER_KEY)`;
+    res.status(200).json({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32603, message: 'Subscription limit reached', data: errorBody('rate_limited', message) },
+    });
+  }
+
+  private closed(key: string): void {
+    const open = (this.listens.get(key) ?? 1) - 1;
+    if (open > 0) this.listens.set(key, open);
+    else this.listens.delete(key);
+  }
+
+  /** Open `subscriptions/listen` streams of a key (tests). */
+  listensOf(key: string): number {
+    return this.listens.get(key) ?? 0;
   }
 
   close(): Promise<void> {

@@ -123,10 +123,14 @@ export function unknownTool(name: string): { message: string; data: object } {
   };
 }
 
-/** What a session's server offers: the agent face adds prompts and completions. */
+/** What a session's server offers: the agent face adds prompts and completions. Every list follows the catalogue (list-watch.ts). */
 export function capabilitiesOf(session: SessionOptions) {
   const face = session.agent !== undefined;
-  return { tools: { listChanged: true }, resources: {}, ...(face ? { prompts: {}, completions: {} } : {}) };
+  return {
+    tools: { listChanged: true },
+    resources: { listChanged: true },
+    ...(face ? { prompts: { listChanged: true }, completions: {} } : {}),
+  };
 }
 
 /** What a session's server tells the client about itself. */

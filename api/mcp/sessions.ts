@@ -13,28 +13,25 @@
  * MCP_SESSION_IDLE_MS is closed, its notification stream (GET) with it. Requests whose Host (or Origin) is not the
  * gateway's are refused before anything else (DNS rebinding; mcp-origin.ts).
  *
- * Sessions listing capability tools are told when their list changed (`notifications/tools/list_changed`): every
- * CATALOGUE_REFRESH_MS the catalogue's change counter is read, and when it moved, the lists are rebuilt only for the
- * tenants whose agents changed (their ids and revisions), once per key (not per session), yielding to the event loop
- * between keys.
+ * Sessions are told when one of their lists changed with the catalogue
+ * (`notifications/{tools,prompts,resources}/list_changed` on their GET stream; list-watch.ts), as are 2026-07-28
+ * `subscriptions/listen` streams (modern.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type Response } from 'express';
-import type { AgentWithInstances } from '../../catalogue/agent-queries';
-import { groupBy } from '../../catalogue/group-by';
 import { callerIdOf, type Caller } from '../../rules/api-key';
-import { sha256Hex } from '../../rules/ids';
 import { callerOf } from '../caller-auth';
 import { ApiError } from '../errors';
 import { mcpQuery } from '../schemas';
 import { parseInput } from '../validate';
 import type { McpDeps } from './context';
 import { originGuard } from './mcp-origin';
+import { listFingerprints, ListWatch, type ListKind } from './list-watch';
 import { isModernRequest, ModernMcp, webRequest } from './modern';
-import { createSessionServer, listedTools, type SessionOptions } from './server';
+import { createSessionServer, type SessionOptions } from './server';
 
 interface Session {
   id?: string;
@@ -43,12 +40,15 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   /** When it last made a request (holding its GET stream open is not one). */
   lastSeen: number;
-  /** Of the tool list last shown or checked (capability-tool sessions). */
-  toolsFingerprint?: string;
+  /** Stops following the catalogue (sessions whose lists follow it). */
+  unfollow?: () => void;
 }
 
-function fingerprint(tools: Tool[]): string {
-  return sha256Hex(JSON.stringify(tools));
+/** Tells a session's client that one of its lists changed. */
+function sendListChanged(server: Server, kind: ListKind): Promise<void> {
+  if (kind === 'prompts') return server.sendPromptListChanged();
+  if (kind === 'resources') return server.sendResourceListChanged();
+  return server.sendToolListChanged();
 }
 
 /** A JSON-RPC error answer outside any session (the transport answers those inside one). */
@@ -56,33 +56,18 @@ function rpcError(res: Response, status: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
 }
 
-/** What a tenant's capability tools are made of: its agents and their revisions (a card change is a new revision). */
-function agentsRevision(agents: readonly AgentWithInstances[]): string {
-  return agents.map(({ agent }) => `${agent._id}:${agent.revision}`).join(',');
-}
-
-/** Whether a session's tool list is the catalogue's (capability tools, or an agent face). */
-function followsCatalogue(options: SessionOptions): boolean {
-  return options.capabilityTools || options.agent !== undefined;
-}
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 export class McpFace {
   private readonly sessions = new Map<string, Session>();
-  private timers: NodeJS.Timeout[] = [];
-  private seenVersion = -1;
-  /** Per tenant with capability-tool sessions: its agents' revisions when its lists were last checked. */
-  private seenRevisions = new Map<string, string>();
-  private watching = false;
-
+  private timer?: NodeJS.Timeout;
+  private readonly watch: ListWatch;
   private readonly modern: ModernMcp;
 
   constructor(
     private readonly deps: McpDeps,
     private readonly now: () => number = Date.now,
   ) {
-    this.modern = new ModernMcp(deps);
+    this.watch = new ListWatch(deps);
+    this.modern = new ModernMcp(deps, this.watch);
   }
 
   /** The `/mcp` routes, to mount after `identifyCaller` and the JSON body parser. */
@@ -129,7 +114,7 @@ export class McpFace {
   }
 
   private async open(options: SessionOptions): Promise<Session> {
-    this.startTimers();
+    this.startSweep();
     const server = createSessionServer(this.deps, options);
     const session: Session = {
       options,
@@ -146,8 +131,10 @@ export class McpFace {
     };
     server.onclose = () => {
       if (session.id) this.sessions.delete(session.id);
+      session.unfollow?.();
     };
-    if (followsCatalogue(options)) session.toolsFingerprint = fingerprint(await listedTools(this.deps, options));
+    const fingerprints = await listFingerprints(this.deps, options);
+    session.unfollow = this.watch.follow({ options, fingerprints, changed: (kind) => sendListChanged(server, kind) });
     await server.connect(session.transport);
     return session;
   }
@@ -186,18 +173,16 @@ export class McpFace {
 
   private async closeSession(session: Session): Promise<void> {
     if (session.id) this.sessions.delete(session.id);
+    session.unfollow?.();
     await session.server
       .close()
       .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'MCP session close failed'));
   }
 
-  private startTimers(): void {
-    if (this.timers.length > 0) return;
-    const { CATALOGUE_REFRESH_MS } = this.deps.config;
-    const sweep = setInterval(() => this.closeIdle(), this.sweepMs());
-    const watch = setInterval(() => void this.watchCatalogue(), CATALOGUE_REFRESH_MS);
-    for (const timer of [sweep, watch]) timer.unref();
-    this.timers = [sweep, watch];
+  private startSweep(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.closeIdle(), this.sweepMs());
+    this.timer.unref();
   }
 
   /** How often idle sessions are looked for (also how long a refused `initialize` is asked to wait). */
@@ -210,50 +195,12 @@ export class McpFace {
     for (const session of this.sessions.values()) if (session.lastSeen < before) void this.closeSession(session);
   }
 
-  /** Tells each capability-tool session whose tool list the last catalogue change altered. */
-  private async watchCatalogue(): Promise<void> {
-    const watched = [...this.sessions.values()].filter((s) => followsCatalogue(s.options));
-    if (watched.length === 0 || this.watching) return;
-    this.watching = true;
-    try {
-      const { index } = this.deps.catalogue;
-      await index.ensureCurrent(this.deps.logger);
-      if (index.version === this.seenVersion) return;
-      this.seenVersion = index.version;
-      const seen = new Map<string, string>();
-      for (const [tenant, sessions] of groupBy(watched, (s) => s.options.caller.tenant)) {
-        const revision = agentsRevision(index.agents(tenant));
-        seen.set(tenant, revision);
-        if (this.seenRevisions.get(tenant) !== revision) await this.recheckTools(sessions);
-      }
-      this.seenRevisions = seen; // only tenants that still have such sessions
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'MCP catalogue watch failed');
-    } finally {
-      this.watching = false;
-    }
-  }
-
-  /** Rebuilds the tool list once per key of `sessions` (one tenant's) and tells the sessions whose list changed. */
-  private async recheckTools(sessions: Session[]): Promise<void> {
-    for (const ofKey of groupBy(sessions, (s) => callerIdOf(s.options.caller)).values()) {
-      await yieldToEventLoop();
-      const now = fingerprint(await listedTools(this.deps, ofKey[0]!.options));
-      for (const session of ofKey) {
-        if (now === session.toolsFingerprint) continue;
-        session.toolsFingerprint = now;
-        await session.server
-          .sendToolListChanged()
-          .catch((error: unknown) => this.deps.logger.debug({ err: error }, 'MCP tools/list_changed not sent'));
-      }
-    }
-  }
-
   /** Closes every session and stops the timers (the replica is stopping). */
   async close(): Promise<void> {
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers = [];
+    clearInterval(this.timer);
+    this.timer = undefined;
     await Promise.all([...this.sessions.values()].map((s) => this.closeSession(s)));
     await this.modern.close();
+    this.watch.close();
   }
 }

@@ -26,6 +26,10 @@ export const facesShape = {
   MCP_MAX_SESSIONS_PER_TENANT: z.coerce.number().int().min(1).default(200),
   /** MCP face: sessions one API key holds at most on one replica; opening one more closes its least recently used. @default 100 */
   MCP_MAX_SESSIONS_PER_KEY: z.coerce.number().int().min(1).default(100),
+  /** MCP face: 2026-07-28 `subscriptions/listen` streams this replica holds open at most; one more is refused (-32603). @default 1000 */
+  MCP_MAX_LISTENS: z.coerce.number().int().min(1).default(1_000),
+  /** MCP face: `subscriptions/listen` streams one API key holds open at most on one replica; one more is refused (-32603). @default 10 */
+  MCP_MAX_LISTENS_PER_KEY: z.coerce.number().int().min(1).default(10),
   /**
    * MCP face, DNS-rebinding protection: host names (without port, IPv6 in brackets) `/mcp` answers for, comma-separated;
    * a request with another `Host` is refused 403. `*` turns the check off. @default when API_HOST is a loopback

@@ -7,7 +7,7 @@
  * it waits, and a failing capability is a tool error.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { InputRequiredError, type AgentCard, type Delivery } from '../../sdk';
+import { InputRequiredError, type AgentCard, type Delivery, type ReachAgent } from '../../sdk';
 import { sdkAgent } from './mcp';
 
 export const FIXTURE_AGENT = 'mcp-conformance-fixture';
@@ -578,19 +578,66 @@ const FIXTURES: Fixture[] = [
   },
 ];
 
+type Capability = AgentCard['capabilities'][number];
+
+/**
+ * The suite's list-change triggers (2026-07-28, `server-stateless`): each adds its capability to the fixture agent's
+ * card, or takes it away, and registers the card again (a new revision); the gateway tells the open
+ * `subscriptions/listen` streams that the agent face's tools or prompts changed.
+ */
+function triggerFixtures(recard: (toggled: Capability) => Promise<void>): Fixture[] {
+  const dynamicTool: Fixture = {
+    card: { name: 'test_dynamic_tool', description: 'Comes and goes with test_trigger_tool_change' },
+    answer: () => ({ content: [text('Dynamic tool')] }),
+  };
+  const dynamicPrompt: Fixture = {
+    card: {
+      name: 'test_dynamic_prompt',
+      description: 'Comes and goes with test_trigger_prompt_change',
+      tags: ['mcp:prompt'],
+    },
+    answer: () => ({ messages: [{ role: 'user', content: text('Dynamic prompt') }] }),
+  };
+  const trigger = (name: string, toggled: Fixture, said: string): Fixture => ({
+    card: { name, description: `Adds or removes ${toggled.card.name}` },
+    answer: async () => {
+      await recard(toggled.card);
+      return { content: [text(said)] };
+    },
+  });
+  return [
+    trigger('test_trigger_tool_change', dynamicTool, 'Tool list changed'),
+    trigger('test_trigger_prompt_change', dynamicPrompt, 'Prompt list changed'),
+    // Not on the card at first (a trigger adds them), answered when they are.
+    dynamicTool,
+    dynamicPrompt,
+  ];
+}
+
 /** Registers the fixture agent (a key with the `register` scope) and serves its capabilities. */
 export async function startFixtureAgent(
   gateway: string,
   apiKey: string,
 ): Promise<{ agentId: string; stop(): Promise<void> }> {
-  const fixtures = [...FIXTURES, ...INPUT_FIXTURES, ...SESSION_FIXTURES, ...TASK_FIXTURES];
-  const byName = new Map(fixtures.map((fixture) => [fixture.card.name, fixture]));
+  let agent: ReachAgent | undefined;
   const card: AgentCard = {
     name: FIXTURE_AGENT,
     description: "The MCP conformance suite's fixtures",
-    capabilities: fixtures.map((f) => f.card),
+    capabilities: [],
   };
-  return sdkAgent(
+  // The agent registers `card` itself (sdk/agent.ts), so a trigger changes it in place and registers again.
+  const recard = async (toggled: Capability) => {
+    const present = card.capabilities.some((c) => c.name === toggled.name);
+    card.capabilities = present
+      ? card.capabilities.filter((c) => c.name !== toggled.name)
+      : [...card.capabilities, toggled];
+    await agent!.register();
+  };
+  const [trigger, prompt, dynamicTool, dynamicPrompt] = triggerFixtures(recard);
+  const listed = [...FIXTURES, ...INPUT_FIXTURES, ...SESSION_FIXTURES, ...TASK_FIXTURES, trigger!, prompt!];
+  card.capabilities = listed.map((f) => f.card);
+  const byName = new Map([...listed, dynamicTool!, dynamicPrompt!].map((fixture) => [fixture.card.name, fixture]));
+  const started = await sdkAgent(
     gateway,
     card,
     (delivery) => {
@@ -600,4 +647,6 @@ export async function startFixtureAgent(
     },
     { apiKey },
   );
+  agent = started.agent;
+  return started;
 }

@@ -103,7 +103,8 @@ describe('mcp conformance', { skip }, () => {
   before(async () => {
     servers = await startTestServers();
     // Progress and log lines every 100 ms: the slow fixtures (FIXTURE_WORK_MS) get several while the gateway waits.
-    system = await startSystem(servers, { MCP_PROGRESS_INTERVAL_MS: '100' });
+    // The catalogue is re-read every 200 ms: the suite listens for a list change 1.5 s at most, trigger call included.
+    system = await startSystem(servers, { MCP_PROGRESS_INTERVAL_MS: '100', CATALOGUE_REFRESH_MS: '200' });
     const key = (await system.keys.create('default', { scopes: ['read', 'send', 'register'] }, 'mcp-conformance')).key;
     fixture = await startFixtureAgent(system.baseUrl, key);
     relay = await keyRelay(`${system.baseUrl}/mcp?agent=${FIXTURE_AGENT}`, key);
