@@ -152,26 +152,22 @@ const ELICITATION_TIMEOUT_MS = 600_000;
 /** Logger name of the log lines a tool call sends (its message's life: accepted, its states, its end). */
 const LOGGER = 'agent-reach';
 
-export function createSessionServer(deps: McpDeps, session: SessionOptions): Server {
-  const server = new Server(
-    { name: 'agent-reach', title: 'Agent-Reach', version },
-    { capabilities: { ...capabilitiesOf(session), logging: {} }, instructions: instructionsOf(session) },
-  );
-  const { caller } = session;
-  let logLevel: LoggingLevel | undefined;
-  // Answered here rather than by the SDK's own handler, so that a tool call knows the session's level.
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
-    logLevel = request.params.level;
-    return {};
-  });
+type SessionExtra = {
+  signal: AbortSignal;
+  requestId: RequestId;
+  sendNotification: (n: ServerNotification) => Promise<void>;
+};
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listedTools(deps, session) }));
-
-  const callOf = (
-    extra: { signal: AbortSignal; requestId: RequestId; sendNotification: (n: ServerNotification) => Promise<void> },
-    progressToken: ProgressToken | undefined,
-  ): ToolCall => ({
-    caller,
+/** What one request of a session does for the agent: its caller, the session's client, its progress and log lines. */
+function sessionCall(
+  server: Server,
+  session: SessionOptions,
+  extra: SessionExtra,
+  progressToken: ProgressToken | undefined,
+  logLevel: LoggingLevel | undefined,
+): ToolCall {
+  return {
+    caller: session.caller,
     signal: extra.signal,
     session: {
       capabilities: (server.getClientCapabilities() ?? {}) as Record<string, unknown>,
@@ -204,15 +200,65 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
       ? {}
       : {
           log: async (level: 'info' | 'debug', data: string) => {
-            if (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(logLevel!))
+            if (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(logLevel))
               await extra.sendNotification({
                 method: 'notifications/message',
                 params: { level, logger: LOGGER, data },
               });
           },
         }),
-  });
+  };
+}
 
+type CallOf = (extra: SessionExtra, progressToken: ProgressToken | undefined) => ToolCall;
+
+/** The agent face's resources, prompts and completions (agent-face-requests.ts). */
+function handleFaceRequests(server: Server, deps: McpDeps, caller: Caller, agent: string, callOf: CallOf): void {
+  server.setRequestHandler(ListResourcesRequestSchema, () => listFaceResources(deps, { caller }, agent));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listFaceTemplates(deps, { caller }, agent));
+  // A session's requests have no round (McpRound): an agent's input_required result is never passed on here.
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    async (request, extra) =>
+      (await readFaceResource(
+        deps,
+        callOf(extra, request.params._meta?.progressToken),
+        agent,
+        request.params.uri,
+      )) as ReadResourceResult,
+  );
+  server.setRequestHandler(ListPromptsRequestSchema, () => listPrompts(deps, { caller }, agent));
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    async (request, extra) =>
+      (await getPrompt(
+        deps,
+        callOf(extra, request.params._meta?.progressToken),
+        agent,
+        request.params.name,
+        request.params.arguments,
+      )) as GetPromptResult,
+  );
+  server.setRequestHandler(CompleteRequestSchema, (request) =>
+    complete(deps, { caller }, agent, request.params.ref, request.params.argument),
+  );
+}
+
+export function createSessionServer(deps: McpDeps, session: SessionOptions): Server {
+  const server = new Server(
+    { name: 'agent-reach', title: 'Agent-Reach', version },
+    { capabilities: { ...capabilitiesOf(session), logging: {} }, instructions: instructionsOf(session) },
+  );
+  const { caller } = session;
+  let logLevel: LoggingLevel | undefined;
+  // Answered here rather than by the SDK's own handler, so that a tool call knows the session's level.
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel = request.params.level;
+    return {};
+  });
+  const callOf: CallOf = (extra, progressToken) => sessionCall(server, session, extra, progressToken, logLevel);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listedTools(deps, session) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     const call = callOf(extra, request.params._meta?.progressToken);
@@ -228,35 +274,7 @@ export function createSessionServer(deps: McpDeps, session: SessionOptions): Ser
   });
 
   if (session.agent !== undefined) {
-    const agent = session.agent;
-    server.setRequestHandler(ListResourcesRequestSchema, () => listFaceResources(deps, { caller }, agent));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listFaceTemplates(deps, { caller }, agent));
-    // A session's requests have no round (McpRound): an agent's input_required result is never passed on here.
-    server.setRequestHandler(
-      ReadResourceRequestSchema,
-      async (request, extra) =>
-        (await readFaceResource(
-          deps,
-          callOf(extra, request.params._meta?.progressToken),
-          agent,
-          request.params.uri,
-        )) as ReadResourceResult,
-    );
-    server.setRequestHandler(ListPromptsRequestSchema, () => listPrompts(deps, { caller }, agent));
-    server.setRequestHandler(
-      GetPromptRequestSchema,
-      async (request, extra) =>
-        (await getPrompt(
-          deps,
-          callOf(extra, request.params._meta?.progressToken),
-          agent,
-          request.params.name,
-          request.params.arguments,
-        )) as GetPromptResult,
-    );
-    server.setRequestHandler(CompleteRequestSchema, (request) =>
-      complete(deps, { caller }, agent, request.params.ref, request.params.argument),
-    );
+    handleFaceRequests(server, deps, caller, session.agent, callOf);
     return server;
   }
   server.setRequestHandler(ListResourcesRequestSchema, () => listResources(deps, caller));

@@ -19,9 +19,7 @@ const MAX_LINES = 80;
 const ALLOWED = new Map<string, number>([
   ['api/app.ts:createApp', 100],
   ['api/main.ts:main', 87],
-  ['api/mcp/modern.ts:createModernServer', 117],
   ['api/mcp/reach-tools.ts:reachTools', 87],
-  ['api/mcp/server.ts:createSessionServer', 112],
   ['api/routes/agent-cards.ts:agentCardRoutes', 85],
   ['api/routes/agents.ts:agentRoutes', 104],
   ['api/routes/chains.ts:chainRoutes', 88],
