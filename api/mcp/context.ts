@@ -46,6 +46,8 @@ export interface McpRound {
   requestState?: string;
   /** The gateway's own state: the message the client's answer continues (asking.ts). */
   continues?: Continuation;
+  /** The gateway's own state: the client answers its question for a task's missing parameters (task-parameters.ts). */
+  parameters?: true;
 }
 
 /** A 2025-11-25 session's client: what it declared, and requests to it on the call's own stream (session-rounds.ts). */

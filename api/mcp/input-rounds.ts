@@ -36,6 +36,8 @@ interface SealedState {
   state?: string;
   /** Or the gateway's: the message the client's answer continues (asking.ts). */
   continues?: Continuation;
+  /** Or the gateway's: it asked for a task's missing parameters (task-parameters.ts). */
+  parameters?: true;
 }
 
 export type StateCodec = RequestStateCodec<SealedState>;
@@ -65,6 +67,7 @@ export function roundOf(ctx: ServerContext, name: string): McpRound {
     ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
     ...(sealed?.state !== undefined ? { requestState: sealed.state } : {}),
     ...(sealed?.continues ? { continues: sealed.continues } : {}),
+    ...(sealed?.parameters ? { parameters: true as const } : {}),
   };
 }
 
@@ -75,13 +78,15 @@ export async function sealedAnswer(
   name: string,
   answer: AgentInputRequired,
 ): Promise<InputRequiredResult> {
-  const { requestState, continues, ...rest } = answer;
+  const { requestState, continues, asksParameters, ...rest } = answer;
   // The agent's requests are the SDK's to check (shape, and what the client declared) on the way out.
   const state: SealedState | undefined = continues
     ? { for: name, continues }
-    : requestState === undefined
-      ? undefined
-      : { for: name, state: requestState };
+    : asksParameters
+      ? { for: name, parameters: true }
+      : requestState === undefined
+        ? undefined
+        : { for: name, state: requestState };
   const sealed = state === undefined ? rest : { ...rest, requestState: await codec.mint(state, ctx) };
   return sealed as InputRequiredResult;
 }

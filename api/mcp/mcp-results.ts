@@ -39,6 +39,8 @@ export interface AgentInputRequired {
   requestState?: string;
   /** The gateway's own question instead (asking.ts): the message the answer continues, sealed into the requestState. */
   continues?: Continuation;
+  /** The gateway's question for a task's missing parameters (task-parameters.ts), sealed into the requestState. */
+  asksParameters?: true;
 }
 
 export function asInputRequired(value: unknown): AgentInputRequired | undefined {

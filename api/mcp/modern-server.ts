@@ -50,6 +50,7 @@ import {
   tasksDeclared,
   updateTask,
 } from './tasks';
+import { answeredArguments, parametersQuestion } from './task-parameters';
 import { toolErrorOf } from './tool-result';
 
 /** A v1 `McpError` (resources.ts) as the v2 SDK's protocol error, so that it is answered with its code and data. */
@@ -110,21 +111,27 @@ function newServer(deps: McpDeps, session: SessionOptions, codec: StateCodec): S
   );
 }
 
-/** A capability tool's call as a task (tasks.ts), when the tool may be one and the client declared the extension. */
+/**
+ * A capability tool's call as a task (tasks.ts), when the tool may be one and the client declared the extension; the
+ * client is asked first for required parameters the arguments lack (task-parameters.ts).
+ */
 async function taskAnswer(
   deps: McpDeps,
   session: SessionOptions,
   ctx: ServerContext,
   call: ToolCall,
   { name, arguments: args }: { name: string; arguments?: Record<string, unknown> },
-): Promise<CallToolResult | undefined> {
+): Promise<CallToolResult | AgentInputRequired | undefined> {
   const task = await capabilityToolFor(deps, session, name);
   if (!task || task.taskSupport === 'forbidden') return undefined;
   const declared = tasksDeclared(ctx);
   if (task.taskSupport === 'required' && !declared) throw missingTasksCapability(`${name} runs as a task only`);
   if (!declared) return undefined;
+  const given = answeredArguments(call, args);
+  const question = parametersQuestion(call, task, given);
+  if (question) return question;
   try {
-    return createTaskResult(deps, await startCapabilityMessage(deps, call, task, args)) as unknown as CallToolResult;
+    return createTaskResult(deps, await startCapabilityMessage(deps, call, task, given)) as unknown as CallToolResult;
   } catch (error) {
     return toolErrorOf(error, deps.logger, name);
   }
@@ -139,7 +146,7 @@ function handleTools(server: Server, deps: McpDeps, session: SessionOptions, cod
     const { name, arguments: args } = request.params;
     const call = callOf(session, ctx, request.params._meta?.progressToken, name);
     const task = await taskAnswer(deps, session, ctx, call, request.params);
-    if (task) return task;
+    if (task) return isInputRequired(task) ? sealedAnswer(codec, ctx, name, task) : task;
     const run = await toolRunner(deps, session, name);
     if (!run)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownTool(name).message, unknownTool(name).data);

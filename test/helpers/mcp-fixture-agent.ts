@@ -111,6 +111,16 @@ const TASK_FIXTURES: Fixture[] = [
     },
   },
   {
+    // Called without its name: the gateway asks for it before the task exists (api/mcp/task-parameters.ts).
+    card: {
+      name: 'test_tool_with_task',
+      description: 'Greets by name, only as a task',
+      tags: ['mcp:task=required'],
+      parameters: strings('name'),
+    },
+    answer: ({ params }) => ({ content: [text(`Hello, ${String(params.name)}! (from a task)`)] }),
+  },
+  {
     card: { name: 'protocol_error_job', description: 'Fails: the message ends failed, no result' },
     answer: () => {
       throw new Error('protocol_error_job fails on purpose');
@@ -123,10 +133,10 @@ const TASK_FIXTURES: Fixture[] = [
       if (d.turn === undefined || d.turn < 2)
         throw new InputRequiredError('Delete it?', {
           type: 'object',
-          properties: { ok: { type: 'boolean' } },
-          required: ['ok'],
+          properties: { confirm: { type: 'boolean' } },
+          required: ['confirm'],
         });
-      return { content: [text(d.params.ok === true ? 'deleted' : 'kept')] };
+      return { content: [text(d.params.confirm === true ? 'deleted' : 'kept')] };
     },
   },
 ];
@@ -648,5 +658,7 @@ export async function startFixtureAgent(
     { apiKey },
   );
   agent = started.agent;
-  return started;
+  // Beats like any agent: the suite runs longer than an instance stays online without a heartbeat (HEARTBEAT_TTL_MS).
+  agent.startHeartbeats();
+  return { agentId: started.agentId, stop: () => agent!.drain(0).then(started.stop) };
 }
