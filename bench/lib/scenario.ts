@@ -92,17 +92,32 @@ export function scenarioName(spec: ScenarioSpec): string {
   return `${spec.mode}-${spec.ratePerMin}pm-${Math.round(spec.faultRate * 1000) / 10}pct`;
 }
 
-export async function runScenario(
-  spec: ScenarioSpec,
-  options: HarnessOptions,
-  during?: DuringRun,
-): Promise<{ result: ScenarioResult; raw: ScenarioRaw }> {
-  const name = scenarioName(spec);
-  const dir = join(options.runDir, name);
-  const runTag = `${name}-${randomBytes(3).toString('hex')}`;
-  const gateway = options.system?.apiUrl;
-  if (spec.mode === 'reach' && !gateway) throw new Error('reach mode needs the gateway');
-  const agents = await startPipeline(
+/** One scenario's run: its agents, and what has been observed so far. */
+interface Run {
+  spec: ScenarioSpec;
+  options: HarnessOptions;
+  dir: string;
+  runTag: string;
+  gateway: string | undefined;
+  agents: PipelineAgents;
+  sentAt: Map<string, number>;
+  /** How late each send was against its schedule. */
+  lateness: number[];
+  firstHop: Map<string, HopState>;
+  chains: Map<string, ChainState>;
+  events: AgentEvent[];
+}
+
+function readEvents(run: Run): AgentEvent[] {
+  return (run.events = readLedgers(run.dir, PIPELINE));
+}
+
+function rawOf(run: Run): ScenarioRaw {
+  return { sentAt: run.sentAt, events: run.events, chains: run.chains };
+}
+
+function startAgents(spec: ScenarioSpec, options: HarnessOptions, dir: string, runTag: string, gateway?: string) {
+  return startPipeline(
     {
       mode: spec.mode,
       dir,
@@ -117,94 +132,80 @@ export async function runScenario(
     },
     runTag,
   );
-  const cpu = new CpuMeter();
-  const samplePids = () =>
-    cpu.sample({
-      ...(spec.mode === 'reach' ? options.system!.pids() : {}),
-      agents: PIPELINE.map((role) => agents[role].pid()).filter((pid): pid is number => pid !== undefined),
-      driver: [process.pid],
-    });
-  samplePids();
-  const baseline = cpu.snapshot();
-  const sampler = setInterval(samplePids, 1_000);
+}
 
-  const sentAt = new Map<string, number>();
-  const lateness: number[] = [];
-  const firstHop = new Map<string, HopState>();
-  const chains = new Map<string, ChainState>();
-  let events: AgentEvent[] = [];
-  const readEvents = () => (events = readLedgers(dir, PIPELINE));
-  const raw = (): ScenarioRaw => ({ sentAt, events, chains });
+/** Samples the CPU of the gateway's processes (reach mode), the agents and this driver. */
+function sampleCpu(run: Run, cpu: CpuMeter): void {
+  cpu.sample({
+    ...(run.spec.mode === 'reach' ? run.options.system!.pids() : {}),
+    agents: PIPELINE.map((role) => run.agents[role].pid()).filter((pid): pid is number => pid !== undefined),
+    driver: [process.pid],
+  });
+}
 
-  const send = async (key: string): Promise<void> => {
-    if (spec.mode === 'direct') {
-      const outcome = await postWithRetry(agents.intent.url, { key });
-      firstHop.set(key, hopStateOf(outcome));
-      return;
-    }
-    const status = await sendHop({
-      gateway: gateway!,
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      messageId: hopMessageId(key, 'intent'),
-      agentId: agents.intent.agentId!,
-      capability: CAPABILITY.intent,
-      payload: { key },
-      traceId: randomBytes(16).toString('hex'),
-    });
-    // A 4xx is a definite refusal; otherwise the gateway now owns the hop (or never answered): ask it later.
-    firstHop.set(key, status !== undefined && status >= 400 && status < 500 ? 'failed' : 'open');
-  };
+/** Sends one logical message to the first agent, directly or through the gateway, and notes how its first hop began. */
+async function send(run: Run, key: string): Promise<void> {
+  const { agents, options } = run;
+  if (run.spec.mode === 'direct') {
+    const outcome = await postWithRetry(agents.intent.url, { key });
+    run.firstHop.set(key, hopStateOf(outcome));
+    return;
+  }
+  const status = await sendHop({
+    gateway: run.gateway!,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    messageId: hopMessageId(key, 'intent'),
+    agentId: agents.intent.agentId!,
+    capability: CAPABILITY.intent,
+    payload: { key },
+    traceId: randomBytes(16).toString('hex'),
+  });
+  // A 4xx is a definite refusal; otherwise the gateway now owns the hop (or never answered): ask it later.
+  run.firstHop.set(key, status !== undefined && status >= 400 && status < 500 ? 'failed' : 'open');
+}
 
-  const startedAt = Date.now();
-  const intervalMs = 60_000 / spec.ratePerMin;
-  const progress = setInterval(() => {
-    readEvents();
-    const processed = completionTimes(events).size;
-    options.progress(
-      `[${name}] sent ${sentAt.size}/${spec.messages}  processed ${processed}  ${Math.round((Date.now() - startedAt) / 1000)} s`,
-    );
-  }, 1_000);
-  const duringRun = during?.({ agents, startedAt, raw });
+/** Sends the scenario's messages open-loop at its rate from `startedAt`; returns the sends, still in flight. */
+async function sendOnSchedule(run: Run, startedAt: number): Promise<Promise<void>[]> {
+  const intervalMs = 60_000 / run.spec.ratePerMin;
   const sends: Promise<void>[] = [];
-  for (let i = 0; i < spec.messages; i++) {
+  for (let i = 0; i < run.spec.messages; i++) {
     const due = startedAt + i * intervalMs;
     if (due > Date.now()) await sleep(due - Date.now());
-    lateness.push(Date.now() - due);
-    const key = `${runTag}-${i}`;
-    sentAt.set(key, Date.now());
-    sends.push(send(key));
+    run.lateness.push(Date.now() - due);
+    const key = `${run.runTag}-${i}`;
+    run.sentAt.set(key, Date.now());
+    sends.push(send(run, key));
   }
-  await duringRun;
+  return sends;
+}
 
-  // Phase 1: wait until every message is processed, nothing moved for stallMs, or the drain time is up.
-  const drainDeadline = Date.now() + options.drainTimeoutMs;
+/** Phase 1: wait until every message is processed, nothing moved for stallMs, or the drain time is up. */
+async function drain(run: Run, drainDeadline: number): Promise<void> {
   let lastProgressAt = Date.now();
   let lastCount = -1;
   for (;;) {
-    readEvents();
+    const events = readEvents(run);
     const count = events.length;
     if (count !== lastCount) [lastCount, lastProgressAt] = [count, Date.now()];
-    if (completionTimes(events).size >= spec.messages) break;
-    if (Date.now() - lastProgressAt >= options.stallMs || Date.now() >= drainDeadline) break;
+    if (completionTimes(events).size >= run.spec.messages) break;
+    if (Date.now() - lastProgressAt >= run.options.stallMs || Date.now() >= drainDeadline) break;
     await sleep(500);
   }
-  const workEndedAt = Date.now();
-  samplePids();
-  clearInterval(sampler);
-  const cpuSeconds = cpu.totals(baseline);
-  const cpuWaitSeconds = cpu.waits(baseline);
+}
 
-  // Phase 2: until every chain is settled as its senders see it (the gateway may still be taking a receipt in).
+/** Phase 2: until every chain is settled as its senders see it (the gateway may still be taking a receipt in). */
+async function settle(run: Run, sends: Promise<void>[], drainDeadline: number): Promise<void> {
+  const { spec, sentAt, chains, firstHop } = run;
   await Promise.race([Promise.all(sends), sleep(30_000)]);
   const settleDeadline = Math.max(drainDeadline, Date.now() + 30_000);
   for (;;) {
-    readEvents();
+    const events = readEvents(run);
     const open = [...sentAt.keys()].filter((key) => (chains.get(key) ?? 'open') === 'open');
     const states =
       spec.mode === 'direct'
         ? open.map((key) => directChain(key, firstHop, events))
         : await mapLimit(open, 16, async (key) =>
-            firstHop.get(key) === 'failed' ? 'failed' : reachChain(gateway!, key, options.apiKey),
+            firstHop.get(key) === 'failed' ? 'failed' : reachChain(run.gateway!, key, run.options.apiKey),
           );
     open.forEach((key, index) => chains.set(key, states[index]!));
     if (states.every((s) => s !== 'open') || Date.now() >= settleDeadline) break;
@@ -212,37 +213,97 @@ export async function runScenario(
     if (spec.mode === 'direct' && firstHop.size === sentAt.size && forwardsEnded(events)) break;
     await sleep(1_000);
   }
-  clearInterval(progress);
-  await stopPipeline(agents);
-  readEvents();
+}
 
-  const figures = scenarioFigures({ sentAt, events, chains });
+/** The scenario's figures from the agents' ledgers and the senders' view, with its duration and CPU. */
+function resultOf(
+  run: Run,
+  { startedAt, workEndedAt }: { startedAt: number; workEndedAt: number },
+  cpu: { seconds: Record<string, number>; waitSeconds: Record<string, number> },
+): ScenarioResult {
+  const { spec, events } = run;
+  const figures = scenarioFigures({ sentAt: run.sentAt, events, chains: run.chains });
   const done = completionTimes(events);
   const lastDone = Math.max(startedAt, ...done.values());
   const durationMs = (done.size === spec.messages ? lastDone : workEndedAt) - startedAt;
   const wallS = Math.max(0.001, (workEndedAt - startedAt) / 1000);
-  const sum = (roles: string[]) => roles.reduce((total, role) => total + (cpuSeconds[role] ?? 0), 0);
-  const result: ScenarioResult = {
+  const sum = (roles: string[]) => roles.reduce((total, role) => total + (cpu.seconds[role] ?? 0), 0);
+  return {
     mode: spec.mode,
     rate_per_min: spec.ratePerMin,
     fault_rate: spec.faultRate,
     ...figures,
     duration_s: Math.round(durationMs / 100) / 10,
     throughput_per_min: Math.round((figures.processed / Math.max(0.001, durationMs)) * 60_000),
-    send_lateness_p95_ms: latencyPercentiles(lateness).p95_ms,
-    cpu_seconds: cpuSeconds,
-    cpu_wait_seconds: cpuWaitSeconds,
+    send_lateness_p95_ms: latencyPercentiles(run.lateness).p95_ms,
+    cpu_seconds: cpu.seconds,
+    cpu_wait_seconds: cpu.waitSeconds,
     cpu_cores: {
       gateway: Math.round((sum(GATEWAY_ROLES) / wallS) * 100) / 100,
       agents: Math.round((sum(['agents']) / wallS) * 100) / 100,
       driver: Math.round((sum(['driver']) / wallS) * 100) / 100,
     },
   };
+}
+
+export async function runScenario(
+  spec: ScenarioSpec,
+  options: HarnessOptions,
+  during?: DuringRun,
+): Promise<{ result: ScenarioResult; raw: ScenarioRaw }> {
+  const name = scenarioName(spec);
+  const dir = join(options.runDir, name);
+  const runTag = `${name}-${randomBytes(3).toString('hex')}`;
+  const gateway = options.system?.apiUrl;
+  if (spec.mode === 'reach' && !gateway) throw new Error('reach mode needs the gateway');
+  const agents = await startAgents(spec, options, dir, runTag, gateway);
+  const run: Run = {
+    spec,
+    options,
+    dir,
+    runTag,
+    gateway,
+    agents,
+    sentAt: new Map(),
+    lateness: [],
+    firstHop: new Map(),
+    chains: new Map(),
+    events: [],
+  };
+  const cpu = new CpuMeter();
+  sampleCpu(run, cpu);
+  const baseline = cpu.snapshot();
+  const sampler = setInterval(() => sampleCpu(run, cpu), 1_000);
+
+  const startedAt = Date.now();
+  const progress = setInterval(() => {
+    const processed = completionTimes(readEvents(run)).size;
+    options.progress(
+      `[${name}] sent ${run.sentAt.size}/${spec.messages}  processed ${processed}  ${Math.round((Date.now() - startedAt) / 1000)} s`,
+    );
+  }, 1_000);
+  const duringRun = during?.({ agents, startedAt, raw: () => rawOf(run) });
+  const sends = await sendOnSchedule(run, startedAt);
+  await duringRun;
+
+  const drainDeadline = Date.now() + options.drainTimeoutMs;
+  await drain(run, drainDeadline);
+  const workEndedAt = Date.now();
+  sampleCpu(run, cpu);
+  clearInterval(sampler);
+  const cpuUsed = { seconds: cpu.totals(baseline), waitSeconds: cpu.waits(baseline) };
+
+  await settle(run, sends, drainDeadline);
+  clearInterval(progress);
+  await stopPipeline(agents);
+  readEvents(run);
+
+  const result = resultOf(run, { startedAt, workEndedAt }, cpuUsed);
   options.progress(
-    `[${name}] ${figures.processed}/${spec.messages} processed, ${figures.terminal} terminal, p95 ${figures.p95_ms} ms`,
+    `[${name}] ${result.processed}/${spec.messages} processed, ${result.terminal} terminal, p95 ${result.p95_ms} ms`,
     true,
   );
-  return { result, raw: raw() };
+  return { result, raw: rawOf(run) };
 }
 
 /** Direct HTTP: every execution of a non-last hop has written how its call to the next one ended. */

@@ -72,40 +72,46 @@ export interface SystemOptions {
   root?: string;
 }
 
-export async function startBenchSystem(options: SystemOptions = {}): Promise<BenchSystem> {
-  const log = options.log ?? (() => undefined);
-  const dataDir = mkdtempSync(join(tmpdir(), 'agent-reach-bench-'));
-  const ports = { temporal: await freePort(), mongo: await freePort(), api: await freePort() };
-  const temporalCli = await resolveTemporalCli(log);
-  if ('sdkDownload' in temporalCli) throw new Error(`the benchmark needs the Temporal CLI: ${temporalCli.reason}`);
-  const ferretDb = await resolveFerretDb(log);
-  const namespace = 'default';
-  const apiKey = newApiKey().key;
-  const env: NodeJS.ProcessEnv = {
+const NAMESPACE = 'default';
+
+/** What the components are started with. */
+interface Setup {
+  options: SystemOptions;
+  dataDir: string;
+  ports: { temporal: number; mongo: number; api: number };
+  env: NodeJS.ProcessEnv;
+  apiUrl: string;
+  binaries: { temporal: string; ferretDb: string };
+}
+
+/** The api's and the worker's environment: this process's, the ports, a config key for `apiKey`, then `extra`. */
+function childEnv(ports: Setup['ports'], dataDir: string, apiKey: string, extra?: Record<string, string>) {
+  return {
     ...process.env,
     API_PORT: String(ports.api),
     TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
     MONGODB_URI: `mongodb://127.0.0.1:${ports.mongo}/agent-reach`,
-    TEMPORAL_NAMESPACE: namespace,
+    TEMPORAL_NAMESPACE: NAMESPACE,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     API_KEYS: configKeyEntry('default', ['admin'], apiKey),
     // The simulated agents listen on 127.0.0.1.
     ENDPOINT_ALLOW_LOOPBACK: 'true',
-    ...options.env,
+    ...extra,
   };
-  loadConfig(env); // a bad knob fails here, not in a child
-  const apiUrl = `http://127.0.0.1:${ports.api}`;
+}
+
+/** How to start each component; each resolves when the component answers. */
+function componentStarters({ options, dataDir, ports, env, apiUrl, binaries }: Setup) {
   const nodeFlags = options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [];
   const logs = join(dataDir, 'logs');
-
   const starters: Record<Component, () => Promise<LocalServer>> = {
     temporal: () =>
       startTemporalDevServer({
-        binary: temporalCli.path,
+        binary: binaries.temporal,
         port: ports.temporal,
         ...(options.temporalInMemory ? {} : { dbFile: join(dataDir, 'temporal.db') }),
-        namespace,
+        namespace: NAMESPACE,
         logFile: join(logs, 'temporal.log'),
         searchAttributes: devServerSearchAttributes(),
         sqlitePragmas: options.temporalPragmas ?? [],
@@ -113,7 +119,7 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
       }),
     ferretdb: () =>
       startFerretDb({
-        binary: ferretDb.path,
+        binary: binaries.ferretDb,
         port: ports.mongo,
         dataDir: join(dataDir, 'ferretdb'),
         logFile: join(logs, 'ferretdb.log'),
@@ -134,13 +140,29 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
       const pid = worker.child?.pid ?? 0;
       await waitUntil(
         'worker',
-        () => workerPolling(env.TEMPORAL_ADDRESS!, namespace, env.TEMPORAL_TASK_QUEUE ?? 'agent-reach', pid),
+        () => workerPolling(env.TEMPORAL_ADDRESS!, NAMESPACE, env.TEMPORAL_TASK_QUEUE ?? 'agent-reach', pid),
         180_000,
         worker,
       );
       return worker;
     },
   };
+  return starters;
+}
+
+export async function startBenchSystem(options: SystemOptions = {}): Promise<BenchSystem> {
+  const log = options.log ?? (() => undefined);
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-reach-bench-'));
+  const ports = { temporal: await freePort(), mongo: await freePort(), api: await freePort() };
+  const temporalCli = await resolveTemporalCli(log);
+  if ('sdkDownload' in temporalCli) throw new Error(`the benchmark needs the Temporal CLI: ${temporalCli.reason}`);
+  const ferretDb = await resolveFerretDb(log);
+  const apiKey = newApiKey().key;
+  const env: NodeJS.ProcessEnv = childEnv(ports, dataDir, apiKey, options.env);
+  loadConfig(env); // a bad knob fails here, not in a child
+  const apiUrl = `http://127.0.0.1:${ports.api}`;
+  const binaries = { temporal: temporalCli.path, ferretDb: ferretDb.path };
+  const starters = componentStarters({ options, dataDir, ports, env, apiUrl, binaries });
   const running = new Map<Component, LocalServer>();
   stopOnInterrupt(async () => {
     await Promise.allSettled([...running.values()].map((server) => server.stop(2_000)));
@@ -158,7 +180,6 @@ export async function startBenchSystem(options: SystemOptions = {}): Promise<Ben
     await Promise.allSettled([...running.values()].map((server) => server.stop(2_000)));
     throw error;
   }
-
   return {
     apiUrl,
     temporalAddress: env.TEMPORAL_ADDRESS!,

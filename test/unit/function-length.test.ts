@@ -30,8 +30,6 @@ const ALLOWED = new Map<string, number>([
   ['bench/chains/main.ts:main', 163],
   ['bench/latency/main.ts:main', 155],
   ['bench/latency/timeline.ts:main', 81],
-  ['bench/lib/scenario.ts:runScenario', 152],
-  ['bench/lib/system.ts:startBenchSystem', 115],
   ['bench/oidc/main.ts:main', 98],
   ['bench/planning/main.ts:main', 141],
   ['bench/soak/main.ts:main', 123],
