@@ -19,7 +19,7 @@ import { startTestIdp } from '../../test/helpers/oidc-provider';
 import { machine } from '../lib/report';
 import { writeResultFile } from '../lib/result-file';
 import { latencyPercentiles } from '../lib/stats';
-import { startBenchSystem } from '../lib/system';
+import { startBenchSystem, type BenchSystem } from '../lib/system';
 
 const RESULTS = resolve(__dirname, '../results');
 
@@ -53,6 +53,80 @@ async function timed(url: string, credential: string, intent: string): Promise<n
   return ms;
 }
 
+async function registerShop(system: BenchSystem): Promise<void> {
+  const register = await fetch(`${system.apiUrl}/v1/agents`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
+    body: JSON.stringify({
+      name: 'bench-oidc-shop',
+      endpoint: 'http://127.0.0.1:9/',
+      capabilities: [
+        { name: 'refund', description: 'Refunds an order', examples: ['refund order 1042', 'I want my money back'] },
+        { name: 'track', description: 'Tracks a parcel', examples: ['where is my parcel', 'track shipment 77'] },
+        {
+          name: 'cancel',
+          description: 'Cancels a subscription',
+          examples: ['cancel my subscription', 'stop my plan'],
+        },
+        {
+          name: 'address',
+          description: 'Changes a delivery address',
+          examples: ['change my delivery address', 'ship to another address'],
+        },
+      ],
+    }),
+  });
+  if (register.status !== 201 && register.status !== 200)
+    throw new Error(`registration answered ${register.status}: ${await register.text()}`);
+}
+
+/** The route's latencies with the API key and with the token, after a warm-up of each. */
+async function measureRoute(url: string, apiKey: string, token: string): Promise<{ key: number[]; tok: number[] }> {
+  for (let i = 0; i < warmup; i++) {
+    await timed(url, apiKey, INTENTS[i % INTENTS.length]!);
+    await timed(url, token, INTENTS[i % INTENTS.length]!);
+  }
+  const key: number[] = [];
+  const tok: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const intent = INTENTS[i % INTENTS.length]!;
+    // Alternate which goes first, so neither always follows the other.
+    if (i % 2 === 0) {
+      key.push(await timed(url, apiKey, intent));
+      tok.push(await timed(url, token, intent));
+    } else {
+      tok.push(await timed(url, token, intent));
+      key.push(await timed(url, apiKey, intent));
+    }
+  }
+  return { key, tok };
+}
+
+/** The validation alone, in this process, as the api runs it (keys cached after the first call). */
+async function verifyInProcess(issuer: string, apiUrl: string, token: string) {
+  const verifier = tokenVerifierOf(loadConfig({ AUTH_OIDC_ISSUER: issuer, PUBLIC_URL: apiUrl }))!;
+  await verifier.verify(token, { forMcp: false });
+  const verifyMs: number[] = [];
+  for (let i = 0; i < count * 5; i++) {
+    const started = process.hrtime.bigint();
+    await verifier.verify(token, { forMcp: false });
+    verifyMs.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  const sortedVerify = [...verifyMs].sort((a, b) => a - b);
+  const at = (p: number) =>
+    Math.round(
+      sortedVerify[Math.min(sortedVerify.length - 1, Math.ceil((p / 100) * sortedVerify.length) - 1)]! * 1000,
+    ) / 1000;
+  return { n: verifyMs.length, p50: at(50), p99: at(99) };
+}
+
+function precise(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const pick = (p: number) =>
+    Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! * 100) / 100;
+  return { p50_ms: pick(50), p99_ms: pick(99) };
+}
+
 async function main() {
   const idp = await startTestIdp({ clients: { 'bench-svc': { tenant: 'default', groups: ['bench'] } } });
   const system = await startBenchSystem({
@@ -60,71 +134,10 @@ async function main() {
     log: (line) => console.error(line),
   });
   try {
-    const register = await fetch(`${system.apiUrl}/v1/agents`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${system.apiKey}` },
-      body: JSON.stringify({
-        name: 'bench-oidc-shop',
-        endpoint: 'http://127.0.0.1:9/',
-        capabilities: [
-          { name: 'refund', description: 'Refunds an order', examples: ['refund order 1042', 'I want my money back'] },
-          { name: 'track', description: 'Tracks a parcel', examples: ['where is my parcel', 'track shipment 77'] },
-          {
-            name: 'cancel',
-            description: 'Cancels a subscription',
-            examples: ['cancel my subscription', 'stop my plan'],
-          },
-          {
-            name: 'address',
-            description: 'Changes a delivery address',
-            examples: ['change my delivery address', 'ship to another address'],
-          },
-        ],
-      }),
-    });
-    if (register.status !== 201 && register.status !== 200)
-      throw new Error(`registration answered ${register.status}: ${await register.text()}`);
+    await registerShop(system);
     const token = await idp.serviceToken('bench-svc', system.apiUrl, 'read send');
-    const url = `${system.apiUrl}/v1/route`;
-    for (let i = 0; i < warmup; i++) {
-      await timed(url, system.apiKey, INTENTS[i % INTENTS.length]!);
-      await timed(url, token, INTENTS[i % INTENTS.length]!);
-    }
-    const key: number[] = [];
-    const tok: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const intent = INTENTS[i % INTENTS.length]!;
-      // Alternate which goes first, so neither always follows the other.
-      if (i % 2 === 0) {
-        key.push(await timed(url, system.apiKey, intent));
-        tok.push(await timed(url, token, intent));
-      } else {
-        tok.push(await timed(url, token, intent));
-        key.push(await timed(url, system.apiKey, intent));
-      }
-    }
-
-    // The validation alone, in this process, as the api runs it (keys cached after the first call).
-    const verifier = tokenVerifierOf(loadConfig({ AUTH_OIDC_ISSUER: idp.issuer, PUBLIC_URL: system.apiUrl }))!;
-    await verifier.verify(token, { forMcp: false });
-    const verifyMs: number[] = [];
-    for (let i = 0; i < count * 5; i++) {
-      const started = process.hrtime.bigint();
-      await verifier.verify(token, { forMcp: false });
-      verifyMs.push(Number(process.hrtime.bigint() - started) / 1e6);
-    }
-    const sortedVerify = [...verifyMs].sort((a, b) => a - b);
-    const at = (p: number) =>
-      Math.round(
-        sortedVerify[Math.min(sortedVerify.length - 1, Math.ceil((p / 100) * sortedVerify.length) - 1)]! * 1000,
-      ) / 1000;
-
-    const precise = (values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      const pick = (p: number) =>
-        Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! * 100) / 100;
-      return { p50_ms: pick(50), p99_ms: pick(99) };
-    };
+    const { key, tok } = await measureRoute(`${system.apiUrl}/v1/route`, system.apiKey, token);
+    const verify = await verifyInProcess(idp.issuer, system.apiUrl, token);
     const keyP = precise(key);
     const tokP = precise(tok);
     const result = {
@@ -141,7 +154,7 @@ async function main() {
         p50: Math.round((tokP.p50_ms - keyP.p50_ms) * 100) / 100,
         p99: Math.round((tokP.p99_ms - keyP.p99_ms) * 100) / 100,
       },
-      verify_in_process_ms: { n: verifyMs.length, p50: at(50), p99: at(99) },
+      verify_in_process_ms: verify,
     };
     const file = writeResultFile(RESULTS, values.name!, result);
     console.log(JSON.stringify(result, null, 2));

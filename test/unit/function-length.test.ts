@@ -29,7 +29,6 @@ const ALLOWED = new Map<string, number>([
   ['bench/catalogue/main.ts:main', 183],
   ['bench/chains/main.ts:main', 163],
   ['bench/latency/main.ts:main', 155],
-  ['bench/oidc/main.ts:main', 98],
   ['bench/planning/main.ts:main', 141],
   ['bench/soak/main.ts:main', 123],
   ['bench/temporal-callers/main.ts:main', 126],
