@@ -86,6 +86,76 @@ async function oneMessage(system: BenchSystem, agent: Agent, way: Way, messageId
   return performance.now() - started;
 }
 
+interface Case {
+  agent: Agent;
+  way: Way;
+  key: string;
+}
+
+interface Measured {
+  samples: Map<string, number[]>;
+  cpu: Map<string, Record<string, number>>;
+}
+
+/** Each agent both ways, except that direct calls do not use push: only the gateway's way differs for the push agent. */
+function casesOf(agents: Agent[]): Case[] {
+  return agents.flatMap((agent) =>
+    (agent.push ? (['gateway'] as const) : (['direct', 'gateway'] as const)).map((way) => ({
+      agent,
+      way: way as Way,
+      key: `${way} ${agent.workMs} ms${agent.push ? ' push' : ''}`,
+    })),
+  );
+}
+
+/** Warm-up messages, then `rounds` rounds of `count` messages per case (in a rotated order), with the CPU of each. */
+async function measure(
+  system: BenchSystem,
+  cases: Case[],
+  tag: string,
+  { count, rounds, warmup }: { count: number; rounds: number; warmup: number },
+): Promise<Measured> {
+  const samples = new Map(cases.map((c) => [c.key, [] as number[]]));
+  const cpu = new Map(cases.map((c) => [c.key, {} as Record<string, number>]));
+  for (const [n, c] of cases.entries())
+    for (let i = 0; i < warmup; i++) await oneMessage(system, c.agent, c.way, `warm-${n}-${tag}-${i}`);
+  for (let round = 0; round < rounds; round++) {
+    for (const c of cases.map((_, i) => cases[(i + round) % cases.length]!)) {
+      const pids = system.pids();
+      const before = new CpuMeter();
+      before.sample(pids);
+      const n = cases.indexOf(c);
+      for (let i = 0; i < count; i++)
+        samples.get(c.key)!.push(await oneMessage(system, c.agent, c.way, `a2a-${n}-${tag}-${round}-${i}`));
+      const after = before.snapshot();
+      after.sample(pids);
+      const totals = cpu.get(c.key)!;
+      for (const [role, seconds] of Object.entries(after.totals(before))) totals[role] = (totals[role] ?? 0) + seconds;
+      process.stdout.write(`\r  round ${round + 1}/${rounds} ${c.key} done   `);
+    }
+  }
+  process.stdout.write('\n');
+  return { samples, cpu };
+}
+
+function resultsOf(cases: Case[], { samples, cpu }: Measured, measured: number) {
+  return cases.map((c) => {
+    const perMessage = Object.fromEntries(
+      Object.entries(cpu.get(c.key)!).map(([role, s]) => [role, Math.round((s * 1000) / measured)]),
+    );
+    const gateway = Object.values(perMessage).reduce((sum, ms) => sum + ms, 0);
+    return {
+      case: c.key,
+      way: c.way,
+      agent_work_ms: c.agent.workMs,
+      agent_push: c.agent.push,
+      messages: measured,
+      caller: summary(samples.get(c.key)!),
+      cpu_ms_per_message: { ...perMessage, gateway },
+    };
+  });
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -106,51 +176,8 @@ async function main(): Promise<void> {
   try {
     const tag = Date.now().toString(36);
     for (const { workMs, push } of AGENTS) agents.push(await startAgent(system, workMs, push, tag));
-    // Direct calls do not use push: only the gateway's way differs for the push agent.
-    const cases = agents.flatMap((agent) =>
-      (agent.push ? (['gateway'] as const) : (['direct', 'gateway'] as const)).map((way) => ({
-        agent,
-        way: way as Way,
-        key: `${way} ${agent.workMs} ms${agent.push ? ' push' : ''}`,
-      })),
-    );
-    const samples = new Map(cases.map((c) => [c.key, [] as number[]]));
-    const cpu = new Map(cases.map((c) => [c.key, {} as Record<string, number>]));
-    for (const [n, c] of cases.entries())
-      for (let i = 0; i < warmup; i++) await oneMessage(system, c.agent, c.way, `warm-${n}-${tag}-${i}`);
-    for (let round = 0; round < rounds; round++) {
-      for (const c of cases.map((_, i) => cases[(i + round) % cases.length]!)) {
-        const pids = system.pids();
-        const before = new CpuMeter();
-        before.sample(pids);
-        const n = cases.indexOf(c);
-        for (let i = 0; i < count; i++)
-          samples.get(c.key)!.push(await oneMessage(system, c.agent, c.way, `a2a-${n}-${tag}-${round}-${i}`));
-        const after = before.snapshot();
-        after.sample(pids);
-        const totals = cpu.get(c.key)!;
-        for (const [role, seconds] of Object.entries(after.totals(before)))
-          totals[role] = (totals[role] ?? 0) + seconds;
-        process.stdout.write(`\r  round ${round + 1}/${rounds} ${c.key} done   `);
-      }
-    }
-    process.stdout.write('\n');
-    const measured = count * rounds;
-    const results = cases.map((c) => {
-      const perMessage = Object.fromEntries(
-        Object.entries(cpu.get(c.key)!).map(([role, s]) => [role, Math.round((s * 1000) / measured)]),
-      );
-      const gateway = Object.values(perMessage).reduce((sum, ms) => sum + ms, 0);
-      return {
-        case: c.key,
-        way: c.way,
-        agent_work_ms: c.agent.workMs,
-        agent_push: c.agent.push,
-        messages: measured,
-        caller: summary(samples.get(c.key)!),
-        cpu_ms_per_message: { ...perMessage, gateway },
-      };
-    });
+    const cases = casesOf(agents);
+    const results = resultsOf(cases, await measure(system, cases, tag, { count, rounds, warmup }), count * rounds);
     console.table(
       Object.fromEntries(
         results.map((r) => [

@@ -25,7 +25,6 @@ const ALLOWED = new Map<string, number>([
   ['api/routes/chains.ts:chainRoutes', 88],
   ['api/routes/messages.ts:messageRoutes', 137],
   ['api/wiring.ts:startApiReplica', 95],
-  ['bench/a2a/main.ts:main', 89],
   ['bench/catalogue/main.ts:main', 183],
   ['bench/chains/main.ts:main', 163],
   ['bench/latency/main.ts:main', 155],
