@@ -112,6 +112,81 @@ async function callerWorker(address: string, namespace: string): Promise<Worker>
   });
 }
 
+type Samples = Record<Way, { caller: number[]; processed: number[] }>;
+type Cpu = Record<Way, Record<string, number>>;
+
+/** Warm-up messages, then `rounds` rounds of `count` messages per way, with the CPU of every process per way. */
+async function measure(
+  bench: Bench,
+  tag: string,
+  { count, rounds, warmup }: { count: number; rounds: number; warmup: number },
+): Promise<{ samples: Samples; cpu: Cpu }> {
+  const samples = Object.fromEntries(
+    WAYS.map((way) => [way, { caller: [] as number[], processed: [] as number[] }]),
+  ) as Samples;
+  const cpu = Object.fromEntries(WAYS.map((way) => [way, {} as Record<string, number>])) as Cpu;
+  for (const way of WAYS) for (let i = 0; i < warmup; i++) await oneMessage(bench, way, `warm-${way}-${tag}-${i}`);
+  for (let round = 0; round < rounds; round++) {
+    // Each round starts with another way, so none always follows the same one.
+    for (const way of WAYS.map((_, i) => WAYS[(i + round) % WAYS.length]!)) {
+      const pids = { ...bench.system.pids(), callers: [process.pid] };
+      const before = new CpuMeter();
+      before.sample(pids);
+      for (let i = 0; i < count; i++) {
+        const hop = await oneMessage(bench, way, `tc-${way}-${tag}-${round}-${i}`);
+        samples[way].caller.push(hop.caller);
+        samples[way].processed.push(hop.processed);
+      }
+      const after = before.snapshot();
+      after.sample(pids);
+      for (const [role, seconds] of Object.entries(after.totals(before)))
+        cpu[way][role] = (cpu[way][role] ?? 0) + seconds;
+      process.stdout.write(`\r  round ${round + 1}/${rounds} ${way} done   `);
+    }
+  }
+  process.stdout.write('\n');
+  return { samples, cpu };
+}
+
+function waysOf({ samples, cpu }: { samples: Samples; cpu: Cpu }, measured: number) {
+  return WAYS.map((way) => {
+    const perMessage = Object.fromEntries(
+      Object.entries(cpu[way]).map(([role, s]) => [role, Math.round((s * 1000) / measured)]),
+    );
+    const gatewayCpu = Object.entries(perMessage)
+      .filter(([role]) => role !== 'callers')
+      .reduce((sum, [, ms]) => sum + ms, 0);
+    return {
+      way,
+      messages: measured,
+      caller: summary(samples[way].caller),
+      processed: summary(samples[way].processed),
+      cpu_ms_per_message: { ...perMessage, gateway: gatewayCpu },
+    };
+  });
+}
+
+function printWays(ways: ReturnType<typeof waysOf>): void {
+  console.table(
+    Object.fromEntries(
+      ways.map((w) => [
+        w.way,
+        {
+          'caller p50': w.caller.median_ms,
+          'caller p95': w.caller.p95_ms,
+          'processed p50': w.processed.median_ms,
+          'gateway CPU-ms/msg': w.cpu_ms_per_message.gateway,
+          ...Object.fromEntries(
+            Object.entries(w.cpu_ms_per_message)
+              .filter(([k]) => k !== 'gateway')
+              .map(([k, v]) => [`cpu ${k}`, v]),
+          ),
+        },
+      ]),
+    ),
+  );
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -156,67 +231,8 @@ async function main(): Promise<void> {
     );
     const running = workers.map((worker) => worker.run());
     const tag = Date.now().toString(36);
-    const samples = Object.fromEntries(
-      WAYS.map((way) => [way, { caller: [] as number[], processed: [] as number[] }]),
-    ) as Record<Way, { caller: number[]; processed: number[] }>;
-    const cpu = Object.fromEntries(WAYS.map((way) => [way, {} as Record<string, number>])) as Record<
-      Way,
-      Record<string, number>
-    >;
-    for (const way of WAYS) for (let i = 0; i < warmup; i++) await oneMessage(bench, way, `warm-${way}-${tag}-${i}`);
-    for (let round = 0; round < rounds; round++) {
-      // Each round starts with another way, so none always follows the same one.
-      for (const way of WAYS.map((_, i) => WAYS[(i + round) % WAYS.length]!)) {
-        const pids = { ...system.pids(), callers: [process.pid] };
-        const before = new CpuMeter();
-        before.sample(pids);
-        for (let i = 0; i < count; i++) {
-          const hop = await oneMessage(bench, way, `tc-${way}-${tag}-${round}-${i}`);
-          samples[way].caller.push(hop.caller);
-          samples[way].processed.push(hop.processed);
-        }
-        const after = before.snapshot();
-        after.sample(pids);
-        for (const [role, seconds] of Object.entries(after.totals(before)))
-          cpu[way][role] = (cpu[way][role] ?? 0) + seconds;
-        process.stdout.write(`\r  round ${round + 1}/${rounds} ${way} done   `);
-      }
-    }
-    process.stdout.write('\n');
-    const measured = count * rounds;
-    const ways = WAYS.map((way) => {
-      const perMessage = Object.fromEntries(
-        Object.entries(cpu[way]).map(([role, s]) => [role, Math.round((s * 1000) / measured)]),
-      );
-      const gatewayCpu = Object.entries(perMessage)
-        .filter(([role]) => role !== 'callers')
-        .reduce((sum, [, ms]) => sum + ms, 0);
-      return {
-        way,
-        messages: measured,
-        caller: summary(samples[way].caller),
-        processed: summary(samples[way].processed),
-        cpu_ms_per_message: { ...perMessage, gateway: gatewayCpu },
-      };
-    });
-    console.table(
-      Object.fromEntries(
-        ways.map((w) => [
-          w.way,
-          {
-            'caller p50': w.caller.median_ms,
-            'caller p95': w.caller.p95_ms,
-            'processed p50': w.processed.median_ms,
-            'gateway CPU-ms/msg': w.cpu_ms_per_message.gateway,
-            ...Object.fromEntries(
-              Object.entries(w.cpu_ms_per_message)
-                .filter(([k]) => k !== 'gateway')
-                .map(([k, v]) => [`cpu ${k}`, v]),
-            ),
-          },
-        ]),
-      ),
-    );
+    const ways = waysOf(await measure(bench, tag, { count, rounds, warmup }), count * rounds);
+    printWays(ways);
     const result = {
       benchmark: 'one message at a time: api, client, child workflow, Nexus; api and client routed by intent',
       when: new Date().toISOString(),

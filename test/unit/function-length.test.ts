@@ -30,7 +30,6 @@ const ALLOWED = new Map<string, number>([
   ['bench/latency/main.ts:main', 155],
   ['bench/planning/main.ts:main', 141],
   ['bench/soak/main.ts:main', 123],
-  ['bench/temporal-callers/main.ts:main', 126],
   ['router/extraction.ts:extractParametersSync', 93],
   ['router/head/head-matcher.ts:anonymous function', 87],
   ['router/head/head-matcher.ts:headMatcherFactory', 98],
