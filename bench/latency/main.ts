@@ -86,7 +86,10 @@ async function oneHop(gateway: Gateway, agent: ReceiptAgent, index: number) {
   };
 }
 
-async function main(): Promise<void> {
+/** A gateway to start: its name, the checkout it runs from (this one if undefined), and its environment. */
+type Root = [string, string | undefined, Record<string, string>];
+
+function options() {
   const { values } = parseArgs({
     options: {
       count: { type: 'string', default: '30' },
@@ -102,15 +105,11 @@ async function main(): Promise<void> {
       env: { type: 'string', multiple: true, default: [] as string[] },
     },
   });
-  const count = Number(values.count);
-  const rounds = Number(values.rounds);
-  const warmup = Number(values.warmup);
   const pairs = (list: string[]) =>
     Object.fromEntries(list.map((pair) => pair.split(/=(.*)/s).slice(0, 2) as [string, string]));
   const env = pairs(values.env);
   const baselineEnv = pairs(values['baseline-env']);
-  const agent = await startReceiptAgent();
-  const roots: [string, string | undefined, Record<string, string>][] = [['current', undefined, env]];
+  const roots: Root[] = [['current', undefined, env]];
   const baselinePartitions = values['baseline-partitions'] ? Number(values['baseline-partitions']) : undefined;
   const baselinePragmas = values['baseline-temporal-pragmas'];
   if (values['baseline-root'] || values['baseline-env'].length > 0 || baselinePartitions || baselinePragmas) {
@@ -120,122 +119,157 @@ async function main(): Promise<void> {
       { ...env, ...baselineEnv },
     ]);
   }
+  return {
+    count: Number(values.count),
+    rounds: Number(values.rounds),
+    warmup: Number(values.warmup),
+    name: values.name,
+    floor: values.floor,
+    keepData: values['keep-data'],
+    roots,
+    baselinePartitions,
+    baselinePragmas,
+  };
+}
+type Options = ReturnType<typeof options>;
+
+function newGateway(name: string, system: Measured, agentId: string): Gateway {
+  return {
+    name,
+    system,
+    agentId,
+    samples: { direct: [], delivered: [], processed: [] },
+    cpu: { before: new CpuMeter(), after: new CpuMeter() },
+    measured: 0,
+  };
+}
+
+/** Starts each root's gateway (added to `gateways` as it starts, so a failure stops those started) and warms it. */
+async function startGateways(opts: Options, agent: ReceiptAgent, gateways: Gateway[]): Promise<void> {
+  for (const [name, root, gatewayEnv] of opts.roots) {
+    const partitions = name === 'baseline' ? opts.baselinePartitions : undefined;
+    const pragmas = name === 'baseline' && opts.baselinePragmas ? opts.baselinePragmas : BENCH_TEMPORAL_PRAGMAS;
+    const system = await startBenchSystem({
+      keepData: opts.keepData,
+      env: gatewayEnv,
+      temporalPragmas: pragmaList(pragmas),
+      ...(root ? { root } : {}),
+      ...(partitions ? { temporalPartitions: partitions } : {}),
+      log: (line) => console.log(`[${name}] ${line}`),
+    });
+    const gateway = newGateway(name, system, await registerEchoAgent(system, agent));
+    gateways.push(gateway);
+    for (let i = 0; i < opts.warmup; i++) await oneHop(gateway, agent, -i - 1);
+  }
+}
+
+/** Starts the floor on the first gateway's Temporal dev server (added to `gateways`) and warms it. */
+async function startFloorGateway(opts: Options, agent: ReceiptAgent, gateways: Gateway[]): Promise<void> {
+  const host = gateways[0]!.system as BenchSystem;
+  if (!['separate', 'eager'].includes(opts.floor)) throw new Error(`--floor ${opts.floor}: separate, eager or false`);
+  const floorSystem = await startFloor({
+    temporalAddress: host.temporalAddress,
+    temporalPid: () => host.pids().temporal,
+    agentUrl: agent.url,
+    logDir: join(host.dataDir, 'logs'),
+    eager: opts.floor === 'eager',
+  });
+  const floor = newGateway('floor', floorSystem, 'floor');
+  gateways.push(floor);
+  for (let i = 0; i < opts.warmup; i++) await oneHop(floor, agent, -i - 1);
+}
+
+/** `rounds` rounds of `count` messages through each gateway in turn, with its processes' CPU over them. */
+async function measureRounds(gateways: Gateway[], agent: ReceiptAgent, { count, rounds }: Options): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    for (const gateway of gateways) {
+      const before = new CpuMeter();
+      before.sample(gateway.system.pids());
+      for (let i = 0; i < count; i++) {
+        const hop = await oneHop(gateway, agent, round * count + i);
+        gateway.samples.direct.push(hop.direct);
+        gateway.samples.delivered.push(hop.delivered);
+        gateway.samples.processed.push(hop.processed);
+      }
+      const after = before.snapshot();
+      after.sample(gateway.system.pids());
+      accumulate(gateway, before, after);
+      gateway.measured += count;
+      process.stdout.write(`\r  round ${round + 1}/${rounds} ${gateway.name} done`);
+    }
+  }
+  process.stdout.write('\n');
+}
+
+/** The result file's content: each gateway's report, with its ratios to the floor when the floor ran. */
+function resultOf(gateways: Gateway[], opts: Options) {
+  const result = {
+    benchmark: 'one hop, one message at a time, beside a direct HTTP call',
+    when: new Date().toISOString(),
+    commit: commitOf(ROOT),
+    machine: machine(),
+    temporal_pragmas: BENCH_TEMPORAL_PRAGMAS,
+    ...(opts.baselinePragmas ? { baseline_temporal_pragmas: opts.baselinePragmas } : {}),
+    floor: opts.floor,
+    gateways: gateways.map((g) => {
+      const [, root, gatewayEnv] = opts.roots.find(([name]) => name === g.name) ?? ['floor', undefined, {}];
+      return { ...report(g, root), env: gatewayEnv };
+    }),
+  };
+  const floor = result.gateways.find((g) => g.name === 'floor');
+  const overFloor = (g: (typeof result.gateways)[number]) =>
+    floor && g !== floor
+      ? {
+          processed_minus_direct: ratio(g.processed_minus_direct_p50_ms, floor.processed_minus_direct_p50_ms),
+          cpu_ms_per_message: ratio(g.cpu_ms_per_message.total, floor.cpu_ms_per_message.total),
+        }
+      : undefined;
+  return {
+    ...result,
+    gateways: result.gateways.map((g) => ({ ...g, ...(overFloor(g) ? { ratio_to_floor: overFloor(g) } : {}) })),
+  };
+}
+
+function printResult(withRatios: ReturnType<typeof resultOf>): void {
+  console.table(
+    Object.fromEntries(
+      withRatios.gateways.map((g) => [
+        `${g.name} (${g.commit})`,
+        {
+          'direct p50': g.direct.median_ms,
+          'delivered p50': g.delivered.median_ms,
+          'processed p50': g.processed.median_ms,
+          'processed p95': g.processed.p95_ms,
+          'processed − direct p50': g.processed_minus_direct_p50_ms,
+          'CPU-ms/msg': g.cpu_ms_per_message.total,
+          ...Object.fromEntries(
+            Object.entries(g.cpu_ms_per_message)
+              .filter(([k]) => k !== 'total')
+              .map(([k, v]) => [`cpu ${k}`, v]),
+          ),
+          ...('ratio_to_floor' in g
+            ? {
+                '× floor (hop)': g.ratio_to_floor!.processed_minus_direct,
+                '× floor (CPU)': g.ratio_to_floor!.cpu_ms_per_message,
+              }
+            : {}),
+        },
+      ]),
+    ),
+  );
+}
+
+async function main(): Promise<void> {
+  const opts = options();
+  const agent = await startReceiptAgent();
   const gateways: Gateway[] = [];
   try {
-    for (const [name, root, gatewayEnv] of roots) {
-      const partitions = name === 'baseline' ? baselinePartitions : undefined;
-      const pragmas = name === 'baseline' && baselinePragmas ? baselinePragmas : BENCH_TEMPORAL_PRAGMAS;
-      const system = await startBenchSystem({
-        keepData: values['keep-data'],
-        env: gatewayEnv,
-        temporalPragmas: pragmaList(pragmas),
-        ...(root ? { root } : {}),
-        ...(partitions ? { temporalPartitions: partitions } : {}),
-        log: (line) => console.log(`[${name}] ${line}`),
-      });
-      const gateway: Gateway = {
-        name,
-        system,
-        agentId: await registerEchoAgent(system, agent),
-        samples: { direct: [], delivered: [], processed: [] },
-        cpu: { before: new CpuMeter(), after: new CpuMeter() },
-        measured: 0,
-      };
-      gateways.push(gateway);
-      for (let i = 0; i < warmup; i++) await oneHop(gateway, agent, -i - 1);
-    }
-    if (values.floor !== 'false') {
-      if (!['separate', 'eager'].includes(values.floor))
-        throw new Error(`--floor ${values.floor}: separate, eager or false`);
-      const host = gateways[0]!.system as BenchSystem;
-      const floorSystem = await startFloor({
-        temporalAddress: host.temporalAddress,
-        temporalPid: () => host.pids().temporal,
-        agentUrl: agent.url,
-        logDir: join(host.dataDir, 'logs'),
-        eager: values.floor === 'eager',
-      });
-      const floor: Gateway = {
-        name: 'floor',
-        system: floorSystem,
-        agentId: 'floor',
-        samples: { direct: [], delivered: [], processed: [] },
-        cpu: { before: new CpuMeter(), after: new CpuMeter() },
-        measured: 0,
-      };
-      gateways.push(floor);
-      for (let i = 0; i < warmup; i++) await oneHop(floor, agent, -i - 1);
-    }
-    for (let round = 0; round < rounds; round++) {
-      for (const gateway of gateways) {
-        const before = new CpuMeter();
-        before.sample(gateway.system.pids());
-        for (let i = 0; i < count; i++) {
-          const hop = await oneHop(gateway, agent, round * count + i);
-          gateway.samples.direct.push(hop.direct);
-          gateway.samples.delivered.push(hop.delivered);
-          gateway.samples.processed.push(hop.processed);
-        }
-        const after = before.snapshot();
-        after.sample(gateway.system.pids());
-        accumulate(gateway, before, after);
-        gateway.measured += count;
-        process.stdout.write(`\r  round ${round + 1}/${rounds} ${gateway.name} done`);
-      }
-    }
-    process.stdout.write('\n');
-    const result = {
-      benchmark: 'one hop, one message at a time, beside a direct HTTP call',
-      when: new Date().toISOString(),
-      commit: commitOf(ROOT),
-      machine: machine(),
-      temporal_pragmas: BENCH_TEMPORAL_PRAGMAS,
-      ...(baselinePragmas ? { baseline_temporal_pragmas: baselinePragmas } : {}),
-      floor: values.floor,
-      gateways: gateways.map((g) => {
-        const [, root, gatewayEnv] = roots.find(([name]) => name === g.name) ?? ['floor', undefined, {}];
-        return { ...report(g, root), env: gatewayEnv };
-      }),
-    };
-    const floor = result.gateways.find((g) => g.name === 'floor');
-    const overFloor = (g: (typeof result.gateways)[number]) =>
-      floor && g !== floor
-        ? {
-            processed_minus_direct: ratio(g.processed_minus_direct_p50_ms, floor.processed_minus_direct_p50_ms),
-            cpu_ms_per_message: ratio(g.cpu_ms_per_message.total, floor.cpu_ms_per_message.total),
-          }
-        : undefined;
-    const withRatios = {
-      ...result,
-      gateways: result.gateways.map((g) => ({ ...g, ...(overFloor(g) ? { ratio_to_floor: overFloor(g) } : {}) })),
-    };
-    console.table(
-      Object.fromEntries(
-        withRatios.gateways.map((g) => [
-          `${g.name} (${g.commit})`,
-          {
-            'direct p50': g.direct.median_ms,
-            'delivered p50': g.delivered.median_ms,
-            'processed p50': g.processed.median_ms,
-            'processed p95': g.processed.p95_ms,
-            'processed − direct p50': g.processed_minus_direct_p50_ms,
-            'CPU-ms/msg': g.cpu_ms_per_message.total,
-            ...Object.fromEntries(
-              Object.entries(g.cpu_ms_per_message)
-                .filter(([k]) => k !== 'total')
-                .map(([k, v]) => [`cpu ${k}`, v]),
-            ),
-            ...('ratio_to_floor' in g
-              ? {
-                  '× floor (hop)': g.ratio_to_floor!.processed_minus_direct,
-                  '× floor (CPU)': g.ratio_to_floor!.cpu_ms_per_message,
-                }
-              : {}),
-          },
-        ]),
-      ),
-    );
-    console.log(`written ${writeResultFile(RESULTS, values.name, withRatios)}`);
+    await startGateways(opts, agent, gateways);
+    if (opts.floor !== 'false') await startFloorGateway(opts, agent, gateways);
+    await measureRounds(gateways, agent, opts);
+    const withRatios = resultOf(gateways, opts);
+    printResult(withRatios);
+    console.log(`written ${writeResultFile(RESULTS, opts.name, withRatios)}`);
   } finally {
     agent.server.close();
     for (const gateway of [...gateways].reverse()) await gateway.system.stop();

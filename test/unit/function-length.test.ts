@@ -27,7 +27,6 @@ const ALLOWED = new Map<string, number>([
   ['api/wiring.ts:startApiReplica', 95],
   ['bench/catalogue/main.ts:main', 183],
   ['bench/chains/main.ts:main', 163],
-  ['bench/latency/main.ts:main', 155],
   ['bench/planning/main.ts:main', 141],
   ['bench/soak/main.ts:main', 123],
   ['router/extraction.ts:extractParametersSync', 93],
