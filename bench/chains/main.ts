@@ -180,6 +180,132 @@ async function startUntilAccepted(
   }
 }
 
+interface Bench {
+  system: BenchSystem;
+  client: Client;
+  agentId: string;
+}
+
+async function registerAgent(system: BenchSystem, agent: FaultAgent): Promise<string> {
+  const registered = await api(system, 'POST', '/v1/agents', {
+    name: `bench-chains-${Date.now()}`,
+    endpoint: agent.url,
+    capabilities: [{ name: 'echo' }, { name: 'undo' }],
+  });
+  if (registered.status !== 201)
+    throw new Error(`registration: ${registered.status} ${JSON.stringify(registered.body)}`);
+  agent.secret = registered.body.secret;
+  return registered.body.agent_id as string;
+}
+
+/** Runs `run`, adding the CPU seconds the gateway's processes spent meanwhile to `side` (sampled right before and after). */
+async function timedCpu<T>(
+  system: BenchSystem,
+  meter: CpuMeter,
+  side: Map<string, number>,
+  run: () => Promise<T>,
+): Promise<T> {
+  meter.sample(system.pids());
+  const before = meter.snapshot();
+  const result = await run();
+  meter.sample(system.pids());
+  for (const [role, seconds] of Object.entries(meter.totals(before))) side.set(role, (side.get(role) ?? 0) + seconds);
+  return result;
+}
+
+/** `count` pairs of the three hops one by one and the chain, alternating which goes first; their times, CPU and phases. */
+async function measurePairs({ system, client, agentId }: Bench, count: number, tag: string) {
+  const hops: number[] = [];
+  const chains: number[] = [];
+  const overhead: number[] = [];
+  const chainSteps: ChainPhases[] = [];
+  const hopSteps: HopPhases[] = [];
+  // CPU seconds of the gateway's processes, summed over each side's runs.
+  const cpu = { hops: new Map<string, number>(), chain: new Map<string, number>() };
+  const meter = new CpuMeter();
+  for (let i = 0; i < count; i++) {
+    const hopsId = `hops-${tag}-${i}`;
+    const chainId = `chain-${tag}-${i}`;
+    const runHops = () => timedCpu(system, meter, cpu.hops, () => hopsOneByOne(system, agentId, hopsId));
+    const runChain = () =>
+      timedCpu(system, meter, cpu.chain, async () => {
+        const { ms, status } = await oneChain(system, client, agentId, chainId);
+        if (status.state !== 'completed') throw new Error(`chain ${status.chain_id} ended ${status.state}`);
+        return ms;
+      });
+    // Alternate which goes first, so neither always follows the other.
+    const [h, c] =
+      i % 2 === 0
+        ? [await runHops(), await runChain()]
+        : await (async () => {
+            const c2 = await runChain();
+            return [await runHops(), c2];
+          })();
+    hops.push(h);
+    chains.push(c);
+    overhead.push(c - h);
+    hopSteps.push(
+      await hopPhases(
+        client,
+        HOPS.map((hop) => messageWorkflowId('default', `${hopsId}-${hop}`)),
+      ),
+    );
+    chainSteps.push(
+      await chainPhases(
+        client,
+        chainWorkflowId('default', chainId),
+        HOPS.map((step) => messageWorkflowId('default', stepMessageId(chainId, step))),
+      ),
+    );
+    process.stdout.write(`\r  pair ${i + 1}/${count}   `);
+  }
+  process.stdout.write('\n');
+  const latency = { hops_one_by_one: summary(hops), chain: summary(chains), chain_minus_hops: summary(overhead) };
+  const cpuSeconds = Object.fromEntries(
+    Object.entries(cpu).map(([side, roles]) => [
+      side,
+      Object.fromEntries([...roles].map(([role, seconds]) => [role, Math.round(seconds * 100) / 100])),
+    ]),
+  );
+  return { latency, cpuSeconds, phases: { hops: medianPhases(hopSteps), chain: medianPhases(chainSteps) } };
+}
+
+/**
+ * `total` chains under injected faults (and the kills, with `kill`): how they ended, and whether any message's effect
+ * happened twice.
+ */
+async function faultPhase(bench: Bench, agent: FaultAgent, rate: number, total: number, kill: boolean, tag: string) {
+  agent.faults = { transient: rate, failThird: rate };
+  const kills: string[] = [];
+  const chaos = kill ? killAndRestart(bench.system, kills) : Promise.resolve();
+  // Posted one by one (the api may be down for a while: a refused post is tried again), then awaited together.
+  const runs: Promise<ChainStatus>[] = [];
+  for (let i = 0; i < total; i++)
+    runs.push((await startUntilAccepted(bench.system, bench.client, bench.agentId, `fault-${tag}-${i}`)).ended);
+  const ended = await Promise.all(runs);
+  await chaos;
+  const states: Record<string, number> = {};
+  for (const s of ended) states[s.state] = (states[s.state] ?? 0) + 1;
+  // Let late receipts land before counting effects.
+  await new Promise((r) => setTimeout(r, 2_000));
+  const duplicates = [...agent.effects.entries()]
+    .filter(([id, times]) => id.startsWith(`fault-${tag}-`) && times > 1)
+    .map(([id]) => id);
+  const compensations = [...agent.effects.keys()].filter(
+    (id) => id.startsWith(`fault-${tag}-`) && id.endsWith(':compensate'),
+  ).length;
+  return {
+    rate,
+    chains: total,
+    kills,
+    states,
+    all_completed_or_compensated: ended.every((s) => s.state === 'completed' || s.state === 'compensated'),
+    compensations_run: compensations,
+    duplicate_effects: duplicates.length,
+    duplicate_ids: duplicates.slice(0, 10),
+  };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -205,120 +331,20 @@ async function main(): Promise<void> {
   });
   const connection = await Connection.connect({ address: system.temporalAddress });
   try {
-    const client = new Client({ connection });
-    const registered = await api(system, 'POST', '/v1/agents', {
-      name: `bench-chains-${Date.now()}`,
-      endpoint: agent.url,
-      capabilities: [{ name: 'echo' }, { name: 'undo' }],
-    });
-    if (registered.status !== 201)
-      throw new Error(`registration: ${registered.status} ${JSON.stringify(registered.body)}`);
-    agent.secret = registered.body.secret;
-    const agentId = registered.body.agent_id as string;
+    const bench: Bench = { system, client: new Client({ connection }), agentId: await registerAgent(system, agent) };
     const tag = Date.now().toString(36);
     for (let i = 0; i < warmup; i++) {
-      await hopsOneByOne(system, agentId, `warm-${tag}-${i}`);
-      await oneChain(system, client, agentId, `warm-${tag}-${i}`);
+      await hopsOneByOne(system, bench.agentId, `warm-${tag}-${i}`);
+      await oneChain(system, bench.client, bench.agentId, `warm-${tag}-${i}`);
     }
-    const hops: number[] = [];
-    const chains: number[] = [];
-    const overhead: number[] = [];
-    const chainSteps: ChainPhases[] = [];
-    const hopSteps: HopPhases[] = [];
-    // CPU seconds of the gateway's processes, summed over each side's runs (sampled right before and after each).
-    const cpu = { hops: new Map<string, number>(), chain: new Map<string, number>() };
-    const meter = new CpuMeter();
-    const timedCpu = async <T>(side: Map<string, number>, run: () => Promise<T>): Promise<T> => {
-      meter.sample(system.pids());
-      const before = meter.snapshot();
-      const result = await run();
-      meter.sample(system.pids());
-      for (const [role, seconds] of Object.entries(meter.totals(before)))
-        side.set(role, (side.get(role) ?? 0) + seconds);
-      return result;
-    };
     const loadBefore = machine().load_average;
-    for (let i = 0; i < count; i++) {
-      // Alternate which goes first, so neither always follows the other.
-      const hopsId = `hops-${tag}-${i}`;
-      const chainId = `chain-${tag}-${i}`;
-      const runHops = () => timedCpu(cpu.hops, () => hopsOneByOne(system, agentId, hopsId));
-      const runChain = () =>
-        timedCpu(cpu.chain, async () => {
-          const { ms, status } = await oneChain(system, client, agentId, chainId);
-          if (status.state !== 'completed') throw new Error(`chain ${status.chain_id} ended ${status.state}`);
-          return ms;
-        });
-      const [h, c] =
-        i % 2 === 0
-          ? [await runHops(), await runChain()]
-          : await (async () => {
-              const c2 = await runChain();
-              return [await runHops(), c2];
-            })();
-      hops.push(h);
-      chains.push(c);
-      overhead.push(c - h);
-      hopSteps.push(
-        await hopPhases(
-          client,
-          HOPS.map((hop) => messageWorkflowId('default', `${hopsId}-${hop}`)),
-        ),
-      );
-      chainSteps.push(
-        await chainPhases(
-          client,
-          chainWorkflowId('default', chainId),
-          HOPS.map((step) => messageWorkflowId('default', stepMessageId(chainId, step))),
-        ),
-      );
-      process.stdout.write(`\r  pair ${i + 1}/${count}   `);
-    }
-    process.stdout.write('\n');
-    const latency = { hops_one_by_one: summary(hops), chain: summary(chains), chain_minus_hops: summary(overhead) };
+    const { latency, cpuSeconds, phases } = await measurePairs(bench, count, tag);
     console.table(latency);
-    const cpuSeconds = Object.fromEntries(
-      Object.entries(cpu).map(([side, roles]) => [
-        side,
-        Object.fromEntries([...roles].map(([role, seconds]) => [role, Math.round(seconds * 100) / 100])),
-      ]),
-    );
-    const phases = { hops: medianPhases(hopSteps), chain: medianPhases(chainSteps) };
     console.log({ cpu_seconds: cpuSeconds, phases });
     const loadAfter = machine().load_average;
-
     let faults: Record<string, unknown> | undefined;
     if (faultRate > 0) {
-      agent.faults = { transient: faultRate, failThird: faultRate };
-      const total = Number(values['fault-chains']);
-      const kills: string[] = [];
-      const chaos = values.kill ? killAndRestart(system, kills) : Promise.resolve();
-      // Posted one by one (the api may be down for a while: a refused post is tried again), then awaited together.
-      const runs: Promise<ChainStatus>[] = [];
-      for (let i = 0; i < total; i++)
-        runs.push((await startUntilAccepted(system, client, agentId, `fault-${tag}-${i}`)).ended);
-      const ended = await Promise.all(runs);
-      await chaos;
-      const states: Record<string, number> = {};
-      for (const s of ended) states[s.state] = (states[s.state] ?? 0) + 1;
-      // Let late receipts land before counting effects.
-      await new Promise((r) => setTimeout(r, 2_000));
-      const duplicates = [...agent.effects.entries()]
-        .filter(([id, times]) => id.startsWith(`fault-${tag}-`) && times > 1)
-        .map(([id]) => id);
-      const compensations = [...agent.effects.keys()].filter(
-        (id) => id.startsWith(`fault-${tag}-`) && id.endsWith(':compensate'),
-      ).length;
-      faults = {
-        rate: faultRate,
-        chains: total,
-        kills,
-        states,
-        all_completed_or_compensated: ended.every((s) => s.state === 'completed' || s.state === 'compensated'),
-        compensations_run: compensations,
-        duplicate_effects: duplicates.length,
-        duplicate_ids: duplicates.slice(0, 10),
-      };
+      faults = await faultPhase(bench, agent, faultRate, Number(values['fault-chains']), values.kill, tag);
       console.log(faults);
     }
     const result = {
