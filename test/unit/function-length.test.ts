@@ -25,7 +25,6 @@ const ALLOWED = new Map<string, number>([
   ['api/routes/chains.ts:chainRoutes', 88],
   ['api/routes/messages.ts:messageRoutes', 137],
   ['api/wiring.ts:startApiReplica', 95],
-  ['bench/catalogue/main.ts:main', 183],
   ['bench/planning/main.ts:main', 141],
   ['bench/soak/main.ts:main', 123],
   ['router/extraction.ts:extractParametersSync', 93],
