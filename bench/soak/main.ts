@@ -94,51 +94,51 @@ async function phase(
 const messageId = (i: number) => `soak-${i.toString(36)}-${((i * 2654435761) >>> 0).toString(16)}`;
 const outcome = { status: 'processed' as const, result: { ok: true } };
 
-async function main(): Promise<void> {
-  const start = resident();
-  console.log(`start: rss ${start.rss_mib} MiB, heap ${start.heap_used_mib} MiB`);
-  const results: PhaseResult[] = [];
+/** The stores of the phases run so far, kept alive until the result is written, so each "after" measured them full. */
+type Alive = (() => number)[];
 
+async function sdkStorePhases(alive: Alive): Promise<PhaseResult[]> {
   const memory = new MemoryStore();
-  results.push(
-    await phase(
-      'sdk handled ids (memory)',
-      IDS,
-      '100,000 ids / 30 days',
-      (i) => memory.set(messageId(i), outcome),
-      () => memory.size,
-    ),
+  alive.push(() => memory.size);
+  const inMemory = await phase(
+    'sdk handled ids (memory)',
+    IDS,
+    '100,000 ids / 30 days',
+    (i) => memory.set(messageId(i), outcome),
+    () => memory.size,
   );
-
   const dir = mkdtempSync(join(tmpdir(), 'agent-reach-soak-'));
   const file = new FileStore(join(dir, 'handled.jsonl'));
-  results.push(
-    await phase(
-      'sdk handled ids (file)',
-      IDS,
-      '100,000 ids / 30 days; file compacted at 2×',
-      (i) => file.set(messageId(i), outcome),
-      () => file.size,
-      () => ({
-        file_lines: file.fileLines,
-        file_mib: Math.round((statSync(join(dir, 'handled.jsonl')).size / MiB) * 10) / 10,
-      }),
-    ),
+  alive.push(() => file.size);
+  const onFile = await phase(
+    'sdk handled ids (file)',
+    IDS,
+    '100,000 ids / 30 days; file compacted at 2×',
+    (i) => file.set(messageId(i), outcome),
+    () => file.size,
+    () => ({
+      file_lines: file.fileLines,
+      file_mib: Math.round((statSync(join(dir, 'handled.jsonl')).size / MiB) * 10) / 10,
+    }),
   );
   rmSync(dir, { recursive: true, force: true });
+  return [inMemory, onFile];
+}
 
+async function apiKeyPhase(alive: Alive): Promise<PhaseResult> {
   const nobody = { findById: () => ({ lean: async () => null }) };
   const keys = new ApiKeyStore(nobody as never, { configKeys: [], cacheMs: 5_000 });
-  results.push(
-    await phase(
-      'api key lookup cache',
-      IDS,
-      'LRU 10,000',
-      (i) => keys.authenticate(`rk_${i.toString(16).padStart(12, '0')}_${'A'.repeat(43)}`),
-      () => keys.cachedKeys,
-    ),
+  alive.push(() => keys.cachedKeys);
+  return phase(
+    'api key lookup cache',
+    IDS,
+    'LRU 10,000',
+    (i) => keys.authenticate(`rk_${i.toString(16).padStart(12, '0')}_${'A'.repeat(43)}`),
+    () => keys.cachedKeys,
   );
+}
 
+async function heartbeatPhase(alive: Alive): Promise<PhaseResult> {
   let now = Date.parse('2026-12-01T00:00:00Z');
   const stored = (key: string) => ({
     _id: key,
@@ -165,43 +165,57 @@ async function main(): Promise<void> {
     { intervalMs: 10_000, ttlMs: 60_000, graceWindows: 1 },
     { writeEveryMs: 15_000, now: () => new Date(now) },
   );
+  alive.push(() => heartbeats.remembered);
   const agent = { _id: 'agt_soak', tenant: 'default' } as never;
-  results.push(
-    await phase(
-      'heartbeat bookkeeping',
-      IDS,
-      'instances written in the last 15 s (HEARTBEAT_WRITE_EVERY_MS)',
-      async (i) => {
-        now += 1;
-        await heartbeats.beat(agent, { instance_id: messageId(i) });
-        if (i % 5_000 === 0) await heartbeats.sweep();
-      },
-      () => heartbeats.remembered,
-    ),
+  return phase(
+    'heartbeat bookkeeping',
+    IDS,
+    'instances written in the last 15 s (HEARTBEAT_WRITE_EVERY_MS)',
+    async (i) => {
+      now += 1;
+      await heartbeats.beat(agent, { instance_id: messageId(i) });
+      if (i % 5_000 === 0) await heartbeats.sweep();
+    },
+    () => heartbeats.remembered,
   );
+}
 
-  results.push(
-    await phase('RE2 pattern cache', PATTERNS, 'LRU 2,000', (i) => safePattern(`^${messageId(i)}$`), cachedPatterns),
+async function cachePhases(): Promise<PhaseResult[]> {
+  const patterns = await phase(
+    'RE2 pattern cache',
+    PATTERNS,
+    'LRU 2,000',
+    (i) => safePattern(`^${messageId(i)}$`),
+    cachedPatterns,
   );
-
-  results.push(
-    await phase(
-      'parameter-check validators (ajv)',
-      SCHEMAS,
-      'LRU 500; ajv keeps no copy',
-      (i) =>
-        invalidProperties(
-          JSON.stringify({
-            $id: 'soak',
-            type: 'object',
-            properties: { id: { type: 'string', pattern: `^${messageId(i)}$` } },
-          }),
-          { id: messageId(i) },
-        ),
-      () => compiledSchemas.size,
-    ),
+  const validators = await phase(
+    'parameter-check validators (ajv)',
+    SCHEMAS,
+    'LRU 500; ajv keeps no copy',
+    (i) =>
+      invalidProperties(
+        JSON.stringify({
+          $id: 'soak',
+          type: 'object',
+          properties: { id: { type: 'string', pattern: `^${messageId(i)}$` } },
+        }),
+        { id: messageId(i) },
+      ),
+    () => compiledSchemas.size,
   );
+  return [patterns, validators];
+}
 
+async function main(): Promise<void> {
+  const start = resident();
+  console.log(`start: rss ${start.rss_mib} MiB, heap ${start.heap_used_mib} MiB`);
+  const alive: Alive = [];
+  const results: PhaseResult[] = [
+    ...(await sdkStorePhases(alive)),
+    await apiKeyPhase(alive),
+    await heartbeatPhase(alive),
+    ...(await cachePhases()),
+  ];
   const end = resident();
   console.log(`end: rss ${end.rss_mib} MiB, heap ${end.heap_used_mib} MiB`);
   const path = writeResultFile(resolve(__dirname, '../results'), 'soak', {
@@ -212,8 +226,7 @@ async function main(): Promise<void> {
     start,
     end,
     phases: results,
-    // Keep the stores alive until here, so "after" measured them full.
-    alive: [memory.size, file.size, keys.cachedKeys, heartbeats.remembered].length,
+    alive: alive.map((size) => size()).length,
   });
   console.log(`wrote ${path}`);
 }

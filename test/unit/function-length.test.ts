@@ -26,7 +26,6 @@ const ALLOWED = new Map<string, number>([
   ['api/routes/messages.ts:messageRoutes', 137],
   ['api/wiring.ts:startApiReplica', 95],
   ['bench/planning/main.ts:main', 141],
-  ['bench/soak/main.ts:main', 123],
   ['router/extraction.ts:extractParametersSync', 93],
   ['router/head/head-matcher.ts:anonymous function', 87],
   ['router/head/head-matcher.ts:headMatcherFactory', 98],
