@@ -13,10 +13,15 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../../router/create-matcher';
+import {
+  chooseMatcher,
+  DEFAULT_LEXICAL_WEIGHT,
+  DEFAULT_LOCAL_MODELS,
+  type ChosenMatcher,
+} from '../../router/create-matcher';
 import { decisionSettings } from '../../router/create-router';
-import { capabilitySchemas, checkChain } from '../../chains/check-chain';
-import { planChain, type ChainPlan } from '../../planner/plan-chain';
+import { capabilitySchemas, checkChain, type ChainCheckDeps } from '../../chains/check-chain';
+import { planChain, type ChainPlan, type PlannerDeps } from '../../planner/plan-chain';
 import { splitRequest } from '../../planner/split';
 import { judgeModelPath, locateJudgeModel } from '../../router/judge/judge-files';
 import { LocalJudge } from '../../router/judge/local-judge';
@@ -56,8 +61,26 @@ function viewOf(plan: ChainPlan): PlannedStepView[] {
   }));
 }
 
-async function main() {
-  const cases = loadCases(args.set!);
+type ScoredCase = CaseScore & {
+  id: string;
+  lang: string;
+  checked: string;
+  runnable: boolean;
+  planner: string;
+  fallback?: string;
+  split_right: boolean;
+  unplanned: string[];
+};
+
+interface Planner {
+  chosen: ChosenMatcher;
+  model?: LocalJudge;
+  deps: PlannerDeps;
+  check: ChainCheckDeps;
+}
+
+/** The api's router over the zh-routing catalogue, the planner's dependencies on it, and the local judge if asked. */
+async function startPlanner(useModel: boolean): Promise<Planner> {
   const set = loadZhRouting();
   const chosen = await chooseMatcher({
     provider: 'local',
@@ -71,14 +94,6 @@ async function main() {
   await warmUp(chosen.factory, set.agents);
   await router.prepare('bench');
   const byId = new Map(set.agents.map((a) => [a.agent._id, a]));
-  const deps = {
-    route: (request: Parameters<typeof router.route>[0]) => router.route(request),
-    schemas: async (_tenant: string, agentId: string, capability: string) => {
-      const found = byId.get(agentId)?.agent.capabilities.find((c) => c.name === capability);
-      return found ? capabilitySchemas(found) : {};
-    },
-  };
-  const useModel = args.planner === 'model';
   const model = useModel
     ? new LocalJudge({
         modelPath: locateJudgeModel(process.env.ROUTER_JUDGE_MODEL) ?? judgeModelPath(),
@@ -86,8 +101,12 @@ async function main() {
       })
     : undefined;
   if (model) await model.warm();
-  const plannerDeps = {
-    ...deps,
+  const deps: PlannerDeps = {
+    route: (request) => router.route(request),
+    schemas: async (_tenant: string, agentId: string, capability: string) => {
+      const found = byId.get(agentId)?.agent.capabilities.find((c) => c.name === capability);
+      return found ? capabilitySchemas(found) : {};
+    },
     ...(model ? { splitModel: model, modelTimeoutMs: Number(args['model-timeout-ms']) } : {}),
   };
   const queries = {
@@ -95,64 +114,67 @@ async function main() {
     checkReach: async () => ({ kind: 'ok' as const }),
   };
   const limits = { maxSteps: 32, maxDepth: 16, maxBytes: 256 * 1024, maxMessageBytes: 256 * 1024 };
+  return { chosen, model, deps, check: { queries, limits } };
+}
 
-  const repeats = Number(args.repeats);
-  const times: number[][] = [];
+async function scored(c: PlanningCase, plan: ChainPlan, check: ChainCheckDeps): Promise<ScoredCase> {
+  const checked = plan.chain.steps.length ? await checkChain(check, 'bench', plan.chain) : undefined;
+  return {
+    id: c.id,
+    lang: c.lang,
+    ...scoreCase(c, viewOf(plan)),
+    checked:
+      checked === undefined ? 'no steps' : checked.ok ? 'ok' : `${checked.refusal.code}: ${checked.refusal.message}`,
+    runnable: plan.runnable,
+    planner: plan.planner.used,
+    ...(plan.planner.fallback ? { fallback: plan.planner.fallback } : {}),
+    split_right: splitRequest(c.text).length === c.steps.length,
+    unplanned: plan.unplanned.map(
+      (u) => `${u.code}${u.step ? ` ${u.step}` : ''}${u.missing ? ` (${u.missing.join(', ')})` : ''}`,
+    ),
+  };
+}
+
+interface Runs {
+  times: number[][];
   /** The process's CPU per plan (every thread: the models' worker threads too), one plan at a time. */
+  cpuPerPlan: number[];
+  /** Each case's score, from the first repeat. */
+  scores: ScoredCase[];
+  wallSeconds: number;
+  cpu: number;
+}
+
+/** Plans every case `repeats` times, timing each plan; scores the first repeat's plans. */
+async function planRepeats(planner: Planner, cases: PlanningCase[], repeats: number, useModel: boolean): Promise<Runs> {
+  const times: number[][] = [];
   const cpuPerPlan: number[] = [];
-  let scores: (CaseScore & {
-    id: string;
-    lang: string;
-    checked: string;
-    runnable: boolean;
-    planner: string;
-    fallback?: string;
-    split_right: boolean;
-    unplanned: string[];
-  })[] = [];
+  const scores: ScoredCase[] = [];
   const cpuBefore = cpuSeconds(process.pid) ?? 0;
   const wallBefore = performance.now();
   for (let r = 0; r < repeats; r++) {
     const pass: number[] = [];
-    const passScores: typeof scores = [];
     for (const c of cases) {
       const started = performance.now();
       const cpuStarted = process.cpuUsage();
-      const plan = await planChain(
-        plannerDeps,
-        { tenant: 'bench' },
-        { intent: c.text, planner: useModel ? 'model' : 'rules' },
-      );
+      const ask = { intent: c.text, planner: useModel ? ('model' as const) : ('rules' as const) };
+      const plan = await planChain(planner.deps, { tenant: 'bench' }, ask);
       pass.push(performance.now() - started);
       const used = process.cpuUsage(cpuStarted);
       cpuPerPlan.push((used.user + used.system) / 1000);
-      if (r > 0) continue;
-      const check = plan.chain.steps.length ? await checkChain({ queries, limits }, 'bench', plan.chain) : undefined;
-      passScores.push({
-        id: c.id,
-        lang: c.lang,
-        ...scoreCase(c, viewOf(plan)),
-        checked: check === undefined ? 'no steps' : check.ok ? 'ok' : `${check.refusal.code}: ${check.refusal.message}`,
-        runnable: plan.runnable,
-        planner: plan.planner.used,
-        ...(plan.planner.fallback ? { fallback: plan.planner.fallback } : {}),
-        split_right: splitRequest(c.text).length === c.steps.length,
-        unplanned: plan.unplanned.map(
-          (u) => `${u.code}${u.step ? ` ${u.step}` : ''}${u.missing ? ` (${u.missing.join(', ')})` : ''}`,
-        ),
-      });
+      if (r === 0) scores.push(await scored(c, plan, planner.check));
     }
-    if (r === 0) scores = passScores;
     times.push(pass);
     process.stdout.write(
       `  repeat ${r + 1}/${repeats}: p50 ${latencyPercentiles(pass).p50_ms} ms, p95 ${latencyPercentiles(pass).p95_ms} ms\n`,
     );
   }
   const wallSeconds = (performance.now() - wallBefore) / 1000;
-  const cpu = (cpuSeconds(process.pid) ?? 0) - cpuBefore;
-  const all = latencyPercentiles(times.flat());
-  const perRepeat = times.map((t) => latencyPercentiles(t));
-  const quality = {
+  return { times, cpuPerPlan, scores, wallSeconds, cpu: (cpuSeconds(process.pid) ?? 0) - cpuBefore };
+}
+
+function qualityOf(scores: ScoredCase[]) {
+  return {
     all: scoreSet(scores),
     zh: scoreSet(scores.filter((s) => s.lang === 'zh')),
     en: scoreSet(scores.filter((s) => s.lang === 'en')),
@@ -161,7 +183,12 @@ async function main() {
     runnable_pct: Math.round((1000 * scores.filter((s) => s.runnable).length) / scores.length) / 10,
     split_by_model: scores.filter((s) => s.planner === 'model').length,
   };
-  const timing = {
+}
+
+function timingOf({ times, cpuPerPlan, wallSeconds, cpu }: Runs) {
+  const all = latencyPercentiles(times.flat());
+  const perRepeat = times.map((t) => latencyPercentiles(t));
+  return {
     plans: times.flat().length,
     p50_ms: all.p50_ms,
     p95_ms: all.p95_ms,
@@ -176,15 +203,25 @@ async function main() {
     wall_s: Math.round(wallSeconds * 10) / 10,
     cpu_s: Math.round(cpu * 10) / 10,
   };
+}
+
+async function main() {
+  const cases = loadCases(args.set!);
+  const useModel = args.planner === 'model';
+  const planner = await startPlanner(useModel);
+  const runs = await planRepeats(planner, cases, Number(args.repeats), useModel);
+  const scores = runs.scores;
+  const quality = qualityOf(scores);
+  const timing = timingOf(runs);
   const file = writeResultFile(RESULTS, useModel ? 'planning-model' : 'planning', {
     at: new Date().toISOString(),
     machine: 'shared 2-core box; figures are noisy',
     node: process.version,
     set: `${args.set!.replace(`${resolve(__dirname, '../..')}/`, '')} (${cases.length} requests)`,
     planner: useModel
-      ? `model (${model!.name}, checked; the rules' split where it is not usable)`
+      ? `model (${planner.model!.name}, checked; the rules' split where it is not usable)`
       : 'rules (deterministic splitter), no model',
-    router: { provider: chosen.provider, head: process.env.ROUTER_HEAD !== 'off', judge: 'off', llm: 'none' },
+    router: { provider: planner.chosen.provider, head: process.env.ROUTER_HEAD !== 'off', judge: 'off', llm: 'none' },
     goals: { exact_pct: 60, step_recall_pct: 90, p95_ms: 300 },
     quality,
     timing,
@@ -194,8 +231,8 @@ async function main() {
   for (const s of scores.filter((x) => !x.exact))
     console.log(`  ✗ ${s.id}: ${s.miss}${s.checked === 'ok' ? '' : ` [check: ${s.checked}]`}`);
   console.log(`wrote ${file}`);
-  await model?.close();
-  await chosen.close?.();
+  await planner.model?.close();
+  await planner.chosen.close?.();
 }
 
 void main().then(
