@@ -34,91 +34,102 @@ function sendArguments(maxWaitMs: number) {
   });
 }
 
-export function reachTools(maxWaitMs: number): ReachTool[] {
+const routeTool: ReachTool = {
+  scope: 'send',
+  definition: {
+    name: 'reach_route',
+    title: 'Route an intent (dry run)',
+    description:
+      'Asks the Agent-Reach router which agent capability would handle an intent, and why (its explanation: candidates, ' +
+      'scores, eligibility). Nothing is sent. Give `intent` (any language), optionally `target.agent_id` to choose only ' +
+      "among that agent's capabilities, and `params` already known.",
+    inputSchema: inputSchemaOf(routeBody),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  async run(deps, call, args) {
+    const caller = requireScope(call.caller, 'send');
+    return toolValue(await dryRun(deps, caller, parseInput(routeBody, args, 'arguments')));
+  },
+};
+
+function sendTool(maxWaitMs: number): ReachTool {
   const sendArgs = sendArguments(maxWaitMs);
+  return {
+    scope: 'send',
+    definition: {
+      name: 'reach_send',
+      title: 'Send a message to an agent',
+      description:
+        'Sends a message through Agent-Reach, delivered durably (retried, at most once in effect per message_id). Either ' +
+        '`target: {agent_id, capability}` names the capability, or `intent` (any language) lets the router choose one. ' +
+        '`params` are the capability parameters, `payload` any JSON. Waits up to `wait_ms` for the agent to finish and ' +
+        'returns the final status with its `result`; if it is still running then, returns the `message_id` to read ' +
+        'later with reach_status. Sending the same `message_id` again never does the work twice.',
+      inputSchema: inputSchemaOf(sendArgs),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    async run(deps, call, args) {
+      const { wait_ms, ...rest } = parseInput(sendArgs, args, 'arguments');
+      const body = parseInput(sendMessageBody, rest, 'arguments');
+      return sendAndWait(deps, call, body, wait_ms ?? maxWaitMs);
+    },
+  };
+}
+
+const statusTool: ReachTool = {
+  scope: 'read',
+  definition: {
+    name: 'reach_status',
+    title: 'Read a message',
+    description:
+      "A message's status (a read: it succeeds whatever the message's outcome): state (accepted, routing, delivering, delivered, processed, or failed, rejected, cancelled, " +
+      'expired), its result or reason, the agent and every delivery attempt.',
+    inputSchema: inputSchemaOf(messageIdParams),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  async run(deps, call, args) {
+    const { tenant } = requireScope(call.caller, 'read');
+    const { message_id } = parseInput(messageIdParams, args, 'arguments');
+    const status = await deps.messages.get(tenant, message_id);
+    if (!status) return toolError('message_not_found', `No message ${message_id}`);
+    return toolValue(withLinks(deps, status));
+  },
+};
+
+const searchAgentsTool: ReachTool = {
+  scope: 'read',
+  definition: {
+    name: 'reach_search_agents',
+    title: 'Search the agent catalogue',
+    description:
+      'Searches the agents registered in Agent-Reach: free text `q` (any language, over names, descriptions, tags, ' +
+      'capabilities and examples), `tag`, `capability` name, `state` (online, offline, healthy, busy, draining). ' +
+      'Returns agent cards with their capabilities (parameter schemas included) and instances; page with `cursor`.',
+    inputSchema: inputSchemaOf(searchAgentsQuery),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  async run(deps, call, args) {
+    const { tenant } = requireScope(call.caller, 'read');
+    const query = parseInput(searchAgentsQuery, args ?? {}, 'arguments');
+    const { index, policy, now } = deps.catalogue;
+    await index.ensureCurrent(deps.logger);
+    const at = now();
+    const page = index.search(tenant, query, at, policy);
+    return toolValue({
+      items: page.items.map((item) => agentView(item, at, policy)),
+      ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+    });
+  },
+};
+
+export function reachTools(maxWaitMs: number): ReachTool[] {
   return [
-    {
-      scope: 'send',
-      definition: {
-        name: 'reach_route',
-        title: 'Route an intent (dry run)',
-        description:
-          'Asks the Agent-Reach router which agent capability would handle an intent, and why (its explanation: candidates, ' +
-          'scores, eligibility). Nothing is sent. Give `intent` (any language), optionally `target.agent_id` to choose only ' +
-          "among that agent's capabilities, and `params` already known.",
-        inputSchema: inputSchemaOf(routeBody),
-        annotations: { readOnlyHint: true, openWorldHint: false },
-      },
-      async run(deps, call, args) {
-        const caller = requireScope(call.caller, 'send');
-        return toolValue(await dryRun(deps, caller, parseInput(routeBody, args, 'arguments')));
-      },
-    },
-    {
-      scope: 'send',
-      definition: {
-        name: 'reach_send',
-        title: 'Send a message to an agent',
-        description:
-          'Sends a message through Agent-Reach, delivered durably (retried, at most once in effect per message_id). Either ' +
-          '`target: {agent_id, capability}` names the capability, or `intent` (any language) lets the router choose one. ' +
-          '`params` are the capability parameters, `payload` any JSON. Waits up to `wait_ms` for the agent to finish and ' +
-          'returns the final status with its `result`; if it is still running then, returns the `message_id` to read ' +
-          'later with reach_status. Sending the same `message_id` again never does the work twice.',
-        inputSchema: inputSchemaOf(sendArgs),
-        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-      },
-      async run(deps, call, args) {
-        const { wait_ms, ...rest } = parseInput(sendArgs, args, 'arguments');
-        const body = parseInput(sendMessageBody, rest, 'arguments');
-        return sendAndWait(deps, call, body, wait_ms ?? maxWaitMs);
-      },
-    },
-    ...[replyTool(maxWaitMs), planAndRunTool(maxWaitMs)],
-    {
-      scope: 'read',
-      definition: {
-        name: 'reach_status',
-        title: 'Read a message',
-        description:
-          "A message's status (a read: it succeeds whatever the message's outcome): state (accepted, routing, delivering, delivered, processed, or failed, rejected, cancelled, " +
-          'expired), its result or reason, the agent and every delivery attempt.',
-        inputSchema: inputSchemaOf(messageIdParams),
-        annotations: { readOnlyHint: true, openWorldHint: false },
-      },
-      async run(deps, call, args) {
-        const { tenant } = requireScope(call.caller, 'read');
-        const { message_id } = parseInput(messageIdParams, args, 'arguments');
-        const status = await deps.messages.get(tenant, message_id);
-        if (!status) return toolError('message_not_found', `No message ${message_id}`);
-        return toolValue(withLinks(deps, status));
-      },
-    },
-    {
-      scope: 'read',
-      definition: {
-        name: 'reach_search_agents',
-        title: 'Search the agent catalogue',
-        description:
-          'Searches the agents registered in Agent-Reach: free text `q` (any language, over names, descriptions, tags, ' +
-          'capabilities and examples), `tag`, `capability` name, `state` (online, offline, healthy, busy, draining). ' +
-          'Returns agent cards with their capabilities (parameter schemas included) and instances; page with `cursor`.',
-        inputSchema: inputSchemaOf(searchAgentsQuery),
-        annotations: { readOnlyHint: true, openWorldHint: false },
-      },
-      async run(deps, call, args) {
-        const { tenant } = requireScope(call.caller, 'read');
-        const query = parseInput(searchAgentsQuery, args ?? {}, 'arguments');
-        const { index, policy, now } = deps.catalogue;
-        await index.ensureCurrent(deps.logger);
-        const at = now();
-        const page = index.search(tenant, query, at, policy);
-        return toolValue({
-          items: page.items.map((item) => agentView(item, at, policy)),
-          ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
-        });
-      },
-    },
+    routeTool,
+    sendTool(maxWaitMs),
+    replyTool(maxWaitMs),
+    planAndRunTool(maxWaitMs),
+    statusTool,
+    searchAgentsTool,
   ];
 }
 

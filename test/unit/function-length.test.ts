@@ -19,7 +19,6 @@ const MAX_LINES = 80;
 const ALLOWED = new Map<string, number>([
   ['api/app.ts:createApp', 100],
   ['api/main.ts:main', 87],
-  ['api/mcp/reach-tools.ts:reachTools', 87],
   ['api/routes/agent-cards.ts:agentCardRoutes', 85],
   ['api/routes/agents.ts:agentRoutes', 104],
   ['api/routes/chains.ts:chainRoutes', 88],
