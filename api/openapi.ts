@@ -437,7 +437,7 @@ export const OPERATIONS: Operation[] = [
     summary:
       "The tenant's routing head: ready or training, on which catalogue revision, since when, its fitted thresholds",
     details:
-      "`state`: `ready` (the current catalogue's head decides), `training` (a previous head, or similarity, decides meanwhile), `none` (no head: BM25 or `ROUTER_HEAD=off`), `failed`. `serving`: the head that decides now (`revision`, `capabilities`, `changed_at`, `ready_at`, `calibration` per language direction); `training`: the one being trained. `judge`: what `ROUTER_JUDGE` came to on this host (`setting`, `active`, `why`; for `auto` the rule's verdict) and, when a judge is on, the requests `waiting` for it now and its `capacity`.",
+      "`state`: `ready` (the current catalogue's head decides), `training` (a previous head, or similarity, decides meanwhile), `none` (no head: BM25 or `ROUTER_HEAD=off`), `failed`. `serving`: the head that decides now (`revision`, `capabilities`, `changed_at`, `ready_at` when its first heads served, `full_at` when every head did, `heads` deciding now, `late`: the heads that join later and their `state` — `training`, `joined`, `failed` with the `error`, `discarded` when the catalogue changed first —, `calibration` per language direction); `training`: the one being trained. `judge`: what `ROUTER_JUDGE` came to on this host (`setting`, `active`, `why`; for `auto` the rule's verdict) and, when a judge is on, the requests `waiting` for it now and its `capacity`.",
     responses: { 200: '`{provider, state, serving?, training?, error?, judge?}`' },
     returns: { 200: out.routerStatusResponse },
   },

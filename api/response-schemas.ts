@@ -110,6 +110,20 @@ const headStatus = z.looseObject({
   capabilities: z.number().int(),
   changed_at: timestamp,
   ready_at: timestamp.optional(),
+  full_at: timestamp
+    .optional()
+    .describe(
+      'When every head serves (the late ones joined); absent while they train, or if they failed or were discarded',
+    ),
+  heads: z.array(z.string()).optional().describe('The models whose heads decide now'),
+  late: z
+    .looseObject({
+      models: z.array(z.string()),
+      state: z.enum(['training', 'joined', 'failed', 'discarded']),
+      error: z.string().optional(),
+    })
+    .optional()
+    .describe('The heads that join once the first ones serve (models after the first two), and how far they are'),
   calibration: z.looseObject({}).optional(),
   time_guard: z
     .string()

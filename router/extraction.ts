@@ -147,7 +147,7 @@ const URL = /https?:\/\/[^\s，。,;；）)]+/g;
  * Year-month properties (a pattern that takes "2024-06" and not a whole date): "2024年7月", "June 2024", each into
  * `out`; the text without the months taken.
  */
-function assignYearMonths(properties: ReturnType<typeof propertiesOf>, out: Extracted, text: string): string {
+function assignYearMonths(properties: Properties, out: Extracted, text: string): string {
   let rest = text;
   const monthFields = properties.filter(
     ([name, p]) =>
@@ -168,19 +168,13 @@ function assignYearMonths(properties: ReturnType<typeof propertiesOf>, out: Extr
   return rest;
 }
 
-/** Everything that can be found without a model: synchronous, no I/O. */
-export function extractParametersSync(
-  intent: string,
-  schema: unknown,
-  options: Omit<ExtractionOptions, 'embed'> = {},
-): Extracted {
-  const text = normalise(intent);
-  const properties = propertiesOf(schema);
-  const out: Extracted = {};
-  if (properties.length === 0 || !text.trim()) return out;
-  const now = options.now ?? new Date();
+type Properties = ReturnType<typeof propertiesOf>;
 
-  // Identifiers first: each token goes to one property, and is hidden from the number and date readers.
+/**
+ * Identifiers into `out` (each token to one property; an object's fields into `nested`, by object), and the text with
+ * the tokens taken blanked, so the number and date readers do not see them.
+ */
+function assignIdentifierFields(text: string, properties: Properties, out: Extracted) {
   const ids = assignIdentifiers(text, slotsOf(properties));
   const nested = new Map<string, Map<string, string>>();
   for (const [key, value] of ids) {
@@ -190,20 +184,24 @@ export function extractParametersSync(
     else nested.set(top!, (nested.get(top!) ?? new Map()).set(sub, value as string));
   }
   const usedValues = new Set([...ids.values()].flat());
-  let rest = blank(
+  const rest = blank(
     text,
     tokensIn(text).filter((t) => usedValues.has(t.text)),
   );
+  return { nested, rest };
+}
 
-  const emails = [...text.matchAll(EMAIL)].map((m) => m[0]);
-  const urls = [...text.matchAll(URL)].map((m) => m[0]);
-  rest = blank(
-    rest,
-    [...rest.matchAll(EMAIL), ...rest.matchAll(URL)].map((m) => ({ start: m.index!, end: m.index! + m[0].length })),
-  );
-
-  rest = assignYearMonths(properties, out, rest);
-
+/**
+ * Date and date-time properties into `out`, and the text without the absolute dates and clock times (numbers inside
+ * them are not quantities; "next 7 days" or "90天内" still are).
+ */
+function assignDateFields(
+  properties: Properties,
+  out: Extracted,
+  rest: string,
+  options: Omit<ExtractionOptions, 'embed'>,
+): string {
+  const now = options.now ?? new Date();
   const offsetFor = (p: PropertySchema) =>
     options.timeZoneOffsetMinutes ?? exampleOffset(p.description) ?? -now.getTimezoneOffset();
   const dateFields = properties.filter(
@@ -215,45 +213,86 @@ export function extractParametersSync(
     -now.getTimezoneOffset();
   const mentions = datesIn(rest, now, defaultOffset);
   Object.assign(out, assignDates(dateFields, mentions, offsetFor));
-  // Numbers inside a written date or clock time are not quantities; "next 7 days" or "90天内" still are.
   const absolute = mentions.filter((m) => /\d{4}|[月号点:：]|\d\s*(?:am|pm)\b/i.test(m.text));
-  const withoutDates = blank(
+  return blank(
     rest,
     absolute.map((m) => ({ start: m.index, end: m.index + m.text.length })),
   );
+}
 
+/** What the per-property readers read from: the text with taken spans blanked, and the e-mails and URLs found. */
+interface Readings {
+  rest: string;
+  withoutDates: string;
+  emails: string[];
+  urls: string[];
+  nested: Map<string, Map<string, string>>;
+}
+
+/** Format, enum, number and address properties into `out`; place properties are returned, to be read together. */
+function assignByType(properties: Properties, out: Extracted, r: Readings): [string, PlaceField][] {
   const placeFields: [string, PlaceField][] = [];
   for (const [name, p] of properties) {
     if (name in out) continue;
-    const type = typeOf(p);
-    if (type === 'string' && p.format === 'email') {
-      if (emails.length > 0) out[name] = emails.shift()!;
-    } else if (type === 'string' && (p.format === 'uri' || p.format === 'url')) {
-      if (urls.length > 0) out[name] = urls.shift()!;
-    } else if (type === 'array' && p.items && (p.items.format === 'uri' || p.items.format === 'url')) {
-      if (urls.length > 0) out[name] = urls.splice(0, p.maxItems ?? urls.length);
-    } else if (type === 'string' && Array.isArray(p.enum)) {
-      const value = isTimeWindowEnum(p.enum) ? timeWindowFor(rest, p.enum) : enumValueLexical(rest, name, p);
-      if (value !== undefined) out[name] = value;
-    } else if (type === 'array' && p.items && Array.isArray(p.items.enum)) {
-      const values = enumValuesLexical(rest, p.items).slice(0, p.maxItems ?? Infinity);
-      if (values.length >= Math.max(1, p.minItems ?? 1)) out[name] = values;
-    } else if (type === 'number' || type === 'integer') {
-      const value = quantityFor(withoutDates, name, p);
-      if (value !== undefined) out[name] = value;
-    } else if (type === 'object' && addressParts(p)) {
-      const phoneKey = [...(nested.get(name)?.keys() ?? [])][0];
-      const address = extractAddress(rest, p, phoneKey ? nested.get(name)!.get(phoneKey) : undefined);
-      if (address) out[name] = address;
-    } else {
-      const place = placeField(name, p);
-      if (place) placeFields.push([name, place]);
-      else if (isFreeText(p)) {
-        const value = labelledText(rest, p, otherTerms(properties, name)) ?? nameFor(rest, p);
-        if (value !== undefined) out[name] = value;
-      }
-    }
+    const value = valueByType(name, p, r, properties);
+    if (value === PLACE) placeFields.push([name, placeField(name, p)!]);
+    else if (value !== undefined) out[name] = value;
   }
+  return placeFields;
+}
+
+/** Marks a property read with the other place properties (places.ts). */
+const PLACE = Symbol('place');
+
+/** One property's value by its type and format; undefined when the text does not state it. */
+function valueByType(name: string, p: PropertySchema, r: Readings, properties: Properties): unknown {
+  const type = typeOf(p);
+  const url = (s: PropertySchema) => s.format === 'uri' || s.format === 'url';
+  if (type === 'string' && p.format === 'email') return r.emails.shift();
+  if (type === 'string' && url(p)) return r.urls.shift();
+  if (type === 'array' && p.items && url(p.items))
+    return r.urls.length > 0 ? r.urls.splice(0, p.maxItems ?? r.urls.length) : undefined;
+  if (type === 'string' && Array.isArray(p.enum))
+    return isTimeWindowEnum(p.enum) ? timeWindowFor(r.rest, p.enum) : enumValueLexical(r.rest, name, p);
+  if (type === 'array' && p.items && Array.isArray(p.items.enum)) {
+    const values = enumValuesLexical(r.rest, p.items).slice(0, p.maxItems ?? Infinity);
+    return values.length >= Math.max(1, p.minItems ?? 1) ? values : undefined;
+  }
+  if (type === 'number' || type === 'integer') return quantityFor(r.withoutDates, name, p);
+  if (type === 'object' && addressParts(p)) {
+    const phoneKey = [...(r.nested.get(name)?.keys() ?? [])][0];
+    return extractAddress(r.rest, p, phoneKey ? r.nested.get(name)!.get(phoneKey) : undefined);
+  }
+  if (placeField(name, p)) return PLACE;
+  if (isFreeText(p)) return labelledText(r.rest, p, otherTerms(properties, name)) ?? nameFor(r.rest, p);
+  return undefined;
+}
+
+/** Everything that can be found without a model: synchronous, no I/O. */
+export function extractParametersSync(
+  intent: string,
+  schema: unknown,
+  options: Omit<ExtractionOptions, 'embed'> = {},
+): Extracted {
+  const text = normalise(intent);
+  const properties = propertiesOf(schema);
+  const out: Extracted = {};
+  if (properties.length === 0 || !text.trim()) return out;
+
+  // Identifiers first: each token goes to one property, and is hidden from the number and date readers.
+  const ids = assignIdentifierFields(text, properties, out);
+  const emails = [...text.matchAll(EMAIL)].map((m) => m[0]);
+  const urls = [...text.matchAll(URL)].map((m) => m[0]);
+  let rest = blank(
+    ids.rest,
+    [...ids.rest.matchAll(EMAIL), ...ids.rest.matchAll(URL)].map((m) => ({
+      start: m.index!,
+      end: m.index! + m[0].length,
+    })),
+  );
+  rest = assignYearMonths(properties, out, rest);
+  const withoutDates = assignDateFields(properties, out, rest, options);
+  const placeFields = assignByType(properties, out, { rest, withoutDates, emails, urls, nested: ids.nested });
   Object.assign(out, extractPlaces(rest, placeFields));
 
   for (const [name, value] of Object.entries(out)) {

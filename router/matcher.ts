@@ -25,13 +25,33 @@ export interface IntentMatcher {
    * unless `wait` is false (a previous head can answer meanwhile).
    */
   classify?(intent: string, options?: { wait?: boolean }): Promise<HeadPrediction | undefined>;
-  /** Settles when the head has trained (or failed to). */
+  /** Settles when the head has trained (or failed to): its first heads serve. */
   ready?(): Promise<void>;
-  /**
-   * The head once trained (its fitted operating point; `time_guard`: a note when the time guard cut its training
-   * short, head.ts `timeGuardMs`) or failed; undefined while it trains.
-   */
-  head?(): { calibration?: Calibration; error?: string; time_guard?: string } | undefined;
+  /** Settles when every head serves: the late ones joined (or failed, or were discarded). */
+  full?(): Promise<void>;
+  /** The catalogue moved on: work not done yet for this one (late heads) is dropped; what serves keeps serving. */
+  retire?(): void;
+  /** The head once trained or failed; undefined while its first heads train. */
+  head?(): HeadState | undefined;
+}
+
+/** A catalogue's heads past the first ones (head-matcher.ts `FIRST_HEADS`), which join once trained. */
+export interface LateHeads {
+  models: string[];
+  /** `discarded`: the catalogue changed before they joined. */
+  state: 'training' | 'joined' | 'failed' | 'discarded';
+  error?: string;
+}
+
+export interface HeadState {
+  /** The fitted operating point of the heads that serve. */
+  calibration?: Calibration;
+  error?: string;
+  /** A note when the time guard cut a training short (head.ts `timeGuardMs`). */
+  time_guard?: string;
+  /** The models whose heads decide now. */
+  heads?: string[];
+  late?: LateHeads;
 }
 
 export type MatcherFactory = (candidates: readonly CapabilityCandidate[]) => Promise<IntentMatcher>;

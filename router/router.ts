@@ -20,6 +20,7 @@ import {
   DEFAULT_HEAD_SETTINGS,
   type CrossedBorder,
   groupScores,
+  type HeadVerdict,
   operatingPointOf,
   resolveThresholds,
   type HeadSettings,
@@ -27,6 +28,9 @@ import {
   type ThresholdSource,
 } from './head/decide';
 import type { HeadPrediction } from './head/head';
+
+/** The thresholds a head decision used, and where they came from. */
+type HeadThresholds = ReturnType<typeof resolveThresholds>;
 import { DEFAULT_WEIGHTS, rank, type RankBreakdown, type RankingWeights } from './ranking';
 import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './tag-keywords';
 import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
@@ -191,10 +195,14 @@ export class Router {
     return this.matchers.choose(tenant, revision, () => withLessons(candidatesOf(agents), lessons));
   }
 
-  /** Warms the tenant's matcher (and waits for its head), so the first request does not pay for it. */
-  async prepare(tenant: string): Promise<void> {
+  /**
+   * Warms the tenant's matcher and waits for its head, so the first request does not pay for it: until every head
+   * serves (`full`, the default: the late ones joined or gave up), or until the first ones do (`head`).
+   */
+  async prepare(tenant: string, until: 'head' | 'full' = 'full'): Promise<void> {
     const matcher = await (await this.matchersFor(tenant, await this.deps.agents(tenant))).current;
     await matcher.ready?.();
+    if (until === 'full') await matcher.full?.();
   }
 
   /**
@@ -423,19 +431,26 @@ export class Router {
     pool: readonly CapabilityCandidate[],
   ): Promise<{ prediction?: HeadPrediction; revision: string; provider: string }> {
     if (choice.previous) {
+      const prediction = await choice.previous.classify?.(intent);
       const previous = {
-        prediction: await choice.previous.classify?.(intent),
+        prediction,
         revision: choice.previousRevision!,
-        provider: choice.previous.provider,
+        provider: prediction?.provider ?? choice.previous.provider,
       };
       if (previous.prediction && this.verdictOf(previous.prediction, pool).kind === 'accept') return previous;
       const current = await choice.current;
-      const prediction = await current.classify?.(intent);
-      return prediction ? { prediction, revision: choice.revision, provider: current.provider } : previous;
+      const fresh = await current.classify?.(intent);
+      return fresh
+        ? { prediction: fresh, revision: choice.revision, provider: fresh.provider ?? current.provider }
+        : previous;
     }
     const current = await choice.current;
     const prediction = await current.classify?.(intent);
-    return { ...(prediction ? { prediction } : {}), revision: choice.revision, provider: current.provider };
+    return {
+      ...(prediction ? { prediction } : {}),
+      revision: choice.revision,
+      provider: prediction?.provider ?? current.provider,
+    };
   }
 
   /** The head's verdict on a prediction, among the capabilities in `pool`, with the thresholds in force. */
@@ -516,133 +531,96 @@ export class Router {
     );
     const inPool = new Map(pool.map((c) => [c.key, c]));
     const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
-    const probability = new Map(ranked.map((s) => [s.key, s.probability]));
     const groups = groupScores(ranked, prediction.same, prediction.crossLingual);
     const headVerdict = decideByHead(groups, thresholds, prediction.crossed);
     explanation.decided_by = 'head';
-    const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
-    const reviewed = this.deps.judge
-      ? await reviewVerdict(this.deps.judge, {
-          intent: request.intent!,
-          verdict: headVerdict,
-          groups,
-          thresholds,
-          candidate: (key) => inPool.get(key)!,
-          revision,
-          ...(prediction.gaps ? { gaps: prediction.gaps } : {}),
-        })
-      : { verdict: headVerdict };
-    const verdict = reviewed.verdict;
-    if (reviewed.explanation) explanation.judge = reviewed.explanation;
-    if (reviewed.explanation?.outcome === 'overruled') explanation.decided_by = 'judge';
-    explanation.threshold = round(point.accept);
-    const best = round(groups[0]?.probability ?? 0);
-    explanation.head = {
-      revision,
-      accept: round(point.accept),
-      escalate: round(point.escalate),
-      thresholds: thresholds.source,
-      none: round(prediction.none),
-      verdict: headVerdict.kind,
-      best,
-      cross_lingual: groups[0]?.crossLingual === true,
-      score: best,
-      ...(headVerdict.kind === 'refuse' && headVerdict.crossed ? { crossed: headVerdict.crossed } : {}),
-    };
-    const judged = new Map<string, Eligibility>();
-    const eligibilityOf = (key: string) => {
-      let e = judged.get(key);
-      if (!e) judged.set(key, (e = eligibility(inPool.get(key)!, context)));
-      return e;
-    };
+    const verdict = await this.judged(
+      request,
+      { headVerdict, groups, thresholds, inPool, revision, prediction },
+      explanation,
+    );
+    explainHead(explanation, { revision, groups, thresholds, headVerdict, none: prediction.none });
+    const choices = new HeadChoices(inPool, ranked, context);
     explanation.candidates = ranked.slice(0, EXPLAINED).map((s) => {
-      const e = eligibilityOf(s.key);
+      const e = choices.eligibilityOf(s.key);
       return {
-        key: s.key,
-        match: round(s.probability),
-        semantic: round(s.probability),
-        parts: { probability: round(s.probability) },
-        rules: [],
-        eligible: e.eligible,
+        ...probabilityCandidate(s.key, s.probability, e.eligible),
         ...(e.eligible ? {} : { reason: this.showReason(request.caller, e) }),
       };
     });
-    const eligibleIn = (among: readonly ScoredGroup[]): RankedChoice[] =>
-      among
-        .flatMap((g) => g.keys)
-        .flatMap((key) => {
-          const e = eligibilityOf(key);
-          return e.eligible ? [{ candidate: inPool.get(key)!, match: probability.get(key)!, eligibility: e }] : [];
-        });
+    if (verdict.kind === 'accept') return this.acceptByHead(request, verdict.group, choices, context, explanation);
+    if (verdict.kind === 'refuse') return refuseByHead(verdict, explanation);
+    return this.escalateByHead(request, verdict, choices, inPool, explanation);
+  }
 
-    if (verdict.kind === 'accept') {
-      const choices = eligibleIn([verdict.group]);
-      if (choices.length === 0) {
-        const first = verdict.group.keys[0]!;
-        return refuse(
-          'no_eligible_capability',
-          `${first} matches but cannot take messages now (${this.showReason(request.caller, eligibilityOf(first) as Ineligible)})`,
-          explanation,
-        );
-      }
-      return this.chooseRanked(request, choices, context, explanation);
-    }
-    if (verdict.kind === 'refuse' && verdict.crossed) {
-      return refuse(
-        'no_match',
-        `${verdict.crossed.key} is the nearest capability, but its card says it does not do this ("${verdict.crossed.clause}")`,
-        explanation,
-      );
-    }
-    if (verdict.kind === 'refuse') {
-      if (explanation.decided_by === 'judge')
-        return refuse(
-          'no_match',
-          `the judge read that ${explanation.judge!.capability} does not do what the intent asks`,
-          explanation,
-        );
-      return refuse(
-        'no_match',
-        `no capability matches the intent well enough (best probability ${best} < ${explanation.head.escalate})`,
-        explanation,
-      );
-    }
-    const fromLlm = await this.askLlm(
-      request.intent!,
-      eligibleIn(verdict.groups).map((c) => c.candidate),
-      explanation,
-    );
+  /** The head's verdict, as the judge (ROUTER_JUDGE) left it after reading the request where that matters. */
+  private async judged(
+    request: RouteRequest,
+    head: {
+      headVerdict: HeadVerdict;
+      groups: ScoredGroup[];
+      thresholds: HeadThresholds;
+      inPool: Map<string, CapabilityCandidate>;
+      revision: string;
+      prediction: HeadPrediction;
+    },
+    explanation: RouteExplanation,
+  ): Promise<HeadVerdict> {
+    if (!this.deps.judge) return head.headVerdict;
+    const reviewed = await reviewVerdict(this.deps.judge, {
+      intent: request.intent!,
+      verdict: head.headVerdict,
+      groups: head.groups,
+      thresholds: head.thresholds,
+      candidate: (key) => head.inPool.get(key)!,
+      revision: head.revision,
+      ...(head.prediction.gaps ? { gaps: head.prediction.gaps } : {}),
+    });
+    if (reviewed.explanation) explanation.judge = reviewed.explanation;
+    if (reviewed.explanation?.outcome === 'overruled') explanation.decided_by = 'judge';
+    return reviewed.verdict;
+  }
+
+  /** The accepted group's eligible capabilities, ranked; none eligible: refused saying why. */
+  private acceptByHead(
+    request: RouteRequest,
+    group: ScoredGroup,
+    choices: HeadChoices,
+    context: EligibilityContext,
+    explanation: RouteExplanation,
+  ): Promise<RouteDecision> | RouteDecision {
+    const eligible = choices.eligibleIn([group]);
+    if (eligible.length > 0) return this.chooseRanked(request, eligible, context, explanation);
+    const first = group.keys[0]!;
+    const why = this.showReason(request.caller, choices.eligibilityOf(first) as Ineligible);
+    return refuse('no_eligible_capability', `${first} matches but cannot take messages now (${why})`, explanation);
+  }
+
+  /** Between the thresholds: the LLM chooses among the best groups when there is one; else ask which, or refuse. */
+  private async escalateByHead(
+    request: RouteRequest,
+    verdict: Extract<HeadVerdict, { kind: 'ambiguous' | 'escalate' }>,
+    choices: HeadChoices,
+    inPool: Map<string, CapabilityCandidate>,
+    explanation: RouteExplanation,
+  ): Promise<RouteDecision> {
+    const eligible = choices.eligibleIn(verdict.groups).map((c) => c.candidate);
+    const fromLlm = await this.askLlm(request.intent!, eligible, explanation);
     if (fromLlm) {
       explanation.decided_by = 'llm';
-      const e = eligibilityOf(fromLlm.key) as EligibleAs;
+      const e = choices.eligibilityOf(fromLlm.key) as EligibleAs;
       return this.withParameters(request, fromLlm, e.instance.instance_id, explanation);
     }
-    if (explanation.llm?.asked && !explanation.llm.error) {
+    if (explanation.llm?.asked && !explanation.llm.error)
       return refuse('no_match', 'the LLM judged that no capability covers the intent', explanation);
-    }
     if (verdict.kind === 'ambiguous') {
-      const choices = verdict.groups.map((g) => {
-        const c = inPool.get(g.keys[0]!)!;
-        return {
-          agent_id: c.agent_id,
-          capability: c.capability.name,
-          description: c.capability.description,
-          probability: round(g.probability),
-        };
-      });
-      return refuse(
-        'ambiguous',
-        ambiguityQuestion(
-          request.intent!,
-          verdict.groups.map((g) => inPool.get(g.keys[0]!)!),
-        ),
-        explanation,
-        choices,
-      );
+      const firsts = verdict.groups.map((g) => inPool.get(g.keys[0]!)!);
+      const asked = verdict.groups.map((g, i) => routeChoice(firsts[i]!, g.probability));
+      return refuse('ambiguous', ambiguityQuestion(request.intent!, firsts), explanation, asked);
     }
     return refuse(
       'no_match',
-      `not confident enough to choose (best probability ${best} < ${explanation.head.accept}) and the LLM could not decide`,
+      `not confident enough to choose (best probability ${explanation.head!.best} < ${explanation.head!.accept}) and the LLM could not decide`,
       explanation,
     );
   }
@@ -736,6 +714,102 @@ export class Router {
       };
     return { kind: 'routed', target, params, explanation };
   }
+}
+
+/** Eligibility of the head's capabilities, each judged once, and the eligible ones of chosen groups. */
+class HeadChoices {
+  private readonly judged = new Map<string, Eligibility>();
+  private readonly probability: Map<string, number>;
+
+  constructor(
+    private readonly inPool: Map<string, CapabilityCandidate>,
+    ranked: readonly { key: string; probability: number }[],
+    private readonly context: EligibilityContext,
+  ) {
+    this.probability = new Map(ranked.map((s) => [s.key, s.probability]));
+  }
+
+  eligibilityOf(key: string): Eligibility {
+    let e = this.judged.get(key);
+    if (!e) this.judged.set(key, (e = eligibility(this.inPool.get(key)!, this.context)));
+    return e;
+  }
+
+  eligibleIn(among: readonly ScoredGroup[]): RankedChoice[] {
+    return among
+      .flatMap((g) => g.keys)
+      .flatMap((key) => {
+        const e = this.eligibilityOf(key);
+        return e.eligible
+          ? [{ candidate: this.inPool.get(key)!, match: this.probability.get(key)!, eligibility: e }]
+          : [];
+      });
+  }
+}
+
+/** The explanation's `head`: the revision that decided, the thresholds used and the verdict. */
+function explainHead(
+  explanation: RouteExplanation,
+  head: {
+    revision: string;
+    groups: readonly ScoredGroup[];
+    thresholds: HeadThresholds;
+    headVerdict: HeadVerdict;
+    none: number;
+  },
+): void {
+  const { groups, thresholds, headVerdict } = head;
+  const point = groups[0] ? operatingPointOf(groups[0], thresholds) : thresholds.sameLanguage;
+  explanation.threshold = round(point.accept);
+  const best = round(groups[0]?.probability ?? 0);
+  explanation.head = {
+    revision: head.revision,
+    accept: round(point.accept),
+    escalate: round(point.escalate),
+    thresholds: thresholds.source,
+    none: round(head.none),
+    verdict: headVerdict.kind,
+    best,
+    cross_lingual: groups[0]?.crossLingual === true,
+    score: best,
+    ...(headVerdict.kind === 'refuse' && headVerdict.crossed ? { crossed: headVerdict.crossed } : {}),
+  };
+}
+
+/** A capability as the head scored it, for the explanation's candidates. */
+function probabilityCandidate(key: string, probability: number, eligible: boolean): CandidateExplanation {
+  const p = round(probability);
+  return { key, match: p, semantic: p, parts: { probability: p }, rules: [], eligible };
+}
+
+/** The head (or the judge) refused: across a card's border, by the judge's reading, or below the threshold. */
+function refuseByHead(verdict: Extract<HeadVerdict, { kind: 'refuse' }>, explanation: RouteExplanation): RouteDecision {
+  if (verdict.crossed)
+    return refuse(
+      'no_match',
+      `${verdict.crossed.key} is the nearest capability, but its card says it does not do this ("${verdict.crossed.clause}")`,
+      explanation,
+    );
+  if (explanation.decided_by === 'judge')
+    return refuse(
+      'no_match',
+      `the judge read that ${explanation.judge!.capability} does not do what the intent asks`,
+      explanation,
+    );
+  return refuse(
+    'no_match',
+    `no capability matches the intent well enough (best probability ${explanation.head!.best} < ${explanation.head!.escalate})`,
+    explanation,
+  );
+}
+
+function routeChoice(c: CapabilityCandidate, probability: number): RouteChoice {
+  return {
+    agent_id: c.agent_id,
+    capability: c.capability.name,
+    description: c.capability.description,
+    probability: round(probability),
+  };
 }
 
 /** The top-level parameters named by missing paths ("new_address.province" → "new_address"), once each. */

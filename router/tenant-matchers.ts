@@ -6,7 +6,7 @@
  */
 import type { CapabilityCandidate } from './candidates';
 import type { Calibration } from './head/calibration';
-import type { IntentMatcher, MatcherFactory } from './matcher';
+import type { HeadState, IntentMatcher, LateHeads, MatcherFactory } from './matcher';
 
 interface Build {
   revision: string;
@@ -15,8 +15,9 @@ interface Build {
   matcher: Promise<IntentMatcher>;
   /** The matcher, once built (its head may still be training). */
   built?: IntentMatcher;
-  /** When its head became ready. */
+  /** When its head became ready (its first heads serve), and when every head did (late ones joined). */
   readyAt?: Date;
+  fullAt?: Date;
   error?: string;
 }
 
@@ -24,10 +25,18 @@ export interface HeadStatus {
   /** The catalogue revision (a hash of the cards' text) and its size. */
   revision: string;
   capabilities: number;
-  /** When the catalogue changed to this revision, and when its head was ready. */
+  /**
+   * When the catalogue changed to this revision, when its head was ready (the first heads serve) and when every head
+   * serves (the late ones joined; absent while they train, or when they failed or were discarded).
+   */
   changed_at: string;
   ready_at?: string;
-  /** The operating point the head fitted (absent for a head whose calibration could not be fitted). */
+  full_at?: string;
+  /** The models whose heads decide now. */
+  heads?: string[];
+  /** The heads that join late: training, joined, failed (with the error) or discarded (the catalogue changed). */
+  late?: LateHeads;
+  /** The operating point the heads that serve fitted (absent for a head whose calibration could not be fitted). */
   calibration?: Calibration;
   /** Present when the time guard cut the head's training short: it then depends on the machine's load. */
   time_guard?: string;
@@ -55,12 +64,15 @@ export interface MatcherChoice {
   previousRevision?: string;
 }
 
-function status(build: Build, head?: { calibration?: Calibration; time_guard?: string }): HeadStatus {
+function status(build: Build, head?: HeadState): HeadStatus {
   return {
     revision: build.revision,
     capabilities: build.capabilities,
     changed_at: build.started.toISOString(),
     ...(build.readyAt ? { ready_at: build.readyAt.toISOString() } : {}),
+    ...(build.fullAt ? { full_at: build.fullAt.toISOString() } : {}),
+    ...(head?.heads ? { heads: head.heads } : {}),
+    ...(head?.late ? { late: head.late } : {}),
     ...(head?.calibration ? { calibration: head.calibration } : {}),
     ...(head?.time_guard ? { time_guard: head.time_guard } : {}),
   };
@@ -97,6 +109,11 @@ export class TenantMatchers {
       started: this.now(),
       matcher: this.factory(candidates),
     };
+    // The catalogue moved on: the previous revision's late heads would never serve it.
+    this.latest.get(tenant)?.matcher.then(
+      (stale) => stale.retire?.(),
+      () => undefined,
+    );
     this.latest.set(tenant, build);
     build.matcher.then(
       async (matcher) => {
@@ -108,6 +125,9 @@ export class TenantMatchers {
         // A newer revision may have become ready meanwhile: only the newer one serves.
         const serving = this.serving.get(tenant);
         if (!serving || serving.started <= build.started) this.serving.set(tenant, build);
+        await matcher.full?.();
+        const late = matcher.head?.()?.late;
+        if (!late || late.state === 'joined') build.fullAt = this.now();
       },
       (error: Error) => {
         build.error = error.message;

@@ -4,8 +4,9 @@
  * `createRouter` builds it, default settings), for several ROUTER_EMBEDDING_THREADS values side by side: each repeat
  * runs every value in turn, so the load of a shared machine hits them alike. Every run starts from a fresh matcher
  * (nothing embedded but the generic out-of-scope text, as in an api that has been up a while) and registers the
- * whole catalogue at once. Per run: wall ms to ready, the process's CPU ms meanwhile (all threads), and the ms its
- * threads waited for a core (/proc schedstat: the other tenants' share). Medians over repeats.
+ * whole catalogue at once. Per run: wall ms to ready (the first heads serve) and to full (every head serves: the late
+ * ones joined), the process's CPU ms to each (all threads), and the ms its threads waited for a core (/proc schedstat:
+ * the other tenants' share). Medians over repeats.
  * Writes bench/results/head-ready.json.
  */
 import { resolve } from 'node:path';
@@ -21,8 +22,12 @@ import { apiRouter, LiveCatalogue, warmUp } from '../routing/routing-live';
 const RESULTS = resolve(__dirname, '..', 'results');
 
 interface Run {
+  /** To the head ready: the first heads serve. */
   wall_ms: number;
   cpu_ms: number;
+  /** To every head serving (the late ones joined; the same moment without late heads). */
+  full_wall_ms: number;
+  full_cpu_ms: number;
   waited_ms: number;
   trainings_ms: number[];
 }
@@ -44,16 +49,23 @@ async function readyOnce(set: RoutingDataset, threads: number): Promise<Run> {
   const cpu = process.cpuUsage();
   const waited = runQueueWaitSeconds(process.pid) ?? 0;
   const started = performance.now();
-  await router.prepare('bench');
+  await router.prepare('bench', 'head');
   const wall = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  const state = (await router.status('bench')).state;
+  await router.prepare('bench', 'full');
+  const fullWall = performance.now() - started;
+  const fullUsed = process.cpuUsage(cpu);
+  const status = await router.status('bench');
   // Each run has its own model threads (~400 MB each): stopped before the next run starts its own.
   await chosen.close?.();
-  if (state !== 'ready') throw new Error(`${set.name}: the head did not become ready`);
+  if (status.state !== 'ready') throw new Error(`${set.name}: the head did not become ready`);
+  const late = status.serving?.late;
+  if (late && late.state !== 'joined') throw new Error(`${set.name}: the late heads did not join (${late.state})`);
   return {
     wall_ms: Math.round(wall),
     cpu_ms: Math.round((used.user + used.system) / 1000),
+    full_wall_ms: Math.round(fullWall),
+    full_cpu_ms: Math.round((fullUsed.user + fullUsed.system) / 1000),
     waited_ms: Math.round(((runQueueWaitSeconds(process.pid) ?? 0) - waited) * 1000),
     trainings_ms: trainings,
   };
@@ -78,7 +90,7 @@ async function main(): Promise<void> {
         const run = await readyOnce(set, t);
         runs.get(t)!.push(run);
         console.log(
-          `${name} threads=${t} repeat ${r + 1}: ready ${run.wall_ms} ms, cpu ${run.cpu_ms} ms, waited ${run.waited_ms} ms`,
+          `${name} threads=${t} repeat ${r + 1}: ready ${run.wall_ms} ms, cpu ${run.cpu_ms} ms; full ${run.full_wall_ms} ms, cpu ${run.full_cpu_ms} ms; waited ${run.waited_ms} ms`,
         );
       }
     }
@@ -88,6 +100,8 @@ async function main(): Promise<void> {
         {
           median_wall_ms: median(list.map((x) => x.wall_ms)),
           median_cpu_ms: median(list.map((x) => x.cpu_ms)),
+          median_full_wall_ms: median(list.map((x) => x.full_wall_ms)),
+          median_full_cpu_ms: median(list.map((x) => x.full_cpu_ms)),
           median_waited_ms: median(list.map((x) => x.waited_ms)),
           runs: list,
         },

@@ -47,7 +47,7 @@ async function decideAll(
   const matcher = await headMatcherFactory(cached, semanticMatcherFactory(new CombinedEmbedder(cached), cache), cache, {
     waitMs: 0,
   })(candidates);
-  await matcher.ready?.();
+  await matcher.full?.();
   const out: Decided[] = [];
   for (const row of rows) {
     const prediction = (await matcher.classify!(row.text))!;

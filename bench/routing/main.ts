@@ -95,9 +95,14 @@ async function qualitySet(set: RoutingDataset, parts: Parts, provider: string, j
 
   const registered = performance.now();
   const afterRegistration = await decideAll(router, firsts);
-  await router.prepare('bench');
+  await router.prepare('bench', 'head');
   const readyMs = performance.now() - registered;
+  // Steady state: every head serves (the late ones joined).
+  await router.prepare('bench', 'full');
+  const fullMs = performance.now() - registered;
   const status = await router.status('bench');
+  const late = status.serving?.late;
+  if (late && late.state !== 'joined') throw new Error(`${set.name}: the late heads did not join (${late.state})`);
 
   const steady: Record<string, Decided[]> = {};
   for (const [part, requests] of Object.entries(parts)) {
@@ -108,8 +113,9 @@ async function qualitySet(set: RoutingDataset, parts: Parts, provider: string, j
   catalogue.editCard(0, set.name === 'zh-routing' ? '支持中文和英文请求。' : 'Answers in English.');
   const changed = performance.now();
   const afterChange = await decideAll(router, firsts);
-  await router.prepare('bench');
+  await router.prepare('bench', 'head');
   const changeReadyMs = performance.now() - changed;
+  await router.prepare('bench', 'full');
 
   const trainingsBeforeOffline = trainings.length;
   const revisionBeforeOffline = (await router.status('bench')).serving?.revision;
@@ -124,6 +130,8 @@ async function qualitySet(set: RoutingDataset, parts: Parts, provider: string, j
     capabilities: candidatesOf(set.agents).length,
     evaluated_on: PART_NOTES[set.name],
     head_ready_after_registration_ms: Math.round(readyMs),
+    full_after_registration_ms: Math.round(fullMs),
+    heads: status.serving?.heads ?? null,
     head_trainings: trainings.slice(trainingsBefore),
     fitted: status.serving?.calibration ?? null,
     steady: Object.fromEntries(Object.entries(steady).map(([part, rows]) => [part, partReport(rows)])),

@@ -44,6 +44,7 @@ export class LiveCatalogue {
 export async function warmUp(factory: MatcherFactory, agents: readonly AgentWithInstances[]): Promise<void> {
   const matcher = await factory(candidatesOf(agents).slice(0, 1));
   await matcher.ready?.();
+  await matcher.full?.();
 }
 
 export function apiRouter(

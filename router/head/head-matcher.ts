@@ -2,30 +2,29 @@
  * The similarity stage with a trained head: while a catalogue's head trains (in a worker), the plain similarity
  * matcher answers; once it is ready, `classify` gives the head's calibrated probabilities. A request that comes
  * right after a catalogue change waits a bounded time for the head, so small catalogues are always served by it.
+ * The first FIRST_HEADS models' heads serve first; a further model's joins late, the whole set swapped at once.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, humanName, type CapabilityCandidate } from '../candidates';
 import type { LanguageModel } from '../embeddings/combined-embedder';
 import type { EmbeddingProvider } from '../embeddings/provider';
-import type { IntentMatcher, MatcherFactory } from '../matcher';
+import type { HeadState, IntentMatcher, LateHeads, MatcherFactory } from '../matcher';
 import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../words';
 import { canonicalOrder } from './canonical-order';
 import { CardBorders, type Fence, type Lesson } from './card-borders';
 import { exclusionClauses } from './exclusions';
-import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
+import type { CalibrationOptions } from './calibration';
 import {
-  averagePredictions,
   CARD_TEXTS_UNIT,
   DEFAULT_HEAD_OPTIONS,
-  predict,
   type HeadModel,
   type HeadOptions,
   type HeadTrainingInput,
 } from './head';
 import { trainInWorker } from './head-trainer';
-import { calibrationSamples, type JudgingHead } from './held-out-scores';
+import { classifyWith, headSet, type HeadSet, type ModelHead } from './head-set';
 
 /** Generic out-of-scope requests shipped with Agent-Reach (CC0, see the file's header). */
 export function genericOutOfScope(): string[] {
@@ -84,11 +83,11 @@ export interface HeadMatcherOptions {
   calibration?: Partial<CalibrationOptions>;
 }
 
-/** Capabilities, most probable first, whose card borders are checked for a request (card-borders.ts). */
-const BORDERS_CHECKED = 8;
-
-/** Capabilities, most probable first, whose fences a request's gap is measured against (card-borders.ts, `gaps`). */
-const GAP_CANDIDATES = 4;
+/**
+ * Models whose heads decide first. A further model's head joins late: it embeds and trains once the first heads
+ * serve, then the full set, calibrated over every head, replaces them (docs/routing.md, "Heads that join late").
+ */
+export const FIRST_HEADS = 2;
 
 /** Per candidate, its counter-examples with their vectors: in a head input's "none" texts, after the `generic` ones. */
 function counterExampleFences(
@@ -100,22 +99,6 @@ function counterExampleFences(
   return candidates.map((c) =>
     (c.capability.counter_examples ?? []).map((text) => ({ text, vector: input.none[offset++]! })),
   );
-}
-
-/**
- * What to say when the time guard cut a training short (head.ts `timeGuardMs`): that head, and the operating point
- * fitted on it, are not the ones the catalogue alone gives. Undefined when it cut none.
- */
-export function timeGuardNote(
-  models: readonly LanguageModel[],
-  trained: readonly JudgingHead[],
-  guardMs: number,
-): string | undefined {
-  const cut = trained.flatMap((h, i) =>
-    h.model.training.time_guard_cuts ? [`${models[i]!.provider.id} (${h.model.training.time_guard_cuts})`] : [],
-  );
-  if (cut.length === 0) return undefined;
-  return `the ${guardMs} ms time guard cut trainings short: ${cut.join(', ')}; this head depends on the machine's load, a restart may fit another operating point`;
 }
 
 /** Folds of the cross-validation that calibrates a head. */
@@ -152,9 +135,118 @@ export async function headInput(
   return { classes, none: take(none.length), noneChinese: none.map(containsCjk), ...(options ? { options } : {}) };
 }
 
+/** What a catalogue's heads are trained with. */
+interface Training {
+  candidates: readonly CapabilityCandidate[];
+  generic: string[];
+  cache: VectorCache;
+  options: HeadMatcherOptions;
+  /** Aborted when the catalogue has moved on: work not started yet is dropped. */
+  signal?: AbortSignal;
+}
+
+/** One model's head, with the input it learned from. */
+async function trainModelHead(model: LanguageModel, t: Training): Promise<ModelHead & { input: HeadTrainingInput }> {
+  t.signal?.throwIfAborted();
+  const input = await headInput(model.provider, t.candidates, t.generic, t.cache, t.options.head);
+  const folds = t.options.folds ?? DEFAULT_FOLDS;
+  const { model: head, heldOut } = await trainInWorker({ input, folds }, t.signal);
+  t.options.onTrained?.(model.provider.id, t.candidates.length, head.training);
+  return { model, input, head: { model: head, heldOut, ...(model.language ? { language: model.language } : {}) } };
+}
+
+/** The models' heads side by side (the pool shares their texts out to every core; one training per core). */
+function trainModelHeads(models: readonly LanguageModel[], t: Training) {
+  return Promise.all(models.map((model) => trainModelHead(model, t)));
+}
+
+/** The card borders, in the first model's space (its head input holds the counter-examples' vectors). */
+async function bordersOf(model: LanguageModel, input: HeadTrainingInput, t: Training): Promise<CardBorders> {
+  const { candidates, generic, cache } = t;
+  const lessons = await lessonsOf(model.provider, candidates, cache);
+  return CardBorders.of(
+    input,
+    candidates.map(excludedTexts),
+    lessons,
+    counterExampleFences(input, generic.length, candidates),
+  );
+}
+
+const setOptions = (options: HeadMatcherOptions) => ({
+  ...(options.calibration ? { calibration: options.calibration } : {}),
+  guardMs: options.head?.timeGuardMs ?? DEFAULT_HEAD_OPTIONS.timeGuardMs,
+});
+
+/**
+ * One catalogue's heads: the first models' train at once and serve; then the late ones train, and the full set
+ * replaces the first in one assignment. `retire` (the catalogue moved on) drops the late heads' work not yet done and
+ * never swaps their result in.
+ */
+class CatalogueHeads {
+  serving?: HeadSet;
+  borders?: CardBorders;
+  failure?: string;
+  late?: LateHeads;
+  /** Settles when the first heads serve, or failed to. */
+  readonly first: Promise<void>;
+  /** Settles when every head serves, or the late ones failed or were discarded. */
+  readonly full: Promise<void>;
+  private readonly retired = new AbortController();
+
+  constructor(
+    private readonly models: readonly LanguageModel[],
+    private readonly t: Omit<Training, 'signal'>,
+  ) {
+    this.first = this.trainFirst();
+    this.full = this.first.then(() => this.trainLate());
+  }
+
+  retire(): void {
+    this.retired.abort(new Error('the catalogue changed'));
+  }
+
+  private async trainFirst(): Promise<void> {
+    try {
+      const trained = await trainModelHeads(this.models.slice(0, FIRST_HEADS), this.t);
+      this.borders = await bordersOf(trained[0]!.model, trained[0]!.input, this.t);
+      this.serving = headSet(
+        trained.map(({ model, head }) => ({ model, head })),
+        setOptions(this.t.options),
+      );
+    } catch (error) {
+      this.failure = (error as Error).message;
+      this.t.options.onError?.(error as Error);
+    }
+  }
+
+  private async trainLate(): Promise<void> {
+    const models = this.models.slice(FIRST_HEADS);
+    const first = this.serving;
+    if (!first || models.length === 0) return;
+    const ids = models.map((m) => m.provider.id);
+    this.late = { models: ids, state: 'training' };
+    try {
+      const trained = await trainModelHeads(models, { ...this.t, signal: this.retired.signal });
+      if (this.retired.signal.aborted) throw this.retired.signal.reason;
+      const late = trained.map(({ model, head }) => ({ model, head }));
+      this.serving = headSet([...first.heads, ...late], setOptions(this.t.options));
+      this.late = { models: ids, state: 'joined' };
+    } catch (error) {
+      if (this.retired.signal.aborted) this.late = { models: ids, state: 'discarded' };
+      else {
+        this.late = { models: ids, state: 'failed', error: (error as Error).message };
+        this.t.options.onError?.(
+          new Error(`late heads (${ids.join(', ')}) failed, the first ones serve: ${(error as Error).message}`),
+        );
+      }
+    }
+  }
+}
+
 /**
  * One head per model. A model read for one language (bge-small-en) only judges requests in that language, where
- * its probabilities are averaged with the multilingual model's; the first model's head comes first.
+ * its probabilities are averaged with the multilingual model's; the first model's head comes first. Heads past
+ * FIRST_HEADS join late.
  */
 export function headMatcherFactory(
   models: LanguageModel[],
@@ -168,37 +260,7 @@ export function headMatcherFactory(
   for (const model of models) cache.embed(model.provider, generic).catch((error: Error) => options.onError?.(error));
   return async (listed) => {
     const fallback = await similarity(listed);
-    const candidates = canonicalOrder(listed);
-    let heads: JudgingHead[] | undefined;
-    let calibration: Calibration | undefined;
-    let borders: CardBorders | undefined;
-    let timeGuard: string | undefined;
-    const training = (async () => {
-      // Both models embed at once (the pool shares their texts out to every core), then train side by side.
-      const trained: JudgingHead[] = await Promise.all(
-        models.map(async (model) => {
-          const input = await headInput(model.provider, candidates, generic, cache, options.head);
-          if (model === models[0])
-            borders = CardBorders.of(
-              input,
-              candidates.map(excludedTexts),
-              await lessonsOf(model.provider, candidates, cache),
-              counterExampleFences(input, generic.length, candidates),
-            );
-          const { model: head, heldOut } = await trainInWorker({ input, folds: options.folds ?? DEFAULT_FOLDS });
-          options.onTrained?.(model.provider.id, candidates.length, head.training);
-          return { model: head, heldOut, ...(model.language ? { language: model.language } : {}) };
-        }),
-      );
-      calibration = calibrate(calibrationSamples(trained), { ...DEFAULT_CALIBRATION, ...options.calibration });
-      timeGuard = timeGuardNote(models, trained, options.head?.timeGuardMs ?? DEFAULT_HEAD_OPTIONS.timeGuardMs);
-      heads = trained;
-    })();
-    let failure: string | undefined;
-    training.catch((error: Error) => {
-      failure = error.message;
-      options.onError?.(error);
-    });
+    const heads = new CatalogueHeads(models, { candidates: canonicalOrder(listed), generic, cache, options });
     // Only requests in the first `waitMs` after the catalogue changed wait for the head; later ones, while a big
     // catalogue still trains, are answered by similarity at once.
     const waitUntil = Date.now() + options.waitMs;
@@ -206,51 +268,29 @@ export function headMatcherFactory(
       provider: `${models.map((m) => m.provider.id).join('+')}+head`,
       score: (intent) => fallback.score(intent),
       async classify(intent, { wait = true } = {}) {
-        if (!heads && wait && Date.now() < waitUntil)
-          await Promise.race([training.catch(() => undefined), delay(waitUntil - Date.now())]);
-        if (!heads) return undefined;
-        const chinese = containsCjk(intent);
-        const language = chinese ? 'zh' : 'en';
-        const judges = heads.flatMap((h, i) =>
-          !h.language || h.language === language ? [{ m: models[i]!, head: h.model }] : [],
-        );
-        const queries = await Promise.all(judges.map(({ m }) => m.provider.embedQuery(intent)));
-        const prediction = averagePredictions(judges.map(({ head }, i) => predict(head, queries[i]!, chinese)));
-        // Card borders are drawn in the first model's space (a multilingual one judges every request).
-        const first = judges.findIndex(({ m }) => m === models[0]);
-        const crossed =
-          borders && first >= 0
-            ? borders.crossed(
-                queries[first]!,
-                prediction.ranked.slice(0, BORDERS_CHECKED).map((r) => r.key),
-              )
-            : undefined;
-        const gaps =
-          borders && first >= 0
-            ? borders.gaps(
-                queries[first]!,
-                prediction.ranked.slice(0, GAP_CANDIDATES).map((r) => r.key),
-              )
-            : undefined;
-        return {
-          ...prediction,
-          ...(calibration ? { calibration } : {}),
-          ...(crossed?.size ? { crossed } : {}),
-          ...(gaps?.size ? { gaps } : {}),
-        };
+        if (!heads.serving && wait && Date.now() < waitUntil)
+          await Promise.race([heads.first, delay(waitUntil - Date.now())]);
+        // Read once: a swap while this request is decided does not reach it.
+        const set = heads.serving;
+        return set ? classifyWith(set, heads.borders, intent) : undefined;
       },
-      ready: () =>
-        training.then(
-          () => undefined,
-          () => undefined,
-        ),
-      head: () =>
-        heads
-          ? { ...(calibration ? { calibration } : {}), ...(timeGuard ? { time_guard: timeGuard } : {}) }
-          : failure === undefined
-            ? undefined
-            : { error: failure },
+      ready: () => heads.first,
+      full: () => heads.full,
+      retire: () => heads.retire(),
+      head: () => headState(heads),
     };
     return matcher;
+  };
+}
+
+/** What `IntentMatcher.head` says: the serving set, its late heads, or the failure; undefined while the first train. */
+function headState(heads: CatalogueHeads): HeadState | undefined {
+  const set = heads.serving;
+  if (!set) return heads.failure === undefined ? undefined : { error: heads.failure };
+  return {
+    calibration: set.calibration,
+    heads: set.heads.map((h) => h.model.provider.id),
+    ...(set.timeGuard ? { time_guard: set.timeGuard } : {}),
+    ...(heads.late ? { late: heads.late } : {}),
   };
 }

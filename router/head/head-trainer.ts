@@ -59,6 +59,13 @@ function runWorker(job: HeadJob): Promise<TrainedHead> {
 
 const trainings = new ConcurrencyLimit(TRAININGS_AT_ONCE);
 
-export function trainInWorker(job: HeadJob): Promise<TrainedHead> {
-  return trainings.run(() => runWorker(job));
+/**
+ * Trains in a worker once a training slot is free. With `signal` aborted by then, the job is dropped unstarted (a
+ * running training is not stopped: its thread may be inside onnxruntime, where terminating it takes the process down).
+ */
+export function trainInWorker(job: HeadJob, signal?: AbortSignal): Promise<TrainedHead> {
+  return trainings.run(() => {
+    signal?.throwIfAborted();
+    return runWorker(job);
+  });
 }

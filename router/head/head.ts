@@ -181,6 +181,8 @@ export interface HeadPrediction {
   crossed?: ReadonlyMap<string, Crossing>;
   /** The best capabilities' gaps to the nearest fence on their cards (card-borders.ts, `gaps`), where there are fences. */
   gaps?: ReadonlyMap<string, NearestFence>;
+  /** The heads that gave it, `<model>+…+head` (a catalogue's late heads join after the first ones: head-matcher.ts). */
+  provider?: string;
 }
 
 function unit(v: Float32Array): Float32Array {

@@ -24,10 +24,6 @@ const ALLOWED = new Map<string, number>([
   ['api/routes/chains.ts:chainRoutes', 88],
   ['api/routes/messages.ts:messageRoutes', 137],
   ['api/wiring.ts:startApiReplica', 95],
-  ['router/extraction.ts:extractParametersSync', 93],
-  ['router/head/head-matcher.ts:anonymous function', 87],
-  ['router/head/head-matcher.ts:headMatcherFactory', 98],
-  ['router/router.ts:Router.routeByHead', 145],
 ]);
 
 interface Measured {

@@ -19,7 +19,8 @@ import { VectorCache } from '../../router/semantic-index';
 import { calibrate, type Calibration } from '../../router/head/calibration';
 import { DEFAULT_HEAD_SETTINGS, decideByHead, groupScores, resolveThresholds } from '../../router/head/decide';
 import { DEFAULT_HEAD_OPTIONS, predict, type HeadModel, type HeadTrainingInput } from '../../router/head/head';
-import { headMatcherFactory, timeGuardNote } from '../../router/head/head-matcher';
+import { headMatcherFactory } from '../../router/head/head-matcher';
+import { timeGuardNote } from '../../router/head/head-set';
 import { trainWithHeldOut } from '../../router/head/head-trainer';
 import { calibrationSamples } from '../../router/head/held-out-scores';
 

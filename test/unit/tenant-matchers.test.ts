@@ -75,3 +75,42 @@ describe('tenant matchers', () => {
     assert.equal(builds, 3);
   });
 });
+
+describe('tenant matchers late heads', () => {
+  it('tenant matchers - full_at once the late heads joined; a catalogue change retires the previous build', async () => {
+    let joined!: () => void;
+    const full = new Promise<void>((resolve) => (joined = resolve));
+    let late: 'training' | 'joined' | 'discarded' = 'training';
+    let retired = 0;
+    const first: IntentMatcher = {
+      provider: 'three',
+      score: async () => new Map(),
+      classify: async () => undefined,
+      ready: async () => undefined,
+      full: () => full,
+      retire: () => {
+        retired++;
+        late = 'discarded';
+      },
+      head: () => ({ heads: late === 'joined' ? ['a', 'b', 'c'] : ['a', 'b'], late: { models: ['c'], state: late } }),
+    };
+    const second = controllable('second');
+    let builds = 0;
+    const matchers = new TenantMatchers(async () => (builds++ === 0 ? first : second.matcher));
+    matchers.choose('t', 'rev-1', () => []);
+    await settle();
+    const serving = matchers.status('t', 'p').serving;
+    assert.deepEqual([serving?.heads, serving?.late?.state, serving?.full_at], [['a', 'b'], 'training', undefined]);
+    late = 'joined';
+    joined();
+    await settle();
+    const full1 = matchers.status('t', 'p').serving;
+    assert.deepEqual(full1?.heads, ['a', 'b', 'c']);
+    assert.ok(full1?.full_at && full1.ready_at && full1.full_at >= full1.ready_at);
+
+    matchers.choose('t', 'rev-2', () => []);
+    await settle();
+    assert.equal(retired, 1, 'the superseded build is told the catalogue moved on');
+    assert.equal(matchers.status('t', 'p').serving?.revision, 'rev-1', 'and keeps serving until the new head is ready');
+  });
+});
