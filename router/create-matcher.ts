@@ -10,7 +10,7 @@ import type { OnnxModelFiles } from './embeddings/onnx-embedder';
 import { OpenAiEmbedder } from './embeddings/openai-embedder';
 import type { EmbeddingProvider } from './embeddings/provider';
 import { DEFAULT_HEAD_WAIT_MS } from '../platform/config';
-import { headMatcherFactory, type HeadMatcherOptions } from './head/head-matcher';
+import { FIRST_HEADS, headMatcherFactory, type HeadMatcherOptions } from './head/head-matcher';
 import { hybridMatcherFactory, lexicalMatcherFactory, semanticMatcherFactory, type MatcherFactory } from './matcher';
 import { VectorCache } from './semantic-index';
 
@@ -47,10 +47,11 @@ export interface ChosenMatcher {
 
 /**
  * One multilingual model (≈ 100 languages), so Chinese and English requests reach capabilities described in either;
- * and an English model, whose head also judges requests without Chinese characters (CLINC150 val: raw top-1
- * 86.5 → 89.6 %; docs/routing.md).
+ * an English model, whose head also judges requests without Chinese characters (CLINC150 val: raw top-1
+ * 86.5 → 89.6 %); and Universal Sentence Encoder multilingual, whose head joins late (head-matcher.ts `FIRST_HEADS`)
+ * and carries cross-lingual requests (zh/en locked part 78.2 → 87.2 %; docs/routing.md).
  */
-export const DEFAULT_LOCAL_MODELS = ['multilingual-e5-small', 'bge-small-en-v1.5-q'];
+export const DEFAULT_LOCAL_MODELS = ['multilingual-e5-small', 'bge-small-en-v1.5-q', 'use-multilingual-v3-q'];
 
 /** Share of BM25 in the hybrid score; fitted on CLINC150 val and zh dev (never their test splits). */
 export const DEFAULT_LEXICAL_WEIGHT = 0.2;
@@ -67,13 +68,15 @@ export interface LocalModelRun {
 /** The local models and how to stop the threads that run them. */
 export interface LocalModels {
   models: LanguageModel[];
+  /** Models past the first FIRST_HEADS whose files were not found: left out (their heads would only join late). */
+  missing: string[];
   /** Lets each thread finish the batch it is on, then stops it (embedding-pool.ts). */
   close(): Promise<void>;
 }
 
 /**
  * The local models, each with the language it reads (none for a multilingual one), run by one pool of worker
- * threads; undefined if one is missing.
+ * threads; undefined if one of the first FIRST_HEADS is missing (a later one is left out).
  */
 export async function loadLocalModels(
   ids: string[],
@@ -81,11 +84,13 @@ export async function loadLocalModels(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<LocalModels | undefined> {
   const found: { spec: KnownModel; files: OnnxModelFiles }[] = [];
-  for (const id of ids) {
+  const missing: string[] = [];
+  for (const [i, id] of ids.entries()) {
     const spec = KNOWN_MODELS[id];
     const files = locateModel(id, env);
-    if (!spec || !files) return undefined;
-    found.push({ spec, files });
+    if (spec && files) found.push({ spec, files });
+    else if (i < FIRST_HEADS) return undefined;
+    else missing.push(id);
   }
   const pool = await EmbeddingPool.start(found, {
     workers: run.workers ?? DEFAULT_EMBEDDING_THREADS,
@@ -96,6 +101,7 @@ export async function loadLocalModels(
       provider: pool.provider(spec),
       ...(spec.language ? { language: spec.language } : {}),
     })),
+    missing,
     close: () => pool.close(),
   };
 }
@@ -147,14 +153,15 @@ export async function chooseMatcher(
       env,
     );
     if (local) {
-      const { models } = local;
+      const { models, missing } = local;
       const id = models.map((m) => m.provider.id).join('+');
       const multilingual = models.find((m) => !m.language)?.provider;
+      const left = missing.length ? ` (left out, files not found: ${missing.join(', ')}; run \`npm run models\`)` : '';
       return {
         factory: embeddingMatcher(models, settings),
         kind: 'local',
         provider: id,
-        note: `local model ${id}${settings.head ? ', a head per catalogue' : ''}`,
+        note: `local model ${id}${settings.head ? ', a head per catalogue' : ''}${left}`,
         ...(multilingual ? { parameterEmbedder: multilingual } : {}),
         close: local.close,
       };

@@ -20,13 +20,14 @@ export const routerShape = {
   ROUTER_PROVIDER: z.enum(['auto', 'local', 'openai', 'lexical']).default('auto'),
   /**
    * Local embedding models, comma-separated (see `npm run models`; also known: `bge-small-zh-v1.5-q`,
-   * `all-minilm-l6-v2-q`). A model read for one language judges only requests in it.
-   * @default multilingual-e5-small,bge-small-en-v1.5-q
+   * `all-minilm-l6-v2-q`). A model read for one language judges only requests in it. The first two models' heads
+   * serve first; a further model's head joins once trained (and is left out if its files are missing).
+   * @default multilingual-e5-small,bge-small-en-v1.5-q,use-multilingual-v3-q
    */
   ROUTER_LOCAL_MODELS: z
     .string()
     .regex(/^[a-z0-9.-]+(,[a-z0-9.-]+)*$/, 'comma-separated model ids')
-    .default('multilingual-e5-small,bge-small-en-v1.5-q'),
+    .default('multilingual-e5-small,bge-small-en-v1.5-q,use-multilingual-v3-q'),
   /**
    * Whether a classifier head is trained on each tenant's catalogue (in a worker thread, whenever its cards change)
    * and decides with calibrated probabilities; `off` keeps plain similarity with ROUTER_THRESHOLD. @default on
