@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { locateModel } from '../../router/embeddings/model-files';
 import { eventually } from '../helpers/eventually';
 import { registerAgent, request } from '../helpers/http';
 import { startTestServers, type TestServers } from '../helpers/servers';
@@ -80,6 +81,32 @@ describe('router head regime', () => {
     assert.equal(decision.explanation.head.thresholds, 'fitted');
     assert.equal(decision.target?.capability, 'request_refund');
   });
+
+  it(
+    'router status - the late head joins: every head named, full_at set, decisions by all three',
+    { skip: locateModel('use-multilingual-v3-q') ? false : 'use-multilingual-v3-q not obtained (npm run models)' },
+    async () => {
+      const ready = await readyStatus();
+      assert.deepEqual(ready.serving.heads.slice(0, 2), ['multilingual-e5-small', 'bge-small-en-v1.5-q']);
+      const full = await eventually(
+        'every head serving',
+        async () => {
+          const now = await status();
+          return now.serving?.full_at ? now : undefined;
+        },
+        { timeoutMs: 170_000, intervalMs: 250 },
+      );
+      assert.deepEqual(full.serving.heads, ['multilingual-e5-small', 'bge-small-en-v1.5-q', 'use-multilingual-v3-q']);
+      assert.deepEqual(full.serving.late, { models: ['use-multilingual-v3-q'], state: 'joined' });
+      assert.ok(Date.parse(full.serving.full_at) >= Date.parse(full.serving.ready_at));
+      const decision = await route('please refund order 2024090112');
+      assert.equal(
+        decision.explanation.provider,
+        'multilingual-e5-small+bge-small-en-v1.5-q+use-multilingual-v3-q+head',
+      );
+      assert.equal(decision.target?.capability, 'request_refund');
+    },
+  );
 
   it('router head - right after a card changes, the previous head answers while the new one trains', async () => {
     const before = await readyStatus();
