@@ -195,6 +195,8 @@ describe('routing api', () => {
   });
 
   it('routing api - a capability behind an ACL is ineligible for callers it does not admit, and reached by those it does', async () => {
+    const routerStatus = async () => (await request('GET', `${system.baseUrl}/v1/router/status`)).body;
+    const previous = (await routerStatus()).serving?.revision;
     const guarded = await registerAgent(system.baseUrl, refunds.url, {
       name: 'payout-agent',
       capabilities: [
@@ -212,6 +214,16 @@ describe('routing api', () => {
       name: 'payouts',
     });
     assert.equal(created.status, 201);
+    // The new card's head decides: until it is ready the previous head answers what it accepts, and it may take the
+    // request for a capability it knows (docs/routing.md, "Meanwhile").
+    await eventually(
+      "the new catalogue's head",
+      async () => {
+        const now = await routerStatus();
+        return now.state === 'none' || (now.state === 'ready' && now.serving?.revision !== previous) ? now : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
     const intent = 'pay out the merchant settlement 结算打款';
     const asAdmin = await request('POST', `${system.baseUrl}/v1/route`, { intent });
     assert.equal(asAdmin.body.kind, 'refused');
