@@ -14,6 +14,7 @@ import { gatewayAudience, tokenVerifierOf, type TokenVerifier } from '../identit
 import { mcpAuthorization, protectedResourceRoutes } from './oauth-resource';
 import { clientLimitOf, type ClientLimit } from './client-limit';
 import { errorHandler, notFoundHandler } from './error-middleware';
+import type { EndpointGuard } from './endpoint-check';
 import type { MessageService } from '../messages/message-service';
 import { dashboardPage } from './dashboard';
 import { methodGuard } from './method-guard';
@@ -93,19 +94,9 @@ export function rateLimiterOf(config: Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RA
   return new RateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST });
 }
 
-export function createApp(deps: AppDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', false);
-  app.set('query parser', 'simple'); // no nested objects from query strings
-  app.use(countRequests(deps.metrics));
-  // An unsupported method on a known path: 405 with Allow (OPTIONS: 204 with Allow), before anything else is read.
-  app.use(methodGuard(OPERATIONS));
-  const { config } = deps;
-  // Health and the documents answer before keys are read or bodies parsed: a probe never waits on the database
-  // (key look-ups) or gets a tenant's 429.
-  app.use(healthRoutes(deps.health));
-  const document = openApiDocument(deps.config.PUBLIC_URL);
+/** The OpenAPI document, its page, the OAuth protected-resource metadata and the dashboard. */
+function addDocumentRoutes(app: Express, config: Config): void {
+  const document = openApiDocument(config.PUBLIC_URL);
   app.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
@@ -126,30 +117,32 @@ export function createApp(deps: AppDeps): Express {
   app.get('/dashboard', (_req, res) => {
     res.type('html').send(dashboard);
   });
-  const limiter = deps.limiter ?? rateLimiterOf(config);
-  // Before any credential is looked up: an address that keeps failing authentication is refused (api/client-limit.ts).
-  const clients = deps.clients ?? clientLimitOf(config);
-  app.use(clients.chargeFailures());
-  // A2A agents' push notifications carry the message's token, not an API key (their bodies are not read).
-  app.use(a2aPushRoutes({ catalogue: deps.catalogue, messages: deps.messages, clients }));
-  // Keys first: an invalid key or an exhausted tenant is refused before its body is read.
-  const tokens = deps.tokens ?? tokenVerifierOf(config);
-  app.use(identifyCaller(deps.keys, limiter, tokens));
-  const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
-  // The A2A face (docs/a2a.md) reads its own bodies: one that is not JSON is a JSON-RPC error there.
-  const plans =
+}
+
+/** The A2A skill plan_and_run's waiting plans, when there is a store for them. */
+function a2aPlansOf(deps: AppDeps, limiter: RateLimiter): A2aPlanTasks | undefined {
+  return (
     deps.planTasks &&
     new A2aPlanTasks({
       router: deps.router,
       queries: deps.catalogue.queries,
       chains: deps.chains,
-      config,
+      config: deps.config,
       metrics: deps.metrics,
       store: deps.planTasks,
       limiter,
-    });
-  app.use(a2aFaceRoutes({ ...deps, endpoints, ...(tokens ? { tokens } : {}), ...(plans ? { plans } : {}) }));
-  app.use(express.json({ limit: config.MAX_BODY_BYTES }));
+    })
+  );
+}
+
+/** The REST api (`/v1/…` and `/metrics`), once bodies are parsed. */
+function addRestRoutes(
+  app: Express,
+  deps: AppDeps,
+  shared: { endpoints: EndpointGuard; limiter: RateLimiter; tokens: TokenVerifier | undefined },
+): void {
+  const { config } = deps;
+  const { endpoints, limiter, tokens } = shared;
   const fetchCards = deps.fetch ?? guardedFetch(endpoints.policy);
   app.use(
     metricsRoutes({
@@ -188,6 +181,36 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(keyRoutes({ keys: deps.keys }));
+}
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple'); // no nested objects from query strings
+  app.use(countRequests(deps.metrics));
+  // An unsupported method on a known path: 405 with Allow (OPTIONS: 204 with Allow), before anything else is read.
+  app.use(methodGuard(OPERATIONS));
+  const { config } = deps;
+  // Health and the documents answer before keys are read or bodies parsed: a probe never waits on the database
+  // (key look-ups) or gets a tenant's 429.
+  app.use(healthRoutes(deps.health));
+  addDocumentRoutes(app, config);
+  const limiter = deps.limiter ?? rateLimiterOf(config);
+  // Before any credential is looked up: an address that keeps failing authentication is refused (api/client-limit.ts).
+  const clients = deps.clients ?? clientLimitOf(config);
+  app.use(clients.chargeFailures());
+  // A2A agents' push notifications carry the message's token, not an API key (their bodies are not read).
+  app.use(a2aPushRoutes({ catalogue: deps.catalogue, messages: deps.messages, clients }));
+  // Keys first: an invalid key or an exhausted tenant is refused before its body is read.
+  const tokens = deps.tokens ?? tokenVerifierOf(config);
+  app.use(identifyCaller(deps.keys, limiter, tokens));
+  const endpoints = { policy: endpointPolicy(config), ...(deps.lookup ? { lookup: deps.lookup } : {}) };
+  // The A2A face (docs/a2a.md) reads its own bodies: one that is not JSON is a JSON-RPC error there.
+  const plans = a2aPlansOf(deps, limiter);
+  app.use(a2aFaceRoutes({ ...deps, endpoints, ...(tokens ? { tokens } : {}), ...(plans ? { plans } : {}) }));
+  app.use(express.json({ limit: config.MAX_BODY_BYTES }));
+  addRestRoutes(app, deps, { endpoints, limiter, tokens });
   if (deps.mcp) app.use(mcpAuthorization(config), deps.mcp.routes());
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

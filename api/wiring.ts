@@ -4,6 +4,7 @@
  * small worker that delivers over the sockets it holds.
  */
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import { Client, type Connection, type ConnectionLike } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { NativeConnection } from '@temporalio/worker';
@@ -117,11 +118,7 @@ export interface ApiReplica {
   stop(options?: { dropConnections?: boolean }): Promise<void>;
 }
 
-/**
- * One api replica listening on `host:port`: the HTTP app, its WebSocket hub, its socket-delivery worker and its
- * routing worker (intent-only direct starts).
- */
-export async function startApiReplica(options: {
+export interface ApiReplicaOptions {
   config: Config;
   logger: Logger;
   services: ApiServices;
@@ -133,36 +130,19 @@ export async function startApiReplica(options: {
   port: number;
   /** What the api uses to fetch remote A2A cards (tests pass a fake). */
   fetch?: typeof fetch;
-}): Promise<ApiReplica> {
-  const { config, logger, services, mongo, connection } = options;
-  const metrics = createApiMetrics();
-  const mcp = new McpFace({ ...services, config, logger, metrics, endpoints: { policy: endpointPolicy(config) } });
-  // One per-address limit for the api's failed authentications and the WebSocket's failed upgrades.
-  const clients = clientLimitOf(config);
-  const app = createApp({
-    mcp,
-    clients,
-    metrics,
-    config,
-    // The catalogue, messages, chains, router, keys, lessons, the A2A stores and the per-tenant rate limit.
-    ...services,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    logger,
-    health: {
-      database: async () => Boolean(await mongo.db?.admin().ping()),
-      temporal: async () => Boolean(await connection.workflowService.getSystemInfo({})),
-    },
-  });
-  const server: Server = await new Promise((resolve, reject) => {
+}
+
+/** The app listening on `host:port`. */
+async function listen(app: Express, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
     // Express 5 hands a listen error to this callback (not only to 'error'): a port taken is a failure, not a start.
-    const listening = app.listen(options.port, options.host, (error?: Error) =>
-      error ? reject(error) : resolve(listening),
-    );
+    const listening = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });
-  // WebSocket agents: this replica holds their sockets and serves their deliveries on a task queue of its own.
-  const taskQueue = replicaTaskQueue(config.TEMPORAL_TASK_QUEUE);
-  const hub = new SocketHub({ catalogue: services.catalogue, messages: services.messages, taskQueue, logger, clients });
-  hub.attach(server);
+}
+
+/** The replica's workers: WebSocket deliveries on the replica's own task queue, and routing (intent-only direct starts). */
+async function startReplicaWorkers(options: ApiReplicaOptions, hub: SocketHub, taskQueue: string) {
+  const { config, services, logger } = options;
   const socketWorker = await startSocketWorker({
     connection: options.workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -183,21 +163,61 @@ export async function startApiReplica(options: {
     misroutes: services.lessons.store,
     logger,
   });
-  // Every replica posts A2A task changes to the callers' webhooks; each change is claimed by one (push-notifier.ts).
+  return { stop: () => Promise.all([socketWorker.stop(), routingWorker.stop()]) };
+}
+
+/**
+ * Every replica posts A2A task changes to the callers' webhooks; each change is claimed by one (push-notifier.ts).
+ * Without CALLER_WEBHOOK_SECRET none is posted.
+ */
+function startA2aPushes(options: ApiReplicaOptions): () => Promise<void> {
+  const { config, services, logger } = options;
   const secret = config.CALLER_WEBHOOK_SECRET;
-  const stopPushNotifier = secret
-    ? startPushNotifier(
-        {
-          store: services.pushConfigs,
-          messages: services.messages,
-          fetch: guardedFetch(endpointPolicy(config)),
-          policy: endpointPolicy(config),
-          secret,
-          logger,
-        },
-        config.A2A_STREAM_POLL_MS,
-      )
-    : async () => undefined;
+  if (!secret) return async () => undefined;
+  return startPushNotifier(
+    {
+      store: services.pushConfigs,
+      messages: services.messages,
+      fetch: guardedFetch(endpointPolicy(config)),
+      policy: endpointPolicy(config),
+      secret,
+      logger,
+    },
+    config.A2A_STREAM_POLL_MS,
+  );
+}
+
+/**
+ * One api replica listening on `host:port`: the HTTP app, its WebSocket hub, its socket-delivery worker and its
+ * routing worker (intent-only direct starts).
+ */
+export async function startApiReplica(options: ApiReplicaOptions): Promise<ApiReplica> {
+  const { config, logger, services, mongo, connection } = options;
+  const metrics = createApiMetrics();
+  const mcp = new McpFace({ ...services, config, logger, metrics, endpoints: { policy: endpointPolicy(config) } });
+  // One per-address limit for the api's failed authentications and the WebSocket's failed upgrades.
+  const clients = clientLimitOf(config);
+  const app = createApp({
+    mcp,
+    clients,
+    metrics,
+    config,
+    // The catalogue, messages, chains, router, keys, lessons, the A2A stores and the per-tenant rate limit.
+    ...services,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    logger,
+    health: {
+      database: async () => Boolean(await mongo.db?.admin().ping()),
+      temporal: async () => Boolean(await connection.workflowService.getSystemInfo({})),
+    },
+  });
+  const server = await listen(app, options.host, options.port);
+  // WebSocket agents: this replica holds their sockets and serves their deliveries on a task queue of its own.
+  const taskQueue = replicaTaskQueue(config.TEMPORAL_TASK_QUEUE);
+  const hub = new SocketHub({ catalogue: services.catalogue, messages: services.messages, taskQueue, logger, clients });
+  hub.attach(server);
+  const workers = await startReplicaWorkers(options, hub, taskQueue);
+  const stopPushNotifier = startA2aPushes(options);
   return {
     server,
     async stop({ dropConnections = false } = {}) {
@@ -212,7 +232,7 @@ export async function startApiReplica(options: {
         server.close();
         server.closeIdleConnections();
       }
-      await Promise.all([socketWorker.stop(), routingWorker.stop()]);
+      await workers.stop();
     },
   };
 }
