@@ -74,16 +74,17 @@ async function fetchCard(
   }
 }
 
-export function agentCardRoutes(deps: {
+export interface AgentCardRoutesDeps {
   catalogue: Catalogue;
   config: Config;
   endpoints: EndpointGuard;
   fetch: typeof fetch;
   tokens?: TokenVerifier;
-}): Router {
-  const router = Router();
-  const { store, queries, policy, now } = deps.catalogue;
+}
 
+/** `POST /v1/agents/import`: an A2A card, inline or fetched from its URL, registered as an agent. */
+function addImportRoute(router: Router, deps: AgentCardRoutesDeps): void {
+  const { store, queries, policy, now } = deps.catalogue;
   router.post('/v1/agents/import', async (req, res) => {
     const { tenant } = requireCaller(res, 'register');
     const body = parseInput(importAgentBody, req.body, 'body');
@@ -137,14 +138,16 @@ export function agentCardRoutes(deps: {
       agent: found && agentView(found, now(), policy),
     });
   });
+}
 
-  /** The agent's card as a caller reaches it through the gateway's A2A face: the skills this key may reach. */
+/** The agent's card as a caller reaches it through the gateway's A2A face: the skills this key may reach. */
+function addCardRoute(router: Router, deps: AgentCardRoutesDeps): void {
   router.get('/v1/agents/:agent_id/agent-card.json', async (req, res) => {
     const caller = requireCaller(res, 'read');
     const { tenant } = caller;
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const { a2a_version } = parseInput(agentCardQuery, req.query, 'query');
-    const found = await queries.get(tenant, agent_id);
+    const found = await deps.catalogue.queries.get(tenant, agent_id);
     if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     const { agent } = found;
     const faceUrl = `${deps.config.PUBLIC_URL}${agentFacePath(agent._id)}`;
@@ -156,6 +159,11 @@ export function agentCardRoutes(deps: {
       ),
     );
   });
+}
 
+export function agentCardRoutes(deps: AgentCardRoutesDeps): Router {
+  const router = Router();
+  addImportRoute(router, deps);
+  addCardRoute(router, deps);
   return router;
 }
