@@ -101,17 +101,18 @@ function requireSameAgent(agent: AgentDoc | undefined, name: string): void {
   }
 }
 
-export function agentRoutes(deps: AgentRoutesDeps): Router {
-  const router = Router();
-  const { store, queries, heartbeats, index, policy, now } = deps.catalogue;
+/** The agent as registered now, with the heartbeat advice, as the register and update routes answer it. */
+async function sendAgent(catalogue: Catalogue, res: Response, status: number, agent: AgentDoc, extra: object = {}) {
+  const { queries, policy, now } = catalogue;
   const heartbeatAdvice = { interval_ms: policy.intervalMs, offline_after_ms: policy.ttlMs * policy.graceWindows };
+  const found = await queries.get(agent.tenant, agent._id);
+  if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent._id}`);
+  res.status(status).json({ ...extra, agent: agentView(found, now(), policy), heartbeat: heartbeatAdvice });
+}
 
-  const sendAgent = async (res: Response, status: number, agent: AgentDoc, extra: object = {}) => {
-    const found = await queries.get(agent.tenant, agent._id);
-    if (!found) throw new ApiError(404, 'agent_not_found', `No agent ${agent._id}`);
-    res.status(status).json({ ...extra, agent: agentView(found, now(), policy), heartbeat: heartbeatAdvice });
-  };
-
+/** `POST /v1/agents`: register, or re-register with the agent's own secret. */
+function addRegisterRoute(router: Router, deps: AgentRoutesDeps): void {
+  const { store, heartbeats } = deps.catalogue;
   router.post('/v1/agents', async (req, res) => {
     const { tenant, agent, secret } = await registrant(req, res, store);
     const body = parseInput(registerAgentBody, req.body, 'body');
@@ -131,17 +132,21 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
         );
       case 'reregistered':
         heartbeats.forget(result.agent._id);
-        return sendAgent(res, 200, result.agent, { agent_id: result.agent._id, reregistered: true });
+        return sendAgent(deps.catalogue, res, 200, result.agent, { agent_id: result.agent._id, reregistered: true });
       case 'registered':
         res.location(`/v1/agents/${result.agent._id}`);
-        return sendAgent(res, 201, result.agent, {
+        return sendAgent(deps.catalogue, res, 201, result.agent, {
           agent_id: result.agent._id,
           secret: result.secret,
           signing_secret: result.signingSecret,
         });
     }
   });
+}
 
+/** A caller's reads: the search and one agent. */
+function addReadRoutes(router: Router, deps: AgentRoutesDeps): void {
+  const { index, policy, now } = deps.catalogue;
   router.get('/v1/agents', async (req, res) => {
     const { tenant } = requireCaller(res, 'read');
     const query = parseInput(searchAgentsQuery, req.query, 'query');
@@ -163,7 +168,11 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
     if (!card) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     res.json(card);
   });
+}
 
+/** What an agent does with its own secret: update its card, deregister, rotate the secret. */
+function addOwnRoutes(router: Router, deps: AgentRoutesDeps): void {
+  const { store, heartbeats } = deps.catalogue;
   router.put('/v1/agents/:agent_id', async (req, res) => {
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
     const agent = await requireAgent(req, store, agent_id);
@@ -174,7 +183,7 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
     heartbeats.forget(agent._id);
     if (updated === 'name_taken')
       throw new ApiError(409, 'agent_name_taken', `An agent named "${body.name}" already exists in this tenant`);
-    return sendAgent(res, 200, updated);
+    return sendAgent(deps.catalogue, res, 200, updated);
   });
 
   router.delete('/v1/agents/:agent_id', async (req, res) => {
@@ -194,7 +203,11 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
       previous_secret_valid_until: rotated.previousValidUntil,
     });
   });
+}
 
+/** `GET /v1/agents/:agent_id/events`: the agent's recent events. */
+function addEventsRoute(router: Router, deps: AgentRoutesDeps): void {
+  const { queries } = deps.catalogue;
   router.get('/v1/agents/:agent_id/events', async (req, res) => {
     const { tenant } = requireCaller(res, 'read');
     const { agent_id } = parseInput(agentIdParams, req.params, 'params');
@@ -202,6 +215,13 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
     if (!(await queries.get(tenant, agent_id))) throw new ApiError(404, 'agent_not_found', `No agent ${agent_id}`);
     res.json({ items: (await queries.events(tenant, agent_id, limit)).map(eventView) });
   });
+}
 
+export function agentRoutes(deps: AgentRoutesDeps): Router {
+  const router = Router();
+  addRegisterRoute(router, deps);
+  addReadRoutes(router, deps);
+  addOwnRoutes(router, deps);
+  addEventsRoute(router, deps);
   return router;
 }

@@ -118,13 +118,30 @@ export function chainSummary(status: ChainStatus): ChainSummary {
   };
 }
 
-export function chainRoutes(deps: { chains: ChainService; config: Config; limiter: RateLimiter }): Router {
-  const router = Router();
-  const withLinks = (status: ChainStatus | ChainSummary) => ({
-    ...status,
-    links: chainLinks(deps.config, status.tenant, status.chain_id),
-  });
+interface ChainRoutesDeps {
+  chains: ChainService;
+  config: Config;
+  limiter: RateLimiter;
+}
 
+/** A chain's status (or summary) with its links. */
+function withLinks(config: Config, status: ChainStatus | ChainSummary) {
+  return { ...status, links: chainLinks(config, status.tenant, status.chain_id) };
+}
+
+/** Reads that need a running chain's worker answer 503 (retry shortly) when none does. */
+async function orUnavailable<T>(res: Response, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof ChainStatusUnavailableError)) throw error;
+    res.set('retry-after', '5');
+    throw new ApiError(503, 'status_unavailable', 'A chain is running but no worker answers; retry shortly');
+  }
+}
+
+/** `POST /v1/chains`: start a chain, charged one unit per message it may send. */
+function addStartRoute(router: Router, deps: ChainRoutesDeps): void {
   router.post('/v1/chains', async (req, res) => {
     const caller = requireCaller(res, 'send');
     // As many units as messages: the request itself took one (caller-auth.ts), from the same per-tenant bucket.
@@ -137,25 +154,19 @@ export function chainRoutes(deps: { chains: ChainService; config: Config; limite
     switch (result.kind) {
       case 'duplicate':
         // A retry must learn its chain is there; its results are for keys that may read them.
-        res.status(200).json(withLinks(hasScope(caller, 'read') ? result.status : chainSummary(result.status)));
+        res
+          .status(200)
+          .json(withLinks(deps.config, hasScope(caller, 'read') ? result.status : chainSummary(result.status)));
         return;
       case 'accepted':
         res.location(`/v1/chains/${encodeURIComponent(result.status.chain_id)}`);
-        res.status(202).json(withLinks(result.status));
+        res.status(202).json(withLinks(deps.config, result.status));
     }
   });
+}
 
-  /** Reads that need a running chain's worker answer 503 (retry shortly) when none does. */
-  const orUnavailable = async <T>(res: Response, read: () => Promise<T>): Promise<T> => {
-    try {
-      return await read();
-    } catch (error) {
-      if (!(error instanceof ChainStatusUnavailableError)) throw error;
-      res.set('retry-after', '5');
-      throw new ApiError(503, 'status_unavailable', 'A chain is running but no worker answers; retry shortly');
-    }
-  };
-
+/** The tenant's chains, a page at a time, and one chain's status. */
+function addReadRoutes(router: Router, deps: ChainRoutesDeps): void {
   router.get('/v1/chains', async (req, res) => {
     const { tenant } = requireCaller(res, 'read');
     const query = parseInput(listChainsQuery, req.query, 'query');
@@ -171,7 +182,7 @@ export function chainRoutes(deps: { chains: ChainService; config: Config; limite
     }
     // What the agents answered is read one chain at a time (GET /v1/chains/:chain_id).
     res.json({
-      items: page.items.map((status) => withLinks(chainSummary(status))),
+      items: page.items.map((status) => withLinks(deps.config, chainSummary(status))),
       ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
     });
   });
@@ -181,9 +192,12 @@ export function chainRoutes(deps: { chains: ChainService; config: Config; limite
     const { chain_id } = parseInput(chainIdParams, req.params, 'params');
     const status = await orUnavailable(res, () => deps.chains.get(tenant, chain_id));
     if (!status) throw new ApiError(404, 'chain_not_found', `No chain ${chain_id}`);
-    res.json(withLinks(status));
+    res.json(withLinks(deps.config, status));
   });
+}
 
+/** `POST /v1/chains/:chain_id/cancel`. */
+function addCancelRoute(router: Router, deps: ChainRoutesDeps): void {
   router.post('/v1/chains/:chain_id/cancel', async (req, res) => {
     const { tenant } = requireCaller(res, 'send');
     const { chain_id } = parseInput(chainIdParams, req.params, 'params');
@@ -203,6 +217,12 @@ export function chainRoutes(deps: { chains: ChainService; config: Config; limite
         res.json({ chain_id, cancelled: true, state: 'cancelled' });
     }
   });
+}
 
+export function chainRoutes(deps: ChainRoutesDeps): Router {
+  const router = Router();
+  addStartRoute(router, deps);
+  addReadRoutes(router, deps);
+  addCancelRoute(router, deps);
   return router;
 }
