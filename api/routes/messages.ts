@@ -127,19 +127,22 @@ export async function acceptMessage(
   return result;
 }
 
-export function messageRoutes(deps: {
+interface MessageRoutesDeps {
   messages: MessageService;
   config: Config;
   metrics: ApiMetrics;
   logger: Logger;
   endpoints: EndpointGuard;
-}): Router {
-  const router = Router();
-  const withLinks = (status: MessageStatus) => ({
-    ...status,
-    links: messageLinks(deps.config, status.tenant, status.message_id),
-  });
+}
 
+/** A message's status with its links. */
+function withLinksOf(config: Config) {
+  return (status: MessageStatus) => ({ ...status, links: messageLinks(config, status.tenant, status.message_id) });
+}
+
+/** `POST /v1/messages`: send, and with `wait` hold the request until the message ends. */
+function addSendRoute(router: Router, deps: MessageRoutesDeps): void {
+  const withLinks = withLinksOf(deps.config);
   router.post('/v1/messages', async (req, res) => {
     const caller = requireCaller(res, 'send');
     const tenant = caller.tenant;
@@ -162,7 +165,10 @@ export function messageRoutes(deps: {
     }
     res.status(answer.status).json(answer.body);
   });
+}
 
+/** `POST /v1/messages/:message_id/cancel`. */
+function addCancelRoute(router: Router, deps: MessageRoutesDeps): void {
   router.post('/v1/messages/:message_id/cancel', async (req, res) => {
     const { tenant } = requireCaller(res, 'send');
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
@@ -179,7 +185,11 @@ export function messageRoutes(deps: {
         res.json({ message_id, cancelled: true, state: 'cancelled' });
     }
   });
+}
 
+/** `POST /v1/messages/:message_id/reply`: the caller answers the agent's question. */
+function addReplyRoute(router: Router, deps: MessageRoutesDeps): void {
+  const withLinks = withLinksOf(deps.config);
   router.post('/v1/messages/:message_id/reply', async (req, res) => {
     const { tenant } = requireCaller(res, 'send');
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
@@ -210,7 +220,11 @@ export function messageRoutes(deps: {
       }
     }
   });
+}
 
+/** `POST /v1/messages/:message_id/redrive`: a failed or expired message sent again. */
+function addRedriveRoute(router: Router, deps: MessageRoutesDeps): void {
+  const withLinks = withLinksOf(deps.config);
   router.post('/v1/messages/:message_id/redrive', async (req, res) => {
     const caller = requireCaller(res, 'send');
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
@@ -238,7 +252,11 @@ export function messageRoutes(deps: {
         res.status(202).json(withLinks(result.status));
     }
   });
+}
 
+/** The tenant's messages, and one message's status. */
+function addReadRoutes(router: Router, deps: MessageRoutesDeps): void {
+  const withLinks = withLinksOf(deps.config);
   router.get('/v1/messages', async (req, res) => {
     const { tenant } = requireCaller(res, 'read');
     const filter = parseInput(listMessagesQuery, req.query, 'query');
@@ -261,6 +279,14 @@ export function messageRoutes(deps: {
     if (!status) throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
     res.json(withLinks(status));
   });
+}
 
+export function messageRoutes(deps: MessageRoutesDeps): Router {
+  const router = Router();
+  addSendRoute(router, deps);
+  addCancelRoute(router, deps);
+  addReplyRoute(router, deps);
+  addRedriveRoute(router, deps);
+  addReadRoutes(router, deps);
   return router;
 }
