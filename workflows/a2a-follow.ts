@@ -21,6 +21,8 @@ export async function followA2aTask(
   ackTimeoutMs: number,
 ): Promise<boolean> {
   const { pollA2aTask } = a2aActivities(run.input.policy);
+  // The input as delivered (on a follow-up turn, the conversation: which question the reply answered).
+  const message = run.deliveredInput();
   const followed = Date.now();
   let heardAt = followed;
   let shown = !run.lean;
@@ -43,7 +45,7 @@ export async function followA2aTask(
     }
     const waitMs = poll === 0 ? Math.min(A2A_FIRST_READ_WAIT_MS, untilDeadline) : 0;
     const polled = await pollA2aTask({
-      message: run.deliveredInput(),
+      message,
       agent_id: target.agent_id,
       endpoint: target.endpoint,
       task_id: taskId,

@@ -7,6 +7,7 @@
  * (the CreateTaskResult). Asked only of a client that declared elicitation, and only for parameters a form can hold
  * (strings, numbers, booleans); otherwise the call is refused as before, naming the missing arguments.
  */
+import { missingRequired } from '../../router/extraction';
 import { elicitationOf, isFlatForm } from './asking';
 import type { CapabilityTool } from './capability-tools';
 import type { ToolCall } from './context';
@@ -32,9 +33,9 @@ export function parametersQuestion(
   args: Arguments,
 ): AgentInputRequired | undefined {
   if (!call.round?.clientCapabilities.elicitation || !tool.reachable || !tool.parametersJson) return undefined;
-  const parameters = JSON.parse(tool.parametersJson) as { required?: unknown; properties?: Record<string, unknown> };
-  const required = Array.isArray(parameters.required) ? parameters.required : [];
-  const missing = required.filter((key): key is string => typeof key === 'string' && args?.[key] === undefined);
+  const parameters = JSON.parse(tool.parametersJson) as { properties?: Record<string, unknown> };
+  // Top-level names only: a form cannot hold an object's missing field.
+  const missing = missingRequired(parameters, args ?? {}).filter((name) => !name.includes('.'));
   if (missing.length === 0) return undefined;
   const properties = Object.fromEntries(missing.map((key) => [key, parameters.properties?.[key] ?? {}]));
   const schema = { type: 'object', properties, required: missing };
