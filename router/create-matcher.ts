@@ -11,6 +11,7 @@ import { OpenAiEmbedder } from './embeddings/openai-embedder';
 import type { EmbeddingProvider } from './embeddings/provider';
 import { DEFAULT_HEAD_WAIT_MS } from '../platform/config';
 import { FIRST_HEADS, headMatcherFactory, type HeadMatcherOptions } from './head/head-matcher';
+import { HeadTrainingStopped, trainingsExited } from './head/head-trainer';
 import { hybridMatcherFactory, lexicalMatcherFactory, semanticMatcherFactory, type MatcherFactory } from './matcher';
 import { VectorCache } from './semantic-index';
 
@@ -112,7 +113,7 @@ function asOneEmbedder(models: LanguageModel[]): EmbeddingProvider {
 }
 
 /** Similarity (and BM25 when weighted), with a trained head per model on top when enabled. */
-function embeddingMatcher(models: LanguageModel[], settings: MatcherSettings): MatcherFactory {
+function embeddingMatcher(models: LanguageModel[], settings: MatcherSettings, stop: AbortSignal): MatcherFactory {
   const cache = new VectorCache();
   // Each model embeds a catalogue text once, through the cache, whether similarity or a head asks for it.
   const cached = models.map((m) => ({ ...m, provider: cache.through(m.provider) }));
@@ -127,9 +128,25 @@ function embeddingMatcher(models: LanguageModel[], settings: MatcherSettings): M
   if (!settings.head) return similarity;
   return headMatcherFactory(cached, similarity, cache, {
     waitMs: settings.headWaitMs ?? DEFAULT_HEAD_WAIT_MS,
+    stop,
     ...(settings.onHeadError ? { onError: settings.onHeadError } : {}),
     ...(settings.onHeadTrained ? { onTrained: settings.onHeadTrained } : {}),
   });
+}
+
+/**
+ * What stops the heads' trainings when the router closes: the running ones end at their next step and the process
+ * may exit once their threads have (a thread stopped inside onnxruntime takes the process down).
+ */
+function headTrainingStop(): { signal: AbortSignal; stop: () => Promise<void> } {
+  const controller = new AbortController();
+  return {
+    signal: controller.signal,
+    stop: async () => {
+      controller.abort(new HeadTrainingStopped());
+      await trainingsExited();
+    },
+  };
 }
 
 export async function chooseMatcher(
@@ -139,11 +156,13 @@ export async function chooseMatcher(
   if (settings.provider === 'openai' || (settings.provider === 'auto' && settings.openai)) {
     if (!settings.openai) throw new Error('ROUTER_PROVIDER=openai needs EMBEDDINGS_MODEL');
     const embedder = new OpenAiEmbedder(settings.openai);
+    const heads = headTrainingStop();
     return {
-      factory: embeddingMatcher([{ provider: embedder }], settings),
+      factory: embeddingMatcher([{ provider: embedder }], settings, heads.signal),
       kind: 'openai',
       provider: embedder.id,
       note: `OpenAI-compatible embeddings (${settings.openai.model})${settings.head ? ', a head per catalogue' : ''}`,
+      close: heads.stop,
     };
   }
   if (settings.provider === 'local' || settings.provider === 'auto') {
@@ -159,14 +178,17 @@ export async function chooseMatcher(
       const { models, missing } = local;
       const id = models.map((m) => m.provider.id).join('+');
       const multilingual = models.find((m) => !m.language)?.provider;
+      const heads = headTrainingStop();
       const left = missing.length ? ` (left out, files not found: ${missing.join(', ')}; run \`npm run models\`)` : '';
       return {
-        factory: embeddingMatcher(models, settings),
+        factory: embeddingMatcher(models, settings, heads.signal),
         kind: 'local',
         provider: id,
         note: `local model ${id}${settings.head ? ', a head per catalogue' : ''}${left}`,
         ...(multilingual ? { parameterEmbedder: multilingual } : {}),
-        close: local.close,
+        close: async () => {
+          await Promise.all([heads.stop(), local.close()]);
+        },
       };
     }
     const why = `model files for ${settings.localModels.join(', ')} not found (run \`npm run models\`)`;

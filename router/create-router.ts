@@ -7,6 +7,7 @@ import { canReach } from '../rules/acl';
 import { hasScope } from '../rules/api-key';
 import { chooseMatcher } from './create-matcher';
 import { EmbeddingPoolClosed } from './embeddings/embedding-pool';
+import { HeadTrainingStopped } from './head/head-trainer';
 import { OpenAiLlm } from './llm';
 import { createJudge, judgeStatusOf } from './judge/create-judge';
 import { DEFAULT_HEAD_SETTINGS, type HeadSettings } from './head/decide';
@@ -46,7 +47,8 @@ export function decisionSettings(
  * training): that is a stop, not a failure.
  */
 export function logHeadError(logger: Pick<Logger, 'info' | 'warn'>, error: Error): void {
-  if (error instanceof EmbeddingPoolClosed) logger.info('router: head training stopped: the router is closing');
+  if (error instanceof EmbeddingPoolClosed || error instanceof HeadTrainingStopped)
+    logger.info('router: head training stopped: the router is closing');
   else logger.warn({ err: error }, 'router: head training failed; similarity decides');
 }
 

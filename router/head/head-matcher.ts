@@ -81,6 +81,8 @@ export interface HeadMatcherOptions {
   /** Cross-validation folds for the calibration (DEFAULT_FOLDS). */
   folds?: number;
   calibration?: Partial<CalibrationOptions>;
+  /** Aborted when the router closes: trainings waiting are dropped, running ones end at their next step. */
+  stop?: AbortSignal;
 }
 
 /**
@@ -141,7 +143,7 @@ interface Training {
   generic: string[];
   cache: VectorCache;
   options: HeadMatcherOptions;
-  /** Aborted when the catalogue has moved on: work not started yet is dropped. */
+  /** Aborted when the catalogue has moved on (work not started yet is dropped) or the router closes (see `stop`). */
   signal?: AbortSignal;
 }
 
@@ -207,7 +209,11 @@ class CatalogueHeads {
 
   private async trainFirst(): Promise<void> {
     try {
-      const trained = await trainModelHeads(this.models.slice(0, FIRST_HEADS), this.t);
+      const stop = this.t.options.stop;
+      const trained = await trainModelHeads(this.models.slice(0, FIRST_HEADS), {
+        ...this.t,
+        ...(stop ? { signal: stop } : {}),
+      });
       this.borders = await bordersOf(trained[0]!.model, trained[0]!.input, this.t);
       this.serving = headSet(
         trained.map(({ model, head }) => ({ model, head })),
@@ -225,14 +231,16 @@ class CatalogueHeads {
     if (!first || models.length === 0) return;
     const ids = models.map((m) => m.provider.id);
     this.late = { models: ids, state: 'training' };
+    const stop = this.t.options.stop;
+    const signal = stop ? AbortSignal.any([this.retired.signal, stop]) : this.retired.signal;
     try {
-      const trained = await trainModelHeads(models, { ...this.t, signal: this.retired.signal });
-      if (this.retired.signal.aborted) throw this.retired.signal.reason;
+      const trained = await trainModelHeads(models, { ...this.t, signal });
+      signal.throwIfAborted();
       const late = trained.map(({ model, head }) => ({ model, head }));
       this.serving = headSet([...first.heads, ...late], setOptions(this.t.options));
       this.late = { models: ids, state: 'joined' };
     } catch (error) {
-      if (this.retired.signal.aborted) this.late = { models: ids, state: 'discarded' };
+      if (signal.aborted) this.late = { models: ids, state: 'discarded' };
       else {
         this.late = { models: ids, state: 'failed', error: (error as Error).message };
         this.t.options.onError?.(
