@@ -162,16 +162,21 @@ function connectCondition(
   });
 }
 
-/** The required parameters no one gives, as an `input_required` entry with the schema of what to add. */
-function missingInput(step: ConnectedStep, part: RoutedSubRequest): Unplanned | undefined {
+/**
+ * The required parameters no one gives: the step reads each from the chain input under its name, and the plan asks
+ * for them (`input_required`, with the JSON Schema of what to add), so the caller adds the values to `input` and posts
+ * the plan as it is — or plans again with them given.
+ */
+function readMissingFromInput(step: ConnectedStep, part: RoutedSubRequest): Unplanned | undefined {
   const properties = propertiesOf(part.schemas.parameters);
   const missing = requiredOf(part.schemas.parameters).filter((name) => !step.refs[name]);
   if (missing.length === 0) return undefined;
+  for (const name of missing) step.refs[name] = `/input/${pointerToken(name)}`;
   return {
     code: 'input_required',
     step: step.id,
     text: part.sub.text,
-    message: `step ${step.id} (${step.target.capability}) needs ${missing.join(', ')}: add them to the chain input and plan again`,
+    message: `step ${step.id} (${step.target.capability}) needs ${missing.join(', ')}: add them to the chain input`,
     missing,
     schema: {
       type: 'object',
@@ -208,9 +213,9 @@ export function connect(parts: readonly RoutedSubRequest[], given: Record<string
       connectCondition(chain, step, part.sub.condition, earlier, previous);
       if (!part.sub.condition.otherwise) lastIf = step;
     }
-    step.input = Object.fromEntries(Object.entries(step.refs).map(([name, ref]) => [name, { $ref: ref }]));
-    const missing = missingInput(step, part);
+    const missing = readMissingFromInput(step, part);
     if (missing) unplanned.push(missing);
+    step.input = Object.fromEntries(Object.entries(step.refs).map(([name, ref]) => [name, { $ref: ref }]));
     steps.push(step);
   });
   return { input: chain.input, steps, unplanned };

@@ -1,7 +1,9 @@
 /**
- * `npm run bench:planning [-- --repeats 3] [--limit N] [--planner rules|model] [--model-timeout-ms 30000]`
+ * `npm run bench:planning [-- --repeats 3] [--limit N] [--planner rules|model] [--model-timeout-ms 30000]
+ *   [--judge off|local|llm] [--judge-timeout-ms 3000]`
  * (`--planner model`: the local judge's model proposes each split, checked; the rules' split where it is not usable;
- * writes bench/results/planning-model.json)
+ * writes bench/results/planning-model.json. `--judge local`: the router reads each step's close calls with the local
+ * judge, as the api does with ROUTER_JUDGE=auto where the model is installed; writes planning-judge-local.json)
  * The planner (planner/) on bench/planning/requests.jsonl — multi-step zh/en requests written before its splitter was
  * tuned — against the zh-routing catalogue, through the api's router (the local models' head, each catalogue's own
  * fitted thresholds; ROUTER_JUDGE off, no LLM: the offline planner). Reports exact plans (every step's capability,
@@ -25,6 +27,8 @@ import { planChain, type ChainPlan, type PlannerDeps } from '../../planner/plan-
 import { splitRequest } from '../../planner/split';
 import { judgeModelPath, locateJudgeModel } from '../../router/judge/judge-files';
 import { LocalJudge } from '../../router/judge/local-judge';
+import type { BoundedJudge } from '../../router/judge/bounded-judge';
+import { benchJudge, JUDGE_OPTIONS } from '../lib/bench-judge';
 import { cpuSeconds } from '../lib/cpu';
 import { loadZhRouting } from '../lib/routing-data';
 import { writeResultFile } from '../lib/result-file';
@@ -40,6 +44,7 @@ const { values: args } = parseArgs({
     repeats: { type: 'string', default: '3' },
     limit: { type: 'string' },
     set: { type: 'string', default: join(__dirname, 'requests.jsonl') },
+    ...JUDGE_OPTIONS,
   },
 });
 
@@ -74,6 +79,7 @@ type ScoredCase = CaseScore & {
 
 interface Planner {
   chosen: ChosenMatcher;
+  judge?: BoundedJudge;
   model?: LocalJudge;
   deps: PlannerDeps;
   check: ChainCheckDeps;
@@ -90,7 +96,8 @@ async function startPlanner(useModel: boolean): Promise<Planner> {
     head: process.env.ROUTER_HEAD !== 'off',
   });
   const catalogue = new LiveCatalogue(set.agents);
-  const router = apiRouter(catalogue, chosen.factory, decisionSettings({}, chosen.kind));
+  const judge = benchJudge(args);
+  const router = apiRouter(catalogue, chosen.factory, decisionSettings({}, chosen.kind), judge);
   await warmUp(chosen.factory, set.agents);
   await router.prepare('bench');
   const byId = new Map(set.agents.map((a) => [a.agent._id, a]));
@@ -114,7 +121,7 @@ async function startPlanner(useModel: boolean): Promise<Planner> {
     checkReach: async () => ({ kind: 'ok' as const }),
   };
   const limits = { maxSteps: 32, maxDepth: 16, maxBytes: 256 * 1024, maxMessageBytes: 256 * 1024 };
-  return { chosen, model, deps, check: { queries, limits } };
+  return { chosen, ...(judge ? { judge } : {}), model, deps, check: { queries, limits } };
 }
 
 async function scored(c: PlanningCase, plan: ChainPlan, check: ChainCheckDeps): Promise<ScoredCase> {
@@ -213,7 +220,9 @@ async function main() {
   const scores = runs.scores;
   const quality = qualityOf(scores);
   const timing = timingOf(runs);
-  const file = writeResultFile(RESULTS, useModel ? 'planning-model' : 'planning', {
+  const judged = args.judge !== 'off';
+  const name = useModel ? 'planning-model' : judged ? `planning-judge-${args.judge}` : 'planning';
+  const file = writeResultFile(RESULTS, name, {
     at: new Date().toISOString(),
     machine: 'shared 2-core box; figures are noisy',
     node: process.version,
@@ -221,7 +230,12 @@ async function main() {
     planner: useModel
       ? `model (${planner.model!.name}, checked; the rules' split where it is not usable)`
       : 'rules (deterministic splitter), no model',
-    router: { provider: planner.chosen.provider, head: process.env.ROUTER_HEAD !== 'off', judge: 'off', llm: 'none' },
+    router: {
+      provider: planner.chosen.provider,
+      head: process.env.ROUTER_HEAD !== 'off',
+      judge: planner.judge ? { name: planner.judge.name, timeout_ms: Number(args['judge-timeout-ms']) } : 'off',
+      llm: 'none',
+    },
     goals: { exact_pct: 60, step_recall_pct: 90, p95_ms: 300 },
     quality,
     timing,
@@ -232,6 +246,7 @@ async function main() {
     console.log(`  ✗ ${s.id}: ${s.miss}${s.checked === 'ok' ? '' : ` [check: ${s.checked}]`}`);
   console.log(`wrote ${file}`);
   await planner.model?.close();
+  await planner.judge?.close();
   await planner.chosen.close?.();
 }
 

@@ -214,17 +214,20 @@ describe('planner - connect', () => {
     ]);
     assert.deepEqual(plan.input, { order_id: '20240901' });
     assert.deepEqual(plan.steps[0]!.input, { order_id: { $ref: '/input/order_id' } });
-    assert.deepEqual(plan.steps[1]!.input, { order_id: { $ref: '/input/order_id' } });
+    // cancel_order requires a reason no one gave: the step reads it from the chain input, which the caller adds.
+    assert.deepEqual(plan.steps[1]!.input, {
+      order_id: { $ref: '/input/order_id' },
+      reason: { $ref: '/input/reason' },
+    });
     assert.deepEqual(plan.steps[1]!.carried, ['order_id']);
     assert.deepEqual(plan.steps[1]!.after, ['s1']);
     assert.equal(plan.steps[1]!.when?.$ref, '/steps/s1/result/status');
-    // cancel_order requires a reason no one gave.
     assert.deepEqual(plan.unplanned, [
       {
         code: 'input_required',
         step: 's2',
         text: '帮我取消',
-        message: 'step s2 (cancel_order) needs reason: add them to the chain input and plan again',
+        message: 'step s2 (cancel_order) needs reason: add them to the chain input',
         missing: ['reason'],
         schema: { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] },
       },
