@@ -101,11 +101,14 @@ interface Building {
   steps: ConnectedStep[];
   unplanned: Unplanned[];
   afterOf: Map<string, string[]>;
+  /** Names the plan asks the caller to add to the chain input (`input_required`): later steps read them there too. */
+  asked: Set<string>;
 }
 
 /**
  * The `$ref` of each parameter: a value the sub-request names goes into the chain input; a declared parameter is read
- * from the chain input when it holds that name, else (an identifier) from the latest earlier step that returns it.
+ * from the chain input when it holds that name or the plan asks the caller for it there, else (an identifier) from the
+ * latest earlier step that returns it.
  */
 function connectParameters(
   chain: Building,
@@ -119,7 +122,7 @@ function connectParameters(
   }
   for (const name of Object.keys(propertiesOf(part.schemas.parameters))) {
     if (step.refs[name]) continue;
-    if (name in chain.input) {
+    if (name in chain.input || chain.asked.has(name)) {
       step.refs[name] = `/input/${pointerToken(name)}`;
       step.carried.push(name);
       continue;
@@ -167,11 +170,14 @@ function connectCondition(
  * for them (`input_required`, with the JSON Schema of what to add), so the caller adds the values to `input` and posts
  * the plan as it is — or plans again with them given.
  */
-function readMissingFromInput(step: ConnectedStep, part: RoutedSubRequest): Unplanned | undefined {
+function readMissingFromInput(chain: Building, step: ConnectedStep, part: RoutedSubRequest): Unplanned | undefined {
   const properties = propertiesOf(part.schemas.parameters);
   const missing = requiredOf(part.schemas.parameters).filter((name) => !step.refs[name]);
   if (missing.length === 0) return undefined;
-  for (const name of missing) step.refs[name] = `/input/${pointerToken(name)}`;
+  for (const name of missing) {
+    step.refs[name] = `/input/${pointerToken(name)}`;
+    chain.asked.add(name);
+  }
   return {
     code: 'input_required',
     step: step.id,
@@ -187,7 +193,14 @@ function readMissingFromInput(step: ConnectedStep, part: RoutedSubRequest): Unpl
 }
 
 export function connect(parts: readonly RoutedSubRequest[], given: Record<string, unknown> = {}): Connected {
-  const chain: Building = { parts, input: { ...given }, steps: [], unplanned: [], afterOf: new Map() };
+  const chain: Building = {
+    parts,
+    input: { ...given },
+    steps: [],
+    unplanned: [],
+    afterOf: new Map(),
+    asked: new Set(),
+  };
   const { steps, unplanned } = chain;
   let lastIf: ConnectedStep | undefined;
 
@@ -213,7 +226,7 @@ export function connect(parts: readonly RoutedSubRequest[], given: Record<string
       connectCondition(chain, step, part.sub.condition, earlier, previous);
       if (!part.sub.condition.otherwise) lastIf = step;
     }
-    const missing = readMissingFromInput(step, part);
+    const missing = readMissingFromInput(chain, step, part);
     if (missing) unplanned.push(missing);
     step.input = Object.fromEntries(Object.entries(step.refs).map(([name, ref]) => [name, { $ref: ref }]));
     steps.push(step);

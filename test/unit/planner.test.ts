@@ -244,6 +244,25 @@ describe('planner - connect', () => {
     assert.deepEqual(again.steps[1]!.input.reason, { $ref: '/input/reason' });
   });
 
+  it('planner - connect - a name the plan asks for is read from the chain input by every step, asked once', () => {
+    const employee = {
+      parameters: { type: 'object', properties: { employee_id: { type: 'string' } }, required: ['employee_id'] },
+      returns: { type: 'object', properties: { employee_id: { type: 'string' }, days: { type: 'number' } } },
+    };
+    const plan = connect([
+      part('查一下年假余额', 'leave_balance', employee),
+      part('再帮我请假', 'apply_leave', employee),
+    ]);
+    assert.deepEqual(plan.input, {});
+    assert.deepEqual(plan.steps[0]!.input, { employee_id: { $ref: '/input/employee_id' } });
+    // Not the first step's result: the value the caller adds is the one both steps mean.
+    assert.deepEqual(plan.steps[1]!.input, { employee_id: { $ref: '/input/employee_id' } });
+    assert.deepEqual(
+      plan.unplanned.map((u) => [u.code, u.step, u.missing]),
+      [['input_required', 's1', ['employee_id']]],
+    );
+  });
+
   it('planner - connect - an identifier an earlier step returns is read from its result; prose fields are not carried', () => {
     const plan = connect([
       part('申请退款', 'request_refund', requestRefund, { order_id: '1' }),
