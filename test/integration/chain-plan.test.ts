@@ -282,6 +282,22 @@ describe('chain plan', () => {
       properties: { order_id: { type: 'string' } },
       required: ['order_id'],
     });
+    // The steps already read it from the chain input: the plan, posted as it is, is refused until the caller adds it.
+    assert.deepEqual(
+      asked.body.chain.steps.map((s: { input: unknown }) => s.input),
+      [{ order_id: { $ref: '/input/order_id' } }, { order_id: { $ref: '/input/order_id' } }],
+    );
+    const asIs = await request('POST', `${system.baseUrl}/v1/chains`, {
+      ...asked.body.chain,
+      chain_id: `asked-as-is-${Date.now()}`,
+    });
+    assert.equal(asIs.status, 422, JSON.stringify(asIs.body));
+    const completed = await request('POST', `${system.baseUrl}/v1/chains`, {
+      ...asked.body.chain,
+      chain_id: `asked-completed-${Date.now()}`,
+      input: { order_id: '20240904' },
+    });
+    assert.equal(completed.status, 202, JSON.stringify(completed.body));
     const given = await plan({
       intent: 'Cancel the order, then check the status of the order',
       input: { order_id: '20240904' },
