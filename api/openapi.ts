@@ -522,11 +522,12 @@ export const OPERATIONS: Operation[] = [
     scope: 'send',
     summary: 'Reply to a message waiting for input',
     details:
-      'The message is in state `input_required` (its agent asked `input_required.message`, with `input_required.schema` when it gave one): the reply (words, params merged over the earlier ones, or data) is delivered to the agent as the next turn of the same message, with the conversation so far (docs/protocol.md).',
+      'The message is in state `input_required` (its agent asked `input_required.message`, with `input_required.schema` when it gave one): the reply (words, params merged over the earlier ones, or data) is delivered to the agent as the next turn of the same message, with the conversation so far (docs/protocol.md). An agent that asked several questions at once (`input_required.questions`, by key: those still open) is answered with `answers` alone, `{<key>: {intent?, params?, payload?}}`, for some or all of them: the message waits (202, `input_required` listing the rest) until every one is answered, then the agent gets one turn with them all.',
     params: messageIdParams,
     body: replyBody,
     responses: {
-      202: 'Status, the message delivering its next turn',
+      202: 'Status, the message delivering its next turn (or, with questions still open, still `input_required`)',
+      400: '`invalid_request`: the body, an answer under a key no open question has, or params that do not fit the schema of their question',
       404: '`message_not_found`',
       409: '`not_waiting_for_input`',
       413: '`payload_too_large`',

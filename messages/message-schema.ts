@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { MESSAGE_ID_PATTERN } from '../rules/ids';
 import { anyJson, NOT_BLANK_PATTERN, prose } from '../rules/text';
+import { questionKey } from '../protocol/receipt';
+import { MAX_QUESTIONS } from '../protocol/turns';
 
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
@@ -64,20 +66,45 @@ export const sendMessageBody = z
   .meta({ ...targetOrIntentSchema, examples: [{ intent: 'echo this back', payload: { text: 'hello' } }] });
 export type SendMessageBody = z.output<typeof sendMessageBody>;
 
+/** A reply's words: parameters for the capability (merged over the earlier ones), data, or both. */
+const replyWords = {
+  intent: prose(10_000).optional(),
+  params: paramsSchema.optional(),
+  payload: anyJson.optional(),
+};
+const hasWords = (b: { intent?: unknown; params?: unknown; payload?: unknown }) =>
+  b.intent !== undefined || b.params !== undefined || b.payload !== undefined;
+
+/** The answer to one of several questions asked at once (protocol/answers.ts). */
+const answerBody = z
+  .strictObject(replyWords)
+  .refine(hasWords, { message: 'give intent, params or payload', path: ['intent'] })
+  .meta({ minProperties: 1 });
+
 /**
  * The body of `POST /v1/messages/:id/reply`: the caller's reply to a message waiting for input (state
- * `input_required`): words, parameters for the capability (merged over the earlier ones) or data; at least one.
+ * `input_required`): words, parameters for the capability (merged over the earlier ones) or data; at least one. When
+ * the agent asked several questions at once: `answers` alone, an answer per question key (some or all of those open).
  */
 export const replyBody = z
   .strictObject({
-    intent: prose(10_000).optional(),
-    params: paramsSchema.optional(),
-    payload: anyJson.optional(),
+    ...replyWords,
+    answers: z
+      .record(questionKey, answerBody)
+      .refine((answers) => Object.keys(answers).length >= 1 && Object.keys(answers).length <= MAX_QUESTIONS, {
+        message: `answer 1 to ${MAX_QUESTIONS} questions`,
+      })
+      .meta({ minProperties: 1, maxProperties: MAX_QUESTIONS })
+      .optional(),
   })
-  .refine((b) => b.intent !== undefined || b.params !== undefined || b.payload !== undefined, {
-    message: 'give intent, params or payload',
+  .refine((b) => hasWords(b) || b.answers !== undefined, {
+    message: 'give intent, params, payload or answers',
     path: ['intent'],
   })
-  // The same rule in the OpenAPI document.
-  .meta({ minProperties: 1 });
+  .refine((b) => b.answers === undefined || !hasWords(b), {
+    message: 'answers stand alone: give no intent, params or payload beside them',
+    path: ['answers'],
+  })
+  // The same rules in the OpenAPI document.
+  .meta({ minProperties: 1, if: { required: ['answers'] }, then: { maxProperties: 1 } });
 export type ReplyBody = z.output<typeof replyBody>;

@@ -87,9 +87,10 @@ export class MessageService {
   }
 
   /** The caller's reply to a message waiting for input: its run delivers it as the next turn. */
-  /** `question`: what the message waits for, when the caller has its status already (else it is read for params). */
+  /** `question`: what the message waits for, when the caller has its status already (else it is read for params or answers). */
   async reply(tenant: string, messageId: string, reply: ReplyInput, question?: InputRequest): Promise<ReplyResult> {
-    const asked = question ?? (reply.params ? (await this.get(tenant, messageId))?.input_required : undefined);
+    const read = reply.params !== undefined || reply.answers !== undefined;
+    const asked = question ?? (read ? (await this.get(tenant, messageId))?.input_required : undefined);
     return replyToMessage(this.runs, tenant, messageId, reply, asked);
   }
 

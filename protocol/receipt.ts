@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { MESSAGE_ID_PATTERN } from '../rules/ids';
 import { anyJson, label, prose } from '../rules/text';
-import { MAX_INPUT_REQUESTS, type InputRequest } from './turns';
+import { MAX_INPUT_REQUESTS, MAX_QUESTIONS, type InputRequest } from './turns';
 
 /** A failure as the agent reports it; `retryable: true` asks the gateway to deliver the message again later. */
 export interface AgentError {
@@ -20,16 +20,40 @@ export interface AgentError {
  * a lesson (docs/routing.md). A message sent to a named capability ends `failed` `misrouted`.
  *
  * `input_required`: the agent needs more from the caller (`input`: a question, optionally the JSON Schema of the data
- * it wants). The message waits in state `input_required` until the caller replies; the agent then gets it again as a
- * follow-up delivery (protocol/turns.ts).
+ * it wants; or several named questions at once in `input.questions`). The message waits in state `input_required`
+ * until the caller has answered; the agent then gets it again as a follow-up delivery (protocol/turns.ts,
+ * protocol/answers.ts).
  */
 export const RECEIPT_STATUSES = ['processed', 'failed', 'misrouted', 'input_required'] as const;
 
-/** What the agent asks the caller for. */
-export const inputRequest = z.strictObject({
+/** The key of one of several questions asked at once: the caller answers under it. */
+export const questionKey = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits and _.- (at most 64), starting with a letter or digit');
+
+const question = z.strictObject({
   message: prose(4000).min(1),
   schema: z.record(z.string(), anyJson).optional(),
 });
+
+/** What the agent asks the caller for: one question (`message`, `schema?`), or several by key in `questions`. */
+export const inputRequest = question
+  .extend({
+    /** Several questions at once (1 to MAX_QUESTIONS); `message` then says what they are for, and `schema` is absent. */
+    questions: z
+      .record(questionKey, question)
+      .refine((questions) => Object.keys(questions).length >= 1 && Object.keys(questions).length <= MAX_QUESTIONS, {
+        message: `ask 1 to ${MAX_QUESTIONS} questions`,
+      })
+      .meta({ minProperties: 1, maxProperties: MAX_QUESTIONS })
+      .optional(),
+  })
+  .refine((input) => input.questions === undefined || input.schema === undefined, {
+    message: 'with questions, each question has its own schema: give none beside them',
+    path: ['schema'],
+  })
+  // The same rule in the OpenAPI document.
+  .meta({ not: { required: ['schema', 'questions'] } });
 
 export const callbackBody = z
   .strictObject({

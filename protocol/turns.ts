@@ -5,10 +5,19 @@
  * from workflows.
  */
 
-/** What an agent asks the caller for: a question, and optionally the JSON Schema of the data it wants. */
-export interface InputRequest {
+/** One question: its words, and optionally the JSON Schema of the data wanted. */
+export interface Question {
   message: string;
   schema?: Record<string, unknown>;
+}
+
+/**
+ * What an agent asks the caller for: a question, and optionally the JSON Schema of the data it wants; or several named
+ * questions at once (`questions`, `message` then says what they are for), each answered under its key
+ * (protocol/answers.ts). While the message waits, its status shows only the questions still unanswered.
+ */
+export interface InputRequest extends Question {
+  questions?: Record<string, Question>;
   /**
    * An A2A agent's question: the id of the task's status message that asked. A reply continues the task, and an
    * answer that still shows this question is the task before the agent read the reply, not a new question.
@@ -25,6 +34,15 @@ export interface CallerTurn {
   at: string;
   /** The A2A message id of a reply sent through the A2A face. */
   a2a_message_id?: string;
+  /** The answers to several questions asked at once, by question key (`params` then holds theirs merged). */
+  answers?: Record<string, Answer>;
+}
+
+/** The caller's answer to one of several questions. */
+export interface Answer {
+  intent?: string;
+  params?: Record<string, unknown>;
+  payload?: unknown;
 }
 
 /** The agent's question. */
@@ -37,6 +55,9 @@ export type Turn = CallerTurn | AgentTurn;
 
 /** Questions one message may ask; the next one ends it `failed` (a conversation is bounded like everything else). */
 export const MAX_INPUT_REQUESTS = 10;
+
+/** Questions one `input_required` receipt may ask at once (`input.questions`). */
+export const MAX_QUESTIONS = 10;
 
 /** How long a message waits for the caller's reply (and never past its deadline): then it ends `expired`, `input_timeout`. */
 export const INPUT_WAIT_MS = 24 * 3600 * 1000;

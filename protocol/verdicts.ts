@@ -140,13 +140,11 @@ export function classifyResponse(
 function inputVerdict(input: unknown): DeliveryVerdict {
   const parsed = inputRequest.safeParse(input);
   if (!parsed.success)
-    return { kind: 'refused', error: 'the agent answered input_required without a valid `input` ({message, schema?})' };
-  return {
-    kind: 'input_required',
-    input: parsed.data.schema
-      ? { message: parsed.data.message, schema: parsed.data.schema as Record<string, unknown> }
-      : { message: parsed.data.message },
-  };
+    return {
+      kind: 'refused',
+      error: 'the agent answered input_required without a valid `input` ({message, schema?} or {message, questions})',
+    };
+  return { kind: 'input_required', input: parsed.data as InputRequest };
 }
 
 /** Classifies a WebSocket ack like an HTTP answer. */

@@ -12,6 +12,7 @@ import type { DeliveryEnvelope } from '../protocol/envelope';
 import type { AckFrame, DeliveryFrame, SentAckFrame } from '../protocol/frames';
 import { REACH_EVENT_HEADER } from '../protocol/headers';
 import type { CallbackBody } from '../protocol/receipt';
+import type { Answer as TurnAnswer, Question } from '../protocol/turns';
 import {
   FileStore,
   MemoryStore,
@@ -48,6 +49,9 @@ export class MisroutedError extends Error {
  * reply's params merged into `delivery.params`. `schema` (JSON Schema) says what data the agent wants, if it says.
  */
 export class InputRequiredError extends Error {
+  /** Several questions asked at once, by key (see `several`). */
+  questions?: Record<string, Question>;
+
   constructor(
     message: string,
     readonly schema?: Record<string, unknown>,
@@ -55,6 +59,23 @@ export class InputRequiredError extends Error {
     super(message);
     this.name = 'InputRequiredError';
   }
+
+  /**
+   * Asks several questions at once (at most MAX_QUESTIONS), each under its key; `message` says what they are for. The
+   * caller may answer them in one reply or several; the next turn comes once every one is answered, with the answers
+   * by key in `answersOf(delivery)` and their params merged into `delivery.params` (in the order of the questions).
+   */
+  static several(message: string, questions: Record<string, Question>): InputRequiredError {
+    const error = new InputRequiredError(message);
+    error.questions = questions;
+    return error;
+  }
+}
+
+/** On a follow-up turn after several questions: the caller's answers by question key (else undefined). */
+export function answersOf(delivery: Delivery): Record<string, TurnAnswer> | undefined {
+  const last = delivery.history?.at(-1);
+  return last?.role === 'caller' ? last.answers : undefined;
 }
 
 /** What the agent answers or reports for a message: an outcome of work (kept for redeliveries), or that it is not for it (kept by nobody). */
@@ -220,7 +241,11 @@ export class ReachAgent {
         if (error instanceof InputRequiredError)
           return {
             status: 'input_required',
-            input: { message: error.message, ...(error.schema ? { schema: error.schema } : {}) },
+            input: {
+              message: error.message,
+              ...(error.schema ? { schema: error.schema } : {}),
+              ...(error.questions ? { questions: error.questions } : {}),
+            },
           };
         const e = error as Error & { code?: string; retryable?: boolean };
         return {

@@ -3,6 +3,7 @@
  * './sdk'`). It is not a published package: it shares the wire protocol's types (`protocol/`) with the gateway.
  */
 export {
+  answersOf,
   InputRequiredError,
   MisroutedError,
   ReachAgent,

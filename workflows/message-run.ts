@@ -25,7 +25,8 @@ import {
   SA_STATE,
   statusQuery,
 } from '../messages/temporal';
-import type { CallerTurn, InputRequest, Turn } from '../protocol/turns';
+import { INVALID_ANSWERS, replyIssues, takeAnswers } from '../protocol/answers';
+import type { Answer, CallerTurn, InputRequest, Turn } from '../protocol/turns';
 import type { RerouteResult } from '../activities/reroute-message';
 import { InstanceFailures, type Progress } from './next-step';
 import { StatusRecord } from './status-record';
@@ -83,8 +84,12 @@ export class MessageRun {
   private sparedTries = 0;
   /** The delivery turn: 1, then one more after each reply of the caller to an agent's question. */
   private currentTurn = 1;
-  /** The caller's reply that came and is not delivered yet. */
+  /** The caller's reply that came and is not delivered yet (to several questions: once every one is answered). */
   private reply: ReplyInput | undefined;
+  /** What the agent asked, as it asked it, while the message waits for the caller. */
+  private asked: InputRequest | undefined;
+  /** The answers given so far to several questions asked at once (protocol/answers.ts). */
+  private answered: Record<string, Answer> = {};
   /** Tries spent on earlier turns: each turn has its own budget of attempts. */
   private triesBeforeTurn = 0;
   /** The task the latest delivery to an A2A agent started: a follow-up turn continues it. */
@@ -233,13 +238,23 @@ export class MessageRun {
     setHandler(
       replyUpdate,
       (reply) => {
-        this.reply = reply;
+        const taken = takeAnswers(this.asked ?? { message: '' }, this.answered, reply);
+        this.answered = taken.answered;
+        if (taken.open) {
+          this.status.input_required = taken.open;
+          this.status.updated_at = this.now();
+          return { applied: true, state: 'input_required', turn: this.currentTurn };
+        }
+        this.reply = taken.reply;
         return { applied: true, state: 'delivering', turn: this.currentTurn + 1 };
       },
       {
-        validator: (_reply: ReplyInput) => {
+        validator: (reply: ReplyInput) => {
           if (this.status.state !== 'input_required' || this.reply)
             throw new Error(`not_waiting_for_input: the message is ${this.status.state}, not waiting for input`);
+          const issues = replyIssues(this.status.input_required ?? { message: '' }, reply);
+          if (issues.length > 0)
+            throw new Error(`${INVALID_ANSWERS}: ${issues.map((i) => `${i.location}: ${i.message}`).join('; ')}`);
         },
       },
     );
@@ -266,6 +281,8 @@ export class MessageRun {
 
   /** The agent asked the caller for input: the message waits in `input_required`, visibly. */
   askedForInput(input: InputRequest): void {
+    this.asked = input;
+    this.answered = {};
     this.status.input_required = input;
     this.addTurn({ role: 'agent', ...input, at: this.now() });
     this.record.moveTo('input_required');
@@ -283,6 +300,7 @@ export class MessageRun {
   replied(tries: number): void {
     const reply = this.reply!;
     this.reply = undefined;
+    this.asked = undefined;
     delete this.status.input_required;
     this.addTurn({ role: 'caller', ...reply, at: this.now() });
     this.currentTurn += 1;

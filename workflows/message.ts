@@ -45,6 +45,12 @@ export const LEAN_SHAPE = 'lean-delivery-v1';
  */
 export const MULTI_TURN = 'multi-turn-v1';
 
+/**
+ * The patch of several questions asked at once (protocol/answers.ts): the run keeps partial answers until every
+ * question is answered. Its marker is written only by runs whose agent asked several questions.
+ */
+export const MULTI_QUESTION = 'multi-question-v1';
+
 /** A message run of the type the gateway starts now: the lean shape, no patch marker. */
 export async function leanMessageWorkflow(input: MessageInput): Promise<MessageStatus> {
   return runMessage(input, true);
@@ -287,6 +293,12 @@ async function awaitInput(
     return record.finish('failed', {
       code: 'agent_failed',
       message: 'the agent asked for input, which this run cannot wait for',
+    });
+  // Receipts refused `input.questions` before this patch: no run replays an earlier path here.
+  if (input.questions && !patched(MULTI_QUESTION))
+    return record.finish('failed', {
+      code: 'agent_failed',
+      message: 'the agent asked several questions at once, which this run cannot wait for',
     });
   if (run.inputRequests() >= MAX_INPUT_REQUESTS) {
     return record.finish('failed', {

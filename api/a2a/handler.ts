@@ -60,7 +60,7 @@ import {
   type User,
 } from './sdk';
 import { cursorOf, historyLengthOf, listingOf, pageTokenOf } from './list-tasks';
-import { PLAN_AND_RUN_SKILL_ID, replyBodyOf, sendBodyOf, traceIdOfContext } from './send';
+import { answersOf, PLAN_AND_RUN_SKILL_ID, replyBodyOf, sendBodyOf, traceIdOfContext } from './send';
 import { isPlanTaskId, planMessageOf, type A2aPlanTasks } from './plan-tasks';
 import { artifactsOf, contextIdOf, historyOf, TASK_STATE_OF, taskOf, taskStatusOf } from './task';
 
@@ -402,7 +402,8 @@ export class ReachA2aHandler implements A2ARequestHandler {
 
   /**
    * A message naming a task: the task must be the key's (TaskNotFoundError) and of the same context; a task waiting
-   * for input takes it as the caller's reply (the agent gets the next turn), any other refuses it
+   * for input takes it as the caller's reply (the agent gets the next turn; several questions: answers by key in a
+   * data part, send.ts's answersOf), any other refuses it
    * (UnsupportedOperationError). A repeat of a reply already taken answers the task as it is.
    */
   private async continueTask(
@@ -417,8 +418,13 @@ export class ReachA2aHandler implements A2ARequestHandler {
         metadata: { location: 'message.contextId' },
       });
     }
-    const body = parseInput(replyBody, replyBodyOf(message), 'body');
-    requireStoredSize({ params: body.params, payload: body.payload }, this.deps.config.MAX_PAYLOAD_BYTES);
+    const questions = status.input_required?.questions;
+    const content = replyBodyOf(message);
+    const body = parseInput(replyBody, questions ? answersOf(content, questions) : content, 'body');
+    requireStoredSize(
+      { params: body.params, payload: body.payload, answers: body.answers },
+      this.deps.config.MAX_PAYLOAD_BYTES,
+    );
     if (status.turns?.some((t) => t.role === 'caller' && t.a2a_message_id === message.messageId)) return status;
     const a2aId = message.messageId.length <= MAX_KEPT_A2A_ID_CHARS ? { a2a_message_id: message.messageId } : {};
     const result =

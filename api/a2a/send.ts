@@ -176,3 +176,16 @@ export function replyBodyOf(message: NonNullable<SendMessageRequest['message']>)
     throw new RequestMalformedError('A reply to a task waiting for input needs a text or data part');
   return fields;
 }
+
+/**
+ * A reply to a task whose agent asked several questions at once: the data part's fields named after open questions
+ * are the answers (an object as that answer's params, anything else as its payload); the rest of the message is not
+ * an answer. Without any such field the reply stays as it is (and is refused: it answers no question).
+ */
+export function answersOf(reply: Record<string, unknown>, questions: Record<string, unknown>): Record<string, unknown> {
+  const params = (reply.params ?? {}) as Record<string, unknown>;
+  const keys = Object.keys(params).filter((key) => Object.hasOwn(questions, key));
+  if (keys.length === 0) return reply;
+  const answer = (value: unknown) => (isJsonObject(value) ? { params: value } : { payload: value });
+  return { answers: Object.fromEntries(keys.map((key) => [key, answer(params[key])])) };
+}

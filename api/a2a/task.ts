@@ -48,10 +48,14 @@ export function contextIdOf(status: Pick<MessageStatus, 'session_id' | 'trace_id
   return status.session_id ?? status.trace_id;
 }
 
-/** The agent's question as an A2A message: its text, then the JSON Schema of what it wants (when it gave one). */
+/**
+ * The agent's question as an A2A message: its text, then the JSON Schema of what it wants (when it gave one); several
+ * questions: those still open, by key (answered in a data part with a field per key).
+ */
 function questionOf(status: MessageStatus, input: InputRequest, messageId: string): JsonObject {
   const parts: JsonObject[] = [{ text: input.message, mediaType: 'text/plain' }];
   if (input.schema) parts.push({ data: { schema: input.schema }, mediaType: 'application/json' });
+  if (input.questions) parts.push({ data: { questions: input.questions }, mediaType: 'application/json' });
   return { messageId, contextId: contextIdOf(status), taskId: status.message_id, role: 'ROLE_AGENT', parts };
 }
 

@@ -59,9 +59,14 @@ export function isFlatForm(schema: Record<string, unknown>): boolean {
 export async function askingOf(deps: McpDeps, status: MessageStatus): Promise<Asking | undefined> {
   const { message_id } = status;
   if (status.state === 'input_required') {
+    const asked = status.input_required ?? { message: 'The agent needs more input' };
+    const continues = { kind: 'reply' as const, message_id, asked: status.turns?.length ?? 0 };
+    // Several questions are asked one at a time, each answered under its key.
+    const [key, question] = Object.entries(asked.questions ?? {})[0] ?? [];
+    if (key === undefined || !question) return { continues, question: asked };
     return {
-      continues: { kind: 'reply', message_id, asked: status.turns?.length ?? 0 },
-      question: status.input_required ?? { message: 'The agent needs more input' },
+      continues: { ...continues, question: key },
+      question: { ...question, message: `${asked.message} ${question.message}` },
     };
   }
   const reason = status.reason;
@@ -89,6 +94,12 @@ async function missingSchema(
   const names = [...new Set(missing.map((path) => path.split('.')[0]!))];
   const properties = Object.fromEntries(names.map((name) => [name, parameters.properties?.[name] ?? {}]));
   return { type: 'object', properties, required: names };
+}
+
+/** The reply an elicitation result makes to the question `continues` names (one of several: as its answer). */
+export function replyTo(continues: Continuation, response: unknown): ReplyBody {
+  const reply = replyOf(response);
+  return continues.question === undefined ? reply : { answers: { [continues.question]: reply } };
 }
 
 /** The reply an elicitation result makes: its accepted content as params, any other action as the payload. */
@@ -148,7 +159,12 @@ export function howToAnswer(asking: Asking): { message_id: string; asks: InputRe
   const { continues, question } = asking;
   const how =
     continues.kind === 'reply'
-      ? `The agent asks: ${question.message} Answer with reach_reply {"message_id": "${continues.message_id}", "params": {…}} (the JSON Schema is in "asks"), or POST /v1/messages/${continues.message_id}/reply.`
+      ? `The agent asks: ${question.message} Answer with reach_reply {"message_id": "${continues.message_id}", ${answerShape(continues)}} (the JSON Schema is in "asks"), or POST /v1/messages/${continues.message_id}/reply.`
       : `${question.message} Call reach_send again with these params added (the JSON Schema is in "asks"), or choose the capability with target.`;
   return { message_id: continues.message_id, asks: question, how };
+}
+
+/** How reach_reply's arguments answer the question: params, or params under the question's key. */
+function answerShape(continues: Continuation): string {
+  return continues.question === undefined ? '"params": {…}' : `"answers": {"${continues.question}": {"params": {…}}}`;
 }

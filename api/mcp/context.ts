@@ -34,6 +34,8 @@ export interface Continuation {
   message_id: string;
   /** `reply`: the turns the message had when it asked, so that an answer to an earlier question is not taken for a later one. */
   asked?: number;
+  /** `reply`, when the agent asked several questions: the key of the one asked (they are asked one at a time). */
+  question?: string;
 }
 
 /**

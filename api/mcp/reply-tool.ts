@@ -21,6 +21,13 @@ function replyArguments(maxWaitMs: number) {
       .optional()
       .describe("The parameters the agent asked for (its question's JSON Schema), merged over the earlier ones"),
     payload: z.unknown().optional().describe('Any JSON for the agent'),
+    answers: z
+      .record(z.string(), z.record(z.string(), z.unknown()))
+      .optional()
+      .describe(
+        'When the agent asked several questions (`input_required.questions`): an answer ({params, intent, payload}) ' +
+          'per question key, for some or all of those still open; alone, without intent, params or payload',
+      ),
     wait_ms: z
       .number()
       .int()

@@ -19,7 +19,7 @@ import {
   howToAnswer,
   isFlatForm,
   REPLY_KEY,
-  replyOf,
+  replyTo,
   type Asking,
 } from './asking';
 import { asInputRequired, asToolResult, type AgentInputRequired } from './mcp-results';
@@ -188,7 +188,7 @@ async function continueMessage(
 ): Promise<ToolAnswer> {
   const { tenant } = requireScope(call.caller, 'send');
   // No answer under our key (a retry without it): the question is asked again.
-  const reply = response === undefined ? undefined : replyOf(response);
+  const reply = response === undefined ? undefined : replyTo(continues, response);
   const status = await deps.messages.get(tenant, continues.message_id);
   if (!status) return toolError('message_not_found', `No message ${continues.message_id}`);
   // What follows is a call of its own: a question it meets is asked anew.
@@ -204,8 +204,10 @@ async function continueMessage(
       : answerOf(deps, onward, body, status, true, waiting);
   }
   // An answer to an earlier question (a repeated retry, the message asked again since) is not taken for the new one.
+  const open =
+    continues.question === undefined || Object.hasOwn(status.input_required?.questions ?? {}, continues.question);
   const answers =
-    reply !== undefined && status.state === 'input_required' && (status.turns?.length ?? 0) === continues.asked;
+    reply !== undefined && status.state === 'input_required' && (status.turns?.length ?? 0) === continues.asked && open;
   return replyAndWait(deps, onward, body, status, answers ? reply : undefined, waiting);
 }
 

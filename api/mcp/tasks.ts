@@ -9,7 +9,8 @@
  *
  * Message states as task statuses: in flight → `working`; waiting for the caller (`input_required`, the agent's
  * question) → `input_required` with one elicitation in `inputRequests` (key REPLY_KEY: the question, its JSON Schema
- * as the requested schema), which `tasks/update` answers: an accepted elicitation's content is the message's reply
+ * as the requested schema; an agent that asked several questions at once: one per open question, under its key),
+ * which `tasks/update` answers: an accepted elicitation's content is the message's reply
  * (its params, as `POST /v1/messages/:id/reply`), another action is replied as `payload: {action}`; `processed` →
  * `completed` with the tool result inlined
  * (the agent's own MCP result, an `isError` one included); `cancelled` → `cancelled`; any other end (failed,
@@ -84,9 +85,11 @@ export function createTaskResult(deps: McpDeps, message: MessageStatus) {
   return { resultType: 'task', ...taskOf(deps, message) };
 }
 
-/** The agent's question as the task's one input request. */
+/** The agent's question as the task's one input request; several questions, each under its key (those still open). */
 function inputRequestsOf(message: MessageStatus) {
-  return { [REPLY_KEY]: elicitationOf(message.input_required ?? { message: 'The agent needs more input' }) };
+  const asked = message.input_required ?? { message: 'The agent needs more input' };
+  if (!asked.questions) return { [REPLY_KEY]: elicitationOf(asked) };
+  return Object.fromEntries(Object.entries(asked.questions).map(([key, question]) => [key, elicitationOf(question)]));
 }
 
 /** `tasks/get`'s DetailedTask: the result or the error inlined once the message ended. */
@@ -174,9 +177,21 @@ function taskReplyOf(response: unknown): ReplyBody {
 }
 
 /**
- * Gives a task waiting for its caller the answer to its question (the response under REPLY_KEY) and acknowledges.
- * Responses to a task that does not wait, or under other keys, are unsolicited and ignored, as the revision asks of
- * unrecognised information.
+ * The reply the responses make to the message's question (the response under REPLY_KEY), or to its several questions
+ * (the responses under the keys of those still open: a partial answer leaves the task input_required with the rest).
+ */
+function taskReplyFrom(message: MessageStatus, inputResponses: Record<string, unknown>): ReplyBody | undefined {
+  const questions = message.input_required?.questions;
+  if (!questions) return inputResponses[REPLY_KEY] === undefined ? undefined : taskReplyOf(inputResponses[REPLY_KEY]);
+  const keys = Object.keys(inputResponses).filter((key) => Object.hasOwn(questions, key));
+  if (keys.length === 0) return undefined;
+  return { answers: Object.fromEntries(keys.map((key) => [key, taskReplyOf(inputResponses[key])])) };
+}
+
+/**
+ * Gives a task waiting for its caller the answers to its questions and acknowledges. Responses to a task that does
+ * not wait, or under keys it does not wait for, are unsolicited and ignored, as the revision asks of unrecognised
+ * information.
  */
 export async function updateTask(
   deps: McpDeps,
@@ -185,14 +200,9 @@ export async function updateTask(
   inputResponses: Record<string, unknown> | undefined,
 ) {
   const message = await messageOf(deps, call, taskId);
-  const response = inputResponses?.[REPLY_KEY];
-  if (message.state === 'input_required' && response !== undefined) {
-    const outcome = await deps.messages.reply(
-      call.caller.tenant,
-      message.message_id,
-      taskReplyOf(response),
-      message.input_required,
-    );
+  const reply = message.state === 'input_required' ? taskReplyFrom(message, inputResponses ?? {}) : undefined;
+  if (reply) {
+    const outcome = await deps.messages.reply(call.caller.tenant, message.message_id, reply, message.input_required);
     if (outcome.kind === 'unknown_message')
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
     if (outcome.kind === 'invalid') {

@@ -194,7 +194,10 @@ function addReplyRoute(router: Router, deps: MessageRoutesDeps): void {
     const { tenant } = requireCaller(res, 'send');
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
     const body = parseInput(replyBody, req.body, 'body');
-    requireStoredSize({ params: body.params, payload: body.payload }, deps.config.MAX_PAYLOAD_BYTES);
+    requireStoredSize(
+      { params: body.params, payload: body.payload, answers: body.answers },
+      deps.config.MAX_PAYLOAD_BYTES,
+    );
     const result = await deps.messages.reply(tenant, message_id, body);
     switch (result.kind) {
       case 'unknown_message':
@@ -210,7 +213,7 @@ function addReplyRoute(router: Router, deps: MessageRoutesDeps): void {
         throw new ApiError(
           400,
           'invalid_request',
-          "The reply's params do not fit the schema of the agent's question",
+          'The reply does not fit the questions of the agent (their keys, or their schemas)',
           result.issues,
         );
       case 'replied': {

@@ -7,7 +7,7 @@
  * it waits, and a failing capability is a tool error.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { InputRequiredError, type AgentCard, type Delivery, type ReachAgent } from '../../sdk';
+import { answersOf, InputRequiredError, type AgentCard, type Delivery, type ReachAgent } from '../../sdk';
 import { sdkAgent } from './mcp';
 
 export const FIXTURE_AGENT = 'mcp-conformance-fixture';
@@ -137,6 +137,24 @@ const TASK_FIXTURES: Fixture[] = [
           required: ['confirm'],
         });
       return { content: [text(d.params.confirm === true ? 'deleted' : 'kept')] };
+    },
+  },
+  {
+    // As a task: two questions at once (two input requests), answered one tasks/update at a time or together.
+    card: { name: 'multi_input', description: 'Asks for a name and a confirmation at once' },
+    answer: (d) => {
+      const answers = answersOf(d);
+      if (!answers)
+        throw InputRequiredError.several('Two things before I go on.', {
+          name: { message: 'Your name?', schema: strings('name') },
+          confirm: {
+            message: 'Go ahead?',
+            schema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+          },
+        });
+      const name = answers.name?.params?.name;
+      const confirm = answers.confirm?.params?.confirm;
+      return { content: [text(`name=${String(name)}, confirm=${String(confirm)}`)] };
     },
   },
 ];

@@ -76,6 +76,34 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // Several questions (patch multi-question-v1): answered over two replies, then turn 2 is processed by receipt.
+    name: 'several-questions-then-processed',
+    ends: 'processed',
+    input: (id) => messageInput(id),
+    script: {
+      verdicts: [
+        {
+          kind: 'input_required',
+          input: {
+            message: 'Two things first.',
+            questions: {
+              order: { message: 'Which order?', schema: { type: 'object', required: ['order_id'] } },
+              why: { message: 'Why?' },
+            },
+          },
+        },
+        { kind: 'accepted' },
+      ],
+    },
+    async drive(handle, id) {
+      await awaitingInput(handle);
+      await handle.executeUpdate(replyUpdate, { args: [{ answers: { order: { params: { order_id: 7 } } } }] });
+      await handle.executeUpdate(replyUpdate, { args: [{ answers: { why: { intent: 'it broke' } } }] });
+      await awaitingReceipt(handle, 2);
+      await handle.executeUpdate(receiptUpdate, receipt(id, 'processed', { result: { refunded: 7 }, turn: 2 }));
+    },
+  },
+  {
     // The agent asks by receipt; the caller cancels instead of replying.
     name: 'input-required-cancelled',
     ends: 'cancelled',

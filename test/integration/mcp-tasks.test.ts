@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { InputRequiredError } from '../../sdk';
+import { answersOf, InputRequiredError, type Delivery } from '../../sdk';
 import { eventually } from '../helpers/eventually';
 import { sdkAgent } from '../helpers/mcp';
 import { startTestServers, type TestServers } from '../helpers/servers';
@@ -61,6 +61,22 @@ const callTool = (baseUrl: string, name: string, args: Record<string, unknown>, 
 const getTask = (baseUrl: string, taskId: string, options: { tasks?: boolean } = {}) =>
   rpc(baseUrl, 'tasks/get', { taskId }, { ...options, name: taskId });
 
+const TRIP_QUESTIONS = {
+  origin: {
+    message: 'From where?',
+    schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+  date: { message: 'When?', schema: { type: 'object', properties: { day: { type: 'string' } }, required: ['day'] } },
+};
+
+/** Asks two questions at once; the next turn tells what it got, by key, and the params merged. */
+function trip(d: Delivery) {
+  const answers = answersOf(d);
+  if (!answers) throw InputRequiredError.several('Two things about the trip.', TRIP_QUESTIONS);
+  const said = `trip from ${String(answers.origin?.params?.city)} on ${String(answers.date?.params?.day)}`;
+  return { content: [{ type: 'text', text: `${said} (turn ${d.turn}, params ${JSON.stringify(d.params)})` }] };
+}
+
 before(async () => {
   servers = await startTestServers();
   system = await startSystem(servers);
@@ -78,9 +94,11 @@ before(async () => {
         { name: 'greet', description: 'Greets at once', tags: ['mcp:task=forbidden'] },
         { name: 'batch', description: 'Only as a task', tags: ['mcp:task=required'] },
         { name: 'ask', description: 'Asks the caller for a city first' },
+        { name: 'trip', description: 'Asks the caller where from and when, at once' },
       ],
     },
     async (d) => {
+      if (d.capability === 'trip') return trip(d);
       if (d.capability === 'ask') {
         if (d.turn === undefined || d.turn < 2)
           throw new InputRequiredError('Which city?', {
@@ -189,6 +207,82 @@ describe('mcp tasks', () => {
       [{ type: 'text', text: 'weather for Lyon' }],
       'the reply reached the agent as its next turn',
     );
+  });
+
+  it('mcp tasks - two questions at once: answered one by tasks/update, one by REST, the agent gets both in one turn', async () => {
+    const created = (await callTool(system.baseUrl, 'trip', {})).result!;
+    const id = created.taskId as string;
+    const waiting = await eventually(
+      'the task waits for input',
+      async () => {
+        const task = (await getTask(system.baseUrl, id)).result!;
+        return task.status === 'input_required' ? task : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    assert.deepEqual(Object.keys(waiting.inputRequests), ['origin', 'date'], 'one input request per question');
+    assert.deepEqual(waiting.inputRequests.date.params, {
+      message: 'When?',
+      requestedSchema: TRIP_QUESTIONS.date.schema,
+    });
+    const update = (inputResponses: Record<string, unknown>) =>
+      rpc(system.baseUrl, 'tasks/update', { taskId: id, inputResponses }, { name: id });
+    const ack = await update({
+      origin: { action: 'accept', content: { city: 'Lyon' } },
+      bogus: { action: 'accept', content: {} },
+    });
+    assert.deepEqual(ack.result, { resultType: 'complete' }, 'acknowledged; the unknown key is ignored');
+    const partial = (await getTask(system.baseUrl, id)).result!;
+    assert.equal(partial.status, 'input_required', 'still waiting for the other answer');
+    assert.deepEqual(Object.keys(partial.inputRequests), ['date'], 'only the open question remains');
+
+    const rest = (method: string, path: string, body?: unknown) =>
+      fetch(`${system.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }));
+    const status = await rest('GET', `/v1/messages/${id}`);
+    assert.equal(status.body.state, 'input_required');
+    assert.deepEqual(Object.keys(status.body.input_required.questions), ['date'], 'the status shows what remains');
+    assert.deepEqual(Object.keys(status.body.turns.at(-1).questions), ['origin', 'date'], 'the question as asked');
+
+    const answered = await rest('POST', `/v1/messages/${id}/reply`, {
+      answers: { origin: { params: { city: 'Nice' } } },
+    });
+    assert.equal(answered.status, 400, 'an answered question is no longer open');
+    assert.equal(answered.body.error.code, 'invalid_request');
+    assert.equal(answered.body.error.details[0].location, 'answers.origin');
+    const misfit = await rest('POST', `/v1/messages/${id}/reply`, { answers: { date: { params: { day: 5 } } } });
+    assert.equal(misfit.status, 400, 'params that do not fit the question');
+    assert.equal(misfit.body.error.details[0].location, 'answers.date.params.day');
+    const words = await rest('POST', `/v1/messages/${id}/reply`, { params: { day: 'Monday' } });
+    assert.equal(words.status, 400, 'several questions are answered by key');
+    assert.equal(words.body.error.details[0].location, 'answers');
+    const last = await rest('POST', `/v1/messages/${id}/reply`, { answers: { date: { params: { day: 'Monday' } } } });
+    assert.equal(last.status, 202);
+
+    const done = await eventually(
+      'the task completed',
+      async () => {
+        const task = (await getTask(system.baseUrl, id)).result!;
+        return task.status === 'completed' ? task : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    assert.deepEqual(done.result.content, [
+      { type: 'text', text: 'trip from Lyon on Monday (turn 2, params {"city":"Lyon","day":"Monday"})' },
+    ]);
+    const ended = await rest('GET', `/v1/messages/${id}`);
+    assert.deepEqual(
+      ended.body.turns.map((t: { role: string }) => t.role),
+      ['agent', 'caller'],
+      'one question round, one combined answer',
+    );
+    assert.deepEqual(ended.body.turns[1].answers, {
+      origin: { params: { city: 'Lyon' } },
+      date: { params: { day: 'Monday' } },
+    });
   });
 
   it('mcp tasks - only a client that declared the extension gets tasks; a sync-only tool never is one', async () => {
