@@ -52,6 +52,7 @@ describe('several questions', () => {
       callbackBody.safeParse(receipt({ message: 'Bad', questions: { a: { message: 'x', extra: 1 } } })).success,
       false,
     );
+    assert.equal(callbackBody.safeParse(receipt({ ...asked, extra: 1 })).success, false, 'still a strict object');
   });
 
   it('several questions - an agent answering input_required with questions is taken with them', () => {
