@@ -231,7 +231,8 @@ describe('mcp tasks', () => {
       origin: { action: 'accept', content: { city: 'Lyon' } },
       bogus: { action: 'accept', content: {} },
     });
-    assert.deepEqual(ack.result, { resultType: 'complete' }, 'acknowledged; the unknown key is ignored');
+    assert.equal(ack.result?.resultType, 'complete', 'acknowledged; the unknown key is ignored');
+    assert.equal('status' in ack.result! || 'inputRequests' in ack.result!, false, 'an empty acknowledgement');
     const partial = (await getTask(system.baseUrl, id)).result!;
     assert.equal(partial.status, 'input_required', 'still waiting for the other answer');
     assert.deepEqual(Object.keys(partial.inputRequests), ['date'], 'only the open question remains');
