@@ -13,7 +13,7 @@ import { newSigningSecret } from '../../rules/signing';
 import { after, before, describe, it } from 'node:test';
 import { request } from '../helpers/http';
 import { sdkAgent } from '../helpers/mcp';
-import { InputRequiredError } from '../../sdk';
+import { answersOf, InputRequiredError } from '../../sdk';
 import { pythonModule, runPythonClient } from '../helpers/python';
 import { startTestServers, type TestServers } from '../helpers/servers';
 import { startSystem, type TestSystem } from '../helpers/system';
@@ -43,9 +43,19 @@ before(async () => {
         { name: 'payout', description: 'Pays a supplier', acl: { scopes: ['payouts'] } },
         { name: 'audit', description: 'Audits the books', private: true },
         { name: 'ask', description: 'Refunds an order, asking which one when not told' },
+        { name: 'trip', description: 'Books a trip, asking where from and when at once' },
       ],
     },
     async (d) => {
+      if (d.capability === 'trip') {
+        const answers = answersOf(d);
+        if (!answers)
+          throw InputRequiredError.several('Two things about the trip.', {
+            origin: { message: 'From where?', schema: { type: 'object', required: ['city'] } },
+            date: { message: 'When?' },
+          });
+        return { from: answers.origin?.params?.city, on: answers.date?.payload, turn: d.turn };
+      }
       if (d.capability === 'ask') {
         askDeliveries.push({ key: d.delivery_key, turn: d.turn, history: (d.history ?? []).map((t) => t.role) });
         const orderId = (d.params as { order_id?: number }).order_id;
@@ -240,7 +250,7 @@ describe('a2a conformance', () => {
       { authorization: '' },
     );
     assert.equal(card.status, 200);
-    assert.deepEqual(card.body.skills.map((s: { id: string }) => s.id).sort(), ['ask', 'refund', 'slow']);
+    assert.deepEqual(card.body.skills.map((s: { id: string }) => s.id).sort(), ['ask', 'refund', 'slow', 'trip']);
     assert.equal(card.body.capabilities.extendedAgentCard, true);
     const extended = await request(
       'POST',
@@ -250,7 +260,7 @@ describe('a2a conformance', () => {
     );
     assert.deepEqual(
       extended.body.result.skills.map((s: { id: string }) => s.id).sort(),
-      ['ask', 'audit', 'refund', 'slow'],
+      ['ask', 'audit', 'refund', 'slow', 'trip'],
       'private shows with a key; the ACL still applies',
     );
     const unknown = await request(
@@ -615,6 +625,40 @@ describe('a2a conformance', () => {
     );
     assert.equal(again.status, 409);
     assert.equal(again.body.error.code, 'not_waiting_for_input');
+  });
+
+  it('a2a conformance - several questions at once: answered in two messages naming the task, by data fields per question key', async () => {
+    const started = await call('SendMessage', {
+      message: {
+        messageId: `trip-${process.pid}`,
+        role: 'ROLE_USER',
+        parts: [{ text: 'a trip' }],
+        metadata: { skill: `${agentId}/trip` },
+      },
+    });
+    const task = started.body.result.task;
+    assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED', JSON.stringify(started.body));
+    const asked = (t: { status: { message: { parts: { data?: { questions?: object } }[] } } }) =>
+      Object.keys(t.status.message.parts.find((p) => p.data?.questions)?.data?.questions ?? {});
+    assert.deepEqual(asked(task), ['origin', 'date'], 'the open questions, in the status message');
+    const reply = (n: string, data: object) =>
+      call('SendMessage', {
+        message: { messageId: `trip-${process.pid}-${n}`, role: 'ROLE_USER', taskId: task.id, parts: [{ data }] },
+      });
+    const none = await reply('none', { nope: 1 });
+    assert.equal(none.body.error?.code, -32602, 'a reply answering no open question is refused');
+    const first = await reply('first', { origin: { city: 'Lyon' } });
+    const partial = first.body.result.task;
+    assert.equal(partial.status.state, 'TASK_STATE_INPUT_REQUIRED', JSON.stringify(first.body));
+    assert.deepEqual(asked(partial), ['date'], 'only the open question remains');
+    const second = await reply('second', { date: 'Monday' });
+    let done = second.body.result.task;
+    for (let i = 0; i < 100 && done.status.state !== 'TASK_STATE_COMPLETED'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      done = (await call('GetTask', { id: task.id })).body.result;
+    }
+    assert.equal(done.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(done));
+    assert.deepEqual(done.artifacts[0].parts[0].data, { from: 'Lyon', on: 'Monday', turn: 2 });
   });
 
   it('a2a conformance - push notification configs (§3.1.7–3.1.10) over JSON-RPC and HTTP+JSON: created, read, listed, deleted, bounded, tenant-scoped, and each task state change posted signed to the webhook', async () => {
