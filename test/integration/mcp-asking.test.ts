@@ -12,7 +12,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { InputRequiredError } from '../../sdk';
+import { answersOf, InputRequiredError, type Delivery } from '../../sdk';
 import { request } from '../helpers/http';
 import { mcpClient, sdkAgent, toolAnswer } from '../helpers/mcp';
 import { startTestServers, type TestServers } from '../helpers/servers';
@@ -20,6 +20,19 @@ import { startSystem, type TestSystem } from '../helpers/system';
 
 const AGENT = `mcp-asking-${process.pid}`;
 const CITY = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+
+const DAY = { type: 'object', properties: { day: { type: 'string' } }, required: ['day'] };
+
+/** Asks two questions at once; the next turn tells the answers it got, by question key. */
+function trip(d: Delivery) {
+  const answers = answersOf(d);
+  if (!answers)
+    throw InputRequiredError.several('Two things.', {
+      origin: { message: 'From where?', schema: CITY },
+      date: { message: 'When?', schema: DAY },
+    });
+  return { from: answers.origin?.params?.city, on: answers.date?.params?.day };
+}
 
 let servers: TestServers;
 let system: TestSystem;
@@ -39,6 +52,7 @@ before(async () => {
       name: AGENT,
       capabilities: [
         { name: 'weather', description: 'The weather in a city; asks which city first' },
+        { name: 'trip', description: 'Books a trip; asks where from and when, at once' },
         {
           name: 'request_refund',
           description: 'Refund an order to the buyer',
@@ -55,6 +69,7 @@ before(async () => {
     async (d) => {
       deliveries.push({ message_id: d.message_id, turn: d.turn ?? 1, params: d.params });
       if (d.capability === 'request_refund') return { refunded: d.params.order_id };
+      if (d.capability === 'trip') return trip(d);
       if ((d.turn ?? 1) < 2) throw new InputRequiredError('Which city?', CITY);
       return { forecast: `sunny in ${String(d.params.city)}` };
     },
@@ -168,6 +183,33 @@ describe('mcp asking', () => {
     );
     assert.equal(routed.isError, false, JSON.stringify(routed.body));
     assert.deepEqual(routed.body.result, { refunded: '2024090888' });
+  });
+
+  it('mcp asking - several questions at once are asked one at a time (2026-07-28 and 2025-11-25), the agent gets one turn', async () => {
+    const expected = [
+      { message: 'Two things. From where?', schema: CITY },
+      { message: 'Two things. When?', schema: DAY },
+    ];
+    const trip = { target: { agent_id: agentId, capability: 'trip' } };
+    const modern = await modernClient({ city: 'Lyon', day: 'Monday' });
+    const modernId = `trip-modern-${process.pid}`;
+    const first = toolAnswer(
+      await modern.client.callTool({ name: 'reach_send', arguments: { ...trip, message_id: modernId } }),
+    );
+    assert.equal(first.isError, false, JSON.stringify(first.body));
+    assert.deepEqual(first.body.result, { from: 'Lyon', on: 'Monday' });
+    assert.deepEqual(modern.asked, expected);
+    assert.deepEqual(turnsOf(modernId), [1, 2], 'one follow-up turn for both answers');
+
+    const session = await elicitingClient({ city: 'Oslo', day: 'Friday' });
+    const sessionId = `trip-session-${process.pid}`;
+    const second = toolAnswer(
+      await session.client.callTool({ name: 'reach_send', arguments: { ...trip, message_id: sessionId } }),
+    );
+    assert.equal(second.isError, false, JSON.stringify(second.body));
+    assert.deepEqual(second.body.result, { from: 'Oslo', on: 'Friday' });
+    assert.deepEqual(session.asked, expected);
+    assert.deepEqual(turnsOf(sessionId), [1, 2]);
   });
 
   it('mcp asking - a client that can be asked nothing is told what is missing, and answers with reach_reply', async () => {
