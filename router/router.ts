@@ -39,6 +39,7 @@ import type { BoundedJudge, FillOutcome } from './judge/bounded-judge';
 import { isObject } from './params/fill-schema';
 import { groundedFields } from './params/grounded';
 import type { JudgeStatus } from './judge/judge-auto';
+import type { WarmUpStatus } from './judge/warm-up';
 import { reviewVerdict, type JudgeExplanation } from './judge/judge-stage';
 import type { RouteRequest } from './route-request';
 
@@ -178,7 +179,9 @@ export class Router {
   private readonly matchers: TenantMatchers;
 
   constructor(private readonly deps: RouterDeps) {
-    this.matchers = new TenantMatchers(deps.matcherFactory, deps.now);
+    this.matchers = new TenantMatchers(deps.matcherFactory, deps.now, (tenant, revision, candidates) =>
+      deps.judge?.hold({ tenant, revision, candidates }),
+    );
   }
 
   get threshold(): number {
@@ -190,9 +193,13 @@ export class Router {
    * their cached vectors), and the previous one with a ready head while the current head trains.
    */
   private async matchersFor(tenant: string, agents: readonly AgentWithInstances[]): Promise<MatcherChoice> {
-    const lessons = (await this.deps.lessons?.(tenant)) ?? NO_LESSONS;
+    const lessons = await this.lessonsOf(tenant);
     const revision = [cardsFingerprint(agents), lessonsFingerprint(lessons)].filter(Boolean).join('+');
     return this.matchers.choose(tenant, revision, () => withLessons(candidatesOf(agents), lessons));
+  }
+
+  private async lessonsOf(tenant: string): Promise<Lessons> {
+    return (await this.deps.lessons?.(tenant)) ?? NO_LESSONS;
   }
 
   /**
@@ -216,12 +223,16 @@ export class Router {
   /** The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds. */
   async status(
     tenant: string,
-  ): Promise<RouterStatus & { judge?: JudgeStatus & Partial<ReturnType<BoundedJudge['load']>> }> {
+  ): Promise<
+    RouterStatus & { judge?: JudgeStatus & Partial<ReturnType<BoundedJudge['load']>> & { warm_up?: WarmUpStatus } }
+  > {
     const choice = await this.matchersFor(tenant, await this.deps.agents(tenant));
     const status = this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
+    const warming = this.deps.judge?.warming(tenant);
     const judge = this.deps.judgeStatus && {
       ...this.deps.judgeStatus(),
       ...(this.deps.judge ? this.deps.judge.load() : {}),
+      ...(warming ? { warm_up: warming } : {}),
     };
     return judge ? { ...status, judge } : status;
   }
@@ -229,7 +240,8 @@ export class Router {
   async route(request: RouteRequest): Promise<RouteDecision> {
     const started = performance.now();
     const agents = await this.deps.agents(request.tenant);
-    const all = candidatesOf(agents);
+    // With the tenant's lessons, as its matcher (and the judge, which reads them on the card) has them.
+    const all = withLessons(candidatesOf(agents), await this.lessonsOf(request.tenant));
     const context = {
       now: this.deps.now?.() ?? new Date(),
       heartbeat: this.deps.heartbeat,

@@ -78,6 +78,9 @@ function status(build: Build, head?: HeadState): HeadStatus {
   };
 }
 
+/** A catalogue's head began to serve (the judge then holds its cards: judge/warm-up.ts). */
+export type OnServing = (tenant: string, revision: string, candidates: readonly CapabilityCandidate[]) => void;
+
 export class TenantMatchers {
   private readonly latest = new Map<string, Build>();
   /** Per tenant, the newest build whose head is ready. */
@@ -86,6 +89,7 @@ export class TenantMatchers {
   constructor(
     private readonly factory: MatcherFactory,
     private readonly now: () => Date = () => new Date(),
+    private readonly onServing: OnServing = () => {},
   ) {}
 
   /** The tenant's matchers for a catalogue of this revision, starting a build when the revision is new. */
@@ -124,7 +128,10 @@ export class TenantMatchers {
         build.readyAt = this.now();
         // A newer revision may have become ready meanwhile: only the newer one serves.
         const serving = this.serving.get(tenant);
-        if (!serving || serving.started <= build.started) this.serving.set(tenant, build);
+        if (!serving || serving.started <= build.started) {
+          this.serving.set(tenant, build);
+          this.onServing(tenant, revision, candidates);
+        }
         await matcher.full?.();
         const late = matcher.head?.()?.late;
         if (!late || late.state === 'joined') build.fullAt = this.now();

@@ -7,12 +7,14 @@
  *     judgement already running finishes into the cache for the next time;
  *   - a cache of answers by (catalogue revision, capability, request), LRU-bounded; a hit takes no turn.
  * Filling parameters (the local model, `fill`) takes its turns on the same line, with a timeout of its own; its
- * generation is stopped when its caller stops waiting.
+ * generation is stopped when its caller stops waiting. A served catalogue's cards are held ahead of their
+ * judgements while the judge is on (`hold`: the local judge's warm-up, warm-up.ts), off this line.
  */
 import { LruCache } from '../../util/lru';
 import { JudgeLine } from './judge-line';
 import type { FillRequest } from '../params/fill-prompt';
 import type { JudgeProvider, JudgeQuestion } from './question';
+import type { JudgeCatalogue, WarmUpStatus } from './warm-up';
 
 export interface JudgeBounds {
   timeoutMs: number;
@@ -45,6 +47,8 @@ export class BoundedJudge {
   private readonly cache: LruCache<string, number | null>;
   private readonly line: JudgeLine;
   private on: boolean;
+  /** The newest catalogue served, held once the judge is on. */
+  private catalogue?: JudgeCatalogue;
 
   constructor(
     readonly provider: JudgeProvider,
@@ -57,7 +61,24 @@ export class BoundedJudge {
 
   /** Switched off, it reads nothing and fills nothing: the head decides alone, as without a judge. */
   switchOn(on: boolean): void {
+    const switchedOn = on && !this.on;
     this.on = on;
+    if (switchedOn && this.catalogue) void this.provider.hold?.(this.catalogue);
+  }
+
+  /**
+   * A tenant's catalogue is served: the judge holds its cards before anyone asks (where its provider can). Off (`auto`
+   * still probing), it waits until the judge is switched on: the warm-up would slow the timed probe.
+   */
+  hold(catalogue: JudgeCatalogue): void {
+    this.catalogue = catalogue;
+    if (this.on) void this.provider.hold?.(catalogue);
+  }
+
+  /** The warm-up of the tenant's catalogue, if it is the newest one held (the status shows no other tenant's). */
+  warming(tenant: string): WarmUpStatus | undefined {
+    const status = this.provider.warming?.();
+    return status?.tenant === tenant ? status : undefined;
   }
 
   get isOn(): boolean {

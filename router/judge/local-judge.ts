@@ -7,14 +7,17 @@
  * The prompt is system → card → request → question, so everything before the request is the same for every
  * judgement of a capability. Sequences of one context keep such card prefixes evaluated (prefix-pool.ts,
  * prefix-slots.ts): a judgement of a held card evaluates only the request and the question (~20–80 tokens
- * instead of ~200–330 with up to ten examples shown). Bounded: SLOTS sequences of SLOT_TOKENS tokens; a prompt
- * longer than a slot is read on one long sequence, made when first needed; a prompt longer than that is not read
- * (the judge abstains).
+ * instead of ~200–330 with up to ten examples shown). Bounded: MIN_SLOTS to MAX_SLOTS sequences of SLOT_TOKENS
+ * tokens, as many as the newest catalogue has cards (warm-up-plan.ts), whose prefixes are evaluated before anyone
+ * asks (warm-up.ts); a prompt longer than a slot is read on one long sequence, made when first needed; a prompt
+ * longer than that is not read (the judge abstains).
  */
 import { basename } from 'node:path';
-import { ConcurrencyLimit } from '../../util/concurrency-limit';
 import { loadLlamaRuntime } from './judge-files';
-import { PrefixPool, type LlamaSequence } from './prefix-pool';
+import { PrefixPool, type LlamaSequence, type PoolRead } from './prefix-pool';
+import { PriorityLine } from './priority-line';
+import { CatalogueWarmUp, type JudgeCatalogue, type WarmUpStatus } from './warm-up';
+import { MAX_SLOTS, MIN_SLOTS, slotsFor } from './warm-up-plan';
 import { commonPrefixLength, type Token } from './prefix-slots';
 import { FILL_SYSTEM_PROMPT, fillUserPrompt, type FillRequest } from '../params/fill-prompt';
 import { filledFields, fillSchema, type GrammarSchema } from '../params/fill-schema';
@@ -26,6 +29,7 @@ import {
   type JudgeProvider,
   type JudgeQuestion,
 } from './question';
+import type { CapabilityCandidate } from '../candidates';
 
 /** The part of node-llama-cpp's API used here (the package is not a dependency of the project, so not typed by it). */
 interface LlamaRuntime {
@@ -65,6 +69,7 @@ interface LlamaModel {
 interface LlamaContext {
   readonly contextSize: number;
   getSequence(): LlamaSequence;
+  dispose(): Promise<void>;
 }
 interface ChatWrapper {
   generateContextState(options: {
@@ -80,16 +85,18 @@ export interface LocalJudgeOptions {
   modelPath: string;
   /** CPU threads for evaluation (default 2). */
   threads?: number;
-  /** Card prefixes kept evaluated (default SLOTS). */
+  /** Card prefixes kept evaluated: at least (default MIN_SLOTS) … */
   slots?: number;
+  /** … and at most, as a catalogue needs (default MAX_SLOTS). */
+  maxSlots?: number;
 }
 
 /**
  * The KV cache costs 28 KiB a token with this model (28 layers × 2 KV heads × 128 dimensions × K and V × 2 bytes):
- * 16 × 512 tokens are 224 MiB, the long sequence 112 MiB more once made. A slot holds a card of up to ~400 tokens
- * with its request (the zh catalogue's prompts: ~200–330 tokens, CLINC150's ~175–365, with up to ten examples shown).
+ * a slot of 512 tokens is 14 MiB (16 slots 224 MiB, 64 slots 896 MiB), the long sequence 112 MiB more once made. A
+ * slot holds a card of up to ~400 tokens with its request (the zh catalogue's prompts: ~200–330 tokens, CLINC150's
+ * ~175–365, with up to ten examples shown).
  */
-export const SLOTS = 16;
 export const SLOT_TOKENS = 512;
 const LONG_TOKENS = 4096;
 /** Context of parameter filling: the prompt (a card and the wanted fields' schema, ~200–600 tokens) and the answer. */
@@ -99,13 +106,15 @@ const FILL_ANSWER_TOKENS = 256;
 /** The first token's probabilities of yes and no are summed over the most likely tokens only. */
 const TOKENS_READ = 40;
 const BATCH_SIZE = 512;
+/** Any request: only the prompt's prefix before it is kept. */
+const ANY_INTENT = 'x';
 
 interface Loaded {
   runtime: LlamaRuntime;
   llama: Llama;
   model: LlamaModel;
   wrapper: ChatWrapper;
-  slots: PrefixPool;
+  slots: { pool: PrefixPool; context: LlamaContext };
   long?: PrefixPool;
   /** The sequence parameters are generated on (its own context, made when first needed). */
   filling?: LlamaSequence;
@@ -114,8 +123,19 @@ interface Loaded {
 export class LocalJudge implements JudgeProvider {
   readonly name: string;
   private loaded?: Promise<Loaded>;
-  /** Judgements run one at a time, as the pools' state changes between awaits. */
-  private readonly line = new ConcurrencyLimit(1);
+  /** One use of the model at a time, as the pools' state changes between awaits; live uses before the warm-up. */
+  private readonly line = new PriorityLine();
+  private readonly warmUp = new CatalogueWarmUp({
+    idle: (step) => this.line.run(step, 'idle'),
+    resize: (cards) => this.resize(cards),
+    prefix: async (candidate) => this.prefix(await this.load(), candidate),
+    holds: (prefix) => this.heldSlots?.pool.holds(prefix) ?? false,
+    hold: async (prefix) => (await this.load()).slots.pool.hold(prefix),
+  });
+  /** The slots, once loaded (the warm-up's status reads them without waiting). */
+  private heldSlots?: Loaded['slots'];
+  /** How the last judgement was read (a hit, and the tokens evaluated), for tests and diagnostics. */
+  lastRead?: Omit<PoolRead, 'probabilities'> & { prompt: number; prefix: number };
 
   constructor(private readonly options: LocalJudgeOptions) {
     this.name = `local:${basename(options.modelPath)}`;
@@ -136,24 +156,57 @@ export class LocalJudge implements JudgeProvider {
       if (!runtime) throw new Error('node-llama-cpp is not installed: run `npm run models -- --judge`');
       const llama = await runtime.getLlama({ gpu: false, build: 'never', logLevel: 'error', maxThreads: this.threads });
       const model = await llama.loadModel({ modelPath: this.options.modelPath, gpuLayers: 0 });
-      const slots = await this.pool(model, this.options.slots ?? SLOTS, SLOT_TOKENS);
+      const slots = await this.pool(model, this.options.slots ?? MIN_SLOTS, SLOT_TOKENS);
+      this.heldSlots = slots;
       return { runtime, llama, model, wrapper: runtime.resolveChatWrapper(model), slots };
     })();
     this.loaded.catch(() => (this.loaded = undefined));
     return this.loaded;
   }
 
-  private async pool(model: LlamaModel, sequences: number, tokens: number): Promise<PrefixPool> {
+  private async pool(
+    model: LlamaModel,
+    sequences: number,
+    tokens: number,
+  ): Promise<{ pool: PrefixPool; context: LlamaContext }> {
     const context = await model.createContext({
       contextSize: tokens,
       threads: this.threads,
       sequences,
       batchSize: BATCH_SIZE,
     });
-    return new PrefixPool(
+    const pool = new PrefixPool(
       Array.from({ length: sequences }, () => context.getSequence()),
       context.contextSize,
     );
+    return { pool, context };
+  }
+
+  /**
+   * Holds the catalogue's cards ahead of their first judgement, in the background (warm-up.ts); a newer catalogue
+   * replaces it.
+   */
+  hold(catalogue: JudgeCatalogue): Promise<void> {
+    return this.warmUp.start(catalogue);
+  }
+
+  /** The warm-up of the newest catalogue: how many of its cards are held. */
+  warming(): WarmUpStatus | undefined {
+    return this.warmUp.status();
+  }
+
+  /** Slots for a catalogue of `cards` (warm-up-plan.ts): the slots are made anew when their number changes. */
+  private async resize(cards: number): Promise<{ slots: number; slotTokens: number }> {
+    const loaded = await this.load();
+    const min = this.options.slots ?? MIN_SLOTS;
+    const wanted = slotsFor(cards, { min, max: Math.max(min, this.options.maxSlots ?? MAX_SLOTS) });
+    if (wanted !== loaded.slots.pool.size) {
+      const old = loaded.slots;
+      loaded.slots = await this.pool(loaded.model, wanted, SLOT_TOKENS);
+      this.heldSlots = loaded.slots;
+      await old.context.dispose();
+    }
+    return { slots: loaded.slots.pool.size, slotTokens: loaded.slots.pool.capacity };
   }
 
   judge(question: JudgeQuestion): Promise<number | undefined> {
@@ -163,9 +216,10 @@ export class LocalJudge implements JudgeProvider {
   private async read(question: JudgeQuestion): Promise<number | undefined> {
     const loaded = await this.load();
     const { prompt, prefixLength } = this.tokens(loaded, question);
-    const pool = loaded.slots.fits(prompt) ? loaded.slots : await this.longPool(loaded);
+    const pool = loaded.slots.pool.fits(prompt) ? loaded.slots.pool : await this.longPool(loaded);
     if (!pool.fits(prompt)) return undefined;
-    const { probabilities } = await pool.read(prompt, prefixLength);
+    const { probabilities, hit, evaluated } = await pool.read(prompt, prefixLength);
+    this.lastRead = { hit, evaluated, prompt: prompt.length, prefix: prefixLength };
     if (!probabilities) return undefined;
     const mass = { yes: 0, no: 0 };
     let read = 0;
@@ -242,7 +296,7 @@ export class LocalJudge implements JudgeProvider {
   }
 
   private async longPool(loaded: Loaded): Promise<PrefixPool> {
-    loaded.long ??= await this.pool(loaded.model, 1, LONG_TOKENS);
+    loaded.long ??= (await this.pool(loaded.model, 1, LONG_TOKENS)).pool;
     return loaded.long;
   }
 
@@ -263,7 +317,17 @@ export class LocalJudge implements JudgeProvider {
     return { prompt, prefixLength: commonPrefixLength(render(card), prompt) };
   }
 
+  /**
+   * The tokens of the card's prefix, as a judgement of it reads them: every prompt of the card starts with them
+   * (the prefix ends with `Request:`, a token of its own whatever the request: docs/routing.md).
+   */
+  private prefix(loaded: Loaded, candidate: CapabilityCandidate): Token[] {
+    const { prompt, prefixLength } = this.tokens(loaded, { intent: ANY_INTENT, candidate });
+    return prompt.slice(0, prefixLength);
+  }
+
   async close(): Promise<void> {
+    this.warmUp.stop();
     const loaded = await this.loaded?.catch(() => undefined);
     this.loaded = undefined;
     await loaded?.llama.dispose();

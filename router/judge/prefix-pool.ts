@@ -2,7 +2,7 @@
  * The local judge's sequences, each keeping one card's prompt prefix evaluated between judgements (prefix-slots.ts
  * chooses which one reads a prompt). One prompt at a time: the caller (local-judge.ts) serialises them.
  */
-import { chooseSlot, type Token } from './prefix-slots';
+import { chooseSlot, commonPrefixLength, type Token } from './prefix-slots';
 
 /** The part of a node-llama-cpp context sequence used here. */
 export interface LlamaSequence {
@@ -36,6 +36,28 @@ export class PrefixPool {
 
   fits(prompt: readonly Token[]): boolean {
     return prompt.length < this.capacity;
+  }
+
+  get size(): number {
+    return this.sequences.length;
+  }
+
+  /** Whether a sequence holds `prefix` evaluated. */
+  holds(prefix: readonly Token[]): boolean {
+    return this.sequences.some((s) => commonPrefixLength(s.contextTokens, prefix) >= prefix.length);
+  }
+
+  /**
+   * Evaluates a card's prefix ahead of its first judgement (the catalogue's warm-up, warm-up.ts): into the sequence
+   * that holds it (its last token is evaluated again), else an empty or the least recently used one.
+   */
+  async hold(prefix: readonly Token[]): Promise<void> {
+    const slots = this.sequences.map((s, i) => ({ held: s.contextTokens, lastUsed: this.lastUsed[i]! }));
+    const { index, keep } = chooseSlot(slots, prefix, prefix.length);
+    const sequence = this.sequences[index]!;
+    this.lastUsed[index] = ++this.clock;
+    await eraseFrom(sequence, keep);
+    await sequence.controlledEvaluate(prefix.slice(keep));
   }
 
   /** Reads the prompt's next-token probabilities; afterwards its sequence holds the prompt's first `prefixLength` tokens. */

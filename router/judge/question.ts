@@ -7,6 +7,7 @@
  * 1.5B model's letter probabilities were nearly flat and favoured positions (docs/benchmarks.md).
  */
 import type { FillRequest } from '../params/fill-prompt';
+import type { JudgeCatalogue, WarmUpStatus } from './warm-up';
 import { humanName, type CapabilityCandidate } from '../candidates';
 import { exclusionClauses } from '../head/exclusions';
 
@@ -97,5 +98,9 @@ export interface JudgeProvider {
   judge(question: JudgeQuestion): Promise<number | undefined>;
   /** The request's values of the wanted fields (fill-schema.ts), where the provider can generate them. */
   fill?(request: FillRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** Holds a catalogue's cards ahead of their judgements, in the background (the local judge: warm-up.ts). */
+  hold?(catalogue: JudgeCatalogue): Promise<void>;
+  /** How far that warm-up is. */
+  warming?(): WarmUpStatus | undefined;
   close?(): Promise<void>;
 }

@@ -55,6 +55,27 @@ describe('tenant matchers', () => {
     assert.equal(matchers.status('t', 'p').serving?.revision, 'rev-2');
   });
 
+  it('tenant matchers - a revision whose head is ready and serves is announced with its candidates (the judge holds them), a stale one is not', async () => {
+    const made = [controllable('first'), controllable('second')];
+    let builds = 0;
+    const served: string[] = [];
+    let clock = 0;
+    const matchers = new TenantMatchers(
+      async () => made[builds++]!.matcher,
+      () => new Date(++clock * 1000),
+      (tenant, revision, candidates) => served.push(`${tenant} ${revision} ${candidates.length}`),
+    );
+    matchers.choose('t', 'rev-1', () => [{} as never, {} as never]);
+    matchers.choose('t', 'rev-2', () => [{} as never]);
+    await settle();
+    assert.deepEqual(served, [], 'nothing while heads train');
+    made[1]!.train();
+    await settle();
+    made[0]!.train();
+    await settle();
+    assert.deepEqual(served, ['t rev-2 1'], 'the older revision, ready after the newer, does not serve');
+  });
+
   it('tenant matchers - a failed build is reported and retried on the next request; the previous head keeps serving', async () => {
     const first = controllable('first');
     let builds = 0;

@@ -1,0 +1,204 @@
+/**
+ * The judge holds a catalogue's cards before anyone asks (router/judge/warm-up.ts, warm-up-plan.ts,
+ * priority-line.ts): which cards and how many slots, live uses of the model before the warm-up, a newer catalogue
+ * stopping the older one's warm-up, and the bounded judge's part (held once on, never a reading).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { agentFromCard } from '../../bench/lib/routing-data';
+import { candidatesOf, type CapabilityCandidate } from '../../router/candidates';
+import { BoundedJudge } from '../../router/judge/bounded-judge';
+import { PriorityLine } from '../../router/judge/priority-line';
+import type { JudgeProvider } from '../../router/judge/question';
+import { CatalogueWarmUp, type JudgeCatalogue, type WarmUpTarget } from '../../router/judge/warm-up';
+import { cardsToWarm, MAX_SLOTS, MIN_SLOTS, REQUEST_ROOM, slotsFor } from '../../router/judge/warm-up-plan';
+
+function catalogue(names: string[], tenant = 't', revision = 'r1'): JudgeCatalogue {
+  const candidates = candidatesOf([
+    agentFromCard(
+      {
+        agent_id: 'a',
+        name: 'a',
+        description: 'a',
+        tags: [],
+        capabilities: names.map((name) => ({ name, description: `does ${name}` })),
+      },
+      tenant,
+    ),
+  ]);
+  return { tenant, revision, candidates };
+}
+
+/** A step the test lets finish. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/**
+ * A model stand-in: a card's prefix is its index as one token, held in a set; each hold waits for the test to let
+ * it finish when `gated`. Uses of the model (holds and live tasks) are logged in order.
+ */
+function fakeTarget(gated = false) {
+  const line = new PriorityLine();
+  const held = new Set<number>();
+  const log: string[] = [];
+  const gates: ReturnType<typeof gate>[] = [];
+  const keyOf = (c: CapabilityCandidate) => Number(c.capability.name.replace(/\D/g, ''));
+  const target: WarmUpTarget = {
+    idle: (step) => line.run(step, 'idle'),
+    resize: async (cards) => ({ slots: slotsFor(cards), slotTokens: 512 }),
+    prefix: async (c) => [keyOf(c)],
+    holds: (prefix) => held.has(prefix[0]!),
+    hold: async (prefix) => {
+      log.push(`hold ${prefix[0]}`);
+      if (gated) {
+        const g = gate();
+        gates.push(g);
+        await g.opened;
+      }
+      held.add(prefix[0]!);
+    },
+  };
+  const live = (name: string) => line.run(async () => void log.push(`live ${name}`));
+  return { target, held, log, gates, live };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('judge warm-up', () => {
+  it('slots - as many as the catalogue has cards, in steps of 8, between 16 and 64', () => {
+    assert.equal(MIN_SLOTS, 16);
+    assert.equal(MAX_SLOTS, 64);
+    assert.equal(slotsFor(0), 16);
+    assert.equal(slotsFor(16), 16);
+    assert.equal(slotsFor(17), 24);
+    assert.equal(slotsFor(36), 40);
+    assert.equal(slotsFor(37), 40);
+    assert.equal(slotsFor(64), 64);
+    assert.equal(slotsFor(150), 64);
+    assert.equal(slotsFor(150, { min: 4, max: 20 }), 20);
+    assert.equal(slotsFor(2, { min: 4, max: 20 }), 4);
+  });
+
+  it('cards - held ones first, then the catalogue order, as many as there are slots; a card leaving no room for a request is not held', () => {
+    const card = (tokens: number, held = false) => ({ tokens, held });
+    const cards = [card(200), card(300, true), card(512 - REQUEST_ROOM), card(250), card(220, true), card(100)];
+    assert.deepEqual(cardsToWarm(cards, 16, 512), [1, 4, 0, 3, 5]);
+    assert.deepEqual(cardsToWarm(cards, 3, 512), [1, 4, 0]);
+    assert.deepEqual(cardsToWarm(cards, 0, 512), []);
+  });
+
+  it('line - a live use goes before every waiting background use, after the use in progress', async () => {
+    const line = new PriorityLine();
+    const log: string[] = [];
+    const first = gate();
+    const running = line.run(async () => {
+      log.push('idle 1');
+      await first.opened;
+    }, 'idle');
+    const idle = [2, 3].map((n) => line.run(async () => void log.push(`idle ${n}`), 'idle'));
+    const live = line.run(async () => void log.push('live'));
+    assert.deepEqual(line.waiting, { live: 1, idle: 2 });
+    first.open();
+    await Promise.all([running, ...idle, live]);
+    assert.deepEqual(log, ['idle 1', 'live', 'idle 2', 'idle 3']);
+  });
+
+  it('warm-up - holds every card of the catalogue, one step at a time; the status counts what is held', async () => {
+    const { target, held } = fakeTarget();
+    const warmUp = new CatalogueWarmUp(target);
+    const done = warmUp.start(catalogue(['c1', 'c2', 'c3']));
+    assert.equal(warmUp.status()?.state, 'warming');
+    await done;
+    assert.deepEqual([...held].sort(), [1, 2, 3]);
+    assert.deepEqual(warmUp.status(), {
+      tenant: 't',
+      revision: 'r1',
+      state: 'done',
+      cards: 3,
+      chosen: 3,
+      held: 3,
+      slots: 16,
+    });
+    held.delete(2);
+    assert.equal(warmUp.status()?.held, 2, 'a card evicted since is no longer counted');
+  });
+
+  it('priority - a live use waits for the warm-up step in progress only, never for the steps after it', async () => {
+    const { target, log, gates, live } = fakeTarget(true);
+    const warmUp = new CatalogueWarmUp(target);
+    const done = warmUp.start(catalogue(['c1', 'c2', 'c3', 'c4']));
+    while (gates.length < 1) await tick();
+    const first = live('a');
+    const second = live('b');
+    gates[0]!.open();
+    await Promise.all([first, second]);
+    assert.deepEqual(log, ['hold 1', 'live a', 'live b']);
+    while (gates.length < 2) await tick();
+    const third = live('c');
+    gates[1]!.open();
+    await third;
+    assert.deepEqual(log, ['hold 1', 'live a', 'live b', 'hold 2', 'live c']);
+    while (gates.length < 3) await tick();
+    gates[2]!.open();
+    while (gates.length < 4) await tick();
+    gates[3]!.open();
+    await done;
+    assert.equal(warmUp.status()?.state, 'done');
+  });
+
+  it("replaced - a newer catalogue stops the older one's warm-up at its next step", async () => {
+    const { target, log, gates } = fakeTarget(true);
+    const warmUp = new CatalogueWarmUp(target);
+    const older = warmUp.start(catalogue(['c1', 'c2', 'c3'], 't', 'r1'));
+    while (gates.length < 1) await tick();
+    const newer = warmUp.start(catalogue(['c7', 'c8'], 't', 'r2'));
+    gates[0]!.open();
+    await older;
+    while (gates.length < 2) await tick();
+    gates[1]!.open();
+    while (gates.length < 3) await tick();
+    gates[2]!.open();
+    await newer;
+    assert.deepEqual(log, ['hold 1', 'hold 7', 'hold 8']);
+    assert.deepEqual(
+      { revision: warmUp.status()?.revision, state: warmUp.status()?.state, held: warmUp.status()?.held },
+      { revision: 'r2', state: 'done', held: 2 },
+    );
+  });
+
+  it('a failed step - the status says so', async () => {
+    const { target } = fakeTarget();
+    const warmUp = new CatalogueWarmUp({ ...target, hold: async () => Promise.reject(new Error('no memory')) });
+    await warmUp.start(catalogue(['c1']));
+    assert.equal(warmUp.status()?.state, 'failed');
+    assert.equal(warmUp.status()?.error, 'no memory');
+  });
+
+  it('bounded judge - holds the served catalogue once it is on, shows only the asking tenant its warm-up, and the warm-up is no reading', async () => {
+    const held: string[] = [];
+    const { target } = fakeTarget();
+    const warmUp = new CatalogueWarmUp(target);
+    const provider: JudgeProvider = {
+      name: 'test',
+      judge: async () => 0.9,
+      hold: async (c) => {
+        held.push(c.revision);
+        await warmUp.start(c);
+      },
+      warming: () => warmUp.status(),
+    };
+    const judge = new BoundedJudge(provider, { timeoutMs: 1_000, startsOff: true });
+    judge.hold(catalogue(['c1', 'c2'], 't', 'r1'));
+    judge.hold(catalogue(['c1', 'c2', 'c3'], 't', 'r2'));
+    assert.deepEqual(held, [], 'off (auto still probing): nothing is held');
+    judge.switchOn(true);
+    assert.deepEqual(held, ['r2'], 'switched on: the newest catalogue');
+    while (judge.warming('t')?.state !== 'done') await tick();
+    assert.equal(judge.warming('t')?.held, 3);
+    assert.equal(judge.warming('other'), undefined);
+    assert.deepEqual(judge.load(), { waiting: 0, capacity: 64 }, 'no pace measured: the warm-up is no reading');
+  });
+});
