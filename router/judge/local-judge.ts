@@ -130,7 +130,10 @@ export class LocalJudge implements JudgeProvider {
     resize: (cards) => this.resize(cards),
     prefix: async (candidate) => this.prefix(await this.load(), candidate),
     holds: (prefix) => this.heldSlots?.pool.holds(prefix) ?? false,
-    hold: async (prefix) => (await this.load()).slots.pool.hold(prefix),
+    hold: async (prefix, most, slot) => {
+      const { index, done } = await (await this.load()).slots.pool.hold(prefix, most, slot);
+      return { slot: index, done };
+    },
   });
   /** The slots, once loaded (the warm-up's status reads them without waiting). */
   private heldSlots?: Loaded['slots'];

@@ -48,16 +48,22 @@ export class PrefixPool {
   }
 
   /**
-   * Evaluates a card's prefix ahead of its first judgement (the catalogue's warm-up, warm-up.ts): into the sequence
-   * that holds it (its last token is evaluated again), else an empty or the least recently used one.
+   * Evaluates up to `most` more tokens of a card's prefix ahead of its first judgement (a step of the catalogue's
+   * warm-up, warm-up.ts): first into the sequence that holds it (its last token is evaluated again), else an empty or
+   * the least recently used one; then, given that sequence's `index`, on from where it stopped.
    */
-  async hold(prefix: readonly Token[]): Promise<void> {
-    const slots = this.sequences.map((s, i) => ({ held: s.contextTokens, lastUsed: this.lastUsed[i]! }));
-    const { index, keep } = chooseSlot(slots, prefix, prefix.length);
+  async hold(prefix: readonly Token[], most: number, index?: number): Promise<{ index: number; done: boolean }> {
+    let keep: number;
+    if (index === undefined) {
+      const slots = this.sequences.map((s, i) => ({ held: s.contextTokens, lastUsed: this.lastUsed[i]! }));
+      ({ index, keep } = chooseSlot(slots, prefix, prefix.length));
+    } else keep = commonPrefixLength(this.sequences[index]!.contextTokens, prefix);
     const sequence = this.sequences[index]!;
     this.lastUsed[index] = ++this.clock;
     await eraseFrom(sequence, keep);
-    await sequence.controlledEvaluate(prefix.slice(keep));
+    const end = Math.min(prefix.length, keep + Math.max(1, most));
+    if (end > keep) await sequence.controlledEvaluate(prefix.slice(keep, end));
+    return { index, done: end === prefix.length };
   }
 
   /** Reads the prompt's next-token probabilities; afterwards its sequence holds the prompt's first `prefixLength` tokens. */

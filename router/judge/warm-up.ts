@@ -1,13 +1,21 @@
 /**
  * The local judge holds a catalogue's cards before anyone asks (docs/routing.md, "How the local judge's prompts are
  * cached"): when a tenant's catalogue is served, its card prefixes are evaluated into the slots in the background,
- * one card a step at the lowest priority (priority-line.ts: a live judgement waits for the step in progress at most).
+ * STEP_TOKENS at a time at the lowest priority (priority-line.ts: a live judgement waits for the step in progress at
+ * most, a fraction of a card's prefix).
  * Which cards and how many slots: warm-up-plan.ts. A newer catalogue stops the warm-up of the one before at its
  * next step. A step is no judgement: it is not seen by the judge's line, its pace or the router's stats.
  */
 import type { CapabilityCandidate } from '../candidates';
 import type { Token } from './prefix-slots';
 import { cardsToWarm } from './warm-up-plan';
+
+/**
+ * Tokens evaluated in one step: a sixth to a tenth of a zh card's prefix (~200–330 tokens). On this two-core box a
+ * held card's judgement took a median 577 ms while the zh catalogue warmed in steps of 32 (526 ms after it, 1,144 ms
+ * with steps of 64), and the warm-up as long (94 against 89 s for 36 cards): docs/routing.md.
+ */
+export const STEP_TOKENS = 32;
 
 /** A catalogue to hold: a tenant's capabilities at a revision. */
 export interface JudgeCatalogue {
@@ -40,8 +48,11 @@ export interface WarmUpTarget {
   /** The tokens of the card's prefix (everything before the request). */
   prefix(candidate: CapabilityCandidate): Promise<Token[]>;
   holds(prefix: readonly Token[]): boolean;
-  /** Evaluates the prefix into a slot (a held one is kept, else the least recently used one is replaced). */
-  hold(prefix: readonly Token[]): Promise<void>;
+  /**
+   * Evaluates up to `most` more tokens of the prefix into a slot: the first step chooses it (the one holding the
+   * prefix, else an empty or the least recently used one) and returns its index; the next steps go on there.
+   */
+  hold(prefix: readonly Token[], most: number, slot?: number): Promise<{ slot: number; done: boolean }>;
 }
 
 interface Run {
@@ -104,10 +115,20 @@ export class CatalogueWarmUp {
     });
     if (!prefixes) return;
     run.chosen = prefixes;
-    for (const prefix of prefixes) {
-      if (replaced()) return;
-      await this.target.idle(() => (replaced() ? Promise.resolve() : this.target.hold(prefix)));
-    }
+    for (const prefix of prefixes) if (!(await this.holdCard(prefix, replaced))) return;
     if (!replaced()) run.state = 'done';
+  }
+
+  /** One card, a step at a time; false when the warm-up was replaced meanwhile. */
+  private async holdCard(prefix: readonly Token[], replaced: () => boolean): Promise<boolean> {
+    let slot: number | undefined;
+    for (;;) {
+      const step = await this.target.idle(async () =>
+        replaced() ? undefined : this.target.hold(prefix, STEP_TOKENS, slot),
+      );
+      if (!step) return false;
+      if (step.done) return true;
+      slot = step.slot;
+    }
   }
 }

@@ -10,7 +10,7 @@ import { candidatesOf, type CapabilityCandidate } from '../../router/candidates'
 import { BoundedJudge } from '../../router/judge/bounded-judge';
 import { PriorityLine } from '../../router/judge/priority-line';
 import type { JudgeProvider } from '../../router/judge/question';
-import { CatalogueWarmUp, type JudgeCatalogue, type WarmUpTarget } from '../../router/judge/warm-up';
+import { CatalogueWarmUp, STEP_TOKENS, type JudgeCatalogue, type WarmUpTarget } from '../../router/judge/warm-up';
 import { cardsToWarm, MAX_SLOTS, MIN_SLOTS, REQUEST_ROOM, slotsFor } from '../../router/judge/warm-up-plan';
 
 function catalogue(names: string[], tenant = 't', revision = 'r1'): JudgeCatalogue {
@@ -37,32 +37,37 @@ function gate() {
 }
 
 /**
- * A model stand-in: a card's prefix is its index as one token, held in a set; each hold waits for the test to let
- * it finish when `gated`. Uses of the model (holds and live tasks) are logged in order.
+ * A model stand-in: a card's prefix is `tokens` tokens of its number, held in a set once every token is evaluated;
+ * each step waits for the test to let it finish when `gated`. Uses of the model (steps and live tasks) are logged.
  */
-function fakeTarget(gated = false) {
+function fakeTarget(gated = false, tokens = 1) {
   const line = new PriorityLine();
   const held = new Set<number>();
   const log: string[] = [];
   const gates: ReturnType<typeof gate>[] = [];
   const keyOf = (c: CapabilityCandidate) => Number(c.capability.name.replace(/\D/g, ''));
+  const evaluated: number[] = [];
   const target: WarmUpTarget = {
     idle: (step) => line.run(step, 'idle'),
     resize: async (cards) => ({ slots: slotsFor(cards), slotTokens: 512 }),
-    prefix: async (c) => [keyOf(c)],
+    prefix: async (c) => Array<number>(tokens).fill(keyOf(c)),
     holds: (prefix) => held.has(prefix[0]!),
-    hold: async (prefix) => {
+    hold: async (prefix, most, slot) => {
       log.push(`hold ${prefix[0]}`);
       if (gated) {
         const g = gate();
         gates.push(g);
         await g.opened;
       }
-      held.add(prefix[0]!);
+      const index = slot ?? evaluated.push(0) - 1;
+      evaluated[index] = Math.min(prefix.length, evaluated[index]! + most);
+      const done = evaluated[index] === prefix.length;
+      if (done) held.add(prefix[0]!);
+      return { slot: index, done };
     },
   };
   const live = (name: string) => line.run(async () => void log.push(`live ${name}`));
-  return { target, held, log, gates, live };
+  return { target, held, log, gates, live, evaluated };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -79,7 +84,8 @@ describe('judge warm-up', () => {
     assert.equal(slotsFor(64), 64);
     assert.equal(slotsFor(150), 64);
     assert.equal(slotsFor(150, { min: 4, max: 20 }), 20);
-    assert.equal(slotsFor(2, { min: 4, max: 20 }), 4);
+    assert.equal(slotsFor(2, { min: 4, max: 20 }), 8);
+    assert.equal(slotsFor(0, { min: 4, max: 20 }), 4);
   });
 
   it('cards - held ones first, then the catalogue order, as many as there are slots; a card leaving no room for a request is not held', () => {
@@ -126,6 +132,15 @@ describe('judge warm-up', () => {
     assert.equal(warmUp.status()?.held, 2, 'a card evicted since is no longer counted');
   });
 
+  it('steps - a card is evaluated STEP_TOKENS at a time, on in the slot its first step chose', async () => {
+    const { target, log, evaluated } = fakeTarget(false, 2 * STEP_TOKENS + 10);
+    const warmUp = new CatalogueWarmUp(target);
+    await warmUp.start(catalogue(['c1', 'c2']));
+    assert.deepEqual(log, ['hold 1', 'hold 1', 'hold 1', 'hold 2', 'hold 2', 'hold 2']);
+    assert.deepEqual(evaluated, [2 * STEP_TOKENS + 10, 2 * STEP_TOKENS + 10], 'one slot a card');
+    assert.equal(warmUp.status()?.held, 2);
+  });
+
   it('priority - a live use waits for the warm-up step in progress only, never for the steps after it', async () => {
     const { target, log, gates, live } = fakeTarget(true);
     const warmUp = new CatalogueWarmUp(target);
@@ -135,8 +150,8 @@ describe('judge warm-up', () => {
     const second = live('b');
     gates[0]!.open();
     await Promise.all([first, second]);
-    assert.deepEqual(log, ['hold 1', 'live a', 'live b']);
     while (gates.length < 2) await tick();
+    assert.deepEqual(log, ['hold 1', 'live a', 'live b', 'hold 2']);
     const third = live('c');
     gates[1]!.open();
     await third;
