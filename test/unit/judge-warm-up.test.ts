@@ -11,6 +11,7 @@ import { BoundedJudge } from '../../router/judge/bounded-judge';
 import { PriorityLine } from '../../router/judge/priority-line';
 import type { JudgeProvider } from '../../router/judge/question';
 import { CatalogueWarmUp, STEP_TOKENS, type JudgeCatalogue, type WarmUpTarget } from '../../router/judge/warm-up';
+import { Router } from '../../router/router';
 import { cardsToWarm, MAX_SLOTS, MIN_SLOTS, REQUEST_ROOM, slotsFor } from '../../router/judge/warm-up-plan';
 
 function catalogue(names: string[], tenant = 't', revision = 'r1'): JudgeCatalogue {
@@ -215,5 +216,53 @@ describe('judge warm-up', () => {
     assert.equal(judge.warming('t')?.held, 3);
     assert.equal(judge.warming('other'), undefined);
     assert.deepEqual(judge.load(), { waiting: 0, capacity: 64 }, 'no pace measured: the warm-up is no reading');
+  });
+
+  it("router - a tenant's catalogue, once its head serves, is held by the judge, and GET /v1/router/status shows how far", async () => {
+    const { target } = fakeTarget();
+    const warmUp = new CatalogueWarmUp(target);
+    const provider: JudgeProvider = {
+      name: 'test',
+      judge: async () => 0.9,
+      hold: (c) => warmUp.start(c),
+      warming: () => warmUp.status(),
+    };
+    const agents = [
+      agentFromCard(
+        {
+          agent_id: 'a',
+          name: 'a',
+          description: 'a',
+          tags: [],
+          capabilities: ['c1', 'c2', 'c3'].map((name) => ({ name, description: `does ${name}` })),
+        },
+        't',
+      ),
+    ];
+    const router = new Router({
+      agents: async () => agents,
+      matcherFactory: async () => ({
+        provider: 'scripted+head',
+        score: async () => new Map(),
+        classify: async () => ({ ranked: [], none: 1, same: () => false, crossLingual: new Set() }),
+        ready: async () => {},
+        head: () => ({ heads: ['scripted'] }),
+      }),
+      heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
+      openCircuits: async () => new Set(),
+      stats: async () => new Map(),
+      threshold: 0.5,
+      judge: new BoundedJudge(provider, { timeoutMs: 1_000 }),
+      judgeStatus: () => ({ setting: 'local', active: 'local', why: 'ROUTER_JUDGE=local' }),
+    });
+    await router.prepare('t');
+    for (let i = 0; i < 1_000 && warmUp.status()?.state !== 'done'; i++) await tick();
+    const status = await router.status('t');
+    assert.equal(status.state, 'ready');
+    assert.deepEqual(
+      { ...status.judge?.warm_up, revision: undefined },
+      { tenant: 't', revision: undefined, state: 'done', cards: 3, chosen: 3, held: 3, slots: 16 },
+    );
+    assert.equal(status.judge?.warm_up?.revision, status.serving?.revision, "the serving revision's cards");
   });
 });
