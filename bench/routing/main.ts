@@ -27,6 +27,7 @@ import { candidatesOf } from '../../router/candidates';
 import { chooseMatcher, DEFAULT_LEXICAL_WEIGHT, DEFAULT_LOCAL_MODELS } from '../../router/create-matcher';
 import { decisionSettings, DEFAULT_THRESHOLDS } from '../../router/create-router';
 import type { BoundedJudge } from '../../router/judge/bounded-judge';
+import type { WarmUpStatus } from '../../router/judge/warm-up';
 import { benchJudge, JUDGE_OPTIONS, type JudgeKind } from '../lib/bench-judge';
 import type { MatcherFactory } from '../../router/matcher';
 import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from '../lib/routing-data';
@@ -80,6 +81,17 @@ const FULL = process.argv.includes('--full');
 /** --val: CLINC150's validation split instead of its test split. */
 const VAL = process.argv.includes('--val');
 
+/** Waits until the judge's warm-up of the bench tenant has ended (done or failed), at most five minutes. */
+async function judgeWarmedUp(judge: BoundedJudge): Promise<WarmUpStatus | { state: 'not_started' }> {
+  const until = Date.now() + 300_000;
+  for (;;) {
+    const status = judge.warming('bench');
+    if (status && status.state !== 'warming') return status;
+    if (Date.now() > until) return status ?? { state: 'not_started' };
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /**
  * One data set through the api's path: register the catalogue and send requests at once; wait for the head
  * (time to ready); the steady decisions on each part (tuning, locked, and CLINC150's test sample); a card edited and
@@ -100,6 +112,9 @@ async function qualitySet(set: RoutingDataset, parts: Parts, provider: string, j
   // Steady state: every head serves (the late ones joined).
   await router.prepare('bench', 'full');
   const fullMs = performance.now() - registered;
+  // With the judge, steady state also means its warm-up has held the catalogue's cards (docs/routing.md).
+  const judgeWarmUp = judge ? await judgeWarmedUp(judge) : undefined;
+  const judgeWarmUpMs = judgeWarmUp && performance.now() - registered;
   const status = await router.status('bench');
   const late = status.serving?.late;
   if (late && late.state !== 'joined') throw new Error(`${set.name}: the late heads did not join (${late.state})`);
@@ -131,6 +146,7 @@ async function qualitySet(set: RoutingDataset, parts: Parts, provider: string, j
     evaluated_on: PART_NOTES[set.name],
     head_ready_after_registration_ms: Math.round(readyMs),
     full_after_registration_ms: Math.round(fullMs),
+    ...(judgeWarmUp ? { judge_warm_up: { ...judgeWarmUp, after_registration_ms: Math.round(judgeWarmUpMs!) } } : {}),
     heads: status.serving?.heads ?? null,
     head_trainings: trainings.slice(trainingsBefore),
     fitted: status.serving?.calibration ?? null,
