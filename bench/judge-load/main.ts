@@ -6,7 +6,8 @@
  * all be read). Writes bench/results/judge-load.json (or `--name`).
  *
  *   --rate 10 (requests per second)  --seconds 60  --sequential 30 (requests one at a time first; 0: none)
- *   --timeout-ms 3000  --threads 2
+ *   --timeout-ms 3000  --threads 2  --cold (skip the warm-up: by default the judge first holds the catalogue's cards,
+ *   as the api's judge does once a catalogue's head serves — docs/routing.md)
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -45,6 +46,16 @@ function summary(asked: Asked[]) {
   };
 }
 
+/** Holds the catalogue's cards as the api's judge does when a head starts serving; resolves when the warm-up ended. */
+async function warmUp(judge: BoundedJudge, candidates: readonly CapabilityCandidate[]): Promise<unknown> {
+  judge.hold({ tenant: 'load', revision: 'bench', candidates });
+  for (;;) {
+    const status = judge.warming('load');
+    if (status && status.state !== 'warming') return status;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /** The questions: every dev request beside a card (its expected capability, else the first), in a fixed order. */
 function questions(): { intent: string; candidate: CapabilityCandidate }[] {
   const data = loadZhRouting();
@@ -62,6 +73,7 @@ async function main(): Promise<void> {
       'timeout-ms': { type: 'string', default: '3000' },
       threads: { type: 'string', default: '2' },
       name: { type: 'string', default: 'judge-load' },
+      cold: { type: 'boolean', default: false },
     },
   });
   const modelPath = locateJudgeModel(process.env.ROUTER_JUDGE_MODEL);
@@ -79,6 +91,10 @@ async function main(): Promise<void> {
     const outcome = await judge.ask(take(), 'load', ((i * 37) % 100) / 100);
     return { kind: outcome.kind, ms: Math.round(performance.now() - started) };
   };
+
+  const warmStarted = performance.now();
+  const warmed = values.cold ? undefined : await warmUp(phase(), candidatesOf(loadZhRouting().agents));
+  if (warmed) console.log('warm-up', warmed, `${Math.round((performance.now() - warmStarted) / 1000)} s`);
 
   const sequential: Asked[] = [];
   const one = phase();
@@ -109,6 +125,7 @@ async function main(): Promise<void> {
     benchmark: 'judge-load',
     when: new Date().toISOString(),
     settings: values,
+    ...(warmed ? { warm_up: warmed } : {}),
     sequential: summary(sequential),
     under_load: underLoad,
   });
