@@ -7,19 +7,14 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { candidatesOf } from '../../router/candidates';
 import { BoundedJudge } from '../../router/judge/bounded-judge';
-import { llamaRuntimeInstalled, locateJudgeModel } from '../../router/judge/judge-files';
+import { localJudgeModel } from '../helpers/local-judge-model';
 import { LocalJudge } from '../../router/judge/local-judge';
 import type { HeadPrediction } from '../../router/head/head';
 import { lexicalMatcherFactory } from '../../router/matcher';
 import { Router } from '../../router/router';
 import { agentFromCard } from '../../bench/lib/routing-data';
 
-const modelPath = locateJudgeModel(process.env.ROUTER_JUDGE_MODEL);
-const missing = !modelPath
-  ? 'judge model not in the cache (npm run models -- --judge)'
-  : !llamaRuntimeInstalled()
-    ? 'node-llama-cpp not installed (npm run models -- --judge)'
-    : false;
+const { modelPath, missing } = localJudgeModel();
 
 const [forecast] = candidatesOf([
   agentFromCard(

@@ -8,15 +8,10 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { loadZhRouting } from '../../bench/lib/routing-data';
 import { candidatesOf } from '../../router/candidates';
-import { llamaRuntimeInstalled, locateJudgeModel } from '../../router/judge/judge-files';
+import { localJudgeModel } from '../helpers/local-judge-model';
 import { LocalJudge } from '../../router/judge/local-judge';
 
-const modelPath = locateJudgeModel(process.env.ROUTER_JUDGE_MODEL);
-const missing = !modelPath
-  ? 'judge model not in the cache (npm run models -- --judge)'
-  : !llamaRuntimeInstalled()
-    ? 'node-llama-cpp not installed (npm run models -- --judge)'
-    : false;
+const { modelPath, missing } = localJudgeModel();
 
 const cards = candidatesOf(loadZhRouting('t').agents);
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
