@@ -71,7 +71,7 @@ export const routerShape = {
    * The judge, a model that reads whether the head's choice does what the request asks (docs/routing.md, "The
    * judge"): `off`, `llm` (the OpenAI-compatible chat endpoint of LLM_BASE_URL / LLM_API_KEY), `local` (a GGUF
    * model on the CPU; `npm run models -- --judge` installs it) or `auto`: `local` where it is installed, the host
-   * has 2 CPU cores and 4 GiB of memory free at start and a judgement timed there takes at most half of
+   * has 2 CPU cores and 5 GiB of memory free at start and a judgement timed there takes at most half of
    * ROUTER_JUDGE_TIMEOUT_MS (off until that probe ends), else `off` (logged, and shown in GET /v1/router/status).
    * @default auto
    */

@@ -2,14 +2,14 @@
  * `ROUTER_JUDGE=auto` (the default): the local judge is on where it fits, off elsewhere. It fits when its model and
  * runtime are installed (`npm run models -- --judge`) and the host has the cores and the memory it needs: at least
  * MIN_CORES CPU cores and MIN_FREE_BYTES of memory free at start (the 1.5B model in Q4_K_M holds about 2.3 GB
- * resident with its contexts, and its card slots 14 MiB each, 16 to 64 as the catalogue has cards: up to ~3.2 GB;
+ * resident with its contexts, and its card slots 14 MiB each, 16 to 160 as the catalogue has cards: up to ~4.5 GB;
  * docs/routing.md) — and then a judgement timed on the host answers well within the timeout
  * (judge-probe.ts; the judge is off until then). Logged and shown in `GET /v1/router/status`.
  * Pure: the host is passed in.
  */
 
 export const MIN_CORES = 2;
-export const MIN_FREE_BYTES = 4 * 1024 ** 3;
+export const MIN_FREE_BYTES = 5 * 1024 ** 3;
 
 export interface JudgeHost {
   /** The model and the runtime are installed. */

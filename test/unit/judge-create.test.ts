@@ -47,12 +47,12 @@ describe('createJudge', () => {
     assert.equal(lines.length, 2);
     for (const line of lines) assert.match(line, /^warn: router: no judge: .*npm run models -- --judge/);
   });
-  it('createJudge - auto: the local judge where it is installed and the host has 2 cores and 4 GiB free, else off, saying why', () => {
+  it('createJudge - auto: the local judge where it is installed and the host has 2 cores and 5 GiB free, else off, saying why', () => {
     const fits = { installed: true, cores: 2, freeBytes: MIN_FREE_BYTES };
-    assert.deepEqual(judgeFits(fits), { fits: true, why: 'installed, 2 CPU cores, 4.0 GiB free' });
+    assert.deepEqual(judgeFits(fits), { fits: true, why: 'installed, 2 CPU cores, 5.0 GiB free' });
     assert.match(judgeFits({ ...fits, installed: false }).why, /not installed \(npm run models -- --judge\)/);
     assert.match(judgeFits({ ...fits, cores: 1 }).why, /1 CPU core\(s\); it needs 2/);
-    assert.match(judgeFits({ ...fits, freeBytes: MIN_FREE_BYTES - 1 }).why, /GiB free; it needs 4 GiB/);
+    assert.match(judgeFits({ ...fits, freeBytes: MIN_FREE_BYTES - 1 }).why, /GiB free; it needs 5 GiB/);
     const env = { AGENT_REACH_CACHE_DIR: '/nonexistent/agent-reach-cache' };
     const status = judgeStatusOf({ ROUTER_JUDGE: 'auto', ROUTER_JUDGE_MODEL: undefined }, env, {
       cores: 8,

@@ -74,16 +74,17 @@ function fakeTarget(gated = false, tokens = 1) {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('judge warm-up', () => {
-  it('slots - as many as the catalogue has cards, in steps of 8, between 16 and 64', () => {
+  it('slots - as many as the catalogue has cards, in steps of 8, between 16 and 160', () => {
     assert.equal(MIN_SLOTS, 16);
-    assert.equal(MAX_SLOTS, 64);
+    assert.equal(MAX_SLOTS, 160);
     assert.equal(slotsFor(0), 16);
     assert.equal(slotsFor(16), 16);
     assert.equal(slotsFor(17), 24);
     assert.equal(slotsFor(36), 40);
     assert.equal(slotsFor(37), 40);
     assert.equal(slotsFor(64), 64);
-    assert.equal(slotsFor(150), 64);
+    assert.equal(slotsFor(150), 152);
+    assert.equal(slotsFor(200), 160);
     assert.equal(slotsFor(150, { min: 4, max: 20 }), 20);
     assert.equal(slotsFor(2, { min: 4, max: 20 }), 8);
     assert.equal(slotsFor(0, { min: 4, max: 20 }), 4);
