@@ -81,9 +81,9 @@ const FULL = process.argv.includes('--full');
 /** --val: CLINC150's validation split instead of its test split. */
 const VAL = process.argv.includes('--val');
 
-/** Waits until the judge's warm-up of the bench tenant has ended (done or failed), at most five minutes. */
+/** Waits until the judge's warm-up of the bench tenant has ended (done or failed), at most fifteen minutes. */
 async function judgeWarmedUp(judge: BoundedJudge): Promise<WarmUpStatus | { state: 'not_started' }> {
-  const until = Date.now() + 300_000;
+  const until = Date.now() + 900_000;
   for (;;) {
     const status = judge.warming('bench');
     if (status && status.state !== 'warming') return status;
