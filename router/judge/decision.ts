@@ -20,8 +20,9 @@
  *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ FAR_BIAS         far from one (a narrow win or a close runner-up)
  *     logit(P(yes)) + HEAD_WEIGHT · ln r ≥ NO_FENCE_BIAS    where no card has one (a narrow win, close call or loss)
  * Near a fence a lukewarm "no" is what a near miss gets, and the head's certainty counts for less: a near miss is
- * by its nature what the head is sure of (BIAS keeps in-scope answers as they were with the full weight). Far from
- * every fence the model's "no" to a right answer it is unsure of is as lukewarm as to a wrong one: FAR_BIAS is the
+ * by its nature what the head is sure of (BIAS is the middle of the band of biases that decide the tuning part's
+ * border readings alike, Router 4; −0.4 before, chosen on all of dev to keep in-scope answers as with the full
+ * weight). Far from every fence the model's "no" to a right answer it is unsure of is as lukewarm as to a wrong one: FAR_BIAS is the
  * midpoint, in log-odds, between its median answers to a catalogue's own unshown examples and to generic
  * out-of-scope text. Where no card states a fence only an out-of-scope-strength "no" counts (NO_FENCE_BIAS, chosen
  * by replay on CLINC150's sample and the rest of its test split). Both terms are relative (r to the catalogue's own
@@ -37,7 +38,7 @@ export const NEAR_BORDER = 0.04;
 export const CLOSE = 0.5;
 export const HEAD_WEIGHT = 1;
 export const NEAR_HEAD_WEIGHT = 0.5;
-export const BIAS = -0.4;
+export const BIAS = -0.3;
 export const FAR_BIAS = -1.4;
 export const NO_FENCE_BIAS = -2.2;
 /** Where no card states a fence, a refusal with r = p₁ / accept at least this is read (a narrow loss). */
