@@ -175,7 +175,7 @@ describe('calibrate', () => {
 
   it('calibrate - the right answers it is fitted on are the card texts: examples that score higher do not lift the threshold', async () => {
     // Examples held out with their paraphrases left in score high (0.5–0.9); card texts, phrased unlike any, lower
-    // (0.15–0.6). keepRight refuses the least certain 5 % of the card texts, not of all right answers (which would
+    // (0.15–0.6). keepRight refuses the least certain ~6 % of the card texts, not of all right answers (which would
     // refuse the lower half of the card texts).
     const cards = many(40, 0.15, 0.6, 'right', false).map((s) => ({ ...s, card: true }));
     const examples = many(400, 0.5, 0.9, 'right', false);
