@@ -22,11 +22,11 @@
  * Near a fence a lukewarm "no" is what a near miss gets, and the head's certainty counts for less: a near miss is
  * by its nature what the head is sure of (BIAS is the middle of the band of biases that decide the tuning part's
  * border readings alike, Router 4; −0.4 before, chosen on all of dev to keep in-scope answers as with the full
- * weight). Far from every fence the model's "no" to a right answer it is unsure of is as lukewarm as to a wrong one: FAR_BIAS is the
- * midpoint, in log-odds, between its median answers to a catalogue's own unshown examples and to generic
- * out-of-scope text. Where no card states a fence only an out-of-scope-strength "no" counts (NO_FENCE_BIAS, chosen
- * by replay on CLINC150's sample and the rest of its test split). Both terms are relative (r to the catalogue's own
- * fitted threshold, P(yes) to the model's).
+ * weight). Far from every fence the model's "no" to a right answer it is unsure of is as lukewarm as to a wrong
+ * one: FAR_BIAS is the midpoint, in log-odds, between its median answers to a catalogue's own unshown examples and
+ * to generic out-of-scope text. Where no card states a fence only an out-of-scope-strength "no" counts
+ * (NO_FENCE_BIAS, chosen by replay on CLINC150's sample and the rest of its test split). Both terms are relative
+ * (r to the catalogue's own fitted threshold, P(yes) to the model's).
  */
 
 export const UNCERTAIN_ABOVE = 1.5;

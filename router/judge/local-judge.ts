@@ -93,9 +93,9 @@ export interface LocalJudgeOptions {
 
 /**
  * The KV cache costs 28 KiB a token with this model (28 layers × 2 KV heads × 128 dimensions × K and V × 2 bytes):
- * a slot of 512 tokens is 14 MiB (16 slots 224 MiB, 64 slots 896 MiB, 160 slots 2.2 GiB), the long sequence 112 MiB more once made. A
- * slot holds a card of up to ~400 tokens with its request (the zh catalogue's prompts: ~200–330 tokens, CLINC150's
- * ~175–365, with up to ten examples shown).
+ * a slot of 512 tokens is 14 MiB (16 slots 224 MiB, 64 slots 896 MiB, 160 slots 2.2 GiB), the long sequence 112 MiB
+ * more once made. A slot holds a card of up to ~400 tokens with its request (the zh catalogue's prompts: ~200–330
+ * tokens, CLINC150's ~175–365, with up to ten examples shown).
  */
 export const SLOT_TOKENS = 512;
 const LONG_TOKENS = 4096;
