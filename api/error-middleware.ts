@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ErrorCode } from '../rules/error-codes';
+import { StatusUnavailableError } from '../messages/runs';
 import { ApiError, errorBody } from './errors';
 
 /** Errors raised by express.json() carry a `type`; each maps to a client error. */
@@ -59,6 +60,16 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res
         .status(clientStatus)
         .json(errorBody('unreadable_body', `The request body could not be read: ${(error as Error).message}`));
+      return;
+    }
+    // A running message whose status query no worker answered (a read, or a repeated send racing the first run's
+    // first task): the message exists, its status is a retry away.
+    if (error instanceof StatusUnavailableError) {
+      logger.warn({ err: error, path: req.path }, 'message status unavailable');
+      res
+        .status(503)
+        .set('retry-after', '5')
+        .json(errorBody('status_unavailable', 'The message is in flight but no worker answers; retry shortly'));
       return;
     }
     const dependency = isUnavailable(error);

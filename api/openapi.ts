@@ -310,6 +310,7 @@ export const OPERATIONS: Operation[] = [
       409: '`idempotency_conflict` (same id, other body)',
       413: '`payload_too_large`',
       422: '`unknown_capability`, `deadline_passed`, `deadline_too_far`, `endpoint_not_allowed` (reply_to), `reply_to_unavailable`; routed messages the router refuses: `no_route`, `no_eligible_capability`, `input_required` (details: `message_id`, `state: "rejected"`, `missing`, `routing`), recorded as `rejected`',
+      503: '`status_unavailable` (a repeated id whose run is in flight and no worker answers its status query: retry)',
     },
     returns: { 202: out.messageStatusResponse, 200: out.messageStatusResponse },
     links: {

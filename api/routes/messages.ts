@@ -11,7 +11,6 @@ import { ApiError } from '../errors';
 import { intakeRefusal, intakeStatus, type IntakeRefusal } from '../../messages/intake-refusals';
 import type { SendRequest, SendResult } from '../../messages/intake';
 import type { MessageService } from '../../messages/message-service';
-import { StatusUnavailableError } from '../../messages/runs';
 import {
   cancelBody,
   listMessagesQuery,
@@ -269,16 +268,7 @@ function addReadRoutes(router: Router, deps: MessageRoutesDeps): void {
   router.get('/v1/messages/:message_id', async (req, res) => {
     const { tenant } = requireCaller(res, 'read');
     const { message_id } = parseInput(messageIdParams, req.params, 'params');
-    let status: MessageStatus | undefined;
-    try {
-      status = await deps.messages.get(tenant, message_id);
-    } catch (error) {
-      if (error instanceof StatusUnavailableError) {
-        res.set('retry-after', '5');
-        throw new ApiError(503, 'status_unavailable', 'The message is in flight but no worker answers; retry shortly');
-      }
-      throw error;
-    }
+    const status = await deps.messages.get(tenant, message_id);
     if (!status) throw new ApiError(404, 'message_not_found', `No message ${message_id}`);
     res.json(withLinks(status));
   });
