@@ -1,6 +1,7 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ErrorCode } from '../rules/error-codes';
+import { ChainStatusUnavailableError } from '../chains/chain-service';
 import { StatusUnavailableError } from '../messages/runs';
 import { ApiError, errorBody } from './errors';
 
@@ -29,6 +30,20 @@ function isUnavailable(error: unknown): string | undefined {
   // The api is stopping: its local models' threads are stopped (router/embeddings/embedding-pool.ts).
   if (name === 'EmbeddingPoolClosed') return 'router';
   return undefined;
+}
+
+/**
+ * A running message or chain whose status query no worker answered (a read, or a repeated send racing the first
+ * run's first task): it exists, its status is a retry away. The answer's message, else undefined.
+ */
+function statusUnavailable(error: unknown): string | undefined {
+  if (error instanceof StatusUnavailableError) return 'The message is in flight but no worker answers; retry shortly';
+  if (error instanceof ChainStatusUnavailableError) return 'A chain is running but no worker answers; retry shortly';
+  return undefined;
+}
+
+function retryShortly(res: Response, code: ErrorCode, message: string): void {
+  res.status(503).set('retry-after', '5').json(errorBody(code, message));
 }
 
 /**
@@ -62,23 +77,16 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         .json(errorBody('unreadable_body', `The request body could not be read: ${(error as Error).message}`));
       return;
     }
-    // A running message whose status query no worker answered (a read, or a repeated send racing the first run's
-    // first task): the message exists, its status is a retry away.
-    if (error instanceof StatusUnavailableError) {
-      logger.warn({ err: error, path: req.path }, 'message status unavailable');
-      res
-        .status(503)
-        .set('retry-after', '5')
-        .json(errorBody('status_unavailable', 'The message is in flight but no worker answers; retry shortly'));
+    const inFlight = statusUnavailable(error);
+    if (inFlight) {
+      logger.warn({ err: error, path: req.path }, 'status unavailable');
+      retryShortly(res, 'status_unavailable', inFlight);
       return;
     }
     const dependency = isUnavailable(error);
     if (dependency) {
       logger.warn({ err: error, path: req.path }, `${dependency} unavailable`);
-      res
-        .status(503)
-        .set('retry-after', '5')
-        .json(errorBody('unavailable', `The ${dependency} is unavailable; retry shortly`));
+      retryShortly(res, 'unavailable', `The ${dependency} is unavailable; retry shortly`);
       return;
     }
     logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error');
