@@ -1,6 +1,6 @@
 /**
  * `npm run bench:routing [-- --provider local,lexical] [--sets clinc150,zh-routing,scale] [--limit N] [--full]
- *    [--judge off|local|llm] [--judge-timeout-ms 3000] [--params-timeout-ms 0] [--val]`
+ *    [--judge off|local|llm] [--judge-timeout-ms 3000] [--params-timeout-ms 0] [--val] [--decisions FILE]`
  * Routing quality and decision time, per data set and similarity provider, through the api's path (the Router as
  * `createRouter` builds it, default settings: each head fits its own thresholds on its catalogue, nothing is fitted
  * on the evaluation requests), including requests sent right after the catalogue is registered, after a card is
@@ -18,8 +18,11 @@
  * - scale: 1,000 agents × 5 capabilities, decision time only.
  * --judge: the same with the judge on (docs/routing.md, "The judge"; ROUTER_JUDGE_MODEL and the LLM_* settings as the
  *   api reads them); writes bench/results/routing-<set>-judge-<kind>.json, also with --limit.
+ * --decisions FILE: also every steady decision, a JSON line each (part, request, verdict, the head's and the judge's
+ *   explanation), for studying the misses; FILE gets the set's name before its extension.
  * Writes bench/results/routing-<set>.json and prints a table.
  */
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeResultFile } from '../lib/result-file';
@@ -97,7 +100,13 @@ async function judgeWarmedUp(judge: BoundedJudge): Promise<WarmUpStatus | { stat
  * (time to ready); the steady decisions on each part (tuning, locked, and CLINC150's test sample); a card edited and
  * requests sent at once (the previous head should answer); every instance offline (no retraining, the head answers).
  */
-async function qualitySet(set: RoutingDataset, parts: Parts, provider: string, judge?: BoundedJudge) {
+async function qualitySet(
+  set: RoutingDataset,
+  parts: Parts,
+  provider: string,
+  judge?: BoundedJudge,
+  decisionsFile?: string,
+) {
   const { factory, name, kind, close } = await matcherFor(provider);
   const catalogue = new LiveCatalogue(set.agents);
   const router = apiRouter(catalogue, factory, decisionSettings({}, kind), judge);
@@ -124,6 +133,7 @@ async function qualitySet(set: RoutingDataset, parts: Parts, provider: string, j
     steady[part] = await decideAll(router, requests, progress(`${set.name}/${provider} ${part}`));
     process.stdout.write('\n');
   }
+  if (decisionsFile) writeDecisions(decisionsFile.replace(/(\.\w+)?$/, `-${set.name}$1`), steady);
 
   catalogue.editCard(0, set.name === 'zh-routing' ? '支持中文和英文请求。' : 'Answers in English.');
   const changed = performance.now();
@@ -166,9 +176,33 @@ async function qualitySet(set: RoutingDataset, parts: Parts, provider: string, j
   };
 }
 
+/** One line per steady decision: what was asked, what came back, and why (--decisions). */
+function writeDecisions(path: string, steady: Record<string, Decided[]>): void {
+  const lines = Object.entries(steady).flatMap(([part, rows]) =>
+    rows.map(({ request, decision, ms }) =>
+      JSON.stringify({
+        part,
+        source: (request as PartRequest).source,
+        text: request.text,
+        kind: request.kind,
+        expected: request.expected,
+        acceptable: request.acceptable,
+        chosen: decision.kind === 'refused' ? null : `${decision.target.agent_id}/${decision.target.capability}`,
+        decision: decision.kind,
+        head: decision.explanation.head,
+        judge: decision.explanation.judge,
+        top: decision.explanation.candidates.slice(0, 3).map((c) => c.key),
+        ms: Math.round(ms),
+      }),
+    ),
+  );
+  writeFileSync(path, lines.join('\n') + '\n');
+  console.log(`decisions: ${path}`);
+}
+
 const PART_NOTES: Record<string, string> = {
   'zh-routing':
-    'tuning = dev\'s tuning half; locked = dev\'s locked half + locked-holdout + params-holdout (docs/routing.md, "Tuning and locked parts"); the head never sees them and fits its thresholds on the catalogue alone',
+    'tuning = dev\'s tuning half + tuning-crosslingual; locked = dev\'s locked half + locked-holdout + params-holdout (docs/routing.md, "Tuning and locked parts"); the head never sees them and fits its thresholds on the catalogue alone',
   clinc150:
     'tuning and locked = the halves of val + oos_val; test = test + oos_test (a fixed sample unless --full; not with --val); nothing fitted on them',
 };
@@ -290,6 +324,7 @@ async function main(): Promise<void> {
       val: { type: 'boolean', default: false },
       agents: { type: 'string', default: '1000' },
       queries: { type: 'string', default: '300' },
+      decisions: { type: 'string' },
       ...JUDGE_OPTIONS,
     },
   });
@@ -315,7 +350,7 @@ async function main(): Promise<void> {
       else {
         const set = setName === 'clinc150' ? loadClinc150() : loadZhRouting();
         const parts = evaluationParts(set, limit);
-        const quality = await qualitySet(set, parts, provider, judge);
+        const quality = await qualitySet(set, parts, provider, judge, values.decisions);
         results[provider] =
           setName === 'zh-routing' ? { ...quality, parameters: await partParameters(parts, set) } : quality;
       }

@@ -1,7 +1,7 @@
 /**
  * The parts bench:routing reports for each set (docs/routing.md, "Tuning and locked parts"):
- * - zh-routing: `tuning` = dev's tuning half; `locked` = dev's locked half + locked-holdout.jsonl + params-holdout.jsonl
- *   (less any text the tuning part holds).
+ * - zh-routing: `tuning` = dev's tuning half + tuning-crosslingual.jsonl; `locked` = dev's locked half +
+ *   locked-holdout.jsonl + params-holdout.jsonl (less any text the tuning part holds).
  * - clinc150: `tuning` and `locked` = the halves of val + oos_val; unless --val, also `test` (test + oos_test, the
  *   fixed sample, or all with --full), as before.
  */
@@ -34,8 +34,9 @@ export function zhRoutingParts(set: RoutingDataset): Parts {
     ...from('params-holdout', readJsonl(join(dir, 'params-holdout.jsonl'))),
   ];
   // params-holdout repeats two dev texts; where dev's copy is in the tuning part, it is not locked.
-  const tuned = new Set(dev.tuning.map((r) => r.text));
-  return { tuning: dev.tuning, locked: [...dev.locked, ...extra.filter((r) => !tuned.has(r.text))] };
+  const tuning = [...dev.tuning, ...from('tuning-crosslingual', readJsonl(join(dir, 'tuning-crosslingual.jsonl')))];
+  const tuned = new Set(tuning.map((r) => r.text));
+  return { tuning, locked: [...dev.locked, ...extra.filter((r) => !tuned.has(r.text))] };
 }
 
 export function clincParts(set: RoutingDataset, options: { val: boolean; full: boolean }): Parts {

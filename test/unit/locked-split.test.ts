@@ -65,10 +65,12 @@ describe('locked split', () => {
     assert.equal(fingerprint(lockedSplit(clinc).tuning), 'e8be5cfbdf31b3d0');
   });
 
-  it('locked split - the zh locked part holds the new requests and params-holdout, less the texts the tuning part holds', () => {
+  it('locked split - the zh tuning part adds the cross-lingual requests; the locked part holds the new requests and params-holdout, less the texts the tuning part holds', () => {
     const parts = zhRoutingParts(loadZhRouting());
     const sources = countByKind(parts.locked!.map((r) => ({ kind: r.source })));
     assert.deepEqual(sources, { dev: 169, 'locked-holdout': 168, 'params-holdout': 117 });
+    const tuningSources = countByKind(parts.tuning!.map((r) => ({ kind: r.source })));
+    assert.deepEqual(tuningSources, { dev: 169, 'tuning-crosslingual': 110 });
     const tuningTexts = new Set(parts.tuning!.map((r) => r.text));
     assert.ok(parts.locked!.every((r) => !tuningTexts.has(r.text)));
   });
