@@ -1,10 +1,11 @@
 /**
  * Parameter extraction with the expected capability's schema (oracle route): exact match, field recall and precision
- * (rules in bench/params/params-eval.ts), on three sets: zh-routing dev (tuned on), zh-routing params-holdout (written
- * from the schemas before the extractor was changed, never tuned on) and params-schema-only (English requests for
- * five made-up schemas outside our catalogue, also written before the change). Writes
+ * (rules in bench/params/params-eval.ts), on four sets: zh-routing dev (tuned on), zh-routing params-holdout (written
+ * from the schemas before the extractor was changed, never tuned on), params-schema-only (English requests for
+ * five made-up schemas outside our catalogue, also written before the change) and tuning-crosslingual (the zh/en
+ * tuning part's cross-lingual requests, Router 4: tuned on). Writes
  * bench/results/params-zh-routing[-no-embed][-no-lexicon].json.
- *   npm run bench:params [-- --failures] [-- --set dev,holdout,schema-only]
+ *   npm run bench:params [-- --failures] [-- --set dev,holdout,schema-only,tuning-crosslingual]
  * Enums the words did not settle are matched by meaning with multilingual-e5-small, as the router does when it runs
  * that model (PARAMS_EMBED=0: words only). PARAMS_LEXICON=0: without the bilingual lexicon (router/params/lexicon.ts).
  */
@@ -48,6 +49,7 @@ async function main() {
   const sets: Record<string, LabelledRequest[]> = {
     dev: zh.fit,
     holdout: readJsonl(join(DATA_DIR, 'zh-routing', 'params-holdout.jsonl')),
+    'tuning-crosslingual': readJsonl(join(DATA_DIR, 'zh-routing', 'tuning-crosslingual.jsonl')),
     'schema-only': readJsonl(join(schemaOnly, 'requests.jsonl')),
   };
   const only = argument('--set');

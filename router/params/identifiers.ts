@@ -4,7 +4,8 @@
  * whose own words stand right before the token ("订单2024…", "call 5566…") wins it, then the slot with the more
  * specific pattern (a phone's "1[3-9]\d{9}" beats an order's "\d{8,20}"). Slots without a pattern but with an
  * identifier's name ("售后单号", "call_id") take a token only with such a cue, or when the token starts with the
- * initials of their name ("AS…" for after_sales_id). Each token is used once.
+ * initials of their name ("AS…" for after_sales_id). A word of lower-case letters is taken only with a cue. Each
+ * token is used once.
  */
 import { propertyRole, roleOf } from './roles';
 import { compilePattern, headTerm, MAX_PATTERN_INPUT, nameWords, type PropertySchema, typeOf } from './schema';
@@ -163,6 +164,15 @@ function prefixedByName(token: string, name: string): boolean {
   return letters.length >= 3 && words.some((w) => w.startsWith(letters));
 }
 
+/**
+ * Letters alone with a lower-case one among them ("shipping", "Neighbours") is a word of the sentence, not an
+ * identifier, though a pattern like "^[A-Za-z0-9]{8,30}$" accepts it: taken only when a cue names it. Codes of
+ * capitals ("PEK", "VIP") stay identifiers.
+ */
+function isWord(token: string): boolean {
+  return /^[A-Za-z]+$/.test(token) && /[a-z]/.test(token);
+}
+
 /** Assigns tokens to slots; returns each slot's value(s) by its path joined with ".". */
 export function assignIdentifiers(text: string, slots: Slot[]): Map<string, string | string[]> {
   const tokens = tokensIn(text);
@@ -181,7 +191,11 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
       const cue = cueBefore(text, t.start, cues);
       // A number read from digit groups is only taken with a cue or by a pattern with literal parts (a phone's "1[3-9]").
       const grouped = t.text.length !== t.end - t.start;
-      if (accepts(slot, t.text) && (!grouped || cue > 0 || specificity(itemSchema(slot).pattern!) > 0)) {
+      if (
+        accepts(slot, t.text) &&
+        (!grouped || cue > 0 || specificity(itemSchema(slot).pattern!) > 0) &&
+        (cue > 0 || !isWord(t.text))
+      ) {
         const role = paired && roles[order] !== 'any' ? roleOf(text, t.start, t.end) : 'any';
         const byRole = role === 'any' ? 0 : role === roles[order] ? 100 : -100;
         offers.push({

@@ -235,6 +235,19 @@ describe('identifiers, places, addresses, free text', () => {
     );
   });
 
+  it('identifiers - a word of the sentence is no identifier, though the pattern accepts it; a cue or capitals make one', () => {
+    const schema = { properties: { tracking_no: tracking, order_id: order } };
+    assert.deepEqual(extractParametersSync('Could you check the shipping progress for order 20250418220931?', schema), {
+      order_id: '20250418220931',
+    });
+    assert.deepEqual(extractParametersSync('my neighbours never got parcel 20250507661208', schema), {
+      tracking_no: '20250507661208',
+    });
+    assert.deepEqual(extractParametersSync('waybill ABCDEFGHJK is late', schema), { tracking_no: 'ABCDEFGHJK' });
+    assert.deepEqual(extractParametersSync('tracking number Yt8823416', schema), { tracking_no: 'Yt8823416' });
+    assert.deepEqual(extractParametersSync('where is PKGCODEABCD now', schema), { tracking_no: 'PKGCODEABCD' });
+  });
+
   it('identifiers - ids without a pattern need a cue or their name in the token', () => {
     const schema = {
       properties: { ticket_id: { type: 'string', description: '工单号' }, batch_no: { type: 'string' } },
