@@ -222,6 +222,8 @@ function assignDateFields(
 
 /** What the per-property readers read from: the text with taken spans blanked, and the e-mails and URLs found. */
 interface Readings {
+  /** The request as written (normalised): where the receiver's name is read, beside its phone number. */
+  text: string;
   rest: string;
   withoutDates: string;
   emails: string[];
@@ -261,7 +263,7 @@ function valueByType(name: string, p: PropertySchema, r: Readings, properties: P
   if (type === 'number' || type === 'integer') return quantityFor(r.withoutDates, name, p);
   if (type === 'object' && addressParts(p)) {
     const phoneKey = [...(r.nested.get(name)?.keys() ?? [])][0];
-    return extractAddress(r.rest, p, phoneKey ? r.nested.get(name)!.get(phoneKey) : undefined);
+    return extractAddress(r.rest, p, phoneKey ? r.nested.get(name)!.get(phoneKey) : undefined, r.text);
   }
   if (placeField(name, p)) return PLACE;
   if (isFreeText(p)) return labelledText(r.rest, p, otherTerms(properties, name)) ?? nameFor(r.rest, p);
@@ -292,7 +294,14 @@ export function extractParametersSync(
   );
   rest = assignYearMonths(properties, out, rest);
   const withoutDates = assignDateFields(properties, out, rest, options);
-  const placeFields = assignByType(properties, out, { rest, withoutDates, emails, urls, nested: ids.nested });
+  const placeFields = assignByType(properties, out, {
+    text,
+    rest,
+    withoutDates,
+    emails,
+    urls,
+    nested: ids.nested,
+  });
   Object.assign(out, extractPlaces(rest, placeFields));
 
   for (const [name, value] of Object.entries(out)) {

@@ -81,11 +81,15 @@ export function receiverName(text: string, phone?: string): string | undefined {
         return text.slice(start, m.index!);
     }
   }
-  // English: "recipient Wang Fang", "attn: Li Na", "to Li Na,".
+  // English: "recipient Wang Fang", "attn: Li Na", "contact Zhou Min", or a name right before the phone.
   const english = text.match(
-    /\b(?:[Rr]ecipient|[Rr]eceiver|[Aa]ddressee|[Aa]ttn|[Aa]ttention|[Nn]ame)\s*(?:is|:)?\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2})\b/,
+    /\b(?:[Rr]ecipient|[Rr]eceiver|[Aa]ddressee|[Aa]ttn|[Aa]ttention|[Nn]ame|[Cc]ontact)\s*(?:is|:)?\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2})\b/,
   );
   if (english) return english[1];
+  if (phone) {
+    const before = text.slice(0, text.indexOf(phone)).match(/(?:^|[,;]\s*)([A-Z][a-z]+\s[A-Z][a-z]+)[\s,:]*$/);
+    if (before) return before[1];
+  }
   if (phone) {
     const at = text.indexOf(phone);
     const before = text.slice(Math.max(0, at - 5), at).replace(/\s+$/, '');
@@ -176,18 +180,50 @@ function englishAddress(text: string): Partial<Record<AddressPart, string>> {
   return out;
 }
 
-/** The address object for `schema`, given the phone numbers already assigned to its phone sub-property. */
+/** A place word of an English address: "Shenzhen", "Inner Mongolia", "Nanshan District". */
+const EN_PLACE = String.raw`[A-Z][a-z]+(?:\s[A-Z][a-z]+)?(?:\s(?:Province|City|District|County))?`;
+/** The street-level part: "Room 1203, 66 Keyuan Rd", "18 Jiangnan Ave". */
+const EN_DETAIL = String.raw`(?:(?:Room|Rm\.?|Flat|Unit|Apt\.?|Apartment|Suite)\s*[\w-]+,?\s*)?\d+[A-Za-z]?\s+[A-Z][\w\s.'-]*?(?:Road|Street|Avenue|Lane|Boulevard|Rd|St|Ave|Blvd|Way|Drive)\b\.?`;
+/** Largest first, as Chinese addresses are written: "Shenzhen, Guangdong, Nanshan, Room 1203, 66 Keyuan Rd". */
+const EN_LARGEST_FIRST = new RegExp(String.raw`\b(${EN_PLACE}(?:\s*,\s*${EN_PLACE}){1,3})\s*,\s*(${EN_DETAIL})`);
+
+/**
+ * Places before the street, largest first: a province by its name, a municipality as province and city, the others
+ * by their order (the city, then the district) or their own word ("… District").
+ */
+function englishLargestFirst(text: string): Partial<Record<AddressPart, string>> {
+  const m = text.match(EN_LARGEST_FIRST);
+  if (!m) return {};
+  const out: Partial<Record<AddressPart, string>> = { detail: m[2]!.trim() };
+  for (const place of m[1]!.split(/\s*,\s*/)) {
+    const name = place.replace(/\s(?:Province|City)$/, '');
+    if (PROVINCES_EN.has(name) && !out.province) out.province = name;
+    else if (MUNICIPALITIES_EN.has(name) && !out.city) out.province = out.city = name;
+    else if (/\s(?:District|County)$/.test(place) || (out.city && !out.district)) out.district = place;
+    else if (!out.city) out.city = name;
+    else return {};
+  }
+  return out.city || out.district ? out : {};
+}
+
+/**
+ * The address object for `schema` in `text` (the request with the values taken elsewhere blanked), given the phone
+ * number already assigned to its phone sub-property; the receiver's name is read in `whole` (the request as
+ * written), where that phone still stands.
+ */
 export function extractAddress(
   text: string,
   schema: PropertySchema,
   phone?: string,
+  whole: string = text,
 ): Record<string, string> | undefined {
   const parts = addressParts(schema);
   if (!parts) return undefined;
   const found = { ...chineseAddress(text) };
+  if (!found.detail) Object.assign(found, englishLargestFirst(text));
   if (!found.detail) Object.assign(found, englishAddress(text));
   if (phone) found.receiver_phone = phone;
-  const name = receiverName(text, phone);
+  const name = receiverName(whole, phone);
   if (name) found.receiver_name = name;
   const out: Record<string, string> = {};
   for (const [prop, part] of parts) if (found[part]) out[prop] = found[part]!;

@@ -351,6 +351,35 @@ describe('identifiers, places, addresses, free text', () => {
     assert.deepEqual(extractParametersSync('send it to 12 Xinhua Road, Xuhui District, Shanghai', schema), {
       addr: { province: 'Shanghai', city: 'Shanghai', district: 'Xuhui District', detail: '12 Xinhua Road' },
     });
+    assert.deepEqual(
+      extractParametersSync(
+        'new address: Chengdu, Sichuan, Wuhou, Unit 8, 11 Renmin South Rd, Liu Yang 18628889999',
+        schema,
+      ),
+      {
+        addr: {
+          province: 'Sichuan',
+          city: 'Chengdu',
+          district: 'Wuhou',
+          detail: 'Unit 8, 11 Renmin South Rd',
+          receiver_name: 'Liu Yang',
+          receiver_phone: '18628889999',
+        },
+      },
+      'largest first, as Chinese addresses are written; the name right before the phone',
+    );
+    assert.deepEqual(
+      extractParametersSync('ship to Shanghai, Minhang District, 200 Hongqiao Road, contact Zhou Min', schema),
+      {
+        addr: {
+          province: 'Shanghai',
+          city: 'Shanghai',
+          district: 'Minhang District',
+          detail: '200 Hongqiao Road',
+          receiver_name: 'Zhou Min',
+        },
+      },
+    );
     assert.deepEqual(extractParametersSync('新地址：四川省成都市武侯区人民南路四段11号 刘洋收 18628889999', schema), {
       addr: {
         province: '四川省',
