@@ -88,10 +88,13 @@ const TOPIC =
   '[Ww]eather|[Ff]orecast|[Ff]orcast|[Tt]emperature|AQI|aqi|[Aa]ir|PM2\\.5|now|today|tomorrow|[Aa]lerts?|[Ww]arnings?';
 const EN_BEFORE_TOPIC = new RegExp(`(?:^|[\\s,])(${EN_NAME})(?=\\s+(?:${TOPIC})\\b)`, 'g');
 const EN_AFTER_TOPIC = new RegExp(`\\b(?:${TOPIC})\\s+(${EN_NAME})`, 'g');
+/** The two ends of a trip written with an arrow: "Chongqing -> Tianjin", "Chongqing→Tianjin". */
+const EN_BEFORE_ARROW = new RegExp(`(?:^|[\\s,])(${EN_NAME})(?=\\s*(?:->|→|=>)\\s*[A-Z])`, 'g');
+const EN_AFTER_ARROW = new RegExp(`(?:->|→|=>)\\s*(${EN_NAME})`, 'g');
 
 function englishMentions(text: string): Mention[] {
   const found: Mention[] = [];
-  for (const re of [EN_AFTER_PREPOSITION, EN_BEFORE_TOPIC, EN_AFTER_TOPIC]) {
+  for (const re of [EN_AFTER_PREPOSITION, EN_BEFORE_TOPIC, EN_AFTER_TOPIC, EN_BEFORE_ARROW, EN_AFTER_ARROW]) {
     for (const m of text.matchAll(re)) {
       const name = m[1]!;
       if (!/^[A-Z]/.test(name) || NOT_PLACES.has(name.split(/\s+/)[0]!)) continue;

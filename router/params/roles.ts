@@ -21,10 +21,10 @@ export function propertyRole(name: string, schema: PropertySchema): Role {
 }
 
 const ZH_FROM_BEFORE = /[从由自]$/;
-const FROM_AFTER = /^\s*(?:寄到|寄往|发到|发往|运到|送到|飞往|寄|发|飞|到|至|→|->|—|-|~|to\b)/i;
+const FROM_AFTER = /^\s*(?:寄到|寄往|发到|发往|运到|送到|飞往|寄|发|飞|到|至|→|->|=>|—|-|~|to\b)/i;
 const ZH_TO_BEFORE = /(?:寄到|寄往|发到|发往|运到|送到|飞往|寄|发|到|至|往|→|->|—|-|~)$/;
 const EN_FROM_BEFORE = /\bfrom\s+$/i;
-const EN_TO_BEFORE = /(?:\b(?:to|into)|->|→)\s+$/i;
+const EN_TO_BEFORE = /(?:\b(?:to|into)\s|->|→|=>)\s*$/i;
 
 /** The role of the value written at text[start, end), from the words right around it. */
 export function roleOf(text: string, start: number, end: number): Role {

@@ -309,6 +309,8 @@ describe('identifiers, places, addresses, free text', () => {
       ['寄到长沙', { to_city: '长沙' }],
       ['上海寄北京多少钱', { from_city: '上海', to_city: '北京' }],
       ['ship from Wuxi to Harbin', { from_city: 'Wuxi', to_city: 'Harbin' }],
+      ['express rate Chongqing -> Tianjin for 0.5 kg', { from_city: 'Chongqing', to_city: 'Tianjin' }],
+      ['Xiamen→Fuzhou 2kg', { from_city: 'Xiamen', to_city: 'Fuzhou' }],
     ];
     for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, fee), want, text);
     const weather = { properties: { city: { type: 'string', description: 'City name' } } };
