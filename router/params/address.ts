@@ -86,12 +86,10 @@ export function receiverName(text: string, phone?: string): string | undefined {
     /\b(?:[Rr]ecipient|[Rr]eceiver|[Aa]ddressee|[Aa]ttn|[Aa]ttention|[Nn]ame|[Cc]ontact)\s*(?:is|:)?\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2})\b/,
   );
   if (english) return english[1];
-  if (phone) {
-    const before = text.slice(0, text.indexOf(phone)).match(/(?:^|[,;]\s*)([A-Z][a-z]+\s[A-Z][a-z]+)[\s,:]*$/);
-    if (before) return before[1];
-  }
-  if (phone) {
-    const at = text.indexOf(phone);
+  const at = phone ? text.indexOf(phone) : -1;
+  if (at >= 0) {
+    const latin = text.slice(0, at).match(/(?:^|[,;]\s*)([A-Z][a-z]+\s[A-Z][a-z]+)[\s,:]*$/);
+    if (latin) return latin[1];
     const before = text.slice(Math.max(0, at - 5), at).replace(/\s+$/, '');
     for (const len of [3, 2]) {
       const start = before.length - len;
