@@ -116,10 +116,6 @@ const headStatus = z.looseObject({
       'When every head serves (the late ones joined); absent while they train, or if they failed or were discarded',
     ),
   heads: z.array(z.string()).optional().describe('The models whose heads decide now'),
-  head_weights: z
-    .record(z.string(), z.number())
-    .optional()
-    .describe("Each deciding model's weight in the average, read off the held-out texts"),
   late: z
     .looseObject({
       models: z.array(z.string()),

@@ -51,8 +51,6 @@ export interface HeadState {
   time_guard?: string;
   /** The models whose heads decide now. */
   heads?: string[];
-  /** Each of them's weight in the average (head-weights.ts). */
-  head_weights?: Record<string, number>;
   late?: LateHeads;
 }
 

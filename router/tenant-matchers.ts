@@ -34,8 +34,6 @@ export interface HeadStatus {
   full_at?: string;
   /** The models whose heads decide now. */
   heads?: string[];
-  /** Each of them's weight in the average (head-weights.ts). */
-  head_weights?: Record<string, number>;
   /** The heads that join late: training, joined, failed (with the error) or discarded (the catalogue changed). */
   late?: LateHeads;
   /** The operating point the heads that serve fitted (absent for a head whose calibration could not be fitted). */
@@ -74,7 +72,6 @@ function status(build: Build, head?: HeadState): HeadStatus {
     ...(build.readyAt ? { ready_at: build.readyAt.toISOString() } : {}),
     ...(build.fullAt ? { full_at: build.fullAt.toISOString() } : {}),
     ...(head?.heads ? { heads: head.heads } : {}),
-    ...(head?.head_weights ? { head_weights: head.head_weights } : {}),
     ...(head?.late ? { late: head.late } : {}),
     ...(head?.calibration ? { calibration: head.calibration } : {}),
     ...(head?.time_guard ? { time_guard: head.time_guard } : {}),

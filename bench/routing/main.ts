@@ -158,7 +158,6 @@ async function qualitySet(
     full_after_registration_ms: Math.round(fullMs),
     ...(judgeWarmUp ? { judge_warm_up: { ...judgeWarmUp, after_registration_ms: Math.round(judgeWarmUpMs!) } } : {}),
     heads: status.serving?.heads ?? null,
-    head_weights: status.serving?.head_weights ?? null,
     head_trainings: trainings.slice(trainingsBefore),
     fitted: status.serving?.calibration ?? null,
     steady: Object.fromEntries(Object.entries(steady).map(([part, rows]) => [part, partReport(rows)])),

@@ -298,9 +298,6 @@ function headState(heads: CatalogueHeads): HeadState | undefined {
   return {
     calibration: set.calibration,
     heads: set.heads.map((h) => h.model.provider.id),
-    head_weights: Object.fromEntries(
-      set.heads.map((h, i) => [h.model.provider.id, Math.round(set.weights[i]! * 10_000) / 10_000]),
-    ),
     ...(set.timeGuard ? { time_guard: set.timeGuard } : {}),
     ...(heads.late ? { late: heads.late } : {}),
   };

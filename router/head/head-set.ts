@@ -8,7 +8,6 @@ import { containsCjk } from '../words';
 import { calibrate, DEFAULT_CALIBRATION, type Calibration, type CalibrationOptions } from './calibration';
 import type { CardBorders } from './card-borders';
 import { averagePredictions, predict, type HeadPrediction } from './head';
-import { headWeights } from './head-weights';
 import { calibrationSamples, type JudgingHead } from './held-out-scores';
 
 /** One model's trained head. */
@@ -20,8 +19,6 @@ export interface ModelHead {
 export interface HeadSet {
   /** The heads, the first model's first: card borders are drawn in its space. */
   heads: ModelHead[];
-  /** Each head's weight in the average, in the heads' order (head-weights.ts). */
-  weights: number[];
   calibration: Calibration;
   /** Set when the time guard cut a training short (head.ts `timeGuardMs`). */
   timeGuard?: string;
@@ -59,11 +56,9 @@ export function headSet(
   const trained = heads.map((h) => h.head);
   const models = heads.map((h) => h.model);
   const timeGuard = timeGuardNote(models, trained, options.guardMs);
-  const weights = headWeights(trained);
   return {
     heads,
-    weights,
-    calibration: calibrate(calibrationSamples(trained, weights), { ...DEFAULT_CALIBRATION, ...options.calibration }),
+    calibration: calibrate(calibrationSamples(trained), { ...DEFAULT_CALIBRATION, ...options.calibration }),
     ...(timeGuard ? { timeGuard } : {}),
     provider: `${models.map((m) => m.provider.id).join('+')}+head`,
   };
@@ -71,8 +66,7 @@ export function headSet(
 
 /**
  * The set's prediction for a request: the heads that read its language (a model read for one language judges only
- * requests in it) averaged with their weights; card borders and gaps in the first model's space (a multilingual one
- * judges every request).
+ * requests in it) averaged; card borders and gaps in the first model's space (a multilingual one judges every request).
  */
 export async function classifyWith(
   set: HeadSet,
@@ -83,10 +77,7 @@ export async function classifyWith(
   const language = chinese ? 'zh' : 'en';
   const judges = set.heads.filter(({ head }) => !head.language || head.language === language);
   const queries = await Promise.all(judges.map(({ model }) => model.provider.embedQuery(intent)));
-  const prediction = averagePredictions(
-    judges.map(({ head }, i) => predict(head.model, queries[i]!, chinese)),
-    judges.map((judge) => set.weights[set.heads.indexOf(judge)] ?? 1),
-  );
+  const prediction = averagePredictions(judges.map(({ head }, i) => predict(head.model, queries[i]!, chinese)));
   const first = judges.findIndex((j) => j === set.heads[0]);
   const firstQuery = first >= 0 ? queries[first]! : undefined;
   const crossed =

@@ -379,25 +379,20 @@ export function sameService(model: HeadModel, a: string, b: string): boolean {
 }
 
 /**
- * Several heads' predictions as one: the mean of their probabilities, weighted (head-weights.ts; equal without
- * weights), over the heads given. A capability one head did not shortlist counts 0 there. Sameness of services
- * comes from the first head's prototypes.
+ * Several heads' predictions as one (the mean of their probabilities; a capability one head did not shortlist
+ * counts 0 there). Sameness of services comes from the first head's prototypes.
  */
-export function averagePredictions(
-  predictions: readonly HeadPrediction[],
-  weights: readonly number[] = predictions.map(() => 1),
-): HeadPrediction {
+export function averagePredictions(predictions: readonly HeadPrediction[]): HeadPrediction {
   if (predictions.length === 1) return predictions[0]!;
-  const total = weights.reduce((sum, w) => sum + w, 0) || 1;
   const sum = new Map<string, number>();
-  predictions.forEach((p, h) => {
-    for (const { key, probability } of p.ranked) sum.set(key, (sum.get(key) ?? 0) + weights[h]! * probability);
-  });
+  for (const p of predictions)
+    for (const { key, probability } of p.ranked) sum.set(key, (sum.get(key) ?? 0) + probability);
+  const n = predictions.length;
   return {
     ranked: [...sum]
-      .map(([key, weighted]) => ({ key, probability: weighted / total }))
+      .map(([key, total]) => ({ key, probability: total / n }))
       .sort((a, b) => b.probability - a.probability),
-    none: predictions.reduce((none, p, h) => none + weights[h]! * p.none, 0) / total,
+    none: predictions.reduce((total, p) => total + p.none, 0) / n,
     same: predictions[0]!.same,
     crossLingual: new Set(predictions.flatMap((p) => [...p.crossLingual])),
   };

@@ -23,7 +23,7 @@ function crossLingualKeys(model: HeadModel, chinese: boolean): Set<string> {
  * One sample per held-out text (all heads held out the same texts in the same order). A text a card excludes
  * counts only when its own capability comes first: whether another capability should take it is not known.
  */
-export function calibrationSamples(heads: readonly JudgingHead[], weights?: readonly number[]): CalibrationSample[] {
+export function calibrationSamples(heads: readonly JudgingHead[]): CalibrationSample[] {
   const first = heads[0];
   if (!first) return [];
   const same = (a: string, b: string) => sameService(first.model, a, b);
@@ -31,18 +31,15 @@ export function calibrationSamples(heads: readonly JudgingHead[], weights?: read
   const samples: CalibrationSample[] = [];
   first.heldOut.forEach((text, i) => {
     const language = text.chinese ? 'zh' : 'en';
-    const judges = heads.flatMap((head, h) =>
-      !head.language || head.language === language ? [{ head, weight: weights?.[h] ?? 1 }] : [],
-    );
+    const judges = heads.filter((h) => !h.language || h.language === language);
     if (judges.length === 0) return;
     const prediction = averagePredictions(
-      judges.map(({ head }): HeadPrediction => ({
-        ranked: head.heldOut[i]!.ranked,
-        none: head.heldOut[i]!.none,
+      judges.map((h): HeadPrediction => ({
+        ranked: h.heldOut[i]!.ranked,
+        none: h.heldOut[i]!.none,
         same,
         crossLingual: crossLingual[language],
       })),
-      judges.map(({ weight }) => weight),
     );
     const best = groupScores(prediction.ranked, same, prediction.crossLingual)[0];
     if (!best) return;
