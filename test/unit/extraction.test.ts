@@ -179,6 +179,7 @@ describe('enums', () => {
     ['they sent me the wrong item', 'reason', reason, 'wrong_item'],
     ['外箱压坏了，里面也破损', 'reason', reason, 'damaged'],
     ['the parcel never arrived', 'reason', reason, 'not_received'],
+    ['order 2025 never showed up, refund me', 'reason', reason, 'not_received'],
     ['it came, no quality problem, but it is the wrong item', 'reason', reason, 'wrong_item'],
     ['我没说什么', 'reason', reason, undefined],
     ['短信不要再发了', 'scope', scope, 'sms_only'],
