@@ -37,6 +37,7 @@ import { agentFromCard, loadClinc150, loadZhRouting, type RoutingDataset } from 
 import { parameterReport, scoringRouter } from './routing-eval';
 import {
   apiRouter,
+  chosen,
   type Decided,
   decideAll,
   decisionReport,
@@ -179,22 +180,23 @@ async function qualitySet(
 /** One line per steady decision: what was asked, what came back, and why (--decisions). */
 function writeDecisions(path: string, steady: Record<string, Decided[]>): void {
   const lines = Object.entries(steady).flatMap(([part, rows]) =>
-    rows.map(({ request, decision, ms }) =>
-      JSON.stringify({
+    rows.map((decided) => {
+      const { request, decision, ms } = decided;
+      return JSON.stringify({
         part,
         source: (request as PartRequest).source,
         text: request.text,
         kind: request.kind,
         expected: request.expected,
         acceptable: request.acceptable,
-        chosen: decision.kind === 'refused' ? null : `${decision.target.agent_id}/${decision.target.capability}`,
+        chosen: chosen(decided),
         decision: decision.kind,
         head: decision.explanation.head,
         judge: decision.explanation.judge,
         top: decision.explanation.candidates.slice(0, 3).map((c) => c.key),
         ms: Math.round(ms),
-      }),
-    ),
+      });
+    }),
   );
   writeFileSync(path, lines.join('\n') + '\n');
   console.log(`decisions: ${path}`);

@@ -87,7 +87,8 @@ export async function decideAll(
 }
 
 const accepted = (d: Decided) => d.decision.kind !== 'refused';
-const chosen = (d: Decided) =>
+/** The capability a decision routed to (`agent_id/capability`), or null when refused. */
+export const chosen = (d: Decided) =>
   d.decision.kind === 'refused' ? null : `${d.decision.target.agent_id}/${d.decision.target.capability}`;
 /** The best capability before any threshold (the explanation's first candidate). */
 const top = (d: Decided) => chosen(d) ?? d.decision.explanation.candidates[0]?.key ?? null;

@@ -164,8 +164,12 @@ const PROVINCES_EN = new Set([
 ]);
 /** What follows the city: ", Guangdong" or ", Guangdong Province". */
 const EN_PROVINCE_AFTER = /^\s*,\s*([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)(?:\s+Province)?\b/;
-const EN_ADDRESS =
-  /((?:(?:Room|Rm\.?|Flat|Unit|Apt\.?|Apartment|Suite)\s*[\w-]+,?\s*)?\d+[A-Za-z]?\s+[A-Z][\w\s.'-]*?(?:Road|Street|Avenue|Lane|Boulevard|Rd|St|Ave|Blvd|Way|Drive))\s*,\s*(?:([A-Z][\w\s'-]*?(?:District|County))\s*,\s*)?([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)/;
+/** The street-level part: "Room 1203, 66 Keyuan Rd", "18 Jiangnan Ave". */
+const EN_STREET = String.raw`(?:(?:Room|Rm\.?|Flat|Unit|Apt\.?|Apartment|Suite)\s*[\w-]+,?\s*)?\d+[A-Za-z]?\s+[A-Z][\w\s.'-]*?(?:Road|Street|Avenue|Lane|Boulevard|Rd|St|Ave|Blvd|Way|Drive)`;
+/** Smallest first: "88 Nanjing Road, Huangpu District, Shanghai". */
+const EN_ADDRESS = new RegExp(
+  String.raw`(${EN_STREET})\s*,\s*(?:([A-Z][\w\s'-]*?(?:District|County))\s*,\s*)?([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)`,
+);
 
 function englishAddress(text: string): Partial<Record<AddressPart, string>> {
   const m = text.match(EN_ADDRESS);
@@ -180,10 +184,8 @@ function englishAddress(text: string): Partial<Record<AddressPart, string>> {
 
 /** A place word of an English address: "Shenzhen", "Inner Mongolia", "Nanshan District". */
 const EN_PLACE = String.raw`[A-Z][a-z]+(?:\s[A-Z][a-z]+)?(?:\s(?:Province|City|District|County))?`;
-/** The street-level part: "Room 1203, 66 Keyuan Rd", "18 Jiangnan Ave". */
-const EN_DETAIL = String.raw`(?:(?:Room|Rm\.?|Flat|Unit|Apt\.?|Apartment|Suite)\s*[\w-]+,?\s*)?\d+[A-Za-z]?\s+[A-Z][\w\s.'-]*?(?:Road|Street|Avenue|Lane|Boulevard|Rd|St|Ave|Blvd|Way|Drive)\b\.?`;
 /** Largest first, as Chinese addresses are written: "Shenzhen, Guangdong, Nanshan, Room 1203, 66 Keyuan Rd". */
-const EN_LARGEST_FIRST = new RegExp(String.raw`\b(${EN_PLACE}(?:\s*,\s*${EN_PLACE}){1,3})\s*,\s*(${EN_DETAIL})`);
+const EN_LARGEST_FIRST = new RegExp(String.raw`\b(${EN_PLACE}(?:\s*,\s*${EN_PLACE}){1,3})\s*,\s*(${EN_STREET}\b\.?)`);
 
 /**
  * Places before the street, largest first: a province by its name, a municipality as province and city, the others
