@@ -77,7 +77,7 @@ const CUES: Record<string, string[]> = {
   refund: ['退款单号', '退款单', '退款', 'refund'],
   invoice: ['发票号', '发票', 'invoice'],
   ticket: ['工单号', '工单', 'ticket'],
-  employee: ['工号', '员工号', '坐席', 'employee', 'staff'],
+  employee: ['工号', '员工号', '坐席', 'employee', 'staff', 'agent', 'rep', 'representative', 'operator'],
   call: ['通话', '录音', 'call'],
   sku: ['sku', '商品编号'],
 };
@@ -105,11 +105,17 @@ function cueBefore(text: string, start: number, cues: string[]): number {
     .replace(/[\s:：#=是为号码]*$/u, '')
     .replace(/\s*(?:id|no\.?|number|num)$/, '');
   let best = 0;
-  for (const cue of cues) if (cue.length > best && before.endsWith(cue)) best = cue.length;
+  for (const cue of cues) if (cue.length > best && endsWithCue(before, cue)) best = cue.length;
   // "订单号" is cut to "订单" by the trim above; match the cue without its last character too.
   for (const cue of cues)
     if (/[号码]$/.test(cue) && cue.length - 1 > best && before.endsWith(cue.slice(0, -1))) best = cue.length - 1;
   return best;
+}
+
+/** `text` ends with `cue`, and a Latin cue as a whole word ("items" does not end with the cue "ems"). */
+function endsWithCue(text: string, cue: string): boolean {
+  if (!text.endsWith(cue)) return false;
+  return !/^[a-z]/.test(cue) || !/[a-z]$/.test(text.slice(0, -cue.length));
 }
 
 /** Literal characters and narrow classes in a pattern: more of them, fewer strings it accepts. */

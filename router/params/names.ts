@@ -2,7 +2,8 @@
  * Names as values of free-text properties whose schema says they hold a name: an organisation by its legal form
  * ("上海迅达贸易有限公司", "Shenzhen Bright Co., Ltd.") where the property names an organisation ("企业名称", "company
  * name"), and a person's name standing as its own clause after the property's term ("个人抬头，写张三就行") where it
- * names a person ("个人姓名", "full name"). What the schema does not say it takes is never filled this way.
+ * names a person ("个人姓名", "full name"); in English, a capitalised name after a word that introduces one ("name
+ * Wang Jie", "made out to John Smith"). What the schema does not say it takes is never filled this way.
  */
 import { nameAt } from './address';
 import { headTerm, type PropertySchema, stringFits } from './schema';
@@ -52,6 +53,21 @@ export function personAfter(text: string, term: string): string | undefined {
   return undefined;
 }
 
+/** Words that introduce a person's name in English. */
+const EN_PERSON_CUE =
+  /\b(?:(?:full |my )?name(?:d| is)?|under the name(?: of)?|in the name of|made out to|addressed to)\s*[:=]?\s*/gi;
+/** A person's name as English writes it: two to four capitalised words. */
+const EN_PERSON_NAME = /^[A-Z][a-z]+(?:[ -][A-Z][a-z]+){1,3}\b/;
+
+/** An English personal name introduced as one ("name Wang Jie", "in the name of Li Na"). */
+export function englishPersonIn(text: string): string | undefined {
+  for (const cue of text.matchAll(EN_PERSON_CUE)) {
+    const name = text.slice(cue.index! + cue[0].length).match(EN_PERSON_NAME)?.[0];
+    if (name) return name;
+  }
+  return undefined;
+}
+
 /** The name `schema` says the property holds, when the text gives one. */
 export function nameFor(text: string, schema: PropertySchema): string | undefined {
   const about = `${schema.title ?? ''} ${schema.description ?? ''}`;
@@ -60,6 +76,6 @@ export function nameFor(text: string, schema: PropertySchema): string | undefine
   const term = headTerm(schema);
   if (!term || !PERSON_WORDS.test(about)) return undefined;
   const tail = term.length > 2 ? term.slice(-2) : term;
-  const person = personAfter(text, text.includes(term) ? term : tail);
+  const person = personAfter(text, text.includes(term) ? term : tail) ?? englishPersonIn(text);
   return person && stringFits(person, schema) ? person : undefined;
 }

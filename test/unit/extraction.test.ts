@@ -258,6 +258,14 @@ describe('identifiers, places, addresses, free text', () => {
       batch_no: 'BN2025031',
     });
     assert.deepEqual(extractParametersSync('随便 4455 看看', schema), {});
+    const audit = { properties: { agent_employee_id: { type: 'string', description: '客服工号' } } };
+    assert.deepEqual(extractParametersSync('QA the recorded calls from rep #6120', audit), {
+      agent_employee_id: '6120',
+    });
+    assert.deepEqual(extractParametersSync('prep 6120 calls', audit), {}, 'a cue is a whole word: "prep" is not "rep"');
+    const parcel = { properties: { tracking_no: { type: 'string' } } };
+    assert.deepEqual(extractParametersSync('EMS 99887766 is late', parcel), { tracking_no: '99887766' });
+    assert.deepEqual(extractParametersSync('5 items 99887766 missing', parcel), {}, '"items" does not end in the cue "ems"');
     const list = { properties: { order_ids: { type: 'array', items: order, minItems: 2 } } };
     assert.deepEqual(extractParametersSync('把 55550001111 和 55550002222 合一起', list), {
       order_ids: ['55550001111', '55550002222'],
@@ -446,6 +454,11 @@ describe('identifiers, places, addresses, free text', () => {
       ['个人抬头，张三，订单 20240902123456', { title: '张三' }],
       ['抬头，写我名字就行', {}],
       ['张三要开发票', {}],
+      ['e-invoice for order 20250601772209, personal, name Wang Jie', { title: 'Wang Jie' }],
+      ['Invoice in the name of Li Na please', { title: 'Li Na' }],
+      ['Name: Zhang Wei, personal invoice', { title: 'Zhang Wei' }],
+      ['my name is on the order, Wang Jie can sign', {}],
+      ['Wang Jie wants an invoice', {}],
     ];
     for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, invoice), want, text);
     const note = { properties: { note: { type: 'string', description: '配送备注' } } };
