@@ -265,7 +265,11 @@ describe('identifiers, places, addresses, free text', () => {
     assert.deepEqual(extractParametersSync('prep 6120 calls', audit), {}, 'a cue is a whole word: "prep" is not "rep"');
     const parcel = { properties: { tracking_no: { type: 'string' } } };
     assert.deepEqual(extractParametersSync('EMS 99887766 is late', parcel), { tracking_no: '99887766' });
-    assert.deepEqual(extractParametersSync('5 items 99887766 missing', parcel), {}, '"items" does not end in the cue "ems"');
+    assert.deepEqual(
+      extractParametersSync('5 items 99887766 missing', parcel),
+      {},
+      '"items" does not end in the cue "ems"',
+    );
     const list = { properties: { order_ids: { type: 'array', items: order, minItems: 2 } } };
     assert.deepEqual(extractParametersSync('把 55550001111 和 55550002222 合一起', list), {
       order_ids: ['55550001111', '55550002222'],
