@@ -177,7 +177,7 @@ async function qualitySet(
   };
 }
 
-/** One line per steady decision: what was asked, what came back, and why (--decisions). */
+/** One line per steady decision: what was asked, what came back (with its parameters), and why (--decisions). */
 function writeDecisions(path: string, steady: Record<string, Decided[]>): void {
   const lines = Object.entries(steady).flatMap(([part, rows]) =>
     rows.map((decided) => {
@@ -191,6 +191,8 @@ function writeDecisions(path: string, steady: Record<string, Decided[]>): void {
         acceptable: request.acceptable,
         chosen: chosen(decided),
         decision: decision.kind,
+        params: decision.kind === 'refused' ? undefined : decision.params,
+        want: request.params,
         head: decision.explanation.head,
         judge: decision.explanation.judge,
         top: decision.explanation.candidates.slice(0, 3).map((c) => c.key),

@@ -70,6 +70,43 @@ function fixZhWeekday(result: chrono.ParsedResult, ref: { instant: Date }): Date
 const EN_DURATION =
   /^(?:for\s+)?(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|few|a couple of|couple of|several|\d+)\s+(?:minutes?|hours?|days?|weeks?|months?|years?)$/i;
 
+/**
+ * A part of the day alone ("下午" in "下周三下午"): chrono reads it as today's, though it belongs to the day written
+ * before it, or to none. With its hour ("下午三点") it is a time and stays.
+ */
+const ZH_PART_OF_DAY = /^(?:上午|下午|中午|晚上|早上|早晨|傍晚|凌晨|夜里|夜间)$/;
+
+/** What joins the two ends of a range of dates ("4月14号到4月16号", "Apr 14 2025 to Apr 16"). */
+const RANGE_JOIN = /^\s*(?:到|至|-|~|—|–|to|until|till|through|thru)\s*$/i;
+
+/**
+ * The end of a range written without its year takes the year of its start ("2025年4月14号到4月16号" ends in 2025,
+ * not in the next 16 April from today); the next year when it would fall before the start.
+ */
+function yearOfRangeStart(text: string, sorted: DateMention[], yearless: Set<DateMention>): void {
+  for (let i = 1; i < sorted.length; i++) {
+    const [before, end] = [sorted[i - 1]!, sorted[i]!];
+    if (!yearless.has(end) || yearless.has(before)) continue;
+    if (!RANGE_JOIN.test(text.slice(before.index + before.text.length, end.index))) continue;
+    const from = before.end ?? before.start;
+    const startsLater = end.start.month < from.month || (end.start.month === from.month && end.start.day < from.day);
+    end.start = { ...end.start, year: from.year + (startsLater ? 1 : 0) };
+  }
+}
+
+/**
+ * The end of a range that names no day of its own is on the start's day, in the start's half of it: "明天下午三点到五点"
+ * ends at 17:00 tomorrow (chrono reads 05:00 the day after).
+ */
+function sameDayEnd(start: DateParts, end: chrono.ParsedComponents): DateParts {
+  const parts = partsOf(end);
+  if (end.isCertain('day') || end.isCertain('weekday')) return parts;
+  const sameDay = { ...parts, year: start.year, month: start.month, day: start.day };
+  if (sameDay.hour !== undefined && start.hour !== undefined && start.hour >= 12 && sameDay.hour < 12)
+    sameDay.hour += 12;
+  return sameDay;
+}
+
 /** Every date mention, left to right. `offsetMinutes` is the caller's time zone, for what "today" means. */
 export function datesIn(text: string, now: Date, offsetMinutes: number): DateMention[] {
   const found: DateMention[] = [];
@@ -105,15 +142,20 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
   const wall = new Date(now.getTime() + (offsetMinutes + now.getTimezoneOffset()) * 60_000);
   const ref = { instant: wall };
   const parser = CJK.test(text) ? chrono.zh.hans : chrono.en;
+  const yearless = new Set<DateMention>();
   for (const result of parser.parse(masked, ref, { forwardDate: true })) {
     if (!result.start.isCertain('day') && !result.start.isCertain('weekday') && !result.start.isCertain('hour'))
       continue;
     if (parser === chrono.en && EN_DURATION.test(result.text.trim())) continue;
+    if (ZH_PART_OF_DAY.test(result.text.trim())) continue;
     const start = parser === chrono.zh.hans ? fixZhWeekday(result, ref) : partsOf(result.start);
     const mention: DateMention = { start, index: result.index, text: result.text };
-    if (result.end) mention.end = partsOf(result.end);
+    if (result.end) mention.end = sameDayEnd(start, result.end);
+    if (!result.start.isCertain('year')) yearless.add(mention);
     found.push(mention);
   }
+  found.sort((a, b) => a.index - b.index);
+  yearOfRangeStart(text, found, yearless);
   // A time alone ("下午3点") next to a numeric date ("2024年9月6日上午10点") belongs to that date.
   for (const m of found) {
     const next = found.find(

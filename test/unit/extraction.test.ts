@@ -150,6 +150,23 @@ describe('dates', () => {
       { start_date: '2026-02-08', end_date: '2026-02-11' },
       'a month already past is next year',
     );
+    assert.deepEqual(
+      await extractParameters('2024年4月14号到4月16号请年假', leave, { now: NOW }),
+      { start_date: '2024-04-14', end_date: '2024-04-16' },
+      "a range's end without its year is in its start's year",
+    );
+    assert.deepEqual(
+      await extractParameters('下周三下午想请半天假', leave, { now: NOW }),
+      { start_date: '2025-03-19', end_date: '2025-03-19' },
+      'a part of the day belongs to the day before it, and is no date of its own',
+    );
+  });
+
+  it("dates - a range's end that names no day is on the start's day, in its half of the day", () => {
+    const [window] = datesIn('明天下午三点到五点上门取件', NOW, 480);
+    assert.deepEqual(window!.end, { year: 2025, month: 3, day: 13, hour: 17, minute: 0 });
+    const [week] = datesIn('from Monday to Friday', NOW, 480);
+    assert.notDeepEqual(week!.end!.day, week!.start.day, 'an end that names its day keeps it');
   });
 });
 
