@@ -18,7 +18,14 @@ import { loadZhRouting } from '../lib/routing-data';
 import { writeResultFile } from '../lib/result-file';
 import { percentile } from '../lib/stats';
 import { zhRoutingParts } from '../routing/parts';
-import { apiRouter, decideAll, LiveCatalogue, routedParameters, type Decided } from '../routing/routing-live';
+import {
+  apiRouter,
+  decideAll,
+  LiveCatalogue,
+  markClockFields,
+  routedParameters,
+  type Decided,
+} from '../routing/routing-live';
 
 function fillFigures(rows: Decided[]) {
   const fills = rows.flatMap((d) =>
@@ -62,6 +69,8 @@ async function main(): Promise<void> {
     const rows = (parts[part] ?? []).filter((r) => r.expected && r.params && Object.keys(r.params).length > 0);
     const before = await decideAll(heuristics, rows);
     const after = await decideAll(withModel, rows);
+    markClockFields(before, set.agents);
+    markClockFields(after, set.agents);
     results[part] = {
       heuristics: routedParameters(before),
       with_model: routedParameters(after),

@@ -43,6 +43,7 @@ import {
   decisionReport,
   headRevisions,
   LiveCatalogue,
+  markClockFields,
   warmUp,
 } from './routing-live';
 import { clincParts, limitParts, type PartRequest, type Parts, zhRoutingParts } from './parts';
@@ -132,6 +133,7 @@ async function qualitySet(
   const steady: Record<string, Decided[]> = {};
   for (const [part, requests] of Object.entries(parts)) {
     steady[part] = await decideAll(router, requests, progress(`${set.name}/${provider} ${part}`));
+    markClockFields(steady[part], set.agents);
     process.stdout.write('\n');
   }
   if (decisionsFile) writeDecisions(decisionsFile.replace(/(\.\w+)?$/, `-${set.name}$1`), steady);
@@ -193,6 +195,7 @@ function writeDecisions(path: string, steady: Record<string, Decided[]>): void {
         decision: decision.kind,
         params: decision.kind === 'refused' ? undefined : decision.params,
         want: request.params,
+        clock_fields: decided.clockFields,
         head: decision.explanation.head,
         judge: decision.explanation.judge,
         top: decision.explanation.candidates.slice(0, 3).map((c) => c.key),
