@@ -799,7 +799,8 @@ function refuseByHead(verdict: Extract<HeadVerdict, { kind: 'refuse' }>, explana
   if (verdict.crossed)
     return refuse(
       'no_match',
-      `${verdict.crossed.key} is the nearest capability, but its card says it does not do this ("${verdict.crossed.clause}")`,
+      `${verdict.crossed.key} is the nearest capability, but its card says it does not do this ("${verdict.crossed.clause}"` +
+        (verdict.crossed.word ? `; the request names "${verdict.crossed.word}", which no card offers)` : ')'),
       explanation,
     );
   if (explanation.decided_by === 'judge')

@@ -12,6 +12,7 @@
  * capability's own texts (router/judge/decision.ts, NEAR_BORDER).
  */
 import { containsCjk } from '../words';
+import { namedFence, type FenceWords } from './fence-words';
 import type { Crossing, HeadTrainingInput, NearestFence } from './head';
 
 interface Border {
@@ -81,6 +82,8 @@ export class CardBorders {
     private readonly borders: ReadonlyMap<string, Border>,
     /** Every capability's own texts' vectors (a request's gap is measured from its chosen capability's). */
     private readonly own: ReadonlyMap<string, OwnTexts>,
+    /** Words only the cards' exclusions use (fence-words.ts). */
+    private readonly words: FenceWords,
   ) {}
 
   /**
@@ -93,6 +96,7 @@ export class CardBorders {
     clauses: readonly (readonly string[])[],
     lessons: readonly (readonly Lesson[])[] = [],
     counterExamples: readonly (readonly Fence[])[] = [],
+    words: FenceWords = new Map(),
   ): CardBorders {
     const borders = new Map<string, Border>();
     input.classes.forEach((c, i) => {
@@ -105,7 +109,7 @@ export class CardBorders {
       if (fences.length)
         borders.set(c.key, { own: c.vectors, excluded, clauses: [...clauses[i]!], lessons: [...learned], fences });
     });
-    return new CardBorders(borders, new Map(input.classes.map((c) => [c.key, ownTexts(c.vectors, c.chinese)])));
+    return new CardBorders(borders, new Map(input.classes.map((c) => [c.key, ownTexts(c.vectors, c.chinese)])), words);
   }
 
   /**
@@ -139,8 +143,11 @@ export class CardBorders {
     return gaps;
   }
 
-  /** For each of `keys` whose border the request crosses (query vector of the same model): the clause or lesson. */
-  crossed(query: Float32Array, keys: readonly string[]): Map<string, Crossing> {
+  /**
+   * For each of `keys` whose border the request crosses (query vector of the same model): the clause or lesson. A
+   * request also crosses a border when `intent` names a word only that card's exclusions use (fence-words.ts).
+   */
+  crossed(query: Float32Array, keys: readonly string[], intent?: string): Map<string, Crossing> {
     const crossed = new Map<string, Crossing>();
     for (const key of keys) {
       const border = this.borders.get(key);
@@ -154,8 +161,12 @@ export class CardBorders {
         query,
         border.lessons.map((l) => l.vector),
       );
-      if (lesson.index >= 0 && lesson.similarity >= LESSON_SIMILARITY)
+      if (lesson.index >= 0 && lesson.similarity >= LESSON_SIMILARITY) {
         crossed.set(key, { clause: border.lessons[lesson.index]!.text, learned: true });
+        continue;
+      }
+      const named = intent === undefined ? undefined : namedFence(intent, this.words.get(key));
+      if (named) crossed.set(key, { clause: named.clause, learned: false, word: named.word });
     }
     return crossed;
   }

@@ -48,6 +48,8 @@ export type HeadVerdict =
 export interface CrossedBorder {
   key: string;
   clause: string;
+  /** The clause's word the request names, when that put it across (fence-words.ts). */
+  word?: string;
 }
 
 /** Groups of the same service, best first: each capability joins the first better one it is the same as. */
@@ -90,7 +92,11 @@ export function decideByHead(
   const top = ranked[0];
   const border = top && crossed.get(top.keys[0]!);
   if (top && border && !border.learned)
-    return { kind: 'refuse', best: top, crossed: { key: top.keys[0]!, clause: border.clause } };
+    return {
+      kind: 'refuse',
+      best: top,
+      crossed: { key: top.keys[0]!, clause: border.clause, ...(border.word ? { word: border.word } : {}) },
+    };
   const groups = ranked.filter((g) => !crossed.has(g.keys[0]!));
   const [first, second] = groups;
   if (!first) return { kind: 'refuse' };

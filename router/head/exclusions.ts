@@ -3,6 +3,7 @@
  * provide historical weather"); each such clause, with its negation taken off, is a request the capability must
  * not take, so the head learns it as evidence against that capability (never as a label for another one).
  */
+import type { CapabilityCandidate } from '../candidates';
 
 /**
  * A negation that opens a Chinese clause: 不, 不能, 无法, 并不, 也不… (after an optional 也/并/但/且/亦), but not 不 in a
@@ -53,4 +54,14 @@ export function exclusionClauses(description: string): string[] {
     if (match && trimmed.length - match[0].length >= 6) out.push(trimmed.slice(match[0].length));
   }
   return [...new Set(out)];
+}
+
+/** What the card says the capability does not do: its own description's exclusions and its agent's. */
+export function excludedTexts(candidate: CapabilityCandidate): string[] {
+  return [
+    ...new Set([
+      ...exclusionClauses(candidate.capability.description),
+      ...exclusionClauses(candidate.agent_description),
+    ]),
+  ];
 }

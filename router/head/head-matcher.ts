@@ -14,7 +14,8 @@ import type { VectorCache } from '../semantic-index';
 import { containsCjk } from '../words';
 import { canonicalOrder } from './canonical-order';
 import { CardBorders, type Fence, type Lesson } from './card-borders';
-import { exclusionClauses } from './exclusions';
+import { excludedTexts } from './exclusions';
+import { fenceWordsOf } from './fence-words';
 import type { CalibrationOptions } from './calibration';
 import {
   CARD_TEXTS_UNIT,
@@ -46,16 +47,6 @@ export function trainingTexts(candidate: CapabilityCandidate): string[] {
     describe(candidate),
     humanName(capability.name),
     ...(capability.tags.length ? [capability.tags.join(', ')] : []),
-  ];
-}
-
-/** What the card says the capability does not do: its own description's exclusions and its agent's. */
-export function excludedTexts(candidate: CapabilityCandidate): string[] {
-  return [
-    ...new Set([
-      ...exclusionClauses(candidate.capability.description),
-      ...exclusionClauses(candidate.agent_description),
-    ]),
   ];
 }
 
@@ -171,6 +162,7 @@ async function bordersOf(model: LanguageModel, input: HeadTrainingInput, t: Trai
     candidates.map(excludedTexts),
     lessons,
     counterExampleFences(input, generic.length, candidates),
+    fenceWordsOf(candidates),
   );
 }
 

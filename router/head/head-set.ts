@@ -85,6 +85,7 @@ export async function classifyWith(
       ? borders.crossed(
           firstQuery,
           prediction.ranked.slice(0, BORDERS_CHECKED).map((r) => r.key),
+          intent,
         )
       : undefined;
   const gaps =

@@ -160,6 +160,8 @@ export interface NearestFence {
 export interface Crossing {
   clause: string;
   learned: boolean;
+  /** The word of the clause the request names, when that, not nearness, put it across (fence-words.ts). */
+  word?: string;
 }
 
 export interface HeadScore {
