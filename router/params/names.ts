@@ -60,7 +60,7 @@ const EN_PERSON_CUE =
 const EN_PERSON_NAME = /^[A-Z][a-z]+(?:[ -][A-Z][a-z]+){1,3}\b/;
 
 /** An English personal name introduced as one ("name Wang Jie", "in the name of Li Na"). */
-export function englishPersonIn(text: string): string | undefined {
+function englishPersonIn(text: string): string | undefined {
   for (const cue of text.matchAll(EN_PERSON_CUE)) {
     const name = text.slice(cue.index! + cue[0].length).match(EN_PERSON_NAME)?.[0];
     if (name) return name;
