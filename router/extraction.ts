@@ -25,6 +25,7 @@ import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './par
 import { extractPlaces, placeField, type PlaceField } from './params/places';
 import { quantityFor } from './params/quantities';
 import {
+  exampleKeys,
   headTerm,
   MAX_INTENT_CHARS,
   nameWords,
@@ -83,7 +84,11 @@ function slotsOf(properties: [string, PropertySchema][]): Slot[] {
     else if (type === 'object' && p.properties) {
       for (const [sub, sp] of Object.entries(p.properties))
         if (typeOf(sp) === 'string' && sp.pattern) slots.push({ path: [name, sub], schema: sp });
-    }
+    } else if (type === 'object')
+      for (const key of exampleKeys(p)) {
+        const keySchema = { type: 'string' };
+        if (isLooseIdentifier(key, keySchema)) slots.push({ path: [name, key], schema: keySchema });
+      }
   }
   return slots;
 }
@@ -265,6 +270,8 @@ function valueByType(name: string, p: PropertySchema, r: Readings, properties: P
     const phoneKey = [...(r.nested.get(name)?.keys() ?? [])][0];
     return extractAddress(r.rest, p, phoneKey ? r.nested.get(name)!.get(phoneKey) : undefined, r.text);
   }
+  if (type === 'object' && exampleKeys(p).length > 0 && r.nested.has(name))
+    return Object.fromEntries(r.nested.get(name)!);
   if (placeField(name, p)) return PLACE;
   if (isFreeText(p)) return labelledText(r.rest, p, otherTerms(properties, name)) ?? nameFor(r.rest, p);
   return undefined;

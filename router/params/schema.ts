@@ -25,6 +25,19 @@ export interface PropertySchema {
   oneOf?: PropertySchema[];
   anyOf?: PropertySchema[];
   const?: unknown;
+  additionalProperties?: boolean | PropertySchema;
+}
+
+/**
+ * The keys an open map of strings shows in its description's example ("模板变量，如 {\"order_id\": \"...\"}"): an
+ * object with no `properties` whose `additionalProperties` are strings. Its keys are whatever the agent reads, and
+ * the example is the only place the schema names them.
+ */
+export function exampleKeys(schema: PropertySchema): string[] {
+  const values = schema.additionalProperties;
+  if (schema.properties || typeof values !== 'object' || typeOf(values) !== 'string') return [];
+  const example = schema.description?.match(/\{[^{}]*\}/)?.[0] ?? '';
+  return [...new Set([...example.matchAll(/["']([A-Za-z_][A-Za-z0-9_]*)["']\s*:/g)].map((m) => m[1]!))];
 }
 
 export interface ObjectSchema {

@@ -266,6 +266,26 @@ describe('identifiers, places, addresses, free text', () => {
     assert.deepEqual(extractParametersSync('where is PKGCODEABCD now', schema), { tracking_no: 'PKGCODEABCD' });
   });
 
+  it("identifiers - an open map's keys named in its description's example take ids like properties", () => {
+    const call = {
+      properties: {
+        phone,
+        variables: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: '模板变量，如 {"order_id": "..."}',
+        },
+      },
+    };
+    assert.deepEqual(extractParametersSync('给13712340000打电话说订单2024090112发货要延迟', call), {
+      phone: '13712340000',
+      variables: { order_id: '2024090112' },
+    });
+    assert.deepEqual(extractParametersSync('给13712340000打电话说发货要延迟', call), { phone: '13712340000' });
+    const unnamed = { properties: { variables: { type: 'object', additionalProperties: { type: 'string' } } } };
+    assert.deepEqual(extractParametersSync('订单2024090112发货要延迟', unnamed), {}, 'no example, no keys');
+  });
+
   it('identifiers - ids without a pattern need a cue or their name in the token', () => {
     const schema = {
       properties: { ticket_id: { type: 'string', description: '工单号' }, batch_no: { type: 'string' } },
