@@ -270,8 +270,8 @@ function valueByType(name: string, p: PropertySchema, r: Readings, properties: P
     const phoneKey = [...(r.nested.get(name)?.keys() ?? [])][0];
     return extractAddress(r.rest, p, phoneKey ? r.nested.get(name)!.get(phoneKey) : undefined, r.text);
   }
-  if (type === 'object' && exampleKeys(p).length > 0 && r.nested.has(name))
-    return Object.fromEntries(r.nested.get(name)!);
+  // An open map's keys from its example (slotsOf): the ids found under them.
+  if (type === 'object' && !p.properties && r.nested.has(name)) return Object.fromEntries(r.nested.get(name)!);
   if (placeField(name, p)) return PLACE;
   if (isFreeText(p)) return labelledText(r.rest, p, otherTerms(properties, name)) ?? nameFor(r.rest, p);
   return undefined;

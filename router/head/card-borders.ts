@@ -12,7 +12,7 @@
  * capability's own texts (router/judge/decision.ts, NEAR_BORDER).
  */
 import { containsCjk } from '../words';
-import { namedFence, type FenceWords } from './fence-words';
+import { namedFence, contentWords, type FenceWords } from './fence-words';
 import type { Crossing, HeadTrainingInput, NearestFence } from './head';
 
 interface Border {
@@ -149,6 +149,7 @@ export class CardBorders {
    */
   crossed(query: Float32Array, keys: readonly string[], intent?: string): Map<string, Crossing> {
     const crossed = new Map<string, Crossing>();
+    const said = intent === undefined ? [] : contentWords(intent);
     for (const key of keys) {
       const border = this.borders.get(key);
       if (!border || crossed.has(key)) continue;
@@ -165,7 +166,7 @@ export class CardBorders {
         crossed.set(key, { clause: border.lessons[lesson.index]!.text, learned: true });
         continue;
       }
-      const named = intent === undefined ? undefined : namedFence(intent, this.words.get(key));
+      const named = namedFence(said, this.words.get(key));
       if (named) crossed.set(key, { clause: named.clause, learned: false, word: named.word });
     }
     return crossed;

@@ -13,8 +13,11 @@ import { excludedTexts, exclusionClauses } from './exclusions';
 /** Per capability key: each fence word, with the exclusion clause that names it. */
 export type FenceWords = ReadonlyMap<string, ReadonlyMap<string, string>>;
 
-/** Content words long enough to name something: two Chinese characters, three Latin letters. */
-function contentWords(text: string): string[] {
+/**
+ * Content words long enough to name something: two Chinese characters, three Latin letters. A request's are read
+ * once and checked against every card (card-borders.ts).
+ */
+export function contentWords(text: string): string[] {
   return words(text).filter((w) => (/^[a-z]/.test(w) ? w.length >= 3 : w.length >= 2));
 }
 
@@ -46,13 +49,13 @@ export function fenceWordsOf(candidates: readonly CapabilityCandidate[]): FenceW
   return fences;
 }
 
-/** The first fence word `intent` names, with its clause; undefined when it names none. */
+/** The first fence word among the request's words, with its clause; undefined when it names none. */
 export function namedFence(
-  intent: string,
+  said: readonly string[],
   fences: ReadonlyMap<string, string> | undefined,
 ): { word: string; clause: string } | undefined {
   if (!fences) return undefined;
-  for (const word of contentWords(intent)) {
+  for (const word of said) {
     const clause = fences.get(word);
     if (clause) return { word, clause };
   }

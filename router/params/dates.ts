@@ -166,7 +166,7 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
       found.splice(found.indexOf(next), 1);
     }
   }
-  return found.sort((a, b) => a.index - b.index);
+  return found;
 }
 
 export function formatDate(parts: DateParts): string {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CapabilityCandidate } from '../../router/candidates';
 import { CardBorders } from '../../router/head/card-borders';
-import { fenceWordsOf, namedFence } from '../../router/head/fence-words';
+import { fenceWordsOf, namedFence, contentWords } from '../../router/head/fence-words';
 
 function card(key: string, description: string, examples: string[], agentDescription = ''): CapabilityCandidate {
   const [agent_id, name] = key.split('/') as [string, string];
@@ -47,15 +47,19 @@ describe('fence words', () => {
 
   it('namedFence - the first fence word the request names, with its clause', () => {
     const hr = fences.get('hr/reset_password');
-    assert.deepEqual(namedFence('reset my VPN password please', hr), {
+    assert.deepEqual(namedFence(contentWords('reset my VPN password please'), hr), {
       word: 'vpn',
       clause: 'reset corporate email, VPN or OA accounts',
     });
-    assert.equal(namedFence('VPN密码忘了，帮我重置一下', hr)?.word, 'vpn', 'in a Chinese request too');
-    assert.equal(namedFence('I forgot my HR portal password', hr), undefined);
-    assert.equal(namedFence('reset my corporate email password', hr), undefined, 'what another card offers');
-    assert.equal(namedFence('投诉太慢了，直接给我赔偿200元', fences.get('after/repair'))?.word, '赔偿');
-    assert.equal(namedFence('anything', undefined), undefined);
+    assert.equal(namedFence(contentWords('VPN密码忘了，帮我重置一下'), hr)?.word, 'vpn', 'in a Chinese request too');
+    assert.equal(namedFence(contentWords('I forgot my HR portal password'), hr), undefined);
+    assert.equal(
+      namedFence(contentWords('reset my corporate email password'), hr),
+      undefined,
+      'what another card offers',
+    );
+    assert.equal(namedFence(contentWords('投诉太慢了，直接给我赔偿200元'), fences.get('after/repair'))?.word, '赔偿');
+    assert.equal(namedFence(contentWords('anything'), undefined), undefined);
   });
 
   it('CardBorders.crossed - a request that names a fence word crosses the border, however near its own texts', () => {
