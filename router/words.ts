@@ -4,7 +4,7 @@
  * stemmed.
  */
 import { Jieba } from '@node-rs/jieba';
-import { dict } from '@node-rs/jieba/dict';
+import { dict, idf } from '@node-rs/jieba/dict';
 
 let jieba: Jieba | undefined;
 function segmenter(): Jieba {
@@ -120,6 +120,26 @@ export function words(text: string): string[] {
     else if (/^[a-z][a-z'_-]*$/.test(token)) out.push(stem(token.replace(/'s$/, '')));
   }
   return out;
+}
+
+/**
+ * Below this inverse document frequency a Chinese word is one of the general language's most common: about 3,500 of
+ * the 270,000 words of jieba's corpus, such as 能否, 具体, 内容, 用于, 业务 (7.0 and above: 赔偿, 催促, 发票).
+ */
+const COMMON_IDF = 7;
+let commonChinese: Set<string> | undefined;
+
+/** Whether a Chinese word is among the most common of general Chinese (jieba's IDF table, shipped in its package). */
+export function isCommonChineseWord(word: string): boolean {
+  commonChinese ??= new Set(
+    Buffer.from(idf)
+      .toString('utf8')
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter(([, value]) => Number(value) < COMMON_IDF)
+      .map(([w]) => w!),
+  );
+  return commonChinese.has(word);
 }
 
 /** Overlapping character pairs of the Chinese runs: catch typos and words jieba splits differently. */

@@ -5,9 +5,12 @@
  * for what this card excludes and no card offers. Such a request reads like the capability's own requests in every
  * other word ("reset my VPN password"), so the vector border (card-borders.ts) lets it through; the word does not.
  * From the card alone: nothing here was listed by hand, and a word another card claims is never a fence.
+ *
+ * A fence names what is excluded, so one of general Chinese's most common words (能否, 具体, 用于) is none: a request
+ * for the card's own service says them as often as any other.
  */
 import type { CapabilityCandidate } from '../candidates';
-import { words } from '../words';
+import { isCommonChineseWord, words } from '../words';
 import { excludedTexts, exclusionClauses } from './exclusions';
 
 /** Per capability key: each fence word, with the exclusion clause that names it. */
@@ -43,7 +46,8 @@ export function fenceWordsOf(candidates: readonly CapabilityCandidate[]): FenceW
   for (const candidate of candidates) {
     const named = new Map<string, string>();
     for (const clause of excludedTexts(candidate))
-      for (const word of contentWords(clause)) if (!claimed.has(word) && !named.has(word)) named.set(word, clause);
+      for (const word of contentWords(clause))
+        if (!claimed.has(word) && !isCommonChineseWord(word) && !named.has(word)) named.set(word, clause);
     if (named.size > 0) fences.set(candidate.key, named);
   }
   return fences;

@@ -27,7 +27,7 @@ const catalogue = [
   card('it/mail_help', 'Helps with corporate email: quota, forwarding and spam.', ['my mailbox is full']),
   card(
     'after/repair',
-    '为已签收的订单申请维修。不处理赔偿，不关闭工单。',
+    '为已签收的订单申请维修。不处理赔偿，不关闭工单，不针对具体订单判定能否退款。',
     ['东西坏了想修一下'],
     '售后服务：维修与退换。',
   ),
@@ -43,6 +43,9 @@ describe('fence words', () => {
     assert.ok(!hr.has('password') && !hr.has('reset'), "the card's own words are never fences");
     assert.ok(fences.get('after/repair')!.has('赔偿'), 'Chinese words too');
     assert.equal(fences.has('it/mail_help'), false, 'a card without exclusions has none');
+    const repair = fences.get('after/repair')!;
+    assert.ok(repair.has('判定'), 'a rarer word of that clause is');
+    assert.ok(!repair.has('具体') && !repair.has('能否'), "general Chinese's most common words are none");
   });
 
   it('namedFence - the first fence word the request names, with its clause', () => {
@@ -60,6 +63,7 @@ describe('fence words', () => {
     );
     assert.equal(namedFence(contentWords('投诉太慢了，直接给我赔偿200元'), fences.get('after/repair'))?.word, '赔偿');
     assert.equal(namedFence(contentWords('anything'), undefined), undefined);
+    assert.equal(namedFence(contentWords('能否帮我申请维修，东西坏了'), fences.get('after/repair')), undefined);
   });
 
   it('CardBorders.crossed - a request that names a fence word crosses the border, however near its own texts', () => {
