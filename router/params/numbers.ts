@@ -27,7 +27,11 @@ const DIGITS: Record<string, number> = {
 const SMALL_UNITS: Record<string, number> = { 十: 10, 百: 100, 千: 1000 };
 const BIG_UNITS: Record<string, number> = { 万: 10_000, 亿: 100_000_000 };
 
-/** A run of Chinese numerals ("一百二十", "两千零五", "十五", "三万五千") as a number; undefined when malformed. */
+/**
+ * A run of Chinese numerals ("一百二十", "两千零五", "十五", "三万五千") as a number; undefined when malformed. A last
+ * digit right after a unit counts in the next unit down, as people say amounts ("一百五" 150, "两千五" 2,500, "一万二"
+ * 12,000); after 零 it is ones ("一百零五" 105).
+ */
 export function parseChineseNumber(text: string): number | undefined {
   if (!text) return undefined;
   // "二零二四" style: digits only, read positionally; two digits alone ("两三", "三五") are a rough range, not 23.
@@ -36,21 +40,26 @@ export function parseChineseNumber(text: string): number | undefined {
   let total = 0;
   let section = 0;
   let digit: number | undefined;
+  /** The last unit read, and whether a 零 came after it. */
+  let unit = 1;
+  let zeroAfterUnit = false;
   for (const c of text) {
     if (c in DIGITS) {
       digit = DIGITS[c]!;
+      if (digit === 0) zeroAfterUnit = true;
     } else if (c in SMALL_UNITS) {
       section += (digit ?? 1) * SMALL_UNITS[c]!;
-      digit = undefined;
+      [digit, unit, zeroAfterUnit] = [undefined, SMALL_UNITS[c]!, false];
     } else if (c in BIG_UNITS) {
       total = (total + section + (digit ?? 0)) * BIG_UNITS[c]!;
       section = 0;
-      digit = undefined;
+      [digit, unit, zeroAfterUnit] = [undefined, BIG_UNITS[c]!, false];
     } else {
       return undefined;
     }
   }
-  return total + section + (digit ?? 0);
+  const last = digit === undefined ? 0 : zeroAfterUnit || unit < 100 ? digit : (digit * unit) / 10;
+  return total + section + last;
 }
 
 const ENGLISH: Record<string, number> = {
