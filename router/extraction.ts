@@ -218,7 +218,8 @@ function assignDateFields(
     -now.getTimezoneOffset();
   const mentions = datesIn(rest, now, defaultOffset);
   Object.assign(out, assignDates(dateFields, mentions, offsetFor));
-  const absolute = mentions.filter((m) => /\d{4}|[月号点:：]|\d\s*(?:am|pm)\b/i.test(m.text));
+  // A day on the calendar is taken; a span ("三个月内") is left for a property that counts days.
+  const absolute = mentions.filter((m) => /\d{4}|(?<!个)月|[号点:：]|\d\s*(?:am|pm)\b/i.test(m.text));
   return blank(
     rest,
     absolute.map((m) => ({ start: m.index, end: m.index + m.text.length })),

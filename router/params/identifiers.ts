@@ -143,6 +143,16 @@ function accepts(slot: Slot, token: string): boolean {
 }
 
 /**
+ * The token as the slot's pattern takes it: as written, or in capitals when a code of letters and digits was typed in
+ * lower case ("e12345" for "^E\d{5,8}$", "rf2025041200783"); undefined when the pattern takes neither.
+ */
+function acceptedForm(slot: Slot, token: string): string | undefined {
+  if (accepts(slot, token)) return token;
+  const capitals = token.toUpperCase();
+  return /[a-z]/.test(token) && /\d/.test(token) && accepts(slot, capitals) ? capitals : undefined;
+}
+
+/**
  * An identifier-like property without a pattern: its name or description says it is an id or a number. An integer
  * one too ({"order_id": {"type": "integer"}}): it takes a token of digits only, as a number.
  */
@@ -184,7 +194,7 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
   const tokens = tokensIn(text);
   const out = new Map<string, string | string[]>();
   const used: Token[] = [];
-  type Offer = { slot: Slot; token: number; score: number };
+  type Offer = { slot: Slot; token: number; value: string; score: number };
   const offers: Offer[] = [];
   // A from/to pair (origin and destination codes) takes each token by the role the words around it give.
   const roles = slots.map((s) => propertyRole(s.path.at(-1)!, s.schema));
@@ -197,8 +207,9 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
       const cue = cueBefore(text, t.start, cues);
       // A number read from digit groups is only taken with a cue or by a pattern with literal parts (a phone's "1[3-9]").
       const grouped = t.text.length !== t.end - t.start;
+      const form = acceptedForm(slot, t.text);
       if (
-        accepts(slot, t.text) &&
+        form !== undefined &&
         (!grouped || cue > 0 || specificity(itemSchema(slot).pattern!) > 0) &&
         (cue > 0 || !isWord(t.text))
       ) {
@@ -207,10 +218,11 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
         offers.push({
           slot,
           token: i,
+          value: form,
           score: (cue > 0 ? 100 + cue : 0) + byRole + specificity(itemSchema(slot).pattern!) * 10 - order * 0.01,
         });
       } else if (loose && looseToken(slot, t.text) && (cue > 0 || prefixedByName(t.text, name))) {
-        offers.push({ slot, token: i, score: cue > 0 ? 50 + cue : 40 });
+        offers.push({ slot, token: i, value: t.text, score: cue > 0 ? 50 + cue : 40 });
       }
     });
   });
@@ -219,7 +231,7 @@ export function assignIdentifiers(text: string, slots: Slot[]): Map<string, stri
     const key = offer.slot.path.join('.');
     const token = tokens[offer.token]!;
     if (used.some((u) => token.start < u.end && u.start < token.end)) continue;
-    const value = token.text;
+    const { value } = offer;
     if (offer.slot.many) {
       const list = (out.get(key) as string[] | undefined) ?? [];
       const max = offer.slot.schema.maxItems ?? Infinity;

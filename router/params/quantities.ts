@@ -15,6 +15,7 @@ const MONEY_CUES = [
   '退',
   '金额',
   '价值',
+  '值',
   '价格',
   '付了',
   '花了',
@@ -87,6 +88,8 @@ const GENERIC = new Set([
   'much',
 ]);
 
+const TIME_DIMENSIONS = new Set(['days', 'hours', 'minutes']);
+
 function round(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
@@ -158,7 +161,7 @@ export function quantityFor(text: string, name: string, schema: PropertySchema):
     } else if (unit) {
       if (unit.dimension !== wanted.dimension) continue;
       candidates.push({ value: round(convert(n.value + fractionAfter(text, unit), unit, wanted)), cued });
-    } else if (wanted.dimension === 'money' && CURRENCY_PREFIX.test(text.slice(Math.max(0, n.start - 3), n.start))) {
+    } else if (wanted.dimension === 'money' && CURRENCY_PREFIX.test(text.slice(Math.max(0, n.start - 6), n.start))) {
       candidates.push({ value: n.value, cued: true });
     } else if (cued) {
       candidates.push({ value: n.value, cued });
@@ -170,6 +173,13 @@ export function quantityFor(text: string, name: string, schema: PropertySchema):
     if (unit?.dimension === wanted.dimension)
       candidates.push({ value: round(convert(0.5, unit, wanted)), cued: cuedBefore(text, half.index!, cues) });
   }
+  // "for a month", "an hour": one of a unit of time.
+  if (TIME_DIMENSIONS.has(wanted.dimension))
+    for (const article of text.matchAll(/\ban?\b/gi)) {
+      const unit = unitAfter(text, article.index! + article[0].length, wanted.dimension);
+      if (unit?.dimension === wanted.dimension)
+        candidates.push({ value: round(convert(1, unit, wanted)), cued: cuedBefore(text, article.index!, cues) });
+    }
   const fitting = candidates.filter((c) => numberFits(c.value, schema));
   return (fitting.find((c) => c.cued) ?? fitting[0])?.value;
 }

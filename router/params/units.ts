@@ -96,8 +96,8 @@ const UNITS: Unit[] = [
   },
 ];
 
-/** Currency signs stand before the number. */
-export const CURRENCY_PREFIX = /[¥￥$€£]\s*$/;
+/** Currency signs and codes stand before the number ("¥45", "RMB 45", "USD12.5"). */
+export const CURRENCY_PREFIX = /(?:[¥￥$€£]|\b(?:rmb|cny|usd|eur|gbp|hkd))\s*$/i;
 
 const SORTED = UNITS.flatMap((u) => u.words.map((w) => ({ unit: u, word: w }))).sort(
   (a, b) => b.word.length - a.word.length,

@@ -66,6 +66,8 @@ describe('quantities', () => {
     ['一百二十块钱能退吗', 'amount', money, 120],
     ['退款金额 45.8', 'amount', money, 45.8],
     ['它值¥1999', 'amount', money, 1999],
+    ['refund RMB 45, item damaged', 'amount', money, 45],
+    ['里面东西值两千五', 'amount', money, 2500],
     ['等了五天还没到', 'amount', money, undefined],
     ['箱子大概八斤', 'weight_kg', weight, 4],
     ['a 3 kg box', 'weight_kg', weight, 3],
@@ -75,6 +77,8 @@ describe('quantities', () => {
     ['next 4 days', 'days', days, 4],
     ['未来100天', 'days', days, undefined],
     ['一个月内别打', 'days', days, 30],
+    ['please stop calling for a month', 'days', days, 30],
+    ['a few days', 'days', days, undefined],
     ['for 2 years', 'days', { type: 'integer', maximum: 3650 }, 730],
   ];
   for (const [text, name, schema, want] of cases)
@@ -270,6 +274,25 @@ describe('identifiers, places, addresses, free text', () => {
     assert.deepEqual(extractParametersSync('waybill ABCDEFGHJK is late', schema), { tracking_no: 'ABCDEFGHJK' });
     assert.deepEqual(extractParametersSync('tracking number Yt8823416', schema), { tracking_no: 'Yt8823416' });
     assert.deepEqual(extractParametersSync('where is PKGCODEABCD now', schema), { tracking_no: 'PKGCODEABCD' });
+  });
+
+  it('identifiers - a code typed in lower case is taken in the capitals its pattern asks for', () => {
+    const schema = { properties: { employee_id: { type: 'string', pattern: '^E\\d{5,8}$' } } };
+    assert.deepEqual(extractParametersSync('工号e12345 下周一请婚假', schema), { employee_id: 'E12345' });
+    assert.deepEqual(extractParametersSync('工号x12345', schema), {});
+  });
+
+  it('durations - a span of months is a number of days, not a date taken from the text', () => {
+    const stop = {
+      properties: {
+        phone,
+        duration_days: { type: 'integer', minimum: 1, maximum: 3650, description: '免打扰天数，缺省为永久' },
+      },
+    };
+    assert.deepEqual(extractParametersSync('13712345678 三个月内别再打了', stop, { now: NOW }), {
+      phone: '13712345678',
+      duration_days: 90,
+    });
   });
 
   it("identifiers - an open map's keys named in its description's example take ids like properties", () => {
