@@ -101,6 +101,17 @@ export function receiverName(text: string, phone?: string): string | undefined {
 }
 
 const DETAIL_END = /[，,；;。！!？?\s]|收件人|收货人|联系人|电话|手机|备注|订单|单号|$/;
+/**
+ * Words after a street number that are still the address ("88号院", "1号楼", "5号大厦"); any other Chinese words
+ * after the number are the sentence going on ("张江路88号取件": a verb, not part of the address).
+ */
+const AFTER_NUMBER = /^(?:院|楼|栋|幢|室|座|单元|层|门|弄|巷|大厦|小区|公寓|商场|广场|中心|园|苑|村)/;
+
+/** The detail without the words of the sentence that run on after its street number, when nothing ends it. */
+function withoutRunOn(detail: string): string {
+  const m = detail.match(/^(.*\d+号)(\p{Script=Han}+)$/u);
+  return m && !AFTER_NUMBER.test(m[2]!) ? m[1]! : detail;
+}
 
 /** A Chinese address: province? city? district? then the street-level detail. */
 function chineseAddress(text: string): Partial<Record<AddressPart, string>> {
@@ -121,7 +132,7 @@ function chineseAddress(text: string): Partial<Record<AddressPart, string>> {
     }
     const rest = text.slice(chain.at(-1)!.end);
     const end = rest.search(DETAIL_END);
-    const detail = rest.slice(0, end < 0 ? rest.length : end).trim();
+    const detail = withoutRunOn(rest.slice(0, end < 0 ? rest.length : end).trim());
     if (detail && /\d|号|路|街|村|栋|室|弄/.test(detail)) out.detail = detail;
     if (out.detail && (out.district || out.city)) return out;
   }

@@ -429,6 +429,16 @@ describe('identifiers, places, addresses, free text', () => {
     assert.deepEqual(extractParametersSync('送到苏州市姑苏区人民路1200号', schema), {
       addr: { city: '苏州市', district: '姑苏区', detail: '人民路1200号' },
     });
+    assert.deepEqual(
+      extractParametersSync('明天来苏州市姑苏区人民路1200号取件', schema).addr,
+      { city: '苏州市', district: '姑苏区', detail: '人民路1200号' },
+      'the sentence going on after the street number is not the address',
+    );
+    assert.deepEqual(extractParametersSync('送到苏州市姑苏区人民路1200号院3号楼502', schema).addr, {
+      city: '苏州市',
+      district: '姑苏区',
+      detail: '人民路1200号院3号楼502',
+    });
     assert.deepEqual(extractParametersSync('send it to 12 Xinhua Road, Xuhui District, Shanghai', schema), {
       addr: { province: 'Shanghai', city: 'Shanghai', district: 'Xuhui District', detail: '12 Xinhua Road' },
     });
