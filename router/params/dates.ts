@@ -4,6 +4,7 @@
  * way a schema's `format` wants (date → YYYY-MM-DD, date-time → ISO 8601 with an offset).
  */
 import * as chrono from 'chrono-node';
+import { parseChineseNumber } from './numbers';
 import { CJK } from './schema';
 
 export interface DateParts {
@@ -86,11 +87,62 @@ const RANGE_JOIN = /^\s*(?:到|至|-|~|—|–|to|until|till|through|thru)\s*$/i
 function yearOfRangeStart(text: string, sorted: DateMention[], yearless: Set<DateMention>): void {
   for (let i = 1; i < sorted.length; i++) {
     const [before, end] = [sorted[i - 1]!, sorted[i]!];
-    if (!yearless.has(end) || yearless.has(before)) continue;
+    if (!yearless.has(end)) continue;
     if (!RANGE_JOIN.test(text.slice(before.index + before.text.length, end.index))) continue;
     const from = before.end ?? before.start;
     const startsLater = end.start.month < from.month || (end.start.month === from.month && end.start.day < from.day);
     end.start = { ...end.start, year: from.year + (startsLater ? 1 : 0) };
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+function dayNumber(parts: { year: number; month: number; day: number }): number {
+  return Date.UTC(parts.year, parts.month - 1, parts.day) / DAY_MS;
+}
+
+/** How far back a day written without its year may lie: a person names a recent day without its year. */
+const RECENT_PAST_DAYS = 62;
+
+/**
+ * A day of a month written without its year is the next such day, unless it was within the last two months: "last
+ * seen on March 3" on 12 March is nine days ago, not next year, while "10月8号" in March is this October. (chrono,
+ * asked for forward dates so that "周五" is the coming Friday, puts every one of them ahead.)
+ */
+export function yearOfDay(month: number, day: number, today: DateParts): number {
+  const ago = dayNumber(today) - dayNumber({ year: today.year, month, day });
+  if (ago <= 0) return today.year;
+  return ago <= RECENT_PAST_DAYS ? today.year : today.year + 1;
+}
+
+function addDays(parts: DateParts, days: number): DateParts {
+  const date = new Date((dayNumber(parts) + days) * DAY_MS);
+  return { ...parts, year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() };
+}
+
+/** "下个月5号", "上个月3号到5号", "本月20日": a day of a month named from this one. */
+const ZH_RELATIVE_MONTH_DAY =
+  /(下下|下|上|这|本)个?月\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号](?:\s*(?:到|至|-|~|—|–)\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号])?/g;
+const MONTH_STEP: Record<string, number> = { 下下: 2, 下: 1, 上: -1, 这: 0, 本: 0 };
+
+function dayOfMonth(text: string): number | undefined {
+  const value = /^\d+$/.test(text) ? Number(text) : parseChineseNumber(text);
+  return value !== undefined && value >= 1 && value <= 31 ? value : undefined;
+}
+
+/** A weekday named alone ("周五", "Friday"), with no week of its own ("下周五", "next Friday" name theirs). */
+const BARE_WEEKDAY = /^(?:(?:周|星期|礼拜)[一二三四五六日天]|(?:mon|tues|wednes|thurs|fri|satur|sun)day)$/i;
+
+/**
+ * A weekday named alone after a date is the first such day from that date: "下下周一请婚假，请到周五" ends on the
+ * Friday of that week, not on this one.
+ */
+function weekdaysFromEarlier(sorted: DateMention[]): void {
+  for (let i = 1; i < sorted.length; i++) {
+    const [before, mention] = [sorted[i - 1]!, sorted[i]!];
+    if (!BARE_WEEKDAY.test(mention.text.trim())) continue;
+    const from = before.end ?? before.start;
+    while (dayNumber(mention.start) < dayNumber(from)) mention.start = addDays(mention.start, 7);
   }
 }
 
@@ -107,23 +159,16 @@ function sameDayEnd(start: DateParts, end: chrono.ParsedComponents): DateParts {
   return sameDay;
 }
 
-/** Every date mention, left to right. `offsetMinutes` is the caller's time zone, for what "today" means. */
-export function datesIn(text: string, now: Date, offsetMinutes: number): DateMention[] {
-  const found: DateMention[] = [];
-  const wallNow = new Date(now.getTime() + offsetMinutes * 60_000);
-  // "10月8号到11号", "2024年10月8日至11日": a range of days within one month.
-  const dayRanges = text.replace(
+type Today = { year: number; month: number; day: number };
+
+/** "10月8号到11号", "2024年10月8日至11日": a range of days within one month. Taken into `found`, blanked in the text. */
+function takeDayRanges(text: string, today: Today, found: DateMention[]): string {
+  return text.replace(
     ZH_DAY_RANGE,
     (whole, y: string | undefined, m: string, d1: string, d2: string, index: number) => {
       const month = Number(m);
       if (Number(d2) <= Number(d1) || month > 12) return whole;
-      let year = y ? Number(y) : wallNow.getUTCFullYear();
-      if (
-        !y &&
-        (month < wallNow.getUTCMonth() + 1 ||
-          (month === wallNow.getUTCMonth() + 1 && Number(d2) < wallNow.getUTCDate()))
-      )
-        year += 1;
+      const year = y ? Number(y) : yearOfDay(month, Number(d1), today);
       found.push({
         start: { year, month, day: Number(d1) },
         end: { year, month, day: Number(d2) },
@@ -133,30 +178,69 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
       return ' '.repeat(whole.length);
     },
   );
-  const masked = dayRanges.replace(NUMERIC_DATE, (whole, y: string, m: string, d: string, index: number) => {
+}
+
+/** "下个月5号", "上个月3号到5号": taken into `found`, blanked in the text. */
+function takeRelativeMonthDays(text: string, today: Today, found: DateMention[]): string {
+  return text.replace(
+    ZH_RELATIVE_MONTH_DAY,
+    (whole, step: string, d1: string, d2: string | undefined, index: number) => {
+      const first = dayOfMonth(d1);
+      const last = d2 === undefined ? undefined : dayOfMonth(d2);
+      if (first === undefined || (d2 !== undefined && (last === undefined || last < first))) return whole;
+      const monthIndex = today.year * 12 + (today.month - 1) + MONTH_STEP[step]!;
+      const [year, month] = [Math.floor(monthIndex / 12), (monthIndex % 12) + 1];
+      found.push({
+        start: { year, month, day: first },
+        ...(last === undefined ? {} : { end: { year, month, day: last } }),
+        index,
+        text: whole.trimEnd(),
+      });
+      return ' '.repeat(whole.length);
+    },
+  );
+}
+
+/** "2024-09-14", "2024年9月6日": certain, taken into `found`, blanked in the text. */
+function takeNumericDates(text: string, found: DateMention[]): string {
+  return text.replace(NUMERIC_DATE, (whole, y: string, m: string, d: string, index: number) => {
     found.push({ start: { year: Number(y), month: Number(m), day: Number(d) }, index, text: whole.trimEnd() });
     return ' '.repeat(whole.length);
   });
-  // chrono's Chinese casual words ("明天") read the host's calendar, not `timezone`: so hand it an instant whose
-  // host-local wall clock is the caller's wall clock, and read components back as wall-clock values.
-  const wall = new Date(now.getTime() + (offsetMinutes + now.getTimezoneOffset()) * 60_000);
-  const ref = { instant: wall };
-  const parser = CJK.test(text) ? chrono.zh.hans : chrono.en;
-  const yearless = new Set<DateMention>();
-  for (const result of parser.parse(masked, ref, { forwardDate: true })) {
-    if (!result.start.isCertain('day') && !result.start.isCertain('weekday') && !result.start.isCertain('hour'))
-      continue;
-    if (parser === chrono.en && EN_DURATION.test(result.text.trim())) continue;
-    if (ZH_PART_OF_DAY.test(result.text.trim())) continue;
-    const start = parser === chrono.zh.hans ? fixZhWeekday(result, ref) : partsOf(result.start);
-    const mention: DateMention = { start, index: result.index, text: result.text };
-    if (result.end) mention.end = sameDayEnd(start, result.end);
-    if (!result.start.isCertain('year')) yearless.add(mention);
-    found.push(mention);
+}
+
+/** One of chrono's results as a mention, its year and week read as a person means them; undefined when no date. */
+function chronoMention(
+  result: chrono.ParsedResult,
+  masked: string,
+  ref: { instant: Date },
+  today: Today,
+  chinese: boolean,
+): DateMention | undefined {
+  const certain = (c: chrono.Component) => result.start.isCertain(c);
+  if (!certain('day') && !certain('weekday') && !certain('hour')) return undefined;
+  if (!chinese && EN_DURATION.test(result.text.trim())) return undefined;
+  if (ZH_PART_OF_DAY.test(result.text.trim())) return undefined;
+  let start = chinese ? fixZhWeekday(result, ref) : partsOf(result.start);
+  let { index, text: said } = result;
+  if (!certain('year') && certain('month') && !certain('weekday'))
+    start = { ...start, year: yearOfDay(start.month, start.day, today) };
+  // chrono reads "下下周一" as "下周一" with a stray "下" before it: the week after next.
+  if (/^下(?:周|星期|个星期|礼拜)/.test(said) && masked.charAt(index - 1) === '下') {
+    start = addDays(start, 7);
+    [index, said] = [index - 1, `下${said}`];
   }
-  found.sort((a, b) => a.index - b.index);
-  yearOfRangeStart(text, found, yearless);
-  // A time alone ("下午3点") next to a numeric date ("2024年9月6日上午10点") belongs to that date.
+  const mention: DateMention = { start, index, text: said };
+  if (result.end) mention.end = sameDayEnd(start, result.end);
+  if (mention.end && result.end && !result.end.isCertain('year') && result.end.isCertain('month')) {
+    const before = dayNumber({ ...mention.end, year: start.year }) < dayNumber(start);
+    mention.end = { ...mention.end, year: start.year + (before ? 1 : 0) };
+  }
+  return mention;
+}
+
+/** A time alone ("下午3点") next to a numeric date ("2024年9月6日上午10点") belongs to that date. */
+function timesToTheirDates(found: DateMention[]): void {
   for (const m of found) {
     const next = found.find(
       (o) => o !== m && o.index >= m.index + m.text.length && o.index <= m.index + m.text.length + 1,
@@ -166,6 +250,31 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
       found.splice(found.indexOf(next), 1);
     }
   }
+}
+
+/** Every date mention, left to right. `offsetMinutes` is the caller's time zone, for what "today" means. */
+export function datesIn(text: string, now: Date, offsetMinutes: number): DateMention[] {
+  const found: DateMention[] = [];
+  const wallNow = new Date(now.getTime() + offsetMinutes * 60_000);
+  const today = { year: wallNow.getUTCFullYear(), month: wallNow.getUTCMonth() + 1, day: wallNow.getUTCDate() };
+  const masked = takeNumericDates(takeRelativeMonthDays(takeDayRanges(text, today, found), today, found), found);
+  // chrono's Chinese casual words ("明天") read the host's calendar, not `timezone`: so hand it an instant whose
+  // host-local wall clock is the caller's wall clock, and read components back as wall-clock values.
+  const wall = new Date(now.getTime() + (offsetMinutes + now.getTimezoneOffset()) * 60_000);
+  const ref = { instant: wall };
+  const chinese = CJK.test(text);
+  const parser = chinese ? chrono.zh.hans : chrono.en;
+  const yearless = new Set<DateMention>();
+  for (const result of parser.parse(masked, ref, { forwardDate: true })) {
+    const mention = chronoMention(result, masked, ref, today, chinese);
+    if (!mention) continue;
+    if (!result.start.isCertain('year')) yearless.add(mention);
+    found.push(mention);
+  }
+  found.sort((a, b) => a.index - b.index);
+  yearOfRangeStart(text, found, yearless);
+  weekdaysFromEarlier(found);
+  timesToTheirDates(found);
   return found;
 }
 

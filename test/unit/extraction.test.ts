@@ -96,7 +96,15 @@ describe('dates', () => {
     ['后天上午十点', ['2025-3-14 10:0']],
     ['下周三', ['2025-3-19']],
     ['周五下午', ['2025-3-14']],
-    ['3月5号', ['2026-3-5']],
+    ['3月5号', ['2025-3-5']],
+    ['last seen on March 3', ['2025-3-3']],
+    ['1月5号', ['2026-1-5']],
+    ['Dec 30 to Jan 2', ['2025-12-30']],
+    ['下下周三', ['2025-3-26']],
+    ['下个月5号', ['2025-4-5']],
+    ['上个月3号', ['2025-2-3']],
+    ['下下周一请婚假，请到周五', ['2025-3-24', '2025-3-28']],
+    ['周一发货，周五到', ['2025-3-17', '2025-3-21']],
     ['2025年4月1日下午2点', ['2025-4-1 14:0']],
     ['next Friday', ['2025-3-21']],
     ['tomorrow 3pm', ['2025-3-13 15:0']],
@@ -156,9 +164,14 @@ describe('dates', () => {
       'one month, a range of days',
     );
     assert.deepEqual(
-      await extractParameters('2月8号到11号', leave, { now: NOW }),
-      { start_date: '2026-02-08', end_date: '2026-02-11' },
-      'a month already past is next year',
+      await extractParameters('1月8号到11号', leave, { now: NOW }),
+      { start_date: '2026-01-08', end_date: '2026-01-11' },
+      'a month long past is next year',
+    );
+    assert.deepEqual(
+      await extractParameters('2月8号到11号补请假', leave, { now: NOW }),
+      { start_date: '2025-02-08', end_date: '2025-02-11' },
+      'a day within the last two months is this year',
     );
     assert.deepEqual(
       await extractParameters('2024年4月14号到4月16号请年假', leave, { now: NOW }),
