@@ -152,7 +152,12 @@ const URL = /https?:\/\/[^\s，。,;；）)]+/g;
  * Year-month properties (a pattern that takes "2024-06" and not a whole date): "2024年7月", "June 2024", each into
  * `out`; the text without the months taken.
  */
-function assignYearMonths(properties: Properties, out: Extracted, text: string): string {
+function assignYearMonths(
+  properties: Properties,
+  out: Extracted,
+  text: string,
+  options: Omit<ExtractionOptions, 'embed'>,
+): string {
   let rest = text;
   const monthFields = properties.filter(
     ([name, p]) =>
@@ -162,7 +167,10 @@ function assignYearMonths(properties: Properties, out: Extracted, text: string):
       stringFits('2024-06', p) &&
       !stringFits('2024-06-01', p),
   );
-  const months = monthFields.length > 0 ? yearMonthsIn(rest) : [];
+  const now = options.now ?? new Date();
+  const wall = new Date(now.getTime() + (options.timeZoneOffsetMinutes ?? -now.getTimezoneOffset()) * 60_000);
+  const today = { year: wall.getUTCFullYear(), month: wall.getUTCMonth() + 1 };
+  const months = monthFields.length > 0 ? yearMonthsIn(rest, today) : [];
   monthFields.forEach(([name], i) => {
     const month = months[i];
     if (month) {
@@ -300,7 +308,7 @@ export function extractParametersSync(
       end: m.index! + m[0].length,
     })),
   );
-  rest = assignYearMonths(properties, out, rest);
+  rest = assignYearMonths(properties, out, rest, options);
   const withoutDates = assignDateFields(properties, out, rest, options);
   const placeFields = assignByType(properties, out, {
     text,

@@ -313,9 +313,35 @@ const NAMED_YEAR_MONTH = new RegExp(
   'gi',
 );
 
-/** Months named with their year, as "YYYY-MM", left to right. Never relative ("上个月", "last month"): those need a clock a labeller does not have, and the caller can say it. */
-export function yearMonthsIn(text: string): { value: string; index: number; length: number }[] {
+/** A month named from this one: "上个月", "本月", "last month", "the month before last". */
+const RELATIVE_MONTH = /(上上|上|这|本|下)个?月|\b(last|this|next)\s+month\b|\bthe\s+month\s+before\s+last\b/gi;
+const RELATIVE_MONTH_STEP: Record<string, number> = {
+  上上: -2,
+  上: -1,
+  这: 0,
+  本: 0,
+  下: 1,
+  last: -1,
+  this: 0,
+  next: 1,
+};
+
+/**
+ * Months as "YYYY-MM", left to right: named with their year ("2025年2月", "February 2025"), or from this month
+ * ("上个月的工资", "last month"), by the caller's clock: `today`'s year and month.
+ */
+export function yearMonthsIn(
+  text: string,
+  today?: { year: number; month: number },
+): { value: string; index: number; length: number }[] {
   const found: { value: string; index: number; length: number }[] = [];
+  if (today)
+    for (const m of text.matchAll(RELATIVE_MONTH)) {
+      const step = m[1] ?? m[2]?.toLowerCase();
+      const monthIndex = today.year * 12 + today.month - 1 + (step ? RELATIVE_MONTH_STEP[step]! : -2);
+      const value = `${Math.floor(monthIndex / 12)}-${pad((monthIndex % 12) + 1)}`;
+      found.push({ value, index: m.index!, length: m[0].length });
+    }
   for (const m of text.matchAll(NUMERIC_YEAR_MONTH)) {
     const month = Number(m[2]);
     if (month >= 1 && month <= 12) found.push({ value: `${m[1]}-${pad(month)}`, index: m.index!, length: m[0].length });

@@ -790,14 +790,18 @@ describe('schema-driven extraction (issue 25): values the schema describes, not 
     for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, schema), want, text);
   });
 
-  it('year-months - a pattern that takes "2024-06" and not a whole date gets a month named with its year', () => {
+  it('year-months - a pattern that takes "2024-06" and not a whole date gets a month named with its year or from this one', () => {
     const payroll = { properties: { pay_period: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$' } } };
     const cases: [string, object][] = [
       ['2024年7月的工资条', { pay_period: '2024-07' }],
       ['my June 2024 payslip', { pay_period: '2024-06' }],
       ['pay for 2024/07', { pay_period: '2024-07' }],
       ['2024年7月5日发的工资', {}],
-      ['last month', {}],
+      ['last month', { pay_period: '2025-02' }],
+      ['E12345 上个月工资怎么少了', { pay_period: '2025-02' }],
+      ['本月的工资什么时候发', { pay_period: '2025-03' }],
+      ['the month before last was short', { pay_period: '2025-01' }],
+      ['this is a monthly question', {}],
     ];
     for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, payroll, { now: NOW }), want, text);
   });
