@@ -213,6 +213,7 @@ describe('enums', () => {
   const scope = { type: 'string', enum: ['calls_only', 'sms_only', 'all'] };
   const level = { type: 'string', enum: ['low', 'medium', 'high'], description: '级别：低/中/高' };
   const severity = { type: 'string', enum: ['blue', 'yellow', 'orange', 'red'] };
+  const afterSales = { type: 'string', enum: ['return_refund', 'exchange', 'repair'] };
   const cases: [string, string, object, string | undefined][] = [
     ['快递到现在都没收到', 'reason', reason, 'not_received'],
     ['屏幕用两天就不亮了', 'reason', reason, 'quality_issue'],
@@ -226,6 +227,9 @@ describe('enums', () => {
     ['电话和短信都不要了', 'scope', scope, 'all'],
     ['优先级设成高', 'level', level, 'high'],
     ['yellow or red warnings', 'min_severity', severity, 'yellow'],
+    ['I want it repaired', 'type', afterSales, 'repair'],
+    ['can it be exchanged for a new one', 'type', afterSales, 'exchange'],
+    ['a repairman came', 'type', afterSales, undefined],
   ];
   for (const [text, name, schema, want] of cases)
     it(`enums - ${text} → ${want}`, () => assert.equal(enumValueLexical(text.toLowerCase(), name, schema), want));
