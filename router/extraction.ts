@@ -61,11 +61,11 @@ export function enumLabels(schema: PropertySchema): Map<string, string[]> {
   return new Map(values.map((v) => [v, labelsFor(v, described.get(v), meanings.get(v))]));
 }
 
-/** Full-width digits and letters as ASCII, so "１２３" is read as 123; nothing else changes length. */
+/** Full-width digits, letters and the signs inside values (．－＠＋／＿＃) as ASCII, so "８９．９" is read as 89.9; nothing changes length. */
 function normalise(intent: string): string {
   return intent
     .slice(0, MAX_INTENT_CHARS)
-    .replace(/[０-９Ａ-Ｚａ-ｚ]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
+    .replace(/[０-９Ａ-Ｚａ-ｚ．－＠＋／＿＃]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
 }
 
 function blank(text: string, spans: { start: number; end: number }[]): string {

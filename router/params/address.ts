@@ -4,7 +4,7 @@
  * District, Shanghai"). Only what is written is filled: a city written without its province gets no province,
  * except that 北京/上海/天津/重庆 are both.
  */
-import { placesIn } from './gazetteer';
+import { districtShortAt, placesIn } from './gazetteer';
 import { nameWords, type PropertySchema, typeOf } from './schema';
 
 export type AddressPart = 'province' | 'city' | 'district' | 'detail' | 'receiver_name' | 'receiver_phone';
@@ -118,7 +118,11 @@ function chineseAddress(text: string): Partial<Record<AddressPart, string>> {
   const mentions = placesIn(text);
   for (let i = 0; i < mentions.length; i++) {
     const chain = [mentions[i]!];
-    while (i + chain.length < mentions.length && mentions[i + chain.length]!.start === chain.at(-1)!.end)
+    // Parts written together or apart ("浙江省杭州市西湖区", "浙江省 杭州市 西湖区").
+    while (
+      i + chain.length < mentions.length &&
+      /^\s*$/.test(text.slice(chain.at(-1)!.end, mentions[i + chain.length]!.start))
+    )
       chain.push(mentions[i + chain.length]!);
     const out: Partial<Record<AddressPart, string>> = {};
     for (const m of chain) {
@@ -130,7 +134,14 @@ function chineseAddress(text: string): Partial<Record<AddressPart, string>> {
       else if (levels.has('district') && !out.district && m.text.length >= 2 && /[区县市旗]$/.test(m.text))
         out.district = m.text;
     }
-    const rest = text.slice(chain.at(-1)!.end);
+    let rest = text.slice(chain.at(-1)!.end).trimStart();
+    // A district written without its 区 ("深圳南山科苑路…") is read right after its own city.
+    const city = chain.flatMap((m) => m.candidates).find((c) => c.level === 'city' || c.municipality);
+    const short = !out.district && city ? districtShortAt(rest, city.full) : undefined;
+    if (short) {
+      out.district = short.text;
+      rest = rest.slice(short.text.length).trimStart();
+    }
     const end = rest.search(DETAIL_END);
     const detail = withoutRunOn(rest.slice(0, end < 0 ? rest.length : end).trim());
     if (detail && /\d|号|路|街|村|栋|室|弄/.test(detail)) out.detail = detail;

@@ -103,6 +103,31 @@ export function places(): Map<string, Place[]> {
   return index;
 }
 
+let districtsByCity: Map<string, string[]> | undefined;
+
+/**
+ * A district of `city` (its official name, e.g. 深圳市) written at the start of `text` without its 区/县 ("深圳南山
+ * 科苑路…"): the short form is read only right after its own city, where it cannot be an everyday word.
+ */
+export function districtShortAt(text: string, city: string): { text: string; full: string } | undefined {
+  if (!districtsByCity) {
+    districtsByCity = new Map();
+    for (const list of places().values())
+      for (const place of list)
+        if (place.level === 'district' && place.city) {
+          const districts = districtsByCity.get(place.city) ?? [];
+          if (!districts.includes(place.full)) districts.push(place.full);
+          districtsByCity.set(place.city, districts);
+        }
+  }
+  for (const full of districtsByCity.get(city) ?? []) {
+    const short = full.replace(/(区|县|旗)$/, '');
+    if (short.length >= 2 && short !== full && text.startsWith(short) && !text.startsWith(full))
+      return { text: short, full };
+  }
+  return undefined;
+}
+
 export interface PlaceMention {
   text: string;
   start: number;

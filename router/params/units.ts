@@ -52,6 +52,9 @@ const UNITS: Unit[] = [
     ],
   },
   { dimension: 'money', factor: 0.1, words: ['毛钱', '毛', '角'] },
+  // Thousands and ten-thousands as chat writes them: "1.2k", "3w" (万).
+  { dimension: 'money', factor: 1000, words: ['k'] },
+  { dimension: 'money', factor: 10_000, words: ['w'] },
   { dimension: 'days', factor: 1, words: ['天', '日', 'days', 'day'] },
   { dimension: 'days', factor: 7, words: ['周', '个星期', '星期', '礼拜', 'weeks', 'week'] },
   // A month is read as 30 days and a year as 365, as a person setting "一个月" or "a year" means them.

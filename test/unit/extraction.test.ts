@@ -67,6 +67,8 @@ describe('quantities', () => {
     ['退款金额 45.8', 'amount', money, 45.8],
     ['它值¥1999', 'amount', money, 1999],
     ['refund RMB 45, item damaged', 'amount', money, 45],
+    ['refund 1.2k, not as described', 'amount', money, 1200],
+    ['丢的货值3w', 'amount', money, 30000],
     ['里面东西值两千五', 'amount', money, 2500],
     ['等了五天还没到', 'amount', money, undefined],
     ['箱子大概八斤', 'weight_kg', weight, 4],
@@ -83,6 +85,10 @@ describe('quantities', () => {
   ];
   for (const [text, name, schema, want] of cases)
     it(`quantities - ${text} → ${name}=${want}`, () => assert.equal(quantityFor(text, name, schema), want));
+
+  it('quantities - full-width digits and decimal point, as Chinese input methods type them', () => {
+    assert.deepEqual(extractParametersSync('申请退款￥８９．９', { properties: { amount: money } }), { amount: 89.9 });
+  });
 });
 
 describe('dates', () => {
@@ -451,6 +457,17 @@ describe('identifiers, places, addresses, free text', () => {
       { city: '苏州市', district: '姑苏区', detail: '人民路1200号' },
       'the sentence going on after the street number is not the address',
     );
+    assert.deepEqual(extractParametersSync('地址改为：浙江省 杭州市 西湖区 文三路100号', schema).addr, {
+      province: '浙江省',
+      city: '杭州市',
+      district: '西湖区',
+      detail: '文三路100号',
+    });
+    assert.deepEqual(
+      extractParametersSync('地址改成广东深圳南山科苑路66号1203室', schema).addr,
+      { province: '广东', city: '深圳', district: '南山', detail: '科苑路66号1203室' },
+      'a district without its 区, right after its own city',
+    );
     assert.deepEqual(extractParametersSync('送到苏州市姑苏区人民路1200号院3号楼502', schema).addr, {
       city: '苏州市',
       district: '姑苏区',
@@ -788,6 +805,8 @@ describe('schema-driven extraction (issue 25): values the schema describes, not 
       ['电话 186-0211-3470', { phone: '18602113470' }],
       ['call +86 138 0013 8000', { phone: '13800138000' }],
       ['订单号 2024 0901 0077', { order_id: '202409010077' }],
+      ['订单 2024-0901-12345 退款', { order_id: '2024090112345' }],
+      ['订单号：２０２４０９０１１２３４５', { order_id: '2024090112345' }],
       ['phone (139) 0571-2288', {}],
       ['2024-09-06 那天', {}],
     ];
