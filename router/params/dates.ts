@@ -201,6 +201,33 @@ function takeRelativeMonthDays(text: string, today: Today, found: DateMention[])
   );
 }
 
+/**
+ * "3/17-3/19", "3.17-3.19": a range of month/day dates (month first, as in Chinese and US writing); not one of
+ * amounts or weights ("3.5-4.5元").
+ */
+const MONTH_DAY_RANGE =
+  /(?<![\d./])(\d{1,2})([/.])(\d{1,2})\s*(?:-|~|–|—|到|至|to)\s*(\d{1,2})\2(\d{1,2})(?![\d./])(?!\s*(?:元|块|万|千|斤|公斤|克|kg|g\b|k\b|w\b|%|yuan|rmb))/gi;
+
+/** Month/day ranges: taken into `found`, blanked in the text (chrono reads "3/17-3/19" as "3/17" and "-3"). */
+function takeMonthDayRanges(text: string, today: Today, found: DateMention[]): string {
+  return text.replace(
+    MONTH_DAY_RANGE,
+    (whole, m1: string, _sep: string, d1: string, m2: string, d2: string, index: number) => {
+      const [startMonth, startDay, endMonth, endDay] = [m1, d1, m2, d2].map(Number) as [number, number, number, number];
+      if (startMonth > 12 || endMonth > 12 || startDay > 31 || endDay > 31 || !startDay || !endDay) return whole;
+      const year = yearOfDay(startMonth, startDay, today);
+      const endYear = endMonth * 100 + endDay < startMonth * 100 + startDay ? year + 1 : year;
+      found.push({
+        start: { year, month: startMonth, day: startDay },
+        end: { year: endYear, month: endMonth, day: endDay },
+        index,
+        text: whole.trimEnd(),
+      });
+      return ' '.repeat(whole.length);
+    },
+  );
+}
+
 /** "2024-09-14", "2024年9月6日": certain, taken into `found`, blanked in the text. */
 function takeNumericDates(text: string, found: DateMention[]): string {
   return text.replace(NUMERIC_DATE, (whole, y: string, m: string, d: string, index: number) => {
@@ -257,7 +284,8 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
   const found: DateMention[] = [];
   const wallNow = new Date(now.getTime() + offsetMinutes * 60_000);
   const today = { year: wallNow.getUTCFullYear(), month: wallNow.getUTCMonth() + 1, day: wallNow.getUTCDate() };
-  const masked = takeNumericDates(takeRelativeMonthDays(takeDayRanges(text, today, found), today, found), found);
+  const ranges = takeMonthDayRanges(takeDayRanges(text, today, found), today, found);
+  const masked = takeNumericDates(takeRelativeMonthDays(ranges, today, found), found);
   // chrono's Chinese casual words ("明天") read the host's calendar, not `timezone`: so hand it an instant whose
   // host-local wall clock is the caller's wall clock, and read components back as wall-clock values.
   const wall = new Date(now.getTime() + (offsetMinutes + now.getTimezoneOffset()) * 60_000);

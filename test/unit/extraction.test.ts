@@ -170,6 +170,16 @@ describe('dates', () => {
       'one month, a range of days',
     );
     assert.deepEqual(
+      await extractParameters('E12345 3/17-3/19 annual leave', leave, { now: NOW }),
+      { start_date: '2025-03-17', end_date: '2025-03-19' },
+      'month/day to month/day',
+    );
+    assert.deepEqual(await extractParameters('3.17-3.19请假', leave, { now: NOW }), {
+      start_date: '2025-03-17',
+      end_date: '2025-03-19',
+    });
+    assert.deepEqual(datesIn('退款3.5-4.5元之间', NOW, 480), [], 'a range of amounts is no range of dates');
+    assert.deepEqual(
       await extractParameters('1月8号到11号', leave, { now: NOW }),
       { start_date: '2026-01-08', end_date: '2026-01-11' },
       'a month long past is next year',
