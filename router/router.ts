@@ -36,6 +36,7 @@ import { MAX_RULE_BONUS, prepareIntent, ruleMatch } from './tag-keywords';
 import { lessonsFingerprint, NO_LESSONS, withLessons, type Lessons } from './lessons';
 import { bestBy } from './select';
 import type { BoundedJudge, FillOutcome } from './judge/bounded-judge';
+import { type CodePreference, preferCodeTaker } from './head/code-takers';
 import { isObject } from './params/fill-schema';
 import { groundedFields } from './params/grounded';
 import type { JudgeStatus } from './judge/judge-auto';
@@ -74,6 +75,8 @@ export interface RouteExplanation {
     cross_lingual: boolean;
     score: number;
     crossed?: CrossedBorder;
+    /** A code of the request that the head's best capability does not take and a near runner-up does (code-takers.ts). */
+    code_taker?: CodePreference;
   };
   candidates: CandidateExplanation[];
   ranking: RankBreakdown[];
@@ -542,7 +545,11 @@ export class Router {
       this.deps.llm !== undefined,
     );
     const inPool = new Map(pool.map((c) => [c.key, c]));
-    const ranked = prediction.ranked.filter((s) => inPool.has(s.key));
+    const { ranked, preferred } = preferCodeTaker(
+      prediction.ranked.filter((s) => inPool.has(s.key)),
+      (key) => inPool.get(key),
+      request.intent!,
+    );
     const groups = groupScores(ranked, prediction.same, prediction.crossLingual);
     const headVerdict = decideByHead(groups, thresholds, prediction.crossed);
     explanation.decided_by = 'head';
@@ -551,7 +558,7 @@ export class Router {
       { headVerdict, groups, thresholds, inPool, revision, prediction },
       explanation,
     );
-    explainHead(explanation, { revision, groups, thresholds, headVerdict, none: prediction.none });
+    explainHead(explanation, { revision, groups, thresholds, headVerdict, none: prediction.none, preferred });
     const choices = new HeadChoices(inPool, ranked, context);
     explanation.candidates = ranked.slice(0, EXPLAINED).map((s) => {
       const e = choices.eligibilityOf(s.key);
@@ -768,6 +775,7 @@ function explainHead(
     thresholds: HeadThresholds;
     headVerdict: HeadVerdict;
     none: number;
+    preferred: CodePreference | undefined;
   },
 ): void {
   const { groups, thresholds, headVerdict } = head;
@@ -785,6 +793,7 @@ function explainHead(
     cross_lingual: groups[0]?.crossLingual === true,
     score: best,
     ...(headVerdict.kind === 'refuse' && headVerdict.crossed ? { crossed: headVerdict.crossed } : {}),
+    ...(head.preferred ? { code_taker: head.preferred } : {}),
   };
 }
 

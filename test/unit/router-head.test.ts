@@ -32,6 +32,12 @@ function catalogue() {
           parameters: orderSchema,
         },
         { name: 'refund_policy', description: 'Explain the refund policy', examples: ['how do refunds work'] },
+        {
+          name: 'refund_status',
+          description: 'Where a refund is',
+          examples: ['where is my refund'],
+          parameters: { type: 'object', properties: { refund_id: { type: 'string', pattern: '^RF\\d{10,20}$' } } },
+        },
       ],
     },
     't',
@@ -134,6 +140,28 @@ describe('router with a head', () => {
     assert.equal(decision.explanation.head?.verdict, 'accept');
     assert.equal(decision.explanation.head?.best, 0.8);
     assert.equal(decision.explanation.candidates[0]!.key, 'weather/forecast');
+  });
+
+  it("router head - a code only a runner-up's parameters take moves it to the best place", async () => {
+    const decision = await route(
+      routerWith({ 'refunds-a/request_refund': 0.7, 'refunds-a/refund_status': 0.2 }),
+      'refund RF2025030112345, where is it?',
+    );
+    assert.ok(decision.kind === 'routed');
+    assert.equal(decision.target.capability, 'refund_status');
+    assert.deepEqual(decision.params, { refund_id: 'RF2025030112345' });
+    assert.equal(decision.explanation.head?.best, 0.7, "with the best's probability");
+    assert.deepEqual(decision.explanation.head?.code_taker, {
+      code: 'RF2025030112345',
+      from: 'refunds-a/request_refund',
+      to: 'refunds-a/refund_status',
+    });
+    const plain = await route(
+      routerWith({ 'refunds-a/request_refund': 0.7, 'refunds-a/refund_status': 0.2 }),
+      'refund order 20240901123',
+    );
+    assert.ok(plain.kind === 'routed' || plain.kind === 'input_required');
+    assert.equal(plain.target.capability, 'request_refund', 'an order number is no code of its own');
   });
 
   it('router head - a capability whose card excludes the request is not chosen; the refusal quotes the clause', async () => {
