@@ -61,7 +61,10 @@ export function enumLabels(schema: PropertySchema): Map<string, string[]> {
   return new Map(values.map((v) => [v, labelsFor(v, described.get(v), meanings.get(v))]));
 }
 
-/** Full-width digits, letters and the signs inside values (．－＠＋／＿＃) as ASCII, so "８９．９" is read as 89.9; nothing changes length. */
+/**
+ * Full-width digits, letters and the signs inside values (．－＠＋／＿＃) as ASCII, so "８９．９" is read as 89.9;
+ * nothing changes length.
+ */
 function normalise(intent: string): string {
   return intent
     .slice(0, MAX_INTENT_CHARS)

@@ -95,6 +95,9 @@ function yearOfRangeStart(text: string, sorted: DateMention[], yearless: Set<Dat
   }
 }
 
+/** Today's date on the caller's calendar. */
+type Today = { year: number; month: number; day: number };
+
 const DAY_MS = 86_400_000;
 
 function dayNumber(parts: { year: number; month: number; day: number }): number {
@@ -109,7 +112,7 @@ const RECENT_PAST_DAYS = 62;
  * seen on March 3" on 12 March is nine days ago, not next year, while "10月8号" in March is this October. (chrono,
  * asked for forward dates so that "周五" is the coming Friday, puts every one of them ahead.)
  */
-export function yearOfDay(month: number, day: number, today: DateParts): number {
+function yearOfDay(month: number, day: number, today: Today): number {
   const ago = dayNumber(today) - dayNumber({ year: today.year, month, day });
   if (ago <= 0) return today.year;
   return ago <= RECENT_PAST_DAYS ? today.year : today.year + 1;
@@ -158,8 +161,6 @@ function sameDayEnd(start: DateParts, end: chrono.ParsedComponents): DateParts {
     sameDay.hour += 12;
   return sameDay;
 }
-
-type Today = { year: number; month: number; day: number };
 
 /** "10月8号到11号", "2024年10月8日至11日": a range of days within one month. Taken into `found`, blanked in the text. */
 function takeDayRanges(text: string, today: Today, found: DateMention[]): string {
@@ -214,7 +215,8 @@ function takeMonthDayRanges(text: string, today: Today, found: DateMention[]): s
     MONTH_DAY_RANGE,
     (whole, m1: string, _sep: string, d1: string, m2: string, d2: string, index: number) => {
       const [startMonth, startDay, endMonth, endDay] = [m1, d1, m2, d2].map(Number) as [number, number, number, number];
-      if (startMonth > 12 || endMonth > 12 || startDay > 31 || endDay > 31 || !startDay || !endDay) return whole;
+      if (!startMonth || !endMonth || !startDay || !endDay || startMonth > 12 || endMonth > 12) return whole;
+      if (startDay > 31 || endDay > 31) return whole;
       const year = yearOfDay(startMonth, startDay, today);
       const endYear = endMonth * 100 + endDay < startMonth * 100 + startDay ? year + 1 : year;
       found.push({

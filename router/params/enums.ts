@@ -137,7 +137,8 @@ export function findLabel(text: string, label: string): number {
     from = at + 1;
     const before = text.slice(Math.max(0, at - 12), at);
     if (!CJK.test(label)) {
-      // Whole words only, with their endings ("repaired", "exchanged", "items"); a sign ("$", "€") may touch its number.
+      // Whole words only, with their endings ("repaired", "exchanged", "items"); a sign ("$", "€") may touch its
+      // number.
       if (/^[a-z0-9]/.test(label) && /[a-z0-9]$/.test(text.slice(0, at))) continue;
       const after = text.slice(at + label.length).replace(/^(?:s|es|d|ed|ing)\b/, '');
       if (/[a-z0-9]$/.test(label) && /^[a-z0-9]/.test(after)) continue;

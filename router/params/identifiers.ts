@@ -27,7 +27,10 @@ export interface Token {
 
 const TOKEN = /[A-Za-z0-9][A-Za-z0-9_-]*[A-Za-z0-9]|[A-Za-z0-9]/g;
 
-/** Digits written in groups ("139 0571 2288", "186-0211-3470", "+86 138 0013 8000", "2024-0901-12345"), read as one number. */
+/**
+ * Digits written in groups ("139 0571 2288", "186-0211-3470", "+86 138 0013 8000", "2024-0901-12345"), read as one
+ * number.
+ */
 const GROUPED = /(?<![\w+])(?:\+?86[\s-]?)?\d{2,5}(?:[ \u3000-]\d{2,5}){1,4}(?![\w-])/g;
 /** A written date ("2024-09-06", "2024 09 06") is not a grouped number. */
 const DATE_LIKE = /^(?:\+?86[\s-]?)?(?:19|20)\d{2}[ \u3000-]\d{1,2}[ \u3000-]\d{1,2}$/;
