@@ -8,7 +8,15 @@
  * before it is returned; what is unsure is left out, for the LLM stage or `input_required` to ask about.
  */
 import { extractAddress, addressParts } from './params/address';
-import { datesIn, exampleOffset, formatDate, formatDateTime, type DateMention, yearMonthsIn } from './params/dates';
+import {
+  addDays,
+  datesIn,
+  exampleOffset,
+  formatDate,
+  formatDateTime,
+  type DateMention,
+  yearMonthsIn,
+} from './params/dates';
 import {
   describedLabels,
   enumStrings,
@@ -105,10 +113,24 @@ function pairRole(name: string): 'start' | 'end' | undefined {
 }
 
 /** Date and date-time properties filled from the mentions: a start/end pair takes a range or two dates. */
+/** An end that is the last day itself ("Last day of leave, inclusive", "最后一天"), not the day after. */
+function inclusiveEnd(p: PropertySchema): boolean {
+  return /\b(?:last|inclusive)\b|最后|含当天|包含/i.test(`${p.title ?? ''} ${p.description ?? ''}`);
+}
+
+/** How many days the request says the span takes ("请三天病假", "for 98 days", "两周"), when it names one such span. */
+function spanOfDays(text: string): number | undefined {
+  const spans = text.match(/(?:\d+|[一二两三四五六七八九十百]+)\s*(?:天|周|个星期|星期|days?\b|weeks?\b)/gi) ?? [];
+  if (spans.length !== 1) return undefined;
+  const days = quantityFor(spans[0]!, 'span_days', { type: 'integer', minimum: 1, maximum: 366 });
+  return days !== undefined && days > 1 ? days : undefined;
+}
+
 function assignDates(
   dateFields: [string, PropertySchema][],
   mentions: DateMention[],
   offsetFor: (p: PropertySchema) => number,
+  text: string,
 ): Extracted {
   const out: Extracted = {};
   const write = (name: string, p: PropertySchema, parts: DateMention['start']) => {
@@ -120,7 +142,8 @@ function assignDates(
   let rest = dateFields;
   if (start && end && mentions.length > 0) {
     const first = mentions[0]!;
-    const last = first.end ?? mentions[1]?.start ?? first.start;
+    const span = inclusiveEnd(end[1]) ? spanOfDays(text) : undefined;
+    const last = first.end ?? mentions[1]?.start ?? (span ? addDays(first.start, span - 1) : first.start);
     write(start[0], start[1], first.start);
     write(end[0], end[1], last);
     rest = dateFields.filter((f) => f !== start && f !== end);
@@ -228,7 +251,7 @@ function assignDateFields(
     dateFields.map(([, p]) => exampleOffset(p.description)).find((o) => o !== undefined) ??
     -now.getTimezoneOffset();
   const mentions = datesIn(rest, now, defaultOffset);
-  Object.assign(out, assignDates(dateFields, mentions, offsetFor));
+  Object.assign(out, assignDates(dateFields, mentions, offsetFor, rest));
   // A day on the calendar is taken; a span ("三个月内") is left for a property that counts days.
   const absolute = mentions.filter((m) => /\d{4}|(?<!个)月|[号点:：]|\d\s*(?:am|pm)\b/i.test(m.text));
   return blank(

@@ -118,7 +118,7 @@ function yearOfDay(month: number, day: number, today: Today): number {
   return ago <= RECENT_PAST_DAYS ? today.year : today.year + 1;
 }
 
-function addDays(parts: DateParts, days: number): DateParts {
+export function addDays(parts: DateParts, days: number): DateParts {
   const date = new Date((dayNumber(parts) + days) * DAY_MS);
   return { ...parts, year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() };
 }

@@ -164,6 +164,26 @@ describe('dates', () => {
       start_date: '2025-04-07',
       end_date: '2025-04-07',
     });
+    const inclusive = {
+      properties: {
+        start_date: { type: 'string', format: 'date' },
+        end_date: { type: 'string', format: 'date', description: 'Last day of leave (ISO 8601), inclusive' },
+      },
+    };
+    assert.deepEqual(
+      await extractParameters('maternity leave from April 1 for 98 days', inclusive, { now: NOW }),
+      { start_date: '2025-04-01', end_date: '2025-07-07' },
+      'a span of days ends an inclusive range',
+    );
+    assert.deepEqual(await extractParameters('请三天病假，从今天开始', inclusive, { now: NOW }), {
+      start_date: '2025-03-12',
+      end_date: '2025-03-14',
+    });
+    assert.deepEqual(
+      await extractParameters('请三天病假，从今天开始', leave, { now: NOW }),
+      { start_date: '2025-03-12', end_date: '2025-03-12' },
+      'not when the end may be the day after',
+    );
     assert.deepEqual(
       await extractParameters('10月8号到11号请年假', leave, { now: NOW }),
       { start_date: '2025-10-08', end_date: '2025-10-11' },
