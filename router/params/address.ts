@@ -5,6 +5,7 @@
  * except that 北京/上海/天津/重庆 are both.
  */
 import { districtShortAt, placesIn } from './gazetteer';
+import { NOT_PLACES } from './places';
 import { nameWords, type PropertySchema, typeOf } from './schema';
 
 export type AddressPart = 'province' | 'city' | 'district' | 'detail' | 'receiver_name' | 'receiver_phone';
@@ -193,13 +194,24 @@ const EN_ADDRESS = new RegExp(
   String.raw`(${EN_STREET})\s*,\s*(?:([A-Z][\w\s'-]*?(?:District|County))\s*,\s*)?([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)`,
 );
 
+/** The next place word after a comma: ", Hangzhou" (not ", Order 2024…"). */
+const EN_PLACE_AFTER = /^\s*,\s*([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)\b(?!\s*\d)/;
+
 function englishAddress(text: string): Partial<Record<AddressPart, string>> {
   const m = text.match(EN_ADDRESS);
   if (!m) return {};
   const out: Partial<Record<AddressPart, string>> = { detail: m[1]!.trim(), city: m[3]! };
   if (m[2]) out.district = m[2].trim();
-  if (MUNICIPALITIES_EN.has(m[3]!)) out.province = m[3]!;
-  const province = text.slice(m.index! + m[0].length).match(EN_PROVINCE_AFTER)?.[1];
+  let after = text.slice(m.index! + m[0].length);
+  // "18 Jiangnan Ave, Binjiang, Hangzhou": a district without its word, then the city (not a province).
+  const next = after.match(EN_PLACE_AFTER);
+  const isPlace = next && !PROVINCES_EN.has(next[1]!) && !NOT_PLACES.has(next[1]!.split(' ')[0]!);
+  if (!out.district && isPlace && !MUNICIPALITIES_EN.has(m[3]!)) {
+    [out.district, out.city] = [m[3]!, next![1]!];
+    after = after.slice(next![0].length);
+  }
+  if (MUNICIPALITIES_EN.has(out.city!)) out.province = out.city!;
+  const province = after.match(EN_PROVINCE_AFTER)?.[1];
   if (province && PROVINCES_EN.has(province) && !out.province) out.province = province;
   return out;
 }

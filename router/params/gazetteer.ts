@@ -15,11 +15,12 @@ export interface Place {
   province: string;
   /** The city it lies in, for districts; for a municipality's districts the municipality. */
   city?: string;
-  /** 北京市, 上海市, 天津市, 重庆市 are a province and a city at once. */
+  /** 北京市, 上海市, 天津市, 重庆市 (and 香港, 澳门) are a province and a city at once. */
   municipality?: boolean;
 }
 
-const MUNICIPALITY = new Set(['110000', '120000', '310000', '500000']);
+/** Provinces that are one city too: the four municipalities, and Hong Kong and Macao (香港, 澳门). */
+const MUNICIPALITY = new Set(['110000', '120000', '310000', '500000', '810000', '820000']);
 
 /** Short forms that are also everyday words, never read as places on their own. */
 const AMBIGUOUS_SHORT = new Set([

@@ -39,7 +39,8 @@ interface Mention {
   places?: Place[];
 }
 
-const NOT_PLACES = new Set([
+/** Capitalised words that open a sentence or name a day, never a place. */
+export const NOT_PLACES = new Set([
   'I',
   'I’m',
   "I'm",
@@ -91,10 +92,19 @@ const EN_AFTER_TOPIC = new RegExp(`\\b(?:${TOPIC})\\s+(${EN_NAME})`, 'g');
 /** The two ends of a trip written with an arrow: "Chongqing -> Tianjin", "Chongqing→Tianjin". */
 const EN_BEFORE_ARROW = new RegExp(`(?:^|[\\s,])(${EN_NAME})(?=\\s*(?:->|→|=>)\\s*[A-Z])`, 'g');
 const EN_AFTER_ARROW = new RegExp(`(?:->|→|=>)\\s*(${EN_NAME})`, 'g');
+/** The start of a trip written "Chengdu to Xi'an", without "from". */
+const EN_BEFORE_TO = new RegExp(`(?:^|[\\s,])(${EN_NAME})(?=\\s+to\\s+[A-Z])`, 'g');
 
 function englishMentions(text: string): Mention[] {
   const found: Mention[] = [];
-  for (const re of [EN_AFTER_PREPOSITION, EN_BEFORE_TOPIC, EN_AFTER_TOPIC, EN_BEFORE_ARROW, EN_AFTER_ARROW]) {
+  for (const re of [
+    EN_AFTER_PREPOSITION,
+    EN_BEFORE_TOPIC,
+    EN_AFTER_TOPIC,
+    EN_BEFORE_ARROW,
+    EN_AFTER_ARROW,
+    EN_BEFORE_TO,
+  ]) {
     for (const m of text.matchAll(re)) {
       const name = m[1]!;
       if (!/^[A-Z]/.test(name) || NOT_PLACES.has(name.split(/\s+/)[0]!)) continue;

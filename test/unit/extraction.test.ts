@@ -443,6 +443,8 @@ describe('identifiers, places, addresses, free text', () => {
       ['ship from Wuxi to Harbin', { from_city: 'Wuxi', to_city: 'Harbin' }],
       ['express rate Chongqing -> Tianjin for 0.5 kg', { from_city: 'Chongqing', to_city: 'Tianjin' }],
       ['Xiamen→Fuzhou 2kg', { from_city: 'Xiamen', to_city: 'Fuzhou' }],
+      ["shipping cost Chengdu to Xi'an, express", { from_city: 'Chengdu', to_city: "Xi'an" }],
+      ['深圳到香港寄个包裹多少钱', { from_city: '深圳', to_city: '香港' }],
     ];
     for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, fee), want, text);
     const weather = { properties: { city: { type: 'string', description: 'City name' } } };
@@ -487,6 +489,15 @@ describe('identifiers, places, addresses, free text', () => {
       { city: '苏州市', district: '姑苏区', detail: '人民路1200号' },
       'the sentence going on after the street number is not the address',
     );
+    assert.deepEqual(
+      extractParametersSync('pick up at Room 502, 18 Jiangnan Ave, Binjiang, Hangzhou on Friday', schema).addr,
+      { city: 'Hangzhou', district: 'Binjiang', detail: 'Room 502, 18 Jiangnan Ave' },
+      'smallest first, a district without its word before the city',
+    );
+    assert.deepEqual(extractParametersSync('to 66 Keyuan Rd, Shenzhen, Order 2024090112345', schema).addr, {
+      city: 'Shenzhen',
+      detail: '66 Keyuan Rd',
+    });
     assert.deepEqual(extractParametersSync('地址改为：浙江省 杭州市 西湖区 文三路100号', schema).addr, {
       province: '浙江省',
       city: '杭州市',
