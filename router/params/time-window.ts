@@ -63,11 +63,21 @@ function settle(
   return [start, end];
 }
 
+/**
+ * The part of the day a range written without one belongs to: the last one written before it ("明天下午来取件，1点到3点
+ * 之间"), else the afternoon for an hour no one is called on at night (1 to 6 o'clock).
+ */
+function periodBefore(before: string, startHour: number): string | undefined {
+  const written = [...before.matchAll(/上午|下午|中午|傍晚|晚上|早上|早晨|凌晨/g)].at(-1)?.[0];
+  return written ?? (startHour >= 1 && startHour <= 6 ? '下午' : undefined);
+}
+
 /** A stated clock range in minutes since midnight, or a single time as a zero-length range. */
 export function statedRange(text: string): Range | undefined {
   const zh = text.match(ZH_RANGE);
   if (zh) {
-    const [s, e] = settle(hourOf(zh[2]!), zh[1], hourOf(zh[5]!), zh[4]);
+    const period = zh[1] ?? zh[4] ?? periodBefore(text.slice(0, zh.index), hourOf(zh[2]!));
+    const [s, e] = settle(hourOf(zh[2]!), period, hourOf(zh[5]!), zh[4]);
     return [s * 60 + minuteOf(zh[3]), e * 60 + minuteOf(zh[6])];
   }
   // The first range that says it is a time ("3-5pm", "9:00-11:00"), not a date's "09-10".

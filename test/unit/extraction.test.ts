@@ -239,6 +239,10 @@ describe('time windows', () => {
     ['早上8点半来拿', '08:00-10:00'],
     ['晚上九点', undefined],
     ['随时都行', undefined],
+    ['明天下午来取件，2点到4点之间', '14:00-16:00'],
+    ['明天4点到6点来取', '16:00-18:00'],
+    ['明天上午来，8点到10点', '08:00-10:00'],
+    ['凌晨2点到4点', undefined],
   ];
   for (const [text, want] of cases)
     it(`time windows - ${text} → ${want}`, () => assert.equal(timeWindowFor(text, windows), want));
