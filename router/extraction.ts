@@ -120,7 +120,9 @@ function inclusiveEnd(p: PropertySchema): boolean {
 
 /** How many days the request says the span takes ("请三天病假", "for 98 days", "两周"), when it names one such span. */
 function spanOfDays(text: string): number | undefined {
-  const spans = text.match(/(?:\d+|[一二两三四五六七八九十百]+)\s*(?:天|周|个星期|星期|days?\b|weeks?\b)/gi) ?? [];
+  const count =
+    '\\d+|[一二两三四五六七八九十百]+|\\b(?:two|three|four|five|six|seven|eight|nine|ten|fourteen|twenty|thirty)';
+  const spans = text.match(new RegExp(`(?:${count})\\s*(?:天|周|个星期|星期|days?\\b|weeks?\\b)`, 'gi')) ?? [];
   if (spans.length !== 1) return undefined;
   const days = quantityFor(spans[0]!, 'span_days', { type: 'integer', minimum: 1, maximum: 366 });
   return days !== undefined && days > 1 ? days : undefined;

@@ -252,6 +252,9 @@ function chronoMention(
   if (ZH_PART_OF_DAY.test(result.text.trim())) return undefined;
   let start = chinese ? fixZhWeekday(result, ref) : partsOf(result.start);
   let { index, text: said } = result;
+  // chrono, asked for forward dates, puts "last Thursday" and "past Monday" ahead too: they are read backwards.
+  const back = !chinese && /^(?:last|past)\s/i.test(said) ? chrono.en.parse(said, ref)[0] : undefined;
+  if (back) start = partsOf(back.start);
   if (!certain('year') && certain('month') && !certain('weekday'))
     start = { ...start, year: yearOfDay(start.month, start.day, today) };
   // chrono reads "下下周一" as "下周一" with a stray "下" before it: the week after next.

@@ -28,6 +28,9 @@ const ZH_RANGE = new RegExp(`${ZH_TIME}\\s*(?:到|至|-|–|~)\\s*${ZH_TIME}`);
 const EN_TIME = '(\\d{1,2})(?::(\\d{2}))?\\s*(am|pm|a\\.m\\.|p\\.m\\.)?';
 const EN_RANGE = new RegExp(`\\b(?:between\\s+)?${EN_TIME}\\s*(?:-|–|to|until|till|and)\\s*${EN_TIME}`, 'i');
 const ZH_SINGLE = new RegExp(`${PERIOD}\\s*${NUM}\\s*点\\s*(半)?`);
+/** A part of the day written before an English range that has no am / pm of its own ("tomorrow afternoon 3 to 5"). */
+const EN_PERIOD_BEFORE = /\b(morning|afternoon|evening|tonight)\b[^.;!?]*$/i;
+const EN_PERIOD: Record<string, string> = { morning: 'am', afternoon: 'pm', evening: 'pm', tonight: 'pm' };
 const EN_SINGLE = new RegExp(`\\b(?:at\\s+)?(\\d{1,2})(?::(\\d{2}))?\\s*(am|pm|a\\.m\\.|p\\.m\\.)`, 'i');
 
 function hourOf(text: string): number {
@@ -80,10 +83,14 @@ export function statedRange(text: string): Range | undefined {
     const [s, e] = settle(hourOf(zh[2]!), period, hourOf(zh[5]!), zh[4]);
     return [s * 60 + minuteOf(zh[3]), e * 60 + minuteOf(zh[6])];
   }
-  // The first range that says it is a time ("3-5pm", "9:00-11:00"), not a date's "09-10".
-  const en = [...text.matchAll(new RegExp(EN_RANGE.source, 'gi'))].find((m) => m[3] || m[6] || m[2] || m[5]);
+  // The first range that says it is a time ("3-5pm", "9:00-11:00", "afternoon 3 to 5"), not a date's "09-10".
+  const en = [...text.matchAll(new RegExp(EN_RANGE.source, 'gi'))].find(
+    (m) => m[3] || m[6] || m[2] || m[5] || EN_PERIOD_BEFORE.test(text.slice(0, m.index)),
+  );
   if (en) {
-    const [s, e] = settle(Number(en[1]), en[3] ?? en[6], Number(en[4]), en[6]);
+    const before = text.slice(0, en.index).match(EN_PERIOD_BEFORE)?.[1];
+    const period = en[3] ?? en[6] ?? (before && EN_PERIOD[before.toLowerCase()]);
+    const [s, e] = settle(Number(en[1]), period, Number(en[4]), en[6]);
     return [s * 60 + Number(en[2] ?? 0), e * 60 + Number(en[5] ?? 0)];
   }
   const single = text.match(ZH_SINGLE);

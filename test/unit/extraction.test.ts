@@ -104,6 +104,8 @@ describe('dates', () => {
     ['周五下午', ['2025-3-14']],
     ['3月5号', ['2025-3-5']],
     ['last seen on March 3', ['2025-3-3']],
+    ["hasn't moved since last Thursday", ['2025-3-6']],
+    ['this past Monday', ['2025-3-10']],
     ['1月5号', ['2026-1-5']],
     ['Dec 30 to Jan 2', ['2025-12-30']],
     ['下下周三', ['2025-3-26']],
@@ -175,6 +177,10 @@ describe('dates', () => {
       { start_date: '2025-04-01', end_date: '2025-07-07' },
       'a span of days ends an inclusive range',
     );
+    assert.deepEqual(
+      await extractParameters('two days of annual leave starting the day after tomorrow', inclusive, { now: NOW }),
+      { start_date: '2025-03-14', end_date: '2025-03-15' },
+    );
     assert.deepEqual(await extractParameters('请三天病假，从今天开始', inclusive, { now: NOW }), {
       start_date: '2025-03-12',
       end_date: '2025-03-14',
@@ -243,6 +249,8 @@ describe('time windows', () => {
     ['明天4点到6点来取', '16:00-18:00'],
     ['明天上午来，8点到10点', '08:00-10:00'],
     ['凌晨2点到4点', undefined],
+    ['tomorrow afternoon 2 to 4', '14:00-16:00'],
+    ['Saturday morning between 8 and 10', '08:00-10:00'],
   ];
   for (const [text, want] of cases)
     it(`time windows - ${text} → ${want}`, () => assert.equal(timeWindowFor(text, windows), want));
