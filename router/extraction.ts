@@ -112,7 +112,6 @@ function pairRole(name: string): 'start' | 'end' | undefined {
   return PAIR_START.has(first) ? 'start' : PAIR_END.has(first) ? 'end' : undefined;
 }
 
-/** Date and date-time properties filled from the mentions: a start/end pair takes a range or two dates. */
 /** An end that is the last day itself ("Last day of leave, inclusive", "最后一天"), not the day after. */
 function inclusiveEnd(p: PropertySchema): boolean {
   return /\b(?:last|inclusive)\b|最后|含当天|包含/i.test(`${p.title ?? ''} ${p.description ?? ''}`);
@@ -128,6 +127,10 @@ function spanOfDays(text: string): number | undefined {
   return days !== undefined && days > 1 ? days : undefined;
 }
 
+/**
+ * Date and date-time properties filled from the mentions: a start/end pair takes a range or two dates, or its start
+ * and a stated span of days.
+ */
 function assignDates(
   dateFields: [string, PropertySchema][],
   mentions: DateMention[],
