@@ -6,7 +6,7 @@
  * only patterns that begin with a letter count (a code of its own, not any number), and only among the few best.
  */
 import type { CapabilityCandidate } from '../candidates';
-import { tokensIn } from '../params/identifiers';
+import { codeForms, tokensIn } from '../params/identifiers';
 import { compilePattern, MAX_PATTERN_INPUT, type PropertySchema } from '../params/schema';
 import type { HeadScore } from './head';
 
@@ -30,7 +30,8 @@ function letteredPatterns(schema: unknown, out: Pattern[] = []): Pattern[] {
   return out;
 }
 
-function patternsOf(candidate: CapabilityCandidate): Pattern[] {
+function patternsOf(candidate: CapabilityCandidate | undefined): Pattern[] {
+  if (!candidate) return [];
   let patterns = patternsByCard.get(candidate);
   if (!patterns) {
     const json = candidate.capability.parameters_json;
@@ -40,7 +41,7 @@ function patternsOf(candidate: CapabilityCandidate): Pattern[] {
   return patterns;
 }
 
-function takes(candidate: CapabilityCandidate, code: string): boolean {
+function takes(candidate: CapabilityCandidate | undefined, code: string): boolean {
   return code.length <= MAX_PATTERN_INPUT && patternsOf(candidate).some((re) => re.test(code));
 }
 
@@ -61,15 +62,13 @@ export function preferCodeTaker(
   candidate: (key: string) => CapabilityCandidate | undefined,
   intent: string,
 ): { ranked: HeadScore[]; preferred?: CodePreference } {
-  const takesCode = (key: string, code: string) => {
-    const c = candidate(key);
-    return !!c && takes(c, code);
-  };
+  const takesCode = (key: string, code: string) => takes(candidate(key), code);
   const few = ranked.slice(0, RUNNERS_UP + 1);
-  const codes = tokensIn(intent).flatMap((t) => [t.text, t.text.toUpperCase()]);
+  // Most catalogues have no lettered codes: then the request is not read at all.
+  if (!few.some((s) => patternsOf(candidate(s.key)).length > 0)) return { ranked: [...ranked] };
+  const codes = tokensIn(intent).flatMap((t) => codeForms(t.text));
   const named = codes.filter((code) => few.some((s) => takesCode(s.key, code)));
-  if (!few[0] || named.length === 0 || named.some((code) => takesCode(few[0]!.key, code)))
-    return { ranked: [...ranked] };
+  if (named.length === 0 || named.some((code) => takesCode(few[0]!.key, code))) return { ranked: [...ranked] };
   const j = few.findIndex((s, i) => i > 0 && named.some((code) => takesCode(s.key, code)));
   const out = ranked.map((s) => ({ ...s }));
   [out[0]!.probability, out[j]!.probability] = [out[j]!.probability, out[0]!.probability];

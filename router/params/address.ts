@@ -204,11 +204,11 @@ function englishAddress(text: string): Partial<Record<AddressPart, string>> {
   if (m[2]) out.district = m[2].trim();
   let after = text.slice(m.index! + m[0].length);
   // "18 Jiangnan Ave, Binjiang, Hangzhou": a district without its word, then the city (not a province).
-  const next = after.match(EN_PLACE_AFTER);
-  const isPlace = next && !PROVINCES_EN.has(next[1]!) && !NOT_PLACES.has(next[1]!.split(' ')[0]!);
-  if (!out.district && isPlace && !MUNICIPALITIES_EN.has(m[3]!)) {
-    [out.district, out.city] = [m[3]!, next![1]!];
-    after = after.slice(next![0].length);
+  const [written, city] = after.match(EN_PLACE_AFTER) ?? [];
+  const cityNext = city && !PROVINCES_EN.has(city) && !NOT_PLACES.has(city.split(' ')[0]!);
+  if (!out.district && cityNext && !MUNICIPALITIES_EN.has(m[3]!)) {
+    [out.district, out.city] = [m[3]!, city];
+    after = after.slice(written!.length);
   }
   if (MUNICIPALITIES_EN.has(out.city!)) out.province = out.city!;
   const province = after.match(EN_PROVINCE_AFTER)?.[1];

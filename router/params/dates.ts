@@ -90,9 +90,13 @@ function yearOfRangeStart(text: string, sorted: DateMention[], yearless: Set<Dat
     if (!yearless.has(end)) continue;
     if (!RANGE_JOIN.test(text.slice(before.index + before.text.length, end.index))) continue;
     const from = before.end ?? before.start;
-    const startsLater = end.start.month < from.month || (end.start.month === from.month && end.start.day < from.day);
-    end.start = { ...end.start, year: from.year + (startsLater ? 1 : 0) };
+    end.start = { ...end.start, year: yearAfter(from, end.start) };
   }
+}
+
+/** The year of a range's end written without one: its start's, or the next when the day falls before the start. */
+function yearAfter(start: { year: number; month: number; day: number }, end: { month: number; day: number }): number {
+  return end.month * 100 + end.day < start.month * 100 + start.day ? start.year + 1 : start.year;
 }
 
 /** Today's date on the caller's calendar. */
@@ -162,44 +166,47 @@ function sameDayEnd(start: DateParts, end: chrono.ParsedComponents): DateParts {
   return sameDay;
 }
 
-/** "10月8号到11号", "2024年10月8日至11日": a range of days within one month. Taken into `found`, blanked in the text. */
-function takeDayRanges(text: string, today: Today, found: DateMention[]): string {
-  return text.replace(
-    ZH_DAY_RANGE,
-    (whole, y: string | undefined, m: string, d1: string, d2: string, index: number) => {
-      const month = Number(m);
-      if (Number(d2) <= Number(d1) || month > 12) return whole;
-      const year = y ? Number(y) : yearOfDay(month, Number(d1), today);
-      found.push({
-        start: { year, month, day: Number(d1) },
-        end: { year, month, day: Number(d2) },
-        index,
-        text: whole.trimEnd(),
-      });
-      return ' '.repeat(whole.length);
-    },
-  );
+type Span = { start: DateParts; end?: DateParts };
+
+/**
+ * The mentions `pattern` finds, each read by `read` (undefined: not a date after all), pushed into `found` and blanked
+ * in the text returned, so that later passes and chrono do not read them again.
+ */
+function take(
+  text: string,
+  pattern: RegExp,
+  found: DateMention[],
+  read: (groups: (string | undefined)[]) => Span | undefined,
+): string {
+  return text.replace(pattern, (whole: string, ...rest: unknown[]) => {
+    const index = rest.find((r) => typeof r === 'number') as number;
+    const span = read(rest.slice(0, rest.indexOf(index)) as (string | undefined)[]);
+    if (!span) return whole;
+    found.push({ ...span, index, text: whole.trimEnd() });
+    return ' '.repeat(whole.length);
+  });
 }
 
-/** "下个月5号", "上个月3号到5号": taken into `found`, blanked in the text. */
+/** "10月8号到11号", "2024年10月8日至11日": a range of days within one month. */
+function takeDayRanges(text: string, today: Today, found: DateMention[]): string {
+  return take(text, ZH_DAY_RANGE, found, ([y, m, d1, d2]) => {
+    const [month, first, last] = [Number(m), Number(d1), Number(d2)];
+    if (last <= first || month > 12) return undefined;
+    const year = y ? Number(y) : yearOfDay(month, first, today);
+    return { start: { year, month, day: first }, end: { year, month, day: last } };
+  });
+}
+
+/** "下个月5号", "上个月3号到5号": a day of a month named from this one. */
 function takeRelativeMonthDays(text: string, today: Today, found: DateMention[]): string {
-  return text.replace(
-    ZH_RELATIVE_MONTH_DAY,
-    (whole, step: string, d1: string, d2: string | undefined, index: number) => {
-      const first = dayOfMonth(d1);
-      const last = d2 === undefined ? undefined : dayOfMonth(d2);
-      if (first === undefined || (d2 !== undefined && (last === undefined || last < first))) return whole;
-      const monthIndex = today.year * 12 + (today.month - 1) + MONTH_STEP[step]!;
-      const [year, month] = [Math.floor(monthIndex / 12), (monthIndex % 12) + 1];
-      found.push({
-        start: { year, month, day: first },
-        ...(last === undefined ? {} : { end: { year, month, day: last } }),
-        index,
-        text: whole.trimEnd(),
-      });
-      return ' '.repeat(whole.length);
-    },
-  );
+  return take(text, ZH_RELATIVE_MONTH_DAY, found, ([step, d1, d2]) => {
+    const first = dayOfMonth(d1!);
+    const last = d2 === undefined ? undefined : dayOfMonth(d2);
+    if (first === undefined || (d2 !== undefined && (last === undefined || last < first))) return undefined;
+    const monthIndex = today.year * 12 + (today.month - 1) + MONTH_STEP[step!]!;
+    const [year, month] = [Math.floor(monthIndex / 12), (monthIndex % 12) + 1];
+    return { start: { year, month, day: first }, ...(last === undefined ? {} : { end: { year, month, day: last } }) };
+  });
 }
 
 /**
@@ -209,33 +216,23 @@ function takeRelativeMonthDays(text: string, today: Today, found: DateMention[])
 const MONTH_DAY_RANGE =
   /(?<![\d./])(\d{1,2})([/.])(\d{1,2})\s*(?:-|~|–|—|到|至|to)\s*(\d{1,2})\2(\d{1,2})(?![\d./])(?!\s*(?:元|块|万|千|斤|公斤|克|kg|g\b|k\b|w\b|%|yuan|rmb))/gi;
 
-/** Month/day ranges: taken into `found`, blanked in the text (chrono reads "3/17-3/19" as "3/17" and "-3"). */
+/** Month/day ranges (chrono reads "3/17-3/19" as "3/17" and "-3"). */
 function takeMonthDayRanges(text: string, today: Today, found: DateMention[]): string {
-  return text.replace(
-    MONTH_DAY_RANGE,
-    (whole, m1: string, _sep: string, d1: string, m2: string, d2: string, index: number) => {
-      const [startMonth, startDay, endMonth, endDay] = [m1, d1, m2, d2].map(Number) as [number, number, number, number];
-      if (!startMonth || !endMonth || !startDay || !endDay || startMonth > 12 || endMonth > 12) return whole;
-      if (startDay > 31 || endDay > 31) return whole;
-      const year = yearOfDay(startMonth, startDay, today);
-      const endYear = endMonth * 100 + endDay < startMonth * 100 + startDay ? year + 1 : year;
-      found.push({
-        start: { year, month: startMonth, day: startDay },
-        end: { year: endYear, month: endMonth, day: endDay },
-        index,
-        text: whole.trimEnd(),
-      });
-      return ' '.repeat(whole.length);
-    },
-  );
+  return take(text, MONTH_DAY_RANGE, found, ([m1, , d1, m2, d2]) => {
+    const [startMonth, startDay, endMonth, endDay] = [m1, d1, m2, d2].map(Number) as [number, number, number, number];
+    if (!startMonth || !endMonth || !startDay || !endDay || startMonth > 12 || endMonth > 12) return undefined;
+    if (startDay > 31 || endDay > 31) return undefined;
+    const start = { year: yearOfDay(startMonth, startDay, today), month: startMonth, day: startDay };
+    const end = { month: endMonth, day: endDay };
+    return { start, end: { ...end, year: yearAfter(start, end) } };
+  });
 }
 
-/** "2024-09-14", "2024年9月6日": certain, taken into `found`, blanked in the text. */
+/** "2024-09-14", "2024年9月6日": certain. */
 function takeNumericDates(text: string, found: DateMention[]): string {
-  return text.replace(NUMERIC_DATE, (whole, y: string, m: string, d: string, index: number) => {
-    found.push({ start: { year: Number(y), month: Number(m), day: Number(d) }, index, text: whole.trimEnd() });
-    return ' '.repeat(whole.length);
-  });
+  return take(text, NUMERIC_DATE, found, ([y, m, d]) => ({
+    start: { year: Number(y), month: Number(m), day: Number(d) },
+  }));
 }
 
 /** One of chrono's results as a mention, its year and week read as a person means them; undefined when no date. */
@@ -264,10 +261,8 @@ function chronoMention(
   }
   const mention: DateMention = { start, index, text: said };
   if (result.end) mention.end = sameDayEnd(start, result.end);
-  if (mention.end && result.end && !result.end.isCertain('year') && result.end.isCertain('month')) {
-    const before = dayNumber({ ...mention.end, year: start.year }) < dayNumber(start);
-    mention.end = { ...mention.end, year: start.year + (before ? 1 : 0) };
-  }
+  if (mention.end && result.end && !result.end.isCertain('year') && result.end.isCertain('month'))
+    mention.end = { ...mention.end, year: yearAfter(start, mention.end) };
   return mention;
 }
 

@@ -146,13 +146,16 @@ function accepts(slot: Slot, token: string): boolean {
 }
 
 /**
- * The token as the slot's pattern takes it: as written, or in capitals when a code of letters and digits was typed in
- * lower case ("e12345" for "^E\d{5,8}$", "rf2025041200783"); undefined when the pattern takes neither.
+ * The forms a code may be meant in: as written, and in capitals when letters and digits were typed in lower case
+ * ("e12345" for "^E\d{5,8}$", "rf2025041200783").
  */
+export function codeForms(token: string): string[] {
+  return /[a-z]/.test(token) && /\d/.test(token) ? [token, token.toUpperCase()] : [token];
+}
+
+/** The token in the first of its forms the slot's pattern takes; undefined when it takes none. */
 function acceptedForm(slot: Slot, token: string): string | undefined {
-  if (accepts(slot, token)) return token;
-  const capitals = token.toUpperCase();
-  return /[a-z]/.test(token) && /\d/.test(token) && accepts(slot, capitals) ? capitals : undefined;
+  return codeForms(token).find((form) => accepts(slot, form));
 }
 
 /**
