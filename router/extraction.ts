@@ -27,6 +27,7 @@ import {
   valueDescriptions,
   type Embedder,
 } from './params/enums';
+import { deliveryNote } from './params/delivery-note';
 import { isFreeText, labelledText } from './params/free-text';
 import { nameFor } from './params/names';
 import { assignIdentifiers, isLooseIdentifier, type Slot, tokensIn } from './params/identifiers';
@@ -313,7 +314,10 @@ function valueByType(name: string, p: PropertySchema, r: Readings, properties: P
   // An open map's keys from its example (slotsOf): the ids found under them.
   if (type === 'object' && !p.properties && r.nested.has(name)) return Object.fromEntries(r.nested.get(name)!);
   if (placeField(name, p)) return PLACE;
-  if (isFreeText(p)) return labelledText(r.rest, p, otherTerms(properties, name)) ?? nameFor(r.rest, p);
+  if (isFreeText(p))
+    return (
+      labelledText(r.rest, p, otherTerms(properties, name)) ?? deliveryNote(r.rest, name, p) ?? nameFor(r.rest, p, name)
+    );
   return undefined;
 }
 

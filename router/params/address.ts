@@ -194,8 +194,8 @@ const EN_ADDRESS = new RegExp(
   String.raw`(${EN_STREET})\s*,\s*(?:([A-Z][\w\s'-]*?(?:District|County))\s*,\s*)?([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)`,
 );
 
-/** The next place word after a comma: ", Hangzhou" (not ", Order 2024…"). */
-const EN_PLACE_AFTER = /^\s*,\s*([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)\b(?!\s*\d)/;
+/** The next place word after a comma: ", Hangzhou", ", Xi'an" (not ", Order 2024…", nor ", I'll"). */
+const EN_PLACE_AFTER = /^\s*,\s*([A-Z][a-z]+(?:['-][a-z]+)?(?:\s[A-Z][a-z]+(?:['-][a-z]+)?)?)\b(?!\s*\d)/;
 
 function englishAddress(text: string): Partial<Record<AddressPart, string>> {
   const m = text.match(EN_ADDRESS);

@@ -228,6 +228,58 @@ function takeMonthDayRanges(text: string, today: Today, found: DateMention[]): s
   });
 }
 
+/**
+ * A day of the month written alone: "3号来取件", "20号到22号", "on the 3rd". Not a street or building number ("湖南路25号",
+ * "3号楼"), nor a count of days ("3日内"), nor "the 3rd of March" (chrono's).
+ */
+const ZH_BARE_DAY =
+  /(?<=^|[\s，,。；;：:、（(]|[在于从到至是等])(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[号日](?![\d内前]|\s*(?:之内|以内|线|楼|门|床|位|机|窗|柜|台|店|院|馆|桥|厅|口|单元|室|码|字|车|站|厂|仓))/g;
+const EN_BARE_DAY =
+  /\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?=\s*(?:$|[,.;!?]|(?:at|between|from|to|through|thru|until|till|and|or|in|morning|afternoon|evening|please|pls|if|when|by|\d)\b))/gi;
+/** Words of a sentence about what has happened: a day gone by this month is then meant, not next month's. */
+const PAST_CUE =
+  /之后|以后|以来|那天|签收|收到|发货|寄出|最后|没动|没更新|停在|卡在|以前|之前|\b(?:since|ago|last seen|last update[ds]?|was|were|got|arrived|delivered|received|signed|shipped|hasn'?t|haven'?t|didn'?t|never|stuck|went|came)\b/i;
+
+/**
+ * A day of the month without its month: this month's when it is today or later; an earlier one is this month's in a
+ * sentence about the past ("3号之后就没动静了"), else next month's ("3号来取件" on the 12th is the 3rd of next month).
+ */
+function monthOfDay(day: number, today: Today, past: boolean): DateParts | undefined {
+  const step = day >= today.day || past ? 0 : 1;
+  for (let s = step; s < step + 3; s++) {
+    const index = today.year * 12 + today.month - 1 + s;
+    const parts = { year: Math.floor(index / 12), month: (index % 12) + 1, day };
+    if (addDays(parts, 0).day === day) return parts;
+  }
+  return undefined;
+}
+
+/** Days of the month written alone; each is marked in `monthless`, for a range's end to take its start's month. */
+function takeBareDays(text: string, today: Today, found: DateMention[], monthless: Set<DateMention>): string {
+  const past = PAST_CUE.test(text);
+  const read = ([d]: (string | undefined)[]) => {
+    const day = dayOfMonth(d!);
+    const start = day === undefined ? undefined : monthOfDay(day, today, past);
+    return start && { start };
+  };
+  const before = found.length;
+  const out = take(take(text, ZH_BARE_DAY, found, read), EN_BARE_DAY, found, read);
+  for (const m of found.slice(before)) monthless.add(m);
+  return out;
+}
+
+/** The end of a range written as a day alone ("Mar 20th through the 22nd", "20号到22号") is in its start's month. */
+function monthOfRangeStart(text: string, sorted: DateMention[], monthless: Set<DateMention>): void {
+  for (let i = 1; i < sorted.length; i++) {
+    const [before, end] = [sorted[i - 1]!, sorted[i]!];
+    if (!monthless.has(end) || !RANGE_JOIN.test(text.slice(before.index + before.text.length, end.index))) continue;
+    const from = before.end ?? before.start;
+    const next = end.start.day < from.day ? 1 : 0;
+    const index = from.year * 12 + from.month - 1 + next;
+    end.start = { ...end.start, year: Math.floor(index / 12), month: (index % 12) + 1 };
+  }
+}
+
 /** "2024-09-14", "2024年9月6日": certain. */
 function takeNumericDates(text: string, found: DateMention[]): string {
   return take(text, NUMERIC_DATE, found, ([y, m, d]) => ({
@@ -266,17 +318,39 @@ function chronoMention(
   return mention;
 }
 
-/** A time alone ("下午3点") next to a numeric date ("2024年9月6日上午10点") belongs to that date. */
-function timesToTheirDates(found: DateMention[]): void {
+/**
+ * A time alone ("下午3点", "9-11am") right after a date that has none ("2024年9月6日上午10点", "3号上午9点到11点", "on
+ * the 3rd, 9-11am") belongs to that date.
+ */
+function timesToTheirDates(text: string, found: DateMention[], monthless: Set<DateMention>): void {
   for (const m of found) {
-    const next = found.find(
-      (o) => o !== m && o.index >= m.index + m.text.length && o.index <= m.index + m.text.length + 1,
-    );
-    if (m.start.hour === undefined && next && next.start.hour !== undefined && /^\d{4}/.test(m.text)) {
+    const next = found.find((o) => o !== m && o.index >= m.index + m.text.length);
+    if (!next || !/^[\s,，]*$/.test(text.slice(m.index + m.text.length, next.index))) continue;
+    if (m.start.hour === undefined && next.start.hour !== undefined && (/^\d{4}/.test(m.text) || monthless.has(m))) {
       m.start = { ...m.start, hour: next.start.hour, minute: next.start.minute };
       found.splice(found.indexOf(next), 1);
     }
   }
+}
+
+/** "around 4pm", "this afternoon around 4": a hedged time, which chrono does not join to its day. */
+const EN_HEDGE =
+  /\b(?:at\s+)?(?:around|about|approximately|approx\.|roughly)\s+(?=(\d{1,2}(?::\d{2})?)(\s*(?:[ap]\.?m\b|o'clock))?)/gi;
+/** A day or part of one just before a bare hedged number makes it a time ("tomorrow around 4", not "around 2 kg"). */
+const EN_DAY_BEFORE =
+  /\b(?:today|tomorrow|tonight|morning|afternoon|evening|noon|day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s*,?\s*$/i;
+
+/** Hedged times read as "at", the text's length kept (mentions' indices point into the request). */
+function withoutHedges(text: string): string {
+  return text.replace(EN_HEDGE, (hedge, number: string, clock: string | undefined, at: number) => {
+    const bare =
+      !clock &&
+      !/^[\d.]|^\s*(?:[a-z]+\b(?<!\b(?:and|or|please|pls|then|if))|%)/i.test(
+        text.slice(at + hedge.length + number.length),
+      );
+    const time = clock !== undefined || (bare && EN_DAY_BEFORE.test(text.slice(0, at)));
+    return time ? 'at'.padEnd(hedge.length) : hedge;
+  });
 }
 
 /** Every date mention, left to right. `offsetMinutes` is the caller's time zone, for what "today" means. */
@@ -284,8 +358,10 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
   const found: DateMention[] = [];
   const wallNow = new Date(now.getTime() + offsetMinutes * 60_000);
   const today = { year: wallNow.getUTCFullYear(), month: wallNow.getUTCMonth() + 1, day: wallNow.getUTCDate() };
+  const monthless = new Set<DateMention>();
   const ranges = takeMonthDayRanges(takeDayRanges(text, today, found), today, found);
-  const masked = takeNumericDates(takeRelativeMonthDays(ranges, today, found), found);
+  const numeric = takeNumericDates(takeRelativeMonthDays(ranges, today, found), found);
+  const masked = takeBareDays(numeric, today, found, monthless);
   // chrono's Chinese casual words ("明天") read the host's calendar, not `timezone`: so hand it an instant whose
   // host-local wall clock is the caller's wall clock, and read components back as wall-clock values.
   const wall = new Date(now.getTime() + (offsetMinutes + now.getTimezoneOffset()) * 60_000);
@@ -293,16 +369,18 @@ export function datesIn(text: string, now: Date, offsetMinutes: number): DateMen
   const chinese = CJK.test(text);
   const parser = chinese ? chrono.zh.hans : chrono.en;
   const yearless = new Set<DateMention>();
-  for (const result of parser.parse(masked, ref, { forwardDate: true })) {
+  for (const result of parser.parse(chinese ? masked : withoutHedges(masked), ref, { forwardDate: true })) {
     const mention = chronoMention(result, masked, ref, today, chinese);
     if (!mention) continue;
+    mention.text = masked.slice(mention.index, mention.index + mention.text.length);
     if (!result.start.isCertain('year')) yearless.add(mention);
     found.push(mention);
   }
   found.sort((a, b) => a.index - b.index);
   yearOfRangeStart(text, found, yearless);
+  monthOfRangeStart(text, found, monthless);
   weekdaysFromEarlier(found);
-  timesToTheirDates(found);
+  timesToTheirDates(text, found, monthless);
   return found;
 }
 
@@ -354,15 +432,66 @@ const RELATIVE_MONTH_STEP: Record<string, number> = {
   next: 1,
 };
 
+const ZH_MONTH_NUMERALS = ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二'];
+/** "2月份", "三月的工资" — a month without its year, and not a day of it ("2月5号"), nor a span ("三个月"). */
+const ZH_BARE_MONTH = new RegExp(
+  `(?<![\\d年个上下本这每几数多半两零〇一二三四五六七八九十])(1[0-2]|0?[1-9]|${[...ZH_MONTH_NUMERALS].reverse().join('|')})月份?(?!\\s*[\\d一二三四五六七八九十]|\\s*[号日底初中])`,
+  'g',
+);
+/** "February", "my Feb payslip" — not a date ("Feb 5", "5 February", "February 2025"). */
+const EN_BARE_MONTH = /(?<!\d(?:st|nd|rd|th)?\s+(?:of\s+)?)\b([a-z]+)\b\.?(?!\s*,?\s*\d)/gi;
+/** The spellings of English months taken alone; "may" only as "May" (it is mostly a verb). */
+const MONTH_WORDS = [
+  ['jan', 'january'],
+  ['feb', 'february'],
+  ['mar', 'march'],
+  ['apr', 'april'],
+  ['May'],
+  ['jun', 'june'],
+  ['jul', 'july'],
+  ['aug', 'august'],
+  ['sep', 'sept', 'september'],
+  ['oct', 'october'],
+  ['nov', 'november'],
+  ['dec', 'december'],
+];
+
+function englishMonth(word: string): number {
+  const index = MONTH_WORDS.findIndex((spellings) =>
+    spellings.some((s) => (s === 'May' ? word === s : word.toLowerCase() === s)),
+  );
+  return index + 1;
+}
+
+/** The latest month of that number up to this one: a month named without its year is one gone by, or this one. */
+function recentMonth(month: number, today: { year: number; month: number }): string {
+  return `${month <= today.month ? today.year : today.year - 1}-${pad(month)}`;
+}
+
+type MonthFound = { value: string; index: number; length: number };
+
+/** Months named without their year: "2月份的工资", "my February pay". */
+function bareMonths(text: string, today: { year: number; month: number }): MonthFound[] {
+  const found: MonthFound[] = [];
+  for (const m of text.matchAll(ZH_BARE_MONTH)) {
+    const month = /\d/.test(m[1]!) ? Number(m[1]) : ZH_MONTH_NUMERALS.indexOf(m[1]!) + 1;
+    found.push({ value: recentMonth(month, today), index: m.index!, length: m[0].length });
+  }
+  for (const m of text.matchAll(EN_BARE_MONTH)) {
+    const month = englishMonth(m[1]!);
+    const asks = m[1] === 'May' && /^\s+(?:i|we|you|he|she|they)\b/i.test(text.slice(m.index! + m[0].length));
+    if (month > 0 && !asks) found.push({ value: recentMonth(month, today), index: m.index!, length: m[0].length });
+  }
+  return found;
+}
+
 /**
- * Months as "YYYY-MM", left to right: named with their year ("2025年2月", "February 2025"), or from this month
- * ("上个月的工资", "last month"), by the caller's clock: `today`'s year and month.
+ * Months as "YYYY-MM", left to right: named with their year ("2025年2月", "February 2025"), from this month
+ * ("上个月的工资", "last month"), or alone ("2月份的工资", "my February pay": the latest such month up to this one),
+ * by the caller's clock: `today`'s year and month.
  */
-export function yearMonthsIn(
-  text: string,
-  today?: { year: number; month: number },
-): { value: string; index: number; length: number }[] {
-  const found: { value: string; index: number; length: number }[] = [];
+export function yearMonthsIn(text: string, today?: { year: number; month: number }): MonthFound[] {
+  const found: MonthFound[] = [];
   if (today)
     for (const m of text.matchAll(RELATIVE_MONTH)) {
       const step = m[1] ?? m[2]?.toLowerCase();
@@ -382,5 +511,8 @@ export function yearMonthsIn(
       length: m[0].length,
     });
   }
+  if (today)
+    for (const bare of bareMonths(text, today))
+      if (!found.some((f) => bare.index < f.index + f.length && bare.index + bare.length > f.index)) found.push(bare);
   return found.sort((a, b) => a.index - b.index);
 }

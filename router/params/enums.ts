@@ -193,10 +193,20 @@ function ordering(name: string): 'min' | 'max' | undefined {
   return undefined;
 }
 
+/** Umbrella values that are the union of their siblings: naming every sibling in one clause names them. */
+const UNION_VALUES = new Set(['all', 'both']);
+
+/** The hits lie in one clause: "别再发短信也别打电话了", not "电话别打了，短信还能发". */
+function oneClause(text: string, hits: Hit[]): boolean {
+  const indices = hits.map((h) => h.index);
+  return !/[，,。；;！!？?\n]/.test(text.slice(Math.min(...indices), Math.max(...indices)));
+}
+
 /**
  * One enum value, or undefined when none or several equally strong ones match (wrong is worse than missing).
  * An umbrella value ("all", "general") wins when named and no single sibling is, or when it is named along with
- * several siblings ("电话短信都别打了").
+ * several siblings ("电话短信都别打了"). A union ("all", "both") also wins unnamed when every one of its siblings is
+ * named in one clause: "别再发短信也别打电话了" is calls and texts, so all.
  */
 export function enumValueLexical(text: string, name: string, schema: PropertySchema): string | undefined {
   const values = enumStrings(schema);
@@ -210,6 +220,9 @@ export function enumValueLexical(text: string, name: string, schema: PropertySch
   const umbrella = hits.find((h) => UMBRELLA_VALUES.has(h.value));
   const specific = hits.filter((h) => !UMBRELLA_VALUES.has(h.value));
   if (umbrella && specific.length !== 1) return umbrella.value;
+  const union = values.find((v) => UNION_VALUES.has(v));
+  const siblings = values.filter((v) => !UMBRELLA_VALUES.has(v));
+  if (union && specific.length >= 2 && specific.length === siblings.length && oneClause(text, specific)) return union;
   const top = Math.max(...specific.map((h) => h.strength));
   const best = specific.filter((h) => h.strength === top);
   return best.length === 1 ? best[0]!.value : undefined;

@@ -41,10 +41,9 @@ const TAIL = /\s*(?:就行|就好|就可以|即可|吧|的)?\s*$/;
 export function personAfter(text: string, term: string): string | undefined {
   const at = text.indexOf(term);
   if (at < 0) return undefined;
-  const clauses = text
-    .slice(at + term.length)
-    .split(CLAUSE_END)
-    .slice(1, 3);
+  const [own = '', ...next] = text.slice(at + term.length).split(CLAUSE_END);
+  // The term's own clause counts when a verb hands it the name ("名字写王杰"); else the next clauses ("抬头，张三").
+  const clauses = [...(/^\s*(?:写|是|为|叫|用)/.test(own) ? [own] : []), ...next.slice(0, 2)];
   for (const clause of clauses) {
     const body = clause.replace(LEAD, '').replace(TAIL, '');
     const name = nameAt(body, 0);
@@ -59,23 +58,35 @@ const EN_PERSON_CUE =
 /** A person's name as English writes it: two to four capitalised words. */
 const EN_PERSON_NAME = /^[A-Z][a-z]+(?:[ -][A-Z][a-z]+){1,3}\b/;
 
-/** An English personal name introduced as one ("name Wang Jie", "in the name of Li Na"). */
-function englishPersonIn(text: string): string | undefined {
-  for (const cue of text.matchAll(EN_PERSON_CUE)) {
+/**
+ * An English personal name introduced as one ("name Wang Jie", "in the name of Li Na") or by the property's own
+ * name ("title Li Lei" for `title`).
+ */
+function englishPersonIn(text: string, property: string): string | undefined {
+  const own = property.replace(/[_-]+/g, ' ').trim();
+  const cues = [...text.matchAll(EN_PERSON_CUE)];
+  if (/^[a-z ]{3,}$/i.test(own)) cues.push(...text.matchAll(new RegExp(`\\b${own}\\s*[:=]?\\s*`, 'gi')));
+  for (const cue of cues) {
     const name = text.slice(cue.index! + cue[0].length).match(EN_PERSON_NAME)?.[0];
     if (name) return name;
   }
   return undefined;
 }
 
-/** The name `schema` says the property holds, when the text gives one. */
-export function nameFor(text: string, schema: PropertySchema): string | undefined {
+/** Words Chinese introduces a person's name with, whatever the property's term ("名字写王杰"). */
+const ZH_PERSON_TERMS = ['名字', '姓名'];
+
+/** The name `schema` says the property `name` holds, when the text gives one. */
+export function nameFor(text: string, schema: PropertySchema, name = ''): string | undefined {
   const about = `${schema.title ?? ''} ${schema.description ?? ''}`;
   const organisation = ORGANISATION_WORDS.test(about) ? organisationIn(text) : undefined;
   if (organisation && stringFits(organisation, schema)) return organisation;
   const term = headTerm(schema);
   if (!term || !PERSON_WORDS.test(about)) return undefined;
   const tail = term.length > 2 ? term.slice(-2) : term;
-  const person = personAfter(text, text.includes(term) ? term : tail) ?? englishPersonIn(text);
+  const person =
+    personAfter(text, text.includes(term) ? term : tail) ??
+    ZH_PERSON_TERMS.map((t) => personAfter(text, t)).find(Boolean) ??
+    englishPersonIn(text, name);
   return person && stringFits(person, schema) ? person : undefined;
 }

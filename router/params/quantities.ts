@@ -136,10 +136,18 @@ const DIGIT = '[0-9零〇一二两三四五六七八九]';
 const JIAO_AFTER_KUAI = new RegExp(`^(${DIGIT})(?:[毛角]钱?)?(?=$|[\\s，,。；;!！?？)）]|吧|啊|呢|的)`);
 const JIAO_AFTER_YUAN = new RegExp(`^(${DIGIT})[毛角]`);
 
-/** What follows a unit and still belongs to the number: "两公斤半" (+½), "五十块五" / "三块五毛" (+0.5 元). */
+/** "59 dollars and 90 cents": the hundredths written after the unit. */
+const CENTS_AFTER = /^,?\s+and\s+(\d{1,2})\s*(?:cents?|c)\b/i;
+
+/**
+ * What follows a unit and still belongs to the number: "两公斤半" (+½), "五十块五" / "三块五毛" (+0.5 元), "59 dollars
+ * and 90 cents" (+0.90).
+ */
 function fractionAfter(text: string, unit: { dimension: string; end: number }): number {
   const rest = text.slice(unit.end, unit.end + 3);
   if (rest.startsWith('半')) return 0.5;
+  const cents = unit.dimension === 'money' ? text.slice(unit.end, unit.end + 20).match(CENTS_AFTER) : null;
+  if (cents) return Number(cents[1]) / 100;
   const word = text.charAt(unit.end - 1);
   const jiao = word === '块' ? rest.match(JIAO_AFTER_KUAI) : word === '元' ? rest.match(JIAO_AFTER_YUAN) : null;
   if (!jiao) return 0;

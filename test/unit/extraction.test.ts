@@ -116,6 +116,20 @@ describe('dates', () => {
     ['2025年4月1日下午2点', ['2025-4-1 14:0']],
     ['next Friday', ['2025-3-21']],
     ['tomorrow 3pm', ['2025-3-13 15:0']],
+    ['call me back tomorrow around 4pm', ['2025-3-13 16:0']],
+    ['call back this afternoon around 4', ['2025-3-12 16:0']],
+    ['pick up tomorrow, around 2 kg', ['2025-3-13']],
+    ['3号来取件', ['2025-4-3']],
+    ['20号来取件', ['2025-3-20']],
+    ['3号上午9点到11点来取件', ['2025-4-3 9:0']],
+    ['pick it up on the 3rd, 9-11am', ['2025-4-3 9:0']],
+    ['请病假 20号到22号', ['2025-3-20', '2025-3-22']],
+    ['off from Mar 20th through the 22nd', ['2025-3-20', '2025-3-22']],
+    ['28号到2号出差', ['2025-3-28', '2025-4-2']],
+    ['3号之后就没动静了', ['2025-3-3']],
+    ['last seen on the 3rd', ['2025-3-3']],
+    ['送到湖南路25号3号楼', []],
+    ['the 2nd time this week', []],
     ['from 2025-05-06 to 2025-05-09', ['2025-5-6', '2025-5-9']],
     ['4月8号到11号请假', ['2025-4-8']],
     ['2024年10月8日至11日', ['2024-10-8']],
@@ -273,6 +287,11 @@ describe('enums', () => {
     ['我没说什么', 'reason', reason, undefined],
     ['短信不要再发了', 'scope', scope, 'sms_only'],
     ['电话和短信都不要了', 'scope', scope, 'all'],
+    ['别再发短信也别打电话了', 'scope', scope, 'all'],
+    ['电话别打了，短信还能发', 'scope', scope, undefined],
+    ['短信和电话哪个便宜', 'reason', reason, undefined],
+    ['衣服有破洞', 'reason', reason, 'quality_issue'],
+    ['the shirt has a hole in it', 'reason', reason, 'quality_issue'],
     ['优先级设成高', 'level', level, 'high'],
     ['yellow or red warnings', 'min_severity', severity, 'yellow'],
     ['I want it repaired', 'type', afterSales, 'repair'],
@@ -510,6 +529,10 @@ describe('identifiers, places, addresses, free text', () => {
       city: 'Shenzhen',
       detail: '66 Keyuan Rd',
     });
+    assert.deepEqual(extractParametersSync("ship it to 5 Main St, Hangzhou, I'll be in", schema).addr, {
+      city: 'Hangzhou',
+      detail: '5 Main St',
+    });
     assert.deepEqual(extractParametersSync('地址改为：浙江省 杭州市 西湖区 文三路100号', schema).addr, {
       province: '浙江省',
       city: '杭州市',
@@ -625,6 +648,10 @@ describe('identifiers, places, addresses, free text', () => {
       ['Invoice in the name of Li Na please', { title: 'Li Na' }],
       ['Name: Zhang Wei, personal invoice', { title: 'Zhang Wei' }],
       ['my name is on the order, Wang Jie can sign', {}],
+      ['personal e-invoice, title Li Lei, send to lilei@qq.com', { title: 'Li Lei' }],
+      ['invoice title: Li Lei', { title: 'Li Lei' }],
+      ['个人发票，名字写王杰', { title: '王杰' }],
+      ['the title is wrong', {}],
       ['Wang Jie wants an invoice', {}],
     ];
     for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, invoice), want, text);
@@ -644,6 +671,27 @@ describe('identifiers, places, addresses, free text', () => {
       title: '北京星河文化传媒有限公司',
     });
     assert.deepEqual(extractParametersSync('抬头写我自己就行', schema), {});
+    const delivery = { properties: { delivery_note: schema.properties.note } };
+    const notes: [string, object][] = [
+      ['改送到上海市浦东新区世纪大道100号，放前台就行', { delivery_note: '放前台' }],
+      ['配送地址改到深圳市南山区科苑路15号，放丰巢柜', { delivery_note: '放丰巢柜' }],
+      ['改到科苑路15号，门卫代收', { delivery_note: '门卫代收' }],
+      [
+        'deliver to 88 Nanjing Road and leave it in the parcel locker. Order 2024090344556677',
+        {
+          delivery_note: 'leave it in the parcel locker',
+        },
+      ],
+      ['改到科苑路15号，放心我白天都在', {}],
+      ["ship it to 5 Main St, I'll put it in my calendar", {}],
+    ];
+    for (const [text, want] of notes) assert.deepEqual(extractParametersSync(text, delivery), want, text);
+    const plainNote = { properties: { note: { type: 'string', description: '备注' } } };
+    assert.deepEqual(
+      extractParametersSync('放前台就行', plainNote),
+      {},
+      'a note of another kind is not a delivery note',
+    );
     const invoice = {
       properties: {
         title: schema.properties.title,
@@ -834,6 +882,7 @@ describe('schema-driven extraction (issue 25): values the schema describes, not 
       ['两三公斤', 'weight_kg', weight, undefined],
       ['退五十块五', 'amount', money, 50.5],
       ['三块五毛', 'amount', money, 3.5],
+      ['59 dollars and 90 cents', 'amount', money, 59.9],
       ['退100块5天内到账', 'amount', money, 100],
       ['wire 3000 to him', 'amount', money, 3000],
     ];
@@ -878,6 +927,24 @@ describe('schema-driven extraction (issue 25): values the schema describes, not 
       ['本月的工资什么时候发', { pay_period: '2025-03' }],
       ['the month before last was short', { pay_period: '2025-01' }],
       ['this is a monthly question', {}],
+    ];
+    for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, payroll, { now: NOW }), want, text);
+  });
+
+  it('year-months - a month named alone is the latest one up to this month; a day of it, a span or the verb "may" is none', () => {
+    const payroll = { properties: { pay_period: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$' } } };
+    const cases: [string, object][] = [
+      ['工号E889900，2月份的工资怎么少了', { pay_period: '2025-02' }],
+      ['三月的工资条看不懂', { pay_period: '2025-03' }],
+      ['十一月工资少发了', { pay_period: '2024-11' }],
+      ['my February pay is short by 300', { pay_period: '2025-02' }],
+      ['why was my Dec. payslip lower', { pay_period: '2024-12' }],
+      ['my May salary', { pay_period: '2024-05' }],
+      ['我3个月没涨工资了', {}],
+      ['2月5号发的工资', {}],
+      ['the pay on Feb 5', {}],
+      ['May I ask why my pay is low', {}],
+      ['marching band pay', {}],
     ];
     for (const [text, want] of cases) assert.deepEqual(extractParametersSync(text, payroll, { now: NOW }), want, text);
   });
