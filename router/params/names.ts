@@ -17,6 +17,9 @@ const NOT_NAME_START = /[的给为是开要请帮替把和与或在到从向写�
 const EN_ORGANISATION =
   /\b((?:[A-Z][A-Za-z&'-]*\.?\s+){0,6}[A-Z][A-Za-z&'-]*,?\s+(?:Co\.,?\s*Ltd\.?|Company Limited|Ltd\.?|Limited|Inc\.?|LLC|Corp\.?|Corporation|GmbH|PLC))(?=[\s,;。，]|$)/;
 
+/** A label the run of characters before a legal form may begin with: "公司名称北京某某科技有限公司". */
+const NAME_LABEL = /^(?:公司|企业|单位)?(?:名称|全称|名字)(?:是|为|叫)?/;
+
 /** The first organisation name in `text`: Chinese by its legal form and the run of characters before it, or English. */
 export function organisationIn(text: string): string | undefined {
   for (const form of text.matchAll(ZH_LEGAL_FORMS)) {
@@ -28,7 +31,8 @@ export function organisationIn(text: string): string | undefined {
       form.index! - start < 30
     )
       start--;
-    if (form.index! - start >= 2) return text.slice(start, form.index! + form[0].length);
+    const name = text.slice(start, form.index! + form[0].length).replace(NAME_LABEL, '');
+    if (name.length - form[0].length >= 2) return name;
   }
   return text.match(EN_ORGANISATION)?.[1]?.trim();
 }

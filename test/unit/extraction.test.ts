@@ -276,6 +276,7 @@ describe('enums', () => {
   const level = { type: 'string', enum: ['low', 'medium', 'high'], description: '级别：低/中/高' };
   const severity = { type: 'string', enum: ['blue', 'yellow', 'orange', 'red'] };
   const afterSales = { type: 'string', enum: ['return_refund', 'exchange', 'repair'] };
+  const cancel = { type: 'string', enum: ['ordered_by_mistake', 'changed_mind', 'found_cheaper', 'delivery_too_slow'] };
   const cases: [string, string, object, string | undefined][] = [
     ['快递到现在都没收到', 'reason', reason, 'not_received'],
     ['屏幕用两天就不亮了', 'reason', reason, 'quality_issue'],
@@ -288,6 +289,8 @@ describe('enums', () => {
     ['短信不要再发了', 'scope', scope, 'sms_only'],
     ['电话和短信都不要了', 'scope', scope, 'all'],
     ['别再发短信也别打电话了', 'scope', scope, 'all'],
+    ['unsubscribe me from all calls and messages', 'scope', scope, 'all'],
+    ['取消吧，发货太慢了不要了', 'reason', cancel, 'delivery_too_slow'],
     ['电话别打了，短信还能发', 'scope', scope, undefined],
     ['短信和电话哪个便宜', 'reason', reason, undefined],
     ['衣服有破洞', 'reason', reason, 'quality_issue'],
@@ -636,6 +639,8 @@ describe('identifiers, places, addresses, free text', () => {
         { title: '上海迅达贸易有限公司', tax_id: '91310115MA1K4B2C7D' },
       ],
       ['给上海迅达贸易有限公司开张票', { title: '上海迅达贸易有限公司' }],
+      ['开个专票，公司名称北京某某科技有限公司', { title: '北京某某科技有限公司' }],
+      ['抬头名创优品有限公司', { title: '名创优品有限公司' }],
       [
         'Issue a VAT invoice, title Shenzhen Bright Co., Ltd., tax ID 914403001234567890',
         { title: 'Shenzhen Bright Co., Ltd.', tax_id: '914403001234567890' },
