@@ -24,7 +24,9 @@ const AM = /上午|早上|早晨|凌晨|am|a\.m\./i;
 const NUM = '(\\d{1,2}|[一二两三四五六七八九十]{1,3})';
 const PERIOD = '(上午|下午|中午|傍晚|晚上|早上|早晨|晚)?';
 const ZH_TIME = `${PERIOD}\\s*${NUM}\\s*(?:点|:|：)\\s*(半|\\d{2}|[一二三四五]十分?)?`;
-const ZH_RANGE = new RegExp(`${ZH_TIME}\\s*(?:到|至|-|–|~)\\s*${ZH_TIME}`);
+/** The start may leave its 点 to the end's: "9-11点", "三到五点". */
+const ZH_START = `${PERIOD}\\s*${NUM}\\s*(?:(?:点|:|：)\\s*(半|\\d{2}|[一二三四五]十分?)?)?`;
+const ZH_RANGE = new RegExp(`${ZH_START}\\s*(?:到|至|-|–|~)\\s*${ZH_TIME}`);
 const EN_TIME = '(\\d{1,2})(?::(\\d{2}))?\\s*(am|pm|a\\.m\\.|p\\.m\\.)?';
 const EN_RANGE = new RegExp(`\\b(?:between\\s+)?${EN_TIME}\\s*(?:-|–|to|until|till|and)\\s*${EN_TIME}`, 'i');
 const ZH_SINGLE = new RegExp(`${PERIOD}\\s*${NUM}\\s*点\\s*(半)?`);
