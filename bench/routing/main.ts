@@ -209,7 +209,7 @@ function writeDecisions(path: string, steady: Record<string, Decided[]>): void {
 
 const PART_NOTES: Record<string, string> = {
   'zh-routing':
-    'tuning = dev\'s tuning half + tuning-crosslingual; locked = dev\'s locked half + locked-holdout + params-holdout (docs/routing.md, "Tuning and locked parts"); the head never sees them and fits its thresholds on the catalogue alone',
+    'tuning = dev\'s tuning half + tuning-crosslingual; locked = dev\'s locked half + locked-holdout + params-holdout; fresh = fresh.jsonl, written after the rules last changed (docs/routing.md, "Tuning and locked parts"); the head never sees them and fits its thresholds on the catalogue alone',
   clinc150:
     'tuning and locked = the halves of val + oos_val; test = test + oos_test (a fixed sample unless --full; not with --val); nothing fitted on them',
 };

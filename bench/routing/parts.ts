@@ -1,7 +1,8 @@
 /**
  * The parts bench:routing reports for each set (docs/routing.md, "Tuning and locked parts"):
  * - zh-routing: `tuning` = dev's tuning half + tuning-crosslingual.jsonl; `locked` = dev's locked half +
- *   locked-holdout.jsonl + params-holdout.jsonl (less any text the tuning part holds).
+ *   locked-holdout.jsonl + params-holdout.jsonl (less any text the tuning part holds); `fresh` = fresh.jsonl,
+ *   requests written after the router's rules were last changed (a second view of unseen data, never tuned on).
  * - clinc150: `tuning` and `locked` = the halves of val + oos_val; unless --val, also `test` (test + oos_test, the
  *   fixed sample, or all with --full), as before.
  */
@@ -36,7 +37,11 @@ export function zhRoutingParts(set: RoutingDataset): Parts {
   // params-holdout repeats two dev texts; where dev's copy is in the tuning part, it is not locked.
   const tuning = [...dev.tuning, ...from('tuning-crosslingual', readJsonl(join(dir, 'tuning-crosslingual.jsonl')))];
   const tuned = new Set(tuning.map((r) => r.text));
-  return { tuning, locked: [...dev.locked, ...extra.filter((r) => !tuned.has(r.text))] };
+  return {
+    tuning,
+    locked: [...dev.locked, ...extra.filter((r) => !tuned.has(r.text))],
+    fresh: from('fresh', readJsonl(join(dir, 'fresh.jsonl'))),
+  };
 }
 
 export function clincParts(set: RoutingDataset, options: { val: boolean; full: boolean }): Parts {

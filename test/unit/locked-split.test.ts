@@ -65,7 +65,7 @@ describe('locked split', () => {
     assert.equal(fingerprint(lockedSplit(clinc).tuning), 'e8be5cfbdf31b3d0');
   });
 
-  it('locked split - the zh tuning part adds the cross-lingual requests; the locked part holds the new requests and params-holdout, less the texts the tuning part holds', () => {
+  it('locked split - the zh tuning part adds the cross-lingual requests; the locked part holds the new requests and params-holdout, less the texts the tuning part holds; the fresh part is apart from both', () => {
     const parts = zhRoutingParts(loadZhRouting());
     const sources = countByKind(parts.locked!.map((r) => ({ kind: r.source })));
     assert.deepEqual(sources, { dev: 169, 'locked-holdout': 168, 'params-holdout': 117 });
@@ -73,5 +73,12 @@ describe('locked split', () => {
     assert.deepEqual(tuningSources, { dev: 169, 'tuning-crosslingual': 110 });
     const tuningTexts = new Set(parts.tuning!.map((r) => r.text));
     assert.ok(parts.locked!.every((r) => !tuningTexts.has(r.text)));
+    const fresh = countByKind(parts.fresh!);
+    assert.deepEqual(fresh, { in_scope: 36, cross_lingual: 33, near_miss: 20, out_of_scope: 14 });
+    const seen = new Set([...tuningTexts, ...parts.locked!.map((r) => r.text)]);
+    assert.ok(
+      parts.fresh!.every((r) => !seen.has(r.text)),
+      'no fresh request is in another part',
+    );
   });
 });
