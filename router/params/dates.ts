@@ -299,6 +299,13 @@ function chronoMention(
   if (!certain('day') && !certain('weekday') && !certain('hour')) return undefined;
   if (!chinese && EN_DURATION.test(result.text.trim())) return undefined;
   if (ZH_PART_OF_DAY.test(result.text.trim())) return undefined;
+  // "pick up at 12 Renmin Rd": a bare number before a name is a street number, not twelve o'clock.
+  if (
+    !chinese &&
+    /^(?:at\s+)?\d{1,4}$/i.test(result.text.trim()) &&
+    /^\s+[A-Z]/.test(masked.slice(result.index + result.text.length))
+  )
+    return undefined;
   let start = chinese ? fixZhWeekday(result, ref) : partsOf(result.start);
   let { index, text: said } = result;
   // chrono, asked for forward dates, puts "last Thursday" and "past Monday" ahead too: they are read backwards.
