@@ -146,11 +146,16 @@ function accepts(slot: Slot, token: string): boolean {
 }
 
 /**
- * The forms a code may be meant in: as written, and in capitals when letters and digits were typed in lower case
- * ("e12345" for "^E\d{5,8}$", "rf2025041200783").
+ * The forms a code may be meant in: as written, in capitals when letters and digits were typed in lower case
+ * ("e12345" for "^E\d{5,8}$", "rf2025041200783"), and with a letter typed for a digit read as that digit.
  */
 export function codeForms(token: string): string[] {
-  return /[a-z]/.test(token) && /\d/.test(token) ? [token, token.toUpperCase()] : [token];
+  const forms = /[a-z]/.test(token) && /\d/.test(token) ? [token, token.toUpperCase()] : [token];
+  // A number typed with a letter for a digit ("2025O311482910"): O for 0, l or I for 1, once or twice in a long run.
+  const misread = token.match(/[OoIl]/g) ?? [];
+  if (misread.length > 0 && misread.length <= 2 && /^[\dOoIl]+$/.test(token) && /\d{6}/.test(token))
+    forms.push(token.replace(/[Oo]/g, '0').replace(/[Il]/g, '1'));
+  return forms;
 }
 
 /** The token in the first of its forms the slot's pattern takes; undefined when it takes none. */

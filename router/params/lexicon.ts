@@ -437,7 +437,7 @@ export const LEXICON: Record<string, string[]> = {
   return_refund: ['退货退款', '退货', '退款退货', 'return it', 'return for a refund', 'return and refund', 'return'],
   exchange: ['换货', '换一', '换个', '换大', '换小', '调换', 'exchange', 'swap', 'replacement', 'replace'],
   repair: ['维修', '保修', '修一下', '修理', '能修', '修好', 'repair', 'fix'],
-  calls_only: ['电话', '外呼', '来电', 'calls', 'phone calls', 'calling'],
+  calls_only: ['电话', '外呼', '来电', '别再打', '别打了', '不要再打', 'calls', 'phone calls', 'calling'],
   sms_only: ['短信', 'sms', 'text messages', 'texts', 'messages'],
   all: ['都', '全部', '所有', '一律', 'all', 'everything', 'both', 'all types'],
   personal: ['个人', '私人', '自己', 'personal', 'individual', 'myself', '事假'],

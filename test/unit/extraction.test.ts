@@ -292,9 +292,10 @@ describe('enums', () => {
     ['短信不要再发了', 'scope', scope, 'sms_only'],
     ['电话和短信都不要了', 'scope', scope, 'all'],
     ['别再发短信也别打电话了', 'scope', scope, 'all'],
+    ['别再打了 也别发短信', 'scope', scope, 'all'],
     ['unsubscribe me from all calls and messages', 'scope', scope, 'all'],
     ['取消吧，发货太慢了不要了', 'reason', cancel, 'delivery_too_slow'],
-    ['电话别打了，短信还能发', 'scope', scope, undefined],
+    ['电话别打了，短信还能发', 'scope', scope, 'calls_only'],
     ['短信和电话哪个便宜', 'reason', reason, undefined],
     ['衣服有破洞', 'reason', reason, 'quality_issue'],
     ['the shirt has a hole in it', 'reason', reason, 'quality_issue'],
@@ -370,6 +371,13 @@ describe('identifiers, places, addresses, free text', () => {
     const schema = { properties: { employee_id: { type: 'string', pattern: '^E\\d{5,8}$' } } };
     assert.deepEqual(extractParametersSync('工号e12345 下周一请婚假', schema), { employee_id: 'E12345' });
     assert.deepEqual(extractParametersSync('工号x12345', schema), {});
+  });
+
+  it('identifiers - a number typed with a letter for a digit (O for 0, l for 1) is taken as meant', () => {
+    const schema = { properties: { order_id: { type: 'string', pattern: '^\\d{8,20}$' } } };
+    assert.deepEqual(extractParametersSync('单号2025O311482910啥状态', schema), { order_id: '20250311482910' });
+    assert.deepEqual(extractParametersSync('order 2025031l482910', schema), { order_id: '20250311482910' });
+    assert.deepEqual(extractParametersSync('order 2025OOO11482910', schema), {}, 'three letters are no typo');
   });
 
   it('durations - a span of months is a number of days, not a date taken from the text', () => {
