@@ -8,15 +8,8 @@
  * before it is returned; what is unsure is left out, for the LLM stage or `input_required` to ask about.
  */
 import { extractAddress, addressParts } from './params/address';
-import {
-  addDays,
-  datesIn,
-  exampleOffset,
-  formatDate,
-  formatDateTime,
-  type DateMention,
-  yearMonthsIn,
-} from './params/dates';
+import { addDays, datesIn, exampleOffset, formatDate, formatDateTime, type DateMention } from './params/dates';
+import { yearMonthsIn } from './params/year-months';
 import {
   describedLabels,
   enumStrings,
