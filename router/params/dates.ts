@@ -342,22 +342,24 @@ function timesToTheirDates(text: string, found: DateMention[], monthless: Set<Da
   }
 }
 
-/** "around 4pm", "this afternoon around 4": a hedged time, which chrono does not join to its day. */
+/** "around 4pm", "this afternoon around 4", "around 3 this afternoon": a hedged time, which chrono does not join to its day. */
 const EN_HEDGE =
   /\b(?:at\s+)?(?:around|about|approximately|approx\.|roughly)\s+(?=(\d{1,2}(?::\d{2})?)(\s*(?:[ap]\.?m\b|o'clock))?)/gi;
 /** A day or part of one just before a bare hedged number makes it a time ("tomorrow around 4", not "around 2 kg"). */
 const EN_DAY_BEFORE =
   /\b(?:today|tomorrow|tonight|morning|afternoon|evening|noon|day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s*,?\s*$/i;
 
+/** A day or part of one right after a bare hedged number: "around 3 this afternoon". */
+const EN_DAY_AFTER = /^\s*(?:this\s+)?(?:today|tomorrow|tonight|morning|afternoon|evening)\b/i;
+
 /** Hedged times read as "at", the text's length kept (mentions' indices point into the request). */
 function withoutHedges(text: string): string {
   return text.replace(EN_HEDGE, (hedge, number: string, clock: string | undefined, at: number) => {
-    const bare =
-      !clock &&
-      !/^[\d.]|^\s*(?:[a-z]+\b(?<!\b(?:and|or|please|pls|then|if))|%)/i.test(
-        text.slice(at + hedge.length + number.length),
-      );
-    const time = clock !== undefined || (bare && EN_DAY_BEFORE.test(text.slice(0, at)));
+    const after = text.slice(at + hedge.length + number.length);
+    // A bare number is a time only with a day named next to it, and no other word or unit after it ("around 2 kg").
+    const dayAfter = EN_DAY_AFTER.test(after);
+    const alone = !/^[\d.]|^\s*(?:[a-z]+\b(?<!\b(?:and|or|please|pls|then|if))|%)/i.test(after);
+    const time = clock !== undefined || dayAfter || (alone && EN_DAY_BEFORE.test(text.slice(0, at)));
     return time ? 'at'.padEnd(hedge.length) : hedge;
   });
 }

@@ -118,6 +118,7 @@ describe('dates', () => {
     ['tomorrow 3pm', ['2025-3-13 15:0']],
     ['call me back tomorrow around 4pm', ['2025-3-13 16:0']],
     ['call back this afternoon around 4', ['2025-3-12 16:0']],
+    ['ring me back around 3 this afternoon', ['2025-3-12 15:0']],
     ['pick up tomorrow, around 2 kg', ['2025-3-13']],
     ['pick up at 12 Renmin Rd, Guangzhou on 2025-03-20', ['2025-3-20']],
     ['3号来取件', ['2025-4-3']],
