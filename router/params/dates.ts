@@ -235,10 +235,10 @@ function takeMonthDayRanges(text: string, today: Today, found: DateMention[]): s
 
 /**
  * A day of the month written alone: "3号来取件", "20号到22号", "on the 3rd". Not a street or building number ("湖南路25号",
- * "3号楼"), nor a count of days ("3日内"), nor "the 3rd of March" (chrono's).
+ * "湖南路 25号", "3号楼"), nor a count of days ("3日内"), nor "the 3rd of March" (chrono's).
  */
 const ZH_BARE_DAY =
-  /(?<=^|[\s，,。；;：:、（(]|[在于从到至是等])(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[号日](?![\d内前]|\s*(?:之内|以内|线|楼|门|床|位|机|窗|柜|台|店|院|馆|桥|厅|口|单元|室|码|字|车|站|厂|仓))/g;
+  /(?<=^|[\s，,。；;：:、（(]|[在于从到至是等])(?<![路街道巷弄里村]\s+)(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[号日](?![\d内前]|\s*(?:之内|以内|线|楼|门|床|位|机|窗|柜|台|店|院|馆|桥|厅|口|单元|室|码|字|车|站|厂|仓))/g;
 const EN_BARE_DAY =
   /\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?=\s*(?:$|[,.;!?]|(?:at|between|from|to|through|thru|until|till|and|or|in|morning|afternoon|evening|please|pls|if|when|by|\d)\b))/gi;
 /** Words of a sentence about what has happened: a day gone by this month is then meant, not next month's. */
