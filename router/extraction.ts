@@ -8,7 +8,7 @@
  * before it is returned; what is unsure is left out, for the LLM stage or `input_required` to ask about.
  */
 import { extractAddress, addressParts } from './params/address';
-import { addDays, datesIn, exampleOffset, formatDate, formatDateTime, type DateMention } from './params/dates';
+import { addDays, datesIn, exampleOffset, formatDate, formatDateTime, todayOn, type DateMention } from './params/dates';
 import { yearMonthsIn } from './params/year-months';
 import {
   describedLabels,
@@ -111,11 +111,13 @@ function inclusiveEnd(p: PropertySchema): boolean {
   return /\b(?:last|inclusive)\b|最后|含当天|包含/i.test(`${p.title ?? ''} ${p.description ?? ''}`);
 }
 
+/** A stated span of days or weeks: "三天", "98 days", "两周", "two weeks". */
+const SPAN_OF_DAYS =
+  /(?:\d+|[一二两三四五六七八九十百]+|\b(?:two|three|four|five|six|seven|eight|nine|ten|fourteen|twenty|thirty))\s*(?:天|周|个星期|星期|days?\b|weeks?\b)/gi;
+
 /** How many days the request says the span takes ("请三天病假", "for 98 days", "两周"), when it names one such span. */
 function spanOfDays(text: string): number | undefined {
-  const count =
-    '\\d+|[一二两三四五六七八九十百]+|\\b(?:two|three|four|five|six|seven|eight|nine|ten|fourteen|twenty|thirty)';
-  const spans = text.match(new RegExp(`(?:${count})\\s*(?:天|周|个星期|星期|days?\\b|weeks?\\b)`, 'gi')) ?? [];
+  const spans = text.match(SPAN_OF_DAYS) ?? [];
   if (spans.length !== 1) return undefined;
   const days = quantityFor(spans[0]!, 'span_days', { type: 'integer', minimum: 1, maximum: 366 });
   return days !== undefined && days > 1 ? days : undefined;
@@ -193,8 +195,7 @@ function assignYearMonths(
       !stringFits('2024-06-01', p),
   );
   const now = options.now ?? new Date();
-  const wall = new Date(now.getTime() + (options.timeZoneOffsetMinutes ?? -now.getTimezoneOffset()) * 60_000);
-  const today = { year: wall.getUTCFullYear(), month: wall.getUTCMonth() + 1 };
+  const today = todayOn(now, options.timeZoneOffsetMinutes ?? -now.getTimezoneOffset());
   const months = monthFields.length > 0 ? yearMonthsIn(rest, today) : [];
   monthFields.forEach(([name], i) => {
     const month = months[i];

@@ -364,11 +364,16 @@ function withoutHedges(text: string): string {
   });
 }
 
+/** Today's date on the caller's calendar, `offsetMinutes` east of UTC. */
+export function todayOn(now: Date, offsetMinutes: number): Today {
+  const wall = new Date(now.getTime() + offsetMinutes * 60_000);
+  return { year: wall.getUTCFullYear(), month: wall.getUTCMonth() + 1, day: wall.getUTCDate() };
+}
+
 /** Every date mention, left to right. `offsetMinutes` is the caller's time zone, for what "today" means. */
 export function datesIn(text: string, now: Date, offsetMinutes: number): DateMention[] {
   const found: DateMention[] = [];
-  const wallNow = new Date(now.getTime() + offsetMinutes * 60_000);
-  const today = { year: wallNow.getUTCFullYear(), month: wallNow.getUTCMonth() + 1, day: wallNow.getUTCDate() };
+  const today = todayOn(now, offsetMinutes);
   const monthless = new Set<DateMention>();
   const ranges = takeMonthDayRanges(takeDayRanges(text, today, found), today, found);
   const numeric = takeNumericDates(takeRelativeMonthDays(ranges, today, found), found);

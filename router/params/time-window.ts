@@ -86,11 +86,12 @@ export function statedRange(text: string): Range | undefined {
     return [s * 60 + minuteOf(zh[3]), e * 60 + minuteOf(zh[6])];
   }
   // The first range that says it is a time ("3-5pm", "9:00-11:00", "afternoon 3 to 5"), not a date's "09-10".
+  const periodBeforeAt = (index: number) => text.slice(0, index).match(EN_PERIOD_BEFORE)?.[1];
   const en = [...text.matchAll(new RegExp(EN_RANGE.source, 'gi'))].find(
-    (m) => m[3] || m[6] || m[2] || m[5] || EN_PERIOD_BEFORE.test(text.slice(0, m.index)),
+    (m) => m[3] || m[6] || m[2] || m[5] || periodBeforeAt(m.index),
   );
   if (en) {
-    const before = text.slice(0, en.index).match(EN_PERIOD_BEFORE)?.[1];
+    const before = periodBeforeAt(en.index);
     const period = en[3] ?? en[6] ?? (before && EN_PERIOD[before.toLowerCase()]);
     const [s, e] = settle(Number(en[1]), period, Number(en[4]), en[6]);
     return [s * 60 + Number(en[2] ?? 0), e * 60 + Number(en[5] ?? 0)];
