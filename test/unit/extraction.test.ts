@@ -175,73 +175,45 @@ describe('dates', () => {
     const leave = {
       properties: { start_date: { type: 'string', format: 'date' }, end_date: { type: 'string', format: 'date' } },
     };
-    assert.deepEqual(await extractParameters('请假 2025-04-02 到 2025-04-03', leave, { now: NOW }), {
-      start_date: '2025-04-02',
-      end_date: '2025-04-03',
-    });
-    assert.deepEqual(await extractParameters('off on 2025-04-07', leave, { now: NOW }), {
-      start_date: '2025-04-07',
-      end_date: '2025-04-07',
-    });
     const inclusive = {
       properties: {
         start_date: { type: 'string', format: 'date' },
         end_date: { type: 'string', format: 'date', description: 'Last day of leave (ISO 8601), inclusive' },
       },
     };
-    assert.deepEqual(
-      await extractParameters('maternity leave from April 1 for 98 days', inclusive, { now: NOW }),
-      { start_date: '2025-04-01', end_date: '2025-07-07' },
-      'a span of days ends an inclusive range',
-    );
-    assert.deepEqual(
-      await extractParameters('two days of annual leave starting the day after tomorrow', inclusive, { now: NOW }),
-      { start_date: '2025-03-14', end_date: '2025-03-15' },
-    );
-    assert.deepEqual(await extractParameters('请三天病假，从今天开始', inclusive, { now: NOW }), {
-      start_date: '2025-03-12',
-      end_date: '2025-03-14',
-    });
-    assert.deepEqual(
-      await extractParameters('请三天病假，从今天开始', leave, { now: NOW }),
-      { start_date: '2025-03-12', end_date: '2025-03-12' },
-      'not when the end may be the day after',
-    );
-    assert.deepEqual(
-      await extractParameters('10月8号到11号请年假', leave, { now: NOW }),
-      { start_date: '2025-10-08', end_date: '2025-10-11' },
-      'one month, a range of days',
-    );
-    assert.deepEqual(
-      await extractParameters('E12345 3/17-3/19 annual leave', leave, { now: NOW }),
-      { start_date: '2025-03-17', end_date: '2025-03-19' },
-      'month/day to month/day',
-    );
-    assert.deepEqual(await extractParameters('3.17-3.19请假', leave, { now: NOW }), {
-      start_date: '2025-03-17',
-      end_date: '2025-03-19',
-    });
+    const ranges: [string, object, [string, string], string?][] = [
+      ['请假 2025-04-02 到 2025-04-03', leave, ['2025-04-02', '2025-04-03']],
+      ['off on 2025-04-07', leave, ['2025-04-07', '2025-04-07']],
+      [
+        'maternity leave from April 1 for 98 days',
+        inclusive,
+        ['2025-04-01', '2025-07-07'],
+        'a span of days ends an inclusive range',
+      ],
+      ['two days of annual leave starting the day after tomorrow', inclusive, ['2025-03-14', '2025-03-15']],
+      ['请三天病假，从今天开始', inclusive, ['2025-03-12', '2025-03-14']],
+      ['请三天病假，从今天开始', leave, ['2025-03-12', '2025-03-12'], 'not when the end may be the day after'],
+      ['10月8号到11号请年假', leave, ['2025-10-08', '2025-10-11'], 'one month, a range of days'],
+      ['E12345 3/17-3/19 annual leave', leave, ['2025-03-17', '2025-03-19'], 'month/day to month/day'],
+      ['3.17-3.19请假', leave, ['2025-03-17', '2025-03-19']],
+      ['1月8号到11号', leave, ['2026-01-08', '2026-01-11'], 'a month long past is next year'],
+      ['2月8号到11号补请假', leave, ['2025-02-08', '2025-02-11'], 'a day within the last two months is this year'],
+      [
+        '2024年4月14号到4月16号请年假',
+        leave,
+        ['2024-04-14', '2024-04-16'],
+        "a range's end without its year is in its start's year",
+      ],
+      [
+        '下周三下午想请半天假',
+        leave,
+        ['2025-03-19', '2025-03-19'],
+        'a part of the day belongs to the day before it, and is no date of its own',
+      ],
+    ];
+    for (const [text, schema, [start_date, end_date], why] of ranges)
+      assert.deepEqual(await extractParameters(text, schema, { now: NOW }), { start_date, end_date }, why ?? text);
     assert.deepEqual(datesIn('退款3.5-4.5元之间', NOW, 480), [], 'a range of amounts is no range of dates');
-    assert.deepEqual(
-      await extractParameters('1月8号到11号', leave, { now: NOW }),
-      { start_date: '2026-01-08', end_date: '2026-01-11' },
-      'a month long past is next year',
-    );
-    assert.deepEqual(
-      await extractParameters('2月8号到11号补请假', leave, { now: NOW }),
-      { start_date: '2025-02-08', end_date: '2025-02-11' },
-      'a day within the last two months is this year',
-    );
-    assert.deepEqual(
-      await extractParameters('2024年4月14号到4月16号请年假', leave, { now: NOW }),
-      { start_date: '2024-04-14', end_date: '2024-04-16' },
-      "a range's end without its year is in its start's year",
-    );
-    assert.deepEqual(
-      await extractParameters('下周三下午想请半天假', leave, { now: NOW }),
-      { start_date: '2025-03-19', end_date: '2025-03-19' },
-      'a part of the day belongs to the day before it, and is no date of its own',
-    );
   });
 
   it("dates - a range's end that names no day is on the start's day, in its half of the day", () => {
