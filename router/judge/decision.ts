@@ -26,7 +26,10 @@
  * one: FAR_BIAS is the midpoint, in log-odds, between its median answers to a catalogue's own unshown examples and
  * to generic out-of-scope text. Where no card states a fence only an out-of-scope-strength "no" counts
  * (NO_FENCE_BIAS, chosen by replay on CLINC150's sample and the rest of its test split). Both terms are relative
- * (r to the catalogue's own fitted threshold, P(yes) to the model's).
+ * (r to the catalogue's own fitted threshold, P(yes) to the model's). A cross-lingual reading (the request in the
+ * other language than the card) has its bias lowered by CROSS_LINGUAL_LENIENCE: across languages the small model
+ * tells a right answer from a near miss worse, so its lukewarm "no" counts for less there; a confident one still
+ * refuses.
  */
 
 export const UNCERTAIN_ABOVE = 1.5;
@@ -41,6 +44,13 @@ export const NEAR_HEAD_WEIGHT = 0.5;
 export const BIAS = -0.3;
 export const FAR_BIAS = -1.4;
 export const NO_FENCE_BIAS = -2.2;
+/**
+ * Taken off the bias of a cross-lingual reading. The model's answers separate right answers from near misses less
+ * well across languages (AUC 0.82 against 0.945 in one language, the tuning part's readings); 0.8 is the middle of the
+ * band (0.6–1.0) that gives the tuning part the largest smallest margin to the judge-on goals, the rule keepRight was
+ * chosen by (docs/benchmarks.md, "Router 4: cross-lingual readings").
+ */
+export const CROSS_LINGUAL_LENIENCE = 0.8;
 /** Where no card states a fence, a refusal with r = p₁ / accept at least this is read (a narrow loss). */
 export const NARROW_LOSS = 0.6;
 /** P(yes) is clipped to [1 − CONFIDENCE_CAP, CONFIDENCE_CAP]: no single reading of a small model is certain. */
@@ -54,6 +64,8 @@ export interface HeadView {
   second: number;
   /** The request's gap to the nearest fence (card-borders.ts): undefined when no card near it has one. */
   gap?: number;
+  /** The request is in the other language than the best capability's card. */
+  crossLingual?: boolean;
 }
 
 export type JudgeReason = 'border' | 'uncertain' | 'close' | 'narrow_loss';
@@ -86,7 +98,12 @@ export interface Weights {
   bias: number;
 }
 
-function weightsFor(view: Pick<HeadView, 'gap'>): Weights {
+function weightsFor(view: Pick<HeadView, 'gap' | 'crossLingual'>): Weights {
+  const weights = placeWeights(view);
+  return view.crossLingual ? { ...weights, bias: weights.bias - CROSS_LINGUAL_LENIENCE } : weights;
+}
+
+function placeWeights(view: Pick<HeadView, 'gap'>): Weights {
   if (noFence(view)) return { head: HEAD_WEIGHT, bias: NO_FENCE_BIAS };
   return nearFence(view) ? { head: NEAR_HEAD_WEIGHT, bias: BIAS } : { head: HEAD_WEIGHT, bias: FAR_BIAS };
 }
@@ -99,7 +116,7 @@ function logit(p: number): number {
 /** The combined evidence for taking the request; ≥ 0 accepts. */
 export function combinedScore(
   yes: number,
-  view: Pick<HeadView, 'best' | 'accept' | 'gap'>,
+  view: Pick<HeadView, 'best' | 'accept' | 'gap' | 'crossLingual'>,
   weights: Weights = weightsFor(view),
 ): number {
   return logit(yes) + weights.head * Math.log(view.best / view.accept) - weights.bias;
@@ -107,7 +124,7 @@ export function combinedScore(
 
 export function judgedVerdict(
   yes: number,
-  view: Pick<HeadView, 'best' | 'accept' | 'gap'>,
+  view: Pick<HeadView, 'best' | 'accept' | 'gap' | 'crossLingual'>,
   weights: Weights = weightsFor(view),
 ): 'accept' | 'refuse' {
   return combinedScore(yes, view, weights) >= 0 ? 'accept' : 'refuse';

@@ -57,6 +57,7 @@ export async function reviewVerdict(
     accept: operatingPointOf(first, input.thresholds).accept,
     second: second?.probability ?? 0,
     gap: nearest?.gap,
+    crossLingual: first.crossLingual === true,
   };
   const reason = judgeReason(view);
   if (!reason) return { verdict };

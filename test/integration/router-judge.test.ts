@@ -111,13 +111,13 @@ const agents = [
   ),
 ];
 
-/** A head that gives the forecast capability `p` (accept threshold 0.3 below). */
-function scriptedHead(p: number, gap?: number): MatcherFactory {
+/** A head that gives the forecast capability `p` (accept threshold 0.3 below), read as a cross-lingual request or not. */
+function scriptedHead(p: number, gap?: number, crossLingual = false): MatcherFactory {
   const prediction: HeadPrediction = {
     ranked: [{ key: 'weather/forecast', probability: p }],
     none: 1 - p,
     same: () => false,
-    crossLingual: new Set(),
+    crossLingual: new Set(crossLingual ? ['weather/forecast'] : []),
     ...(gap === undefined
       ? {}
       : { gaps: new Map([['weather/forecast', { gap, fence: 'provide historical weather' }]]) }),
@@ -125,10 +125,10 @@ function scriptedHead(p: number, gap?: number): MatcherFactory {
   return async () => ({ provider: 'scripted+head', score: async () => new Map(), classify: async () => prediction });
 }
 
-function routerWith(p: number, judge: BoundedJudge, accept = 0.3, gap?: number) {
+function routerWith(p: number, judge: BoundedJudge, accept = 0.3, gap?: number, crossLingual = false) {
   return new Router({
     agents: async () => agents,
-    matcherFactory: scriptedHead(p, gap),
+    matcherFactory: scriptedHead(p, gap, crossLingual),
     heartbeat: { intervalMs: 10_000, ttlMs: 3_600_000, graceWindows: 1 },
     openCircuits: async () => new Set(),
     stats: async () => new Map(),
@@ -238,5 +238,16 @@ describe('judge on an OpenAI-compatible endpoint', () => {
     assert.equal(decision.explanation.judge?.outcome, 'overruled');
     assert.equal(decision.explanation.judge?.fence, 'provide historical weather');
     assert.equal(decision.explanation.judge?.gap, Math.round((-NEAR_BORDER + 0.01) * 1000) / 1000);
+  });
+
+  it('router judge llm - near a fence a lukewarm "no" refuses a same-language narrow win and keeps a cross-lingual one', async () => {
+    behaviours.push(['Regen in Paris morgen?', { yes: 0.3 }]);
+    const same = await route(routerWith(0.33, judgeAt(), 0.3, 0), 'Regen in Paris morgen?');
+    assert.equal(same.kind, 'refused');
+    assert.equal(same.explanation.judge?.outcome, 'overruled');
+    const crossLingual = await route(routerWith(0.33, judgeAt(), 0.3, 0, true), 'Regen in Paris morgen?');
+    assert.equal(crossLingual.kind, 'routed');
+    assert.equal(crossLingual.explanation.head?.cross_lingual, true);
+    assert.equal(crossLingual.explanation.judge?.outcome, 'agreed');
   });
 });

@@ -5,6 +5,7 @@ import {
   BIAS,
   CLOSE,
   combinedScore,
+  CROSS_LINGUAL_LENIENCE,
   FAR_BIAS,
   HEAD_WEIGHT,
   judgedVerdict,
@@ -83,6 +84,14 @@ describe('combined verdict', () => {
     assert.equal(judgedVerdict(0.3, { best: 0.33, accept: 0.3, gap: 0 }), 'refuse');
     assert.equal(judgedVerdict(0.3, { best: 0.33, accept: 0.3 }), 'accept');
     assert.equal(judgedVerdict(0.05, { best: 0.33, accept: 0.3 }), 'refuse');
+  });
+  it('judgedVerdict - a cross-lingual reading has its bias lowered: a lukewarm "no" near a fence keeps it, a confident one still refuses', () => {
+    const narrow = { best: 0.33, accept: 0.3, gap: 0 };
+    const crossLingual = { ...narrow, crossLingual: true };
+    assert.ok(Math.abs(combinedScore(0.3, crossLingual) - combinedScore(0.3, narrow) - CROSS_LINGUAL_LENIENCE) < 1e-9);
+    assert.equal(judgedVerdict(0.3, narrow), 'refuse');
+    assert.equal(judgedVerdict(0.3, crossLingual), 'accept');
+    assert.equal(judgedVerdict(0.05, crossLingual), 'refuse');
   });
   it('judgedVerdict - a confident no overrules a narrow acceptance, a confident yes keeps it', () => {
     assert.equal(judgedVerdict(0.02, { best: 0.33, accept: 0.3 }), 'refuse');
