@@ -6,8 +6,10 @@
  *   accepted with r below UNCERTAIN_ABOVE (a narrow win), or with the runner-up close (p₂ ≥ CLOSE·p₁), or near a
  *   border: a fence (an exclusion clause, counter-example or lesson on the best capabilities' cards) about as near
  *   to the request as the chosen capability's own texts (gap > −NEAR_BORDER, card-borders.ts). Near misses score
- *   like right answers for the head, however sure it is; what sets them apart is a fence nearby. NEAR_BORDER is the
- *   widest band the share bound can still serve (wider, it reads first-come requests far from any fence instead).
+ *   like right answers for the head, however sure it is; what sets them apart is a fence nearby. NEAR_BORDER was
+ *   the widest band a share bound (since gone) could serve; 0.06 and 0.08, weighed since, read far more requests
+ *   and do not raise the tuning part's smallest margin to the goals (docs/benchmarks.md, "Router 4: cross-lingual
+ *   readings").
  * Where no card near the request states a fence (no gap), a narrow loss is read too (a refusal with r ≥
  *   NARROW_LOSS): there the only requests to refuse are out-of-scope ones, which the judge tells apart clearly, so
  *   it takes back right answers that fell just under the head's threshold. Where cards state fences, refusals are
