@@ -85,13 +85,15 @@ describe('combined verdict', () => {
     assert.equal(judgedVerdict(0.3, { best: 0.33, accept: 0.3 }), 'accept');
     assert.equal(judgedVerdict(0.05, { best: 0.33, accept: 0.3 }), 'refuse');
   });
-  it('judgedVerdict - a cross-lingual reading has its bias lowered: a lukewarm "no" near a fence keeps it, a confident one still refuses', () => {
+  it('judgedVerdict - a cross-lingual reading of an acceptance has its bias lowered: a lukewarm "no" near a fence keeps it, a confident one still refuses; a narrow loss is read as before', () => {
     const narrow = { best: 0.33, accept: 0.3, gap: 0 };
     const crossLingual = { ...narrow, crossLingual: true };
     assert.ok(Math.abs(combinedScore(0.3, crossLingual) - combinedScore(0.3, narrow) - CROSS_LINGUAL_LENIENCE) < 1e-9);
     assert.equal(judgedVerdict(0.3, narrow), 'refuse');
     assert.equal(judgedVerdict(0.3, crossLingual), 'accept');
     assert.equal(judgedVerdict(0.05, crossLingual), 'refuse');
+    const narrowLoss = { best: 0.3 * NARROW_LOSS, accept: 0.3 };
+    assert.equal(combinedScore(0.1, { ...narrowLoss, crossLingual: true }), combinedScore(0.1, narrowLoss));
   });
   it('judgedVerdict - a confident no overrules a narrow acceptance, a confident yes keeps it', () => {
     assert.equal(judgedVerdict(0.02, { best: 0.33, accept: 0.3 }), 'refuse');
