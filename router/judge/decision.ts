@@ -28,10 +28,10 @@
  * one: FAR_BIAS is the midpoint, in log-odds, between its median answers to a catalogue's own unshown examples and
  * to generic out-of-scope text. Where no card states a fence only an out-of-scope-strength "no" counts
  * (NO_FENCE_BIAS, chosen by replay on CLINC150's sample and the rest of its test split). Both terms are relative
- * (r to the catalogue's own fitted threshold, P(yes) to the model's). A cross-lingual reading (the request in the
- * other language than the card) has its bias lowered by CROSS_LINGUAL_LENIENCE: across languages the small model
- * tells a right answer from a near miss worse, so its lukewarm "no" counts for less there; a confident one still
- * refuses.
+ * (r to the catalogue's own fitted threshold, P(yes) to the model's). A cross-lingual reading of the head's acceptance
+ * (the request in the other language than the card) has its bias lowered by CROSS_LINGUAL_LENIENCE: across languages
+ * the small model tells a right answer from a near miss worse, so its lukewarm "no" counts for less there; a
+ * confident one still refuses.
  */
 
 export const UNCERTAIN_ABOVE = 1.5;
@@ -102,13 +102,13 @@ export interface Weights {
 }
 
 function weightsFor(view: Pick<HeadView, 'best' | 'accept' | 'gap' | 'crossLingual'>): Weights {
-  const weights = placeWeights(view);
+  const weights = weightsByFence(view);
   // The head's acceptances only (CROSS_LINGUAL_LENIENCE).
   const lenient = view.crossLingual === true && view.best >= view.accept;
   return lenient ? { ...weights, bias: weights.bias - CROSS_LINGUAL_LENIENCE } : weights;
 }
 
-function placeWeights(view: Pick<HeadView, 'gap'>): Weights {
+function weightsByFence(view: Pick<HeadView, 'gap'>): Weights {
   if (noFence(view)) return { head: HEAD_WEIGHT, bias: NO_FENCE_BIAS };
   return nearFence(view) ? { head: NEAR_HEAD_WEIGHT, bias: BIAS } : { head: HEAD_WEIGHT, bias: FAR_BIAS };
 }
