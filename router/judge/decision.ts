@@ -54,12 +54,8 @@ export const NO_FENCE_BIAS = -2.2;
  * chosen by (docs/benchmarks.md, "Router 4: cross-lingual readings").
  */
 export const CROSS_LINGUAL_LENIENCE = 0.8;
-/**
- * Where no card states a fence, a refusal with r = p₁ / accept at least this is read (a narrow loss). 0.4 is the
- * middle of the band (0.3–0.5) that gives CLINC150's tuning part the largest smallest margin to the judge-on goals
- * (0.6 before, weighed on the test split with three examples shown; docs/benchmarks.md, "Router 4: narrow losses").
- */
-export const NARROW_LOSS = 0.4;
+/** Where no card states a fence, a refusal with r = p₁ / accept at least this is read (a narrow loss). */
+export const NARROW_LOSS = 0.6;
 /** P(yes) is clipped to [1 − CONFIDENCE_CAP, CONFIDENCE_CAP]: no single reading of a small model is certain. */
 const CONFIDENCE_CAP = 0.99;
 
