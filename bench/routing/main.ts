@@ -1,6 +1,7 @@
 /**
  * `npm run bench:routing [-- --provider local,lexical] [--sets clinc150,zh-routing,scale] [--limit N] [--full]
- *    [--judge off|local|llm] [--judge-timeout-ms 3000] [--params-timeout-ms 0] [--val] [--decisions FILE]`
+ *    [--judge off|local|llm] [--judge-timeout-ms 3000] [--params-timeout-ms 0] [--val] [--decisions FILE]
+ *    [--examples N]`
  * Routing quality and decision time, per data set and similarity provider, through the api's path (the Router as
  * `createRouter` builds it, default settings: each head fits its own thresholds on its catalogue, nothing is fitted
  * on the evaluation requests), including requests sent right after the catalogue is registered, after a card is
@@ -11,6 +12,9 @@
  *   description); `tuning` and `locked` are the halves of val + oos_val; `test` is test + oos_test (every 9th
  *   in-scope and every 4th out-of-scope request; all with --full).
  *   --val: the val halves only, written to bench/results/routing-clinc150-val.json.
+ *   --full writes bench/results/routing-clinc150-full.json.
+ *   --examples N: N train examples per intent instead of 10 (what a card's examples are worth), written to
+ *   bench/results/routing-clinc150-examples-N[-judge-<kind>].json.
  * - zh-routing: our catalogue; `tuning` is dev.jsonl's tuning half, `locked` its locked half with locked-holdout.jsonl
  *   and params-holdout.jsonl (the head never sees any of them).
  * --limit N: the first N requests of each part.
@@ -85,6 +89,14 @@ const RIGHT_AFTER = 30;
 const FULL = process.argv.includes('--full');
 /** --val: CLINC150's validation split instead of its test split. */
 const VAL = process.argv.includes('--val');
+
+/** Train examples per CLINC150 intent on its cards, unless --examples says otherwise. */
+const CLINC_EXAMPLES = 10;
+
+/** What a CLINC150 result file's name says of the run: its validation halves or whole test split, other examples per intent. */
+function clincSuffix(examples: number): string {
+  return `${VAL ? '-val' : ''}${FULL ? '-full' : ''}${examples === CLINC_EXAMPLES ? '' : `-examples-${examples}`}`;
+}
 
 /** Waits until the judge's warm-up of the bench tenant has ended (done or failed), at most fifteen minutes. */
 async function judgeWarmedUp(judge: BoundedJudge): Promise<WarmUpStatus | { state: 'not_started' }> {
@@ -332,6 +344,7 @@ async function main(): Promise<void> {
       agents: { type: 'string', default: '1000' },
       queries: { type: 'string', default: '300' },
       decisions: { type: 'string' },
+      examples: { type: 'string', default: String(CLINC_EXAMPLES) },
       ...JUDGE_OPTIONS,
     },
   });
@@ -340,6 +353,8 @@ async function main(): Promise<void> {
   const providers = values.provider!.split(',');
   const sets = values.sets!.split(',');
   const limit = values.limit ? Number(values.limit) : undefined;
+  const examples = Number(values.examples);
+  if (!Number.isInteger(examples) || examples < 1) throw new Error(`--examples: a whole number ≥ 1, not ${values.examples}`);
   const meta = {
     at: new Date().toISOString(),
     machine: 'shared 2-core box; figures are noisy',
@@ -355,7 +370,7 @@ async function main(): Promise<void> {
       if (setName === 'scale')
         results[provider] = await scaleSet(provider, Number(values.agents), Number(values.queries));
       else {
-        const set = setName === 'clinc150' ? loadClinc150() : loadZhRouting();
+        const set = setName === 'clinc150' ? loadClinc150(examples) : loadZhRouting();
         const parts = evaluationParts(set, limit);
         const quality = await qualitySet(set, parts, provider, judge, values.decisions);
         results[provider] =
@@ -365,9 +380,10 @@ async function main(): Promise<void> {
     }
     if (setName !== 'scale')
       console.log(partsTable(setName, results as Record<string, { steady: Record<string, PartFigures> }>));
-    if (judge) writeResultFile(RESULTS, `routing-${setName}-judge-${judgeKind}`, { ...meta, set: setName, results });
+    const name = `routing-${setName}${setName === 'clinc150' ? clincSuffix(examples) : ''}`;
+    if (judge) writeResultFile(RESULTS, `${name}-judge-${judgeKind}`, { ...meta, set: setName, results });
     else if (!limit)
-      writeResultFile(RESULTS, `routing-${setName}${VAL && setName === 'clinc150' ? '-val' : ''}`, {
+      writeResultFile(RESULTS, name, {
         ...meta,
         set: setName,
         results,
