@@ -354,7 +354,8 @@ async function main(): Promise<void> {
   const sets = values.sets!.split(',');
   const limit = values.limit ? Number(values.limit) : undefined;
   const examples = Number(values.examples);
-  if (!Number.isInteger(examples) || examples < 1) throw new Error(`--examples: a whole number ≥ 1, not ${values.examples}`);
+  if (!Number.isInteger(examples) || examples < 1)
+    throw new Error(`--examples: a whole number ≥ 1, not ${values.examples}`);
   const meta = {
     at: new Date().toISOString(),
     machine: 'shared 2-core box; figures are noisy',
