@@ -151,6 +151,20 @@ export const routerStatusResponse = z.looseObject({
   serving: headStatus.optional(),
   training: headStatus.optional(),
   error: z.string().optional(),
+  cards: z
+    .looseObject({
+      capabilities: z.number().int(),
+      examples: z.looseObject({ min: z.number().int(), median: z.number(), max: z.number().int() }),
+      few_examples: z.looseObject({
+        under: z.number().int(),
+        count: z.number().int(),
+        capabilities: z.array(z.looseObject({ capability: z.string(), examples: z.number().int() })),
+      }),
+    })
+    .optional()
+    .describe(
+      "The catalogue's capabilities by their examples (absent for an empty catalogue): the head learns each capability from them, so those with fewest are the ones to write more for",
+    ),
 });
 export const traceResponse = z.looseObject({
   trace_id: z.string(),

@@ -8,6 +8,7 @@ import type { HeartbeatPolicy } from '../rules/liveness';
 import type { SessionStore } from '../store/routing-sessions';
 import type { CapabilityStats } from '../store/routing-stats';
 import { candidatesOf, cardsFingerprint, humanName, type CapabilityCandidate } from './candidates';
+import { cardExamples, type CardExamples } from './card-examples';
 import { containsCjk } from './words';
 import { allowAll, eligibility, type AclCheck, type Eligibility, type EligibilityContext } from './eligibility';
 import { type Embedder, extractParameters, missingMessage, missingRequired } from './extraction';
@@ -223,14 +224,23 @@ export class Router {
     await this.deps.closeModels?.();
   }
 
-  /** The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds. */
-  async status(
-    tenant: string,
-  ): Promise<
-    RouterStatus & { judge?: JudgeStatus & Partial<ReturnType<BoundedJudge['load']>> & { warm_up?: WarmUpStatus } }
+  /**
+   * The tenant's head: ready or training, on which catalogue revision, since when, with its fitted thresholds; and
+   * how many examples the catalogue's cards give it to learn from.
+   */
+  async status(tenant: string): Promise<
+    RouterStatus & {
+      cards?: CardExamples;
+      judge?: JudgeStatus & Partial<ReturnType<BoundedJudge['load']>> & { warm_up?: WarmUpStatus };
+    }
   > {
-    const choice = await this.matchersFor(tenant, await this.deps.agents(tenant));
-    const status = this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting');
+    const agents = await this.deps.agents(tenant);
+    const choice = await this.matchersFor(tenant, agents);
+    const cards = cardExamples(candidatesOf(agents));
+    const status = {
+      ...this.matchers.status(tenant, (choice.built ?? choice.previous)?.provider ?? 'starting'),
+      ...(cards ? { cards } : {}),
+    };
     const warming = this.deps.judge?.warming(tenant);
     const judge = this.deps.judgeStatus && {
       ...this.deps.judgeStatus(),

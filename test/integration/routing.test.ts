@@ -89,6 +89,24 @@ describe('routing api', () => {
     assert.equal(refunds.deliveries.length, 0);
   });
 
+  it('routing api - GET /v1/router/status says how many examples the cards give the head, and which capabilities have few', async () => {
+    const status = await request('GET', `${system.baseUrl}/v1/router/status`);
+    assert.equal(status.status, 200);
+    const [first, second] = [`${refundAgentId}/request_refund`, `${weatherAgentId}/forecast`].sort();
+    assert.deepEqual(status.body.cards, {
+      capabilities: 2,
+      examples: { min: 2, median: 2, max: 2 },
+      few_examples: {
+        under: 10,
+        count: 2,
+        capabilities: [
+          { capability: first, examples: 2 },
+          { capability: second, examples: 2 },
+        ],
+      },
+    });
+  });
+
   it('routing api - a lesson taught through the api keeps nearly the same request away from that capability, once its head is ready', async (t) => {
     const intent = '明天巴黎下雨吗，我要不要退掉机票';
     const before = await request('POST', `${system.baseUrl}/v1/route`, { intent });
