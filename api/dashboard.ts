@@ -82,6 +82,7 @@ async function showRouter() {
   if (r.serving) parts.push('deciding: ' + head(r.serving) + '; thresholds same language ' + fit(r.serving.calibration?.same_language) + ', cross-lingual ' + fit(r.serving.calibration?.cross_lingual));
   if (r.training) parts.push('training: ' + head(r.training));
   if (r.error) parts.push('error: ' + r.error);
+  if (r.cards?.few_examples.count) parts.push(r.cards.few_examples.count + ' of ' + r.cards.capabilities + ' capabilities with fewer than ' + r.cards.few_examples.under + ' examples (fewest: ' + r.cards.few_examples.capabilities.slice(0, 3).map((c) => c.capability + ' ' + c.examples).join(', ') + ')');
   const p = document.querySelector('#router'); p.textContent = parts.join(' · '); p.className = r.state === 'ready' ? 'online' : r.state === 'failed' ? 'failed' : '';
 }
 

@@ -63,6 +63,12 @@ describe('dashboard', { skip: skipUnlessInstalled([chromiumBinary]) }, () => {
     assert.equal(await page.locator('#auth').innerText(), '');
     // The router's head: this system routes with BM25 (no head), and says so.
     await page.locator('#router', { hasText: 'head none (lexical)' }).waitFor();
+    // The card's examples: its one capability has none, and the line says so.
+    await page
+      .locator('#router', {
+        hasText: `1 of 1 capabilities with fewer than 10 examples (fewest: ${registered.agent_id}/echo 0)`,
+      })
+      .waitFor();
     assert.match(
       await page.locator('#agents').innerText(),
       new RegExp(`dashboard-echo\\s+${registered.agent_id}\\s+online`),
