@@ -3,23 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CapabilityCandidate } from '../../router/candidates';
 import { cardExamples, FEW_EXAMPLES, LISTED_AT_MOST } from '../../router/card-examples';
+import { testCandidate } from '../helpers/candidate';
 
 function capability(key: string, examples: number): CapabilityCandidate {
-  const [agent_id, name] = key.split('/') as [string, string];
-  return {
-    key,
-    agent_id,
-    agent_name: agent_id,
-    agent_description: '',
-    agent_tags: [],
-    capability: {
-      name,
-      description: name,
-      tags: [],
-      examples: Array.from({ length: examples }, (_, i) => `${name} ${i}`),
-    },
-    instances: [],
-  };
+  return testCandidate(key, { examples: Array.from({ length: examples }, (_, i) => `${key} ${i}`) });
 }
 
 describe('card examples', () => {

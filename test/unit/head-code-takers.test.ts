@@ -3,24 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CapabilityCandidate } from '../../router/candidates';
 import { preferCodeTaker } from '../../router/head/code-takers';
+import { testCandidate } from '../helpers/candidate';
 
 function card(key: string, properties: Record<string, unknown>): CapabilityCandidate {
-  const [agent_id, name] = key.split('/') as [string, string];
-  return {
-    key,
-    agent_id,
-    agent_name: agent_id,
-    agent_description: '',
-    agent_tags: [],
-    capability: {
-      name,
-      description: '',
-      tags: [],
-      examples: [],
-      parameters_json: JSON.stringify({ type: 'object', properties }),
-    } as unknown as CapabilityCandidate['capability'],
-    instances: [],
-  };
+  return testCandidate(key, { parameters_json: JSON.stringify({ type: 'object', properties }) });
 }
 
 const order = { type: 'string', pattern: '^\\d{8,20}$' };
