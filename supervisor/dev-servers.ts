@@ -2,7 +2,7 @@
  * Starts and stops the local servers of embedded mode and of the tests: the Temporal dev server and FerretDB.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -11,6 +11,8 @@ export interface LocalServer {
   name: string;
   /** The OS process, when we spawned it ourselves. */
   child?: ChildProcess;
+  /** Where its output goes, when we spawned it ourselves. */
+  logFile?: string;
   /** Resolves with the exit code (or signal name) when the process ends, for whatever reason. */
   exited: Promise<number | string>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
@@ -43,6 +45,25 @@ export function portAcceptsConnections(port: number, host = '127.0.0.1'): Promis
   });
 }
 
+/** spawnServer closes a log 100 ms after the exit, once the last output is in. */
+const LOG_SETTLE_MS = 200;
+const LOG_TAIL_BYTES = 2_048;
+
+/** The end of a server's log, for an error that must say why it stopped (a CI run keeps no log files). */
+function logTail(logFile: string | undefined): string {
+  if (!logFile || !existsSync(logFile)) return '';
+  const size = statSync(logFile).size;
+  const tail = Buffer.alloc(Math.min(size, LOG_TAIL_BYTES));
+  const fd = openSync(logFile, 'r');
+  try {
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+  } finally {
+    closeSync(fd);
+  }
+  const text = tail.toString('utf8').trim();
+  return text ? `; the end of ${logFile}:\n${text}` : '';
+}
+
 /** Polls `check` every 100 ms until it returns true; throws after `timeoutMs` or as soon as `server` exits. */
 export async function waitUntil(
   what: string,
@@ -54,8 +75,10 @@ export async function waitUntil(
   void server?.exited.then((code) => (exitedWith = code));
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (exitedWith !== undefined)
-      throw new Error(`${what}: ${server?.name} exited (${exitedWith}) before it was ready`);
+    if (exitedWith !== undefined) {
+      await new Promise((resolve) => setTimeout(resolve, LOG_SETTLE_MS));
+      throw new Error(`${what}: ${server?.name} exited (${exitedWith}) before it was ready${logTail(server?.logFile)}`);
+    }
     if (await check().catch(() => false)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -102,7 +125,7 @@ export function spawnServer(
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
     child.once('error', (error) => resolve(`spawn error: ${error.message}`));
   });
-  return processServer(name, child, exited, 10_000);
+  return { ...processServer(name, child, exited, 10_000), logFile };
 }
 
 /** A spawned process as a LocalServer: `stop` sends SIGTERM, then SIGKILL after the grace period. */

@@ -1,7 +1,14 @@
-/** Free ports for a cluster (supervisor/cluster/ports.ts): outside the ephemeral range, no two settings sharing one. */
+/**
+ * Free ports for a cluster (supervisor/cluster/ports.ts): outside the ephemeral range, no two settings sharing one, and
+ * none that another living process has leased.
+ */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { freeClusterPorts, freePortRange } from '../../supervisor/cluster/ports';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freeClusterPorts, freePortRange, leasePort } from '../../supervisor/cluster/ports';
 
 const SPANS: Record<string, number> = {
   CLUSTER_PORT: 4,
@@ -30,5 +37,53 @@ describe('cluster ports', () => {
       const base = await freePortRange(3, taken);
       assert.ok(base >= 20_000 && base + 2 < 22_000, `${base}`);
     }
+  });
+
+  describe('leases', () => {
+    let leases: string;
+    let living: ChildProcess;
+    let deadPid: number;
+    before(() => {
+      leases = mkdtempSync(join(tmpdir(), 'port-leases-'));
+      living = spawn('sleep', ['60'], { stdio: 'ignore' });
+      deadPid = spawnSync('true').pid;
+    });
+    after(() => {
+      living.kill();
+      rmSync(leases, { recursive: true, force: true });
+    });
+    const holder = (port: number) => readFileSync(join(leases, String(port)), 'utf8');
+    const leaseTo = (port: number, pid: number) => writeFileSync(join(leases, String(port)), String(pid));
+
+    it('cluster ports - a free port is leased to this process, once: a second lease of it is refused', () => {
+      assert.equal(leasePort(20_100, leases), true);
+      assert.equal(holder(20_100), String(process.pid));
+      assert.equal(leasePort(20_100, leases), false);
+    });
+
+    it("cluster ports - another living process's lease is refused; a dead process's lease is taken over", () => {
+      leaseTo(20_200, living.pid!);
+      assert.equal(leasePort(20_200, leases), false);
+      assert.equal(holder(20_200), String(living.pid));
+      leaseTo(20_201, deadPid);
+      assert.equal(leasePort(20_201, leases), true);
+      assert.equal(holder(20_201), String(process.pid));
+    });
+
+    it('cluster ports - a lease being written (an empty file) is held', () => {
+      writeFileSync(join(leases, '20300'), '');
+      assert.equal(leasePort(20_300, leases), false);
+    });
+
+    it('cluster ports - a range never includes a port another living process leased, and its ports are leased to this one', async () => {
+      // Ports from 22,000 up taken, and 20,000–20,999 leased to a living process: every range lands in 21,000–21,999.
+      const taken = new Set(Array.from({ length: 10_768 }, (_, i) => 22_000 + i));
+      for (let port = 20_000; port < 21_000; port++) leaseTo(port, living.pid!);
+      for (let round = 0; round < 10; round++) {
+        const base = await freePortRange(3, taken, leases);
+        assert.ok(base >= 21_000 && base + 2 < 22_000, `${base}`);
+        for (let i = 0; i < 3; i++) assert.equal(holder(base + i), String(process.pid));
+      }
+    });
   });
 });
