@@ -1,5 +1,5 @@
 /** Free port ranges for a cluster started beside other things (tests, benchmarks). */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +32,8 @@ function processAlive(pid: number): boolean {
 
 /** Leases `port` to this process unless a living process (this one included) holds it. */
 export function leasePort(port: number, leases: string): boolean {
-  mkdirSync(leases, { recursive: true });
+  // Shared by every user of the machine, as the ports are: writable by all, each lease removable by its owner only.
+  if (mkdirSync(leases, { recursive: true })) chmodSync(leases, 0o1777);
   const file = join(leases, String(port));
   const claim = () => {
     try {
@@ -47,7 +48,11 @@ export function leasePort(port: number, leases: string): boolean {
   const holder = Number(readFileSync(file, 'utf8'));
   // An empty file is a lease being written this instant: held.
   if (!Number.isInteger(holder) || holder <= 0 || processAlive(holder)) return false;
-  rmSync(file, { force: true });
+  try {
+    rmSync(file, { force: true });
+  } catch {
+    return false; // another user's lease: theirs to take over
+  }
   return claim();
 }
 

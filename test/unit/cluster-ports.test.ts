@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -54,6 +54,12 @@ describe('cluster ports', () => {
     });
     const holder = (port: number) => readFileSync(join(leases, String(port)), 'utf8');
     const leaseTo = (port: number, pid: number) => writeFileSync(join(leases, String(port)), String(pid));
+
+    it('cluster ports - the lease folder is made as /tmp is, for every user of the machine: writable by all, sticky', () => {
+      const shared = join(leases, 'made-here');
+      assert.equal(leasePort(20_050, shared), true);
+      assert.equal(statSync(shared).mode & 0o7777, 0o1777);
+    });
 
     it('cluster ports - a free port is leased to this process, once: a second lease of it is refused', () => {
       assert.equal(leasePort(20_100, leases), true);
