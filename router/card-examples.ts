@@ -5,6 +5,7 @@
  * in-scope requests answered right, 10 give 83.0 %, 20 give 86.2 % (docs/benchmarks.md, "Router 4: a card's
  * examples"). Operators read it to know which cards to write more examples for.
  */
+import { byCodeUnits } from '../rules/text';
 import type { CapabilityCandidate } from './candidates';
 
 /** A capability with fewer examples than this is listed as having few. */
@@ -25,11 +26,6 @@ export interface CardExamples {
   };
 }
 
-/** Code-point order, the same on every machine (localeCompare depends on the locale). */
-function byName(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function median(sorted: readonly number[]): number {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
@@ -40,7 +36,7 @@ export function cardExamples(candidates: readonly CapabilityCandidate[]): CardEx
   if (candidates.length === 0) return undefined;
   const counts = candidates
     .map((c) => ({ capability: c.key, examples: c.capability.examples.length }))
-    .sort((a, b) => a.examples - b.examples || byName(a.capability, b.capability));
+    .sort((a, b) => a.examples - b.examples || byCodeUnits(a.capability, b.capability));
   const sorted = counts.map((c) => c.examples);
   const few = counts.filter((c) => c.examples < FEW_EXAMPLES);
   return {

@@ -1,5 +1,6 @@
 /** Identifiers and secrets. Uses node:crypto: never import from workflows. */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { byCodeUnits } from './text';
 
 /** Message ids chosen by callers: 1–128 characters, letters, digits and `._:-`. */
 export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -47,7 +48,7 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    .sort(([a], [b]) => byCodeUnits(a, b));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 

@@ -58,3 +58,8 @@ export const prose = (max: number) =>
     .meta({ pattern: PROSE_PATTERN });
 
 export const anyJson = z.unknown().refine(isWellFormedJson, 'strings must be well-formed Unicode (no lone surrogates)');
+
+/** Strings in UTF-16 code-unit order: the same on every machine (localeCompare depends on the locale). */
+export function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -6,6 +6,7 @@
  * 0.72, 0.66 or 0.94 by order alone). Sorted by what the head reads of each card, the same cards give the same head.
  */
 import { createHash } from 'node:crypto';
+import { byCodeUnits } from '../../rules/text';
 import type { CapabilityCandidate } from '../candidates';
 
 /** A digest of what the head reads of a capability: its agent's name and description, its card's texts, its lessons. */
@@ -27,8 +28,6 @@ function contentKey(candidate: CapabilityCandidate): string {
 /** The candidates sorted by their cards' content; identical cards (replicas) by key. */
 export function canonicalOrder(candidates: readonly CapabilityCandidate[]): CapabilityCandidate[] {
   const keyed = candidates.map((c) => ({ c, content: contentKey(c) }));
-  keyed.sort((a, b) =>
-    a.content < b.content ? -1 : a.content > b.content ? 1 : a.c.key < b.c.key ? -1 : a.c.key > b.c.key ? 1 : 0,
-  );
+  keyed.sort((a, b) => byCodeUnits(a.content, b.content) || byCodeUnits(a.c.key, b.c.key));
   return keyed.map(({ c }) => c);
 }
